@@ -1,0 +1,67 @@
+import { CommanderError } from 'commander';
+import { processIO } from './cli/io.js';
+import { EXIT, TdsError, exitCodeOf, type ExitCode } from './cli/errors.js';
+import type { Context } from './cli/context.js';
+import { buildProgram } from './program.js';
+
+// The one place that turns an outcome into an exit code and calls process.exit.
+
+export async function main(argv: string[]): Promise<ExitCode> {
+  const io = processIO({ noColor: argv.includes('--no-color') });
+  const controller = new AbortController();
+  let verbose = false;
+  const ctx: Context = {
+    io,
+    signal: controller.signal,
+    verbose: (line) => {
+      if (verbose) io.stderr.write(`${line}\n`);
+    },
+  };
+
+  let interrupts = 0;
+  process.on('SIGINT', () => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(EXIT.interrupted);
+    controller.abort(new TdsError('INTERRUPTED', 'interrupted'));
+  });
+  // `tds … | head` closes stdout early: that is a normal end, not a failure.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT.ok);
+  });
+
+  const program = buildProgram(ctx).exitOverride();
+  program.hook('preAction', (_root, action) => {
+    verbose = Boolean(action.optsWithGlobals().verbose);
+  });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    return report(error, ctx);
+  }
+}
+
+function report(error: unknown, ctx: Context): ExitCode {
+  const { stderr, color } = ctx.io;
+  if (error instanceof CommanderError) {
+    // commander has already printed its message (or the help/version text).
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) {
+      return EXIT.ok;
+    }
+    return EXIT.usage;
+  }
+  if (ctx.signal.aborted && (!(error instanceof TdsError) || error.code === 'INTERRUPTED')) {
+    stderr.write(`tds: interrupted\n`);
+    return EXIT.interrupted;
+  }
+  if (error instanceof TdsError) {
+    stderr.write(`${color.red('tds:')} ${error.message}\n`);
+    if (error.hint) stderr.write(`${color.dim('hint:')} ${error.hint}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  stderr.write(`${color.red('tds: unexpected failure:')} ${message}\n`);
+  stderr.write('hint: this is a bug in tds; please report it with the command you ran (without secrets)\n');
+  return exitCodeOf(error);
+}

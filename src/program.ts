@@ -1,0 +1,51 @@
+import { Command, Option } from 'commander';
+import { createRequire } from 'node:module';
+import type { Context } from './cli/context.js';
+import { parseIntegerOption } from './cli/options.js';
+import { workspacesCommand } from './commands/workspaces.js';
+import { tablesCommand } from './commands/tables.js';
+import { schemaCommand } from './commands/schema.js';
+import { rowsCommand } from './commands/rows.js';
+import { queryCommand } from './commands/query.js';
+import { pushCommand } from './commands/push.js';
+import { emulatorCommand } from './commands/emulator.js';
+import { demoCommand } from './commands/demo.js';
+import { configCommand } from './commands/config.js';
+import { authCommand } from './commands/auth.js';
+import { completionCommand } from './commands/completion.js';
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+export function buildProgram(ctx: Context): Command {
+  const program = new Command('tds')
+    .description('Command-line client for the table data service: list, export, query and push rows.')
+    .version(version, '-V, --version')
+    .addOption(new Option('--base-url <url>', 'service base URL, ending in /v1').env('TDS_BASE_URL'))
+    .option('--api-key-file <path>', 'read the API key from PATH (- for stdin); or set TDS_API_KEY')
+    .addOption(new Option('--profile <name>', 'named profile from the config file').env('TDS_PROFILE'))
+    .option('--max-retries <n>', 'retries of a failed read before giving up', parseIntegerOption('--max-retries', 0, 20))
+    .option('-v, --verbose', 'log each request (method, path, status, time) on stderr; secrets redacted')
+    .option('--no-color', 'no colour in output (NO_COLOR is honoured too)')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (text) => ctx.io.stdout.write(text),
+      writeErr: (text) => ctx.io.stderr.write(text),
+    });
+
+  for (const make of [
+    workspacesCommand,
+    tablesCommand,
+    schemaCommand,
+    rowsCommand,
+    queryCommand,
+    pushCommand,
+    emulatorCommand,
+    demoCommand,
+    configCommand,
+    authCommand,
+    completionCommand,
+  ]) {
+    program.addCommand(make(ctx));
+  }
+  return program;
+}
