@@ -29,7 +29,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
     if (error.code === 'EPIPE') process.exit(EXIT.ok);
   });
 
-  const program = buildProgram(ctx).exitOverride();
+  const program = buildProgram(ctx);
   program.hook('preAction', (_root, action) => {
     verbose = Boolean(action.optsWithGlobals().verbose);
   });

@@ -25,12 +25,7 @@ export function buildProgram(ctx: Context): Command {
     .addOption(new Option('--profile <name>', 'named profile from the config file').env('TDS_PROFILE'))
     .option('--max-retries <n>', 'retries of a failed read before giving up', parseIntegerOption('--max-retries', 0, 20))
     .option('-v, --verbose', 'log each request (method, path, status, time) on stderr; secrets redacted')
-    .option('--no-color', 'no colour in output (NO_COLOR is honoured too)')
-    .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({
-      writeOut: (text) => ctx.io.stdout.write(text),
-      writeErr: (text) => ctx.io.stderr.write(text),
-    });
+    .option('--no-color', 'no colour in output (NO_COLOR is honoured too)');
 
   for (const make of [
     workspacesCommand,
@@ -47,5 +42,20 @@ export function buildProgram(ctx: Context): Command {
   ]) {
     program.addCommand(make(ctx));
   }
+  applyEverywhere(program, (command) =>
+    command
+      .exitOverride()
+      .showHelpAfterError('(run with --help for usage)')
+      .configureOutput({
+        writeOut: (text) => ctx.io.stdout.write(text),
+        writeErr: (text) => ctx.io.stderr.write(text),
+      }),
+  );
   return program;
+}
+
+/** Commands added with addCommand() do not inherit settings: apply them to the whole tree. */
+function applyEverywhere(command: Command, apply: (command: Command) => void): void {
+  apply(command);
+  for (const sub of command.commands) applyEverywhere(sub, apply);
 }
