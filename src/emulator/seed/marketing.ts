@@ -1,0 +1,53 @@
+import { pick } from '../prng.js';
+import type { WorkspaceRec } from '../model.js';
+import { webhookRow } from '../webhook-row.js';
+import { DAY_MS, options, type SeedBuilder } from './builder.js';
+import { CITIES } from './samples.js';
+import { contacts } from './sales.js';
+
+/** Marketing / "Contacts", the webhook-fed "Signups" and "Inbox", and "Empty". */
+export function seedMarketingTables(seed: SeedBuilder, marketing: WorkspaceRec): void {
+  const r = seed.random;
+  const marketingContacts = seed.table(marketing, 'Contacts', null, [
+    { label: 'Name', type: 'text' },
+    { label: 'Email', type: 'email' },
+    { label: 'Source', type: 'select', options: options(['Webinar', 'webinar'], ['Ads', 'ads'], ['Referral', 'referral']) },
+  ]);
+  seed.addRows(marketingContacts, contacts(seed, 10).map((contact) => ({ ...contact, source: pick(['webinar', 'ads', 'referral'], r()) })));
+
+  const signups = seed.table(
+    marketing,
+    'Signups',
+    ':inbox_tray:',
+    [
+      { label: 'Payload', type: 'webhook' },
+      { label: 'Email', type: 'email', mapKey: 'email' },
+      { label: 'Name', type: 'text', mapKey: 'name' },
+      { label: 'Plan', type: 'select', mapKey: 'plan', options: options(['Free', 'free'], ['Pro', 'pro'], ['Team', 'team']) },
+      { label: 'Seats', type: 'number', mapKey: 'seats' },
+      { label: 'City', type: 'text', mapKey: 'address.city' },
+    ],
+    true,
+  );
+  const posted = contacts(seed, 10).map((contact, i) => ({
+    email: contact.email,
+    name: contact.name,
+    plan: pick(['free', 'pro', 'team'], r()),
+    ...(i % 3 === 1 ? {} : { seats: 1 + Math.floor(r() * 50) }),
+    address: { city: pick(CITIES, r()), country: 'US' },
+    utm: { source: pick(['newsletter', 'twitter', 'search'], r()) },
+  }));
+  signups.rows.append(
+    posted.map((object, i) => webhookRow(signups.table, object, seed.id('row_', 16), Math.floor(seed.now - (10 - i) * DAY_MS + r() * 3_600_000))),
+  );
+
+  seed.table(marketing, 'Inbox', ':incoming_envelope:', [
+    { label: 'Payload', type: 'webhook' },
+    { label: 'Email', type: 'email', mapKey: 'email' },
+  ], true);
+
+  seed.table(marketing, 'Empty', null, [
+    { label: 'Title', type: 'text' },
+    { label: 'Body', type: 'text' },
+  ]);
+}

@@ -1,0 +1,137 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runTds, TDS_BIN } from '../helpers/cli.js';
+import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+
+// The real `tds emulator` (built dist/, forked): ready line, --data, --verbose, signals, flags.
+
+async function call(emu: { baseUrl: string; apiKey: string }, path: string, init: { method?: string; body?: string; key?: boolean } = {}) {
+  const url = path.startsWith('http') ? path : `${emu.baseUrl}${path}`;
+  const headers: Record<string, string> = init.key === false ? {} : { authorization: `Bearer ${emu.apiKey}` };
+  if (init.body) headers['content-type'] = 'application/json';
+  const reply = await request(url, { method: (init.method ?? 'GET') as 'GET', headers, body: init.body });
+  const text = await reply.body.text();
+  return { status: reply.statusCode, body: text ? JSON.parse(text) : undefined };
+}
+
+const exited = (emu: RunningEmulator) => emu.stop().then(() => emu.child.exitCode);
+
+describe('tds emulator (process)', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tds-emulator-cli-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('prints exactly one JSON ready line on stdout and exits 0 on SIGTERM and SIGINT', async () => {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const child = spawn(process.execPath, [TDS_BIN, 'emulator', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+      const ready = new Promise<void>((resolve) =>
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk;
+          if (stdout.includes('\n')) resolve();
+        }),
+      );
+      await ready;
+      const info = JSON.parse(stdout);
+      expect(Object.keys(info)).toEqual(['baseUrl', 'apiKey', 'webhooks']);
+      expect(info.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      expect((await call(info, '/workspaces')).status).toBe(200);
+      const code = await new Promise<number | null>((resolve) => {
+        child.once('exit', (exitCode) => resolve(exitCode));
+        child.kill(signal);
+      });
+      expect(code).toBe(0);
+      expect(stdout.trim().split('\n')).toHaveLength(1);
+      expect(stderr).toBe('');
+    }
+  });
+
+  it('logs requests on stderr with --verbose, never a key or a webhook id', async () => {
+    const emu = await startEmulatorProcess(['--verbose']);
+    const webhook = Object.values(emu.webhooks)[0]!;
+    await call(emu, '/workspaces');
+    await call(emu, `/workspaces?api_key=${emu.apiKey}`, { key: false });
+    await call(emu, webhook, { method: 'POST', body: '{"email":"v@x.example"}', key: false });
+    expect(await exited(emu)).toBe(0);
+    const log = emu.stderr();
+    expect(log).toMatch(/^GET \/v1\/workspaces 200 [\d.]+ms$/m);
+    expect(log).toMatch(/^GET \/v1\/workspaces\?api_key=\*\*\* 401 /m);
+    expect(log).toMatch(/^POST \/v1\/webhook\/\*\*\* 200 /m);
+    expect(log).not.toContain(emu.apiKey);
+    expect(log).not.toContain(webhook.split('/').pop());
+  });
+
+  it('saves --data on exit and loads it on the next start', async () => {
+    const file = join(dir, 'state.json');
+    const first = await startEmulatorProcess(['--data', file, '--ingest-delay', '600000']);
+    const inboxId = ((await call(first, '/tables')).body.tables as Array<{ id: string; name: string }>).find((t) => t.name === 'Inbox')!.id;
+    const webhook = first.webhooks[inboxId]!;
+    await call(first, webhook, { method: 'POST', body: '[{"email":"a@x.example"},{"email":"b@x.example"}]', key: false });
+    expect(await exited(first)).toBe(0);
+    const second = await startEmulatorProcess(['--data', file]);
+    try {
+      const tables = (await call(second, '/tables')).body.tables as Array<{ id: string; rowCount: number }>;
+      expect(tables.find((table) => table.id === inboxId)!.rowCount).toBe(2);
+      expect(second.webhooks).toEqual(
+        Object.fromEntries(Object.entries(first.webhooks).map(([id, url]) => [id, url.replace(new URL(first.baseUrl).origin, new URL(second.baseUrl).origin)])),
+      );
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('passes --faults to both surfaces, the specific flags overriding it, and --paused', async () => {
+    const emu = await startEmulatorProcess(['--faults', '503@1', '--webhook-faults', '', '--paused']);
+    try {
+      expect((await call(emu, '/workspaces')).status).toBe(503);
+      expect((await call(emu, '/workspaces')).status).toBe(402);
+      const webhook = Object.values(emu.webhooks)[0]!;
+      expect((await call(emu, webhook, { method: 'POST', body: '{"a":1}', key: false })).status).toBe(200);
+    } finally {
+      await emu.stop();
+    }
+  });
+
+  it.each([
+    [['--faults', 'boom@1'], /--faults: fault spec item "boom@1" is not valid/],
+    [['--read-faults', '500:2'], /probability/],
+    [['--port', 'abc'], /--port must be a whole number/],
+    [['--seed', 'nope'], /Allowed choices are demo, empty/],
+    [['--rate-scale', '0'], /--rate-scale must be a number/],
+    [['--rows', '-5'], /--rows must be a whole number/],
+    [['--bogus'], /unknown option/],
+  ])('exits 2 on bad flags: %j', async (args, message) => {
+    const result = await runTds(['emulator', ...args]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits 2 on a --data file that is not an emulator state', async () => {
+    const file = join(dir, 'bad.json');
+    await writeFile(file, '[1, 2]');
+    const result = await runTds(['emulator', '--port', '0', '--data', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/not an emulator state file/);
+  });
+
+  it('exits 2 when the port is taken', async () => {
+    const emu = await startEmulatorProcess();
+    try {
+      const port = new URL(emu.baseUrl).port;
+      const result = await runTds(['emulator', '--port', port]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/port \d+ is in use/);
+    } finally {
+      await emu.stop();
+    }
+  });
+});

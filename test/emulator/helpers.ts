@@ -1,0 +1,96 @@
+import { request } from 'undici';
+import type { Field, Row, RowsPage, Table } from '../../src/spec/index.js';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+
+/** A fixed clock for date tests: Wednesday 2025-05-14 12:00 UTC. */
+export const NOW = Date.UTC(2025, 4, 14, 12, 0, 0);
+
+export function start(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  return startEmulator({ port: 0, now: () => NOW, rateLimits: false, ...options });
+}
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  /** API key for the bearer header; null sends none. Default: the emulator's first key. */
+  key?: string | null;
+  headers?: Record<string, string>;
+  /** Raw body; objects are sent as JSON with Content-Type application/json. */
+  body?: unknown;
+}
+
+/** One HTTP call; `path` is relative to the base URL (or a full URL). */
+export async function call<T = any>(emu: RunningEmulator, method: string, path: string, options: CallOptions = {}): Promise<Reply<T>> {
+  const key = options.key === undefined ? emu.apiKey : options.key;
+  const headers: Record<string, string> = { ...(key === null ? {} : { authorization: `Bearer ${key}` }) };
+  let body: string | Buffer | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' || Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body);
+    headers['content-type'] = 'application/json';
+  }
+  Object.assign(headers, options.headers);
+  const url = path.startsWith('http') ? path : `${emu.baseUrl}${path}`;
+  const response = await request(url, { method: method as 'GET', headers, body });
+  const text = await response.body.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.statusCode, headers: response.headers, body: parsed as T, text };
+}
+
+export const get = <T = any>(emu: RunningEmulator, path: string, options: CallOptions = {}) => call<T>(emu, 'GET', path, options);
+export const post = <T = any>(emu: RunningEmulator, path: string, body: unknown, options: CallOptions = {}) =>
+  call<T>(emu, 'POST', path, { ...options, body });
+
+export async function tableByName(emu: RunningEmulator, name: string, workspaceName?: string, key?: string): Promise<Table> {
+  const { body } = await get<{ tables: Table[] }>(emu, '/tables', key === undefined ? {} : { key });
+  const table = body.tables.find((candidate) => candidate.name === name && (workspaceName === undefined || candidate.workspaceName === workspaceName));
+  if (!table) throw new Error(`no table ${name}`);
+  return table;
+}
+
+export interface TableInfo {
+  table: Table;
+  fields: Field[];
+  /** Field id by internal name. */
+  id: Record<string, string>;
+}
+
+export async function tableInfo(emu: RunningEmulator, name: string, workspaceName?: string): Promise<TableInfo> {
+  const table = await tableByName(emu, name, workspaceName);
+  const { body } = await get<{ fields: Field[] }>(emu, `/tables/${table.id}/schema`);
+  return { table, fields: body.fields, id: Object.fromEntries(body.fields.map((field) => [field.name, field.id])) };
+}
+
+/** Every row of a GET …/rows or POST …/rows/query walk, following nextCursor. */
+export async function allRows(emu: RunningEmulator, tableId: string, query?: Record<string, unknown>, limit = 100): Promise<Row[]> {
+  const rows: Row[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 10_000; pages += 1) {
+    const reply = query
+      ? await post<RowsPage>(emu, `/tables/${tableId}/rows/query`, { ...query, limit, ...(cursor ? { cursor } : {}) })
+      : await get<RowsPage>(emu, `/tables/${tableId}/rows?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (reply.status !== 200) throw new Error(`HTTP ${reply.status}: ${reply.text}`);
+    rows.push(...reply.body.rows);
+    if (!reply.body.hasNextPage) {
+      if (reply.body.nextCursor !== null) throw new Error('last page with a nextCursor');
+      return rows;
+    }
+    cursor = reply.body.nextCursor!;
+  }
+  throw new Error('too many pages');
+}
+
+export function queryRows(emu: RunningEmulator, tableId: string, filters: unknown, extra: Record<string, unknown> = {}) {
+  return allRows(emu, tableId, { filters, ...extra });
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
