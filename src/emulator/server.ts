@@ -14,6 +14,8 @@ import { redactUrl, WEBHOOK_PATH_PREFIX } from './secrets.js';
 import type { RequestLogEntry } from './types.js';
 import { handleWebhook } from './webhook-route.js';
 
+const REQUEST_LOG_MAX = 100_000;
+
 export interface ServerDeps extends ReadDeps {
   limiter: RateLimiter;
   intake: Intake;
@@ -144,6 +146,8 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 
     const entry: RequestLogEntry = { at: deps.now(), method, path: redactUrl(rawUrl, deps.secrets), status: 0, durationMs: 0 };
     deps.requestLog.push(entry);
+    // A long-running emulator keeps only the recent log (tests read far fewer entries).
+    if (deps.requestLog.length > REQUEST_LOG_MAX) deps.requestLog.splice(0, deps.requestLog.length - REQUEST_LOG_MAX / 2);
     res.once('close', () => {
       entry.status = res.writableFinished ? res.statusCode : 0;
       entry.durationMs = Math.round((performance.now() - started) * 100) / 100;
