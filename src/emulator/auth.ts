@@ -10,11 +10,13 @@ export type AuthResult =
 /** Bearer header only. A key in the query string is refused even when the key is right. */
 export function authenticate(req: IncomingMessage, params: URLSearchParams, state: EmulatorState): AuthResult {
   for (const [name, value] of params) {
-    if (KEY_PARAM_PATTERN.test(name) || state.orgByKey(value)) {
+    // `?KEY` (the key as a parameter name) is a key in the query string too.
+    const keyAsName = state.orgByKey(name) !== undefined;
+    if (keyAsName || KEY_PARAM_PATTERN.test(name) || state.orgByKey(value)) {
       return {
         ok: false,
         message: 'API key in the query string is not accepted: send it in the header "Authorization: Bearer <API_KEY>"',
-        presented: value,
+        presented: keyAsName ? name : value,
       };
     }
   }

@@ -1,15 +1,16 @@
 import type { DatePreset } from '../spec/index.js';
 
 const DAY_MS = 86_400_000;
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))?$/i;
 
 /** [start, end) in ms. */
 export type Range = readonly [start: number, end: number];
 
 /** ISO 8601 date-time (time required; no zone means UTC). */
 export function parseDateTime(text: string): number | undefined {
-  if (!DATE_TIME.test(text)) return undefined;
+  const match = DATE_TIME.exec(text);
+  if (!match || !isCalendarDate(match) || !isClockTime(match)) return undefined;
   const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? text : `${text}Z`;
   const ms = Date.parse(zoned);
   return Number.isNaN(ms) ? undefined : ms;
@@ -17,12 +18,31 @@ export function parseDateTime(text: string): number | undefined {
 
 /** A date-only value covers its whole UTC day; a date-time is one instant. */
 export function parseDateOrDateTime(text: string): Range | undefined {
-  if (DATE_ONLY.test(text)) {
+  const dateOnly = DATE_ONLY.exec(text);
+  if (dateOnly) {
+    if (!isCalendarDate(dateOnly)) return undefined;
     const start = Date.parse(`${text}T00:00:00Z`);
     return Number.isNaN(start) ? undefined : [start, start + DAY_MS];
   }
   const at = parseDateTime(text);
   return at === undefined ? undefined : [at, at + 1];
+}
+
+/**
+ * Date.parse rolls impossible dates over ("2025-02-30" is March 2, "T24:00" the next day): a service that
+ * validates ISO 8601 refuses them, so the emulator checks each part itself.
+ */
+function isCalendarDate([, year, month, day]: RegExpExecArray): boolean {
+  const y = Number(year);
+  const m = Number(month);
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
+  return days !== undefined && Number(day) >= 1 && Number(day) <= days;
+}
+
+function isClockTime([, , , , hour, minute, second, , offsetHour, offsetMinute]: RegExpExecArray): boolean {
+  const within = (part: string | undefined, max: number) => part === undefined || Number(part) <= max;
+  return within(hour, 23) && within(minute, 59) && within(second, 59) && within(offsetHour, 23) && within(offsetMinute, 59);
 }
 
 /** The range of a preset at `now`, in UTC; weeks start on Monday; "lastNDays" are the N days ending today. */

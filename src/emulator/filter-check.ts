@@ -103,7 +103,7 @@ function checkValue(operator: Operator, record: Record<string, unknown>, path: s
     if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
       throw badRequest(`${where}: operator "${operator}" needs a list of strings`);
     }
-    value.forEach((item: string, i) => maxChars(item, `${where}[${i}]`));
+    maxChars(value, where);
     return value as string[];
   }
   if (operator === 'isDatePreset') {
@@ -116,23 +116,28 @@ function checkValue(operator: Operator, record: Record<string, unknown>, path: s
     const range = plainObject(value, where, 'an object {start, end} of ISO 8601 date-times');
     onlyMembers(range, where, ['start', 'end']);
     for (const end of ['start', 'end'] as const) {
-      const text = range[end];
-      if (typeof text !== 'string') throw badRequest(`${where}.${end} is required: an ISO 8601 date-time`);
-      maxChars(text, `${where}.${end}`);
-      if (parseDateTime(text) === undefined) throw badRequest(`${where}.${end}: "${text}" is not an ISO 8601 date-time`);
+      if (typeof range[end] !== 'string') throw badRequest(`${where}.${end} is required: an ISO 8601 date-time`);
     }
-    return { start: range.start as string, end: range.end as string };
+    const between = { start: range.start as string, end: range.end as string };
+    maxChars(between, where);
+    for (const end of ['start', 'end'] as const) {
+      if (parseDateTime(between[end]) === undefined) throw badRequest(`${where}.${end}: "${between[end]}" is not an ISO 8601 date-time`);
+    }
+    return between;
   }
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
     throw badRequest(`${where}: operator "${operator}" needs text, a number or true/false`);
   }
-  maxChars(String(value), where);
+  maxChars(value, where);
   return value;
 }
 
-function maxChars(text: string, where: string): void {
+/** The limit holds for the value as sent: text as it is, any other value as its JSON text (service-api.md 4.5). */
+function maxChars(value: FilterValue, where: string): void {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
   if (text.length > FILTER_VALUE_MAX_CHARS) {
-    throw badRequest(`${where} is ${text.length} characters; a filter value is at most ${FILTER_VALUE_MAX_CHARS}`);
+    const asJson = typeof value === 'string' ? '' : ' as JSON text';
+    throw badRequest(`${where} is ${text.length} characters${asJson}; a filter value is at most ${FILTER_VALUE_MAX_CHARS}`);
   }
 }
 

@@ -16,9 +16,10 @@ export type RowPredicate = (row: StoredRow) => boolean;
  * | = != contains doesNotContain startsWith     | text email phone_number url      | case-insensitive on the value as text
  * | containsAnyOf doesNotContainAnyOf in notIn  | image formula action webhook     | (objects and numbers as JSON text); anyOf
  * |                                             |                                  | lists: entries past 20 ignored; in: equals any
- * | = != > >= < <=                              | number                           | numeric; the value may come as JSON text "42";
- * |                                             |                                  | a non-number value is a 400
- * | = != (value true/false or "true"/"false")   | boolean                          | strict equality with the stored boolean
+ * | = != > >= < <=                              | number                           | numeric; the value may come as JSON text "42"
+ * |                                             |                                  | (not "0x10", " 42", "Infinity"); else a 400
+ * | = != (value true/false or "true"/"false")   | boolean                          | strict equality with the stored boolean; other
+ * |                                             |                                  | text ("TRUE", "yes") is a 400
  * | = !=                                        | member                           | equals the member's id, email or name
  * |                                             |                                  | (case-insensitive)
  * | = < >   (ISO date or date-time)             | date                             | a date-only value is its whole UTC day: `=`
@@ -133,7 +134,7 @@ function textTest({ operator, value }: CheckedRule): (value: unknown) => boolean
 }
 
 function numberTest(rule: CheckedRule): (value: unknown) => boolean {
-  const wanted = toNumber(rule.value);
+  const wanted = typeof rule.value === 'string' ? numberOfJsonText(rule.value) : toNumber(rule.value);
   if (wanted === undefined) throw badRequest(`${rule.path}.value: column "${rule.field.label}" is a number column; the value must be a number`);
   const compare: Record<string, (a: number) => boolean> = {
     '=': (a) => a === wanted,
@@ -174,9 +175,14 @@ function toNumber(value: unknown): number | undefined {
   return Number.isFinite(number) ? number : undefined;
 }
 
+/** A number sent as JSON text ("42", "-1.5e3"); hex, blanks, "Infinity" and the like are not JSON numbers. */
+function numberOfJsonText(text: string): number | undefined {
+  return /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(text) ? toNumber(text) : undefined;
+}
+
 function toBoolean(value: FilterValue | undefined, rule: CheckedRule): boolean {
   if (typeof value === 'boolean') return value;
-  if (typeof value === 'string' && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+  if (value === 'true' || value === 'false') return value === 'true';
   throw badRequest(`${rule.path}.value: column "${rule.field.label}" is a boolean column; the value must be true or false`);
 }
 

@@ -30,25 +30,47 @@ export const GENERATED_PLANS = [
 
 const YEAR_MS = 365 * 86_400_000;
 
+/** Where a lazily computed cells object keeps its row index (a symbol, so `for … in` does not list it). */
+const ROW_INDEX = Symbol('row index');
+
 /**
- * A table of any size that costs no memory: row i is computed from (seed, i) when asked for. Ids are a
- * fixed-width encoding of an affine permutation of i (so id order is known without sorting) plus a hashed tail.
+ * A table of any size that costs no memory: row i is computed from (seed, i) when asked for, and each of its
+ * cells only when read, so a filter on one column scans a million rows in milliseconds. Ids are a fixed-width
+ * encoding of an affine permutation of i (so id order is known without sorting) plus a hashed tail.
  */
 export class GeneratedRows implements RowSource {
   private readonly width: number;
   private readonly multiplier: number;
   private readonly inverse: number;
   private readonly offset: number;
+  /** Cells of row i: one getter per column on the prototype, computing that cell when read. */
+  private readonly Cells: new (index: number) => Record<string, StoredCell>;
 
   constructor(
     readonly spec: GeneratedSpec,
-    private readonly fields: GeneratedFieldIds,
+    fields: GeneratedFieldIds,
   ) {
     const n = Math.max(spec.count, 1);
     this.width = Math.max(2, Math.ceil(Math.log(n) / Math.log(64)) + 1);
     this.multiplier = coprimeMultiplier(n);
     this.inverse = modularInverse(this.multiplier, n);
     this.offset = hash32(spec.seed, 1) % n;
+    const cell = (key: keyof GeneratedFieldIds, index: number) => this.cell(key, index);
+    class Cells {
+      [ROW_INDEX]: number;
+      constructor(index: number) {
+        this[ROW_INDEX] = index;
+      }
+    }
+    for (const key of Object.keys(fields) as Array<keyof GeneratedFieldIds>) {
+      Object.defineProperty(Cells.prototype, fields[key], {
+        enumerable: true,
+        get(this: Cells) {
+          return cell(key, this[ROW_INDEX]);
+        },
+      });
+    }
+    this.Cells = Cells as unknown as new (index: number) => Record<string, StoredCell>;
   }
 
   get size(): number {
@@ -65,34 +87,62 @@ export class GeneratedRows implements RowSource {
   }
 
   private row(i: number): StoredRow {
-    const { seed, startMs } = this.spec;
-    const h = (salt: number) => hash32(i, seed + salt);
+    return new GeneratedRow(this, i, this.spec.startMs + i * 1000, new this.Cells(i));
+  }
+
+  /** The id of row i (a method, so that rows the page does not return never pay for it). */
+  idOf(i: number): string {
     const rank = mulMod(this.multiplier, i, this.spec.count) + this.offset;
     let tail = '';
     for (let k = 0; k < 3; k += 1) {
-      const bits = h(100 + k);
+      const bits = hash32(i, this.spec.seed + 100 + k);
       tail += ID_ALPHABET[bits & 63]! + ID_ALPHABET[(bits >>> 6) & 63]! + ID_ALPHABET[(bits >>> 12) & 63]!;
     }
-    const createdAt = startMs + i * 1000;
-    const first = FIRST_NAMES[h(1) % FIRST_NAMES.length]!;
-    const last = LAST_NAMES[h(2) % LAST_NAMES.length]!;
-    const notesRoll = h(7) % 100;
-    const cells: Record<string, StoredCell> = {
-      [this.fields.name]: { value: `${first} ${last}` },
-      [this.fields.email]: { value: `${first.toLowerCase()}.${i}@bench.example` },
-      [this.fields.amount]: { value: (h(3) % 1_000_000) / 100 },
-      [this.fields.active]: { value: (h(4) & 1) === 1 },
-      [this.fields.signedUp]: { value: new Date(createdAt - Math.floor((h(5) / 2 ** 32) * 3 * YEAR_MS)).toISOString() },
-      [this.fields.plan]: { value: GENERATED_PLANS[h(6) % GENERATED_PLANS.length]![1] },
-    };
-    if (notesRoll >= 40) cells[this.fields.notes] = { value: notesRoll >= 98 ? LONG_NOTE : NOTES[notesRoll % NOTES.length]! };
-    return {
-      id: `r${encodeFixed(rank % this.spec.count, this.width)}${tail}`,
-      createdAt,
-      updatedAt: createdAt,
-      createdByUserId: null,
-      cells,
-    };
+    return `r${encodeFixed(rank % this.spec.count, this.width)}${tail}`;
+  }
+
+  private cell(key: keyof GeneratedFieldIds, i: number): StoredCell | undefined {
+    const seed = this.spec.seed;
+    switch (key) {
+      case 'name':
+        return { value: `${firstName(i, seed)} ${LAST_NAMES[hash32(i, seed + 2) % LAST_NAMES.length]!}` };
+      case 'email':
+        return { value: `${firstName(i, seed).toLowerCase()}.${i}@bench.example` };
+      case 'amount':
+        return { value: (hash32(i, seed + 3) % 1_000_000) / 100 };
+      case 'active':
+        return { value: (hash32(i, seed + 4) & 1) === 1 };
+      case 'signedUp':
+        return { value: new Date(this.spec.startMs + i * 1000 - Math.floor((hash32(i, seed + 5) / 2 ** 32) * 3 * YEAR_MS)).toISOString() };
+      case 'plan':
+        return { value: GENERATED_PLANS[hash32(i, seed + 6) % GENERATED_PLANS.length]![1] };
+      case 'notes': {
+        const roll = hash32(i, seed + 7) % 100;
+        return roll >= 40 ? { value: roll >= 98 ? LONG_NOTE : NOTES[roll % NOTES.length]! } : undefined;
+      }
+    }
+  }
+}
+
+function firstName(i: number, seed: number): string {
+  return FIRST_NAMES[hash32(i, seed + 1) % FIRST_NAMES.length]!;
+}
+
+class GeneratedRow implements StoredRow {
+  readonly updatedAt: number;
+  readonly createdByUserId = null;
+
+  constructor(
+    private readonly table: GeneratedRows,
+    private readonly index: number,
+    readonly createdAt: number,
+    readonly cells: Record<string, StoredCell>,
+  ) {
+    this.updatedAt = createdAt;
+  }
+
+  get id(): string {
+    return this.table.idOf(this.index);
   }
 }
 

@@ -35,7 +35,7 @@ export function parseQueryBody(body: unknown, fields: readonly FieldRec[]): Page
   onlyMembers(record, 'body', ['limit', 'cursor', 'q', 'query', 'filters']);
   let limit = PAGE_LIMIT_DEFAULT;
   if ('limit' in record) {
-    if (typeof record.limit !== 'number' || !Number.isInteger(record.limit)) throw limitError(JSON.stringify(record.limit));
+    if (typeof record.limit !== 'number' || !Number.isInteger(record.limit)) throw limitError(shownValue(record.limit));
     limit = checkLimit(record.limit, String(record.limit));
   }
   const { cursor, q, query } = record;
@@ -70,6 +70,13 @@ export function singleParams(params: URLSearchParams, allowed: readonly string[]
 function checkLimit(limit: number, shown: string): number {
   if (limit < PAGE_LIMIT_MIN || limit > PAGE_LIMIT_MAX) throw limitError(shown);
   return limit;
+}
+
+/** A short view of any JSON value for a message: never its whole text, which may be huge or too deep to print. */
+function shownValue(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  if (typeof value === 'string') return JSON.stringify(value.length > 20 ? `${value.slice(0, 20)}…` : value);
+  return Array.isArray(value) ? 'an array' : 'an object';
 }
 
 function limitError(shown: string) {

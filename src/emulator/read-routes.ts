@@ -67,7 +67,7 @@ function page(deps: ReadDeps, table: TableRec, endpoint: CursorScope['endpoint']
   const scope: CursorScope = { endpoint, tableId: table.id, search, filters: filters?.canonical ?? '' };
   const matchers: RowPredicate[] = [];
   if (filters && filters.ruleCount > 0) matchers.push(compileFilters(filters.group, deps.now()));
-  if (search !== '') matchers.push(searchPredicate(search));
+  if (search !== '') matchers.push(searchPredicate(search, table.fields));
   const after = request.cursor === undefined ? undefined : deps.cursors.decode(request.cursor, scope);
   const order = matchers.length > 0 ? 'id' : 'newest';
   const match: RowPredicate | undefined =

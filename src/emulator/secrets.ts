@@ -19,6 +19,7 @@ export function redactUrl(rawUrl: string, secrets: ReadonlySet<string>): string 
         const equals = part.indexOf('=');
         const name = safeDecode(equals < 0 ? part : part.slice(0, equals));
         const value = equals < 0 ? '' : safeDecode(part.slice(equals + 1));
+        if (secrets.has(name)) return '***';
         return KEY_PARAM_PATTERN.test(name) || secrets.has(value) ? `${part.slice(0, equals < 0 ? part.length : equals)}=***` : part;
       });
     out += `?${parts.join('&')}`;

@@ -41,11 +41,7 @@ export interface EmulatorServer {
 export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
   const stalled = new Set<Socket>();
   const server = createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (res.destroyed) return;
-      if (!res.headersSent) sendJson(res, 500, keyErrorBody(500, `emulator failure: ${error instanceof Error ? error.message : String(error)}`));
-      else res.destroy();
-    });
+    handle(req, res).catch(() => res.destroy());
   });
 
   const applyFault = (kind: FaultKind, surface: Surface, req: IncomingMessage, res: ServerResponse): void => {
@@ -163,8 +159,11 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
       if (route.name === 'webhook') await handleWebhookRoute(route, req, res, entry);
       else await handleKeyRoute(route, req, res, entry, params);
     } catch (error) {
-      if (!(error instanceof ApiProblem)) throw error;
-      sendProblem(res, surface, error);
+      if (res.destroyed) return;
+      if (res.headersSent) return void res.destroy();
+      // Any other error is the emulator's own failure: a 500 in the shape of the surface it hit.
+      const problem = error instanceof ApiProblem ? error : new ApiProblem(500, `emulator failure: ${error instanceof Error ? error.message : String(error)}`);
+      sendProblem(res, surface, problem);
     }
   }
 

@@ -38,6 +38,15 @@ describe('authentication', () => {
     },
   );
 
+  it('refuses a valid key sent as a query parameter name with 401, never echoing or logging it', async () => {
+    const reply = await get(emu, `/workspaces?${emu.apiKey}`);
+    expect(reply.status).toBe(401);
+    expect(reply.body.message).toMatch(/query string/);
+    expect(reply.text).not.toContain(emu.apiKey);
+    expect((await get(emu, `/tables?${encodeURIComponent(emu.apiKey)}=1`, { key: null })).status).toBe(401);
+    expect(JSON.stringify(emu.requestLog.slice(-2))).not.toContain(emu.apiKey);
+  });
+
   it('refuses a key in the query string even beside a valid header', async () => {
     const reply = await get(emu, `/workspaces?api_key=${emu.apiKey}`);
     expect(reply.status).toBe(401);
@@ -88,5 +97,14 @@ describe('a paused subscription', () => {
 
   it('still gives 401 for a wrong key', async () => {
     expect((await get(emu, '/workspaces', { key: 'nope' })).status).toBe(401);
+  });
+
+  it('orders 401 before 402 before 404 before 400', async () => {
+    const accounts = await tableByName(emu, 'Accounts', undefined, emu.apiKeys.Globex!);
+    const path = `/tables/${accounts.id}/rows?limit=0`; // another organization's table, and a bad limit
+    expect((await get(emu, path, { key: 'nope' })).status).toBe(401);
+    expect((await get(emu, path)).status).toBe(402);
+    expect((await get(emu, path, { key: emu.apiKeys.Globex! })).status).toBe(400);
+    expect((await get(emu, '/tables/tbl_unknown/rows?limit=0', { key: emu.apiKeys.Globex! })).status).toBe(404);
   });
 });

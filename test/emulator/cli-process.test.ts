@@ -33,12 +33,13 @@ describe('tds emulator (process)', () => {
       let stdout = '';
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-      const ready = new Promise<void>((resolve) =>
+      const ready = new Promise<void>((resolve, reject) => {
         child.stdout.on('data', (chunk: Buffer) => {
           stdout += chunk;
           if (stdout.includes('\n')) resolve();
-        }),
-      );
+        });
+        child.once('exit', (code) => reject(new Error(`tds emulator exited with ${code} before its ready line; stderr:\n${stderr}`)));
+      });
       await ready;
       const info = JSON.parse(stdout);
       expect(Object.keys(info)).toEqual(['baseUrl', 'apiKey', 'webhooks']);

@@ -1,8 +1,11 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import type { Row } from '../../src/spec/index.js';
+import { acceptedOperators, type Row } from '../../src/spec/index.js';
 import { FilterOracle, lower } from './filter-oracle.js';
-import { queryRows, start } from './helpers.js';
+import { post, queryRows, start } from './helpers.js';
 
 // service-api.md 4.5: number, boolean, date (presets relative to the emulator clock), select, multi_select and
 // member semantics. The clock is fixed at Wednesday 2025-05-14 12:00 UTC.
@@ -35,10 +38,10 @@ describe('typed filters', () => {
     await edge.expectRule('count', '<', 0, (row) => num(edge, row, 'count')! < 0);
   });
 
-  it('compares booleans, given as true/false or as text', async () => {
+  it('compares booleans, given as true/false or as their JSON text', async () => {
     const qualified = (row: Row) => leads.value(row, 'qualified');
     await leads.expectRule('qualified', '=', true, (row) => qualified(row) === true);
-    await leads.expectRule('qualified', '=', 'FALSE', (row) => qualified(row) === false);
+    await leads.expectRule('qualified', '=', 'false', (row) => qualified(row) === false);
     await leads.expectRule('qualified', '!=', true, (row) => qualified(row) !== true);
   });
 
@@ -141,5 +144,66 @@ describe('typed filters', () => {
     await signups.expectRule('payload', 'contains', '"source":"newsletter"', (row) => lower(signups.value(row, 'payload')).includes('"source":"newsletter"'));
     const notRun = await queryRows(emu, signups.info.table.id, { rules: [signups.rule('payload', 'hasNotRun')] });
     expect(notRun).toHaveLength(signups.rows.length);
+  });
+});
+
+describe('run-status operators on a column that runs an AI, whatever its type', () => {
+  let dir: string;
+  let emu: RunningEmulator;
+  beforeAll(async () => {
+    // The demo seed has no such column; a state file can describe one (a text column filled by an AI prompt).
+    dir = await mkdtemp(join(tmpdir(), 'tds-emulator-ai-'));
+    const file = join(dir, 'state.json');
+    const field = (id: string, label: string, runsAction?: boolean) => ({ id, name: label.toLowerCase(), label, type: 'text', options: null, isSystem: false, ...(runsAction ? { runsAction } : {}) });
+    const row = (id: string, cell: Record<string, unknown>) => ({
+      id,
+      createdAt: '2025-05-01T00:00:00.000Z',
+      updatedAt: '2025-05-01T00:00:00.000Z',
+      createdByUserId: null,
+      cells: { fld_summary: cell, fld_plain: { value: id } },
+    });
+    const state = {
+      format: 'tds-emulator-state/1',
+      orgs: [{ id: 'org_1', name: 'Acme', key: 'tds_test_key' }],
+      workspaces: [{ id: 'wsp_1', orgId: 'org_1', name: 'AI', isPrivate: false }],
+      tables: [
+        {
+          id: 'tbl_ai',
+          orgId: 'org_1',
+          workspaceId: 'wsp_1',
+          name: 'Summaries',
+          emoji: null,
+          fields: [field('fld_summary', 'Summary', true), field('fld_plain', 'Plain')],
+          rows: [
+            row('row_a', { value: 'A short summary', status: 'success' }),
+            row('row_b', { status: 'failed', errorMessage: 'The model timed out' }),
+            row('row_c', { status: 'skipped' }),
+            row('row_d', { status: 'queued' }),
+          ],
+        },
+      ],
+    };
+    await writeFile(file, JSON.stringify(state));
+    emu = await start({ dataFile: file });
+  });
+  afterAll(async () => {
+    await emu.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const matching = async (fieldId: string, operator: string) => {
+    const reply = await post(emu, '/tables/tbl_ai/rows/query', { filters: { rules: [{ fieldId, operator }] } });
+    return reply.status === 200 ? reply.body.rows.map((r: Row) => r.id) : reply.body.message;
+  };
+
+  it('accepts hasError, hasNoError, hasNotRun and runConditionNotMet on the AI text column', async () => {
+    expect(await matching('fld_summary', 'hasError')).toEqual(['row_b']);
+    expect(await matching('fld_summary', 'hasNoError')).toEqual(['row_a', 'row_c', 'row_d']);
+    expect(await matching('fld_summary', 'hasNotRun')).toEqual(['row_d']);
+    expect(await matching('fld_summary', 'runConditionNotMet')).toEqual(['row_c']);
+  });
+
+  it('refuses them on a plain text column, listing the accepted operators', async () => {
+    expect(await matching('fld_plain', 'hasError')).toContain(`accepted: ${acceptedOperators('text').join(' ')}`);
   });
 });

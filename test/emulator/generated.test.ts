@@ -62,6 +62,13 @@ describe('a 1,000,000-row table', () => {
       expect(page.rows).toHaveLength(100);
       const next = (await post<RowsPage>(emu, `/tables/${bench.table.id}/rows/query`, { ...query, cursor: page.nextCursor })).body;
       expect(next.rows[0]!.id > page.rows[99]!.id).toBe(true);
+
+      // A filter that matches no row scans all 1,000,000 rows, reading only its own column (it took 5 s when every
+      // cell of every scanned row was computed; about 0.2 s now).
+      const scanStart = Date.now();
+      const none = { filters: { rules: [{ fieldId: bench.id.amount, operator: '>', value: 1e9 }] } };
+      expect((await post<RowsPage>(emu, `/tables/${bench.table.id}/rows/query`, none)).body).toEqual({ rows: [], limit: 100, nextCursor: null, hasNextPage: false });
+      expect(Date.now() - scanStart).toBeLessThan(1_500);
     } finally {
       await emu.close();
     }

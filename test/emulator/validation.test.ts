@@ -49,6 +49,7 @@ describe('validation', () => {
 
   it('refuses a cursor over 500 characters, empty, or malformed', async () => {
     expect400(await get(emu, `${rowsPath}?cursor=${'a'.repeat(501)}`), /at most 500/);
+    expect400(await get(emu, `${rowsPath}?cursor=${'a'.repeat(500)}`), /cursor is not valid/);
     expect400(await post(emu, queryPath, { cursor: 'a'.repeat(501) }), /at most 500/);
     expect400(await get(emu, `${rowsPath}?cursor=`), /cursor/);
     expect400(await get(emu, `${rowsPath}?cursor=bm90LWEtY3Vyc29y`), /cursor is not valid/);
@@ -124,11 +125,22 @@ describe('validation', () => {
     ['between with a date only', rule('last_contacted', 'between', { start: '2025-01-01', end: '2025-02-01T00:00:00Z' }), /not an ISO 8601 date-time/],
     ['between with extra members', rule('last_contacted', 'between', { start: '2025-01-01T00:00Z', end: '2025-02-01T00:00Z', tz: 'UTC' }), /unknown member "tz"/],
     ['a value over 1000 characters', rule('name', 'contains', 'x'.repeat(1001)), /at most 1000/],
-    ['a list entry over 1000 characters', rule('name', 'in', ['ok', 'x'.repeat(1001)]), /value\[1\] is 1001 characters/],
+    ['a list entry over 1000 characters', rule('name', 'in', ['ok', 'x'.repeat(1001)]), /value is 1010 characters as JSON text/],
+    ['a list of short entries whose JSON text is over 1000 characters', rule('name', 'in', Array.from({ length: 10 }, () => 'x'.repeat(100))), /value is 1031 characters as JSON text; a filter value is at most 1000/],
+    ['a between range whose JSON text is over 1000 characters', rule('last_contacted', 'between', { start: 'x'.repeat(500), end: 'y'.repeat(500) }), /value is 1021 characters as JSON text/],
     ['a rule with unknown members', { ...rule('name', '=', 'x'), label: 'Name' }, /unknown member "label"/],
     ['a non-number on a number column', rule('employees', '>', 'many'), /must be a number/],
+    ['a number as hex text ("0x10"), which is not JSON number text', rule('employees', '>', '0x10'), /must be a number/],
+    ['a number as text with blanks (" 42 ")', rule('employees', '=', ' 42 '), /must be a number/],
+    ['a number as "Infinity"', rule('employees', '<', 'Infinity'), /must be a number/],
     ['a non-boolean on a boolean column', rule('qualified', '=', 'yes'), /true or false/],
+    ['a boolean as upper-case text ("TRUE"), which is not JSON text', rule('qualified', '=', 'TRUE'), /true or false/],
     ['a non-date on a date column', rule('last_contacted', '<', 'last tuesday'), /ISO 8601/],
+    ['an impossible calendar date (2025-04-31) on a date column', rule('last_contacted', '=', '2025-04-31'), /ISO 8601/],
+    ['February 29 of a common year in a date-time', rule('last_contacted', '>', '2025-02-29T00:00:00Z'), /ISO 8601/],
+    ['hour 24 in a date-time', rule('last_contacted', '<', '2025-03-01T24:00:00Z'), /ISO 8601/],
+    ['an impossible date in a between range (2025-02-30)', rule('last_contacted', 'between', { start: '2025-02-30T00:00:00Z', end: '2025-03-31T00:00:00Z' }), /start: "2025-02-30T00:00:00Z" is not an ISO 8601 date-time/],
+    ['an offset of 24 hours in a between range', rule('last_contacted', 'between', { start: '2025-02-01T00:00:00+24:00', end: '2025-03-31T00:00:00Z' }), /not an ISO 8601 date-time/],
   ])('refuses %s', async (_name, badRule, message) => {
     expect400(await send(filtered(badRule)), message);
   });
@@ -136,6 +148,25 @@ describe('validation', () => {
   it('accepts values up to 1000 characters and numbers as JSON text', async () => {
     expect((await send(filtered(rule('name', 'contains', 'x'.repeat(1000))))).status).toBe(200);
     expect((await send(filtered(rule('employees', '>', '42')))).status).toBe(200);
+    expect((await send(filtered(rule('employees', '>', '-1.5e3')))).status).toBe(200);
+  });
+
+  it('accepts a list whose JSON text is exactly 1000 characters, refuses 1001', async () => {
+    // ["x…x"]: 4 characters of JSON around the entry
+    expect((await send(filtered(rule('name', 'in', ['x'.repeat(996)])))).status).toBe(200);
+    expect400(await send(filtered(rule('name', 'in', ['x'.repeat(997)]))), /value is 1001 characters as JSON text/);
+  });
+
+  it('accepts real calendar dates: February 29 of a leap year, 23:59:59, offsets up to 23:59', async () => {
+    expect((await send(filtered(rule('last_contacted', '=', '2024-02-29')))).status).toBe(200);
+    const range = { start: '2024-02-29T23:59:59-23:59', end: '2024-12-31T23:59:59.999+05:30' };
+    expect((await send(filtered(rule('last_contacted', 'between', range)))).status).toBe(200);
+  });
+
+  it('refuses a deeply nested limit with 400, not an emulator failure', async () => {
+    const deep = `{"limit":${'['.repeat(50_000)}${']'.repeat(50_000)}}`;
+    expect400(await post(emu, queryPath, deep), /limit must be a whole number from 1 to 100 \(got an array\)/);
+    expect400(await post(emu, queryPath, { limit: 'x'.repeat(5_000) }), /\(got "x{20}…"\)$/);
   });
 
   it('checks the group shape', async () => {

@@ -1,6 +1,15 @@
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CursorCodec } from '../../src/emulator/cursor.js';
+import { FaultPlan } from '../../src/emulator/faults.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { Intake } from '../../src/emulator/intake.js';
+import { RateLimiter } from '../../src/emulator/rate-limit.js';
+import { WEBHOOK_PATH_PREFIX } from '../../src/emulator/secrets.js';
+import { buildSeed } from '../../src/emulator/seed/index.js';
+import { createEmulatorServer } from '../../src/emulator/server.js';
 import { WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS } from '../../src/spec/index.js';
 import { allRows, call, post, start, tableInfo, type TableInfo } from './helpers.js';
 
@@ -87,12 +96,30 @@ describe('webhook', () => {
       for (let i = 0; i < 12; i += 1) yield Buffer.from(i === 0 ? `[{"blob":"${'y'.repeat(99_990)}` : 'y'.repeat(100_000));
       yield Buffer.from('"}]');
     }
-    const streamed = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chunks() });
+    const streamed = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Readable.from(chunks()) });
     expect(streamed.statusCode).toBe(413);
     await streamed.body.dump();
     const fits = JSON.stringify([{ blob: 'z'.repeat(WEBHOOK_MAX_BODY_BYTES - 20) }]);
     expect(Buffer.byteLength(fits)).toBeLessThanOrEqual(WEBHOOK_MAX_BODY_BYTES);
     expect((await send(fits)).status).toBe(200);
+  });
+
+  it('takes a body of exactly 1,000,000 bytes and refuses 1,000,001 bytes with 413', async () => {
+    const sized = (bytes: number) => JSON.stringify([{ blob: 'é'.repeat(10) + 'z'.repeat(bytes - 33) }]);
+    expect(Buffer.byteLength(sized(WEBHOOK_MAX_BODY_BYTES))).toBe(WEBHOOK_MAX_BODY_BYTES);
+    expect((await send(sized(WEBHOOK_MAX_BODY_BYTES))).status).toBe(200);
+    expect((await send(sized(WEBHOOK_MAX_BODY_BYTES + 1))).status).toBe(413);
+  });
+
+  it('refuses a body nested more than 1000 levels deep with 400, and the table stays readable', async () => {
+    const nested = (levels: number) => `{"deep":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+    webhook400(await send(nested(1001)), /more than 1000 levels/);
+    webhook400(await send(`[${nested(100_000)}]`), /more than 1000 levels/);
+    expect((await send(nested(1000))).status).toBe(200);
+    expect((await send({ text: '[[[[{{{{"\\' })).status).toBe(200); // brackets inside strings do not count
+    const rows = await visible();
+    expect(rows.some((row) => JSON.stringify(row).includes('[[[['))).toBe(true);
+    expect((await call(emu, 'POST', `/tables/${inbox.table.id}/rows/query`, { body: { q: 'deep' } })).status).toBe(200);
   });
 
   it('needs Content-Type application/json', async () => {
@@ -112,6 +139,17 @@ describe('webhook', () => {
     expect(head.status).toBe(200);
     expect(head.text).toBe('');
     expect((await visible()).length).toBe(before);
+  });
+
+  it('takes concurrent posts: every object of every request becomes exactly one row', async () => {
+    const before = (await visible()).length;
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, r) => send(Array.from({ length: 10 }, (_, i) => ({ email: `c${r}-${i}@x.example` })))),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual(Array(40).fill(200));
+    const rows = await visible();
+    expect(rows).toHaveLength(before + 400);
+    expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length);
   });
 
   it('needs no key, and ignores one', async () => {
@@ -138,5 +176,38 @@ describe('webhook', () => {
     emu.flushIntake();
     const sparse = (await allRows(emu, signups.table.id)).find((r) => r.cells[signups.id.email!]?.value === 'partial@x.example')!;
     expect(Object.keys(sparse.cells).sort()).toEqual([signups.id.email!, signups.id.payload!].sort());
+  });
+});
+
+describe('an emulator failure on the webhook', () => {
+  it('answers 500 in the webhook error shape, with error naming the problem', async () => {
+    class FailingIntake extends Intake {
+      override add(): void {
+        throw new Error('intake unavailable');
+      }
+    }
+    const state = buildSeed('demo', Date.now());
+    const { server } = createEmulatorServer({
+      state,
+      now: Date.now,
+      cursors: new CursorCodec(),
+      limiter: new RateLimiter(false, 1),
+      intake: new FailingIntake(60_000, Date.now),
+      readFaults: new FaultPlan([], 1),
+      webhookFaults: new FaultPlan([], 1),
+      requestLog: [],
+      secrets: new Set(),
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const [, webhookId] = state.webhookIds()[0]!;
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${WEBHOOK_PATH_PREFIX}${webhookId}`;
+      const reply = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+      expect(reply.statusCode).toBe(500);
+      expect(await reply.body.json()).toEqual({ statusCode: 500, error: 'Internal Server Error', message: 'emulator failure: intake unavailable' });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
