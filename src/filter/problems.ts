@@ -96,7 +96,13 @@ function listProblem(operator: Operator, value: unknown, anyOf: boolean): Proble
     const problem = lengthProblem(item, `list item ${index + 1}`);
     if (problem) return problem;
   }
-  return undefined;
+  return jsonTextProblem(value, 'the list');
+}
+
+/** A value that is not text is sent as JSON text, and that text is what the 1,000-character limit counts. */
+function jsonTextProblem(value: unknown, what: string): Problem | undefined {
+  const problem = lengthProblem(JSON.stringify(value), `${what} as JSON text`);
+  return problem && { ...problem, hint: 'split it over several conditions' };
 }
 
 function rangeProblem(value: unknown): Problem | undefined {
@@ -113,7 +119,7 @@ function rangeProblem(value: unknown): Problem | undefined {
       return { message: `the range ${end} ${quoted(text)} is not an ISO 8601 date-time with a time zone`, hint: shape.hint };
     }
   }
-  return undefined;
+  return jsonTextProblem(value, 'the range');
 }
 
 function lengthProblem(text: string, what: string): Problem | undefined {

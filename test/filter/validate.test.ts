@@ -46,7 +46,9 @@ describe('validateQuery: size limits at and over the limit', () => {
     ['entries per nested group', { filters: spread(1, 25) }, { filters: spread(1, 26) }, 'has 26 entries'],
     ['entries in total (a nested group counts one)', { filters: spread(4, 24) }, { filters: { rules: [...spread(4, 24).rules, NAME_NULL] } }, 'the filter has 101 entries in all; the service accepts at most 100'],
     ['value length', withRule({ fieldId: 'fld_name', operator: '=', value: x(FILTER_VALUE_MAX_CHARS) }), withRule({ fieldId: 'fld_name', operator: '=', value: x(FILTER_VALUE_MAX_CHARS + 1) }), 'the value is 1,001 characters long; the service accepts at most 1,000'],
-    ['list item length', withRule({ fieldId: 'fld_name', operator: 'in', value: ['a', x(1000)] }), withRule({ fieldId: 'fld_name', operator: 'in', value: ['a', x(1001)] }), 'list item 2 is 1,001 characters long'],
+    ['list item length', withRule({ fieldId: 'fld_name', operator: 'in', value: [x(996)] }), withRule({ fieldId: 'fld_name', operator: 'in', value: ['a', x(1001)] }), 'list item 2 is 1,001 characters long'],
+    // a value that is not text is sent as JSON text: the limit counts that text
+    ['list JSON text length', withRule({ fieldId: 'fld_name', operator: 'in', value: [x(496), x(497)] }), withRule({ fieldId: 'fld_name', operator: 'in', value: [x(497), x(497)] }), 'the list as JSON text is 1,001 characters long'],
     ['range length', withRule({ fieldId: 'fld_signup', operator: 'between', value: { start: '2024-01-01T00:00:00Z', end: '2024-01-02T00:00:00Z' } }), withRule({ fieldId: 'fld_signup', operator: 'between', value: { start: `2024-01-01T00:00:00.${'1'.repeat(990)}Z`, end: '2024-01-02T00:00:00Z' } }), 'the range start is 1,011 characters long'],
     ['containsAnyOf entries', withRule({ fieldId: 'fld_name', operator: 'containsAnyOf', value: Array(ANY_OF_MAX_ITEMS).fill('a') }), withRule({ fieldId: 'fld_name', operator: 'containsAnyOf', value: Array(ANY_OF_MAX_ITEMS + 1).fill('a') }), 'containsAnyOf takes at most 20 entries and this list has 21: the service would ignore the last 1'],
     ['doesNotContainAnyOf entries', withRule({ fieldId: 'fld_site', operator: 'doesNotContainAnyOf', value: Array(20).fill('a') }), withRule({ fieldId: 'fld_site', operator: 'doesNotContainAnyOf', value: Array(23).fill('a') }), 'the service would ignore the last 3'],
@@ -61,8 +63,9 @@ describe('validateQuery: size limits at and over the limit', () => {
     expect(invalid(overLimit).problem).toContain(message);
   });
 
-  it('in/notIn lists have no length limit', () => {
-    valid(withRule({ fieldId: 'fld_name', operator: 'in', value: Array(500).fill('a') }));
+  it('in/notIn lists have no entry-count limit, only the JSON-text one', () => {
+    valid(withRule({ fieldId: 'fld_name', operator: 'in', value: Array(199).fill('a') }));
+    expect(invalid(withRule({ fieldId: 'fld_name', operator: 'in', value: Array(500).fill('a') })).message).toContain('as JSON text');
   });
 
   it('names the path of the offending part', () => {
