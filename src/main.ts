@@ -52,7 +52,9 @@ function report(error: unknown, ctx: Context): ExitCode {
     return EXIT.usage;
   }
   if (ctx.signal.aborted && (!(error instanceof TdsError) || error.code === 'INTERRUPTED')) {
-    stderr.write(`tds: interrupted\n`);
+    const detail = error instanceof TdsError && error.message !== 'interrupted' ? `: ${error.message}` : '';
+    stderr.write(`tds: interrupted${detail}\n`);
+    if (error instanceof TdsError && error.hint) stderr.write(`hint: ${error.hint}\n`);
     return EXIT.interrupted;
   }
   if (error instanceof TdsError) {

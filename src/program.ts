@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { createRequire } from 'node:module';
 import type { Context } from './cli/context.js';
-import { parseIntegerOption } from './cli/options.js';
+import { parseIntegerOption, parseNumberOption } from './cli/options.js';
 import { workspacesCommand } from './commands/workspaces.js';
 import { tablesCommand } from './commands/tables.js';
 import { schemaCommand } from './commands/schema.js';
@@ -24,6 +24,11 @@ export function buildProgram(ctx: Context): Command {
     .option('--api-key-file <path>', 'read the API key from PATH (- for stdin); or set TDS_API_KEY')
     .addOption(new Option('--profile <name>', 'named profile from the config file').env('TDS_PROFILE'))
     .option('--max-retries <n>', 'retries of a failed read before giving up', parseIntegerOption('--max-retries', 0, 20))
+    .addOption(
+      new Option('--timeout <seconds>', 'connect and stalled-response timeout (default 30)')
+        .env('TDS_TIMEOUT')
+        .argParser(parseNumberOption('--timeout', 0.1, 3600)),
+    )
     .option('-v, --verbose', 'log each request (method, path, status, time) on stderr; secrets redacted')
     .option('--no-color', 'no colour in output (NO_COLOR is honoured too)');
 

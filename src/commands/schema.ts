@@ -1,7 +1,54 @@
-import type { Command } from 'commander';
+import { Command } from 'commander';
 import type { Context } from '../cli/context.js';
-import { notImplementedCommand } from '../cli/not-implemented.js';
+import { addOutputOptions } from '../cli/options.js';
+import { loadSettings, withClient } from '../config/settings.js';
+import { resolveTable } from '../http/resolve-table.js';
+import { chooseFormat, type Format } from '../output/format.js';
+import { writeListing } from '../output/table.js';
+import type { Field } from '../spec/index.js';
 
-export function schemaCommand(_ctx: Context): Command {
-  return notImplementedCommand('schema', 'show the columns of a table');
+const SHARED_MARK = ' *';
+
+export function schemaCommand(ctx: Context): Command {
+  const command = new Command('schema')
+    .description("show a table's columns: ID, label, name, type, options and system flag (GET /tables/{id}/schema)")
+    .argument('<table>', 'table ID or exact table name')
+    .addHelpText(
+      'after',
+      `
+A label marked * is shared by several columns; refer to those by ID or name.
+
+Examples:
+  $ tds schema Leads
+  $ tds schema tbl_8f2k --format json
+  $ tds schema "Edge Cases" -o columns.csv`,
+    );
+  addOutputOptions(command).action(async (ref: string, options: { format?: Format; output?: string }, cmd: Command) => {
+    const settings = await loadSettings(ctx, cmd);
+    const format = chooseFormat({ ...options, fallback: settings.defaultFormat ?? 'table' });
+    const { fields } = await withClient(ctx, settings, async (client) => client.schema((await resolveTable(client, ref)).id));
+    const shared = sharedLabels(fields);
+    await writeListing<Field>(ctx, fields, {
+      format,
+      output: options.output,
+      fields: ['id', 'name', 'label', 'type', 'options', 'isSystem'],
+      columns: [
+        { header: 'ID', value: (f) => f.id, style: (c, t) => c.dim(t) },
+        { header: 'LABEL', value: (f) => (shared.has(f.label) ? `${f.label}${SHARED_MARK}` : f.label), shrink: true },
+        { header: 'NAME', value: (f) => f.name, shrink: true },
+        { header: 'TYPE', value: (f) => f.type },
+        { header: 'OPTIONS', value: (f) => f.options?.map((o) => o.label).join(', '), shrink: true },
+        { header: 'SYSTEM', value: (f) => (f.isSystem ? 'yes' : '') },
+      ],
+      emptyMessage: 'this table has no columns',
+      footer: () => (shared.size ? '* label shared by several columns: refer to them by ID or name' : undefined),
+    });
+  });
+  return command;
+}
+
+function sharedLabels(fields: Field[]): Set<string> {
+  const counts = new Map<string, number>();
+  for (const field of fields) counts.set(field.label, (counts.get(field.label) ?? 0) + 1);
+  return new Set([...counts].filter(([, count]) => count > 1).map(([label]) => label));
 }

@@ -9,6 +9,22 @@ export interface RateLimiterOptions {
   now?: () => number;
 }
 
+/** A slot taken by `acquireSlot()`. */
+export interface RateLimitSlot {
+  /** Milliseconds spent waiting for the slot. */
+  waitedMs: number;
+  /**
+   * The request is over: its time in the log moves from "sent" to "now". The service counted it on
+   * arrival, somewhere between the two, so pacing from the later time can never outrun it, even when
+   * requests queue for a connection after taking their slot.
+   */
+  done(): void;
+}
+
+interface Entry {
+  at: number;
+}
+
 /**
  * Paces requests so that no window of `windowMs` holds more than `limit` of them: a sliding log of
  * send times. It never outpaces a service that counts in a sliding window, a fixed window or a token
@@ -20,8 +36,10 @@ export class RateLimiter {
   private readonly windowMs: number;
   private readonly marginMs: number;
   private readonly now: () => number;
-  private readonly sent: number[] = [];
+  /** Oldest first; `done()` moves an entry to the end with the current time, which keeps the order. */
+  private readonly sent: Entry[] = [];
   private pausedUntil = 0;
+  private sleeps = 0;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: RateLimiterOptions) {
@@ -33,7 +51,13 @@ export class RateLimiter {
 
   /** Waits for a slot (callers are served in order) and records the send. Resolves to the ms waited. */
   acquire(signal?: AbortSignal): Promise<number> {
-    const turn = this.queue.then(() => this.waitForSlot(signal));
+    return this.acquireSlot(signal).then((slot) => slot.waitedMs);
+  }
+
+  /** Like acquire(), and the slot's time can be moved to the end of the request with `done()`. */
+  acquireSlot(signal?: AbortSignal): Promise<RateLimitSlot> {
+    const since = { at: this.now(), sleeps: this.sleeps };
+    const turn = this.queue.then(() => this.waitForSlot(since, signal));
     this.queue = turn.catch(() => undefined);
     return turn;
   }
@@ -51,26 +75,37 @@ export class RateLimiter {
   private readyAt(): number {
     const now = this.now();
     const horizon = now - this.windowMs - this.marginMs;
-    while (this.sent.length > 0 && this.sent[0]! <= horizon) this.sent.shift();
+    while (this.sent.length > 0 && this.sent[0]!.at <= horizon) this.sent.shift();
     let ready = this.pausedUntil;
     if (this.sent.length >= this.limit) {
-      ready = Math.max(ready, this.sent[this.sent.length - this.limit]! + this.windowMs + this.marginMs);
+      ready = Math.max(ready, this.sent[this.sent.length - this.limit]!.at + this.windowMs + this.marginMs);
     }
     return ready;
   }
 
-  private async waitForSlot(signal?: AbortSignal): Promise<number> {
-    const started = this.now();
+  /** `since`: when the caller asked, and how many pacing sleeps had happened then (its own or those ahead of it). */
+  private async waitForSlot(since: { at: number; sleeps: number }, signal?: AbortSignal): Promise<RateLimitSlot> {
     for (;;) {
       signal?.throwIfAborted();
       const wait = this.readyAt() - this.now();
       if (wait <= 0) {
-        this.sent.push(this.now());
-        return this.now() - started;
+        const entry: Entry = { at: this.now() };
+        this.sent.push(entry);
+        // Without any pacing sleep meanwhile, elapsed time was the event loop's, not a wait for the limit.
+        const waitedMs = this.sleeps === since.sleeps ? 0 : this.now() - since.at;
+        return { waitedMs, done: () => this.moveToNow(entry) };
       }
+      this.sleeps += 1;
       await sleep(wait, undefined, { signal }).catch((error: unknown) => {
         throw signal?.aborted ? signal.reason : error;
       });
     }
+  }
+
+  private moveToNow(entry: Entry): void {
+    const index = this.sent.indexOf(entry);
+    if (index >= 0) this.sent.splice(index, 1);
+    entry.at = this.now();
+    this.sent.push(entry);
   }
 }

@@ -1,0 +1,114 @@
+import { UsageError } from '../cli/errors.js';
+import { OUTPUT_FORMATS, parseIntegerOption, parseNumberOption } from '../cli/options.js';
+import { redactWebhookUrl } from '../cli/redact.js';
+import { parseBaseUrl } from '../http/base-url.js';
+
+// The keys a profile can hold, how each value is checked, and how it may be shown.
+
+export interface ConfigKey {
+  name: string;
+  /** Read from stdin or a hidden prompt, never argv; shown only redacted. */
+  secret: boolean;
+  description: string;
+  /** Checks a value and returns the text to store; throws UsageError. */
+  normalize(value: string): string;
+}
+
+const WEBHOOK_PREFIX = 'webhook.';
+const WEBHOOK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+const KEYS: ConfigKey[] = [
+  {
+    name: 'base-url',
+    secret: false,
+    description: 'service base URL, ending in /v1',
+    normalize: (value) => parseBaseUrl(value).href,
+  },
+  {
+    name: 'api-key',
+    secret: true,
+    description: 'the organization API key (read from stdin or a hidden prompt)',
+    normalize: (value) => {
+      if (/[\s\u0000-\u001f\u007f]/.test(value)) {
+        throw new UsageError('the API key must not contain spaces or control characters');
+      }
+      return value;
+    },
+  },
+  {
+    name: 'default-format',
+    secret: false,
+    description: `output format when --format is not given: ${OUTPUT_FORMATS.join(', ')}`,
+    normalize: (value) => {
+      if (!(OUTPUT_FORMATS as readonly string[]).includes(value)) {
+        throw new UsageError(`default-format must be one of ${OUTPUT_FORMATS.join(', ')} (got "${value}")`);
+      }
+      return value;
+    },
+  },
+  {
+    name: 'max-retries',
+    secret: false,
+    description: 'retries of a failed read before giving up',
+    normalize: (value) => String(parseIntegerOption('max-retries', 0, 20)(value)),
+  },
+  {
+    name: 'timeout',
+    secret: false,
+    description: 'connect and stalled-response timeout, in seconds',
+    normalize: (value) => String(parseNumberOption('timeout', 0.1, 3600)(value)),
+  },
+];
+
+const webhookKey = (name: string): ConfigKey => ({
+  name,
+  secret: true,
+  description: 'a saved webhook URL, used as `tds push @NAME` (read from stdin or a hidden prompt)',
+  normalize: (value) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new UsageError('the webhook URL is not a URL');
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError('the webhook URL must use https://');
+    return url.href;
+  },
+});
+
+export function configKey(name: string): ConfigKey {
+  const known = KEYS.find((key) => key.name === name);
+  if (known) return known;
+  if (name.startsWith(WEBHOOK_PREFIX)) {
+    const webhook = name.slice(WEBHOOK_PREFIX.length);
+    if (!WEBHOOK_NAME.test(webhook)) {
+      throw new UsageError(`"${webhook}" is not a webhook name: use letters, digits, - and _`);
+    }
+    return webhookKey(name);
+  }
+  throw new UsageError(`unknown config key "${name}"`, { hint: `known keys: ${configKeyNames().join(', ')}` });
+}
+
+export function configKeyNames(): string[] {
+  return [...KEYS.map((key) => key.name), `${WEBHOOK_PREFIX}NAME`];
+}
+
+export function configKeyHelp(): string {
+  return [...KEYS, webhookKey(`${WEBHOOK_PREFIX}NAME`)].map((key) => `  ${key.name.padEnd(16)} ${key.description}`).join('\n');
+}
+
+export function webhookConfigKey(name: string): string {
+  return `${WEBHOOK_PREFIX}${name}`;
+}
+
+/** A value as `config get` and `config list` show it: secrets redacted. */
+export function displayValue(name: string, value: string): string {
+  if (name.startsWith(WEBHOOK_PREFIX)) return redactWebhookUrl(value);
+  const known = KEYS.find((key) => key.name === name);
+  return known && !known.secret ? value : redactKey(value);
+}
+
+/** `****abcd`: the last four characters of a long key, enough to tell keys apart. */
+export function redactKey(key: string): string {
+  return key.length >= 16 ? `****${key.slice(-4)}` : '****';
+}

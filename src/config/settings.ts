@@ -1,0 +1,158 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import type { Context } from '../cli/context.js';
+import { TdsError, UsageError } from '../cli/errors.js';
+import { parseIntegerOption, parseNumberOption } from '../cli/options.js';
+import { ApiClient } from '../http/client.js';
+import { parseBaseUrl } from '../http/base-url.js';
+import type { Format } from '../output/format.js';
+import { configKey } from './keys.js';
+import { configFile } from './paths.js';
+import { readSecret } from './read-secret.js';
+import { readConfig } from './store.js';
+
+export interface Settings {
+  baseUrl?: string;
+  apiKey?: string;
+  profile: string;
+  defaultFormat?: Format;
+  maxRetries?: number;
+  timeoutMs?: number;
+  rateScale: number;
+}
+
+/** Where the base URL and key came from, for messages (`--base-url`, `TDS_API_KEY`, `profile "work"`). */
+export interface SettingsSources {
+  baseUrl?: string;
+  apiKey?: string;
+  configFile: string;
+}
+
+export const DEFAULT_PROFILE = 'default';
+
+/** Flag > environment > profile. */
+export async function loadSettings(ctx: Context, command: Command): Promise<Settings> {
+  return (await resolveSettings(ctx, command)).settings;
+}
+
+/** loadSettings + the checks of connectWith. */
+export async function connect(ctx: Context, command: Command): Promise<ApiClient> {
+  return connectWith(ctx, await loadSettings(ctx, command));
+}
+
+/**
+ * A client for these settings, or a clear error saying what to set: the base URL (USAGE), a base URL
+ * that is not https outside loopback (USAGE), the key (AUTH, as CLI.md's exit 3 "API key missing").
+ */
+export function connectWith(ctx: Context, settings: Settings, overrides: { maxRetries?: number } = {}): ApiClient {
+  if (!settings.baseUrl) {
+    throw new UsageError('no base URL is set', {
+      hint: 'pass --base-url URL, set TDS_BASE_URL, or save it with `tds config set base-url URL`',
+    });
+  }
+  parseBaseUrl(settings.baseUrl);
+  if (!settings.apiKey) {
+    throw new TdsError('AUTH', 'no API key is set', {
+      hint: 'set TDS_API_KEY, pass --api-key-file PATH (- for stdin), or save it with `tds config set api-key`',
+    });
+  }
+  return new ApiClient({
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    maxRetries: overrides.maxRetries ?? settings.maxRetries,
+    timeoutMs: settings.timeoutMs,
+    rateScale: settings.rateScale,
+    log: (line) => ctx.verbose(line),
+    signal: ctx.signal,
+  });
+}
+
+/** Runs `work` with a client for these settings and closes it afterwards. */
+export async function withClient<T>(ctx: Context, settings: Settings, work: (client: ApiClient) => Promise<T>): Promise<T> {
+  const client = connectWith(ctx, settings);
+  try {
+    return await work(client);
+  } finally {
+    await client.close();
+  }
+}
+
+export async function resolveSettings(
+  ctx: Context,
+  command: Command,
+): Promise<{ settings: Settings; sources: SettingsSources }> {
+  const opts = command.optsWithGlobals() as Record<string, unknown>;
+  const env = ctx.io.env;
+  const file = configFile(env);
+  const profileName = typeof opts.profile === 'string' && opts.profile !== '' ? opts.profile : DEFAULT_PROFILE;
+  const config = await readConfig(file);
+  const profile = config.profiles[profileName];
+  if (!profile && profileName !== DEFAULT_PROFILE) {
+    throw new UsageError(`no profile "${profileName}" in ${file}`, {
+      hint: `create it with \`tds config set --profile ${profileName} base-url URL\`, or see \`tds config list\``,
+    });
+  }
+  const fromProfile = (key: string): string | undefined => {
+    const value = profile?.[key];
+    return value === undefined ? undefined : configKey(key).normalize(value);
+  };
+  const profileLabel = `profile "${profileName}" (${file})`;
+  const sources: SettingsSources = { configFile: file };
+
+  let baseUrl = typeof opts.baseUrl === 'string' && opts.baseUrl !== '' ? opts.baseUrl : undefined;
+  if (baseUrl) sources.baseUrl = command.getOptionValueSourceWithGlobals('baseUrl') === 'env' ? 'TDS_BASE_URL' : '--base-url';
+  else if ((baseUrl = fromProfile('base-url'))) sources.baseUrl = profileLabel;
+
+  let apiKey: string | undefined;
+  if (typeof opts.apiKeyFile === 'string') {
+    apiKey = await readKeyFile(ctx, opts.apiKeyFile);
+    sources.apiKey = `--api-key-file ${opts.apiKeyFile}`;
+  } else if (env.TDS_API_KEY?.trim()) {
+    apiKey = env.TDS_API_KEY.trim();
+    sources.apiKey = 'TDS_API_KEY';
+  } else if ((apiKey = fromProfile('api-key'))) {
+    sources.apiKey = profileLabel;
+  }
+
+  const maxRetries =
+    (opts.maxRetries as number | undefined) ??
+    envNumber(env.TDS_MAX_RETRIES, parseIntegerOption('TDS_MAX_RETRIES', 0, 20)) ??
+    numberOrUndefined(fromProfile('max-retries'));
+  const timeoutSeconds = (opts.timeout as number | undefined) ?? numberOrUndefined(fromProfile('timeout'));
+  const rateScale = envNumber(env.TDS_RATE_SCALE, parseNumberOption('TDS_RATE_SCALE', 0.001, 1_000_000)) ?? 1;
+
+  return {
+    settings: {
+      baseUrl,
+      apiKey,
+      profile: profileName,
+      defaultFormat: fromProfile('default-format') as Format | undefined,
+      maxRetries,
+      timeoutMs: timeoutSeconds === undefined ? undefined : Math.round(timeoutSeconds * 1000),
+      rateScale,
+    },
+    sources,
+  };
+}
+
+async function readKeyFile(ctx: Context, path: string): Promise<string> {
+  if (path === '-') return readSecret(ctx.io, 'API key');
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read the API key file ${path}${code ? ` (${code})` : ''}`);
+  }
+  const key = text.trim();
+  if (!key) throw new UsageError(`the API key file ${path} is empty`);
+  return key;
+}
+
+function envNumber(raw: string | undefined, parse: (raw: string) => number): number | undefined {
+  return raw === undefined || raw.trim() === '' ? undefined : parse(raw);
+}
+
+function numberOrUndefined(text: string | undefined): number | undefined {
+  return text === undefined ? undefined : Number(text);
+}

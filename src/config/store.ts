@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { UsageError } from '../cli/errors.js';
+
+/** config.json: named profiles, each a flat map of config keys (`base-url`, `webhook.NAME`, …) to text. */
+export interface ConfigData {
+  profiles: Record<string, Record<string, string>>;
+}
+
+function isConfigData(value: unknown): value is ConfigData {
+  const isRecord = (item: unknown): item is Record<string, unknown> =>
+    typeof item === 'object' && item !== null && !Array.isArray(item);
+  return (
+    isRecord(value) &&
+    isRecord(value.profiles) &&
+    Object.values(value.profiles).every(
+      (profile) => isRecord(profile) && Object.values(profile).every((setting) => typeof setting === 'string'),
+    )
+  );
+}
+
+export async function readConfig(file: string): Promise<ConfigData> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+    throw new UsageError(`cannot read the config file ${file}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UsageError(`the config file ${file} is not valid JSON`, { hint: 'fix it by hand or delete it' });
+  }
+  if (!isConfigData(parsed)) {
+    throw new UsageError(`the config file ${file} is not a tds config (expected {"profiles": {NAME: {KEY: "text"}}})`, {
+      hint: 'fix it by hand or delete it',
+    });
+  }
+  return parsed;
+}
+
+/** Writes atomically (a temporary file renamed over the old one), file mode 0600, folder 0700 when created. */
+export async function writeConfig(file: string, data: ConfigData): Promise<void> {
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await open(temporary, 'wx', 0o600);
+  try {
+    await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await chmod(temporary, 0o600); // in case the umask took bits away or added none
+    await rename(temporary, file);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,21 @@
+import type { Context } from '../cli/context.js';
+import { UsageError } from '../cli/errors.js';
+import { webhookConfigKey } from './keys.js';
+import { configFile } from './paths.js';
+import { DEFAULT_PROFILE } from './settings.js';
+import { readConfig } from './store.js';
+
+/** The URL saved with `tds config set webhook.NAME` (`tds push @NAME`); `profile` defaults to TDS_PROFILE, then "default". */
+export async function loadWebhook(ctx: Context, name: string, profile?: string): Promise<string> {
+  const webhook = name.replace(/^@/, '');
+  const profileName = profile || ctx.io.env.TDS_PROFILE || DEFAULT_PROFILE;
+  const file = configFile(ctx.io.env);
+  const config = await readConfig(file);
+  const url = config.profiles[profileName]?.[webhookConfigKey(webhook)];
+  if (!url) {
+    throw new UsageError(`no webhook named "${webhook}" in profile "${profileName}" (${file})`, {
+      hint: `save it with \`tds config set webhook.${webhook}\` (the URL is read from stdin or a hidden prompt)`,
+    });
+  }
+  return url;
+}

@@ -1,0 +1,294 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { z } from 'zod';
+import { UsageError, type TdsError } from '../cli/errors.js';
+import { redactSecrets } from '../cli/redact.js';
+import {
+  DEFAULT_RETRY_AFTER_SECONDS,
+  type QueryBody,
+  type RowsPage,
+  type SchemaResponse,
+  type TablesResponse,
+  type WorkspacesResponse,
+} from '../spec/index.js';
+import { parseBaseUrl, type BaseUrl } from './base-url.js';
+import { errorCodeOf, errorFromNetwork, errorFromResponse, unexpectedResponse } from './errors.js';
+import { createPacing, type Bucket, type Pacing } from './pacing.js';
+import { formatRequestLine, type RequestLogLine } from './request-log.js';
+import { parseRetryAfter } from './retry-after.js';
+import { RETRY_NETWORK_CODES, backoffMs, shouldRetry, type AttemptOutcome } from './retry-policy.js';
+import { Transport, type RawResponse, type SendRequest } from './transport.js';
+
+export type { WorkspacesResponse, TablesResponse, SchemaResponse, RowsPage, QueryBody };
+
+export interface ApiClientOptions {
+  /** Ends in /v1. */
+  baseUrl: string;
+  apiKey: string;
+  /** Retries of a failed read (500/502/503/504, network errors, 429) before GAVE_UP. */
+  maxRetries?: number;
+  /** Connect and stalled-body timeout. */
+  timeoutMs?: number;
+  /** TDS_RATE_SCALE: every wait (pacing windows, retry-after, backoff, the 10 s default) divided by it. */
+  rateScale?: number;
+  /** --verbose lines (already redacted). */
+  log?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_MAX_RETRIES = 5;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+interface Call<T> {
+  /** For messages: `list workspaces`, `read rows of table X`. */
+  what: string;
+  bucket: Bucket;
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** The response shape, picked from schemas.ts (loaded with zod on the first response). */
+  schema: (schemas: Schemas) => z.ZodType<T>;
+}
+
+type Schemas = typeof import('./schemas.js');
+
+interface Attempt {
+  outcome: AttemptOutcome;
+  response?: RawResponse;
+  failure?: unknown;
+  ms: number;
+}
+
+/**
+ * The service's key endpoints. Every attempt goes through pacing (one limiter per rate limit);
+ * 429 pauses the whole bucket for `retry-after`; 5xx and broken connections are retried with
+ * backoff; every other failure becomes a TdsError from errors.ts.
+ */
+export class ApiClient {
+  readonly stats = { requests: 0, retries: 0, rateLimited: 0, waitedMs: 0 };
+  private readonly base: BaseUrl;
+  private readonly apiKey: string;
+  private readonly maxRetries: number;
+  private readonly rateScale: number;
+  private readonly log?: (line: string) => void;
+  private readonly signal?: AbortSignal;
+  private readonly transport: Transport;
+  private readonly pacing: Pacing;
+
+  constructor(options: ApiClientOptions) {
+    this.base = parseBaseUrl(options.baseUrl);
+    if (!options.apiKey || /[\s\u0000-\u001f\u007f]/.test(options.apiKey)) {
+      throw new UsageError('the API key is empty or contains spaces or control characters', {
+        hint: 'check the key file or TDS_API_KEY: it should hold the key alone',
+      });
+    }
+    this.apiKey = options.apiKey;
+    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    this.rateScale = options.rateScale ?? 1;
+    if (!(this.rateScale > 0) || !Number.isFinite(this.rateScale)) {
+      throw new UsageError(`the rate scale must be a positive number (got ${options.rateScale})`);
+    }
+    this.log = options.log;
+    this.signal = options.signal;
+    this.transport = new Transport({ origin: this.base.origin, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    this.pacing = createPacing(this.rateScale);
+  }
+
+  workspaces(): Promise<WorkspacesResponse> {
+    return this.call({
+      what: 'list workspaces',
+      bucket: 'metadata',
+      method: 'GET',
+      path: '/workspaces',
+      schema: (schemas) => schemas.workspacesResponseSchema,
+    });
+  }
+
+  tables(params: { workspaceId?: string } = {}): Promise<TablesResponse> {
+    return this.call({
+      what: params.workspaceId === undefined ? 'list tables' : `list tables of workspace ${params.workspaceId}`,
+      bucket: 'metadata',
+      method: 'GET',
+      path: '/tables',
+      query: { workspaceId: params.workspaceId },
+      schema: (schemas) => schemas.tablesResponseSchema,
+    });
+  }
+
+  schema(tableId: string): Promise<SchemaResponse> {
+    return this.call({
+      what: `read the schema of table ${tableId}`,
+      bucket: 'metadata',
+      method: 'GET',
+      path: `/tables/${encodeURIComponent(tableId)}/schema`,
+      schema: (schemas) => schemas.schemaResponseSchema,
+    });
+  }
+
+  rowsPage(tableId: string, params: { limit?: number; cursor?: string; q?: string }): Promise<RowsPage> {
+    return this.call({
+      what: `read rows of table ${tableId}`,
+      bucket: 'rows',
+      method: 'GET',
+      path: `/tables/${encodeURIComponent(tableId)}/rows`,
+      query: { limit: params.limit, cursor: params.cursor, q: params.q },
+      schema: (schemas) => schemas.rowsPageSchema,
+    });
+  }
+
+  queryPage(tableId: string, body: QueryBody): Promise<RowsPage> {
+    return this.call({
+      what: `query rows of table ${tableId}`,
+      bucket: 'rows',
+      method: 'POST',
+      path: `/tables/${encodeURIComponent(tableId)}/rows/query`,
+      body,
+      schema: (schemas) => schemas.rowsPageSchema,
+    });
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  private async call<T>(call: Call<T>): Promise<T> {
+    const request = this.buildRequest(call);
+    const limiter = this.pacing[call.bucket];
+    const attempts: AttemptOutcome[] = [];
+    for (;;) {
+      const slot = await limiter.acquireSlot(this.signal);
+      const pacedMs = slot.waitedMs;
+      this.stats.waitedMs += pacedMs;
+      const result = await this.attempt(request).finally(() => slot.done());
+      attempts.push(result.outcome);
+      const { response } = result;
+      if (response && response.status >= 200 && response.status < 300) {
+        this.logAttempt(request, result, pacedMs);
+        return this.parse(call, response, await import('./schemas.js'));
+      }
+      const retriesSoFar = attempts.length - 1;
+      const decision = shouldRetry({ outcome: result.outcome, retriesSoFar, maxRetries: this.maxRetries, idempotent: true });
+      if (!decision.retry) {
+        this.logAttempt(request, result, pacedMs);
+        throw this.failure(call, result, attempts);
+      }
+      this.stats.retries += 1;
+      const rateLimited = decision.reason === 'rate-limited';
+      const waitMs = (rateLimited ? retryAfterMs(response) : backoffMs(retriesSoFar, Math.random())) / this.rateScale;
+      const retry = { number: attempts.length, max: this.maxRetries, waitMs, reason: decision.reason };
+      this.logAttempt(request, result, pacedMs, retry);
+      if (rateLimited) {
+        // Every request of the bucket waits, this one included: its next acquire() serves the pause.
+        limiter.pause(waitMs);
+      } else {
+        this.stats.waitedMs += waitMs;
+        await sleep(waitMs, undefined, { signal: this.signal }).catch((error: unknown) => {
+          throw this.signal?.aborted ? this.signal.reason : error;
+        });
+      }
+    }
+  }
+
+  private buildRequest(call: Call<unknown>): SendRequest {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.apiKey}`,
+      accept: 'application/json',
+      'user-agent': 'tds',
+    };
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    return {
+      method: call.method,
+      path: this.base.basePath + call.path + queryString(call.query),
+      headers,
+      body: call.body === undefined ? undefined : JSON.stringify(call.body),
+      signal: this.signal,
+    };
+  }
+
+  /** One try: a response of any status, or the transport failure. An abort is thrown as its reason. */
+  private async attempt(request: SendRequest): Promise<Attempt> {
+    this.stats.requests += 1;
+    const started = performance.now();
+    try {
+      const response = await this.transport.send(request);
+      return { outcome: { kind: 'status', status: response.status }, response, ms: performance.now() - started };
+    } catch (error) {
+      if (this.signal?.aborted) throw this.signal.reason;
+      return { outcome: { kind: 'network', code: errorCodeOf(error) }, failure: error, ms: performance.now() - started };
+    }
+  }
+
+  private failure(call: Call<unknown>, result: Attempt, attempts: AttemptOutcome[]): TdsError {
+    const { response } = result;
+    if (!response) {
+      const retryable = RETRY_NETWORK_CODES.includes(errorCodeOf(result.failure) ?? '');
+      return errorFromNetwork({ what: call.what, error: result.failure, attempts, retryable, target: this.base.host });
+    }
+    if (response.status >= 300 && response.status < 400) return redirectError(call.what, response);
+    return errorFromResponse({ what: call.what, status: response.status, body: parseBody(response.text), attempts });
+  }
+
+  private logAttempt(request: SendRequest, result: Attempt, pacedMs: number, retry?: RequestLogLine['retry']): void {
+    if (result.outcome.kind === 'status' && result.outcome.status === 429) this.stats.rateLimited += 1;
+    if (!this.log) return;
+    const { method, path } = request;
+    const line = formatRequestLine({ method, path, outcome: result.outcome, ms: result.ms, pacedMs, retry });
+    this.log(redactSecrets(line, [this.apiKey]));
+  }
+
+  private parse<T>(call: Call<T>, response: RawResponse, schemas: Schemas): T {
+    let json: unknown;
+    try {
+      json = JSON.parse(response.text);
+    } catch {
+      throw unexpectedResponse(call.what, 'the body is not JSON', response.status);
+    }
+    const result = call.schema(schemas).safeParse(json);
+    if (!result.success) {
+      const detail = `${call.method} ${call.path}: ${schemas.describeIssues(result.error)}`;
+      throw unexpectedResponse(call.what, detail, response.status);
+    }
+    return result.data;
+  }
+}
+
+function queryString(query: Record<string, string | number | undefined> | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** `retry-after` of a 429 (seconds or a date), else the spec's client default. */
+function retryAfterMs(response: RawResponse | undefined): number {
+  return parseRetryAfter(response?.headers['retry-after']) ?? DEFAULT_RETRY_AFTER_SECONDS * 1000;
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** tds never follows a redirect: the key must not travel to another address. */
+function redirectError(what: string, response: RawResponse): TdsError {
+  const location = response.headers.location;
+  let target = '';
+  if (typeof location === 'string') {
+    try {
+      const url = new URL(location, 'http://relative.invalid');
+      target = url.host === 'relative.invalid' ? ` to ${url.pathname}` : ` to ${url.origin}${url.pathname}`;
+    } catch {
+      target = '';
+    }
+  }
+  return unexpectedResponse(
+    what,
+    `a redirect${target}`,
+    response.status,
+    'tds does not follow redirects (the API key goes only to the base URL); check the base URL',
+  );
+}

@@ -1,0 +1,125 @@
+import { TdsError, type ErrorCode } from '../cli/errors.js';
+import { RETRY_STATUSES, type AttemptOutcome } from './retry-policy.js';
+
+// The one place that turns a failed request into a TdsError with the right code, message and hint.
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = { 400: 'USAGE', 401: 'AUTH', 402: 'PAUSED', 404: 'NOT_FOUND' };
+
+const HINT_BY_CODE: Partial<Record<ErrorCode, string>> = {
+  AUTH:
+    'check the API key (--api-key-file, TDS_API_KEY or `tds config set api-key`), ' +
+    "or have an admin rotate it in the app's API key settings",
+  PAUSED: "the organization's subscription is paused; an admin can resume it in the app",
+  NOT_FOUND: 'the table does not exist in this organization; `tds tables` lists the ones that do',
+};
+
+export interface ResponseFailure {
+  /** What failed, e.g. `list workspaces`. */
+  what: string;
+  status: number;
+  /** The parsed JSON body, or its text when it was not JSON. */
+  body: unknown;
+  /** Every attempt, when the request was retried until the retries ran out. */
+  attempts?: AttemptOutcome[];
+}
+
+/** `<what failed>: <service message> (HTTP <status>)`, with the code and hint of CLI.md's exit codes. */
+export function errorFromResponse(failure: ResponseFailure): TdsError {
+  const { what, status } = failure;
+  const text = serviceMessage(failure.body) ?? `the service answered HTTP ${status}`;
+  const code = CODE_BY_STATUS[status] ?? (RETRY_STATUSES.includes(status) ? 'GAVE_UP' : 'API');
+  const attempts = failure.attempts ?? [];
+  if (code === 'GAVE_UP' && attempts.length > 1) {
+    const hint =
+      status === 429
+        ? `the service kept rate-limiting after ${attempts.length - 1} waits; try again later or raise --max-retries`
+        : 'the service kept failing; try again later or raise --max-retries';
+    return new TdsError(code, `${what}: gave up after ${describeAttempts(attempts)}: ${text} (HTTP ${status})`, {
+      status,
+      hint,
+    });
+  }
+  return new TdsError(code, `${what}: ${text} (HTTP ${status})`, { status, hint: HINT_BY_CODE[code] });
+}
+
+export interface NetworkFailure {
+  what: string;
+  /** The transport error (undici or node:net). */
+  error: unknown;
+  attempts: AttemptOutcome[];
+  /** Whether the failure was of a kind that is retried (then running out of retries means GAVE_UP). */
+  retryable: boolean;
+  /** `host:port` of the base URL, for the message. */
+  target: string;
+}
+
+export function errorFromNetwork(failure: NetworkFailure): TdsError {
+  const code = errorCodeOf(failure.error);
+  const reason = `${describeNetworkCode(code)}${code ? ` (${code})` : ''}`;
+  const tried = failure.attempts.length > 1 ? `gave up after ${describeAttempts(failure.attempts)}: ` : '';
+  return new TdsError(failure.retryable ? 'GAVE_UP' : 'API', `${failure.what}: ${tried}${failure.target}: ${reason}`, {
+    cause: failure.error,
+    hint:
+      code === 'ECONNREFUSED' || code === 'ENOTFOUND'
+        ? 'is the service running at that address? check --base-url, TDS_BASE_URL or `tds config get base-url`'
+        : 'check your connection; try again later or raise --max-retries',
+  });
+}
+
+/** An answer that is not what the spec says (a 3xx, a body of the wrong shape): exit 1 with the endpoint and path. */
+export function unexpectedResponse(what: string, detail: string, status: number, hint?: string): TdsError {
+  return new TdsError('API', `${what}: unexpected response from the service: ${detail} (HTTP ${status})`, { status, hint });
+}
+
+/** The service's `message`, or a one-line excerpt of a non-JSON body. */
+export function serviceMessage(body: unknown): string | undefined {
+  if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string') {
+    return oneLine((body as { message: string }).message);
+  }
+  if (typeof body === 'string' && body.trim() !== '') return oneLine(body);
+  return undefined;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
+}
+
+/** `6 attempts (HTTP 500 ×3, HTTP 429 ×2, connection reset ×1)` */
+export function describeAttempts(attempts: AttemptOutcome[]): string {
+  const counts = new Map<string, number>();
+  for (const outcome of attempts) {
+    const label = outcome.kind === 'status' ? `HTTP ${outcome.status}` : describeNetworkCode(outcome.code);
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  const parts = [...counts].map(([label, count]) => `${label} ×${count}`);
+  return `${attempts.length} attempt${attempts.length === 1 ? '' : 's'} (${parts.join(', ')})`;
+}
+
+const NETWORK_TEXT: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  UND_ERR_SOCKET: 'connection reset',
+  UND_ERR_CLOSED: 'connection closed',
+  EPIPE: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host lookup failed',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timeout',
+  UND_ERR_HEADERS_TIMEOUT: 'no response in time',
+  UND_ERR_BODY_TIMEOUT: 'response stalled',
+  ETIMEDOUT: 'timed out',
+};
+
+export function describeNetworkCode(code: string | undefined): string {
+  return (code && NETWORK_TEXT[code]) || 'network error';
+}
+
+/** The `code` of a transport error, looking through `cause` (fetch-style wrapping). */
+export function errorCodeOf(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 4; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

@@ -1,0 +1,64 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Pool } from 'undici';
+
+// One attempt of one request over a keep-alive pool bound to a single origin. A Pool cannot reach
+// any other origin and never follows redirects, so the Authorization header stays with the base URL.
+
+export interface TransportOptions {
+  origin: string;
+  /** Connect timeout, time to the response headers, and longest silence inside a body. */
+  timeoutMs: number;
+}
+
+export interface SendRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+export class Transport {
+  private readonly options: TransportOptions;
+  private pool?: Promise<Pool>;
+
+  constructor(options: TransportOptions) {
+    this.options = options;
+  }
+
+  async send(request: SendRequest): Promise<RawResponse> {
+    const pool = await (this.pool ??= this.createPool());
+    const response = await pool.request({
+      method: request.method,
+      path: request.path,
+      headers: request.headers,
+      body: request.body,
+      signal: request.signal,
+    });
+    const text = await response.body.text();
+    return { status: response.statusCode, headers: response.headers, text };
+  }
+
+  async close(): Promise<void> {
+    if (this.pool) await (await this.pool).close();
+  }
+
+  // undici loads on the first request, so commands that send none (help, config, emulator) start faster.
+  private async createPool(): Promise<Pool> {
+    const { Pool } = await import('undici');
+    const { origin, timeoutMs } = this.options;
+    return new Pool(origin, {
+      connections: 8,
+      connect: { timeout: timeoutMs },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      keepAliveTimeout: 10_000,
+    });
+  }
+}

@@ -1,0 +1,28 @@
+import { PassThrough } from 'node:stream';
+import { Chalk } from 'chalk';
+import type { Context } from '../../src/cli/context.js';
+
+/** A Context over in-memory streams, for config tests that need no process. */
+export function testContext(env: NodeJS.ProcessEnv, stdinText?: string): Context & { stderrText(): string } {
+  const stdin = new PassThrough();
+  if (stdinText !== undefined) stdin.end(stdinText);
+  const stderr = new PassThrough();
+  let errText = '';
+  stderr.on('data', (chunk: Buffer) => (errText += chunk.toString('utf8')));
+  return {
+    io: {
+      stdout: new PassThrough(),
+      stderr,
+      stdin,
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+      color: new Chalk({ level: 0 }),
+      colorEnabled: false,
+      terminalWidth: 100,
+      env,
+    },
+    signal: new AbortController().signal,
+    verbose: () => undefined,
+    stderrText: () => errText,
+  };
+}

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { describeAttempts, errorFromNetwork, errorFromResponse, serviceMessage } from '../../src/http/errors.js';
+
+const body = (status: number, message: string) => ({ statusCode: status, error: 'API Error', message });
+
+describe('errorFromResponse', () => {
+  it.each([
+    [400, 'USAGE', 2, undefined],
+    [401, 'AUTH', 3, /rotate/],
+    [402, 'PAUSED', 5, /paused/],
+    [404, 'NOT_FOUND', 4, /does not exist in this organization/],
+    [429, 'GAVE_UP', 6, undefined],
+    [500, 'GAVE_UP', 6, undefined],
+    [503, 'GAVE_UP', 6, undefined],
+    [409, 'API', 1, undefined],
+    [501, 'API', 1, undefined],
+  ])('HTTP %i → %s (exit %i)', (status, code, exit, hint) => {
+    const error = errorFromResponse({ what: 'list tables', status, body: body(status, 'It failed') });
+    expect(error.code).toBe(code);
+    expect(error.exitCode).toBe(exit);
+    expect(error.status).toBe(status);
+    expect(error.message).toBe(`list tables: It failed (HTTP ${status})`);
+    if (hint) expect(error.hint).toMatch(hint);
+  });
+
+  it('names every attempt when retries ran out', () => {
+    const error = errorFromResponse({
+      what: 'read rows of table t1',
+      status: 500,
+      body: body(500, 'Internal error'),
+      attempts: [
+        { kind: 'status', status: 500 },
+        { kind: 'network', code: 'ECONNRESET' },
+        { kind: 'status', status: 500 },
+      ],
+    });
+    expect(error.code).toBe('GAVE_UP');
+    expect(error.message).toBe(
+      'read rows of table t1: gave up after 3 attempts (HTTP 500 ×2, connection reset ×1): Internal error (HTTP 500)',
+    );
+  });
+
+  it('keeps the code of a final non-retryable answer after retries', () => {
+    const error = errorFromResponse({
+      what: 'list tables',
+      status: 401,
+      body: body(401, 'Unauthorized'),
+      attempts: [{ kind: 'status', status: 503 }, { kind: 'status', status: 401 }],
+    });
+    expect(error.code).toBe('AUTH');
+  });
+
+  it('falls back to the body text or the status when the body is not the error shape', () => {
+    expect(errorFromResponse({ what: 'x', status: 502, body: '<html>Bad\n gateway</html>' }).message).toBe(
+      'x: <html>Bad gateway</html> (HTTP 502)',
+    );
+    expect(errorFromResponse({ what: 'x', status: 502, body: '' }).message).toBe('x: the service answered HTTP 502 (HTTP 502)');
+  });
+});
+
+describe('errorFromNetwork', () => {
+  it('gives up on a retryable failure with the address and a hint', () => {
+    const error = errorFromNetwork({
+      what: 'list workspaces',
+      error: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      attempts: [{ kind: 'network', code: 'ECONNREFUSED' }],
+      retryable: true,
+      target: '127.0.0.1:9',
+    });
+    expect(error.code).toBe('GAVE_UP');
+    expect(error.message).toBe('list workspaces: 127.0.0.1:9: connection refused (ECONNREFUSED)');
+    expect(error.hint).toMatch(/is the service running/);
+  });
+
+  it('finds the code through `cause`', () => {
+    const error = errorFromNetwork({
+      what: 'x',
+      error: new TypeError('fetch failed', { cause: Object.assign(new Error('nope'), { code: 'ENOTFOUND' }) }),
+      attempts: [{ kind: 'network', code: 'ENOTFOUND' }],
+      retryable: false,
+      target: 'h:1',
+    });
+    expect(error.code).toBe('API');
+    expect(error.message).toBe('x: h:1: host not found (ENOTFOUND)');
+  });
+});
+
+describe('helpers', () => {
+  it('describes attempts', () => {
+    expect(describeAttempts([{ kind: 'status', status: 429 }])).toBe('1 attempt (HTTP 429 ×1)');
+  });
+
+  it('cuts a long service message to one line', () => {
+    expect(serviceMessage({ message: 'a\nb' })).toBe('a b');
+    expect(serviceMessage({ message: 'x'.repeat(400) })).toHaveLength(301);
+    expect(serviceMessage({ other: 1 })).toBeUndefined();
+  });
+});

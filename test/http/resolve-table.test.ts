@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/http/client.js';
+import { pickTable, resolveTable } from '../../src/http/resolve-table.js';
+import { TdsError } from '../../src/cli/errors.js';
+import { TABLES, json, startTestServer, type TestServer } from './test-server.js';
+
+const tables = TABLES.tables;
+let server: TestServer | undefined;
+afterEach(async () => server?.close());
+
+function thrown(fn: () => unknown): TdsError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(TdsError);
+    return error as TdsError;
+  }
+  throw new Error('expected an error');
+}
+
+describe('pickTable', () => {
+  it.each([
+    ['t1', 't1'],
+    ['Leads', 't1'],
+    ['t3', 't3'],
+  ])('%s → %s', (ref, id) => expect(pickTable(tables, ref).id).toBe(id));
+
+  it('prefers an ID over a name', () => {
+    const named = [...tables, { ...tables[0]!, id: 'x9', name: 't2' }];
+    expect(pickTable(named, 't2').id).toBe('t2');
+  });
+
+  it('lists the IDs and workspaces of an ambiguous name (exit 2)', () => {
+    const error = thrown(() => pickTable(tables, 'Contacts'));
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toBe('table name "Contacts" matches 2 tables: t2 (workspace "Sales"), t3 (workspace "Marketing")');
+  });
+
+  it('is NOT_FOUND (exit 4) for an unknown reference, suggesting a near name', () => {
+    const error = thrown(() => pickTable(tables, 'leads'));
+    expect(error.exitCode).toBe(4);
+    expect(error.message).toBe('no table with ID or name "leads" in this organization');
+    expect(error.hint).toContain('"Leads" (t1)');
+  });
+});
+
+describe('resolveTable', () => {
+  it('uses one GET /tables', async () => {
+    server = await startTestServer(() => json(200, TABLES));
+    const client = new ApiClient({ baseUrl: server.baseUrl, apiKey: 'k_123456' });
+    try {
+      expect((await resolveTable(client, 'Leads')).id).toBe('t1');
+    } finally {
+      await client.close();
+    }
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/tables']);
+  });
+});
