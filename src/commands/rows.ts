@@ -1,7 +1,28 @@
-import type { Command } from 'commander';
+import { Command } from 'commander';
 import type { Context } from '../cli/context.js';
-import { notImplementedCommand } from '../cli/not-implemented.js';
+import { runExportCommand } from '../export/export-command.js';
+import { addExportOptions } from '../export/export-flags.js';
 
-export function rowsCommand(_ctx: Context): Command {
-  return notImplementedCommand('rows', 'export every row of a table');
+export function rowsCommand(ctx: Context): Command {
+  const command = new Command('rows')
+    .description(
+      'export every row of a table as CSV (default), TSV, NDJSON or JSON, each row once, written as pages arrive ' +
+        '(GET /tables/{id}/rows); -o FILE is written atomically and can be resumed after an interruption',
+    )
+    .argument('<table>', 'table ID or exact name');
+  addExportOptions(command)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ tds rows Leads > leads.csv
+  $ tds rows Leads -o leads.ndjson --columns "Name,Email,Stage" --no-meta
+  $ tds rows Leads -q acme -n 50 --format json
+  $ tds rows Leads -o leads.csv --excel --status-columns
+  $ tds rows Leads -o leads.csv --resume          # continue after Ctrl-C or a failure`,
+    )
+    .action(async (table: string, _options: unknown, cmd: Command) => {
+      await runExportCommand(ctx, cmd, table);
+    });
+  return command;
 }

@@ -1,0 +1,201 @@
+#!/usr/bin/env node
+// `tds rows` export speed and memory against the floor of merely downloading the same pages.
+//
+// 1. Emulator child with rate limits off and a 1,000,000-row table. The floor: a minimal undici loop in
+//    this process that fetches every page (GET rows, limit 100, following nextCursor) and parses it.
+//    Then `bin/tds.js rows Generated -o FILE` as a child, for csv and for ndjson, with TDS_RATE_SCALE
+//    high enough that client pacing never waits: rows/s, and peak RSS (VmHWM of /proc/PID/status).
+//    Targets: export time <= 1.3x the floor, peak RSS <= 150 MB.
+// 2. Emulator child with its real rate limits and a 12,000-row table: one export (120 requests at 60 a
+//    minute). Target: within 5% of the ideal time the limit allows, at most one 429.
+//
+// Run: npm run build && node bench/export.bench.js
+// Env: BENCH_ROWS (default 1000000), BENCH_LIMITED_ROWS (12000), BENCH_RATE_SCALE (phase 2 time scale, 1 = real
+// time: about a minute), BENCH_SKIP_FAST=1 / BENCH_SKIP_LIMITED=1 to skip phase 1 / 2.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+
+const TDS = fileURLToPath(new URL('../bin/tds.js', import.meta.url));
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const LIMITED_ROWS = Number(process.env.BENCH_LIMITED_ROWS ?? 12_000);
+const RATE_SCALE = Number(process.env.BENCH_RATE_SCALE ?? 1);
+const PAGE = 100;
+const ROWS_PER_MINUTE = 60; // the service's row-read limit (service-api.md 8)
+
+const dir = mkdtempSync(join(tmpdir(), 'tds-export-bench-'));
+const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
+const TICK_MS = 10; // /proc/PID/stat counts CPU time in clock ticks of 1/100 s on Linux
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/** CPU time (user + system) a process has used so far, from /proc; undefined once it is gone. */
+function cpuMsOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return undefined;
+  }
+}
+const rate = (rows, ms) => `${Math.round((rows / ms) * 1000).toLocaleString('en-US')} rows/s`;
+
+/** Starts `tds emulator` as a child; resolves with its ready line and a stop(). */
+function startEmulator(args) {
+  const child = spawn(process.execPath, [TDS, 'emulator', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      const info = JSON.parse(line);
+      resolve({
+        ...info,
+        pid: child.pid,
+        origin: new URL(info.baseUrl).origin,
+        stop: () => new Promise((done) => (child.exitCode !== null ? done() : (child.once('exit', done), child.kill('SIGTERM')))),
+      });
+    });
+  });
+}
+
+async function getJson(dispatcher, url, apiKey) {
+  const response = await request(url, { dispatcher, headers: { authorization: `Bearer ${apiKey}` } });
+  const body = await response.body.json();
+  if (response.statusCode !== 200) throw new Error(`GET ${url}: HTTP ${response.statusCode} ${JSON.stringify(body)}`);
+  return body;
+}
+
+async function generatedTable(emu) {
+  const dispatcher = new Agent();
+  const { tables } = await getJson(dispatcher, `${emu.baseUrl}/tables`, emu.apiKey);
+  await dispatcher.close();
+  return tables.find((table) => table.name === 'Generated');
+}
+
+/** The floor: every page downloaded and parsed, one after another, on one keep-alive connection. */
+async function floor(emu, table, maxPages = Infinity) {
+  const dispatcher = new Agent({ connections: 1 });
+  const emuCpu = cpuMsOf(emu.pid);
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  let cursor;
+  let rows = 0;
+  for (;;) {
+    const url = `${emu.baseUrl}/tables/${table.id}/rows?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const page = await getJson(dispatcher, url, emu.apiKey);
+    rows += page.rows.length;
+    if (!page.hasNextPage || rows >= maxPages * PAGE) break;
+    cursor = page.nextCursor;
+  }
+  const ms = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  await dispatcher.close();
+  return { rows, ms, cpuMs: (used.user + used.system) / 1000, emuCpuMs: cpuMsOf(emu.pid) - emuCpu };
+}
+
+/** Runs `tds rows TABLE -o FILE …` and samples the child's peak RSS (VmHWM) until it exits. */
+function exportWithTds(emu, table, file, extraEnv = {}, extraArgs = []) {
+  const start = performance.now();
+  const emuCpu = cpuMsOf(emu.pid);
+  const child = spawn(process.execPath, [TDS, 'rows', table.id, '-o', file, ...extraArgs], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, TDS_BASE_URL: emu.baseUrl, TDS_API_KEY: emu.apiKey, TDS_CONFIG_DIR: dir, NO_COLOR: '1', ...extraEnv },
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  let peakKb = 0;
+  let cpuMs = 0;
+  const sample = () => {
+    try {
+      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (match) peakKb = Math.max(peakKb, Number(match[1]));
+      cpuMs = cpuMsOf(child.pid) ?? cpuMs;
+    } catch {
+      // the child has exited
+    }
+  };
+  const timer = setInterval(sample, 50);
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      clearInterval(timer);
+      const ms = performance.now() - start;
+      const endedAt = Date.now();
+      if (code !== 0) reject(new Error(`tds exited with ${code}: ${stderr}`));
+      else resolve({ ms, endedAt, peakKb, cpuMs, emuCpuMs: cpuMsOf(emu.pid) - emuCpu, bytes: statSync(file).size, stderr });
+    });
+  });
+}
+
+let failed = false;
+const check = (ok, text) => {
+  console.log(`  ${ok ? 'ok  ' : 'MISS'} ${text}`);
+  if (!ok) failed = true;
+};
+
+try {
+  if (process.env.BENCH_SKIP_FAST !== '1') await throughput();
+  if (process.env.BENCH_SKIP_LIMITED !== '1') await rateLimited();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+console.log(`load average after: ${loadavg().map((n) => n.toFixed(1)).join(' ')}`);
+process.exit(failed ? 1 : 0);
+
+/** Phase 1: throughput and memory, rate limits off. */
+async function throughput() {
+  const loadStart = performance.now();
+  const fast = await startEmulator(['--no-rate-limits', '--rows', String(ROWS)]);
+  const table = await generatedTable(fast);
+  console.log(`emulator child: ${ROWS.toLocaleString('en-US')} rows ready in ${(performance.now() - loadStart).toFixed(0)} ms`);
+  await floor(fast, table, 100); // warm-up
+  const base = await floor(fast, table);
+  console.log(`load average before: ${loadavg().map((n) => n.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`);
+  console.log(
+    `floor (undici loop, GET + JSON.parse): ${base.rows.toLocaleString('en-US')} rows in ${seconds(base.ms)} = ${rate(base.rows, base.ms)}; ` +
+      `CPU: loop ${seconds(base.cpuMs)}, emulator ${seconds(base.emuCpuMs)}`,
+  );
+  for (const format of ['csv', 'ndjson']) {
+    const file = join(dir, `export.${format}`);
+    const run = await exportWithTds(fast, table, file, { TDS_RATE_SCALE: '1000000' });
+    const ratio = run.ms / base.ms;
+    // With the CPUs shared (a busy machine), time is about the CPU both processes need; this ratio says it.
+    const cpuRatio = (run.cpuMs + run.emuCpuMs) / (base.cpuMs + base.emuCpuMs);
+    console.log(
+      `tds rows -o export.${format}: ${seconds(run.ms)} = ${rate(ROWS, run.ms)}, ${(run.bytes / 1e6).toFixed(0)} MB written, peak RSS ${mb(run.peakKb)}; ` +
+        `CPU: tds ${seconds(run.cpuMs)}, emulator ${seconds(run.emuCpuMs)} (${cpuRatio.toFixed(2)}x the floor's CPU)`,
+    );
+    check(ratio <= 1.3, `time ${ratio.toFixed(2)}x the floor (target <= 1.3x)`);
+    check(run.peakKb <= 150 * 1024, `peak RSS ${mb(run.peakKb)} (target <= 150 MB)`);
+    rmSync(file, { force: true });
+  }
+  await fast.stop();
+}
+
+/** Phase 2: the real row-read limit (optionally scaled), 12,000 rows = 120 requests. */
+async function rateLimited() {
+  const limited = await startEmulator(['--rows', String(LIMITED_ROWS), '--rate-scale', String(RATE_SCALE)]);
+  const small = await generatedTable(limited);
+  const requests = Math.ceil(LIMITED_ROWS / PAGE);
+  const windowMs = 60_000 / RATE_SCALE;
+  // Request k (0-based) may start at floor(k / 60) windows after the first: the 120th at one window.
+  const idealMs = Math.floor((requests - 1) / ROWS_PER_MINUTE) * windowMs;
+  const file = join(dir, 'limited.csv');
+  const run = await exportWithTds(limited, small, file, RATE_SCALE === 1 ? {} : { TDS_RATE_SCALE: String(RATE_SCALE) });
+  const log = await (await request(`${limited.origin}/_emulator/requests`)).body.json();
+  const rowReads = log.filter((entry) => entry.bucket === 'rows');
+  const throttled = rowReads.filter((entry) => entry.status === 429).length;
+  // The limit governs the rows phase: from the first row request to the file being complete (start-up,
+  // the table and schema reads come before it and are reported in the total).
+  const rowsPhaseMs = run.endedAt - rowReads[0].at;
+  console.log(
+    `rate-limited export (${LIMITED_ROWS.toLocaleString('en-US')} rows, ${requests} pages, rate scale ${RATE_SCALE}): ` +
+      `${seconds(run.ms)} in all, ${seconds(rowsPhaseMs)} from the first row request to the end; ideal ${seconds(idealMs)}; ` +
+      `${rowReads.length} row requests, ${throttled} answered 429`,
+  );
+  check(rowsPhaseMs <= idealMs * 1.05, `rows phase ${(rowsPhaseMs / idealMs).toFixed(3)}x the ideal (target <= 1.05x)`);
+  check(throttled <= 1, `${throttled} 429s (target <= 1)`);
+  await limited.stop();
+}

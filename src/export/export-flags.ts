@@ -1,0 +1,151 @@
+import { Option, type Command } from 'commander';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { UsageError } from '../cli/errors.js';
+import { addOutputOptions, parseIntegerOption } from '../cli/options.js';
+import { chooseFormat, type DataFormat, type Format } from '../output/format.js';
+import { CELLS_MODES, HEADER_MODES, type CellsMode, type HeaderMode, type ShapeOptions } from '../records/shape-options.js';
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN, SEARCH_MAX_CHARS } from '../spec/index.js';
+import type { CsvOptions, OnTruncated } from './export-request.js';
+
+/** The longest text a spreadsheet cell holds (Excel, LibreOffice): --excel cuts longer cells. */
+export const SPREADSHEET_CELL_MAX_CHARS = 32_767;
+
+/** The flags of `tds rows` and `tds query` as commander gives them. */
+export interface ExportFlagValues {
+  format?: Format;
+  output?: string;
+  search?: string;
+  limit?: number;
+  pageSize: number;
+  header: HeaderMode;
+  columns?: string;
+  meta: boolean;
+  system: boolean;
+  cells: CellsMode;
+  statusColumns?: boolean;
+  join?: string;
+  bom?: boolean;
+  excel?: boolean;
+  safeFormulas?: boolean;
+  onTruncated: OnTruncated;
+  resume?: boolean;
+  restart?: boolean;
+}
+
+/** The flags checked and turned into the parts of an export request (no request is made here). */
+export interface ExportFlags {
+  format: DataFormat;
+  output?: string;
+  search: string;
+  limit?: number;
+  pageSize: number;
+  shape: ShapeOptions;
+  csv: CsvOptions;
+  onTruncated: OnTruncated;
+  resume: boolean;
+  restart: boolean;
+}
+
+/** Output, shaping, paging and resume flags shared by rows and query. */
+export function addExportOptions(command: Command): Command {
+  addOutputOptions(command);
+  return command
+    .option('-q, --search <text>', `case-insensitive text search across the cells (at most ${SEARCH_MAX_CHARS} characters)`)
+    .option('-n, --limit <n>', 'stop after N rows in all', parseIntegerOption('--limit', 1, Number.MAX_SAFE_INTEGER))
+    .option(
+      '--page-size <n>',
+      `rows per request, ${PAGE_LIMIT_MIN}-${PAGE_LIMIT_MAX}`,
+      parseIntegerOption('--page-size', PAGE_LIMIT_MIN, PAGE_LIMIT_MAX),
+      PAGE_LIMIT_DEFAULT,
+    )
+    .addOption(new Option('--header <kind>', 'column keys: labels, names or IDs').choices(HEADER_MODES).default('label'))
+    .option('--columns <list>', 'only these columns, in this order: labels, names, IDs or keys, comma-separated ("quote,d" if needed)')
+    .option('--no-meta', 'leave out _id, _createdAt, _updatedAt and _createdByUserId')
+    .option('--no-system', 'leave out the columns the service adds itself')
+    .addOption(new Option('--cells <kind>', 'each cell as its value, or as the whole Cell object').choices(CELLS_MODES).default('value'))
+    .option('--status-columns', 'add <key>.status and <key>.error after each column that carries a run status or error')
+    .option('--join <sep>', 'CSV/TSV: join arrays of plain values with SEP instead of writing JSON')
+    .option('--bom', 'CSV/TSV: start with a UTF-8 byte order mark')
+    .option('--excel', `CSV/TSV for spreadsheet programs: BOM, CRLF, cells cut at ${SPREADSHEET_CELL_MAX_CHARS.toLocaleString('en-US')} characters, formula guard`)
+    .option('--safe-formulas', "CSV/TSV: a text cell starting with = + - @ tab or CR gets a leading '")
+    .addOption(
+      new Option('--on-truncated <action>', 'cells the service cut at 200 characters: warn at the end, or exit 8')
+        .choices(['warn', 'error'])
+        .default('warn'),
+    )
+    .option('--resume', 'continue the interrupted export to -o FILE from its checkpoint')
+    .option('--restart', 'drop the checkpoint of an interrupted export to -o FILE and start over');
+}
+
+/** Checks the flags on their own, before any request: every problem here exits 2. */
+export function readExportFlags(values: ExportFlagValues, defaultFormat: Format | undefined): ExportFlags {
+  const output = values.output === '-' ? undefined : values.output;
+  const fallback = defaultFormat && defaultFormat !== 'table' ? defaultFormat : 'csv';
+  const format = chooseFormat({ ...(values.format ? { format: values.format } : {}), ...(output ? { output } : {}), fallback });
+  if (format === 'table') {
+    throw new UsageError('rows and query write csv, tsv, ndjson or json, not a table', {
+      hint: 'use --format csv (the default) and a viewer such as `column -s, -t` or a spreadsheet',
+    });
+  }
+  const delimited = format === 'csv' || format === 'tsv';
+  for (const flag of ['join', 'bom', 'excel', 'safeFormulas'] as const) {
+    if (values[flag] !== undefined && !delimited) {
+      throw new UsageError(`--${kebab(flag)} applies to csv and tsv output, not ${format}`);
+    }
+  }
+  const search = values.search ?? '';
+  if (search.length > SEARCH_MAX_CHARS) {
+    throw new UsageError(`the search text is ${search.length} characters long; the service accepts at most ${SEARCH_MAX_CHARS}`);
+  }
+  if (values.resume && values.restart) throw new UsageError('--resume and --restart cannot be used together');
+  if ((values.resume || values.restart) && !output) {
+    throw new UsageError(`--${values.resume ? 'resume' : 'restart'} needs -o FILE: only a file export can be continued`);
+  }
+  const excel = Boolean(values.excel);
+  return {
+    format,
+    ...(output ? { output } : {}),
+    search,
+    ...(values.limit !== undefined ? { limit: values.limit } : {}),
+    pageSize: values.pageSize,
+    shape: {
+      header: values.header,
+      meta: values.meta,
+      system: values.system,
+      ...(values.columns !== undefined ? { columns: parseColumnList(values.columns) } : {}),
+      cells: values.cells,
+      statusColumns: Boolean(values.statusColumns),
+    },
+    csv: {
+      bom: excel || Boolean(values.bom),
+      crlf: excel,
+      ...(values.join !== undefined ? { join: values.join } : {}),
+      safeFormulas: excel || Boolean(values.safeFormulas),
+      ...(excel ? { maxCellChars: SPREADSHEET_CELL_MAX_CHARS } : {}),
+    },
+    onTruncated: values.onTruncated,
+    resume: Boolean(values.resume),
+    restart: Boolean(values.restart),
+  };
+}
+
+/** `A, B,"C, with comma"` → the references, read as one CSV record. */
+export function parseColumnList(text: string): string[] {
+  let records: string[][];
+  try {
+    records = parseCsv(text, { trim: true, relax_quotes: false }) as string[][];
+  } catch (error) {
+    throw new UsageError(`--columns: cannot read the list (${(error as Error).message})`, {
+      hint: 'separate columns with commas; put a label that holds a comma in double quotes',
+    });
+  }
+  const refs = (records[0] ?? []).filter((ref) => ref !== '');
+  if (records.length > 1 || refs.length === 0) {
+    throw new UsageError('--columns needs one comma-separated list of columns', { hint: 'e.g. --columns "Name,Email,Stage"' });
+  }
+  return refs;
+}
+
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+}

@@ -1,0 +1,88 @@
+import { once } from 'node:events';
+import { open, stat, truncate, unlink } from 'node:fs/promises';
+import { UsageError } from '../cli/errors.js';
+import { createAtomicFile, type AtomicFile } from '../output/atomic-file.js';
+
+/** Where an export's bytes go: stdout, or `-o FILE` through `FILE.partial`. */
+export interface ExportOutput {
+  /** `FILE.partial` while a file is written; undefined on stdout. */
+  readonly partialPath?: string;
+  /** Resolves once the chunk is handed to the system (a file) or accepted (stdout, respecting backpressure). */
+  write(chunk: Buffer): Promise<void>;
+  /** fsync of the data written so far (files only). */
+  syncData(): Promise<void>;
+  /** The output is complete: rename `FILE.partial` to FILE. */
+  commit(): Promise<void>;
+  /** The export stops before the end: keep `FILE.partial` (synced) for --resume or a look. */
+  keep(): Promise<void>;
+  /** The export failed before its first page: remove `FILE.partial`. */
+  discard(): Promise<void>;
+}
+
+export function streamOutput(stream: NodeJS.WritableStream): ExportOutput {
+  return {
+    async write(chunk) {
+      if (!stream.write(chunk)) await once(stream, 'drain');
+    },
+    syncData: async () => undefined,
+    commit: async () => undefined,
+    keep: async () => undefined,
+    discard: async () => undefined,
+  };
+}
+
+/**
+ * `-o FILE`, written to `FILE.partial`. With `resumeBytes` the partial file of an interrupted
+ * export is cut back to that many bytes (the end of the last page the checkpoint counts) and
+ * continued; without it any old partial file is replaced.
+ */
+export async function fileOutput(path: string, resumeBytes?: number): Promise<ExportOutput> {
+  if (resumeBytes !== undefined) await cutPartial(`${path}.partial`, resumeBytes);
+  const file: AtomicFile = await createAtomicFile(path, { append: resumeBytes !== undefined }).catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`cannot write ${path}.partial${error.code ? ` (${error.code})` : ''}`, {
+      hint: 'check that the folder of -o FILE exists and can be written',
+    });
+  });
+  const failed = new Promise<never>((_, reject) => file.stream.once('error', reject));
+  failed.catch(() => undefined);
+  return {
+    partialPath: file.partialPath,
+    write: (chunk) =>
+      Promise.race([
+        failed,
+        new Promise<void>((resolve, reject) => file.stream.write(chunk, (error) => (error ? reject(error) : resolve()))),
+      ]),
+    async syncData() {
+      const handle = await open(file.partialPath, 'r+');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    },
+    commit: () => file.commit(),
+    keep: () => file.abandon(),
+    discard: () => file.discard(),
+  };
+}
+
+async function cutPartial(partialPath: string, bytes: number): Promise<void> {
+  const size = await stat(partialPath).then(
+    (info) => info.size,
+    () => undefined,
+  );
+  if (size === undefined || size < bytes) {
+    const found = size === undefined ? 'it is missing' : `it has ${size} bytes`;
+    throw new UsageError(`cannot resume: the checkpoint counts ${bytes} bytes of ${partialPath} but ${found}`, {
+      hint: 'start the export over with --restart',
+    });
+  }
+  if (size > bytes) await truncate(partialPath, bytes);
+}
+
+/** Removes `FILE.partial` (--restart). */
+export async function removePartial(path: string): Promise<void> {
+  await unlink(`${path}.partial`).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') throw error;
+  });
+}

@@ -1,0 +1,52 @@
+import type { DataFormat } from '../output/format.js';
+import type { ShapeOptions } from '../records/shape-options.js';
+import type { Field, FilterGroup, RowsPage, Table } from '../spec/index.js';
+
+export type Endpoint = 'rows' | 'query';
+export type OnTruncated = 'warn' | 'error';
+
+/** CSV/TSV writing options (createRecordWriter's). */
+export interface CsvOptions {
+  bom: boolean;
+  crlf: boolean;
+  join?: string;
+  safeFormulas: boolean;
+  /** Cells longer than this are cut (--excel: the spreadsheet cell limit). */
+  maxCellChars?: number;
+}
+
+/** Everything that decides one export of `tds rows` or `tds query`, read from the flags and the schema. */
+export interface ExportRequest {
+  table: Table;
+  fields: Field[];
+  endpoint: Endpoint;
+  /** -q; '' for none. */
+  search: string;
+  filters?: FilterGroup;
+  shape: ShapeOptions;
+  format: DataFormat;
+  csv: CsvOptions;
+  /** -o FILE; stdout when undefined. */
+  output?: string;
+  /** -n: rows in all. */
+  limit?: number;
+  pageSize: number;
+  /** With `output` only (readExportFlags refuses them without it). */
+  resume: boolean;
+  restart: boolean;
+  onTruncated: OnTruncated;
+  /** The row-read limit as the client paces it (divided by TDS_RATE_SCALE), for the ETA. */
+  rowWindow: { requests: number; perMs: number };
+}
+
+/** One page of the export's endpoint: `limit` rows at most, after `cursor`. */
+export type FetchPage = (cursor: string | undefined, limit: number) => Promise<RowsPage>;
+
+/** What an export did, for --verbose. */
+export interface ExportSummary {
+  rows: number;
+  duplicates: number;
+  pages: number;
+  truncatedCells: number;
+  elapsedMs: number;
+}

@@ -1,0 +1,88 @@
+import { stringify } from 'csv-stringify/sync';
+import { cellText, guardFormula } from '../output/cell-text.js';
+import type { DataFormat } from '../output/format.js';
+import type { OutputRecord } from '../output/record-writer.js';
+import { recordToJson } from './json-text.js';
+
+export interface PageEncoderOptions {
+  format: DataFormat;
+  /** Record keys in output order (the CSV/TSV header). */
+  keys: string[];
+  /** CSV/TSV only, as in createRecordWriter (whose output the pieces reproduce byte for byte). */
+  bom?: boolean;
+  crlf?: boolean;
+  join?: string;
+  safeFormulas?: boolean;
+  maxCellChars?: number;
+}
+
+/**
+ * Output in whole-page pieces, so that after each page the exact byte count of the output is known
+ * (the checkpoint of a resumable export) and a resumed export can continue a file: the pieces put
+ * together are byte for byte the output of one record writer over every record.
+ */
+export interface PageEncoder {
+  /** What comes before the first record: the CSV/TSV header (after a BOM), `[` for JSON. */
+  prelude(): Buffer;
+  /** The records of one page as they follow `rowsBefore` records; `onCut(key)` for each cell cut at maxCellChars. */
+  encode(records: readonly OutputRecord[], rowsBefore: number, onCut?: (key: string) => void): Buffer;
+  /** What ends the output after `rowsTotal` records. */
+  epilogue(rowsTotal: number): Buffer;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+export function createPageEncoder(options: PageEncoderOptions): PageEncoder {
+  return options.format === 'csv' || options.format === 'tsv' ? delimitedEncoder(options) : jsonEncoder(options);
+}
+
+/** NDJSON: one object a line. JSON: `[`, then each object on its own line, `]` (as createRecordWriter writes it). */
+function jsonEncoder(options: PageEncoderOptions): PageEncoder {
+  const toJson = recordToJson(options.keys);
+  const array = options.format === 'json';
+  return {
+    prelude: () => (array ? Buffer.from('[') : EMPTY),
+    encode(records, rowsBefore) {
+      let text = '';
+      records.forEach((record, i) => {
+        text += array ? `${rowsBefore + i === 0 ? '\n' : ',\n'}${toJson(record)}` : `${toJson(record)}\n`;
+      });
+      return Buffer.from(text);
+    },
+    epilogue: (rowsTotal) => (array ? Buffer.from(rowsTotal === 0 ? ']\n' : '\n]\n') : EMPTY),
+  };
+}
+
+/**
+ * CSV/TSV: the cells rendered as createRecordWriter renders them (cellText, the cut at
+ * maxCellChars, the formula guard) and quoted by csv-stringify with the same options, one
+ * synchronous call a page (the streaming writer costs several times more per record).
+ */
+function delimitedEncoder(options: PageEncoderOptions): PageEncoder {
+  const csvOptions = { delimiter: options.format === 'tsv' ? '\t' : ',', record_delimiter: options.crlf ? '\r\n' : '\n' };
+  const { keys, maxCellChars, safeFormulas } = options;
+  const textOptions = { join: options.join };
+  const cell = (record: OutputRecord, key: string, onCut?: (key: string) => void): string => {
+    const value = record[key];
+    let text = cellText(value, textOptions);
+    if (maxCellChars !== undefined && text.length > maxCellChars) {
+      text = text.slice(0, maxCellChars);
+      onCut?.(key);
+    }
+    return safeFormulas && typeof value === 'string' ? guardFormula(text) : text;
+  };
+  return {
+    prelude: () => Buffer.from(stringify([keys], { ...csvOptions, bom: Boolean(options.bom) })),
+    encode(records, _rowsBefore, onCut) {
+      if (records.length === 0) return EMPTY;
+      const rows = new Array<string[]>(records.length);
+      for (let r = 0; r < records.length; r += 1) {
+        const row = new Array<string>(keys.length);
+        for (let k = 0; k < keys.length; k += 1) row[k] = cell(records[r]!, keys[k]!, onCut);
+        rows[r] = row;
+      }
+      return Buffer.from(stringify(rows, csvOptions));
+    },
+    epilogue: () => EMPTY,
+  };
+}

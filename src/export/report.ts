@@ -1,0 +1,57 @@
+import type { Context } from '../cli/context.js';
+import { TdsError, UsageError } from '../cli/errors.js';
+import type { TruncationTally } from '../records/truncation-tally.js';
+import type { ExportRequest } from './export-request.js';
+import type { ExportState } from './export-state.js';
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/** The cut-cell warning at the end of an export; with --on-truncated error, the error to exit 8 with. */
+export function reportTruncation(ctx: Context, tally: TruncationTally, request: ExportRequest): TdsError | undefined {
+  const fail = request.onTruncated === 'error';
+  const label = fail ? ctx.io.color.red('tds:') : ctx.io.color.yellow('tds: warning:');
+  for (const line of tally.summary(request.csv.maxCellChars ?? 0)) ctx.io.stderr.write(`${label} ${line}\n`);
+  if (!fail) return undefined;
+  const kept = request.output ? `; the output is left in ${request.output}.partial` : '';
+  return new TdsError('TRUNCATED', `${count(tally.total)} cut ${tally.total === 1 ? 'cell' : 'cells'} and --on-truncated error${kept}`, {
+    hint: 'the service cuts cell values at 200 characters in row responses; --on-truncated warn keeps the cut text',
+  });
+}
+
+export interface StopReport {
+  error: unknown;
+  state: ExportState;
+  partialPath: string;
+  checkpointPath: string;
+  /** The cursor a resumed export started from, and how many pages this run fetched. */
+  resumedCursor: string | undefined;
+  pages: number;
+}
+
+/**
+ * An export to a file stopped before the end (interrupt, retries exhausted, a refused request):
+ * the partial file and checkpoint are kept; the user is told how to continue. Returns the error
+ * to throw (an interrupt is left for main.ts, which prints it and exits 130).
+ */
+export function reportStop(ctx: Context, report: StopReport): unknown {
+  const { error, state } = report;
+  if (report.resumedCursor !== undefined && report.pages === 0 && error instanceof TdsError && error.status === 400) {
+    return new UsageError(`cannot resume: the service no longer accepts the saved cursor: ${error.message}`, {
+      hint: 'cursors do not last for ever; start the export over with --restart',
+    });
+  }
+  const kept = `${report.partialPath} and ${report.checkpointPath} are kept`;
+  const how = 'run the same command again with --resume to continue where it stopped';
+  if (ctx.signal.aborted) {
+    return new TdsError('INTERRUPTED', `the export stopped after ${count(state.rows)} rows; ${kept}`, { hint: how });
+  }
+  if (!(error instanceof TdsError)) {
+    ctx.io.stderr.write(`tds: the export stopped after ${count(state.rows)} rows; ${kept}\nhint: ${how}\n`);
+    return error;
+  }
+  return new TdsError(error.code, error.message, {
+    ...(error.status !== undefined ? { status: error.status } : {}),
+    cause: error,
+    hint: `${error.hint ? `${error.hint}; ` : ''}${count(state.rows)} rows are in ${report.partialPath}: ${how}`,
+  });
+}

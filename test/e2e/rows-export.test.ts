@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { access, mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TDS_BIN } from '../helpers/cli.js';
+import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { RATE_SCALE, emulatorRequests, tdsAgainst, type Target } from './read-support.js';
+
+// What a user sees of an export besides its records: limits, cut-cell warnings, interrupted and resumed
+// exports, a closed pipe, and progress on a terminal.
+
+let emulator: RunningEmulator;
+let tds: ReturnType<typeof tdsAgainst>;
+
+beforeAll(async () => {
+  emulator = await startEmulatorProcess(['--rate-scale', RATE_SCALE]);
+  tds = tdsAgainst(emulator);
+});
+afterAll(() => emulator?.stop());
+
+const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'tds-rows-export-'));
+const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
+const rowReads = async (target: Target) => (await emulatorRequests(target)).filter((entry) => /\/rows(\/query)?(\?|$)/.test(entry.path));
+
+/** Spawns tds against `target` with its stdio as pipes, for tests that signal it or close its stdout. */
+function spawnTds(target: Target, args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [TDS_BIN, ...args], {
+    env: { ...process.env, NO_COLOR: '1', TDS_CONFIG_DIR: '/nonexistent-tds-config', TDS_BASE_URL: target.baseUrl, TDS_API_KEY: target.apiKey, TDS_RATE_SCALE: RATE_SCALE, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { child, exit, stderr: () => stderr };
+}
+
+describe('tds rows: exports', () => {
+  it('-n/--limit stops early with the fewest requests: the last page asks only for what is needed', async () => {
+    const before = (await rowReads(emulator)).length;
+    const result = await tds(['rows', 'Leads', '-n', '150', '--format', 'ndjson']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trimEnd().split('\n')).toHaveLength(150);
+    const reads = (await rowReads(emulator)).slice(before);
+    expect(reads.map((entry) => new URL(entry.path, 'http://x').searchParams.get('limit'))).toEqual(['100', '50']);
+  });
+
+  it('warns about cut cells per column at the end; --on-truncated error exits 8 and leaves FILE.partial', async () => {
+    const warned = await tds(['rows', 'Leads', '--columns', 'Name,Notes,Address', '--no-meta']);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(/^tds: warning: \d+ cells were cut by the service at 200 characters \(the cut text was kept\): "Notes" \d+, "Address" \d+$/m);
+
+    const dir = await tempDir();
+    const failed = await tds(['rows', 'Leads', '-o', join(dir, 'leads.csv'), '--on-truncated', 'error']);
+    expect(failed.code).toBe(8);
+    expect(failed.stderr).toMatch(/cells were cut by the service/);
+    expect(failed.stderr).toMatch(/tds: \d+ cut cells and --on-truncated error; the output is left in .*leads\.csv\.partial/);
+    expect(await readdir(dir)).toEqual(['leads.csv.partial']);
+  });
+
+  it('stdout closed early (| head) is a normal exit', async () => {
+    const run = spawnTds(emulator, ['rows', 'Leads', '--page-size', '10', '--format', 'ndjson']);
+    run.child.stdout.once('data', () => run.child.stdout.destroy());
+    expect(await run.exit).toBe(0);
+    expect(run.stderr()).not.toMatch(/tds: (?!warning)/);
+  });
+
+  it('shows progress on a terminal (TDS_FORCE_TTY=1): rows, percentage of the table, and a final line', async () => {
+    const result = await tds(['rows', 'Leads', '--page-size', '50', '-o', join(await tempDir(), 'leads.csv')], { env: { TDS_FORCE_TTY: '1' } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/\d+ rows · [\d,]+ rows\/s · \d+% of 250/);
+    expect(result.stderr).toMatch(/250 rows written to .*leads\.csv in [\d.]+s/);
+  });
+});
+
+describe('tds rows: resume', () => {
+  it('after retries run out, --resume finishes a file identical to an uninterrupted export', async () => {
+    // Read requests: 1 tables, 2 schema, 3-4 pages one and two, 5-7 page three and its two retries.
+    const faulty = await startEmulatorProcess(['--rate-scale', RATE_SCALE, '--read-faults', '500@5-7']);
+    try {
+      const run = tdsAgainst(faulty);
+      const dir = await tempDir();
+      const file = join(dir, 'leads.ndjson');
+      const failed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--max-retries', '2']);
+      expect(failed.code).toBe(6);
+      expect(failed.stderr).toMatch(/hint: .*40 rows are in .*leads\.ndjson\.partial: run the same command again with --resume/);
+      expect((await readdir(dir)).sort()).toEqual(['leads.ndjson.partial', 'leads.ndjson.tds-checkpoint']);
+
+      const resumed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
+      expect(resumed.code).toBe(0);
+      expect(await readdir(dir)).toEqual(['leads.ndjson']);
+      const whole = join(dir, 'whole.ndjson');
+      expect((await run(['rows', 'Leads', '--page-size', '20', '-o', whole])).code).toBe(0);
+      expect(await readFile(file, 'utf8')).toBe(await readFile(whole, 'utf8'));
+    } finally {
+      await faulty.stop();
+    }
+  });
+
+  it('after SIGINT (exit 130, .partial and checkpoint kept), --resume finishes a file identical to an uninterrupted export', async () => {
+    // The fifth read request (page three) never gets an answer, so the export is surely mid-way when interrupted.
+    const stalling = await startEmulatorProcess(['--rate-scale', RATE_SCALE, '--read-faults', 'stall@5']);
+    try {
+      const dir = await tempDir();
+      const file = join(dir, 'leads.csv');
+      const run = spawnTds(stalling, ['rows', 'Leads', '--page-size', '20', '-o', file]);
+      while (!(await exists(`${file}.tds-checkpoint`))) await new Promise((resolve) => setTimeout(resolve, 20));
+      run.child.kill('SIGINT');
+      expect(await run.exit).toBe(130);
+      expect(run.stderr()).toMatch(/the export stopped after (20|40) rows; .*leads\.csv\.partial and .*leads\.csv\.tds-checkpoint are kept\nhint: run the same command again with --resume/);
+      expect((await readdir(dir)).sort()).toEqual(['leads.csv.partial', 'leads.csv.tds-checkpoint']);
+
+      const tds2 = tdsAgainst(stalling);
+      expect((await tds2(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume'])).code).toBe(0);
+      const whole = join(dir, 'whole.csv');
+      expect((await tds2(['rows', 'Leads', '-o', whole])).code).toBe(0);
+      expect(await readFile(file, 'utf8')).toBe(await readFile(whole, 'utf8'));
+    } finally {
+      await stalling.stop();
+    }
+  });
+});

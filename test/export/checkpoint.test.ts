@@ -1,0 +1,115 @@
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/cli/errors.js';
+import { CheckpointWriter, checkpointPath, readCheckpoint, type CheckpointState } from '../../src/export/checkpoint.js';
+import { fileOutput } from '../../src/export/export-output.js';
+import { canonical, fingerprintDifferences, type ExportFingerprint } from '../../src/export/fingerprint.js';
+
+const fingerprint: ExportFingerprint = {
+  tableId: 'tbl_1',
+  endpoint: 'query',
+  search: '',
+  filters: { combinator: 'and', rules: [{ fieldId: 'f1', operator: '=', value: 1 }] },
+  shape: { header: 'label', meta: true, system: true, cells: 'value', statusColumns: false },
+  columns: ['f1=A'],
+  format: 'csv',
+  csv: { bom: false, crlf: false, join: null, safeFormulas: false, maxCellChars: null },
+};
+
+function state(rows: number): CheckpointState {
+  return {
+    fingerprint,
+    statusFields: [],
+    cursor: `c${rows}`,
+    done: false,
+    rows,
+    bytes: rows * 10,
+    lastPageIds: [`r${rows}`],
+    duplicates: 0,
+    truncated: { service: {}, spreadsheet: {} },
+  };
+}
+
+const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'tds-checkpoint-'));
+
+describe('CheckpointWriter', () => {
+  it('writes the latest state in the background, coalescing pages, and syncs the data on flush', async () => {
+    const path = checkpointPath(join(await tempDir(), 'out.csv'));
+    let syncs = 0;
+    const writer = new CheckpointWriter(path, async () => void (syncs += 1), 60_000, 0);
+    for (let rows = 1; rows <= 50; rows += 1) writer.update(state(rows));
+    await writer.flush();
+    expect(await readCheckpoint(path)).toMatchObject({ version: 1, rows: 50, cursor: 'c50', fingerprint });
+    expect(syncs).toBe(1);
+    await writer.remove();
+    expect(await readCheckpoint(path)).toBeUndefined();
+  });
+
+  it('waits at least minGapMs between writes', async () => {
+    const path = checkpointPath(join(await tempDir(), 'out.csv'));
+    const writer = new CheckpointWriter(path, async () => undefined, 60_000, 600);
+    writer.update(state(1));
+    while ((await readCheckpoint(path)) === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+    writer.update(state(2));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await readCheckpoint(path))?.rows).toBe(1); // the second write waits for its turn
+    await writer.flush();
+    expect((await readCheckpoint(path))?.rows).toBe(2);
+  });
+
+  it('reports a checkpoint it cannot read as a usage error pointing at --restart', async () => {
+    const path = join(await tempDir(), 'x.tds-checkpoint');
+    await writeFile(path, '{"version": 99}');
+    await expect(readCheckpoint(path)).rejects.toThrow(UsageError);
+    await writeFile(path, 'not json');
+    await expect(readCheckpoint(path)).rejects.toMatchObject({ hint: expect.stringMatching(/--restart/) });
+  });
+});
+
+describe('fingerprintDifferences', () => {
+  it('names what differs; key order does not matter', () => {
+    const reordered = JSON.parse(canonical(fingerprint)) as ExportFingerprint;
+    expect(fingerprintDifferences(fingerprint, reordered)).toEqual([]);
+    const other = { ...fingerprint, format: 'ndjson' as const, filters: null, shape: { ...fingerprint.shape, header: 'id' as const } };
+    expect(fingerprintDifferences(fingerprint, other)).toEqual([
+      'the filters (--where/--filter)',
+      'the record options (--header, --columns, --no-meta, --no-system, --cells, --status-columns)',
+      'the output format',
+    ]);
+  });
+});
+
+describe('fileOutput', () => {
+  it('writes FILE.partial and renames it on commit', async () => {
+    const path = join(await tempDir(), 'out.csv');
+    const output = await fileOutput(path);
+    await output.write(Buffer.from('a,b\n'));
+    await expect(stat(path)).rejects.toThrow();
+    await output.commit();
+    expect(await readFile(path, 'utf8')).toBe('a,b\n');
+  });
+
+  it('on resume cuts the partial file back to the checkpointed bytes and appends', async () => {
+    const path = join(await tempDir(), 'out.csv');
+    const first = await fileOutput(path);
+    await first.write(Buffer.from('head\nrow1\nhalf-written'));
+    await first.keep();
+    const resumed = await fileOutput(path, 'head\nrow1\n'.length);
+    await resumed.write(Buffer.from('row2\n'));
+    await resumed.commit();
+    expect(await readFile(path, 'utf8')).toBe('head\nrow1\nrow2\n');
+  });
+
+  it('says which file it cannot write, as a usage error', async () => {
+    await expect(fileOutput(join(await tempDir(), 'missing', 'out.csv'))).rejects.toThrow(/cannot write .*missing\/out\.csv\.partial \(ENOENT\)/);
+  });
+
+  it('refuses to resume when the partial file is missing or shorter than the checkpoint says', async () => {
+    const path = join(await tempDir(), 'out.csv');
+    await expect(fileOutput(path, 10)).rejects.toThrow(/it is missing/);
+    await writeFile(`${path}.partial`, 'abc');
+    await expect(fileOutput(path, 10)).rejects.toThrow(/counts 10 bytes .* but it has 3 bytes/);
+  });
+});
