@@ -1,0 +1,158 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TDS_BIN } from '../helpers/cli.js';
+import { expectSameRecords, ndjson, people, pushBench, tablePayloads, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
+import { accepted, testWebhook, type TestWebhook } from '../push/helpers/webhook-server.js';
+
+// Failures of the webhook, end to end: every record must end up in the table exactly once when the
+// user follows what tds says. Waits are scaled down with TDS_RATE_SCALE (retry-after 1 s → 1 ms).
+
+const FAST = { TDS_RATE_SCALE: '1000' };
+let bench: PushBench | undefined;
+let server: TestWebhook | undefined;
+afterEach(async () => {
+  await bench?.close();
+  await server?.close();
+  bench = undefined;
+  server = undefined;
+});
+
+describe('tds push: webhook failures', () => {
+  it('resends after 429s with and without retry-after: every record exactly once', async () => {
+    bench = await pushBench({ webhookFaults: '429@2,429bare@4,429@5' });
+    const records = people(50);
+    const path = await bench.file('p.ndjson', ndjson(records));
+    const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--json', '-v'], { env: FAST });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).records).toMatchObject({ sent: 50, uncertain: 0, notSent: 0 });
+    expect(webhookPosts(bench.emu).map((post) => post.status)).toEqual([429, 200, 429, 429, 200, 200, 200, 200]);
+    expect(result.stderr).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/v1\/webhook\/….{4} 429/);
+    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
+  });
+
+  it('after a 500 that stored the rows: exit 7 naming the uncertain records, nothing more sent; --resume alone then completes the table exactly once', async () => {
+    // request 1 is the HEAD, so 500@4 hits the third batch (records 21–30)
+    bench = await pushBench({ webhookFaults: '500@4' });
+    const records = people(60);
+    const path = await bench.file('p.ndjson', ndjson(records));
+    const first = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--concurrency', '1'], { env: FAST });
+    expect(first.code, first.stderr).toBe(7);
+    expect(first.stderr).toMatch(/10 records are uncertain \(records 21–30: HTTP 500: /);
+    expect(first.stderr).toMatch(/check the table for records 21–30 \(e\.g\. `tds rows TABLE`\)/);
+    expect(first.stderr).toContain('--resume --resend-uncertain');
+    expect(webhookPosts(bench.emu)).toHaveLength(3); // no batch after the uncertain one
+    const journal = (await readFile(`${path}.tds-journal`, 'utf8')).trim().split('\n').slice(1).map((line) => JSON.parse(line));
+    expect(journal.filter((entry) => entry.state === 'uncertain')).toMatchObject([{ batch: 3, first: 21, last: 30, status: 500 }]);
+
+    // the user checks the table: records 21–30 are there, so --resume alone
+    const payloads = await tablePayloads(bench.emu, bench.inbox.id);
+    expect(payloads).toContainEqual(records[20]);
+    const resumed = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--resume', '--json'], { env: FAST });
+    expect(resumed.code, resumed.stderr).toBe(7); // still reports the uncertain batch it left alone
+    expect(JSON.parse(resumed.stdout).records).toMatchObject({ sent: 30, alreadySent: 20, uncertain: 10, notSent: 0 });
+    expect(webhookPosts(bench.emu)).toHaveLength(6);
+    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
+  });
+
+  it('after a 500 that stored nothing: --resume --resend-uncertain sends that batch again, exactly once in all', async () => {
+    const stored: unknown[] = [];
+    server = await testWebhook((request) => {
+      if (request.method === 'HEAD') return { status: 200 };
+      if (request.n === 3) return { status: 500, body: { message: 'internal error' } };
+      stored.push(...request.objects);
+      return accepted(request);
+    });
+    bench = await pushBench();
+    const records = people(40);
+    const path = await bench.file('p.ndjson', ndjson(records));
+    const args = ['push', server.url, path, '--batch-size', '10', '--concurrency', '1'];
+    const first = await bench.tds(args, { env: FAST });
+    expect(first.code, first.stderr).toBe(7);
+    expect(first.stderr).toMatch(/records 11–20/);
+    expect(first.stderr).not.toContain('wh_test_secret');
+    // the user checks: records 11–20 are missing
+    expect(stored).not.toContainEqual(records[10]);
+    const plain = await bench.tds([...args, '--resume'], { env: FAST });
+    expect(plain.code, plain.stderr).toBe(7);
+    expect(stored).not.toContainEqual(records[10]); // --resume alone never re-sends an uncertain batch
+    const resend = await bench.tds([...args, '--resume', '--resend-uncertain'], { env: FAST });
+    expect(resend.code, resend.stderr).toBe(0);
+    expectSameRecords(stored, records);
+  });
+
+  it('makes a reset connection or a stalled response uncertain (after --timeout)', async () => {
+    bench = await pushBench({ webhookFaults: 'reset@3,stall@5' });
+    const path = await bench.file('p.ndjson', ndjson(people(30)));
+    const args = ['push', bench.inbox.url, path, '--batch-size', '10', '--concurrency', '1', '--timeout', '0.5'];
+    const first = await bench.tds(args, { env: FAST });
+    expect(first.code, first.stderr).toBe(7);
+    expect(first.stderr).toMatch(/uncertain \(records 11–20: connection reset/);
+    // fault positions count on: the resent batch 2 now stalls
+    const second = await bench.tds([...args, '--resume', '--resend-uncertain'], { env: FAST });
+    expect(second.code, second.stderr).toBe(7);
+    expect(second.stderr).toMatch(/uncertain \(records 11–20: no response in time \(UND_ERR_HEADERS_TIMEOUT\)\)/);
+    expect(webhookPosts(bench.emu).map((post) => post.fault ?? post.status)).toEqual([200, 'reset', 'stall']);
+  });
+
+  it('resumes a stdin push from its --journal, and refuses a different stdin without sending', async () => {
+    bench = await pushBench({ webhookFaults: '503@4' });
+    const records = people(50);
+    const args = ['push', bench.inbox.url, '-', '--input-format', 'ndjson', '--journal', 'stdin.journal', '--batch-size', '10', '--concurrency', '1'];
+    const first = await bench.tds(args, { input: ndjson(records), env: FAST });
+    expect(first.code, first.stderr).toBe(7);
+    expect(first.stderr).toMatch(/records 21–30/);
+    expect(first.stderr).toMatch(/not sent yet\s+the rest of stdin/);
+    const other = await bench.tds([...args, '--resume'], { input: ndjson(people(50, 1000)), env: FAST });
+    expect(other.code, other.stderr).toBe(2);
+    expect(other.stderr).toMatch(/does not match the journal .*stdin\.journal: batch 1: /);
+    expect(webhookPosts(bench.emu)).toHaveLength(3);
+    const resumed = await bench.tds([...args, '--resume', '--json'], { input: ndjson(records), env: FAST });
+    expect(resumed.code, resumed.stderr).toBe(7); // the uncertain batch is left alone
+    expect(JSON.parse(resumed.stdout).records).toMatchObject({ alreadySent: 20, sent: 20, uncertain: 10, notSent: 0 });
+    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records); // the 503 came after the rows were stored
+  });
+
+  it('Ctrl-C mid-run: the batches in flight finish and are journaled (exit 130); --resume sends the rest, each record once', async () => {
+    bench = await pushBench();
+    const records = people(400);
+    const path = await bench.file('p.ndjson', ndjson(records));
+    const args = ['push', bench.inbox.url, path, '--batch-size', '5', '--rate', '20'];
+    const env = { ...process.env, TDS_BASE_URL: bench.emu.baseUrl, NO_COLOR: '1', TDS_CONFIG_DIR: join(bench.dir, 'config') };
+    const child = spawn(process.execPath, [TDS_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    while (webhookPosts(bench.emu).length < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(130);
+    expect(stderr).toContain('--resume');
+    const sentBefore = webhookPosts(bench.emu).length;
+    expect(sentBefore).toBeLessThan(80);
+    const journal = (await readFile(`${path}.tds-journal`, 'utf8')).trim().split('\n').slice(1).map((line) => JSON.parse(line));
+    expect(journal.filter((entry) => entry.state === 'accepted')).toHaveLength(sentBefore);
+    const last = new Map(journal.map((entry) => [entry.batch, entry.state]));
+    expect([...last.values()].every((state) => state === 'accepted' || state === 'unsent')).toBe(true);
+
+    const resumed = await bench.tds([...args.filter((arg) => arg !== '--rate' && arg !== '20'), '--resume', '--json'], { env: FAST });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout).records).toMatchObject({ alreadySent: sentBefore * 5, sent: 400 - sentBefore * 5 });
+    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
+  });
+
+  it('keeps to the webhook rate limit at full speed (emulator and client scaled 20x): each record once', async () => {
+    bench = await pushBench({ rateLimits: true, rateScale: 20 });
+    const records = people(1500);
+    const path = await bench.file('p.ndjson', ndjson(records));
+    const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '5', '--json'], { env: { TDS_RATE_SCALE: '20' } });
+    expect(result.code, result.stderr).toBe(0);
+    const posts = webhookPosts(bench.emu);
+    const limited = posts.filter((post) => post.status === 429).length;
+    expect(limited).toBeLessThanOrEqual(3);
+    expect(posts.filter((post) => post.status === 200)).toHaveLength(300);
+    // 300 requests at 100 per 50 ms take at least 100 ms
+    expect(posts.at(-1)!.at - posts[0]!.at).toBeGreaterThanOrEqual(100);
+    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
+  });
+});

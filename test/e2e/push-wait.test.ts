@@ -1,0 +1,49 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ndjson, people, pushBench, type PushBench } from '../push/helpers/emulator.js';
+
+// --wait --table: rowCount before the first POST, then polled (every 2 s / TDS_RATE_SCALE) until the
+// pushed rows are visible or --wait-timeout passes.
+
+let bench: PushBench | undefined;
+afterEach(async () => {
+  await bench?.close();
+  bench = undefined;
+});
+
+describe('tds push --wait', () => {
+  it('waits until the new rows are visible and reports how many appeared', async () => {
+    bench = await pushBench({ ingestDelayMs: 300 });
+    const path = await bench.file('p.ndjson', ndjson(people(120)));
+    const result = await bench.tds(['push', bench.signups.url, path, '--batch-size', '50', '--wait', '--table', 'Signups', '--json'], {
+      env: { TDS_RATE_SCALE: '20' },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const { wait } = JSON.parse(result.stdout);
+    expect(wait).toMatchObject({ before: 10, expected: 120, appeared: 120, after: 130, complete: true });
+    expect(wait.seconds).toBeGreaterThanOrEqual(0.3);
+  });
+
+  it('ends with exit 7 when fewer rows than sent are visible in time, saying intake may still be running', async () => {
+    bench = await pushBench({ ingestDelayMs: 60_000 });
+    const path = await bench.file('p.ndjson', ndjson(people(5)));
+    const result = await bench.tds(['push', bench.inbox.url, path, '--wait', '--table', bench.inbox.id, '--wait-timeout', '1'], {
+      env: { TDS_RATE_SCALE: '10' },
+    });
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stderr).toMatch(/only 0 of 5 new rows were visible after 1 s/);
+    expect(result.stderr).toMatch(/asynchronously.*do not re-send/);
+  });
+
+  it('needs --table and an API key, and checks them before sending', async () => {
+    bench = await pushBench();
+    const path = await bench.file('p.ndjson', ndjson(people(2)));
+    const noTable = await bench.tds(['push', bench.inbox.url, path, '--wait']);
+    expect(noTable.code, noTable.stderr).toBe(2);
+    expect(noTable.stderr).toContain('--wait needs --table');
+    const noKey = await bench.tds(['push', bench.inbox.url, path, '--wait', '--table', 'Inbox'], { env: { TDS_API_KEY: undefined } });
+    expect(noKey.code, noKey.stderr).toBe(3);
+    const unknown = await bench.tds(['push', bench.inbox.url, path, '--wait', '--table', 'Nope']);
+    expect(unknown.code, unknown.stderr).toBe(4);
+    expect(bench.emu.requestLog.filter((entry) => entry.method === 'POST')).toEqual([]);
+  });
+});

@@ -1,0 +1,126 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { expect, test } from 'vitest';
+import { startEmulator, type EmulatorOptions, type RequestLogEntry, type RunningEmulator } from '../../../src/emulator/index.js';
+import { runTds, type RunOptions, type RunResult } from '../../helpers/cli.js';
+
+export interface PushBench {
+  emu: RunningEmulator;
+  dir: string;
+  /** the Marketing / "Inbox" webhook (0 rows at start) */
+  inbox: { id: string; url: string };
+  signups: { id: string; url: string };
+  /** runs the CLI with the emulator's base URL and key, and checks no secret reached its output */
+  tds(args: string[], options?: RunOptions): Promise<RunResult>;
+  file(name: string, content: string | Buffer): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function pushBench(options: EmulatorOptions = {}): Promise<PushBench> {
+  const emu = await startEmulator({ port: 0, ingestDelayMs: 50, rateLimits: false, ...options });
+  const dir = await mkdtemp(join(tmpdir(), 'tds-push-'));
+  const tables = (await api(emu, '/tables')) as { tables: { id: string; name: string }[] };
+  const webhookOf = (name: string): { id: string; url: string } => {
+    const id = tables.tables.find((table) => table.name === name)!.id;
+    return { id, url: emu.webhooks[id]! };
+  };
+  const secrets = [emu.apiKey, ...Object.values(emu.webhooks).map((url) => url.split('/').pop()!)];
+  return {
+    emu,
+    dir,
+    inbox: webhookOf('Inbox'),
+    signups: webhookOf('Signups'),
+    async tds(args, runOptions = {}) {
+      const result = await runTds(args, {
+        ...runOptions,
+        cwd: runOptions.cwd ?? dir,
+        env: { TDS_BASE_URL: emu.baseUrl, TDS_API_KEY: emu.apiKey, TDS_CONFIG_DIR: join(dir, 'config'), ...runOptions.env },
+      });
+      for (const secret of secrets) {
+        expect(result.stdout).not.toContain(secret);
+        expect(result.stderr).not.toContain(secret);
+      }
+      return result;
+    },
+    async file(name, content) {
+      const path = join(dir, name);
+      await writeFile(path, content);
+      return path;
+    },
+    async close() {
+      await emu.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** GET on the emulator's API with its key, waiting out any 429. */
+export async function api(emu: RunningEmulator, path: string): Promise<unknown> {
+  for (;;) {
+    const response = await request(`${emu.baseUrl}${path}`, { headers: { authorization: `Bearer ${emu.apiKey}` } });
+    const body = await response.body.json();
+    if (response.statusCode === 429) {
+      await new Promise((resolve) => setTimeout(resolve, Number(response.headers['retry-after'] ?? 1) * 1000));
+      continue;
+    }
+    expect(response.statusCode, JSON.stringify(body)).toBe(200);
+    return body;
+  }
+}
+
+/** The posted objects of every row of a webhook-fed table (its webhook column), after flushing intake. */
+export async function tablePayloads(emu: RunningEmulator, tableId: string): Promise<unknown[]> {
+  emu.flushIntake();
+  const schema = (await api(emu, `/tables/${tableId}/schema`)) as { fields: { id: string; type: string }[] };
+  const column = schema.fields.find((field) => field.type === 'webhook')!.id;
+  const payloads: unknown[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = (await api(emu, `/tables/${tableId}/rows?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)) as {
+      rows: { cells: Record<string, { value?: unknown; isTruncated?: boolean }> }[];
+      nextCursor: string | null;
+    };
+    for (const row of page.rows) {
+      const cell = row.cells[column];
+      expect(cell?.isTruncated, 'keep test records under 200 characters of JSON').not.toBe(true);
+      payloads.push(cell?.value);
+    }
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return payloads;
+}
+
+/** Same multiset of objects, whatever the order: each expected object exactly once. */
+export function expectSameRecords(actual: unknown[], expected: unknown[]): void {
+  const key = (value: unknown): string => JSON.stringify(value);
+  expect(actual.map(key).sort()).toEqual(expected.map(key).sort());
+}
+
+export function webhookPosts(emu: RunningEmulator): RequestLogEntry[] {
+  return emu.requestLog.filter((entry) => entry.bucket === 'webhook' && entry.method === 'POST');
+}
+
+export function webhookRequests(emu: RunningEmulator): RequestLogEntry[] {
+  return emu.requestLog.filter((entry) => entry.bucket === 'webhook');
+}
+
+/** `n` small distinct records, `{"id": 1, "email": "u1@example.com", …}`. */
+export function people(n: number, from = 1): Record<string, unknown>[] {
+  return Array.from({ length: n }, (_, i) => ({ id: from + i, email: `u${from + i}@example.com`, name: `User ${from + i}` }));
+}
+
+export function ndjson(records: unknown[]): string {
+  return records.map((record) => `${JSON.stringify(record)}\n`).join('');
+}
+
+/** A test with its own emulator and temp folder (`bench`), so tests can run concurrently. */
+export const pushTest = test.extend<{ bench: PushBench }>({
+  // eslint-disable-next-line no-empty-pattern
+  bench: async ({}, use) => {
+    const bench = await pushBench();
+    await use(bench);
+    await bench.close();
+  },
+});
