@@ -1,5 +1,7 @@
 import { compareCreated, compareIds, type RowSource, type StoredRow } from './model.js';
 
+const BULK_APPEND = 64;
+
 /** Rows held in memory, kept sorted in both orders; rows arrive through the webhook intake. */
 export class RowList implements RowSource {
   private readonly byCreated: StoredRow[] = [];
@@ -22,12 +24,26 @@ export class RowList implements RowSource {
     return this.byId[index]!;
   }
 
-  /** Rows come in creation order, so the first insertion point is almost always the end. */
+  /**
+   * Rows come in creation order, so their insertion point by creation is almost always the end; by ID it
+   * is anywhere, so a large arrival is appended and sorted once (the sort merges the two sorted runs)
+   * instead of spliced in row by row, which would be quadratic.
+   */
   append(rows: readonly StoredRow[]): void {
-    for (const row of rows) {
-      insertSorted(this.byCreated, row, compareCreated);
-      insertSorted(this.byId, row, (a, b) => compareIds(a.id, b.id));
+    const byId = (a: StoredRow, b: StoredRow) => compareIds(a.id, b.id);
+    if (rows.length < BULK_APPEND) {
+      for (const row of rows) {
+        insertSorted(this.byCreated, row, compareCreated);
+        insertSorted(this.byId, row, byId);
+      }
+      return;
     }
+    for (const row of rows) {
+      this.byCreated.push(row);
+      this.byId.push(row);
+    }
+    this.byCreated.sort(compareCreated);
+    this.byId.sort(byId);
   }
 
   all(): readonly StoredRow[] {

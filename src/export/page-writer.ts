@@ -5,7 +5,7 @@ import type { Row } from '../spec/index.js';
 import type { ExportOutput } from './export-output.js';
 import type { ExportRequest } from './export-request.js';
 import type { ExportState } from './export-state.js';
-import { createPageEncoder } from './page-encoder.js';
+import { createPageEncoder } from '../output/page-encoder.js';
 
 /** Rows → records → bytes of the output, a whole page at a time, keeping the export state's counts. */
 export interface PageWriter {

@@ -1,6 +1,4 @@
-import { once } from 'node:events';
-import { stringify, type Stringifier } from 'csv-stringify';
-import { cellText, guardFormula } from './cell-text.js';
+import { createPageEncoder } from './page-encoder.js';
 import type { DataFormat } from './format.js';
 
 export type OutputRecord = Record<string, unknown>;
@@ -28,67 +26,34 @@ export interface RecordWriter {
   end(): Promise<void>;
 }
 
-const FLUSH_BYTES = 64 * 1024;
+const RECORDS_PER_CHUNK = 256;
 
+/** Streams records to `sink` in the chosen format, a chunk of records at a time, with backpressure. */
 export function createRecordWriter(sink: NodeJS.WritableStream, options: RecordWriterOptions): RecordWriter {
-  return options.format === 'csv' || options.format === 'tsv'
-    ? delimitedWriter(sink, options)
-    : jsonWriter(sink, options.format === 'json');
-}
-
-/** NDJSON (one object a line) or a JSON array streamed one element a line. */
-function jsonWriter(sink: NodeJS.WritableStream, asArray: boolean): RecordWriter {
-  let buffer = asArray ? '[' : '';
-  let count = 0;
+  const encoder = createPageEncoder({ ...options, keys: options.columns });
+  let pending: OutputRecord[] = [];
+  let written = 0;
+  const send = (chunk: Buffer): Promise<void> | undefined => {
+    if (chunk.length === 0 || sink.write(chunk)) return undefined;
+    return new Promise((resolve) => sink.once('drain', () => resolve()));
+  };
   const flush = (): Promise<void> | undefined => {
-    const chunk = buffer;
-    buffer = '';
-    return sink.write(chunk) ? undefined : once(sink, 'drain').then(() => undefined);
+    const records = pending;
+    pending = [];
+    const chunk = encoder.encode(records, written, options.onCut);
+    written += records.length;
+    return send(chunk);
   };
+  const started = send(encoder.prelude());
   return {
     write(record) {
-      const json = JSON.stringify(record);
-      buffer += asArray ? `${count === 0 ? '\n' : ',\n'}${json}` : `${json}\n`;
-      count += 1;
-      return buffer.length >= FLUSH_BYTES ? flush() : undefined;
+      pending.push(record);
+      return pending.length >= RECORDS_PER_CHUNK ? flush() : undefined;
     },
     async end() {
-      if (asArray) buffer += count === 0 ? ']\n' : '\n]\n';
-      if (buffer) await flush();
-    },
-  };
-}
-
-function delimitedWriter(sink: NodeJS.WritableStream, options: RecordWriterOptions): RecordWriter {
-  const stringifier: Stringifier = stringify({
-    delimiter: options.format === 'tsv' ? '\t' : ',',
-    record_delimiter: options.crlf ? '\r\n' : '\n',
-    bom: Boolean(options.bom),
-  });
-  stringifier.pipe(sink as NodeJS.WritableStream, { end: false });
-  const failure = new Promise<never>((_, reject) => stringifier.once('error', reject));
-  failure.catch(() => undefined);
-
-  const render = (column: string, value: unknown): string => {
-    let text = cellText(value, { join: options.join });
-    if (options.maxCellChars !== undefined && text.length > options.maxCellChars) {
-      text = text.slice(0, options.maxCellChars);
-      options.onCut?.(column);
-    }
-    return options.safeFormulas && typeof value === 'string' ? guardFormula(text) : text;
-  };
-
-  stringifier.write(options.columns);
-  return {
-    write(record) {
-      const fields = options.columns.map((column) => render(column, record[column]));
-      if (stringifier.write(fields)) return undefined;
-      return Promise.race([once(stringifier, 'drain').then(() => undefined), failure]);
-    },
-    async end() {
-      const finished = once(stringifier, 'end');
-      stringifier.end();
-      await Promise.race([finished, failure]);
+      await started;
+      await flush();
+      await send(encoder.epilogue(written));
     },
   };
 }

@@ -41,6 +41,14 @@ describe('createRecordWriter', () => {
     expect(text).toBe('\ufeff_id\tTags\r\nr1\ta; b\r\n');
   });
 
+  it('quotes a lone LF under CRLF line ends and a lone CR under LF, so the file reads back', async () => {
+    const input = [{ a: 'one\ntwo', b: 'x\ry' }];
+    for (const crlf of [true, false]) {
+      const text = await render(input, { format: 'csv', columns: ['a', 'b'], crlf });
+      expect(parse(text, { columns: true })).toEqual(input);
+    }
+  });
+
   it('guards formulas and cuts long cells, reporting each cut', async () => {
     const cuts: string[] = [];
     const text = await render([{ a: '=1+1', b: 'x'.repeat(10), c: -5 }], {

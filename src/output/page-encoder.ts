@@ -1,14 +1,14 @@
 import { stringify } from 'csv-stringify/sync';
-import { cellText, guardFormula } from '../output/cell-text.js';
-import type { DataFormat } from '../output/format.js';
-import type { OutputRecord } from '../output/record-writer.js';
+import { cellText, guardFormula } from './cell-text.js';
+import type { DataFormat } from './format.js';
+import type { OutputRecord } from './record-writer.js';
 import { recordToJson } from './json-text.js';
 
 export interface PageEncoderOptions {
   format: DataFormat;
   /** Record keys in output order (the CSV/TSV header). */
   keys: string[];
-  /** CSV/TSV only, as in createRecordWriter (whose output the pieces reproduce byte for byte). */
+  /** CSV/TSV only. */
   bom?: boolean;
   crlf?: boolean;
   join?: string;
@@ -19,7 +19,7 @@ export interface PageEncoderOptions {
 /**
  * Output in whole-page pieces, so that after each page the exact byte count of the output is known
  * (the checkpoint of a resumable export) and a resumed export can continue a file: the pieces put
- * together are byte for byte the output of one record writer over every record.
+ * together are the output of one pass over every record. createRecordWriter streams through it.
  */
 export interface PageEncoder {
   /** What comes before the first record: the CSV/TSV header (after a BOM), `[` for JSON. */
@@ -36,7 +36,7 @@ export function createPageEncoder(options: PageEncoderOptions): PageEncoder {
   return options.format === 'csv' || options.format === 'tsv' ? delimitedEncoder(options) : jsonEncoder(options);
 }
 
-/** NDJSON: one object a line. JSON: `[`, then each object on its own line, `]` (as createRecordWriter writes it). */
+/** NDJSON: one object a line. JSON: `[`, then each object on its own line, `]`. */
 function jsonEncoder(options: PageEncoderOptions): PageEncoder {
   const toJson = recordToJson(options.keys);
   const array = options.format === 'json';
@@ -54,12 +54,16 @@ function jsonEncoder(options: PageEncoderOptions): PageEncoder {
 }
 
 /**
- * CSV/TSV: the cells rendered as createRecordWriter renders them (cellText, the cut at
- * maxCellChars, the formula guard) and quoted by csv-stringify with the same options, one
- * synchronous call a page (the streaming writer costs several times more per record).
+ * CSV/TSV: cells rendered by cellText, cut at maxCellChars, formula-guarded, and quoted by
+ * csv-stringify in one synchronous call a page (its streaming API costs several times more per record).
  */
 function delimitedEncoder(options: PageEncoderOptions): PageEncoder {
-  const csvOptions = { delimiter: options.format === 'tsv' ? '\t' : ',', record_delimiter: options.crlf ? '\r\n' : '\n' };
+  const csvOptions = {
+    delimiter: options.format === 'tsv' ? '\t' : ',',
+    record_delimiter: options.crlf ? '\r\n' : '\n',
+    // csv-stringify quotes a field holding the record delimiter, but not a lone \n or \r of the other style.
+    quoted_match: /[\r\n]/,
+  };
   const { keys, maxCellChars, safeFormulas } = options;
   const textOptions = { join: options.join };
   const cell = (record: OutputRecord, key: string, onCut?: (key: string) => void): string => {

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
-import { createPageEncoder, type PageEncoderOptions } from '../../src/export/page-encoder.js';
+import { createPageEncoder, type PageEncoderOptions } from '../../src/output/page-encoder.js';
 import { createRecordWriter, type OutputRecord } from '../../src/output/record-writer.js';
 import type { DataFormat } from '../../src/output/format.js';
 
