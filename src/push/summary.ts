@@ -103,6 +103,8 @@ export function buildSummary(input: SummaryInput): PushSummary {
 }
 
 const n = (value: number): string => value.toLocaleString('en-US');
+/** `1 batch`, `2 batches`. */
+const count = (value: number, one: string, many: string): string => `${n(value)} ${value === 1 ? one : many}`;
 
 /** The human summary (stderr). */
 export function formatSummary(summary: PushSummary): string {
@@ -116,11 +118,11 @@ export function formatSummary(summary: PushSummary): string {
   row('records read', n(records.read));
   if (summary.plan) {
     row('batches', `${n(batches.total)} (${n(summary.bytes)} bytes of request bodies)`);
-    row('to send', `${n(summary.plan.records)} records in ${n(summary.plan.batches)} requests`);
+    row('to send', `${count(summary.plan.records, 'record', 'records')} in ${count(summary.plan.batches, 'request', 'requests')}`);
   } else {
-    row('sent', `${n(records.sent)} in ${n(batches.sent)} batches (${n(summary.bytes)} bytes)`);
+    row('sent', `${n(records.sent)} in ${count(batches.sent, 'batch', 'batches')} (${n(summary.bytes)} bytes)`);
   }
-  if (summary.resumed) row('already sent', `${n(records.alreadySent)} in ${n(batches.alreadySent)} batches (earlier runs)`);
+  if (summary.resumed) row('already sent', `${n(records.alreadySent)} in ${count(batches.alreadySent, 'batch', 'batches')} (earlier runs)`);
   row('skipped', `${n(records.skipped)} (empty)`);
   const rejected = `${n(records.rejected)}${records.tooLarge ? ` (${n(records.tooLarge)} too large)` : ''}: records ${formatRanges(rangesOf(summary.rejectedRecords))}`;
   row('rejected', records.rejected === 0 ? '0' : `${rejected}${summary.rejects ? ` → ${summary.rejects}` : ''}`);

@@ -56,7 +56,7 @@ describe('formatSummary', () => {
       }, 3),
     );
     expect(text).toContain('push of in.csv (csv) to https://h/…abcd');
-    expect(text).toMatch(/sent\s+90 in 1 batches/);
+    expect(text).toMatch(/sent\s+90 in 1 batch /);
     expect(text).toMatch(/skipped\s+2 \(empty\)/);
     expect(text).toMatch(/rejected\s+1 \(1 too large\): records 95/);
     expect(text).toMatch(/uncertain\s+5: records 91–95 \(batch 2\)/);
