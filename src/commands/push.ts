@@ -28,7 +28,7 @@ interface PushOptions {
   rejects?: string;
   check?: boolean;
   dryRun?: boolean;
-  stream?: boolean;
+  validateFirst?: boolean;
   wait?: boolean;
   table?: string;
   waitTimeout: number;
@@ -55,7 +55,7 @@ export function pushCommand(ctx: Context): Command {
     .option('--rejects <file>', 'write rejected records to FILE as NDJSON: {"record": N, "reason": "…", "object": {…}}')
     .option('--check', 'only check that the webhook exists (HEAD; adds no row)')
     .option('--dry-run', 'read, validate and batch the input and print the plan; send nothing')
-    .option('--stream', 'send a file as it is read, validating as it streams (as for stdin), instead of checking it all first')
+    .option('--validate-first', 'read and validate the whole file before the first request, so a bad row anywhere sends nothing')
     .option('--wait', 'after sending, poll the table until the new rows are visible (needs --table and the API key)')
     .option('--table <table>', 'the table the webhook feeds, by ID or exact name (for --wait)')
     .option('--wait-timeout <seconds>', 'how long --wait polls', parseNumberOption('--wait-timeout', 1, 86_400), 60)
@@ -67,10 +67,10 @@ Each request carries at most --batch-size objects and at most 1,000,000 bytes of
 objects are skipped. An object too large to send alone is rejected (listed with its record
 number, and written to --rejects FILE); the run goes on and ends with exit 7.
 
-A file is read and validated in full before the first request (a bad row anywhere sends
-nothing; this takes a few seconds per million records). Stdin, a pipe, or a file with --stream
-is validated as it streams, so a bad record stops the push there: fix it and --resume (the
-batches already sent are checked against the journal and skipped).
+Input is validated as it streams, so a bad record stops the push there: fix it and --resume
+(the batches already sent are checked against the journal and skipped). With --validate-first,
+and always with --resume, a file is read and checked in full before the first request, so a bad
+row anywhere sends nothing (this costs a few seconds per million records).
 
 Nothing is sent twice: every batch is journaled (fsynced) before and after its request, and
 --resume skips the batches already taken in. A 5xx, a timeout or a connection broken after the
@@ -120,7 +120,8 @@ Examples:
       try {
         await runPush(ctx, {
           input: args.input,
-          streamed: pipe || Boolean(options.stream),
+          // a resumed file is checked in full against its journal before anything new is sent
+          streamed: pipe || !(options.validateFirst || options.resume),
           read: { format, infer: options.types === 'infer', nest: options.nest, relaxColumns: Boolean(options.relaxColumns) },
           batchSize: options.batchSize,
           concurrency: options.concurrency,

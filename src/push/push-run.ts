@@ -54,7 +54,7 @@ const WAIT_POLL_MS = 2_000;
 /**
  * `tds push`: check the webhook (HEAD); read and batch a file once to validate it (and, on --resume,
  * to check every batch the journal knows) before anything is sent; then read it again and send,
- * journaling every batch. Stdin, pipes and --stream are read once, validated as they stream.
+ * journaling every batch. Stdin, pipes and files (unless --validate-first) are read once, validated as they stream.
  */
 export async function runPush(ctx: Context, options: PushRunOptions): Promise<void> {
   const started = performance.now();
