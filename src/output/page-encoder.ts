@@ -55,15 +55,22 @@ function jsonEncoder(options: PageEncoderOptions): PageEncoder {
 
 /**
  * CSV/TSV: cells rendered by cellText, cut at maxCellChars, formula-guarded, and quoted by
- * csv-stringify in one synchronous call a page (its streaming API costs several times more per record).
+ * csv-stringify. A field with no delimiter, quote, CR or LF is written as is (csv-stringify writes it
+ * unchanged too); only fields that need RFC 4180 quoting go through it, which keeps the common case
+ * several times faster.
  */
 function delimitedEncoder(options: PageEncoderOptions): PageEncoder {
+  const delimiter = options.format === 'tsv' ? '\t' : ',';
+  const recordDelimiter = options.crlf ? '\r\n' : '\n';
   const csvOptions = {
-    delimiter: options.format === 'tsv' ? '\t' : ',',
-    record_delimiter: options.crlf ? '\r\n' : '\n',
+    delimiter,
+    record_delimiter: recordDelimiter,
     // csv-stringify quotes a field holding the record delimiter, but not a lone \n or \r of the other style.
     quoted_match: /[\r\n]/,
   };
+  const needsQuoting = new RegExp(`[${delimiter}"\\r\\n]`);
+  const field = (text: string): string =>
+    needsQuoting.test(text) ? stringify([[text]], csvOptions).slice(0, -recordDelimiter.length) : text;
   const { keys, maxCellChars, safeFormulas } = options;
   const textOptions = { join: options.join };
   const cell = (record: OutputRecord, key: string, onCut?: (key: string) => void): string => {
@@ -73,19 +80,18 @@ function delimitedEncoder(options: PageEncoderOptions): PageEncoder {
       text = text.slice(0, maxCellChars);
       onCut?.(key);
     }
-    return safeFormulas && typeof value === 'string' ? guardFormula(text) : text;
+    return field(safeFormulas && typeof value === 'string' ? guardFormula(text) : text);
   };
   return {
     prelude: () => Buffer.from(stringify([keys], { ...csvOptions, bom: Boolean(options.bom) })),
     encode(records, _rowsBefore, onCut) {
-      if (records.length === 0) return EMPTY;
-      const rows = new Array<string[]>(records.length);
-      for (let r = 0; r < records.length; r += 1) {
-        const row = new Array<string>(keys.length);
-        for (let k = 0; k < keys.length; k += 1) row[k] = cell(records[r]!, keys[k]!, onCut);
-        rows[r] = row;
+      let text = '';
+      for (const record of records) {
+        let line = '';
+        for (let k = 0; k < keys.length; k += 1) line += (k === 0 ? '' : delimiter) + cell(record, keys[k]!, onCut);
+        text += line + recordDelimiter;
       }
-      return Buffer.from(stringify(rows, csvOptions));
+      return text ? Buffer.from(text) : EMPTY;
     },
     epilogue: () => EMPTY,
   };

@@ -87,3 +87,22 @@ describe('createPageEncoder', () => {
     expect(encoder.encode([{ a: 1 }], 5).toString()).toBe(',\n{"a":1}');
   });
 });
+
+describe('delimited pages equal csv-stringify over the same rows', () => {
+  it('for any text, in CSV and TSV, with LF and CRLF (property)', async () => {
+    const { stringify } = await import('csv-stringify/sync');
+    const text = fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom('', ',', '"', '\t', '\r', '\n', '\r\n', 'a "b", c'));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(text, text), { maxLength: 8 }), fc.constantFrom('csv', 'tsv'), fc.boolean(), (rows, format, crlf) => {
+        const encoder = createPageEncoder({ format: format as DataFormat, keys: ['a', 'b'], crlf });
+        const expected = stringify(rows, {
+          delimiter: format === 'tsv' ? '\t' : ',',
+          record_delimiter: crlf ? '\r\n' : '\n',
+          quoted_match: /[\r\n]/,
+        });
+        expect(encoder.encode(rows.map(([a, b]) => ({ a, b })), 0).toString('utf8')).toBe(expected);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
