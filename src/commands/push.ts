@@ -25,6 +25,7 @@ interface PushOptions {
   journal?: string;
   resume?: boolean;
   resendUncertain?: boolean;
+  acceptUncertain?: boolean;
   rejects?: string;
   check?: boolean;
   dryRun?: boolean;
@@ -51,7 +52,8 @@ export function pushCommand(ctx: Context): Command {
     .option('--rate <n>', `requests a second, at most ${WEBHOOK_RATE} (the webhook's limit per IP address)`, parseIntegerOption('--rate', 1, WEBHOOK_RATE), WEBHOOK_RATE)
     .option('--journal <file>', 'journal of sent batches (default: FILE.tds-journal beside a file input; none for stdin)')
     .option('--resume', 'continue the push recorded in the journal: batches already sent are skipped')
-    .option('--resend-uncertain', 'with --resume: send the uncertain batches again (check the table first)')
+    .option('--resend-uncertain', 'with --resume: send the uncertain batches again (their rows were NOT found in the table)')
+    .option('--accept-uncertain', 'with --resume: record the uncertain batches as taken in (their rows WERE found in the table)')
     .option('--rejects <file>', 'write rejected records to FILE as NDJSON: {"record": N, "reason": "…", "object": {…}}')
     .option('--check', 'only check that the webhook exists (HEAD; adds no row)')
     .option('--dry-run', 'read, validate and batch the input and print the plan; send nothing')
@@ -128,7 +130,7 @@ Examples:
           rate: options.rate,
           journalPath,
           resume: Boolean(options.resume),
-          resendUncertain: Boolean(options.resendUncertain),
+          uncertain: options.resendUncertain ? 'resend' : options.acceptUncertain ? 'accept' : 'leave',
           rejectsPath: options.rejects,
           dryRun: Boolean(options.dryRun),
           json: Boolean(options.json),
@@ -159,6 +161,12 @@ async function resolveTarget(ctx: Context, webhook: string | undefined, profile:
 
 function checkCombinations(options: PushOptions): void {
   if (options.resendUncertain && !options.resume) throw new UsageError('--resend-uncertain goes with --resume');
+  if (options.acceptUncertain && !options.resume) throw new UsageError('--accept-uncertain goes with --resume');
+  if (options.resendUncertain && options.acceptUncertain) {
+    throw new UsageError('--resend-uncertain and --accept-uncertain exclude each other', {
+      hint: 'check the table: --accept-uncertain if the uncertain records are there, --resend-uncertain if they are missing',
+    });
+  }
   if (options.wait && !options.table) throw new UsageError('--wait needs --table TABLE (the table the webhook feeds)');
   if (options.table && !options.wait) throw new UsageError('--table is used by --wait; add --wait');
   if (options.nest === '') throw new UsageError('--nest needs a separator, such as .');

@@ -1,13 +1,15 @@
 import { UsageError } from '../cli/errors.js';
 import { batchId, type Batch, type BatchEvent } from './batch.js';
-import { decide, type JournalIndex } from './resume-plan.js';
+import { decide, type JournalIndex, type UncertainPolicy } from './resume-plan.js';
 import { add, type PushTally } from './tally.js';
 
 export interface DueOptions {
   tally: PushTally;
   /** the journal of an earlier run (--resume) */
   index?: JournalIndex;
-  resendUncertain: boolean;
+  uncertain: UncertainPolicy;
+  /** called for each uncertain batch the user confirmed as taken in (--accept-uncertain), to journal it */
+  onConfirmed?: (batch: Batch) => Promise<void> | void;
   journalPath?: string;
   /** called for records that will not be sent: too large, or rejected by an earlier run */
   onRejected?: (batchOrItem: { items: Batch['items'] }, reason: string) => Promise<void> | void;
@@ -40,7 +42,7 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
     const { batch } = event;
     lastNumber = batch.number;
     add(tally.planned, batch);
-    for (const decision of decide(batch, index, options.resendUncertain)) {
+    for (const decision of decide(batch, index, options.uncertain)) {
       switch (decision.kind) {
         case 'send':
           add(tally.toSend, decision.batch);
@@ -49,6 +51,10 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
           break;
         case 'accepted':
           add(tally.already, decision.batch);
+          break;
+        case 'confirmed':
+          add(tally.already, decision.batch);
+          await options.onConfirmed?.(decision.batch);
           break;
         case 'rejected':
           tally.reject(decision.batch.items.map((item) => item.record));

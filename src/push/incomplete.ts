@@ -22,7 +22,7 @@ export function incompleteError(input: { summary: PushSummary; stops: StopReason
     problems.push(`${n(records.uncertain)} records are uncertain (records ${formatRanges(summary.uncertain)}${reasons ? `: ${reasons}` : ''}): the webhook may have added them`);
     hints.push(
       `check the table for records ${formatRanges(summary.uncertain)} (e.g. \`tds rows TABLE\`) before anything else: ` +
-        `if they are missing, run the same command with --resume --resend-uncertain; if they are there, --resume alone sends the rest and never re-sends them`,
+        `if they are missing, run the same command with --resume --resend-uncertain; if they are there, --resume --accept-uncertain records them as taken in and sends the rest (--resume alone never re-sends them)`,
     );
   }
   if (records.rejected > 0) {

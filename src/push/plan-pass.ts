@@ -1,5 +1,5 @@
 import type { Context } from '../cli/context.js';
-import { batchRecords, type BatchLimits } from './batch.js';
+import { batchRecords, type Batch, type BatchLimits } from './batch.js';
 import { dueBatches } from './due-batches.js';
 import { startProgress } from './progress.js';
 import type { PushRunOptions } from './push-run.js';
@@ -10,6 +10,8 @@ import { PushTally } from './tally.js';
 
 export interface Plan {
   tally: PushTally;
+  /** uncertain batches of the journal confirmed as taken in (--accept-uncertain); the sending pass journals them */
+  confirmed: Batch[];
   stats: ReadStats;
   seconds: number;
 }
@@ -18,6 +20,7 @@ export interface Plan {
 export async function planPass(ctx: Context, options: PushRunOptions, limits: BatchLimits, index: JournalIndex | undefined): Promise<Plan> {
   const started = performance.now();
   const tally = new PushTally();
+  const confirmed: Batch[] = [];
   const reader = readInput(options.input, ctx.io.stdin, options.read);
   // A file's rejected records (too large, or rejected in an earlier run) are all listed now; the
   // sending pass adds the ones the webhook rejects.
@@ -27,7 +30,8 @@ export async function planPass(ctx: Context, options: PushRunOptions, limits: Ba
     const due = dueBatches(batchRecords(reader.records, limits), {
       tally,
       index,
-      resendUncertain: options.resendUncertain,
+      uncertain: options.uncertain,
+      onConfirmed: (batch) => void confirmed.push(batch),
       journalPath: options.journalPath,
       maxBytes: limits.maxBytes,
       signal: ctx.signal,
@@ -43,5 +47,5 @@ export async function planPass(ctx: Context, options: PushRunOptions, limits: Ba
     progress.stop();
   }
   await rejects?.close();
-  return { tally, stats: reader.stats, seconds: (performance.now() - started) / 1000 };
+  return { tally, confirmed, stats: reader.stats, seconds: (performance.now() - started) / 1000 };
 }

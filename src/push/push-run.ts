@@ -3,15 +3,16 @@ import { TdsError, UsageError } from '../cli/errors.js';
 import type { ApiClient } from '../http/client.js';
 import { resolveTable } from '../http/resolve-table.js';
 import { WEBHOOK_MAX_BODY_BYTES } from '../spec/index.js';
-import type { BatchLimits } from './batch.js';
+import type { Batch, BatchLimits } from './batch.js';
 import { checkWebhook } from './check-webhook.js';
 import { incompleteError } from './incomplete.js';
+import { JournalWriter } from './journal.js';
 import { journalHeaderFor } from './journal-header.js';
 import { planPass } from './plan-pass.js';
 import { priorJournal } from './prior-journal.js';
 import { inputWarnings, type ReadOptions } from './read-input.js';
-import { JournalIndex } from './resume-plan.js';
-import type { StopReason } from './send.js';
+import { JournalIndex, type UncertainPolicy } from './resume-plan.js';
+import { CONFIRMED_REASON, entryOf, type StopReason } from './send.js';
 import { sendPass } from './send-pass.js';
 import { buildSummary, formatSummary, type PushSummary, type SummaryInput } from './summary.js';
 import { PushTally } from './tally.js';
@@ -23,7 +24,7 @@ import type { WebhookTarget } from './webhook-target.js';
 export interface PushRunOptions {
   /** a file path, or `-` for stdin */
   input: string;
-  /** stdin or a pipe: read once, validated as it streams (a regular file is checked in full first) */
+  /** read once, validated as it streams (stdin, a pipe, a file without --validate-first) */
   streamed: boolean;
   read: ReadOptions;
   batchSize: number;
@@ -32,7 +33,8 @@ export interface PushRunOptions {
   rate: number;
   journalPath?: string;
   resume: boolean;
-  resendUncertain: boolean;
+  /** uncertain batches of an earlier run: left alone, sent again (--resend-uncertain) or confirmed (--accept-uncertain) */
+  uncertain: UncertainPolicy;
   rejectsPath?: string;
   dryRun: boolean;
   json: boolean;
@@ -103,6 +105,7 @@ export async function runPush(ctx: Context, options: PushRunOptions): Promise<vo
       warn(`${source} changed since the journal was written; every batch the journal records is unchanged, so the push goes on`);
     }
     if (plan && plan.tally.toSend.batches === 0) {
+      if (options.journalPath && plan.confirmed.length > 0) await journalConfirmed(options.journalPath, plan.confirmed);
       if (options.resume) ctx.io.stderr.write(`nothing to send: every batch of ${source} was dealt with before (journal ${options.journalPath})\n`);
       const summary = buildSummary({ ...base, read: plan.stats.records, tally: plan.tally, notSent: 0, seconds: seconds(), checkSeconds: plan.seconds });
       finish(summary);
@@ -161,5 +164,15 @@ export async function runPush(ctx: Context, options: PushRunOptions): Promise<vo
     if (incomplete) throw incomplete;
   } finally {
     await client.close();
+  }
+}
+
+/** Records uncertain batches the user found in the table (--accept-uncertain) as accepted, when nothing else is sent. */
+async function journalConfirmed(path: string, batches: readonly Batch[]): Promise<void> {
+  const journal = JournalWriter.reopen(path);
+  try {
+    for (const batch of batches) await journal.append(entryOf(batch, 'accepted', { reason: CONFIRMED_REASON }));
+  } finally {
+    await journal.close();
   }
 }

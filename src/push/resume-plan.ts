@@ -27,17 +27,22 @@ export class JournalIndex {
   }
 }
 
+/** What a resumed run does with uncertain batches: leave them (default), send them again, or record them as taken in. */
+export type UncertainPolicy = 'leave' | 'resend' | 'accept';
+
 /** What to do with a rebuilt batch, given what the journal says happened to it before. */
 export type Decision =
   /** never sent, not taken in (429, refused…), or uncertain with --resend-uncertain */
   | { kind: 'send'; batch: Batch; previous?: JournalEntry }
   | { kind: 'accepted'; batch: Batch; entry: JournalEntry }
+  /** uncertain before, and the user found its rows in the table (--accept-uncertain) */
+  | { kind: 'confirmed'; batch: Batch; entry: JournalEntry }
   | { kind: 'rejected'; batch: Batch; entry: JournalEntry }
   /** uncertain (or cut off while sending) and --resend-uncertain not given: left alone */
   | { kind: 'uncertain'; batch: Batch; entry: JournalEntry }
   | { kind: 'mismatch'; batch: Batch; entry: JournalEntry; problem: string };
 
-export function decide(batch: Batch, index: JournalIndex | undefined, resendUncertain: boolean): Decision[] {
+export function decide(batch: Batch, index: JournalIndex | undefined, uncertain: UncertainPolicy): Decision[] {
   const entry = index?.get(batch);
   if (!entry) return [{ kind: 'send', batch }];
   const problem = mismatch(batch, entry);
@@ -48,10 +53,11 @@ export function decide(batch: Batch, index: JournalIndex | undefined, resendUnce
     case 'rejected':
       return [{ kind: 'rejected', batch, entry }];
     case 'split':
-      return splitBatch(batch).flatMap((half) => decide(half, index, resendUncertain));
+      return splitBatch(batch).flatMap((half) => decide(half, index, uncertain));
     case 'uncertain':
     case 'sending':
-      return resendUncertain ? [{ kind: 'send', batch, previous: entry }] : [{ kind: 'uncertain', batch, entry }];
+      if (uncertain === 'resend') return [{ kind: 'send', batch, previous: entry }];
+      return uncertain === 'accept' ? [{ kind: 'confirmed', batch, entry }] : [{ kind: 'uncertain', batch, entry }];
     case 'unsent':
       return [{ kind: 'send', batch, previous: entry }];
     default:

@@ -8,7 +8,7 @@ import type { PushRunOptions } from './push-run.js';
 import { readInput } from './read-input.js';
 import { RejectsFile } from './rejects.js';
 import type { JournalIndex } from './resume-plan.js';
-import { sendBatches, type SendState, type StopReason } from './send.js';
+import { CONFIRMED_REASON, entryOf, sendBatches, type SendState, type StopReason } from './send.js';
 import { add, PushTally } from './tally.js';
 import type { WebhookClient } from './webhook-client.js';
 import type { WebhookTarget } from './webhook-target.js';
@@ -40,7 +40,8 @@ export async function sendPass(ctx: Context, options: PushRunOptions, deps: Send
   const due = dueBatches(batchRecords(reader.records, deps.limits), {
     tally: scan,
     index: deps.index,
-    resendUncertain: options.resendUncertain,
+    uncertain: options.uncertain,
+    onConfirmed: (batch) => journal?.append(entryOf(batch, 'accepted', { reason: CONFIRMED_REASON })),
     journalPath: options.journalPath,
     maxBytes: deps.limits.maxBytes,
     // a checked file's rejects are written already

@@ -177,6 +177,9 @@ async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   }
 }
 
+/** The journal's reason for an uncertain batch the user confirmed (--accept-uncertain). */
+export const CONFIRMED_REASON = 'rows found in the table by the user (--accept-uncertain)';
+
 export function entryOf(batch: Batch, state: BatchState, extra: { status?: number; reason?: string } = {}): JournalEntry {
   return {
     batch: batch.number,

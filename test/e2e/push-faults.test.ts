@@ -32,7 +32,7 @@ describe('tds push: webhook failures', () => {
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
   });
 
-  it('after a 500 that stored the rows: exit 7 naming the uncertain records, nothing more sent; --resume alone then completes the table exactly once', async () => {
+  it('after a 500 that stored the rows: exit 7 naming the uncertain records, nothing more sent; --resume alone completes the table exactly once, --accept-uncertain settles the journal', async () => {
     // request 1 is the HEAD, so 500@4 hits the third batch (records 21–30)
     bench = await pushBench({ webhookFaults: '500@4' });
     const records = people(60);
@@ -52,6 +52,16 @@ describe('tds push: webhook failures', () => {
     const resumed = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--resume', '--json'], { env: FAST });
     expect(resumed.code, resumed.stderr).toBe(7); // still reports the uncertain batch it left alone
     expect(JSON.parse(resumed.stdout).records).toMatchObject({ sent: 30, alreadySent: 20, uncertain: 10, notSent: 0 });
+    expect(webhookPosts(bench.emu)).toHaveLength(6);
+    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
+
+    // the rows are there: --accept-uncertain records that in the journal; later resumes have nothing left to do
+    const settled = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--resume', '--accept-uncertain', '--json'], { env: FAST });
+    expect(settled.code, settled.stderr).toBe(0);
+    expect(JSON.parse(settled.stdout).records).toMatchObject({ sent: 0, alreadySent: 60, uncertain: 0 });
+    const again = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--resume'], { env: FAST });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('nothing to send');
     expect(webhookPosts(bench.emu)).toHaveLength(6);
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
   });

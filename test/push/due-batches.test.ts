@@ -22,7 +22,7 @@ async function run(events: BatchEvent[], journal: [Batch, BatchState][], log: st
     {
       tally,
       index: journal.length ? new JournalIndex(journal.map(([b, state]) => entryOf(b, state, state === 'rejected' ? { reason: 'HTTP 400: bad' } : {}))) : undefined,
-      resendUncertain: false,
+      uncertain: 'leave',
       maxBytes: 1000,
       onRejected: (b, reason) => void rejected.push(`${b.items.map((item) => item.record).join(',')}: ${reason}`),
     },
