@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RateLimiter } from '../http/rate-limiter.js';
+import type { RateLimitSlot, RateLimiter } from '../http/rate-limiter.js';
 import { backoffMs, shouldRetry } from '../http/retry-policy.js';
 import { DEFAULT_RETRY_AFTER_SECONDS } from '../spec/index.js';
 import { batchId, splitBatch, type Batch } from './batch.js';
@@ -13,7 +13,7 @@ export interface SendOptions {
   maxRetries: number;
   /** TDS_RATE_SCALE: retry-after and backoff waits are divided by it */
   rateScale: number;
-  limiter: Pick<RateLimiter, 'acquire' | 'pause'>;
+  limiter: Pick<RateLimiter, 'acquireSlot' | 'pause'>;
   post(body: Buffer): Promise<WireResult>;
   journal: { append(entry: JournalEntry): Promise<void> };
   /** ctx.signal (SIGINT): start no more batches; the ones in flight finish and are journaled */
@@ -75,12 +75,16 @@ export async function sendBatches(batches: AsyncIterable<Batch>, options: SendOp
       // Journaled before the rate-limit slot is taken, so the request leaves the moment its slot comes
       // (an fsync between the two would let requests bunch up at the service and draw 429s).
       await journal(batch, 'sending');
-      if (!(await slot(options.limiter, halt.signal))) {
+      const taken = await slot(options.limiter, halt.signal);
+      if (!taken) {
         await journal(batch, 'unsent', { reason: 'the run stopped before this batch was sent' });
         return options.onOutcome({ kind: 'pending', batch });
       }
       state.inFlight += 1;
-      const result = await options.post(batch.body).finally(() => (state.inFlight -= 1));
+      const result = await options.post(batch.body).finally(() => {
+        state.inFlight -= 1;
+        taken.done();
+      });
       const outcome = classifyPost(result);
       if ('detail' in outcome) outcome.detail = options.redact(outcome.detail);
       options.log?.(options.redact(logLine(options.shown, batch, result, outcome)));
@@ -157,15 +161,18 @@ export async function sendBatches(batches: AsyncIterable<Batch>, options: SendOp
 }
 
 /** Waits for a rate-limit slot; false when the run stopped first. */
-async function slot(limiter: SendOptions['limiter'], signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return false;
+/** A rate-limit slot, or undefined when the run stopped first. */
+async function slot(limiter: SendOptions['limiter'], signal: AbortSignal): Promise<RateLimitSlot | undefined> {
+  if (signal.aborted) return undefined;
   try {
-    await limiter.acquire(signal);
+    const taken = await limiter.acquireSlot(signal);
+    if (!signal.aborted) return taken;
+    taken.done();
+    return undefined;
   } catch (error) {
-    if (signal.aborted) return false;
+    if (signal.aborted) return undefined;
     throw error;
   }
-  return !signal.aborted;
 }
 
 async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
