@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from './errors.js';
+import { OUTPUT_FORMATS } from '../output/format.js';
 
 // Option parsers shared by commands. They throw UsageError so bad flags exit 2 with a clear message.
 
@@ -23,7 +24,6 @@ export function parseNumberOption(name: string, min: number, max: number) {
   };
 }
 
-export const OUTPUT_FORMATS = ['table', 'csv', 'tsv', 'ndjson', 'json'] as const;
 
 /** `--format` and `-o FILE`, for commands that write data. */
 export function addOutputOptions(command: Command): Command {

@@ -1,5 +1,6 @@
 import { UsageError } from '../cli/errors.js';
-import { OUTPUT_FORMATS, parseIntegerOption, parseNumberOption } from '../cli/options.js';
+import { parseIntegerOption, parseNumberOption } from '../cli/options.js';
+import { OUTPUT_FORMATS } from '../output/format.js';
 import { redactWebhookUrl } from '../cli/redact.js';
 import { parseBaseUrl } from '../http/base-url.js';
 

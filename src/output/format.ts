@@ -1,7 +1,8 @@
 import { extname } from 'node:path';
 import { UsageError } from '../cli/errors.js';
 
-export type Format = 'table' | 'csv' | 'tsv' | 'ndjson' | 'json';
+export const OUTPUT_FORMATS = ['table', 'csv', 'tsv', 'ndjson', 'json'] as const;
+export type Format = (typeof OUTPUT_FORMATS)[number];
 export type DataFormat = Exclude<Format, 'table'>;
 
 const BY_EXTENSION: Record<string, DataFormat> = {
