@@ -69,9 +69,10 @@ function filtersOf(query: QueryInput, fields: Field[]): FilterGroup | undefined 
 function fetcher(client: ApiClient, table: Table, endpoint: Endpoint, flags: ExportFlags, filters?: FilterGroup): FetchPage {
   const q = flags.search !== '' ? { q: flags.search } : {};
   if (endpoint === 'rows') {
-    return (cursor, limit) => client.rowsPage(table.id, { limit, ...(cursor ? { cursor } : {}), ...q });
+    return (cursor, limit, onBody) => client.rowsPage(table.id, { limit, ...(cursor ? { cursor } : {}), ...q }, onBody);
   }
-  return (cursor, limit) => client.queryPage(table.id, { limit, ...(cursor ? { cursor } : {}), ...q, ...(filters ? { filters } : {}) });
+  return (cursor, limit, onBody) =>
+    client.queryPage(table.id, { limit, ...(cursor ? { cursor } : {}), ...q, ...(filters ? { filters } : {}) }, onBody);
 }
 
 function logSummary(ctx: Context, summary: ExportSummary, client: ApiClient): void {

@@ -39,8 +39,8 @@ export interface ExportRequest {
   rowWindow: { requests: number; perMs: number };
 }
 
-/** One page of the export's endpoint: `limit` rows at most, after `cursor`. */
-export type FetchPage = (cursor: string | undefined, limit: number) => Promise<RowsPage>;
+/** One page of the export's endpoint: `limit` rows at most, after `cursor`; `onBody` as in paginate. */
+export type FetchPage = (cursor: string | undefined, limit: number, onBody?: (body: string) => void) => Promise<RowsPage>;
 
 /** What an export did, for --verbose. */
 export interface ExportSummary {

@@ -8,9 +8,11 @@ import { pageLimit } from './page-limit.js';
 import { createPageWriter, type PageWriter } from './page-writer.js';
 import { prepareOutput, type PreparedOutput } from './prepare-output.js';
 import { createProgress } from './progress.js';
-import { readAhead } from './read-ahead.js';
 import { reportStop, reportTruncation } from './report.js';
-import { RowIdSet } from './row-id-set.js';
+import { HashedStringSet } from '../collections/hashed-string-set.js';
+
+/** Pages requested beyond the one being written: enough to keep the service busy, little memory. */
+const PAGES_AHEAD = 2;
 
 /**
  * The export shared by `tds rows` and `tds query`: pages fetched one after another through the
@@ -27,7 +29,7 @@ export async function runExport(ctx: Context, fetchPage: FetchPage, request: Exp
   const unfiltered = request.search === '' && !request.filters?.rules.length;
   const expectedRows = Math.min(request.table.rowCount, request.limit ?? Infinity);
   // Sized for the whole table when every row is expected, so the ID set never grows (no peak of old + new).
-  const seen = new RowIdSet(unfiltered ? expectedRows - rowsAtStart : 0);
+  const seen = new HashedStringSet(unfiltered ? expectedRows - rowsAtStart : 0);
   for (const id of state.lastPageIds) seen.add(id);
   const progress = await createProgress(ctx, {
     ...(unfiltered ? { total: expectedRows } : {}),
@@ -41,13 +43,14 @@ export async function runExport(ctx: Context, fetchPage: FetchPage, request: Exp
   let pages = 0;
   try {
     if (!state.done && !limitReached()) {
-      const chain = paginate((cursor) => fetchPage(cursor, pageLimit(request.pageSize, request.limit, state.rows)), {
+      // Without --limit the next pages are fetched while this one is written; with it, each request
+      // asks only for the rows still needed, so pages are fetched one at a time.
+      const chain = paginate((cursor, onBody) => fetchPage(cursor, pageLimit(request.pageSize, request.limit, state.rows), onBody), {
         ...(state.cursor ? { cursor: state.cursor } : {}),
         signal: ctx.signal,
+        ahead: request.limit === undefined ? PAGES_AHEAD : 0,
       });
-      // Without --limit the next page is fetched while this one is written; with it, each request
-      // asks only for the rows still needed, so pages are fetched one at a time.
-      for await (const { page } of readAhead(chain, request.limit === undefined)) {
+      for await (const { page } of chain) {
         if (!writer) {
           state.statusFields = request.shape.statusColumns ? [...statusFieldIds(request.fields, page.rows)] : [];
           writer = createPageWriter(request, state.statusFields);

@@ -51,6 +51,8 @@ interface Call<T> {
   schema: (schemas: Schemas) => z.ZodType<T>;
   /** A faster check that accepts only what `schema` accepts (what it refuses goes to zod). */
   accepts?: (json: unknown) => json is T;
+  /** Gets the body of the 2xx answer before it is parsed. */
+  onBody?: (body: string) => void;
 }
 
 type Schemas = typeof import('./schemas.js');
@@ -128,7 +130,8 @@ export class ApiClient {
     });
   }
 
-  rowsPage(tableId: string, params: { limit?: number; cursor?: string; q?: string }): Promise<RowsPage> {
+  /** `onBody` gets the page's raw body before it is parsed (pagination reads the next cursor from it). */
+  rowsPage(tableId: string, params: { limit?: number; cursor?: string; q?: string }, onBody?: (body: string) => void): Promise<RowsPage> {
     return this.call({
       what: `read rows of table ${tableId}`,
       bucket: 'rows',
@@ -137,10 +140,11 @@ export class ApiClient {
       query: { limit: params.limit, cursor: params.cursor, q: params.q },
       schema: (schemas) => schemas.rowsPageSchema,
       accepts: isRowsPage,
+      onBody,
     });
   }
 
-  queryPage(tableId: string, body: QueryBody): Promise<RowsPage> {
+  queryPage(tableId: string, body: QueryBody, onBody?: (body: string) => void): Promise<RowsPage> {
     return this.call({
       what: `query rows of table ${tableId}`,
       bucket: 'rows',
@@ -149,6 +153,7 @@ export class ApiClient {
       body,
       schema: (schemas) => schemas.rowsPageSchema,
       accepts: isRowsPage,
+      onBody,
     });
   }
 
@@ -169,6 +174,11 @@ export class ApiClient {
       const { response } = result;
       if (response && response.status >= 200 && response.status < 300) {
         this.logAttempt(request, result, pacedMs);
+        if (call.onBody) {
+          call.onBody(response.text);
+          // A request onBody started goes out before this body is parsed, so the service works on it meanwhile.
+          await this.transport.queuedRequestsWritten();
+        }
         return this.parse(call, response, await import('./schemas.js'));
       }
       const retriesSoFar = attempts.length - 1;

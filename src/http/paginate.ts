@@ -1,29 +1,104 @@
 import { TdsError } from '../cli/errors.js';
+import { HashedStringSet } from '../collections/hashed-string-set.js';
 import type { Row, RowsPage } from '../spec/index.js';
+import { peekNextCursor } from './peek-cursor.js';
+
+/** One page request: `onBody` gets the raw body of a 2xx answer before it is parsed. */
+export type PageFetcher = (cursor: string | undefined, onBody?: (body: string) => void) => Promise<RowsPage>;
+
+export interface PaginateOptions {
+  /** Start after this cursor instead of at the first page. */
+  cursor?: string;
+  signal?: AbortSignal;
+  /**
+   * Pages that may be requested beyond the one the consumer holds (0: each request waits until
+   * the consumer asks). Each is requested as soon as the body before it arrives, with the cursor
+   * read from the raw body, and used only if the parsed page gives the same cursor.
+   */
+  ahead?: number;
+}
+
+/** One page's request, and the request after it once that has started. */
+class PageRequest {
+  readonly page: Promise<RowsPage>;
+  /** The cursor read from the raw body once it arrived, or the parsed page's. */
+  peeked?: string;
+  next?: PageRequest;
+
+  constructor(
+    readonly index: number,
+    readonly cursor: string | undefined,
+    fetchPage: PageFetcher,
+    onBody?: (request: PageRequest, body: string) => void,
+  ) {
+    this.page = fetchPage(cursor, onBody && ((body) => onBody(this, body)));
+    // A request made ahead may be dropped unread; its failure then matters to nobody.
+    this.page.catch(() => undefined);
+  }
+}
 
 /** Follows the cursor chain; yields each page with the cursor that fetched it (undefined for the first). */
 export async function* paginate(
-  fetchPage: (cursor: string | undefined) => Promise<RowsPage>,
-  options: { cursor?: string; signal?: AbortSignal } = {},
+  fetchPage: PageFetcher,
+  options: PaginateOptions = {},
 ): AsyncGenerator<{ page: RowsPage; cursor: string | undefined }> {
-  let cursor = options.cursor;
-  const used = new Set<string>();
+  const ahead = options.ahead ?? 0;
+  // Cursors already followed, to stop a service that would send the export round in a loop.
+  const used = new HashedStringSet();
+  let handedOut = 0;
+
+  let guessing = ahead > 0;
+  const peek = (request: PageRequest, body: string): void => {
+    if (!guessing) return;
+    const peeked = peekNextCursor(body);
+    if (peeked === undefined || peeked === request.cursor || used.has(peeked)) return;
+    request.peeked = peeked;
+    startAfter(request);
+  };
+  const start = (cursor: string | undefined, index: number): PageRequest =>
+    new PageRequest(index, cursor, fetchPage, ahead > 0 ? peek : undefined);
+  const startAfter = (request: PageRequest): void => {
+    const allowed = request.index + 1 < handedOut + ahead;
+    if (request.next || request.peeked === undefined || !allowed || options.signal?.aborted) return;
+    request.next = start(request.peeked, request.index + 1);
+  };
+
+  let current = start(options.cursor, 0);
   for (;;) {
-    options.signal?.throwIfAborted();
-    const page = await fetchPage(cursor);
+    const page = await current.page;
+    const { cursor } = current;
+    let next: string | undefined;
+    if (page.hasNextPage) {
+      next = checkedNext(page, cursor, used);
+      if (cursor !== undefined) used.add(cursor);
+      current.peeked = next;
+    }
+    // The parsed page is the truth: a request made with another guess is dropped, and as the
+    // service's pages defeat the guess, the rest are made with parsed cursors (no more waste).
+    if (current.next && current.next.cursor !== next) {
+      current.next = undefined;
+      guessing = false;
+    }
+    handedOut += 1;
+    for (let request: PageRequest | undefined = current; request; request = request.next) startAfter(request);
     yield { page, cursor };
-    if (!page.hasNextPage) return;
-    const next = page.nextCursor;
-    if (!next) {
-      throw new TdsError('API', 'the service said there are more rows (hasNextPage) but gave no nextCursor');
-    }
-    if (cursor !== undefined) used.add(cursor);
-    // A cursor seen before would loop forever over the same pages.
-    if (next === cursor || used.has(next)) {
-      throw new TdsError('API', 'the service returned a cursor it had already returned; stopping to avoid a loop');
-    }
-    cursor = next;
+    if (next === undefined) return;
+    options.signal?.throwIfAborted();
+    current = current.next ?? start(next, current.index + 1);
   }
+}
+
+/** The next cursor of a page that says there are more, refusing one that would loop. */
+function checkedNext(page: RowsPage, cursor: string | undefined, used: HashedStringSet): string {
+  const next = page.nextCursor;
+  if (!next) {
+    throw new TdsError('API', 'the service said there are more rows (hasNextPage) but gave no nextCursor');
+  }
+  // A cursor seen before would loop forever over the same pages.
+  if (next === cursor || used.has(next)) {
+    throw new TdsError('API', 'the service returned a cursor it had already returned; stopping to avoid a loop');
+  }
+  return next;
 }
 
 /** The rows of a page sequence, in order. */

@@ -45,6 +45,16 @@ export class Transport {
     return { status: response.statusCode, headers: response.headers, text };
   }
 
+  /**
+   * Resolves once requests handed to the pool just before have been written to their connections.
+   * undici writes on a reused keep-alive connection only after the event loop has turned: once
+   * before a connection that just finished a response is reused, then once more to check the idle
+   * connection for a close from the server. Work done meanwhile would hold those requests back.
+   */
+  queuedRequestsWritten(): Promise<void> {
+    return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+  }
+
   async close(): Promise<void> {
     if (this.pool) await (await this.pool).close();
   }

@@ -69,6 +69,15 @@ describe('ApiClient requests', () => {
     expect(JSON.parse(server.requests[1]!.body)).toEqual({ limit: 5, filters: { rules: [{ fieldId: 'f1', operator: '=', value: 3 }] } });
   });
 
+  it('hands the raw body of a rows page to onBody before the page is returned', async () => {
+    const page = { rows: [], limit: 5, nextCursor: 'c_2', hasNextPage: true };
+    const server = await serve(() => json(200, page));
+    const bodies: string[] = [];
+    const result = await client(server).rowsPage('t1', { limit: 5 }, (body) => bodies.push(body));
+    expect(bodies.map((body) => JSON.parse(body) as unknown)).toEqual([page]);
+    expect(result).toEqual(page);
+  });
+
   it('accepts any 2xx status', async () => {
     const server = await serve(() => json(203, WORKSPACES));
     expect((await client(server).workspaces()).total).toBe(2);

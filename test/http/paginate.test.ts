@@ -72,4 +72,69 @@ describe('paginate', () => {
     await expect(iterator.next()).rejects.toThrow('stop');
     expect(calls).toEqual([undefined]);
   });
+
+  describe('with pages requested ahead', () => {
+    /** Pages served after a tick; each body is handed to onBody before the page resolves, as the client does. */
+    function server(chain: Record<string, RowsPage>, bodyOf: (page: RowsPage) => string = (p) => JSON.stringify(p)) {
+      const events: string[] = [];
+      const fetchPage = async (cursor: string | undefined, onBody?: (body: string) => void): Promise<RowsPage> => {
+        events.push(`request ${cursor ?? 'first'}`);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        const served = chain[cursor ?? 'first'];
+        if (!served) throw new Error(`no page for ${cursor}`);
+        onBody?.(bodyOf(served));
+        await new Promise((resolve) => setTimeout(resolve, 1)); // parsing
+        return served;
+      };
+      return { events, fetchPage };
+    }
+
+    it('requests the next page as soon as the body before it arrives, before that page is handed out', async () => {
+      const { events, fetchPage } = server({ first: page(['a'], 'c1'), c1: page(['b'], 'c2'), c2: page(['c'], null) });
+      for await (const { page: p } of paginate(fetchPage, { ahead: 2 })) events.push(`handle ${p.rows[0]!.id}`);
+      expect(events.indexOf('request c1')).toBeLessThan(events.indexOf('handle a'));
+      expect(events.indexOf('request c2')).toBeLessThan(events.indexOf('handle b'));
+      expect(events.filter((e) => e.startsWith('request'))).toEqual(['request first', 'request c1', 'request c2']);
+    });
+
+    it('drops a request made with a wrong guess, fetches the parsed cursor instead, and guesses no more', async () => {
+      const chain: Record<string, RowsPage> = { first: page(['a'], 'c1'), c1: page(['b'], 'c2'), c2: page(['c'], null), decoy: page(['x'], null) };
+      // Every body read early names another cursor last (as a cell's JSON value could).
+      const { events, fetchPage } = server(chain, (p) => `${JSON.stringify(p).slice(0, -1)},"extra":{"nextCursor":"decoy"}}`);
+      const ids = (await collect(rowsOf(paginate(fetchPage, { ahead: 2 })))).map((r) => r.id);
+      expect(ids).toEqual(['a', 'b', 'c']);
+      expect(events).toEqual(['request first', 'request decoy', 'request c1', 'request c2']);
+    });
+
+    it('ignores the failure of a dropped request', async () => {
+      const chain = { first: page(['a'], 'c1'), c1: page(['b'], null) };
+      const { fetchPage } = server(chain, (p) => `${JSON.stringify(p).slice(0, -1)},"x":{"nextCursor":"missing"}}`);
+      expect((await collect(rowsOf(paginate(fetchPage, { ahead: 2 })))).map((r) => r.id)).toEqual(['a', 'b']);
+    });
+
+    it('never requests more than `ahead` pages beyond the one the consumer holds', async () => {
+      const chain: Record<string, RowsPage> = {};
+      for (let i = 0; i < 8; i += 1) chain[i === 0 ? 'first' : `c${i}`] = page([`r${i}`], i < 7 ? `c${i + 1}` : null);
+      const { events, fetchPage } = server(chain);
+      for await (const { page: p } of paginate(fetchPage, { ahead: 2 })) {
+        await new Promise((resolve) => setTimeout(resolve, 15)); // a slow consumer
+        const held = Number(p.rows[0]!.id.slice(1));
+        const requested = events.filter((e) => e.startsWith('request')).length;
+        expect(requested - 1 - held).toBeLessThanOrEqual(2);
+      }
+      expect(events).toHaveLength(8);
+    });
+
+    it('requests nothing more once the signal is aborted', async () => {
+      const controller = new AbortController();
+      const { events, fetchPage } = server({ first: page(['a'], 'c1'), c1: page(['b'], 'c2'), c2: page(['c'], 'c3'), c3: page(['d'], null) });
+      const iterator = paginate(fetchPage, { ahead: 2, signal: controller.signal });
+      await iterator.next();
+      controller.abort(new Error('stop'));
+      const requested = events.length;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await expect(iterator.next()).rejects.toThrow('stop');
+      expect(events).toHaveLength(requested);
+    });
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { murmur3x86_128 } from '../../src/export/murmur3.js';
+import { murmur3x86_128 } from '../../src/collections/murmur3.js';
 
 function hex(text: string, seed: number): string {
   const out = new Uint32Array(4);
