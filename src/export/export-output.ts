@@ -43,15 +43,17 @@ export async function fileOutput(path: string, resumeBytes?: number): Promise<Ex
       hint: 'check that the folder of -o FILE exists and can be written',
     });
   });
-  const failed = new Promise<never>((_, reject) => file.stream.once('error', reject));
-  failed.catch(() => undefined);
+  // A failed write calls back with the error (and so does every write after it); the listener
+  // only keeps the 'error' event from crashing the process.
+  let failure: Error | undefined;
+  file.stream.on('error', (error) => (failure ??= error));
   return {
     partialPath: file.partialPath,
     write: (chunk) =>
-      Promise.race([
-        failed,
-        new Promise<void>((resolve, reject) => file.stream.write(chunk, (error) => (error ? reject(error) : resolve()))),
-      ]),
+      new Promise<void>((resolve, reject) => {
+        if (failure) reject(failure);
+        else file.stream.write(chunk, (error) => (error ? reject(error) : resolve()));
+      }),
     async syncData() {
       const handle = await open(file.partialPath, 'r+');
       try {

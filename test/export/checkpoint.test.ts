@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -111,5 +112,13 @@ describe('fileOutput', () => {
     await expect(fileOutput(path, 10)).rejects.toThrow(/it is missing/);
     await writeFile(`${path}.partial`, 'abc');
     await expect(fileOutput(path, 10)).rejects.toThrow(/counts 10 bytes .* but it has 3 bytes/);
+  });
+
+  it.runIf(existsSync('/dev/full'))('rejects a write the disk refuses, and every write after it', async () => {
+    const path = join(await tempDir(), 'out.csv');
+    await symlink('/dev/full', `${path}.partial`); // every write fails with ENOSPC
+    const output = await fileOutput(path);
+    await expect(output.write(Buffer.from('a,b\n'))).rejects.toThrow(/ENOSPC/);
+    await expect(output.write(Buffer.from('c,d\n'))).rejects.toThrow();
   });
 });
