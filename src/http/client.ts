@@ -179,7 +179,7 @@ export class ApiClient {
           // A request onBody started goes out before this body is parsed, so the service works on it meanwhile.
           await this.transport.queuedRequestsWritten();
         }
-        return this.parse(call, response, await import('./schemas.js'));
+        return this.parse(call, response);
       }
       const retriesSoFar = attempts.length - 1;
       const decision = shouldRetry({ outcome: result.outcome, retriesSoFar, maxRetries: this.maxRetries, idempotent: true });
@@ -251,7 +251,7 @@ export class ApiClient {
     this.log(redactSecrets(line, [this.apiKey]));
   }
 
-  private parse<T>(call: Call<T>, response: RawResponse, schemas: Schemas): T {
+  private async parse<T>(call: Call<T>, response: RawResponse): Promise<T> {
     let json: unknown;
     try {
       json = JSON.parse(response.text);
@@ -259,6 +259,7 @@ export class ApiClient {
       throw unexpectedResponse(call.what, 'the body is not JSON', response.status);
     }
     if (call.accepts?.(json)) return json;
+    const schemas: Schemas = await import('./schemas.js');
     const result = call.schema(schemas).safeParse(json);
     if (!result.success) {
       const detail = `${call.method} ${call.path}: ${schemas.describeIssues(result.error)}`;
