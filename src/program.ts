@@ -32,6 +32,7 @@ export function buildProgram(ctx: Context): Command {
     .option('-v, --verbose', 'log each request (method, path, status, time) on stderr; secrets redacted')
     .option('--no-color', 'no colour in output (NO_COLOR is honoured too)');
 
+  // Command definitions are light: each action imports its implementation, so a run loads only its own modules.
   for (const make of [
     workspacesCommand,
     tablesCommand,

@@ -1,35 +1,11 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../cli/context.js';
-import { TdsError, UsageError } from '../cli/errors.js';
+import { UsageError } from '../cli/errors.js';
 import { parseIntegerOption, parseNumberOption } from '../cli/options.js';
-import {
-  DEFAULT_HOST,
-  DEFAULT_INGEST_DELAY_MS,
-  DEFAULT_PORT,
-  FaultSpecError,
-  SEED_NAMES,
-  StateFileError,
-  parseFaultSpec,
-  startEmulator,
-  type EmulatorOptions,
-  type SeedName,
-} from '../emulator/index.js';
-
-interface EmulatorFlags {
-  host: string;
-  port: number;
-  seed: SeedName;
-  data?: string;
-  rows?: number;
-  paused?: boolean;
-  rateLimits: boolean;
-  rateScale?: number;
-  ingestDelay?: number;
-  faults?: string;
-  readFaults?: string;
-  webhookFaults?: string;
-  faultSeed?: number;
-}
+import { DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from '../emulator/defaults.js';
+import { FaultSpecError, parseFaultSpec } from '../emulator/faults.js';
+import { SEED_NAMES } from '../emulator/seed/seed-names.js';
+import type { EmulatorFlags } from './emulator-action.js';
 
 const HELP = `
 Prints one JSON line on stdout when ready: {"baseUrl", "apiKey", "webhooks": {tableId: url}};
@@ -51,8 +27,6 @@ Examples:
   $ tds emulator --rate-scale 100 --ingest-delay 50 --faults '500:0.1,reset@3' --fault-seed 7
 `;
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
-
 export function emulatorCommand(ctx: Context): Command {
   return new Command('emulator')
     .description('run the local emulator of the service (for offline use and tests)')
@@ -72,42 +46,8 @@ export function emulatorCommand(ctx: Context): Command {
     .option('-v, --verbose', 'log each request on stderr')
     .addHelpText('after', HELP)
     .action(async (flags: EmulatorFlags) => {
-      if (!LOOPBACK.test(flags.host)) {
-        ctx.io.stderr.write(`tds: warning: binding ${flags.host}, not a loopback address: other machines can reach the emulator and its demo keys\n`);
-      }
-      const options: EmulatorOptions = {
-        host: flags.host,
-        port: flags.port,
-        seed: flags.seed,
-        rateLimits: flags.rateLimits,
-        log: (line) => ctx.verbose(line),
-        ...(flags.data !== undefined ? { dataFile: flags.data } : {}),
-        ...(flags.rows !== undefined ? { rows: flags.rows } : {}),
-        ...(flags.paused ? { paused: true } : {}),
-        ...(flags.rateScale !== undefined ? { rateScale: flags.rateScale } : {}),
-        ...(flags.ingestDelay !== undefined ? { ingestDelayMs: flags.ingestDelay } : {}),
-        ...(flags.faultSeed !== undefined ? { faultSeed: flags.faultSeed } : {}),
-      };
-      const readFaults = flags.readFaults ?? flags.faults;
-      const webhookFaults = flags.webhookFaults ?? flags.faults;
-      if (readFaults !== undefined) options.readFaults = readFaults;
-      if (webhookFaults !== undefined) options.webhookFaults = webhookFaults;
-
-      const emulator = await startEmulator(options).catch((error: NodeJS.ErrnoException) => {
-        if (error instanceof StateFileError) throw new UsageError(`--data: ${error.message}`);
-        if (error.code === 'EADDRINUSE') throw new UsageError(`port ${flags.port} is in use`, { hint: 'pick another --port, or --port 0 for a free one' });
-        if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') throw new UsageError(`cannot bind ${flags.host}: ${error.code}`);
-        throw new TdsError('UNEXPECTED', `the emulator could not start: ${error.message}`, { cause: error });
-      });
-      const { baseUrl, apiKey, webhooks } = emulator;
-      ctx.io.stdout.write(`${JSON.stringify({ baseUrl, apiKey, webhooks })}\n`);
-
-      await new Promise<void>((resolve) => {
-        if (ctx.signal.aborted) return resolve();
-        ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-        process.once('SIGTERM', () => resolve());
-      });
-      await emulator.close();
+      const { emulatorAction } = await import('./emulator-action.js');
+      await emulatorAction(ctx, flags);
     });
 }
 

@@ -1,40 +1,9 @@
-import { stat } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import type { Context } from '../cli/context.js';
-import { UsageError } from '../cli/errors.js';
 import { parseIntegerOption, parseNumberOption } from '../cli/options.js';
-import { connect, loadSettings } from '../config/settings.js';
-import { loadWebhook } from '../config/webhooks.js';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../http/client.js';
 import { RATE_LIMITS, WEBHOOK_MAX_OBJECTS } from '../spec/index.js';
-import { checkWebhook } from '../push/check-webhook.js';
-import { INPUT_FORMATS, inputFormatOf, type InputFormat } from '../push/input-format.js';
-import { runPush } from '../push/push-run.js';
-import { WebhookClient } from '../push/webhook-client.js';
-import { webhookLimiter } from '../push/webhook-limiter.js';
-import { pushArguments, webhookTarget, type WebhookTarget } from '../push/webhook-target.js';
-
-interface PushOptions {
-  inputFormat?: InputFormat;
-  types: 'strings' | 'infer';
-  nest?: string;
-  relaxColumns?: boolean;
-  batchSize: number;
-  concurrency: number;
-  rate: number;
-  journal?: string;
-  resume?: boolean;
-  resendUncertain?: boolean;
-  acceptUncertain?: boolean;
-  rejects?: string;
-  check?: boolean;
-  dryRun?: boolean;
-  validateFirst?: boolean;
-  wait?: boolean;
-  table?: string;
-  waitTimeout: number;
-  json?: boolean;
-}
+import { INPUT_FORMATS } from '../push/input-format.js';
+import type { PushOptions } from './push-action.js';
 
 const WEBHOOK_RATE = RATE_LIMITS.webhook.requests;
 
@@ -100,108 +69,8 @@ Examples:
   $ tds push @signups --check`,
     )
     .action(async (webhookArg: string | undefined, fileArg: string | undefined, options: PushOptions, command: Command) => {
-      const args = pushArguments([webhookArg, fileArg].filter((arg): arg is string => arg !== undefined));
-      const settings = await loadSettings(ctx, command);
-      const globals = command.optsWithGlobals() as { profile?: string; verbose?: boolean };
-      const target = await resolveTarget(ctx, args.webhook, globals.profile, Boolean(options.dryRun));
-      const maxRetries = settings.maxRetries ?? DEFAULT_MAX_RETRIES;
-      const timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-
-      if (options.check) {
-        if (!target) throw new UsageError('--check needs a webhook');
-        return checkOnly(ctx, target, { maxRetries, timeoutMs, rateScale: settings.rateScale, json: Boolean(options.json) });
-      }
-      checkCombinations(options);
-      const format = inputFormatOf(args.input, options.inputFormat);
-      if (options.types === 'infer' && (format === 'json' || format === 'ndjson')) {
-        throw new UsageError('--types infer applies to CSV and TSV input; JSON values keep their own types');
-      }
-      const pipe = await checkInput(ctx, args.input);
-      const journalPath = options.journal ?? (pipe ? undefined : `${args.input}.tds-journal`);
-      const client = options.wait && !options.dryRun ? await connect(ctx, command) : undefined;
-      try {
-        await runPush(ctx, {
-          input: args.input,
-          // a resumed file is checked in full against its journal before anything new is sent
-          streamed: pipe || !(options.validateFirst || options.resume),
-          read: { format, infer: options.types === 'infer', nest: options.nest, relaxColumns: Boolean(options.relaxColumns) },
-          batchSize: options.batchSize,
-          concurrency: options.concurrency,
-          rate: options.rate,
-          journalPath,
-          resume: Boolean(options.resume),
-          uncertain: options.resendUncertain ? 'resend' : options.acceptUncertain ? 'accept' : 'leave',
-          rejectsPath: options.rejects,
-          dryRun: Boolean(options.dryRun),
-          json: Boolean(options.json),
-          target,
-          timeoutMs,
-          maxRetries,
-          rateScale: settings.rateScale,
-          wait: client && options.table ? { client, table: options.table, timeoutMs: options.waitTimeout * 1000 } : undefined,
-          progress: !globals.verbose,
-          reportUsage: ctx.io.env.TDS_PUSH_REPORT_USAGE === '1',
-        });
-      } finally {
-        await client?.close();
-      }
+      const { pushAction } = await import('./push-action.js');
+      const positional = [webhookArg, fileArg].filter((arg): arg is string => arg !== undefined);
+      await pushAction(ctx, positional, options, command);
     });
-}
-
-async function resolveTarget(ctx: Context, webhook: string | undefined, profile: string | undefined, optional: boolean): Promise<WebhookTarget | undefined> {
-  const raw = webhook?.startsWith('@') ? await loadWebhook(ctx, webhook.slice(1), profile) : (webhook ?? ctx.io.env.TDS_WEBHOOK_URL);
-  if (raw === undefined || raw.trim() === '') {
-    if (optional) return undefined;
-    throw new UsageError('no webhook given', {
-      hint: 'give the webhook URL or @NAME (saved with `tds config set webhook.NAME`) before the file, or set TDS_WEBHOOK_URL',
-    });
-  }
-  return webhookTarget(raw);
-}
-
-function checkCombinations(options: PushOptions): void {
-  if (options.resendUncertain && !options.resume) throw new UsageError('--resend-uncertain goes with --resume');
-  if (options.acceptUncertain && !options.resume) throw new UsageError('--accept-uncertain goes with --resume');
-  if (options.resendUncertain && options.acceptUncertain) {
-    throw new UsageError('--resend-uncertain and --accept-uncertain exclude each other', {
-      hint: 'check the table: --accept-uncertain if the uncertain records are there, --resend-uncertain if they are missing',
-    });
-  }
-  if (options.wait && !options.table) throw new UsageError('--wait needs --table TABLE (the table the webhook feeds)');
-  if (options.table && !options.wait) throw new UsageError('--table is used by --wait; add --wait');
-  if (options.nest === '') throw new UsageError('--nest needs a separator, such as .');
-}
-
-/** Whether the input can only be read once (stdin, a pipe); a regular file is read twice. */
-async function checkInput(ctx: Context, input: string): Promise<boolean> {
-  if (input === '-') {
-    if ((ctx.io.stdin as NodeJS.ReadStream).isTTY) {
-      throw new UsageError('no input: give a FILE, or pipe records to stdin', { hint: 'tds push @NAME data.csv' });
-    }
-    return true;
-  }
-  const info = await stat(input).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`cannot read ${input}${error.code === 'ENOENT' ? ': no such file' : ` (${error.code})`}`);
-  });
-  if (info.isDirectory()) throw new UsageError(`${input} is a directory, not a file`);
-  return !info.isFile();
-}
-
-async function checkOnly(ctx: Context, target: WebhookTarget, settings: { maxRetries: number; timeoutMs: number; rateScale: number; json: boolean }): Promise<void> {
-  const client = new WebhookClient({ url: target.url, connections: 1, timeoutMs: settings.timeoutMs });
-  try {
-    await checkWebhook({
-      client,
-      target,
-      limiter: webhookLimiter(WEBHOOK_RATE, settings.rateScale),
-      maxRetries: settings.maxRetries,
-      rateScale: settings.rateScale,
-      signal: ctx.signal,
-      log: ctx.verbose,
-    });
-    if (settings.json) ctx.io.stdout.write(`${JSON.stringify({ webhook: target.shown, exists: true })}\n`);
-    else ctx.io.stderr.write(`webhook exists: ${target.shown}\n`);
-  } finally {
-    await client.close();
-  }
 }

@@ -1,8 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../cli/context.js';
-import { runExportCommand } from '../export/export-command.js';
 import { addExportOptions } from '../export/export-flags.js';
-import { readFilterText } from '../export/filter-text.js';
 
 interface QueryOptions {
   where: string[];
@@ -34,6 +32,8 @@ Examples:
   $ tds query Leads --where "Enrich hasError" --status-columns -o failed.csv`,
     )
     .action(async (table: string, options: QueryOptions, cmd: Command) => {
+      const { readFilterText } = await import('../export/filter-text.js');
+      const { runExportCommand } = await import('../export/export-command.js');
       const stdinTaken = cmd.optsWithGlobals<{ apiKeyFile?: string }>().apiKeyFile === '-';
       const filterText = options.filter === undefined ? undefined : await readFilterText(ctx, options.filter, stdinTaken);
       await runExportCommand(ctx, cmd, table, {

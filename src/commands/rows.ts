@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 import type { Context } from '../cli/context.js';
-import { runExportCommand } from '../export/export-command.js';
 import { addExportOptions } from '../export/export-flags.js';
 
 export function rowsCommand(ctx: Context): Command {
@@ -22,6 +21,7 @@ Examples:
   $ tds rows Leads -o leads.csv --resume          # continue after Ctrl-C or a failure`,
     )
     .action(async (table: string, _options: unknown, cmd: Command) => {
+      const { runExportCommand } = await import('../export/export-command.js');
       await runExportCommand(ctx, cmd, table);
     });
   return command;

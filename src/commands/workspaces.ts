@@ -1,10 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../cli/context.js';
 import { addOutputOptions } from '../cli/options.js';
-import { loadSettings, withClient } from '../config/settings.js';
-import { chooseFormat, type Format } from '../output/format.js';
-import { writeListing } from '../output/table.js';
-import type { Workspace } from '../spec/index.js';
+import type { Format } from '../output/format.js';
 
 export function workspacesCommand(ctx: Context): Command {
   const command = new Command('workspaces')
@@ -18,20 +15,8 @@ Examples:
   $ tds workspaces -o workspaces.csv`,
     );
   addOutputOptions(command).action(async (options: { format?: Format; output?: string }, cmd: Command) => {
-    const settings = await loadSettings(ctx, cmd);
-    const format = chooseFormat({ ...options, fallback: settings.defaultFormat ?? 'table' });
-    const { workspaces } = await withClient(ctx, settings, (client) => client.workspaces());
-    await writeListing<Workspace>(ctx, workspaces, {
-      format,
-      output: options.output,
-      fields: ['id', 'name', 'tableCount'],
-      columns: [
-        { header: 'ID', value: (w) => w.id, style: (c, t) => c.dim(t) },
-        { header: 'NAME', value: (w) => w.name, shrink: true },
-        { header: 'TABLES', value: (w) => w.tableCount, align: 'right' },
-      ],
-      emptyMessage: 'no workspaces in this organization',
-    });
+    const { workspacesAction } = await import('./workspaces-action.js');
+    await workspacesAction(ctx, options, cmd);
   });
   return command;
 }

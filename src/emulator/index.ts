@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { addBenchTable } from './bench-table.js';
 import { CursorCodec } from './cursor.js';
+import { DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from './defaults.js';
 import { FaultPlan, parseFaultSpec } from './faults.js';
 import { Intake } from './intake.js';
 import { loadState, saveState } from './persist.js';
@@ -13,11 +14,9 @@ import type { EmulatorOptions, RequestLogEntry, RunningEmulator } from './types.
 export type { EmulatorOptions, RequestLogEntry, RunningEmulator } from './types.js';
 export { FaultSpecError, parseFaultSpec, FAULT_KINDS } from './faults.js';
 export { StateFileError } from './persist.js';
-export { DEMO_KEYS, SEED_NAMES, type SeedName } from './seed/index.js';
-
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 8787;
-export const DEFAULT_INGEST_DELAY_MS = 5_000;
+export { DEMO_KEYS } from './seed/index.js';
+export { SEED_NAMES, type SeedName } from './seed/seed-names.js';
+export { DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from './defaults.js';
 
 /** Starts the emulator of the service (service-api.md) on an HTTP server; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {

@@ -1,4 +1,4 @@
-import type { SeedName } from './seed/index.js';
+import type { SeedName } from './seed/seed-names.js';
 
 export interface EmulatorOptions {
   /** Default 127.0.0.1. */

@@ -5,9 +5,7 @@ import { seedLeads, type Member } from './leads.js';
 import { seedMarketingTables } from './marketing.js';
 import { seedSalesTables } from './sales.js';
 import { FIRST_NAMES, LAST_NAMES } from './samples.js';
-
-export type SeedName = 'demo' | 'empty';
-export const SEED_NAMES: readonly SeedName[] = ['demo', 'empty'];
+import type { SeedName } from './seed-names.js';
 
 /** Fixed keys, printed in the ready line; they only open this local emulator. */
 export const DEMO_KEYS = {

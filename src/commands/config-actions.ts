@@ -1,0 +1,81 @@
+import type { Command } from 'commander';
+import type { Context } from '../cli/context.js';
+import { UsageError } from '../cli/errors.js';
+import { configKey, displayValue } from '../config/keys.js';
+import { configFile } from '../config/paths.js';
+import { readSecret } from '../config/read-secret.js';
+import { DEFAULT_PROFILE } from '../config/settings.js';
+import { readConfig, writeConfig, type ConfigData } from '../config/store.js';
+
+// The actions of `tds config set|get|unset|list`.
+
+interface Target {
+  file: string;
+  profile: string;
+  /** --profile or TDS_PROFILE was given. */
+  explicit: boolean;
+  data: ConfigData;
+}
+
+async function target(ctx: Context, cmd: Command): Promise<Target> {
+  const opts = cmd.optsWithGlobals() as { profile?: string };
+  const file = configFile(ctx.io.env);
+  return { file, profile: opts.profile || DEFAULT_PROFILE, explicit: Boolean(opts.profile), data: await readConfig(file) };
+}
+
+function say(ctx: Context, line: string): void {
+  ctx.io.stderr.write(`${line}\n`);
+}
+
+export async function configSet(ctx: Context, name: string, value: string | undefined, cmd: Command): Promise<void> {
+  const key = configKey(name);
+  if (key.secret && value !== undefined) {
+    const why = 'it would stay in shell history and the process list';
+    throw new UsageError(`${name} is never taken from the command line (${why})`, {
+      hint: `run \`tds config set ${name}\` and paste it at the prompt, or pipe it: \`tds config set ${name} < FILE\``,
+    });
+  }
+  if (!key.secret && value === undefined) throw new UsageError(`give a value: tds config set ${name} VALUE`);
+  const stored = key.normalize(key.secret ? await readSecret(ctx.io, name) : value!);
+  const { file, profile, data } = await target(ctx, cmd);
+  data.profiles[profile] = { ...data.profiles[profile], [name]: stored };
+  await writeConfig(file, data);
+  say(ctx, `saved ${name} = ${displayValue(name, stored)} in profile "${profile}" (${file})`);
+}
+
+export async function configGet(ctx: Context, name: string, cmd: Command): Promise<void> {
+  configKey(name);
+  const { file, profile, data } = await target(ctx, cmd);
+  const value = data.profiles[profile]?.[name];
+  if (value === undefined) throw new UsageError(`${name} is not set in profile "${profile}" (${file})`);
+  ctx.io.stdout.write(`${displayValue(name, value)}\n`);
+}
+
+export async function configUnset(ctx: Context, name: string, cmd: Command): Promise<void> {
+  configKey(name);
+  const { file, profile, data } = await target(ctx, cmd);
+  const settings = data.profiles[profile];
+  if (settings?.[name] === undefined) {
+    say(ctx, `${name} was not set in profile "${profile}"`);
+    return;
+  }
+  delete settings[name];
+  if (Object.keys(settings).length === 0) delete data.profiles[profile];
+  await writeConfig(file, data);
+  say(ctx, `removed ${name} from profile "${profile}" (${file})`);
+}
+
+export async function configList(ctx: Context, cmd: Command): Promise<void> {
+  const { file, profile, explicit, data } = await target(ctx, cmd);
+  if (explicit && !data.profiles[profile]) throw new UsageError(`no profile "${profile}" in ${file}`);
+  const names = explicit ? [profile] : Object.keys(data.profiles).sort();
+  if (names.length === 0) {
+    say(ctx, `no settings saved yet (${file})`);
+    return;
+  }
+  const blocks = names.map((name) => {
+    const entries = Object.entries(data.profiles[name] ?? {}).sort(([a], [b]) => a.localeCompare(b));
+    return [`[${name}]`, ...entries.map(([key, value]) => `${key} = ${displayValue(key, value)}`)].join('\n');
+  });
+  ctx.io.stdout.write(`${blocks.join('\n\n')}\n`);
+}

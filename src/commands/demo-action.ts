@@ -1,0 +1,111 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Context } from '../cli/context.js';
+import { TdsError } from '../cli/errors.js';
+import { startEmulator, type RunningEmulator } from '../emulator/index.js';
+import { demoSteps, type DemoStep } from './demo-steps.js';
+
+const TDS_BIN = fileURLToPath(new URL('../../bin/tds.js', import.meta.url));
+
+export interface DemoOptions {
+  dir?: string;
+  keepRunning?: boolean;
+}
+
+interface StepResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export async function demoAction(ctx: Context, options: DemoOptions): Promise<void> {
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'tds-demo-')));
+  await mkdir(dir, { recursive: true });
+  const emulator = await startEmulator({ port: 0, ingestDelayMs: 500 });
+  try {
+    await runDemo(ctx, emulator, dir);
+    if (options.keepRunning) await keepRunning(ctx, emulator, dir);
+  } finally {
+    await emulator.close();
+  }
+}
+
+async function runDemo(ctx: Context, emulator: RunningEmulator, dir: string): Promise<void> {
+  const { stdout, color } = ctx.io;
+  const keyFile = join(dir, 'api-key');
+  const webhookFile = join(dir, 'inbox-webhook-url');
+  await writeFile(keyFile, `${emulator.apiKey}\n`, { mode: 0o600 });
+  await writeFile(webhookFile, `${await inboxWebhook(emulator)}\n`, { mode: 0o600 });
+  const env = {
+    ...process.env,
+    TDS_BASE_URL: emulator.baseUrl,
+    TDS_API_KEY: emulator.apiKey,
+    TDS_WEBHOOK_URL: (await readFile(webhookFile, 'utf8')).trim(),
+    TDS_CONFIG_DIR: join(dir, 'config'),
+  };
+
+  stdout.write(`${color.bold('tds demo')}: a local emulator of the service is running at ${emulator.baseUrl}\n`);
+  stdout.write('with demo data. Every step below is a real command, shown as you would type it.\n\n');
+  stdout.write(color.dim('# point tds at the emulator (secrets stay in files, out of your shell history)\n'));
+  stdout.write(`$ export TDS_BASE_URL=${emulator.baseUrl}\n`);
+  stdout.write(`$ export TDS_API_KEY="$(cat ${keyFile})"\n`);
+  stdout.write(`$ export TDS_WEBHOOK_URL="$(cat ${webhookFile})"\n`);
+  stdout.write(`$ cd ${dir}\n\n`);
+
+  for (const step of demoSteps(dir)) {
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    stdout.write(`${color.dim(`# ${step.title}`)}\n${color.cyan(`$ ${step.display}`)}\n`);
+    if (step.prepare) await step.prepare();
+    const result = await runStep(step, env, dir);
+    stdout.write(await step.show(result));
+    if (result.stderr.trim() && step.showStderr !== false) stdout.write(color.dim(result.stderr));
+    stdout.write('\n');
+    if (result.code !== 0) {
+      throw new TdsError('UNEXPECTED', `demo step "${step.title}" failed with exit ${result.code}`, {
+        hint: 'run the command above yourself to see more, or report it as a bug',
+      });
+    }
+  }
+
+  stdout.write(`${color.bold('Next: your own organization')}
+  tds config set base-url https://<your service host>/v1
+  tds config set api-key            # paste the key when asked (never on the command line)
+  tds auth check                    # one request that says whether it all works
+  tds tables                        # and off you go; see README.md for every command
+Files of this demo are in ${dir}.
+`);
+}
+
+async function inboxWebhook(emulator: RunningEmulator): Promise<string> {
+  const response = await fetch(`${emulator.baseUrl}/tables`, { headers: { authorization: `Bearer ${emulator.apiKey}` } });
+  const { tables } = (await response.json()) as { tables: Array<{ id: string; name: string }> };
+  const inbox = tables.find((table) => table.name === 'Inbox');
+  const url = inbox && emulator.webhooks[inbox.id];
+  if (!url) throw new TdsError('UNEXPECTED', 'the demo data has no "Inbox" webhook table');
+  return url;
+}
+
+function runStep(step: DemoStep, env: NodeJS.ProcessEnv, cwd: string): Promise<StepResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [TDS_BIN, ...step.args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function keepRunning(ctx: Context, emulator: RunningEmulator, dir: string): Promise<void> {
+  ctx.io.stderr.write(`The emulator keeps running at ${emulator.baseUrl}. From another terminal:
+  export TDS_BASE_URL=${emulator.baseUrl}
+  export TDS_API_KEY="$(cat ${join(dir, 'api-key')})"
+  tds tables
+Press Ctrl-C to stop it.
+`);
+  await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+}

@@ -1,0 +1,61 @@
+import type { Context } from '../cli/context.js';
+import { TdsError, UsageError } from '../cli/errors.js';
+import { StateFileError, startEmulator, type EmulatorOptions, type SeedName } from '../emulator/index.js';
+
+export interface EmulatorFlags {
+  host: string;
+  port: number;
+  seed: SeedName;
+  data?: string;
+  rows?: number;
+  paused?: boolean;
+  rateLimits: boolean;
+  rateScale?: number;
+  ingestDelay?: number;
+  faults?: string;
+  readFaults?: string;
+  webhookFaults?: string;
+  faultSeed?: number;
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
+
+/** `tds emulator`: runs until Ctrl-C or SIGTERM, then saves --data. */
+export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promise<void> {
+  if (!LOOPBACK.test(flags.host)) {
+    ctx.io.stderr.write(`tds: warning: binding ${flags.host}, not a loopback address: other machines can reach the emulator and its demo keys\n`);
+  }
+  const options: EmulatorOptions = {
+    host: flags.host,
+    port: flags.port,
+    seed: flags.seed,
+    rateLimits: flags.rateLimits,
+    log: (line) => ctx.verbose(line),
+    ...(flags.data !== undefined ? { dataFile: flags.data } : {}),
+    ...(flags.rows !== undefined ? { rows: flags.rows } : {}),
+    ...(flags.paused ? { paused: true } : {}),
+    ...(flags.rateScale !== undefined ? { rateScale: flags.rateScale } : {}),
+    ...(flags.ingestDelay !== undefined ? { ingestDelayMs: flags.ingestDelay } : {}),
+    ...(flags.faultSeed !== undefined ? { faultSeed: flags.faultSeed } : {}),
+  };
+  const readFaults = flags.readFaults ?? flags.faults;
+  const webhookFaults = flags.webhookFaults ?? flags.faults;
+  if (readFaults !== undefined) options.readFaults = readFaults;
+  if (webhookFaults !== undefined) options.webhookFaults = webhookFaults;
+
+  const emulator = await startEmulator(options).catch((error: NodeJS.ErrnoException) => {
+    if (error instanceof StateFileError) throw new UsageError(`--data: ${error.message}`);
+    if (error.code === 'EADDRINUSE') throw new UsageError(`port ${flags.port} is in use`, { hint: 'pick another --port, or --port 0 for a free one' });
+    if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') throw new UsageError(`cannot bind ${flags.host}: ${error.code}`);
+    throw new TdsError('UNEXPECTED', `the emulator could not start: ${error.message}`, { cause: error });
+  });
+  const { baseUrl, apiKey, webhooks } = emulator;
+  ctx.io.stdout.write(`${JSON.stringify({ baseUrl, apiKey, webhooks })}\n`);
+
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) return resolve();
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+    process.once('SIGTERM', () => resolve());
+  });
+  await emulator.close();
+}

@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import type { Context } from '../cli/context.js';
+import { loadSettings, withClient } from '../config/settings.js';
+import { resolveTable } from '../http/resolve-table.js';
+import { chooseFormat, type Format } from '../output/format.js';
+import { writeListing } from '../output/table.js';
+import type { Field } from '../spec/index.js';
+
+const SHARED_MARK = ' *';
+
+export async function schemaAction(ctx: Context, ref: string, options: { format?: Format; output?: string }, cmd: Command): Promise<void> {
+  const settings = await loadSettings(ctx, cmd);
+  const format = chooseFormat({ ...options, fallback: settings.defaultFormat ?? 'table' });
+  const { fields } = await withClient(ctx, settings, async (client) => client.schema((await resolveTable(client, ref)).id));
+  const shared = sharedLabels(fields);
+  await writeListing<Field>(ctx, fields, {
+    format,
+    output: options.output,
+    fields: ['id', 'name', 'label', 'type', 'options', 'isSystem'],
+    columns: [
+      { header: 'ID', value: (f) => f.id, style: (c, t) => c.dim(t) },
+      { header: 'LABEL', value: (f) => (shared.has(f.label) ? `${f.label}${SHARED_MARK}` : f.label), shrink: true },
+      { header: 'NAME', value: (f) => f.name, shrink: true },
+      { header: 'TYPE', value: (f) => f.type },
+      { header: 'OPTIONS', value: (f) => f.options?.map((o) => o.label).join(', '), shrink: true },
+      { header: 'SYSTEM', value: (f) => (f.isSystem ? 'yes' : '') },
+    ],
+    emptyMessage: 'this table has no columns',
+    footer: () => (shared.size ? '* label shared by several columns: refer to them by ID or name' : undefined),
+  });
+}
+
+function sharedLabels(fields: Field[]): Set<string> {
+  const counts = new Map<string, number>();
+  for (const field of fields) counts.set(field.label, (counts.get(field.label) ?? 0) + 1);
+  return new Set([...counts].filter(([, count]) => count > 1).map(([label]) => label));
+}

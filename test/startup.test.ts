@@ -1,0 +1,103 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TDS_BIN } from './helpers/cli.js';
+import { startEmulatorProcess, type RunningEmulator } from './helpers/emulator-process.js';
+
+// Each command loads only its own modules: building the command tree (--version, --help, completion)
+// loads no command's implementation, and `tds rows` loads the export path but not push or the emulator.
+// A module load hook (node --import) lists every module the real bin/tds.js loads.
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const IMPLEMENTATIONS = [
+  /^dist\/commands\/.*-actions?\.js$/,
+  /^dist\/export\/export-command\.js$/,
+  /^dist\/push\/push-run\.js$/,
+  /^dist\/emulator\/index\.js$/,
+  /^dist\/config\/settings\.js$/,
+  /^dist\/http\/client\.js$/,
+  /^dist\/output\/table\.js$/,
+];
+const HEAVY_PACKAGES = /^node_modules\/(undici|zod|ora|cli-table3|node-emoji)\//;
+
+let dir: string;
+let hook: string;
+let runs = 0;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tds-startup-'));
+  await writeFile(
+    join(dir, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs';
+let log;
+export function initialize(data) { log = data.log; }
+export async function load(url, context, next) { appendFileSync(log, url + '\\n'); return next(url, context); }
+`,
+  );
+  await writeFile(
+    join(dir, 'register.mjs'),
+    `import { register } from 'node:module';
+register('./hooks.mjs', import.meta.url, { data: { log: process.env.TDS_TEST_LOAD_LOG } });
+`,
+  );
+  hook = pathToFileURL(join(dir, 'register.mjs')).href;
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** Runs bin/tds.js and returns its exit code and the modules it loaded, as paths relative to the repository. */
+async function loadedBy(args: string[], env: Record<string, string> = {}): Promise<{ code: number; loaded: string[] }> {
+  const log = join(dir, `loaded-${(runs += 1)}.txt`);
+  await writeFile(log, '');
+  const childEnv: Record<string, string> = { TDS_TEST_LOAD_LOG: log, NO_COLOR: '1', TDS_CONFIG_DIR: dir, ...env };
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith('TDS_') && !(key in childEnv)) childEnv[key] = value;
+  }
+  const code = await new Promise<number>((resolve) => {
+    execFile(process.execPath, ['--import', hook, TDS_BIN, ...args], { env: childEnv }, (error) =>
+      resolve(error ? Number(error.code ?? 1) : 0),
+    );
+  });
+  const loaded = (await readFile(log, 'utf8'))
+    .split('\n')
+    .filter((url) => url.startsWith('file:'))
+    .map((url) => fileURLToPath(url).slice(ROOT.length));
+  return { code, loaded };
+}
+
+const implementations = (loaded: string[]): string[] => loaded.filter((path) => IMPLEMENTATIONS.some((re) => re.test(path)));
+const heavyPackages = (loaded: string[]): string[] => loaded.filter((path) => HEAVY_PACKAGES.test(path));
+
+describe('start-up', () => {
+  it.each([['--version'], ['--help'], ['rows', '--help'], ['push', '--help'], ['config', 'path'], ['completion', 'bash']])(
+    'tds %s builds the command tree without loading any implementation',
+    async (...args: string[]) => {
+      const { code, loaded } = await loadedBy(args);
+      expect(code).toBe(0);
+      expect(loaded).toContain('dist/program.js');
+      expect(implementations(loaded)).toEqual([]);
+      expect(heavyPackages(loaded)).toEqual([]);
+    },
+  );
+
+  describe('tds rows', () => {
+    let emulator: RunningEmulator;
+    beforeAll(async () => {
+      emulator = await startEmulatorProcess();
+    });
+    afterAll(() => emulator?.stop());
+
+    it('loads the export path, not push, the emulator or the table output', async () => {
+      const { code, loaded } = await loadedBy(['rows', 'Leads', '-n', '2'], {
+        TDS_BASE_URL: emulator.baseUrl,
+        TDS_API_KEY: emulator.apiKey,
+      });
+      expect(code).toBe(0);
+      expect(loaded).toContain('dist/export/export-command.js');
+      expect(implementations(loaded).sort()).toEqual(['dist/config/settings.js', 'dist/export/export-command.js', 'dist/http/client.js']);
+      expect(loaded.filter((path) => /^node_modules\/(ora|cli-table3|node-emoji)\//.test(path))).toEqual([]);
+    });
+  });
+});
