@@ -16,6 +16,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
     verbose: (line) => {
       if (verbose) io.stderr.write(`${line}\n`);
     },
+    isVerbose: () => verbose,
   };
 
   let interrupts = 0;

@@ -17,4 +17,6 @@ export interface Context {
   signal: AbortSignal;
   /** Writes one line on stderr when --verbose is on (already redacted by the caller). */
   verbose(line: string): void;
+  /** Whether --verbose is on, so a hot path can skip building lines nobody will see (unknown: assume on). */
+  isVerbose?(): boolean;
 }

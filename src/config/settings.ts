@@ -62,7 +62,7 @@ export function connectWith(ctx: Context, settings: Settings, overrides: { maxRe
     maxRetries: overrides.maxRetries ?? settings.maxRetries,
     timeoutMs: settings.timeoutMs,
     rateScale: settings.rateScale,
-    log: (line) => ctx.verbose(line),
+    ...(ctx.isVerbose?.() === false ? {} : { log: (line: string) => ctx.verbose(line) }),
     signal: ctx.signal,
   });
 }
