@@ -1,0 +1,21 @@
+// Loaded with `node --import` into a benchmarked tds: samples process.memoryUsage() every 20 ms and, at
+// exit, writes the sample taken at the highest RSS (and the heap's largest) to BENCH_MEMORY_PROBE as JSON,
+// so a peak over target says whether it was the JS heap, external memory (Buffers) or something else.
+import { writeFileSync } from 'node:fs';
+
+const out = process.env.BENCH_MEMORY_PROBE;
+if (out) {
+  const started = Date.now();
+  let peak = { rss: 0 };
+  let heapPeak = 0;
+  const sample = () => {
+    const m = process.memoryUsage();
+    heapPeak = Math.max(heapPeak, m.heapTotal);
+    if (m.rss > peak.rss) peak = { ...m, atMs: Date.now() - started };
+  };
+  setInterval(sample, 20).unref();
+  process.on('exit', () => {
+    sample();
+    writeFileSync(out, JSON.stringify({ ...peak, heapPeak }));
+  });
+}
