@@ -84,7 +84,10 @@ export async function* paginate(
     yield { page, cursor };
     if (next === undefined) return;
     options.signal?.throwIfAborted();
+    const done = current;
     current = current.next ?? start(next, current.index + 1);
+    // Requests link forward: unlinked, a handed-out one that something still holds keeps only its own page.
+    done.next = undefined;
   }
 }
 
