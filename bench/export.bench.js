@@ -11,7 +11,8 @@
 //
 // Run: npm run build && node bench/export.bench.js
 // Env: BENCH_ROWS (default 1000000), BENCH_LIMITED_ROWS (12000), BENCH_RATE_SCALE (phase 2 time scale, 1 = real
-// time: about a minute), BENCH_SKIP_FAST=1 / BENCH_SKIP_LIMITED=1 to skip phase 1 / 2.
+// time: about a minute), BENCH_SKIP_FAST=1 / BENCH_SKIP_LIMITED=1 to skip phase 1 / 2, BENCH_HEAP_SNAPSHOT_MB (see
+// memory-probe.mjs).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -136,7 +137,8 @@ function readProbe(path) {
   try {
     const m = JSON.parse(readFileSync(path, 'utf8'));
     const MB = (bytes) => Math.round(bytes / 1048576);
-    return `at ${(m.atMs / 1000).toFixed(1)} s: heap ${MB(m.heapUsed)} of ${MB(m.heapTotal)} MB (largest ${MB(m.heapPeak)}), external ${MB(m.external)} MB (Buffers ${MB(m.arrayBuffers)})`;
+    const snapshot = m.snapshot ? `; heap snapshot ${m.snapshot}` : '';
+    return `at ${(m.atMs / 1000).toFixed(1)} s: heap ${MB(m.heapUsed)} of ${MB(m.heapTotal)} MB (largest ${MB(m.heapPeak)}), external ${MB(m.external)} MB (Buffers ${MB(m.arrayBuffers)})${snapshot}`;
   } catch {
     return 'not recorded';
   }
