@@ -95,7 +95,7 @@ export class ApiClient {
     }
     this.log = options.log;
     this.signal = options.signal;
-    this.transport = new Transport({ origin: this.base.origin, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    this.transport = new Transport({ origin: this.base.origin, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, signal: options.signal });
     this.pacing = createPacing(this.rateScale);
   }
 
@@ -216,7 +216,6 @@ export class ApiClient {
       path: this.base.basePath + call.path + queryString(call.query),
       headers,
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
-      signal: this.signal,
     };
   }
 

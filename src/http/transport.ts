@@ -8,6 +8,8 @@ export interface TransportOptions {
   origin: string;
   /** Connect timeout, time to the response headers, and longest silence inside a body. */
   timeoutMs: number;
+  /** Aborting it destroys the pool: the requests in flight fail at once. */
+  signal?: AbortSignal;
 }
 
 export interface SendRequest {
@@ -15,7 +17,6 @@ export interface SendRequest {
   path: string;
   headers: Record<string, string>;
   body?: string;
-  signal?: AbortSignal;
 }
 
 export interface RawResponse {
@@ -39,7 +40,6 @@ export class Transport {
       path: request.path,
       headers: request.headers,
       body: request.body,
-      signal: request.signal,
     });
     const text = await response.body.text();
     return { status: response.statusCode, headers: response.headers, text };
@@ -56,19 +56,29 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    if (this.pool) await (await this.pool).close();
+    const pool = await this.pool?.catch(() => undefined);
+    if (pool && !pool.destroyed) await pool.close();
   }
 
   // undici loads on the first request, so commands that send none (help, config, emulator) start faster.
   private async createPool(): Promise<Pool> {
     const { Pool } = await import('undici');
-    const { origin, timeoutMs } = this.options;
-    return new Pool(origin, {
+    const { origin, timeoutMs, signal } = this.options;
+    signal?.throwIfAborted();
+    const pool = new Pool(origin, {
       connections: 8,
       connect: { timeout: timeoutMs },
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       keepAliveTimeout: 10_000,
     });
+    // One listener for the whole pool, not a signal per request: undici would add an abort listener
+    // per request and remove it once the body closes, and a removed listener keeps its links to its
+    // neighbours in the signal's list. With requests overlapping (pages fetched ahead), each
+    // listener then points to the next: once one of them reached the old space, every later request,
+    // its response body included, was kept through young collections by the dead one before it, and
+    // a 1,000,000-row export grew to 300 MB between full collections.
+    signal?.addEventListener('abort', () => void pool.destroy(null).catch(() => undefined), { once: true });
+    return pool;
   }
 }

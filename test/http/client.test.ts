@@ -1,3 +1,5 @@
+import { getEventListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, type ApiClientOptions } from '../../src/http/client.js';
 import { TdsError } from '../../src/cli/errors.js';
@@ -31,6 +33,13 @@ async function failure(promise: Promise<unknown>): Promise<TdsError> {
   );
   expect(error).toBeInstanceOf(TdsError);
   return error as TdsError;
+}
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let tries = 0; !condition(); tries += 1) {
+    if (tries === 200) throw new Error('timed out waiting for the test server');
+    await sleep(10);
+  }
 }
 
 const gaps = (requests: RecordedRequest[]): number[] => requests.slice(1).map((r, i) => r.at - requests[i]!.at);
@@ -237,6 +246,22 @@ describe('ApiClient retries', () => {
     setTimeout(() => controller.abort(new Error('interrupted')), 50);
     const started = Date.now();
     await expect(pending).rejects.toThrow('interrupted');
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('aborts requests in flight at once, through one listener on the signal for all of them', async () => {
+    const controller = new AbortController();
+    const server = await serve(() => ({ action: 'stall' }));
+    const api = client(server, { signal: controller.signal });
+    const pending = Promise.allSettled([api.workspaces(), api.tables(), api.schema('t1')]);
+    await waitFor(() => server.requests.length === 3);
+    // undici's per-request listeners, removed but still linked to their neighbours, once kept every
+    // later response alive through young collections (see Transport.createPool).
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    const started = Date.now();
+    controller.abort(new Error('interrupted'));
+    const results = await pending;
+    expect(results.map((result) => result.status === 'rejected' && (result.reason as Error).message)).toEqual(['interrupted', 'interrupted', 'interrupted']);
     expect(Date.now() - started).toBeLessThan(1000);
   });
 });
