@@ -12,12 +12,13 @@
 // Run: npm run build && node bench/export.bench.js
 // Env: BENCH_ROWS (default 1000000), BENCH_LIMITED_ROWS (12000), BENCH_RATE_SCALE (phase 2 time scale, 1 = real
 // time: about a minute), BENCH_SKIP_FAST=1 / BENCH_SKIP_LIMITED=1 to skip phase 1 / 2, BENCH_HEAP_SNAPSHOT_MB (see
-// memory-probe.mjs).
+// memory-probe.mjs), BENCH_TRACE_GC=DIR (V8's --trace-gc-nvp of each export, to DIR/<file>.gc.txt: `promoted=` per
+// young collection shows objects living longer than they should).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
@@ -103,8 +104,10 @@ function exportWithTds(emu, table, file, extraEnv = {}, extraArgs = []) {
   const start = performance.now();
   const emuCpu = cpuMsOf(emu.pid);
   const probe = `${file}.memory.json`;
+  // V8 writes its GC trace to stdout, which tds leaves alone with -o.
+  const trace = process.env.BENCH_TRACE_GC ? openSync(join(process.env.BENCH_TRACE_GC, `${basename(file)}.gc.txt`), 'w') : 'ignore';
   const child = spawn(process.execPath, ['--import', MEMORY_PROBE, TDS, 'rows', table.id, '-o', file, ...extraArgs], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', trace, 'pipe'],
     env: { ...process.env, TDS_BASE_URL: emu.baseUrl, TDS_API_KEY: emu.apiKey, TDS_CONFIG_DIR: dir, NO_COLOR: '1', BENCH_MEMORY_PROBE: probe, ...extraEnv },
   });
   let stderr = '';
@@ -124,6 +127,7 @@ function exportWithTds(emu, table, file, extraEnv = {}, extraArgs = []) {
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => {
       clearInterval(timer);
+      if (trace !== 'ignore') closeSync(trace);
       const ms = performance.now() - start;
       const endedAt = Date.now();
       if (code !== 0) reject(new Error(`tds exited with ${code}: ${stderr}`));
