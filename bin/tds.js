@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import '../dist/gc-tuning.js';
 import { main } from '../dist/main.js';
 
 const code = await main(process.argv.slice(2));
