@@ -1,6 +1,5 @@
 import { getEventListeners } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiClient, type ApiClientOptions } from '../../src/http/client.js';
 import { TdsError } from '../../src/cli/errors.js';
 import { TABLES, WORKSPACES, apiError, json, startTestServer, type Reply, type RecordedRequest, type TestServer } from './test-server.js';
@@ -33,13 +32,6 @@ async function failure(promise: Promise<unknown>): Promise<TdsError> {
   );
   expect(error).toBeInstanceOf(TdsError);
   return error as TdsError;
-}
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let tries = 0; !condition(); tries += 1) {
-    if (tries === 200) throw new Error('timed out waiting for the test server');
-    await sleep(10);
-  }
 }
 
 const gaps = (requests: RecordedRequest[]): number[] => requests.slice(1).map((r, i) => r.at - requests[i]!.at);
@@ -254,7 +246,7 @@ describe('ApiClient retries', () => {
     const server = await serve(() => ({ action: 'stall' }));
     const api = client(server, { signal: controller.signal });
     const pending = Promise.allSettled([api.workspaces(), api.tables(), api.schema('t1')]);
-    await waitFor(() => server.requests.length === 3);
+    await vi.waitFor(() => expect(server.requests).toHaveLength(3));
     // undici's per-request listeners, removed but still linked to their neighbours, once kept every
     // later response alive through young collections (see Transport.createPool).
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
