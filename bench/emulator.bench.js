@@ -4,7 +4,7 @@
 // Run: npm run build && node bench/emulator.bench.js   (target: >= 20,000 rows/s per core for plain pages)
 import { performance } from 'node:perf_hooks';
 import { Client } from 'undici';
-import { startEmulator } from '../dist/emulator/index.js';
+import { startEmulator } from '#dist/emulator/index.js';
 
 const ROWS = 1_000_000;
 const PAGES = 200;
@@ -57,8 +57,15 @@ function report(name, { rows, bytes, ms, cpuMs }) {
   return perSecond;
 }
 
-const query = (filters, extra = {}) => (cursor) =>
-  call('POST', `/tables/${table.id}/rows/query`, { limit: 100, ...extra, ...(filters ? { filters } : {}), ...(cursor ? { cursor } : {}) });
+const query =
+  (filters, extra = {}) =>
+  (cursor) =>
+    call('POST', `/tables/${table.id}/rows/query`, {
+      limit: 100,
+      ...extra,
+      ...(filters ? { filters } : {}),
+      ...(cursor ? { cursor } : {}),
+    });
 
 await walk(20, (cursor) => call('GET', `/tables/${table.id}/rows?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)); // warm-up
 
@@ -70,7 +77,15 @@ const plain = report(
 report('filtered: Plan in [Pro] (~25%)', await walk(PAGES, query({ rules: [{ fieldId: field.plan, operator: 'in', value: ['Pro'] }] })));
 report(
   'filtered: Active and Amount > 5000',
-  await walk(PAGES, query({ rules: [{ fieldId: field.active, operator: '=', value: true }, { fieldId: field.amount, operator: '>', value: 5000 }] })),
+  await walk(
+    PAGES,
+    query({
+      rules: [
+        { fieldId: field.active, operator: '=', value: true },
+        { fieldId: field.amount, operator: '>', value: 5000 },
+      ],
+    }),
+  ),
 );
 report('search: q "lovelace" (~5%)', await walk(PAGES, query(undefined, { q: 'lovelace' })));
 report('filtered: Amount > 9990 (~0.1%)', await walk(20, query({ rules: [{ fieldId: field.amount, operator: '>', value: 9990 }] })));

@@ -108,7 +108,15 @@ function exportWithTds(emu, table, file, extraEnv = {}, extraArgs = []) {
   const trace = process.env.BENCH_TRACE_GC ? openSync(join(process.env.BENCH_TRACE_GC, `${basename(file)}.gc.txt`), 'w') : 'ignore';
   const child = spawn(process.execPath, ['--import', MEMORY_PROBE, TDS, 'rows', table.id, '-o', file, ...extraArgs], {
     stdio: ['ignore', trace, 'pipe'],
-    env: { ...process.env, TDS_BASE_URL: emu.baseUrl, TDS_API_KEY: emu.apiKey, TDS_CONFIG_DIR: dir, NO_COLOR: '1', BENCH_MEMORY_PROBE: probe, ...extraEnv },
+    env: {
+      ...process.env,
+      TDS_BASE_URL: emu.baseUrl,
+      TDS_API_KEY: emu.apiKey,
+      TDS_CONFIG_DIR: dir,
+      NO_COLOR: '1',
+      BENCH_MEMORY_PROBE: probe,
+      ...extraEnv,
+    },
   });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
@@ -131,7 +139,17 @@ function exportWithTds(emu, table, file, extraEnv = {}, extraArgs = []) {
       const ms = performance.now() - start;
       const endedAt = Date.now();
       if (code !== 0) reject(new Error(`tds exited with ${code}: ${stderr}`));
-      else resolve({ ms, endedAt, peakKb, cpuMs, emuCpuMs: cpuMsOf(emu.pid) - emuCpu, bytes: statSync(file).size, stderr, memory: readProbe(probe) });
+      else
+        resolve({
+          ms,
+          endedAt,
+          peakKb,
+          cpuMs,
+          emuCpuMs: cpuMsOf(emu.pid) - emuCpu,
+          bytes: statSync(file).size,
+          stderr,
+          memory: readProbe(probe),
+        });
     });
   });
 }
@@ -160,7 +178,11 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`load average after: ${loadavg().map((n) => n.toFixed(1)).join(' ')}`);
+console.log(
+  `load average after: ${loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' ')}`,
+);
 process.exit(failed ? 1 : 0);
 
 /** Phase 1: throughput and memory, rate limits off. */
@@ -171,7 +193,11 @@ async function throughput() {
   console.log(`emulator child: ${ROWS.toLocaleString('en-US')} rows ready in ${(performance.now() - loadStart).toFixed(0)} ms`);
   await floor(fast, table, 100); // warm-up
   const base = await floor(fast, table);
-  console.log(`load average before: ${loadavg().map((n) => n.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`);
+  console.log(
+    `load average before: ${loadavg()
+      .map((n) => n.toFixed(1))
+      .join(' ')} on ${availableParallelism()} CPUs`,
+  );
   console.log(
     `floor (undici loop, GET + JSON.parse): ${base.rows.toLocaleString('en-US')} rows in ${seconds(base.ms)} = ${rate(base.rows, base.ms)}; ` +
       `CPU: loop ${seconds(base.cpuMs)}, emulator ${seconds(base.emuCpuMs)}`,

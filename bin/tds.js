@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/main.js';
+import { main } from '#dist/main.js';
 
 const code = await main(process.argv.slice(2));
 // Let pending stdout writes drain before exiting (a large export piped to a slow reader).

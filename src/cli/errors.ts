@@ -15,16 +15,7 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export type ErrorCode =
-  | 'USAGE'
-  | 'AUTH'
-  | 'NOT_FOUND'
-  | 'PAUSED'
-  | 'GAVE_UP'
-  | 'PUSH_INCOMPLETE'
-  | 'TRUNCATED'
-  | 'INTERRUPTED'
-  | 'API'
-  | 'UNEXPECTED';
+  'USAGE' | 'AUTH' | 'NOT_FOUND' | 'PAUSED' | 'GAVE_UP' | 'PUSH_INCOMPLETE' | 'TRUNCATED' | 'INTERRUPTED' | 'API' | 'UNEXPECTED';
 
 const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   USAGE: EXIT.usage,

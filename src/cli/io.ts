@@ -25,8 +25,7 @@ export function processIO(options: IOOptions = {}): IO {
   const env = process.env;
   const stdoutIsTTY = Boolean(process.stdout.isTTY) || env.TDS_FORCE_TTY === '1';
   const stderrIsTTY = Boolean(process.stderr.isTTY) || env.TDS_FORCE_TTY === '1';
-  const colorEnabled =
-    !options.noColor && env.NO_COLOR === undefined && (stdoutIsTTY || stderrIsTTY) && env.TERM !== 'dumb';
+  const colorEnabled = !options.noColor && env.NO_COLOR === undefined && (stdoutIsTTY || stderrIsTTY) && env.TERM !== 'dumb';
   const level = colorEnabled ? (supportsColor ? supportsColor.level : 1) || 1 : 0;
   const color = new Chalk({ level });
   return {

@@ -24,7 +24,6 @@ export function parseNumberOption(name: string, min: number, max: number) {
   };
 }
 
-
 /** `--format` and `-o FILE`, for commands that write data. */
 export function addOutputOptions(command: Command): Command {
   return command

@@ -27,9 +27,7 @@ function wordsOf(root: Command): { globals: string[]; commands: CommandWords[] }
 
 function bashScript(root: Command): string {
   const { globals, commands } = wordsOf(root);
-  const cases = commands
-    .map((c) => `    ${c.name}) words="${[...c.subcommands, ...c.options, ...globals].join(' ')}" ;;`)
-    .join('\n');
+  const cases = commands.map((c) => `    ${c.name}) words="${[...c.subcommands, ...c.options, ...globals].join(' ')}" ;;`).join('\n');
   return `# tds bash completion: add to ~/.bashrc:  source <(tds completion bash)
 _tds_complete() {
   local cur=\${COMP_WORDS[COMP_CWORD]} command="" words i
@@ -82,12 +80,8 @@ function fishScript(root: Command): string {
   const lines = [
     '# tds fish completion: tds completion fish > ~/.config/fish/completions/tds.fish',
     'complete -c tds -f',
-    ...commands.map(
-      (c) => `complete -c tds -n "not __fish_seen_subcommand_from ${names}" -a ${c.name} -d ${quote(c.description)}`,
-    ),
-    ...globals
-      .filter((flag) => flag.startsWith('--'))
-      .map((flag) => `complete -c tds -l ${flag.slice(2)}`),
+    ...commands.map((c) => `complete -c tds -n "not __fish_seen_subcommand_from ${names}" -a ${c.name} -d ${quote(c.description)}`),
+    ...globals.filter((flag) => flag.startsWith('--')).map((flag) => `complete -c tds -l ${flag.slice(2)}`),
   ];
   for (const c of commands) {
     for (const sub of c.subcommands) lines.push(`complete -c tds -n "__fish_seen_subcommand_from ${c.name}" -a ${sub}`);

@@ -28,7 +28,12 @@ export function demoSteps(dir: string): DemoStep[] {
   return [
     { title: 'the workspaces of the organization', display: 'tds workspaces', args: ['workspaces'], show: asIs },
     { title: 'every table, with row counts', display: 'tds tables', args: ['tables'], show: asIs },
-    { title: 'the columns of one table (labels, types, select options)', display: 'tds schema Leads', args: ['schema', 'Leads'], show: asIs },
+    {
+      title: 'the columns of one table (labels, types, select options)',
+      display: 'tds schema Leads',
+      args: ['schema', 'Leads'],
+      show: asIs,
+    },
     {
       title: 'export every row to CSV (all pages, written atomically); then its first lines',
       display: 'tds rows Leads -o leads.csv',
@@ -41,7 +46,17 @@ export function demoSteps(dir: string): DemoStep[] {
     {
       title: 'only the rows that match a filter: chosen columns, no meta keys, the first 5',
       display: `tds query Leads --where 'Stage = "Closed Won" and Employees >= 100' --columns Name,Stage,Employees --no-meta -n 5`,
-      args: ['query', 'Leads', '--where', 'Stage = "Closed Won" and Employees >= 100', '--columns', 'Name,Stage,Employees', '--no-meta', '-n', '5'],
+      args: [
+        'query',
+        'Leads',
+        '--where',
+        'Stage = "Closed Won" and Employees >= 100',
+        '--columns',
+        'Name,Stage,Employees',
+        '--no-meta',
+        '-n',
+        '5',
+      ],
       show: asIs,
     },
     {

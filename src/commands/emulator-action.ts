@@ -23,7 +23,9 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 /** `tds emulator`: runs until Ctrl-C or SIGTERM, then saves --data. */
 export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promise<void> {
   if (!LOOPBACK.test(flags.host)) {
-    ctx.io.stderr.write(`tds: warning: binding ${flags.host}, not a loopback address: other machines can reach the emulator and its demo keys\n`);
+    ctx.io.stderr.write(
+      `tds: warning: binding ${flags.host}, not a loopback address: other machines can reach the emulator and its demo keys\n`,
+    );
   }
   const options: EmulatorOptions = {
     host: flags.host,
@@ -45,7 +47,8 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
 
   const emulator = await startEmulator(options).catch((error: NodeJS.ErrnoException) => {
     if (error instanceof StateFileError) throw new UsageError(`--data: ${error.message}`);
-    if (error.code === 'EADDRINUSE') throw new UsageError(`port ${flags.port} is in use`, { hint: 'pick another --port, or --port 0 for a free one' });
+    if (error.code === 'EADDRINUSE')
+      throw new UsageError(`port ${flags.port} is in use`, { hint: 'pick another --port, or --port 0 for a free one' });
     if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') throw new UsageError(`cannot bind ${flags.host}: ${error.code}`);
     throw new TdsError('UNEXPECTED', `the emulator could not start: ${error.message}`, { cause: error });
   });

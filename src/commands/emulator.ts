@@ -37,8 +37,16 @@ export function emulatorCommand(ctx: Context): Command {
     .option('--rows <n>', 'add workspace "Bench" with table "Generated" of N rows', parseIntegerOption('--rows', 0, 100_000_000))
     .option('--paused', "the first organization's subscription is paused (402 on key endpoints)")
     .option('--no-rate-limits', 'turn every rate limit off')
-    .option('--rate-scale <x>', 'run rate-limit windows X times faster (retry-after stays in service seconds)', parseNumberOption('--rate-scale', 1e-6, 1e6))
-    .option('--ingest-delay <ms>', `quiet delay before webhook rows show (default ${DEFAULT_INGEST_DELAY_MS})`, parseIntegerOption('--ingest-delay', 0, 3_600_000))
+    .option(
+      '--rate-scale <x>',
+      'run rate-limit windows X times faster (retry-after stays in service seconds)',
+      parseNumberOption('--rate-scale', 1e-6, 1e6),
+    )
+    .option(
+      '--ingest-delay <ms>',
+      `quiet delay before webhook rows show (default ${DEFAULT_INGEST_DELAY_MS})`,
+      parseIntegerOption('--ingest-delay', 0, 3_600_000),
+    )
     .option('--faults <spec>', 'fault spec for both the key endpoints and the webhook', faultSpec('--faults'))
     .option('--read-faults <spec>', 'fault spec for the key endpoints (overrides --faults)', faultSpec('--read-faults'))
     .option('--webhook-faults <spec>', 'fault spec for the webhook (overrides --faults)', faultSpec('--webhook-faults'))

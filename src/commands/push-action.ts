@@ -84,7 +84,12 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   }
 }
 
-async function resolveTarget(ctx: Context, webhook: string | undefined, profile: string | undefined, optional: boolean): Promise<WebhookTarget | undefined> {
+async function resolveTarget(
+  ctx: Context,
+  webhook: string | undefined,
+  profile: string | undefined,
+  optional: boolean,
+): Promise<WebhookTarget | undefined> {
   const raw = webhook?.startsWith('@') ? await loadWebhook(ctx, webhook.slice(1), profile) : (webhook ?? ctx.io.env.TDS_WEBHOOK_URL);
   if (raw === undefined || raw.trim() === '') {
     if (optional) return undefined;
@@ -123,7 +128,11 @@ async function checkInput(ctx: Context, input: string): Promise<boolean> {
   return !info.isFile();
 }
 
-async function checkOnly(ctx: Context, target: WebhookTarget, settings: { maxRetries: number; timeoutMs: number; rateScale: number; json: boolean }): Promise<void> {
+async function checkOnly(
+  ctx: Context,
+  target: WebhookTarget,
+  settings: { maxRetries: number; timeoutMs: number; rateScale: number; json: boolean },
+): Promise<void> {
   const client = new WebhookClient({ url: target.url, connections: 1, timeoutMs: settings.timeoutMs });
   try {
     await checkWebhook({

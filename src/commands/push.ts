@@ -12,13 +12,29 @@ export function pushCommand(ctx: Context): Command {
     .description('send CSV, TSV, NDJSON or JSON records into a table through its webhook, each record once')
     .argument('[webhook]', 'the webhook URL, or @NAME saved with `tds config set webhook.NAME`; default: TDS_WEBHOOK_URL')
     .argument('[file]', 'the input file, or - for stdin (the default)')
-    .addOption(new Option('--input-format <format>', 'input format (default: from the file extension; needed for stdin)').choices(INPUT_FORMATS))
-    .addOption(new Option('--types <mode>', 'CSV/TSV values: strings, or infer numbers and true/false').choices(['strings', 'infer']).default('strings'))
+    .addOption(
+      new Option('--input-format <format>', 'input format (default: from the file extension; needed for stdin)').choices(INPUT_FORMATS),
+    )
+    .addOption(
+      new Option('--types <mode>', 'CSV/TSV values: strings, or infer numbers and true/false')
+        .choices(['strings', 'infer'])
+        .default('strings'),
+    )
     .option('--nest <sep>', 'build nested objects from keys containing SEP (--nest . turns address.city into {"address": {"city": …}})')
     .option('--relax-columns', 'CSV/TSV: accept rows with fewer or more fields than the header (extra values are dropped)')
-    .option('--batch-size <n>', `objects per request, 1 to ${WEBHOOK_MAX_OBJECTS}`, parseIntegerOption('--batch-size', 1, WEBHOOK_MAX_OBJECTS), WEBHOOK_MAX_OBJECTS)
+    .option(
+      '--batch-size <n>',
+      `objects per request, 1 to ${WEBHOOK_MAX_OBJECTS}`,
+      parseIntegerOption('--batch-size', 1, WEBHOOK_MAX_OBJECTS),
+      WEBHOOK_MAX_OBJECTS,
+    )
     .option('--concurrency <n>', 'requests in flight', parseIntegerOption('--concurrency', 1, 32), 4)
-    .option('--rate <n>', `requests a second, at most ${WEBHOOK_RATE} (the webhook's limit per IP address)`, parseIntegerOption('--rate', 1, WEBHOOK_RATE), WEBHOOK_RATE)
+    .option(
+      '--rate <n>',
+      `requests a second, at most ${WEBHOOK_RATE} (the webhook's limit per IP address)`,
+      parseIntegerOption('--rate', 1, WEBHOOK_RATE),
+      WEBHOOK_RATE,
+    )
     .option('--journal <file>', 'journal of sent batches (default: FILE.tds-journal beside a file input; none for stdin)')
     .option('--resume', 'continue the push recorded in the journal: batches already sent are skipped')
     .option('--resend-uncertain', 'with --resume: send the uncertain batches again (their rows were NOT found in the table)')

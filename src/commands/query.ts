@@ -16,7 +16,12 @@ export function queryCommand(ctx: Context): Command {
         'checked against the schema before any row is read; same output options as `tds rows`',
     )
     .argument('<table>', 'table ID or exact name')
-    .option('--where <expr>', 'a filter expression, e.g. \'Stage = "Closed Won" and Employees >= 100\' (repeatable: joined with and)', collect, [])
+    .option(
+      '--where <expr>',
+      'a filter expression, e.g. \'Stage = "Closed Won" and Employees >= 100\' (repeatable: joined with and)',
+      collect,
+      [],
+    )
     .option('--any', 'join several --where with or instead of and')
     .option('--filter <json>', "the service's filter group as JSON text, @FILE or - (stdin); fieldIds may be labels")
     .option('--explain', 'print the request body that would be sent, and read no rows');

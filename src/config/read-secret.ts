@@ -24,9 +24,10 @@ export function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
  */
 export async function readSecret(io: IO, label: string): Promise<string> {
   const stdin = io.stdin as Partial<ReadStream> & NodeJS.ReadableStream;
-  const text = stdin.isTTY && typeof stdin.setRawMode === 'function'
-    ? await promptHidden(stdin as ReadStream, io.stderr, `${label}: `)
-    : firstLine(await readStdin(io.stdin));
+  const text =
+    stdin.isTTY && typeof stdin.setRawMode === 'function'
+      ? await promptHidden(stdin as ReadStream, io.stderr, `${label}: `)
+      : firstLine(await readStdin(io.stdin));
   if (text === '') {
     throw new UsageError(`no ${label} given`, { hint: 'pipe it on stdin (`… < FILE`), or run in a terminal to be prompted' });
   }

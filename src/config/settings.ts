@@ -77,10 +77,7 @@ export async function withClient<T>(ctx: Context, settings: Settings, work: (cli
   }
 }
 
-export async function resolveSettings(
-  ctx: Context,
-  command: Command,
-): Promise<{ settings: Settings; sources: SettingsSources }> {
+export async function resolveSettings(ctx: Context, command: Command): Promise<{ settings: Settings; sources: SettingsSources }> {
   const opts = command.optsWithGlobals() as Record<string, unknown>;
   const env = ctx.io.env;
   const file = configFile(env);

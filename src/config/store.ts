@@ -9,8 +9,7 @@ export interface ConfigData {
 }
 
 function isConfigData(value: unknown): value is ConfigData {
-  const isRecord = (item: unknown): item is Record<string, unknown> =>
-    typeof item === 'object' && item !== null && !Array.isArray(item);
+  const isRecord = (item: unknown): item is Record<string, unknown> => typeof item === 'object' && item !== null && !Array.isArray(item);
   return (
     isRecord(value) &&
     isRecord(value.profiles) &&

@@ -4,8 +4,7 @@ import { KEY_PARAM_PATTERN } from './secrets.js';
 import type { EmulatorState } from './state.js';
 
 export type AuthResult =
-  | { ok: true; org: OrgRec }
-  | { ok: false; message: string; /** what the bad-key rate limit counts per IP */ presented: string };
+  { ok: true; org: OrgRec } | { ok: false; message: string; /** what the bad-key rate limit counts per IP */ presented: string };
 
 /** Bearer header only. A key in the query string is refused even when the key is right. */
 export function authenticate(req: IncomingMessage, params: URLSearchParams, state: EmulatorState): AuthResult {

@@ -77,11 +77,15 @@ export function checkFilters(raw: unknown, fields: readonly FieldRec[]): Checked
     const field = fields.find((candidate) => candidate.id === fieldId);
     if (!field) throw badRequest(`${path}.fieldId: unknown fieldId "${fieldId}": not a column ID of this table`);
     if (typeof operator !== 'string' || !isOperator(operator)) {
-      throw badRequest(`${path}.operator: ${typeof operator === 'string' ? `unknown operator "${operator}"` : 'required'}; operators: ${OPERATORS.join(' ')}`);
+      throw badRequest(
+        `${path}.operator: ${typeof operator === 'string' ? `unknown operator "${operator}"` : 'required'}; operators: ${OPERATORS.join(' ')}`,
+      );
     }
     const accepted = acceptedOperators(field.type, field.runsAction);
     if (!accepted.includes(operator)) {
-      throw badRequest(`${path}: operator "${operator}" is not accepted by column "${field.label}" of type ${field.type}; accepted: ${accepted.join(' ')}`);
+      throw badRequest(
+        `${path}: operator "${operator}" is not accepted by column "${field.label}" of type ${field.type}; accepted: ${accepted.join(' ')}`,
+      );
     }
     ruleCount += 1;
     return { kind: 'rule', field, operator, value: checkValue(operator, record, path), path };
@@ -149,7 +153,9 @@ function plainObject(value: unknown, path: string, what: string): Record<string,
 export function onlyMembers(record: Record<string, unknown>, path: string, allowed: readonly string[]): void {
   const unknown = Object.keys(record).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
-    throw badRequest(`${path} has unknown member${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `"${key}"`).join(', ')}; allowed: ${allowed.join(', ')}`);
+    throw badRequest(
+      `${path} has unknown member${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `"${key}"`).join(', ')}; allowed: ${allowed.join(', ')}`,
+    );
   }
 }
 

@@ -135,7 +135,8 @@ function textTest({ operator, value }: CheckedRule): (value: unknown) => boolean
 
 function numberTest(rule: CheckedRule): (value: unknown) => boolean {
   const wanted = typeof rule.value === 'string' ? numberOfJsonText(rule.value) : toNumber(rule.value);
-  if (wanted === undefined) throw badRequest(`${rule.path}.value: column "${rule.field.label}" is a number column; the value must be a number`);
+  if (wanted === undefined)
+    throw badRequest(`${rule.path}.value: column "${rule.field.label}" is a number column; the value must be a number`);
   const compare: Record<string, (a: number) => boolean> = {
     '=': (a) => a === wanted,
     '!=': (a) => a !== wanted,
@@ -159,9 +160,11 @@ function dateTest(rule: CheckedRule, now: number): (value: unknown) => boolean {
     const { start, end } = value as { start: string; end: string };
     range = [parseDateTime(start)!, parseDateTime(end)! + 1];
   } else range = typeof value === 'string' ? parseDateOrDateTime(value) : undefined;
-  if (!range) throw badRequest(`${rule.path}.value: column "${rule.field.label}" is a date column; the value must be an ISO 8601 date or date-time`);
+  if (!range)
+    throw badRequest(`${rule.path}.value: column "${rule.field.label}" is a date column; the value must be an ISO 8601 date or date-time`);
   const [start, end] = range;
-  const inRange = operator === '<' ? (at: number) => at < start : operator === '>' ? (at: number) => at >= end : (at: number) => at >= start && at < end;
+  const inRange =
+    operator === '<' ? (at: number) => at < start : operator === '>' ? (at: number) => at >= end : (at: number) => at >= start && at < end;
   return (cell) => {
     const at = typeof cell === 'string' ? Date.parse(cell) : Number.NaN;
     return !Number.isNaN(at) && inRange(at);

@@ -43,7 +43,10 @@ export function parseQueryBody(body: unknown, fields: readonly FieldRec[]): Page
     if (typeof cursor !== 'string') throw badRequest('cursor must be a string: the nextCursor of the previous page');
     checkCursor(cursor);
   }
-  for (const [name, value] of [['q', q], ['query', query]] as const) {
+  for (const [name, value] of [
+    ['q', q],
+    ['query', query],
+  ] as const) {
     if (name in record) {
       if (typeof value !== 'string') throw badRequest(`${name} must be a string`);
       checkSearch(value, name);
@@ -59,7 +62,9 @@ export function singleParams(params: URLSearchParams, allowed: readonly string[]
   const single = new Map<string, string>();
   for (const [name, value] of params) {
     if (!allowed.includes(name)) {
-      throw badRequest(`unknown query parameter "${name}"${allowed.length ? `; allowed: ${allowed.join(', ')}` : '; this route takes none'}`);
+      throw badRequest(
+        `unknown query parameter "${name}"${allowed.length ? `; allowed: ${allowed.join(', ')}` : '; this route takes none'}`,
+      );
     }
     if (single.has(name)) throw badRequest(`query parameter "${name}" is given more than once`);
     single.set(name, value);

@@ -75,7 +75,8 @@ export async function loadState(file: string): Promise<EmulatorState | undefined
   } catch {
     throw new StateFileError(`${file} is not valid JSON`);
   }
-  if (saved?.format !== FORMAT || !Array.isArray(saved.tables)) throw new StateFileError(`${file} is not an emulator state file (format ${FORMAT})`);
+  if (saved?.format !== FORMAT || !Array.isArray(saved.tables))
+    throw new StateFileError(`${file} is not an emulator state file (format ${FORMAT})`);
   const state = new EmulatorState();
   state.orgs.push(...saved.orgs.map((org) => ({ ...org, paused: false })));
   state.workspaces.push(...saved.workspaces);

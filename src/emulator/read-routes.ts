@@ -47,7 +47,13 @@ export function rowsPage(deps: ReadDeps, org: OrgRec, tableId: string, params: U
   return page(deps, table, 'rows', parseRowsParams(params));
 }
 
-export async function queryPage(deps: ReadDeps, org: OrgRec, tableId: string, req: IncomingMessage, params: URLSearchParams): Promise<RowsPage> {
+export async function queryPage(
+  deps: ReadDeps,
+  org: OrgRec,
+  tableId: string,
+  req: IncomingMessage,
+  params: URLSearchParams,
+): Promise<RowsPage> {
   const table = findTable(deps, org, tableId);
   singleParams(params, []);
   if (!isJsonContentType(req)) throw badRequest('Content-Type must be application/json');
@@ -75,7 +81,9 @@ function page(deps: ReadDeps, table: TableRec, endpoint: CursorScope['endpoint']
   const { rows, hasNextPage } = readPage(table.rows, { order, limit, ...(after ? { after } : {}), ...(match ? { match } : {}) });
   const last = rows[rows.length - 1];
   const nextCursor =
-    hasNextPage && last ? deps.cursors.encode(scope, order === 'newest' ? { id: last.id, createdAt: last.createdAt } : { id: last.id }) : null;
+    hasNextPage && last
+      ? deps.cursors.encode(scope, order === 'newest' ? { id: last.id, createdAt: last.createdAt } : { id: last.id })
+      : null;
   return { rows: rows.map((row) => renderRow(row, table.id, table.fields)), limit, nextCursor, hasNextPage };
 }
 

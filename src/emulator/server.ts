@@ -72,7 +72,13 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
     sendJson(res, problem.status, body, problem.headers);
   };
 
-  const handleKeyRoute = async (route: RouteMatch, req: IncomingMessage, res: ServerResponse, entry: RequestLogEntry, params: URLSearchParams) => {
+  const handleKeyRoute = async (
+    route: RouteMatch,
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: RequestLogEntry,
+    params: URLSearchParams,
+  ) => {
     const fault = deps.readFaults.next();
     if (fault) {
       entry.fault = fault;
@@ -135,7 +141,8 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
     const method = req.method ?? 'GET';
 
     if (route?.name === 'emulatorRequests' || route?.name === 'emulatorFlush') {
-      if (!route.methods.includes(method)) return sendJson(res, 405, keyErrorBody(405, `Use ${route.methods.join(', ')}`), { allow: route.methods.join(', ') });
+      if (!route.methods.includes(method))
+        return sendJson(res, 405, keyErrorBody(405, `Use ${route.methods.join(', ')}`), { allow: route.methods.join(', ') });
       if (route.name === 'emulatorFlush') deps.intake.flushAll();
       return sendJson(res, 200, route.name === 'emulatorFlush' ? { flushed: true } : deps.requestLog);
     }
@@ -154,7 +161,9 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
     try {
       if (!route) throw new ApiProblem(404, `No route ${method} ${surface === 'webhook' ? 'on this webhook URL' : path}`);
       if (!route.methods.includes(method)) {
-        throw new ApiProblem(405, `Method ${method} is not allowed here; use ${route.methods.join(' or ')}`, { allow: route.methods.join(', ') });
+        throw new ApiProblem(405, `Method ${method} is not allowed here; use ${route.methods.join(' or ')}`, {
+          allow: route.methods.join(', '),
+        });
       }
       if (route.name === 'webhook') await handleWebhookRoute(route, req, res, entry);
       else await handleKeyRoute(route, req, res, entry, params);
@@ -162,7 +171,10 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
       if (res.destroyed) return;
       if (res.headersSent) return void res.destroy();
       // Any other error is the emulator's own failure: a 500 in the shape of the surface it hit.
-      const problem = error instanceof ApiProblem ? error : new ApiProblem(500, `emulator failure: ${error instanceof Error ? error.message : String(error)}`);
+      const problem =
+        error instanceof ApiProblem
+          ? error
+          : new ApiProblem(500, `emulator failure: ${error instanceof Error ? error.message : String(error)}`);
       sendProblem(res, surface, problem);
     }
   }

@@ -66,7 +66,10 @@ export function addExportOptions(command: Command): Command {
     .option('--status-columns', 'add <key>.status and <key>.error after each column that carries a run status or error')
     .option('--join <sep>', 'CSV/TSV: join arrays of plain values with SEP instead of writing JSON')
     .option('--bom', 'CSV/TSV: start with a UTF-8 byte order mark')
-    .option('--excel', `CSV/TSV for spreadsheet programs: BOM, CRLF, cells cut at ${SPREADSHEET_CELL_MAX_CHARS.toLocaleString('en-US')} characters, formula guard`)
+    .option(
+      '--excel',
+      `CSV/TSV for spreadsheet programs: BOM, CRLF, cells cut at ${SPREADSHEET_CELL_MAX_CHARS.toLocaleString('en-US')} characters, formula guard`,
+    )
     .option('--safe-formulas', "CSV/TSV: a text cell starting with = + - @ tab or CR gets a leading '")
     .addOption(
       new Option('--on-truncated <action>', 'cells the service cut at 200 characters: warn at the end, or exit 8')

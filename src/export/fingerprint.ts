@@ -55,9 +55,11 @@ export function fingerprintDifferences(saved: ExportFingerprint, current: Export
 
 /** JSON text with object keys sorted, so equal values compare equal whatever their key order. */
 export function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  ) ?? 'undefined';
+  return (
+    JSON.stringify(value, (_key, inner: unknown) =>
+      inner && typeof inner === 'object' && !Array.isArray(inner)
+        ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : inner,
+    ) ?? 'undefined'
+  );
 }

@@ -31,7 +31,11 @@ export function createPageWriter(request: ExportRequest, statusFields: readonly 
     async page(output, state, rows) {
       const tally = new TruncationTally();
       const records = rows.map((row) => shape(row, tally));
-      await write(output, state, encoder.encode(records, state.rows, (key) => tally.note('spreadsheet', key)));
+      await write(
+        output,
+        state,
+        encoder.encode(records, state.rows, (key) => tally.note('spreadsheet', key)),
+      );
       state.rows += records.length;
       state.tally.addAll(tally);
     },

@@ -91,6 +91,9 @@ export async function createProgress(ctx: Context, options: ProgressOptions): Pr
 /** The median time between recent pages: waits for the rate limit are not counted as page time (the ETA adds them). */
 function typicalGap(times: readonly number[], elapsedMs: number): number {
   if (times.length < 2) return times.length === 1 ? elapsedMs : 0;
-  const gaps = times.slice(1).map((time, i) => time - times[i]!).sort((a, b) => a - b);
+  const gaps = times
+    .slice(1)
+    .map((time, i) => time - times[i]!)
+    .sort((a, b) => a - b);
   return gaps[Math.floor(gaps.length / 2)]!;
 }

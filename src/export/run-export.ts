@@ -95,7 +95,9 @@ export async function runExport(ctx: Context, fetchPage: FetchPage, request: Exp
   await output.commit();
   await checkpoint?.remove();
   const elapsedMs = Date.now() - started;
-  progress.succeed(`${state.rows.toLocaleString('en-US')} rows written to ${request.output ?? 'stdout'} in ${(elapsedMs / 1000).toFixed(1)}s`);
+  progress.succeed(
+    `${state.rows.toLocaleString('en-US')} rows written to ${request.output ?? 'stdout'} in ${(elapsedMs / 1000).toFixed(1)}s`,
+  );
   return { rows: state.rows, duplicates: state.duplicates, pages, truncatedCells: state.tally.total, elapsedMs };
 }
 
@@ -115,5 +117,11 @@ async function stopped(
   }
   await output.keep();
   await checkpoint.flush();
-  return reportStop(ctx, { error, state, partialPath: output.partialPath ?? '', checkpointPath: prepared.checkpointPath ?? '', ...context });
+  return reportStop(ctx, {
+    error,
+    state,
+    partialPath: output.partialPath ?? '',
+    checkpointPath: prepared.checkpointPath ?? '',
+    ...context,
+  });
 }

@@ -58,10 +58,7 @@ function formatMessage(problem: string, location: FilterLocation): string {
   const message = head ? `${head}: ${problem}` : problem;
   const { expression, position } = location;
   if (expression === undefined || position === undefined) return message;
-  const where =
-    position >= expression.length
-      ? 'at the end of the expression'
-      : `at character ${characterNumber(expression, position)}`;
+  const where = position >= expression.length ? 'at the end of the expression' : `at character ${characterNumber(expression, position)}`;
   const { line, caret } = markPlace(expression, position, location.length ?? 1);
   return `${message} (${where}):\n  ${line}\n  ${caret}`;
 }

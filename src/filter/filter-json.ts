@@ -45,7 +45,9 @@ function toGroup(data: unknown, fields: Field[], path: string, depth: number): F
   if (!Array.isArray(data.rules)) fail(member(path, 'rules'), RULES_MISSING.message);
   group.rules = data.rules.map((entry: unknown, index: number) => {
     const entryPath = member(path, `rules[${index}]`);
-    return isObject(entry) && ('rules' in entry || 'combinator' in entry) ? toGroup(entry, fields, entryPath, depth + 1) : toRule(entry, fields, entryPath);
+    return isObject(entry) && ('rules' in entry || 'combinator' in entry)
+      ? toGroup(entry, fields, entryPath, depth + 1)
+      : toRule(entry, fields, entryPath);
   });
   return group;
 }

@@ -102,9 +102,10 @@ class Parser {
       if (!endsTerm(after)) throw this.error(`${operator} takes no value`, after, 'remove the value');
     } else {
       if (endsTerm(after)) {
-        const hint = isKeyword(after, 'and') || isKeyword(after, 'or')
-          ? `to compare with the word "${after.text}", quote it: "${after.text}"`
-          : EXAMPLE;
+        const hint =
+          isKeyword(after, 'and') || isKeyword(after, 'or')
+            ? `to compare with the word "${after.text}", quote it: "${after.text}"`
+            : EXAMPLE;
         throw this.error(`${operator} needs a value`, after, hint);
       }
       valuePos = after.pos;
@@ -117,7 +118,8 @@ class Parser {
   }
 
   private parseParenthesized(open: Token): WhereExpr {
-    if (this.depth >= MAX_PARENTHESES) throw this.error('parentheses are nested too deeply', open, 'remove parentheses that do not change the meaning');
+    if (this.depth >= MAX_PARENTHESES)
+      throw this.error('parentheses are nested too deeply', open, 'remove parentheses that do not change the meaning');
     this.index += 1;
     this.depth += 1;
     const inner = this.parseChain('or');
@@ -157,7 +159,11 @@ class Parser {
     const endToken = this.peek();
     if (endToken.kind === '[') throw this.error('a list cannot be part of a range START..END', endToken);
     if (endToken.kind !== 'word' && endToken.kind !== 'string') {
-      throw this.error(`the range needs an end after "..", got ${describe(endToken)}`, endToken, 'write START..END, e.g. 2024-01-01..2024-01-31');
+      throw this.error(
+        `the range needs an end after "..", got ${describe(endToken)}`,
+        endToken,
+        'write START..END, e.g. 2024-01-01..2024-01-31',
+      );
     }
     const end = this.parseScalar();
     if (this.peek().kind === '..') throw this.error('a range has a single ..: START..END', this.peek());
@@ -176,12 +182,17 @@ class Parser {
       if (token.kind === '[') throw this.error('lists cannot be nested', token, 'a list holds single values: [a, b, c]');
       if (token.kind === 'end') throw this.unclosedList(open, token);
       items.push(this.parseScalar());
-      if (this.peek().kind === '..') throw this.error('a range START..END cannot be a list item', this.peek(), 'a list holds single values: [a, b, c]');
+      if (this.peek().kind === '..')
+        throw this.error('a range START..END cannot be a list item', this.peek(), 'a list holds single values: [a, b, c]');
       const separator = this.next();
       if (separator.kind === ']') return { type: 'list', items };
       if (separator.kind === 'end') throw this.unclosedList(open, separator);
       if (separator.kind !== ',') {
-        throw this.error(`expected , or ] in the list, got ${describe(separator)}`, separator, 'separate list items with commas and quote items that have spaces');
+        throw this.error(
+          `expected , or ] in the list, got ${describe(separator)}`,
+          separator,
+          'separate list items with commas and quote items that have spaces',
+        );
       }
     }
   }
@@ -198,7 +209,8 @@ class Parser {
       const bool = booleanOf(token.text);
       return bool === undefined ? { type: 'word', text: token.text } : { type: 'boolean', value: bool };
     }
-    if (token.kind === '..') throw this.error('the range needs a start before ".."', token, 'write START..END, e.g. 2024-01-01..2024-01-31');
+    if (token.kind === '..')
+      throw this.error('the range needs a start before ".."', token, 'write START..END, e.g. 2024-01-01..2024-01-31');
     throw this.error(`expected a value, got ${describe(token)}`, token, 'quote values that contain ( ) [ ] , = ! < > or spaces');
   }
 

@@ -18,7 +18,10 @@ export function resolveColumn(ref: string, fields: Field[]): Field {
       });
     }
   }
-  const suggestion = didYouMean(ref, fields.flatMap((field) => [field.label, field.name]));
+  const suggestion = didYouMean(
+    ref,
+    fields.flatMap((field) => [field.label, field.name]),
+  );
   throw new FilterError(`unknown column ${quoted(ref)}`, { hint: suggestion ? `${suggestion} ${SCHEMA_HINT}` : SCHEMA_HINT });
 }
 

@@ -36,7 +36,10 @@ export function typeValue(value: WhereValue | undefined, operator: Operator, fie
       if (value.type !== 'range') {
         throw new FilterError('between takes a range START..END', { hint: 'e.g. 2024-01-01..2024-01-31' });
       }
-      return { start: dateOf(single(value.start, operator), 'the range start'), end: dateOf(single(value.end, operator), 'the range end', true) };
+      return {
+        start: dateOf(single(value.start, operator), 'the range start'),
+        end: dateOf(single(value.end, operator), 'the range end', true),
+      };
     case 'preset': {
       const text = textOf(single(value, operator));
       const preset = DATE_PRESETS.find((name) => name.toLowerCase() === text.toLowerCase());
@@ -56,7 +59,8 @@ function scalarOf(value: Scalar, field: Field): FilterValue {
   switch (field.type) {
     case 'number': {
       const number = value.type === 'boolean' || !isNumberText(text) ? NaN : Number(text);
-      if (!Number.isFinite(number)) throw new FilterError(`column ${describeField(field)} holds numbers, and ${quoted(text)} is not a number`);
+      if (!Number.isFinite(number))
+        throw new FilterError(`column ${describeField(field)} holds numbers, and ${quoted(text)} is not a number`);
       return number;
     }
     case 'boolean': {
@@ -91,9 +95,9 @@ function optionValue(text: string, field: Field): string {
       hint: `write the option value instead: ${byLabel.map((option) => option.value).join(', ')}`,
     });
   }
-  const listed = options.slice(0, OPTIONS_SHOWN).map((option) =>
-    option.label === option.value ? `"${option.value}"` : `"${option.label}" (${option.value})`,
-  );
+  const listed = options
+    .slice(0, OPTIONS_SHOWN)
+    .map((option) => (option.label === option.value ? `"${option.value}"` : `"${option.label}" (${option.value})`));
   const more = options.length > OPTIONS_SHOWN ? `, and ${options.length - OPTIONS_SHOWN} more` : '';
   throw new FilterError(`column ${describeField(field)} has no option ${quoted(text)}`, {
     hint: `its options: ${listed.join(', ')}${more}`,

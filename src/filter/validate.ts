@@ -10,7 +10,16 @@ import {
   type QueryBody,
 } from '../spec/index.js';
 import { FilterError, quoted } from './errors.js';
-import { RULES_MISSING, combinatorProblem, depthProblem, groupSizeProblem, operatorProblem, raise, totalSizeProblem, valueProblem } from './problems.js';
+import {
+  RULES_MISSING,
+  combinatorProblem,
+  depthProblem,
+  groupSizeProblem,
+  operatorProblem,
+  raise,
+  totalSizeProblem,
+  valueProblem,
+} from './problems.js';
 import { didYouMean } from './suggest.js';
 
 // Every rule the service applies to a query body (service-api.md 4.5 and 8), checked before any

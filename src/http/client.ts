@@ -95,7 +95,11 @@ export class ApiClient {
     }
     this.log = options.log;
     this.signal = options.signal;
-    this.transport = new Transport({ origin: this.base.origin, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, signal: options.signal });
+    this.transport = new Transport({
+      origin: this.base.origin,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      signal: options.signal,
+    });
     this.pacing = createPacing(this.rateScale);
   }
 

@@ -23,10 +23,9 @@ export function chooseFormat(options: { format?: Format; output?: string; fallba
   if (options.output && options.output !== '-') {
     const fromPath = formatFromPath(options.output);
     if (fromPath) return fromPath;
-    throw new UsageError(
-      `cannot tell the format of "${options.output}" from its extension`,
-      { hint: 'use an extension of .csv .tsv .ndjson .jsonl .json, or give --format' },
-    );
+    throw new UsageError(`cannot tell the format of "${options.output}" from its extension`, {
+      hint: 'use an extension of .csv .tsv .ndjson .jsonl .json, or give --format',
+    });
   }
   return options.fallback;
 }

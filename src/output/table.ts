@@ -35,9 +35,20 @@ const stringWidth = requireFromTable('string-width') as (text: string) => number
 const GAP = 2;
 const MIN_SHRUNK_WIDTH = 8;
 const NO_BORDERS = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '',
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
   middle: ' '.repeat(GAP),
 };
 
@@ -45,7 +56,11 @@ export function renderTable<T>(items: T[], columns: TableColumn<T>[], options: R
   const cells = items.map((item) => columns.map((column) => cellDisplay(column.value(item))));
   const natural = columns.map((column, i) => Math.max(stringWidth(column.header), ...cells.map((row) => stringWidth(row[i]!))));
   const budget = options.width - GAP * (columns.length - 1);
-  const widths = fitWidths(natural, columns.map((column) => Boolean(column.shrink)), budget);
+  const widths = fitWidths(
+    natural,
+    columns.map((column) => Boolean(column.shrink)),
+    budget,
+  );
   const { color } = options;
   const table = new Table({
     head: columns.map((column) => (color ? color.bold(column.header) : column.header)),
@@ -58,7 +73,11 @@ export function renderTable<T>(items: T[], columns: TableColumn<T>[], options: R
   for (const row of cells) {
     table.push(row.map((text, i) => (color && columns[i]!.style ? columns[i]!.style(color, text) : text)));
   }
-  return table.toString().split('\n').map((line) => line.trimEnd()).join('\n');
+  return table
+    .toString()
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n');
 }
 
 /**

@@ -41,7 +41,12 @@ export function batchId(batch: Pick<Batch, 'number' | 'part'>): string {
 }
 
 export function makeBatch(number: number, part: string, items: BatchItem[]): Batch {
-  const body = Buffer.allocUnsafe(bodyBytes(items.length, items.reduce((sum, item) => sum + item.bytes, 0)));
+  const body = Buffer.allocUnsafe(
+    bodyBytes(
+      items.length,
+      items.reduce((sum, item) => sum + item.bytes, 0),
+    ),
+  );
   let at = body.write('[', 0, 'latin1');
   items.forEach((item, i) => {
     if (i > 0) at += body.write(',', at, 'latin1');

@@ -44,7 +44,10 @@ export async function checkWebhook(options: CheckOptions): Promise<void> {
         });
       case 'retry': {
         if (attempt >= options.maxRetries) {
-          throw new TdsError('GAVE_UP', `checking the webhook ${target.shown}: ${target.redact(outcome.detail)} after ${attempt + 1} attempts; nothing was sent`);
+          throw new TdsError(
+            'GAVE_UP',
+            `checking the webhook ${target.shown}: ${target.redact(outcome.detail)} after ${attempt + 1} attempts; nothing was sent`,
+          );
         }
         if (outcome.why === 'rate-limited') {
           options.limiter.pause((outcome.retryAfterMs ?? DEFAULT_RETRY_AFTER_SECONDS * 1000) / options.rateScale);

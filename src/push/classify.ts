@@ -36,7 +36,8 @@ export function classifyPost(result: WireResult): PostOutcome {
       message: serviceMessage(body),
     };
   }
-  if (status === 429) return { kind: 'retry', why: 'rate-limited', status, retryAfterMs: parseRetryAfter(result.headers['retry-after']), detail };
+  if (status === 429)
+    return { kind: 'retry', why: 'rate-limited', status, retryAfterMs: parseRetryAfter(result.headers['retry-after']), detail };
   if (status === 413) return { kind: 'too-large', status, detail };
   if (status === 400) return { kind: 'rejected', status, detail };
   if (status >= 500) return { kind: 'uncertain', status, detail };
@@ -53,7 +54,8 @@ export type HeadOutcome =
 export function classifyHead(result: WireResult): HeadOutcome {
   if (result.kind === 'response' && result.status >= 200 && result.status < 300) return { kind: 'exists', status: result.status };
   if (result.kind === 'response' && result.status === 404) return { kind: 'missing', status: 404, detail: describeStatus(result) };
-  const outcome = result.kind === 'response' ? { kind: 'status' as const, status: result.status } : { kind: 'network' as const, code: result.code };
+  const outcome =
+    result.kind === 'response' ? { kind: 'status' as const, status: result.status } : { kind: 'network' as const, code: result.code };
   const decision = shouldRetry({ outcome, retriesSoFar: 0, maxRetries: 1, idempotent: true });
   const detail = result.kind === 'response' ? describeStatus(result) : describeFailure(result);
   if (decision.retry) {

@@ -36,7 +36,10 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
     }
     if (event.kind === 'oversized') {
       tally.reject([event.item.record], true);
-      await options.onRejected?.({ items: [event.item] }, `the object is ${event.item.bytes} bytes; a request body may hold at most ${options.maxBytes} bytes`);
+      await options.onRejected?.(
+        { items: [event.item] },
+        `the object is ${event.item.bytes} bytes; a request body may hold at most ${options.maxBytes} bytes`,
+      );
       continue;
     }
     const { batch } = event;
@@ -61,7 +64,10 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
           await options.onRejected?.(decision.batch, decision.entry.reason ?? `rejected (HTTP ${decision.entry.status ?? '?'})`);
           break;
         case 'uncertain':
-          tally.markUncertain(decision.batch, decision.entry.reason ?? (decision.entry.state === 'sending' ? 'cut off while sending' : undefined));
+          tally.markUncertain(
+            decision.batch,
+            decision.entry.reason ?? (decision.entry.state === 'sending' ? 'cut off while sending' : undefined),
+          );
           break;
         case 'mismatch':
           throw journalMismatch(options.journalPath, `batch ${batchId(decision.batch)}: ${decision.problem}`);

@@ -19,7 +19,9 @@ export function incompleteError(input: { summary: PushSummary; stops: StopReason
 
   if (records.uncertain > 0) {
     const reasons = [...new Set(summary.uncertain.map((batch) => batch.reason).filter(Boolean))].slice(0, 3).join('; ');
-    problems.push(`${n(records.uncertain)} records are uncertain (records ${formatRanges(summary.uncertain)}${reasons ? `: ${reasons}` : ''}): the webhook may have added them`);
+    problems.push(
+      `${n(records.uncertain)} records are uncertain (records ${formatRanges(summary.uncertain)}${reasons ? `: ${reasons}` : ''}): the webhook may have added them`,
+    );
     hints.push(
       `check the table for records ${formatRanges(summary.uncertain)} (e.g. \`tds rows TABLE\`) before anything else: ` +
         `if they are missing, run the same command with --resume --resend-uncertain; if they are there, --resume --accept-uncertain records them as taken in and sends the rest (--resume alone never re-sends them)`,
@@ -27,7 +29,11 @@ export function incompleteError(input: { summary: PushSummary; stops: StopReason
   }
   if (records.rejected > 0) {
     problems.push(`${n(records.rejected)} records were rejected (records ${formatRanges(rangesOf(summary.rejectedRecords))})`);
-    hints.push(summary.rejects ? `${summary.rejects} holds each rejected record with the reason` : 'pass --rejects FILE to save each rejected record with the reason');
+    hints.push(
+      summary.rejects
+        ? `${summary.rejects} holds each rejected record with the reason`
+        : 'pass --rejects FILE to save each rejected record with the reason',
+    );
   }
   if (records.notSent === null || records.notSent > 0) {
     const why = refused?.detail ?? gaveUp?.detail;
@@ -35,7 +41,9 @@ export function incompleteError(input: { summary: PushSummary; stops: StopReason
     if (records.uncertain === 0) hints.push('run the same command with --resume to send the rest; nothing already sent is sent again');
   }
   if (summary.wait && !summary.wait.complete) {
-    problems.push(`only ${n(summary.wait.appeared)} of ${n(summary.wait.expected)} new rows were visible after ${summary.wait.seconds.toFixed(0)} s`);
+    problems.push(
+      `only ${n(summary.wait.appeared)} of ${n(summary.wait.expected)} new rows were visible after ${summary.wait.seconds.toFixed(0)} s`,
+    );
     hints.push('the webhook adds rows asynchronously and may still be working: check the row count again later; do not re-send');
   }
   if (refused?.status === 404) {

@@ -8,6 +8,9 @@ export function inferValue(text: string): string | number | boolean {
   if (text === 'true') return true;
   if (text === 'false') return false;
   if (text.length > MAX_EXACT_DIGITS + 2 || !NUMBER.test(text) || text === '-0') return text;
-  const digits = text.replace(/^-/, '').replace('.', '').replace(/^0+(?=\d)/, '');
+  const digits = text
+    .replace(/^-/, '')
+    .replace('.', '')
+    .replace(/^0+(?=\d)/, '');
   return digits.length <= MAX_EXACT_DIGITS ? Number(text) : text;
 }

@@ -41,7 +41,11 @@ export function journalHeader(input: HeaderInput): JournalHeader {
 }
 
 /** The header for a push with these options (the input's size and hash once it has been read). */
-export function journalHeaderFor(options: PushRunOptions, target: HeaderInput['target'], stats?: Pick<ReadStats, 'bytes' | 'sha256'>): JournalHeader {
+export function journalHeaderFor(
+  options: PushRunOptions,
+  target: HeaderInput['target'],
+  stats?: Pick<ReadStats, 'bytes' | 'sha256'>,
+): JournalHeader {
   return journalHeader({
     path: options.input,
     format: options.read.format,
@@ -68,7 +72,8 @@ export function headerDifferences(journaled: JournalHeader, now: JournalHeader):
   was('--types', journaled.batching.types, now.batching.types);
   was('--nest', journaled.batching.nest, now.batching.nest);
   was('--relax-columns', journaled.batching.relaxColumns, now.batching.relaxColumns);
-  if (journaled.webhook.sha256 !== now.webhook.sha256) problems.push(`the webhook was ${journaled.webhook.shown}, now ${now.webhook.shown}`);
+  if (journaled.webhook.sha256 !== now.webhook.sha256)
+    problems.push(`the webhook was ${journaled.webhook.shown}, now ${now.webhook.shown}`);
   return problems;
 }
 

@@ -172,5 +172,7 @@ function journalError(path: string, error: unknown): TdsError {
   if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOENT') {
     return new UsageError(`cannot write the journal ${path} (${code})`, { hint: 'pass --journal FILE in a folder you can write to' });
   }
-  return new TdsError('UNEXPECTED', `cannot write the journal ${path}${code ? ` (${code})` : ''}: ${(error as Error).message}`, { cause: error });
+  return new TdsError('UNEXPECTED', `cannot write the journal ${path}${code ? ` (${code})` : ''}: ${(error as Error).message}`, {
+    cause: error,
+  });
 }

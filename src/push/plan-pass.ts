@@ -25,7 +25,10 @@ export async function planPass(ctx: Context, options: PushRunOptions, limits: Ba
   // A file's rejected records (too large, or rejected in an earlier run) are all listed now; the
   // sending pass adds the ones the webhook rejects.
   const rejects = options.rejectsPath && !options.dryRun ? await RejectsFile.open(options.rejectsPath, 'staged') : undefined;
-  const progress = startProgress(options.progress ? ctx.io : undefined, () => `checking ${options.input === '-' ? 'stdin' : options.input}: ${reader.stats.records.toLocaleString('en-US')} records`);
+  const progress = startProgress(
+    options.progress ? ctx.io : undefined,
+    () => `checking ${options.input === '-' ? 'stdin' : options.input}: ${reader.stats.records.toLocaleString('en-US')} records`,
+  );
   try {
     const due = dueBatches(batchRecords(reader.records, limits), {
       tally,

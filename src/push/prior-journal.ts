@@ -28,7 +28,10 @@ export async function priorJournal(options: PushRunOptions): Promise<JournalCont
     return undefined;
   }
   const contents = await readJournal(path);
-  const now = journalHeaderFor(options, options.target ?? { shown: contents.header.webhook.shown, fingerprint: contents.header.webhook.sha256 });
+  const now = journalHeaderFor(
+    options,
+    options.target ?? { shown: contents.header.webhook.shown, fingerprint: contents.header.webhook.sha256 },
+  );
   const problems = headerDifferences(contents.header, now);
   if (problems.length > 0) {
     throw new UsageError(`the journal ${path} is of a different push: ${problems.join('; ')}`, {

@@ -95,7 +95,15 @@ export async function runPush(ctx: Context, options: PushRunOptions): Promise<vo
   const client = new WebhookClient({ url: target.url, connections: options.concurrency, timeoutMs: options.timeoutMs });
   const limiter = webhookLimiter(options.rate, options.rateScale);
   try {
-    await checkWebhook({ client, target, limiter, maxRetries: options.maxRetries, rateScale: options.rateScale, signal: ctx.signal, log: ctx.verbose });
+    await checkWebhook({
+      client,
+      target,
+      limiter,
+      maxRetries: options.maxRetries,
+      rateScale: options.rateScale,
+      signal: ctx.signal,
+      log: ctx.verbose,
+    });
     // --wait --table: an unknown table fails now, before the input is read
     const table = options.wait ? await resolveTable(options.wait.client, options.wait.table) : undefined;
 
@@ -106,8 +114,16 @@ export async function runPush(ctx: Context, options: PushRunOptions): Promise<vo
     }
     if (plan && plan.tally.toSend.batches === 0) {
       if (options.journalPath && plan.confirmed.length > 0) await journalConfirmed(options.journalPath, plan.confirmed);
-      if (options.resume) ctx.io.stderr.write(`nothing to send: every batch of ${source} was dealt with before (journal ${options.journalPath})\n`);
-      const summary = buildSummary({ ...base, read: plan.stats.records, tally: plan.tally, notSent: 0, seconds: seconds(), checkSeconds: plan.seconds });
+      if (options.resume)
+        ctx.io.stderr.write(`nothing to send: every batch of ${source} was dealt with before (journal ${options.journalPath})\n`);
+      const summary = buildSummary({
+        ...base,
+        read: plan.stats.records,
+        tally: plan.tally,
+        notSent: 0,
+        seconds: seconds(),
+        checkSeconds: plan.seconds,
+      });
       finish(summary);
       const incomplete = incompleteError({ summary, stops: [] });
       if (incomplete) throw incomplete;
@@ -118,9 +134,11 @@ export async function runPush(ctx: Context, options: PushRunOptions): Promise<vo
     const baseline = table && options.wait ? await resolveTable(options.wait.client, table.id) : undefined;
     const header = journalHeaderFor(options, target, plan?.stats);
     const sent = await sendPass(ctx, options, { checked: plan !== undefined, limits, index, header, prior, client, limiter, target });
-    for (const message of sent.warnings) warn(`the webhook answered 2xx with success: false ("${target.redact(message)}"); those batches count as sent`);
+    for (const message of sent.warnings)
+      warn(`the webhook answered 2xx with success: false ("${target.redact(message)}"); those batches count as sent`);
     if (!plan) inputWarnings(sent.stats).forEach(warn);
-    else if (sent.exhausted && sent.stats.sha256 !== plan.stats.sha256) warn(`${source} changed while it was being pushed; the journal records exactly what was sent`);
+    else if (sent.exhausted && sent.stats.sha256 !== plan.stats.sha256)
+      warn(`${source} changed while it was being pushed; the journal records exactly what was sent`);
 
     let wait: WaitResult | undefined;
     if (options.wait && baseline && sent.sending.sent.records > 0 && !ctx.signal.aborted) {
@@ -156,7 +174,9 @@ export async function runPush(ctx: Context, options: PushRunOptions): Promise<vo
     const failure = sent.stops.find((stop): stop is Extract<StopReason, { kind: 'failed' }> => stop.kind === 'failed');
     if (failure) throw failure.error;
     if (sent.stops.some((stop) => stop.kind === 'interrupted')) {
-      ctx.io.stderr.write('interrupted: the batches in flight finished and were journaled; run the same command with --resume to send the rest\n');
+      ctx.io.stderr.write(
+        'interrupted: the batches in flight finished and were journaled; run the same command with --resume to send the rest\n',
+      );
       throw new TdsError('INTERRUPTED', 'interrupted');
     }
     if (ctx.signal.aborted) throw new TdsError('INTERRUPTED', 'interrupted while waiting for the rows (everything was sent)');

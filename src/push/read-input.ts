@@ -151,5 +151,7 @@ async function* nested(records: AsyncGenerator<InputRecord[]>, sep: string, sour
 
 /** What the user should know about how the input was read. */
 export function inputWarnings(stats: ReadStats): string[] {
-  return stats.extraFieldRows > 0 ? [`${stats.extraFieldRows} rows had values past the last header column; --relax-columns dropped those values`] : [];
+  return stats.extraFieldRows > 0
+    ? [`${stats.extraFieldRows} rows had values past the last header column; --relax-columns dropped those values`]
+    : [];
 }

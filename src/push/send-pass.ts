@@ -28,7 +28,11 @@ export interface SendPassDeps {
 /** Reads the input (again) and sends what is due, journaling every batch. */
 export async function sendPass(ctx: Context, options: PushRunOptions, deps: SendPassDeps) {
   const { target } = deps;
-  const journal = options.journalPath ? (deps.prior ? JournalWriter.reopen(options.journalPath) : JournalWriter.create(options.journalPath, deps.header)) : undefined;
+  const journal = options.journalPath
+    ? deps.prior
+      ? JournalWriter.reopen(options.journalPath)
+      : JournalWriter.create(options.journalPath, deps.header)
+    : undefined;
   const rejects = options.rejectsPath ? await RejectsFile.open(options.rejectsPath, deps.checked ? 'append' : 'new') : undefined;
   const scan = new PushTally();
   const sending = new PushTally();

@@ -55,7 +55,11 @@ export interface SendState {
  * and after. Stops starting batches at the first uncertain outcome, give-up or interrupt; batches in
  * flight always finish and are journaled. Batches are pulled from `batches` only when a slot is free.
  */
-export async function sendBatches(batches: AsyncIterable<Batch>, options: SendOptions, state: SendState = { inFlight: 0 }): Promise<StopReason[]> {
+export async function sendBatches(
+  batches: AsyncIterable<Batch>,
+  options: SendOptions,
+  state: SendState = { inFlight: 0 },
+): Promise<StopReason[]> {
   const halt = new AbortController();
   const stops: StopReason[] = [];
   const stop = (reason: StopReason): void => {
@@ -95,7 +99,9 @@ export async function sendBatches(batches: AsyncIterable<Batch>, options: SendOp
         case 'retry': {
           await journal(batch, 'unsent', { status: outcome.status, reason: outcome.detail });
           const decision = shouldRetry({
-            outcome: outcome.status ? { kind: 'status', status: outcome.status } : { kind: 'network', code: result.kind === 'failure' ? result.code : undefined },
+            outcome: outcome.status
+              ? { kind: 'status', status: outcome.status }
+              : { kind: 'network', code: result.kind === 'failure' ? result.code : undefined },
             retriesSoFar: attempt,
             maxRetries: options.maxRetries,
             idempotent: false,

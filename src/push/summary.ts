@@ -86,7 +86,12 @@ export function buildSummary(input: SummaryInput): PushSummary {
       uncertain: tally.uncertainRecords,
       notSent: input.notSent,
     },
-    batches: { total: tally.planned.batches, sent: tally.sent.batches, alreadySent: tally.already.batches, uncertain: tally.uncertain.length },
+    batches: {
+      total: tally.planned.batches,
+      sent: tally.sent.batches,
+      alreadySent: tally.already.batches,
+      uncertain: tally.uncertain.length,
+    },
     ...(input.dryRun ? { plan: { ...tally.toSend } } : {}),
     bytes: input.dryRun ? tally.planned.bytes : tally.sent.bytes,
     seconds: round(input.seconds),
@@ -127,14 +132,19 @@ export function formatSummary(summary: PushSummary): string {
   const rejected = `${n(records.rejected)}${records.tooLarge ? ` (${n(records.tooLarge)} too large)` : ''}: records ${formatRanges(rangesOf(summary.rejectedRecords))}`;
   row('rejected', records.rejected === 0 ? '0' : `${rejected}${summary.rejects ? ` → ${summary.rejects}` : ''}`);
   const batchList = summary.uncertain.map((batch) => batch.batch).join(', ');
-  row('uncertain', records.uncertain === 0 ? '0' : `${n(records.uncertain)}: records ${formatRanges(summary.uncertain)} (batch ${batchList})`);
-  if (!summary.dryRun && records.notSent !== 0) row('not sent yet', records.notSent === null ? 'the rest of stdin (not read)' : n(records.notSent));
+  row(
+    'uncertain',
+    records.uncertain === 0 ? '0' : `${n(records.uncertain)}: records ${formatRanges(summary.uncertain)} (batch ${batchList})`,
+  );
+  if (!summary.dryRun && records.notSent !== 0)
+    row('not sent yet', records.notSent === null ? 'the rest of stdin (not read)' : n(records.notSent));
   const phases = [
     summary.checkSeconds !== undefined && !summary.dryRun ? `${summary.checkSeconds.toFixed(1)} s checking the input` : undefined,
     summary.sendSeconds !== undefined ? `${summary.sendSeconds.toFixed(1)} s sending` : undefined,
   ].filter(Boolean);
   row('time', `${summary.seconds.toFixed(1)} s${phases.length ? ` (${phases.join(', ')})` : ''}, ${n(summary.recordsPerSecond)} records/s`);
-  if (summary.wait) row('rows visible', `${n(summary.wait.appeared)} of ${n(summary.wait.expected)} new rows after ${summary.wait.seconds.toFixed(1)} s`);
+  if (summary.wait)
+    row('rows visible', `${n(summary.wait.appeared)} of ${n(summary.wait.expected)} new rows after ${summary.wait.seconds.toFixed(1)} s`);
   if (summary.journal) row('journal', summary.journal);
   return `${lines.join('\n')}\n`;
 }

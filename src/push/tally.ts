@@ -41,7 +41,13 @@ export class PushTally {
   }
 
   markUncertain(batch: Batch, reason?: string): void {
-    this.uncertain.push({ batch: batchId(batch), first: batch.first, last: batch.last, count: batch.items.length, ...(reason ? { reason } : {}) });
+    this.uncertain.push({
+      batch: batchId(batch),
+      first: batch.first,
+      last: batch.last,
+      count: batch.items.length,
+      ...(reason ? { reason } : {}),
+    });
   }
 
   /**

@@ -6,7 +6,11 @@ import type { InputRecord } from './read-input.js';
 export function toObjectRecord(value: unknown, where: { source: string; record: number; line?: number }): InputRecord {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-    throw new InputError(where.source, { record: where.record, line: where.line }, `not an object (${kind}); each record must be a JSON object`);
+    throw new InputError(
+      where.source,
+      { record: where.record, line: where.line },
+      `not an object (${kind}); each record must be a JSON object`,
+    );
   }
   return { record: where.record, value: value as PlainObject };
 }

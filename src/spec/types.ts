@@ -50,16 +50,7 @@ export interface Field {
   isSystem: boolean;
 }
 
-export const CELL_STATUSES = [
-  'manual',
-  'success',
-  'failed',
-  'skipped',
-  'stopped',
-  'queued',
-  'waiting',
-  'running',
-] as const;
+export const CELL_STATUSES = ['manual', 'success', 'failed', 'skipped', 'stopped', 'queued', 'waiting', 'running'] as const;
 export type CellStatus = (typeof CELL_STATUSES)[number];
 
 /** All members optional; no other members exist. */

@@ -10,7 +10,13 @@ import { writeConfig } from '../../src/config/store.js';
 import { testContext } from './context.js';
 
 const PROFILES = {
-  default: { 'base-url': 'https://default.example/v1', 'api-key': 'key_from_profile', 'default-format': 'json', timeout: '2', 'max-retries': '1' },
+  default: {
+    'base-url': 'https://default.example/v1',
+    'api-key': 'key_from_profile',
+    'default-format': 'json',
+    timeout: '2',
+    'max-retries': '1',
+  },
   work: { 'base-url': 'https://work.example/v1', 'api-key': 'key_from_work', 'webhook.signups': 'https://hooks.example/w/abcdefgh1234' },
 };
 
@@ -31,9 +37,11 @@ async function resolveWith(argv: string[], env: NodeJS.ProcessEnv = {}, stdin?: 
   const ctx = testContext({ TDS_CONFIG_DIR: configDirPath, ...env }, stdin);
   const program = buildProgram(ctx).exitOverride();
   let resolved: Awaited<ReturnType<typeof resolveSettings>> | undefined;
-  program.addCommand(new Command('probe').action(async (_options, command: Command) => {
-    resolved = await resolveSettings(ctx, command);
-  }));
+  program.addCommand(
+    new Command('probe').action(async (_options, command: Command) => {
+      resolved = await resolveSettings(ctx, command);
+    }),
+  );
   await program.parseAsync(['probe', ...argv], { from: 'user' });
   return resolved!;
 }
@@ -85,7 +93,10 @@ describe('resolveSettings: flag > environment > profile', () => {
   it('--profile and TDS_PROFILE pick the profile; an unknown one is a usage error', async () => {
     expect((await resolveWith(['--profile', 'work'])).settings).toMatchObject({ profile: 'work', apiKey: 'key_from_work' });
     expect((await resolveWith([], { TDS_PROFILE: 'work' })).settings.baseUrl).toBe('https://work.example/v1');
-    await expect(resolveWith(['--profile', 'nope'])).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/no profile "nope"/) });
+    await expect(resolveWith(['--profile', 'nope'])).rejects.toMatchObject({
+      code: 'USAGE',
+      message: expect.stringMatching(/no profile "nope"/),
+    });
   });
 
   it('max retries: flag > TDS_MAX_RETRIES > profile; timeout: flag/TDS_TIMEOUT seconds > profile', async () => {
@@ -120,7 +131,9 @@ describe('connectWith', () => {
   });
 
   it('says which flag, variable or config key to set', () => {
-    expect(() => connectWith(ctx, base)).toThrow(expect.objectContaining({ hint: expect.stringMatching(/--base-url.*TDS_BASE_URL.*tds config set base-url/) }));
+    expect(() => connectWith(ctx, base)).toThrow(
+      expect.objectContaining({ hint: expect.stringMatching(/--base-url.*TDS_BASE_URL.*tds config set base-url/) }),
+    );
   });
 
   it('returns a client for good settings', async () => {

@@ -43,7 +43,11 @@ describe('tds push: webhook failures', () => {
     expect(first.stderr).toMatch(/check the table for records 21–30 \(e\.g\. `tds rows TABLE`\)/);
     expect(first.stderr).toContain('--resume --resend-uncertain');
     expect(webhookPosts(bench.emu)).toHaveLength(3); // no batch after the uncertain one
-    const journal = (await readFile(`${path}.tds-journal`, 'utf8')).trim().split('\n').slice(1).map((line) => JSON.parse(line));
+    const journal = (await readFile(`${path}.tds-journal`, 'utf8'))
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => JSON.parse(line));
     expect(journal.filter((entry) => entry.state === 'uncertain')).toMatchObject([{ batch: 3, first: 21, last: 30, status: 500 }]);
 
     // the user checks the table: records 21–30 are there, so --resume alone
@@ -56,7 +60,9 @@ describe('tds push: webhook failures', () => {
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
 
     // the rows are there: --accept-uncertain records that in the journal; later resumes have nothing left to do
-    const settled = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--resume', '--accept-uncertain', '--json'], { env: FAST });
+    const settled = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--resume', '--accept-uncertain', '--json'], {
+      env: FAST,
+    });
     expect(settled.code, settled.stderr).toBe(0);
     expect(JSON.parse(settled.stdout).records).toMatchObject({ sent: 0, alreadySent: 60, uncertain: 0 });
     const again = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--resume'], { env: FAST });
@@ -109,7 +115,19 @@ describe('tds push: webhook failures', () => {
   it('resumes a stdin push from its --journal, and refuses a different stdin without sending', async () => {
     bench = await pushBench({ webhookFaults: '503@4' });
     const records = people(50);
-    const args = ['push', bench.inbox.url, '-', '--input-format', 'ndjson', '--journal', 'stdin.journal', '--batch-size', '10', '--concurrency', '1'];
+    const args = [
+      'push',
+      bench.inbox.url,
+      '-',
+      '--input-format',
+      'ndjson',
+      '--journal',
+      'stdin.journal',
+      '--batch-size',
+      '10',
+      '--concurrency',
+      '1',
+    ];
     const first = await bench.tds(args, { input: ndjson(records), env: FAST });
     expect(first.code, first.stderr).toBe(7);
     expect(first.stderr).toMatch(/records 21–30/);
@@ -140,7 +158,11 @@ describe('tds push: webhook failures', () => {
     expect(stderr).toContain('--resume');
     const sentBefore = webhookPosts(bench.emu).length;
     expect(sentBefore).toBeLessThan(80);
-    const journal = (await readFile(`${path}.tds-journal`, 'utf8')).trim().split('\n').slice(1).map((line) => JSON.parse(line));
+    const journal = (await readFile(`${path}.tds-journal`, 'utf8'))
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => JSON.parse(line));
     expect(journal.filter((entry) => entry.state === 'accepted')).toHaveLength(sentBefore);
     const last = new Map(journal.map((entry) => [entry.batch, entry.state]));
     expect([...last.values()].every((state) => state === 'accepted' || state === 'unsent')).toBe(true);

@@ -1,13 +1,28 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { describe, expect } from 'vitest';
-import { expectSameRecords, ndjson, people, pushTest as test, tablePayloads, webhookPosts, webhookRequests } from '../push/helpers/emulator.js';
+import {
+  expectSameRecords,
+  ndjson,
+  people,
+  pushTest as test,
+  tablePayloads,
+  webhookPosts,
+  webhookRequests,
+} from '../push/helpers/emulator.js';
 
 // End to end: the real CLI (bin/tds.js → dist) against the emulator, one emulator per test, tests
 // running concurrently.
 
 describe.concurrent('tds push: input formats', () => {
-  test('pushes a CSV with quoted commas and newlines, CRLF, a BOM, empty fields, empty rows and unicode, each record once', async ({ bench }) => {
-    const csv = '\uFEFFemail,name,note\r\n' + 'a@x.io,"Lovelace, Ada","line 1\r\nline 2"\r\n' + 'b@x.io,,東京 😀\r\n' + ',,\r\n' + 'c@x.io,"say ""hi""",\r\n';
+  test('pushes a CSV with quoted commas and newlines, CRLF, a BOM, empty fields, empty rows and unicode, each record once', async ({
+    bench,
+  }) => {
+    const csv =
+      '\uFEFFemail,name,note\r\n' +
+      'a@x.io,"Lovelace, Ada","line 1\r\nline 2"\r\n' +
+      'b@x.io,,東京 😀\r\n' +
+      ',,\r\n' +
+      'c@x.io,"say ""hi""",\r\n';
     const path = await bench.file('people.csv', csv);
     const result = await bench.tds(['push', bench.inbox.url, path, '--json']);
     expect(result.code, result.stderr).toBe(0);
@@ -43,7 +58,11 @@ describe.concurrent('tds push: input formats', () => {
     ];
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
     expect(runs[4]!.stderr).toContain('without --journal');
-    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), [{ id: '1', email: 't1@x.io' }, { id: '2', email: 't2@x.io' }, ...records]);
+    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), [
+      { id: '1', email: 't1@x.io' },
+      { id: '2', email: 't2@x.io' },
+      ...records,
+    ]);
   });
 
   test.for([
@@ -64,7 +83,19 @@ describe.concurrent('tds push: input formats', () => {
 
   test('validates stdin as it streams: a bad record stops the push there (exit 2), after the batches before it', async ({ bench }) => {
     const input = ndjson(people(25)) + '{"id": oops}\n' + ndjson(people(5, 26));
-    const args = ['push', bench.inbox.url, '-', '--input-format', 'ndjson', '--batch-size', '10', '--concurrency', '1', '--journal', 's.journal'];
+    const args = [
+      'push',
+      bench.inbox.url,
+      '-',
+      '--input-format',
+      'ndjson',
+      '--batch-size',
+      '10',
+      '--concurrency',
+      '1',
+      '--journal',
+      's.journal',
+    ];
     const result = await bench.tds(args, { input });
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/tds: stdin: line 26: not valid JSON/);
@@ -113,14 +144,20 @@ describe.concurrent('tds push: batching', () => {
     // small records: the count cuts
     const small = await bench.file('small.ndjson', ndjson(people(1001)));
     expect((await bench.tds(['push', bench.signups.url, small])).code).toBe(0);
-    expect(webhookPosts(bench.emu).slice(posts.length).map((post) => post.objects)).toEqual([500, 500, 1]);
+    expect(
+      webhookPosts(bench.emu)
+        .slice(posts.length)
+        .map((post) => post.objects),
+    ).toEqual([500, 500, 1]);
     const summary = JSON.parse(result.stdout);
     expect(summary.batches.sent).toBe(posts.length);
   });
 
   test('honours --batch-size', async ({ bench }) => {
     const path = await bench.file('p.ndjson', ndjson(people(25)));
-    const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--validate-first'], { env: { TDS_FORCE_TTY: '1' } });
+    const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--validate-first'], {
+      env: { TDS_FORCE_TTY: '1' },
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(webhookPosts(bench.emu).map((post) => post.objects)).toEqual([10, 10, 5]);
     // on a terminal, progress is one line on stderr rewritten in place (here both passes of --validate-first)
@@ -136,8 +173,13 @@ describe.concurrent('tds push: batching', () => {
     expect(result.code, result.stderr).toBe(7);
     expect(result.stderr).toMatch(/1 records were rejected \(records 3\)/);
     expect(result.stderr).toContain('rejects.ndjson');
-    const rejects = (await readFile(`${bench.dir}/rejects.ndjson`, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
-    expect(rejects).toEqual([{ record: 3, reason: expect.stringMatching(/1000\d+ bytes; a request body may hold at most 1000000 bytes/), object: records[2] }]);
+    const rejects = (await readFile(`${bench.dir}/rejects.ndjson`, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(rejects).toEqual([
+      { record: 3, reason: expect.stringMatching(/1000\d+ bytes; a request body may hold at most 1000000 bytes/), object: records[2] },
+    ]);
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), [...people(2), ...people(2, 4)]);
     // resuming sends nothing more, still lists the rejected record, and still ends with exit 7
     const resumed = await bench.tds(['push', bench.inbox.url, path, '--rejects', 'rejects.ndjson', '--resume']);

@@ -27,7 +27,11 @@ afterAll(() => emulator?.stop());
 
 /** The field ID of a column by name (names are unique in the demo schema). */
 const id = (name: string): string => fields.find((field) => field.name === name)!.id;
-const rule = (name: string, operator: string, value?: unknown) => ({ fieldId: id(name), operator, ...(value === undefined ? {} : { value }) });
+const rule = (name: string, operator: string, value?: unknown) => ({
+  fieldId: id(name),
+  operator,
+  ...(value === undefined ? {} : { value }),
+});
 const all = (...rules: unknown[]) => ({ combinator: 'and', rules });
 const any = (...rules: unknown[]) => ({ combinator: 'or', rules });
 
@@ -50,13 +54,18 @@ describe.concurrent('tds query: operator families', () => {
     const where = 'name contains "son" and name doesNotContain "ada" or name startsWith "Grace" or name = "00123" and name != "x"';
     expect(await cliIds(['--where', where])).toEqual(
       await serviceIds({
-        filters: any(all(rule('name', 'contains', 'son'), rule('name', 'doesNotContain', 'ada')), rule('name', 'startsWith', 'Grace'), all(rule('name', '=', '00123'), rule('name', '!=', 'x'))),
+        filters: any(
+          all(rule('name', 'contains', 'son'), rule('name', 'doesNotContain', 'ada')),
+          rule('name', 'startsWith', 'Grace'),
+          all(rule('name', '=', '00123'), rule('name', '!=', 'x')),
+        ),
       }),
     );
   });
 
   it('text lists: in notIn containsAnyOf doesNotContainAnyOf', async () => {
-    const where = 'name containsAnyOf [lovelace, hopper, "o\'brien"] and name doesNotContainAnyOf [grace] or name in ["Smith, John", "00123"] and name notIn [nobody]';
+    const where =
+      'name containsAnyOf [lovelace, hopper, "o\'brien"] and name doesNotContainAnyOf [grace] or name in ["Smith, John", "00123"] and name notIn [nobody]';
     expect(await cliIds(['--where', where])).toEqual(
       await serviceIds({
         filters: any(
@@ -68,7 +77,8 @@ describe.concurrent('tds query: operator families', () => {
   });
 
   it('number: = != > >= < <= (values sent as numbers)', async () => {
-    const where = 'Employees > 100 and Employees <= 20000 and Employees != 500 or Employees = 31 or Employees >= 40000 and Employees < 45000';
+    const where =
+      'Employees > 100 and Employees <= 20000 and Employees != 500 or Employees = 31 or Employees >= 40000 and Employees < 45000';
     expect(await cliIds(['--where', where])).toEqual(
       await serviceIds({
         filters: any(
@@ -98,11 +108,16 @@ describe.concurrent('tds query: operator families', () => {
   });
 
   it('boolean, select by label or value, multi_select', async () => {
-    const where = 'Qualified = true and (Stage = "Closed Won" or Stage in [new, Contacted]) and Tags notIn [Newsletter] or Tags in [VIP] and Stage != qualified';
+    const where =
+      'Qualified = true and (Stage = "Closed Won" or Stage in [new, Contacted]) and Tags notIn [Newsletter] or Tags in [VIP] and Stage != qualified';
     expect(await cliIds(['--where', where])).toEqual(
       await serviceIds({
         filters: any(
-          all(rule('qualified', '=', true), any(rule('stage', '=', 'closed_won'), rule('stage', 'in', ['new', 'contacted'])), rule('tags', 'notIn', ['newsletter'])),
+          all(
+            rule('qualified', '=', true),
+            any(rule('stage', '=', 'closed_won'), rule('stage', 'in', ['new', 'contacted'])),
+            rule('tags', 'notIn', ['newsletter']),
+          ),
           all(rule('tags', 'in', ['vip']), rule('stage', '!=', 'qualified')),
         ),
       }),
@@ -117,11 +132,14 @@ describe.concurrent('tds query: operator families', () => {
     ]);
     expect(failedOrSkipped).toEqual(await serviceIds({ filters: any(rule('enrich', 'hasError'), rule('enrich', 'runConditionNotMet')) }));
     expect(notRun).toEqual(await serviceIds({ filters: any(rule('enrich', 'hasNotRun'), rule('enrich', 'isNotFound')) }));
-    expect(found).toEqual(await serviceIds({ filters: all(rule('enrich', 'hasNoError'), rule('enrich', 'isFound'), rule('enrich', 'contains', 'software')) }));
+    expect(found).toEqual(
+      await serviceIds({ filters: all(rule('enrich', 'hasNoError'), rule('enrich', 'isFound'), rule('enrich', 'contains', 'software')) }),
+    );
   });
 
   it('null and notNull on any column; email, url, image and formula text operators', async () => {
-    const where = 'Phone null or Logo notNull and email startsWith "ada" or Website contains "hooli" or Score containsAnyOf ["9.5", "42"] or Logo startsWith "https://img.example/logos/s"';
+    const where =
+      'Phone null or Logo notNull and email startsWith "ada" or Website contains "hooli" or Score containsAnyOf ["9.5", "42"] or Logo startsWith "https://img.example/logos/s"';
     expect(await cliIds(['--where', where])).toEqual(
       await serviceIds({
         filters: any(
@@ -138,11 +156,15 @@ describe.concurrent('tds query: operator families', () => {
 
 describe.concurrent('tds query: combining', () => {
   it('nested parentheses four levels deep', async () => {
-    const where = '(Employees > 1000 and (Stage = New or (Qualified = false and (Tags in [SMB] or Phone null)))) or Name startsWith "Linus"';
+    const where =
+      '(Employees > 1000 and (Stage = New or (Qualified = false and (Tags in [SMB] or Phone null)))) or Name startsWith "Linus"';
     expect(await cliIds(['--where', where])).toEqual(
       await serviceIds({
         filters: any(
-          all(rule('employees', '>', 1000), any(rule('stage', '=', 'new'), all(rule('qualified', '=', false), any(rule('tags', 'in', ['smb']), rule('phone', 'null'))))),
+          all(
+            rule('employees', '>', 1000),
+            any(rule('stage', '=', 'new'), all(rule('qualified', '=', false), any(rule('tags', 'in', ['smb']), rule('phone', 'null')))),
+          ),
           rule('name', 'startsWith', 'Linus'),
         ),
       }),
@@ -159,7 +181,13 @@ describe.concurrent('tds query: combining', () => {
   });
 
   it('--filter takes the service JSON with labels for fieldIds, inline, from @FILE or from stdin, and joins --where with and', async () => {
-    const json = JSON.stringify({ combinator: 'or', rules: [{ fieldId: 'Stage', operator: '=', value: 'Closed Won' }, { fieldId: 'Employees', operator: '<', value: 50 }] });
+    const json = JSON.stringify({
+      combinator: 'or',
+      rules: [
+        { fieldId: 'Stage', operator: '=', value: 'Closed Won' },
+        { fieldId: 'Employees', operator: '<', value: 50 },
+      ],
+    });
     const expected = await serviceIds({ filters: any(rule('stage', '=', 'closed_won'), rule('employees', '<', 50)) });
     const dir = await mkdtemp(join(tmpdir(), 'tds-query-filter-'));
     await writeFile(join(dir, 'filter.json'), json);
@@ -170,6 +198,8 @@ describe.concurrent('tds query: combining', () => {
       cliIds(['--filter', json, '--where', 'Qualified = true']),
     ]);
     expect(runs.slice(0, 3)).toEqual([expected, expected, expected]);
-    expect(runs[3]).toEqual(await serviceIds({ filters: all(any(rule('stage', '=', 'closed_won'), rule('employees', '<', 50)), rule('qualified', '=', true)) }));
+    expect(runs[3]).toEqual(
+      await serviceIds({ filters: all(any(rule('stage', '=', 'closed_won'), rule('employees', '<', 50)), rule('qualified', '=', true)) }),
+    );
   });
 });

@@ -23,22 +23,57 @@ const many = (count: number, make: (i: number) => string): string => Array.from(
 
 describe.concurrent('tds query: validation before any row request', () => {
   it.each([
-    ['an operator the column type does not accept', ['--where', 'Stage > 3'], /column "Stage" \(\S+\) is of type select, which does not accept >; it accepts =, !=, in, notIn, null, notNull/],
-    ['a label shared by two columns', ['--where', 'Email = "a@b.example"'], /column label "Email" is shared by 2 columns: \S+ \(name: email\), \S+ \(name: email_2\)/],
+    [
+      'an operator the column type does not accept',
+      ['--where', 'Stage > 3'],
+      /column "Stage" \(\S+\) is of type select, which does not accept >; it accepts =, !=, in, notIn, null, notNull/,
+    ],
+    [
+      'a label shared by two columns',
+      ['--where', 'Email = "a@b.example"'],
+      /column label "Email" is shared by 2 columns: \S+ \(name: email\), \S+ \(name: email_2\)/,
+    ],
     ['an unknown column', ['--where', 'Nmae = x'], /unknown column "Nmae"/],
     ['a syntax error, shown at its place', ['--where', 'Name = "open'], /at (character \d+|the end of the expression)[\s\S]*\^/],
     ['a value given to a value-less operator', ['--where', 'Phone null 3'], /--where: null takes no value \(at character 12\)/],
     ['a number column compared with text', ['--where', 'Employees > many'], /holds numbers, and "many" is not a number/],
     ['an unknown date preset', ['--where', '"Last Contacted" isDatePreset lastFortnight'], /unknown date preset "lastFortnight"/],
     ['a range that is not dates', ['--where', '"Last Contacted" between a..b'], /is not a date/],
-    ['a containsAnyOf list over 20 entries', ['--where', `Name containsAnyOf [${many(21, (i) => `n${i}`)}]`], /at most 20 entries and this list has 21: the service would ignore the last 1/],
-    ['a value over 1,000 characters', ['--where', `Name = "${'x'.repeat(1001)}"`], /the value is 1,001 characters long; the service accepts at most 1,000/],
-    ['a group of more than 25 entries', ['--where', many(26, (i) => `Name = n${i}`).replaceAll(', ', ' and ')], /a filter group has 26 entries; the service accepts at most 25 per group/],
-    ['nesting deeper than 5 levels', ['--where', '(((((Name = a or Name = b) and Name = c) or Name = d) and Name = e) or Name = f) and Name = g and (Name = h or (Name = i and Name = j))'], /filter groups nest more than 5 levels deep/],
+    [
+      'a containsAnyOf list over 20 entries',
+      ['--where', `Name containsAnyOf [${many(21, (i) => `n${i}`)}]`],
+      /at most 20 entries and this list has 21: the service would ignore the last 1/,
+    ],
+    [
+      'a value over 1,000 characters',
+      ['--where', `Name = "${'x'.repeat(1001)}"`],
+      /the value is 1,001 characters long; the service accepts at most 1,000/,
+    ],
+    [
+      'a group of more than 25 entries',
+      ['--where', many(26, (i) => `Name = n${i}`).replaceAll(', ', ' and ')],
+      /a filter group has 26 entries; the service accepts at most 25 per group/,
+    ],
+    [
+      'nesting deeper than 5 levels',
+      [
+        '--where',
+        '(((((Name = a or Name = b) and Name = c) or Name = d) and Name = e) or Name = f) and Name = g and (Name = h or (Name = i and Name = j))',
+      ],
+      /filter groups nest more than 5 levels deep/,
+    ],
     ['search text over 100 characters', ['-q', 'x'.repeat(101)], /at most 100/],
     ['--filter that is not JSON', ['--filter', '{rules: ['], /--filter: not valid JSON/],
-    ['--filter naming a column that does not exist', ['--filter', '{"rules": [{"fieldId": "Nope", "operator": "=", "value": 1}]}'], /unknown column "Nope"/],
-    ['--filter @FILE that cannot be read', ['--filter', '@/nonexistent/filter.json'], /--filter: cannot read \/nonexistent\/filter\.json \(ENOENT\)/],
+    [
+      '--filter naming a column that does not exist',
+      ['--filter', '{"rules": [{"fieldId": "Nope", "operator": "=", "value": 1}]}'],
+      /unknown column "Nope"/,
+    ],
+    [
+      '--filter @FILE that cannot be read',
+      ['--filter', '@/nonexistent/filter.json'],
+      /--filter: cannot read \/nonexistent\/filter\.json \(ENOENT\)/,
+    ],
   ])('%s exits 2', async (_name, args, message) => {
     const result = await tds(['query', 'Leads', ...args]);
     expect(result.stderr).toMatch(message);
@@ -49,7 +84,17 @@ describe.concurrent('tds query: validation before any row request', () => {
     const table = await tableNamed(emulator, 'Leads');
     const fields = await schemaOf(emulator, table.id);
     const fieldId = (name: string): string => fields.find((field) => field.name === name)!.id;
-    const result = await tds(['query', 'Leads', '--where', 'Stage = "Closed Won" and Employees >= 100', '-q', 'acme', '-n', '20', '--explain']);
+    const result = await tds([
+      'query',
+      'Leads',
+      '--where',
+      'Stage = "Closed Won" and Employees >= 100',
+      '-q',
+      'acme',
+      '-n',
+      '20',
+      '--explain',
+    ]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
       limit: 20,

@@ -20,13 +20,25 @@ beforeAll(async () => {
 afterAll(() => emulator?.stop());
 
 const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'tds-rows-export-'));
-const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 const rowReads = async (target: Target) => (await emulatorRequests(target)).filter((entry) => /\/rows(\/query)?(\?|$)/.test(entry.path));
 
 /** Spawns tds against `target` with its stdio as pipes, for tests that signal it or close its stdout. */
 function spawnTds(target: Target, args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [TDS_BIN, ...args], {
-    env: { ...process.env, NO_COLOR: '1', TDS_CONFIG_DIR: '/nonexistent-tds-config', TDS_BASE_URL: target.baseUrl, TDS_API_KEY: target.apiKey, TDS_RATE_SCALE: RATE_SCALE, ...env },
+    env: {
+      ...process.env,
+      NO_COLOR: '1',
+      TDS_CONFIG_DIR: '/nonexistent-tds-config',
+      TDS_BASE_URL: target.baseUrl,
+      TDS_API_KEY: target.apiKey,
+      TDS_RATE_SCALE: RATE_SCALE,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -48,7 +60,9 @@ describe('tds rows: exports', () => {
   it('warns about cut cells per column at the end; --on-truncated error exits 8 and leaves FILE.partial', async () => {
     const warned = await tds(['rows', 'Leads', '--columns', 'Name,Notes,Address', '--no-meta']);
     expect(warned.code).toBe(0);
-    expect(warned.stderr).toMatch(/^tds: warning: \d+ cells were cut by the service at 200 characters \(the cut text was kept\): "Notes" \d+, "Address" \d+$/m);
+    expect(warned.stderr).toMatch(
+      /^tds: warning: \d+ cells were cut by the service at 200 characters \(the cut text was kept\): "Notes" \d+, "Address" \d+$/m,
+    );
 
     const dir = await tempDir();
     const failed = await tds(['rows', 'Leads', '-o', join(dir, 'leads.csv'), '--on-truncated', 'error']);
@@ -66,7 +80,9 @@ describe('tds rows: exports', () => {
   });
 
   it('shows progress on a terminal (TDS_FORCE_TTY=1): rows, percentage of the table, and a final line', async () => {
-    const result = await tds(['rows', 'Leads', '--page-size', '50', '-o', join(await tempDir(), 'leads.csv')], { env: { TDS_FORCE_TTY: '1' } });
+    const result = await tds(['rows', 'Leads', '--page-size', '50', '-o', join(await tempDir(), 'leads.csv')], {
+      env: { TDS_FORCE_TTY: '1' },
+    });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/\d+ rows · [\d,]+ rows\/s · \d+% of 250/);
     expect(result.stderr).toMatch(/250 rows written to .*leads\.csv in [\d.]+s/);
@@ -107,7 +123,9 @@ describe('tds rows: resume', () => {
       while (!(await exists(`${file}.tds-checkpoint`))) await new Promise((resolve) => setTimeout(resolve, 20));
       run.child.kill('SIGINT');
       expect(await run.exit).toBe(130);
-      expect(run.stderr()).toMatch(/the export stopped after (20|40) rows; .*leads\.csv\.partial and .*leads\.csv\.tds-checkpoint are kept\nhint: run the same command again with --resume/);
+      expect(run.stderr()).toMatch(
+        /the export stopped after (20|40) rows; .*leads\.csv\.partial and .*leads\.csv\.tds-checkpoint are kept\nhint: run the same command again with --resume/,
+      );
       expect((await readdir(dir)).sort()).toEqual(['leads.csv.partial', 'leads.csv.tds-checkpoint']);
 
       const tds2 = tdsAgainst(stalling);

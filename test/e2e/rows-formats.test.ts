@@ -56,7 +56,8 @@ describe.concurrent('tds rows: formats', () => {
     expect(result.code).toBe(0);
     const records = parseNdjson(result.stdout);
     expect(records).toEqual(leads.records);
-    for (const record of records) expect(Object.keys(record)).toEqual(['_id', '_createdAt', '_updatedAt', '_createdByUserId', ...LEADS_KEYS]);
+    for (const record of records)
+      expect(Object.keys(record)).toEqual(['_id', '_createdAt', '_updatedAt', '_createdByUserId', ...LEADS_KEYS]);
     expect(records.map((record) => record.Stage)).toContain('Closed Won');
     expect(records.some((record) => typeof record.Employees === 'number' && typeof record.Qualified === 'boolean')).toBe(true);
   });
@@ -88,7 +89,9 @@ describe.concurrent('tds rows: formats', () => {
     const stage = leads.fields.find((field) => field.label === 'Stage')!;
     const picked = await tds(['rows', 'Leads', '--columns', `${stage.id},Email (2),Name`, '--no-meta']);
     expect(picked.code).toBe(0);
-    expect(parseDelimited(picked.stdout)).toEqual(leads.records.map((r) => asText({ [stage.label]: r.Stage, 'Email (2)': r['Email (2)'], Name: r.Name })));
+    expect(parseDelimited(picked.stdout)).toEqual(
+      leads.records.map((r) => asText({ [stage.label]: r.Stage, 'Email (2)': r['Email (2)'], Name: r.Name })),
+    );
     expect(picked.stdout.split('\n')[0]).toBe('Stage,Email (2),Name');
   });
 

@@ -98,7 +98,22 @@ export function parseNdjson(text: string): Rec[] {
 }
 
 export const LEADS_KEYS = [
-  'Name', 'Email', 'Email (2)', 'Phone', 'Website', 'Logo', 'Employees', 'Qualified', 'Last Contacted',
-  'Stage', 'Tags', 'Address', 'Score', 'Enrich', 'Owner', 'Notes', 'Created At',
+  'Name',
+  'Email',
+  'Email (2)',
+  'Phone',
+  'Website',
+  'Logo',
+  'Employees',
+  'Qualified',
+  'Last Contacted',
+  'Stage',
+  'Tags',
+  'Address',
+  'Score',
+  'Enrich',
+  'Owner',
+  'Notes',
+  'Created At',
 ];
 export const EDGE_KEYS = ['_id (2)', 'Value', 'Value (2)', 'Value (3)', 'Long Text', 'Count', 'Choice'];

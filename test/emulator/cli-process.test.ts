@@ -82,7 +82,12 @@ describe('tds emulator (process)', () => {
       const tables = (await call(second, '/tables')).body.tables as Array<{ id: string; rowCount: number }>;
       expect(tables.find((table) => table.id === inboxId)!.rowCount).toBe(2);
       expect(second.webhooks).toEqual(
-        Object.fromEntries(Object.entries(first.webhooks).map(([id, url]) => [id, url.replace(new URL(first.baseUrl).origin, new URL(second.baseUrl).origin)])),
+        Object.fromEntries(
+          Object.entries(first.webhooks).map(([id, url]) => [
+            id,
+            url.replace(new URL(first.baseUrl).origin, new URL(second.baseUrl).origin),
+          ]),
+        ),
       );
     } finally {
       await second.stop();

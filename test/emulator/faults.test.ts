@@ -7,9 +7,22 @@ import { allRows, call, get, post, start, tableByName, type CallOptions } from '
 
 describe('fault specs', () => {
   it.each([
-    ['500:0.1,429:0.1,reset:0.05', [{ kind: '500', probability: 0.1 }, { kind: '429', probability: 0.1 }, { kind: 'reset', probability: 0.05 }]],
+    [
+      '500:0.1,429:0.1,reset:0.05',
+      [
+        { kind: '500', probability: 0.1 },
+        { kind: '429', probability: 0.1 },
+        { kind: 'reset', probability: 0.05 },
+      ],
+    ],
     ['stall@3', [{ kind: 'stall', from: 3, to: 3 }]],
-    [' 502@2-4 , 429bare:1 ', [{ kind: '502', from: 2, to: 4 }, { kind: '429bare', probability: 1 }]],
+    [
+      ' 502@2-4 , 429bare:1 ',
+      [
+        { kind: '502', from: 2, to: 4 },
+        { kind: '429bare', probability: 1 },
+      ],
+    ],
     ['', []],
   ])('parses %j', (spec, items) => {
     expect(parseFaultSpec(spec)).toEqual(items);
@@ -46,7 +59,12 @@ describe('injected faults', () => {
 
   it('sends error bodies in the surface shape, 502 as a gateway page, 429 with or without retry-after', async () => {
     emu = await start({ readFaults: '500@1,502@2,429@3,429bare@4' });
-    const replies = [await get(emu, '/workspaces'), await get(emu, '/workspaces'), await get(emu, '/workspaces'), await get(emu, '/workspaces')];
+    const replies = [
+      await get(emu, '/workspaces'),
+      await get(emu, '/workspaces'),
+      await get(emu, '/workspaces'),
+      await get(emu, '/workspaces'),
+    ];
     expect(replies[0]!.body).toEqual({ statusCode: 500, error: 'API Error', message: expect.any(String) });
     expect(replies[1]!.headers['content-type']).toMatch(/text\/html/);
     expect(replies[1]!.text).toContain('502 Bad Gateway');
@@ -70,7 +88,9 @@ describe('injected faults', () => {
     emu = await start({ readFaults: 'stall@1' });
     const dispatcher = new Agent({ headersTimeout: 300 });
     const began = Date.now();
-    await expect(request(`${emu.baseUrl}/workspaces`, { headers: { authorization: `Bearer ${emu.apiKey}` }, dispatcher })).rejects.toThrow(/timeout/i);
+    await expect(request(`${emu.baseUrl}/workspaces`, { headers: { authorization: `Bearer ${emu.apiKey}` }, dispatcher })).rejects.toThrow(
+      /timeout/i,
+    );
     expect(Date.now() - began).toBeGreaterThanOrEqual(280);
     await dispatcher.close();
     expect((await get(emu, '/workspaces')).status).toBe(200);
@@ -110,7 +130,9 @@ describe('injected faults', () => {
     ).rejects.toThrow(/timeout/i);
     await dispatcher.close();
     emu.flushIntake();
-    const emails = (await allRows(emu, inbox.id)).map((row) => Object.values(row.cells).find((cell) => typeof cell.value === 'string')?.value);
+    const emails = (await allRows(emu, inbox.id)).map(
+      (row) => Object.values(row.cells).find((cell) => typeof cell.value === 'string')?.value,
+    );
     expect(emails.sort()).toEqual(['after-500@x.example', 'after-reset@x.example', 'stalled@x.example']);
     const webhookLog = emu.requestLog.filter((entry) => entry.bucket === 'webhook');
     expect(webhookLog.map((entry) => entry.fault)).toEqual(['500', 'reset', '429', undefined, 'stall']);

@@ -39,7 +39,10 @@ export class FilterOracle {
     const got = await queryRows(this.emu, this.info.table.id, filters, extra);
     const ids = got.map((row) => row.id);
     expect(ids).toEqual([...ids].sort());
-    const expected = this.rows.filter(pick).map((row) => row.id).sort();
+    const expected = this.rows
+      .filter(pick)
+      .map((row) => row.id)
+      .sort();
     expect(expected.length, 'the oracle picks some rows').toBeGreaterThan(0);
     expect(expected.length, 'the oracle leaves some rows out').toBeLessThan(this.rows.length);
     expect(ids).toEqual(expected);

@@ -31,7 +31,12 @@ describe('text filters and search', () => {
 
   it('containsAnyOf / doesNotContainAnyOf and in / notIn', async () => {
     await leads.expectRule('name', 'containsAnyOf', ['turing', 'HOPPER'], (row) => /turing|hopper/.test(name(row)));
-    await leads.expectRule('logo', 'doesNotContainAnyOf', ['hooli', 'initech'], (row) => !/hooli|initech/.test(lower(leads.value(row, 'logo'))));
+    await leads.expectRule(
+      'logo',
+      'doesNotContainAnyOf',
+      ['hooli', 'initech'],
+      (row) => !/hooli|initech/.test(lower(leads.value(row, 'logo'))),
+    );
     await leads.expectRule('name', 'in', ['00123', 'smith, john'], (row) => ['00123', 'smith, john'].includes(name(row)));
     await leads.expectRule('name', 'notIn', ['00123'], (row) => name(row) !== '00123');
   });
@@ -79,14 +84,22 @@ describe('text filters and search', () => {
     }
     // A match beyond the 200 characters served still counts: the search reads the stored value.
     expect(await search('champion')).toEqual(expected('long account history'));
-    await leads.expectFilter({ rules: [leads.rule('qualified', '=', true)] }, (row) => leads.value(row, 'qualified') === true && expected('ada').includes(row.id), {
-      query: 'ADA',
-    });
+    await leads.expectFilter(
+      { rules: [leads.rule('qualified', '=', true)] },
+      (row) => leads.value(row, 'qualified') === true && expected('ada').includes(row.id),
+      {
+        query: 'ADA',
+      },
+    );
   });
 
   it('GET rows?q= gives the same rows as the query endpoint', async () => {
-    const viaGet = (await post(emu, `/tables/${leads.info.table.id}/rows/query`, { q: 'hopper' })).body.rows.map((row: { id: string }) => row.id);
-    const reply = await fetch(`${emu.baseUrl}/tables/${leads.info.table.id}/rows?q=HOPPER`, { headers: { authorization: `Bearer ${emu.apiKey}` } });
+    const viaGet = (await post(emu, `/tables/${leads.info.table.id}/rows/query`, { q: 'hopper' })).body.rows.map(
+      (row: { id: string }) => row.id,
+    );
+    const reply = await fetch(`${emu.baseUrl}/tables/${leads.info.table.id}/rows?q=HOPPER`, {
+      headers: { authorization: `Bearer ${emu.apiKey}` },
+    });
     expect(((await reply.json()) as { rows: Array<{ id: string }> }).rows.map((row) => row.id)).toEqual(viaGet);
   });
 });

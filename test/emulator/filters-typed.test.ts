@@ -58,13 +58,19 @@ describe('typed filters', () => {
     await leads.expectRule('last_contacted', '=', '2025-05-14', within(day('2025-05-14'), day('2025-05-15')));
     await leads.expectRule('last_contacted', '<', '2025-05-01', within(-Infinity, day('2025-05-01')));
     await leads.expectRule('last_contacted', '>', '2025-05-13', within(day('2025-05-14'), Infinity));
-    const exact = leads.value(leads.rows.find((row) => contacted(row) !== undefined)!, 'last_contacted') as string;
+    const exact = leads.value(
+      leads.rows.find((row) => contacted(row) !== undefined)!,
+      'last_contacted',
+    ) as string;
     await leads.expectRule('last_contacted', '=', exact, (row) => contacted(row) === Date.parse(exact));
     await leads.expectRule('last_contacted', '>', exact, within(Date.parse(exact) + 1, Infinity));
   });
 
   it('between is inclusive at both ends', async () => {
-    const sorted = leads.rows.map(contacted).filter((at): at is number => at !== undefined).sort((a, b) => a - b);
+    const sorted = leads.rows
+      .map(contacted)
+      .filter((at): at is number => at !== undefined)
+      .sort((a, b) => a - b);
     const [start, end] = [sorted[10]!, sorted[60]!];
     await leads.expectRule(
       'last_contacted',
@@ -72,7 +78,12 @@ describe('typed filters', () => {
       { start: new Date(start).toISOString(), end: new Date(end).toISOString() },
       within(start, end + 1),
     );
-    await leads.expectRule('last_contacted', 'between', { start: '2025-05-10T00:00:00+02:00', end: '2025-05-14T23:59:59' }, within(day('2025-05-09') + 22 * 3_600_000, Date.parse('2025-05-14T23:59:59Z') + 1));
+    await leads.expectRule(
+      'last_contacted',
+      'between',
+      { start: '2025-05-10T00:00:00+02:00', end: '2025-05-14T23:59:59' },
+      within(day('2025-05-09') + 22 * 3_600_000, Date.parse('2025-05-14T23:59:59Z') + 1),
+    );
   });
 
   it.each([
@@ -103,7 +114,9 @@ describe('typed filters', () => {
     await leads.expectRule('stage', '=', 'closed_won', (row) => stage(row) === 'closed_won');
     await leads.expectRule('stage', '=', 'closed won', (row) => stage(row) === 'closed_won');
     await leads.expectRule('stage', '!=', 'New', (row) => stage(row) !== 'new');
-    await leads.expectRule('stage', 'in', ['Qualified', 'closed_lost'], (row) => ['qualified', 'closed_lost'].includes(stage(row) as string));
+    await leads.expectRule('stage', 'in', ['Qualified', 'closed_lost'], (row) =>
+      ['qualified', 'closed_lost'].includes(stage(row) as string),
+    );
     await leads.expectRule('stage', 'notIn', ['new'], (row) => stage(row) !== 'new');
     await edge.expectRule('choice', '=', 'Beta', (row) => edge.value(row, 'choice') === 'opt_2k4');
   });
@@ -127,7 +140,9 @@ describe('typed filters', () => {
     const cell = (row: Row) => leads.cell(row, 'enrich');
     await leads.expectRule('enrich', 'hasError', undefined, (row) => cell(row)?.status === 'failed');
     await leads.expectRule('enrich', 'hasNoError', undefined, (row) => cell(row)?.status !== 'failed');
-    await leads.expectRule('enrich', 'hasNotRun', undefined, (row) => [undefined, 'queued', 'waiting', 'stopped'].includes(cell(row)?.status ?? undefined));
+    await leads.expectRule('enrich', 'hasNotRun', undefined, (row) =>
+      [undefined, 'queued', 'waiting', 'stopped'].includes(cell(row)?.status ?? undefined),
+    );
     await leads.expectRule('enrich', 'runConditionNotMet', undefined, (row) => cell(row)?.status === 'skipped');
     await leads.expectRule('enrich', 'isFound', undefined, (row) => cell(row)?.value !== undefined && cell(row)?.value !== null);
     await leads.expectRule('enrich', 'isNotFound', undefined, (row) => cell(row)?.value === undefined || cell(row)?.value === null);
@@ -136,12 +151,15 @@ describe('typed filters', () => {
     expect(failed.length).toBeGreaterThan(0);
     for (const c of failed) expect(c!.errorMessage).toBeTruthy();
     const statuses = new Set(leads.rows.map((row) => cell(row)?.status));
-    for (const status of ['success', 'failed', 'skipped', 'stopped', 'queued', 'waiting', 'running', 'manual']) expect(statuses).toContain(status);
+    for (const status of ['success', 'failed', 'skipped', 'stopped', 'queued', 'waiting', 'running', 'manual'])
+      expect(statuses).toContain(status);
   });
 
   it('applies text operators to the webhook column as JSON text', async () => {
     const signups = await FilterOracle.of(emu, 'Signups');
-    await signups.expectRule('payload', 'contains', '"source":"newsletter"', (row) => lower(signups.value(row, 'payload')).includes('"source":"newsletter"'));
+    await signups.expectRule('payload', 'contains', '"source":"newsletter"', (row) =>
+      lower(signups.value(row, 'payload')).includes('"source":"newsletter"'),
+    );
     const notRun = await queryRows(emu, signups.info.table.id, { rules: [signups.rule('payload', 'hasNotRun')] });
     expect(notRun).toHaveLength(signups.rows.length);
   });
@@ -154,7 +172,15 @@ describe('run-status operators on a column that runs an AI, whatever its type', 
     // The demo seed has no such column; a state file can describe one (a text column filled by an AI prompt).
     dir = await mkdtemp(join(tmpdir(), 'tds-emulator-ai-'));
     const file = join(dir, 'state.json');
-    const field = (id: string, label: string, runsAction?: boolean) => ({ id, name: label.toLowerCase(), label, type: 'text', options: null, isSystem: false, ...(runsAction ? { runsAction } : {}) });
+    const field = (id: string, label: string, runsAction?: boolean) => ({
+      id,
+      name: label.toLowerCase(),
+      label,
+      type: 'text',
+      options: null,
+      isSystem: false,
+      ...(runsAction ? { runsAction } : {}),
+    });
     const row = (id: string, cell: Record<string, unknown>) => ({
       id,
       createdAt: '2025-05-01T00:00:00.000Z',

@@ -39,7 +39,9 @@ describe('generated table', () => {
     expect(rows.some((row) => row.cells[bench.id.notes!]?.isTruncated)).toBe(true);
 
     const oracle = await FilterOracle.of(emu, 'Generated', 'Bench');
-    await oracle.expectRule('plan', 'in', ['Pro', 'enterprise'], (row) => ['pro', 'enterprise'].includes(oracle.value(row, 'plan') as string));
+    await oracle.expectRule('plan', 'in', ['Pro', 'enterprise'], (row) =>
+      ['pro', 'enterprise'].includes(oracle.value(row, 'plan') as string),
+    );
     await oracle.expectRule('amount', '>', 9_000, (row) => (oracle.value(row, 'amount') as number) > 9_000);
     const everything = await allRows(emu, bench.table.id, { filters: { rules: [{ fieldId: bench.id.name, operator: 'notNull' }] } }, 100);
     expect(everything.map((row) => row.id)).toEqual([...ids].sort());
@@ -67,7 +69,12 @@ describe('a 1,000,000-row table', () => {
       // cell of every scanned row was computed; about 0.2 s now).
       const scanStart = Date.now();
       const none = { filters: { rules: [{ fieldId: bench.id.amount, operator: '>', value: 1e9 }] } };
-      expect((await post<RowsPage>(emu, `/tables/${bench.table.id}/rows/query`, none)).body).toEqual({ rows: [], limit: 100, nextCursor: null, hasNextPage: false });
+      expect((await post<RowsPage>(emu, `/tables/${bench.table.id}/rows/query`, none)).body).toEqual({
+        rows: [],
+        limit: 100,
+        nextCursor: null,
+        hasNextPage: false,
+      });
       expect(Date.now() - scanStart).toBeLessThan(1_500);
     } finally {
       await emu.close();

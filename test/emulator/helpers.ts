@@ -52,7 +52,9 @@ export const post = <T = any>(emu: RunningEmulator, path: string, body: unknown,
 
 export async function tableByName(emu: RunningEmulator, name: string, workspaceName?: string, key?: string): Promise<Table> {
   const { body } = await get<{ tables: Table[] }>(emu, '/tables', key === undefined ? {} : { key });
-  const table = body.tables.find((candidate) => candidate.name === name && (workspaceName === undefined || candidate.workspaceName === workspaceName));
+  const table = body.tables.find(
+    (candidate) => candidate.name === name && (workspaceName === undefined || candidate.workspaceName === workspaceName),
+  );
   if (!table) throw new Error(`no table ${name}`);
   return table;
 }

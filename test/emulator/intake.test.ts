@@ -18,7 +18,13 @@ describe('asynchronous intake', () => {
   afterAll(() => emu.close());
 
   const rowCount = async () => (await tableByName(emu, 'Inbox')).rowCount;
-  const push = (n = 1) => post(emu, url, Array.from({ length: n }, (_, i) => ({ email: `r${i}@x.example` })), { key: null });
+  const push = (n = 1) =>
+    post(
+      emu,
+      url,
+      Array.from({ length: n }, (_, i) => ({ email: `r${i}@x.example` })),
+      { key: null },
+    );
 
   it('shows rows only after the quiet delay since the last request', async () => {
     const start = await rowCount();

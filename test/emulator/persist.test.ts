@@ -30,7 +30,9 @@ describe('data file', () => {
       const rows = await allRows(second, inbox.id);
       expect(rows).toHaveLength(2);
       const tablesAfter = (await get(second, '/tables')).body.tables;
-      expect(tablesAfter).toEqual(tablesBefore.map((t: { id: string; rowCount: number }) => (t.id === inbox.id ? { ...t, rowCount: 2 } : t)));
+      expect(tablesAfter).toEqual(
+        tablesBefore.map((t: { id: string; rowCount: number }) => (t.id === inbox.id ? { ...t, rowCount: 2 } : t)),
+      );
       const leads = tablesBefore[0].id;
       expect(await allRows(second, leads)).toHaveLength(250);
     } finally {

@@ -17,7 +17,8 @@ describe('rate limits (scaled)', () => {
   });
   afterAll(() => emu.close());
 
-  const burst = async (n: number, send: () => Promise<{ status: number }>) => (await Promise.all(Array.from({ length: n }, send))).map((r) => r.status);
+  const burst = async (n: number, send: () => Promise<{ status: number }>) =>
+    (await Promise.all(Array.from({ length: n }, send))).map((r) => r.status);
 
   it('allows 60 row reads a minute per organization, then 429 with retry-after in service seconds', async () => {
     const statuses = await burst(RATE_LIMITS.rows.requests, () => get(emu, rowsPath));

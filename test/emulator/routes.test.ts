@@ -12,11 +12,14 @@ describe('routes', () => {
   });
   afterAll(() => emu.close());
 
-  it.each(['/nope', '/workspaces/', '/tables/x/rows/other', '/tables/x', '/webhooks/x'])('gives 404 in the error shape on %s', async (path) => {
-    const reply = await get(emu, path);
-    expect(reply.status).toBe(404);
-    expect(reply.body).toEqual({ statusCode: 404, error: 'API Error', message: expect.any(String) });
-  });
+  it.each(['/nope', '/workspaces/', '/tables/x/rows/other', '/tables/x', '/webhooks/x'])(
+    'gives 404 in the error shape on %s',
+    async (path) => {
+      const reply = await get(emu, path);
+      expect(reply.status).toBe(404);
+      expect(reply.body).toEqual({ statusCode: 404, error: 'API Error', message: expect.any(String) });
+    },
+  );
 
   it('gives 404 outside /v1', async () => {
     const reply = await get(emu, emu.baseUrl.replace('/v1', '/v2/workspaces'));
@@ -49,7 +52,15 @@ describe('routes', () => {
     const all = (await get(emu, '/tables')).body;
     expect(all.total).toBe(all.tables.length);
     expect(all.tables.map((t: { name: string }) => t.name)).toEqual([
-      'Leads', 'Companies', 'Contacts', 'Edge Cases', 'Contacts', 'Signups', 'Inbox', 'Empty', 'Salaries',
+      'Leads',
+      'Companies',
+      'Contacts',
+      'Edge Cases',
+      'Contacts',
+      'Signups',
+      'Inbox',
+      'Empty',
+      'Salaries',
     ]);
     for (const table of all.tables) {
       expect(Object.keys(table).sort()).toEqual(['emoji', 'fieldCount', 'id', 'name', 'rowCount', 'workspaceId', 'workspaceName']);

@@ -55,7 +55,15 @@ describe('rows and cells', () => {
   });
 
   it('keeps text with commas, quotes, newlines, leading zeros, CJK and emoji as it is', () => {
-    for (const name of ['Smith, John', 'Dwayne "The Rock" Johnson', '00123', '山田 太郎', '🚀 Rocket Rider', '=SUM(A1:A2)', '  padded name  ']) {
+    for (const name of [
+      'Smith, John',
+      'Dwayne "The Rock" Johnson',
+      '00123',
+      '山田 太郎',
+      '🚀 Rocket Rider',
+      '=SUM(A1:A2)',
+      '  padded name  ',
+    ]) {
       expect(byName(name)).toBeDefined();
     }
     expect(byName('Dwayne "The Rock" Johnson').cells[leads.id.notes!]!.value).toBe('Line one\nLine two\r\nLine three');
@@ -99,7 +107,9 @@ describe('rows and cells', () => {
     const body = JSON.stringify([{ name: emoji }, { name: '😀'.repeat(201) }]);
     await request(webhook, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     emu.flushIntake();
-    const cells = (await allRows(emu, signups.table.id)).map((row) => row.cells[signups.id.name!]).filter((cell) => cell?.value !== undefined);
+    const cells = (await allRows(emu, signups.table.id))
+      .map((row) => row.cells[signups.id.name!])
+      .filter((cell) => cell?.value !== undefined);
     expect(cells.find((cell) => cell!.value === emoji)).toEqual({ value: emoji });
     const cut = cells.find((cell) => cell!.isTruncated)!;
     expect(Array.from(cut.value as string)).toHaveLength(200);

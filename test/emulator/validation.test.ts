@@ -30,7 +30,11 @@ describe('validation', () => {
   });
   const filtered = (...rules: unknown[]) => ({ filters: { rules } });
   const send = (body: unknown) =>
-    post(emu, queryPath, JSON.stringify(body).replace(/"@(\w+)"/g, (_, name: string) => JSON.stringify(leads.id[name])));
+    post(
+      emu,
+      queryPath,
+      JSON.stringify(body).replace(/"@(\w+)"/g, (_, name: string) => JSON.stringify(leads.id[name])),
+    );
 
   it.each(['abc', '0', '101', '1.5', '-1', '', '1e2'])('refuses limit=%s on GET rows', async (limit) => {
     expect400(await get(emu, `${rowsPath}?limit=${limit}`), /limit must be a whole number from 1 to 100/);
@@ -79,7 +83,9 @@ describe('validation', () => {
     expect400(await post(emu, queryPath, ''), /body is required/);
     expect400(await post(emu, queryPath, { limit: 5, sort: 'name' }), /unknown member "sort"/);
     expect400(await call(emu, 'POST', queryPath, { body: '{}', headers: { 'content-type': 'text/plain' } }), /Content-Type/);
-    expect((await call(emu, 'POST', queryPath, { body: '{}', headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(200);
+    expect(
+      (await call(emu, 'POST', queryPath, { body: '{}', headers: { 'content-type': 'application/json; charset=utf-8' } })).status,
+    ).toBe(200);
   });
 
   it('refuses an unknown fieldId and an unknown operator', async () => {
@@ -122,12 +128,32 @@ describe('validation', () => {
     ['null for =', rule('name', '=', null), /text, a number or true\/false/],
     ['an unknown preset', rule('last_contacted', 'isDatePreset', 'nextDecade'), /isDatePreset needs one of: today/],
     ['between without end', rule('last_contacted', 'between', { start: '2025-01-01T00:00:00Z' }), /end is required/],
-    ['between with a date only', rule('last_contacted', 'between', { start: '2025-01-01', end: '2025-02-01T00:00:00Z' }), /not an ISO 8601 date-time/],
-    ['between with extra members', rule('last_contacted', 'between', { start: '2025-01-01T00:00Z', end: '2025-02-01T00:00Z', tz: 'UTC' }), /unknown member "tz"/],
+    [
+      'between with a date only',
+      rule('last_contacted', 'between', { start: '2025-01-01', end: '2025-02-01T00:00:00Z' }),
+      /not an ISO 8601 date-time/,
+    ],
+    [
+      'between with extra members',
+      rule('last_contacted', 'between', { start: '2025-01-01T00:00Z', end: '2025-02-01T00:00Z', tz: 'UTC' }),
+      /unknown member "tz"/,
+    ],
     ['a value over 1000 characters', rule('name', 'contains', 'x'.repeat(1001)), /at most 1000/],
     ['a list entry over 1000 characters', rule('name', 'in', ['ok', 'x'.repeat(1001)]), /value is 1010 characters as JSON text/],
-    ['a list of short entries whose JSON text is over 1000 characters', rule('name', 'in', Array.from({ length: 10 }, () => 'x'.repeat(100))), /value is 1031 characters as JSON text; a filter value is at most 1000/],
-    ['a between range whose JSON text is over 1000 characters', rule('last_contacted', 'between', { start: 'x'.repeat(500), end: 'y'.repeat(500) }), /value is 1021 characters as JSON text/],
+    [
+      'a list of short entries whose JSON text is over 1000 characters',
+      rule(
+        'name',
+        'in',
+        Array.from({ length: 10 }, () => 'x'.repeat(100)),
+      ),
+      /value is 1031 characters as JSON text; a filter value is at most 1000/,
+    ],
+    [
+      'a between range whose JSON text is over 1000 characters',
+      rule('last_contacted', 'between', { start: 'x'.repeat(500), end: 'y'.repeat(500) }),
+      /value is 1021 characters as JSON text/,
+    ],
     ['a rule with unknown members', { ...rule('name', '=', 'x'), label: 'Name' }, /unknown member "label"/],
     ['a non-number on a number column', rule('employees', '>', 'many'), /must be a number/],
     ['a number as hex text ("0x10"), which is not JSON number text', rule('employees', '>', '0x10'), /must be a number/],
@@ -139,8 +165,16 @@ describe('validation', () => {
     ['an impossible calendar date (2025-04-31) on a date column', rule('last_contacted', '=', '2025-04-31'), /ISO 8601/],
     ['February 29 of a common year in a date-time', rule('last_contacted', '>', '2025-02-29T00:00:00Z'), /ISO 8601/],
     ['hour 24 in a date-time', rule('last_contacted', '<', '2025-03-01T24:00:00Z'), /ISO 8601/],
-    ['an impossible date in a between range (2025-02-30)', rule('last_contacted', 'between', { start: '2025-02-30T00:00:00Z', end: '2025-03-31T00:00:00Z' }), /start: "2025-02-30T00:00:00Z" is not an ISO 8601 date-time/],
-    ['an offset of 24 hours in a between range', rule('last_contacted', 'between', { start: '2025-02-01T00:00:00+24:00', end: '2025-03-31T00:00:00Z' }), /not an ISO 8601 date-time/],
+    [
+      'an impossible date in a between range (2025-02-30)',
+      rule('last_contacted', 'between', { start: '2025-02-30T00:00:00Z', end: '2025-03-31T00:00:00Z' }),
+      /start: "2025-02-30T00:00:00Z" is not an ISO 8601 date-time/,
+    ],
+    [
+      'an offset of 24 hours in a between range',
+      rule('last_contacted', 'between', { start: '2025-02-01T00:00:00+24:00', end: '2025-03-31T00:00:00Z' }),
+      /not an ISO 8601 date-time/,
+    ],
   ])('refuses %s', async (_name, badRule, message) => {
     expect400(await send(filtered(badRule)), message);
   });

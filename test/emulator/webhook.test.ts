@@ -46,7 +46,9 @@ describe('webhook', () => {
     expect(one.status).toBe(200);
     expect(one.body).toEqual({ success: true, message: '1 records are being processed' });
     expect((await send([{ email: 'two@x.example' }, {}, { email: 'three@x.example' }])).body.message).toBe('2 records are being processed');
-    expect((await send({ data: [{ email: 'four@x.example' }, { nested: { deep: [1, 2] } }] })).body.message).toBe('2 records are being processed');
+    expect((await send({ data: [{ email: 'four@x.example' }, { nested: { deep: [1, 2] } }] })).body.message).toBe(
+      '2 records are being processed',
+    );
     const rows = await visible();
     expect(rows).toHaveLength(before + 5);
     const payloads = rows.map((row) => row.cells[inbox.id.payload!]!.value);
@@ -204,7 +206,11 @@ describe('an emulator failure on the webhook', () => {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${WEBHOOK_PATH_PREFIX}${webhookId}`;
       const reply = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
       expect(reply.statusCode).toBe(500);
-      expect(await reply.body.json()).toEqual({ statusCode: 500, error: 'Internal Server Error', message: 'emulator failure: intake unavailable' });
+      expect(await reply.body.json()).toEqual({
+        statusCode: 500,
+        error: 'Internal Server Error',
+        message: 'emulator failure: intake unavailable',
+      });
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -104,7 +104,9 @@ describe('fileOutput', () => {
   });
 
   it('says which file it cannot write, as a usage error', async () => {
-    await expect(fileOutput(join(await tempDir(), 'missing', 'out.csv'))).rejects.toThrow(/cannot write .*missing\/out\.csv\.partial \(ENOENT\)/);
+    await expect(fileOutput(join(await tempDir(), 'missing', 'out.csv'))).rejects.toThrow(
+      /cannot write .*missing\/out\.csv\.partial \(ENOENT\)/,
+    );
   });
 
   it('refuses to resume when the partial file is missing or shorter than the checkpoint says', async () => {

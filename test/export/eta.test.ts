@@ -35,7 +35,9 @@ describe('formatDuration', () => {
 describe('progressText', () => {
   it('shows rows, rate, percentage and ETA when the total is known', () => {
     const eta = { now: 0, pageSize: 100, recentRequests: [], msPerPage: 100, window };
-    expect(progressText({ rows: 1_200, elapsedMs: 10_000, total: 2_500, eta })).toBe('1,200 rows · 120 rows/s · 48% of 2,500 · about 1s left');
+    expect(progressText({ rows: 1_200, elapsedMs: 10_000, total: 2_500, eta })).toBe(
+      '1,200 rows · 120 rows/s · 48% of 2,500 · about 1s left',
+    );
   });
 
   it('shows rows and rate only for a filtered export; the rate leaves out rows of an earlier run', () => {

@@ -44,7 +44,12 @@ function service(options: { fail?: (call: number) => Error | undefined; overlap?
       const start = cursor === undefined ? 0 : Number(cursor);
       const from = Math.max(0, start - (cursor === undefined ? 0 : (options.overlap ?? 0)));
       const end = Math.min(rows.length, start + limit);
-      const page: RowsPage = { rows: rows.slice(from, end), limit, nextCursor: end < rows.length ? String(end) : null, hasNextPage: end < rows.length };
+      const page: RowsPage = {
+        rows: rows.slice(from, end),
+        limit,
+        nextCursor: end < rows.length ? String(end) : null,
+        hasNextPage: end < rows.length,
+      };
       return page;
     },
   };
@@ -60,7 +65,17 @@ function context(): { ctx: Context; stdout: () => string; stderr: () => string; 
   const controller = new AbortController();
   return {
     ctx: {
-      io: { stdout, stderr, stdin: new PassThrough(), stdoutIsTTY: false, stderrIsTTY: false, color: new Chalk({ level: 0 }), colorEnabled: false, terminalWidth: 100, env: {} },
+      io: {
+        stdout,
+        stderr,
+        stdin: new PassThrough(),
+        stdoutIsTTY: false,
+        stderrIsTTY: false,
+        color: new Chalk({ level: 0 }),
+        colorEnabled: false,
+        terminalWidth: 100,
+        env: {},
+      },
       signal: controller.signal,
       verbose: (line) => err.push(Buffer.from(`${line}\n`)),
     },
@@ -89,7 +104,12 @@ function request(overrides: Partial<ExportRequest> = {}): ExportRequest {
 }
 
 const tempFile = async (name: string): Promise<string> => join(await mkdtemp(join(tmpdir(), 'tds-run-export-')), name);
-const ids = (csv: string): string[] => csv.trim().split('\n').slice(1).map((line) => line.split(',')[0]!);
+const ids = (csv: string): string[] =>
+  csv
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split(',')[0]!);
 
 describe('runExport', () => {
   it('writes every row once in service order and counts cut cells', async () => {
@@ -104,7 +124,10 @@ describe('runExport', () => {
   it('drops rows repeated across pages and says so with --verbose', async () => {
     const { ctx, stdout, stderr } = context();
     const summary = await runExport(ctx, service({ overlap: 2 }).fetchPage, request({ format: 'ndjson' }));
-    const written = stdout().trim().split('\n').map((line) => (JSON.parse(line) as { _id: string })._id);
+    const written = stdout()
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { _id: string })._id);
     expect(written).toEqual(rows.map((row) => row.id));
     expect(summary.duplicates).toBe(8); // 2 on each of pages 2-5
     expect(stderr()).toContain('page 2: dropped 2 rows already written (duplicate row IDs)');
@@ -129,8 +152,15 @@ describe('runExport', () => {
     const path = await tempFile('out.json');
     const gaveUp = new TdsError('GAVE_UP', 'read rows: gave up after 3 attempts (HTTP 500)', { status: 500 });
     const first = context();
-    const error = await runExport(first.ctx, service({ fail: (call) => (call === 3 ? gaveUp : undefined) }).fetchPage, request({ output: path, format: 'json' })).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'GAVE_UP', hint: expect.stringMatching(/rows are in .*out\.json\.partial: run the same command again with --resume/) });
+    const error = await runExport(
+      first.ctx,
+      service({ fail: (call) => (call === 3 ? gaveUp : undefined) }).fetchPage,
+      request({ output: path, format: 'json' }),
+    ).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'GAVE_UP',
+      hint: expect.stringMatching(/rows are in .*out\.json\.partial: run the same command again with --resume/),
+    });
     expect((await readdir(join(path, '..'))).sort()).toEqual(['out.json.partial', 'out.json.tds-checkpoint']);
 
     const refused = await runExport(context().ctx, service().fetchPage, request({ output: path, format: 'json' })).catch((e: unknown) => e);
@@ -146,24 +176,44 @@ describe('runExport', () => {
 
   it('a cursor the service refuses on resume is a usage error that suggests --restart; --restart starts over', async () => {
     const path = await tempFile('out.csv');
-    await runExport(context().ctx, service({ fail: (call) => (call === 2 ? new TdsError('GAVE_UP', 'x') : undefined) }).fetchPage, request({ output: path })).catch(() => undefined);
+    await runExport(
+      context().ctx,
+      service({ fail: (call) => (call === 2 ? new TdsError('GAVE_UP', 'x') : undefined) }).fetchPage,
+      request({ output: path }),
+    ).catch(() => undefined);
     const stale = new TdsError('USAGE', 'read rows: cursor is not valid (HTTP 400)', { status: 400 });
-    const error = await runExport(context().ctx, service({ fail: () => stale }).fetchPage, request({ output: path, resume: true })).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'USAGE', message: expect.stringMatching(/no longer accepts the saved cursor/), hint: expect.stringMatching(/--restart/) });
+    const error = await runExport(context().ctx, service({ fail: () => stale }).fetchPage, request({ output: path, resume: true })).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({
+      code: 'USAGE',
+      message: expect.stringMatching(/no longer accepts the saved cursor/),
+      hint: expect.stringMatching(/--restart/),
+    });
     await runExport(context().ctx, service().fetchPage, request({ output: path, restart: true }));
     expect(ids(await readFile(path, 'utf8'))).toHaveLength(rows.length);
   });
 
   it('refuses to resume an export started with other settings', async () => {
     const path = await tempFile('out.csv');
-    await runExport(context().ctx, service({ fail: (call) => (call === 2 ? new TdsError('GAVE_UP', 'x') : undefined) }).fetchPage, request({ output: path })).catch(() => undefined);
-    const error = await runExport(context().ctx, service().fetchPage, request({ output: path, resume: true, shape: { ...request().shape, meta: false } })).catch((e: unknown) => e);
+    await runExport(
+      context().ctx,
+      service({ fail: (call) => (call === 2 ? new TdsError('GAVE_UP', 'x') : undefined) }).fetchPage,
+      request({ output: path }),
+    ).catch(() => undefined);
+    const error = await runExport(
+      context().ctx,
+      service().fetchPage,
+      request({ output: path, resume: true, shape: { ...request().shape, meta: false } }),
+    ).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'USAGE', message: expect.stringMatching(/other settings for the record options/) });
   });
 
   it('--on-truncated error exits 8 after the whole export and leaves the file as .partial', async () => {
     const path = await tempFile('out.csv');
-    const error = await runExport(context().ctx, service().fetchPage, request({ output: path, onTruncated: 'error' })).catch((e: unknown) => e);
+    const error = await runExport(context().ctx, service().fetchPage, request({ output: path, onTruncated: 'error' })).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 'TRUNCATED', exitCode: 8 });
     await expect(stat(path)).rejects.toThrow();
     expect(ids(await readFile(`${path}.partial`, 'utf8'))).toHaveLength(rows.length);

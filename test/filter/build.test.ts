@@ -61,7 +61,11 @@ describe('buildFilters: values typed by column', () => {
     ['Name containsAnyOf [Ada, Grace]', 'fld_name', ['Ada', 'Grace']],
     ['Website doesNotContainAnyOf spam', 'fld_site', ['spam']],
     // between
-    ['"Signed up" between 2024-01-01..2024-01-31T23:59:59Z', 'fld_signup', { start: '2024-01-01T00:00:00.000Z', end: '2024-01-31T23:59:59Z' }],
+    [
+      '"Signed up" between 2024-01-01..2024-01-31T23:59:59Z',
+      'fld_signup',
+      { start: '2024-01-01T00:00:00.000Z', end: '2024-01-31T23:59:59Z' },
+    ],
     // a date-only end includes its whole day
     ['"Signed up" between 2024-01-01..2024-01-31', 'fld_signup', { start: '2024-01-01T00:00:00.000Z', end: '2024-01-31T23:59:59.999Z' }],
     // no value
@@ -115,7 +119,10 @@ describe('buildFilters: combining', () => {
     [
       '--filter alone, labels and names resolved, select label → value',
       [],
-      { filterJson: '{"combinator": "or", "rules": [{"fieldId": "Age", "operator": ">", "value": 1}, {"fieldId": "stage", "operator": "in", "value": ["Customer"]}]}' },
+      {
+        filterJson:
+          '{"combinator": "or", "rules": [{"fieldId": "Age", "operator": ">", "value": 1}, {"fieldId": "stage", "operator": "in", "value": ["Customer"]}]}',
+      },
       { combinator: 'or', rules: [AGE, { fieldId: 'fld_stage', operator: 'in', value: ['opt_customer'] }] },
     ],
     [
@@ -127,7 +134,10 @@ describe('buildFilters: combining', () => {
     [
       '--filter with or stays a group beside --where',
       ['Active = true'],
-      { filterJson: '{"combinator": "or", "rules": [{"fieldId": "fld_age", "operator": ">", "value": 1}, {"fieldId": "Name", "operator": "=", "value": "x"}]}' },
+      {
+        filterJson:
+          '{"combinator": "or", "rules": [{"fieldId": "fld_age", "operator": ">", "value": 1}, {"fieldId": "Name", "operator": "=", "value": "x"}]}',
+      },
       { combinator: 'and', rules: [ACTIVE, { combinator: 'or', rules: [AGE, NAME] }] },
     ],
     [
@@ -157,7 +167,10 @@ describe('buildFilters: combining', () => {
 describe('buildFilters: --filter JSON typed and resolved like --where', () => {
   it.each<[string, FilterRule]>([
     ['{"fieldId": "Age", "operator": ">", "value": "30"}', { fieldId: 'fld_age', operator: '>', value: 30 }],
-    ['{"fieldId": "Signed up", "operator": "between", "value": {"start": "2024-01-01", "end": "2024-02-01T00:00:00Z"}}', { fieldId: 'fld_signup', operator: 'between', value: { start: '2024-01-01T00:00:00.000Z', end: '2024-02-01T00:00:00Z' } }],
+    [
+      '{"fieldId": "Signed up", "operator": "between", "value": {"start": "2024-01-01", "end": "2024-02-01T00:00:00Z"}}',
+      { fieldId: 'fld_signup', operator: 'between', value: { start: '2024-01-01T00:00:00.000Z', end: '2024-02-01T00:00:00Z' } },
+    ],
     ['{"fieldId": "Tags", "operator": "in", "value": ["VIP"]}', { fieldId: 'fld_tags', operator: 'in', value: ['tag_vip'] }],
     ['{"fieldId": "Name", "operator": "CONTAINS", "value": 5}', { fieldId: 'fld_name', operator: 'contains', value: '5' }],
     ['{"fieldId": "Name", "operator": "null", "value": null}', { fieldId: 'fld_name', operator: 'null' }],
@@ -168,7 +181,9 @@ describe('buildFilters: --filter JSON typed and resolved like --where', () => {
 
   it('keeps nested groups and resolves inside them', () => {
     const json = '{"rules": [{"combinator": "OR", "rules": [{"fieldId": "age", "operator": "<", "value": 3}]}]}';
-    expect(build([], { filterJson: json })).toStrictEqual({ rules: [{ combinator: 'or', rules: [{ fieldId: 'fld_age', operator: '<', value: 3 }] }] });
+    expect(build([], { filterJson: json })).toStrictEqual({
+      rules: [{ combinator: 'or', rules: [{ fieldId: 'fld_age', operator: '<', value: 3 }] }],
+    });
   });
 });
 
@@ -176,10 +191,26 @@ describe('buildFilters: errors point at the --where text', () => {
   it.each<[string, number, string]>([
     ['Nmae = x', 0, 'unknown column "Nmae"'],
     ['Email contains x', 0, 'column label "Email" is shared by 2 columns: fld_email (name: email), fld_work_email (name: work_email)'],
-    ['Age contains 5', 4, 'column "Age" (fld_age) is of type number, which does not accept contains; it accepts =, !=, >, >=, <, <=, null, notNull, and hasError, hasNoError, hasNotRun, runConditionNotMet if the column runs an action or AI'],
-    ['Tags = VIP', 5, 'column "Tags" (fld_tags) is of type multi_select, which does not accept =; it accepts in, notIn, null, notNull, and hasError, hasNoError, hasNotRun, runConditionNotMet if the column runs an action or AI'],
-    ['Payload between a..b', 8, 'column "Payload" (fld_hook) is of type webhook, which does not accept between; it accepts =, !=, contains, doesNotContain, startsWith, null, notNull, hasError, hasNoError, hasNotRun, runConditionNotMet, isFound, isNotFound'],
-    ['Metadata = x', 9, 'column "Metadata" (fld_meta) is of type object, which does not accept =; it accepts null, notNull, and hasError, hasNoError, hasNotRun, runConditionNotMet if the column runs an action or AI'],
+    [
+      'Age contains 5',
+      4,
+      'column "Age" (fld_age) is of type number, which does not accept contains; it accepts =, !=, >, >=, <, <=, null, notNull, and hasError, hasNoError, hasNotRun, runConditionNotMet if the column runs an action or AI',
+    ],
+    [
+      'Tags = VIP',
+      5,
+      'column "Tags" (fld_tags) is of type multi_select, which does not accept =; it accepts in, notIn, null, notNull, and hasError, hasNoError, hasNotRun, runConditionNotMet if the column runs an action or AI',
+    ],
+    [
+      'Payload between a..b',
+      8,
+      'column "Payload" (fld_hook) is of type webhook, which does not accept between; it accepts =, !=, contains, doesNotContain, startsWith, null, notNull, hasError, hasNoError, hasNotRun, runConditionNotMet, isFound, isNotFound',
+    ],
+    [
+      'Metadata = x',
+      9,
+      'column "Metadata" (fld_meta) is of type object, which does not accept =; it accepts null, notNull, and hasError, hasNoError, hasNotRun, runConditionNotMet if the column runs an action or AI',
+    ],
     ['Name isFound', 5, 'which does not accept isFound'],
     ['Age > abc', 6, 'column "Age" (fld_age) holds numbers, and "abc" is not a number'],
     ['Age > true', 6, '"true" is not a number'],
@@ -195,7 +226,11 @@ describe('buildFilters: errors point at the --where text', () => {
     ['Stage = [Lead]', 8, '= takes one value, not a list'],
     ['Name = a..b', 7, 'a range START..END only goes with between'],
     ['Name in a..b', 8, 'a range START..END only goes with between'],
-    [`Name containsAnyOf [${Array.from({ length: 21 }, (_, i) => `k${i}`).join(', ')}]`, 19, 'containsAnyOf takes at most 20 entries and this list has 21: the service would ignore the last 1'],
+    [
+      `Name containsAnyOf [${Array.from({ length: 21 }, (_, i) => `k${i}`).join(', ')}]`,
+      19,
+      'containsAnyOf takes at most 20 entries and this list has 21: the service would ignore the last 1',
+    ],
     [`Name = ${'x'.repeat(1001)}`, 7, 'the value is 1,001 characters long; the service accepts at most 1,000'],
     [`Name in [a, "${'x'.repeat(1001)}"]`, 8, 'list item 2 is 1,001 characters long'],
   ])('%s', (where, position, message) => {
@@ -214,7 +249,9 @@ describe('buildFilters: errors point at the --where text', () => {
 
   it('underlines the offending token and names the --where among several', () => {
     const error = catchFilterError(() => build(['Age > 1', 'Age contains "a b"']));
-    expect(error.message).toMatch(/^--where #2: column "Age" \(fld_age\) is of type number, .* \(at character 5\):\n {2}Age contains "a b"\n {6}\^{8}$/);
+    expect(error.message).toMatch(
+      /^--where #2: column "Age" \(fld_age\) is of type number, .* \(at character 5\):\n {2}Age contains "a b"\n {6}\^{8}$/,
+    );
   });
 
   it('names the --where of a parse error among several', () => {
@@ -243,9 +280,17 @@ describe('buildFilters: --filter errors name the JSON path', () => {
     ['{"rules": [{"fieldId": "Age", "operator": "=", "value": null}]}', 'rules[0].value', '= needs a value'],
     ['{"rules": [{"fieldId": "Age", "operator": "null", "value": 1}]}', 'rules[0].value', 'null takes no value'],
     ['{"rules": [{"fieldId": "Age", "operator": "=", "value": {"a": 1}}]}', 'rules[0].value', 'an object value must be a range'],
-    ['{"rules": [{"fieldId": "Name", "operator": "in", "value": [["a"]]}]}', 'rules[0].value[0]', 'expected a string, number or true/false, got an array'],
+    [
+      '{"rules": [{"fieldId": "Name", "operator": "in", "value": [["a"]]}]}',
+      'rules[0].value[0]',
+      'expected a string, number or true/false, got an array',
+    ],
     ['{"rules": [{"fieldId": "Age", "operator": "=", "value": "x"}]}', 'rules[0].value', 'is not a number'],
-    ['{"rules": [{"rules": [{"rules": [{"rules": [{"rules": [{"rules": []}]}]}]}]}]}', 'rules[0].rules[0].rules[0].rules[0].rules[0]', 'filter groups nest more than 5 levels deep'],
+    [
+      '{"rules": [{"rules": [{"rules": [{"rules": [{"rules": [{"rules": []}]}]}]}]}]}',
+      'rules[0].rules[0].rules[0].rules[0].rules[0]',
+      'filter groups nest more than 5 levels deep',
+    ],
   ])('%s', (json, path, message) => {
     const error = catchFilterError(() => build([], { filterJson: json }));
     expect(error.problem).toContain(message);

@@ -16,7 +16,10 @@ describe('FilterError', () => {
     [{ path: 'filters.rules[1]' }, 'filters.rules[1]: bad'],
     [{ source: '--where', expression: 'a = b', position: 4 }, '--where: bad (at character 5):\n  a = b\n      ^'],
     [{ source: '--where', expression: 'a =', position: 3 }, '--where: bad (at the end of the expression):\n  a =\n     ^'],
-    [{ source: '--where #2', expression: '"é ü" = x', position: 6, length: 1 }, '--where #2: bad (at character 7):\n  "é ü" = x\n        ^'],
+    [
+      { source: '--where #2', expression: '"é ü" = x', position: 6, length: 1 },
+      '--where #2: bad (at character 7):\n  "é ü" = x\n        ^',
+    ],
   ])('formats %j', (location, message) => {
     expect(new FilterError('bad', { location }).message).toBe(message);
   });

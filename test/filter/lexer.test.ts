@@ -16,7 +16,7 @@ describe('tokenize', () => {
     ['x between 1.5..2.5', ['word:x', 'word:between', 'word:1.5', '..:..', 'word:2.5', 'end:']],
     ['t in [a, "b c",d]', ['word:t', 'word:in', '[:[', 'word:a', ',:,', 'string:b c', ',:,', 'word:d', ']:]', 'end:']],
     ['(a = 1)or(b = 2)', ['(:(', 'word:a', 'symbol:=', 'word:1', '):)', 'word:or', '(:(', 'word:b', 'symbol:=', 'word:2', '):)', 'end:']],
-    ['Name = O\'Brien', ['word:Name', 'symbol:=', "word:O'Brien", 'end:']],
+    ["Name = O'Brien", ['word:Name', 'symbol:=', "word:O'Brien", 'end:']],
     ["Name = 'single quoted'", ['word:Name', 'symbol:=', 'string:single quoted', 'end:']],
     ['"Full \\"Name\\"" = x', ['string:Full "Name"', 'symbol:=', 'word:x', 'end:']],
     ['n = "back\\\\slash"', ['word:n', 'symbol:=', 'string:back\\slash', 'end:']],

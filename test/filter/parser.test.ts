@@ -46,7 +46,15 @@ describe('parseWhere: precedence and grouping', () => {
           kind: 'and',
           pos: 9,
           items: [
-            { kind: 'term', column: 'Full name', columnPos: 10, operator: 'contains', operatorPos: 22, value: { type: 'string', text: 'a b' }, valuePos: 31 },
+            {
+              kind: 'term',
+              column: 'Full name',
+              columnPos: 10,
+              operator: 'contains',
+              operatorPos: 22,
+              value: { type: 'string', text: 'a b' },
+              valuePos: 31,
+            },
             { kind: 'term', column: 't', columnPos: 41, operator: 'null', operatorPos: 43, valuePos: 47 },
           ],
         },
@@ -57,7 +65,12 @@ describe('parseWhere: precedence and grouping', () => {
 
 describe('parseWhere: operators', () => {
   it.each(OPERATORS.filter((op) => !VALUELESS_OPERATORS.includes(op)))('%s takes a value', (operator) => {
-    expect(withoutPositions(parseWhere(`x ${operator} v`))).toEqual({ kind: 'term', column: 'x', operator, value: { type: 'word', text: 'v' } });
+    expect(withoutPositions(parseWhere(`x ${operator} v`))).toEqual({
+      kind: 'term',
+      column: 'x',
+      operator,
+      value: { type: 'word', text: 'v' },
+    });
   });
 
   it.each(VALUELESS_OPERATORS)('%s takes no value', (operator) => {

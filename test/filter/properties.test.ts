@@ -26,14 +26,60 @@ function onlyFilterErrors<T>(fn: () => T): T | undefined {
 
 // Pieces of the grammar, so random text reaches deep into the parser rather than failing at once.
 const PIECES = [
-  '(', ')', '[', ']', ',', '..', '.', '"', "'", '\\', ' ', '\t', '\n', 'and', 'or', 'AND', '=', '!=', '!', '>=', '<', '==',
-  'Name', '"Signed up"', 'Age', 'Stage', 'Email', 'fld_tags', 'contains', 'in', 'null', 'between', 'isDatePreset',
-  'containsAnyOf', 'hasError', 'today', '5', '-1.5', '1e999', 'true', '2024-05-01', '2024-05-01T10:00:00Z', 'Lead', 'x',
-  '\u{1F600}', '\uD800', 'é',
+  '(',
+  ')',
+  '[',
+  ']',
+  ',',
+  '..',
+  '.',
+  '"',
+  "'",
+  '\\',
+  ' ',
+  '\t',
+  '\n',
+  'and',
+  'or',
+  'AND',
+  '=',
+  '!=',
+  '!',
+  '>=',
+  '<',
+  '==',
+  'Name',
+  '"Signed up"',
+  'Age',
+  'Stage',
+  'Email',
+  'fld_tags',
+  'contains',
+  'in',
+  'null',
+  'between',
+  'isDatePreset',
+  'containsAnyOf',
+  'hasError',
+  'today',
+  '5',
+  '-1.5',
+  '1e999',
+  'true',
+  '2024-05-01',
+  '2024-05-01T10:00:00Z',
+  'Lead',
+  'x',
+  '\u{1F600}',
+  '\uD800',
+  'é',
 ];
 const soup = fc.array(fc.constantFrom(...PIECES), { maxLength: 30 }).map((pieces) => pieces.join(''));
 const spacedSoup = fc.array(fc.constantFrom(...PIECES), { maxLength: 30 }).map((pieces) => pieces.join(' '));
-const anyText = fc.string({ unit: fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.constantFrom(...PIECES)), maxLength: 60 });
+const anyText = fc.string({
+  unit: fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.constantFrom(...PIECES)),
+  maxLength: 60,
+});
 
 describe('parseWhere never throws anything but FilterError', () => {
   it.each([
@@ -41,7 +87,10 @@ describe('parseWhere never throws anything but FilterError', () => {
     ['pieces of the grammar', soup],
     ['spaced pieces of the grammar', spacedSoup],
   ])('%s', (_name, text) => {
-    fc.assert(fc.property(text, (input) => void onlyFilterErrors(() => parseWhere(input))), RUNS);
+    fc.assert(
+      fc.property(text, (input) => void onlyFilterErrors(() => parseWhere(input))),
+      RUNS,
+    );
   });
 
   it('nor does buildFilters, and what it builds passes validateQuery', () => {
@@ -128,9 +177,9 @@ function fittingTerm(field: Field): fc.Arbitrary<WhereExpr> {
         return typed[field.type] ?? text;
     }
   };
-  return fc.tuple(fc.constantFrom(...refs), fc.constantFrom(...acceptedOperators(field.type, true))).chain(([column, operator]) =>
-    termArbitrary(fc.constant(column), byKind(operator), fc.constant(operator)),
-  );
+  return fc
+    .tuple(fc.constantFrom(...refs), fc.constantFrom(...acceptedOperators(field.type, true)))
+    .chain(([column, operator]) => termArbitrary(fc.constant(column), byKind(operator), fc.constant(operator)));
 }
 
 describe('printing a random AST and parsing it back gives the same AST', () => {

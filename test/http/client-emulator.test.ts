@@ -38,7 +38,7 @@ describe('ApiClient against the emulator', () => {
     expect(times[60]! - times[0]!).toBeGreaterThanOrEqual(60_000 / SCALE);
   });
 
-  it('honours the service\'s own 429s when another client used up the limit, and still gets every page', async () => {
+  it("honours the service's own 429s when another client used up the limit, and still gets every page", async () => {
     const leads = await withClient(SCALE, (client) => resolveTable(client, 'Leads'));
     await new Promise((resolve) => setTimeout(resolve, 60_000 / SCALE + 50)); // an empty window
     const since = emulator.requestLog.length;

@@ -85,7 +85,14 @@ describe('ApiClient requests', () => {
   });
 
   it('accepts a cut cell that carries only valuePreview', async () => {
-    const row = { id: 'r1', tableId: 't1', createdAt: 'x', updatedAt: 'x', createdByUserId: null, cells: { f1: { isTruncated: true, valuePreview: 'abc' }, f2: {} } };
+    const row = {
+      id: 'r1',
+      tableId: 't1',
+      createdAt: 'x',
+      updatedAt: 'x',
+      createdByUserId: null,
+      cells: { f1: { isTruncated: true, valuePreview: 'abc' }, f2: {} },
+    };
     const server = await serve(() => json(200, { rows: [row], limit: 100, nextCursor: null, hasNextPage: false }));
     expect((await client(server).rowsPage('t1', {})).rows[0]).toEqual(row);
   });
@@ -208,7 +215,9 @@ describe('ApiClient retries', () => {
   });
 
   it('gives up after maxRetries with GAVE_UP naming what was tried', async () => {
-    const server = await serve((_r, i) => (i % 2 === 0 ? apiError(503, 'down for maintenance') : apiError(429, 'busy', { 'retry-after': '1' })));
+    const server = await serve((_r, i) =>
+      i % 2 === 0 ? apiError(503, 'down for maintenance') : apiError(429, 'busy', { 'retry-after': '1' }),
+    );
     const api = client(server, { maxRetries: 3 });
     const error = await failure(api.workspaces());
     expect(server.requests).toHaveLength(4);
@@ -227,7 +236,9 @@ describe('ApiClient retries', () => {
     clients.push(api);
     const error = await failure(api.workspaces());
     expect(error.code).toBe('GAVE_UP');
-    expect(error.message).toMatch(/^list workspaces: gave up after 2 attempts \(connection refused ×2\): 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)$/);
+    expect(error.message).toMatch(
+      /^list workspaces: gave up after 2 attempts \(connection refused ×2\): 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)$/,
+    );
   });
 
   it('stops waiting as soon as the signal is aborted', async () => {
@@ -253,7 +264,11 @@ describe('ApiClient retries', () => {
     const started = Date.now();
     controller.abort(new Error('interrupted'));
     const results = await pending;
-    expect(results.map((result) => result.status === 'rejected' && (result.reason as Error).message)).toEqual(['interrupted', 'interrupted', 'interrupted']);
+    expect(results.map((result) => result.status === 'rejected' && (result.reason as Error).message)).toEqual([
+      'interrupted',
+      'interrupted',
+      'interrupted',
+    ]);
     expect(Date.now() - started).toBeLessThan(1000);
   });
 });

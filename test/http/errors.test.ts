@@ -45,7 +45,10 @@ describe('errorFromResponse', () => {
       what: 'list tables',
       status: 401,
       body: body(401, 'Unauthorized'),
-      attempts: [{ kind: 'status', status: 503 }, { kind: 'status', status: 401 }],
+      attempts: [
+        { kind: 'status', status: 503 },
+        { kind: 'status', status: 401 },
+      ],
     });
     expect(error.code).toBe('AUTH');
   });

@@ -98,7 +98,12 @@ describe('paginate', () => {
     });
 
     it('drops a request made with a wrong guess, fetches the parsed cursor instead, and guesses no more', async () => {
-      const chain: Record<string, RowsPage> = { first: page(['a'], 'c1'), c1: page(['b'], 'c2'), c2: page(['c'], null), decoy: page(['x'], null) };
+      const chain: Record<string, RowsPage> = {
+        first: page(['a'], 'c1'),
+        c1: page(['b'], 'c2'),
+        c2: page(['c'], null),
+        decoy: page(['x'], null),
+      };
       // Every body read early names another cursor last (as a cell's JSON value could).
       const { events, fetchPage } = server(chain, (p) => `${JSON.stringify(p).slice(0, -1)},"extra":{"nextCursor":"decoy"}}`);
       const ids = (await collect(rowsOf(paginate(fetchPage, { ahead: 2 })))).map((r) => r.id);
@@ -127,7 +132,12 @@ describe('paginate', () => {
 
     it('requests nothing more once the signal is aborted', async () => {
       const controller = new AbortController();
-      const { events, fetchPage } = server({ first: page(['a'], 'c1'), c1: page(['b'], 'c2'), c2: page(['c'], 'c3'), c3: page(['d'], null) });
+      const { events, fetchPage } = server({
+        first: page(['a'], 'c1'),
+        c1: page(['b'], 'c2'),
+        c2: page(['c'], 'c3'),
+        c3: page(['d'], null),
+      });
       const iterator = paginate(fetchPage, { ahead: 2, signal: controller.signal });
       await iterator.next();
       controller.abort(new Error('stop'));

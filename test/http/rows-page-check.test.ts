@@ -15,9 +15,17 @@ const page = { rows: [row], limit: 100, nextCursor: 'c', hasNextPage: true };
 
 // Values near a valid page: each member replaced by something arbitrary now and then.
 const nearly = <T extends Record<string, unknown>>(base: T, members: { [K in keyof T]?: fc.Arbitrary<unknown> }) =>
-  fc.record(Object.fromEntries(Object.keys(base).map((key) => [key, fc.oneof({ weight: 4, arbitrary: fc.constant(base[key]) }, members[key] ?? fc.anything())])));
+  fc.record(
+    Object.fromEntries(
+      Object.keys(base).map((key) => [key, fc.oneof({ weight: 4, arbitrary: fc.constant(base[key]) }, members[key] ?? fc.anything())]),
+    ),
+  );
 
-const cell = fc.oneof(fc.constant({ value: 1 }), fc.record({ value: fc.anything(), status: fc.anything(), isTruncated: fc.anything(), valuePreview: fc.anything() }, { requiredKeys: [] }), fc.anything());
+const cell = fc.oneof(
+  fc.constant({ value: 1 }),
+  fc.record({ value: fc.anything(), status: fc.anything(), isTruncated: fc.anything(), valuePreview: fc.anything() }, { requiredKeys: [] }),
+  fc.anything(),
+);
 const rowArb = nearly(row, { cells: fc.oneof(fc.dictionary(fc.string(), cell), fc.anything()) });
 const pageArb = nearly(page, { rows: fc.oneof(fc.array(rowArb, { maxLength: 3 }), fc.anything()) });
 

@@ -11,10 +11,7 @@ export interface RecordedRequest {
   at: number;
 }
 
-export type Reply =
-  | { status: number; headers?: Record<string, string>; body?: unknown }
-  | { action: 'reset' }
-  | { action: 'stall' };
+export type Reply = { status: number; headers?: Record<string, string>; body?: unknown } | { action: 'reset' } | { action: 'stall' };
 
 export interface TestServer {
   origin: string;
@@ -23,9 +20,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(
-  answer: (request: RecordedRequest, index: number) => Reply | Promise<Reply>,
-): Promise<TestServer> {
+export async function startTestServer(answer: (request: RecordedRequest, index: number) => Reply | Promise<Reply>): Promise<TestServer> {
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {

@@ -44,33 +44,46 @@ const value = fc.oneof(
 const record = fc.record(Object.fromEntries(keys.map((key) => [key, value])) as Record<string, fc.Arbitrary<unknown>>);
 
 describe('createPageEncoder', () => {
-  it.each<DataFormat>(['csv', 'tsv', 'ndjson', 'json'])('%s: the pages put together are byte for byte the record writer output (property)', async (format) => {
-    const delimited = format === 'csv' || format === 'tsv';
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(record, { maxLength: 12 }),
-        fc.array(fc.nat(12), { maxLength: 4 }),
-        fc.record({ bom: fc.boolean(), crlf: fc.boolean(), join: fc.option(fc.constantFrom('; ', '|'), { nil: undefined }), safeFormulas: fc.boolean(), maxCellChars: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }) }),
-        async (records, splits, csv) => {
-          const options: PageEncoderOptions = { format, keys, ...(delimited ? csv : {}) };
-          const expectedCuts: string[] = [];
-          const cuts: string[] = [];
-          expect(pagedOutput(records, options, splits, cuts)).toBe(await writerOutput(records, options, expectedCuts));
-          expect(cuts).toEqual(expectedCuts);
-        },
-      ),
-      { numRuns: 150 },
-    );
-  });
+  it.each<DataFormat>(['csv', 'tsv', 'ndjson', 'json'])(
+    '%s: the pages put together are byte for byte the record writer output (property)',
+    async (format) => {
+      const delimited = format === 'csv' || format === 'tsv';
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(record, { maxLength: 12 }),
+          fc.array(fc.nat(12), { maxLength: 4 }),
+          fc.record({
+            bom: fc.boolean(),
+            crlf: fc.boolean(),
+            join: fc.option(fc.constantFrom('; ', '|'), { nil: undefined }),
+            safeFormulas: fc.boolean(),
+            maxCellChars: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
+          }),
+          async (records, splits, csv) => {
+            const options: PageEncoderOptions = { format, keys, ...(delimited ? csv : {}) };
+            const expectedCuts: string[] = [];
+            const cuts: string[] = [];
+            expect(pagedOutput(records, options, splits, cuts)).toBe(await writerOutput(records, options, expectedCuts));
+            expect(cuts).toEqual(expectedCuts);
+          },
+        ),
+        { numRuns: 150 },
+      );
+    },
+  );
 
   it('CSV parsed back by csv-parse equals the records as cell text (property)', async () => {
     const text = fc.string({ unit: 'grapheme', maxLength: 20 });
     await fc.assert(
-      fc.property(fc.array(fc.record({ a: text, b: fc.oneof(text, fc.integer(), fc.constant(null)) }), { maxLength: 20 }), fc.boolean(), (records, crlf) => {
-        const csv = pagedOutput(records, { format: 'csv', keys: ['a', 'b'], bom: true, crlf }, [3, 7], []);
-        const expected = records.map((r) => ({ a: r.a, b: r.b === null ? '' : String(r.b) }));
-        expect(parse(csv, { columns: true, bom: true, relax_column_count: false })).toEqual(expected);
-      }),
+      fc.property(
+        fc.array(fc.record({ a: text, b: fc.oneof(text, fc.integer(), fc.constant(null)) }), { maxLength: 20 }),
+        fc.boolean(),
+        (records, crlf) => {
+          const csv = pagedOutput(records, { format: 'csv', keys: ['a', 'b'], bom: true, crlf }, [3, 7], []);
+          const expected = records.map((r) => ({ a: r.a, b: r.b === null ? '' : String(r.b) }));
+          expect(parse(csv, { columns: true, bom: true, relax_column_count: false })).toEqual(expected);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -100,7 +113,14 @@ describe('delimited pages equal csv-stringify over the same rows', () => {
           record_delimiter: crlf ? '\r\n' : '\n',
           quoted_match: /[\r\n]/,
         });
-        expect(encoder.encode(rows.map(([a, b]) => ({ a, b })), 0).toString('utf8')).toBe(expected);
+        expect(
+          encoder
+            .encode(
+              rows.map(([a, b]) => ({ a, b })),
+              0,
+            )
+            .toString('utf8'),
+        ).toBe(expected);
       }),
       { numRuns: 1000 },
     );

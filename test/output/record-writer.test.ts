@@ -64,7 +64,12 @@ describe('createRecordWriter', () => {
 
   it('writes NDJSON and a JSON array that parse back to the records', async () => {
     const ndjson = await render(records, { format: 'ndjson', columns });
-    expect(ndjson.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(records);
+    expect(
+      ndjson
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual(records);
     expect(JSON.parse(await render(records, { format: 'json', columns }))).toEqual(records);
     expect(await render([], { format: 'json', columns })).toBe('[]\n');
   });

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { classifyHead, classifyPost } from '../../src/push/classify.js';
 import type { WireResult } from '../../src/push/webhook-client.js';
 
-const response = (status: number, text = '', headers: Record<string, string> = {}): WireResult => ({ kind: 'response', status, headers, text, ms: 1 });
+const response = (status: number, text = '', headers: Record<string, string> = {}): WireResult => ({
+  kind: 'response',
+  status,
+  headers,
+  text,
+  ms: 1,
+});
 const failure = (code: string | undefined): WireResult => ({ kind: 'failure', code, message: 'x', ms: 1 });
 
 describe('classifyPost', () => {
@@ -37,7 +43,11 @@ describe('classifyPost', () => {
     expect(classifyPost(response(429))).toMatchObject({ why: 'rate-limited', retryAfterMs: undefined });
     expect(classifyPost(failure('ECONNREFUSED'))).toMatchObject({ why: 'not-sent', detail: expect.stringContaining('ECONNREFUSED') });
     expect(classifyPost(response(400, '{"message":"bad object"}'))).toMatchObject({ detail: 'HTTP 400: bad object' });
-    expect(classifyPost(response(200, '{"success":false,"message":"hmm"}'))).toMatchObject({ kind: 'accepted', success: false, message: 'hmm' });
+    expect(classifyPost(response(200, '{"success":false,"message":"hmm"}'))).toMatchObject({
+      kind: 'accepted',
+      success: false,
+      message: 'hmm',
+    });
   });
 });
 

@@ -21,7 +21,9 @@ async function run(events: BatchEvent[], journal: [Batch, BatchState][], log: st
     })(),
     {
       tally,
-      index: journal.length ? new JournalIndex(journal.map(([b, state]) => entryOf(b, state, state === 'rejected' ? { reason: 'HTTP 400: bad' } : {}))) : undefined,
+      index: journal.length
+        ? new JournalIndex(journal.map(([b, state]) => entryOf(b, state, state === 'rejected' ? { reason: 'HTTP 400: bad' } : {})))
+        : undefined,
       uncertain: 'leave',
       maxBytes: 1000,
       onRejected: (b, reason) => void rejected.push(`${b.items.map((item) => item.record).join(',')}: ${reason}`),
@@ -35,7 +37,12 @@ describe('dueBatches', () => {
   it('counts skipped and oversized records and sends the rest in order', async () => {
     const log: string[] = [];
     const { tally, rejected } = await run(
-      [{ kind: 'skipped', record: 9 }, { kind: 'oversized', item: { record: 8, json: '{}', bytes: 5000 } }, { kind: 'batch', batch: batch(1) }, { kind: 'batch', batch: batch(2) }],
+      [
+        { kind: 'skipped', record: 9 },
+        { kind: 'oversized', item: { record: 8, json: '{}', bytes: 5000 } },
+        { kind: 'batch', batch: batch(1) },
+        { kind: 'batch', batch: batch(2) },
+      ],
       [],
       log,
     );
@@ -64,24 +71,44 @@ describe('dueBatches', () => {
 
   it('holds back a batch the journal does not know until every batch it knows has been checked', async () => {
     const log: string[] = [];
-    await run([1, 2, 3, 4].map((n) => ({ kind: 'batch' as const, batch: batch(n) })), [
-      [batch(1), 'accepted'],
-      [batch(3), 'accepted'],
-    ], log);
+    await run(
+      [1, 2, 3, 4].map((n) => ({ kind: 'batch' as const, batch: batch(n) })),
+      [
+        [batch(1), 'accepted'],
+        [batch(3), 'accepted'],
+      ],
+      log,
+    );
     expect(log).toEqual(['read 1', 'read 2', 'read 3', 'send 2', 'read 4', 'send 4']);
   });
 
   it('refuses an input whose batches differ from the journal before sending anything new', async () => {
     const log: string[] = [];
     const events = [batch(1), batch(2), batch(3, 'changed')].map((b) => ({ kind: 'batch' as const, batch: b }));
-    await expect(run(events, [[batch(1), 'accepted'], [batch(3), 'accepted']], log)).rejects.toThrow(/does not match the journal.*batch 3: its records differ/);
+    await expect(
+      run(
+        events,
+        [
+          [batch(1), 'accepted'],
+          [batch(3), 'accepted'],
+        ],
+        log,
+      ),
+    ).rejects.toThrow(/does not match the journal.*batch 3: its records differ/);
     expect(log.some((line) => line.startsWith('send'))).toBe(false);
   });
 
   it('refuses an input with fewer batches than the journal knows', async () => {
     const log: string[] = [];
-    await expect(run([{ kind: 'batch', batch: batch(1) }], [[batch(1), 'accepted'], [batch(2), 'uncertain']], log)).rejects.toThrow(
-      /the journal records batch 2, the input makes 1 batches/,
-    );
+    await expect(
+      run(
+        [{ kind: 'batch', batch: batch(1) }],
+        [
+          [batch(1), 'accepted'],
+          [batch(2), 'uncertain'],
+        ],
+        log,
+      ),
+    ).rejects.toThrow(/the journal records batch 2, the input makes 1 batches/);
   });
 });

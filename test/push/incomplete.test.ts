@@ -6,12 +6,28 @@ import { buildSummary, formatSummary } from '../../src/push/summary.js';
 import { add, PushTally } from '../../src/push/tally.js';
 
 const batch = (number: number, first: number, count: number) =>
-  makeBatch(number, '', Array.from({ length: count }, (_, i) => ({ record: first + i, json: '{"a":1}', bytes: 7 })));
+  makeBatch(
+    number,
+    '',
+    Array.from({ length: count }, (_, i) => ({ record: first + i, json: '{"a":1}', bytes: 7 })),
+  );
 
 function summaryOf(build: (tally: PushTally) => void, notSent: number | null = 0, extra: { rejects?: string } = {}) {
   const tally = new PushTally();
   build(tally);
-  return buildSummary({ input: 'in.csv', format: 'csv', webhook: 'https://h/…abcd', dryRun: false, resumed: false, read: 100, tally, notSent, seconds: 2, reportUsage: false, ...extra });
+  return buildSummary({
+    input: 'in.csv',
+    format: 'csv',
+    webhook: 'https://h/…abcd',
+    dryRun: false,
+    resumed: false,
+    read: 100,
+    tally,
+    notSent,
+    seconds: 2,
+    reportUsage: false,
+    ...extra,
+  });
 }
 
 describe('incompleteError', () => {
@@ -20,10 +36,31 @@ describe('incompleteError', () => {
   });
 
   it.each<[string, (t: PushTally) => void, number | null, StopReason[], RegExp, RegExp | undefined]>([
-    ['uncertain', (t) => t.markUncertain(batch(3, 21, 10), 'HTTP 500: boom'), 0, [{ kind: 'uncertain', detail: 'HTTP 500' }], /10 records are uncertain \(records 21–30: HTTP 500: boom\)/, /--resume --resend-uncertain/],
+    [
+      'uncertain',
+      (t) => t.markUncertain(batch(3, 21, 10), 'HTTP 500: boom'),
+      0,
+      [{ kind: 'uncertain', detail: 'HTTP 500' }],
+      /10 records are uncertain \(records 21–30: HTTP 500: boom\)/,
+      /--resume --resend-uncertain/,
+    ],
     ['rejected', (t) => t.reject([4, 5, 9], true), 0, [], /3 records were rejected \(records 4–5, 9\)/, /--rejects FILE/],
-    ['not sent', () => undefined, 40, [{ kind: 'gave-up', detail: 'batch 2: HTTP 429 after 6 attempts' }], /40 records not sent \(batch 2: HTTP 429 after 6 attempts\)/, /--resume to send the rest/],
-    ['the rest of stdin', () => undefined, null, [{ kind: 'refused', status: 401, detail: 'HTTP 401' }], /the rest of stdin not sent \(HTTP 401\)/, /--resume/],
+    [
+      'not sent',
+      () => undefined,
+      40,
+      [{ kind: 'gave-up', detail: 'batch 2: HTTP 429 after 6 attempts' }],
+      /40 records not sent \(batch 2: HTTP 429 after 6 attempts\)/,
+      /--resume to send the rest/,
+    ],
+    [
+      'the rest of stdin',
+      () => undefined,
+      null,
+      [{ kind: 'refused', status: 401, detail: 'HTTP 401' }],
+      /the rest of stdin not sent \(HTTP 401\)/,
+      /--resume/,
+    ],
   ])('%s → exit 7 with what to do', (_name, build, notSent, stops, message, hint) => {
     const error = incompleteError({ summary: summaryOf(build, notSent), stops });
     expect(error?.exitCode).toBe(7);
@@ -32,12 +69,18 @@ describe('incompleteError', () => {
   });
 
   it('is NOT_FOUND (exit 4) when the webhook answered 404 part way', () => {
-    const error = incompleteError({ summary: summaryOf(() => undefined, 10), stops: [{ kind: 'refused', status: 404, detail: 'HTTP 404' }] });
+    const error = incompleteError({
+      summary: summaryOf(() => undefined, 10),
+      stops: [{ kind: 'refused', status: 404, detail: 'HTTP 404' }],
+    });
     expect(error?.exitCode).toBe(4);
   });
 
   it('names the rejects file, and a --wait that saw too few rows', () => {
-    const summary = { ...summaryOf((t) => t.reject([7]), 0, { rejects: 'bad.ndjson' }), wait: { table: 't', before: 0, after: 3, expected: 5, appeared: 3, seconds: 60, complete: false } };
+    const summary = {
+      ...summaryOf((t) => t.reject([7]), 0, { rejects: 'bad.ndjson' }),
+      wait: { table: 't', before: 0, after: 3, expected: 5, appeared: 3, seconds: 60, complete: false },
+    };
     const error = incompleteError({ summary, stops: [] });
     expect(error?.hint).toContain('bad.ndjson holds each rejected record');
     expect(error?.message).toContain('only 3 of 5 new rows were visible after 60 s');

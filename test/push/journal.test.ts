@@ -36,7 +36,11 @@ describe('JournalWriter and readJournal', () => {
     await Promise.all([writer.append(entryOf(batch, 'sending')), writer.append(entryOf(batch, 'accepted', { status: 200 }))]);
     await writer.close();
     const { header, entries } = await readJournal(path);
-    expect(header).toMatchObject({ journal: 'tds push', input: { path: '/data/in.csv', bytes: 10 }, batching: { batchSize: 500, nest: null } });
+    expect(header).toMatchObject({
+      journal: 'tds push',
+      input: { path: '/data/in.csv', bytes: 10 },
+      batching: { batchSize: 500, nest: null },
+    });
     expect(entries.map((e) => [e.batch, e.state, e.status])).toEqual([
       [1, 'sending', undefined],
       [1, 'accepted', 200],
@@ -89,7 +93,12 @@ describe('JournalWriter and readJournal', () => {
 
 describe('headerDifferences', () => {
   it('finds nothing when only the input content or path changed', () => {
-    expect(headerDifferences(journalHeader(headerInput), journalHeader({ ...headerInput, path: '/other.csv', bytes: 99, sha256: 'b'.repeat(64) }))).toEqual([]);
+    expect(
+      headerDifferences(
+        journalHeader(headerInput),
+        journalHeader({ ...headerInput, path: '/other.csv', bytes: 99, sha256: 'b'.repeat(64) }),
+      ),
+    ).toEqual([]);
   });
 
   it('names every setting that moves batch boundaries, and another webhook', () => {

@@ -16,7 +16,7 @@ describe('nestKeys (--nest SEP)', () => {
   });
 
   it('uses any separator', () => {
-    expect(nestKeys({ 'a__b': 1, 'a.c': 2 }, '__')).toEqual({ a: { b: 1 }, 'a.c': 2 });
+    expect(nestKeys({ a__b: 1, 'a.c': 2 }, '__')).toEqual({ a: { b: 1 }, 'a.c': 2 });
   });
 
   it.each([

@@ -19,7 +19,10 @@ async function read(input: string | Buffer | (string | Buffer)[], options: Parti
   return { records, values: records.map((r) => r.value), stats: reader.stats };
 }
 
-async function failure(input: string | Buffer | (string | Buffer)[], options: Partial<ReadOptions> & { format: InputFormat }): Promise<InputError> {
+async function failure(
+  input: string | Buffer | (string | Buffer)[],
+  options: Partial<ReadOptions> & { format: InputFormat },
+): Promise<InputError> {
   const error = await read(input, options).then(
     () => undefined,
     (e: unknown) => e,
@@ -90,7 +93,11 @@ describe('CSV', () => {
 
   it('accepts short and long rows with --relax-columns, counting rows whose extra values were dropped', async () => {
     const { values, stats } = await read('a,b,c\n1,2\n1,2,3,4\n1,2,3,\n', { format: 'csv', relaxColumns: true });
-    expect(values).toEqual([{ a: '1', b: '2' }, { a: '1', b: '2', c: '3' }, { a: '1', b: '2', c: '3' }]);
+    expect(values).toEqual([
+      { a: '1', b: '2' },
+      { a: '1', b: '2', c: '3' },
+      { a: '1', b: '2', c: '3' },
+    ]);
     expect(stats.extraFieldRows).toBe(1);
   });
 
@@ -127,16 +134,26 @@ describe('CSV', () => {
     const key = fc.string({ minLength: 1, maxLength: 8 });
     const cell = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('a,b', '"q"', 'x\ny', 'r\r\nn', ' ', '東京😀', '\t'));
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(key, { minLength: 1, maxLength: 5 }), fc.array(fc.array(cell, { minLength: 5, maxLength: 5 }), { maxLength: 8 }), fc.integer({ min: 1, max: 40 }), fc.constantFrom('unix', 'windows'), async (header, rows, cut, ends) => {
-        // a header cell that is empty or whitespace-only would be ambiguous with a blank line; real headers have names
-        fc.pre(header.every((name) => name.trim() !== '' && !name.includes('\uFEFF')));
-        const fields = rows.map((row) => row.slice(0, header.length));
-        fc.pre(fields.every((row) => row.some((value) => value !== '') || header.length > 1));
-        const text = Buffer.from(stringify([header, ...fields], { record_delimiter: ends as 'unix' | 'windows', quoted_match: /[\r\n]/ }));
-        const chunks = [text.subarray(0, cut), text.subarray(cut)];
-        const expected = fields.map((row) => Object.fromEntries(header.map((name, i) => [name, row[i]]).filter(([, value]) => value !== '')));
-        expect((await read(chunks, { format: 'csv' })).values).toEqual(expected);
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(key, { minLength: 1, maxLength: 5 }),
+        fc.array(fc.array(cell, { minLength: 5, maxLength: 5 }), { maxLength: 8 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.constantFrom('unix', 'windows'),
+        async (header, rows, cut, ends) => {
+          // a header cell that is empty or whitespace-only would be ambiguous with a blank line; real headers have names
+          fc.pre(header.every((name) => name.trim() !== '' && !name.includes('\uFEFF')));
+          const fields = rows.map((row) => row.slice(0, header.length));
+          fc.pre(fields.every((row) => row.some((value) => value !== '') || header.length > 1));
+          const text = Buffer.from(
+            stringify([header, ...fields], { record_delimiter: ends as 'unix' | 'windows', quoted_match: /[\r\n]/ }),
+          );
+          const chunks = [text.subarray(0, cut), text.subarray(cut)];
+          const expected = fields.map((row) =>
+            Object.fromEntries(header.map((name, i) => [name, row[i]]).filter(([, value]) => value !== '')),
+          );
+          expect((await read(chunks, { format: 'csv' })).values).toEqual(expected);
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -144,7 +161,10 @@ describe('CSV', () => {
 
 describe('TSV', () => {
   it('splits on tabs, reads quoted fields and tolerates bare quotes', async () => {
-    expect((await read('name\tnote\n"a\tb"\t5" screen\nc\t\n', { format: 'tsv' })).values).toEqual([{ name: 'a\tb', note: '5" screen' }, { name: 'c' }]);
+    expect((await read('name\tnote\n"a\tb"\t5" screen\nc\t\n', { format: 'tsv' })).values).toEqual([
+      { name: 'a\tb', note: '5" screen' },
+      { name: 'c' },
+    ]);
   });
 
   it('refuses a ragged row', async () => {

@@ -42,7 +42,13 @@ describe('decide (resume)', () => {
   it('follows a 413 split into its parts', () => {
     const [left, right] = splitBatch(b);
     const [ll, lr] = splitBatch(left);
-    const index = new JournalIndex([entry(b, 'split'), entry(left, 'split'), entry(ll, 'accepted'), entry(lr, 'rejected'), entry(right, 'sending')]);
+    const index = new JournalIndex([
+      entry(b, 'split'),
+      entry(left, 'split'),
+      entry(ll, 'accepted'),
+      entry(lr, 'rejected'),
+      entry(right, 'sending'),
+    ]);
     expect(decide(b, index, 'leave').map((d) => [d.kind, d.batch.part])).toEqual([
       ['accepted', '1.1'],
       ['rejected', '1.2'],

@@ -74,16 +74,21 @@ async function run(
 
 const recordsOf = (requests: SeenRequest[]): number[] =>
   requests.flatMap((request) => request.objects.map((object) => (object as { r: number }).r));
-const kinds = (events: SendEvent[]): string[] => events.map((event) => `${event.kind}:${event.batch.number}${event.batch.part ? `.${event.batch.part}` : ''}`);
+const kinds = (events: SendEvent[]): string[] =>
+  events.map((event) => `${event.kind}:${event.batch.number}${event.batch.part ? `.${event.batch.part}` : ''}`);
 
 describe('sendBatches', () => {
   it('sends every batch once with at most `concurrency` in flight, journaled before and after', async () => {
-    const { events, journal, server, stops } = await run(batches(20), (request, journal) => {
-      // the batch is journaled as sending before its request arrives
-      const first = (request.objects[0] as { r: number }).r;
-      expect(journal.some((entry) => entry.first === first && entry.state === 'sending')).toBe(true);
-      return { ...(accepted(request) as object), delayMs: 20 } as Answer;
-    }, { concurrency: 3 });
+    const { events, journal, server, stops } = await run(
+      batches(20),
+      (request, journal) => {
+        // the batch is journaled as sending before its request arrives
+        const first = (request.objects[0] as { r: number }).r;
+        expect(journal.some((entry) => entry.first === first && entry.state === 'sending')).toBe(true);
+        return { ...(accepted(request) as object), delayMs: 20 } as Answer;
+      },
+      { concurrency: 3 },
+    );
     expect(stops).toEqual([]);
     expect(server.maxOpen).toBe(3);
     expect(recordsOf(server.requests).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
@@ -96,10 +101,14 @@ describe('sendBatches', () => {
     ['without retry-after (10 s default)', {}, 10_000],
   ])('resends a batch after a 429 %s, pausing every sender, so each record arrives once', async (_name, headers, waitMs) => {
     const arrivals: number[] = [];
-    const { events, server, journal } = await run(batches(6), (request) => {
-      arrivals.push(performance.now());
-      return request.n === 2 ? { status: 429, headers } : accepted(request);
-    }, { concurrency: 1 });
+    const { events, server, journal } = await run(
+      batches(6),
+      (request) => {
+        arrivals.push(performance.now());
+        return request.n === 2 ? { status: 429, headers } : accepted(request);
+      },
+      { concurrency: 1 },
+    );
     const taken = server.requests.filter((request) => request.n !== 2);
     expect(recordsOf(taken).sort((a, b) => a - b)).toEqual(Array.from({ length: 18 }, (_, i) => i + 1));
     expect(events.filter((event) => event.kind === 'accepted')).toHaveLength(6);
@@ -108,7 +117,10 @@ describe('sendBatches', () => {
   });
 
   it('gives up on a batch after --max-retries 429s and stops starting batches', async () => {
-    const { stops, events, server } = await run(batches(5), () => ({ status: 429, headers: { 'retry-after': '1' } }), { concurrency: 1, maxRetries: 2 });
+    const { stops, events, server } = await run(batches(5), () => ({ status: 429, headers: { 'retry-after': '1' } }), {
+      concurrency: 1,
+      maxRetries: 2,
+    });
     expect(server.requests).toHaveLength(3);
     expect(stops).toMatchObject([{ kind: 'gave-up', detail: expect.stringContaining('after 3 attempts') }]);
     expect(kinds(events)).toEqual(['pending:1']); // batch 2 was never taken from the input
@@ -158,7 +170,11 @@ describe('sendBatches', () => {
     ['a 503', { status: 503 }],
     ['a reset after the body arrived', 'reset'],
   ])('makes the batch uncertain on %s, starts no more batches and lets the ones in flight finish', async (_name, fault) => {
-    const { stops, events, journal, server } = await run(batches(12), (request) => (request.n === 3 ? fault : { ...(accepted(request) as object), delayMs: 30 } as Answer), { concurrency: 3 });
+    const { stops, events, journal, server } = await run(
+      batches(12),
+      (request) => (request.n === 3 ? fault : ({ ...(accepted(request) as object), delayMs: 30 } as Answer)),
+      { concurrency: 3 },
+    );
     expect(stops).toMatchObject([{ kind: 'uncertain' }]);
     const uncertain = events.filter((event) => event.kind === 'uncertain');
     expect(uncertain).toHaveLength(1);
@@ -171,7 +187,10 @@ describe('sendBatches', () => {
   });
 
   it('makes a stalled request uncertain after the timeout', async () => {
-    const { stops, events } = await run(batches(3), (request) => (request.n === 1 ? 'stall' : accepted(request)), { concurrency: 1, timeoutMs: 200 });
+    const { stops, events } = await run(batches(3), (request) => (request.n === 1 ? 'stall' : accepted(request)), {
+      concurrency: 1,
+      timeoutMs: 200,
+    });
     expect(stops).toMatchObject([{ kind: 'uncertain', detail: expect.stringContaining('UND_ERR_HEADERS_TIMEOUT') }]);
     expect(kinds(events)).toEqual(['uncertain:1']);
   });
@@ -192,15 +211,24 @@ describe('sendBatches', () => {
   });
 
   it('rejects the records of a 400 with the service message and goes on', async () => {
-    const { events, stops } = await run(batches(3), (request) =>
-      request.n === 2 ? { status: 400, body: { statusCode: 400, error: 'Bad Request', message: 'bad object' } } : accepted(request),
-    { concurrency: 1 });
+    const { events, stops } = await run(
+      batches(3),
+      (request) =>
+        request.n === 2 ? { status: 400, body: { statusCode: 400, error: 'Bad Request', message: 'bad object' } } : accepted(request),
+      { concurrency: 1 },
+    );
     expect(stops).toEqual([]);
-    expect(events.map((e) => (e.kind === 'rejected' ? `${e.kind}: ${e.reason}` : e.kind))).toEqual(['accepted', 'rejected: HTTP 400: bad object', 'accepted']);
+    expect(events.map((e) => (e.kind === 'rejected' ? `${e.kind}: ${e.reason}` : e.kind))).toEqual([
+      'accepted',
+      'rejected: HTTP 400: bad object',
+      'accepted',
+    ]);
   });
 
   it('stops on a 404 without resending', async () => {
-    const { events, stops, server } = await run(batches(3), (request) => (request.n === 2 ? { status: 404 } : accepted(request)), { concurrency: 1 });
+    const { events, stops, server } = await run(batches(3), (request) => (request.n === 2 ? { status: 404 } : accepted(request)), {
+      concurrency: 1,
+    });
     expect(stops).toMatchObject([{ kind: 'refused', status: 404 }]);
     expect(server.requests).toHaveLength(2);
     expect(kinds(events)).toEqual(['accepted:1', 'pending:2']);
@@ -208,10 +236,14 @@ describe('sendBatches', () => {
 
   it('on interrupt, starts nothing new, lets the batches in flight finish and journals them', async () => {
     const interrupt = new AbortController();
-    const { events, journal, stops, server } = await run(batches(30), (request) => {
-      if (request.n === 4) interrupt.abort();
-      return { ...(accepted(request) as object), delayMs: 40 } as Answer;
-    }, { concurrency: 4, interrupt: interrupt.signal, limiter: new RateLimiter({ limit: 2, windowMs: 20 }) });
+    const { events, journal, stops, server } = await run(
+      batches(30),
+      (request) => {
+        if (request.n === 4) interrupt.abort();
+        return { ...(accepted(request) as object), delayMs: 40 } as Answer;
+      },
+      { concurrency: 4, interrupt: interrupt.signal, limiter: new RateLimiter({ limit: 2, windowMs: 20 }) },
+    );
     expect(stops).toEqual([{ kind: 'interrupted' }]);
     const sent = server.requests.length;
     expect(sent).toBeGreaterThanOrEqual(4);

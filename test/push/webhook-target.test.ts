@@ -24,11 +24,10 @@ describe('webhookTarget', () => {
     expect(target.fingerprint).not.toContain('Secret');
   });
 
-  it.each([
-    ['http://127.0.0.1:8787/v1/webhook/abcdefghij'],
-    ['http://localhost/hook/abcdefghij'],
-    ['http://[::1]:9/hook/abcdefghij'],
-  ])('accepts plain http for loopback: %s', (url) => expect(webhookTarget(url).url.href).toBe(new URL(url).href));
+  it.each([['http://127.0.0.1:8787/v1/webhook/abcdefghij'], ['http://localhost/hook/abcdefghij'], ['http://[::1]:9/hook/abcdefghij']])(
+    'accepts plain http for loopback: %s',
+    (url) => expect(webhookTarget(url).url.href).toBe(new URL(url).href),
+  );
 
   it.each([
     ['http://hooks.example.com/v1/webhook/wh_Secret-1234_abcdWXYZ', /refusing plain http/],

@@ -36,13 +36,20 @@ describe('keyFields', () => {
   });
 
   it('keys by name or ID', () => {
-    expect(keyFields(fields, 'name').map((column) => column.key).slice(0, 4)).toEqual(['external_id', 'full_name', 'email', 'email_2']);
+    expect(
+      keyFields(fields, 'name')
+        .map((column) => column.key)
+        .slice(0, 4),
+    ).toEqual(['external_id', 'full_name', 'email', 'email_2']);
     expect(keyFields(fields, 'id').map((column) => column.key)).toEqual(fields.map((field) => field.id));
   });
 
   it('gives unique keys whatever the labels', () => {
     const labels = ['a', 'a', 'a (2)', '_id', '_createdAt', 'a (2)', 'a (3)', 'a'];
-    const keys = keyFields(labels.map((label, i) => ({ ...fields[1]!, id: `f${i}`, label })), 'label').map((column) => column.key);
+    const keys = keyFields(
+      labels.map((label, i) => ({ ...fields[1]!, id: `f${i}`, label })),
+      'label',
+    ).map((column) => column.key);
     expect(new Set([...keys, '_id', '_createdAt', '_updatedAt', '_createdByUserId']).size).toBe(keys.length + 4);
   });
 });

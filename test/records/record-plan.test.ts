@@ -26,13 +26,21 @@ describe('planRecord', () => {
   });
 
   it('--status-columns adds <key>.status and <key>.error after each status column', () => {
-    const plan = planRecord(fields, { ...base, meta: false, columns: ['Name', 'Enrich', 'Stage'], statusColumns: true }, new Set(['f_enrich']));
+    const plan = planRecord(
+      fields,
+      { ...base, meta: false, columns: ['Name', 'Enrich', 'Stage'], statusColumns: true },
+      new Set(['f_enrich']),
+    );
     expect(plan.keys).toEqual(['Name', 'Enrich', 'Enrich.status', 'Enrich.error', 'Stage']);
   });
 
   it('keeps status keys unique when a column already has that label', () => {
     const withClash = [...fields, { ...fields[1]!, id: 'f_clash', label: 'Enrich.status' }];
-    const plan = planRecord(withClash, { ...base, meta: false, columns: ['Enrich', 'f_clash'], statusColumns: true }, new Set(['f_enrich']));
+    const plan = planRecord(
+      withClash,
+      { ...base, meta: false, columns: ['Enrich', 'f_clash'], statusColumns: true },
+      new Set(['f_enrich']),
+    );
     expect(plan.keys).toEqual(['Enrich', 'Enrich.status (2)', 'Enrich.error', 'Enrich.status']);
   });
 });

@@ -32,13 +32,17 @@ describe('cellValue', () => {
 
 describe('createRowShaper', () => {
   const options: ShapeOptions = { header: 'label', meta: true, system: true, cells: 'value', statusColumns: true };
-  const sample = row('r1', {
-    f_ext: { value: 'EXT-1' },
-    f_stage: { value: 'new' },
-    f_tags: { value: ['partner'] },
-    f_addr: { value: 'x'.repeat(200), isTruncated: true, valuePreview: 'x'.repeat(200) },
-    f_enrich: { status: 'failed', errorMessage: { code: 'E1' } },
-  }, { createdByUserId: null });
+  const sample = row(
+    'r1',
+    {
+      f_ext: { value: 'EXT-1' },
+      f_stage: { value: 'new' },
+      f_tags: { value: ['partner'] },
+      f_addr: { value: 'x'.repeat(200), isTruncated: true, valuePreview: 'x'.repeat(200) },
+      f_enrich: { status: 'failed', errorMessage: { code: 'E1' } },
+    },
+    { createdByUserId: null },
+  );
 
   it('writes meta keys, every column key (null when empty) and status keys', () => {
     const plan = planRecord(fields, options, new Set(['f_enrich']));

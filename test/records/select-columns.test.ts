@@ -11,11 +11,17 @@ describe('selectColumns (--columns)', () => {
   it.each([
     [['Name'], ['f_name']], // label
     [['full_name'], ['f_name']], // name
-    [['f_stage', 'Name'], ['f_stage', 'f_name']], // ID, and the order given
+    [
+      ['f_stage', 'Name'],
+      ['f_stage', 'f_name'],
+    ], // ID, and the order given
     [['Email'], ['f_email']], // the key "Email" is the first of the two
     [['Email (2)'], ['f_email2']], // a disambiguated key
     [['_id'], ['f_ext']], // the label of the column keyed "_id (2)"
-    [['email_2', 'Value (3)'], ['f_email2', 'f_v2']],
+    [
+      ['email_2', 'Value (3)'],
+      ['f_email2', 'f_v2'],
+    ],
   ])('%j → %j', (refs, ids) => expect(pick(refs)).toEqual(ids));
 
   it('lists the columns when a reference matches none', () => {
@@ -29,6 +35,8 @@ describe('selectColumns (--columns)', () => {
 
   it('refuses a label shared by columns when no key matches it, listing the candidates', () => {
     const byName = keyFields(fields, 'name');
-    expect(() => selectColumns(['Email'], byName)).toThrow(/the label "Email" belongs to 2 columns: "email" \(f_email\), "email_2" \(f_email2\)/);
+    expect(() => selectColumns(['Email'], byName)).toThrow(
+      /the label "Email" belongs to 2 columns: "email" \(f_email\), "email_2" \(f_email2\)/,
+    );
   });
 });

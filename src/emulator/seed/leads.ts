@@ -25,7 +25,13 @@ export function seedLeads(seed: SeedBuilder, sales: WorkspaceRec, members: Membe
     {
       label: 'Stage',
       type: 'select',
-      options: options(['New', 'new'], ['Contacted', 'contacted'], ['Qualified', 'qualified'], ['Closed Won', 'closed_won'], ['Closed Lost', 'closed_lost']),
+      options: options(
+        ['New', 'new'],
+        ['Contacted', 'contacted'],
+        ['Qualified', 'qualified'],
+        ['Closed Won', 'closed_won'],
+        ['Closed Lost', 'closed_lost'],
+      ),
     },
     {
       label: 'Tags',
@@ -43,8 +49,8 @@ export function seedLeads(seed: SeedBuilder, sales: WorkspaceRec, members: Membe
   const startOfToday = Math.floor(seed.now / DAY_MS) * DAY_MS;
   // Days from today, including both sides of each preset's edge (last7Days, last30Days, …) so filters can be told apart.
   const contactedDays = [
-    0, -1, 1, 2, -2, -3, -4, -6, -7, -9, -13, -14, -16, -25, -29, -30, -35, -50, -59, -60, -70, -89, -90, -95, -130, -179, -180,
-    -200, -280, -364, -365, -370, -500,
+    0, -1, 1, 2, -2, -3, -4, -6, -7, -9, -13, -14, -16, -25, -29, -30, -35, -50, -59, -60, -70, -89, -90, -95, -130, -179, -180, -200, -280,
+    -364, -365, -370, -500,
   ];
   const stages = ['new', 'contacted', 'qualified', 'closed_won', 'closed_lost'];
   const tags = ['vip', 'enterprise', 'smb', 'partner', 'newsletter'];
@@ -73,7 +79,12 @@ export function seedLeads(seed: SeedBuilder, sales: WorkspaceRec, members: Membe
       tags: tagCount > 0 ? [...new Set(Array.from({ length: tagCount }, () => pick(tags, r())))] : undefined,
       address:
         r() < 0.8
-          ? { street: `${1 + Math.floor(r() * 999)} Main St`, city: pick(CITIES, r()), postalCode: String(Math.floor(r() * 90_000) + 10_000), country: 'US' }
+          ? {
+              street: `${1 + Math.floor(r() * 999)} Main St`,
+              city: pick(CITIES, r()),
+              postalCode: String(Math.floor(r() * 90_000) + 10_000),
+              country: 'US',
+            }
           : undefined,
       score: Math.round(r() * 1000) / 10,
       enrich: enrichCell(i, domain),
@@ -92,15 +103,38 @@ export function seedLeads(seed: SeedBuilder, sales: WorkspaceRec, members: Membe
   Object.assign(specs[35]!, {
     address: { street: '1 Long Road', city: 'Lisbon', postalCode: '1000-001', country: 'PT', directions: LONG_NOTE },
   });
-  Object.assign(specs[39]!, { email_2: undefined, phone: undefined, logo: undefined, employees: undefined, tags: undefined, notes: undefined });
-  seed.addRows(leads, specs, 400, members.map((member) => member.id));
+  Object.assign(specs[39]!, {
+    email_2: undefined,
+    phone: undefined,
+    logo: undefined,
+    employees: undefined,
+    tags: undefined,
+    notes: undefined,
+  });
+  seed.addRows(
+    leads,
+    specs,
+    400,
+    members.map((member) => member.id),
+  );
   return leads;
 }
 
 /** Action cells cycle through every status; failed ones carry an error, successful ones a value (or none found). */
 function enrichCell(i: number, domain: string): FullCell | undefined {
   const statuses: Array<CellStatus | null | 'empty' | 'notFound'> = [
-    'success', 'failed', 'skipped', 'stopped', 'queued', 'waiting', 'running', 'manual', null, 'empty', 'notFound', 'success',
+    'success',
+    'failed',
+    'skipped',
+    'stopped',
+    'queued',
+    'waiting',
+    'running',
+    'manual',
+    null,
+    'empty',
+    'notFound',
+    'success',
   ];
   const status = statuses[i % statuses.length]!;
   switch (status) {
@@ -113,7 +147,8 @@ function enrichCell(i: number, domain: string): FullCell | undefined {
     case 'failed':
       return new FullCell({
         status,
-        errorMessage: i % 3 === 0 ? { code: 'RATE_LIMITED', message: 'Provider rate limit reached' } : `Domain ${domain} could not be resolved`,
+        errorMessage:
+          i % 3 === 0 ? { code: 'RATE_LIMITED', message: 'Provider rate limit reached' } : `Domain ${domain} could not be resolved`,
       });
     case 'manual':
       return new FullCell({ status, value: 'Entered by hand' });

@@ -13,7 +13,10 @@ export function seedMarketingTables(seed: SeedBuilder, marketing: WorkspaceRec):
     { label: 'Email', type: 'email' },
     { label: 'Source', type: 'select', options: options(['Webinar', 'webinar'], ['Ads', 'ads'], ['Referral', 'referral']) },
   ]);
-  seed.addRows(marketingContacts, contacts(seed, 10).map((contact) => ({ ...contact, source: pick(['webinar', 'ads', 'referral'], r()) })));
+  seed.addRows(
+    marketingContacts,
+    contacts(seed, 10).map((contact) => ({ ...contact, source: pick(['webinar', 'ads', 'referral'], r()) })),
+  );
 
   const signups = seed.table(
     marketing,
@@ -38,13 +41,21 @@ export function seedMarketingTables(seed: SeedBuilder, marketing: WorkspaceRec):
     utm: { source: pick(['newsletter', 'twitter', 'search'], r()) },
   }));
   signups.rows.append(
-    posted.map((object, i) => webhookRow(signups.table, object, seed.id('row_', 16), Math.floor(seed.now - (10 - i) * DAY_MS + r() * 3_600_000))),
+    posted.map((object, i) =>
+      webhookRow(signups.table, object, seed.id('row_', 16), Math.floor(seed.now - (10 - i) * DAY_MS + r() * 3_600_000)),
+    ),
   );
 
-  seed.table(marketing, 'Inbox', ':incoming_envelope:', [
-    { label: 'Payload', type: 'webhook' },
-    { label: 'Email', type: 'email', mapKey: 'email' },
-  ], true);
+  seed.table(
+    marketing,
+    'Inbox',
+    ':incoming_envelope:',
+    [
+      { label: 'Payload', type: 'webhook' },
+      { label: 'Email', type: 'email', mapKey: 'email' },
+    ],
+    true,
+  );
 
   seed.table(marketing, 'Empty', null, [
     { label: 'Title', type: 'text' },

@@ -9,7 +9,11 @@ export function seedSalesTables(seed: SeedBuilder, sales: WorkspaceRec): void {
   const companies = seed.table(sales, 'Companies', ':office:', [
     { label: 'Name', type: 'text' },
     { label: 'Domain', type: 'url' },
-    { label: 'Industry', type: 'select', options: options(['Software', 'software'], ['Manufacturing', 'manufacturing'], ['Retail', 'retail'], ['Finance', 'finance']) },
+    {
+      label: 'Industry',
+      type: 'select',
+      options: options(['Software', 'software'], ['Manufacturing', 'manufacturing'], ['Retail', 'retail'], ['Finance', 'finance']),
+    },
     { label: 'Employees', type: 'number' },
     { label: 'Founded', type: 'date' },
     { label: 'Public', type: 'boolean' },
@@ -36,7 +40,10 @@ export function seedSalesTables(seed: SeedBuilder, sales: WorkspaceRec): void {
     { label: 'Email', type: 'email' },
     { label: 'Company', type: 'text' },
   ]);
-  seed.addRows(salesContacts, contacts(seed, 10).map((contact) => ({ ...contact, company: pick(COMPANIES, r()) })));
+  seed.addRows(
+    salesContacts,
+    contacts(seed, 10).map((contact) => ({ ...contact, company: pick(COMPANIES, r()) })),
+  );
 
   const edge = seed.table(sales, 'Edge Cases', null, [
     { label: '_id', type: 'text', name: 'external_id' },
