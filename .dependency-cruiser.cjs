@@ -14,6 +14,7 @@ const LAYERS = [
   ['main.ts'],
 ];
 
+/** @param {string} name */
 const pathOf = (name) => (name.endsWith('.ts') ? `^src/${name.replace('.', '\\.')}$` : `^src/${name}/`);
 
 const layerRules = LAYERS.flatMap((layer, rank) =>

@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool, request } from 'undici';
-import { batchRecords } from '#dist/push/batch.js';
-import { readInput } from '#dist/push/read-input.js';
+import { batchRecords } from '#dist/push/plan/batch.js';
+import { readInput } from '#dist/push/input/read-input.js';
 import { WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS } from '#dist/spec/index.js';
 
 const RECORDS = Number(process.env.PUSH_BENCH_RECORDS ?? 1_000_000);

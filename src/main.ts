@@ -1,7 +1,8 @@
 import { CommanderError } from 'commander';
-import { processIO } from './cli/io.js';
-import { EXIT, TdsError, exitCodeOf, type ExitCode } from './cli/errors.js';
-import type { Context } from './cli/context.js';
+import { processIO } from './core/io.js';
+import { EXIT, TdsError, exitCodeOf, type ExitCode } from './core/errors.js';
+import type { Context } from './core/context.js';
+import { hintsOf } from './commands/hints.js';
 import { buildProgram } from './program.js';
 
 // The one place that turns an outcome into an exit code and calls process.exit.
@@ -55,12 +56,14 @@ function report(error: unknown, ctx: Context): ExitCode {
   if (ctx.signal.aborted && (!(error instanceof TdsError) || error.code === 'INTERRUPTED')) {
     const detail = error instanceof TdsError && error.message !== 'interrupted' ? `: ${error.message}` : '';
     stderr.write(`tds: interrupted${detail}\n`);
-    if (error instanceof TdsError && error.hint) stderr.write(`hint: ${error.hint}\n`);
+    const hint = error instanceof TdsError ? hintsOf(error) : undefined;
+    if (hint) stderr.write(`hint: ${hint}\n`);
     return EXIT.interrupted;
   }
   if (error instanceof TdsError) {
     stderr.write(`${color.red('tds:')} ${error.message}\n`);
-    if (error.hint) stderr.write(`${color.dim('hint:')} ${error.hint}\n`);
+    const hint = hintsOf(error);
+    if (hint) stderr.write(`${color.dim('hint:')} ${hint}\n`);
     return error.exitCode;
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);

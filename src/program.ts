@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { createRequire } from 'node:module';
-import type { Context } from './cli/context.js';
-import { parseIntegerOption, parseNumberOption } from './cli/options.js';
+import type { Context } from './core/context.js';
+import { parseIntegerOption, parseNumberOption } from './core/number-option.js';
 import { workspacesCommand } from './commands/workspaces.js';
 import { tablesCommand } from './commands/tables.js';
 import { schemaCommand } from './commands/schema.js';

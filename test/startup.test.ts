@@ -14,8 +14,7 @@ import { startEmulatorProcess, type RunningEmulator } from './helpers/emulator-p
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const IMPLEMENTATIONS = [
   /^dist\/commands\/.*-actions?\.js$/,
-  /^dist\/export\/export-command\.js$/,
-  /^dist\/push\/push-run\.js$/,
+  /^dist\/push\/run-push\.js$/,
   /^dist\/emulator\/index\.js$/,
   /^dist\/config\/settings\.js$/,
   /^dist\/http\/client\.js$/,
@@ -95,8 +94,8 @@ describe('start-up', () => {
         TDS_API_KEY: emulator.apiKey,
       });
       expect(code).toBe(0);
-      expect(loaded).toContain('dist/export/export-command.js');
-      expect(implementations(loaded).sort()).toEqual(['dist/config/settings.js', 'dist/export/export-command.js', 'dist/http/client.js']);
+      expect(loaded).toContain('dist/commands/export-action.js');
+      expect(implementations(loaded).sort()).toEqual(['dist/commands/export-action.js', 'dist/config/settings.js', 'dist/http/client.js']);
       expect(loaded.filter((path) => /^node_modules\/(ora|cli-table3|node-emoji)\//.test(path))).toEqual([]);
     });
   });

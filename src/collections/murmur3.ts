@@ -8,6 +8,7 @@ const C4 = 0xa1e38b93;
 
 const encoder = new TextEncoder();
 let scratch = new Uint8Array(256);
+const tail4 = new Int32Array(4);
 
 /** Writes the 128-bit hash of `text` into `out[0..3]` (h1..h4, as the reference prints them). */
 export function murmur3x86_128(text: string, seed: number, out: Uint32Array): void {
@@ -40,21 +41,11 @@ export function murmur3x86_128(text: string, seed: number, out: Uint32Array): vo
 
   const tail = length - blocks;
   if (tail > 0) {
-    let k1 = 0;
-    let k2 = 0;
-    let k3 = 0;
-    let k4 = 0;
-    for (let j = tail - 1; j >= 0; j -= 1) {
-      const byte = bytes[blocks + j]!;
-      if (j >= 12) k4 |= byte << ((j - 12) * 8);
-      else if (j >= 8) k3 |= byte << ((j - 8) * 8);
-      else if (j >= 4) k2 |= byte << ((j - 4) * 8);
-      else k1 |= byte << (j * 8);
-    }
-    if (tail > 12) h4 ^= Math.imul(rotl(Math.imul(k4, C4), 18), C1);
-    if (tail > 8) h3 ^= Math.imul(rotl(Math.imul(k3, C3), 17), C4);
-    if (tail > 4) h2 ^= Math.imul(rotl(Math.imul(k2, C2), 16), C3);
-    h1 ^= Math.imul(rotl(Math.imul(k1, C1), 15), C2);
+    const k = tailWords(bytes, blocks, tail);
+    if (tail > 12) h4 ^= Math.imul(rotl(Math.imul(k[3]!, C4), 18), C1);
+    if (tail > 8) h3 ^= Math.imul(rotl(Math.imul(k[2]!, C3), 17), C4);
+    if (tail > 4) h2 ^= Math.imul(rotl(Math.imul(k[1]!, C2), 16), C3);
+    h1 ^= Math.imul(rotl(Math.imul(k[0]!, C1), 15), C2);
   }
 
   h1 ^= length;
@@ -77,6 +68,13 @@ export function murmur3x86_128(text: string, seed: number, out: Uint32Array): vo
   out[1] = h2;
   out[2] = h3;
   out[3] = h4;
+}
+
+/** The last 1 to 15 bytes as four little-endian words (in a shared array, so no allocation per hash). */
+function tailWords(bytes: Uint8Array, start: number, tail: number): Int32Array {
+  const k = tail4.fill(0);
+  for (let j = tail - 1; j >= 0; j -= 1) k[j >> 2]! |= bytes[start + j]! << ((j & 3) * 8);
+  return k;
 }
 
 /** Encodes `text` into `scratch` (ASCII without TextEncoder) and returns the byte length. */

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import type { Context } from '../cli/context.js';
-import { TdsError } from '../cli/errors.js';
+import type { Context } from '../core/context.js';
+import { TdsError } from '../core/errors.js';
 import { redactKey } from '../config/keys.js';
-import { connectWith, resolveSettings } from '../config/settings.js';
+import { resolveSettings } from '../config/settings.js';
+import { connectWith } from './client.js';
 import { errorCodeOf } from '../http/errors.js';
 
 const AUTH_CHECK_RETRIES = 1;
@@ -32,7 +33,7 @@ function explain(error: unknown, baseUrlSource: string | undefined): unknown {
   if (!(error instanceof TdsError)) return error;
   if (error.code === 'AUTH') {
     return new TdsError('AUTH', `the service refused the API key (HTTP ${error.status ?? 401})`, {
-      hint: error.hint,
+      ...(error.reason ? { reason: error.reason } : {}),
       cause: error,
     });
   }

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { Context } from '../cli/context.js';
+import type { Context } from '../core/context.js';
 
 export function authCommand(ctx: Context): Command {
   const auth = new Command('auth')

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { Context } from '../cli/context.js';
-import { UsageError } from '../cli/errors.js';
+import type { Context } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
 import { configKey, displayValue } from '../config/keys.js';
 import { configFile } from '../config/paths.js';
 import { readSecret } from '../config/read-secret.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { Context } from '../cli/context.js';
+import type { Context } from '../core/context.js';
 import { configKeyHelp } from '../config/keys.js';
 import { configFile } from '../config/paths.js';
 

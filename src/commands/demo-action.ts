@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Context } from '../cli/context.js';
-import { TdsError } from '../cli/errors.js';
+import type { Context } from '../core/context.js';
+import { TdsError } from '../core/errors.js';
 import { startEmulator, type RunningEmulator } from '../emulator/index.js';
 import { demoSteps, type DemoStep } from './demo-steps.js';
 

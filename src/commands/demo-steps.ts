@@ -21,8 +21,14 @@ grace@example.com,Grace Hopper,team,12
 "linus@example.com","Torvalds, Linus",free,1
 `;
 
+const asIs = async (result: { stdout: string }): Promise<string> => result.stdout;
+
 export function demoSteps(dir: string): DemoStep[] {
-  const asIs = async (result: { stdout: string }) => result.stdout;
+  return [...readSteps(dir), ...pushSteps(dir)];
+}
+
+/** Listing, exporting and querying. */
+function readSteps(dir: string): DemoStep[] {
   const jq = 'jq';
   const jqFilter = '{name: .Name, stage: .Stage, employees: .Employees}';
   return [
@@ -73,6 +79,12 @@ export function demoSteps(dir: string): DemoStep[] {
         return `(jq is not installed here; this is what it would print)\n${picked.join('\n')}\n`;
       },
     },
+  ];
+}
+
+/** Loading records through a webhook. */
+function pushSteps(dir: string): DemoStep[] {
+  return [
     {
       title: 'load a CSV into a table through its webhook, and wait until the rows are visible',
       display: 'tds push signups.csv --table Inbox --wait',

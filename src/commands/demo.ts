@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { Context } from '../cli/context.js';
+import type { Context } from '../core/context.js';
 import type { DemoOptions } from './demo-action.js';
 
 export function demoCommand(ctx: Context): Command {

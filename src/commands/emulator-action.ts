@@ -1,5 +1,5 @@
-import type { Context } from '../cli/context.js';
-import { TdsError, UsageError } from '../cli/errors.js';
+import type { Context } from '../core/context.js';
+import { TdsError, UsageError } from '../core/errors.js';
 import { StateFileError, startEmulator, type EmulatorOptions, type SeedName } from '../emulator/index.js';
 
 export interface EmulatorFlags {

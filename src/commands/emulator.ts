@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
-import type { Context } from '../cli/context.js';
-import { UsageError } from '../cli/errors.js';
-import { parseIntegerOption, parseNumberOption } from '../cli/options.js';
+import type { Context } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import { DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from '../emulator/defaults.js';
 import { FaultSpecError, parseFaultSpec } from '../emulator/faults.js';
 import { SEED_NAMES } from '../emulator/seed/seed-names.js';

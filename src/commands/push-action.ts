@@ -1,17 +1,18 @@
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { Context } from '../cli/context.js';
-import { UsageError } from '../cli/errors.js';
-import { connect, loadSettings } from '../config/settings.js';
+import type { Context } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { loadSettings } from '../config/settings.js';
+import { connect } from './client.js';
 import { loadWebhook } from '../config/webhooks.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../http/client.js';
-import { RATE_LIMITS } from '../spec/index.js';
-import { checkWebhook } from '../push/check-webhook.js';
-import { inputFormatOf, type InputFormat } from '../push/input-format.js';
-import { runPush } from '../push/push-run.js';
-import { WebhookClient } from '../push/webhook-client.js';
-import { webhookLimiter } from '../push/webhook-limiter.js';
-import { pushArguments, webhookTarget, type WebhookTarget } from '../push/webhook-target.js';
+import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES } from '../spec/index.js';
+import { checkWebhook } from '../push/deliver/check-webhook.js';
+import { inputFormatOf, type InputFormat } from '../push/input/input-format.js';
+import { runPush } from '../push/run-push.js';
+import { WebhookClient } from '../push/deliver/webhook-client.js';
+import { webhookLimiter } from '../push/deliver/webhook-limiter.js';
+import { pushArguments, webhookTarget, type WebhookTarget } from '../push/deliver/webhook-target.js';
 
 export interface PushOptions {
   inputFormat?: InputFormat;
@@ -55,29 +56,33 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   }
   const pipe = await checkInput(ctx, args.input);
   const journalPath = options.journal ?? (pipe ? undefined : `${args.input}.tds-journal`);
+  const read = { format, infer: options.types === 'infer', nest: options.nest, relaxColumns: Boolean(options.relaxColumns) };
   const client = options.wait && !options.dryRun ? await connect(ctx, command) : undefined;
   try {
     await runPush(ctx, {
-      input: args.input,
       // a resumed file is checked in full against its journal before anything new is sent
-      streamed: pipe || !(options.validateFirst || options.resume),
-      read: { format, infer: options.types === 'infer', nest: options.nest, relaxColumns: Boolean(options.relaxColumns) },
-      batchSize: options.batchSize,
-      concurrency: options.concurrency,
-      rate: options.rate,
-      journalPath,
-      resume: Boolean(options.resume),
-      uncertain: options.resendUncertain ? 'resend' : options.acceptUncertain ? 'accept' : 'leave',
-      rejectsPath: options.rejects,
+      input: { path: args.input, stdin: ctx.io.stdin, read, streamed: pipe || !(options.validateFirst || options.resume) },
+      limits: { maxObjects: options.batchSize, maxBytes: WEBHOOK_MAX_BODY_BYTES },
+      journal: {
+        path: journalPath,
+        resume: Boolean(options.resume),
+        uncertain: options.resendUncertain ? 'resend' : options.acceptUncertain ? 'accept' : 'leave',
+      },
+      ...(target
+        ? {
+            delivery: {
+              target,
+              concurrency: options.concurrency,
+              rate: options.rate,
+              timeoutMs,
+              maxRetries,
+              rateScale: settings.rateScale,
+            },
+          }
+        : {}),
+      ...(client && options.table ? { wait: { client, table: options.table, timeoutMs: options.waitTimeout * 1000 } } : {}),
+      report: { json: Boolean(options.json), progress: !globals.verbose, ...(options.rejects ? { rejectsPath: options.rejects } : {}) },
       dryRun: Boolean(options.dryRun),
-      json: Boolean(options.json),
-      target,
-      timeoutMs,
-      maxRetries,
-      rateScale: settings.rateScale,
-      wait: client && options.table ? { client, table: options.table, timeoutMs: options.waitTimeout * 1000 } : undefined,
-      progress: !globals.verbose,
-      reportUsage: ctx.io.env.TDS_PUSH_REPORT_USAGE === '1',
     });
   } finally {
     await client?.close();

@@ -1,11 +1,46 @@
 import { Command, Option } from 'commander';
-import type { Context } from '../cli/context.js';
-import { parseIntegerOption, parseNumberOption } from '../cli/options.js';
+import type { Context } from '../core/context.js';
+import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import { RATE_LIMITS, WEBHOOK_MAX_OBJECTS } from '../spec/index.js';
-import { INPUT_FORMATS } from '../push/input-format.js';
+import { INPUT_FORMATS } from '../push/input/input-format.js';
 import type { PushOptions } from './push-action.js';
 
 const WEBHOOK_RATE = RATE_LIMITS.webhook.requests;
+
+const HELP = `
+Each request carries at most --batch-size objects and at most 1,000,000 bytes of body. Empty
+objects are skipped. An object too large to send alone is rejected (listed with its record
+number, and written to --rejects FILE); the run goes on and ends with exit 7.
+
+Input is validated as it streams, so a bad record stops the push there: fix it and --resume
+(the batches already sent are checked against the journal and skipped). With --validate-first,
+and always with --resume, a file is read and checked in full before the first request, so a bad
+row anywhere sends nothing (this costs a few seconds per million records).
+
+Nothing is sent twice: every batch is journaled (fsynced) before and after its request, and
+--resume skips the batches already taken in. A 5xx, a timeout or a connection broken after the
+request was sent leaves its batch *uncertain* (rows may have been added): no more batches are
+started and the push ends with exit 7. Check the table first; --resume --resend-uncertain sends
+the uncertain batches again, --resume alone never does. A 429 waits retry-after (10 s when
+absent); a refused connection is retried; both at most --max-retries times per batch. On Ctrl-C
+the batches in flight finish and are journaled (exit 130).
+
+Global options that matter here: --timeout SECONDS (default 30; a request unanswered by then is
+uncertain), --max-retries N (default 5), -v (one line per request, the webhook URL redacted).
+The summary goes to stderr; --json prints it on stdout instead.
+
+Exit codes: 0 all records sent; 2 bad input or options; 4 webhook not found; 7 push incomplete
+(uncertain, rejected or unsent records, or fewer rows visible than sent with --wait); 130
+interrupted. --wait: the webhook adds rows asynchronously, so exit 7 after --wait means they
+were not visible yet, not that they are lost.
+
+Examples:
+  $ tds config set webhook.signups            # paste the URL; it never appears in argv
+  $ tds push @signups people.csv --types infer --nest .
+  $ tds push @signups people.csv --resume     # after an interruption
+  $ TDS_WEBHOOK_URL=… tds push events.ndjson --json
+  $ cat data.json | tds push @signups - --input-format json --journal data.journal
+  $ tds push @signups --check`;
 
 export function pushCommand(ctx: Context): Command {
   return new Command('push')
@@ -47,43 +82,7 @@ export function pushCommand(ctx: Context): Command {
     .option('--table <table>', 'the table the webhook feeds, by ID or exact name (for --wait)')
     .option('--wait-timeout <seconds>', 'how long --wait polls', parseNumberOption('--wait-timeout', 1, 86_400), 60)
     .option('--json', 'print the summary as one JSON object on stdout')
-    .addHelpText(
-      'after',
-      `
-Each request carries at most --batch-size objects and at most 1,000,000 bytes of body. Empty
-objects are skipped. An object too large to send alone is rejected (listed with its record
-number, and written to --rejects FILE); the run goes on and ends with exit 7.
-
-Input is validated as it streams, so a bad record stops the push there: fix it and --resume
-(the batches already sent are checked against the journal and skipped). With --validate-first,
-and always with --resume, a file is read and checked in full before the first request, so a bad
-row anywhere sends nothing (this costs a few seconds per million records).
-
-Nothing is sent twice: every batch is journaled (fsynced) before and after its request, and
---resume skips the batches already taken in. A 5xx, a timeout or a connection broken after the
-request was sent leaves its batch *uncertain* (rows may have been added): no more batches are
-started and the push ends with exit 7. Check the table first; --resume --resend-uncertain sends
-the uncertain batches again, --resume alone never does. A 429 waits retry-after (10 s when
-absent); a refused connection is retried; both at most --max-retries times per batch. On Ctrl-C
-the batches in flight finish and are journaled (exit 130).
-
-Global options that matter here: --timeout SECONDS (default 30; a request unanswered by then is
-uncertain), --max-retries N (default 5), -v (one line per request, the webhook URL redacted).
-The summary goes to stderr; --json prints it on stdout instead.
-
-Exit codes: 0 all records sent; 2 bad input or options; 4 webhook not found; 7 push incomplete
-(uncertain, rejected or unsent records, or fewer rows visible than sent with --wait); 130
-interrupted. --wait: the webhook adds rows asynchronously, so exit 7 after --wait means they
-were not visible yet, not that they are lost.
-
-Examples:
-  $ tds config set webhook.signups            # paste the URL; it never appears in argv
-  $ tds push @signups people.csv --types infer --nest .
-  $ tds push @signups people.csv --resume     # after an interruption
-  $ TDS_WEBHOOK_URL=… tds push events.ndjson --json
-  $ cat data.json | tds push @signups - --input-format json --journal data.journal
-  $ tds push @signups --check`,
-    )
+    .addHelpText('after', HELP)
     .action(async (webhookArg: string | undefined, fileArg: string | undefined, options: PushOptions, command: Command) => {
       const { pushAction } = await import('./push-action.js');
       const positional = [webhookArg, fileArg].filter((arg): arg is string => arg !== undefined);

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import type { Context } from '../cli/context.js';
-import { addExportOptions } from '../export/export-flags.js';
+import type { Context } from '../core/context.js';
+import { addExportOptions } from './export-options.js';
 
 interface QueryOptions {
   where: string[];
@@ -38,7 +38,7 @@ Examples:
     )
     .action(async (table: string, options: QueryOptions, cmd: Command) => {
       const { readFilterText } = await import('../export/filter-text.js');
-      const { runExportCommand } = await import('../export/export-command.js');
+      const { runExportCommand } = await import('./export-action.js');
       const stdinTaken = cmd.optsWithGlobals<{ apiKeyFile?: string }>().apiKeyFile === '-';
       const filterText = options.filter === undefined ? undefined : await readFilterText(ctx, options.filter, stdinTaken);
       await runExportCommand(ctx, cmd, table, {

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import type { Context } from '../cli/context.js';
-import { addExportOptions } from '../export/export-flags.js';
+import type { Context } from '../core/context.js';
+import { addExportOptions } from './export-options.js';
 
 export function rowsCommand(ctx: Context): Command {
   const command = new Command('rows')
@@ -21,7 +21,7 @@ Examples:
   $ tds rows Leads -o leads.csv --resume          # continue after Ctrl-C or a failure`,
     )
     .action(async (table: string, _options: unknown, cmd: Command) => {
-      const { runExportCommand } = await import('../export/export-command.js');
+      const { runExportCommand } = await import('./export-action.js');
       await runExportCommand(ctx, cmd, table);
     });
   return command;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import type { Context } from '../cli/context.js';
-import { loadSettings, withClient } from '../config/settings.js';
+import type { Context } from '../core/context.js';
+import { loadSettings } from '../config/settings.js';
+import { withClient } from './client.js';
 import { resolveTable } from '../http/resolve-table.js';
 import { chooseFormat, type Format } from '../output/format.js';
 import { writeListing } from '../output/table.js';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import type { Context } from '../cli/context.js';
-import { addOutputOptions } from '../cli/options.js';
+import type { Context } from '../core/context.js';
+import { addOutputOptions } from './options.js';
 import type { Format } from '../output/format.js';
 
 export function schemaCommand(ctx: Context): Command {

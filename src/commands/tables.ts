@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import type { Context } from '../cli/context.js';
-import { addOutputOptions } from '../cli/options.js';
+import type { Context } from '../core/context.js';
+import { addOutputOptions } from './options.js';
 import type { TablesOptions } from './tables-action.js';
 
 export function tablesCommand(ctx: Context): Command {

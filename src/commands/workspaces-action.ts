@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import type { Context } from '../cli/context.js';
-import { loadSettings, withClient } from '../config/settings.js';
+import type { Context } from '../core/context.js';
+import { loadSettings } from '../config/settings.js';
+import { withClient } from './client.js';
 import { chooseFormat, type Format } from '../output/format.js';
 import { writeListing } from '../output/table.js';
 import type { Workspace } from '../spec/index.js';

@@ -1,7 +1,7 @@
-import { UsageError } from '../cli/errors.js';
-import { parseIntegerOption, parseNumberOption } from '../cli/options.js';
+import { UsageError } from '../core/errors.js';
+import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import { OUTPUT_FORMATS } from '../output/format.js';
-import { redactWebhookUrl } from '../cli/redact.js';
+import { redactWebhookUrl } from '../core/redact.js';
 import { parseBaseUrl } from '../http/base-url.js';
 
 // The keys a profile can hold, how each value is checked, and how it may be shown.

@@ -1,6 +1,6 @@
 import type { ReadStream } from 'node:tty';
-import { TdsError, UsageError } from '../cli/errors.js';
-import type { IO } from '../cli/io.js';
+import { TdsError, UsageError } from '../core/errors.js';
+import type { IO } from '../core/io.js';
 
 const stdinReads = new WeakMap<NodeJS.ReadableStream, Promise<string>>();
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 
 /** config.json: named profiles, each a flat map of config keys (`base-url`, `webhook.NAME`, …) to text. */
 export interface ConfigData {

@@ -1,5 +1,5 @@
-import type { Context } from '../cli/context.js';
-import { UsageError } from '../cli/errors.js';
+import type { Context } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
 import { webhookConfigKey } from './keys.js';
 import { configFile } from './paths.js';
 import { DEFAULT_PROFILE } from './settings.js';

@@ -1,6 +1,6 @@
 import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import type { TallyJSON } from '../records/truncation-tally.js';
 import type { ExportFingerprint } from './fingerprint.js';
 

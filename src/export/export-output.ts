@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { open, stat, truncate, unlink } from 'node:fs/promises';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import { createAtomicFile, type AtomicFile } from '../output/atomic-file.js';
 
 /** Where an export's bytes go: stdout, or `-o FILE` through `FILE.partial`. */

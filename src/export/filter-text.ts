@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
-import type { Context } from '../cli/context.js';
-import { UsageError } from '../cli/errors.js';
+import type { Context } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
 
 /**
  * The text of `--filter JSON|@FILE|-`: inline JSON, a file, or stdin. `stdinTaken` when the API

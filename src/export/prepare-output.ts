@@ -1,5 +1,5 @@
-import type { Context } from '../cli/context.js';
-import { UsageError } from '../cli/errors.js';
+import type { Context } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
 import { checkpointPath, CheckpointWriter, readCheckpoint, type Checkpoint } from './checkpoint.js';
 import { fileOutput, removePartial, streamOutput, type ExportOutput } from './export-output.js';
 import { fingerprintDifferences, type ExportFingerprint } from './fingerprint.js';

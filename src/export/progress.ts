@@ -1,5 +1,5 @@
-import type { Ora } from 'ora';
-import type { Context } from '../cli/context.js';
+import type { Context } from '../core/context.js';
+import { startLiveLine } from '../output/live-line.js';
 import { progressText } from './progress-text.js';
 
 export interface ProgressOptions {
@@ -25,26 +25,15 @@ export interface ExportProgress {
 /** A fast export writes hundreds of pages a second; the text changes at most this often. */
 const RENDER_EVERY_MS = 100;
 
-const QUIET: ExportProgress = { page: () => undefined, succeed: () => undefined, stop: () => undefined };
-
-/** ora is loaded only for a terminal: a piped or scripted export does not pay its start-up time and memory. */
+/** Rows written, rows/s, percentage and ETA, redrawn at most every RENDER_EVERY_MS (only on a terminal). */
 export async function createProgress(ctx: Context, options: ProgressOptions): Promise<ExportProgress> {
-  if (!ctx.io.stderrIsTTY) return QUIET;
-  const { default: ora } = await import('ora');
   const started = Date.now();
   const requests: number[] = [];
   let rows = options.startRows;
-  const spinner: Ora = ora({
-    stream: ctx.io.stderr,
-    isEnabled: true,
-    discardStdin: false,
-    color: ctx.io.colorEnabled ? 'cyan' : false,
-    text: 'starting…',
-  }).start();
-  const render = (): void => {
+  const render = (): string => {
     const now = Date.now();
     const elapsedMs = now - started;
-    spinner.text = progressText({
+    return progressText({
       rows,
       startRows: options.startRows,
       elapsedMs,
@@ -58,33 +47,19 @@ export async function createProgress(ctx: Context, options: ProgressOptions): Pr
       },
     });
   };
+  const line = await startLiveLine(ctx.io, render, 1000);
   let rendered = 0;
-  const renderSoon = (): void => {
-    if (Date.now() - rendered < RENDER_EVERY_MS) return;
-    rendered = Date.now();
-    render();
-    spinner.render(); // now, not at the next spinner frame: a short export still shows its progress
-  };
-  const timer = setInterval(render, 1000);
-  timer.unref();
-  const end = (): void => {
-    clearInterval(timer);
-  };
   return {
     page(written) {
       rows = written;
       requests.push(Date.now());
       if (requests.length > options.window.requests + 1) requests.shift();
-      renderSoon();
+      if (Date.now() - rendered < RENDER_EVERY_MS) return;
+      rendered = Date.now();
+      line.refresh();
     },
-    succeed(text) {
-      end();
-      spinner.succeed(text);
-    },
-    stop() {
-      end();
-      spinner.stop();
-    },
+    succeed: (text) => line.succeed(text),
+    stop: () => line.stop(),
   };
 }
 

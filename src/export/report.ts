@@ -1,5 +1,5 @@
-import type { Context } from '../cli/context.js';
-import { TdsError, UsageError } from '../cli/errors.js';
+import type { Context } from '../core/context.js';
+import { TdsError, UsageError } from '../core/errors.js';
 import type { TruncationTally } from '../records/truncation-tally.js';
 import type { ExportRequest } from './export-request.js';
 import type { ExportState } from './export-state.js';
@@ -52,6 +52,7 @@ export function reportStop(ctx: Context, report: StopReport): unknown {
   return new TdsError(error.code, error.message, {
     ...(error.status !== undefined ? { status: error.status } : {}),
     cause: error,
+    ...(error.reason ? { reason: error.reason } : {}),
     hint: `${error.hint ? `${error.hint}; ` : ''}${count(state.rows)} rows are in ${report.partialPath}: ${how}`,
   });
 }

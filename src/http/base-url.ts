@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 
 export interface BaseUrl {
   /** `https://host:port`: the only origin the API key is ever sent to. */
@@ -12,8 +12,6 @@ export interface BaseUrl {
   host: string;
 }
 
-const HINT = 'give it as https://HOST/v1 with --base-url, TDS_BASE_URL or `tds config set base-url URL`';
-
 /**
  * Checks a base URL: http(s) only, ends in `/v1`, no credentials, query or fragment, and plain
  * `http://` only for loopback hosts (the key would travel in clear text otherwise).
@@ -23,16 +21,16 @@ export function parseBaseUrl(text: string): BaseUrl {
   try {
     url = new URL(text.trim());
   } catch {
-    throw new UsageError(`the base URL "${text}" is not a URL`, { hint: HINT });
+    throw new UsageError(`the base URL "${text}" is not a URL`, { reason: 'bad-base-url' });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`the base URL must use https:// (got ${url.protocol}//)`, { hint: HINT });
+    throw new UsageError(`the base URL must use https:// (got ${url.protocol}//)`, { reason: 'bad-base-url' });
   }
   if (url.username || url.password) {
-    throw new UsageError('the base URL must not contain a user name or password', { hint: HINT });
+    throw new UsageError('the base URL must not contain a user name or password', { reason: 'bad-base-url' });
   }
   if (url.search || url.hash) {
-    throw new UsageError('the base URL must not have a query string or fragment', { hint: HINT });
+    throw new UsageError('the base URL must not have a query string or fragment', { reason: 'bad-base-url' });
   }
   const basePath = url.pathname.replace(/\/+$/, '');
   if (!/\/v1$/.test(basePath)) {

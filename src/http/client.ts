@@ -1,21 +1,15 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
-import { UsageError, type TdsError } from '../cli/errors.js';
-import { redactSecrets } from '../cli/redact.js';
-import {
-  DEFAULT_RETRY_AFTER_SECONDS,
-  type QueryBody,
-  type RowsPage,
-  type SchemaResponse,
-  type TablesResponse,
-  type WorkspacesResponse,
-} from '../spec/index.js';
+import { UsageError, type TdsError } from '../core/errors.js';
+import { redactSecrets } from '../core/redact.js';
+import { type QueryBody, type RowsPage, type SchemaResponse, type TablesResponse, type WorkspacesResponse } from '../spec/index.js';
 import { parseBaseUrl, type BaseUrl } from './base-url.js';
 import { errorCodeOf, errorFromNetwork, errorFromResponse, unexpectedResponse } from './errors.js';
 import { createPacing, type Bucket, type Pacing } from './pacing.js';
 import { formatRequestLine, type RequestLogLine } from './request-log.js';
 import { parseRetryAfter } from './retry-after.js';
-import { RETRY_NETWORK_CODES, backoffMs, shouldRetry, type AttemptOutcome } from './retry-policy.js';
+import { parseLenient } from './json-body.js';
+import { withRetries, type AttemptReport } from './retry.js';
+import { RETRY_NETWORK_CODES, type AttemptOutcome } from './retry-policy.js';
 import { Transport, type RawResponse, type SendRequest } from './transport.js';
 import { isRowsPage } from './rows-page-check.js';
 
@@ -84,7 +78,7 @@ export class ApiClient {
     this.base = parseBaseUrl(options.baseUrl);
     if (!options.apiKey || /[\s\u0000-\u001f\u007f]/.test(options.apiKey)) {
       throw new UsageError('the API key is empty or contains spaces or control characters', {
-        hint: 'check the key file or TDS_API_KEY: it should hold the key alone',
+        reason: 'bad-key-text',
       });
     }
     this.apiKey = options.apiKey;
@@ -168,44 +162,38 @@ export class ApiClient {
   private async call<T>(call: Call<T>): Promise<T> {
     const request = this.buildRequest(call);
     const limiter = this.pacing[call.bucket];
-    const attempts: AttemptOutcome[] = [];
-    for (;;) {
-      const slot = await limiter.acquireSlot(this.signal);
-      const pacedMs = slot.waitedMs;
-      this.stats.waitedMs += pacedMs;
-      const result = await this.attempt(request).finally(() => slot.done());
-      attempts.push(result.outcome);
-      const { response } = result;
-      if (response && response.status >= 200 && response.status < 300) {
-        this.logAttempt(request, result, pacedMs);
-        if (call.onBody) {
-          call.onBody(response.text);
-          // A request onBody started goes out before this body is parsed, so the service works on it meanwhile.
-          await this.transport.queuedRequestsWritten();
-        }
-        return this.parse(call, response);
-      }
-      const retriesSoFar = attempts.length - 1;
-      const decision = shouldRetry({ outcome: result.outcome, retriesSoFar, maxRetries: this.maxRetries, idempotent: true });
-      if (!decision.retry) {
-        this.logAttempt(request, result, pacedMs);
-        throw this.failure(call, result, attempts);
-      }
-      this.stats.retries += 1;
-      const rateLimited = decision.reason === 'rate-limited';
-      const waitMs = (rateLimited ? retryAfterMs(response) : backoffMs(retriesSoFar, Math.random())) / this.rateScale;
-      const retry = { number: attempts.length, max: this.maxRetries, waitMs, reason: decision.reason };
-      this.logAttempt(request, result, pacedMs, retry);
-      if (rateLimited) {
-        // Every request of the bucket waits, this one included: its next acquire() serves the pause.
-        limiter.pause(waitMs);
-      } else {
-        this.stats.waitedMs += waitMs;
-        await sleep(waitMs, undefined, { signal: this.signal }).catch((error: unknown) => {
-          throw this.signal?.aborted ? this.signal.reason : error;
-        });
-      }
+    const { result, attempts, decision } = await withRetries<Attempt>({
+      limiter,
+      policy: { maxRetries: this.maxRetries, idempotent: true, rateScale: this.rateScale },
+      signal: this.signal,
+      attempt: () => this.attempt(request),
+      outcomeOf: (attempt) => (isSuccess(attempt.response) ? undefined : attempt.outcome),
+      onAttempt: (report) => this.record(request, report),
+    });
+    if (decision) throw this.failure(call, result, attempts);
+    const response = result.response!;
+    if (call.onBody) {
+      call.onBody(response.text);
+      // A request onBody started goes out before this body is parsed, so the service works on it meanwhile.
+      await this.transport.queuedRequestsWritten();
     }
+    return this.parse(call, response);
+  }
+
+  /** Counts and logs one attempt, with the retry it leads to. */
+  private record(request: SendRequest, report: AttemptReport<Attempt>): void {
+    const { result, decision, pacedMs } = report;
+    this.stats.waitedMs += pacedMs;
+    if (result.outcome.kind === 'status' && result.outcome.status === 429) this.stats.rateLimited += 1;
+    let retry: RequestLogLine['retry'];
+    if (decision?.retry) {
+      this.stats.retries += 1;
+      if (decision.reason !== 'rate-limited') this.stats.waitedMs += decision.waitMs;
+      retry = { number: report.number, max: this.maxRetries, waitMs: decision.waitMs, reason: decision.reason };
+    }
+    if (!this.log) return;
+    const line = formatRequestLine({ method: request.method, path: request.path, outcome: result.outcome, ms: result.ms, pacedMs, retry });
+    this.log(redactSecrets(line, [this.apiKey]));
   }
 
   private buildRequest(call: Call<unknown>): SendRequest {
@@ -229,7 +217,9 @@ export class ApiClient {
     const started = performance.now();
     try {
       const response = await this.transport.send(request);
-      return { outcome: { kind: 'status', status: response.status }, response, ms: performance.now() - started };
+      const retryAfterMs = response.status === 429 ? parseRetryAfter(response.headers['retry-after']) : undefined;
+      const outcome: AttemptOutcome = { kind: 'status', status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+      return { outcome, response, ms: performance.now() - started };
     } catch (error) {
       if (this.signal?.aborted) throw this.signal.reason;
       return { outcome: { kind: 'network', code: errorCodeOf(error) }, failure: error, ms: performance.now() - started };
@@ -243,15 +233,7 @@ export class ApiClient {
       return errorFromNetwork({ what: call.what, error: result.failure, attempts, retryable, target: this.base.host });
     }
     if (response.status >= 300 && response.status < 400) return redirectError(call.what, response);
-    return errorFromResponse({ what: call.what, status: response.status, body: parseBody(response.text), attempts });
-  }
-
-  private logAttempt(request: SendRequest, result: Attempt, pacedMs: number, retry?: RequestLogLine['retry']): void {
-    if (result.outcome.kind === 'status' && result.outcome.status === 429) this.stats.rateLimited += 1;
-    if (!this.log) return;
-    const { method, path } = request;
-    const line = formatRequestLine({ method, path, outcome: result.outcome, ms: result.ms, pacedMs, retry });
-    this.log(redactSecrets(line, [this.apiKey]));
+    return errorFromResponse({ what: call.what, status: response.status, body: parseLenient(response.text), attempts });
   }
 
   private async parse<T>(call: Call<T>, response: RawResponse): Promise<T> {
@@ -280,17 +262,8 @@ function queryString(query: Record<string, string | number | undefined> | undefi
   return text ? `?${text}` : '';
 }
 
-/** `retry-after` of a 429 (seconds or a date), else the spec's client default. */
-function retryAfterMs(response: RawResponse | undefined): number {
-  return parseRetryAfter(response?.headers['retry-after']) ?? DEFAULT_RETRY_AFTER_SECONDS * 1000;
-}
-
-function parseBody(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+function isSuccess(response: RawResponse | undefined): boolean {
+  return response !== undefined && response.status >= 200 && response.status < 300;
 }
 
 /** tds never follows a redirect: the key must not travel to another address. */

@@ -1,16 +1,15 @@
-import { TdsError, type ErrorCode } from '../cli/errors.js';
+import { TdsError, type ErrorCode, type FailureReason } from '../core/errors.js';
 import { RETRY_STATUSES, type AttemptOutcome } from './retry-policy.js';
 
-// The one place that turns a failed request into a TdsError with the right code, message and hint.
+// The one place that turns a failed request into a TdsError with the right code, message and reason
+// (the command layer turns reasons into hints).
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = { 400: 'USAGE', 401: 'AUTH', 402: 'PAUSED', 404: 'NOT_FOUND' };
 
-const HINT_BY_CODE: Partial<Record<ErrorCode, string>> = {
-  AUTH:
-    'check the API key (--api-key-file, TDS_API_KEY or `tds config set api-key`), ' +
-    "or have an admin rotate it in the app's API key settings",
-  PAUSED: "the organization's subscription is paused; an admin can resume it in the app",
-  NOT_FOUND: 'the table does not exist in this organization; `tds tables` lists the ones that do',
+const REASON_BY_CODE: Partial<Record<ErrorCode, FailureReason>> = {
+  AUTH: 'bad-key',
+  PAUSED: 'paused',
+  NOT_FOUND: 'table-not-found',
 };
 
 export interface ResponseFailure {
@@ -30,16 +29,11 @@ export function errorFromResponse(failure: ResponseFailure): TdsError {
   const code = CODE_BY_STATUS[status] ?? (RETRY_STATUSES.includes(status) ? 'GAVE_UP' : 'API');
   const attempts = failure.attempts ?? [];
   if (code === 'GAVE_UP' && attempts.length > 1) {
-    const hint =
-      status === 429
-        ? `the service kept rate-limiting after ${attempts.length - 1} waits; try again later or raise --max-retries`
-        : 'the service kept failing; try again later or raise --max-retries';
-    return new TdsError(code, `${what}: gave up after ${describeAttempts(attempts)}: ${text} (HTTP ${status})`, {
-      status,
-      hint,
-    });
+    const reason = status === 429 ? 'rate-limit-exhausted' : 'retries-exhausted';
+    return new TdsError(code, `${what}: gave up after ${describeAttempts(attempts)}: ${text} (HTTP ${status})`, { status, reason });
   }
-  return new TdsError(code, `${what}: ${text} (HTTP ${status})`, { status, hint: HINT_BY_CODE[code] });
+  const reason = REASON_BY_CODE[code];
+  return new TdsError(code, `${what}: ${text} (HTTP ${status})`, { status, ...(reason ? { reason } : {}) });
 }
 
 export interface NetworkFailure {
@@ -59,10 +53,7 @@ export function errorFromNetwork(failure: NetworkFailure): TdsError {
   const tried = failure.attempts.length > 1 ? `gave up after ${describeAttempts(failure.attempts)}: ` : '';
   return new TdsError(failure.retryable ? 'GAVE_UP' : 'API', `${failure.what}: ${tried}${failure.target}: ${reason}`, {
     cause: failure.error,
-    hint:
-      code === 'ECONNREFUSED' || code === 'ENOTFOUND'
-        ? 'is the service running at that address? check --base-url, TDS_BASE_URL or `tds config get base-url`'
-        : 'check your connection; try again later or raise --max-retries',
+    reason: code === 'ECONNREFUSED' || code === 'ENOTFOUND' ? 'unreachable' : 'network',
   });
 }
 
@@ -114,12 +105,16 @@ export function describeNetworkCode(code: string | undefined): string {
   return (code && NETWORK_TEXT[code]) || 'network error';
 }
 
-/** The `code` of a transport error, looking through `cause` (fetch-style wrapping). */
+/**
+ * The `code` of a transport error, looking through `cause` (fetch-style wrapping) and into the first
+ * of `errors` (an AggregateError: a connection tried on every address of a host).
+ */
 export function errorCodeOf(error: unknown): string | undefined {
   for (let current = error, depth = 0; current && typeof current === 'object' && depth < 4; depth += 1) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
+    const { errors, cause } = current as { errors?: unknown; cause?: unknown };
+    current = cause ?? (Array.isArray(errors) ? errors[0] : undefined);
   }
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { TdsError } from '../cli/errors.js';
+import { TdsError } from '../core/errors.js';
 import { HashedStringSet } from '../collections/hashed-string-set.js';
 import type { Row, RowsPage } from '../spec/index.js';
 import { peekNextCursor } from './peek-cursor.js';

@@ -1,4 +1,4 @@
-import { TdsError, UsageError } from '../cli/errors.js';
+import { TdsError, UsageError } from '../core/errors.js';
 import type { Table } from '../spec/index.js';
 import type { ApiClient } from './client.js';
 
@@ -25,8 +25,8 @@ export function pickTable(tables: Table[], ref: string): Table {
   const folded = ref.trim().toLowerCase();
   const close = tables.filter((table) => table.name.trim().toLowerCase() === folded || table.id.toLowerCase() === folded);
   throw new TdsError('NOT_FOUND', `no table with ID or name "${ref}" in this organization`, {
-    hint: close.length
-      ? `did you mean ${close.map((table) => `"${table.name}" (${table.id})`).join(' or ')}? names are matched exactly`
-      : '`tds tables` lists the tables this API key can read',
+    ...(close.length
+      ? { hint: `did you mean ${close.map((table) => `"${table.name}" (${table.id})`).join(' or ')}? names are matched exactly` }
+      : { reason: 'unknown-table' as const }),
   });
 }

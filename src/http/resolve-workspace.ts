@@ -1,4 +1,4 @@
-import { TdsError, UsageError } from '../cli/errors.js';
+import { TdsError, UsageError } from '../core/errors.js';
 import type { Workspace } from '../spec/index.js';
 import type { ApiClient } from './client.js';
 
@@ -15,6 +15,6 @@ export async function resolveWorkspace(client: ApiClient, ref: string): Promise<
     });
   }
   throw new TdsError('NOT_FOUND', `no workspace with ID or name "${ref}" in this organization`, {
-    hint: '`tds workspaces` lists the workspaces this API key can read',
+    reason: 'unknown-workspace',
   });
 }

@@ -1,19 +1,25 @@
-// The retry *decision*, kept pure so it can be table-tested; client.ts owns the mechanism.
+import { DEFAULT_RETRY_AFTER_SECONDS } from '../spec/index.js';
 
-/** What one attempt ended with: an HTTP status, or a transport failure with its error code. */
-export type AttemptOutcome = { kind: 'status'; status: number } | { kind: 'network'; code: string | undefined };
+// The retry *decision*, pure so it can be table-tested; retry.ts owns the one mechanism.
+
+/** What one attempt ended with: an HTTP status (with a 429's `retry-after`), or a transport failure's code. */
+export type AttemptOutcome = { kind: 'status'; status: number; retryAfterMs?: number } | { kind: 'network'; code: string | undefined };
 
 export type RetryReason = 'rate-limited' | 'server-error' | 'network';
 
-export type RetryDecision = { retry: false } | { retry: true; reason: RetryReason };
+export type RetryDecision =
+  | { retry: true; reason: RetryReason; waitMs: number }
+  /** final: no retry can mend it; exhausted: --max-retries used up */
+  | { retry: false; why: 'final' | 'exhausted'; reason?: RetryReason };
 
-export interface RetryInput {
-  outcome: AttemptOutcome;
-  /** Retries already made for this request (0 after the first attempt). */
-  retriesSoFar: number;
+export interface RetryPolicy {
   maxRetries: number;
   /** Reads are; a webhook POST is not (a 5xx or a broken connection may have added rows). */
   idempotent: boolean;
+  /** TDS_RATE_SCALE: every wait divided by it (tests and the demo run faster). */
+  rateScale?: number;
+  /** In [0, 1), for the backoff's jitter. */
+  random?: () => number;
 }
 
 export const RETRY_STATUSES: readonly number[] = [429, 500, 502, 503, 504];
@@ -37,20 +43,35 @@ export const RETRY_NETWORK_CODES: readonly string[] = [
   'UND_ERR_BODY_TIMEOUT',
 ];
 
-/** Failures that happen before any byte of the request reached the service: safe even when not idempotent. */
+/** Failures before any byte of the request reached the service. */
 const NOT_SENT_CODES: readonly string[] = ['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN'];
 
-export function shouldRetry(input: RetryInput): RetryDecision {
-  if (input.retriesSoFar >= input.maxRetries) return { retry: false };
-  const { outcome } = input;
+/** The request never left (refused, no connection in time, no address): sending it again cannot add rows twice. */
+export function wasNotSent(code: string | undefined): boolean {
+  return NOT_SENT_CODES.includes(code ?? '');
+}
+
+/** Whether an attempt's outcome is of a kind worth another try, and why. */
+export function retryReason(outcome: AttemptOutcome, idempotent: boolean): RetryReason | undefined {
   if (outcome.kind === 'status') {
-    if (outcome.status === 429) return { retry: true, reason: 'rate-limited' };
-    if (input.idempotent && RETRY_STATUSES.includes(outcome.status)) return { retry: true, reason: 'server-error' };
-    return { retry: false };
+    if (outcome.status === 429) return 'rate-limited';
+    return idempotent && RETRY_STATUSES.includes(outcome.status) ? 'server-error' : undefined;
   }
-  const code = outcome.code ?? '';
-  const retryable = input.idempotent ? RETRY_NETWORK_CODES.includes(code) : NOT_SENT_CODES.includes(code);
-  return retryable ? { retry: true, reason: 'network' } : { retry: false };
+  const retryable = idempotent ? RETRY_NETWORK_CODES.includes(outcome.code ?? '') : wasNotSent(outcome.code);
+  return retryable ? 'network' : undefined;
+}
+
+/** Whether to try again after `retriesSoFar` retries, and how long to wait first. */
+export function decideRetry(outcome: AttemptOutcome, retriesSoFar: number, policy: RetryPolicy): RetryDecision {
+  const reason = retryReason(outcome, policy.idempotent);
+  if (!reason) return { retry: false, why: 'final' };
+  if (retriesSoFar >= policy.maxRetries) return { retry: false, why: 'exhausted', reason };
+  const scale = policy.rateScale ?? 1;
+  if (reason === 'rate-limited') {
+    const asked = outcome.kind === 'status' ? outcome.retryAfterMs : undefined;
+    return { retry: true, reason, waitMs: (asked ?? DEFAULT_RETRY_AFTER_SECONDS * 1000) / scale };
+  }
+  return { retry: true, reason, waitMs: backoffMs(retriesSoFar, (policy.random ?? Math.random)()) / scale };
 }
 
 export interface BackoffOptions {

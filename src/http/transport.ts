@@ -72,12 +72,7 @@ export class Transport {
       bodyTimeout: timeoutMs,
       keepAliveTimeout: 10_000,
     });
-    // One listener for the whole pool, not a signal per request: undici would add an abort listener
-    // per request and remove it once the body closes, and a removed listener keeps its links to its
-    // neighbours in the signal's list. With requests overlapping (pages fetched ahead), each
-    // listener then points to the next: once one of them reached the old space, every later request,
-    // its response body included, was kept through young collections by the dead one before it, and
-    // a 1,000,000-row export grew to 300 MB between full collections.
+    // One abort listener for the pool: per-request ones, once removed, stay linked to the next and keep its response alive.
     signal?.addEventListener('abort', () => void pool.destroy(null).catch(() => undefined), { once: true });
     return pool;
   }

@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 
 export const OUTPUT_FORMATS = ['table', 'csv', 'tsv', 'ndjson', 'json'] as const;
 export type Format = (typeof OUTPUT_FORMATS)[number];

@@ -1,4 +1,4 @@
-import type { OutputRecord } from './record-writer.js';
+import type { OutputRecord } from '../records/output-record.js';
 
 // JSON text of a record with its keys in the plan's order. JSON.stringify writes keys that look
 // like array indexes ("2024") first whatever the insertion order, so when a key does, the object

@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { cellText, guardFormula } from './cell-text.js';
 import type { DataFormat } from './format.js';
-import type { OutputRecord } from './record-writer.js';
+import type { OutputRecord } from '../records/output-record.js';
 import { recordToJson } from './json-text.js';
 
 export interface PageEncoderOptions {

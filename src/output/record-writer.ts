@@ -1,7 +1,7 @@
 import { createPageEncoder } from './page-encoder.js';
 import type { DataFormat } from './format.js';
+import type { OutputRecord } from '../records/output-record.js';
 
-export type OutputRecord = Record<string, unknown>;
 
 export interface RecordWriterOptions {
   format: DataFormat;

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import Table from 'cli-table3';
 import { get as getEmoji } from 'node-emoji';
 import type { ChalkInstance } from 'chalk';
-import type { Context } from '../cli/context.js';
+import type { Context } from '../core/context.js';
 import { createAtomicFile } from './atomic-file.js';
 import type { Format } from './format.js';
 import { createRecordWriter } from './record-writer.js';

@@ -1,106 +1,134 @@
-import type { Context } from '../cli/context.js';
+import type { Context } from '../core/context.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
-import { batchRecords, type BatchLimits } from './batch.js';
-import { dueBatches } from './due-batches.js';
-import { JournalWriter, type JournalContents, type JournalHeader } from './journal.js';
-import { startProgress } from './progress.js';
-import type { PushRunOptions } from './push-run.js';
-import { readInput } from './read-input.js';
-import { RejectsFile } from './rejects.js';
-import type { JournalIndex } from './resume-plan.js';
-import { CONFIRMED_REASON, entryOf, sendBatches, type SendState, type StopReason } from './send.js';
-import { add, PushTally } from './tally.js';
-import type { WebhookClient } from './webhook-client.js';
-import type { WebhookTarget } from './webhook-target.js';
+import { startLiveLine } from '../output/live-line.js';
+import { BatchSender, type SendEvent, type StopReason } from './deliver/send-batches.js';
+import type { WebhookClient } from './deliver/webhook-client.js';
+import type { ReadStats } from './input/input-record.js';
+import { readInput } from './input/read-input.js';
+import { CONFIRMED_REASON, entryOf, type JournalHeader } from './journal/journal-entry.js';
+import { JournalWriter } from './journal/journal-writer.js';
+import type { BatchLimits } from './plan/batch.js';
+import { batchPass } from './plan/batch-pass.js';
+import type { JournalIndex } from './plan/resume-plan.js';
+import { add, PushTally } from './plan/tally.js';
+import type { DeliverySpec, InputSpec, JournalSpec } from './push-job.js';
+import { RejectsFile } from './report/rejects.js';
 
-export interface SendPassDeps {
-  /** the input was read in full by planPass */
-  checked: boolean;
+export interface SendPassOptions {
+  input: InputSpec;
   limits: BatchLimits;
+  journal: JournalSpec;
+  /** the journal of an earlier run (--resume): appended to; without it a new journal gets `header` */
   index?: JournalIndex;
   header: JournalHeader;
-  prior?: JournalContents;
-  client: WebhookClient;
+  /** the input was read in full by the check pass (its rejects are written already) */
+  checked: boolean;
+  rejectsPath?: string;
+  progress: boolean;
+  delivery: DeliverySpec;
+  client: Pick<WebhookClient, 'post'>;
   limiter: RateLimiter;
-  target: WebhookTarget;
+}
+
+/** What the sending pass did. */
+export interface SendResult {
+  /** counts of the reading: what the input holds and what the journal settled before */
+  scan: PushTally;
+  /** what happened to this run's requests */
+  sending: PushTally;
+  stops: StopReason[];
+  stats: ReadStats;
+  /** the input was read to its end */
+  exhausted: boolean;
+  /** records of the batches this run dealt with (taken in, rejected or uncertain) */
+  dealt: number;
+  /** messages of 2xx answers that said success: false */
+  warnings: Set<string>;
+  seconds: number;
 }
 
 /** Reads the input (again) and sends what is due, journaling every batch. */
-export async function sendPass(ctx: Context, options: PushRunOptions, deps: SendPassDeps) {
-  const { target } = deps;
-  const journal = options.journalPath
-    ? deps.prior
-      ? JournalWriter.reopen(options.journalPath)
-      : JournalWriter.create(options.journalPath, deps.header)
+export async function sendPass(ctx: Context, options: SendPassOptions): Promise<SendResult> {
+  const { journal: spec, delivery } = options;
+  const journal = spec.path
+    ? options.index
+      ? JournalWriter.reopen(spec.path)
+      : JournalWriter.create(spec.path, options.header)
     : undefined;
-  const rejects = options.rejectsPath ? await RejectsFile.open(options.rejectsPath, deps.checked ? 'append' : 'new') : undefined;
-  const scan = new PushTally();
-  const sending = new PushTally();
-  const reader = readInput(options.input, ctx.io.stdin, options.read);
-  const state: SendState = { inFlight: 0 };
-  const warnings = new Set<string>();
-  let dealt = 0;
-  let exhausted = false;
-  const due = dueBatches(batchRecords(reader.records, deps.limits), {
-    tally: scan,
-    index: deps.index,
-    uncertain: options.uncertain,
+  const rejects = options.rejectsPath ? await RejectsFile.open(options.rejectsPath, options.checked ? 'append' : 'new') : undefined;
+  const reader = readInput(options.input.path, options.input.stdin, options.input.read);
+  const pass = batchPass(reader, options.limits, {
+    index: options.index,
+    uncertain: spec.uncertain,
     onConfirmed: (batch) => journal?.append(entryOf(batch, 'accepted', { reason: CONFIRMED_REASON })),
-    journalPath: options.journalPath,
-    maxBytes: deps.limits.maxBytes,
+    journalPath: spec.path,
     // a checked file's rejects are written already
-    onRejected: deps.checked ? undefined : (batch, reason) => rejects?.write(batch.items, reason),
+    onRejected: options.checked ? undefined : (batch, reason) => rejects?.write(batch.items, reason),
+  });
+  const result: SendResult = {
+    scan: pass.tally,
+    sending: new PushTally(),
+    stops: [],
+    stats: reader.stats,
+    exhausted: false,
+    dealt: 0,
+    warnings: new Set(),
+    seconds: 0,
+  };
+  const sender = new BatchSender({
+    concurrency: delivery.concurrency,
+    maxRetries: delivery.maxRetries,
+    rateScale: delivery.rateScale,
+    limiter: options.limiter,
+    post: (body) => options.client.post(body),
+    journal: journal ?? { append: async () => undefined },
+    interrupt: ctx.signal,
+    shown: delivery.target.shown,
+    redact: delivery.target.redact,
+    log: ctx.verbose,
+    onOutcome: (event) => record(result, event, rejects),
   });
   const started = performance.now();
-  const progress = startProgress(options.progress ? ctx.io : undefined, () => {
-    const rate = Math.round(sending.sent.records / Math.max(0.001, (performance.now() - started) / 1000));
-    const n = (value: number): string => value.toLocaleString('en-US');
-    return `read ${n(reader.stats.records)} · sent ${n(sending.sent.records)} · ${state.inFlight} in flight · ${n(rate)} records/s`;
-  });
-  let stops: StopReason[];
+  const line = options.progress
+    ? await startLiveLine(ctx.io, () => progressText(result, reader.stats, sender.inFlight, started), 250)
+    : undefined;
   try {
-    stops = await sendBatches(
-      (async function* () {
-        yield* due;
-        exhausted = true;
-      })(),
-      {
-        concurrency: options.concurrency,
-        maxRetries: options.maxRetries,
-        rateScale: options.rateScale,
-        limiter: deps.limiter,
-        post: (body) => deps.client.post(body),
-        journal: journal ?? { append: async () => undefined },
-        interrupt: ctx.signal,
-        shown: target.shown,
-        redact: target.redact,
-        log: ctx.verbose,
-        onOutcome: async (event) => {
-          if (event.kind !== 'pending') dealt += event.batch.items.length;
-          switch (event.kind) {
-            case 'accepted':
-              add(sending.sent, event.batch);
-              if (event.success === false) warnings.add(event.message ?? 'no message');
-              return;
-            case 'rejected':
-              sending.reject(event.batch.items.map((item) => item.record));
-              await rejects?.write(event.batch.items, event.reason);
-              return;
-            case 'uncertain':
-              sending.markUncertain(event.batch, event.reason);
-              return;
-            case 'pending':
-              add(sending.pending, event.batch);
-              return;
-          }
-        },
-      },
-      state,
-    );
+    result.stops = await sender.run(pass.batches);
   } finally {
-    progress.stop();
+    line?.stop();
     await journal?.close();
     await rejects?.close();
   }
-  return { scan, sending, stops, stats: reader.stats, exhausted, dealt, warnings, sendSeconds: (performance.now() - started) / 1000 };
+  result.exhausted = pass.exhausted;
+  result.seconds = (performance.now() - started) / 1000;
+  return result;
+}
+
+/** Counts one batch's outcome (and writes its rejected records). */
+async function record(result: SendResult, event: SendEvent, rejects: RejectsFile | undefined): Promise<void> {
+  const { sending } = result;
+  if (event.kind !== 'pending') result.dealt += event.batch.items.length;
+  switch (event.kind) {
+    case 'accepted':
+      add(sending.sent, event.batch);
+      if (event.success === false) result.warnings.add(event.message ?? 'no message');
+      return;
+    case 'rejected':
+      sending.reject(event.batch.items.map((item) => item.record));
+      await rejects?.write(event.batch.items, event.reason);
+      return;
+    case 'uncertain':
+      sending.markUncertain(event.batch, event.reason);
+      return;
+    case 'pending':
+      add(sending.pending, event.batch);
+      return;
+  }
+}
+
+function progressText(result: SendResult, stats: ReadStats, inFlight: number, started: number): string {
+  const sent = result.sending.sent.records;
+  const rate = Math.round(sent / Math.max(0.001, (performance.now() - started) / 1000));
+  const n = (value: number): string => value.toLocaleString('en-US');
+  return `read ${n(stats.records)} · sent ${n(sent)} · ${inFlight} in flight · ${n(rate)} records/s`;
 }

@@ -1,4 +1,4 @@
-import type { OutputRecord } from '../output/record-writer.js';
+import type { OutputRecord } from './output-record.js';
 import type { Row } from '../spec/index.js';
 import { cellValue, optionLabels } from './cell-value.js';
 import type { RecordPlan } from './record-plan.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import type { KeyedField } from './column-keys.js';
 
 /**

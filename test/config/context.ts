@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { Chalk } from 'chalk';
-import type { Context } from '../../src/cli/context.js';
+import type { Context } from '../../src/core/context.js';
 
 /** A Context over in-memory streams, for config tests that need no process. */
 export function testContext(env: NodeJS.ProcessEnv, stdinText?: string): Context & { stderrText(): string } {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Chalk } from 'chalk';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/program.js';
-import type { Context } from '../../src/cli/context.js';
+import type { Context } from '../../src/core/context.js';
 import { tdsArguments } from '../helpers/shell-words.js';
 
 // Every example command in the README and in each --help parses: a usage error in the docs fails the build.

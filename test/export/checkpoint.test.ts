@@ -3,7 +3,7 @@ import { mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { CheckpointWriter, checkpointPath, readCheckpoint, type CheckpointState } from '../../src/export/checkpoint.js';
 import { fileOutput } from '../../src/export/export-output.js';
 import { canonical, fingerprintDifferences, type ExportFingerprint } from '../../src/export/fingerprint.js';

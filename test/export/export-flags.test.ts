@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { parseColumnList, readExportFlags, type ExportFlagValues } from '../../src/export/export-flags.js';
 
 const defaults: ExportFlagValues = { pageSize: 100, header: 'label', meta: true, system: true, cells: 'value', onTruncated: 'warn' };

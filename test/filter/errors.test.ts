@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { FilterError, markPlace } from '../../src/filter/errors.js';
 
 describe('FilterError', () => {

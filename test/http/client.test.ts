@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiClient, type ApiClientOptions } from '../../src/http/client.js';
-import { TdsError } from '../../src/cli/errors.js';
+import { TdsError } from '../../src/core/errors.js';
 import { TABLES, WORKSPACES, apiError, json, startTestServer, type Reply, type RecordedRequest, type TestServer } from './test-server.js';
 
 const KEY = 'sk_test_0123456789abcdef';
@@ -135,10 +135,10 @@ describe('ApiClient errors (never retried)', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('gives a hint to check or rotate the key on 401', async () => {
+  it('names the reason of a 401, so the command layer can say to check or rotate the key', async () => {
     const server = await serve(() => apiError(401, 'Unauthorized'));
     const error = await failure(client(server).workspaces());
-    expect(error.hint).toMatch(/rotate/);
+    expect(error.reason).toBe('bad-key');
   });
 
   it('treats a redirect as an error and never follows it to another origin', async () => {
@@ -224,7 +224,7 @@ describe('ApiClient retries', () => {
     expect(error.code).toBe('GAVE_UP');
     expect(error.exitCode).toBe(6);
     expect(error.message).toBe('list workspaces: gave up after 4 attempts (HTTP 503 ×2, HTTP 429 ×2): busy (HTTP 429)');
-    expect(error.hint).toMatch(/rate-limiting after 3 waits/);
+    expect(error.reason).toBe('rate-limit-exhausted');
   });
 
   it('gives up on a refused connection, naming the address', async () => {

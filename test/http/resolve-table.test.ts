@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/http/client.js';
 import { pickTable, resolveTable } from '../../src/http/resolve-table.js';
-import { TdsError } from '../../src/cli/errors.js';
+import { TdsError } from '../../src/core/errors.js';
 import { TABLES, json, startTestServer, type TestServer } from './test-server.js';
 
 const tables = TABLES.tables;

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, shouldRetry, type AttemptOutcome } from '../../src/http/retry-policy.js';
+import { backoffMs, decideRetry, retryReason, wasNotSent, type AttemptOutcome, type RetryPolicy } from '../../src/http/retry-policy.js';
 
 const status = (code: number): AttemptOutcome => ({ kind: 'status', status: code });
 const network = (code: string | undefined): AttemptOutcome => ({ kind: 'network', code });
 
-describe('shouldRetry', () => {
+const policy = (idempotent: boolean, maxRetries = 5): RetryPolicy => ({ maxRetries, idempotent, random: () => 0.5 });
+
+describe('decideRetry', () => {
   it.each<[string, AttemptOutcome, boolean, false | string]>([
     ['429 on a read', status(429), true, 'rate-limited'],
     ['429 on a webhook post', status(429), false, 'rate-limited'],
@@ -28,18 +30,46 @@ describe('shouldRetry', () => {
     ['ENOTFOUND', network('ENOTFOUND'), true, false],
     ['an unknown error', network(undefined), true, false],
   ])('%s → %s', (_name, outcome, idempotent, expected) => {
-    const decision = shouldRetry({ outcome, retriesSoFar: 0, maxRetries: 5, idempotent });
+    const decision = decideRetry(outcome, 0, policy(idempotent));
     expect(decision.retry ? decision.reason : false).toBe(expected);
+    expect(retryReason(outcome, idempotent) ?? false).toBe(expected);
   });
 
   it.each([
-    [0, 0, false],
+    [0, 0, 'exhausted'],
     [0, 1, true],
     [4, 5, true],
-    [5, 5, false],
-  ])('after %i retries with maxRetries %i: retry %s', (retriesSoFar, maxRetries, expected) => {
-    expect(shouldRetry({ outcome: status(503), retriesSoFar, maxRetries, idempotent: true }).retry).toBe(expected);
+    [5, 5, 'exhausted'],
+  ])('after %i retries with maxRetries %i: %s', (retriesSoFar, maxRetries, expected) => {
+    const decision = decideRetry(status(503), retriesSoFar, policy(true, maxRetries));
+    expect(decision.retry || decision.why).toBe(expected);
   });
+
+  it('says why it does not retry: a final answer, or retries used up', () => {
+    expect(decideRetry(status(404), 0, policy(true))).toEqual({ retry: false, why: 'final' });
+    expect(decideRetry(status(500), 5, policy(true))).toEqual({ retry: false, why: 'exhausted', reason: 'server-error' });
+  });
+
+  it.each<[string, AttemptOutcome, number, number]>([
+    ['429 with retry-after', { kind: 'status', status: 429, retryAfterMs: 2000 }, 1, 2000],
+    ['429 without retry-after: the 10 s default', status(429), 1, 10_000],
+    ['429 scaled down', { kind: 'status', status: 429, retryAfterMs: 2000 }, 100, 20],
+    ['500: backoff with jitter', status(500), 1, 250],
+    ['500 scaled down', status(500), 10, 25],
+  ])('waits for %s', (_name, outcome, rateScale, waitMs) => {
+    expect(decideRetry(outcome, 0, { ...policy(true), rateScale })).toMatchObject({ retry: true, waitMs });
+  });
+});
+
+describe('wasNotSent', () => {
+  it.each([
+    ['ECONNREFUSED', true],
+    ['UND_ERR_CONNECT_TIMEOUT', true],
+    ['EAI_AGAIN', true],
+    ['ECONNRESET', false],
+    ['UND_ERR_HEADERS_TIMEOUT', false],
+    [undefined, false],
+  ])('%s → %s', (code, expected) => expect(wasNotSent(code)).toBe(expected));
 });
 
 describe('backoffMs', () => {

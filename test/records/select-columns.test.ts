@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { keyFields } from '../../src/records/column-keys.js';
 import { selectColumns } from '../../src/records/select-columns.js';
 import { fields } from './fixtures.js';

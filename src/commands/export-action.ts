@@ -1,0 +1,86 @@
+import type { Command } from 'commander';
+import type { Context } from '../core/context.js';
+import { loadSettings } from '../config/settings.js';
+import { withClient } from './client.js';
+import { buildFilters } from '../filter/build.js';
+import { validateQuery } from '../filter/validate.js';
+import type { ApiClient } from '../http/client.js';
+import { resolveTable } from '../http/resolve-table.js';
+import { RATE_LIMITS, type Field, type FilterGroup, type QueryBody, type Table } from '../spec/index.js';
+import { readExportFlags, type ExportFlags, type ExportFlagValues } from '../export/export-flags.js';
+import type { Endpoint, ExportRequest, ExportSummary, FetchPage } from '../export/export-request.js';
+import { pageLimit } from '../export/page-limit.js';
+import { runExport } from '../export/run-export.js';
+
+/** What `tds query` adds to the shared flags. */
+export interface QueryInput {
+  where: string[];
+  any: boolean;
+  /** The text of --filter (already read from @FILE or stdin). */
+  filterText?: string;
+  explain: boolean;
+}
+
+/**
+ * The action of `tds rows` and `tds query`: flags checked, table and schema read, filters built
+ * and checked (query), then the export; no row is requested before every check has passed.
+ */
+export async function runExportCommand(ctx: Context, command: Command, tableRef: string, query?: QueryInput): Promise<void> {
+  const settings = await loadSettings(ctx, command);
+  const flags = readExportFlags(command.opts<ExportFlagValues>(), settings.defaultFormat);
+  await withClient(ctx, settings, async (client) => {
+    const table = await resolveTable(client, tableRef);
+    const { fields } = await client.schema(table.id);
+    const endpoint: Endpoint = query ? 'query' : 'rows';
+    const filters = query ? filtersOf(query, fields) : undefined;
+    const body: QueryBody = {
+      limit: pageLimit(flags.pageSize, flags.limit, 0),
+      ...(flags.search !== '' ? { q: flags.search } : {}),
+      ...(filters ? { filters } : {}),
+    };
+    if (query) {
+      validateQuery(body, fields);
+      if (query.explain) {
+        ctx.io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+        return;
+      }
+    }
+    const request: ExportRequest = {
+      ...flags,
+      table,
+      fields,
+      endpoint,
+      ...(filters ? { filters } : {}),
+      rowWindow: { requests: RATE_LIMITS.rows.requests, perMs: RATE_LIMITS.rows.perMs / settings.rateScale },
+    };
+    const summary = await runExport(ctx, fetcher(client, table, endpoint, flags, filters), request);
+    logSummary(ctx, summary, client);
+  });
+}
+
+function filtersOf(query: QueryInput, fields: Field[]): FilterGroup | undefined {
+  return buildFilters({
+    where: query.where,
+    any: query.any,
+    ...(query.filterText !== undefined ? { filterJson: query.filterText } : {}),
+    fields,
+  });
+}
+
+function fetcher(client: ApiClient, table: Table, endpoint: Endpoint, flags: ExportFlags, filters?: FilterGroup): FetchPage {
+  const q = flags.search !== '' ? { q: flags.search } : {};
+  if (endpoint === 'rows') {
+    return (cursor, limit, onBody) => client.rowsPage(table.id, { limit, ...(cursor ? { cursor } : {}), ...q }, onBody);
+  }
+  return (cursor, limit, onBody) =>
+    client.queryPage(table.id, { limit, ...(cursor ? { cursor } : {}), ...q, ...(filters ? { filters } : {}) }, onBody);
+}
+
+function logSummary(ctx: Context, summary: ExportSummary, client: ApiClient): void {
+  const { requests, retries, rateLimited, waitedMs } = client.stats;
+  ctx.verbose(
+    `tds: ${summary.rows} rows written from ${summary.pages} pages in ${(summary.elapsedMs / 1000).toFixed(1)}s; ` +
+      `${summary.duplicates} duplicate rows dropped; ${summary.truncatedCells} cut cells; ` +
+      `${requests} requests, ${retries} retries, ${rateLimited} rate-limited, ${(waitedMs / 1000).toFixed(1)}s waited`,
+  );
+}

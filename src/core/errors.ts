@@ -1,0 +1,91 @@
+// Every failure the tool reports is a TdsError with a stable code; main.ts maps it to the exit code.
+// This module sits below every layer: all of them throw these errors.
+
+export const EXIT = {
+  ok: 0,
+  unexpected: 1,
+  usage: 2,
+  auth: 3,
+  notFound: 4,
+  paused: 5,
+  gaveUp: 6,
+  pushIncomplete: 7,
+  truncated: 8,
+  interrupted: 130,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export type ErrorCode =
+  'USAGE' | 'AUTH' | 'NOT_FOUND' | 'PAUSED' | 'GAVE_UP' | 'PUSH_INCOMPLETE' | 'TRUNCATED' | 'INTERRUPTED' | 'API' | 'UNEXPECTED';
+
+const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
+  USAGE: EXIT.usage,
+  AUTH: EXIT.auth,
+  NOT_FOUND: EXIT.notFound,
+  PAUSED: EXIT.paused,
+  GAVE_UP: EXIT.gaveUp,
+  PUSH_INCOMPLETE: EXIT.pushIncomplete,
+  TRUNCATED: EXIT.truncated,
+  INTERRUPTED: EXIT.interrupted,
+  API: EXIT.unexpected,
+  UNEXPECTED: EXIT.unexpected,
+};
+
+/**
+ * Why a request failed, in terms a layer above can turn into advice: the HTTP core knows no command,
+ * so it says `unknown-table` and the command layer's hint names `tds tables` (commands/hints.ts).
+ */
+export type FailureReason =
+  | 'bad-key'
+  | 'paused'
+  | 'table-not-found'
+  | 'unknown-table'
+  | 'unknown-workspace'
+  | 'unreachable'
+  | 'network'
+  | 'retries-exhausted'
+  | 'rate-limit-exhausted'
+  | 'bad-base-url'
+  | 'bad-key-text';
+
+export interface TdsErrorOptions {
+  /** A next step for the user, printed on its own line after the message. */
+  hint?: string;
+  /** What a layer above can give advice for; printed as a hint before `hint`. */
+  reason?: FailureReason;
+  /** HTTP status, when the failure came from the service. */
+  status?: number;
+  cause?: unknown;
+}
+
+export class TdsError extends Error {
+  readonly code: ErrorCode;
+  readonly hint?: string;
+  readonly reason?: FailureReason;
+  readonly status?: number;
+
+  constructor(code: ErrorCode, message: string, options: TdsErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'TdsError';
+    this.code = code;
+    this.hint = options.hint;
+    this.reason = options.reason;
+    this.status = options.status;
+  }
+
+  get exitCode(): ExitCode {
+    return EXIT_BY_CODE[this.code];
+  }
+}
+
+/** Bad flags, bad filter, bad CSV, bad config: exit 2. */
+export class UsageError extends TdsError {
+  constructor(message: string, options: TdsErrorOptions = {}) {
+    super('USAGE', message, options);
+    this.name = 'UsageError';
+  }
+}
+
+export function exitCodeOf(error: unknown): ExitCode {
+  return error instanceof TdsError ? error.exitCode : EXIT.unexpected;
+}

@@ -1,0 +1,56 @@
+import { TdsError } from '../../core/errors.js';
+import type { RateLimiter } from '../../http/rate-limiter.js';
+import { withRetries } from '../../http/retry.js';
+import { attemptOutcome, describeResult } from './classify.js';
+import type { WebhookClient, WireResult } from './webhook-client.js';
+import type { WebhookTarget } from './webhook-target.js';
+
+export interface CheckOptions {
+  client: Pick<WebhookClient, 'head'>;
+  target: WebhookTarget;
+  limiter: Pick<RateLimiter, 'acquireSlot' | 'pause'>;
+  maxRetries: number;
+  rateScale: number;
+  signal: AbortSignal;
+  log?: (line: string) => void;
+  random?: () => number;
+}
+
+/**
+ * HEAD on the webhook (it adds no row): resolves when it exists, NOT_FOUND (exit 4) on a 404.
+ * 429, 5xx and network failures are retried (HEAD is safe to repeat), then GAVE_UP (exit 6).
+ */
+export async function checkWebhook(options: CheckOptions): Promise<void> {
+  const { target } = options;
+  const { result, decision, attempts } = await withRetries<WireResult>({
+    limiter: options.limiter,
+    policy: { maxRetries: options.maxRetries, idempotent: true, rateScale: options.rateScale, random: options.random },
+    signal: options.signal,
+    attempt: () => options.client.head(),
+    outcomeOf: (head) => (isAnswer(head) ? undefined : attemptOutcome(head)),
+    onAttempt: ({ result: head }) => {
+      const answer = head.kind === 'response' ? String(head.status) : describeResult(head);
+      options.log?.(`HEAD ${target.shown} ${answer} ${Math.round(head.ms)}ms`);
+    },
+  });
+  const detail = target.redact(describeResult(result));
+  if (decision?.why === 'exhausted') {
+    throw new TdsError('GAVE_UP', `checking the webhook ${target.shown}: ${detail} after ${attempts.length} attempts; nothing was sent`);
+  }
+  if (decision) {
+    throw new TdsError('API', `checking the webhook ${target.shown}: ${detail}; nothing was sent`, {
+      ...(result.kind === 'response' ? { status: result.status } : {}),
+    });
+  }
+  if (result.kind === 'response' && result.status === 404) {
+    throw new TdsError('NOT_FOUND', `the webhook ${target.shown} does not exist (HTTP 404); nothing was sent`, {
+      status: 404,
+      hint: "copy the URL again from the table's webhook settings",
+    });
+  }
+}
+
+/** A 2xx (it exists) or a 404 (it does not): the question is answered. */
+function isAnswer(result: WireResult): boolean {
+  return result.kind === 'response' && ((result.status >= 200 && result.status < 300) || result.status === 404);
+}

@@ -1,0 +1,203 @@
+import type { RateLimiter } from '../../http/rate-limiter.js';
+import { withRetries, type AttemptReport } from '../../http/retry.js';
+import type { RetryDecision } from '../../http/retry-policy.js';
+import { entryOf, type BatchState, type JournalEntry } from '../journal/journal-entry.js';
+import { batchId, splitBatch, type Batch } from '../plan/batch.js';
+import { classifyPost, type PostOutcome } from './classify.js';
+import type { WireResult } from './webhook-client.js';
+
+export interface SendOptions {
+  concurrency: number;
+  /** retries of one batch after a 429 or a refused connection before giving up */
+  maxRetries: number;
+  /** TDS_RATE_SCALE: retry-after and backoff waits are divided by it */
+  rateScale: number;
+  limiter: Pick<RateLimiter, 'acquireSlot' | 'pause'>;
+  post(body: Buffer): Promise<WireResult>;
+  journal: { append(entry: JournalEntry): Promise<void> };
+  /** ctx.signal (SIGINT): start no more batches; the ones in flight finish and are journaled */
+  interrupt: AbortSignal;
+  /** how the webhook is shown in log lines */
+  shown: string;
+  /** keeps the webhook URL out of service messages before they are journaled, logged or shown */
+  redact(text: string): string;
+  log?: (line: string) => void;
+  random?: () => number;
+  /** Called once for every batch (or part) this run has dealt with, before its slot is freed. */
+  onOutcome(event: SendEvent): Promise<void> | void;
+}
+
+export type SendEvent =
+  | { kind: 'accepted'; batch: Batch; status: number; success?: boolean; message?: string }
+  /** 400, or 413 for a single object: not taken in because of the records */
+  | { kind: 'rejected'; batch: Batch; reason: string }
+  | { kind: 'uncertain'; batch: Batch; reason: string }
+  /** due, but not sent because the run is stopping */
+  | { kind: 'pending'; batch: Batch };
+
+export type StopReason =
+  | { kind: 'uncertain'; detail: string }
+  | { kind: 'interrupted' }
+  /** 429s or refused connections beyond --max-retries */
+  | { kind: 'gave-up'; detail: string }
+  /** an answer that takes nothing in and will not change on retry (404, 401, a redirect…) */
+  | { kind: 'refused'; status?: number; detail: string }
+  /** the journal could not be written, or the input failed while streaming */
+  | { kind: 'failed'; error: unknown };
+
+/** One POST of a batch and what it means. */
+interface Posted {
+  wire: WireResult;
+  outcome: PostOutcome;
+}
+
+/**
+ * Sends batches with at most `concurrency` in flight, each through the rate limiter, journaled just
+ * before its request leaves and again once its outcome is known. Stops starting batches at the first
+ * uncertain outcome, give-up or interrupt; batches in flight always finish and are journaled. Batches
+ * are pulled from the input only when a sender is free.
+ */
+export class BatchSender {
+  /** Requests on the wire now (for the progress line). */
+  inFlight = 0;
+  private readonly halt = new AbortController();
+  private readonly stops: StopReason[] = [];
+
+  constructor(private readonly options: SendOptions) {}
+
+  async run(batches: AsyncIterable<Batch>): Promise<StopReason[]> {
+    const onInterrupt = (): void => this.stop({ kind: 'interrupted' });
+    if (this.options.interrupt.aborted) onInterrupt();
+    else this.options.interrupt.addEventListener('abort', onInterrupt, { once: true });
+    const running = new Set<Promise<void>>();
+    const iterator = batches[Symbol.asyncIterator]();
+    try {
+      while (!this.halted) {
+        if (running.size >= this.options.concurrency) {
+          await Promise.race(running);
+          continue;
+        }
+        const next = await iterator.next();
+        if (next.done) break;
+        const task: Promise<void> = this.deliver(next.value)
+          .catch((error: unknown) => this.stop({ kind: 'failed', error }))
+          .finally(() => running.delete(task));
+        running.add(task);
+      }
+    } catch (error) {
+      this.stop({ kind: 'failed', error });
+    } finally {
+      await Promise.all(running);
+      this.options.interrupt.removeEventListener('abort', onInterrupt);
+      await iterator.return?.(undefined);
+    }
+    return this.stops;
+  }
+
+  private get halted(): boolean {
+    return this.halt.signal.aborted;
+  }
+
+  private stop(reason: StopReason): void {
+    this.stops.push(reason);
+    this.halt.abort(reason);
+  }
+
+  /** One batch: posted (again after a 429 or a refused connection) until its outcome is known, then settled. */
+  private async deliver(batch: Batch): Promise<void> {
+    if (this.halted) return this.options.onOutcome({ kind: 'pending', batch });
+    let sent;
+    try {
+      sent = await withRetries<Posted>({
+        limiter: this.options.limiter,
+        policy: { maxRetries: this.options.maxRetries, idempotent: false, rateScale: this.options.rateScale, random: this.options.random },
+        signal: this.halt.signal,
+        attempt: () => this.post(batch),
+        outcomeOf: (posted) => (posted.outcome.kind === 'retry' ? posted.outcome.attempt : undefined),
+        onAttempt: (report) => this.afterAttempt(batch, report),
+      });
+    } catch (error) {
+      // The run stopped while this batch waited for a slot or a retry: it was not sent.
+      if (this.halted && error === this.halt.signal.reason) return this.options.onOutcome({ kind: 'pending', batch });
+      throw error;
+    }
+    const { outcome } = sent.result;
+    if (outcome.kind === 'retry') {
+      this.stop({ kind: 'gave-up', detail: `batch ${batchId(batch)}: ${outcome.detail} after ${sent.attempts.length} attempts` });
+      return this.options.onOutcome({ kind: 'pending', batch });
+    }
+    return this.settle(batch, outcome);
+  }
+
+  /** Journals the batch as being sent (fsynced), then sends it: the journal never misses a request that left. */
+  private async post(batch: Batch): Promise<Posted> {
+    await this.journal(batch, 'sending');
+    this.inFlight += 1;
+    let wire: WireResult;
+    try {
+      wire = await this.options.post(batch.body);
+    } finally {
+      this.inFlight -= 1;
+    }
+    const outcome = classifyPost(wire);
+    if ('detail' in outcome) outcome.detail = this.options.redact(outcome.detail);
+    return { wire, outcome };
+  }
+
+  /** Logs each attempt; one that took nothing in and will be tried again (or given up) is journaled as unsent. */
+  private async afterAttempt(batch: Batch, report: AttemptReport<Posted>): Promise<void> {
+    const { wire, outcome } = report.result;
+    this.options.log?.(this.options.redact(logLine(this.options.shown, batch, wire, outcome, report.decision)));
+    if (outcome.kind === 'retry') await this.journal(batch, 'unsent', { status: outcome.status, reason: outcome.detail });
+  }
+
+  /** What the final outcome means for the batch, journaled before the run hears of it. */
+  private async settle(batch: Batch, outcome: Exclude<PostOutcome, { kind: 'retry' }>): Promise<void> {
+    switch (outcome.kind) {
+      case 'accepted':
+        await this.journal(batch, 'accepted', { status: outcome.status });
+        return this.options.onOutcome({
+          kind: 'accepted',
+          batch,
+          status: outcome.status,
+          success: outcome.success,
+          message: outcome.message,
+        });
+      case 'too-large':
+        return this.splitOrReject(batch, outcome);
+      case 'rejected':
+        await this.journal(batch, 'rejected', { status: outcome.status, reason: outcome.detail });
+        return this.options.onOutcome({ kind: 'rejected', batch, reason: outcome.detail });
+      case 'uncertain':
+        await this.journal(batch, 'uncertain', { status: outcome.status, reason: outcome.detail });
+        this.stop({ kind: 'uncertain', detail: outcome.detail });
+        return this.options.onOutcome({ kind: 'uncertain', batch, reason: outcome.detail });
+      case 'stop':
+        await this.journal(batch, 'unsent', { status: outcome.status, reason: outcome.detail });
+        this.stop({ kind: 'refused', status: outcome.status, detail: outcome.detail });
+        return this.options.onOutcome({ kind: 'pending', batch });
+    }
+  }
+
+  /** A 413 took nothing in: the halves are sent in its place; a single object that is too large is rejected. */
+  private async splitOrReject(batch: Batch, outcome: Extract<PostOutcome, { kind: 'too-large' }>): Promise<void> {
+    if (batch.items.length === 1) {
+      const reason = `the object alone is too large for the webhook (${outcome.detail})`;
+      await this.journal(batch, 'rejected', { status: outcome.status, reason });
+      return this.options.onOutcome({ kind: 'rejected', batch, reason });
+    }
+    await this.journal(batch, 'split', { status: outcome.status, reason: outcome.detail });
+    for (const half of splitBatch(batch)) await this.deliver(half);
+  }
+
+  private journal(batch: Batch, state: BatchState, extra: { status?: number; reason?: string } = {}): Promise<void> {
+    return this.options.journal.append(entryOf(batch, state, extra));
+  }
+}
+
+function logLine(shown: string, batch: Batch, wire: WireResult, outcome: PostOutcome, decision?: RetryDecision): string {
+  const answer = wire.kind === 'response' ? String(wire.status) : 'detail' in outcome ? outcome.detail : 'failed';
+  const retry = decision?.retry ? `; retry in ${Math.round(decision.waitMs)}ms` : '';
+  const records = `records ${batch.first}–${batch.last} (${batch.items.length} objects, ${batch.bytes} bytes)`;
+  return `POST ${shown} ${answer} ${Math.round(wire.ms)}ms: batch ${batchId(batch)}, ${records} → ${outcome.kind}${retry}`;
+}

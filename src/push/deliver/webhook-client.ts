@@ -1,0 +1,84 @@
+import { Pool } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import { errorCodeOf } from '../../http/errors.js';
+
+/** What one request ended with: a response (any status), or a transport failure. */
+export type WireResult =
+  | { kind: 'response'; status: number; headers: IncomingHttpHeaders; text: string; ms: number }
+  | { kind: 'failure'; code: string | undefined; message: string; ms: number };
+
+export interface WebhookClientOptions {
+  url: URL;
+  connections: number;
+  timeoutMs: number;
+}
+
+const MAX_RESPONSE_CHARS = 64 * 1024;
+
+/**
+ * POST and HEAD to one webhook URL over a dedicated keep-alive pool. No API key, no redirects
+ * followed (a Pool stays on its origin), and no abort signal: a request once started is let finish,
+ * so its outcome can be journaled.
+ */
+export class WebhookClient {
+  private readonly pool: Pool;
+  private readonly path: string;
+
+  constructor(options: WebhookClientOptions) {
+    this.path = options.url.pathname + options.url.search;
+    this.pool = new Pool(options.url.origin, {
+      connections: options.connections,
+      pipelining: 1,
+      connect: { timeout: options.timeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+  }
+
+  head(): Promise<WireResult> {
+    return this.send('HEAD');
+  }
+
+  post(body: Buffer): Promise<WireResult> {
+    return this.send('POST', body);
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  private async send(method: 'HEAD' | 'POST', body?: Buffer): Promise<WireResult> {
+    const started = performance.now();
+    const headers: Record<string, string> = { 'user-agent': 'tds', accept: 'application/json' };
+    if (body) headers['content-type'] = 'application/json';
+    try {
+      const response = await this.pool.request({ method, path: this.path, headers, body });
+      const text = await readSome(response.body);
+      return { kind: 'response', status: response.statusCode, headers: response.headers, text, ms: performance.now() - started };
+    } catch (error) {
+      return {
+        kind: 'failure',
+        code: errorCodeOf(error),
+        message: (error as Error).message ?? String(error),
+        ms: performance.now() - started,
+      };
+    }
+  }
+}
+
+/** The start of a response body; the rest is discarded. A body cut short still counts as a response. */
+async function readSome(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  let text = '';
+  try {
+    for await (const chunk of body) {
+      text += chunk.toString('utf8');
+      if (text.length > MAX_RESPONSE_CHARS) {
+        body.destroy();
+        break;
+      }
+    }
+  } catch {
+    // the status line arrived; what the body said is only informative
+  }
+  return text.slice(0, MAX_RESPONSE_CHARS);
+}

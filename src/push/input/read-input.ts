@@ -1,0 +1,83 @@
+import { createReadStream } from 'node:fs';
+import { UsageError } from '../../core/errors.js';
+import { InputError } from './input-error.js';
+import type { InputFormat } from './input-format.js';
+import type { InputRecord, ReadStats } from './input-record.js';
+import { NestConflictError, nestKeys } from './nest-keys.js';
+import { readDelimited } from './read-delimited.js';
+import { readJson } from './read-json.js';
+import { readNdjson } from './read-ndjson.js';
+import { checkedUtf8, decodeUtf8 } from './utf8-text.js';
+
+export interface ReadOptions {
+  format: InputFormat;
+  /** `--types infer` (CSV/TSV) */
+  infer: boolean;
+  /** `--nest SEP` */
+  nest?: string;
+  relaxColumns: boolean;
+}
+
+export interface InputReader {
+  records: AsyncGenerator<InputRecord[]>;
+  stats: ReadStats;
+}
+
+const CHUNK_BYTES = 64 * 1024;
+
+/** Streams the records of a file, or of stdin for `-`, in chunks as they are parsed. */
+export function readInput(path: string, stdin: NodeJS.ReadableStream, options: ReadOptions): InputReader {
+  const source = path === '-' ? 'stdin' : path;
+  const bytes = path === '-' ? stdin : createReadStream(path, { highWaterMark: CHUNK_BYTES });
+  return readRecords(readable(bytes as AsyncIterable<Buffer | string>, source), source, options);
+}
+
+/** A read failure (a file removed between the passes, EIO…) as an input error. */
+async function* readable(bytes: AsyncIterable<Buffer | string>, source: string): AsyncGenerator<Buffer | string> {
+  try {
+    yield* bytes;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code) throw new UsageError(`cannot read ${source} (${code})`, { cause: error });
+    throw error;
+  }
+}
+
+/** The records of a byte stream (tests feed strings and buffers directly). */
+export function readRecords(bytes: AsyncIterable<Buffer | string>, source: string, options: ReadOptions): InputReader {
+  const stats: ReadStats = { bytes: 0, records: 0, extraFieldRows: 0 };
+  const parsed =
+    options.format === 'csv' || options.format === 'tsv'
+      ? readDelimited(checkedUtf8(bytes, source, stats), {
+          source,
+          delimiter: options.format === 'csv' ? ',' : '\t',
+          infer: options.infer,
+          relaxColumns: options.relaxColumns,
+          stats,
+        })
+      : options.format === 'ndjson'
+        ? readNdjson(decodeUtf8(bytes, source, stats), source, stats)
+        : readJson(decodeUtf8(bytes, source, stats), source, stats);
+  return { records: options.nest ? nested(parsed, options.nest, source) : parsed, stats };
+}
+
+async function* nested(records: AsyncGenerator<InputRecord[]>, sep: string, source: string): AsyncGenerator<InputRecord[]> {
+  for await (const chunk of records) {
+    for (const input of chunk) {
+      try {
+        input.value = nestKeys(input.value, sep);
+      } catch (error) {
+        if (error instanceof NestConflictError) throw new InputError(source, { record: input.record }, `--nest: ${error.message}`);
+        throw error;
+      }
+    }
+    yield chunk;
+  }
+}
+
+/** What the user should know about how the input was read. */
+export function inputWarnings(stats: ReadStats): string[] {
+  return stats.extraFieldRows > 0
+    ? [`${stats.extraFieldRows} rows had values past the last header column; --relax-columns dropped those values`]
+    : [];
+}

@@ -1,0 +1,16 @@
+import { InputError } from './input-error.js';
+import type { PlainObject } from './nest-keys.js';
+import type { InputRecord } from './input-record.js';
+
+/** A parsed JSON value as a record, or an input error naming the record when it is not an object. */
+export function toObjectRecord(value: unknown, where: { source: string; record: number; line?: number }): InputRecord {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw new InputError(
+      where.source,
+      { record: where.record, line: where.line },
+      `not an object (${kind}); each record must be a JSON object`,
+    );
+  }
+  return { record: where.record, value: value as PlainObject };
+}

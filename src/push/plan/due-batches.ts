@@ -1,0 +1,87 @@
+import { UsageError } from '../../core/errors.js';
+import { batchId, type Batch, type BatchEvent } from './batch.js';
+import { decide, type JournalIndex, type UncertainPolicy } from './resume-plan.js';
+import { add, type PushTally } from './tally.js';
+
+export interface DueOptions {
+  tally: PushTally;
+  /** the journal of an earlier run (--resume) */
+  index?: JournalIndex;
+  uncertain: UncertainPolicy;
+  /** called for each uncertain batch the user confirmed as taken in (--accept-uncertain), to journal it */
+  onConfirmed?: (batch: Batch) => Promise<void> | void;
+  journalPath?: string;
+  /** called for records that will not be sent: too large, or rejected by an earlier run */
+  onRejected?: (batchOrItem: { items: Batch['items'] }, reason: string) => Promise<void> | void;
+  maxBytes: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * The batches this run has to send, in input order, with everything else counted on the way: empty
+ * and oversized records, and (on --resume) batches the journal already settled. Every batch the
+ * journal knows is checked against the rebuilt one; a difference stops the run (exit 2). A batch the
+ * journal does not know is held back until every batch the journal does know has been checked, so a
+ * different input is refused before anything new is sent.
+ */
+export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: DueOptions): AsyncGenerator<Batch> {
+  const { tally, index } = options;
+  const held: Batch[] = [];
+  let lastNumber = 0;
+  for await (const event of events) {
+    options.signal?.throwIfAborted();
+    if (event.kind === 'skipped') {
+      tally.skipped += 1;
+      continue;
+    }
+    if (event.kind === 'oversized') {
+      tally.reject([event.item.record], true);
+      await options.onRejected?.(
+        { items: [event.item] },
+        `the object is ${event.item.bytes} bytes; a request body may hold at most ${options.maxBytes} bytes`,
+      );
+      continue;
+    }
+    const { batch } = event;
+    lastNumber = batch.number;
+    add(tally.planned, batch);
+    for (const decision of decide(batch, index, options.uncertain)) {
+      switch (decision.kind) {
+        case 'send':
+          add(tally.toSend, decision.batch);
+          if (index && !index.has(batch.number) && batch.number < index.maxBatch) held.push(decision.batch);
+          else yield decision.batch;
+          break;
+        case 'accepted':
+          add(tally.already, decision.batch);
+          break;
+        case 'confirmed':
+          add(tally.already, decision.batch);
+          await options.onConfirmed?.(decision.batch);
+          break;
+        case 'rejected':
+          tally.reject(decision.batch.items.map((item) => item.record));
+          await options.onRejected?.(decision.batch, decision.entry.reason ?? `rejected (HTTP ${decision.entry.status ?? '?'})`);
+          break;
+        case 'uncertain':
+          tally.markUncertain(
+            decision.batch,
+            decision.entry.reason ?? (decision.entry.state === 'sending' ? 'cut off while sending' : undefined),
+          );
+          break;
+        case 'mismatch':
+          throw journalMismatch(options.journalPath, `batch ${batchId(decision.batch)}: ${decision.problem}`);
+      }
+    }
+    if (index && batch.number >= index.maxBatch) yield* held.splice(0);
+  }
+  if (index && lastNumber < index.maxBatch) {
+    throw journalMismatch(options.journalPath, `the journal records batch ${index.maxBatch}, the input makes ${lastNumber} batches`);
+  }
+}
+
+function journalMismatch(path: string | undefined, detail: string): UsageError {
+  return new UsageError(`the input does not match the journal ${path ?? ''}: ${detail}; no further batch was sent`, {
+    hint: 'resume with the same input and options as the first run; a journal belongs to one input',
+  });
+}

@@ -1,0 +1,75 @@
+import { batchId, splitBatch, type Batch } from './batch.js';
+import type { JournalEntry } from '../journal/journal-entry.js';
+
+/** The latest journal entry of each batch and part. */
+export class JournalIndex {
+  private readonly latest = new Map<string, JournalEntry>();
+  private readonly numbers = new Set<number>();
+  readonly maxBatch: number;
+
+  constructor(entries: readonly JournalEntry[]) {
+    let max = 0;
+    for (const entry of entries) {
+      this.latest.set(batchId({ number: entry.batch, part: entry.part ?? '' }), entry);
+      this.numbers.add(entry.batch);
+      max = Math.max(max, entry.batch);
+    }
+    this.maxBatch = max;
+  }
+
+  get(batch: Pick<Batch, 'number' | 'part'>): JournalEntry | undefined {
+    return this.latest.get(batchId(batch));
+  }
+
+  /** whether the journal has anything about this batch or a part of it */
+  has(number: number): boolean {
+    return this.numbers.has(number);
+  }
+}
+
+/** What a resumed run does with uncertain batches: leave them (default), send them again, or record them as taken in. */
+export type UncertainPolicy = 'leave' | 'resend' | 'accept';
+
+/** What to do with a rebuilt batch, given what the journal says happened to it before. */
+export type Decision =
+  /** never sent, not taken in (429, refused…), or uncertain with --resend-uncertain */
+  | { kind: 'send'; batch: Batch; previous?: JournalEntry }
+  | { kind: 'accepted'; batch: Batch; entry: JournalEntry }
+  /** uncertain before, and the user found its rows in the table (--accept-uncertain) */
+  | { kind: 'confirmed'; batch: Batch; entry: JournalEntry }
+  | { kind: 'rejected'; batch: Batch; entry: JournalEntry }
+  /** uncertain (or cut off while sending) and --resend-uncertain not given: left alone */
+  | { kind: 'uncertain'; batch: Batch; entry: JournalEntry }
+  | { kind: 'mismatch'; batch: Batch; entry: JournalEntry; problem: string };
+
+export function decide(batch: Batch, index: JournalIndex | undefined, uncertain: UncertainPolicy): Decision[] {
+  const entry = index?.get(batch);
+  if (!entry) return [{ kind: 'send', batch }];
+  const problem = mismatch(batch, entry);
+  if (problem) return [{ kind: 'mismatch', batch, entry, problem }];
+  switch (entry.state) {
+    case 'accepted':
+      return [{ kind: 'accepted', batch, entry }];
+    case 'rejected':
+      return [{ kind: 'rejected', batch, entry }];
+    case 'split':
+      return splitBatch(batch).flatMap((half) => decide(half, index, uncertain));
+    case 'uncertain':
+    case 'sending':
+      if (uncertain === 'resend') return [{ kind: 'send', batch, previous: entry }];
+      return uncertain === 'accept' ? [{ kind: 'confirmed', batch, entry }] : [{ kind: 'uncertain', batch, entry }];
+    case 'unsent':
+      return [{ kind: 'send', batch, previous: entry }];
+    default:
+      return [{ kind: 'mismatch', batch, entry, problem: `unknown state "${String(entry.state)}"` }];
+  }
+}
+
+function mismatch(batch: Batch, entry: JournalEntry): string | undefined {
+  if (entry.count !== batch.items.length || entry.first !== batch.first || entry.last !== batch.last) {
+    return `the journal has records ${entry.first}–${entry.last} (${entry.count}), the input gives ${batch.first}–${batch.last} (${batch.items.length})`;
+  }
+  if (entry.sha256 !== batch.sha256) return 'its records differ from the ones the journal recorded';
+  if (entry.state === 'split' && batch.items.length < 2) return 'the journal split a batch of one record';
+  return undefined;
+}

@@ -1,0 +1,67 @@
+import type { ApiClient } from '../http/client.js';
+import type { WebhookTarget } from './deliver/webhook-target.js';
+import type { ReadOptions } from './input/read-input.js';
+import type { BatchLimits } from './plan/batch.js';
+import type { UncertainPolicy } from './plan/resume-plan.js';
+
+// Everything `tds push` was asked to do, checked and built once by the command; each stage of the
+// pipeline takes only its part.
+
+export interface InputSpec {
+  /** a file path, or `-` for stdin */
+  path: string;
+  stdin: NodeJS.ReadableStream;
+  read: ReadOptions;
+  /** read once, validated as it streams (stdin, a pipe, a file without --validate-first) */
+  streamed: boolean;
+}
+
+export interface JournalSpec {
+  /** none for stdin without --journal */
+  path?: string;
+  resume: boolean;
+  /** uncertain batches of an earlier run: left alone, sent again (--resend-uncertain) or confirmed (--accept-uncertain) */
+  uncertain: UncertainPolicy;
+}
+
+export interface DeliverySpec {
+  target: WebhookTarget;
+  concurrency: number;
+  /** requests a second */
+  rate: number;
+  timeoutMs: number;
+  maxRetries: number;
+  /** TDS_RATE_SCALE: pacing windows and waits divided by it */
+  rateScale: number;
+}
+
+export interface WaitSpec {
+  /** the table the webhook feeds, by ID or exact name */
+  table: string;
+  timeoutMs: number;
+  client: ApiClient;
+}
+
+export interface ReportSpec {
+  /** the summary as JSON on stdout instead of text on stderr */
+  json: boolean;
+  /** a progress line on stderr when it is a terminal (off with --verbose, whose lines would break it) */
+  progress: boolean;
+  rejectsPath?: string;
+}
+
+export interface PushJob {
+  input: InputSpec;
+  limits: BatchLimits;
+  journal: JournalSpec;
+  /** undefined only for a dry run without a webhook */
+  delivery?: DeliverySpec;
+  wait?: WaitSpec;
+  report: ReportSpec;
+  dryRun: boolean;
+}
+
+/** `stdin` or the file's path, as messages name the input. */
+export function sourceName(input: Pick<InputSpec, 'path'>): string {
+  return input.path === '-' ? 'stdin' : input.path;
+}

@@ -1,0 +1,266 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../../src/http/rate-limiter.js';
+import { makeBatch, type Batch } from '../../../src/push/plan/batch.js';
+import type { JournalEntry } from '../../../src/push/journal/journal-entry.js';
+import { BatchSender, type SendEvent, type SendOptions, type StopReason } from '../../../src/push/deliver/send-batches.js';
+import { WebhookClient } from '../../../src/push/deliver/webhook-client.js';
+import { webhookTarget } from '../../../src/push/deliver/webhook-target.js';
+import { accepted, testWebhook, type Answer, type SeenRequest, type TestWebhook } from '../helpers/webhook-server.js';
+
+const SCALE = 1000; // retry-after 1 s → 1 ms, the 10 s default → 10 ms
+
+function batches(count: number, size = 3): Batch[] {
+  return Array.from({ length: count }, (_, b) =>
+    makeBatch(
+      b + 1,
+      '',
+      Array.from({ length: size }, (_, i) => {
+        const record = b * size + i + 1;
+        const json = JSON.stringify({ r: record });
+        return { record, json, bytes: json.length };
+      }),
+    ),
+  );
+}
+
+async function* source(list: Batch[]): AsyncGenerator<Batch> {
+  yield* list;
+}
+
+interface Run {
+  events: SendEvent[];
+  journal: JournalEntry[];
+  stops: StopReason[];
+  server: TestWebhook;
+}
+
+let servers: TestWebhook[] = [];
+let clients: WebhookClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+  await Promise.all(servers.map((server) => server.close()));
+  servers = [];
+  clients = [];
+});
+
+async function run(
+  list: Batch[],
+  answer: (request: SeenRequest, journal: JournalEntry[]) => Answer | Promise<Answer>,
+  options: Partial<SendOptions> & { timeoutMs?: number } = {},
+): Promise<Run> {
+  const journal: JournalEntry[] = [];
+  const server = await testWebhook((request) => answer(request, journal));
+  servers.push(server);
+  const target = webhookTarget(server.url);
+  const client = new WebhookClient({ url: target.url, connections: options.concurrency ?? 4, timeoutMs: options.timeoutMs ?? 5000 });
+  clients.push(client);
+  const events: SendEvent[] = [];
+  const stops = await new BatchSender({
+    concurrency: 4,
+    maxRetries: 3,
+    rateScale: SCALE,
+    limiter: new RateLimiter({ limit: 100, windowMs: 1000 / SCALE }),
+    post: (body) => client.post(body),
+    journal: { append: async (entry) => void journal.push(entry) },
+    interrupt: new AbortController().signal,
+    shown: target.shown,
+    redact: target.redact,
+    random: () => 0.5,
+    onOutcome: (event) => void events.push(event),
+    ...options,
+  }).run(source(list));
+  return { events, journal, stops, server };
+}
+
+const recordsOf = (requests: SeenRequest[]): number[] =>
+  requests.flatMap((request) => request.objects.map((object) => (object as { r: number }).r));
+const kinds = (events: SendEvent[]): string[] =>
+  events.map((event) => `${event.kind}:${event.batch.number}${event.batch.part ? `.${event.batch.part}` : ''}`);
+
+describe('BatchSender', () => {
+  it('sends every batch once with at most `concurrency` in flight, journaled before and after', async () => {
+    const { events, journal, server, stops } = await run(
+      batches(20),
+      (request, journal) => {
+        // the batch is journaled as sending before its request arrives
+        const first = (request.objects[0] as { r: number }).r;
+        expect(journal.some((entry) => entry.first === first && entry.state === 'sending')).toBe(true);
+        return { ...(accepted(request) as object), delayMs: 20 } as Answer;
+      },
+      { concurrency: 3 },
+    );
+    expect(stops).toEqual([]);
+    expect(server.maxOpen).toBe(3);
+    expect(recordsOf(server.requests).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(events.every((event) => event.kind === 'accepted')).toBe(true);
+    for (let b = 1; b <= 20; b += 1) expect(journal.filter((e) => e.batch === b).map((e) => e.state)).toEqual(['sending', 'accepted']);
+  });
+
+  it.each([
+    ['with retry-after', { 'retry-after': '2' }, 2000],
+    ['without retry-after (10 s default)', {}, 10_000],
+  ])('resends a batch after a 429 %s, pausing every sender, so each record arrives once', async (_name, headers, waitMs) => {
+    const arrivals: number[] = [];
+    const { events, server, journal } = await run(
+      batches(6),
+      (request) => {
+        arrivals.push(performance.now());
+        return request.n === 2 ? { status: 429, headers } : accepted(request);
+      },
+      { concurrency: 1 },
+    );
+    const taken = server.requests.filter((request) => request.n !== 2);
+    expect(recordsOf(taken).sort((a, b) => a - b)).toEqual(Array.from({ length: 18 }, (_, i) => i + 1));
+    expect(events.filter((event) => event.kind === 'accepted')).toHaveLength(6);
+    expect(arrivals[2]! - arrivals[1]!).toBeGreaterThanOrEqual(waitMs / SCALE - 1);
+    expect(journal.filter((e) => e.batch === 2).map((e) => e.state)).toEqual(['sending', 'unsent', 'sending', 'accepted']);
+  });
+
+  it('gives up on a batch after --max-retries 429s and stops starting batches', async () => {
+    const { stops, events, server } = await run(batches(5), () => ({ status: 429, headers: { 'retry-after': '1' } }), {
+      concurrency: 1,
+      maxRetries: 2,
+    });
+    expect(server.requests).toHaveLength(3);
+    expect(stops).toMatchObject([{ kind: 'gave-up', detail: expect.stringContaining('after 3 attempts') }]);
+    expect(kinds(events)).toEqual(['pending:1']); // batch 2 was never taken from the input
+  });
+
+  it('retries a connection refused before anything was sent, with backoff, then gives up', async () => {
+    const closed = await testWebhook(accepted);
+    const url = closed.url;
+    await closed.close();
+    const client = new WebhookClient({ url: new URL(url), connections: 1, timeoutMs: 2000 });
+    clients.push(client);
+    let attempts = 0;
+    const { stops, events, journal } = await run(batches(2), accepted, {
+      concurrency: 1,
+      maxRetries: 2,
+      post: (body) => {
+        attempts += 1;
+        return client.post(body);
+      },
+    });
+    expect(attempts).toBe(3);
+    expect(stops[0]).toMatchObject({ kind: 'gave-up', detail: expect.stringContaining('ECONNREFUSED') });
+    expect(journal.map((e) => e.state)).toEqual(['sending', 'unsent', 'sending', 'unsent', 'sending', 'unsent']);
+    expect(kinds(events)).toEqual(['pending:1']);
+  });
+
+  it('sends after a refused connection once the webhook answers', async () => {
+    const closed = await testWebhook(accepted);
+    await closed.close();
+    const dead = new WebhookClient({ url: new URL(closed.url), connections: 1, timeoutMs: 2000 });
+    const liveServer = await testWebhook(accepted);
+    servers.push(liveServer);
+    const live = new WebhookClient({ url: new URL(liveServer.url), connections: 1, timeoutMs: 2000 });
+    clients.push(dead, live);
+    let attempts = 0;
+    const { events } = await run(batches(2), accepted, {
+      concurrency: 1,
+      post: (body) => (++attempts === 1 ? dead.post(body) : live.post(body)),
+    });
+    expect(attempts).toBe(3);
+    expect(events.map((e) => e.kind)).toEqual(['accepted', 'accepted']);
+    expect(recordsOf(liveServer.requests)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it.each<[string, Answer]>([
+    ['a 500', { status: 500, body: { message: 'boom' } }],
+    ['a 503', { status: 503 }],
+    ['a reset after the body arrived', 'reset'],
+  ])('makes the batch uncertain on %s, starts no more batches and lets the ones in flight finish', async (_name, fault) => {
+    const { stops, events, journal, server } = await run(
+      batches(12),
+      (request) => (request.n === 3 ? fault : ({ ...(accepted(request) as object), delayMs: 30 } as Answer)),
+      { concurrency: 3 },
+    );
+    expect(stops).toMatchObject([{ kind: 'uncertain' }]);
+    const uncertain = events.filter((event) => event.kind === 'uncertain');
+    expect(uncertain).toHaveLength(1);
+    const sent = server.requests.length;
+    expect(sent).toBeLessThanOrEqual(5); // 3, plus at most the two already in flight
+    expect(events.filter((event) => event.kind === 'accepted')).toHaveLength(sent - 1);
+    expect(journal.filter((e) => e.state === 'sending')).toHaveLength(sent);
+    expect(journal.filter((e) => e.state === 'uncertain')).toHaveLength(1);
+    expect(server.requests.length).toBe(sent);
+  });
+
+  it('makes a stalled request uncertain after the timeout', async () => {
+    const { stops, events } = await run(batches(3), (request) => (request.n === 1 ? 'stall' : accepted(request)), {
+      concurrency: 1,
+      timeoutMs: 200,
+    });
+    expect(stops).toMatchObject([{ kind: 'uncertain', detail: expect.stringContaining('UND_ERR_HEADERS_TIMEOUT') }]);
+    expect(kinds(events)).toEqual(['uncertain:1']);
+  });
+
+  it('splits a batch on 413 down to single objects, then rejects those', async () => {
+    const { events, server, journal } = await run(batches(1, 4), (request) =>
+      request.objects.some((object) => (object as { r: number }).r === 3) ? { status: 413 } : accepted(request),
+    );
+    expect(kinds(events)).toEqual(['accepted:1.1', 'rejected:1.2.1', 'accepted:1.2.2']);
+    expect(recordsOf(server.requests.filter((r) => !r.objects.some((o) => (o as { r: number }).r === 3)))).toEqual([1, 2, 4]);
+    expect(journal.filter((e) => e.state !== 'sending').map((e) => `${e.batch}${e.part ? `.${e.part}` : ''}:${e.state}`)).toEqual([
+      '1:split',
+      '1.1:accepted',
+      '1.2:split',
+      '1.2.1:rejected',
+      '1.2.2:accepted',
+    ]);
+  });
+
+  it('rejects the records of a 400 with the service message and goes on', async () => {
+    const { events, stops } = await run(
+      batches(3),
+      (request) =>
+        request.n === 2 ? { status: 400, body: { statusCode: 400, error: 'Bad Request', message: 'bad object' } } : accepted(request),
+      { concurrency: 1 },
+    );
+    expect(stops).toEqual([]);
+    expect(events.map((e) => (e.kind === 'rejected' ? `${e.kind}: ${e.reason}` : e.kind))).toEqual([
+      'accepted',
+      'rejected: HTTP 400: bad object',
+      'accepted',
+    ]);
+  });
+
+  it('stops on a 404 without resending', async () => {
+    const { events, stops, server } = await run(batches(3), (request) => (request.n === 2 ? { status: 404 } : accepted(request)), {
+      concurrency: 1,
+    });
+    expect(stops).toMatchObject([{ kind: 'refused', status: 404 }]);
+    expect(server.requests).toHaveLength(2);
+    expect(kinds(events)).toEqual(['accepted:1', 'pending:2']);
+  });
+
+  it('on interrupt, starts nothing new, lets the batches in flight finish and journals them', async () => {
+    const interrupt = new AbortController();
+    const { events, journal, stops, server } = await run(
+      batches(30),
+      (request) => {
+        if (request.n === 4) interrupt.abort();
+        return { ...(accepted(request) as object), delayMs: 40 } as Answer;
+      },
+      { concurrency: 4, interrupt: interrupt.signal, limiter: new RateLimiter({ limit: 2, windowMs: 20 }) },
+    );
+    expect(stops).toEqual([{ kind: 'interrupted' }]);
+    const sent = server.requests.length;
+    expect(sent).toBeGreaterThanOrEqual(4);
+    expect(sent).toBeLessThanOrEqual(4 + 3);
+    expect(events.filter((e) => e.kind === 'accepted')).toHaveLength(sent);
+    expect(journal.filter((e) => e.state === 'accepted')).toHaveLength(sent);
+    // a batch still waiting for its slot was never journaled: only requests that left are
+    const last = new Map(journal.map((e) => [e.batch, e.state]));
+    expect([...last.values()].every((state) => state === 'accepted')).toBe(true);
+    const pending = events.filter((e) => e.kind === 'pending').map((e) => e.batch.number);
+    expect(pending.every((batch) => !last.has(batch))).toBe(true);
+    expect(last.size + pending.length).toBe(events.length);
+  });
+
+  it('keeps the webhook URL out of journaled reasons', async () => {
+    const { journal } = await run(batches(1), () => ({ status: 400, body: { message: `bad request to ${servers[0]!.url}` } }));
+    expect(JSON.stringify(journal)).not.toContain('wh_test_secret');
+    expect(journal.at(-1)!.reason).toContain('***');
+  });
+});

@@ -1,0 +1,124 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeBatch } from '../../../src/push/plan/batch.js';
+import { JournalWriter } from '../../../src/push/journal/journal-writer.js';
+import { readJournal } from '../../../src/push/journal/read-journal.js';
+import { headerDifferences, journalHeader, type HeaderInput } from '../../../src/push/journal/journal-header.js';
+import { entryOf } from '../../../src/push/journal/journal-entry.js';
+
+const headerInput: HeaderInput = {
+  path: '/data/in.csv',
+  format: 'csv',
+  batchSize: 500,
+  maxBytes: 1_000_000,
+  infer: false,
+  relaxColumns: false,
+  target: { shown: 'https://h/…abcd', fingerprint: 'f'.repeat(64) },
+  bytes: 10,
+  sha256: 'a'.repeat(64),
+};
+const batch = makeBatch(1, '', [{ record: 1, json: '{"a":1}', bytes: 7 }]);
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tds-journal-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('JournalWriter and readJournal', () => {
+  it('creates the journal on the first entry, header first, and reads it back', async () => {
+    const path = join(dir, 'j');
+    const writer = JournalWriter.create(path, journalHeader(headerInput));
+    await expect(readFile(path)).rejects.toThrow();
+    await Promise.all([writer.append(entryOf(batch, 'sending')), writer.append(entryOf(batch, 'accepted', { status: 200 }))]);
+    await writer.close();
+    const { header, entries } = await readJournal(path);
+    expect(header).toMatchObject({
+      journal: 'tds push',
+      input: { path: '/data/in.csv', bytes: 10 },
+      batching: { batchSize: 500, nest: null },
+    });
+    expect(entries.map((e) => [e.batch, e.state, e.status])).toEqual([
+      [1, 'sending', undefined],
+      [1, 'accepted', 200],
+    ]);
+  });
+
+  it('appends to an existing journal on resume', async () => {
+    const path = join(dir, 'j');
+    const first = JournalWriter.create(path, journalHeader(headerInput));
+    await first.append(entryOf(batch, 'sending'));
+    await first.close();
+    const second = JournalWriter.reopen(path);
+    await second.append(entryOf(batch, 'unsent'));
+    await second.close();
+    expect((await readJournal(path)).entries.map((e) => e.state)).toEqual(['sending', 'unsent']);
+  });
+
+  it('never overwrites an existing journal', async () => {
+    const path = join(dir, 'j');
+    await writeFile(path, 'something');
+    const writer = JournalWriter.create(path, journalHeader(headerInput));
+    await expect(writer.append(entryOf(batch, 'sending'))).rejects.toThrow(/already exists/);
+    await writer.close();
+    expect(await readFile(path, 'utf8')).toBe('something');
+  });
+
+  it('keeps every line of many concurrent appends (group commit)', async () => {
+    const path = join(dir, 'j');
+    const writer = JournalWriter.create(path, journalHeader(headerInput));
+    await Promise.all(Array.from({ length: 200 }, (_, i) => writer.append({ ...entryOf(batch, 'sending'), batch: i + 1 })));
+    await writer.close();
+    expect((await readJournal(path)).entries.map((e) => e.batch)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+  });
+
+  it('ignores a torn last line but refuses damage elsewhere', async () => {
+    const header = JSON.stringify(journalHeader(headerInput));
+    const line = JSON.stringify(entryOf(batch, 'sending'));
+    const torn = join(dir, 'torn');
+    await writeFile(torn, `${header}\n${line}\n{"batch":1,"fir`);
+    expect((await readJournal(torn)).entries).toHaveLength(1);
+    const damaged = join(dir, 'damaged');
+    await writeFile(damaged, `${header}\n{"batch":1,"fir\n${line}\n`);
+    await expect(readJournal(damaged)).rejects.toThrow(/damaged at line 2/);
+    const other = join(dir, 'other');
+    await writeFile(other, '{"hello":1}\n');
+    await expect(readJournal(other)).rejects.toThrow(/not a tds push journal/);
+    await expect(readJournal(join(dir, 'missing'))).rejects.toThrow(/cannot read the journal/);
+  });
+});
+
+describe('headerDifferences', () => {
+  it('finds nothing when only the input content or path changed', () => {
+    expect(
+      headerDifferences(
+        journalHeader(headerInput),
+        journalHeader({ ...headerInput, path: '/other.csv', bytes: 99, sha256: 'b'.repeat(64) }),
+      ),
+    ).toEqual([]);
+  });
+
+  it('names every setting that moves batch boundaries, and another webhook', () => {
+    const now = journalHeader({
+      ...headerInput,
+      format: 'tsv',
+      batchSize: 200,
+      infer: true,
+      nest: '.',
+      relaxColumns: true,
+      target: { shown: 'https://h/…wxyz', fingerprint: 'e'.repeat(64) },
+    });
+    expect(headerDifferences(journalHeader(headerInput), now)).toEqual([
+      'the input format was "csv", now "tsv"',
+      '--batch-size was 500, now 200',
+      '--types was "strings", now "infer"',
+      '--nest was not set, now "."',
+      '--relax-columns was false, now true',
+      'the webhook was https://h/…abcd, now https://h/…wxyz',
+    ]);
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { makeBatch, splitBatch, type Batch } from '../../../src/push/plan/batch.js';
+import type { BatchState, JournalEntry } from '../../../src/push/journal/journal-entry.js';
+import { decide, JournalIndex, type UncertainPolicy } from '../../../src/push/plan/resume-plan.js';
+import { entryOf } from '../../../src/push/journal/journal-entry.js';
+
+const batch = (number: number, first: number, count: number): Batch =>
+  makeBatch(
+    number,
+    '',
+    Array.from({ length: count }, (_, i) => ({ record: first + i, json: JSON.stringify({ r: first + i }), bytes: 10 })),
+  );
+
+const entry = (b: Batch, state: BatchState): JournalEntry => entryOf(b, state);
+
+describe('decide (resume)', () => {
+  const b = batch(2, 11, 10);
+
+  it.each<[BatchState | 'none', UncertainPolicy, string]>([
+    ['none', 'leave', 'send'],
+    ['accepted', 'leave', 'accepted'],
+    ['accepted', 'resend', 'accepted'],
+    ['rejected', 'leave', 'rejected'],
+    ['unsent', 'leave', 'send'],
+    ['unsent', 'accept', 'send'],
+    ['uncertain', 'leave', 'uncertain'],
+    ['uncertain', 'resend', 'send'],
+    ['uncertain', 'accept', 'confirmed'],
+    ['sending', 'leave', 'uncertain'],
+    ['sending', 'resend', 'send'],
+    ['sending', 'accept', 'confirmed'],
+  ])('journal state %s, uncertain batches %s → %s', (state, policy, kind) => {
+    const index = new JournalIndex(state === 'none' ? [] : [entry(b, 'sending'), entry(b, state)]);
+    expect(decide(b, index, policy).map((d) => d.kind)).toEqual([kind]);
+  });
+
+  it('uses the latest entry of a batch', () => {
+    const index = new JournalIndex([entry(b, 'sending'), entry(b, 'uncertain'), entry(b, 'sending'), entry(b, 'accepted')]);
+    expect(decide(b, index, 'leave')[0]!.kind).toBe('accepted');
+  });
+
+  it('follows a 413 split into its parts', () => {
+    const [left, right] = splitBatch(b);
+    const [ll, lr] = splitBatch(left);
+    const index = new JournalIndex([
+      entry(b, 'split'),
+      entry(left, 'split'),
+      entry(ll, 'accepted'),
+      entry(lr, 'rejected'),
+      entry(right, 'sending'),
+    ]);
+    expect(decide(b, index, 'leave').map((d) => [d.kind, d.batch.part])).toEqual([
+      ['accepted', '1.1'],
+      ['rejected', '1.2'],
+      ['uncertain', '2'],
+    ]);
+  });
+
+  it('reports a batch whose records differ from the journal', () => {
+    const other = makeBatch(2, '', [...b.items.slice(0, 9), { record: 20, json: '{"r":"changed"}', bytes: 15 }]);
+    const index = new JournalIndex([entry(b, 'accepted')]);
+    expect(decide(other, index, 'leave')[0]).toMatchObject({ kind: 'mismatch', problem: expect.stringContaining('differ') });
+    expect(decide(batch(2, 12, 10), index, 'leave')[0]).toMatchObject({ kind: 'mismatch', problem: expect.stringContaining('11–20') });
+  });
+
+  it('sends everything without a journal', () => {
+    expect(decide(b, undefined, 'leave')).toEqual([{ kind: 'send', batch: b }]);
+  });
+});
