@@ -2,7 +2,6 @@ import { createPageEncoder } from './page-encoder.js';
 import type { DataFormat } from './format.js';
 import type { OutputRecord } from '../records/output-record.js';
 
-
 export interface RecordWriterOptions {
   format: DataFormat;
   /** Keys in output order; the CSV/TSV header. NDJSON/JSON write each record's own keys. */
