@@ -9,6 +9,8 @@ import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../http/client.js';
 import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES } from '../spec/index.js';
 import { checkWebhook } from '../push/deliver/check-webhook.js';
 import { inputFormatOf, type InputFormat } from '../push/input/input-format.js';
+import { overlaps, parseBatchSelection } from '../push/plan/batch-selection.js';
+import type { UncertainPolicy } from '../push/plan/resume-plan.js';
 import { runPush } from '../push/run-push.js';
 import { WebhookClient } from '../push/deliver/webhook-client.js';
 import { webhookLimiter } from '../push/deliver/webhook-limiter.js';
@@ -24,8 +26,9 @@ export interface PushOptions {
   rate: number;
   journal?: string;
   resume?: boolean;
-  resendUncertain?: boolean;
-  acceptUncertain?: boolean;
+  /** true without a list of batches */
+  resendUncertain?: string | true;
+  acceptUncertain?: string | true;
   rejects?: string;
   check?: boolean;
   dryRun?: boolean;
@@ -66,7 +69,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
       journal: {
         path: journalPath,
         resume: Boolean(options.resume),
-        uncertain: options.resendUncertain ? 'resend' : options.acceptUncertain ? 'accept' : 'leave',
+        uncertain: uncertainPolicy(options),
       },
       ...(target
         ? {
@@ -108,14 +111,21 @@ async function resolveTarget(
 function checkCombinations(options: PushOptions): void {
   if (options.resendUncertain && !options.resume) throw new UsageError('--resend-uncertain goes with --resume');
   if (options.acceptUncertain && !options.resume) throw new UsageError('--accept-uncertain goes with --resume');
-  if (options.resendUncertain && options.acceptUncertain) {
-    throw new UsageError('--resend-uncertain and --accept-uncertain exclude each other', {
-      hint: 'check the table: --accept-uncertain if the uncertain records are there, --resend-uncertain if they are missing',
-    });
-  }
   if (options.wait && !options.table) throw new UsageError('--wait needs --table TABLE (the table the webhook feeds)');
   if (options.table && !options.wait) throw new UsageError('--table is used by --wait; add --wait');
   if (options.nest === '') throw new UsageError('--nest needs a separator, such as .');
+}
+
+/** --resend-uncertain and --accept-uncertain, each for every uncertain batch or for the batches it names, never both for one. */
+function uncertainPolicy(options: PushOptions): UncertainPolicy {
+  const resend = options.resendUncertain === undefined ? undefined : parseBatchSelection('--resend-uncertain', options.resendUncertain);
+  const accept = options.acceptUncertain === undefined ? undefined : parseBatchSelection('--accept-uncertain', options.acceptUncertain);
+  if (resend && accept && overlaps(resend, accept)) {
+    throw new UsageError('--resend-uncertain and --accept-uncertain name the same batches', {
+      hint: 'check the table for each uncertain batch: --accept-uncertain B for those whose records are there, --resend-uncertain B for those missing',
+    });
+  }
+  return { ...(resend ? { resend } : {}), ...(accept ? { accept } : {}) };
 }
 
 /** Whether the input can only be read once (stdin, a pipe); a regular file is read twice. */

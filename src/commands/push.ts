@@ -72,8 +72,14 @@ export function pushCommand(ctx: Context): Command {
     )
     .option('--journal <file>', 'journal of sent batches (default: FILE.tds-journal beside a file input; none for stdin)')
     .option('--resume', 'continue the push recorded in the journal: batches already sent are skipped')
-    .option('--resend-uncertain', 'with --resume: send the uncertain batches again (their rows were NOT found in the table)')
-    .option('--accept-uncertain', 'with --resume: record the uncertain batches as taken in (their rows WERE found in the table)')
+    .option(
+      '--resend-uncertain [batches]',
+      'with --resume: send these uncertain batches again (their rows were NOT found in the table); e.g. 44-46,47; all when no list',
+    )
+    .option(
+      '--accept-uncertain [batches]',
+      'with --resume: record these uncertain batches as taken in (their rows WERE found in the table); all when no list',
+    )
     .option('--rejects <file>', 'write rejected records to FILE as NDJSON: {"record": N, "reason": "…", "object": {…}}')
     .option('--check', 'only check that the webhook exists (HEAD; adds no row)')
     .option('--dry-run', 'read, validate and batch the input and print the plan; send nothing')

@@ -3,6 +3,7 @@ import { parseIntegerOption, parseNumberOption } from '../core/number-option.js'
 import { OUTPUT_FORMATS } from '../output/format.js';
 import { redactWebhookUrl } from '../core/redact.js';
 import { parseBaseUrl } from '../http/base-url.js';
+import { checkKeyText } from '../http/key-text.js';
 
 // The keys a profile can hold, how each value is checked, and how it may be shown.
 
@@ -30,9 +31,7 @@ const KEYS: ConfigKey[] = [
     secret: true,
     description: 'the organization API key (read from stdin or a hidden prompt)',
     normalize: (value) => {
-      if (/[\s\u0000-\u001f\u007f]/.test(value)) {
-        throw new UsageError('the API key must not contain spaces or control characters');
-      }
+      checkKeyText(value);
       return value;
     },
   },

@@ -1,3 +1,4 @@
+import { describeJsonFault } from '../core/json-error.js';
 import { FILTER_MAX_DEPTH, OPERATORS, type Field, type FilterGroup, type FilterRule, type Operator } from '../spec/index.js';
 import { FilterError, placed, quoted, type FilterLocation } from './errors.js';
 import { operatorNamed } from './literals.js';
@@ -20,8 +21,9 @@ export function parseFilterJson(text: string, fields: Field[]): FilterGroup {
   let data: unknown;
   try {
     data = JSON.parse(text);
-  } catch (error) {
-    throw new FilterError(`not valid JSON (${(error as Error).message})`, {
+  } catch {
+    // JSON.parse's message quotes the text, which may be anything (a key file given as @FILE by mistake)
+    throw new FilterError(`not valid JSON (${describeJsonFault(text) ?? 'unreadable'})`, {
       hint: `--filter takes a filter group: ${GROUP_SHAPE}`,
       location: { source: '--filter' },
     });

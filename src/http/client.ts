@@ -3,13 +3,14 @@ import { UsageError, type TdsError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import { type QueryBody, type RowsPage, type SchemaResponse, type TablesResponse, type WorkspacesResponse } from '../spec/index.js';
 import { parseBaseUrl, type BaseUrl } from './base-url.js';
-import { errorCodeOf, errorFromNetwork, errorFromResponse, unexpectedResponse } from './errors.js';
+import { errorCodeOf, errorFromNetwork, errorFromResponse, unexpectedResponse, waitTooLong, withoutSecrets } from './errors.js';
+import { checkKeyText } from './key-text.js';
 import { createPacing, type Bucket, type Pacing } from './pacing.js';
 import { formatRequestLine, type RequestLogLine } from './request-log.js';
 import { parseRetryAfter } from './retry-after.js';
 import { parseLenient } from './json-body.js';
-import { withRetries, type AttemptReport } from './retry.js';
-import { RETRY_NETWORK_CODES, type AttemptOutcome } from './retry-policy.js';
+import { withRetries, type AttemptReport, type RetryResult } from './retry.js';
+import { MAX_RETRY_AFTER_MS, RETRY_NETWORK_CODES, type AttemptOutcome } from './retry-policy.js';
 import { Transport, type RawResponse, type SendRequest } from './transport.js';
 import { isRowsPage } from './rows-page-check.js';
 
@@ -51,6 +52,8 @@ interface Call<T> {
 
 type Schemas = typeof import('./schemas.js');
 
+type GiveUp = NonNullable<RetryResult<unknown>['decision']>;
+
 interface Attempt {
   outcome: AttemptOutcome;
   response?: RawResponse;
@@ -76,11 +79,7 @@ export class ApiClient {
 
   constructor(options: ApiClientOptions) {
     this.base = parseBaseUrl(options.baseUrl);
-    if (!options.apiKey || /[\s\u0000-\u001f\u007f]/.test(options.apiKey)) {
-      throw new UsageError('the API key is empty or contains spaces or control characters', {
-        reason: 'bad-key-text',
-      });
-    }
+    checkKeyText(options.apiKey);
     this.apiKey = options.apiKey;
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.rateScale = options.rateScale ?? 1;
@@ -170,7 +169,7 @@ export class ApiClient {
       outcomeOf: (attempt) => (isSuccess(attempt.response) ? undefined : attempt.outcome),
       onAttempt: (report) => this.record(request, report),
     });
-    if (decision) throw this.failure(call, result, attempts);
+    if (decision) throw this.failure(call, result, attempts, decision);
     const response = result.response!;
     if (call.onBody) {
       call.onBody(response.text);
@@ -226,8 +225,14 @@ export class ApiClient {
     }
   }
 
-  private failure(call: Call<unknown>, result: Attempt, attempts: AttemptOutcome[]): TdsError {
+  /** The error a request ends with, with the key kept out of it (a service may echo the Authorization header). */
+  private failure(call: Call<unknown>, result: Attempt, attempts: AttemptOutcome[], decision: GiveUp): TdsError {
+    return withoutSecrets(this.describeFailure(call, result, attempts, decision), [this.apiKey]);
+  }
+
+  private describeFailure(call: Call<unknown>, result: Attempt, attempts: AttemptOutcome[], decision: GiveUp): TdsError {
     const { response } = result;
+    if (decision.why === 'wait-too-long') return waitTooLong(call.what, decision.askedMs ?? 0, MAX_RETRY_AFTER_MS);
     if (!response) {
       const retryable = RETRY_NETWORK_CODES.includes(errorCodeOf(result.failure) ?? '');
       return errorFromNetwork({ what: call.what, error: result.failure, attempts, retryable, target: this.base.host });

@@ -1,4 +1,6 @@
 import { TdsError, type ErrorCode, type FailureReason } from '../core/errors.js';
+import { redactSecrets } from '../core/redact.js';
+import { RESPONSE_DEADLINE, RESPONSE_TOO_LARGE } from './read-body.js';
 import { RETRY_STATUSES, type AttemptOutcome } from './retry-policy.js';
 
 // The one place that turns a failed request into a TdsError with the right code, message and reason
@@ -57,23 +59,71 @@ export function errorFromNetwork(failure: NetworkFailure): TdsError {
   });
 }
 
+/** The same error with every secret replaced in its message and hint. */
+export function withoutSecrets(error: TdsError, secrets: readonly string[]): TdsError {
+  const message = redactSecrets(error.message, secrets);
+  const hint = error.hint === undefined ? undefined : redactSecrets(error.hint, secrets);
+  if (message === error.message && hint === error.hint) return error;
+  return new TdsError(error.code, message, {
+    ...(hint !== undefined ? { hint } : {}),
+    ...(error.reason ? { reason: error.reason } : {}),
+    ...(error.status !== undefined ? { status: error.status } : {}),
+    cause: error.cause,
+  });
+}
+
+/** A 429 whose `retry-after` asks for longer than tds waits: give up now (exit 6), saying what was asked. */
+export function waitTooLong(what: string, askedMs: number, capMs: number, status = 429): TdsError {
+  const asked = Math.round(askedMs / 1000).toLocaleString('en-US');
+  return new TdsError(
+    'GAVE_UP',
+    `${what}: the service asked to wait ${asked} s before trying again (HTTP ${status}); tds waits at most ${capMs / 1000} s, so it gave up`,
+    {
+      status,
+      reason: 'rate-limit-exhausted',
+    },
+  );
+}
+
 /** An answer that is not what the spec says (a 3xx, a body of the wrong shape): exit 1 with the endpoint and path. */
 export function unexpectedResponse(what: string, detail: string, status: number, hint?: string): TdsError {
   return new TdsError('API', `${what}: unexpected response from the service: ${detail} (HTTP ${status})`, { status, hint });
 }
 
-/** The service's `message`, or a one-line excerpt of a non-JSON body. */
+/** The service's `message`, or a one-line excerpt of a non-JSON body (an HTML page: its title, or its text). */
 export function serviceMessage(body: unknown): string | undefined {
   if (body && typeof body === 'object' && typeof (body as { message?: unknown }).message === 'string') {
     return oneLine((body as { message: string }).message);
   }
-  if (typeof body === 'string' && body.trim() !== '') return oneLine(body);
-  return undefined;
+  if (typeof body !== 'string' || body.trim() === '') return undefined;
+  return oneLine(looksLikeHtml(body) ? htmlText(body) : body) || undefined;
 }
 
+const MESSAGE_MAX_CHARS = 200;
+
 function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
+  const flat = text.replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
+  return flat.length > MESSAGE_MAX_CHARS ? `${flat.slice(0, MESSAGE_MAX_CHARS)}…` : flat;
+}
+
+function looksLikeHtml(text: string): boolean {
+  return /<\s*(!doctype|html|head|body|title|h1|p|div)\b/i.test(text.slice(0, 2000));
+}
+
+/** A gateway's error page as words: its <title> (or first <h1>), else its text without tags, scripts and styles. */
+function htmlText(html: string): string {
+  const heading = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html) ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html);
+  const text = heading?.[1] ?? html.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ');
+  return decodeEntities(text.replace(/<[^>]*>/g, ' '));
+}
+
+function decodeEntities(text: string): string {
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+  return text.replace(/&(#\d+|#x[\da-f]+|[a-z]+);/gi, (entity, name: string) => {
+    if (name[0] !== '#') return named[name.toLowerCase()] ?? entity;
+    const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+    return Number.isSafeInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
+  });
 }
 
 /** `6 attempts (HTTP 500 ×3, HTTP 429 ×2, connection reset ×1)` */
@@ -99,6 +149,8 @@ const NETWORK_TEXT: Record<string, string> = {
   UND_ERR_HEADERS_TIMEOUT: 'no response in time',
   UND_ERR_BODY_TIMEOUT: 'response stalled',
   ETIMEDOUT: 'timed out',
+  [RESPONSE_TOO_LARGE]: 'the response was too large to be a page of this service',
+  [RESPONSE_DEADLINE]: 'the response did not arrive in full in time',
 };
 
 export function describeNetworkCode(code: string | undefined): string {

@@ -1,6 +1,6 @@
 import { TdsError } from '../core/errors.js';
 import { HashedStringSet } from '../collections/hashed-string-set.js';
-import type { Row, RowsPage } from '../spec/index.js';
+import { CURSOR_MAX_CHARS, type Row, type RowsPage } from '../spec/index.js';
 import { peekNextCursor } from './peek-cursor.js';
 
 /** One page request: `onBody` gets the raw body of a 2xx answer before it is parsed. */
@@ -64,8 +64,13 @@ export async function* paginate(
   };
 
   let current = start(options.cursor, 0);
+  let empty = 0;
   for (;;) {
     const page = await current.page;
+    empty = page.rows.length === 0 && page.hasNextPage ? empty + 1 : 0;
+    if (empty >= MAX_EMPTY_PAGES) {
+      throw new TdsError('GAVE_UP', `the service sent ${MAX_EMPTY_PAGES} empty pages in a row, each with a new cursor; stopping`);
+    }
     const { cursor } = current;
     let next: string | undefined;
     if (page.hasNextPage) {
@@ -91,7 +96,7 @@ export async function* paginate(
   }
 }
 
-/** The next cursor of a page that says there are more, refusing one that would loop. */
+/** The next cursor of a page that says there are more, refusing one that would loop or that the service itself would refuse. */
 function checkedNext(page: RowsPage, cursor: string | undefined, used: HashedStringSet): string {
   const next = page.nextCursor;
   if (!next) {
@@ -101,8 +106,20 @@ function checkedNext(page: RowsPage, cursor: string | undefined, used: HashedStr
   if (next === cursor || used.has(next)) {
     throw new TdsError('API', 'the service returned a cursor it had already returned; stopping to avoid a loop');
   }
+  if (next.length > CURSOR_MAX_CHARS) {
+    throw new TdsError(
+      'GAVE_UP',
+      `the service returned a cursor of ${next.length.toLocaleString('en-US')} characters (at most ${CURSOR_MAX_CHARS} are valid); stopping`,
+    );
+  }
   return next;
 }
+
+/**
+ * Pages in a row that may say "more" while holding no row before the chain is refused: a service
+ * that keeps sending empty pages with ever-new cursors would otherwise be followed for ever.
+ */
+export const MAX_EMPTY_PAGES = 100;
 
 /** The rows of a page sequence, in order. */
 export async function* rowsOf(pages: AsyncIterable<{ page: RowsPage }>): AsyncGenerator<Row> {

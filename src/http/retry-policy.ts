@@ -1,4 +1,5 @@
 import { DEFAULT_RETRY_AFTER_SECONDS } from '../spec/index.js';
+import { RESPONSE_DEADLINE } from './read-body.js';
 
 // The retry *decision*, pure so it can be table-tested; retry.ts owns the one mechanism.
 
@@ -9,8 +10,8 @@ export type RetryReason = 'rate-limited' | 'server-error' | 'network';
 
 export type RetryDecision =
   | { retry: true; reason: RetryReason; waitMs: number }
-  /** final: no retry can mend it; exhausted: --max-retries used up */
-  | { retry: false; why: 'final' | 'exhausted'; reason?: RetryReason };
+  /** final: no retry can mend it; exhausted: --max-retries used up; wait-too-long: `retry-after` past the cap */
+  | { retry: false; why: 'final' | 'exhausted' | 'wait-too-long'; reason?: RetryReason; askedMs?: number };
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -41,6 +42,7 @@ export const RETRY_NETWORK_CODES: readonly string[] = [
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
+  RESPONSE_DEADLINE,
 ];
 
 /** Failures before any byte of the request reached the service. */
@@ -61,6 +63,13 @@ export function retryReason(outcome: AttemptOutcome, idempotent: boolean): Retry
   return retryable ? 'network' : undefined;
 }
 
+/**
+ * The longest `retry-after` tds waits. The service counts its limits per minute, so an honest answer
+ * asks for a minute at most; a longer one is a fault (or hostile), and tds gives up instead of
+ * hanging for days.
+ */
+export const MAX_RETRY_AFTER_MS = 300_000;
+
 /** Whether to try again after `retriesSoFar` retries, and how long to wait first. */
 export function decideRetry(outcome: AttemptOutcome, retriesSoFar: number, policy: RetryPolicy): RetryDecision {
   const reason = retryReason(outcome, policy.idempotent);
@@ -69,6 +78,7 @@ export function decideRetry(outcome: AttemptOutcome, retriesSoFar: number, polic
   const scale = policy.rateScale ?? 1;
   if (reason === 'rate-limited') {
     const asked = outcome.kind === 'status' ? outcome.retryAfterMs : undefined;
+    if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) return { retry: false, why: 'wait-too-long', reason, askedMs: asked };
     return { retry: true, reason, waitMs: (asked ?? DEFAULT_RETRY_AFTER_SECONDS * 1000) / scale };
   }
   return { retry: true, reason, waitMs: backoffMs(retriesSoFar, (policy.random ?? Math.random)()) / scale };

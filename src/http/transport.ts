@@ -1,8 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Pool } from 'undici';
+import { readBodyText } from './read-body.js';
 
 // One attempt of one request over a keep-alive pool bound to a single origin. A Pool cannot reach
 // any other origin and never follows redirects, so the Authorization header stays with the base URL.
+
+/** Far above any page the service's limits allow (100 rows of cells cut at 200 characters), far below what hurts. */
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** A whole response must arrive within this many --timeout periods. */
+const DEADLINE_TIMEOUTS = 4;
 
 export interface TransportOptions {
   origin: string;
@@ -41,7 +47,9 @@ export class Transport {
       headers: request.headers,
       body: request.body,
     });
-    const text = await response.body.text();
+    const declared = Number(response.headers['content-length']);
+    const limits = { maxBytes: MAX_RESPONSE_BYTES, deadlineMs: this.options.timeoutMs * DEADLINE_TIMEOUTS };
+    const text = await readBodyText(response.body, limits, Number.isFinite(declared) ? declared : undefined);
     return { status: response.statusCode, headers: response.headers, text };
   }
 

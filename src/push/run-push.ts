@@ -1,5 +1,6 @@
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
+import { tryLock, type ProcessLock } from '../core/process-lock.js';
 import { resolveTable } from '../http/resolve-table.js';
 import type { Table } from '../spec/index.js';
 import { checkPass, type CheckResult } from './check-pass.js';
@@ -26,6 +27,26 @@ const WAIT_POLL_MS = 2_000;
  * the summary, and the error the push ends with.
  */
 export async function runPush(ctx: Context, job: PushJob): Promise<void> {
+  const lock = job.dryRun || !job.journal.path ? undefined : await lockJournal(job.journal.path);
+  try {
+    await push(ctx, job);
+  } finally {
+    await lock?.release();
+  }
+}
+
+/** The journal belongs to one run at a time (two runs would both send what is left); the lock dies with the process. */
+async function lockJournal(path: string): Promise<ProcessLock> {
+  const lock = await tryLock(path);
+  if (!lock) {
+    throw new UsageError(`another tds push is using the journal ${path}; two runs at once would send batches twice`, {
+      hint: 'wait until it ends, then run the same command with --resume if anything is left',
+    });
+  }
+  return lock;
+}
+
+async function push(ctx: Context, job: PushJob): Promise<void> {
   const report = new PushReport(ctx, job);
   const prior = await priorJournal({ ...job.journal, dryRun: job.dryRun }, (journaled) =>
     journalHeaderFor(

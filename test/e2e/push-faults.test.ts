@@ -39,9 +39,9 @@ describe('tds push: webhook failures', () => {
     const path = await bench.file('p.ndjson', ndjson(records));
     const first = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--concurrency', '1'], { env: FAST });
     expect(first.code, first.stderr).toBe(7);
-    expect(first.stderr).toMatch(/10 records are uncertain \(records 21–30: HTTP 500: /);
+    expect(first.stderr).toMatch(/10 records are uncertain \(records 21–30, batch 3: HTTP 500: /);
     expect(first.stderr).toMatch(/check the table for records 21–30 \(e\.g\. `tds rows TABLE`\)/);
-    expect(first.stderr).toContain('--resume --resend-uncertain');
+    expect(first.stderr).toContain('--resume --resend-uncertain 3');
     expect(webhookPosts(bench.emu)).toHaveLength(3); // no batch after the uncertain one
     const journal = (await readFile(`${path}.tds-journal`, 'utf8'))
       .trim()
@@ -104,11 +104,11 @@ describe('tds push: webhook failures', () => {
     const args = ['push', bench.inbox.url, path, '--batch-size', '10', '--concurrency', '1', '--timeout', '0.5'];
     const first = await bench.tds(args, { env: FAST });
     expect(first.code, first.stderr).toBe(7);
-    expect(first.stderr).toMatch(/uncertain \(records 11–20: connection reset/);
+    expect(first.stderr).toMatch(/uncertain \(records 11–20, batch 2: connection reset/);
     // fault positions count on: the resent batch 2 now stalls
     const second = await bench.tds([...args, '--resume', '--resend-uncertain'], { env: FAST });
     expect(second.code, second.stderr).toBe(7);
-    expect(second.stderr).toMatch(/uncertain \(records 11–20: no response in time \(UND_ERR_HEADERS_TIMEOUT\)\)/);
+    expect(second.stderr).toMatch(/uncertain \(records 11–20, batch 2: no response in time \(UND_ERR_HEADERS_TIMEOUT\)\)/);
     expect(webhookPosts(bench.emu).map((post) => post.fault ?? post.status)).toEqual([200, 'reset', 'stall']);
   });
 

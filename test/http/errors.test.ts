@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeAttempts, errorFromNetwork, errorFromResponse, serviceMessage } from '../../src/http/errors.js';
+import { describeAttempts, errorFromNetwork, errorFromResponse, serviceMessage, withoutSecrets } from '../../src/http/errors.js';
 
 const body = (status: number, message: string) => ({ statusCode: status, error: 'API Error', message });
 
@@ -55,9 +55,8 @@ describe('errorFromResponse', () => {
   });
 
   it('falls back to the body text or the status when the body is not the error shape', () => {
-    expect(errorFromResponse({ what: 'x', status: 502, body: '<html>Bad\n gateway</html>' }).message).toBe(
-      'x: <html>Bad gateway</html> (HTTP 502)',
-    );
+    expect(errorFromResponse({ what: 'x', status: 502, body: '<html>Bad\n gateway</html>' }).message).toBe('x: Bad gateway (HTTP 502)');
+    expect(errorFromResponse({ what: 'x', status: 502, body: 'upstream said\nno' }).message).toBe('x: upstream said no (HTTP 502)');
     expect(errorFromResponse({ what: 'x', status: 502, body: '' }).message).toBe('x: the service answered HTTP 502 (HTTP 502)');
   });
 });
@@ -96,7 +95,24 @@ describe('helpers', () => {
 
   it('cuts a long service message to one line', () => {
     expect(serviceMessage({ message: 'a\nb' })).toBe('a b');
-    expect(serviceMessage({ message: 'x'.repeat(400) })).toHaveLength(301);
+    expect(serviceMessage({ message: 'x'.repeat(400) })).toHaveLength(201);
     expect(serviceMessage({ other: 1 })).toBeUndefined();
+  });
+
+  it.each([
+    ['<!DOCTYPE html><html><head><title>503 Service Unavailable</title></head><body>…</body></html>', '503 Service Unavailable'],
+    ['<html><body><h1>Bad &amp; gateway</h1><script>var x = 1;</script></body></html>', 'Bad & gateway'],
+    ['<html><body><p>Rate limited &#8212; try later</p><style>p{}</style></body></html>', 'Rate limited — try later'],
+    ['<div>\u0007 beep</div>', 'beep'],
+  ])('reads an HTML error page as one line of words: %j', (body, expected) => {
+    expect(serviceMessage(body)).toBe(expected);
+  });
+
+  it('keeps secrets out of messages and hints (withoutSecrets)', () => {
+    const error = errorFromResponse({ what: 'x', status: 400, body: { message: 'bad Bearer sk_live_123456' } });
+    const clean = withoutSecrets(error, ['sk_live_123456']);
+    expect(clean.message).toBe('x: bad Bearer *** (HTTP 400)');
+    expect(clean.code).toBe(error.code);
+    expect(withoutSecrets(error, ['absent-secret'])).toBe(error);
   });
 });

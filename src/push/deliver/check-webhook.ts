@@ -1,6 +1,8 @@
 import { TdsError } from '../../core/errors.js';
 import type { RateLimiter } from '../../http/rate-limiter.js';
+import { waitTooLong } from '../../http/errors.js';
 import { withRetries } from '../../http/retry.js';
+import { MAX_RETRY_AFTER_MS } from '../../http/retry-policy.js';
 import { attemptOutcome, describeResult } from './classify.js';
 import type { WebhookClient, WireResult } from './webhook-client.js';
 import type { WebhookTarget } from './webhook-target.js';
@@ -34,6 +36,8 @@ export async function checkWebhook(options: CheckOptions): Promise<void> {
     },
   });
   const detail = target.redact(describeResult(result));
+  if (decision?.why === 'wait-too-long')
+    throw waitTooLong(`checking the webhook ${target.shown}`, decision.askedMs ?? 0, MAX_RETRY_AFTER_MS);
   if (decision?.why === 'exhausted') {
     throw new TdsError('GAVE_UP', `checking the webhook ${target.shown}: ${detail} after ${attempts.length} attempts; nothing was sent`);
   }

@@ -1,6 +1,6 @@
 import type { RateLimiter } from '../../http/rate-limiter.js';
 import { withRetries, type AttemptReport } from '../../http/retry.js';
-import type { RetryDecision } from '../../http/retry-policy.js';
+import { MAX_RETRY_AFTER_MS, type RetryDecision } from '../../http/retry-policy.js';
 import { entryOf, type BatchState, type JournalEntry } from '../journal/journal-entry.js';
 import { batchId, splitBatch, type Batch } from '../plan/batch.js';
 import { classifyPost, type PostOutcome } from './classify.js';
@@ -123,7 +123,11 @@ export class BatchSender {
     }
     const { outcome } = sent.result;
     if (outcome.kind === 'retry') {
-      this.stop({ kind: 'gave-up', detail: `batch ${batchId(batch)}: ${outcome.detail} after ${sent.attempts.length} attempts` });
+      const why =
+        sent.decision?.why === 'wait-too-long'
+          ? `the webhook asked to wait ${Math.round((sent.decision.askedMs ?? 0) / 1000)} s (${outcome.detail}); tds waits at most ${MAX_RETRY_AFTER_MS / 1000} s`
+          : `${outcome.detail} after ${sent.attempts.length} attempts`;
+      this.stop({ kind: 'gave-up', detail: `batch ${batchId(batch)}: ${why}` });
       return this.options.onOutcome({ kind: 'pending', batch });
     }
     return this.settle(batch, outcome);
@@ -151,31 +155,45 @@ export class BatchSender {
     if (outcome.kind === 'retry') await this.journal(batch, 'unsent', { status: outcome.status, reason: outcome.detail });
   }
 
-  /** What the final outcome means for the batch, journaled before the run hears of it. */
+  /**
+   * What the final outcome means for the batch, journaled, then counted. The run hears of it even
+   * when the journal cannot record it (a full disk): the summary must tell what really happened.
+   */
   private async settle(batch: Batch, outcome: Exclude<PostOutcome, { kind: 'retry' }>): Promise<void> {
+    if (outcome.kind === 'too-large') return this.splitOrReject(batch, outcome);
+    const { state, event, stop } = this.meaning(batch, outcome);
+    try {
+      await this.journal(batch, state, { status: outcome.status, ...('detail' in outcome ? { reason: outcome.detail } : {}) });
+    } finally {
+      if (stop) this.stop(stop);
+      await this.options.onOutcome(event);
+    }
+  }
+
+  private meaning(
+    batch: Batch,
+    outcome: Exclude<PostOutcome, { kind: 'retry' | 'too-large' }>,
+  ): { state: BatchState; event: SendEvent; stop?: StopReason } {
     switch (outcome.kind) {
       case 'accepted':
-        await this.journal(batch, 'accepted', { status: outcome.status });
-        return this.options.onOutcome({
-          kind: 'accepted',
-          batch,
-          status: outcome.status,
-          success: outcome.success,
-          message: outcome.message,
-        });
-      case 'too-large':
-        return this.splitOrReject(batch, outcome);
+        return {
+          state: 'accepted',
+          event: { kind: 'accepted', batch, status: outcome.status, success: outcome.success, message: outcome.message },
+        };
       case 'rejected':
-        await this.journal(batch, 'rejected', { status: outcome.status, reason: outcome.detail });
-        return this.options.onOutcome({ kind: 'rejected', batch, reason: outcome.detail });
+        return { state: 'rejected', event: { kind: 'rejected', batch, reason: outcome.detail } };
       case 'uncertain':
-        await this.journal(batch, 'uncertain', { status: outcome.status, reason: outcome.detail });
-        this.stop({ kind: 'uncertain', detail: outcome.detail });
-        return this.options.onOutcome({ kind: 'uncertain', batch, reason: outcome.detail });
+        return {
+          state: 'uncertain',
+          event: { kind: 'uncertain', batch, reason: outcome.detail },
+          stop: { kind: 'uncertain', detail: outcome.detail },
+        };
       case 'stop':
-        await this.journal(batch, 'unsent', { status: outcome.status, reason: outcome.detail });
-        this.stop({ kind: 'refused', status: outcome.status, detail: outcome.detail });
-        return this.options.onOutcome({ kind: 'pending', batch });
+        return {
+          state: 'unsent',
+          event: { kind: 'pending', batch },
+          stop: { kind: 'refused', status: outcome.status, detail: outcome.detail },
+        };
     }
   }
 

@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { errorCodeOf } from '../../http/errors.js';
+import { readBodyText } from '../../http/read-body.js';
 
 /** What one request ended with: a response (any status), or a transport failure. */
 export type WireResult =
@@ -13,7 +14,9 @@ export interface WebhookClientOptions {
   timeoutMs: number;
 }
 
-const MAX_RESPONSE_CHARS = 64 * 1024;
+const MAX_RESPONSE_BYTES = 64 * 1024;
+/** A whole answer must arrive within this many --timeout periods. */
+const DEADLINE_TIMEOUTS = 4;
 
 /**
  * POST and HEAD to one webhook URL over a dedicated keep-alive pool. No API key, no redirects
@@ -23,9 +26,11 @@ const MAX_RESPONSE_CHARS = 64 * 1024;
 export class WebhookClient {
   private readonly pool: Pool;
   private readonly path: string;
+  private readonly deadlineMs: number;
 
   constructor(options: WebhookClientOptions) {
     this.path = options.url.pathname + options.url.search;
+    this.deadlineMs = options.timeoutMs * DEADLINE_TIMEOUTS;
     this.pool = new Pool(options.url.origin, {
       connections: options.connections,
       pipelining: 1,
@@ -53,7 +58,10 @@ export class WebhookClient {
     if (body) headers['content-type'] = 'application/json';
     try {
       const response = await this.pool.request({ method, path: this.path, headers, body });
-      const text = await readSome(response.body);
+      // the status line decided the outcome; what the body says is only informative, so a body cut short still counts
+      const text = await readBodyText(response.body, { maxBytes: MAX_RESPONSE_BYTES, deadlineMs: this.deadlineMs, keepStart: true }).catch(
+        () => '',
+      );
       return { kind: 'response', status: response.statusCode, headers: response.headers, text, ms: performance.now() - started };
     } catch (error) {
       return {
@@ -64,21 +72,4 @@ export class WebhookClient {
       };
     }
   }
-}
-
-/** The start of a response body; the rest is discarded. A body cut short still counts as a response. */
-async function readSome(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
-  let text = '';
-  try {
-    for await (const chunk of body) {
-      text += chunk.toString('utf8');
-      if (text.length > MAX_RESPONSE_CHARS) {
-        body.destroy();
-        break;
-      }
-    }
-  } catch {
-    // the status line arrived; what the body said is only informative
-  }
-  return text.slice(0, MAX_RESPONSE_CHARS);
 }

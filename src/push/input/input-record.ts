@@ -1,9 +1,17 @@
 import type { PlainObject } from './nest-keys.js';
 
-export interface InputRecord {
+/** A record as a reader parsed it. */
+export interface ParsedRecord {
   /** 1-based position of the record in the input (CSV/TSV: data rows after the header). */
   record: number;
   value: PlainObject;
+  /** JSON input: the number literals a double could not hold, which `value` holds as placeholders (exact-numbers.ts) */
+  numbers?: string[];
+}
+
+/** A record ready to send: its exact JSON text. */
+export interface InputRecord extends ParsedRecord {
+  json: string;
 }
 
 /** Filled in while reading; `sha256` once the input has ended. */

@@ -2,7 +2,7 @@ import { parse, CsvError } from 'csv-parse';
 import { inferValue } from './infer-value.js';
 import { InputError } from './input-error.js';
 import { setOwn, type PlainObject } from './nest-keys.js';
-import type { InputRecord, ReadStats } from './input-record.js';
+import type { ParsedRecord, ReadStats } from './input-record.js';
 
 export interface DelimitedOptions {
   source: string;
@@ -16,7 +16,7 @@ export interface DelimitedOptions {
  * CSV/TSV through csv-parse: the header row names the keys, an empty field leaves its key out, blank
  * lines are ignored. Yields the records of each piece of text as it is parsed.
  */
-export async function* readDelimited(texts: AsyncIterable<Buffer | string>, options: DelimitedOptions): AsyncGenerator<InputRecord[]> {
+export async function* readDelimited(texts: AsyncIterable<Buffer | string>, options: DelimitedOptions): AsyncGenerator<ParsedRecord[]> {
   const parser = parse({
     bom: true,
     delimiter: options.delimiter,
@@ -33,8 +33,8 @@ export async function* readDelimited(texts: AsyncIterable<Buffer | string>, opti
   const ended = new Promise<void>((resolve) => parser.once('end', resolve).once('error', () => resolve()));
 
   let header: string[] | undefined;
-  const toRecords = (): InputRecord[] => {
-    const out: InputRecord[] = [];
+  const toRecords = (): ParsedRecord[] => {
+    const out: ParsedRecord[] = [];
     for (const row of rows) {
       if (header === undefined) header = checkHeader(row, options.source);
       else out.push({ record: ++options.stats.records, value: rowObject(header, row, options) });

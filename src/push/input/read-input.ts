@@ -2,7 +2,8 @@ import { createReadStream } from 'node:fs';
 import { UsageError } from '../../core/errors.js';
 import { InputError } from './input-error.js';
 import type { InputFormat } from './input-format.js';
-import type { InputRecord, ReadStats } from './input-record.js';
+import { stringifyExact } from './exact-numbers.js';
+import type { InputRecord, ParsedRecord, ReadStats } from './input-record.js';
 import { NestConflictError, nestKeys } from './nest-keys.js';
 import { readDelimited } from './read-delimited.js';
 import { readJson } from './read-json.js';
@@ -58,20 +59,42 @@ export function readRecords(bytes: AsyncIterable<Buffer | string>, source: strin
       : options.format === 'ndjson'
         ? readNdjson(decodeUtf8(bytes, source, stats), source, stats)
         : readJson(decodeUtf8(bytes, source, stats), source, stats);
-  return { records: options.nest ? nested(parsed, options.nest, source) : parsed, stats };
+  return { records: serialized(parsed, source, options.nest), stats };
 }
 
-async function* nested(records: AsyncGenerator<InputRecord[]>, sep: string, source: string): AsyncGenerator<InputRecord[]> {
+/** Each record's JSON text (its number literals exactly as read), after --nest has nested its keys. */
+async function* serialized(
+  records: AsyncGenerator<ParsedRecord[]>,
+  source: string,
+  nest: string | undefined,
+): AsyncGenerator<InputRecord[]> {
   for await (const chunk of records) {
     for (const input of chunk) {
-      try {
-        input.value = nestKeys(input.value, sep);
-      } catch (error) {
-        if (error instanceof NestConflictError) throw new InputError(source, { record: input.record }, `--nest: ${error.message}`);
-        throw error;
-      }
+      if (nest !== undefined) input.value = nested(input, nest, source);
+      (input as InputRecord).json = toJson(input, source);
     }
-    yield chunk;
+    yield chunk as InputRecord[];
+  }
+}
+
+function nested(input: ParsedRecord, sep: string, source: string): ParsedRecord['value'] {
+  try {
+    return nestKeys(input.value, sep);
+  } catch (error) {
+    if (error instanceof NestConflictError) throw new InputError(source, { record: input.record }, `--nest: ${error.message}`);
+    throw error;
+  }
+}
+
+/** JSON.stringify recurses: a record nested thousands of levels deep cannot be written (nor, surely, stored). */
+function toJson(input: ParsedRecord, source: string): string {
+  try {
+    return stringifyExact(input.value, input.numbers);
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw new InputError(source, { record: input.record }, 'the record is nested too deeply to be sent (thousands of levels)');
+    }
+    throw error;
   }
 }
 

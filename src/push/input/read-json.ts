@@ -1,27 +1,33 @@
+import { describeJsonFault } from '../../core/json-error.js';
+import { parseExact, type ExactValue } from './exact-numbers.js';
 import { InputError } from './input-error.js';
 import { DATA_ALONE, JsonFrameError, JsonRecordSplitter, type RawRecord } from './json-splitter.js';
-import type { InputRecord, ReadStats } from './input-record.js';
+import type { ParsedRecord, ReadStats } from './input-record.js';
 import { toObjectRecord } from './to-object-record.js';
 
 /**
  * JSON: one object, an array of objects, or {"data": [...]}; arrays are read element by element. The
  * records before a bad one are handed out before its error is thrown.
  */
-export async function* readJson(texts: AsyncIterable<string>, source: string, stats: ReadStats): AsyncGenerator<InputRecord[]> {
+export async function* readJson(texts: AsyncIterable<string>, source: string, stats: ReadStats): AsyncGenerator<ParsedRecord[]> {
   const splitter = new JsonRecordSplitter();
   /** The records of these raw texts; the ones before a bad record come with its error. */
-  const convert = (raws: RawRecord[]): { records: InputRecord[]; error?: unknown } => {
-    const records: InputRecord[] = [];
+  const convert = (raws: RawRecord[]): { records: ParsedRecord[]; error?: unknown } => {
+    const records: ParsedRecord[] = [];
     try {
       for (const raw of raws) {
         const record = ++stats.records;
-        let value: unknown;
+        let parsed: ExactValue;
         try {
-          value = JSON.parse(raw.text);
-        } catch (error) {
-          throw new InputError(source, { record, line: raw.line }, `not valid JSON: ${(error as Error).message}`);
+          parsed = parseExact(raw.text);
+        } catch {
+          throw new InputError(
+            source,
+            { record, line: raw.line },
+            `not valid JSON (${describeJsonFault(raw.text) ?? 'unreadable'} of the record)`,
+          );
         }
-        const input = toObjectRecord(value, { source, record, line: raw.line });
+        const input = toObjectRecord(parsed, { source, record, line: raw.line });
         if (raw.single && Array.isArray(input.value.data)) throw new InputError(source, {}, DATA_ALONE);
         records.push(input);
       }

@@ -1,28 +1,31 @@
+import { findJsonFault } from '../../core/json-error.js';
+import { parseExact, type ExactValue } from './exact-numbers.js';
 import { InputError } from './input-error.js';
-import type { InputRecord, ReadStats } from './input-record.js';
+import type { ParsedRecord, ReadStats } from './input-record.js';
 import { toObjectRecord } from './to-object-record.js';
 
 /**
  * NDJSON: one JSON object a line; blank lines are ignored; CRLF accepted. The records before a bad
  * line are handed out before its error is thrown.
  */
-export async function* readNdjson(texts: AsyncIterable<string>, source: string, stats: ReadStats): AsyncGenerator<InputRecord[]> {
+export async function* readNdjson(texts: AsyncIterable<string>, source: string, stats: ReadStats): AsyncGenerator<ParsedRecord[]> {
   let rest = '';
   let line = 0;
-  const parseLines = (lines: string[]): { records: InputRecord[]; error?: unknown } => {
-    const records: InputRecord[] = [];
+  const parseLines = (lines: string[]): { records: ParsedRecord[]; error?: unknown } => {
+    const records: ParsedRecord[] = [];
     try {
       for (const text of lines) {
         line += 1;
         if (text.trim() === '') continue;
         const record = ++stats.records;
-        let value: unknown;
+        let parsed: ExactValue;
         try {
-          value = JSON.parse(text);
-        } catch (error) {
-          throw new InputError(source, { line }, `not valid JSON: ${(error as Error).message}`);
+          parsed = parseExact(text);
+        } catch {
+          const fault = findJsonFault(text);
+          throw new InputError(source, { line }, `not valid JSON at column ${fault?.column ?? 1}: ${fault?.problem ?? 'unreadable'}`);
         }
-        records.push(toObjectRecord(value, { source, record, line }));
+        records.push(toObjectRecord(parsed, { source, record, line }));
       }
     } catch (error) {
       return { records, error };

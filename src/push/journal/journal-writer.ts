@@ -9,13 +9,21 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** How the writer opens its file (tests hand in a file that fails part way). */
+export type OpenFile = (path: string, flags: 'wx' | 'r+') => Promise<FileHandle>;
+
 /**
  * Appends journal lines. Lines queued while a write is in progress go out together in the next
  * write and share one fsync (group commit), so four senders cost about one fsync per round.
  * A new journal is created (exclusively) on the first append, so a run that sent nothing leaves none.
+ * A write that does not complete (a full disk) fails the lines it carried and is cut back off the
+ * file, so a torn line is never followed by more; a journal found ending in a torn line (a crash
+ * mid-write) is cut back to its last whole line before anything is appended.
  */
 export class JournalWriter {
   private handle?: FileHandle;
+  /** Bytes of whole lines in the file: where the next write goes. */
+  private size = 0;
   private queue: Pending[] = [];
   private draining?: Promise<void>;
   private failure: unknown;
@@ -23,16 +31,17 @@ export class JournalWriter {
   private constructor(
     readonly path: string,
     private readonly header: JournalHeader | undefined,
+    private readonly openFile: OpenFile,
   ) {}
 
   /** A journal that does not exist yet; it is created with `header` when the first entry is appended. */
-  static create(path: string, header: JournalHeader): JournalWriter {
-    return new JournalWriter(path, header);
+  static create(path: string, header: JournalHeader, openFile: OpenFile = open): JournalWriter {
+    return new JournalWriter(path, header, openFile);
   }
 
   /** An existing journal (--resume): entries are appended after the ones already there. */
-  static reopen(path: string): JournalWriter {
-    return new JournalWriter(path, undefined);
+  static reopen(path: string, openFile: OpenFile = open): JournalWriter {
+    return new JournalWriter(path, undefined, openFile);
   }
 
   get started(): boolean {
@@ -43,7 +52,7 @@ export class JournalWriter {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.queue.push({ text: `${JSON.stringify(entry)}\n`, resolve, reject });
-      this.draining ??= this.drain().finally(() => (this.draining = undefined));
+      this.draining ??= this.drain();
     });
   }
 
@@ -54,31 +63,73 @@ export class JournalWriter {
   }
 
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const group = this.queue.splice(0);
-      try {
-        const handle = this.handle ?? (await this.openFile());
-        await handle.write(group.map((pending) => pending.text).join(''));
-        await handle.datasync();
-        for (const pending of group) pending.resolve();
-      } catch (error) {
-        this.failure = journalError(this.path, error);
-        for (const pending of [...group, ...this.queue.splice(0)]) pending.reject(this.failure);
+    try {
+      while (this.queue.length > 0) {
+        const group = this.queue.splice(0);
+        try {
+          const handle = this.handle ?? (await this.start());
+          await this.writeLines(handle, group.map((pending) => pending.text).join(''));
+          for (const pending of group) pending.resolve();
+        } catch (error) {
+          this.failure = journalError(this.path, error);
+          for (const pending of [...group, ...this.queue.splice(0)]) pending.reject(this.failure);
+        }
       }
+    } finally {
+      // cleared at once (not in a later .finally), so a line appended by a caller woken by this round starts the next one
+      this.draining = undefined;
     }
   }
 
-  private async openFile(): Promise<FileHandle> {
-    if (!this.header) {
-      this.handle = await open(this.path, 'a');
-      return this.handle;
+  /** Writes whole lines at the end and syncs them; on any failure the file is cut back to where it was. */
+  private async writeLines(handle: FileHandle, text: string): Promise<void> {
+    const bytes = Buffer.from(text);
+    try {
+      for (let done = 0; done < bytes.length;) {
+        const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, this.size + done);
+        if (bytesWritten <= 0) throw Object.assign(new Error('the write made no progress'), { code: 'ENOSPC' });
+        done += bytesWritten;
+      }
+      await handle.datasync();
+    } catch (error) {
+      await handle.truncate(this.size).catch(() => undefined);
+      throw error;
     }
-    this.handle = await open(this.path, 'wx');
-    await this.handle.write(`${JSON.stringify(this.header)}\n`);
-    await this.handle.datasync();
-    await syncDirectory(dirname(this.path));
-    return this.handle;
+    this.size += bytes.length;
   }
+
+  private async start(): Promise<FileHandle> {
+    if (!this.header) {
+      const handle = await this.openFile(this.path, 'r+');
+      this.size = await wholeLines(handle);
+      this.handle = handle;
+      return handle;
+    }
+    const handle = await this.openFile(this.path, 'wx');
+    this.handle = handle;
+    await this.writeLines(handle, `${JSON.stringify(this.header)}\n`);
+    await syncDirectory(dirname(this.path));
+    return handle;
+  }
+}
+
+/** The length of the file's whole lines, after cutting off a torn last line (a crash mid-write) if there is one. */
+async function wholeLines(handle: FileHandle): Promise<number> {
+  const { size } = await handle.stat();
+  const tail = Buffer.alloc(Math.min(size, 64 * 1024));
+  let end = size;
+  while (end > 0) {
+    const from = Math.max(0, end - tail.length);
+    await handle.read(tail, 0, end - from, from);
+    const newline = tail.subarray(0, end - from).lastIndexOf(0x0a);
+    if (newline >= 0) {
+      end = from + newline + 1;
+      break;
+    }
+    end = from;
+  }
+  if (end < size) await handle.truncate(end);
+  return end;
 }
 
 /** Makes the new file's directory entry durable too (not possible on every platform). */
@@ -96,6 +147,15 @@ async function syncDirectory(path: string): Promise<void> {
 
 function journalError(path: string, error: unknown): TdsError {
   const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    // no request leaves before its line is written, so nothing was sent unrecorded
+    return new TdsError('UNEXPECTED', `cannot write the journal ${path}: the disk is full (${code})`, {
+      cause: error,
+      hint:
+        'free some space, then run the same command with --resume: a batch whose request had not left is sent then, ' +
+        'and one whose answer could not be recorded shows as uncertain',
+    });
+  }
   if (code === 'EEXIST') {
     return new UsageError(`the journal ${path} already exists`, { hint: 'run with --resume to continue that push, or remove the journal' });
   }

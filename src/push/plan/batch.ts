@@ -95,8 +95,7 @@ export async function* batchRecords(chunks: AsyncIterable<readonly InputRecord[]
     return { kind: 'batch', batch };
   };
   for await (const chunk of chunks) {
-    for (const { record, value } of chunk) {
-      const json = JSON.stringify(value);
+    for (const { record, json } of chunk) {
       if (json === '{}') {
         yield { kind: 'skipped', record };
         continue;

@@ -1,5 +1,6 @@
 import { batchId, splitBatch, type Batch } from './batch.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
+import { selects, type BatchSelection } from './batch-selection.js';
 
 /** The latest journal entry of each batch and part. */
 export class JournalIndex {
@@ -27,8 +28,15 @@ export class JournalIndex {
   }
 }
 
-/** What a resumed run does with uncertain batches: leave them (default), send them again, or record them as taken in. */
-export type UncertainPolicy = 'leave' | 'resend' | 'accept';
+/**
+ * What a resumed run does with the uncertain batches of an earlier run: the batches named by
+ * --resend-uncertain are sent again, those named by --accept-uncertain are recorded as taken in
+ * (each flag alone names every one), the others are left as they are.
+ */
+export interface UncertainPolicy {
+  resend?: BatchSelection;
+  accept?: BatchSelection;
+}
 
 /** What to do with a rebuilt batch, given what the journal says happened to it before. */
 export type Decision =
@@ -56,8 +64,9 @@ export function decide(batch: Batch, index: JournalIndex | undefined, uncertain:
       return splitBatch(batch).flatMap((half) => decide(half, index, uncertain));
     case 'uncertain':
     case 'sending':
-      if (uncertain === 'resend') return [{ kind: 'send', batch, previous: entry }];
-      return uncertain === 'accept' ? [{ kind: 'confirmed', batch, entry }] : [{ kind: 'uncertain', batch, entry }];
+      if (selects(uncertain.resend, batch.number)) return [{ kind: 'send', batch, previous: entry }];
+      if (selects(uncertain.accept, batch.number)) return [{ kind: 'confirmed', batch, entry }];
+      return [{ kind: 'uncertain', batch, entry }];
     case 'unsent':
       return [{ kind: 'send', batch, previous: entry }];
     default:

@@ -19,12 +19,15 @@ export function incompleteError(input: { summary: PushSummary; stops: StopReason
 
   if (records.uncertain > 0) {
     const reasons = [...new Set(summary.uncertain.map((batch) => batch.reason).filter(Boolean))].slice(0, 3).join('; ');
+    const batches = summary.uncertain.map((batch) => batch.batch.split('.')[0]).filter((batch, i, all) => all.indexOf(batch) === i);
+    const list = batches.length <= 8 ? batches.join(',') : 'B';
     problems.push(
-      `${n(records.uncertain)} records are uncertain (records ${formatRanges(summary.uncertain)}${reasons ? `: ${reasons}` : ''}): the webhook may have added them`,
+      `${n(records.uncertain)} records are uncertain (records ${formatRanges(summary.uncertain)}, batch ${batches.slice(0, 8).join(', ')}${batches.length > 8 ? ' …' : ''}${reasons ? `: ${reasons}` : ''}): the webhook may have added them`,
     );
     hints.push(
-      `check the table for records ${formatRanges(summary.uncertain)} (e.g. \`tds rows TABLE\`) before anything else: ` +
-        `if they are missing, run the same command with --resume --resend-uncertain; if they are there, --resume --accept-uncertain records them as taken in and sends the rest (--resume alone never re-sends them)`,
+      `check the table for records ${formatRanges(summary.uncertain)} (e.g. \`tds rows TABLE\`) before anything else, then run the same command with ` +
+        `--resume --accept-uncertain ${list} for the batches whose records are there and --resume --resend-uncertain ${list} for those missing ` +
+        `(each flag alone means every uncertain batch; --resume alone never re-sends them)`,
     );
   }
   if (records.rejected > 0) {
@@ -37,7 +40,9 @@ export function incompleteError(input: { summary: PushSummary; stops: StopReason
   }
   if (records.notSent === null || records.notSent > 0) {
     const why = refused?.detail ?? gaveUp?.detail;
-    problems.push(`${records.notSent === null ? 'the rest of stdin' : `${n(records.notSent)} records`} not sent${why ? ` (${why})` : ''}`);
+    problems.push(
+      `${records.notSent === null ? `the rest of ${summary.input}` : `${n(records.notSent)} records`} not sent${why ? ` (${why})` : ''}`,
+    );
     if (records.uncertain === 0) hints.push('run the same command with --resume to send the rest; nothing already sent is sent again');
   }
   if (summary.wait && !summary.wait.complete) {

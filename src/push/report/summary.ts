@@ -22,7 +22,7 @@ export interface PushSummary {
     /** of the rejected: objects too large to send alone */
     tooLarge: number;
     uncertain: number;
-    /** due but not sent (run again with --resume); null when stdin was not read to its end */
+    /** due but not sent (run again with --resume); null when a streamed input was not read to its end */
     notSent: number | null;
   };
   batches: { total: number; sent: number; alreadySent: number; uncertain: number };
@@ -131,7 +131,7 @@ export function formatSummary(summary: PushSummary): string {
     records.uncertain === 0 ? '0' : `${n(records.uncertain)}: records ${formatRanges(summary.uncertain)} (batch ${batchList})`,
   );
   if (!summary.dryRun && records.notSent !== 0)
-    row('not sent yet', records.notSent === null ? 'the rest of stdin (not read)' : n(records.notSent));
+    row('not sent yet', records.notSent === null ? `the rest of ${summary.input} (not read)` : n(records.notSent));
   const phases = [
     summary.checkSeconds !== undefined && !summary.dryRun ? `${summary.checkSeconds.toFixed(1)} s checking the input` : undefined,
     summary.sendSeconds !== undefined ? `${summary.sendSeconds.toFixed(1)} s sending` : undefined,

@@ -7,6 +7,8 @@ export interface SeenRequest {
   method: string;
   /** the posted objects (POST) */
   objects: unknown[];
+  /** the body as sent */
+  text: string;
   bytes: number;
 }
 
@@ -41,6 +43,7 @@ export async function testWebhook(answer: (request: SeenRequest) => Answer | Pro
       n: state.requests.length + 1,
       method: req.method ?? '',
       objects: body.length ? (JSON.parse(body.toString()) as unknown[]) : [],
+      text: body.toString(),
       bytes: body.length,
     };
     state.requests.push(request);

@@ -41,8 +41,8 @@ describe('CSV', () => {
   it('names keys by the header, leaves empty fields out, keeps strings', async () => {
     const { records } = await read('name,email,seats\nAda,ada@x.io,3\nBob,,\n', { format: 'csv' });
     expect(records).toEqual([
-      { record: 1, value: { name: 'Ada', email: 'ada@x.io', seats: '3' } },
-      { record: 2, value: { name: 'Bob' } },
+      { record: 1, value: { name: 'Ada', email: 'ada@x.io', seats: '3' }, json: '{"name":"Ada","email":"ada@x.io","seats":"3"}' },
+      { record: 2, value: { name: 'Bob' }, json: '{"name":"Bob"}' },
     ]);
   });
 
@@ -178,9 +178,9 @@ describe('NDJSON', () => {
     for (const chunks of splits(text)) {
       const { records } = await read(chunks, { format: 'ndjson' });
       expect(records).toEqual([
-        { record: 1, value: { a: 1 } },
-        { record: 2, value: { b: { c: [1, 2] } } },
-        { record: 3, value: {} },
+        { record: 1, value: { a: 1 }, json: '{"a":1}' },
+        { record: 2, value: { b: { c: [1, 2] } }, json: '{"b":{"c":[1,2]}}' },
+        { record: 3, value: {}, json: '{}' },
       ]);
     }
   });
@@ -198,8 +198,8 @@ describe('NDJSON', () => {
       })();
       const reader = readRecords(bytes, 'in', { format, infer: false, relaxColumns: false });
       expect((await reader.records.next()).value).toEqual([
-        { record: 1, value: { a: 1 } },
-        { record: 2, value: { a: 2 } },
+        { record: 1, value: { a: 1 }, json: '{"a":1}' },
+        { record: 2, value: { a: 2 }, json: '{"a":2}' },
       ]);
       await expect(reader.records.next()).rejects.toThrow(/record 3|line 3/);
     }
@@ -258,7 +258,7 @@ describe('JSON', () => {
     })();
     const reader = readRecords(chunks, 'big.json', { format: 'json', infer: false, relaxColumns: false });
     const first = await reader.records.next();
-    expect(first.value).toEqual([{ record: 1, value: { i: 0 } }]);
+    expect(first.value).toEqual([{ record: 1, value: { i: 0 }, json: '{"i":0}' }]);
     expect(fed).toBeLessThan(5);
     let count = 1;
     for await (const chunk of reader.records) count += chunk.length;

@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeBatch } from '../../../src/push/plan/batch.js';
-import { JournalWriter } from '../../../src/push/journal/journal-writer.js';
+import { JournalWriter, type OpenFile } from '../../../src/push/journal/journal-writer.js';
 import { readJournal } from '../../../src/push/journal/read-journal.js';
 import { headerDifferences, journalHeader, type HeaderInput } from '../../../src/push/journal/journal-header.js';
 import { entryOf } from '../../../src/push/journal/journal-entry.js';
@@ -120,5 +120,74 @@ describe('headerDifferences', () => {
       '--relax-columns was false, now true',
       'the webhook was https://h/…abcd, now https://h/…wxyz',
     ]);
+  });
+});
+
+/** Opens real files, but every write after the first `allowed` bytes writes only part, then fails with ENOSPC (a disk filling up). */
+function fillingDisk(allowed: number): OpenFile {
+  return async (path, flags) => {
+    const handle = await open(path, flags);
+    let written = 0;
+    const disk = {
+      write: async (buffer: Buffer, offset: number, length: number, position: number) => {
+        const room = allowed - written;
+        if (room <= 0) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+        const result = await handle.write(buffer, offset, Math.min(length, room), position);
+        written += result.bytesWritten;
+        return result;
+      },
+      datasync: () => handle.datasync(),
+      truncate: (length: number) => handle.truncate(length),
+      stat: () => handle.stat(),
+      read: (buffer: Buffer, offset: number, length: number, position: number) => handle.read(buffer, offset, length, position),
+      close: () => handle.close(),
+    };
+    return disk as unknown as FileHandle;
+  };
+}
+
+describe('JournalWriter rounds', () => {
+  it('writes lines appended one after another by the caller each round wakes (no line is left queued)', async () => {
+    const path = join(dir, 'j');
+    const writer = JournalWriter.create(path, journalHeader(headerInput));
+    for (let i = 1; i <= 5; i += 1) await writer.append({ ...entryOf(batch, 'accepted'), batch: i });
+    await writer.close();
+    expect((await readJournal(path)).entries.map((entry) => entry.batch)).toEqual([1, 2, 3, 4, 5]);
+  }, 5000);
+});
+
+describe('JournalWriter on a full disk (issue 15, item 3)', () => {
+  it('fails the line a short write tore, cuts it back off, and refuses every later line', async () => {
+    const path = join(dir, 'j');
+    const header = `${JSON.stringify(journalHeader(headerInput))}\n`;
+    const line = `${JSON.stringify(entryOf(batch, 'sending'))}\n`;
+    const writer = JournalWriter.create(path, journalHeader(headerInput), fillingDisk(Buffer.byteLength(header + line) + 10));
+    await writer.append(entryOf(batch, 'sending'));
+    await expect(writer.append(entryOf(batch, 'accepted', { status: 200 }))).rejects.toThrow(
+      /cannot write the journal .*: the disk is full \(ENOSPC\)/,
+    );
+    await expect(writer.append(entryOf(batch, 'sending'))).rejects.toThrow(/disk is full/);
+    await writer.close();
+    // the torn line is gone: the file ends with the last whole line
+    expect(await readFile(path, 'utf8')).toBe(header + line);
+    expect((await readJournal(path)).entries.map((entry) => entry.state)).toEqual(['sending']);
+  });
+
+  it('cuts a torn last line (a crash mid-write) off before appending after it', async () => {
+    const path = join(dir, 'j');
+    const header = `${JSON.stringify(journalHeader(headerInput))}\n`;
+    const line = `${JSON.stringify(entryOf(batch, 'sending'))}\n`;
+    await writeFile(path, `${header}${line}{"batch":1,"sta`);
+    const writer = JournalWriter.reopen(path);
+    await writer.append(entryOf(batch, 'accepted', { status: 200 }));
+    await writer.close();
+    const text = await readFile(path, 'utf8');
+    expect(text.startsWith(header + line)).toBe(true);
+    expect(
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { state?: string }).state),
+    ).toEqual([undefined, 'sending', 'accepted']);
   });
 });

@@ -13,7 +13,7 @@ import {
 import type { InputRecord } from '../../../src/push/input/input-record.js';
 
 async function collect(values: Record<string, unknown>[], limits: BatchLimits, chunkSize = 3): Promise<BatchEvent[]> {
-  const records: InputRecord[] = values.map((value, i) => ({ record: i + 1, value }));
+  const records: InputRecord[] = values.map((value, i) => ({ record: i + 1, value, json: JSON.stringify(value) }));
   const chunks = (async function* () {
     for (let i = 0; i < records.length; i += chunkSize) yield records.slice(i, i + chunkSize);
   })();

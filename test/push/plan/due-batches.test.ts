@@ -24,7 +24,7 @@ async function run(events: BatchEvent[], journal: [Batch, BatchState][], log: st
       index: journal.length
         ? new JournalIndex(journal.map(([b, state]) => entryOf(b, state, state === 'rejected' ? { reason: 'HTTP 400: bad' } : {})))
         : undefined,
-      uncertain: 'leave',
+      uncertain: {},
       maxBytes: 1000,
       onRejected: (b, reason) => void rejected.push(`${b.items.map((item) => item.record).join(',')}: ${reason}`),
     },

@@ -16,7 +16,16 @@ const entry = (b: Batch, state: BatchState): JournalEntry => entryOf(b, state);
 describe('decide (resume)', () => {
   const b = batch(2, 11, 10);
 
-  it.each<[BatchState | 'none', UncertainPolicy, string]>([
+  const POLICIES: Record<string, UncertainPolicy> = {
+    leave: {},
+    resend: { resend: 'all' },
+    accept: { accept: 'all' },
+    'resend 2': { resend: [{ first: 2, last: 2 }] },
+    'accept 1-3': { accept: [{ first: 1, last: 3 }] },
+    'resend 3-9, accept 1': { resend: [{ first: 3, last: 9 }], accept: [{ first: 1, last: 1 }] },
+  };
+
+  it.each<[BatchState | 'none', string, string]>([
     ['none', 'leave', 'send'],
     ['accepted', 'leave', 'accepted'],
     ['accepted', 'resend', 'accepted'],
@@ -29,14 +38,19 @@ describe('decide (resume)', () => {
     ['sending', 'leave', 'uncertain'],
     ['sending', 'resend', 'send'],
     ['sending', 'accept', 'confirmed'],
+    ['uncertain', 'resend 2', 'send'],
+    ['uncertain', 'accept 1-3', 'confirmed'],
+    ['uncertain', 'resend 3-9, accept 1', 'uncertain'],
+    ['sending', 'resend 3-9, accept 1', 'uncertain'],
+    ['unsent', 'resend 3-9, accept 1', 'send'],
   ])('journal state %s, uncertain batches %s → %s', (state, policy, kind) => {
     const index = new JournalIndex(state === 'none' ? [] : [entry(b, 'sending'), entry(b, state)]);
-    expect(decide(b, index, policy).map((d) => d.kind)).toEqual([kind]);
+    expect(decide(b, index, POLICIES[policy]!).map((d) => d.kind)).toEqual([kind]);
   });
 
   it('uses the latest entry of a batch', () => {
     const index = new JournalIndex([entry(b, 'sending'), entry(b, 'uncertain'), entry(b, 'sending'), entry(b, 'accepted')]);
-    expect(decide(b, index, 'leave')[0]!.kind).toBe('accepted');
+    expect(decide(b, index, {})[0]!.kind).toBe('accepted');
   });
 
   it('follows a 413 split into its parts', () => {
@@ -49,7 +63,7 @@ describe('decide (resume)', () => {
       entry(lr, 'rejected'),
       entry(right, 'sending'),
     ]);
-    expect(decide(b, index, 'leave').map((d) => [d.kind, d.batch.part])).toEqual([
+    expect(decide(b, index, {}).map((d) => [d.kind, d.batch.part])).toEqual([
       ['accepted', '1.1'],
       ['rejected', '1.2'],
       ['uncertain', '2'],
@@ -59,11 +73,11 @@ describe('decide (resume)', () => {
   it('reports a batch whose records differ from the journal', () => {
     const other = makeBatch(2, '', [...b.items.slice(0, 9), { record: 20, json: '{"r":"changed"}', bytes: 15 }]);
     const index = new JournalIndex([entry(b, 'accepted')]);
-    expect(decide(other, index, 'leave')[0]).toMatchObject({ kind: 'mismatch', problem: expect.stringContaining('differ') });
-    expect(decide(batch(2, 12, 10), index, 'leave')[0]).toMatchObject({ kind: 'mismatch', problem: expect.stringContaining('11–20') });
+    expect(decide(other, index, {})[0]).toMatchObject({ kind: 'mismatch', problem: expect.stringContaining('differ') });
+    expect(decide(batch(2, 12, 10), index, {})[0]).toMatchObject({ kind: 'mismatch', problem: expect.stringContaining('11–20') });
   });
 
   it('sends everything without a journal', () => {
-    expect(decide(b, undefined, 'leave')).toEqual([{ kind: 'send', batch: b }]);
+    expect(decide(b, undefined, {})).toEqual([{ kind: 'send', batch: b }]);
   });
 });

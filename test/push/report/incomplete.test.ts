@@ -40,8 +40,8 @@ describe('incompleteError', () => {
       (t) => t.markUncertain(batch(3, 21, 10), 'HTTP 500: boom'),
       0,
       [{ kind: 'uncertain', detail: 'HTTP 500' }],
-      /10 records are uncertain \(records 21–30: HTTP 500: boom\)/,
-      /--resume --resend-uncertain/,
+      /10 records are uncertain \(records 21–30, batch 3: HTTP 500: boom\)/,
+      /--resume --accept-uncertain 3 for the batches whose records are there and --resume --resend-uncertain 3 for those missing/,
     ],
     ['rejected', (t) => t.reject([4, 5, 9], true), 0, [], /3 records were rejected \(records 4–5, 9\)/, /--rejects FILE/],
     [
@@ -53,11 +53,12 @@ describe('incompleteError', () => {
       /--resume to send the rest/,
     ],
     [
-      'the rest of stdin',
+      'the rest of a streamed input',
       () => undefined,
       null,
       [{ kind: 'refused', status: 401, detail: 'HTTP 401' }],
-      /the rest of stdin not sent \(HTTP 401\)/,
+      // the input is named: a file read as it streams is not "stdin" (issue 15, item 15)
+      /the rest of in\.csv not sent \(HTTP 401\)/,
       /--resume/,
     ],
   ])('%s → exit 7 with what to do', (_name, build, notSent, stops, message, hint) => {

@@ -1,0 +1,174 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TDS_BIN } from '../helpers/cli.js';
+import { expectSameRecords, ndjson, people, pushBench, tablePayloads, type PushBench } from '../push/helpers/emulator.js';
+import { accepted, testWebhook, type TestWebhook } from '../push/helpers/webhook-server.js';
+
+// Regression tests of issue 15 (hardening) for push: a crash, a second run or a full disk must never
+// lose or duplicate a record, and no input may crash tds or change data on the way.
+
+let bench: PushBench | undefined;
+let server: TestWebhook | undefined;
+afterEach(async () => {
+  await bench?.close();
+  await server?.close();
+  bench = undefined;
+  server = undefined;
+});
+
+const FAST = { TDS_RATE_SCALE: '1000' };
+
+/** Starts `tds push` as a child process (to kill it), with the bench's settings. */
+function startPush(b: PushBench, args: string[]) {
+  const env = {
+    ...process.env,
+    TDS_BASE_URL: b.emu.baseUrl,
+    TDS_API_KEY: b.emu.apiKey,
+    TDS_CONFIG_DIR: join(b.dir, 'config'),
+    NO_COLOR: '1',
+  };
+  return spawn(process.execPath, [TDS_BIN, ...args], { env, cwd: b.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+describe('a crash while batches wait for their rate-limit slot (item 1)', () => {
+  it('journals as sending only the batches whose requests left, so --accept-uncertain loses nothing', async () => {
+    // HEAD is webhook request 1, batch 1 is request 2; batch 2 (request 3) is taken in and never answered
+    bench = await pushBench({ webhookFaults: 'stall@3' });
+    const records = people(100);
+    const path = await bench.file('in.ndjson', ndjson(records));
+    const args = ['push', bench.inbox.url, path, '--batch-size', '10'];
+    const child = startPush(bench, [...args, '--rate', '2']);
+    await new Promise((resolve) => setTimeout(resolve, 2200));
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+
+    // what reached the webhook before the kill: every uncertain batch must be among them
+    const received = new Set(
+      (await tablePayloads(bench.emu, bench.inbox.id)).map((object) => Math.ceil((object as { id: number }).id / 10)),
+    );
+    const plan = await bench.tds([...args, '--resume', '--dry-run', '--json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const uncertain = (JSON.parse(plan.stdout) as { uncertain: { batch: string }[] }).uncertain.map((batch) => Number(batch.batch));
+    expect(uncertain).toContain(2);
+    for (const batch of uncertain) expect(received, `batch ${batch} was reported uncertain but never sent`).toContain(batch);
+
+    const settled = await bench.tds([...args, '--resume', '--accept-uncertain'], { env: FAST });
+    expect(settled.code, settled.stderr).toBe(0);
+    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
+  }, 30_000);
+
+  it('settles uncertain batches one by one: --accept-uncertain for those in the table, --resend-uncertain for the others', async () => {
+    // batch 2 (request 3, after the HEAD) answers 500: uncertain; the user finds it missing and resends just that one
+    server = await testWebhook((request) => (request.n === 3 ? { status: 500 } : accepted(request)));
+    const records = people(40);
+    bench = await pushBench();
+    const path = await bench.file('in.ndjson', ndjson(records));
+    const args = ['push', server.url, path, '--batch-size', '10', '--concurrency', '1'];
+    const first = await bench.tds(args, { env: FAST });
+    expect(first.code, first.stderr).toBe(7);
+    expect(first.stderr).toMatch(/--resume --accept-uncertain 2 for the batches whose records are there/);
+    const resumed = await bench.tds([...args, '--resume', '--resend-uncertain', '2'], { env: FAST });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const ids = server.requests.flatMap((request) => request.objects.map((object) => (object as { id: number }).id));
+    // batch 2 twice (the 500 and its resend), every other record once
+    const expected = [...records.map((record) => record.id as number), ...Array.from({ length: 10 }, (_, i) => 11 + i)];
+    expect(ids.sort((a, b) => a - b)).toEqual(expected.sort((a, b) => a - b));
+  });
+});
+
+describe('two runs at once (item 2)', () => {
+  it('a second --resume of the same journal exits 2 while the first holds it; every record arrives once', async () => {
+    bench = await pushBench({ webhookFaults: '500@3' });
+    const records = people(300);
+    const path = await bench.file('in.ndjson', ndjson(records));
+    const args = ['push', bench.inbox.url, path, '--batch-size', '10'];
+    const first = await bench.tds(args, { env: FAST });
+    expect(first.code, first.stderr).toBe(7);
+
+    const slow = startPush(bench, [...args, '--resume', '--accept-uncertain', '--rate', '10']);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const second = await bench.tds([...args, '--resume', '--accept-uncertain'], { env: FAST });
+    const [code] = (await once(slow, 'exit')) as [number];
+    expect(second.code, second.stderr).toBe(2);
+    expect(second.stderr).toMatch(/another tds push is using the journal .*in\.ndjson\.tds-journal/);
+    expect(code).toBe(0);
+    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
+  }, 30_000);
+});
+
+describe('numbers and deep records (items 5 and 6)', () => {
+  it('sends number literals exactly as read, never as the nearest double', async () => {
+    server = await testWebhook(accepted);
+    bench = await pushBench();
+    const line = '{"id":9007199254740993,"a":123456789012345678901234567890,"b":1e400,"c":0.1}';
+    const path = await bench.file('in.ndjson', `${line}\n`);
+    const result = await bench.tds(['push', server.url, path], { env: FAST });
+    expect(result.code, result.stderr).toBe(0);
+    const post = server.requests.find((request) => request.method === 'POST')!;
+    expect(post.text).toBe(`[${line}]`);
+    const json = await bench.file('in.json', `{"data": [${line}, {"n": 12345678901234567890}]}`);
+    await bench.tds(['push', server.url, json, '--journal', join(bench.dir, 'j2')], { env: FAST });
+    expect(server.requests.at(-1)!.text).toBe(`[${line},{"n":12345678901234567890}]`);
+  });
+
+  it('a record nested thousands of levels deep exits 2 naming the record, without a stack trace', async () => {
+    bench = await pushBench();
+    let deep = '{"a":1}';
+    for (let i = 0; i < 5000; i += 1) deep = `{"x":${deep}}`;
+    const path = await bench.file('deep.ndjson', `{"ok":1}\n${deep}\n`);
+    const result = await bench.tds(['push', bench.inbox.url, path, '--dry-run']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/^tds: .*deep\.ndjson: record 2: the record is nested too deeply to be sent/m);
+    expect(result.stderr).not.toMatch(/RangeError|bug in tds|at .*\.js/);
+  });
+
+  it('a line that is not JSON is placed by line and column, without quoting it', async () => {
+    bench = await pushBench();
+    const path = await bench.file('bad.ndjson', '{"a":1}\n{"token": tds_secret_value_123}\n');
+    const result = await bench.tds(['push', bench.inbox.url, path, '--dry-run']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/bad\.ndjson: line 2: not valid JSON at column 11: unexpected character/);
+    expect(result.stderr).not.toContain('tds_secret');
+  });
+});
+
+/** A folder on a 256 KiB tmpfs, when this machine lets the tests mount one (root on Linux). */
+async function tinyDisk(path: string): Promise<boolean> {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
+  await mkdir(path, { recursive: true });
+  return spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', path]).status === 0;
+}
+
+describe('a full disk under the journal (item 3)', () => {
+  it('stops before sending a batch it could not journal, cuts the torn line off, and resumes without a duplicate', async (context) => {
+    bench = await pushBench();
+    const disk = join(bench.dir, 'disk');
+    if (!(await tinyDisk(disk))) return context.skip();
+    try {
+      server = await testWebhook(accepted);
+      const records = people(400);
+      const path = await bench.file('in.ndjson', ndjson(records));
+      // fill the disk so that the journal has room for a few dozen lines only
+      await writeFile(join(disk, 'filler'), Buffer.alloc(240 * 1024));
+      const args = ['push', server.url, path, '--batch-size', '1', '--concurrency', '1', '--journal', join(disk, 'j')];
+      const full = await bench.tds(args, { env: FAST });
+      expect(full.code, full.stderr).toBe(1);
+      expect(full.stderr).toMatch(/^tds: cannot write the journal .*: the disk is full \(ENOSPC\)$/m);
+      expect(full.stderr).toMatch(/uncertain +0/);
+      const sentBeforeFull = server.requests.filter((request) => request.method === 'POST').length;
+      expect(sentBeforeFull).toBeGreaterThan(0);
+      expect(sentBeforeFull).toBeLessThan(400);
+
+      await rm(join(disk, 'filler'));
+      const resumed = await bench.tds([...args, '--resume', '--accept-uncertain'], { env: FAST });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const ids = server.requests.flatMap((request) => request.objects.map((object) => (object as { id: number }).id));
+      expect(ids.sort((a, b) => a - b)).toEqual(records.map((record) => record.id));
+    } finally {
+      spawnSync('umount', [disk]);
+    }
+  }, 30_000);
+});
