@@ -23,11 +23,17 @@ export interface EmulatorOptions {
   readFaults?: string;
   /** Fault spec for webhook endpoints. */
   webhookFaults?: string;
-  /** Seed of the fault draws, default 1. */
+  /** Seed of the fault draws, of action outcomes and of churn, default 1. */
   faultSeed?: number;
+  /** Time between two steps of an action cell (queued, running, final), in ms; default 3000; 0 = at once. */
+  actionDelayMs?: number;
+  /** Churn spec ("add:5/s,update:2/s,delete:0.1/s", optionally "table=NAME"): rows change over time. */
+  churn?: string;
+  /** Admin routes under /_emulator answer even when the emulator does not listen on a loopback address. */
+  admin?: boolean;
   /** One line per request: method, redacted path, status, ms. */
   log?: (line: string) => void;
-  /** Clock (ms) for date presets and timestamps; default Date.now. */
+  /** Clock (ms) for date presets and timestamps, before the admin clock offset; default Date.now. */
   now?: () => number;
 }
 
