@@ -69,8 +69,9 @@ export class ActionRunner {
   /** The cell was written by hand: its run stops, and columns waiting for it go on if it is final now. */
   cancel(row: StoredRow, fieldId: string): void {
     const runs = this.runs.get(row);
-    if (!runs?.delete(fieldId)) return;
-    if (runs.size === 0) this.runs.delete(row);
+    if (!runs) return;
+    runs.delete(fieldId);
+    if (runs.size === 0) return void this.runs.delete(row);
     this.release(row);
     this.scheduler.drain();
   }

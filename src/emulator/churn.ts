@@ -51,12 +51,13 @@ export class Churn {
   tick(elapsedMs = performance.now() - this.last): void {
     this.last = performance.now();
     const tables = this.targets();
-    if (tables.length === 0) return;
     for (const kind of CHURN_KINDS) {
       this.carry[kind] += (this.spec.perSecond[kind] * elapsedMs) / 1000;
       const count = Math.min(MAX_PER_TICK, Math.floor(this.carry[kind]));
       this.carry[kind] -= Math.floor(this.carry[kind]);
-      if (count > 0) this[kind](tables, count);
+      // Updates and deletes go to tables that have rows, so their rates hold while some tables are empty.
+      const candidates = kind === 'add' ? tables : tables.filter((table) => table.rows.size > 0);
+      if (count > 0 && candidates.length > 0) this[kind](candidates, count);
     }
   }
 
@@ -83,7 +84,7 @@ export class Churn {
       const table = pick(tables, this.random());
       const row = table.rows.sample(this.random());
       const editable = table.fields.filter(isEditable);
-      if (!row || editable.length === 0) continue;
+      if (!row || editable.length === 0) continue; // a table with only system, webhook or action columns
       const changes: CellChanges = {};
       for (let n = 1 + Math.floor(this.random() * 2); n > 0; n -= 1) {
         const field = pick(editable, this.random());

@@ -64,7 +64,7 @@ describe('webhook', () => {
     expect((await visible()).map((row) => row.cells[inbox.id.payload!]!.value)).toContainEqual({ data: 'plain' });
   });
 
-  const webhook400 = (reply: { status: number; body: any }, message: RegExp) => {
+  const webhook400 = (reply: { status: number; body: unknown }, message: RegExp) => {
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringMatching(message) });
   };
