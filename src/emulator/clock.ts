@@ -10,6 +10,9 @@ export class EmulatorClock {
 
   readonly now = (): number => this.base() + this.offset;
 
+  /** The clock without the offset: the request log keeps real arrival times. */
+  readonly realNow = (): number => this.base();
+
   get offsetMs(): number {
     return this.offset;
   }

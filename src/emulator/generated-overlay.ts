@@ -1,11 +1,7 @@
 import type { GeneratedRow, GeneratedRows } from './generated-rows.js';
-import { mergeSorted } from './merge-sorted.js';
-import { compareIds, type RowKey, type RowStore, type StoredRow } from './model.js';
+import { compareCreated, type RowKey, type RowStore, type StoredRow } from './model.js';
 import { hasPlainCells, plainCells } from './plain-cells.js';
 import { RowList } from './row-list.js';
-
-const newestFirst = (a: StoredRow, b: StoredRow): number => b.createdAt - a.createdAt || compareIds(b.id, a.id);
-const idOrder = (a: StoredRow, b: StoredRow): number => compareIds(a.id, b.id);
 
 /**
  * A computed table that changes: its rows stay computed from their index, and only what changed is held:
@@ -16,6 +12,7 @@ export class GeneratedOverlay implements RowStore {
   readonly deleted = new Set<number>();
   readonly edited = new Map<number, StoredRow>();
   readonly added: RowList;
+  private readonly ranks = new WeakMap<StoredRow, number>();
 
   constructor(
     readonly base: GeneratedRows,
@@ -29,13 +26,11 @@ export class GeneratedOverlay implements RowStore {
   }
 
   newest(before?: RowKey): Iterable<StoredRow> {
-    const base = this.live(this.base.newest(before));
-    return this.added.size === 0 ? base : mergeSorted(base, this.added.newest(before), newestFirst);
+    return this.added.size === 0 ? this.live(this.base.newest(before)) : this.mergedNewest(before);
   }
 
   byId(afterId?: string): Iterable<StoredRow> {
-    const base = this.live(this.base.byId(afterId));
-    return this.added.size === 0 ? base : mergeSorted(base, this.added.byId(afterId), idOrder);
+    return this.added.size === 0 ? this.live(this.base.byId(afterId)) : this.mergedById(afterId);
   }
 
   edit(id: string): StoredRow | undefined {
@@ -91,8 +86,45 @@ export class GeneratedOverlay implements RowStore {
 
   private *liveRows(rows: Iterable<GeneratedRow>): Iterable<StoredRow> {
     for (const row of rows) {
-      if (this.deleted.has(row.index)) continue;
-      yield this.edited.get(row.index) ?? row;
+      const live = this.liveRow(row);
+      if (live) yield live;
     }
+  }
+
+  private liveRow(row: GeneratedRow): StoredRow | undefined {
+    if (this.deleted.has(row.index)) return undefined;
+    return this.edited.get(row.index) ?? row;
+  }
+
+  /** Computed rows newest first with the added rows among them; a computed row's id is read only on a tie of createdAt. */
+  private *mergedNewest(before?: RowKey): Iterable<StoredRow> {
+    const added = this.added.newest(before)[Symbol.iterator]();
+    let next = added.next();
+    for (let i = this.base.indexBefore(before) - 1; i >= 0; i -= 1) {
+      const row = this.base.at(i);
+      for (; !next.done && compareCreated(next.value, row) > 0; next = added.next()) yield next.value;
+      const live = this.liveRow(row);
+      if (live) yield live;
+    }
+    for (; !next.done; next = added.next()) yield next.value;
+  }
+
+  /** Computed rows in id order with the added rows among them, placed by rank: no computed id is read. */
+  private *mergedById(afterId?: string): Iterable<StoredRow> {
+    const added = this.added.byId(afterId)[Symbol.iterator]();
+    let next = added.next();
+    for (let rank = this.base.rankAfter(afterId); rank < this.base.size; rank += 1) {
+      for (; !next.done && this.rankOf(next.value) <= rank; next = added.next()) yield next.value;
+      const live = this.liveRow(this.base.atById(rank));
+      if (live) yield live;
+    }
+    for (; !next.done; next = added.next()) yield next.value;
+  }
+
+  /** Where an added row goes among the computed rows in id order: the first rank whose id is above its own (kept). */
+  private rankOf(row: StoredRow): number {
+    let rank = this.ranks.get(row);
+    if (rank === undefined) this.ranks.set(row, (rank = this.base.rankAfter(row.id)));
+    return rank;
   }
 }

@@ -88,15 +88,22 @@ export class GeneratedRows implements RowSource {
   }
 
   *newest(before?: RowKey): Iterable<GeneratedRow> {
-    const n = this.spec.count;
-    const start = before === undefined ? n : firstIndex(n, (i) => compareCreated(this.at(i), before) >= 0);
-    for (let i = start - 1; i >= 0; i -= 1) yield this.at(i);
+    for (let i = this.indexBefore(before) - 1; i >= 0; i -= 1) yield this.at(i);
   }
 
   *byId(afterId?: string): Iterable<GeneratedRow> {
+    for (let k = this.rankAfter(afterId); k < this.spec.count; k += 1) yield this.atById(k);
+  }
+
+  /** How many rows sort strictly after `before` newest first (all of them without it): rows 0 to that - 1. */
+  indexBefore(before?: RowKey): number {
     const n = this.spec.count;
-    const start = afterId === undefined ? 0 : firstIndex(n, (k) => compareIds(this.idOf(this.indexAtRank(k)), afterId) > 0);
-    for (let k = start; k < n; k += 1) yield this.atById(k);
+    return before === undefined ? n : firstIndex(n, (i) => compareCreated(this.at(i), before) >= 0);
+  }
+
+  /** The first rank (position in id order) whose id is greater than `afterId` (0 without it). */
+  rankAfter(afterId?: string): number {
+    return afterId === undefined ? 0 : firstIndex(this.spec.count, (k) => compareIds(this.idOf(this.indexAtRank(k)), afterId) > 0);
   }
 
   /** The index of the row with this id, or undefined when no row of this table has it. */

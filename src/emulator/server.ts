@@ -100,7 +100,13 @@ async function serviceRoute(
 
 function logEntry(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, method: string): RequestLogEntry {
   const started = performance.now();
-  const entry: RequestLogEntry = { at: deps.now(), method, path: redactUrl(req.url ?? '/', deps.secrets), status: 0, durationMs: 0 };
+  const entry: RequestLogEntry = {
+    at: deps.clock.realNow(),
+    method,
+    path: redactUrl(req.url ?? '/', deps.secrets),
+    status: 0,
+    durationMs: 0,
+  };
   deps.requestLog.push(entry);
   // A long-running emulator keeps only the recent log (tests read far fewer entries).
   if (deps.requestLog.length > REQUEST_LOG_MAX) deps.requestLog.splice(0, deps.requestLog.length - REQUEST_LOG_MAX / 2);

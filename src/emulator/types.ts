@@ -55,7 +55,7 @@ export interface RunningEmulator {
 }
 
 export interface RequestLogEntry {
-  /** ms timestamp at arrival */
+  /** ms timestamp at arrival (the real clock: the admin clock offset does not move it) */
   at: number;
   method: string;
   /** path + query as received, with secrets redacted */
