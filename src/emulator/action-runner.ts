@@ -39,13 +39,6 @@ export class ActionRunner {
     this.scheduler = new StepScheduler(options.delayMs, (runs) => this.step(runs));
   }
 
-  /** Cells still running, for tests and the bench. */
-  get pending(): number {
-    let count = 0;
-    for (const runs of this.runs.values()) count += runs.size;
-    return count;
-  }
-
   /** Starts every action column of the new rows, except the cells `given` says were sent in. */
   start(table: TableRec, rows: readonly StoredRow[], given?: (row: StoredRow, fieldId: string) => boolean): void {
     const actions = table.fields.filter((field) => field.type === 'action');

@@ -44,7 +44,7 @@ export interface RunningEmulator {
   apiKey: string;
   /** Organization name -> key. */
   apiKeys: Record<string, string>;
-  /** tableId -> full webhook URL, for every webhook-fed table. */
+  /** tableId -> full webhook URL, for every webhook-fed table (kept current as admin routes create tables). */
   webhooks: Record<string, string>;
   /** Every request, in arrival order (the emulator-only /_emulator routes excepted). */
   requestLog: RequestLogEntry[];
