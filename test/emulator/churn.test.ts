@@ -126,7 +126,7 @@ describe('pages while rows change', () => {
       const missing = lived.filter((id) => !ids.includes(id));
       expect(missing, 'every row that lived throughout').toEqual([]);
       for (const id of doomed) expect(after.has(id)).toBe(false);
-      expect(Date.now() - deletedAt).toBeGreaterThan(200); // the walk went on well after the deletion…
+      expect(Date.now() - deletedAt).toBeGreaterThan(50); // the walk went on after the deletion…
       expect(ids.filter((id) => doomed.includes(id))).toEqual([]); // …and the rows deleted ahead of it never came
       const keys = seen.map((row) => (query ? row.id : `${row.createdAt}|${row.id}`));
       const sorted = [...keys].sort();
