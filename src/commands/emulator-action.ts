@@ -1,6 +1,6 @@
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
-import { StateFileError, startEmulator, type EmulatorOptions, type SeedName } from '../emulator/index.js';
+import { ChurnSpecError, isLoopbackHost, StateFileError, startEmulator, type EmulatorOptions, type SeedName } from '../emulator/index.js';
 
 export interface EmulatorFlags {
   host: string;
@@ -16,15 +16,17 @@ export interface EmulatorFlags {
   readFaults?: string;
   webhookFaults?: string;
   faultSeed?: number;
+  actionDelay?: number;
+  churn?: string;
+  admin?: boolean;
 }
-
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i;
 
 /** `tds emulator`: runs until Ctrl-C or SIGTERM, then saves --data. */
 export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promise<void> {
-  if (!LOOPBACK.test(flags.host)) {
+  if (!isLoopbackHost(flags.host)) {
+    const admin = flags.admin ? ', and --admin lets them change its data' : '';
     ctx.io.stderr.write(
-      `tds: warning: binding ${flags.host}, not a loopback address: other machines can reach the emulator and its demo keys\n`,
+      `tds: warning: binding ${flags.host}, not a loopback address: other machines can reach the emulator and its demo keys${admin}\n`,
     );
   }
   const options: EmulatorOptions = {
@@ -39,6 +41,9 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
     ...(flags.rateScale !== undefined ? { rateScale: flags.rateScale } : {}),
     ...(flags.ingestDelay !== undefined ? { ingestDelayMs: flags.ingestDelay } : {}),
     ...(flags.faultSeed !== undefined ? { faultSeed: flags.faultSeed } : {}),
+    ...(flags.actionDelay !== undefined ? { actionDelayMs: flags.actionDelay } : {}),
+    ...(flags.churn !== undefined ? { churn: flags.churn } : {}),
+    ...(flags.admin ? { admin: true } : {}),
   };
   const readFaults = flags.readFaults ?? flags.faults;
   const webhookFaults = flags.webhookFaults ?? flags.faults;
@@ -47,6 +52,7 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
 
   const emulator = await startEmulator(options).catch((error: NodeJS.ErrnoException) => {
     if (error instanceof StateFileError) throw new UsageError(`--data: ${error.message}`);
+    if (error instanceof ChurnSpecError) throw new UsageError(`--churn: ${error.message}`);
     if (error.code === 'EADDRINUSE')
       throw new UsageError(`port ${flags.port} is in use`, { hint: 'pick another --port, or --port 0 for a free one' });
     if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') throw new UsageError(`cannot bind ${flags.host}: ${error.code}`);

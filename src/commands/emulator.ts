@@ -2,7 +2,8 @@ import { Command, Option } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
-import { DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from '../emulator/defaults.js';
+import { ChurnSpecError, parseChurnSpec } from '../emulator/churn-spec.js';
+import { DEFAULT_ACTION_DELAY_MS, DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from '../emulator/defaults.js';
 import { FaultSpecError, parseFaultSpec } from '../emulator/faults.js';
 import { SEED_NAMES } from '../emulator/seed/seed-names.js';
 import type { EmulatorFlags } from './emulator-action.js';
@@ -12,12 +13,38 @@ Prints one JSON line on stdout when ready: {"baseUrl", "apiKey", "webhooks": {ta
 requests are logged on stderr with --verbose (keys and webhook ids redacted). Stops on Ctrl-C or
 SIGTERM, saving --data.
 
-Fault specs (for reliability tests): a comma list of KIND:P (probability 0..1), KIND@N or KIND@N-M
-(the N-th to M-th request of that surface, counting from 1). Kinds: 500 502 503 429 429bare reset stall.
-On the webhook, 500/502/503/reset/stall come after the objects were accepted (rows may have been added).
+Action columns run on rows that arrive (webhook, churn, admin routes): each cell goes queued ->
+running -> success, failed, skipped or stopped, one step every --action-delay ms (a column that
+depends on another one is "waiting" first); outcomes follow --fault-seed; each step moves updatedAt.
+The demo table Marketing/Inbox has two: Domain (the domain of Email) and Company (waits for Domain).
 
-Emulator-only routes (not part of the service, no key): GET /_emulator/requests (the request log as
-JSON), POST /_emulator/flush (make pending webhook rows visible now).
+Churn (--churn SPEC): a comma list of add:RATE/s, update:RATE/s, delete:RATE/s (also /m, /h), and
+optionally table=NAME (a table's name or ID) to change only that table; seeded by --fault-seed.
+
+Fault specs (for reliability tests): a comma list of KIND:P (probability 0..1), KIND@N or KIND@N-M
+(the N-th to M-th request of that surface, counting from 1). Kinds: 500 502 503 429 429bare reset
+stall 500pre 502pre 503pre resetpre. On the webhook, 500/502/503/reset/stall come after the objects
+were accepted (rows may have been added); 500pre/502pre/503pre/resetpre fail before anything is
+stored. On reads every fault replaces the response (a -pre kind is its plain kind there).
+
+Emulator-only routes (not part of the service, no key, JSON in and out; errors as
+{statusCode, error: "API Error", message}: 400 bad input, 404 unknown table, row or field):
+  GET    /_emulator/requests                          the request log
+  POST   /_emulator/flush                             pending webhook rows show now
+The admin routes below answer only on a loopback address, or with --admin (else 404):
+  POST   /_emulator/tables                            {workspace, name, emoji?, webhook?, fields: [FieldSpec]}
+  POST   /_emulator/tables/TABLE/rows                 {rows: [{cells, createdAt?, createdByUserId?}]}
+  PATCH  /_emulator/tables/TABLE/rows/ROW             {cells}   (null clears a cell)
+  DELETE /_emulator/tables/TABLE/rows/ROW
+  POST   /_emulator/tables/TABLE/rows/delete          {ids: [ROW, ...]}
+  POST   /_emulator/tables/TABLE/fields               FieldSpec
+  PATCH  /_emulator/tables/TABLE/fields/FIELD         {label?, name?, type?, options?}
+  DELETE /_emulator/tables/TABLE/fields/FIELD
+  GET    /_emulator/clock                             -> {now, offsetMs}
+  POST   /_emulator/clock                             {advanceMs} or {offsetMs}
+FieldSpec: {label, type, name?, options?: [{label, value}], mapKey? (webhook tables: the posted key),
+action?: {from?, dependsOn?, derive?: domain|company|upper|length|echo}}. Cells are keyed by field
+ID, label or name; a cell is a value or {value?, status?, errorMessage?}.
 
 Examples:
   $ tds emulator                                   # demo data on http://127.0.0.1:8787/v1
@@ -25,6 +52,9 @@ Examples:
   $ tds emulator --data state.json                 # keep pushed rows across restarts
   $ tds emulator --rows 1000000 --no-rate-limits   # a 1,000,000-row table "Generated" for benchmarks
   $ tds emulator --rate-scale 100 --ingest-delay 50 --faults '500:0.1,reset@3' --fault-seed 7
+  $ tds emulator --action-delay 200 --churn 'add:5/s,update:2/s,delete:0.1/s'
+  $ tds emulator --rows 100000 --churn 'add:100/s,table=Generated'
+  $ curl -X POST http://127.0.0.1:8787/_emulator/clock -d '{"advanceMs": 86400000}'
 `;
 
 export function emulatorCommand(ctx: Context): Command {
@@ -50,7 +80,18 @@ export function emulatorCommand(ctx: Context): Command {
     .option('--faults <spec>', 'fault spec for both the key endpoints and the webhook', faultSpec('--faults'))
     .option('--read-faults <spec>', 'fault spec for the key endpoints (overrides --faults)', faultSpec('--read-faults'))
     .option('--webhook-faults <spec>', 'fault spec for the webhook (overrides --faults)', faultSpec('--webhook-faults'))
-    .option('--fault-seed <n>', 'seed of the fault draws (default 1)', parseIntegerOption('--fault-seed', 0, 2 ** 32 - 1))
+    .option(
+      '--fault-seed <n>',
+      'seed of fault draws, action outcomes and churn (default 1)',
+      parseIntegerOption('--fault-seed', 0, 2 ** 32 - 1),
+    )
+    .option(
+      '--action-delay <ms>',
+      `time between the steps of an action cell; 0 = at once (default ${DEFAULT_ACTION_DELAY_MS})`,
+      parseIntegerOption('--action-delay', 0, 3_600_000),
+    )
+    .option('--churn <spec>', 'add, update and delete rows over time, e.g. add:5/s,update:2/s,delete:0.1/s', churnSpec)
+    .option('--admin', 'serve the admin routes under /_emulator on a non-loopback address too')
     .option('-v, --verbose', 'log each request on stderr')
     .addHelpText('after', HELP)
     .action(async (flags: EmulatorFlags) => {
@@ -69,4 +110,14 @@ function faultSpec(flag: string) {
       throw error;
     }
   };
+}
+
+function churnSpec(raw: string): string {
+  try {
+    parseChurnSpec(raw);
+    return raw;
+  } catch (error) {
+    if (error instanceof ChurnSpecError) throw new UsageError(`--churn: ${error.message}`);
+    throw error;
+  }
 }

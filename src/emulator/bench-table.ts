@@ -1,5 +1,6 @@
 import { seededId } from './ids.js';
 import type { FieldRec, TableRec } from './model.js';
+import { GeneratedOverlay } from './generated-overlay.js';
 import { GENERATED_PLANS, GeneratedRows, type GeneratedFieldIds, type GeneratedSpec } from './generated-rows.js';
 import { createPrng } from './prng.js';
 import type { EmulatorState } from './state.js';
@@ -52,6 +53,6 @@ export function generatedTable(spec: GeneratedSpec, orgId: string, workspaceId: 
     name: BENCH_TABLE,
     emoji: ':zap:',
     fields,
-    rows: new GeneratedRows(spec, ids),
+    rows: new GeneratedOverlay(new GeneratedRows(spec, ids)),
   };
 }

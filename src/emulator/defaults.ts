@@ -3,3 +3,4 @@
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_INGEST_DELAY_MS = 5_000;
+export const DEFAULT_ACTION_DELAY_MS = 3_000;

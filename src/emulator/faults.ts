@@ -8,10 +8,25 @@ import { createPrng, type Prng } from './prng.js';
  * Kinds: 500 502 503 (502 comes as an HTML page, as from a gateway), 429 (retry-after: 1), 429bare (no
  * retry-after), reset (socket destroyed, no response), stall (no response; the socket is held until the
  * client gives up or the emulator closes).
+ * On the webhook, 500 502 503 reset stall come after the objects were accepted (rows may have been added);
+ * 500pre 502pre 503pre resetpre are the same failures before anything is stored. On reads every fault comes
+ * first (the -pre kinds are the same as their plain kinds there).
  */
 
-export const FAULT_KINDS = ['500', '502', '503', '429', '429bare', 'reset', 'stall'] as const;
+export const FAULT_KINDS = ['500', '502', '503', '429', '429bare', 'reset', 'stall', '500pre', '502pre', '503pre', 'resetpre'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** What the client sees of a fault, whenever it comes. */
+export type FaultResponse = '500' | '502' | '503' | '429' | '429bare' | 'reset' | 'stall';
+
+export function faultResponse(kind: FaultKind): FaultResponse {
+  return kind.endsWith('pre') ? (kind.slice(0, -'pre'.length) as FaultResponse) : (kind as FaultResponse);
+}
+
+/** Webhook faults that come only after the request's objects were accepted. */
+export function isAfterAccept(kind: FaultKind): boolean {
+  return kind === '500' || kind === '502' || kind === '503' || kind === 'reset' || kind === 'stall';
+}
 
 export interface FaultItem {
   kind: FaultKind;

@@ -1,5 +1,6 @@
-import { encodeFixed, ID_ALPHABET } from './ids.js';
-import type { RowSource, StoredCell, StoredRow } from './model.js';
+import { firstIndex } from './first-index.js';
+import { decodeFixed, encodeFixed, ID_ALPHABET } from './ids.js';
+import { compareCreated, compareIds, type RowKey, type RowSource, type StoredCell, type StoredRow } from './model.js';
 import { hash32 } from './prng.js';
 import { FIRST_NAMES, LAST_NAMES, LONG_NOTE, NOTES } from './seed/samples.js';
 
@@ -77,17 +78,55 @@ export class GeneratedRows implements RowSource {
     return this.spec.count;
   }
 
-  at(index: number): StoredRow {
-    return this.row(index);
+  at(index: number): GeneratedRow {
+    return new GeneratedRow(this, index, this.spec.startMs + index * 1000, new this.Cells(index));
   }
 
-  atById(index: number): StoredRow {
+  atById(index: number): GeneratedRow {
     const n = this.spec.count;
-    return this.row(mulMod(this.inverse, (index - this.offset + n) % n, n));
+    return this.at(mulMod(this.inverse, (index - this.offset + n) % n, n));
   }
 
-  private row(i: number): StoredRow {
-    return new GeneratedRow(this, i, this.spec.startMs + i * 1000, new this.Cells(i));
+  *newest(before?: RowKey): Iterable<GeneratedRow> {
+    for (let i = this.indexBefore(before) - 1; i >= 0; i -= 1) yield this.at(i);
+  }
+
+  *byId(afterId?: string): Iterable<GeneratedRow> {
+    for (let k = this.rankAfter(afterId); k < this.spec.count; k += 1) yield this.atById(k);
+  }
+
+  /** How many rows sort strictly after `before` newest first (all of them without it): rows 0 to that - 1. */
+  indexBefore(before?: RowKey): number {
+    const n = this.spec.count;
+    return before === undefined ? n : firstIndex(n, (i) => compareCreated(this.at(i), before) >= 0);
+  }
+
+  /** The first rank (position in id order) whose id is greater than `afterId` (0 without it). */
+  rankAfter(afterId?: string): number {
+    return afterId === undefined ? 0 : firstIndex(this.spec.count, (k) => compareIds(this.idOf(this.indexAtRank(k)), afterId) > 0);
+  }
+
+  /** The index of the row with this id, or undefined when no row of this table has it. */
+  indexOf(id: string): number | undefined {
+    const n = this.spec.count;
+    if (id.length !== 1 + this.width + 9 || id[0] !== 'r') return undefined;
+    const rank = decodeFixed(id.slice(1, 1 + this.width));
+    if (rank === undefined || rank >= n) return undefined;
+    const index = this.indexAtRank(rank);
+    return this.idOf(index) === id ? index : undefined;
+  }
+
+  /**
+   * Cells computed from any index, past the table's own rows too: rows that churn adds to a computed table
+   * cost one small object each, not their cells. The getters have no setters: copy the cells before editing.
+   */
+  cellsAt(index: number): Record<string, StoredCell> {
+    return new this.Cells(index);
+  }
+
+  private indexAtRank(rank: number): number {
+    const n = this.spec.count;
+    return mulMod(this.inverse, (rank - this.offset + n) % n, n);
   }
 
   /** The id of row i (a method, so that rows the page does not return never pay for it). */
@@ -128,13 +167,14 @@ function firstName(i: number, seed: number): string {
   return FIRST_NAMES[hash32(i, seed + 1) % FIRST_NAMES.length]!;
 }
 
-class GeneratedRow implements StoredRow {
+/** A row computed from its index; read-only (an edit keeps a copy, see generated-overlay.ts). */
+export class GeneratedRow implements StoredRow {
   readonly updatedAt: number;
   readonly createdByUserId = null;
 
   constructor(
     private readonly table: GeneratedRows,
-    private readonly index: number,
+    readonly index: number,
     readonly createdAt: number,
     readonly cells: Record<string, StoredCell>,
   ) {

@@ -30,3 +30,14 @@ export function encodeFixed(n: number, width: number): string {
   }
   return out;
 }
+
+/** The number `encodeFixed` wrote, or undefined when a character is not of the alphabet. */
+export function decodeFixed(text: string): number | undefined {
+  let n = 0;
+  for (const char of text) {
+    const digit = ID_ALPHABET.indexOf(char);
+    if (digit < 0) return undefined;
+    n = n * 64 + digit;
+  }
+  return n;
+}

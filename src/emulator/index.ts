@@ -1,78 +1,102 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { addBenchTable } from './bench-table.js';
+import { adminAllowed } from './admin-access.js';
+import { assemble, type EmulatorParts } from './assemble.js';
 import { CursorCodec } from './cursor.js';
-import { DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from './defaults.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { FaultPlan, parseFaultSpec } from './faults.js';
-import { Intake } from './intake.js';
-import { loadState, saveState } from './persist.js';
+import { saveState } from './persist.js';
 import { RateLimiter } from './rate-limit.js';
 import { WEBHOOK_PATH_PREFIX } from './secrets.js';
-import { buildSeed } from './seed/index.js';
 import { createEmulatorServer } from './server.js';
 import type { EmulatorOptions, RequestLogEntry, RunningEmulator } from './types.js';
 
 export type { EmulatorOptions, RequestLogEntry, RunningEmulator } from './types.js';
 export { FaultSpecError, parseFaultSpec, FAULT_KINDS } from './faults.js';
+export { ChurnSpecError, parseChurnSpec } from './churn-spec.js';
 export { StateFileError } from './persist.js';
 export { DEMO_KEYS } from './seed/index.js';
 export { SEED_NAMES, type SeedName } from './seed/seed-names.js';
-export { DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from './defaults.js';
+export { DEFAULT_ACTION_DELAY_MS, DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from './defaults.js';
+export { adminAllowed, isLoopbackHost } from './admin-access.js';
 
 /** Starts the emulator of the service (service-api.md) on an HTTP server; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  const now = options.now ?? Date.now;
   const readFaults = parseFaultSpec(options.readFaults ?? '');
   const webhookFaults = parseFaultSpec(options.webhookFaults ?? '');
   const rateScale = options.rateScale ?? 1;
   if (!(rateScale > 0)) throw new RangeError('rateScale must be more than 0');
+  const parts = await assemble(options);
+  const { state, clock, intake, live } = parts;
 
-  const state = (options.dataFile ? await loadState(options.dataFile) : undefined) ?? buildSeed(options.seed ?? 'demo', now());
-  if (options.rows !== undefined && options.rows > 0) addBenchTable(state, options.rows, now());
-  if (options.paused && state.orgs[0]) state.orgs[0].paused = true;
-
-  const intake = new Intake(options.ingestDelayMs ?? DEFAULT_INGEST_DELAY_MS, now);
+  const host = options.host ?? DEFAULT_HOST;
   const requestLog: RequestLogEntry[] = [];
+  const webhooks: Record<string, string> = {};
+  let origin = '';
   const faultSeed = options.faultSeed ?? 1;
   const { server, releaseStalled } = createEmulatorServer({
     state,
-    now,
+    now: clock.now,
+    clock,
     cursors: new CursorCodec(),
     limiter: new RateLimiter(options.rateLimits ?? true, rateScale),
     intake,
+    live,
     readFaults: new FaultPlan(readFaults, faultSeed),
     webhookFaults: new FaultPlan(webhookFaults, faultSeed),
     requestLog,
     secrets: new Set([...state.orgs.map((org) => org.key), ...state.webhookIds().map(([, id]) => id)]),
+    webhooks,
+    origin: () => origin,
+    admin: adminAllowed(host, options.admin ?? false),
     ...(options.log ? { log: options.log } : {}),
   });
 
-  const host = options.host ?? DEFAULT_HOST;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_PORT, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-
-  let closing: Promise<void> | undefined;
+  origin = await listen(server, host, options.port ?? DEFAULT_PORT);
+  for (const [tableId, id] of state.webhookIds()) webhooks[tableId] = `${origin}${WEBHOOK_PATH_PREFIX}${id}`;
+  parts.churn?.start();
   return {
     baseUrl: `${origin}/v1`,
     apiKey: state.orgs[0]?.key ?? '',
     apiKeys: Object.fromEntries(state.orgs.map((org) => [org.name, org.key])),
-    webhooks: Object.fromEntries(state.webhookIds().map(([tableId, id]) => [tableId, `${origin}${WEBHOOK_PATH_PREFIX}${id}`])),
+    webhooks,
     requestLog,
     flushIntake: () => intake.flushAll(),
-    close: () =>
-      (closing ??= (async () => {
-        releaseStalled();
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeAllConnections();
-        await closed;
-        intake.flushAll();
-        if (options.dataFile) await saveState(state, options.dataFile);
-      })()),
+    close: closer(server, releaseStalled, parts, options.dataFile),
   };
+}
+
+/** Listens; resolves with the origin (`http://host:port`). */
+async function listen(server: Server, host: string, port: number): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+}
+
+/**
+ * Stops churn and the server, makes pending webhook rows visible, finishes every action run at once (so a
+ * saved state has no cell left queued or running), then saves --data. Calling it again returns the same promise.
+ */
+function closer(server: Server, releaseStalled: () => void, parts: EmulatorParts, dataFile?: string): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () =>
+    (closing ??= (async () => {
+      parts.churn?.stop();
+      releaseStalled();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      parts.intake.flushAll();
+      if (dataFile) {
+        parts.runner.finishAll();
+        await saveState(parts.state, dataFile, parts.clock.offsetMs);
+      }
+      parts.runner.close();
+    })());
 }

@@ -1,6 +1,6 @@
 import { freshId } from './ids.js';
+import type { LiveRows } from './live-rows.js';
 import type { TableRec } from './model.js';
-import { RowList } from './row-list.js';
 import { webhookRow } from './webhook-row.js';
 
 interface Pending {
@@ -13,7 +13,7 @@ interface Pending {
 /**
  * Webhook rows become visible asynchronously: `delayMs` after the last request to the table, and at most
  * `MAX_FACTOR` x `delayMs` after the first pending one while requests keep arriving (service-api.md 4.7: about
- * 5 s and 30 s).
+ * 5 s and 30 s). Rows keep the time of their request as createdAt; their action columns start when they show.
  */
 export class Intake {
   static readonly MAX_FACTOR = 6;
@@ -22,6 +22,7 @@ export class Intake {
   constructor(
     private readonly delayMs: number,
     private readonly now: () => number,
+    private readonly live: LiveRows,
   ) {}
 
   add(table: TableRec, objects: ReadonlyArray<Record<string, unknown>>): void {
@@ -45,7 +46,6 @@ export class Intake {
     this.pending.delete(tableId);
     clearTimeout(entry.quiet);
     clearTimeout(entry.deadline);
-    if (!(entry.table.rows instanceof RowList)) throw new Error(`table ${tableId} cannot take webhook rows`);
-    entry.table.rows.append(entry.rows);
+    this.live.arrive(entry.table, entry.rows);
   }
 }

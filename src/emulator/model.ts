@@ -23,16 +23,52 @@ export interface FieldRec extends Field {
   previewOnly?: boolean;
   /** Runs an action or AI: the run-status operators apply whatever the type. */
   runsAction?: boolean;
+  /** Action columns: what the emulated action reads and computes (never shown: the spec hides action settings). */
+  action?: ActionSpec;
+}
+
+/** How an emulated action turns its input into a value (see derive-value.ts). */
+export const DERIVE_RULES = ['domain', 'company', 'upper', 'length', 'echo'] as const;
+export type DeriveRule = (typeof DERIVE_RULES)[number];
+
+export interface ActionSpec {
+  /** Field id of the input column. */
+  from?: string;
+  /** Field id of an action column that must be final before this one runs; its value is the input when `from` is absent. */
+  dependsOn?: string;
+  /** Default: echo the input (or, without one, report that the action ran). */
+  derive?: DeriveRule;
+}
+
+/** Where a row sorts newest-first: createdAt, then id. */
+export interface RowKey {
+  createdAt: number;
+  id: string;
 }
 
 /**
- * The visible rows of a table in two orders: creation (createdAt, then id, ascending) and id (ascending).
- * Newest-first pages walk the first backwards; filtered and searched pages walk the second.
+ * The visible rows of a table in two orders: newest first (createdAt, then id, descending) for plain pages,
+ * and ascending by id for filtered and searched pages. Each walk starts just past a position, never at an offset.
  */
 export interface RowSource {
   readonly size: number;
-  at(index: number): StoredRow;
-  atById(index: number): StoredRow;
+  /** Rows that sort strictly after `before` newest first (all rows without it). */
+  newest(before?: RowKey): Iterable<StoredRow>;
+  /** Rows whose id is strictly greater than `afterId` (all rows without it). */
+  byId(afterId?: string): Iterable<StoredRow>;
+}
+
+/** A table's rows as they change: added, edited in place, removed. */
+export interface RowStore extends RowSource {
+  /** The stored row, which callers may edit in place (cells, updatedAt); undefined when there is none. */
+  edit(id: string): StoredRow | undefined;
+  add(rows: readonly StoredRow[]): void;
+  /** Takes the row out; returns it, or undefined when there was none. */
+  remove(id: string): StoredRow | undefined;
+  /** A row drawn from `random` in [0, 1), for churn; undefined when the table is empty. */
+  sample(random: number): StoredRow | undefined;
+  /** Every row held in memory (for a computed table: only those it had to keep). */
+  held(): Iterable<StoredRow>;
 }
 
 export interface OrgRec {
@@ -56,7 +92,7 @@ export interface TableRec {
   name: string;
   emoji: string | null;
   fields: FieldRec[];
-  rows: RowSource;
+  rows: RowStore;
   /** The secret last segment of the webhook URL, for webhook-fed tables. */
   webhookId?: string;
 }

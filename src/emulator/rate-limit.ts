@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { RATE_LIMITS, type RateLimitName } from '../spec/index.js';
+import { ApiProblem } from './errors.js';
 
 /** A sliding window log: at most `limit` hits in any `windowMs`; refused hits are not counted. */
 export class SlidingWindow {
@@ -67,4 +68,10 @@ export function rateLimitMessage(name: RateLimitName): string {
     webhook: 'webhook requests per IP address',
   }[name];
   return `Too many requests: the limit is ${requests} ${what} ${per}`;
+}
+
+/** Counts the request against the limit; a refusal is thrown as the 429 the service sends. */
+export function enforceLimit(limiter: RateLimiter, name: RateLimitName, key: string): void {
+  const retryAfter = limiter.check(name, key);
+  if (retryAfter !== undefined) throw new ApiProblem(429, rateLimitMessage(name), { 'retry-after': String(retryAfter) });
 }

@@ -5,6 +5,7 @@ import { ApiProblem, badRequest } from './errors.js';
 import { compileFilters, type RowPredicate } from './filter-match.js';
 import { isJsonContentType, readBody } from './http-io.js';
 import type { OrgRec, TableRec } from './model.js';
+import { publicField } from './public-field.js';
 import { parseQueryBody, parseRowsParams, singleParams, type PageRequest } from './page-request.js';
 import { readPage } from './paginate.js';
 import { searchPredicate } from './search.js';
@@ -38,7 +39,7 @@ export function tableSchema(deps: ReadDeps, org: OrgRec, tableId: string, params
   singleParams(params, []);
   return {
     table: { id: table.id, name: table.name },
-    fields: table.fields.map(({ id, name, label, type, options, isSystem }) => ({ id, name, label, type, options, isSystem })),
+    fields: table.fields.map(publicField),
   };
 }
 

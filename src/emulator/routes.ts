@@ -1,39 +1,49 @@
-import { WEBHOOK_PATH_PREFIX } from './secrets.js';
+import { listTables, listWorkspaces, queryPage, rowsPage, tableSchema } from './read-routes.js';
+import { ok, type Reply, type Route, type RouteCall } from './server-deps.js';
+import { handleWebhook } from './webhook-route.js';
 
-export type RouteName = 'workspaces' | 'tables' | 'schema' | 'rows' | 'query' | 'webhook' | 'emulatorRequests' | 'emulatorFlush';
+const webhook = async ({ deps, params, req, entry }: RouteCall): Promise<Reply> => ({
+  status: 200,
+  body: await handleWebhook(deps, params.webhookId!, req, entry),
+});
 
-export interface RouteMatch {
-  name: RouteName;
-  methods: readonly string[];
-  /** tableId or webhook id, decoded */
-  id?: string;
-}
-
-/** The service's routes, and the two emulator-only routes under /_emulator (not part of the service). */
-export function matchRoute(path: string): RouteMatch | undefined {
-  let segments: string[];
-  try {
-    segments = path.split('/').map(decodeURIComponent);
-  } catch {
-    return undefined;
-  }
-  const [root, first, id, second, third, ...rest] = segments.slice(1);
-  if (rest.length > 0) return undefined;
-  if (root === '_emulator' && id === undefined) {
-    if (first === 'requests') return { name: 'emulatorRequests', methods: ['GET'] };
-    if (first === 'flush') return { name: 'emulatorFlush', methods: ['POST'] };
-    return undefined;
-  }
-  if (root !== 'v1') return undefined;
-  if (id === undefined) {
-    if (first === 'workspaces') return { name: 'workspaces', methods: ['GET'] };
-    if (first === 'tables') return { name: 'tables', methods: ['GET'] };
-    return undefined;
-  }
-  if (`/${root}/${first}/` === WEBHOOK_PATH_PREFIX && second === undefined) return { name: 'webhook', methods: ['POST', 'HEAD'], id };
-  if (first !== 'tables') return undefined;
-  if (second === 'schema' && third === undefined) return { name: 'schema', methods: ['GET'], id };
-  if (second === 'rows' && third === undefined) return { name: 'rows', methods: ['GET'], id };
-  if (second === 'rows' && third === 'query') return { name: 'query', methods: ['POST'], id };
-  return undefined;
-}
+/** The service's routes (service-api.md section 4); `org` is set once the key was checked. */
+export const SERVICE_ROUTES: readonly Route[] = [
+  {
+    method: 'GET',
+    path: '/v1/workspaces',
+    surface: 'key',
+    bucket: 'metadata',
+    handle: ({ deps, org, query }) => ok(listWorkspaces(deps, org!, query)),
+  },
+  {
+    method: 'GET',
+    path: '/v1/tables',
+    surface: 'key',
+    bucket: 'metadata',
+    handle: ({ deps, org, query }) => ok(listTables(deps, org!, query)),
+  },
+  {
+    method: 'GET',
+    path: '/v1/tables/:tableId/schema',
+    surface: 'key',
+    bucket: 'metadata',
+    handle: ({ deps, org, params, query }) => ok(tableSchema(deps, org!, params.tableId!, query)),
+  },
+  {
+    method: 'GET',
+    path: '/v1/tables/:tableId/rows',
+    surface: 'key',
+    bucket: 'rows',
+    handle: ({ deps, org, params, query }) => ok(rowsPage(deps, org!, params.tableId!, query)),
+  },
+  {
+    method: 'POST',
+    path: '/v1/tables/:tableId/rows/query',
+    surface: 'key',
+    bucket: 'rows',
+    handle: async ({ deps, org, params, req, query }) => ok(await queryPage(deps, org!, params.tableId!, req, query)),
+  },
+  { method: 'POST', path: '/v1/webhook/:webhookId', surface: 'webhook', handle: webhook },
+  { method: 'HEAD', path: '/v1/webhook/:webhookId', surface: 'webhook', handle: webhook },
+];

@@ -33,15 +33,20 @@ export class EmulatorState {
   listTables(org: OrgRec, workspaceId?: string): Table[] {
     return this.tables
       .filter((table) => table.orgId === org.id && (workspaceId === undefined || table.workspaceId === workspaceId))
-      .map((table) => ({
-        id: table.id,
-        name: table.name,
-        emoji: table.emoji,
-        workspaceId: table.workspaceId,
-        workspaceName: this.workspaces.find((workspace) => workspace.id === table.workspaceId)?.name ?? '',
-        rowCount: table.rows.size,
-        fieldCount: table.fields.length,
-      }));
+      .map((table) => this.describeTable(table));
+  }
+
+  /** A table as GET /tables lists it. */
+  describeTable(table: TableRec): Table {
+    return {
+      id: table.id,
+      name: table.name,
+      emoji: table.emoji,
+      workspaceId: table.workspaceId,
+      workspaceName: this.workspaces.find((workspace) => workspace.id === table.workspaceId)?.name ?? '',
+      rowCount: table.rows.size,
+      fieldCount: table.fields.length,
+    };
   }
 
   /** Every webhook-fed table of every organization: tableId -> webhook id. */

@@ -23,11 +23,17 @@ export interface EmulatorOptions {
   readFaults?: string;
   /** Fault spec for webhook endpoints. */
   webhookFaults?: string;
-  /** Seed of the fault draws, default 1. */
+  /** Seed of the fault draws, of action outcomes and of churn, default 1. */
   faultSeed?: number;
+  /** Time between two steps of an action cell (queued, running, final), in ms; default 3000; 0 = at once. */
+  actionDelayMs?: number;
+  /** Churn spec ("add:5/s,update:2/s,delete:0.1/s", optionally "table=NAME"): rows change over time. */
+  churn?: string;
+  /** Admin routes under /_emulator answer even when the emulator does not listen on a loopback address. */
+  admin?: boolean;
   /** One line per request: method, redacted path, status, ms. */
   log?: (line: string) => void;
-  /** Clock (ms) for date presets and timestamps; default Date.now. */
+  /** Clock (ms) for date presets and timestamps, before the admin clock offset; default Date.now. */
   now?: () => number;
 }
 
@@ -38,7 +44,7 @@ export interface RunningEmulator {
   apiKey: string;
   /** Organization name -> key. */
   apiKeys: Record<string, string>;
-  /** tableId -> full webhook URL, for every webhook-fed table. */
+  /** tableId -> full webhook URL, for every webhook-fed table (kept current as admin routes create tables). */
   webhooks: Record<string, string>;
   /** Every request, in arrival order (the emulator-only /_emulator routes excepted). */
   requestLog: RequestLogEntry[];
@@ -49,7 +55,7 @@ export interface RunningEmulator {
 }
 
 export interface RequestLogEntry {
-  /** ms timestamp at arrival */
+  /** ms timestamp at arrival (the real clock: the admin clock offset does not move it) */
   at: number;
   method: string;
   /** path + query as received, with secrets redacted */

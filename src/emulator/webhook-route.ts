@@ -17,7 +17,7 @@ export async function handleWebhook(
   deps: WebhookDeps,
   webhookId: string,
   req: IncomingMessage,
-  entry: RequestLogEntry,
+  entry?: RequestLogEntry,
 ): Promise<WebhookSuccessBody | undefined> {
   const table = deps.state.tableByWebhookId(webhookId);
   if (!table) throw new ApiProblem(404, 'Webhook not found');
@@ -29,9 +29,9 @@ export async function handleWebhook(
       connection: 'close',
     });
   }
-  entry.bodyBytes = read.body.length;
+  if (entry) entry.bodyBytes = read.body.length;
   const objects = parseWebhookBody(read.body);
-  entry.objects = objects.total;
+  if (entry) entry.objects = objects.total;
   deps.intake.add(table, objects.rows);
   return { success: true, message: `${objects.rows.length} records are being processed` };
 }

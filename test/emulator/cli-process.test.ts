@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runTds, TDS_BIN } from '../helpers/cli.js';
 import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
 
@@ -114,11 +114,43 @@ describe('tds emulator (process)', () => {
     [['--rate-scale', '0'], /--rate-scale must be a number/],
     [['--rows', '-5'], /--rows must be a whole number/],
     [['--bogus'], /unknown option/],
+    [['--churn', 'grow:1/s'], /--churn: churn spec item "grow:1\/s" is not valid/],
+    [['--churn', 'add:1/s,table=Nope', '--port', '0'], /--churn: churn spec: no table "Nope"/],
+    [['--action-delay', '-1'], /--action-delay must be a whole number/],
   ])('exits 2 on bad flags: %j', async (args, message) => {
     const result = await runTds(['emulator', ...args]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe('');
+  });
+
+  it('passes --action-delay, --churn and --admin (admin routes on a non-loopback bind)', async () => {
+    const emu = await startEmulatorProcess(['--host', '0.0.0.0', '--admin', '--action-delay', '0', '--churn', 'add:40/s,table=Companies']);
+    const local = { ...emu, baseUrl: emu.baseUrl.replace('0.0.0.0', '127.0.0.1') };
+    try {
+      const tables = (await call(local, '/tables')).body.tables as Array<{ id: string; name: string; rowCount: number }>;
+      const inbox = tables.find((table) => table.name === 'Inbox')!;
+      const added = await call(local, local.baseUrl.replace('/v1', `/_emulator/tables/${inbox.id}/rows`), {
+        method: 'POST',
+        body: JSON.stringify({ rows: [{ cells: { Email: 'z@zeta.example' } }] }),
+        key: false,
+      });
+      expect(added.status).toBe(201);
+      const statuses = Object.values(added.body.rows[0].cells as Record<string, { status?: string }>).map((cell) => cell.status);
+      expect(statuses.filter((status) => status !== undefined)).toHaveLength(2);
+      expect(statuses.some((status) => status === 'queued' || status === 'waiting' || status === 'running')).toBe(false);
+      const companies = tables.find((table) => table.name === 'Companies')!;
+      await vi.waitFor(
+        async () => {
+          const now = (await call(local, '/tables')).body.tables as typeof tables;
+          expect(now.find((table) => table.id === companies.id)!.rowCount).toBeGreaterThan(companies.rowCount + 5);
+        },
+        { timeout: 5_000, interval: 100 },
+      );
+    } finally {
+      expect(await exited(emu)).toBe(0);
+    }
+    expect(emu.stderr()).toMatch(/warning: binding 0\.0\.0\.0, not a loopback address: .* and --admin lets them change its data/);
   });
 
   it('exits 2 on a --data file that is not an emulator state', async () => {

@@ -71,7 +71,7 @@ describe('cursors and order', () => {
     const fromFilter = (await post<RowsPage>(emu, queryPath, { filters, limit: 5 })).body.nextCursor!;
     const companies = await tableInfo(emu, 'Companies');
     const mismatch = /different endpoint, table, search or filters/;
-    const cases: Array<Promise<{ status: number; body: any }>> = [
+    const cases: Array<Promise<{ status: number; body: { message: string } }>> = [
       post(emu, queryPath, { cursor: fromGet }),
       get(emu, `${rowsPath}?cursor=${encodeURIComponent(fromSearch)}&q=b`),
       post(emu, queryPath, { cursor: fromSearch, q: 'b' }),

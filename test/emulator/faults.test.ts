@@ -24,13 +24,23 @@ describe('fault specs', () => {
       ],
     ],
     ['', []],
+    [
+      '500pre:0.2,resetpre@2',
+      [
+        { kind: '500pre', probability: 0.2 },
+        { kind: 'resetpre', from: 2, to: 2 },
+      ],
+    ],
   ])('parses %j', (spec, items) => {
     expect(parseFaultSpec(spec)).toEqual(items);
   });
 
-  it.each(['404:0.1', '500', '500:1.5', '500:0.6,503:0.6', '500@0', '500@5-3', '500@x', 'reset:-1', '500;0.1'])('refuses %j', (spec) => {
-    expect(() => parseFaultSpec(spec)).toThrow(FaultSpecError);
-  });
+  it.each(['404:0.1', '429pre@1', 'stallpre@1', '500', '500:1.5', '500:0.6,503:0.6', '500@0', '500@5-3', '500@x', 'reset:-1', '500;0.1'])(
+    'refuses %j',
+    (spec) => {
+      expect(() => parseFaultSpec(spec)).toThrow(FaultSpecError);
+    },
+  );
 
   it('refuses a malformed spec at start', async () => {
     await expect(startEmulator({ port: 0, readFaults: 'boom@1' })).rejects.toThrow(FaultSpecError);
@@ -136,5 +146,34 @@ describe('injected faults', () => {
     expect(emails.sort()).toEqual(['after-500@x.example', 'after-reset@x.example', 'stalled@x.example']);
     const webhookLog = emu.requestLog.filter((entry) => entry.bucket === 'webhook');
     expect(webhookLog.map((entry) => entry.fault)).toEqual(['500', 'reset', '429', undefined, 'stall']);
+  });
+
+  it('on the webhook, 500pre/502pre/503pre/resetpre fail before anything is stored', async () => {
+    emu = await start({ webhookFaults: '500pre@1,503pre@2,resetpre@3,502pre@4', ingestDelayMs: 60_000 });
+    const inbox = await tableByName(emu, 'Inbox');
+    const url = emu.webhooks[inbox.id]!;
+    const send = (email: string) => post(emu!, url, { email }, { key: null });
+    const refused = await send('pre-500@x.example');
+    expect([refused.status, refused.body]).toEqual([500, { statusCode: 500, error: 'Internal Server Error', message: expect.any(String) }]);
+    expect((await send('pre-503@x.example')).status).toBe(503);
+    await expect(send('pre-reset@x.example')).rejects.toThrow();
+    expect((await send('pre-502@x.example')).text).toContain('502 Bad Gateway');
+    expect((await send('stored@x.example')).status).toBe(200);
+    emu.flushIntake();
+    const rows = await allRows(emu, inbox.id);
+    expect(rows.map((row) => (row.cells[Object.keys(row.cells)[0]!]!.value as { email: string }).email)).toEqual(['stored@x.example']);
+    const webhookLog = emu.requestLog.filter((entry) => entry.bucket === 'webhook');
+    expect(webhookLog.map((entry) => [entry.fault, entry.objects])).toEqual([
+      ['500pre', undefined],
+      ['503pre', undefined],
+      ['resetpre', undefined],
+      ['502pre', undefined],
+      [undefined, 1],
+    ]);
+  });
+
+  it('on reads, a -pre kind is its plain kind', async () => {
+    emu = await start({ readFaults: '503pre@1,500pre@2' });
+    expect(await statuses(3)).toEqual([503, 500, 200]);
   });
 });

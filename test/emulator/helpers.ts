@@ -9,7 +9,11 @@ export function start(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   return startEmulator({ port: 0, now: () => NOW, rateLimits: false, ...options });
 }
 
-export interface Reply<T = any> {
+/** A reply body as tests read it: loosely typed, as JSON.parse gives it (expect() checks its shape). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+export type Json = any;
+
+export interface Reply<T = Json> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: T;
@@ -25,7 +29,7 @@ export interface CallOptions {
 }
 
 /** One HTTP call; `path` is relative to the base URL (or a full URL). */
-export async function call<T = any>(emu: RunningEmulator, method: string, path: string, options: CallOptions = {}): Promise<Reply<T>> {
+export async function call<T = Json>(emu: RunningEmulator, method: string, path: string, options: CallOptions = {}): Promise<Reply<T>> {
   const key = options.key === undefined ? emu.apiKey : options.key;
   const headers: Record<string, string> = { ...(key === null ? {} : { authorization: `Bearer ${key}` }) };
   let body: string | Buffer | undefined;
@@ -46,8 +50,8 @@ export async function call<T = any>(emu: RunningEmulator, method: string, path: 
   return { status: response.statusCode, headers: response.headers, body: parsed as T, text };
 }
 
-export const get = <T = any>(emu: RunningEmulator, path: string, options: CallOptions = {}) => call<T>(emu, 'GET', path, options);
-export const post = <T = any>(emu: RunningEmulator, path: string, body: unknown, options: CallOptions = {}) =>
+export const get = <T = Json>(emu: RunningEmulator, path: string, options: CallOptions = {}) => call<T>(emu, 'GET', path, options);
+export const post = <T = Json>(emu: RunningEmulator, path: string, body: unknown, options: CallOptions = {}) =>
   call<T>(emu, 'POST', path, { ...options, body });
 
 export async function tableByName(emu: RunningEmulator, name: string, workspaceName?: string, key?: string): Promise<Table> {
@@ -96,3 +100,14 @@ export function queryRows(emu: RunningEmulator, tableId: string, filters: unknow
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The origin of the emulator's own routes, `http://host:port/_emulator`. */
+export const emulatorRoot = (emu: RunningEmulator): string => emu.baseUrl.replace(/\/v1$/, '/_emulator');
+
+/** An emulator-only route (no key): `path` is relative to /_emulator; objects are sent as JSON. */
+export const admin = <T = Json>(emu: RunningEmulator, method: string, path: string, body?: unknown): Promise<Reply<T>> =>
+  call<T>(emu, method, `${emulatorRoot(emu)}${path}`, { key: null, ...(body === undefined ? {} : { body }) });
+
+/** The status of each cell of a row, by field id. */
+export const statuses = (row: Row): Record<string, string | null | undefined> =>
+  Object.fromEntries(Object.entries(row.cells).map(([id, cell]) => [id, cell.status]));

@@ -62,4 +62,61 @@ describe('data file', () => {
     await writeFile(file, 'not json');
     await expect(startEmulator({ port: 0, dataFile: file })).rejects.toThrow(/not valid JSON/);
   });
+
+  it('still loads a state file of format 1', async () => {
+    const file = join(dir, 'v1.json');
+    const fields = [{ id: 'fld_a', name: 'a', label: 'A', type: 'text', options: null, isSystem: false }];
+    await writeFile(
+      file,
+      JSON.stringify({
+        format: 'tds-emulator-state/1',
+        orgs: [{ id: 'org_1', name: 'Acme', key: 'k1' }],
+        workspaces: [{ id: 'wsp_1', orgId: 'org_1', name: 'W', isPrivate: false }],
+        tables: [
+          {
+            id: 'tbl_1',
+            orgId: 'org_1',
+            workspaceId: 'wsp_1',
+            name: 'T',
+            emoji: null,
+            fields,
+            rows: [
+              {
+                id: 'row_1',
+                createdAt: '2025-01-01T00:00:00.000Z',
+                updatedAt: '2025-01-02T00:00:00.000Z',
+                createdByUserId: null,
+                cells: { fld_a: { value: 'x' } },
+              },
+            ],
+          },
+          {
+            id: 'tbl_2',
+            orgId: 'org_1',
+            workspaceId: 'wsp_1',
+            name: 'Generated',
+            emoji: ':zap:',
+            fields: [],
+            generated: { count: 30, seed: 42, startMs: 0 },
+          },
+        ],
+      }),
+    );
+    const emu = await start({ dataFile: file });
+    try {
+      expect(emu.apiKey).toBe('k1');
+      expect((await get(emu, '/tables')).body.tables.map((t: { name: string; rowCount: number }) => [t.name, t.rowCount])).toEqual([
+        ['T', 1],
+        ['Generated', 30],
+      ]);
+      expect((await allRows(emu, 'tbl_1'))[0]).toMatchObject({
+        id: 'row_1',
+        updatedAt: '2025-01-02T00:00:00.000Z',
+        cells: { fld_a: { value: 'x' } },
+      });
+    } finally {
+      await emu.close();
+    }
+    expect(JSON.parse(await readFile(file, 'utf8')).format).toBe('tds-emulator-state/2');
+  });
 });

@@ -47,6 +47,8 @@ describe('demo seed', () => {
     expect(inbox.fields.map((field) => [field.label, field.type])).toEqual([
       ['Payload', 'webhook'],
       ['Email', 'email'],
+      ['Domain', 'action'],
+      ['Company', 'action'],
     ]);
     expect(Object.keys(emu.webhooks).sort()).toEqual([signups.table.id, inbox.table.id].sort());
     const empty = await tableInfo(emu, 'Empty');

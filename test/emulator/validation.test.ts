@@ -18,7 +18,7 @@ describe('validation', () => {
   });
   afterAll(() => emu.close());
 
-  const expect400 = (reply: { status: number; body: any }, message: RegExp) => {
+  const expect400 = (reply: { status: number; body: unknown }, message: RegExp) => {
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ statusCode: 400, error: 'API Error', message: expect.stringMatching(message) });
   };

@@ -2,10 +2,13 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ActionRunner } from '../../src/emulator/action-runner.js';
+import { EmulatorClock } from '../../src/emulator/clock.js';
 import { CursorCodec } from '../../src/emulator/cursor.js';
 import { FaultPlan } from '../../src/emulator/faults.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { Intake } from '../../src/emulator/intake.js';
+import { LiveRows } from '../../src/emulator/live-rows.js';
 import { RateLimiter } from '../../src/emulator/rate-limit.js';
 import { WEBHOOK_PATH_PREFIX } from '../../src/emulator/secrets.js';
 import { buildSeed } from '../../src/emulator/seed/index.js';
@@ -61,7 +64,7 @@ describe('webhook', () => {
     expect((await visible()).map((row) => row.cells[inbox.id.payload!]!.value)).toContainEqual({ data: 'plain' });
   });
 
-  const webhook400 = (reply: { status: number; body: any }, message: RegExp) => {
+  const webhook400 = (reply: { status: number; body: unknown }, message: RegExp) => {
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringMatching(message) });
   };
@@ -189,16 +192,23 @@ describe('an emulator failure on the webhook', () => {
       }
     }
     const state = buildSeed('demo', Date.now());
+    const clock = new EmulatorClock(Date.now);
+    const live = new LiveRows(new ActionRunner({ delayMs: 0, seed: 1, now: clock.now }), clock.now);
     const { server } = createEmulatorServer({
       state,
-      now: Date.now,
+      now: clock.now,
+      clock,
       cursors: new CursorCodec(),
       limiter: new RateLimiter(false, 1),
-      intake: new FailingIntake(60_000, Date.now),
+      intake: new FailingIntake(60_000, clock.now, live),
+      live,
       readFaults: new FaultPlan([], 1),
       webhookFaults: new FaultPlan([], 1),
       requestLog: [],
       secrets: new Set(),
+      webhooks: {},
+      origin: () => '',
+      admin: false,
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {

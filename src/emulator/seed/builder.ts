@@ -1,4 +1,5 @@
 import type { ColumnType, FieldOption } from '../../spec/index.js';
+import { snakeCase } from '../build-field.js';
 import { seededId } from '../ids.js';
 import type { FieldRec, OrgRec, StoredCell, StoredRow, TableRec, WorkspaceRec } from '../model.js';
 import { createPrng, type Prng } from '../prng.js';
@@ -107,9 +108,20 @@ export class SeedBuilder {
     target.rows.append(rows);
   }
 
-  private field(spec: FieldSpec): FieldRec {
+  /**
+   * Adds columns after a table's own, with ids from their own seed `salt`, so the ids of everything seeded
+   * after the table stay as they were before these columns existed.
+   */
+  addFields(target: SeedTable, specs: FieldSpec[], salt: number): FieldRec[] {
+    const random = createPrng(salt);
+    const fields = specs.map((spec) => this.field(spec, seededId('fld_', 10, random)));
+    target.table.fields.push(...fields);
+    return fields;
+  }
+
+  private field(spec: FieldSpec, id = this.id('fld_', 10)): FieldRec {
     return {
-      id: this.id('fld_', 10),
+      id,
       name: spec.name ?? snakeCase(spec.label),
       label: spec.label,
       type: spec.type,
@@ -120,13 +132,6 @@ export class SeedBuilder {
       ...(spec.type === 'action' ? { runsAction: true } : {}),
     };
   }
-}
-
-function snakeCase(label: string): string {
-  return label
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
 }
 
 export function options(...pairs: Array<[label: string, value: string]>): FieldOption[] {

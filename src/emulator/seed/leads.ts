@@ -1,6 +1,6 @@
 import type { CellStatus } from '../../spec/index.js';
 import { pick } from '../prng.js';
-import { DAY_MS, FullCell, options, type RowSpec, type SeedBuilder, type SeedTable } from './builder.js';
+import { DAY_MS, FullCell, options, type FieldSpec, type RowSpec, type SeedBuilder, type SeedTable } from './builder.js';
 import { CITIES, COMPANIES, FIRST_NAMES, LAST_NAMES, LONG_NOTE, NOTES, slug } from './samples.js';
 import type { WorkspaceRec } from '../model.js';
 
@@ -10,88 +10,107 @@ export interface Member {
   email: string;
 }
 
+/** A column of every type. */
+const LEADS_FIELDS: FieldSpec[] = [
+  { label: 'Name', type: 'text' },
+  { label: 'Email', type: 'email' },
+  { label: 'Email', type: 'text', name: 'email_2' },
+  { label: 'Phone', type: 'phone_number' },
+  { label: 'Website', type: 'url' },
+  { label: 'Logo', type: 'image' },
+  { label: 'Employees', type: 'number' },
+  { label: 'Qualified', type: 'boolean' },
+  { label: 'Last Contacted', type: 'date' },
+  {
+    label: 'Stage',
+    type: 'select',
+    options: options(
+      ['New', 'new'],
+      ['Contacted', 'contacted'],
+      ['Qualified', 'qualified'],
+      ['Closed Won', 'closed_won'],
+      ['Closed Lost', 'closed_lost'],
+    ),
+  },
+  {
+    label: 'Tags',
+    type: 'multi_select',
+    options: options(['VIP', 'vip'], ['Enterprise', 'enterprise'], ['SMB', 'smb'], ['Partner', 'partner'], ['Newsletter', 'newsletter']),
+  },
+  { label: 'Address', type: 'object' },
+  { label: 'Score', type: 'formula' },
+  { label: 'Enrich', type: 'action' },
+  { label: 'Owner', type: 'member' },
+  { label: 'Notes', type: 'input' },
+  { label: 'Created At', type: 'date', isSystem: true },
+];
+
+// Days from today, including both sides of each preset's edge (last7Days, last30Days, …) so filters can be told apart.
+const CONTACTED_DAYS = [
+  0, -1, 1, 2, -2, -3, -4, -6, -7, -9, -13, -14, -16, -25, -29, -30, -35, -50, -59, -60, -70, -89, -90, -95, -130, -179, -180, -200, -280,
+  -364, -365, -370, -500,
+];
+const STAGES = ['new', 'contacted', 'qualified', 'closed_won', 'closed_lost'];
+const TAGS = ['vip', 'enterprise', 'smb', 'partner', 'newsletter'];
+
 /** Sales / "Leads": a column of every type, cells that test every client path. */
 export function seedLeads(seed: SeedBuilder, sales: WorkspaceRec, members: Member[]): SeedTable {
-  const leads = seed.table(sales, 'Leads', ':rocket:', [
-    { label: 'Name', type: 'text' },
-    { label: 'Email', type: 'email' },
-    { label: 'Email', type: 'text', name: 'email_2' },
-    { label: 'Phone', type: 'phone_number' },
-    { label: 'Website', type: 'url' },
-    { label: 'Logo', type: 'image' },
-    { label: 'Employees', type: 'number' },
-    { label: 'Qualified', type: 'boolean' },
-    { label: 'Last Contacted', type: 'date' },
-    {
-      label: 'Stage',
-      type: 'select',
-      options: options(
-        ['New', 'new'],
-        ['Contacted', 'contacted'],
-        ['Qualified', 'qualified'],
-        ['Closed Won', 'closed_won'],
-        ['Closed Lost', 'closed_lost'],
-      ),
-    },
-    {
-      label: 'Tags',
-      type: 'multi_select',
-      options: options(['VIP', 'vip'], ['Enterprise', 'enterprise'], ['SMB', 'smb'], ['Partner', 'partner'], ['Newsletter', 'newsletter']),
-    },
-    { label: 'Address', type: 'object' },
-    { label: 'Score', type: 'formula' },
-    { label: 'Enrich', type: 'action' },
-    { label: 'Owner', type: 'member' },
-    { label: 'Notes', type: 'input' },
-    { label: 'Created At', type: 'date', isSystem: true },
-  ]);
+  const leads = seed.table(sales, 'Leads', ':rocket:', LEADS_FIELDS);
+  // Rows that arrive later (churn, admin routes) run Enrich: the domain of their Email.
+  leads.field('enrich').action = { from: leads.field('email').id, derive: 'domain' };
+  const specs: RowSpec[] = [];
+  for (let i = 0; i < 250; i += 1) specs.push(leadSpec(seed, i, members));
+  addOddCases(specs);
+  seed.addRows(
+    leads,
+    specs,
+    400,
+    members.map((member) => member.id),
+  );
+  return leads;
+}
+
+function leadSpec(seed: SeedBuilder, i: number, members: Member[]): RowSpec {
   const r = seed.random;
   const startOfToday = Math.floor(seed.now / DAY_MS) * DAY_MS;
-  // Days from today, including both sides of each preset's edge (last7Days, last30Days, …) so filters can be told apart.
-  const contactedDays = [
-    0, -1, 1, 2, -2, -3, -4, -6, -7, -9, -13, -14, -16, -25, -29, -30, -35, -50, -59, -60, -70, -89, -90, -95, -130, -179, -180, -200, -280,
-    -364, -365, -370, -500,
-  ];
-  const stages = ['new', 'contacted', 'qualified', 'closed_won', 'closed_lost'];
-  const tags = ['vip', 'enterprise', 'smb', 'partner', 'newsletter'];
+  const first = pick(FIRST_NAMES, r());
+  const last = pick(LAST_NAMES, r());
+  const company = pick(COMPANIES, r());
+  const domain = `${slug(company)}.example`;
+  const tagCount = Math.floor(r() * 4);
+  return {
+    name: `${first} ${last}`,
+    email: `${slug(first)}.${slug(last)}@${domain}`,
+    email_2: r() < 0.6 ? `${slug(first)}${i}@mail.example` : undefined,
+    phone: r() < 0.85 ? `+1 555 01${String(i % 100).padStart(2, '0')}` : undefined,
+    website: `https://www.${domain}`,
+    logo: r() < 0.7 ? `https://img.example/logos/${slug(company)}.png` : undefined,
+    employees: r() < 0.9 ? Math.floor(r() ** 3 * 50_000) + 1 : undefined,
+    qualified: r() < 0.85 ? r() < 0.5 : undefined,
+    last_contacted:
+      r() < 0.9
+        ? new Date(startOfToday + CONTACTED_DAYS[i % CONTACTED_DAYS.length]! * DAY_MS + Math.floor(r() * DAY_MS)).toISOString()
+        : undefined,
+    stage: r() < 0.95 ? pick(STAGES, r()) : undefined,
+    tags: tagCount > 0 ? [...new Set(Array.from({ length: tagCount }, () => pick(TAGS, r())))] : undefined,
+    address:
+      r() < 0.8
+        ? {
+            street: `${1 + Math.floor(r() * 999)} Main St`,
+            city: pick(CITIES, r()),
+            postalCode: String(Math.floor(r() * 90_000) + 10_000),
+            country: 'US',
+          }
+        : undefined,
+    score: Math.round(r() * 1000) / 10,
+    enrich: enrichCell(i, domain),
+    owner: r() < 0.85 ? pick(members, r()) : undefined,
+    notes: r() < 0.6 ? pick(NOTES, r()) : undefined,
+  };
+}
 
-  const specs: RowSpec[] = [];
-  for (let i = 0; i < 250; i += 1) {
-    const first = pick(FIRST_NAMES, r());
-    const last = pick(LAST_NAMES, r());
-    const company = pick(COMPANIES, r());
-    const domain = `${slug(company)}.example`;
-    const tagCount = Math.floor(r() * 4);
-    specs.push({
-      name: `${first} ${last}`,
-      email: `${slug(first)}.${slug(last)}@${domain}`,
-      email_2: r() < 0.6 ? `${slug(first)}${i}@mail.example` : undefined,
-      phone: r() < 0.85 ? `+1 555 01${String(i % 100).padStart(2, '0')}` : undefined,
-      website: `https://www.${domain}`,
-      logo: r() < 0.7 ? `https://img.example/logos/${slug(company)}.png` : undefined,
-      employees: r() < 0.9 ? Math.floor(r() ** 3 * 50_000) + 1 : undefined,
-      qualified: r() < 0.85 ? r() < 0.5 : undefined,
-      last_contacted:
-        r() < 0.9
-          ? new Date(startOfToday + contactedDays[i % contactedDays.length]! * DAY_MS + Math.floor(r() * DAY_MS)).toISOString()
-          : undefined,
-      stage: r() < 0.95 ? pick(stages, r()) : undefined,
-      tags: tagCount > 0 ? [...new Set(Array.from({ length: tagCount }, () => pick(tags, r())))] : undefined,
-      address:
-        r() < 0.8
-          ? {
-              street: `${1 + Math.floor(r() * 999)} Main St`,
-              city: pick(CITIES, r()),
-              postalCode: String(Math.floor(r() * 90_000) + 10_000),
-              country: 'US',
-            }
-          : undefined,
-      score: Math.round(r() * 1000) / 10,
-      enrich: enrichCell(i, domain),
-      owner: r() < 0.85 ? pick(members, r()) : undefined,
-      notes: r() < 0.6 ? pick(NOTES, r()) : undefined,
-    });
-  }
+/** Names, notes and addresses that test quoting, Unicode, formulas, long text and empty cells. */
+function addOddCases(specs: RowSpec[]): void {
   Object.assign(specs[3]!, { name: 'Smith, John', notes: 'Said: "call me after 5pm", then hung up' });
   Object.assign(specs[7]!, { name: 'Dwayne "The Rock" Johnson', notes: 'Line one\nLine two\r\nLine three' });
   Object.assign(specs[11]!, { name: '00123', phone: '0044 20 7946 0958', email_2: '00123' });
@@ -111,13 +130,6 @@ export function seedLeads(seed: SeedBuilder, sales: WorkspaceRec, members: Membe
     tags: undefined,
     notes: undefined,
   });
-  seed.addRows(
-    leads,
-    specs,
-    400,
-    members.map((member) => member.id),
-  );
-  return leads;
 }
 
 /** Action cells cycle through every status; failed ones carry an error, successful ones a value (or none found). */

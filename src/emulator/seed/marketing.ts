@@ -46,7 +46,21 @@ export function seedMarketingTables(seed: SeedBuilder, marketing: WorkspaceRec):
     ),
   );
 
-  seed.table(
+  seedInbox(seed, marketing);
+
+  seed.table(marketing, 'Empty', null, [
+    { label: 'Title', type: 'text' },
+    { label: 'Body', type: 'text' },
+  ]);
+}
+
+/**
+ * The webhook-fed "Inbox": Payload and Email (mapped from the posted key "email"), then two action columns
+ * that enrich each row that arrives: Domain (the domain of Email; failed when it has none) and Company (a name
+ * from that domain), which waits for Domain.
+ */
+function seedInbox(seed: SeedBuilder, marketing: WorkspaceRec): void {
+  const inbox = seed.table(
     marketing,
     'Inbox',
     ':incoming_envelope:',
@@ -56,9 +70,14 @@ export function seedMarketingTables(seed: SeedBuilder, marketing: WorkspaceRec):
     ],
     true,
   );
-
-  seed.table(marketing, 'Empty', null, [
-    { label: 'Title', type: 'text' },
-    { label: 'Body', type: 'text' },
-  ]);
+  const [domain, company] = seed.addFields(
+    inbox,
+    [
+      { label: 'Domain', type: 'action' },
+      { label: 'Company', type: 'action' },
+    ],
+    20_250_101,
+  );
+  domain!.action = { from: inbox.field('email').id, derive: 'domain' };
+  company!.action = { dependsOn: domain!.id, derive: 'company' };
 }

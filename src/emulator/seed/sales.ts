@@ -5,6 +5,20 @@ import { CITIES, COMPANIES, FIRST_NAMES, LAST_NAMES, LONG_NOTE, slug } from './s
 
 /** Sales / "Companies", "Contacts" and "Edge Cases". */
 export function seedSalesTables(seed: SeedBuilder, sales: WorkspaceRec): void {
+  seedCompanies(seed, sales);
+  const salesContacts = seed.table(sales, 'Contacts', null, [
+    { label: 'Name', type: 'text' },
+    { label: 'Email', type: 'email' },
+    { label: 'Company', type: 'text' },
+  ]);
+  seed.addRows(
+    salesContacts,
+    contacts(seed, 10).map((contact) => ({ ...contact, company: pick(COMPANIES, seed.random()) })),
+  );
+  seedEdgeCases(seed, sales);
+}
+
+function seedCompanies(seed: SeedBuilder, sales: WorkspaceRec): void {
   const r = seed.random;
   const companies = seed.table(sales, 'Companies', ':office:', [
     { label: 'Name', type: 'text' },
@@ -34,17 +48,9 @@ export function seedSalesTables(seed: SeedBuilder, sales: WorkspaceRec): void {
       };
     }),
   );
+}
 
-  const salesContacts = seed.table(sales, 'Contacts', null, [
-    { label: 'Name', type: 'text' },
-    { label: 'Email', type: 'email' },
-    { label: 'Company', type: 'text' },
-  ]);
-  seed.addRows(
-    salesContacts,
-    contacts(seed, 10).map((contact) => ({ ...contact, company: pick(COMPANIES, r()) })),
-  );
-
+function seedEdgeCases(seed: SeedBuilder, sales: WorkspaceRec): void {
   const edge = seed.table(sales, 'Edge Cases', null, [
     { label: '_id', type: 'text', name: 'external_id' },
     { label: 'Value', type: 'text', name: 'value' },

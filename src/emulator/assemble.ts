@@ -1,0 +1,46 @@
+import { ActionRunner } from './action-runner.js';
+import { addBenchTable } from './bench-table.js';
+import { Churn } from './churn.js';
+import { ChurnSpecError, parseChurnSpec } from './churn-spec.js';
+import { EmulatorClock } from './clock.js';
+import { DEFAULT_ACTION_DELAY_MS, DEFAULT_INGEST_DELAY_MS } from './defaults.js';
+import { Intake } from './intake.js';
+import { LiveRows } from './live-rows.js';
+import { loadState } from './persist.js';
+import { buildSeed } from './seed/index.js';
+import type { EmulatorState } from './state.js';
+import type { EmulatorOptions } from './types.js';
+
+/** The parts of an emulator that live apart from its HTTP server. */
+export interface EmulatorParts {
+  state: EmulatorState;
+  clock: EmulatorClock;
+  runner: ActionRunner;
+  live: LiveRows;
+  intake: Intake;
+  churn?: Churn;
+}
+
+/** State (loaded from --data, else seeded), the clock, action runs, webhook intake and churn; nothing started yet. */
+export async function assemble(options: EmulatorOptions): Promise<EmulatorParts> {
+  const churnSpec = options.churn === undefined ? undefined : parseChurnSpec(options.churn);
+  const loaded = options.dataFile ? await loadState(options.dataFile) : undefined;
+  const clock = new EmulatorClock(options.now ?? Date.now, loaded?.clockOffsetMs ?? 0);
+  const state = loaded?.state ?? buildSeed(options.seed ?? 'demo', clock.now());
+  if (options.rows !== undefined && options.rows > 0) addBenchTable(state, options.rows, clock.now());
+  if (options.paused && state.orgs[0]) state.orgs[0].paused = true;
+
+  const seed = options.faultSeed ?? 1;
+  const runner = new ActionRunner({ delayMs: options.actionDelayMs ?? DEFAULT_ACTION_DELAY_MS, seed, now: clock.now });
+  const live = new LiveRows(runner, clock.now);
+  const intake = new Intake(options.ingestDelayMs ?? DEFAULT_INGEST_DELAY_MS, clock.now, live);
+  const parts: EmulatorParts = { state, clock, runner, live, intake };
+  if (churnSpec) {
+    const only = churnSpec.table;
+    if (only !== undefined && !state.tables.some((table) => table.name === only || table.id === only)) {
+      throw new ChurnSpecError(`churn spec: no table "${only}" (give a table's name or ID)`);
+    }
+    parts.churn = new Churn(churnSpec, { tables: () => state.tables, live, now: clock.now, seed });
+  }
+  return parts;
+}
