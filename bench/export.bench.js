@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // `tds rows` export speed and memory against the floor of merely downloading the same pages.
 //
 // 1. Emulator child with rate limits off and a 1,000,000-row table. The floor: a minimal undici loop in
@@ -23,6 +24,16 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 
+/** @typedef {import('#dist/spec/index.js').Table} Table */
+/** @typedef {import('#dist/spec/index.js').TablesResponse} TablesResponse */
+/** @typedef {import('#dist/spec/index.js').RowsPage} RowsPage */
+/** @typedef {import('./memory-probe.mjs').ProbeReport} ProbeReport */
+/**
+ * A `tds emulator` child: its ready line, and how to reach and stop it.
+ * @typedef {{ baseUrl: string, apiKey: string, webhooks: Record<string, string>, pid: number, origin: string, stop: () => Promise<void> }} Emulator
+ */
+/** One entry of the emulator's request log (GET /_emulator/requests), the fields this bench reads. @typedef {{ at: number, status: number, bucket?: string }} LoggedRequest */
+
 const TDS = fileURLToPath(new URL('../bin/tds.js', import.meta.url));
 const MEMORY_PROBE = new URL('./memory-probe.mjs', import.meta.url).href;
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -31,63 +42,105 @@ const RATE_SCALE = Number(process.env.BENCH_RATE_SCALE ?? 1);
 const PAGE = 100;
 const ROWS_PER_MINUTE = 60; // the service's row-read limit (service-api.md 8)
 
+/** @type {Emulator[]} every emulator started, stopped at the end whatever happened */
+const emulators = [];
 const dir = mkdtempSync(join(tmpdir(), 'tds-export-bench-'));
-const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
+const mb = (/** @type {number} */ kb) => `${(kb / 1024).toFixed(0)} MB`;
 const TICK_MS = 10; // /proc/PID/stat counts CPU time in clock ticks of 1/100 s on Linux
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const seconds = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(1)} s`;
 
-/** CPU time (user + system) a process has used so far, from /proc; undefined once it is gone. */
+/**
+ * CPU time (user + system) a process has used so far, from /proc; undefined once it is gone.
+ * @param {number} pid
+ * @returns {number | undefined}
+ */
 function cpuMsOf(pid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
     return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
   } catch {
     return undefined;
   }
 }
-const rate = (rows, ms) => `${Math.round((rows / ms) * 1000).toLocaleString('en-US')} rows/s`;
+const rate = (/** @type {number} */ rows, /** @type {number} */ ms) => `${Math.round((rows / ms) * 1000).toLocaleString('en-US')} rows/s`;
 
-/** Starts `tds emulator` as a child; resolves with its ready line and a stop(). */
+/**
+ * Starts `tds emulator` as a child; resolves with its ready line and a stop().
+ * @param {string[]} args
+ * @returns {Promise<Emulator>}
+ */
 function startEmulator(args) {
   const child = spawn(process.execPath, [TDS, 'emulator', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('could not start the emulator');
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
     createInterface({ input: child.stdout }).once('line', (line) => {
-      const info = JSON.parse(line);
-      resolve({
+      const info = /** @type {Pick<Emulator, 'baseUrl' | 'apiKey' | 'webhooks'>} */ (JSON.parse(line));
+      /** @type {Emulator} */
+      const emulator = {
         ...info,
-        pid: child.pid,
+        pid,
         origin: new URL(info.baseUrl).origin,
-        stop: () => new Promise((done) => (child.exitCode !== null ? done() : (child.once('exit', done), child.kill('SIGTERM')))),
-      });
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      };
+      emulators.push(emulator);
+      resolve(emulator);
     });
   });
 }
 
+/**
+ * GET url with the key; the parsed body, of the type the caller names.
+ * @template T
+ * @param {Agent} dispatcher
+ * @param {string} url
+ * @param {string} apiKey
+ * @returns {Promise<T>}
+ */
 async function getJson(dispatcher, url, apiKey) {
   const response = await request(url, { dispatcher, headers: { authorization: `Bearer ${apiKey}` } });
   const body = await response.body.json();
   if (response.statusCode !== 200) throw new Error(`GET ${url}: HTTP ${response.statusCode} ${JSON.stringify(body)}`);
-  return body;
+  return /** @type {T} */ (body);
 }
 
+/**
+ * @param {Emulator} emu
+ * @returns {Promise<Table>}
+ */
 async function generatedTable(emu) {
   const dispatcher = new Agent();
+  /** @type {TablesResponse} */
   const { tables } = await getJson(dispatcher, `${emu.baseUrl}/tables`, emu.apiKey);
   await dispatcher.close();
-  return tables.find((table) => table.name === 'Generated');
+  const table = tables.find((candidate) => candidate.name === 'Generated');
+  if (!table) throw new Error('the emulator has no table named Generated');
+  return table;
 }
 
-/** The floor: every page downloaded and parsed, one after another, on one keep-alive connection. */
+/**
+ * The floor: every page downloaded and parsed, one after another, on one keep-alive connection.
+ * @param {Emulator} emu
+ * @param {Table} table
+ * @returns {Promise<{ rows: number, ms: number, cpuMs: number, emuCpuMs: number }>}
+ */
 async function floor(emu, table, maxPages = Infinity) {
   const dispatcher = new Agent({ connections: 1 });
-  const emuCpu = cpuMsOf(emu.pid);
+  const emuCpu = emulatorCpuMs(emu);
   const cpu = process.cpuUsage();
   const start = performance.now();
-  let cursor;
+  /** @type {string | null} */
+  let cursor = null;
   let rows = 0;
   for (;;) {
     const url = `${emu.baseUrl}/tables/${table.id}/rows?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    /** @type {RowsPage} */
     const page = await getJson(dispatcher, url, emu.apiKey);
     rows += page.rows.length;
     if (!page.hasNextPage || rows >= maxPages * PAGE) break;
@@ -96,13 +149,36 @@ async function floor(emu, table, maxPages = Infinity) {
   const ms = performance.now() - start;
   const used = process.cpuUsage(cpu);
   await dispatcher.close();
-  return { rows, ms, cpuMs: (used.user + used.system) / 1000, emuCpuMs: cpuMsOf(emu.pid) - emuCpu };
+  return { rows, ms, cpuMs: (used.user + used.system) / 1000, emuCpuMs: emulatorCpuMs(emu) - emuCpu };
 }
 
-/** Runs `tds rows TABLE -o FILE …` and samples the child's peak RSS (VmHWM) until it exits. */
+/**
+ * The emulator child's CPU time so far; it must still be running.
+ * @param {Emulator} emu
+ */
+function emulatorCpuMs(emu) {
+  const ms = cpuMsOf(emu.pid);
+  if (ms === undefined) throw new Error(`the emulator (pid ${emu.pid}) is gone`);
+  return ms;
+}
+
+/**
+ * What one `tds rows … -o FILE` run took.
+ * @typedef {{ ms: number, endedAt: number, peakKb: number, cpuMs: number, emuCpuMs: number, bytes: number, stderr: string, memory: string }} ExportRun
+ */
+
+/**
+ * Runs `tds rows TABLE -o FILE …` and samples the child's peak RSS (VmHWM) until it exits.
+ * @param {Emulator} emu
+ * @param {Table} table
+ * @param {string} file
+ * @param {Record<string, string>} [extraEnv]
+ * @param {string[]} [extraArgs]
+ * @returns {Promise<ExportRun>}
+ */
 function exportWithTds(emu, table, file, extraEnv = {}, extraArgs = []) {
   const start = performance.now();
-  const emuCpu = cpuMsOf(emu.pid);
+  const emuCpu = emulatorCpuMs(emu);
   const probe = `${file}.memory.json`;
   // V8 writes its GC trace to stdout, which tds leaves alone with -o.
   const trace = process.env.BENCH_TRACE_GC ? openSync(join(process.env.BENCH_TRACE_GC, `${basename(file)}.gc.txt`), 'w') : 'ignore';
@@ -118,15 +194,17 @@ function exportWithTds(emu, table, file, extraEnv = {}, extraArgs = []) {
       ...extraEnv,
     },
   });
+  const { pid, stderr: stderrStream } = child;
+  if (pid === undefined || !stderrStream) throw new Error('could not start tds');
   let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
+  stderrStream.on('data', (/** @type {Buffer} */ chunk) => (stderr += chunk.toString()));
   let peakKb = 0;
   let cpuMs = 0;
   const sample = () => {
     try {
-      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
       if (match) peakKb = Math.max(peakKb, Number(match[1]));
-      cpuMs = cpuMsOf(child.pid) ?? cpuMs;
+      cpuMs = cpuMsOf(pid) ?? cpuMs;
     } catch {
       // the child has exited
     }
@@ -145,7 +223,7 @@ function exportWithTds(emu, table, file, extraEnv = {}, extraArgs = []) {
           endedAt,
           peakKb,
           cpuMs,
-          emuCpuMs: cpuMsOf(emu.pid) - emuCpu,
+          emuCpuMs: emulatorCpuMs(emu) - emuCpu,
           bytes: statSync(file).size,
           stderr,
           memory: readProbe(probe),
@@ -154,11 +232,14 @@ function exportWithTds(emu, table, file, extraEnv = {}, extraArgs = []) {
   });
 }
 
-/** What memory-probe.mjs saw at the child's highest RSS: `at 3.2 s: heap 55 of 58 MB (largest 60), external 20 MB (Buffers 17)`. */
+/**
+ * What memory-probe.mjs saw at the child's highest RSS: `at 3.2 s: heap 55 of 58 MB (largest 60), external 20 MB (Buffers 17)`.
+ * @param {string} path
+ */
 function readProbe(path) {
   try {
-    const m = JSON.parse(readFileSync(path, 'utf8'));
-    const MB = (bytes) => Math.round(bytes / 1048576);
+    const m = /** @type {ProbeReport} */ (JSON.parse(readFileSync(path, 'utf8')));
+    const MB = (/** @type {number} */ bytes) => Math.round(bytes / 1048576);
     const snapshot = m.snapshot ? `; heap snapshot ${m.snapshot}` : '';
     return `at ${(m.atMs / 1000).toFixed(1)} s: heap ${MB(m.heapUsed)} of ${MB(m.heapTotal)} MB (largest ${MB(m.heapPeak)}), external ${MB(m.external)} MB (Buffers ${MB(m.arrayBuffers)})${snapshot}`;
   } catch {
@@ -167,7 +248,7 @@ function readProbe(path) {
 }
 
 let failed = false;
-const check = (ok, text) => {
+const check = (/** @type {boolean} */ ok, /** @type {string} */ text) => {
   console.log(`  ${ok ? 'ok  ' : 'MISS'} ${text}`);
   if (!ok) failed = true;
 };
@@ -176,6 +257,8 @@ try {
   if (process.env.BENCH_SKIP_FAST !== '1') await throughput();
   if (process.env.BENCH_SKIP_LIMITED !== '1') await rateLimited();
 } finally {
+  // A phase that threw left its emulator running; no child outlives the bench.
+  await Promise.all(emulators.map((emulator) => emulator.stop()));
   rmSync(dir, { recursive: true, force: true });
 }
 console.log(
@@ -229,12 +312,14 @@ async function rateLimited() {
   const idealMs = Math.floor((requests - 1) / ROWS_PER_MINUTE) * windowMs;
   const file = join(dir, 'limited.csv');
   const run = await exportWithTds(limited, small, file, RATE_SCALE === 1 ? {} : { TDS_RATE_SCALE: String(RATE_SCALE) });
-  const log = await (await request(`${limited.origin}/_emulator/requests`)).body.json();
+  const log = /** @type {LoggedRequest[]} */ (await (await request(`${limited.origin}/_emulator/requests`)).body.json());
   const rowReads = log.filter((entry) => entry.bucket === 'rows');
   const throttled = rowReads.filter((entry) => entry.status === 429).length;
   // The limit governs the rows phase: from the first row request to the file being complete (start-up,
   // the table and schema reads come before it and are reported in the total).
-  const rowsPhaseMs = run.endedAt - rowReads[0].at;
+  const firstRead = rowReads[0];
+  if (!firstRead) throw new Error('the emulator logged no row request');
+  const rowsPhaseMs = run.endedAt - firstRead.at;
   console.log(
     `rate-limited export (${LIMITED_ROWS.toLocaleString('en-US')} rows, ${requests} pages, rate scale ${RATE_SCALE}): ` +
       `${seconds(run.ms)} in all, ${seconds(rowsPhaseMs)} from the first row request to the end; ideal ${seconds(idealMs)}; ` +

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// `npm run bench [-- NAME…]`: runs every bench/*.bench.js (or the named ones) one after another.
+// @ts-check
+// `npm run bench [-- NAME…]`: runs every bench/*.bench.js (or the named ones) one after another; exits 1
+// when any bench failed (missed a target or crashed), 2 when a name matches no bench.
 import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -7,14 +9,21 @@ import { dirname, join } from 'node:path';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const wanted = process.argv.slice(2);
-const benches = readdirSync(here)
+const available = readdirSync(here)
   .filter((file) => file.endsWith('.bench.js'))
-  .filter((file) => wanted.length === 0 || wanted.includes(file.replace(/\.bench\.js$/, '')))
+  .map((file) => file.replace(/\.bench\.js$/, ''))
   .sort();
-let failed = 0;
-for (const file of benches) {
-  process.stdout.write(`\n== ${file.replace(/\.bench\.js$/, '')} ==\n`);
-  const result = spawnSync(process.execPath, ['--expose-gc', join(here, file)], { stdio: 'inherit' });
-  if (result.status !== 0) failed += 1;
+const unknown = wanted.filter((name) => !available.includes(name));
+if (unknown.length > 0) {
+  console.error(`no bench named ${unknown.join(', ')}; the benches are: ${available.join(', ')}`);
+  process.exit(2);
 }
-process.exit(failed ? 1 : 0);
+/** @type {string[]} */
+const failed = [];
+for (const name of available.filter((name) => wanted.length === 0 || wanted.includes(name))) {
+  process.stdout.write(`\n== ${name} ==\n`);
+  const result = spawnSync(process.execPath, ['--expose-gc', join(here, `${name}.bench.js`)], { stdio: 'inherit' });
+  if (result.status !== 0) failed.push(`${name} (${result.signal ?? `exit ${result.status}`})`);
+}
+if (failed.length > 0) console.log(`\nfailed: ${failed.join(', ')}`);
+process.exit(failed.length > 0 ? 1 : 0);

@@ -13,7 +13,10 @@ describe('tds completion', () => {
 
   it('prints a bash script that bash accepts', async () => {
     const result = await runTds(['completion', 'bash']);
-    expect(() => execFileSync('bash', ['-n'], { input: result.stdout })).not.toThrow();
+    expect(result.code, result.stderr).toBe(0);
+    // bash -n accepts empty input too: make sure there is a script to check
+    expect(result.stdout).toMatch(/^complete .* tds$/m);
+    expect(() => execFileSync('bash', ['-n'], { input: result.stdout, stdio: ['pipe', 'pipe', 'pipe'] })).not.toThrow();
   });
 
   it('rejects an unknown shell with exit 2', async () => {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -70,6 +70,17 @@ const implementations = (loaded: string[]): string[] => loaded.filter((path) => 
 const heavyPackages = (loaded: string[]): string[] => loaded.filter((path) => HEAVY_PACKAGES.test(path));
 
 describe('start-up', () => {
+  it('names implementation modules that exist: a renamed one would let the checks below pass whatever is loaded', async () => {
+    // From src/, not dist/: a build folder can keep files of modules that no longer exist.
+    const built = (await readdir(join(ROOT, 'src'), { recursive: true }))
+      .filter((path) => path.endsWith('.ts'))
+      .map((path) => `dist/${path.replaceAll('\\', '/').replace(/\.ts$/, '.js')}`);
+    for (const pattern of IMPLEMENTATIONS) {
+      const matches = built.filter((path) => pattern.test(path));
+      expect(matches, String(pattern)).not.toEqual([]);
+    }
+  });
+
   it.each([['--version'], ['--help'], ['rows', '--help'], ['push', '--help'], ['config', 'path'], ['completion', 'bash']])(
     'tds %s builds the command tree without loading any implementation',
     async (...args: string[]) => {

@@ -75,7 +75,9 @@ const helpLines = helpExamples(buildProgram(quietContext()))
 
 describe('documented examples parse', () => {
   it('finds examples to check', () => {
+    // it.each over an empty list runs no test and passes: a change in how examples are written must fail here
     expect(readmeExamples.length).toBeGreaterThanOrEqual(2);
+    expect(helpLines.length).toBeGreaterThanOrEqual(20);
   });
 
   it.each(readmeExamples.map((example) => [example.line, example.args] as const))('README: %s', async (_line, args) => {

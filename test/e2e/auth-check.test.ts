@@ -30,7 +30,7 @@ describe.concurrent('tds auth check', () => {
   it('no base URL: exit 2, saying what to set', async () => {
     const result = await tdsAgainst(emulator, { TDS_BASE_URL: undefined })(['auth', 'check']);
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toMatch(/^base URL  not set$/m);
+    expect(result.stderr).toMatch(/^base URL {2}not set$/m);
     expect(result.stderr).toMatch(/^hint: pass --base-url URL, set TDS_BASE_URL/m);
   });
 

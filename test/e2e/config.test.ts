@@ -80,8 +80,11 @@ describe('tds config', () => {
 
   it('flag beats environment beats profile', async () => {
     const { tds } = await configured();
-    await tds(['config', 'set', 'base-url', 'http://127.0.0.1:9/v1']); // nothing listens there
-    await tds(['config', 'set', 'api-key'], { input: emulator.apiKey });
+    expect((await tds(['config', 'set', 'base-url', 'http://127.0.0.1:9/v1'])).code).toBe(0); // nothing listens there
+    expect((await tds(['config', 'set', 'api-key'], { input: emulator.apiKey })).code).toBe(0);
+    // the profile alone is used (connection refused, exit 6), so the runs below show what beats it
+    const viaProfile = await tds(['workspaces', '--max-retries', '0']);
+    expect(viaProfile.code, viaProfile.stderr).toBe(6);
     const viaEnv = await tds(['workspaces', '--max-retries', '0'], { env: { TDS_BASE_URL: emulator.baseUrl } });
     expect(viaEnv.code, viaEnv.stderr).toBe(0);
     const viaFlag = await tds(['workspaces', '--base-url', emulator.baseUrl], { env: { TDS_BASE_URL: 'http://127.0.0.1:9/v1' } });

@@ -56,6 +56,7 @@ describe.concurrent('tds workspaces', () => {
     ['tsv', '\t'],
   ])('--format %s has a header of the spec fields and one line per workspace', async (format, separator) => {
     const result = await tds(['workspaces', '--format', format]);
+    expect(result.code, result.stderr).toBe(0);
     const [header, ...rows] = lines(result.stdout);
     expect(header).toBe(['id', 'name', 'tableCount'].join(separator));
     expect(rows).toHaveLength(service.workspaces.length);
@@ -65,8 +66,11 @@ describe.concurrent('tds workspaces', () => {
 
   it('uses colour only when a terminal is forced and NO_COLOR is unset', async () => {
     const result = await tds(['workspaces'], { env: { TDS_FORCE_TTY: '1', NO_COLOR: undefined } });
+    expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/\u001b\[1mID/);
     const plain = await tds(['workspaces', '--no-color'], { env: { TDS_FORCE_TTY: '1', NO_COLOR: undefined } });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toMatch(/^ID\s+NAME\s+TABLES$/m); // the same table, without colour
     expect(plain.stdout).not.toMatch(/\u001b\[/);
   });
 
@@ -110,7 +114,9 @@ describe.concurrent('tds tables', () => {
 
   it('fits a narrow terminal by cutting names, never IDs', async () => {
     const result = await tds(['tables'], { env: { COLUMNS: '56' } });
+    expect(result.code, result.stderr).toBe(0);
     const output = lines(result.stdout);
+    expect(output).toHaveLength(1 + service.tables.length);
     for (const line of output) expect(line.length).toBeLessThanOrEqual(56);
     expect(result.stdout).toContain('…');
     for (const table of service.tables) expect(result.stdout).toContain(String(table.id));
@@ -118,9 +124,17 @@ describe.concurrent('tds tables', () => {
 
   it('keeps whole cells in a pipe without COLUMNS, and fits a terminal', async () => {
     const piped = await tds(['schema', 'Leads'], { env: { COLUMNS: undefined } });
+    expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stdout).toContain('Closed Won');
+    // whole cells make the table wider than the terminal below, so fitting it has to cut
+    expect(Math.max(...lines(piped.stdout).map((line) => line.length))).toBeGreaterThan(90);
     const terminal = await tds(['schema', 'Leads'], { env: { COLUMNS: '90', TDS_FORCE_TTY: '1' } });
-    for (const line of lines(terminal.stdout)) expect(line.length).toBeLessThanOrEqual(90);
+    expect(terminal.code, terminal.stderr).toBe(0);
+    const fitted = lines(terminal.stdout);
+    expect(fitted[0]).toMatch(/^ID\s+LABEL\s+NAME\s+TYPE\s+OPTIONS\s+SYSTEM$/);
+    expect(fitted).toHaveLength(lines(piped.stdout).length); // every field still there, one line each
+    for (const line of fitted) expect(line.length).toBeLessThanOrEqual(90);
+    expect(terminal.stdout).toContain('…');
   });
 
   it.each([['Marketing'], ['id']])('--workspace by %s lists only that workspace', async (by) => {
@@ -140,11 +154,13 @@ describe.concurrent('tds tables', () => {
 
   it('--format json writes the service tables unchanged (emoji as shortcodes)', async () => {
     const result = await tds(['tables', '--format', 'json']);
+    expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(service.tables);
   });
 
   it('--format csv has the spec fields as header', async () => {
     const result = await tds(['tables', '--format', 'csv']);
+    expect(result.code, result.stderr).toBe(0);
     expect(lines(result.stdout)[0]).toBe('id,name,emoji,workspaceId,workspaceName,rowCount,fieldCount');
     expect(result.stdout).toContain(`${tableId('Leads')},Leads,:rocket:,`);
   });
@@ -170,6 +186,7 @@ describe.concurrent('tds schema', () => {
 
   it('--format csv writes options as JSON text', async () => {
     const result = await tds(['schema', 'Leads', '--format', 'csv']);
+    expect(result.code, result.stderr).toBe(0);
     const out = lines(result.stdout);
     expect(out[0]).toBe('id,name,label,type,options,isSystem');
     expect(out.find((line) => line.includes(',stage,'))).toMatch(/,select,"\[\{""label"":/);
@@ -192,6 +209,7 @@ describe.concurrent('tds schema', () => {
 
   it('has examples in --help', async () => {
     const result = await tds(['schema', '--help']);
+    expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/Examples:\n {2}\$ tds schema Leads/);
   });
 });

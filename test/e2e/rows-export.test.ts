@@ -73,10 +73,13 @@ describe('tds rows: exports', () => {
   });
 
   it('stdout closed early (| head) is a normal exit', async () => {
+    const before = (await rowReads(emulator)).length;
     const run = spawnTds(emulator, ['rows', 'Leads', '--page-size', '10', '--format', 'ndjson']);
     run.child.stdout.once('data', () => run.child.stdout.destroy());
     expect(await run.exit).toBe(0);
     expect(run.stderr()).not.toMatch(/tds: (?!warning)/);
+    // it stopped reading: the pipe closed while the export was under way (250 rows are 25 pages)
+    expect((await rowReads(emulator)).length - before).toBeLessThan(25);
   });
 
   it('shows progress on a terminal (TDS_FORCE_TTY=1): rows, percentage of the table, and a final line', async () => {

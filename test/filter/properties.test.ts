@@ -7,7 +7,17 @@ import { parseWhere, type WhereExpr, type WhereTerm, type WhereValue } from '../
 import { valueKind } from '../../src/filter/problems.js';
 import { resolveColumn } from '../../src/filter/resolve.js';
 import { validateQuery } from '../../src/filter/validate.js';
-import { DATE_PRESETS, OPERATORS, VALUELESS_OPERATORS, acceptedOperators, type Field, type Operator } from '../../src/spec/index.js';
+import {
+  DATE_PRESETS,
+  OPERATORS,
+  VALUELESS_OPERATORS,
+  acceptedOperators,
+  isFilterGroup,
+  type Field,
+  type FilterGroup,
+  type FilterRule,
+  type Operator,
+} from '../../src/spec/index.js';
 import { fields } from './fixtures.js';
 import { printWhere, withoutPositions } from './print.js';
 
@@ -94,13 +104,27 @@ describe('parseWhere never throws anything but FilterError', () => {
   });
 
   it('nor does buildFilters, and what it builds passes validateQuery', () => {
+    // Pieces of the grammar alone almost never build a filter (not once in 1,000 runs), which would leave
+    // validateQuery unchecked: well-formed conditions with a piece put in somewhere build now and then.
+    const wellFormed = exprArbitrary(fc.constantFrom(...fields).chain(fittingTerm)).map(printWhere);
+    const nearlyWellFormed = fc
+      .tuple(wellFormed, fc.constantFrom(...PIECES), fc.nat())
+      .map(([text, piece, at]) => `${text.slice(0, at % (text.length + 1))}${piece}${text.slice(at % (text.length + 1))}`);
+    const where = fc.oneof(
+      fc.array(fc.oneof(soup, spacedSoup), { minLength: 1, maxLength: 3 }),
+      fc.array(fc.oneof(wellFormed, nearlyWellFormed), { minLength: 1, maxLength: 3 }),
+    );
+    let built = 0;
     fc.assert(
-      fc.property(fc.array(fc.oneof(soup, spacedSoup), { minLength: 1, maxLength: 3 }), fc.boolean(), (where, any) => {
-        const filters = onlyFilterErrors(() => buildFilters({ where, any, fields }));
-        if (filters) validateQuery({ filters }, fields);
+      fc.property(where, fc.boolean(), (texts, any) => {
+        const filters = onlyFilterErrors(() => buildFilters({ where: texts, any, fields }));
+        if (filters === undefined) return;
+        built += 1;
+        validateQuery({ filters }, fields);
       }),
       RUNS,
     );
+    expect(built).toBeGreaterThan(RUNS.numRuns / 20);
   });
 });
 
@@ -194,6 +218,10 @@ describe('printing a random AST and parsing it back gives the same AST', () => {
   });
 });
 
+const termCount = (expr: WhereExpr): number => (expr.kind === 'term' ? 1 : expr.items.reduce((sum, item) => sum + termCount(item), 0));
+const ruleCount = (entry: FilterGroup | FilterRule | undefined): number =>
+  entry === undefined ? 0 : isFilterGroup(entry) ? entry.rules.reduce((sum, item) => sum + ruleCount(item), 0) : 1;
+
 describe('well-formed conditions', () => {
   it('builds every well-formed condition, and validateQuery accepts what it builds', () => {
     const ast = exprArbitrary(fc.constantFrom(...fields).chain(fittingTerm));
@@ -201,7 +229,10 @@ describe('well-formed conditions', () => {
       fc.property(ast, fc.boolean(), (expr, any) => {
         const where = printWhere(expr);
         const filters = buildFilters({ where: [where, 'Age notNull'], any, fields });
-        expect(filters).toBeDefined();
+        // every condition becomes one rule, under the combinator of the --where list, the second --where last
+        expect(filters?.combinator).toBe(any ? 'or' : 'and');
+        expect(filters?.rules.at(-1)).toEqual({ fieldId: 'fld_age', operator: 'notNull' });
+        expect(ruleCount(filters)).toBe(termCount(expr) + 1);
         validateQuery({ filters, q: 'x' }, fields);
       }),
       RUNS,

@@ -50,6 +50,7 @@ describe('keyFields', () => {
       labels.map((label, i) => ({ ...fields[1]!, id: `f${i}`, label })),
       'label',
     ).map((column) => column.key);
+    expect(keys).toHaveLength(labels.length); // one key per column: unique because none is missing
     expect(new Set([...keys, '_id', '_createdAt', '_updatedAt', '_createdByUserId']).size).toBe(keys.length + 4);
   });
 });
