@@ -7,7 +7,7 @@
 const LAYERS = [
   ['core', 'spec', 'collections'],
   ['records', 'filter'],
-  ['http', 'output'],
+  ['http', 'output', 'duckdb'],
   ['config', 'export', 'push', 'mirror', 'emulator'],
   ['commands'],
   ['program.ts'],

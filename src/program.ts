@@ -13,6 +13,8 @@ import { demoCommand } from './commands/demo.js';
 import { configCommand } from './commands/config.js';
 import { authCommand } from './commands/auth.js';
 import { completionCommand } from './commands/completion.js';
+import { sqlCommand } from './commands/sql.js';
+import { syncCommand } from './commands/sync.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -40,6 +42,8 @@ export function buildProgram(ctx: Context): Command {
     rowsCommand,
     queryCommand,
     pushCommand,
+    syncCommand,
+    sqlCommand,
     emulatorCommand,
     demoCommand,
     configCommand,

@@ -15,12 +15,14 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const IMPLEMENTATIONS = [
   /^dist\/commands\/.*-actions?\.js$/,
   /^dist\/push\/run-push\.js$/,
+  /^dist\/mirror\/sync-run\.js$/,
+  /^dist\/duckdb\/engine\.js$/,
   /^dist\/emulator\/index\.js$/,
   /^dist\/config\/settings\.js$/,
   /^dist\/http\/client\.js$/,
   /^dist\/output\/table\.js$/,
 ];
-const HEAVY_PACKAGES = /^node_modules\/(undici|zod|ora|cli-table3|node-emoji)\//;
+const HEAVY_PACKAGES = /^node_modules\/(undici|zod|ora|cli-table3|node-emoji|@duckdb)\//;
 
 let dir: string;
 let hook: string;
@@ -81,7 +83,7 @@ describe('start-up', () => {
     }
   });
 
-  it.each([['--version'], ['--help'], ['rows', '--help'], ['push', '--help'], ['config', 'path'], ['completion', 'bash']])(
+  it.each([['--version'], ['--help'], ['rows', '--help'], ['push', '--help'], ['sync', '--help'], ['sql', '--help'], ['config', 'path'], ['completion', 'bash']])(
     'tds %s builds the command tree without loading any implementation',
     async (...args: string[]) => {
       const { code, loaded } = await loadedBy(args);

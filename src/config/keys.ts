@@ -58,6 +58,15 @@ const KEYS: ConfigKey[] = [
     description: 'connect and stalled-response timeout, in seconds',
     normalize: (value) => String(parseNumberOption('timeout', 0.1, 3600)(value)),
   },
+  {
+    name: 'db',
+    secret: false,
+    description: 'the mirror file of tds sync and tds sql (default: tds.duckdb in the current folder)',
+    normalize: (value) => {
+      if (value.trim() === '') throw new UsageError('db needs a file name');
+      return value;
+    },
+  },
 ];
 
 const webhookKey = (name: string): ConfigKey => ({

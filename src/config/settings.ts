@@ -17,6 +17,8 @@ export interface Settings {
   maxRetries?: number;
   timeoutMs?: number;
   rateScale: number;
+  /** The mirror file: --db, else TDS_DB, else the profile's `db`, else tds.duckdb. */
+  db: string;
 }
 
 /** Where the base URL and key came from, for messages (`--base-url`, `TDS_API_KEY`, `profile "work"`). */
@@ -27,6 +29,7 @@ export interface SettingsSources {
 }
 
 export const DEFAULT_PROFILE = 'default';
+export const DEFAULT_DB = 'tds.duckdb';
 
 /** Flag > environment > profile. */
 export async function loadSettings(ctx: Context, command: Command): Promise<Settings> {
@@ -83,6 +86,11 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
       maxRetries,
       timeoutMs: timeoutSeconds === undefined ? undefined : Math.round(timeoutSeconds * 1000),
       rateScale,
+      db:
+        (typeof opts.db === 'string' && opts.db !== '' ? opts.db : undefined) ??
+        (env.TDS_DB?.trim() || undefined) ??
+        fromProfile('db') ??
+        DEFAULT_DB,
     },
     sources,
   };

@@ -4,20 +4,27 @@ import type { IO } from '../core/io.js';
 export interface LiveLine {
   /** Renders the text again now. */
   refresh(): void;
+  /** Prints a line of its own above the live line (a message while it runs). */
+  note(text: string): void;
   /** Ends with a final line. */
   succeed(text: string): void;
   /** Removes the line (before an error or warning is printed, or at the end). */
   stop(): void;
 }
 
-const QUIET: LiveLine = { refresh: () => undefined, succeed: () => undefined, stop: () => undefined };
+const QUIET = (io: IO): LiveLine => ({
+  refresh: () => undefined,
+  note: (text) => void io.stderr.write(`${text}\n`),
+  succeed: () => undefined,
+  stop: () => undefined,
+});
 
 /**
  * `render()` gives the text; it is drawn at once, every `intervalMs`, and on refresh(). ora is loaded
  * only for a terminal, so a piped or scripted run does not pay its start-up time and memory.
  */
 export async function startLiveLine(io: IO, render: () => string, intervalMs: number): Promise<LiveLine> {
-  if (!io.stderrIsTTY) return QUIET;
+  if (!io.stderrIsTTY) return QUIET(io);
   const { default: ora } = await import('ora');
   const spinner = ora({
     stream: io.stderr,
@@ -32,6 +39,11 @@ export async function startLiveLine(io: IO, render: () => string, intervalMs: nu
     refresh() {
       spinner.text = render();
       spinner.render(); // now, not at the next spinner frame: a short run still shows its progress
+    },
+    note(text) {
+      spinner.clear();
+      io.stderr.write(`${text}\n`);
+      spinner.render();
     },
     succeed(text) {
       clearInterval(timer);

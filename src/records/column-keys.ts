@@ -14,9 +14,10 @@ export interface KeyedField {
  * any key another column already has (a column labelled `Value (2)` keeps that key). Keys are made
  * unique over the whole schema with the meta keys always reserved, so a column's key is the same
  * whatever --no-meta, --no-system or --columns leave out (a column labelled `_id` is always `_id (2)`).
+ * `reserved` keys are taken too (the mirror's `_truncated` and the columns of removed fields).
  */
-export function keyFields(fields: readonly Field[], header: HeaderMode): KeyedField[] {
-  const taken = new Set<string>(META_KEYS);
+export function keyFields(fields: readonly Field[], header: HeaderMode, reserved: Iterable<string> = []): KeyedField[] {
+  const taken = new Set<string>([...META_KEYS, ...reserved]);
   const plain = fields.map((field) => {
     const base = field[header];
     if (taken.has(base)) return undefined;

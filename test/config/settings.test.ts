@@ -58,6 +58,7 @@ describe('resolveSettings: flag > environment > profile', () => {
       maxRetries: 1,
       timeoutMs: 2000,
       rateScale: 1,
+      db: 'tds.duckdb',
     });
     expect(sources.baseUrl).toMatch(/^profile "default" \(/);
   });
@@ -115,13 +116,13 @@ describe('resolveSettings: flag > environment > profile', () => {
 
   it('works with no config file at all', async () => {
     const { settings } = await resolveWith([], { TDS_CONFIG_DIR: join(configDirPath, 'missing') });
-    expect(settings).toEqual({ profile: 'default', rateScale: 1 });
+    expect(settings).toEqual({ profile: 'default', rateScale: 1, db: 'tds.duckdb' });
   });
 });
 
 describe('connectWith', () => {
   const ctx = testContext({});
-  const base: Settings = { profile: 'default', rateScale: 1 };
+  const base: Settings = { profile: 'default', rateScale: 1, db: 'tds.duckdb' };
 
   it.each<[string, Settings, string, RegExp]>([
     ['no base URL', { ...base, apiKey: 'k' }, 'USAGE', /no base URL is set/],

@@ -1,0 +1,42 @@
+import { Command, Option } from 'commander';
+import type { Context } from '../core/context.js';
+import { OUTPUT_FORMATS } from '../output/format.js';
+import type { SqlOptions } from './sql-action.js';
+
+const HELP = `
+The mirror (made by \`tds sync\`) holds one table per service table, named in lower snake case
+(leads, edge_cases, …), plus _tds_tables (which is which), _tds_columns and _tds_syncs. Column keys
+are the export's (labels by default): quote those with spaces or capitals, "Last Contacted".
+
+Output: a table on a terminal (at most 1,000 rows shown), CSV otherwise; --format and -o FILE as
+for \`tds rows\`; -o FILE.parquet (or --format parquet with -o) has DuckDB write the result itself.
+The mirror is opened read-only unless --write. A SQL error exits 2 with DuckDB's message.
+
+Examples:
+  $ tds sql "SELECT Stage, count(*) AS n FROM leads GROUP BY Stage ORDER BY n DESC"
+  $ tds sql "SELECT * FROM leads WHERE \\"Enrich.status\\" = 'failed'" --format ndjson | jq .Name
+  $ tds sql "SELECT * FROM leads" -o leads.parquet
+  $ echo "SELECT count(*) FROM signups" | tds sql -
+  $ tds sql "CREATE VIEW won AS SELECT * FROM leads WHERE Stage = 'Closed Won'" --write
+  # every mirrored table to Parquet, one file each (a backup in one line):
+  $ tds sql "SELECT mirror_table FROM _tds_tables" --format csv | tail -n +2 | xargs -I{} tds sql "SELECT * FROM {}" -o {}.parquet`;
+
+export function sqlCommand(ctx: Context): Command {
+  return new Command('sql')
+    .description('run one SQL statement (DuckDB) against the local mirror, printed like an export or written to a file')
+    .argument('[query]', 'the statement, or - to read it from stdin')
+    .option('--db <file>', 'the mirror file (default: TDS_DB, the `db` setting, or tds.duckdb here)')
+    .addOption(
+      new Option('--format <format>', 'output format (default: table on a terminal, csv otherwise)').choices([
+        ...OUTPUT_FORMATS,
+        'parquet',
+      ]),
+    )
+    .option('-o, --output <file>', 'write the result to FILE (atomically); the format follows its extension, .parquet included')
+    .option('--write', 'open the mirror for writing (CREATE VIEW, UPDATE …); read-only otherwise')
+    .addHelpText('after', HELP)
+    .action(async (query: string | undefined, options: SqlOptions, command: Command) => {
+      const { sqlAction } = await import('./sql-action.js');
+      await sqlAction(ctx, query, options, command);
+    });
+}

@@ -1,0 +1,54 @@
+import { Command, Option } from 'commander';
+import type { Context } from '../core/context.js';
+import { parseNumberOption } from '../core/number-option.js';
+import { HEADER_MODES } from '../records/shape-options.js';
+import type { SyncOptions } from './sync-action.js';
+
+const HELP = `
+The mirror is a DuckDB file: one table per service table (named from the table's name in lower
+snake case: "🚀 Leads" → leads), with _id, _createdAt, _updatedAt, _createdByUserId, one typed
+column per field (keys as in exports), <key>.status and <key>.error after each action column, and
+_truncated; _tds_tables, _tds_columns and _tds_syncs describe it. Query it with \`tds sql\`.
+
+The first sync of a table, and --full, read every row and delete from the mirror the rows the
+service no longer has. Later syncs are incremental: unfiltered rows come newest first, so a sync
+reads from the newest row down to its watermark (the newest row of the last sync, or the oldest row
+whose action cells were still running, less a minute): the cost is the rows created since, not the
+table. Incremental syncs do not see edits of older rows or rows created with an old creation time;
+run --full now and then for those. Schema changes (added, relabelled, removed, retyped fields) are
+applied first, each said in one line. Every group of pages is written in one transaction with the
+table's progress: after Ctrl-C (exit 130), a crash or a failure the mirror is consistent and the
+next sync continues where this one stopped.
+
+Examples:
+  $ tds sync Leads                       # first time: every row; then only what changed
+  $ tds sync --workspace Sales --db sales.duckdb
+  $ tds sync                             # every table already in the mirror
+  $ tds sync --all --full                # the whole organization, deletions included
+  $ tds sync Leads --follow --every 30   # keep the mirror current until Ctrl-C
+  $ tds sql "SELECT Stage, count(*) FROM leads GROUP BY Stage"`;
+
+export function syncCommand(ctx: Context): Command {
+  return new Command('sync')
+    .description('keep a local DuckDB mirror of tables current, reading only what changed (see also `tds sql`)')
+    .argument('[tables...]', 'table IDs or exact names (default: the tables already in the mirror)')
+    .option('-w, --workspace <id|name>', 'add every table of this workspace (repeatable)', collect, [])
+    .option('--all', 'every table of the organization')
+    .option('--db <file>', 'the mirror file (default: TDS_DB, the `db` setting, or tds.duckdb here)')
+    .option('--full', 'read every row: rows changed anywhere are updated, rows gone are deleted')
+    .option('--follow', 'after catching up, sync again every --every seconds until Ctrl-C')
+    .option('--every <seconds>', 'seconds between syncs of --follow (default 10)', parseNumberOption('--every', 0.05, 86_400))
+    .addOption(
+      new Option('--header <kind>', 'column keys of new mirror tables: labels, names or IDs (default label)').choices(HEADER_MODES),
+    )
+    .option('--json', 'print the summary as JSON on stdout')
+    .addHelpText('after', HELP)
+    .action(async (tables: string[], options: SyncOptions, command: Command) => {
+      const { syncAction } = await import('./sync-action.js');
+      await syncAction(ctx, tables, options, command);
+    });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}

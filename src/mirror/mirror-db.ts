@@ -1,0 +1,108 @@
+import { UsageError } from '../core/errors.js';
+import { openDatabase, type Database } from '../duckdb/engine.js';
+import { quoteLiteral } from '../duckdb/sql-text.js';
+
+// A mirror is a DuckDB file: one table per service table, and the tables below that describe it.
+// Its format version is the comment of _tds_tables, so a newer format is refused, not misread.
+
+export const MIRROR_FORMAT = 1;
+const FORMAT_COMMENT = (version: number): string => `tds mirror format ${version}`;
+
+const META_TABLES = [
+  `CREATE TABLE IF NOT EXISTS _tds_tables (
+    table_id VARCHAR PRIMARY KEY,
+    name VARCHAR NOT NULL,
+    workspace_id VARCHAR,
+    workspace_name VARCHAR,
+    mirror_table VARCHAR NOT NULL UNIQUE,
+    header VARCHAR NOT NULL,
+    newest_created_at TIMESTAMPTZ,
+    pending_since TIMESTAMPTZ,
+    watermark TIMESTAMPTZ,
+    row_count BIGINT,
+    service_row_count BIGINT,
+    last_sync_at TIMESTAMPTZ,
+    pass_mode VARCHAR,
+    pass_cursor VARCHAR,
+    pass_started_at TIMESTAMPTZ,
+    pass_top TIMESTAMPTZ,
+    pass_oldest TIMESTAMPTZ,
+    pass_requests BIGINT,
+    pass_rows BIGINT,
+    pass_inserted BIGINT,
+    pass_updated BIGINT,
+    pass_unfit BIGINT
+  )`,
+  `CREATE TABLE IF NOT EXISTS _tds_columns (
+    table_id VARCHAR NOT NULL,
+    field_id VARCHAR NOT NULL,
+    position INTEGER NOT NULL,
+    key VARCHAR NOT NULL,
+    status_key VARCHAR,
+    error_key VARCHAR,
+    label VARCHAR,
+    name VARCHAR,
+    type VARCHAR,
+    options JSON,
+    is_system BOOLEAN,
+    removed BOOLEAN NOT NULL DEFAULT false,
+    PRIMARY KEY (table_id, field_id)
+  )`,
+  `CREATE TABLE IF NOT EXISTS _tds_syncs (
+    table_id VARCHAR NOT NULL,
+    mirror_table VARCHAR NOT NULL,
+    started_at TIMESTAMPTZ NOT NULL,
+    ended_at TIMESTAMPTZ NOT NULL,
+    mode VARCHAR NOT NULL,
+    complete BOOLEAN NOT NULL,
+    requests BIGINT,
+    rows_read BIGINT,
+    inserted BIGINT,
+    updated BIGINT,
+    deleted BIGINT,
+    unfit BIGINT
+  )`,
+  // the row IDs a pass in progress has seen (for its deletions); empty between syncs
+  `CREATE TABLE IF NOT EXISTS _tds_pass (table_id VARCHAR NOT NULL, row_id VARCHAR NOT NULL)`,
+];
+
+export interface OpenMirror {
+  readOnly: boolean;
+  /** DuckDB's buffer pool: the mirror stays within a few hundred MB however large the tables. */
+  memoryLimit?: string;
+}
+
+/** Opens the mirror; a writable one gets its tables created (and is checked to be one this tds can write). */
+export async function openMirror(path: string, options: OpenMirror): Promise<Database> {
+  const db = await openDatabase(path, { readOnly: options.readOnly, what: 'the mirror', memoryLimit: options.memoryLimit ?? '256MB' });
+  try {
+    const version = await formatVersion(db);
+    if (version !== undefined && version > MIRROR_FORMAT) {
+      throw new UsageError(
+        `the mirror ${path} was written by a newer tds (mirror format ${version}; this one reads format ${MIRROR_FORMAT})`,
+        {
+          hint: 'upgrade tds, or sync into another --db file',
+        },
+      );
+    }
+    if (!options.readOnly && version === undefined) {
+      for (const ddl of META_TABLES) await db.connection.run(ddl);
+      await db.connection.run(`COMMENT ON TABLE _tds_tables IS ${quoteLiteral(FORMAT_COMMENT(MIRROR_FORMAT))}`);
+    }
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** The format a mirror says it has; undefined for a database without _tds_tables (new, or not a mirror). */
+async function formatVersion(db: Database): Promise<number | undefined> {
+  const reader = await db.connection.runAndReadAll(
+    "SELECT comment FROM duckdb_tables() WHERE table_name = '_tds_tables' AND schema_name = 'main' AND database_name = current_database()",
+  );
+  const rows = reader.getRowObjectsJS();
+  if (rows.length === 0) return undefined;
+  const match = /format (\d+)/.exec(String(rows[0]!.comment ?? ''));
+  return match ? Number(match[1]) : 0;
+}

@@ -1,0 +1,179 @@
+import type { Context } from '../core/context.js';
+import { TdsError } from '../core/errors.js';
+import type { Database } from '../duckdb/engine.js';
+import { quoteLiteral } from '../duckdb/sql-text.js';
+import type { ApiClient } from '../http/client.js';
+import { paginate } from '../http/paginate.js';
+import { typedRowReader, type TypedColumn } from '../records/typed-plan.js';
+import type { TypedValue } from '../records/typed-values.js';
+import { PAGE_LIMIT_MAX, type Row, type RowsPage, type Table } from '../spec/index.js';
+import { MirrorWriter } from './mirror-writer.js';
+import type { PassState, TableState } from './table-state.js';
+import { reachesWatermark } from './watermark.js';
+
+/** Told after each page is written (for the progress line). */
+export interface PassProgress {
+  page(rows: number): void;
+}
+
+export interface ReadPagesOptions {
+  ctx: Context;
+  client: ApiClient;
+  db: Database;
+  table: Table;
+  state: TableState;
+  pass: PassState;
+  columns: readonly TypedColumn[];
+  /** The fields the columns were planned for: a row with a cell of another field means the schema moved. */
+  fieldIds: ReadonlySet<string>;
+  say(line: string): void;
+  progress?: PassProgress;
+}
+
+/** Pages requested ahead of the one being written in a full pass (an incremental pass stops at its watermark). */
+const PAGES_AHEAD = 2;
+/**
+ * Rows waiting for the database before reading pauses: DuckDB's commits set the pace of a fast read,
+ * and a crash loses at most these (the next sync reads them again from the saved cursor).
+ */
+const MAX_WAITING_ROWS = 5_000;
+
+/**
+ * Reads the pass's pages newest first, from its saved cursor, and writes them as they come: while one
+ * group of pages is written (a transaction), the next pages are read and wait; the next transaction
+ * takes them all. An incremental pass ends at the page that reaches below the watermark.
+ */
+export async function readPages(options: ReadPagesOptions): Promise<void> {
+  const writer = new MirrorWriter(options.db, options.state.mirrorTable, options.columns);
+  await writer.open();
+  try {
+    return await readInto(writer, options);
+  } finally {
+    await writer.close().catch(() => undefined);
+  }
+}
+
+async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promise<void> {
+  const { pass, state, ctx } = options;
+  const read = typedRowReader(options.columns);
+  const group = new GroupedWrites(writer, state);
+  let fresh = pass.cursor === null;
+  try {
+    for await (const { page } of paginate((cursor, onBody) => fetch(options, cursor, onBody), {
+      ...(pass.cursor !== null ? { cursor: pass.cursor } : {}),
+      signal: ctx.signal,
+      ahead: pass.mode === 'full' ? PAGES_AHEAD : 0,
+    })) {
+      fresh = true;
+      checkFields(page, options.fieldIds);
+      const rows = page.rows.map((row) => read(row, () => (pass.unfit += 1)));
+      notePage(pass, page);
+      const last = page.rows.at(-1);
+      const done =
+        !page.hasNextPage || (pass.mode === 'incremental' && last !== undefined && reachesWatermark(last.createdAt, state.watermark));
+      await group.add(rows, done ? null : page.nextCursor, () => options.progress?.page(pass.rows));
+      if (done) break;
+      ctx.signal.throwIfAborted();
+    }
+    await group.flush();
+    return;
+  } catch (error) {
+    await group.settle();
+    if (error instanceof UnknownField) throw error;
+    // a saved cursor refused before any page came: it expired
+    if (!fresh && error instanceof TdsError && error.status === 400) return restart(options, error);
+    throw error;
+  }
+}
+
+function fetch(options: ReadPagesOptions, cursor: string | undefined, onBody?: (body: string) => void): Promise<RowsPage> {
+  options.pass.requests += 1;
+  return options.client.rowsPage(options.table.id, { limit: PAGE_LIMIT_MAX, ...(cursor ? { cursor } : {}) }, onBody);
+}
+
+/** Thrown (before anything of the page is written) when a row holds a field the schema did not have. */
+export class UnknownField extends Error {
+  constructor(readonly fieldId: string) {
+    super(`a row holds field ${fieldId}, which the schema read before does not have`);
+  }
+}
+
+function checkFields(page: RowsPage, known: ReadonlySet<string>): void {
+  for (const row of page.rows) for (const fieldId in row.cells) if (!known.has(fieldId)) throw new UnknownField(fieldId);
+}
+
+function notePage(pass: PassState, page: RowsPage): void {
+  const first: Row | undefined = page.rows[0];
+  const last: Row | undefined = page.rows.at(-1);
+  if (first && pass.top === null) pass.top = first.createdAt;
+  if (last && (pass.oldest === null || Date.parse(last.createdAt) < Date.parse(pass.oldest))) pass.oldest = last.createdAt;
+  pass.rows += page.rows.length;
+}
+
+/** The saved cursor is refused (cursors do not last for ever): the pass starts over from the newest row. */
+async function restart(options: ReadPagesOptions, error: TdsError): Promise<void> {
+  options.say(
+    `${options.state.mirrorTable}: the service no longer accepts the saved cursor (${error.message}); the ${options.pass.mode} pass starts over`,
+  );
+  await options.db.connection.run(`DELETE FROM _tds_pass WHERE table_id = ${quoteLiteral(options.state.tableId)}`);
+  Object.assign(options.pass, { cursor: null, top: null, oldest: null, requests: 0 });
+  return readPages(options);
+}
+
+/**
+ * Writes groups of pages: the rows of every page that arrived while the last transaction ran go into
+ * the next one, with the cursor after the last of them (so the saved progress always matches the
+ * rows saved).
+ */
+class GroupedWrites {
+  private rows: TypedValue[][] = [];
+  private callbacks: Array<() => void> = [];
+  private writing: Promise<void> | undefined;
+  private failure: unknown;
+
+  constructor(
+    private readonly writer: MirrorWriter,
+    private readonly state: TableState,
+  ) {}
+
+  async add(rows: TypedValue[][], cursor: string | null, onWritten: () => void): Promise<void> {
+    if (this.failure) throw this.failure;
+    this.rows.push(...rows);
+    this.callbacks.push(onWritten);
+    this.state.pass!.cursor = cursor;
+    this.writing ??= this.drain();
+    if (this.rows.length >= MAX_WAITING_ROWS) await this.writing;
+    if (this.failure) throw this.failure;
+  }
+
+  async flush(): Promise<void> {
+    this.writing ??= this.drain();
+    await this.writing;
+    if (this.failure) throw this.failure;
+  }
+
+  /** Waits for a write in progress, whatever its outcome (an interrupted read still saves what it wrote). */
+  async settle(): Promise<void> {
+    await this.writing;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.rows.length > 0 || this.callbacks.length > 0) {
+        const rows = this.rows;
+        const callbacks = this.callbacks;
+        this.rows = [];
+        this.callbacks = [];
+        const pass = this.state.pass!;
+        const counts = await this.writer.write(rows, { ...this.state, pass: { ...pass } }, pass.mode === 'full');
+        pass.inserted += counts.inserted;
+        pass.updated += counts.updated;
+        for (const callback of callbacks) callback();
+      }
+    } catch (error) {
+      this.failure = error;
+    } finally {
+      this.writing = undefined;
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import type { Field } from '../spec/index.js';
+import type { HeaderMode } from '../records/shape-options.js';
+import { typedPlan, type TypedColumn } from '../records/typed-plan.js';
+import { SQL_TYPE_OF, type SqlType } from '../records/typed-values.js';
+
+/** One field as the mirror last saw it (a row of _tds_columns). */
+export interface StoredField {
+  fieldId: string;
+  position: number;
+  key: string;
+  statusKey: string | null;
+  errorKey: string | null;
+  label: string;
+  name: string;
+  type: Field['type'];
+  options: Field['options'];
+  isSystem: boolean;
+  removed: boolean;
+}
+
+export type SchemaChange =
+  | { kind: 'added'; field: StoredField }
+  | { kind: 'removed'; field: StoredField }
+  | { kind: 'restored'; field: StoredField }
+  | { kind: 'renamed'; field: StoredField; from: { key: string; statusKey: string | null; errorKey: string | null } }
+  | { kind: 'retyped'; field: StoredField; from: Field['type'] };
+
+export interface SchemaPlan {
+  /** The columns a row is written with now (removed fields' columns are left NULL). */
+  columns: TypedColumn[];
+  /** What the mirror's fields become. */
+  fields: StoredField[];
+  /** In the order they are to be applied. */
+  changes: SchemaChange[];
+}
+
+/**
+ * What the mirror's columns must become for the service's fields: a new field adds a column; a
+ * relabelled (or renamed, with --header name) field renames its column; a removed field keeps its
+ * column, marked removed; a retyped field's column is converted. A removed field's keys stay taken,
+ * so no later field reuses them.
+ */
+export function planSchema(stored: readonly StoredField[], fields: readonly Field[], header: HeaderMode): SchemaPlan {
+  const current = new Set(fields.map((field) => field.id));
+  const gone = stored.filter((field) => !current.has(field.fieldId));
+  const reserved = gone.flatMap((field) => [field.key, field.statusKey, field.errorKey]).filter((key): key is string => key !== null);
+  const columns = typedPlan(fields, { header, reserved });
+  const byId = new Map(stored.map((field) => [field.fieldId, field]));
+  const changes: SchemaChange[] = [];
+  const next: StoredField[] = fields.map((field, position) => {
+    const now = storedFieldOf(field, position, columns);
+    const before = byId.get(field.id);
+    if (!before) changes.push({ kind: 'added', field: now });
+    else {
+      if (before.removed) changes.push({ kind: 'restored', field: now });
+      if (SQL_TYPE_OF[before.type] !== SQL_TYPE_OF[field.type] || (before.type === 'action') !== (field.type === 'action')) {
+        changes.push({ kind: 'retyped', field: now, from: before.type });
+      }
+      if (before.key !== now.key) changes.push({ kind: 'renamed', field: now, from: before });
+    }
+    return now;
+  });
+  for (const field of gone) {
+    if (!field.removed) changes.push({ kind: 'removed', field: { ...field, removed: true } });
+    next.push({ ...field, removed: true, position: next.length });
+  }
+  return { columns, fields: next, changes };
+}
+
+function storedFieldOf(field: Field, position: number, columns: readonly TypedColumn[]): StoredField {
+  const keyOf = (role: TypedColumn['role']): string | null =>
+    columns.find((column) => column.field?.id === field.id && column.role === role)?.key ?? null;
+  return {
+    fieldId: field.id,
+    position,
+    key: keyOf('value')!,
+    statusKey: keyOf('status'),
+    errorKey: keyOf('error'),
+    label: field.label,
+    name: field.name,
+    type: field.type,
+    options: field.options,
+    isSystem: field.isSystem,
+    removed: false,
+  };
+}
+
+/** The SQL type of a stored field's value column. */
+export function sqlTypeOf(field: Pick<StoredField, 'type'>): SqlType {
+  return SQL_TYPE_OF[field.type];
+}
+
+/** `column "Score" added (number)` and the like: one line per change, for stderr. */
+export function describeChange(change: SchemaChange): string {
+  const { field } = change;
+  switch (change.kind) {
+    case 'added':
+      return `column ${JSON.stringify(field.key)} added (${field.type})`;
+    case 'removed':
+      return `field ${JSON.stringify(field.label)} was removed from the table; its column ${JSON.stringify(field.key)} is kept`;
+    case 'restored':
+      return `field ${JSON.stringify(field.label)} is back; its column ${JSON.stringify(field.key)} is filled again`;
+    case 'renamed':
+      return `column ${JSON.stringify(change.from.key)} renamed to ${JSON.stringify(field.key)}`;
+    case 'retyped':
+      return `column ${JSON.stringify(field.key)} retyped from ${change.from} to ${field.type}`;
+  }
+}

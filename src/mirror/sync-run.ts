@@ -1,0 +1,167 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Context } from '../core/context.js';
+import { TdsError, UsageError } from '../core/errors.js';
+import type { Database } from '../duckdb/engine.js';
+import type { ApiClient } from '../http/client.js';
+import { pickTable } from '../http/resolve-table.js';
+import type { HeaderMode } from '../records/shape-options.js';
+import type { Field, Table } from '../spec/index.js';
+import { openMirror } from './mirror-db.js';
+import { formatSyncSummary, syncSummary } from './sync-summary.js';
+import { startSyncProgress } from './sync-progress.js';
+import { syncTable, type TableSyncResult } from './sync-table.js';
+import { loadStates, type TableState } from './table-state.js';
+
+export interface SyncRequest {
+  /** TABLE arguments: IDs or exact names */
+  tables: string[];
+  /** --workspace: every table of these workspaces (IDs or exact names) */
+  workspaces: string[];
+  all: boolean;
+  db: string;
+  full: boolean;
+  /** --header: keys of new mirror tables (a table keeps the keys it was made with) */
+  header?: HeaderMode;
+  json: boolean;
+  /** --follow: sync again every this many ms until Ctrl-C */
+  followEveryMs?: number;
+}
+
+/**
+ * `tds sync`: the tables named (or every table already in the mirror) synced one after another with
+ * one client, so they share the organization's row-read limit; a summary per table; with --follow,
+ * again every --every seconds until Ctrl-C.
+ */
+export async function runSync(ctx: Context, client: ApiClient, request: SyncRequest): Promise<void> {
+  const db = await openMirror(request.db, { readOnly: false });
+  try {
+    const follow = new FollowMemory();
+    for (let round = 0; ; round += 1) {
+      const results = await syncRound(ctx, client, db, request, follow, round === 0);
+      if (round === 0 || results.some(changedAnything)) report(ctx, request, round === 0 ? results : results.filter(changedAnything));
+      if (request.followEveryMs === undefined) return;
+      if (!(await idle(ctx, request.followEveryMs))) return;
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** How often --follow reads a table's schema even when its rows show no new field (a relabel or removal shows in no row). */
+const SCHEMA_REFRESH_MS = 5 * 60_000;
+
+/** What --follow keeps between rounds, so an idle round costs one row request per table and nothing more. */
+class FollowMemory {
+  tables: Table[] = [];
+  private readonly schemas = new Map<string, { fields: Field[]; at: number }>();
+
+  fieldsOf(tableId: string): Field[] | undefined {
+    const known = this.schemas.get(tableId);
+    return known && Date.now() - known.at < SCHEMA_REFRESH_MS ? known.fields : undefined;
+  }
+
+  remember(tableId: string, fields: Field[]): void {
+    if (this.schemas.get(tableId)?.fields !== fields) this.schemas.set(tableId, { fields, at: Date.now() });
+  }
+}
+
+const changedAnything = (result: TableSyncResult): boolean => result.inserted + result.updated + result.deleted > 0 || !result.complete;
+
+/** One sync of every table; the first round chooses the tables and reads their schemas, later ones (--follow) reuse them. */
+async function syncRound(
+  ctx: Context,
+  client: ApiClient,
+  db: Database,
+  request: SyncRequest,
+  memory: FollowMemory,
+  first: boolean,
+): Promise<TableSyncResult[]> {
+  const states = await loadStates(db.connection);
+  if (first) memory.tables = await chooseTables(ctx, client, request, states);
+  const taken = await takenNames(db, states);
+  const progress = first ? await startSyncProgress(ctx, memory.tables) : undefined;
+  const results: TableSyncResult[] = [];
+  try {
+    for (const table of memory.tables) {
+      const state = states.find((candidate) => candidate.tableId === table.id);
+      const knownFields = first ? undefined : memory.fieldsOf(table.id);
+      progress?.table(table);
+      results.push(
+        await syncTable(table, state, {
+          ctx,
+          client,
+          db,
+          ...(request.header ? { header: request.header } : {}),
+          full: request.full && first,
+          taken,
+          say: (line) => (progress ? progress.note(line) : void ctx.io.stderr.write(`${line}\n`)),
+          ...(progress ? { progress } : {}),
+          ...(knownFields ? { knownFields } : {}),
+          onFields: (fields) => memory.remember(table.id, fields),
+        }),
+      );
+    }
+  } finally {
+    progress?.stop();
+  }
+  return results;
+}
+
+/** The tables to sync: named, by workspace, all, or (none named) those already in the mirror. */
+async function chooseTables(ctx: Context, client: ApiClient, request: SyncRequest, states: readonly TableState[]): Promise<Table[]> {
+  const { tables } = await client.tables();
+  const chosen = new Map<string, Table>();
+  for (const ref of request.tables) {
+    const table = pickTable(tables, ref);
+    chosen.set(table.id, table);
+  }
+  for (const ref of request.workspaces) {
+    const inWorkspace = tables.filter((table) => table.workspaceId === ref || table.workspaceName === ref);
+    if (inWorkspace.length === 0)
+      throw new TdsError('NOT_FOUND', `no workspace with ID or name "${ref}" has tables in this organization`, {
+        reason: 'unknown-workspace',
+      });
+    for (const table of inWorkspace) chosen.set(table.id, table);
+  }
+  if (request.all) for (const table of tables) chosen.set(table.id, table);
+  if (request.tables.length === 0 && request.workspaces.length === 0 && !request.all) {
+    if (states.length === 0) {
+      throw new UsageError(`the mirror ${request.db} has no tables yet: name the tables to sync`, {
+        hint: 'e.g. `tds sync Leads`, `tds sync --workspace Sales` or `tds sync --all`',
+      });
+    }
+    for (const state of states) {
+      const table = tables.find((candidate) => candidate.id === state.tableId);
+      if (table) chosen.set(table.id, table);
+      else
+        ctx.io.stderr.write(
+          `tds: warning: the table ${state.name} (${state.tableId}) no longer exists in the organization; its mirror table ${state.mirrorTable} is kept as it is\n`,
+        );
+    }
+  }
+  return [...chosen.values()];
+}
+
+/** Every table name of the database: a new mirror table takes none of them. */
+async function takenNames(db: Database, states: readonly TableState[]): Promise<Set<string>> {
+  const reader = await db.connection.runAndReadAll(
+    "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'",
+  );
+  return new Set([...reader.getRowObjectsJS().map((row) => String(row.table_name)), ...states.map((state) => state.mirrorTable)]);
+}
+
+function report(ctx: Context, request: SyncRequest, results: readonly TableSyncResult[]): void {
+  const summary = syncSummary(request.db, results);
+  if (request.json) ctx.io.stdout.write(`${JSON.stringify(summary)}\n`);
+  else ctx.io.stderr.write(formatSyncSummary(summary));
+}
+
+/** Waits for the next round of --follow; false when Ctrl-C came meanwhile (a clean end). */
+async function idle(ctx: Context, ms: number): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal: ctx.signal });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,135 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { HeaderMode } from '../records/shape-options.js';
+
+/** Where a pass over a table stands (saved with every group of pages, so an interrupted one continues). */
+export interface PassState {
+  mode: 'full' | 'incremental';
+  /** The `nextCursor` after the last page written; null before the first page. */
+  cursor: string | null;
+  startedAt: string;
+  /** Creation time of the newest row this pass saw (its first row). */
+  top: string | null;
+  /** Creation time of the oldest row this pass saw so far. */
+  oldest: string | null;
+  requests: number;
+  rows: number;
+  inserted: number;
+  updated: number;
+  unfit: number;
+}
+
+/** A table's row of _tds_tables. */
+export interface TableState {
+  tableId: string;
+  name: string;
+  workspaceId: string;
+  workspaceName: string;
+  mirrorTable: string;
+  header: HeaderMode;
+  /** Creation time of the newest row synced. */
+  newestCreatedAt: string | null;
+  /** Creation time of the oldest row that had an action cell still queued, waiting or running. */
+  pendingSince: string | null;
+  /** Where an incremental sync stops reading (see watermark.ts). */
+  watermark: string | null;
+  rowCount: number | null;
+  serviceRowCount: number | null;
+  lastSyncAt: string | null;
+  pass: PassState | null;
+}
+
+const COLUMNS = [
+  'table_id',
+  'name',
+  'workspace_id',
+  'workspace_name',
+  'mirror_table',
+  'header',
+  'newest_created_at',
+  'pending_since',
+  'watermark',
+  'row_count',
+  'service_row_count',
+  'last_sync_at',
+  'pass_mode',
+  'pass_cursor',
+  'pass_started_at',
+  'pass_top',
+  'pass_oldest',
+  'pass_requests',
+  'pass_rows',
+  'pass_inserted',
+  'pass_updated',
+  'pass_unfit',
+] as const;
+
+const iso = (value: unknown): string | null =>
+  value === null || value === undefined ? null : new Date(value as string | number | Date).toISOString();
+const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+export async function loadStates(connection: DuckDBConnection): Promise<TableState[]> {
+  const reader = await connection.runAndReadAll(`SELECT ${COLUMNS.join(', ')} FROM _tds_tables ORDER BY mirror_table`);
+  return reader.getRowObjectsJS().map((row) => ({
+    tableId: String(row.table_id),
+    name: String(row.name),
+    workspaceId: String(row.workspace_id ?? ''),
+    workspaceName: String(row.workspace_name ?? ''),
+    mirrorTable: String(row.mirror_table),
+    header: String(row.header) as HeaderMode,
+    newestCreatedAt: iso(row.newest_created_at),
+    pendingSince: iso(row.pending_since),
+    watermark: iso(row.watermark),
+    rowCount: num(row.row_count),
+    serviceRowCount: num(row.service_row_count),
+    lastSyncAt: iso(row.last_sync_at),
+    pass:
+      row.pass_mode === null
+        ? null
+        : {
+            mode: String(row.pass_mode) as PassState['mode'],
+            cursor: row.pass_cursor === null ? null : String(row.pass_cursor),
+            startedAt: iso(row.pass_started_at)!,
+            top: iso(row.pass_top),
+            oldest: iso(row.pass_oldest),
+            requests: num(row.pass_requests) ?? 0,
+            rows: num(row.pass_rows) ?? 0,
+            inserted: num(row.pass_inserted) ?? 0,
+            updated: num(row.pass_updated) ?? 0,
+            unfit: num(row.pass_unfit) ?? 0,
+          },
+  }));
+}
+
+/** Writes the table's row of _tds_tables (inside the caller's transaction). */
+export async function saveState(connection: DuckDBConnection, state: TableState): Promise<void> {
+  const { pass } = state;
+  const values = [
+    state.tableId,
+    state.name,
+    state.workspaceId,
+    state.workspaceName,
+    state.mirrorTable,
+    state.header,
+    state.newestCreatedAt,
+    state.pendingSince,
+    state.watermark,
+    state.rowCount,
+    state.serviceRowCount,
+    state.lastSyncAt,
+    pass?.mode ?? null,
+    pass?.cursor ?? null,
+    pass?.startedAt ?? null,
+    pass?.top ?? null,
+    pass?.oldest ?? null,
+    pass?.requests ?? null,
+    pass?.rows ?? null,
+    pass?.inserted ?? null,
+    pass?.updated ?? null,
+    pass?.unfit ?? null,
+  ];
+  const casts = COLUMNS.map((column, i) =>
+    /_at$|_since$|watermark|pass_top|pass_oldest/.test(column) ? `$${i + 1}::TIMESTAMPTZ` : `$${i + 1}`,
+  );
+  await connection.run('DELETE FROM _tds_tables WHERE table_id = $1', [state.tableId]);
+  await connection.run(`INSERT INTO _tds_tables (${COLUMNS.join(', ')}) VALUES (${casts.join(', ')})`, values);
+}

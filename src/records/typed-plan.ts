@@ -1,0 +1,100 @@
+import type { Field, Row } from '../spec/index.js';
+import { cellValue, optionLabels, type OptionLabels } from './cell-value.js';
+import { keyFields } from './column-keys.js';
+import { META_KEYS, type HeaderMode } from './shape-options.js';
+import { SQL_TYPE_OF, toTyped, UNFIT, type SqlType, type TypedValue } from './typed-values.js';
+import { uniqueKey } from './unique-key.js';
+
+// The typed layout of a row, shared by the mirror and Parquet exports: `_id` and the meta keys, one
+// column per field with the export's keys, `<key>.status` and `<key>.error` after each action column,
+// then `_truncated` (the keys of the cells the service cut at 200 characters in that row).
+
+export type ColumnRole = 'id' | 'meta' | 'value' | 'status' | 'error' | 'truncated';
+
+export interface TypedColumn {
+  key: string;
+  type: SqlType;
+  role: ColumnRole;
+  /** The field a value, status or error column comes from. */
+  field?: Field;
+}
+
+export const TRUNCATED_KEY = '_truncated';
+
+export interface TypedPlanOptions {
+  header: HeaderMode;
+  /** Keys no field may take (the columns of removed fields that a mirror keeps). */
+  reserved?: Iterable<string>;
+}
+
+/** Every column of a typed row, in order. */
+export function typedPlan(fields: readonly Field[], options: TypedPlanOptions): TypedColumn[] {
+  const reserved = [TRUNCATED_KEY, ...(options.reserved ?? [])];
+  const keyed = keyFields(fields, options.header, reserved);
+  const taken = new Set<string>([...META_KEYS, ...reserved, ...keyed.map((column) => column.key)]);
+  const columns: TypedColumn[] = [
+    { key: '_id', type: 'VARCHAR', role: 'id' },
+    { key: '_createdAt', type: 'TIMESTAMPTZ', role: 'meta' },
+    { key: '_updatedAt', type: 'TIMESTAMPTZ', role: 'meta' },
+    { key: '_createdByUserId', type: 'VARCHAR', role: 'meta' },
+  ];
+  for (const { field, key } of keyed) {
+    columns.push({ key, type: SQL_TYPE_OF[field.type], role: 'value', field });
+    if (field.type === 'action') {
+      columns.push({ key: uniqueKey(`${key}.status`, taken), type: 'VARCHAR', role: 'status', field });
+      columns.push({ key: uniqueKey(`${key}.error`, taken), type: 'VARCHAR', role: 'error', field });
+    }
+  }
+  columns.push({ key: TRUNCATED_KEY, type: 'VARCHAR[]', role: 'truncated' });
+  return columns;
+}
+
+/** A row → its typed values, column by column; `onUnfit(key)` for each value that does not fit its type. */
+export type TypedRowReader = (row: Row, onUnfit: (key: string) => void) => TypedValue[];
+
+export function typedRowReader(columns: readonly TypedColumn[]): TypedRowReader {
+  const labels = new Map<string, OptionLabels | undefined>();
+  for (const column of columns) if (column.field) labels.set(column.field.id, optionLabels(column.field));
+  const valueKeys = new Map(columns.filter((column) => column.role === 'value').map((column) => [column.field!.id, column.key]));
+  return (row, onUnfit) =>
+    columns.map((column): TypedValue => {
+      switch (column.role) {
+        case 'id':
+          return row.id;
+        case 'meta':
+          return metaValue(row, column.key);
+        case 'truncated':
+          return truncatedKeys(row, valueKeys);
+        case 'status':
+          return row.cells[column.field!.id]?.status ?? null;
+        case 'error':
+          return errorText(row.cells[column.field!.id]?.errorMessage);
+        case 'value': {
+          const typed = toTyped(column.type, cellValue(row.cells[column.field!.id], labels.get(column.field!.id)));
+          if (typed !== UNFIT) return typed;
+          onUnfit(column.key);
+          return null;
+        }
+      }
+    });
+}
+
+function metaValue(row: Row, key: string): TypedValue {
+  if (key === '_createdAt') return row.createdAt;
+  if (key === '_updatedAt') return row.updatedAt;
+  return row.createdByUserId ?? null;
+}
+
+function truncatedKeys(row: Row, valueKeys: ReadonlyMap<string, string>): readonly string[] | null {
+  const keys: string[] = [];
+  for (const [fieldId, cell] of Object.entries(row.cells)) {
+    const key = cell.isTruncated === true ? valueKeys.get(fieldId) : undefined;
+    if (key !== undefined) keys.push(key);
+  }
+  return keys.length > 0 ? keys : null;
+}
+
+function errorText(error: unknown): string | null {
+  if (error === undefined || error === null) return null;
+  return typeof error === 'string' ? error : JSON.stringify(error);
+}

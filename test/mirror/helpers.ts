@@ -1,0 +1,214 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { runTds, type RunOptions, type RunResult } from '../helpers/cli.js';
+
+// An emulator in this process, its admin routes, and the real CLI against it, for the mirror's tests.
+
+export interface MirrorBench {
+  emu: RunningEmulator;
+  dir: string;
+  db: string;
+  tds(args: string[], options?: RunOptions): Promise<RunResult>;
+  admin<T = unknown>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** The emulator's rate windows and the client's pacing both run this many times faster. */
+export const SCALE = 50;
+
+export async function mirrorBench(options: EmulatorOptions = {}): Promise<MirrorBench> {
+  const emu = await startEmulator({ port: 0, ingestDelayMs: 20, actionDelayMs: 0, rateScale: SCALE, ...options } as EmulatorOptions);
+  const dir = await mkdtemp(join(tmpdir(), 'tds-mirror-'));
+  const origin = emu.baseUrl.replace(/\/v1$/, '');
+  return {
+    emu,
+    dir,
+    db: join(dir, 'mirror.duckdb'),
+    tds: (args, runOptions = {}) =>
+      runTds(args, {
+        ...runOptions,
+        cwd: runOptions.cwd ?? dir,
+        env: {
+          TDS_BASE_URL: emu.baseUrl,
+          TDS_API_KEY: emu.apiKey,
+          TDS_RATE_SCALE: String(SCALE),
+          TDS_DB: join(dir, 'mirror.duckdb'),
+          TDS_CONFIG_DIR: join(dir, 'config'),
+          ...runOptions.env,
+        },
+      }),
+    async admin<T>(method: string, path: string, body?: unknown): Promise<T> {
+      const response = await fetch(`${origin}/_emulator${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const json = (await response.json()) as T;
+      expect(response.status, JSON.stringify(json)).toBeLessThan(300);
+      return json;
+    },
+    async close() {
+      await emu.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A table of every column type, made through the emulator's admin route. */
+export async function everyTypeTable(
+  bench: MirrorBench,
+  name = 'Every Type',
+): Promise<{ id: string; fields: Array<{ id: string; label: string; type: string }> }> {
+  const created = await bench.admin<{ table: { id: string }; fields: Array<{ id: string; label: string; type: string }> }>(
+    'POST',
+    '/tables',
+    {
+      workspace: 'Sales',
+      name,
+      emoji: ':test_tube:',
+      fields: [
+        { label: 'Name', type: 'text' },
+        { label: 'Amount', type: 'number' },
+        { label: 'Active', type: 'boolean' },
+        { label: 'Due', type: 'date' },
+        { label: 'Email', type: 'email' },
+        { label: 'Phone', type: 'phone_number' },
+        { label: 'Site', type: 'url' },
+        { label: 'Logo', type: 'image' },
+        {
+          label: 'Stage',
+          type: 'select',
+          options: [
+            { label: 'New', value: 'new' },
+            { label: 'Won', value: 'won' },
+          ],
+        },
+        {
+          label: 'Tags',
+          type: 'multi_select',
+          options: [
+            { label: 'VIP', value: 'vip' },
+            { label: 'SMB', value: 'smb' },
+          ],
+        },
+        { label: 'Address', type: 'object' },
+        { label: 'Score', type: 'formula' },
+        { label: 'Enrich', type: 'action', action: { from: 'Email', derive: 'domain' } },
+        { label: 'Owner', type: 'member' },
+        { label: 'Notes', type: 'input' },
+      ],
+    },
+  );
+  return { id: created.table.id, fields: created.fields };
+}
+
+let serial = 0;
+
+/** Cell values of every type for row `i`, with a value that does not fit its column now and then. */
+export function everyTypeCells(i: number): Record<string, unknown> {
+  serial += 1;
+  return {
+    Name: `Row ${i} ${serial}`,
+    Amount: i % 7 === 0 ? 'not a number' : i * 1.5,
+    Active: i % 3 === 0,
+    Due: i % 11 === 0 ? 'someday' : new Date(Date.UTC(2025, i % 12, 1 + (i % 28))).toISOString(),
+    Email: `u${i}@firm${i % 5}.example`,
+    Phone: `+1 555 0${i}`,
+    Site: `https://firm${i}.example`,
+    Logo: `https://img.example/${i}.png`,
+    Stage: i % 2 ? 'new' : 'won',
+    Tags: i % 4 ? ['vip'] : ['vip', 'smb'],
+    Address: { city: `City ${i}`, zip: String(10_000 + i) },
+    Score: i % 5,
+    Owner: { id: `usr_${i % 3}`, name: `Member ${i % 3}` },
+    Notes: i % 13 === 0 ? 'x'.repeat(300) : `note ${i}`,
+  };
+}
+
+/** The mirror table as NDJSON records through `tds sql`. */
+export async function mirrorRows(bench: MirrorBench, table: string): Promise<Array<Record<string, unknown>>> {
+  const result = await bench.tds(['sql', `SELECT * FROM ${table}`, '--format', 'ndjson']);
+  expect(result.code, result.stderr).toBe(0);
+  return byId(
+    result.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>),
+  );
+}
+
+const byId = (records: Array<Record<string, unknown>>): Array<Record<string, unknown>> =>
+  records.sort((a, b) => (String(a._id) < String(b._id) ? -1 : String(a._id) > String(b._id) ? 1 : 0));
+
+/** Every row of the table as the export sees it now (NDJSON, status columns for every action column). */
+export async function exportRows(bench: MirrorBench, tableId: string): Promise<Array<Record<string, unknown>>> {
+  const result = await bench.tds(['rows', tableId, '--format', 'ndjson', '--status-columns']);
+  expect(result.code, result.stderr).toBe(0);
+  return byId(
+    result.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>),
+  );
+}
+
+/** Field types by export key (labels), from `tds schema`. */
+export async function typesByKey(bench: MirrorBench, tableId: string): Promise<Map<string, string>> {
+  const result = await bench.tds(['schema', tableId, '--format', 'json']);
+  expect(result.code, result.stderr).toBe(0);
+  const fields = JSON.parse(result.stdout) as Array<{ label: string; type: string }>;
+  return new Map(fields.map((field) => [field.label, field.type]));
+}
+
+/**
+ * The mirror's value for an export value of a column type, written out here on its own (not with the
+ * code under test): numbers, booleans and dates that do not fit are NULL; text columns hold objects
+ * as JSON text; JSON columns hold the value itself.
+ */
+export function expectedMirrorValue(type: string | undefined, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  switch (type) {
+    case 'number':
+      return typeof value === 'number' ? value : null;
+    case 'boolean':
+      return typeof value === 'boolean' ? value : null;
+    case 'date':
+      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(Date.parse(value))
+        ? new Date(value).toISOString()
+        : null;
+    case 'multi_select':
+      return Array.isArray(value) ? value : [value];
+    case 'object':
+    case 'webhook':
+    case 'formula':
+    case 'action':
+      return value;
+    default:
+      return typeof value === 'string' ? value : JSON.stringify(value);
+  }
+}
+
+/** The mirror's rows equal the export's, value by value (meta keys, every column, run statuses and errors). */
+export function expectMirrorEqualsExport(
+  mirror: Array<Record<string, unknown>>,
+  exported: Array<Record<string, unknown>>,
+  types: Map<string, string>,
+): void {
+  expect(mirror.map((row) => row._id)).toEqual(exported.map((row) => row._id));
+  expect(new Set(mirror.map((row) => row._id)).size).toBe(mirror.length);
+  exported.forEach((record, i) => {
+    const row = mirror[i]!;
+    for (const [key, value] of Object.entries(record)) {
+      const where = `${String(record._id)} ${key}`;
+      if (key === '_createdAt' || key === '_updatedAt') expect(row[key], where).toBe(new Date(value as string).toISOString());
+      else if (key.endsWith('.status')) expect(row[key], where).toBe(value);
+      else if (key.endsWith('.error'))
+        expect(row[key], where).toBe(value === null ? null : typeof value === 'string' ? value : JSON.stringify(value));
+      else if (key.startsWith('_')) expect(row[key], where).toEqual(value);
+      else expect(row[key], where).toEqual(expectedMirrorValue(types.get(key), value));
+    }
+  });
+}
