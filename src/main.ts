@@ -3,6 +3,7 @@ import { processIO } from './core/io.js';
 import { EXIT, TdsError, exitCodeOf, type ExitCode } from './core/errors.js';
 import type { Context } from './core/context.js';
 import { hintsOf } from './commands/hints.js';
+import { OutputWriteError } from './output/write-error.js';
 import { buildProgram } from './program.js';
 
 // The one place that turns an outcome into an exit code and calls process.exit.
@@ -26,9 +27,11 @@ export async function main(argv: string[]): Promise<ExitCode> {
     if (interrupts > 1) process.exit(EXIT.interrupted);
     controller.abort(new TdsError('INTERRUPTED', 'interrupted'));
   });
-  // `tds … | head` closes stdout early: that is a normal end, not a failure.
+  // `tds … | head` closes stdout early: that is a normal end, not a failure. Any other failed write to
+  // stdout (a full disk: `> /dev/full`) ends the run at once with one line and exit 1, whatever the
+  // command was doing: its output is lost, and a command still waiting to write would never finish.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(EXIT.ok);
+    process.exit(error.code === 'EPIPE' ? EXIT.ok : report(new OutputWriteError('stdout', error), ctx));
   });
 
   const program = buildProgram(ctx);
