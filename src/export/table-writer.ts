@@ -41,39 +41,45 @@ export function createTableWriter(ctx: Context, request: ExportRequest, statusFi
         ctx.io.stderr.write(`${unfiltered(request) ? 'no rows in this table' : 'no rows match'}\n`);
         return;
       }
-      const chunk = Buffer.from(tableText(ctx, request, plan, records, hooks.moreRows()));
+      const { text, hints } = tableText(ctx, request, plan, records, hooks.moreRows());
+      const chunk = Buffer.from(text);
       await output.write(chunk);
       state.bytes += chunk.length;
+      for (const hint of hints) ctx.io.stderr.write(`hint: ${hint}\n`);
     },
   };
 }
 
-function tableText(ctx: Context, request: ExportRequest, plan: RecordPlan, records: OutputRecord[], more: boolean): string {
+/** The table (with a footer on a terminal), and the hints that go under it on stderr. */
+function tableText(
+  ctx: Context,
+  request: ExportRequest,
+  plan: RecordPlan,
+  records: OutputRecord[],
+  more: boolean,
+): { text: string; hints: string[] } {
   const { io } = ctx;
   const terminal = io.stdoutIsTTY;
   const width = terminal || io.env.COLUMNS ? io.terminalWidth : Infinity;
   const color = terminal && io.colorEnabled ? io.color : undefined;
   const { text, hidden } = renderRecordTable(records, recordColumns(plan, request), { width, ...(color ? { color } : {}) });
   const total = unfiltered(request) ? request.table.rowCount : undefined;
+  const hints: string[] = [];
   if (more && request.screenful) {
-    io.stderr.write(
+    hints.push(
       total !== undefined && total > records.length
-        ? `hint: ${count(total - records.length)} more rows: -n ${total} shows them all (the default is a screenful), --format csv writes every row for a pager or a file\n`
-        : 'hint: more rows match: raise -n (the default is a screenful), or use --format csv to write every row\n',
+        ? `${count(total - records.length)} more rows: -n ${total} shows them all (the default is a screenful), --format csv writes every row for a pager or a file`
+        : 'more rows match: raise -n (the default is a screenful), or use --format csv to write every row',
     );
   }
   if (hidden.length > 0) {
-    const names = hidden
-      .slice(0, 3)
-      .map((key) => JSON.stringify(key))
-      .join(', ');
-    io.stderr.write(
-      `hint: ${hidden.length} ${hidden.length === 1 ? 'column does' : 'columns do'} not fit the terminal (${names}${hidden.length > 3 ? ', …' : ''}): ` +
-        'pick columns with --columns, or leave out _id and the other meta keys with --no-meta\n',
+    const names = hidden.slice(0, 3).map((key) => JSON.stringify(key));
+    hints.push(
+      `${hidden.length} ${hidden.length === 1 ? 'column does' : 'columns do'} not fit the terminal (${names.join(', ')}${hidden.length > 3 ? ', …' : ''}): ` +
+        `pick columns with --columns${request.shape.meta ? ', or leave out _id and the other meta keys with --no-meta' : ''}`,
     );
   }
-  if (!terminal) return `${text}\n`;
-  return `${text}\n${footer(request, records.length, more, total, hidden.length)}\n`;
+  return { text: terminal ? `${text}\n${footer(request, records.length, more, total, hidden.length)}\n` : `${text}\n`, hints };
 }
 
 /** `20 of 250 rows · 🚀 Leads · 14 columns not shown`. */
@@ -89,7 +95,7 @@ function recordColumns(plan: RecordPlan, request: ExportRequest): RecordColumn[]
   return plan.keys.map((key) => ({
     key,
     ...(numeric.has(key) ? { align: 'right' as const } : {}),
-    ...(key === '_id' ? { dim: true } : {}),
+    ...(key === '_id' ? { dim: true, shrink: false } : {}),
   }));
 }
 

@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import type { OutputRecord } from '../records/output-record.js';
-import { GAP, MIN_SHRUNK_WIDTH, cellDisplay, displayWidth, renderTable, type TableColumn } from './table.js';
+import { GAP, cellDisplay, displayWidth, renderTable, type TableColumn } from './table.js';
 
 // `--format table` of rows and query: records as the aligned, borderless table the listing commands
 // print, fitted to a width: long cells cut with …, and the columns that cannot fit at all left out
@@ -12,7 +12,16 @@ export interface RecordColumn {
   align?: 'left' | 'right';
   /** Dimmed when colour is on (row IDs). */
   dim?: boolean;
+  /** False: never cut (row IDs, which are no use cut). */
+  shrink?: boolean;
 }
+
+/**
+ * A column is shown only if it can have at least this many characters (or its natural width): a
+ * table of a few readable columns, and the rest named as left out, reads better than every column
+ * cut to a stub.
+ */
+export const MIN_RECORD_COLUMN_WIDTH = 16;
 
 export interface RecordTableOptions {
   /** Total width available; Infinity for a pipe without COLUMNS (whole cells, every column). */
@@ -45,15 +54,16 @@ export function renderRecordTable(
   options: RecordTableOptions,
 ): RecordTable {
   const cells = records.map((record) => columns.map((column) => recordCellText(record[column.key])));
+  const natural = columns.map((column, i) => Math.max(displayWidth(column.key), ...cells.map((row) => displayWidth(row[i]!))));
   const shown = columnsThatFit(
-    columns.map((column, i) => Math.max(displayWidth(column.key), ...cells.map((row) => displayWidth(row[i]!)))),
+    natural.map((width, i) => (columns[i]!.shrink === false ? width : Math.min(width, MIN_RECORD_COLUMN_WIDTH))),
     options.width,
   );
   const tableColumns = columns.slice(0, shown).map((column, i): TableColumn<string[]> => ({
     header: cellDisplay(column.key),
     value: (row) => row[i],
     align: column.align ?? 'left',
-    shrink: true,
+    shrink: column.shrink !== false,
     ...(column.dim ? { style: (color: ChalkInstance, text: string) => color.dim(text) } : {}),
   }));
   return {
@@ -62,12 +72,12 @@ export function renderRecordTable(
   };
 }
 
-/** How many leading columns fit `width` when each may be cut to MIN_SHRUNK_WIDTH (at least one). */
-export function columnsThatFit(natural: readonly number[], width: number): number {
+/** How many leading columns fit `width`, each at its least width (at least one column). */
+export function columnsThatFit(least: readonly number[], width: number): number {
   let used = 0;
-  for (let i = 0; i < natural.length; i += 1) {
-    used += Math.min(natural[i]!, MIN_SHRUNK_WIDTH) + (i > 0 ? GAP : 0);
+  for (let i = 0; i < least.length; i += 1) {
+    used += least[i]! + (i > 0 ? GAP : 0);
     if (used > width) return Math.max(1, i);
   }
-  return natural.length;
+  return least.length;
 }
