@@ -27,7 +27,7 @@ const COMMANDS = [
   ['--version'],
 ];
 
-describe.runIf(existsSync('/dev/full'))('stdout on a full disk (/dev/full)', () => {
+(existsSync('/dev/full') ? describe.concurrent : describe.skip)('stdout on a full disk (/dev/full)', () => {
   it.each(COMMANDS.map((args) => [args.join(' '), args]))('tds %s: one line on stderr, exit 1', async (_name, args) => {
     const full = openSync('/dev/full', 'w');
     try {
@@ -41,7 +41,7 @@ describe.runIf(existsSync('/dev/full'))('stdout on a full disk (/dev/full)', () 
   });
 });
 
-describe('stdout closed by its reader (| head)', () => {
+describe.concurrent('stdout closed by its reader (| head)', () => {
   it.each(COMMANDS.map((args) => [args.join(' '), args]))('tds %s: a normal exit, nothing on stderr', async (_name, args) => {
     const run = spawnTds(emulator, args);
     run.child.stdout!.destroy();
