@@ -10,8 +10,8 @@ export interface OpenedFile {
   sync(): Promise<void>;
 }
 
-/** Opens `path` for writing (`w`: replaced, `a`: appended to). Tests give one whose writes fail. */
-export type FileOpener = (path: string, flags: 'w' | 'a') => Promise<OpenedFile>;
+/** Opens `path` for writing (`w`: replaced, `a`: appended to, `wx`: created, never opened if it exists). Tests give one whose writes fail. */
+export type FileOpener = (path: string, flags: 'w' | 'a' | 'wx') => Promise<OpenedFile>;
 
 /** The system's files. */
 export const openFile: FileOpener = async (path, flags) => {
@@ -47,6 +47,11 @@ export interface AtomicFile {
 export interface AtomicFileOptions {
   /** Continue an existing partial file (resume). */
   append?: boolean;
+  /**
+   * Remove a partial file left behind and create a new one that nothing else can be in its place
+   * of (a symbolic link planted there is not followed).
+   */
+  fresh?: boolean;
   open?: FileOpener;
 }
 
@@ -56,7 +61,13 @@ export interface AtomicFileOptions {
  */
 export async function createAtomicFile(path: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
   const partialPath = `${path}.partial`;
-  const file = await (options.open ?? openFile)(partialPath, options.append ? 'a' : 'w').catch((error: NodeJS.ErrnoException) => {
+  if (options.fresh) {
+    await unlink(partialPath).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+  const flags = options.append ? 'a' : options.fresh ? 'wx' : 'w';
+  const file = await (options.open ?? openFile)(partialPath, flags).catch((error: NodeJS.ErrnoException) => {
     throw new UsageError(`cannot write ${partialPath}${error.code ? ` (${error.code})` : ''}`, {
       hint: 'check that the folder of -o FILE exists and can be written',
     });

@@ -3,7 +3,7 @@ import Table from 'cli-table3';
 import { get as getEmoji } from 'node-emoji';
 import type { ChalkInstance } from 'chalk';
 import type { Context } from '../core/context.js';
-import { createAtomicFile } from './atomic-file.js';
+import { createAtomicFile, type FileOpener } from './atomic-file.js';
 import { claimOutput } from './claim-output.js';
 import type { Format } from './format.js';
 import { createPageEncoder } from './page-encoder.js';
@@ -130,6 +130,8 @@ export interface ListingSpec<T> {
   emptyMessage: string;
   /** Lines under the table (notes on markers). */
   footer?: (items: T[]) => string | undefined;
+  /** Opens the temporary file of `-o` (tests give one whose writes fail); the system's by default. */
+  open?: FileOpener;
 }
 
 /** Writes the service's objects unchanged (csv/tsv/ndjson/json) or as a table, to stdout or atomically to a file. */
@@ -141,7 +143,7 @@ export async function writeListing<T extends object>(ctx: Context, items: T[], s
   }
   const lock = await claimOutput(path, 'another tds command');
   try {
-    const file = await createAtomicFile(path);
+    const file = await createAtomicFile(path, { fresh: true, ...(spec.open ? { open: spec.open } : {}) });
     // A failed write also calls back with its error, which is what is reported.
     file.stream.on('error', () => undefined);
     try {

@@ -1,46 +1,15 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { TdsError } from '../../src/core/errors.js';
 import { checkpointPath, readCheckpoint } from '../../src/export/checkpoint.js';
 import { runExport } from '../../src/export/run-export.js';
-import { openFile, type FileOpener } from '../../src/output/atomic-file.js';
 import { OutputWriteError } from '../../src/output/write-error.js';
-import { context, request, rows, service, tempFile } from './export-fixtures.js';
+import { context, diskWithRoom, request, rows, service, tempFile } from './export-fixtures.js';
 
 // Issue 15, item 8: `-o FILE` on a disk that fills up. The disk is played by a file opener whose
 // writes go to the real file until `room` bytes are used, then fail as a full disk fails (ENOSPC);
 // once full, fsync fails too (as it may on a real full disk), so the checkpoint cannot be updated either.
-
-function enospc(syscall: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`ENOSPC: no space left on device, ${syscall}`), { code: 'ENOSPC', errno: -28, syscall });
-}
-
-function diskWithRoom(room: number): FileOpener {
-  return async (path, flags) => {
-    const real = await openFile(path, flags);
-    let used = 0;
-    let full = false;
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        if (used + chunk.length > room) {
-          full = true;
-          // What fits is written, as a real short write does; the rest fails.
-          real.stream.write(chunk.subarray(0, Math.max(0, room - used)), () => callback(enospc('write')));
-          used = room;
-          return;
-        }
-        used += chunk.length;
-        real.stream.write(chunk, callback);
-      },
-      final(callback) {
-        real.stream.end(callback);
-      },
-    });
-    return { stream, sync: async () => (full ? Promise.reject(enospc('fsync')) : real.sync()) };
-  };
-}
 
 describe('an export to -o FILE on a disk that fills up', () => {
   it('fails with the file and the error in one line, keeps what the checkpoint counts, and --resume completes it', async () => {

@@ -1,10 +1,11 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { Chalk } from 'chalk';
 import type { Context } from '../../src/core/context.js';
 import type { ExportRequest, FetchPage } from '../../src/export/export-request.js';
+import { openFile, type FileOpener } from '../../src/output/atomic-file.js';
 import type { Field, Row, RowsPage } from '../../src/spec/index.js';
 
 // A table of 23 rows served in pages by offset cursors, a context with captured stdout/stderr, and an
@@ -110,3 +111,37 @@ export function request(overrides: Partial<ExportRequest> = {}): ExportRequest {
 }
 
 export const tempFile = async (name: string): Promise<string> => join(await mkdtemp(join(tmpdir(), 'tds-export-test-')), name);
+
+function enospc(syscall: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`ENOSPC: no space left on device, ${syscall}`), { code: 'ENOSPC', errno: -28, syscall });
+}
+
+/**
+ * A disk with `room` bytes left: writes go to the real file until the room is used, then fail as a full
+ * disk fails (ENOSPC, after a short write of what fits); once full, fsync fails too, as it may on a real
+ * full disk (so a checkpoint cannot be written either).
+ */
+export function diskWithRoom(room: number): FileOpener {
+  return async (path, flags) => {
+    const real = await openFile(path, flags);
+    let used = 0;
+    let full = false;
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        if (used + chunk.length > room) {
+          full = true;
+          // What fits is written, as a real short write does; the rest fails.
+          real.stream.write(chunk.subarray(0, Math.max(0, room - used)), () => callback(enospc('write')));
+          used = room;
+          return;
+        }
+        used += chunk.length;
+        real.stream.write(chunk, callback);
+      },
+      final(callback) {
+        real.stream.end(callback);
+      },
+    });
+    return { stream, sync: async () => (full ? Promise.reject(enospc('fsync')) : real.sync()) };
+  };
+}

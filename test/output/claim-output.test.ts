@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { UsageError } from '../../src/core/errors.js';
 import { checkOutputTarget, claimOutput } from '../../src/output/claim-output.js';
 import { writeListing } from '../../src/output/table.js';
 import { OutputWriteError, describeWriteError } from '../../src/output/write-error.js';
-import { context } from '../export/export-fixtures.js';
+import { context, diskWithRoom } from '../export/export-fixtures.js';
 
 // Issue 15: -o FILE claimed before it is written (items 4 and 15), and refused writes reported in one
 // line (items 7 and 8).
@@ -74,20 +74,29 @@ describe('describeWriteError', () => {
   ])('%s → %s', (error, text) => expect(describeWriteError(error)).toBe(text));
 });
 
-describe('writeListing -o on a full disk', () => {
-  it.runIf(existsSync('/dev/full'))('is one OutputWriteError naming the file, exit 1, and leaves nothing behind', async () => {
+describe('writeListing -o', () => {
+  const spec = { format: 'csv' as const, fields: ['id'], columns: [], emptyMessage: '' };
+
+  it('on a full disk: one OutputWriteError naming the file, exit 1, and nothing left behind', async () => {
     const dir = await tempDir();
     const path = join(dir, 'tables.csv');
-    await symlink('/dev/full', `${path}.partial`); // the temporary file's writes fail with ENOSPC
-    const error = await writeListing(context().ctx, [{ id: 'a' }], {
-      format: 'csv',
-      output: path,
-      fields: ['id'],
-      columns: [],
-      emptyMessage: '',
-    }).catch((e: unknown) => e);
+    const error = await writeListing(context().ctx, [{ id: 'a' }], { ...spec, output: path, open: diskWithRoom(2) }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(OutputWriteError);
     expect(error).toMatchObject({ exitCode: 1, message: `cannot write to ${path}.partial: no space left on device (ENOSPC)` });
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('does not follow a symbolic link left at FILE.partial: the link goes, FILE is a file of its own', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'tables.csv');
+    await writeFile(join(dir, 'elsewhere.txt'), 'keep me\n');
+    await symlink(join(dir, 'elsewhere.txt'), `${path}.partial`);
+    await writeListing(context().ctx, [{ id: 'a' }], { ...spec, output: path });
+    expect(await readFile(path, 'utf8')).toBe('id\na\n');
+    expect((await lstat(path)).isFile()).toBe(true);
+    expect(await readFile(join(dir, 'elsewhere.txt'), 'utf8')).toBe('keep me\n');
+    expect((await readdir(dir)).sort()).toEqual(['elsewhere.txt', 'tables.csv']);
   });
 });
