@@ -148,9 +148,9 @@ class PageLoop {
     await writer.end(this.prepared.output, state);
   }
 
-  /** Rows written after the export (--follow), in the export's format. */
-  async writeMore(rows: RowsPage['rows']): Promise<void> {
-    await this.writer!.page(this.prepared.output, this.state, rows);
+  /** Rows written after the export (--follow), in the export's format, counted in `into`. */
+  async writeMore(rows: RowsPage['rows'], into: ExportState): Promise<void> {
+    await this.writer!.page(this.prepared.output, into, rows);
   }
 
   private createWriter(statusFields: readonly string[]): PageWriter {
@@ -232,7 +232,18 @@ async function followNewRows(ctx: Context, fetchPage: FetchPage, request: Export
     ctx.io.stderr.write(
       `tds: following ${request.table.name} for new rows every ${(everyMs / 1000).toLocaleString('en-US')}s (Ctrl-C to stop)\n`,
     );
-  return follow(ctx, fetchPage, pages.known, { everyMs, pageSize: request.pageSize, write: (rows) => pages.writeMore(rows) });
+  // The rows written while following, and their cut cells, reported at the end as the export's are.
+  const followed = new ExportState();
+  const count = await follow(ctx, fetchPage, pages.known, {
+    everyMs,
+    pageSize: request.pageSize,
+    write: (rows) => pages.writeMore(rows, followed),
+  });
+  if (followed.tally.total > 0) {
+    const failure = reportTruncation(ctx, followed.tally, request);
+    if (failure) throw failure;
+  }
+  return count;
 }
 
 /** The export stops before the end: keep what a resume needs, say how to continue, and give the error to throw. */

@@ -179,6 +179,24 @@ describe('runExport with follow', () => {
     expect(lines).toHaveLength(1 + 5);
   });
 
+  it('cells the service cut in rows written while following are counted and reported at the end', async () => {
+    const rows = table(2);
+    const run = context();
+    let polls = 0;
+    const svc = service(() => rows);
+    const fetchPage: typeof svc.fetchPage = async (cursor, limit) => {
+      polls += 1;
+      if (polls === 2) {
+        const [added] = grow(rows, 1);
+        added!.cells.f_notes = { value: 'n'.repeat(200), isTruncated: true, valuePreview: 'n'.repeat(200) };
+      }
+      if (polls === 3) run.controller.abort();
+      return svc.fetchPage(cursor, limit);
+    };
+    await runExport(run.ctx, fetchPage, request({ follow: { everyMs: 5 }, rowWindow: { requests: 60, perMs: 60 } }));
+    expect(run.stderr()).toBe('tds: warning: 1 cell was cut by the service at 200 characters (the cut text was kept): "Notes" 1\n');
+  });
+
   it('--every faster than the row-read limit allows is slowed to it, and says so', async () => {
     const run = context();
     let polls = 0;
