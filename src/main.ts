@@ -3,6 +3,7 @@ import { processIO } from './core/io.js';
 import { EXIT, TdsError, exitCodeOf, type ExitCode } from './core/errors.js';
 import type { Context } from './core/context.js';
 import { hintsOf } from './commands/hints.js';
+import { OutputWriteError } from './output/write-error.js';
 import { buildProgram } from './program.js';
 
 // The one place that turns an outcome into an exit code and calls process.exit.
@@ -26,9 +27,13 @@ export async function main(argv: string[]): Promise<ExitCode> {
     if (interrupts > 1) process.exit(EXIT.interrupted);
     controller.abort(new TdsError('INTERRUPTED', 'interrupted'));
   });
-  // `tds … | head` closes stdout early: that is a normal end, not a failure.
+  // `tds … | head` closes stdout early: that is a normal end, not a failure. Any other failed write to
+  // stdout (a full disk: `> /dev/full`) ends the run at once with one line and exit 1, whatever the
+  // command was doing: its output is lost, and a command still waiting to write would never finish.
+  // (A write that failed may also reject a promise the command awaits: the line is printed once.)
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(EXIT.ok);
+    process.exit(stdoutFailureReported ? EXIT.unexpected : report(new OutputWriteError('stdout', error), ctx));
   });
 
   const program = buildProgram(ctx);
@@ -44,8 +49,15 @@ export async function main(argv: string[]): Promise<ExitCode> {
   }
 }
 
+/** Set once the failure to write stdout has been reported (stdout's 'error' event must not repeat it). */
+let stdoutFailureReported = false;
+
 function report(error: unknown, ctx: Context): ExitCode {
   const { stderr, color } = ctx.io;
+  if (error instanceof OutputWriteError && error.target === 'stdout') {
+    if (stdoutFailureReported) return EXIT.unexpected;
+    stdoutFailureReported = true;
+  }
   if (error instanceof CommanderError) {
     // commander has already printed its message (or the help/version text).
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) {

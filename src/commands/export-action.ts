@@ -27,7 +27,7 @@ export interface QueryInput {
  */
 export async function runExportCommand(ctx: Context, command: Command, tableRef: string, query?: QueryInput): Promise<void> {
   const settings = await loadSettings(ctx, command);
-  const flags = readExportFlags(command.opts<ExportFlagValues>(), settings.defaultFormat);
+  const flags = withScreenful(ctx, readExportFlags(command.opts<ExportFlagValues>(), settings.defaultFormat));
   await withClient(ctx, settings, async (client) => {
     const table = await resolveTable(client, tableRef);
     const { fields } = await client.schema(table.id);
@@ -58,6 +58,16 @@ export async function runExportCommand(ctx: Context, command: Command, tableRef:
   });
 }
 
+/** Lines a table needs besides its rows: header, footer, a hint, and the shell's prompt after it. */
+const TABLE_CHROME_LINES = 5;
+
+/** `--format table` on a terminal without -n: a screenful of rows (a hint says when more exist). */
+function withScreenful(ctx: Context, flags: ExportFlags): ExportFlags & { screenful?: boolean } {
+  if (flags.format !== 'table' || flags.limit !== undefined || !ctx.io.stdoutIsTTY) return flags;
+  const terminalRows = (ctx.io.stdout as { rows?: number }).rows || Number(ctx.io.env.LINES) || 24;
+  return { ...flags, limit: Math.max(3, terminalRows - TABLE_CHROME_LINES), screenful: true };
+}
+
 function filtersOf(query: QueryInput, fields: Field[]): FilterGroup | undefined {
   return buildFilters({
     where: query.where,
@@ -79,7 +89,8 @@ function fetcher(client: ApiClient, table: Table, endpoint: Endpoint, flags: Exp
 function logSummary(ctx: Context, summary: ExportSummary, client: ApiClient): void {
   const { requests, retries, rateLimited, waitedMs } = client.stats;
   ctx.verbose(
-    `tds: ${summary.rows} rows written from ${summary.pages} pages in ${(summary.elapsedMs / 1000).toFixed(1)}s; ` +
+    `tds: ${summary.rows} rows written from ${summary.pages} pages in ${(summary.elapsedMs / 1000).toFixed(1)}s` +
+      `${summary.followed !== undefined ? ` and ${summary.followed} while following` : ''}; ` +
       `${summary.duplicates} duplicate rows dropped; ${summary.truncatedCells} cut cells; ` +
       `${requests} requests, ${retries} retries, ${rateLimited} rate-limited, ${(waitedMs / 1000).toFixed(1)}s waited`,
   );

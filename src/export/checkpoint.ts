@@ -1,6 +1,9 @@
-import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { open, readFile, readdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../core/errors.js';
+import { asWriteError } from '../output/write-error.js';
 import type { TallyJSON } from '../records/truncation-tally.js';
 import type { ExportFingerprint } from './fingerprint.js';
 
@@ -55,6 +58,18 @@ export async function readCheckpoint(path: string): Promise<Checkpoint | undefin
 }
 
 /**
+ * Removes the temporary files of checkpoint writes that a killed run left beside `path` (call it only
+ * while holding the output's lock: no other run is writing them then).
+ */
+export async function removeStaleTemporaries(path: string): Promise<void> {
+  const prefix = `${basename(path)}.tmp`;
+  const names = await readdir(dirname(path)).catch(() => [] as string[]);
+  await Promise.all(
+    names.filter((name) => name.startsWith(prefix)).map((name) => unlink(join(dirname(path), name)).catch(() => undefined)),
+  );
+}
+
+/**
  * Writes the checkpoint after each page without holding the export up: one write at a time, at
  * most one every `minGapMs` (so pages paced by the service's limit, one a second at most, are each
  * checkpointed, while a fast unlimited export does not spend its time renaming files), and a page
@@ -71,13 +86,24 @@ export class CheckpointWriter {
   private lastSync = Date.now();
   private lastWrite = 0;
   private failure: unknown;
+  /** Each writer its own temporary file, so that no two writers can ever rename each other's. */
+  private readonly temporary: string;
 
+  /** `onDisk`: the checkpoint the file holds already (a resumed export's). */
   constructor(
     private readonly path: string,
     private readonly syncData: () => Promise<void>,
     private readonly syncEveryMs = 1000,
     private readonly minGapMs = 100,
-  ) {}
+    private saved?: CheckpointState,
+  ) {
+    this.temporary = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  }
+
+  /** The state the checkpoint file holds, as far as this writer knows: what a resume would continue from. */
+  get onDisk(): CheckpointState | undefined {
+    return this.saved;
+  }
 
   /** Records the state after a page; it is written soon, in the background. A failed earlier write throws here. */
   update(state: CheckpointState): void {
@@ -102,6 +128,7 @@ export class CheckpointWriter {
     await unlink(this.path).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
     });
+    this.saved = undefined;
   }
 
   private async drain(): Promise<void> {
@@ -122,23 +149,30 @@ export class CheckpointWriter {
     }
   }
 
+  /** A write that fails (a full disk) is an OutputWriteError naming the checkpoint; the file keeps the state before. */
   private async save(state: CheckpointState, sync: boolean): Promise<void> {
     const text = `${JSON.stringify({ version: VERSION, ...state })}\n`;
-    const temporary = `${this.path}.tmp`;
-    if (sync) {
-      await this.syncData();
-      const handle = await open(temporary, 'w');
-      try {
-        await handle.writeFile(text);
-        await handle.sync();
-      } finally {
-        await handle.close();
+    const { temporary } = this;
+    try {
+      if (sync) {
+        await this.syncData();
+        const handle = await open(temporary, 'w');
+        try {
+          await handle.writeFile(text);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        this.lastSync = Date.now();
+      } else {
+        await writeFile(temporary, text);
       }
-      this.lastSync = Date.now();
-    } else {
-      await writeFile(temporary, text);
+      await rename(temporary, this.path);
+    } catch (error) {
+      await unlink(temporary).catch(() => undefined);
+      throw asWriteError(this.path, error);
     }
-    await rename(temporary, this.path);
+    this.saved = state;
     this.lastWrite = Date.now();
   }
 }

@@ -1,6 +1,6 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { UsageError } from '../core/errors.js';
-import { chooseFormat, type DataFormat, type Format } from '../output/format.js';
+import { chooseFormat, type Format } from '../output/format.js';
 import type { CellsMode, HeaderMode, ShapeOptions } from '../records/shape-options.js';
 import { SEARCH_MAX_CHARS } from '../spec/index.js';
 import type { CsvOptions, OnTruncated } from './export-request.js';
@@ -28,11 +28,18 @@ export interface ExportFlagValues {
   onTruncated: OnTruncated;
   resume?: boolean;
   restart?: boolean;
+  /** `tds rows` only. */
+  follow?: boolean;
+  /** --every, in seconds. */
+  every?: number;
 }
+
+/** Seconds between two polls of --follow when --every is not given. */
+export const FOLLOW_EVERY_DEFAULT_S = 10;
 
 /** The flags checked and turned into the parts of an export request (no request is made here). */
 export interface ExportFlags {
-  format: DataFormat;
+  format: Format;
   output?: string;
   search: string;
   limit?: number;
@@ -42,6 +49,7 @@ export interface ExportFlags {
   onTruncated: OnTruncated;
   resume: boolean;
   restart: boolean;
+  follow?: { everyMs: number };
 }
 
 /** Checks the flags on their own, before any request: every problem here exits 2. */
@@ -49,11 +57,12 @@ export function readExportFlags(values: ExportFlagValues, defaultFormat: Format 
   const output = values.output === '-' ? undefined : values.output;
   const fallback = defaultFormat && defaultFormat !== 'table' ? defaultFormat : 'csv';
   const format = chooseFormat({ ...(values.format ? { format: values.format } : {}), ...(output ? { output } : {}), fallback });
-  if (format === 'table') {
-    throw new UsageError('rows and query write csv, tsv, ndjson or json, not a table', {
-      hint: 'use --format csv (the default) and a viewer such as `column -s, -t` or a spreadsheet',
+  if (format === 'table' && output) {
+    throw new UsageError('--format table is for the terminal (or a pipe), not for -o FILE', {
+      hint: 'write the file as csv, tsv, ndjson or json (by its extension or --format)',
     });
   }
+  checkFollow(values, format, output);
   const delimited = format === 'csv' || format === 'tsv';
   for (const flag of ['join', 'bom', 'excel', 'safeFormulas'] as const) {
     if (values[flag] !== undefined && !delimited) {
@@ -93,7 +102,32 @@ export function readExportFlags(values: ExportFlagValues, defaultFormat: Format 
     onTruncated: values.onTruncated,
     resume: Boolean(values.resume),
     restart: Boolean(values.restart),
+    ...(values.follow ? { follow: { everyMs: (values.every ?? FOLLOW_EVERY_DEFAULT_S) * 1000 } } : {}),
   };
+}
+
+/** --follow streams rows to stdout as they appear: only formats that can grow, no file, no search. */
+function checkFollow(values: ExportFlagValues, format: Format, output: string | undefined): void {
+  if (values.every !== undefined && !values.follow) throw new UsageError('--every needs --follow');
+  if (!values.follow) return;
+  if (format === 'json' || format === 'table') {
+    throw new UsageError(`--follow writes rows as they appear, which ${format === 'json' ? 'a JSON array' : 'a table'} cannot do`, {
+      hint: 'use --format ndjson (one object a line), csv or tsv',
+    });
+  }
+  if (output) {
+    throw new UsageError('--follow writes to stdout: an -o FILE export is renamed into place when complete, and a follow never completes', {
+      hint: 'redirect stdout instead, e.g. tds rows TABLE --follow --format ndjson >> rows.ndjson',
+    });
+  }
+  if (values.search) {
+    throw new UsageError(
+      '--follow cannot be used with -q: the service lists rows newest first (which --follow reads) only without a search',
+      {
+        hint: 'filter the stream instead, e.g. --format ndjson | jq or | grep',
+      },
+    );
+  }
 }
 
 /** `A, B,"C, with comma"` → the references, read as one CSV record. */

@@ -1,13 +1,17 @@
 import { once } from 'node:events';
-import { open, stat, truncate, unlink } from 'node:fs/promises';
+import { lstat, truncate, unlink } from 'node:fs/promises';
 import { UsageError } from '../core/errors.js';
-import { createAtomicFile, type AtomicFile } from '../output/atomic-file.js';
+import { createAtomicFile, type AtomicFile, type FileOpener } from '../output/atomic-file.js';
+import { asWriteError } from '../output/write-error.js';
 
 /** Where an export's bytes go: stdout, or `-o FILE` through `FILE.partial`. */
 export interface ExportOutput {
   /** `FILE.partial` while a file is written; undefined on stdout. */
   readonly partialPath?: string;
-  /** Resolves once the chunk is handed to the system (a file) or accepted (stdout, respecting backpressure). */
+  /**
+   * Resolves once the chunk is handed to the system (a file) or accepted (stdout, respecting
+   * backpressure); a refused write rejects with an OutputWriteError naming the file (or stdout).
+   */
   write(chunk: Buffer): Promise<void>;
   /** fsync of the data written so far (files only). */
   syncData(): Promise<void>;
@@ -22,7 +26,11 @@ export interface ExportOutput {
 export function streamOutput(stream: NodeJS.WritableStream): ExportOutput {
   return {
     async write(chunk) {
-      if (!stream.write(chunk)) await once(stream, 'drain');
+      try {
+        if (!stream.write(chunk)) await once(stream, 'drain');
+      } catch (error) {
+        throw asWriteError('stdout', error);
+      }
     },
     syncData: async () => undefined,
     commit: async () => undefined,
@@ -34,45 +42,39 @@ export function streamOutput(stream: NodeJS.WritableStream): ExportOutput {
 /**
  * `-o FILE`, written to `FILE.partial`. With `resumeBytes` the partial file of an interrupted
  * export is cut back to that many bytes (the end of the last page the checkpoint counts) and
- * continued; without it any old partial file is replaced.
+ * continued; without it any old partial file is replaced. `open` is the system's unless a test gives one.
  */
-export async function fileOutput(path: string, resumeBytes?: number): Promise<ExportOutput> {
+export async function fileOutput(path: string, resumeBytes?: number, open?: FileOpener): Promise<ExportOutput> {
   if (resumeBytes !== undefined) await cutPartial(`${path}.partial`, resumeBytes);
-  const file: AtomicFile = await createAtomicFile(path, { append: resumeBytes !== undefined }).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`cannot write ${path}.partial${error.code ? ` (${error.code})` : ''}`, {
-      hint: 'check that the folder of -o FILE exists and can be written',
-    });
-  });
+  const file: AtomicFile = await createAtomicFile(path, { append: resumeBytes !== undefined, ...(open ? { open } : {}) });
+  const { partialPath } = file;
   // A failed write calls back with the error (and so does every write after it); the listener
   // only keeps the 'error' event from crashing the process.
   let failure: Error | undefined;
   file.stream.on('error', (error) => (failure ??= error));
+  const failed = (error: unknown): never => {
+    throw asWriteError(partialPath, error);
+  };
   return {
-    partialPath: file.partialPath,
+    partialPath,
     write: (chunk) =>
       new Promise<void>((resolve, reject) => {
-        if (failure) reject(failure);
-        else file.stream.write(chunk, (error) => (error ? reject(error) : resolve()));
+        if (failure) reject(asWriteError(partialPath, failure));
+        else file.stream.write(chunk, (error) => (error ? reject(asWriteError(partialPath, error)) : resolve()));
       }),
-    async syncData() {
-      const handle = await open(file.partialPath, 'r+');
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-    },
-    commit: () => file.commit(),
-    keep: () => file.abandon(),
+    syncData: () => file.sync().catch(failed),
+    commit: () => file.commit().catch(failed),
+    keep: () => file.abandon().catch(failed),
     discard: () => file.discard(),
   };
 }
 
 async function cutPartial(partialPath: string, bytes: number): Promise<void> {
-  const size = await stat(partialPath).then(
-    (info) => info.size,
-    () => undefined,
-  );
+  const info = await lstat(partialPath).catch(() => undefined);
+  if (info && !info.isFile()) {
+    throw new UsageError(`cannot resume: ${partialPath} is not a regular file`, { hint: 'start the export over with --restart' });
+  }
+  const size = info?.size;
   if (size === undefined || size < bytes) {
     const found = size === undefined ? 'it is missing' : `it has ${size} bytes`;
     throw new UsageError(`cannot resume: the checkpoint counts ${bytes} bytes of ${partialPath} but ${found}`, {

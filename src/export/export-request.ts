@@ -1,4 +1,4 @@
-import type { DataFormat } from '../output/format.js';
+import type { Format } from '../output/format.js';
 import type { ShapeOptions } from '../records/shape-options.js';
 import type { Field, FilterGroup, RowsPage, Table } from '../spec/index.js';
 
@@ -24,12 +24,17 @@ export interface ExportRequest {
   search: string;
   filters?: FilterGroup;
   shape: ShapeOptions;
-  format: DataFormat;
+  /** `table`: stdout only, the records held until the end and printed as a table (createTableWriter). */
+  format: Format;
   csv: CsvOptions;
   /** -o FILE; stdout when undefined. */
   output?: string;
   /** -n: rows in all. */
   limit?: number;
+  /** The limit is a screenful chosen for `--format table` on a terminal, not the user's -n. */
+  screenful?: boolean;
+  /** `tds rows --follow`: after the export, poll the newest page this often and write the rows created since. */
+  follow?: { everyMs: number };
   pageSize: number;
   /** With `output` only (readExportFlags refuses them without it). */
   resume: boolean;
@@ -45,6 +50,8 @@ export type FetchPage = (cursor: string | undefined, limit: number, onBody?: (bo
 /** What an export did, for --verbose. */
 export interface ExportSummary {
   rows: number;
+  /** Rows written while following (--follow). */
+  followed?: number;
   duplicates: number;
   pages: number;
   truncatedCells: number;

@@ -1,4 +1,4 @@
-import type { DataFormat } from '../output/format.js';
+import type { Format } from '../output/format.js';
 import { planRecord } from '../records/record-plan.js';
 import type { ShapeOptions } from '../records/shape-options.js';
 import type { FilterGroup } from '../spec/index.js';
@@ -17,7 +17,7 @@ export interface ExportFingerprint {
   shape: ShapeOptions;
   /** `fieldId=key` of each column written, in order (changes when the table's columns change). */
   columns: string[];
-  format: DataFormat;
+  format: Format;
   csv: { bom: boolean; crlf: boolean; join: string | null; safeFormulas: boolean; maxCellChars: number | null };
 }
 

@@ -6,6 +6,7 @@ import type { ExportOutput } from './export-output.js';
 import type { ExportRequest } from './export-request.js';
 import type { ExportState } from './export-state.js';
 import { createPageEncoder } from '../output/page-encoder.js';
+import type { DataFormat } from '../output/format.js';
 
 /** Rows → records → bytes of the output, a whole page at a time, keeping the export state's counts. */
 export interface PageWriter {
@@ -17,8 +18,11 @@ export interface PageWriter {
   end(output: ExportOutput, state: ExportState): Promise<void>;
 }
 
+/** What the bytes of a data format depend on. */
+export type EncodedRequest = Pick<ExportRequest, 'fields' | 'shape' | 'csv'> & { format: DataFormat };
+
 /** `statusFields`: the columns given status keys (fixed by the first page or the checkpoint). */
-export function createPageWriter(request: ExportRequest, statusFields: readonly string[]): PageWriter {
+export function createPageWriter(request: EncodedRequest, statusFields: readonly string[]): PageWriter {
   const plan = planRecord(request.fields, request.shape, new Set(statusFields));
   const shape = createRowShaper(plan, request.shape.cells);
   const encoder = createPageEncoder({ format: request.format, keys: plan.keys, ...request.csv });

@@ -1,6 +1,10 @@
+import { lstat } from 'node:fs/promises';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
-import { checkpointPath, CheckpointWriter, readCheckpoint, type Checkpoint } from './checkpoint.js';
+import type { ProcessLock } from '../core/process-lock.js';
+import type { FileOpener } from '../output/atomic-file.js';
+import { claimOutput } from '../output/claim-output.js';
+import { checkpointPath, CheckpointWriter, readCheckpoint, removeStaleTemporaries, type Checkpoint } from './checkpoint.js';
 import { fileOutput, removePartial, streamOutput, type ExportOutput } from './export-output.js';
 import { fingerprintDifferences, type ExportFingerprint } from './fingerprint.js';
 
@@ -10,6 +14,8 @@ export interface OutputRequest {
   resume: boolean;
   restart: boolean;
   fingerprint: ExportFingerprint;
+  /** Opens FILE.partial (tests give one whose writes fail); the system's by default. */
+  open?: FileOpener;
 }
 
 export interface PreparedOutput {
@@ -19,36 +25,74 @@ export interface PreparedOutput {
   checkpointPath?: string;
   /** The checkpoint being resumed, when --resume found one that matches. */
   resumed?: Checkpoint;
+  /** --resume of an export that had completed (FILE in place, only its checkpoint left): nothing to do. */
+  completed?: Checkpoint;
+  /** Lets go of FILE (the lock that kept other runs from writing it). */
+  release(): Promise<void>;
 }
 
 /**
- * Opens the export's output. For `-o FILE` a checkpoint beside it decides: --resume continues it
- * (same export only), --restart drops it, and without either flag an existing one stops the
- * command so that an interrupted export is never overwritten by accident.
+ * Opens the export's output. For `-o FILE`, FILE is locked for the whole run (a second run to the
+ * same FILE exits 2) and a checkpoint beside it decides: --resume continues it (same export only),
+ * --restart drops it, and without either flag an existing one stops the command so that an
+ * interrupted export is never overwritten by accident.
  */
 export async function prepareOutput(ctx: Context, request: OutputRequest): Promise<PreparedOutput> {
   const { path } = request;
-  if (path === undefined) return { output: streamOutput(ctx.io.stdout) };
+  if (path === undefined) return { output: streamOutput(ctx.io.stdout), release: async () => undefined };
+  const lock = await claimOutput(path, 'another export');
+  try {
+    return await prepareFile(ctx, request, path, lock);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+async function prepareFile(ctx: Context, request: OutputRequest, path: string, lock: ProcessLock): Promise<PreparedOutput> {
   const cpPath = checkpointPath(path);
-  const saved = request.restart ? undefined : await readCheckpoint(cpPath);
+  await removeStaleTemporaries(cpPath);
+  let saved = request.restart ? undefined : await readCheckpoint(cpPath);
+  const release = (): Promise<void> => lock.release();
+  if (saved && (await completedExport(path, saved))) {
+    // Killed after FILE was renamed into place, before the checkpoint was removed: the export completed.
+    if (request.resume) {
+      checkSameExport(path, saved, request.fingerprint);
+      await new CheckpointWriter(cpPath, async () => undefined).remove();
+      ctx.io.stderr.write(`tds: the export to ${path} is already complete (${saved.rows.toLocaleString('en-US')} rows); nothing to do\n`);
+      return { output: streamOutput(ctx.io.stdout), completed: saved, release };
+    }
+    saved = undefined; // a plain run starts afresh (and replaces the checkpoint)
+  }
   if (saved && !request.resume) {
     throw new UsageError(`an interrupted export to ${path} can be continued (${saved.rows.toLocaleString('en-US')} rows so far)`, {
       hint: 'add --resume to continue it, or --restart to start over',
     });
   }
   if (saved) {
-    const differences = fingerprintDifferences(saved.fingerprint, request.fingerprint);
-    if (differences.length > 0) {
-      throw new UsageError(`cannot resume the export to ${path}: it was started with other settings for ${differences.join('; ')}`, {
-        hint: 'run the command with the same table, filters and options as before, or start over with --restart',
-      });
-    }
+    checkSameExport(path, saved, request.fingerprint);
   } else {
     if (request.resume) ctx.io.stderr.write(`tds: no checkpoint for ${path}: starting from the beginning\n`);
     await removePartial(path);
   }
-  const output = await fileOutput(path, saved?.bytes);
-  const checkpoint = new CheckpointWriter(cpPath, () => output.syncData());
+  const output = await fileOutput(path, saved?.bytes, request.open);
+  const checkpoint = new CheckpointWriter(cpPath, () => output.syncData(), undefined, undefined, saved);
   if (!saved) await checkpoint.remove();
-  return { output, checkpoint, checkpointPath: cpPath, ...(saved ? { resumed: saved } : {}) };
+  return { output, checkpoint, checkpointPath: cpPath, ...(saved ? { resumed: saved } : {}), release };
+}
+
+function checkSameExport(path: string, saved: Checkpoint, fingerprint: ExportFingerprint): void {
+  const differences = fingerprintDifferences(saved.fingerprint, fingerprint);
+  if (differences.length > 0) {
+    throw new UsageError(`cannot resume the export to ${path}: it was started with other settings for ${differences.join('; ')}`, {
+      hint: 'run the command with the same table, filters and options as before, or start over with --restart',
+    });
+  }
+}
+
+/** The checkpoint says the last page was written, FILE.partial is gone and FILE is a file: the rename happened. */
+async function completedExport(path: string, saved: Checkpoint): Promise<boolean> {
+  if (!saved.done) return false;
+  const [partial, file] = await Promise.all([lstat(`${path}.partial`).catch(() => undefined), lstat(path).catch(() => undefined)]);
+  return partial === undefined && file !== undefined && file.isFile();
 }

@@ -1,5 +1,6 @@
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
+import type { OutputWriteError } from '../output/write-error.js';
 import type { TruncationTally } from '../records/truncation-tally.js';
 import type { ExportRequest } from './export-request.js';
 import type { ExportState } from './export-state.js';
@@ -55,4 +56,17 @@ export function reportStop(ctx: Context, report: StopReport): unknown {
     ...(error.reason ? { reason: error.reason } : {}),
     hint: `${error.hint ? `${error.hint}; ` : ''}${count(state.rows)} rows are in ${report.partialPath}: ${how}`,
   });
+}
+
+/** Codes of a disk that is full or a file that may not grow: "room" is what is missing. */
+const NO_ROOM = ['ENOSPC', 'EDQUOT', 'EFBIG'];
+
+/** A refused write of an export to a file, with what was kept and how to go on. */
+export function writeFailure(error: OutputWriteError, kept: { rows: number; partialPath: string } | undefined): OutputWriteError {
+  const code = (error.cause as NodeJS.ErrnoException | undefined)?.code ?? '';
+  const when = NO_ROOM.includes(code) ? 'once there is room' : 'once it can be written again';
+  if (!kept) return error.withHint(`nothing was kept; ${when}, run the command again`);
+  return error.withHint(
+    `${count(kept.rows)} rows are kept in ${kept.partialPath}; ${when}, run the same command again with --resume to continue from there`,
+  );
 }

@@ -1,12 +1,41 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { UsageError } from '../core/errors.js';
+
+/** A file opened for writing: its stream, and an fsync of what has been written to it. */
+export interface OpenedFile {
+  stream: Writable;
+  sync(): Promise<void>;
+}
+
+/** Opens `path` for writing (`w`: replaced, `a`: appended to, `wx`: created, never opened if it exists). Tests give one whose writes fail. */
+export type FileOpener = (path: string, flags: 'w' | 'a' | 'wx') => Promise<OpenedFile>;
+
+/** The system's files. */
+export const openFile: FileOpener = async (path, flags) => {
+  const stream = createWriteStream(path, { flags });
+  await once(stream, 'open');
+  return { stream, sync: () => syncFile(path) };
+};
+
+async function syncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
 
 export interface AtomicFile {
   /** Data goes here; it lands in `partialPath` until commit(). */
-  stream: WriteStream;
+  stream: Writable;
   path: string;
   partialPath: string;
+  /** fsync of the partial file (what has been written so far). */
+  sync(): Promise<void>;
   /** Flushes, syncs and renames the partial file to its final name. */
   commit(): Promise<void>;
   /** Flushes, syncs and closes, keeping the partial file (an interrupted export that can be resumed). */
@@ -15,46 +44,69 @@ export interface AtomicFile {
   discard(): Promise<void>;
 }
 
+export interface AtomicFileOptions {
+  /** Continue an existing partial file (resume). */
+  append?: boolean;
+  /**
+   * Remove a partial file left behind and create a new one that nothing else can be in its place
+   * of (a symbolic link planted there is not followed).
+   */
+  fresh?: boolean;
+  open?: FileOpener;
+}
+
 /**
  * A file written under `PATH.partial` and renamed when complete, so an interrupted export never
- * leaves a complete-looking file. `append` continues an existing partial file (resume).
+ * leaves a complete-looking file.
  */
-export async function createAtomicFile(path: string, options: { append?: boolean } = {}): Promise<AtomicFile> {
+export async function createAtomicFile(path: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
   const partialPath = `${path}.partial`;
-  const stream = createWriteStream(partialPath, { flags: options.append ? 'a' : 'w' });
-  await once(stream, 'open');
+  if (options.fresh) {
+    await unlink(partialPath).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+  const flags = options.append ? 'a' : options.fresh ? 'wx' : 'w';
+  const file = await (options.open ?? openFile)(partialPath, flags).catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`cannot write ${partialPath}${error.code ? ` (${error.code})` : ''}`, {
+      hint: 'check that the folder of -o FILE exists and can be written',
+    });
+  });
+  const { stream } = file;
   let closing: Promise<void> | undefined;
+  // Ends the stream and waits for its file to be closed; an error on the way (the last bytes could not
+  // be flushed) rejects. A stream that failed earlier is already closed, or closes by itself.
   const close = (): Promise<void> =>
-    (closing ??= (async () => {
-      if (!stream.closed) {
-        const closed = once(stream, 'close');
-        stream.end();
-        await closed;
-      }
-    })());
-  const sync = async (): Promise<void> => {
-    const handle = await open(partialPath, 'r+');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  };
+    (closing ??= new Promise<void>((resolve, reject) => {
+      if (stream.closed) return resolve();
+      const onError = (error: Error): void => {
+        stream.off('close', onClose);
+        reject(error);
+      };
+      const onClose = (): void => {
+        stream.off('error', onError);
+        resolve();
+      };
+      stream.once('error', onError);
+      stream.once('close', onClose);
+      if (!stream.destroyed) stream.end();
+    }));
   return {
     stream,
     path,
     partialPath,
+    sync: () => file.sync(),
     async commit() {
       await close();
-      await sync();
+      await file.sync();
       await rename(partialPath, path);
     },
     async abandon() {
       await close();
-      await sync();
+      await file.sync();
     },
     async discard() {
-      await close();
+      await close().catch(() => undefined);
       await unlink(partialPath).catch(() => undefined);
     },
   };

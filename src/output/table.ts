@@ -3,9 +3,11 @@ import Table from 'cli-table3';
 import { get as getEmoji } from 'node-emoji';
 import type { ChalkInstance } from 'chalk';
 import type { Context } from '../core/context.js';
-import { createAtomicFile } from './atomic-file.js';
+import { createAtomicFile, type FileOpener } from './atomic-file.js';
+import { claimOutput } from './claim-output.js';
 import type { Format } from './format.js';
-import { createRecordWriter } from './record-writer.js';
+import { createPageEncoder } from './page-encoder.js';
+import { OutputWriteError, asWriteError } from './write-error.js';
 
 // `--format table`: an aligned, borderless table for people (gh-style), sized to the terminal; and the
 // one writer of the listing commands (workspaces, tables, schema), which picks table or a data format.
@@ -32,8 +34,13 @@ export interface RenderOptions {
 const requireFromTable = createRequire(createRequire(import.meta.url).resolve('cli-table3'));
 const stringWidth = requireFromTable('string-width') as (text: string) => number;
 
-const GAP = 2;
-const MIN_SHRUNK_WIDTH = 8;
+/** Columns a text takes on a terminal (wide characters and emoji count 2), as cli-table3 measures it. */
+export const displayWidth = (text: string): number => stringWidth(text);
+
+/** Spaces between two columns. */
+export const GAP = 2;
+/** A column cut to fit is never narrower than this (or its natural width). */
+export const MIN_SHRUNK_WIDTH = 8;
 const NO_BORDERS = {
   top: '',
   'top-mid': '',
@@ -123,33 +130,60 @@ export interface ListingSpec<T> {
   emptyMessage: string;
   /** Lines under the table (notes on markers). */
   footer?: (items: T[]) => string | undefined;
+  /** Opens the temporary file of `-o` (tests give one whose writes fail); the system's by default. */
+  open?: FileOpener;
 }
 
 /** Writes the service's objects unchanged (csv/tsv/ndjson/json) or as a table, to stdout or atomically to a file. */
 export async function writeListing<T extends object>(ctx: Context, items: T[], spec: ListingSpec<T>): Promise<void> {
-  const file = spec.output && spec.output !== '-' ? await createAtomicFile(spec.output) : undefined;
-  const sink = file?.stream ?? ctx.io.stdout;
-  try {
-    if (spec.format === 'table') {
-      if (items.length === 0) {
-        ctx.io.stderr.write(`${spec.emptyMessage}\n`);
-      } else {
-        // A pipe without COLUMNS gets whole cells (`tds tables | grep …`); a terminal gets a fitted table.
-        const sized = !file && (ctx.io.stdoutIsTTY || Boolean(ctx.io.env.COLUMNS));
-        const width = sized ? ctx.io.terminalWidth : Infinity;
-        // colorEnabled also holds when only stderr is a terminal: `tds tables | less` must get plain text.
-        const color = !file && ctx.io.colorEnabled && ctx.io.stdoutIsTTY ? ctx.io.color : undefined;
-        const footer = spec.footer?.(items);
-        sink.write(`${renderTable(items, spec.columns, { width, color })}\n${footer ? `${footer}\n` : ''}`);
-      }
-    } else {
-      const writer = createRecordWriter(sink, { format: spec.format, columns: spec.fields });
-      for (const item of items) await writer.write(item as Record<string, unknown>);
-      await writer.end();
-    }
-    await file?.commit();
-  } catch (error) {
-    await file?.discard();
-    throw error;
+  const path = spec.output && spec.output !== '-' ? spec.output : undefined;
+  if (!path) {
+    await writeChunk(ctx.io.stdout, listingText(ctx, items, spec, false), 'stdout');
+    return;
   }
+  const lock = await claimOutput(path, 'another tds command');
+  try {
+    const file = await createAtomicFile(path, { fresh: true, ...(spec.open ? { open: spec.open } : {}) });
+    // A failed write also calls back with its error, which is what is reported.
+    file.stream.on('error', () => undefined);
+    try {
+      await writeChunk(file.stream, listingText(ctx, items, spec, true), file.partialPath);
+      await file.commit().catch((error: unknown) => {
+        throw asWriteError(file.partialPath, error);
+      });
+    } catch (error) {
+      await file.discard();
+      throw error;
+    }
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The whole listing: a table (the empty message goes to stderr instead), or the objects in a data format. */
+function listingText<T extends object>(ctx: Context, items: T[], spec: ListingSpec<T>, toFile: boolean): Buffer {
+  if (spec.format !== 'table') {
+    const encoder = createPageEncoder({ format: spec.format, keys: spec.fields });
+    const records = items as unknown as Array<Record<string, unknown>>;
+    return Buffer.concat([encoder.prelude(), encoder.encode(records, 0), encoder.epilogue(records.length)]);
+  }
+  if (items.length === 0) {
+    ctx.io.stderr.write(`${spec.emptyMessage}\n`);
+    return Buffer.alloc(0);
+  }
+  // A pipe without COLUMNS gets whole cells (`tds tables | grep …`); a terminal gets a fitted table.
+  const sized = !toFile && (ctx.io.stdoutIsTTY || Boolean(ctx.io.env.COLUMNS));
+  const width = sized ? ctx.io.terminalWidth : Infinity;
+  // colorEnabled also holds when only stderr is a terminal: `tds tables | less` must get plain text.
+  const color = !toFile && ctx.io.colorEnabled && ctx.io.stdoutIsTTY ? ctx.io.color : undefined;
+  const footer = spec.footer?.(items);
+  return Buffer.from(`${renderTable(items, spec.columns, { width, color })}\n${footer ? `${footer}\n` : ''}`);
+}
+
+/** Writes `chunk` and resolves once the system has taken it; a refused write is an OutputWriteError of `target`. */
+export function writeChunk(sink: NodeJS.WritableStream, chunk: Buffer, target: string): Promise<void> {
+  if (chunk.length === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    sink.write(chunk, (error?: Error | null) => (error ? reject(new OutputWriteError(target, error)) : resolve()));
+  });
 }

@@ -118,7 +118,7 @@ describe.concurrent('tds query: validation before any row request', () => {
 describe.concurrent('tds rows: usage errors before any row request', () => {
   it.each([
     [['--columns', 'Nope'], /--columns: no column "Nope"; the columns are: "Name" \(/],
-    [['--format', 'table'], /not a table/],
+    [['--format', 'table', '-o', 'leads.csv'], /--format table is for the terminal \(or a pipe\), not for -o FILE/],
     [['--page-size', '101'], /--page-size must be a whole number from 1 to 100/],
   ])('%j exits 2', async (args, message) => {
     const result = await tds(['rows', 'Leads', ...args]);

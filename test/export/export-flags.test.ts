@@ -24,7 +24,7 @@ describe('readExportFlags', () => {
   });
 
   it.each([
-    [{ format: 'table' as const }, /not a table/],
+    [{ format: 'table' as const, output: 'x.csv' }, /not for -o FILE/],
     [{ format: 'ndjson' as const, excel: true }, /--excel applies to csv and tsv/],
     [{ output: 'x.json', join: ',' }, /--join applies to csv and tsv/],
     [{ format: 'json' as const, safeFormulas: true }, /--safe-formulas applies/],

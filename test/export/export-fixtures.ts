@@ -1,0 +1,147 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { Chalk } from 'chalk';
+import type { Context } from '../../src/core/context.js';
+import type { ExportRequest, FetchPage } from '../../src/export/export-request.js';
+import { openFile, type FileOpener } from '../../src/output/atomic-file.js';
+import type { Field, Row, RowsPage } from '../../src/spec/index.js';
+
+// A table of 23 rows served in pages by offset cursors, a context with captured stdout/stderr, and an
+// export request: the in-process export tests' fixtures.
+
+export const fields: Field[] = [
+  { id: 'f_name', name: 'name', label: 'Name', type: 'text', options: null, isSystem: false },
+  { id: 'f_notes', name: 'notes', label: 'Notes', type: 'text', options: null, isSystem: false },
+];
+
+export function makeRow(i: number, createdAt = '2024-01-01T00:00:00.000Z'): Row {
+  return {
+    id: `row_${String(i).padStart(3, '0')}`,
+    tableId: 'tbl_1',
+    createdAt,
+    updatedAt: createdAt,
+    createdByUserId: null,
+    cells: { f_name: { value: `Name ${i}` } },
+  };
+}
+
+export const rows: Row[] = Array.from({ length: 23 }, (_, i) => makeRow(i));
+
+export interface Service {
+  fetchPage: FetchPage;
+  calls: Array<{ cursor: string | undefined; limit: number }>;
+}
+
+/** Pages of `source` (the service's order) by offset cursors. */
+export function service(source: () => readonly Row[] = () => rows): Service {
+  const calls: Service['calls'] = [];
+  return {
+    calls,
+    fetchPage: async (cursor, limit) => {
+      calls.push({ cursor, limit });
+      const all = source();
+      const start = cursor === undefined ? 0 : Number(cursor);
+      const end = Math.min(all.length, start + limit);
+      const page: RowsPage = {
+        rows: all.slice(start, end),
+        limit,
+        nextCursor: end < all.length ? String(end) : null,
+        hasNextPage: end < all.length,
+      };
+      return page;
+    },
+  };
+}
+
+export interface TestContext {
+  ctx: Context;
+  stdout: () => string;
+  stderr: () => string;
+  controller: AbortController;
+}
+
+export function context(options: { stdoutIsTTY?: boolean; terminalWidth?: number; env?: NodeJS.ProcessEnv } = {}): TestContext {
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stdout.on('data', (chunk: Buffer) => out.push(chunk));
+  stderr.on('data', (chunk: Buffer) => err.push(chunk));
+  const controller = new AbortController();
+  return {
+    ctx: {
+      io: {
+        stdout,
+        stderr,
+        stdin: new PassThrough(),
+        stdoutIsTTY: options.stdoutIsTTY ?? false,
+        stderrIsTTY: false,
+        color: new Chalk({ level: 0 }),
+        colorEnabled: false,
+        terminalWidth: options.terminalWidth ?? 100,
+        env: options.env ?? {},
+      },
+      signal: controller.signal,
+      verbose: () => undefined,
+    },
+    stdout: () => Buffer.concat(out).toString('utf8'),
+    stderr: () => Buffer.concat(err).toString('utf8'),
+    controller,
+  };
+}
+
+export function request(overrides: Partial<ExportRequest> = {}): ExportRequest {
+  return {
+    table: { id: 'tbl_1', name: 'T', emoji: null, workspaceId: 'w', workspaceName: 'W', rowCount: rows.length, fieldCount: 2 },
+    fields,
+    endpoint: 'rows',
+    search: '',
+    shape: { header: 'label', meta: true, system: true, cells: 'value', statusColumns: false },
+    format: 'csv',
+    csv: { bom: false, crlf: false, safeFormulas: false },
+    pageSize: 5,
+    resume: false,
+    restart: false,
+    onTruncated: 'warn',
+    rowWindow: { requests: 60, perMs: 60_000 },
+    ...overrides,
+  };
+}
+
+export const tempFile = async (name: string): Promise<string> => join(await mkdtemp(join(tmpdir(), 'tds-export-test-')), name);
+
+function enospc(syscall: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`ENOSPC: no space left on device, ${syscall}`), { code: 'ENOSPC', errno: -28, syscall });
+}
+
+/**
+ * A disk with `room` bytes left: writes go to the real file until the room is used, then fail as a full
+ * disk fails (ENOSPC, after a short write of what fits); once full, fsync fails too, as it may on a real
+ * full disk (so a checkpoint cannot be written either).
+ */
+export function diskWithRoom(room: number): FileOpener {
+  return async (path, flags) => {
+    const real = await openFile(path, flags);
+    let used = 0;
+    let full = false;
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        if (used + chunk.length > room) {
+          full = true;
+          // What fits is written, as a real short write does; the rest fails.
+          real.stream.write(chunk.subarray(0, Math.max(0, room - used)), () => callback(enospc('write')));
+          used = room;
+          return;
+        }
+        used += chunk.length;
+        real.stream.write(chunk, callback);
+      },
+      final(callback) {
+        real.stream.end(callback);
+      },
+    });
+    return { stream, sync: async () => (full ? Promise.reject(enospc('fsync')) : real.sync()) };
+  };
+}
