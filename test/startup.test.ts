@@ -83,16 +83,22 @@ describe('start-up', () => {
     }
   });
 
-  it.each([['--version'], ['--help'], ['rows', '--help'], ['push', '--help'], ['sync', '--help'], ['sql', '--help'], ['config', 'path'], ['completion', 'bash']])(
-    'tds %s builds the command tree without loading any implementation',
-    async (...args: string[]) => {
-      const { code, loaded } = await loadedBy(args);
-      expect(code).toBe(0);
-      expect(loaded).toContain('dist/program.js');
-      expect(implementations(loaded)).toEqual([]);
-      expect(heavyPackages(loaded)).toEqual([]);
-    },
-  );
+  it.each([
+    ['--version'],
+    ['--help'],
+    ['rows', '--help'],
+    ['push', '--help'],
+    ['sync', '--help'],
+    ['sql', '--help'],
+    ['config', 'path'],
+    ['completion', 'bash'],
+  ])('tds %s builds the command tree without loading any implementation', async (...args: string[]) => {
+    const { code, loaded } = await loadedBy(args);
+    expect(code).toBe(0);
+    expect(loaded).toContain('dist/program.js');
+    expect(implementations(loaded)).toEqual([]);
+    expect(heavyPackages(loaded)).toEqual([]);
+  });
 
   describe('tds rows', () => {
     let emulator: RunningEmulator;
