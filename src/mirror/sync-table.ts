@@ -4,7 +4,7 @@ import type { Database } from '../duckdb/engine.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { ApiClient } from '../http/client.js';
 import type { HeaderMode } from '../records/shape-options.js';
-import type { Field, Table } from '../spec/index.js';
+import { UNFINISHED_STATUSES, type Field, type Table } from '../spec/index.js';
 import { applySchema, createTableSql, loadFields, saveFields } from './apply-schema.js';
 import { readPages, UnknownField, type PassProgress } from './read-pages.js';
 import { planSchema, type SchemaPlan } from './schema-drift.js';
@@ -238,7 +238,8 @@ async function pendingSince(db: Database, state: TableState): Promise<string | n
   );
   const keys = reader.getRowObjectsJS().map((row) => quoteIdent(String(row.status_key)));
   if (keys.length === 0) return null;
-  const running = keys.map((key) => `${key} IN ('queued', 'waiting', 'running')`).join(' OR ');
+  const unfinished = UNFINISHED_STATUSES.map((status) => quoteLiteral(status)).join(', ');
+  const running = keys.map((key) => `${key} IN (${unfinished})`).join(' OR ');
   const oldest = await db.connection.runAndReadAll(`SELECT min("_createdAt") AS t FROM ${quoteIdent(state.mirrorTable)} WHERE ${running}`);
   const value = oldest.getRowObjectsJS()[0]?.t;
   return value === null || value === undefined ? null : new Date(value as Date).toISOString();

@@ -52,6 +52,8 @@ export interface Field {
 
 export const CELL_STATUSES = ['manual', 'success', 'failed', 'skipped', 'stopped', 'queued', 'waiting', 'running'] as const;
 export type CellStatus = (typeof CELL_STATUSES)[number];
+/** A cell whose action has not finished: it will change without anyone writing to the row. */
+export const UNFINISHED_STATUSES = ['queued', 'waiting', 'running'] as const satisfies readonly CellStatus[];
 
 /** All members optional; no other members exist. */
 export interface Cell {
