@@ -40,7 +40,7 @@ import { request } from 'undici';
 /**
  * One tds child: how it ended, what it printed, its wall time, its peak RSS (VmHWM, or getrusage at exit) and what
  * memory-probe.mjs saw at that peak.
- * @typedef {{ code: number | null, signal: string | null, stdout: string, stderr: string, ms: number, startedAt: number, endedAt: number, peakKb: number, memory: string }} TdsRun
+ * @typedef {{ code: number | null, signal: string | null, stdout: string, stderr: string, ms: number, startedAt: number, endedAt: number, peakKb: number, cpuSeconds: number, memory: string }} TdsRun
  */
 
 const TDS = fileURLToPath(new URL('../bin/tds.js', import.meta.url));
@@ -113,14 +113,17 @@ async function fullSync() {
   await warmUp(fast, table);
 
   const csv = join(dir, 'export.csv');
+  const exportEmuCpu = emulatorCpuMs(fast);
   const exported = await runTds(['rows', table.id, '--format', 'csv', '-o', csv], { env: FAST, probe: 'export' });
   mustSucceed(exported, 'tds rows --format csv');
   console.log(
     `tds rows ${table.name} --format csv -o export.csv: ${seconds(exported.ms)} = ${rate(ROWS, exported.ms)}, ` +
-      `${(statSync(csv).size / 1e6).toFixed(0)} MB written, peak RSS ${mb(exported.peakKb)}`,
+      `${(statSync(csv).size / 1e6).toFixed(0)} MB written, peak RSS ${mb(exported.peakKb)}; ` +
+      `CPU: tds ${exported.cpuSeconds.toFixed(1)} s, emulator ${seconds(emulatorCpuMs(fast) - exportEmuCpu)}`,
   );
   rmSync(csv, { force: true });
 
+  const syncEmuCpu = emulatorCpuMs(fast);
   const progress = startProgress(fast);
   const synced = await runTds(['sync', table.id, '--db', db, '--json'], { env: FAST, probe: 'sync' }).finally(progress.stop);
   mustSucceed(synced, 'tds sync (full)');
@@ -128,7 +131,8 @@ async function fullSync() {
   console.log(
     `tds sync ${table.name} --db mirror.duckdb (fresh file): ${seconds(synced.ms)} = ${rate(ROWS, synced.ms)}; ` +
       `${result.mode}, ${n(result.requests)} requests, ${n(result.inserted)} inserted, sync's own figure ${result.seconds} s; ` +
-      `mirror ${(statSync(db).size / 1e6).toFixed(0)} MB, peak RSS ${mb(synced.peakKb)}`,
+      `mirror ${(statSync(db).size / 1e6).toFixed(0)} MB, peak RSS ${mb(synced.peakKb)}; ` +
+      `CPU: tds ${synced.cpuSeconds.toFixed(1)} s, emulator ${seconds(emulatorCpuMs(fast) - syncEmuCpu)}`,
   );
   check(
     result.mode === 'full' && result.complete && result.inserted === table.rowCount,
@@ -186,6 +190,12 @@ async function idleFollow() {
   const caughtUp = await follow.nextSummary(60_000); // round 0 always prints its summary
   const burst = await pollsAfter(emu, caughtUp.at, POLLS);
   reportPolls(`(a) idle after the ${n(ADDED)}-row burst`, burst, caughtUp.summary);
+  const perPoll = Math.max(...burst.map((poll) => poll.filter((entry) => entry.bucket === 'rows').length));
+  if (perPoll > 1)
+    console.log(
+      `    (an incremental sync reads down to the newest row's creation time less a minute, so each poll reads again every row ` +
+        `created in the minute before the newest: at the default --every 10 that is ${perPoll * 6} row reads a minute, against a limit of 60)`,
+    );
 
   await fetchJson(emu, 'POST', '/_emulator/clock', { advanceMs: AGE_MS });
   await addRows(emu, table, 1);
@@ -340,6 +350,15 @@ async function fetchJson(emu, method, path, body) {
 }
 
 /**
+ * CPU time (user + system) the emulator child has used so far, from /proc/PID/stat (clock ticks of 10 ms).
+ * @param {Emulator} emu
+ */
+function emulatorCpuMs(emu) {
+  const fields = (readFileSync(`/proc/${emu.pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
  * The emulator's request log (key endpoints and webhook; its own /_emulator routes are not logged).
  * @param {Emulator} emu
  * @returns {Promise<LoggedRequest[]>}
@@ -477,6 +496,7 @@ function runTds(args, { env = {}, probe }) {
         startedAt,
         endedAt: Date.now(),
         peakKb: Math.max(peakKb, (report?.maxRssBytes ?? 0) / 1024),
+        cpuSeconds: report?.cpuSeconds ?? Number.NaN,
         memory: report ? describeProbe(report) : 'not recorded',
       });
     });
