@@ -15,6 +15,15 @@ import { runPush } from '../push/run-push.js';
 import { WebhookClient } from '../push/deliver/webhook-client.js';
 import { webhookLimiter } from '../push/deliver/webhook-limiter.js';
 import { pushArguments, webhookTarget, type WebhookTarget } from '../push/deliver/webhook-target.js';
+import { parseKeySpec } from '../push/key/record-key.js';
+import type { KeyJob } from '../push/key/keyed-push.js';
+import type { WaitSpec } from '../push/push-job.js';
+import type { RowsOutput } from '../push/wait/write-rows.js';
+import type { ApiClient } from '../http/client.js';
+import { checkOutputTarget } from '../output/claim-output.js';
+import { chooseFormat, type DataFormat } from '../output/format.js';
+import type { HeaderMode } from '../records/shape-options.js';
+import { MirrorKeys } from '../mirror/mirror-keys.js';
 
 export interface PushOptions {
   inputFormat?: InputFormat;
@@ -33,11 +42,22 @@ export interface PushOptions {
   check?: boolean;
   dryRun?: boolean;
   validateFirst?: boolean;
-  wait?: boolean;
+  /** true: until visible */
+  wait?: boolean | string;
   table?: string;
-  waitTimeout: number;
+  waitTimeout?: number;
+  key?: string;
+  skipExisting?: boolean;
+  onDuplicate?: 'skip' | 'error';
+  db?: string;
+  output?: string;
+  format?: DataFormat;
+  header?: HeaderMode;
   json?: boolean;
 }
+
+/** How long --wait polls by default: rows show within about 30 s; action columns take longer. */
+const WAIT_TIMEOUT_S = { visible: 60, settled: 600 };
 
 /** `tds push [webhook] [file]`: `positional` holds the arguments given, in order. */
 export async function pushAction(ctx: Context, positional: string[], options: PushOptions, command: Command): Promise<void> {
@@ -52,24 +72,32 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
     if (!target) throw new UsageError('--check needs a webhook');
     return checkOnly(ctx, target, { maxRetries, timeoutMs, rateScale: settings.rateScale, json: Boolean(options.json) });
   }
-  checkCombinations(options);
+  const waitUntil = checkCombinations(options);
   const format = inputFormatOf(args.input, options.inputFormat);
   if (options.types === 'infer' && (format === 'json' || format === 'ndjson')) {
     throw new UsageError('--types infer applies to CSV and TSV input; JSON values keep their own types');
   }
+  const output = options.output ? await rowsOutput(options) : undefined;
   const pipe = await checkInput(ctx, args.input);
-  const journalPath = options.journal ?? (pipe ? undefined : `${args.input}.tds-journal`);
   const read = { format, infer: options.types === 'infer', nest: options.nest, relaxColumns: Boolean(options.relaxColumns) };
-  const client = options.wait && !options.dryRun ? await connect(ctx, command) : undefined;
+  const needsApi = options.key !== undefined || (waitUntil !== undefined && !options.dryRun);
+  const client = needsApi ? await connect(ctx, command) : undefined;
+  const mirror = client && options.db ? new MirrorKeys(ctx, client, settings.db) : undefined;
   try {
     await runPush(ctx, {
       // a resumed file is checked in full against its journal before anything new is sent
-      input: { path: args.input, stdin: ctx.io.stdin, read, streamed: pipe || !(options.validateFirst || options.resume) },
+      input: {
+        path: args.input,
+        stdin: ctx.io.stdin,
+        read,
+        streamed: pipe || !(options.validateFirst || options.resume || options.skipExisting),
+      },
       limits: { maxObjects: options.batchSize, maxBytes: WEBHOOK_MAX_BODY_BYTES },
       journal: {
-        path: journalPath,
+        ...(options.journal !== undefined ? { path: options.journal } : {}),
+        ...(pipe ? {} : { beside: args.input }),
         resume: Boolean(options.resume),
-        uncertain: uncertainPolicy(options),
+        uncertain: { ...uncertainPolicy(options), byKey: options.key !== undefined },
       },
       ...(target
         ? {
@@ -83,13 +111,50 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
             },
           }
         : {}),
-      ...(client && options.table ? { wait: { client, table: options.table, timeoutMs: options.waitTimeout * 1000 } } : {}),
+      ...(client && waitUntil && options.table ? { wait: waitSpec(client, options.table, waitUntil, options.waitTimeout, output) } : {}),
+      ...(client && options.key !== undefined && options.table ? { key: keyJob(client, options, mirror) } : {}),
       report: { json: Boolean(options.json), progress: !globals.verbose, ...(options.rejects ? { rejectsPath: options.rejects } : {}) },
       dryRun: Boolean(options.dryRun),
     });
   } finally {
+    mirror?.close();
     await client?.close();
   }
+}
+
+function waitSpec(
+  client: ApiClient,
+  table: string,
+  until: 'visible' | 'settled',
+  timeoutS: number | undefined,
+  output: RowsOutput | undefined,
+): WaitSpec {
+  return {
+    client,
+    table,
+    timeoutMs: (timeoutS ?? WAIT_TIMEOUT_S[until]) * 1000,
+    ...(until === 'settled' ? { settled: output ? { output } : {} } : {}),
+  };
+}
+
+function keyJob(client: ApiClient, options: PushOptions, mirror: MirrorKeys | undefined): KeyJob {
+  return {
+    spec: parseKeySpec(options.key ?? ''),
+    table: options.table ?? '',
+    client,
+    onDuplicate: options.onDuplicate ?? 'skip',
+    skipExisting: Boolean(options.skipExisting),
+    ...(mirror ? { mirror } : {}),
+  };
+}
+
+/** -o FILE of --wait settled: its format (extension or --format), checked to be writable before anything is sent. */
+async function rowsOutput(options: PushOptions): Promise<RowsOutput> {
+  const path = options.output ?? '';
+  const format = chooseFormat({ format: options.format, output: path, fallback: 'csv' });
+  if (format === 'table') throw new UsageError('-o FILE takes a data format: csv, tsv, ndjson or json');
+  await checkOutputTarget(path);
+  return { path, format, header: options.header ?? 'label' };
 }
 
 async function resolveTarget(
@@ -108,12 +173,41 @@ async function resolveTarget(
   return webhookTarget(raw);
 }
 
-function checkCombinations(options: PushOptions): void {
+/** Flags that need others; returns what --wait waits for. */
+function checkCombinations(options: PushOptions): 'visible' | 'settled' | undefined {
   if (options.resendUncertain && !options.resume) throw new UsageError('--resend-uncertain goes with --resume');
   if (options.acceptUncertain && !options.resume) throw new UsageError('--accept-uncertain goes with --resume');
-  if (options.wait && !options.table) throw new UsageError('--wait needs --table TABLE (the table the webhook feeds)');
-  if (options.table && !options.wait) throw new UsageError('--table is used by --wait; add --wait');
   if (options.nest === '') throw new UsageError('--nest needs a separator, such as .');
+  const until = options.wait === undefined ? undefined : options.wait === true ? 'visible' : options.wait;
+  if (until !== undefined && until !== 'visible' && until !== 'settled') {
+    throw new UsageError(`--wait ${until}: wait until "visible" (the default) or "settled"`, {
+      hint: '--wait, --wait visible or --wait settled',
+    });
+  }
+  const key = options.key;
+  if (key !== undefined && (parseKeySpec(key).field === '' || parseKeySpec(key).column === '')) {
+    throw new UsageError(`--key "${key}": give the input key, and optionally the column it fills: --key FIELD or --key FIELD=COLUMN`);
+  }
+  if ((until !== undefined || key !== undefined) && !options.table) {
+    throw new UsageError(`${key !== undefined ? '--key' : '--wait'} needs --table TABLE (the table the webhook feeds)`);
+  }
+  if (options.table && until === undefined && key === undefined)
+    throw new UsageError('--table is used by --wait and --key; add one of them');
+  const needsKey = {
+    '--skip-existing': options.skipExisting,
+    '--on-duplicate': options.onDuplicate,
+    '--wait settled': until === 'settled',
+  };
+  for (const [flag, given] of Object.entries(needsKey)) if (given && key === undefined) throw new UsageError(`${flag} needs --key FIELD`);
+  if (options.db !== undefined && !options.skipExisting)
+    throw new UsageError('--db is used by --skip-existing (the mirror to look keys up in)');
+  if (options.output !== undefined && until !== 'settled') {
+    throw new UsageError('-o FILE writes the pushed rows once they have settled: add --wait settled (and --key)');
+  }
+  for (const flag of ['format', 'header'] as const)
+    if (options[flag] !== undefined && options.output === undefined) throw new UsageError(`--${flag} is for -o FILE`);
+  if (options.waitTimeout !== undefined && until === undefined) throw new UsageError('--wait-timeout goes with --wait');
+  return until;
 }
 
 /** --resend-uncertain and --accept-uncertain, each for every uncertain batch or for the batches it names, never both for one. */

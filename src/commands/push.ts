@@ -3,6 +3,7 @@ import type { Context } from '../core/context.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import { RATE_LIMITS, WEBHOOK_MAX_OBJECTS } from '../spec/index.js';
 import { INPUT_FORMATS } from '../push/input/input-format.js';
+import { HEADER_MODES } from '../records/shape-options.js';
 import type { PushOptions } from './push-action.js';
 
 const WEBHOOK_RATE = RATE_LIMITS.webhook.requests;
@@ -29,10 +30,20 @@ Global options that matter here: --timeout SECONDS (default 30; a request unansw
 uncertain), --max-retries N (default 5), -v (one line per request, the webhook URL redacted).
 The summary goes to stderr; --json prints it on stdout instead.
 
-Exit codes: 0 all records sent; 2 bad input or options; 4 webhook not found; 7 push incomplete
-(uncertain, rejected or unsent records, or fewer rows visible than sent with --wait); 130
-interrupted. --wait: the webhook adds rows asynchronously, so exit 7 after --wait means they
-were not visible yet, not that they are lost.
+Push by key (--key FIELD[=COLUMN] --table TABLE, needs the API key): FIELD identifies a record
+and fills COLUMN (default: the column labelled or named FIELD). A key that repeats an earlier
+record's is not sent (--on-duplicate error stops instead); a record without its key is rejected.
+An uncertain batch is settled, not left to you: once the webhook's intake window has passed, its
+keys are looked up in the table and only the records not found are sent again; the push goes on.
+--skip-existing leaves out records whose key the table already holds, looked up at the fewest row
+requests (filter queries, a read of the table, or the mirror of --db synced first; -v and
+--dry-run say which). --wait settled waits until the pushed rows' action columns have finished,
+and -o FILE then writes those rows in input order, as \`tds rows --status-columns\` would.
+
+Exit codes: 0 all records sent; 2 bad input or options; 4 webhook or table not found; 7 push
+incomplete (uncertain, rejected or unsent records, fewer rows visible than sent with --wait, or
+rows not settled with --wait settled); 130 interrupted. --wait: the webhook adds rows
+asynchronously, so exit 7 after --wait means they were not visible yet, not that they are lost.
 
 Examples:
   $ tds config set webhook.signups            # paste the URL; it never appears in argv
@@ -40,10 +51,12 @@ Examples:
   $ tds push @signups people.csv --resume     # after an interruption
   $ TDS_WEBHOOK_URL=… tds push events.ndjson --json
   $ cat data.json | tds push @signups - --input-format json --journal data.journal
-  $ tds push @signups --check`;
+  $ tds push @signups --check
+  $ tds push @leads leads.csv --key email --table Leads --skip-existing
+  $ tds push @leads leads.csv --key email --table Leads --wait settled -o enriched.csv`;
 
 export function pushCommand(ctx: Context): Command {
-  return new Command('push')
+  const command = new Command('push')
     .description('send CSV, TSV, NDJSON or JSON records into a table through its webhook, each record once')
     .argument('[webhook]', 'the webhook URL, or @NAME saved with `tds config set webhook.NAME`; default: TDS_WEBHOOK_URL')
     .argument('[file]', 'the input file, or - for stdin (the default)')
@@ -70,7 +83,7 @@ export function pushCommand(ctx: Context): Command {
       parseIntegerOption('--rate', 1, WEBHOOK_RATE),
       WEBHOOK_RATE,
     )
-    .option('--journal <file>', 'journal of sent batches (default: FILE.tds-journal beside a file input; none for stdin)')
+    .option('--journal <file>', 'journal of sent batches (default: beside a file input, one per webhook; none for stdin)')
     .option('--resume', 'continue the push recorded in the journal: batches already sent are skipped')
     .option(
       '--resend-uncertain [batches]',
@@ -84,14 +97,45 @@ export function pushCommand(ctx: Context): Command {
     .option('--check', 'only check that the webhook exists (HEAD; adds no row)')
     .option('--dry-run', 'read, validate and batch the input and print the plan; send nothing')
     .option('--validate-first', 'read and validate the whole file before the first request, so a bad row anywhere sends nothing')
-    .option('--wait', 'after sending, poll the table until the new rows are visible (needs --table and the API key)')
-    .option('--table <table>', 'the table the webhook feeds, by ID or exact name (for --wait)')
-    .option('--wait-timeout <seconds>', 'how long --wait polls', parseNumberOption('--wait-timeout', 1, 86_400), 60)
     .option('--json', 'print the summary as one JSON object on stdout')
     .addHelpText('after', HELP)
     .action(async (webhookArg: string | undefined, fileArg: string | undefined, options: PushOptions, command: Command) => {
       const { pushAction } = await import('./push-action.js');
       const positional = [webhookArg, fileArg].filter((arg): arg is string => arg !== undefined);
+      // `--wait FILE`: --wait takes an optional word (settled), so commander took the argument after it
+      if (typeof options.wait === 'string' && !['visible', 'settled'].includes(options.wait) && positional.length < 2) {
+        if (/^(@|https?:)/.test(options.wait)) positional.unshift(options.wait);
+        else positional.push(options.wait);
+        options.wait = true;
+      }
       await pushAction(ctx, positional, options, command);
     });
+  return withKeyOptions(command);
+}
+
+/** --key, --skip-existing, --wait [settled] and the -o FILE of the rows pushed. */
+function withKeyOptions(command: Command): Command {
+  return command
+    .option('--key <field[=column]>', 'push by key: the input key that identifies a record, and the column it fills (needs --table)')
+    .option('--skip-existing', 'with --key: do not send records whose key the table already holds')
+    .addOption(
+      new Option('--on-duplicate <action>', 'with --key: a key repeated in the input is skipped, or stops the push (exit 2)').choices([
+        'skip',
+        'error',
+      ]),
+    )
+    .option('--db <file>', 'with --skip-existing: the local mirror (`tds sync`), synced first, when that costs fewer row requests')
+    .option(
+      '--wait [until]',
+      'after sending, poll the table until the new rows are visible, or (with --key) settled: their action columns done (needs --table)',
+    )
+    .option('--table <table>', 'the table the webhook feeds, by ID or exact name (for --wait and --key)')
+    .option(
+      '--wait-timeout <seconds>',
+      'how long --wait polls (default 60; 600 with --wait settled)',
+      parseNumberOption('--wait-timeout', 1, 86_400),
+    )
+    .option('-o, --output <file>', 'with --wait settled: write the pushed rows there, in input order (format from the extension)')
+    .addOption(new Option('--format <format>', 'the format of -o FILE').choices(['csv', 'tsv', 'ndjson', 'json']))
+    .addOption(new Option('--header <kind>', 'column keys of -o FILE: labels, names or IDs (default label)').choices(HEADER_MODES));
 }

@@ -1,6 +1,9 @@
 import type { Context } from '../core/context.js';
 import { startLiveLine } from '../output/live-line.js';
 import { readInput } from './input/read-input.js';
+import { keyedOptions, type KeyedPush } from './key/keyed-push.js';
+import { logDuplicate } from './report/log-duplicate.js';
+import type { PushedKeys } from './key/pushed-keys.js';
 import type { ReadStats } from './input/input-record.js';
 import type { Batch, BatchLimits } from './plan/batch.js';
 import { batchPass } from './plan/batch-pass.js';
@@ -26,6 +29,8 @@ export interface CheckOptions {
   /** --rejects FILE: a file's rejected records are all listed now (staged, so a failed check keeps an earlier file) */
   rejectsPath?: string;
   progress: boolean;
+  /** --key: keys read, repeated and missing ones marked; the keys collected in input order */
+  keyed?: { push: KeyedPush; keys: PushedKeys };
 }
 
 /** Reads and batches the whole input without sending: the dry run, and the check of a file before sending. */
@@ -40,7 +45,12 @@ export async function checkPass(ctx: Context, options: CheckOptions): Promise<Ch
     onConfirmed: (batch) => void confirmed.push(batch),
     journalPath: options.journal.path,
     signal: ctx.signal,
-    onRejected: (batch, reason) => rejects?.write(batch.items, reason),
+    onRejected: async (batch, reason) => {
+      options.keyed?.keys.reject(batch.items.map((item) => item.record));
+      await rejects?.write(batch.items, reason);
+    },
+    ...(options.keyed ? { key: keyedOptions(options.keyed.push, sourceName(options.input), options.keyed.keys) } : {}),
+    onDuplicate: logDuplicate(ctx),
   });
   const count = (): string => reader.stats.records.toLocaleString('en-US');
   const line = options.progress

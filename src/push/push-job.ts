@@ -1,5 +1,7 @@
 import type { ApiClient } from '../http/client.js';
 import type { WebhookTarget } from './deliver/webhook-target.js';
+import type { KeyJob } from './key/keyed-push.js';
+import type { RowsOutput } from './wait/write-rows.js';
 import type { ReadOptions } from './input/read-input.js';
 import type { BatchLimits } from './plan/batch.js';
 import type { UncertainPolicy } from './plan/resume-plan.js';
@@ -17,8 +19,10 @@ export interface InputSpec {
 }
 
 export interface JournalSpec {
-  /** none for stdin without --journal */
+  /** --journal FILE */
   path?: string;
+  /** without --journal, a file input: its journal is beside it, one per webhook (none for stdin) */
+  beside?: string;
   resume: boolean;
   /** uncertain batches of an earlier run: left alone, sent again (--resend-uncertain) or confirmed (--accept-uncertain) */
   uncertain: UncertainPolicy;
@@ -40,6 +44,8 @@ export interface WaitSpec {
   table: string;
   timeoutMs: number;
   client: ApiClient;
+  /** `settled` (with --key): until the pushed rows' action cells are done; -o writes them */
+  settled?: { output?: RowsOutput };
 }
 
 export interface ReportSpec {
@@ -57,6 +63,8 @@ export interface PushJob {
   /** undefined only for a dry run without a webhook */
   delivery?: DeliverySpec;
   wait?: WaitSpec;
+  /** --key FIELD[=COLUMN] */
+  key?: KeyJob;
   report: ReportSpec;
   dryRun: boolean;
 }

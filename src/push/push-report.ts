@@ -9,7 +9,17 @@ import { sourceName, type PushJob } from './push-job.js';
 import { incompleteError } from './report/incomplete.js';
 import { buildSummary, formatSummary, type PushSummary, type SummaryInput } from './report/summary.js';
 import type { SendResult } from './send-pass.js';
-import type { WaitResult } from './wait/wait-rows.js';
+import type { KeyLookups } from './key/key-lookups.js';
+import type { WaitSummary } from './report/summary.js';
+
+/** --key: what the summary tells of the keys. */
+export interface KeyReport {
+  field: string;
+  column: string;
+  /** --skip-existing: how keys were looked up */
+  lookup: string | null;
+  lookups: Pick<KeyLookups, 'requests'>;
+}
 
 /** Warnings on the way, the summary at the end (stderr, or JSON on stdout), and the error the push ends with. */
 export class PushReport {
@@ -24,13 +34,17 @@ export class PushReport {
     this.ctx.io.stderr.write(`${this.ctx.io.color.yellow('warning:')} ${text}\n`);
   }
 
+  note(text: string): void {
+    this.ctx.io.stderr.write(`${text}\n`);
+  }
+
   /** How the input was read (a check pass, or the sending pass of a streamed input). */
   read(stats: ReadStats): void {
     inputWarnings(stats).forEach((text) => this.warn(text));
   }
 
-  dryRun(check: CheckResult): void {
-    this.print(this.summary({ read: check.stats.records, tally: check.tally, notSent: null }));
+  dryRun(check: CheckResult, key?: KeyReport): void {
+    this.print(this.summary({ read: check.stats.records, tally: check.tally, notSent: null, ...keyPart(key) }));
   }
 
   /** A checked file with nothing left to send (every batch dealt with before). */
@@ -46,7 +60,7 @@ export class PushReport {
   }
 
   /** The summary of a push that sent, then the error it ends with, if any. */
-  finish(sent: SendResult, check: CheckResult | undefined, wait: WaitResult | undefined): void {
+  finish(sent: SendResult, check: CheckResult | undefined, wait: WaitSummary | undefined, key?: KeyReport): void {
     // a file's counts come from the checking pass: sending may have stopped part way
     const tally = PushTally.combine(check?.tally ?? sent.scan, sent.sending);
     const notSent = check ? check.tally.toSend.records - sent.dealt : sent.exhausted ? tally.pending.records : null;
@@ -57,6 +71,7 @@ export class PushReport {
       checkSeconds: check?.seconds,
       sendSeconds: sent.seconds,
       wait,
+      ...keyPart(key),
     });
     this.print(summary);
     const failure = sent.stops.find((stop): stop is Extract<StopReason, { kind: 'failed' }> => stop.kind === 'failed');
@@ -93,4 +108,8 @@ export class PushReport {
     if (this.job.report.json) this.ctx.io.stdout.write(`${JSON.stringify(summary)}\n`);
     else this.ctx.io.stderr.write(formatSummary(summary));
   }
+}
+
+function keyPart(key: KeyReport | undefined): Pick<SummaryInput, 'key'> {
+  return key ? { key: { field: key.field, column: key.column, lookup: key.lookup, lookupRequests: key.lookups.requests } } : {};
 }

@@ -7,32 +7,74 @@ import { checkPass, type CheckResult } from './check-pass.js';
 import { checkWebhook } from './deliver/check-webhook.js';
 import { WebhookClient } from './deliver/webhook-client.js';
 import { webhookLimiter } from './deliver/webhook-limiter.js';
+import type { RateLimiter } from '../http/rate-limiter.js';
+import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
+import { PushedKeys } from './key/pushed-keys.js';
+import { KeySettler } from './key/settle.js';
 import { journalConfirmed } from './journal/confirm-batches.js';
-import type { JournalContents } from './journal/journal-entry.js';
+import type { JournalContents, JournalHeader } from './journal/journal-entry.js';
 import { journalHeaderFor } from './journal/journal-header.js';
+import { defaultJournalPath } from './journal/journal-path.js';
 import { priorJournal } from './journal/prior-journal.js';
 import { JournalIndex } from './plan/resume-plan.js';
-import { sourceName, type PushJob, type WaitSpec } from './push-job.js';
-import { PushReport } from './push-report.js';
-import { sendPass, type SendResult } from './send-pass.js';
-import { waitForRows, type WaitResult } from './wait/wait-rows.js';
+import { sourceName, type DeliverySpec, type JournalSpec, type PushJob } from './push-job.js';
+import { PushReport, type KeyReport } from './push-report.js';
+import type { WaitSummary } from './report/summary.js';
+import { emptyResult, sendPass, type KeyedSending, type SendResult } from './send-pass.js';
+import { settledPass } from './settled-pass.js';
+import { waitForRows } from './wait/wait-rows.js';
 
-/** Rows show up in rowCount asynchronously; polling every 2 s stays far inside the read limits. */
+/** Rows show up asynchronously; polling every 2 s stays far inside the read limits. */
 const WAIT_POLL_MS = 2_000;
+/** How much older than the push's start its rows may be dated (a service clock behind ours). */
+const CLOCK_MARGIN_MS = 5 * 60_000;
+
+interface Wire {
+  delivery: DeliverySpec;
+  client: WebhookClient;
+  limiter: RateLimiter;
+}
 
 /**
- * `tds push`: the journal of an earlier run (--resume); the webhook checked (HEAD); a file read in
- * full and checked before anything is sent (stdin, pipes and files without --validate-first are
- * checked as they stream); the batches due sent and journaled; the new rows waited for (--wait);
- * the summary, and the error the push ends with.
+ * `tds push`: the webhook checked (HEAD) before anything else; the journal of an earlier run
+ * (--resume); with --key, the table and its key column; a file read in full and checked before
+ * anything is sent (stdin, pipes and files without --validate-first are checked as they stream); the
+ * batches due sent and journaled; the new rows waited for (--wait); the summary, and the error the
+ * push ends with.
  */
 export async function runPush(ctx: Context, job: PushJob): Promise<void> {
-  const lock = job.dryRun || !job.journal.path ? undefined : await lockJournal(job.journal.path);
+  if (job.dryRun) return dryRun(ctx, { ...job, journal: { ...job.journal, path: await journalPathOf(job.journal, job.delivery) } });
+  const delivery = job.delivery;
+  if (!delivery) throw new UsageError('no webhook given');
+  const client = new WebhookClient({ url: delivery.target.url, connections: delivery.concurrency, timeoutMs: delivery.timeoutMs });
+  const limiter = webhookLimiter(delivery.rate, delivery.rateScale);
   try {
-    await push(ctx, job);
+    // an unknown webhook exits 4 before any journal is read
+    await checkWebhook({
+      client,
+      target: delivery.target,
+      limiter,
+      maxRetries: delivery.maxRetries,
+      rateScale: delivery.rateScale,
+      signal: ctx.signal,
+      log: ctx.verbose,
+    });
+    const path = await journalPathOf(job.journal, delivery);
+    const lock = path ? await lockJournal(path) : undefined;
+    try {
+      await push(ctx, { ...job, journal: { ...job.journal, path } }, { delivery, client, limiter });
+    } finally {
+      await lock?.release();
+    }
   } finally {
-    await lock?.release();
+    await client.close();
   }
+}
+
+/** --journal FILE, or the journal beside a file input for this webhook. */
+async function journalPathOf(spec: JournalSpec, delivery: DeliverySpec | undefined): Promise<string | undefined> {
+  if (spec.path !== undefined || spec.beside === undefined) return spec.path;
+  return delivery ? defaultJournalPath(spec.beside, delivery.target.fingerprint) : `${spec.beside}.tds-journal`;
 }
 
 /** The journal belongs to one run at a time (two runs would both send what is left); the lock dies with the process. */
@@ -46,57 +88,118 @@ async function lockJournal(path: string): Promise<ProcessLock> {
   return lock;
 }
 
-async function push(ctx: Context, job: PushJob): Promise<void> {
-  const report = new PushReport(ctx, job);
-  const prior = await priorJournal({ ...job.journal, dryRun: job.dryRun }, (journaled) =>
-    journalHeaderFor(
-      job.input,
-      job.limits.maxObjects,
-      job.delivery?.target ?? { shown: journaled.webhook.shown, fingerprint: journaled.webhook.sha256 },
-    ),
+/** The journal of an earlier run (--resume), checked to be of this push. */
+function readPrior(job: PushJob, keyed: KeyedPush | undefined): Promise<JournalContents | undefined> {
+  return priorJournal({ ...job.journal, dryRun: job.dryRun }, (journaled) =>
+    headerOf(job, job.delivery?.target ?? { shown: journaled.webhook.shown, fingerprint: journaled.webhook.sha256 }, keyed),
   );
+}
+
+function headerOf(
+  job: PushJob,
+  target: { shown: string; fingerprint: string },
+  keyed: KeyedPush | undefined,
+  check?: CheckResult,
+): JournalHeader {
+  const key = keyed && {
+    field: keyed.job.spec.field,
+    compare: keyed.column.field.type === 'number' ? ('number' as const) : ('text' as const),
+  };
+  return journalHeaderFor(job.input, job.limits.maxObjects, target, check?.stats, key);
+}
+
+async function dryRun(ctx: Context, job: PushJob): Promise<void> {
+  const report = new PushReport(ctx, job);
+  const keyed = job.key && (await prepareKeyed(job.key));
+  const prior = await readPrior(job, keyed);
+  const keys = new PushedKeys();
+  const check = await checkPass(ctx, {
+    ...job,
+    index: prior && new JournalIndex(prior.entries),
+    progress: job.report.progress,
+    ...(keyed ? { keyed: { push: keyed, keys } } : {}),
+  });
+  report.read(check.stats);
+  const lookup = keyed?.job.skipExisting ? (await keyed.lookups.existing(keys.sample(1000), check.tally.toSend.records)).plan.text : null;
+  report.dryRun(check, keyed && keyReport(keyed, lookup));
+}
+
+async function push(ctx: Context, job: PushJob, wire: Wire): Promise<void> {
+  const report = new PushReport(ctx, job);
+  const keyed = job.key && (await prepareKeyed(job.key));
+  const prior = await readPrior(job, keyed);
   const index = prior && new JournalIndex(prior.entries);
-  if (job.dryRun) {
-    const check = await checkPass(ctx, { ...job, index, progress: job.report.progress });
-    report.read(check.stats);
-    return report.dryRun(check);
-  }
-  const delivery = job.delivery;
-  if (!delivery) throw new UsageError('no webhook given');
   if (job.input.streamed && !job.journal.path) {
     report.warn(
       `reading ${sourceName(job.input)} without --journal: if this push stops part way, it cannot be resumed (pass --journal FILE)`,
     );
   }
-  const client = new WebhookClient({ url: delivery.target.url, connections: delivery.concurrency, timeoutMs: delivery.timeoutMs });
-  const limiter = webhookLimiter(delivery.rate, delivery.rateScale);
-  try {
-    await checkWebhook({
-      client,
-      target: delivery.target,
-      limiter,
-      maxRetries: delivery.maxRetries,
-      rateScale: delivery.rateScale,
+  // --wait --table: an unknown table fails now, before the input is read
+  const table = keyed?.table ?? (job.wait && (await resolveTable(job.wait.client, job.wait.table)));
+  const checkKeys = new PushedKeys();
+  const check = job.input.streamed ? undefined : await checkFile(ctx, job, report, { index, prior, keyed, keys: checkKeys });
+  const nothing = check !== undefined && check.tally.toSend.batches === 0;
+  if (nothing && job.journal.path && check.confirmed.length > 0) await journalConfirmed(job.journal.path, check.confirmed);
+  if (nothing && !job.wait?.settled) return report.nothingToSend(check);
+  if (nothing) report.note(`nothing to send: every batch of ${sourceName(job.input)} was dealt with before`);
+
+  // the row count as close as possible to the first POST
+  const baseline =
+    table && job.wait ? await resolveTable(job.wait.client, table.id) : keyed && (await resolveTable(keyed.job.client, keyed.table.id));
+  const began = Date.now();
+  const settler =
+    keyed &&
+    new KeySettler({
+      lookups: keyed.lookups,
+      field: keyed.job.spec.field,
+      rateScale: wire.delivery.rateScale,
       signal: ctx.signal,
       log: ctx.verbose,
     });
-    // --wait --table: an unknown table fails now, before the input is read
-    const table = job.wait && (await resolveTable(job.wait.client, job.wait.table));
-    const check = job.input.streamed ? undefined : await checkFile(ctx, job, report, index, prior);
-    if (check && check.tally.toSend.batches === 0) {
-      if (job.journal.path && check.confirmed.length > 0) await journalConfirmed(job.journal.path, check.confirmed);
-      return report.nothingToSend(check);
-    }
-    // the row count as close as possible to the first POST
-    const baseline = table && job.wait && (await resolveTable(job.wait.client, table.id));
-    const header = journalHeaderFor(job.input, job.limits.maxObjects, delivery.target, check?.stats);
-    const sent = await sendPass(ctx, { ...job, index, header, checked: check !== undefined, ...job.report, delivery, client, limiter });
-    warnAfterSending(report, job, sent, check);
-    const wait = baseline && job.wait ? await waitAfterSending(ctx, job.wait, baseline, sent, delivery.rateScale) : undefined;
-    report.finish(sent, check, wait);
-  } finally {
-    await client.close();
-  }
+  if (settler && baseline) settler.begin(baseline.rowCount);
+  const sendKeys = new PushedKeys();
+  const lookup = { text: null as string | null };
+  const sent = nothing
+    ? nothingSent(check)
+    : await sendPass(ctx, {
+        ...job,
+        index,
+        header: headerOf(job, wire.delivery.target, keyed, check),
+        checked: check !== undefined,
+        ...job.report,
+        delivery: wire.delivery,
+        client: wire.client,
+        limiter: wire.limiter,
+        ...(keyed && settler ? { keyed: keyedSending(ctx, { push: keyed, settler, keys: sendKeys }, check, lookup) } : {}),
+      });
+  warnAfterSending(report, job, sent, check);
+  const keys = check ? checkKeys : sendKeys;
+  keys.rejectAll(check ? sendKeys : checkKeys);
+  const recent =
+    !index && sent.sending.existing === 0 && baseline ? { since: began - CLOCK_MARGIN_MS, rowsBefore: baseline.rowCount } : undefined;
+  const wait = baseline ? await waitAfterSending(ctx, job, { baseline, sent, keyed, keys, recent }) : undefined;
+  report.finish(sent, check, wait, keyed && keyReport(keyed, lookup.text));
+}
+
+/** What the sending pass needs of a keyed push; `lookup` is told the --skip-existing plan. */
+function keyedSending(
+  ctx: Context,
+  keyed: Pick<KeyedSending, 'push' | 'settler' | 'keys'>,
+  check: CheckResult | undefined,
+  lookup: { text: string | null },
+): KeyedSending {
+  return {
+    ...keyed,
+    ...(check ? { keyCount: check.tally.toSend.records } : {}),
+    onPlan: (plan) => {
+      lookup.text = plan.text;
+      ctx.verbose(`--skip-existing: ${plan.text}`);
+    },
+  };
+}
+
+function keyReport(keyed: KeyedPush, lookup: string | null): KeyReport {
+  return { field: keyed.job.spec.field, column: keyed.column.field.id, lookup, lookups: keyed.lookups };
 }
 
 /** The check pass of a file, with what it says about the input. */
@@ -104,17 +207,28 @@ async function checkFile(
   ctx: Context,
   job: PushJob,
   report: PushReport,
-  index: JournalIndex | undefined,
-  prior: JournalContents | undefined,
+  from: { index?: JournalIndex; prior?: JournalContents; keyed?: KeyedPush; keys: PushedKeys },
 ): Promise<CheckResult> {
-  const check = await checkPass(ctx, { ...job, index, rejectsPath: job.report.rejectsPath, progress: job.report.progress });
+  const check = await checkPass(ctx, {
+    ...job,
+    index: from.index,
+    rejectsPath: job.report.rejectsPath,
+    progress: job.report.progress,
+    ...(from.keyed ? { keyed: { push: from.keyed, keys: from.keys } } : {}),
+  });
   report.read(check.stats);
-  if (prior?.header.input.sha256 && check.stats.sha256 && prior.header.input.sha256 !== check.stats.sha256) {
+  const journaled = from.prior?.header.input.sha256;
+  if (journaled && check.stats.sha256 && journaled !== check.stats.sha256) {
     report.warn(
       `${sourceName(job.input)} changed since the journal was written; every batch the journal records is unchanged, so the push goes on`,
     );
   }
   return check;
+}
+
+/** A checked file that had nothing left to send. */
+function nothingSent(check: CheckResult): SendResult {
+  return { ...emptyResult(check.tally, check.stats), exhausted: true };
 }
 
 function warnAfterSending(report: PushReport, job: PushJob, sent: SendResult, check: CheckResult | undefined): void {
@@ -128,24 +242,47 @@ function warnAfterSending(report: PushReport, job: PushJob, sent: SendResult, ch
   }
 }
 
-/** --wait: polls the table's rowCount until the rows sent are visible (an interrupt ends the wait quietly). */
-async function waitAfterSending(
-  ctx: Context,
-  wait: WaitSpec,
-  baseline: Table,
-  sent: SendResult,
-  rateScale: number,
-): Promise<WaitResult | undefined> {
-  if (sent.sending.sent.records === 0 || ctx.signal.aborted) return undefined;
-  return waitForRows({
-    client: wait.client,
-    tableId: baseline.id,
-    before: baseline.rowCount,
-    expected: sent.sending.sent.records,
-    timeoutMs: wait.timeoutMs,
-    intervalMs: WAIT_POLL_MS / rateScale,
-    signal: ctx.signal,
-  }).catch((error: unknown) => {
+interface AfterSending {
+  baseline: Table;
+  sent: SendResult;
+  keyed?: KeyedPush;
+  keys: PushedKeys;
+  recent?: { since: number; rowsBefore: number };
+}
+
+/**
+ * --wait: polls the table's rowCount until the rows sent are visible; --wait settled: until the pushed
+ * rows' action cells are done, then writes them (-o). An interrupt ends the wait quietly.
+ */
+async function waitAfterSending(ctx: Context, job: PushJob, after: AfterSending): Promise<WaitSummary | undefined> {
+  const { wait, delivery } = job;
+  if (!wait || !delivery || ctx.signal.aborted) return undefined;
+  const { sent, baseline, keyed } = after;
+  const waiting =
+    wait.settled && keyed
+      ? sent.stops.length > 0
+        ? undefined // not everything is in the table yet: nothing to wait for
+        : settledPass(ctx, {
+            keyed,
+            keys: after.keys.wanted(),
+            ...(after.recent ? { recent: after.recent } : {}),
+            timeoutMs: wait.timeoutMs,
+            intervalMs: WAIT_POLL_MS / delivery.rateScale,
+            progress: job.report.progress,
+            ...(wait.settled.output ? { output: wait.settled.output } : {}),
+          })
+      : sent.sending.sent.records === 0
+        ? undefined
+        : waitForRows({
+            client: wait.client,
+            tableId: baseline.id,
+            before: baseline.rowCount,
+            expected: sent.sending.sent.records,
+            timeoutMs: wait.timeoutMs,
+            intervalMs: WAIT_POLL_MS / delivery.rateScale,
+            signal: ctx.signal,
+          }).then((result) => ({ mode: 'visible' as const, ...result }));
+  return waiting?.catch((error: unknown) => {
     if (ctx.signal.aborted) return undefined;
     throw error;
   });

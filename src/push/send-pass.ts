@@ -7,11 +7,18 @@ import type { ReadStats } from './input/input-record.js';
 import { readInput } from './input/read-input.js';
 import { CONFIRMED_REASON, entryOf, type JournalHeader } from './journal/journal-entry.js';
 import { JournalWriter } from './journal/journal-writer.js';
-import type { BatchLimits } from './plan/batch.js';
+import type { KeyedPush } from './key/keyed-push.js';
+import { keyedOptions } from './key/keyed-push.js';
+import { markExisting } from './key/mark-existing.js';
+import type { LookupPlan } from './key/lookup-plan.js';
+import type { PushedKeys } from './key/pushed-keys.js';
+import type { KeySettler } from './key/settle.js';
+import type { Batch, BatchLimits } from './plan/batch.js';
 import { batchPass } from './plan/batch-pass.js';
 import type { JournalIndex } from './plan/resume-plan.js';
 import { add, PushTally } from './plan/tally.js';
-import type { DeliverySpec, InputSpec, JournalSpec } from './push-job.js';
+import { sourceName, type DeliverySpec, type InputSpec, type JournalSpec } from './push-job.js';
+import { logDuplicate } from './report/log-duplicate.js';
 import { RejectsFile } from './report/rejects.js';
 
 export interface SendPassOptions {
@@ -28,6 +35,18 @@ export interface SendPassOptions {
   delivery: DeliverySpec;
   client: Pick<WebhookClient, 'post'>;
   limiter: RateLimiter;
+  keyed?: KeyedSending;
+}
+
+/** --key: how the sending pass reads keys, skips existing ones and settles uncertain batches. */
+export interface KeyedSending {
+  push: KeyedPush;
+  settler: KeySettler;
+  /** collects the keys of the records, in input order */
+  keys: PushedKeys;
+  /** --skip-existing: keys the input holds in all (from the check pass), for the lookup plan */
+  keyCount?: number;
+  onPlan?(plan: LookupPlan): void;
 }
 
 /** What the sending pass did. */
@@ -57,24 +76,22 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     : undefined;
   const rejects = options.rejectsPath ? await RejectsFile.open(options.rejectsPath, options.checked ? 'append' : 'new') : undefined;
   const reader = readInput(options.input.path, options.input.stdin, options.input.read);
+  const { keyed } = options;
   const pass = batchPass(reader, options.limits, {
     index: options.index,
     uncertain: spec.uncertain,
     onConfirmed: (batch) => journal?.append(entryOf(batch, 'accepted', { reason: CONFIRMED_REASON })),
+    onAccepted: (batch) => keyed?.settler.noteAccepted(batch, false),
     journalPath: spec.path,
-    // a checked file's rejects are written already
-    onRejected: options.checked ? undefined : (batch, reason) => rejects?.write(batch.items, reason),
+    onRejected: async (batch, reason) => {
+      keyed?.keys.reject(batch.items.map((item) => item.record));
+      // a checked file's rejects are written already
+      if (!options.checked) await rejects?.write(batch.items, reason);
+    },
+    ...(keyed ? { key: keyedOptions(keyed.push, sourceName(options.input), keyed.keys) } : {}),
+    ...(options.checked ? {} : { onDuplicate: logDuplicate(ctx) }),
   });
-  const result: SendResult = {
-    scan: pass.tally,
-    sending: new PushTally(),
-    stops: [],
-    stats: reader.stats,
-    exhausted: false,
-    dealt: 0,
-    warnings: new Set(),
-    seconds: 0,
-  };
+  const result = emptyResult(pass.tally, reader.stats);
   const sender = new BatchSender({
     concurrency: delivery.concurrency,
     maxRetries: delivery.maxRetries,
@@ -86,14 +103,15 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     shown: delivery.target.shown,
     redact: delivery.target.redact,
     log: ctx.verbose,
-    onOutcome: (event) => record(result, event, rejects),
+    onOutcome: (event) => record(result, event, rejects, keyed?.keys),
+    ...(keyed ? { settler: keyed.settler, timeoutMs: delivery.timeoutMs } : {}),
   });
   const started = performance.now();
   const line = options.progress
     ? await startLiveLine(ctx.io, () => progressText(result, reader.stats, sender.inFlight, started), 250)
     : undefined;
   try {
-    result.stops = await sender.run(pass.batches);
+    result.stops = await sender.run(keyed?.push.job.skipExisting ? withoutExisting(pass.batches, keyed) : pass.batches);
   } finally {
     line?.stop();
     await journal?.close();
@@ -104,9 +122,27 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
   return result;
 }
 
+function withoutExisting(batches: AsyncIterable<Batch>, keyed: KeyedSending): AsyncIterable<Batch> {
+  return markExisting(batches, {
+    lookups: keyed.push.lookups,
+    ...(keyed.keyCount !== undefined ? { keyCount: keyed.keyCount } : {}),
+    ...(keyed.onPlan ? { onPlan: keyed.onPlan } : {}),
+  });
+}
+
+/** What a sending pass that has not sent anything yet did. */
+export function emptyResult(scan: PushTally, stats: ReadStats): SendResult {
+  return { scan, sending: new PushTally(), stops: [], stats, exhausted: false, dealt: 0, warnings: new Set(), seconds: 0 };
+}
+
 /** Counts one batch's outcome (and writes its rejected records). */
-async function record(result: SendResult, event: SendEvent, rejects: RejectsFile | undefined): Promise<void> {
+async function record(result: SendResult, event: SendEvent, rejects: RejectsFile | undefined, keys: PushedKeys | undefined): Promise<void> {
   const { sending } = result;
+  if (event.kind === 'existing' || event.kind === 'settled') {
+    result.dealt += event.records;
+    sending[event.kind] += event.records;
+    return;
+  }
   if (event.kind !== 'pending') result.dealt += event.batch.items.length;
   switch (event.kind) {
     case 'accepted':
@@ -115,6 +151,7 @@ async function record(result: SendResult, event: SendEvent, rejects: RejectsFile
       return;
     case 'rejected':
       sending.reject(event.batch.items.map((item) => item.record));
+      keys?.reject(event.batch.items.map((item) => item.record));
       await rejects?.write(event.batch.items, event.reason);
       return;
     case 'uncertain':

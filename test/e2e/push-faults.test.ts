@@ -3,7 +3,16 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TDS_BIN } from '../helpers/cli.js';
-import { expectSameRecords, ndjson, people, pushBench, tablePayloads, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
+import {
+  expectSameRecords,
+  journalOf,
+  ndjson,
+  people,
+  pushBench,
+  tablePayloads,
+  webhookPosts,
+  type PushBench,
+} from '../push/helpers/emulator.js';
 import { accepted, testWebhook, type TestWebhook } from '../push/helpers/webhook-server.js';
 
 // Failures of the webhook, end to end: every record must end up in the table exactly once when the
@@ -43,7 +52,7 @@ describe('tds push: webhook failures', () => {
     expect(first.stderr).toMatch(/check the table for records 21–30 \(e\.g\. `tds rows TABLE`\)/);
     expect(first.stderr).toContain('--resume --resend-uncertain 3');
     expect(webhookPosts(bench.emu)).toHaveLength(3); // no batch after the uncertain one
-    const journal = (await readFile(`${path}.tds-journal`, 'utf8'))
+    const journal = (await readFile((await journalOf(path))!, 'utf8'))
       .trim()
       .split('\n')
       .slice(1)
@@ -158,7 +167,7 @@ describe('tds push: webhook failures', () => {
     expect(stderr).toContain('--resume');
     const sentBefore = webhookPosts(bench.emu).length;
     expect(sentBefore).toBeLessThan(80);
-    const journal = (await readFile(`${path}.tds-journal`, 'utf8'))
+    const journal = (await readFile((await journalOf(path))!, 'utf8'))
       .trim()
       .split('\n')
       .slice(1)

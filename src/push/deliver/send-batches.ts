@@ -1,8 +1,9 @@
 import type { RateLimiter } from '../../http/rate-limiter.js';
 import { withRetries, type AttemptReport } from '../../http/retry.js';
 import { MAX_RETRY_AFTER_MS, type RetryDecision } from '../../http/retry-policy.js';
+import type { KeySettler } from '../key/settle.js';
 import { entryOf, type BatchState, type JournalEntry } from '../journal/journal-entry.js';
-import { batchId, splitBatch, type Batch } from '../plan/batch.js';
+import { batchId, narrowBatch, splitBatch, type Batch } from '../plan/batch.js';
 import { classifyPost, type PostOutcome } from './classify.js';
 import type { WireResult } from './webhook-client.js';
 
@@ -25,6 +26,10 @@ export interface SendOptions {
   random?: () => number;
   /** Called once for every batch (or part) this run has dealt with, before its slot is freed. */
   onOutcome(event: SendEvent): Promise<void> | void;
+  /** --key: uncertain batches are settled by looking their keys up, and the run goes on */
+  settler?: Pick<KeySettler, 'found' | 'noteAccepted' | 'checkDue' | 'checkKeysShow'>;
+  /** the request timeout: a request cut off while sending may have reached the webhook until then */
+  timeoutMs?: number;
 }
 
 export type SendEvent =
@@ -33,7 +38,11 @@ export type SendEvent =
   | { kind: 'rejected'; batch: Batch; reason: string }
   | { kind: 'uncertain'; batch: Batch; reason: string }
   /** due, but not sent because the run is stopping */
-  | { kind: 'pending'; batch: Batch };
+  | { kind: 'pending'; batch: Batch }
+  /** --skip-existing: records of the batch whose keys the table held (not sent) */
+  | { kind: 'existing'; batch: Batch; records: number }
+  /** --key: records of an uncertain request whose keys were found in the table (taken in) */
+  | { kind: 'settled'; batch: Batch; records: number };
 
 export type StopReason =
   | { kind: 'uncertain'; detail: string }
@@ -62,6 +71,12 @@ export class BatchSender {
   inFlight = 0;
   private readonly halt = new AbortController();
   private readonly stops: StopReason[] = [];
+  /** --key: uncertain batches waiting to be settled, and by when the webhook may have had each */
+  private readonly unsettled: Array<{ batch: Batch; by: number }> = [];
+  /** --key: the records of settled batches not found in the table, to be sent again */
+  private readonly again: Batch[] = [];
+  private lastRequestAt = 0;
+  private acceptedAny = false;
 
   constructor(private readonly options: SendOptions) {}
 
@@ -71,27 +86,99 @@ export class BatchSender {
     else this.options.interrupt.addEventListener('abort', onInterrupt, { once: true });
     const running = new Set<Promise<void>>();
     const iterator = batches[Symbol.asyncIterator]();
+    const start = (batch: Batch): void => {
+      const task: Promise<void> = this.begin(batch)
+        .catch((error: unknown) => this.stop({ kind: 'failed', error }))
+        .finally(() => running.delete(task));
+      running.add(task);
+    };
     try {
-      while (!this.halted) {
-        if (running.size >= this.options.concurrency) {
-          await Promise.race(running);
-          continue;
-        }
-        const next = await iterator.next();
-        if (next.done) break;
-        const task: Promise<void> = this.deliver(next.value)
-          .catch((error: unknown) => this.stop({ kind: 'failed', error }))
-          .finally(() => running.delete(task));
-        running.add(task);
-      }
+      await this.loop(iterator, running, start);
+      // nothing was left uncertain: one check that the keys sent can be found (a later run depends on it)
+      if (!this.halted && this.acceptedAny) await this.options.settler?.checkKeysShow(this.lastRequestAt);
     } catch (error) {
       this.stop({ kind: 'failed', error });
     } finally {
       await Promise.all(running);
       this.options.interrupt.removeEventListener('abort', onInterrupt);
       await iterator.return?.(undefined);
+      await this.leftOver();
     }
     return this.stops;
+  }
+
+  /**
+   * Starts batches while senders are free. With --key, uncertain batches wait until nothing is in
+   * flight, then are settled together; the records not found go first in the queue.
+   */
+  private async loop(iterator: AsyncIterator<Batch>, running: Set<Promise<void>>, start: (batch: Batch) => void): Promise<void> {
+    let inputDone = false;
+    while (!this.halted) {
+      if (this.unsettled.length > 0) {
+        if (running.size > 0) await Promise.race(running);
+        else await this.settleAll();
+        continue;
+      }
+      if (this.options.settler?.checkDue) await this.options.settler.checkKeysShow();
+      if (running.size >= this.options.concurrency) {
+        await Promise.race(running);
+        continue;
+      }
+      let batch = this.again.shift();
+      if (!batch && !inputDone) {
+        const next = await iterator.next();
+        inputDone = next.done === true;
+        batch = next.done ? undefined : next.value;
+      }
+      if (batch?.unsettled) this.unsettled.push({ batch, by: this.heardBy(batch.unsettled) });
+      else if (batch) start(batch);
+      else if (running.size > 0) await Promise.race(running);
+      else return;
+    }
+  }
+
+  /** When an earlier run's uncertain request reached the webhook at the latest: before it ended, and before this run began. */
+  private heardBy(unsettled: NonNullable<Batch['unsettled']>): number {
+    return unsettled.cutOff ? Math.min(Date.now(), unsettled.at + (this.options.timeoutMs ?? 0)) : unsettled.at;
+  }
+
+  /** The uncertain batches settled by key: found records journaled and counted, the others queued to be sent again. */
+  private async settleAll(): Promise<void> {
+    const settler = this.options.settler;
+    if (!settler) return;
+    const waiting = this.unsettled.splice(0);
+    const by = Math.max(this.lastRequestAt, ...waiting.map((entry) => entry.by));
+    const found = await settler.found(
+      waiting.map((entry) => entry.batch),
+      by,
+    );
+    for (const [i, { batch }] of waiting.entries()) {
+      const taken = found[i]!;
+      const keep = batch.items.filter((item) => !taken.has(item.record)).map((item) => item.record);
+      await this.journal(batch, 'narrowed', { keep, why: 'settled' });
+      if (taken.size > 0) await this.options.onOutcome({ kind: 'settled', batch, records: taken.size });
+      const rest = narrowBatch(batch, new Set(keep));
+      if (rest) this.again.push(rest);
+    }
+  }
+
+  /** --skip-existing: the records the table holds are journaled as not to be sent; the rest goes on. */
+  private async begin(batch: Batch): Promise<void> {
+    if (!batch.existing || batch.existing.size === 0) return this.deliver(batch);
+    const existing = batch.existing;
+    const keep = batch.items.filter((item) => !existing.has(item.record)).map((item) => item.record);
+    await this.journal(batch, 'narrowed', { keep, why: 'existing' });
+    await this.options.onOutcome({ kind: 'existing', batch, records: existing.size });
+    const rest = narrowBatch(batch, new Set(keep));
+    if (rest) await this.deliver(rest);
+  }
+
+  /** A run that stops leaves its unsettled batches uncertain (as journaled) and its queue unsent. */
+  private async leftOver(): Promise<void> {
+    for (const { batch } of this.unsettled.splice(0)) {
+      await this.options.onOutcome({ kind: 'uncertain', batch, reason: 'not settled: the run stopped first' });
+    }
+    for (const batch of this.again.splice(0)) await this.options.onOutcome({ kind: 'pending', batch });
   }
 
   private get halted(): boolean {
@@ -142,6 +229,7 @@ export class BatchSender {
       wire = await this.options.post(batch.body);
     } finally {
       this.inFlight -= 1;
+      this.lastRequestAt = Date.now();
     }
     const outcome = classifyPost(wire);
     if ('detail' in outcome) outcome.detail = this.options.redact(outcome.detail);
@@ -162,11 +250,20 @@ export class BatchSender {
   private async settle(batch: Batch, outcome: Exclude<PostOutcome, { kind: 'retry' }>): Promise<void> {
     if (outcome.kind === 'too-large') return this.splitOrReject(batch, outcome);
     const { state, event, stop } = this.meaning(batch, outcome);
+    const byKey = state === 'uncertain' && this.options.settler !== undefined;
     try {
       await this.journal(batch, state, { status: outcome.status, ...('detail' in outcome ? { reason: outcome.detail } : {}) });
     } finally {
-      if (stop) this.stop(stop);
-      await this.options.onOutcome(event);
+      if (state === 'accepted') {
+        this.acceptedAny = true;
+        this.options.settler?.noteAccepted(batch, true);
+      }
+      // --key: settled once nothing is in flight, instead of stopping the run
+      if (byKey) this.unsettled.push({ batch, by: Date.now() });
+      else {
+        if (stop) this.stop(stop);
+        await this.options.onOutcome(event);
+      }
     }
   }
 
@@ -208,7 +305,7 @@ export class BatchSender {
     for (const half of splitBatch(batch)) await this.deliver(half);
   }
 
-  private journal(batch: Batch, state: BatchState, extra: { status?: number; reason?: string } = {}): Promise<void> {
+  private journal(batch: Batch, state: BatchState, extra: Parameters<typeof entryOf>[2] = {}): Promise<void> {
     return this.options.journal.append(entryOf(batch, state, extra));
   }
 }

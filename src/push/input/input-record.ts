@@ -9,10 +9,16 @@ export interface ParsedRecord {
   numbers?: string[];
 }
 
-/** A record ready to send: its exact JSON text. */
+/** A record ready to send: its exact JSON text; with --key, its key or why it is left out. */
 export interface InputRecord extends ParsedRecord {
   json: string;
+  /** --key: the key as the service compares it (key/keyed-records.ts) */
+  key?: string;
+  /** --key: not sent, because its key repeats an earlier record's or it has none */
+  excluded?: Exclusion;
 }
+
+export type Exclusion = { kind: 'duplicate'; of: number; key: string } | { kind: 'keyless'; reason: string };
 
 /** Filled in while reading; `sha256` once the input has ended. */
 export interface ReadStats {

@@ -5,7 +5,11 @@ import type { InputFormat } from '../input/input-format.js';
 
 export const JOURNAL_VERSION = 1;
 
-export type BatchState = 'sending' | 'accepted' | 'uncertain' | 'rejected' | 'split' | 'unsent';
+/**
+ * `narrowed`: only the records in `keep` go on, as the batch's part `k` (the others are in the table
+ * already: `why` existing, or found there after an uncertain request: `why` settled).
+ */
+export type BatchState = 'sending' | 'accepted' | 'uncertain' | 'rejected' | 'split' | 'unsent' | 'narrowed';
 
 export interface JournalHeader {
   journal: 'tds push';
@@ -13,7 +17,15 @@ export interface JournalHeader {
   createdAt: string;
   input: { path: string; format: InputFormat; bytes?: number; sha256?: string };
   /** everything that decides where batches start and end */
-  batching: { batchSize: number; maxBytes: number; types: 'strings' | 'infer'; nest: string | null; relaxColumns: boolean };
+  batching: {
+    batchSize: number;
+    maxBytes: number;
+    types: 'strings' | 'infer';
+    nest: string | null;
+    relaxColumns: boolean;
+    /** --key FIELD and how its column compares keys (a repeated key is left out of the batches); absent in older journals */
+    key?: { field: string; compare: 'text' | 'number' } | null;
+  };
   webhook: { shown: string; sha256: string };
 }
 
@@ -30,6 +42,9 @@ export interface JournalEntry {
   status?: number;
   /** why a batch was rejected, uncertain or not sent (service message, network error) */
   reason?: string;
+  /** narrowed: the record numbers that go on */
+  keep?: number[];
+  why?: 'existing' | 'settled';
   at: string;
 }
 
@@ -53,7 +68,11 @@ export interface BatchRef {
 /** The journal's reason for an uncertain batch the user confirmed (--accept-uncertain). */
 export const CONFIRMED_REASON = 'rows found in the table by the user (--accept-uncertain)';
 
-export function entryOf(batch: BatchRef, state: BatchState, extra: { status?: number; reason?: string } = {}): JournalEntry {
+export function entryOf(
+  batch: BatchRef,
+  state: BatchState,
+  extra: { status?: number; reason?: string; keep?: number[]; why?: JournalEntry['why'] } = {},
+): JournalEntry {
   return {
     batch: batch.number,
     ...(batch.part ? { part: batch.part } : {}),
@@ -65,6 +84,8 @@ export function entryOf(batch: BatchRef, state: BatchState, extra: { status?: nu
     state,
     ...(extra.status !== undefined ? { status: extra.status } : {}),
     ...(extra.reason !== undefined ? { reason: extra.reason } : {}),
+    ...(extra.keep !== undefined ? { keep: extra.keep } : {}),
+    ...(extra.why !== undefined ? { why: extra.why } : {}),
     at: new Date().toISOString(),
   };
 }

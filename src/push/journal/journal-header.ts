@@ -1,5 +1,7 @@
 import { WEBHOOK_MAX_BODY_BYTES } from '../../spec/index.js';
 import { JOURNAL_VERSION, type JournalHeader } from './journal-entry.js';
+
+type KeyBatching = NonNullable<JournalHeader['batching']['key']>;
 import type { InputFormat } from '../input/input-format.js';
 import type { ReadStats } from '../input/input-record.js';
 import type { ReadOptions } from '../input/read-input.js';
@@ -12,6 +14,7 @@ export interface HeaderInput {
   infer: boolean;
   nest?: string;
   relaxColumns: boolean;
+  key?: KeyBatching;
   /** how the webhook is shown, and its fingerprint (the hash of its URL) */
   target: { shown: string; fingerprint: string };
   bytes?: number;
@@ -35,6 +38,7 @@ export function journalHeader(input: HeaderInput): JournalHeader {
       types: input.infer ? 'infer' : 'strings',
       nest: input.nest ?? null,
       relaxColumns: input.relaxColumns,
+      key: input.key ?? null,
     },
     webhook: { shown: input.target.shown, sha256: input.target.fingerprint },
   };
@@ -46,6 +50,7 @@ export function journalHeaderFor(
   batchSize: number,
   target: HeaderInput['target'],
   stats?: Pick<ReadStats, 'bytes' | 'sha256'>,
+  key?: KeyBatching,
 ): JournalHeader {
   return journalHeader({
     path: input.path,
@@ -58,6 +63,7 @@ export function journalHeaderFor(
     target,
     bytes: stats?.bytes,
     sha256: stats?.sha256,
+    key,
   });
 }
 
@@ -73,6 +79,11 @@ export function headerDifferences(journaled: JournalHeader, now: JournalHeader):
   was('--types', journaled.batching.types, now.batching.types);
   was('--nest', journaled.batching.nest, now.batching.nest);
   was('--relax-columns', journaled.batching.relaxColumns, now.batching.relaxColumns);
+  const key = (header: JournalHeader): string | null => {
+    const spec = header.batching.key;
+    return spec ? `${spec.field} (compared as ${spec.compare})` : null;
+  };
+  was('--key', key(journaled), key(now));
   if (journaled.webhook.sha256 !== now.webhook.sha256)
     problems.push(`the webhook was ${journaled.webhook.shown}, now ${now.webhook.shown}`);
   return problems;

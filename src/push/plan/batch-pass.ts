@@ -1,4 +1,5 @@
 import type { InputRecord, ReadStats } from '../input/input-record.js';
+import { keyedRecords, type KeyedOptions } from '../key/keyed-records.js';
 import { batchRecords, type Batch, type BatchLimits } from './batch.js';
 import { dueBatches, type DueOptions } from './due-batches.js';
 import { PushTally } from './tally.js';
@@ -13,16 +14,20 @@ export interface BatchPass {
   readonly exhausted: boolean;
 }
 
-export type PassOptions = Omit<DueOptions, 'tally' | 'maxBytes'>;
+export type PassOptions = Omit<DueOptions, 'tally' | 'maxBytes'> & {
+  /** --key: each record's key read, repeated and missing keys marked */
+  key?: KeyedOptions;
+};
 
-/** Records → batches within `limits` → the batches due (on --resume, those the journal has not settled). */
+/** Records (→ their keys) → batches within `limits` → the batches due (on --resume, those the journal has not settled). */
 export function batchPass(
   reader: { records: AsyncIterable<InputRecord[]>; stats: ReadStats },
   limits: BatchLimits,
   options: PassOptions,
 ): BatchPass {
   const tally = new PushTally();
-  const due = dueBatches(batchRecords(reader.records, limits), { ...options, tally, maxBytes: limits.maxBytes });
+  const records = options.key ? keyedRecords(reader.records, options.key) : reader.records;
+  const due = dueBatches(batchRecords(records, limits), { ...options, tally, maxBytes: limits.maxBytes });
   const state = { exhausted: false };
   async function* batches(): AsyncGenerator<Batch> {
     yield* due;

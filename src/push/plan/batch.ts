@@ -6,6 +6,8 @@ export interface BatchItem {
   json: string;
   /** UTF-8 bytes of `json` */
   bytes: number;
+  /** --key: the record's key as the service compares it */
+  key?: string;
 }
 
 /** One POST body: a JSON array of the items' objects. */
@@ -21,6 +23,13 @@ export interface Batch {
   bytes: number;
   body: Buffer;
   sha256: string;
+  /**
+   * --key: an uncertain batch of an earlier run, to be settled by looking its keys up (not sent as it
+   * is): when it was journaled, and whether it was cut off while sending (not known to be answered)
+   */
+  unsettled?: { at: number; cutOff: boolean };
+  /** --skip-existing: the records whose keys the table already holds */
+  existing?: ReadonlySet<number>;
 }
 
 export type BatchEvent =
@@ -28,7 +37,11 @@ export type BatchEvent =
   /** an empty object: never sent */
   | { kind: 'skipped'; record: number }
   /** an object whose body alone would exceed the byte limit: never sent */
-  | { kind: 'oversized'; item: BatchItem };
+  | { kind: 'oversized'; item: BatchItem }
+  /** --key: a record whose key repeats record `of`'s: never sent */
+  | { kind: 'duplicate'; record: number; of: number; key: string }
+  /** --key: a record without a usable key: rejected */
+  | { kind: 'keyless'; item: BatchItem; reason: string };
 
 export interface BatchLimits {
   maxObjects: number;
@@ -65,6 +78,12 @@ export function makeBatch(number: number, part: string, items: BatchItem[]): Bat
   };
 }
 
+/** The records of a batch that go on (not in the table yet, or not found there after an uncertain request). */
+export function narrowBatch(batch: Batch, keep: ReadonlySet<number>): Batch | undefined {
+  const items = batch.items.filter((item) => keep.has(item.record));
+  return items.length === 0 ? undefined : makeBatch(batch.number, batch.part ? `${batch.part}.k` : 'k', items);
+}
+
 /** The two halves of a batch (by count), as a 413 asks. */
 export function splitBatch(batch: Batch): [Batch, Batch] {
   const middle = Math.ceil(batch.items.length / 2);
@@ -95,7 +114,15 @@ export async function* batchRecords(chunks: AsyncIterable<readonly InputRecord[]
     return { kind: 'batch', batch };
   };
   for await (const chunk of chunks) {
-    for (const { record, json } of chunk) {
+    for (const { record, json, key, excluded } of chunk) {
+      if (excluded?.kind === 'duplicate') {
+        yield { kind: 'duplicate', record, of: excluded.of, key: excluded.key };
+        continue;
+      }
+      if (excluded?.kind === 'keyless') {
+        yield { kind: 'keyless', item: { record, json, bytes: Buffer.byteLength(json, 'utf8') }, reason: excluded.reason };
+        continue;
+      }
       if (json === '{}') {
         yield { kind: 'skipped', record };
         continue;
@@ -106,7 +133,7 @@ export async function* batchRecords(chunks: AsyncIterable<readonly InputRecord[]
         continue;
       }
       if (items.length > 0 && bodyBytes(items.length + 1, objectBytes + bytes) > limits.maxBytes) yield flush();
-      items.push({ record, json, bytes });
+      items.push({ record, json, bytes, ...(key !== undefined ? { key } : {}) });
       objectBytes += bytes;
       if (items.length >= limits.maxObjects) yield flush();
     }

@@ -15,6 +15,10 @@ export interface DueOptions {
   onRejected?: (batchOrItem: { items: Batch['items'] }, reason: string) => Promise<void> | void;
   maxBytes: number;
   signal?: AbortSignal;
+  /** --key: a record whose key repeats an earlier one's (the pair, and the key) */
+  onDuplicate?: (record: number, of: number, key: string) => void;
+  /** a batch an earlier run had sent and the webhook took in */
+  onAccepted?: (batch: Batch) => void;
 }
 
 /**
@@ -30,16 +34,8 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
   let lastNumber = 0;
   for await (const event of events) {
     options.signal?.throwIfAborted();
-    if (event.kind === 'skipped') {
-      tally.skipped += 1;
-      continue;
-    }
-    if (event.kind === 'oversized') {
-      tally.reject([event.item.record], true);
-      await options.onRejected?.(
-        { items: [event.item] },
-        `the object is ${event.item.bytes} bytes; a request body may hold at most ${options.maxBytes} bytes`,
-      );
+    if (event.kind !== 'batch') {
+      await countLeftOut(event, options);
       continue;
     }
     const { batch } = event;
@@ -54,6 +50,11 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
           break;
         case 'accepted':
           add(tally.already, decision.batch);
+          options.onAccepted?.(decision.batch);
+          break;
+        case 'known':
+          if (decision.why === 'existing') tally.existing += decision.records;
+          else tally.settled += decision.records;
           break;
         case 'confirmed':
           add(tally.already, decision.batch);
@@ -69,6 +70,10 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
             decision.entry.reason ?? (decision.entry.state === 'sending' ? 'cut off while sending' : undefined),
           );
           break;
+        case 'settle':
+          add(tally.toSend, decision.batch);
+          yield { ...decision.batch, unsettled: { at: Date.parse(decision.entry.at), cutOff: decision.entry.state === 'sending' } };
+          break;
         case 'mismatch':
           throw journalMismatch(options.journalPath, `batch ${batchId(decision.batch)}: ${decision.problem}`);
       }
@@ -77,6 +82,30 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
   }
   if (index && lastNumber < index.maxBatch) {
     throw journalMismatch(options.journalPath, `the journal records batch ${index.maxBatch}, the input makes ${lastNumber} batches`);
+  }
+}
+
+/** A record that is not sent: empty, a repeated key, no key, or too large alone. */
+async function countLeftOut(event: Exclude<BatchEvent, { kind: 'batch' }>, options: DueOptions): Promise<void> {
+  const { tally } = options;
+  switch (event.kind) {
+    case 'skipped':
+      tally.skipped += 1;
+      return;
+    case 'duplicate':
+      tally.duplicate(event.record, event.of);
+      options.onDuplicate?.(event.record, event.of, event.key);
+      return;
+    case 'keyless':
+      tally.reject([event.item.record]);
+      await options.onRejected?.({ items: [event.item] }, `no key: ${event.reason}`);
+      return;
+    case 'oversized':
+      tally.reject([event.item.record], true);
+      await options.onRejected?.(
+        { items: [event.item] },
+        `the object is ${event.item.bytes} bytes; a request body may hold at most ${options.maxBytes} bytes`,
+      );
   }
 }
 

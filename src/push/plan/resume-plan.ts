@@ -1,4 +1,4 @@
-import { batchId, splitBatch, type Batch } from './batch.js';
+import { batchId, narrowBatch, splitBatch, type Batch } from './batch.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
 import { selects, type BatchSelection } from './batch-selection.js';
 
@@ -36,6 +36,8 @@ export class JournalIndex {
 export interface UncertainPolicy {
   resend?: BatchSelection;
   accept?: BatchSelection;
+  /** --key: every uncertain batch is settled by looking its keys up in the table */
+  byKey?: boolean;
 }
 
 /** What to do with a rebuilt batch, given what the journal says happened to it before. */
@@ -48,6 +50,10 @@ export type Decision =
   | { kind: 'rejected'; batch: Batch; entry: JournalEntry }
   /** uncertain (or cut off while sending) and --resend-uncertain not given: left alone */
   | { kind: 'uncertain'; batch: Batch; entry: JournalEntry }
+  /** uncertain, with --key: its keys are looked up, and only the records not found are sent again */
+  | { kind: 'settle'; batch: Batch; entry: JournalEntry }
+  /** --key: records an earlier run found in the table (already there, or taken in by an uncertain request) */
+  | { kind: 'known'; records: number; why: 'existing' | 'settled' }
   | { kind: 'mismatch'; batch: Batch; entry: JournalEntry; problem: string };
 
 export function decide(batch: Batch, index: JournalIndex | undefined, uncertain: UncertainPolicy): Decision[] {
@@ -62,10 +68,16 @@ export function decide(batch: Batch, index: JournalIndex | undefined, uncertain:
       return [{ kind: 'rejected', batch, entry }];
     case 'split':
       return splitBatch(batch).flatMap((half) => decide(half, index, uncertain));
+    case 'narrowed': {
+      const rest = narrowBatch(batch, new Set(entry.keep ?? []));
+      const known: Decision = { kind: 'known', records: batch.items.length - (rest?.items.length ?? 0), why: entry.why ?? 'settled' };
+      return rest ? [known, ...decide(rest, index, uncertain)] : [known];
+    }
     case 'uncertain':
     case 'sending':
       if (selects(uncertain.resend, batch.number)) return [{ kind: 'send', batch, previous: entry }];
       if (selects(uncertain.accept, batch.number)) return [{ kind: 'confirmed', batch, entry }];
+      if (uncertain.byKey) return [{ kind: 'settle', batch, entry }];
       return [{ kind: 'uncertain', batch, entry }];
     case 'unsent':
       return [{ kind: 'send', batch, previous: entry }];

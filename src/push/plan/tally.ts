@@ -33,6 +33,17 @@ export class PushTally {
   readonly uncertain: UncertainBatch[] = [];
   /** batches that were due but not sent because the run stopped */
   readonly pending: Counts = { batches: 0, records: 0 };
+  /** --key: records whose key repeats an earlier record's (not sent); the first pairs */
+  readonly duplicates = { records: 0, sample: [] as Array<[record: number, of: number]> };
+  /** --skip-existing: records whose key the table already held (not sent) */
+  existing = 0;
+  /** --key: records of uncertain requests whose keys were then found in the table */
+  settled = 0;
+
+  duplicate(record: number, of: number): void {
+    this.duplicates.records += 1;
+    if (this.duplicates.sample.length < SAMPLE) this.duplicates.sample.push([record, of]);
+  }
 
   reject(records: readonly number[], oversized = false): void {
     this.rejected.records += records.length;
@@ -62,6 +73,10 @@ export class PushTally {
     Object.assign(all.already, scan.already);
     Object.assign(all.sent, send.sent);
     Object.assign(all.pending, send.pending);
+    all.duplicates.records = scan.duplicates.records;
+    all.duplicates.sample.push(...scan.duplicates.sample);
+    all.existing = scan.existing + send.existing;
+    all.settled = scan.settled + send.settled;
     for (const part of [scan, send]) {
       all.rejected.records += part.rejected.records;
       all.rejected.oversized += part.rejected.oversized;

@@ -45,11 +45,18 @@ export function incompleteError(input: { summary: PushSummary; stops: StopReason
     );
     if (records.uncertain === 0) hints.push('run the same command with --resume to send the rest; nothing already sent is sent again');
   }
-  if (summary.wait && !summary.wait.complete) {
-    problems.push(
-      `only ${n(summary.wait.appeared)} of ${n(summary.wait.expected)} new rows were visible after ${summary.wait.seconds.toFixed(0)} s`,
-    );
+  const wait = summary.wait;
+  if (wait?.mode === 'visible' && !wait.complete) {
+    problems.push(`only ${n(wait.appeared)} of ${n(wait.expected)} new rows were visible after ${wait.seconds.toFixed(0)} s`);
     hints.push('the webhook adds rows asynchronously and may still be working: check the row count again later; do not re-send');
+  }
+  if (wait?.mode === 'settled' && !wait.complete) {
+    const unsettled = wait.expected - wait.settled;
+    problems.push(
+      `${n(unsettled)} of ${n(wait.expected)} rows had not settled after ${wait.seconds.toFixed(0)} s (${n(wait.expected - wait.visible)} not visible)` +
+        (wait.output ? `; they are in ${wait.output.path} as they were` : ''),
+    );
+    hints.push('everything was sent: run the same command with --resume to wait again (nothing is sent twice), or raise --wait-timeout');
   }
   if (refused?.status === 404) {
     return new TdsError('NOT_FOUND', `the webhook ${summary.webhook} answered 404 part way: ${problems.join('; ')}`, {

@@ -1,6 +1,31 @@
 import { formatRanges, rangesOf } from './ranges.js';
 import type { PushTally, UncertainBatch } from '../plan/tally.js';
+import type { SettledResult } from '../wait/settled-wait.js';
 import type { WaitResult } from '../wait/wait-rows.js';
+
+/** --wait: the rows visible (rowCount), or with --key the rows settled; with -o, the file written. */
+export type WaitSummary =
+  | ({ mode: 'visible' } & WaitResult)
+  | ({ mode: 'settled'; table: string; output: { path: string; format: string; rows: number } | null } & SettledResult);
+
+/** --key: what the keys decided. */
+export interface KeySummary {
+  field: string;
+  /** the column's ID */
+  column: string;
+  /** records whose key repeats an earlier record's (not sent) */
+  duplicates: number;
+  /** the first pairs [record, earlier record] */
+  duplicatePairs: Array<[number, number]>;
+  /** --skip-existing: records whose key the table held (not sent) */
+  existing: number;
+  /** records of uncertain requests found in the table */
+  settled: number;
+  /** how --skip-existing looked keys up */
+  lookup: string | null;
+  /** row requests of every key lookup */
+  lookupRequests: number;
+}
 
 /** What `tds push --json` prints, and what the summary on stderr shows. */
 export interface PushSummary {
@@ -42,7 +67,8 @@ export interface PushSummary {
   rejectedRecords: number[];
   journal: string | null;
   rejects: string | null;
-  wait?: WaitResult;
+  wait?: WaitSummary;
+  key?: KeySummary;
 }
 
 export interface SummaryInput {
@@ -59,7 +85,8 @@ export interface SummaryInput {
   sendSeconds?: number;
   journal?: string;
   rejects?: string;
-  wait?: WaitResult;
+  wait?: WaitSummary;
+  key?: { field: string; column: string; lookup: string | null; lookupRequests: number };
 }
 
 export function buildSummary(input: SummaryInput): PushSummary {
@@ -98,6 +125,20 @@ export function buildSummary(input: SummaryInput): PushSummary {
     journal: input.journal ?? null,
     rejects: input.rejects ?? null,
     ...(input.wait ? { wait: input.wait } : {}),
+    ...(input.key
+      ? {
+          key: {
+            field: input.key.field,
+            column: input.key.column,
+            duplicates: tally.duplicates.records,
+            duplicatePairs: tally.duplicates.sample,
+            existing: tally.existing,
+            settled: tally.settled,
+            lookup: input.key.lookup,
+            lookupRequests: input.key.lookupRequests,
+          },
+        }
+      : {}),
   };
 }
 
@@ -123,6 +164,7 @@ export function formatSummary(summary: PushSummary): string {
   }
   if (summary.resumed) row('already sent', `${n(records.alreadySent)} in ${count(batches.alreadySent, 'batch', 'batches')} (earlier runs)`);
   row('skipped', `${n(records.skipped)} (empty)`);
+  if (summary.key) keyRows(summary.key, summary.dryRun, row);
   const rejected = `${n(records.rejected)}${records.tooLarge ? ` (${n(records.tooLarge)} too large)` : ''}: records ${formatRanges(rangesOf(summary.rejectedRecords))}`;
   row('rejected', records.rejected === 0 ? '0' : `${rejected}${summary.rejects ? ` → ${summary.rejects}` : ''}`);
   const batchList = summary.uncertain.map((batch) => batch.batch).join(', ');
@@ -137,10 +179,34 @@ export function formatSummary(summary: PushSummary): string {
     summary.sendSeconds !== undefined ? `${summary.sendSeconds.toFixed(1)} s sending` : undefined,
   ].filter(Boolean);
   row('time', `${summary.seconds.toFixed(1)} s${phases.length ? ` (${phases.join(', ')})` : ''}, ${n(summary.recordsPerSecond)} records/s`);
-  if (summary.wait)
-    row('rows visible', `${n(summary.wait.appeared)} of ${n(summary.wait.expected)} new rows after ${summary.wait.seconds.toFixed(1)} s`);
+  if (summary.wait) waitRows(summary.wait, row);
   if (summary.journal) row('journal', summary.journal);
   return `${lines.join('\n')}\n`;
+}
+
+function keyRows(key: KeySummary, dryRun: boolean, row: (label: string, value: string) => void): void {
+  const pairs = key.duplicatePairs.slice(0, 3).map(([record, of]) => `${record} repeats ${of}`);
+  row(
+    'duplicates',
+    key.duplicates === 0 ? '0' : `${n(key.duplicates)} (same ${key.field}: ${pairs.join(', ')}${key.duplicates > 3 ? ', …' : ''})`,
+  );
+  if (key.lookup !== null && dryRun) row('existing', `to be looked up: ${key.lookup}`);
+  else if (key.lookup !== null) row('existing', `${n(key.existing)} already in the table (${key.lookup})`);
+  if (key.settled > 0) row('settled', `${n(key.settled)} of uncertain requests found in the table (not sent again)`);
+  if (key.lookupRequests > 0) row('key lookups', `${count(key.lookupRequests, 'row request', 'row requests')}`);
+}
+
+function waitRows(wait: WaitSummary, row: (label: string, value: string) => void): void {
+  if (wait.mode === 'visible') {
+    row('rows visible', `${n(wait.appeared)} of ${n(wait.expected)} new rows after ${wait.seconds.toFixed(1)} s`);
+    return;
+  }
+  const running = Object.entries(wait.running).map(([column, cells]) => `${column} ${n(cells)}`);
+  row(
+    'rows settled',
+    `${n(wait.settled)} of ${n(wait.expected)} (${n(wait.visible)} visible) after ${wait.seconds.toFixed(1)} s${running.length ? `; still running: ${running.join(', ')}` : ''}`,
+  );
+  if (wait.output) row('written', `${n(wait.output.rows)} rows to ${wait.output.path} (${wait.output.format})`);
 }
 
 function round(value: number): number {

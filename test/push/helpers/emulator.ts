@@ -1,6 +1,6 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { request } from 'undici';
 import { expect, test } from 'vitest';
 import { startEmulator, type EmulatorOptions, type RequestLogEntry, type RunningEmulator } from '../../../src/emulator/index.js';
@@ -104,6 +104,14 @@ export function webhookPosts(emu: RunningEmulator): RequestLogEntry[] {
 
 export function webhookRequests(emu: RunningEmulator): RequestLogEntry[] {
   return emu.requestLog.filter((entry) => entry.bucket === 'webhook');
+}
+
+/** The default journal of a push of the file at `path` (`FILE.<webhook fingerprint>.tds-journal`); undefined when there is none. */
+export async function journalOf(path: string): Promise<string | undefined> {
+  const pattern = new RegExp(`^${basename(path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.[0-9a-f]{8}\\.tds-journal$`);
+  const found = (await readdir(dirname(path))).filter((name) => pattern.test(name));
+  expect(found.length, `journals of ${path}: ${found.join(', ')}`).toBeLessThanOrEqual(1);
+  return found[0] === undefined ? undefined : join(dirname(path), found[0]);
 }
 
 /** `n` small distinct records, `{"id": 1, "email": "u1@example.com", …}`. */

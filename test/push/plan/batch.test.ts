@@ -75,7 +75,7 @@ describe('batchRecords', () => {
       events.map((event) =>
         event.kind === 'batch'
           ? [event.kind, event.batch.first, event.batch.last]
-          : [event.kind, event.kind === 'skipped' ? event.record : event.item.record],
+          : [event.kind, 'item' in event ? event.item.record : event.record],
       ),
     ).toEqual([
       ['skipped', 2],
@@ -118,7 +118,7 @@ describe('batchRecords', () => {
             } else if (event.kind === 'skipped') {
               expect(values[event.record - 1]).toEqual({});
               seen.push(event.record);
-            } else {
+            } else if (event.kind === 'oversized') {
               expect(bodyBytes(1, event.item.bytes)).toBeGreaterThan(maxBytes);
               seen.push(event.item.record);
             }

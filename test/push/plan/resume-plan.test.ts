@@ -63,7 +63,7 @@ describe('decide (resume)', () => {
       entry(lr, 'rejected'),
       entry(right, 'sending'),
     ]);
-    expect(decide(b, index, {}).map((d) => [d.kind, d.batch.part])).toEqual([
+    expect(decide(b, index, {}).map((d) => [d.kind, 'batch' in d ? d.batch.part : undefined])).toEqual([
       ['accepted', '1.1'],
       ['rejected', '1.2'],
       ['uncertain', '2'],

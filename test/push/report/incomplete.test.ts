@@ -79,7 +79,7 @@ describe('incompleteError', () => {
   it('names the rejects file, and a --wait that saw too few rows', () => {
     const summary = {
       ...summaryOf((t) => t.reject([7]), 0, { rejects: 'bad.ndjson' }),
-      wait: { table: 't', before: 0, after: 3, expected: 5, appeared: 3, seconds: 60, complete: false },
+      wait: { mode: 'visible' as const, table: 't', before: 0, after: 3, expected: 5, appeared: 3, seconds: 60, complete: false },
     };
     const error = incompleteError({ summary, stops: [] });
     expect(error?.hint).toContain('bad.ndjson holds each rejected record');

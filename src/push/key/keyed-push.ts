@@ -1,0 +1,43 @@
+import type { ApiClient } from '../../http/client.js';
+import { resolveTable } from '../../http/resolve-table.js';
+import type { Field, Table } from '../../spec/index.js';
+import { keyColumn, type KeyColumn } from './key-column.js';
+import { KeyLookups } from './key-lookups.js';
+import type { KeyedOptions } from './keyed-records.js';
+import type { MirrorSource } from './mirror-snapshot.js';
+import type { PushedKeys } from './pushed-keys.js';
+import type { KeySpec } from './record-key.js';
+
+/** `--key FIELD[=COLUMN]` with `--table`, as the command gives it. */
+export interface KeyJob {
+  spec: KeySpec;
+  /** --table: ID or exact name */
+  table: string;
+  client: ApiClient;
+  onDuplicate: 'skip' | 'error';
+  skipExisting: boolean;
+  /** --db: the local mirror, when it holds the table */
+  mirror?: MirrorSource;
+}
+
+/** A keyed push once its table and key column are known. */
+export interface KeyedPush {
+  job: KeyJob;
+  table: Table;
+  fields: Field[];
+  column: KeyColumn;
+  lookups: KeyLookups;
+}
+
+/** The table (exit 4 when unknown) and its key column (exit 2 when it cannot hold a key). */
+export async function prepareKeyed(job: KeyJob): Promise<KeyedPush> {
+  const table = await resolveTable(job.client, job.table);
+  const { fields } = await job.client.schema(table.id);
+  const column = keyColumn(fields, job.spec.column);
+  return { job, table, fields, column, lookups: new KeyLookups(job.client, table, column, job.mirror) };
+}
+
+/** How a pass over the input reads each record's key. */
+export function keyedOptions(keyed: KeyedPush, source: string, keys?: PushedKeys): KeyedOptions {
+  return { spec: keyed.job.spec, column: keyed.column, onDuplicate: keyed.job.onDuplicate, source, ...(keys ? { keys } : {}) };
+}

@@ -1,0 +1,66 @@
+import { createAtomicFile } from '../../output/atomic-file.js';
+import { claimOutput } from '../../output/claim-output.js';
+import type { DataFormat } from '../../output/format.js';
+import { createRecordWriter } from '../../output/record-writer.js';
+import { planRecord } from '../../records/record-plan.js';
+import { createRowShaper } from '../../records/row-shaper.js';
+import type { HeaderMode } from '../../records/shape-options.js';
+import { statusFieldIds } from '../../records/status-columns.js';
+import { TruncationTally } from '../../records/truncation-tally.js';
+import type { Field } from '../../spec/index.js';
+import type { RowStore } from './row-store.js';
+
+/** `-o FILE` of `--wait settled`. */
+export interface RowsOutput {
+  path: string;
+  format: DataFormat;
+  header: HeaderMode;
+}
+
+export interface WrittenRows {
+  path: string;
+  format: DataFormat;
+  rows: number;
+  /** keys of records whose rows never showed (not written) */
+  missing: number;
+  /** cells the service cut at 200 characters, per record key */
+  cut: TruncationTally;
+}
+
+/**
+ * The pushed rows, one per key in input order, in the export's record shape with the status columns
+ * (`<key>.status`, `<key>.error` after each column that runs an action), written atomically.
+ */
+export async function writePushedRows(
+  output: RowsOutput,
+  fields: readonly Field[],
+  keys: readonly string[],
+  store: RowStore,
+): Promise<WrittenRows> {
+  const shape = { header: output.header, meta: true, system: true, cells: 'value' as const, statusColumns: true };
+  const plan = planRecord(fields, shape, statusFieldIds(fields, []));
+  const toRecord = createRowShaper(plan, 'value');
+  const lock = await claimOutput(output.path, 'another run');
+  const cut = new TruncationTally();
+  let rows = 0;
+  try {
+    const file = await createAtomicFile(output.path, { fresh: true });
+    try {
+      const writer = createRecordWriter(file.stream, { format: output.format, columns: plan.keys });
+      for (const key of keys) {
+        const row = await store.get(key);
+        if (!row) continue;
+        await writer.write(toRecord(row, cut));
+        rows += 1;
+      }
+      await writer.end();
+      await file.commit();
+    } catch (error) {
+      await file.discard();
+      throw error;
+    }
+  } finally {
+    await lock.release();
+  }
+  return { path: output.path, format: output.format, rows, missing: keys.length - rows, cut };
+}
