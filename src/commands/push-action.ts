@@ -1,4 +1,6 @@
-import { stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
@@ -90,7 +92,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
         path: args.input,
         stdin: ctx.io.stdin,
         read,
-        streamed: pipe || !(options.validateFirst || options.resume || options.skipExisting),
+        streamed: pipe || !readFirst(options),
       },
       limits: { maxObjects: options.batchSize, maxBytes: WEBHOOK_MAX_BODY_BYTES },
       journal: {
@@ -154,6 +156,12 @@ async function rowsOutput(options: PushOptions): Promise<RowsOutput> {
   const format = chooseFormat({ format: options.format, output: path, fallback: 'csv' });
   if (format === 'table') throw new UsageError('-o FILE takes a data format: csv, tsv, ndjson or json');
   await checkOutputTarget(path);
+  // found out now, not after the push and the wait
+  await access(dirname(resolve(path)), constants.W_OK).catch(() => {
+    throw new UsageError(`cannot write -o ${path}: its folder is missing or not writable`, {
+      hint: 'give a path in a folder you can write to',
+    });
+  });
   return { path, format, header: options.header ?? 'label' };
 }
 
@@ -171,6 +179,15 @@ async function resolveTarget(
     });
   }
   return webhookTarget(raw);
+}
+
+/**
+ * Whether a file is read in full before the first request: asked for, resumed (checked against the
+ * journal), --skip-existing (the lookup plan needs the number of keys) or --on-duplicate error (a
+ * repeated key anywhere stops the push before anything is sent).
+ */
+function readFirst(options: PushOptions): boolean {
+  return Boolean(options.validateFirst || options.resume || options.skipExisting || options.onDuplicate === 'error');
 }
 
 /** Flags that need others; returns what --wait waits for. */

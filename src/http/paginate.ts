@@ -51,7 +51,8 @@ export async function* paginate(
   const peek = (request: PageRequest, body: string): void => {
     if (!guessing) return;
     const peeked = peekNextCursor(body);
-    if (peeked === undefined || peeked === request.cursor || used.has(peeked)) return;
+    // a cursor the service would refuse is never requested ahead (the parsed page then stops the chain)
+    if (peeked === undefined || peeked.length > CURSOR_MAX_CHARS || peeked === request.cursor || used.has(peeked)) return;
     request.peeked = peeked;
     startAfter(request);
   };

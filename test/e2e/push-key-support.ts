@@ -1,0 +1,141 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { expect, test } from 'vitest';
+import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { TDS_BIN } from '../helpers/cli.js';
+import { api, pushBench, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
+
+/** Client waits (the intake window, polls) divided by this; the emulator's intake delay is below the scaled window. */
+export const RATE_SCALE = '40';
+export const KEY_ENV = { TDS_RATE_SCALE: RATE_SCALE };
+
+/** Emulator settings of the keyed-push tests: intake within the client's scaled window (5 s / 40), quick actions. */
+export const KEY_EMULATOR: EmulatorOptions = { ingestDelayMs: 60, actionDelayMs: 20 };
+
+/** A test with its own emulator (KEY_EMULATOR) and temp folder. */
+export const keyTest = test.extend<{ bench: PushBench }>({
+  // eslint-disable-next-line no-empty-pattern
+  bench: async ({}, use) => {
+    const bench = await pushBench(KEY_EMULATOR);
+    await use(bench);
+    await bench.close();
+  },
+});
+
+export interface FieldSpec {
+  label: string;
+  type: string;
+  mapKey?: string;
+  options?: Array<{ label: string; value: string }>;
+  action?: Record<string, unknown>;
+}
+
+export interface AdminTable {
+  id: string;
+  url: string;
+  fields: Array<{ id: string; label: string; type: string }>;
+}
+
+async function admin(emu: RunningEmulator, method: string, path: string, body: unknown): Promise<unknown> {
+  const origin = emu.baseUrl.replace(/\/v1$/, '');
+  const response = await request(`${origin}/_emulator${path}`, {
+    method: method as 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const reply = await response.body.json();
+  expect(response.statusCode, JSON.stringify(reply)).toBeLessThan(300);
+  return reply;
+}
+
+/** A webhook-fed table made through the emulator's admin route. */
+export async function webhookTable(emu: RunningEmulator, name: string, fields: FieldSpec[]): Promise<AdminTable> {
+  const reply = (await admin(emu, 'POST', '/tables', { workspace: 'Marketing', name, webhook: true, fields })) as {
+    table: { id: string };
+    fields: AdminTable['fields'];
+    webhookUrl: string;
+  };
+  return { id: reply.table.id, url: reply.webhookUrl, fields: reply.fields };
+}
+
+/** Rows added directly (cells by column label), in chunks. */
+export async function addRows(emu: RunningEmulator, tableId: string, rows: Array<Record<string, unknown>>): Promise<void> {
+  for (let start = 0; start < rows.length; start += 5000) {
+    await admin(emu, 'POST', `/tables/${tableId}/rows`, { rows: rows.slice(start, start + 5000).map((cells) => ({ cells })) });
+  }
+}
+
+/** Every row's value of one column (intake flushed first). */
+export async function columnValues(emu: RunningEmulator, tableId: string, label: string): Promise<unknown[]> {
+  emu.flushIntake();
+  const schema = (await api(emu, `/tables/${tableId}/schema`)) as { fields: Array<{ id: string; label: string }> };
+  const id = schema.fields.find((field) => field.label === label)!.id;
+  const values: unknown[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = (await api(emu, `/tables/${tableId}/rows?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)) as {
+      rows: Array<{ cells: Record<string, { value?: unknown }> }>;
+      nextCursor: string | null;
+    };
+    for (const row of page.rows) values.push(row.cells[id]?.value ?? null);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return values;
+}
+
+/** Each of `keys` is in the column exactly once (compared as the service's `=` does, ignoring case). */
+export function expectEachOnce(values: unknown[], keys: string[]): void {
+  const counts = new Map<string, number>();
+  for (const value of values) {
+    if (value === null) continue;
+    const key = String(value).toLowerCase();
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const wrong = keys.map((key) => [key, counts.get(key.toLowerCase()) ?? 0] as const).filter(([, count]) => count !== 1);
+  expect(wrong, 'keys not in the table exactly once').toEqual([]);
+}
+
+/** The query bodies POSTed to rows/query (as logged: path only) and the row requests in all. */
+export function rowRequests(emu: RunningEmulator): { queries: number; pages: number } {
+  const rows = emu.requestLog.filter((entry) => entry.bucket === 'rows');
+  return { queries: rows.filter((entry) => entry.method === 'POST').length, pages: rows.filter((entry) => entry.method === 'GET').length };
+}
+
+/** A small deterministic generator (kill points that can be replayed). */
+export function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/**
+ * Runs tds and kills it (SIGKILL) once the emulator has seen `posts` more webhook POSTs (wherever the
+ * run is then: journaling, waiting for an answer, settling); resolves with how it ended.
+ */
+export function killAfterPosts(bench: PushBench, args: string[], posts: number): Promise<string> {
+  const target = webhookPosts(bench.emu).length + posts;
+  const env = {
+    ...process.env,
+    ...KEY_ENV,
+    TDS_BASE_URL: bench.emu.baseUrl,
+    TDS_API_KEY: bench.emu.apiKey,
+    TDS_CONFIG_DIR: join(bench.dir, 'config'),
+    NO_COLOR: '1',
+  };
+  const child = spawn(process.execPath, [TDS_BIN, ...args], { env, cwd: bench.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const watch = setInterval(() => {
+    if (webhookPosts(bench.emu).length >= target) child.kill('SIGKILL');
+  }, 2);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearInterval(watch);
+      resolve(signal ? `killed after ${posts} posts` : `exit ${code}${code === 0 ? '' : `: ${stderr.trim()}`}`);
+    });
+  });
+}

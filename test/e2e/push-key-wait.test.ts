@@ -1,0 +1,120 @@
+import { access, readFile, readdir } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, test } from 'vitest';
+import { expectSameRecords, journalOf, ndjson, people, pushBench, tablePayloads } from '../push/helpers/emulator.js';
+import { KEY_EMULATOR, KEY_ENV, keyTest } from './push-key-support.js';
+
+// --wait settled and -o (CSV in, enriched CSV out), and the journal kept per input and webhook.
+
+const LEADS = 'email,name\ngrace@acme.io,Grace\nada@example.com,Ada\nGRACE@acme.io,Grace again\nlin@big.co,Lin\n';
+const UNFINISHED = ['queued', 'waiting', 'running'];
+
+describe('--wait settled -o FILE', () => {
+  keyTest(
+    'waits for the action columns, then writes the rows in input order with their statuses; a resumed run writes them again',
+    async ({ bench }) => {
+      const path = await bench.file('leads.csv', LEADS);
+      const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '-o', 'enriched.csv'];
+      const result = await bench.tds(args, { env: KEY_ENV });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/rows settled\s+3 of 3 \(3 visible\)/);
+      expect(result.stderr).toMatch(/written\s+3 rows to enriched\.csv \(csv\)/);
+      const rows = parse(await readFile(`${bench.dir}/enriched.csv`), { columns: true }) as Array<Record<string, string>>;
+      expect(rows.map((row) => row.Email)).toEqual(['grace@acme.io', 'ada@example.com', 'lin@big.co']);
+      expect(Object.keys(rows[0]!)).toEqual(
+        expect.arrayContaining(['_id', '_createdAt', 'Email', 'Domain', 'Domain.status', 'Domain.error', 'Company', 'Company.status']),
+      );
+      for (const row of rows) {
+        expect(UNFINISHED).not.toContain(row['Domain.status']);
+        expect(UNFINISHED).not.toContain(row['Company.status']);
+        expect(row['Domain.status']).not.toBe('');
+      }
+      const again = await bench.tds([...args.map((arg) => (arg === 'enriched.csv' ? 'again.ndjson' : arg)), '--resume'], { env: KEY_ENV });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toMatch(/nothing to send: every batch of .*leads\.csv was dealt with before/);
+      const records = (await readFile(`${bench.dir}/again.ndjson`, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(records.map((record) => record._id)).toEqual(rows.map((row) => row._id));
+    },
+  );
+
+  test('rows still running when --wait-timeout ends are written as they are, counted, and the exit is 7', async () => {
+    const bench = await pushBench({ ...KEY_EMULATOR, actionDelayMs: 600_000 });
+    try {
+      const path = await bench.file('leads.csv', LEADS);
+      const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '--wait-timeout', '1'];
+      const result = await bench.tds([...args, '-o', 'enriched.ndjson', '--json'], { env: KEY_ENV });
+      expect(result.code, result.stderr).toBe(7);
+      expect(result.stderr).toMatch(/3 of 3 rows had not settled after \d+ s \(0 not visible\); they are in enriched\.ndjson as they were/);
+      expect(result.stderr).toMatch(/--resume to wait again \(nothing is sent twice\)/);
+      const summary = JSON.parse(result.stdout) as {
+        wait: { mode: string; settled: number; visible: number; running: Record<string, number> };
+      };
+      expect(summary.wait).toMatchObject({ mode: 'settled', settled: 0, visible: 3 });
+      expect(summary.wait.running.Domain).toBe(3);
+      const records = (await readFile(`${bench.dir}/enriched.ndjson`, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(records.map((record) => record.Email)).toEqual(['grace@acme.io', 'ada@example.com', 'lin@big.co']);
+      for (const record of records) expect(UNFINISHED).toContain(record['Domain.status']);
+    } finally {
+      await bench.close();
+    }
+  });
+
+  keyTest('an output that cannot be written stops the push before anything is sent', async ({ bench }) => {
+    const path = await bench.file('leads.csv', LEADS);
+    const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '-o', 'no/such/folder/out.csv'];
+    const result = await bench.tds(args, { env: KEY_ENV });
+    expect(result.code, result.stderr).toBe(2);
+    expect(bench.emu.requestLog.filter((entry) => entry.bucket === 'webhook')).toEqual([]);
+  });
+});
+
+describe('one journal per input and webhook', () => {
+  keyTest('the same file pushed to two webhooks, each resumable on its own, without --journal', async ({ bench }) => {
+    const path = await bench.file('people.ndjson', ndjson(people(20)));
+    for (const hook of [bench.inbox.url, bench.signups.url]) {
+      const result = await bench.tds(['push', hook, path], { env: KEY_ENV });
+      expect(result.code, result.stderr).toBe(0);
+    }
+    const journals = (await readdir(bench.dir)).filter((name) => name.endsWith('.tds-journal'));
+    expect(journals).toHaveLength(2);
+    for (const hook of [bench.inbox.url, bench.signups.url]) {
+      const resumed = await bench.tds(['push', hook, path, '--resume'], { env: KEY_ENV });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toMatch(/nothing to send/);
+    }
+    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), people(20));
+  });
+
+  keyTest('an unknown webhook exits 4 before any journal is read', async ({ bench }) => {
+    const path = await bench.file('people.ndjson', ndjson(people(5)));
+    expect((await bench.tds(['push', bench.inbox.url, path], { env: KEY_ENV })).code).toBe(0);
+    const gone = bench.inbox.url.replace(/[^/]+$/, 'x'.repeat(43));
+    const result = await bench.tds(['push', gone, path, '--resume'], { env: KEY_ENV });
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).not.toMatch(/journal/);
+  });
+
+  test('a journal of the first release (FILE.tds-journal) still resumes', async () => {
+    const bench = await pushBench({ ...KEY_EMULATOR, webhookFaults: '500@4' });
+    try {
+      const path = await bench.file('people.ndjson', ndjson(people(20)));
+      const push = ['push', bench.inbox.url, path, '--batch-size', '5', '--concurrency', '1'];
+      const first = await bench.tds([...push, '--journal', `${path}.tds-journal`], { env: KEY_ENV });
+      expect(first.code, first.stderr).toBe(7);
+      const resumed = await bench.tds([...push, '--resume', '--accept-uncertain'], { env: KEY_ENV });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toMatch(/journal\s+.*people\.ndjson\.tds-journal\n/);
+      expect(await journalOf(path)).toBeUndefined();
+      await access(`${path}.tds-journal`);
+      expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), people(20));
+    } finally {
+      await bench.close();
+    }
+  });
+});

@@ -1,0 +1,120 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, test } from 'vitest';
+import { journalOf, ndjson, people, pushBench, webhookPosts } from '../push/helpers/emulator.js';
+import { columnValues, expectEachOnce, KEY_EMULATOR, KEY_ENV, keyTest, killAfterPosts, seeded } from './push-key-support.js';
+
+// Push by key (CLI.md "Push by key"), end to end against the emulator: each record's row exactly once
+// whatever fails on the way, and the run ends with exit 0 without a human deciding anything.
+
+const emails = (n: number, from = 1): string[] => people(n, from).map((person) => String(person.email));
+
+describe('uncertain batches are settled by key', () => {
+  test('a 500 after storing, a 500 before storing, resets before and after, a stall and a 502: exit 0, each record once', async () => {
+    const faults = '500@3,500pre@6,reset@9,resetpre@12,stall@15,502@18';
+    const bench = await pushBench({ ...KEY_EMULATOR, webhookFaults: faults });
+    try {
+      const path = await bench.file('leads.ndjson', ndjson(people(150)));
+      const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5', '--concurrency', '2'];
+      const result = await bench.tds(['--timeout', '1', ...args, '--json'], { env: KEY_ENV });
+      expect(result.code, result.stderr).toBe(0);
+      const summary = JSON.parse(result.stdout) as { records: { uncertain: number }; key: { settled: number } };
+      expect(summary.records.uncertain).toBe(0);
+      // the 500, the 502, the reset and the stall came after storing: their records were found, not sent again
+      expect(summary.key.settled).toBe(20);
+      expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), emails(150));
+      const faulted = bench.emu.requestLog.filter((entry) => entry.fault !== undefined).map((entry) => entry.fault);
+      expect(faulted).toEqual(['500', '500pre', 'reset', 'resetpre', 'stall', '502']);
+    } finally {
+      await bench.close();
+    }
+  });
+
+  test('SIGKILL at random points, then --resume until done: each record once, the last run exits 0', async () => {
+    const bench = await pushBench({ ...KEY_EMULATOR, webhookFaults: '500:0.04,500pre:0.04', faultSeed: 3 });
+    try {
+      const path = await bench.file('leads.ndjson', ndjson(people(300)));
+      const push = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5'];
+      const random = seeded(Number(process.env.KILL_SEED ?? 11));
+      const runs: string[] = [];
+      for (let kill = 0; kill < 6; kill += 1) {
+        const resume = (await journalOf(path)) !== undefined ? ['--resume'] : [];
+        const ended = await killAfterPosts(bench, [...push, ...resume], 1 + Math.floor(random() * 12));
+        runs.push(`${resume.length ? 'resume' : 'first run'}: ${ended}`);
+        expect(ended, runs.join('\n')).toMatch(/^(killed|exit 0$)/);
+      }
+      const last = await bench.tds([...push, '--resume'], { env: KEY_ENV });
+      expect(last.code, `${runs.join('\n')}\n${last.stderr}`).toBe(0);
+      expect(runs.filter((run) => run.includes('killed')).length, runs.join('\n')).toBeGreaterThanOrEqual(4);
+      expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), emails(300));
+    } finally {
+      await bench.close();
+    }
+  }, 60_000);
+});
+
+describe('keys in the input', () => {
+  const input = [
+    { email: 'Ada@Example.com', n: 1 },
+    { email: 'ada@example.COM', n: 2 },
+    { email: 'grace@example.com', n: 3 },
+    { email: 'ADA@example.com', n: 4 },
+    { n: 5 },
+    { email: `${'x'.repeat(200)}@example.com`, n: 6 },
+  ];
+
+  keyTest(
+    'a repeated key (ignoring case) is not sent and is listed with --verbose; missing and over-long keys are rejected (exit 7)',
+    async ({ bench }) => {
+      const path = await bench.file('dups.ndjson', ndjson(input));
+      const result = await bench.tds(
+        ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--rejects', 'bad.ndjson', '-v'],
+        {
+          env: KEY_ENV,
+        },
+      );
+      expect(result.code, result.stderr).toBe(7);
+      expect(result.stderr).toMatch(/duplicates\s+2 \(same email: 2 repeats 1, 4 repeats 1\)/);
+      expect(result.stderr).toContain(`record 2 not sent: its key "ada@example.COM" repeats record 1's`);
+      expect(result.stderr).toMatch(/rejected\s+2: records 5–6/);
+      const rejects = (await readFile(`${bench.dir}/bad.ndjson`, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { record: number; reason: string });
+      expect(rejects.map((reject) => reject.record)).toEqual([5, 6]);
+      expect(rejects[0]!.reason).toMatch(/no key: it has no "email"/);
+      expect(rejects[1]!.reason).toMatch(/more than 200 characters/);
+      expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), ['ada@example.com', 'grace@example.com']);
+    },
+  );
+
+  keyTest('--on-duplicate error exits 2 naming the first pair, before anything is sent', async ({ bench }) => {
+    const path = await bench.file('dups.ndjson', ndjson(input.slice(0, 4)));
+    const result = await bench.tds(['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--on-duplicate', 'error'], {
+      env: KEY_ENV,
+    });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/records 1 and 2 have the same key "ada@example.COM"/);
+    expect(webhookPosts(bench.emu)).toEqual([]);
+  });
+
+  keyTest('bad key options exit 2 with what to do', async ({ bench }) => {
+    const path = await bench.file('a.ndjson', ndjson(people(2)));
+    const cases: Array<[string[], RegExp]> = [
+      [['--key', 'email'], /--key needs --table/],
+      [['--skip-existing'], /--skip-existing needs --key/],
+      [['--wait', 'settled', '--table', 'Inbox'], /--wait settled needs --key/],
+      [['--key', 'email', '--table', 'Inbox', '-o', 'out.csv'], /-o FILE writes the pushed rows once they have settled/],
+      [['--key', 'email=Nope', '--table', 'Inbox'], /the table has no column "Nope"/],
+      [['--key', 'email=Domain', '--table', 'Inbox'], /type action, which cannot hold a key/],
+      [['--key', 'email', '--table', 'Inbox', '--wait', 'later'], /--wait later: wait until "visible" \(the default\) or "settled"/],
+    ];
+    for (const [extra, message] of cases) {
+      const result = await bench.tds(['push', bench.inbox.url, path, ...extra], { env: KEY_ENV });
+      expect(result.code, `${extra.join(' ')}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+    const unknown = await bench.tds(['push', bench.inbox.url, path, '--key', 'email', '--table', 'Nowhere'], { env: KEY_ENV });
+    expect(unknown.code, unknown.stderr).toBe(4);
+    expect(webhookPosts(bench.emu)).toEqual([]);
+  });
+});
