@@ -123,8 +123,11 @@ describe('headerDifferences', () => {
   });
 });
 
-/** Opens real files, but every write after the first `allowed` bytes writes only part, then fails with ENOSPC (a disk filling up). */
-function fillingDisk(allowed: number): OpenFile {
+/**
+ * Opens real files, but every write after the first `allowed` bytes writes only part, then fails with
+ * ENOSPC (a disk filling up). `writes` gets the bytes each write call put in the file.
+ */
+function fillingDisk(allowed: number, writes: number[] = []): OpenFile {
   return async (path, flags) => {
     const handle = await open(path, flags);
     let written = 0;
@@ -134,6 +137,7 @@ function fillingDisk(allowed: number): OpenFile {
         if (room <= 0) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
         const result = await handle.write(buffer, offset, Math.min(length, room), position);
         written += result.bytesWritten;
+        writes.push(result.bytesWritten);
         return result;
       },
       datasync: () => handle.datasync(),
@@ -157,20 +161,27 @@ describe('JournalWriter rounds', () => {
 });
 
 describe('JournalWriter on a full disk (issue 15, item 3)', () => {
-  it('fails the line a short write tore, cuts it back off, and refuses every later line', async () => {
+  it('fails the lines a short write tore, cuts the fragment back off, and refuses every later line', async () => {
     const path = join(dir, 'j');
     const header = `${JSON.stringify(journalHeader(headerInput))}\n`;
-    const line = `${JSON.stringify(entryOf(batch, 'sending'))}\n`;
-    const writer = JournalWriter.create(path, journalHeader(headerInput), fillingDisk(Buffer.byteLength(header + line) + 10));
-    await writer.append(entryOf(batch, 'sending'));
-    await expect(writer.append(entryOf(batch, 'accepted', { status: 200 }))).rejects.toThrow(
-      /cannot write the journal .*: the disk is full \(ENOSPC\)/,
-    );
-    await expect(writer.append(entryOf(batch, 'sending'))).rejects.toThrow(/disk is full/);
+    // room for the header and 10 bytes more: the write of the two lines queued below stops 10 bytes into the first
+    const writes: number[] = [];
+    const writer = JournalWriter.create(path, journalHeader(headerInput), fillingDisk(Buffer.byteLength(header) + 10, writes));
+    const appended = await Promise.allSettled([
+      writer.append(entryOf(batch, 'sending')),
+      writer.append(entryOf(batch, 'accepted', { status: 200 })),
+    ]);
+    expect(writes.at(-1)).toBe(10); // the short write did put a fragment in the file
+    expect(appended[0]).toMatchObject({ status: 'rejected', reason: { code: 'UNEXPECTED', cause: { code: 'ENOSPC' } } });
+    expect(appended[1]).toMatchObject({ status: 'rejected' });
+    await expect(writer.append(entryOf(batch, 'sending'))).rejects.toMatchObject({ cause: { code: 'ENOSPC' } });
     await writer.close();
-    // the torn line is gone: the file ends with the last whole line
-    expect(await readFile(path, 'utf8')).toBe(header + line);
-    expect((await readJournal(path)).entries.map((entry) => entry.state)).toEqual(['sending']);
+    // only whole lines are left: the header, without any piece of the torn line
+    const text = await readFile(path, 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    const lines = text.slice(0, -1).split('\n');
+    expect(lines.map((line) => (JSON.parse(line) as { journal?: string }).journal)).toEqual(['tds push']);
+    expect((await readJournal(path)).entries).toEqual([]);
   });
 
   it('cuts a torn last line (a crash mid-write) off before appending after it', async () => {
