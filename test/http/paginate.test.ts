@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { paginate, rowsOf } from '../../src/http/paginate.js';
-import type { Row, RowsPage } from '../../src/spec/index.js';
+import { MAX_EMPTY_PAGES, paginate, rowsOf } from '../../src/http/paginate.js';
+import { CURSOR_MAX_CHARS, type Row, type RowsPage } from '../../src/spec/index.js';
 
 const row = (id: string): Row => ({ id, tableId: 't', createdAt: '', updatedAt: '', createdByUserId: null, cells: {} });
 
@@ -71,6 +71,46 @@ describe('paginate', () => {
     controller.abort(new Error('stop'));
     await expect(iterator.next()).rejects.toThrow('stop');
     expect(calls).toEqual([undefined]);
+  });
+
+  describe('a chain that would be followed for ever', () => {
+    it(`gives up (GAVE_UP) at the ${MAX_EMPTY_PAGES}th empty page in a row that says there are more, requesting none after it`, async () => {
+      // empty pages made up on request, each with a new cursor, for ever
+      const calls: Array<string | undefined> = [];
+      const fetchPage = async (cursor: string | undefined): Promise<RowsPage> => {
+        calls.push(cursor);
+        return page([], `c${calls.length}`);
+      };
+      const handed: number[] = [];
+      const reading = (async () => {
+        for await (const { page: p } of paginate(fetchPage)) handed.push(p.rows.length);
+      })();
+      await expect(reading).rejects.toMatchObject({ code: 'GAVE_UP' });
+      expect(calls).toHaveLength(MAX_EMPTY_PAGES);
+      expect(handed).toHaveLength(MAX_EMPTY_PAGES - 1);
+    });
+
+    it('counts empty pages in a row only: a page with a row starts the count again', async () => {
+      const pages = 3 * MAX_EMPTY_PAGES;
+      // every MAX_EMPTY_PAGES-th page holds a row, so there are never MAX_EMPTY_PAGES empty ones in a row
+      const calls: Array<string | undefined> = [];
+      const fetchPage = async (cursor: string | undefined): Promise<RowsPage> => {
+        calls.push(cursor);
+        const n = calls.length;
+        return page(n % MAX_EMPTY_PAGES === 0 ? [`r${n}`] : [], n < pages ? `c${n}` : null);
+      };
+      const ids = (await collect(rowsOf(paginate(fetchPage)))).map((r) => r.id);
+      expect(calls).toHaveLength(pages);
+      expect(ids).toEqual([`r${MAX_EMPTY_PAGES}`, `r${2 * MAX_EMPTY_PAGES}`, `r${3 * MAX_EMPTY_PAGES}`]);
+    });
+
+    it(`follows a cursor of ${CURSOR_MAX_CHARS} characters, and stops (GAVE_UP) at a longer one without sending it`, async () => {
+      const longest = 'x'.repeat(CURSOR_MAX_CHARS);
+      const tooLong = 'y'.repeat(CURSOR_MAX_CHARS + 1);
+      const { calls, fetchPage } = pagesOf({ first: page(['a'], longest), [longest]: page(['b'], tooLong), [tooLong]: page(['c'], null) });
+      await expect(collect(paginate(fetchPage))).rejects.toMatchObject({ code: 'GAVE_UP' });
+      expect(calls).toEqual([undefined, longest]);
+    });
   });
 
   describe('with pages requested ahead', () => {

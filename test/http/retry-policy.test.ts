@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, decideRetry, retryReason, wasNotSent, type AttemptOutcome, type RetryPolicy } from '../../src/http/retry-policy.js';
+import {
+  backoffMs,
+  decideRetry,
+  MAX_RETRY_AFTER_MS,
+  retryReason,
+  wasNotSent,
+  type AttemptOutcome,
+  type RetryPolicy,
+} from '../../src/http/retry-policy.js';
 
 const status = (code: number): AttemptOutcome => ({ kind: 'status', status: code });
 const network = (code: string | undefined): AttemptOutcome => ({ kind: 'network', code });
@@ -58,6 +66,36 @@ describe('decideRetry', () => {
     ['500 scaled down', status(500), 10, 25],
   ])('waits for %s', (_name, outcome, rateScale, waitMs) => {
     expect(decideRetry(outcome, 0, { ...policy(true), rateScale })).toMatchObject({ retry: true, waitMs });
+  });
+});
+
+describe('decideRetry: a retry-after past the cap', () => {
+  const asked = (ms: number): AttemptOutcome => ({ kind: 'status', status: 429, retryAfterMs: ms });
+
+  it('waits a retry-after of exactly 5 minutes', () => {
+    expect(MAX_RETRY_AFTER_MS).toBe(300_000);
+    expect(decideRetry(asked(MAX_RETRY_AFTER_MS), 0, policy(true))).toEqual({
+      retry: true,
+      reason: 'rate-limited',
+      waitMs: MAX_RETRY_AFTER_MS,
+    });
+  });
+
+  it.each([
+    ['one millisecond more', MAX_RETRY_AFTER_MS + 1],
+    ['a day', 86_400_000],
+    ['years (an HTTP date far ahead)', 3 * 365 * 86_400_000],
+  ])('gives up at once on %s, saying what was asked (read or webhook post)', (_name, ms) => {
+    const expected = { retry: false, why: 'wait-too-long', reason: 'rate-limited', askedMs: ms };
+    expect(decideRetry(asked(ms), 0, policy(true))).toEqual(expected);
+    expect(decideRetry(asked(ms), 0, policy(false))).toEqual(expected);
+  });
+
+  it('caps what the service asked, not the wait after TDS_RATE_SCALE', () => {
+    expect(decideRetry(asked(MAX_RETRY_AFTER_MS + 1), 0, { ...policy(true), rateScale: 1000 })).toMatchObject({
+      retry: false,
+      why: 'wait-too-long',
+    });
   });
 });
 

@@ -2,11 +2,14 @@ import { mkdtemp, open, readFile, rm, writeFile, type FileHandle } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeBatch } from '../../../src/push/plan/batch.js';
+import { makeBatch, type Batch, type BatchEvent } from '../../../src/push/plan/batch.js';
+import { dueBatches } from '../../../src/push/plan/due-batches.js';
+import { JournalIndex } from '../../../src/push/plan/resume-plan.js';
+import { PushTally } from '../../../src/push/plan/tally.js';
 import { JournalWriter, type OpenFile } from '../../../src/push/journal/journal-writer.js';
 import { readJournal } from '../../../src/push/journal/read-journal.js';
 import { headerDifferences, journalHeader, type HeaderInput } from '../../../src/push/journal/journal-header.js';
-import { entryOf } from '../../../src/push/journal/journal-entry.js';
+import { entryOf, type JournalEntry } from '../../../src/push/journal/journal-entry.js';
 
 const headerInput: HeaderInput = {
   path: '/data/in.csv',
@@ -123,8 +126,11 @@ describe('headerDifferences', () => {
   });
 });
 
-/** Opens real files, but every write after the first `allowed` bytes writes only part, then fails with ENOSPC (a disk filling up). */
-function fillingDisk(allowed: number): OpenFile {
+/**
+ * Opens real files, but every write after the first `allowed` bytes writes only part, then fails with
+ * ENOSPC (a disk filling up). `writes` gets the bytes each write call put in the file.
+ */
+function fillingDisk(allowed: number, writes: number[] = []): OpenFile {
   return async (path, flags) => {
     const handle = await open(path, flags);
     let written = 0;
@@ -134,6 +140,7 @@ function fillingDisk(allowed: number): OpenFile {
         if (room <= 0) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
         const result = await handle.write(buffer, offset, Math.min(length, room), position);
         written += result.bytesWritten;
+        writes.push(result.bytesWritten);
         return result;
       },
       datasync: () => handle.datasync(),
@@ -157,20 +164,65 @@ describe('JournalWriter rounds', () => {
 });
 
 describe('JournalWriter on a full disk (issue 15, item 3)', () => {
-  it('fails the line a short write tore, cuts it back off, and refuses every later line', async () => {
+  it('fails the lines a short write tore, cuts the fragment back off, and refuses every later line', async () => {
     const path = join(dir, 'j');
     const header = `${JSON.stringify(journalHeader(headerInput))}\n`;
-    const line = `${JSON.stringify(entryOf(batch, 'sending'))}\n`;
-    const writer = JournalWriter.create(path, journalHeader(headerInput), fillingDisk(Buffer.byteLength(header + line) + 10));
-    await writer.append(entryOf(batch, 'sending'));
-    await expect(writer.append(entryOf(batch, 'accepted', { status: 200 }))).rejects.toThrow(
-      /cannot write the journal .*: the disk is full \(ENOSPC\)/,
-    );
-    await expect(writer.append(entryOf(batch, 'sending'))).rejects.toThrow(/disk is full/);
+    // room for the header and 10 bytes more: the write of the two lines queued below stops 10 bytes into the first
+    const writes: number[] = [];
+    const writer = JournalWriter.create(path, journalHeader(headerInput), fillingDisk(Buffer.byteLength(header) + 10, writes));
+    const appended = await Promise.allSettled([
+      writer.append(entryOf(batch, 'sending')),
+      writer.append(entryOf(batch, 'accepted', { status: 200 })),
+    ]);
+    expect(writes.at(-1)).toBe(10); // the short write did put a fragment in the file
+    expect(appended[0]).toMatchObject({ status: 'rejected', reason: { code: 'UNEXPECTED', cause: { code: 'ENOSPC' } } });
+    expect(appended[1]).toMatchObject({ status: 'rejected' });
+    await expect(writer.append(entryOf(batch, 'sending'))).rejects.toMatchObject({ cause: { code: 'ENOSPC' } });
     await writer.close();
-    // the torn line is gone: the file ends with the last whole line
-    expect(await readFile(path, 'utf8')).toBe(header + line);
-    expect((await readJournal(path)).entries.map((entry) => entry.state)).toEqual(['sending']);
+    // only whole lines are left: the header, without any piece of the torn line
+    const text = await readFile(path, 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    const lines = text.slice(0, -1).split('\n');
+    expect(lines.map((line) => (JSON.parse(line) as { journal?: string }).journal)).toEqual(['tds push']);
+    expect((await readJournal(path)).entries).toEqual([]);
+  });
+
+  it('a run stopped by a full disk partway through a line: --resume reads the journal, appends after it and plans only what is left', async () => {
+    const path = join(dir, 'j');
+    const header = journalHeader(headerInput);
+    const list = [1, 2, 3, 4, 5].map((n) => makeBatch(n, '', [{ record: n, json: `{"n":${n}}`, bytes: 7 }]));
+    const bytesOf = (value: object): number => Buffer.byteLength(`${JSON.stringify(value)}\n`);
+    // the first run: batch 1 taken in, batch 2's request left, and the disk fills 10 bytes into batch 2's outcome
+    const firstRun = [entryOf(list[0]!, 'sending'), entryOf(list[0]!, 'accepted', { status: 200 }), entryOf(list[1]!, 'sending')];
+    const room = bytesOf(header) + firstRun.reduce((sum, entry) => sum + bytesOf(entry), 0) + 10;
+    const writes: number[] = [];
+    const first = JournalWriter.create(path, header, fillingDisk(room, writes));
+    for (const entry of firstRun) await first.append(entry);
+    await expect(first.append(entryOf(list[1]!, 'accepted', { status: 200 }))).rejects.toMatchObject({ cause: { code: 'ENOSPC' } });
+    await first.close();
+    expect(writes.at(-1)).toBe(10);
+    expect((await readFile(path, 'utf8')).endsWith('\n')).toBe(true);
+
+    // the resume (the disk has room again): batch 2 is uncertain, 3–5 are due
+    const before = await readJournal(path);
+    expect(before.entries.map((e) => `${e.batch}:${e.state}`)).toEqual(['1:sending', '1:accepted', '2:sending']);
+    const resumed = await plan(list, before.entries);
+    expect(resumed.due).toEqual([3, 4, 5]);
+    expect(resumed.tally.uncertain.map((u) => u.batch)).toEqual(['2']);
+    const second = JournalWriter.reopen(path);
+    for (const batch of list.slice(2)) {
+      await second.append(entryOf(batch, 'sending'));
+      await second.append(entryOf(batch, 'accepted', { status: 200 }));
+    }
+    await second.close();
+
+    // read once more (the next --resume or --dry-run): whole lines, every batch settled but the uncertain one
+    const after = await readJournal(path);
+    expect(after.entries).toHaveLength(9);
+    const again = await plan(list, after.entries);
+    expect(again.due).toEqual([]);
+    expect(again.tally.already.batches).toBe(4);
+    expect(again.tally.uncertain.map((u) => u.batch)).toEqual(['2']);
   });
 
   it('cuts a torn last line (a crash mid-write) off before appending after it', async () => {
@@ -191,3 +243,16 @@ describe('JournalWriter on a full disk (issue 15, item 3)', () => {
     ).toEqual([undefined, 'sending', 'accepted']);
   });
 });
+
+/** The batches of `list` a resumed run would send, given the journal's entries. */
+async function plan(list: Batch[], entries: JournalEntry[]): Promise<{ due: number[]; tally: PushTally }> {
+  async function* events(): AsyncGenerator<BatchEvent> {
+    for (const batch of list) yield { kind: 'batch', batch };
+  }
+  const tally = new PushTally();
+  const due: number[] = [];
+  for await (const batch of dueBatches(events(), { tally, index: new JournalIndex(entries), uncertain: {}, maxBytes: 1000 })) {
+    due.push(batch.number);
+  }
+  return { due, tally };
+}
