@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
 import { join } from 'node:path';
 
 // The walk-through of `tds demo`: each step is a real tds command line and how to show its result.
@@ -20,6 +21,15 @@ ada@example.com,Ada Lovelace,pro,5
 grace@example.com,Grace Hopper,team,12
 "linus@example.com","Torvalds, Linus",free,1
 `;
+
+// ada@example.com is in the table already (the signups step): --skip-existing leaves her out
+const LEADS_CSV = `email,name
+ada@example.com,Ada Lovelace
+katherine@nasa.gov,Katherine Johnson
+margaret@mit.edu,Margaret Hamilton
+`;
+
+const ENRICHED_COLUMNS = ['Email', 'Domain', 'Domain.status', 'Company', 'Company.status'];
 
 const asIs = async (result: { stdout: string }): Promise<string> => result.stdout;
 
@@ -91,8 +101,7 @@ function pushSteps(dir: string): DemoStep[] {
       args: ['push', join(dir, 'signups.csv'), '--table', 'Inbox', '--wait'],
       prepare: async () => {
         await writeFile(join(dir, 'signups.csv'), SIGNUPS_CSV);
-        // A journal from an earlier demo in the same folder would (rightly) stop a second push.
-        await rm(join(dir, 'signups.csv.tds-journal'), { force: true });
+        await removeJournals(dir, 'signups.csv');
       },
       show: asIs,
     },
@@ -102,7 +111,40 @@ function pushSteps(dir: string): DemoStep[] {
       args: ['rows', 'Inbox', '--no-meta', '--format', 'ndjson'],
       show: asIs,
     },
+    {
+      title: 'push by key: each lead once (those in the table already left out), wait for the enrichment columns, write the enriched rows',
+      display: 'tds push new-leads.csv --key email --table Inbox --skip-existing --wait settled -o enriched.csv',
+      args: [
+        'push',
+        join(dir, 'new-leads.csv'),
+        '--key',
+        'email',
+        '--table',
+        'Inbox',
+        '--skip-existing',
+        '--wait',
+        'settled',
+        '-o',
+        join(dir, 'enriched.csv'),
+      ],
+      prepare: async () => {
+        await writeFile(join(dir, 'new-leads.csv'), LEADS_CSV);
+        await removeJournals(dir, 'new-leads.csv');
+      },
+      show: async () => {
+        const rows = parse(await readFile(join(dir, 'enriched.csv')), { columns: true }) as Array<Record<string, string>>;
+        const lines = [ENRICHED_COLUMNS.join(','), ...rows.map((row) => ENRICHED_COLUMNS.map((column) => row[column] ?? '').join(','))];
+        return `$ csvcut -c ${ENRICHED_COLUMNS.join(',')} enriched.csv\n${lines.join('\n')}\n`;
+      },
+    },
   ];
+}
+
+/** A journal from an earlier demo in the same folder would (rightly) stop a second push of the file. */
+async function removeJournals(dir: string, file: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    if (name.startsWith(`${file}.`) && name.endsWith('.tds-journal')) await rm(join(dir, name), { force: true });
+  }
 }
 
 function pipeThrough(command: string, args: string[], input: string): Promise<string> {

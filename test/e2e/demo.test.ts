@@ -21,6 +21,8 @@ describe('tds demo', () => {
       '$ tds rows Leads --format ndjson -n 3 | jq',
       '$ tds push signups.csv --table Inbox --wait',
       '$ tds rows Inbox --no-meta --format ndjson',
+      '$ tds push new-leads.csv --key email --table Inbox --skip-existing --wait settled -o enriched.csv',
+      '$ csvcut -c Email,Domain,Domain.status,Company,Company.status enriched.csv',
       'tds config set api-key',
     ]) {
       expect(out).toContain(line);
@@ -28,6 +30,16 @@ describe('tds demo', () => {
     expect(out).toContain('Sales');
     expect(out).toContain('Leads');
     expect(out).toContain('ada@example.com');
+    // the round trip: ada was pushed before (left out), the two others sent; all three enriched, in input order
+    expect(out).toMatch(/existing\s+1 already in the table/);
+    const enriched = (await readFile(join(dir, 'enriched.csv'), 'utf8')).trim().split('\n');
+    expect(enriched).toHaveLength(4);
+    expect(enriched.slice(1).map((line) => line.match(/[\w.]+@[\w.]+/)?.[0])).toEqual([
+      'ada@example.com',
+      'katherine@nasa.gov',
+      'margaret@mit.edu',
+    ]);
+    expect(enriched.join('\n')).not.toMatch(/,(queued|waiting|running),/);
     const csv = await readFile(join(dir, 'leads.csv'), 'utf8');
     expect(csv.split('\n')[0]).toMatch(/^_id,_createdAt,_updatedAt,_createdByUserId,/);
     // The key and the webhook URL stay in files, never on screen.
