@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // @ts-check
-// `npm run bench [-- NAME…]`: runs every bench/*.bench.js (or the named ones) one after another; exits 1
-// when any bench failed (missed a target or crashed), 2 when a name matches no bench.
+// `npm run bench [-- NAME…]`: runs every bench/*.bench.js (or the named ones: NAME runs NAME.bench.js
+// and NAME-*.bench.js, so `push` runs push-skip-existing too) one after another; exits 1 when any bench
+// failed (missed a target or crashed), 2 when a name matches no bench.
 import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -13,14 +14,15 @@ const available = readdirSync(here)
   .filter((file) => file.endsWith('.bench.js'))
   .map((file) => file.replace(/\.bench\.js$/, ''))
   .sort();
-const unknown = wanted.filter((name) => !available.includes(name));
+const matches = (/** @type {string} */ bench, /** @type {string} */ name) => bench === name || bench.startsWith(`${name}-`);
+const unknown = wanted.filter((name) => !available.some((bench) => matches(bench, name)));
 if (unknown.length > 0) {
   console.error(`no bench named ${unknown.join(', ')}; the benches are: ${available.join(', ')}`);
   process.exit(2);
 }
 /** @type {string[]} */
 const failed = [];
-for (const name of available.filter((name) => wanted.length === 0 || wanted.includes(name))) {
+for (const name of available.filter((bench) => wanted.length === 0 || wanted.some((name) => matches(bench, name)))) {
   process.stdout.write(`\n== ${name} ==\n`);
   const result = spawnSync(process.execPath, ['--expose-gc', join(here, `${name}.bench.js`)], { stdio: 'inherit' });
   if (result.status !== 0) failed.push(`${name} (${result.signal ?? `exit ${result.status}`})`);

@@ -120,7 +120,7 @@ async function dryRun(ctx: Context, job: PushJob): Promise<void> {
     ...(keyed ? { keyed: { push: keyed, keys } } : {}),
   });
   report.read(check.stats);
-  const lookup = keyed?.job.skipExisting ? (await keyed.lookups.existing(keys.sample(1000), check.tally.toSend.records)).plan.text : null;
+  const lookup = keyed?.job.skipExisting ? await existingPlanText(keyed, keys.sample(1000), check.tally.toSend.records) : null;
   report.dryRun(check, keyed && keyReport(keyed, lookup));
 }
 
@@ -196,6 +196,14 @@ function keyedSending(
       ctx.verbose(`--skip-existing: ${plan.text}`);
     },
   };
+}
+
+/** --dry-run of --skip-existing: the plan if few keys are found, and the one the first lookup may switch to. */
+async function existingPlanText(keyed: KeyedPush, sample: string[], keyCount: number): Promise<string> {
+  const hopeful = (await keyed.lookups.existing(sample, keyCount, 0)).plan;
+  const worst = (await keyed.lookups.existing(sample, keyCount)).plan;
+  if (hopeful.kind === worst.kind) return worst.text;
+  return `${hopeful.text} plus a page per 100 keys found; or ${worst.text}, if the first lookup finds most of them there`;
 }
 
 function keyReport(keyed: KeyedPush, lookup: string | null): KeyReport {

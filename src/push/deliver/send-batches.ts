@@ -148,10 +148,17 @@ export class BatchSender {
     if (!settler) return;
     const waiting = this.unsettled.splice(0);
     const by = Math.max(this.lastRequestAt, ...waiting.map((entry) => entry.by));
-    const found = await settler.found(
-      waiting.map((entry) => entry.batch),
-      by,
-    );
+    let found;
+    try {
+      found = await settler.found(
+        waiting.map((entry) => entry.batch),
+        by,
+      );
+    } catch (error) {
+      // not settled: they stay uncertain (as journaled), and the run reports them so
+      this.unsettled.push(...waiting);
+      throw error;
+    }
     for (const [i, { batch }] of waiting.entries()) {
       const taken = found[i]!;
       const keep = batch.items.filter((item) => !taken.has(item.record)).map((item) => item.record);

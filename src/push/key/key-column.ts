@@ -1,5 +1,5 @@
 import { UsageError } from '../../core/errors.js';
-import { FILTER_VALUE_MAX_CHARS, type ColumnType, type Field } from '../../spec/index.js';
+import type { ColumnType, Field } from '../../spec/index.js';
 
 /**
  * The table column a key is looked up in, and how: the filter operator its type accepts that takes
@@ -58,6 +58,3 @@ export function foldKey(column: KeyColumn, key: string): string {
   }
   return key.toLowerCase();
 }
-
-/** The longest key (as JSON text) a rule holds: more than this and no key can be looked up. */
-export const KEY_VALUE_MAX_CHARS = FILTER_VALUE_MAX_CHARS;

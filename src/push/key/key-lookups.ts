@@ -36,11 +36,21 @@ export class KeyLookups {
     return (await resolveTable(this.client, this.table.id)).rowCount;
   }
 
-  /** --skip-existing: which keys the table already holds; `sample` stands for `keyCount` keys in all. */
-  async existing(sample: readonly string[], keyCount: number): Promise<Planned<KeyPresence>> {
+  /**
+   * --skip-existing: which keys the table already holds; `sample` stands for `keyCount` keys in all, of
+   * which the share `found` is expected in the table (default: every one).
+   */
+  async existing(sample: readonly string[], keyCount: number, found?: number): Promise<Planned<KeyPresence>> {
     const rowCount = await this.rowCount();
     const mirrorRequests = await this.mirror?.syncCost(this.table, rowCount);
-    const plan = chooseLookupPlan({ column: this.column, keys: sample, keyCount, rowCount, mirrorRequests });
+    const plan = chooseLookupPlan({
+      column: this.column,
+      keys: sample,
+      keyCount,
+      rowCount,
+      mirrorRequests,
+      ...(found !== undefined ? { found } : {}),
+    });
     return { plan, lookup: this.track(this.presence(plan)) };
   }
 

@@ -45,6 +45,11 @@ function packRules(column: KeyColumn, keys: readonly string[]): FilterRule[] {
   let list: string[] = [];
   let chars = 2;
   for (const key of keys) {
+    // a key whose JSON text (escapes and all) would not fit in a list on its own: an `=` rule of its own
+    if (JSON.stringify(key).length + 2 > FILTER_VALUE_MAX_CHARS) {
+      rules.push({ fieldId, operator: '=', value: key });
+      continue;
+    }
     const added = JSON.stringify(key).length + (list.length > 0 ? 1 : 0);
     const full = chars + added > FILTER_VALUE_MAX_CHARS || (operator === 'containsAnyOf' && list.length >= ANY_OF_MAX_ITEMS);
     if (full && list.length > 0) {

@@ -27,6 +27,13 @@ export async function* keyedRecords(chunks: AsyncIterable<InputRecord[]>, option
         input.excluded = { kind: 'keyless', reason: found.problem };
         continue;
       }
+      if (options.column.field.type === 'number' && !Number.isFinite(Number(found.key.trim()))) {
+        input.excluded = {
+          kind: 'keyless',
+          reason: `its ${JSON.stringify(options.spec.field)} is not a number, and the column "${options.column.field.label}" holds numbers`,
+        };
+        continue;
+      }
       const key = foldKey(options.column, found.key);
       const earlier = first.get(key);
       if (earlier === undefined) {

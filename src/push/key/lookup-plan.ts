@@ -23,6 +23,8 @@ export interface PlanInput {
   mirrorRequests?: number;
   /** Rows created since the push began, when every key looked for was sent by this run. */
   recentRows?: number;
+  /** The share of keys expected to be found (their rows come back in pages of 100); default 1, every one. */
+  found?: number;
 }
 
 const n = (value: number): string => value.toLocaleString('en-US');
@@ -31,26 +33,29 @@ const requests = (count: number): string => `${n(count)} row ${count === 1 ? 're
 
 /**
  * The plan with the fewest row requests: filter queries (the keys packed to the limits of
- * service-api.md 4.5; every 100 matches another page), a read of the whole table (rowCount / 100
+ * service-api.md 4.5; a query's matches come back 100 a page), a read of the whole table (rowCount / 100
  * pages), the local mirror synced first, or the newest rows down to the push's start.
  */
 export function chooseLookupPlan(input: PlanInput): LookupPlan {
   const { column, keyCount, rowCount } = input;
   const sampled = packKeyQueries(column, input.keys).length;
   const queries = input.keys.length === 0 ? 0 : Math.ceil((sampled * keyCount) / input.keys.length);
-  const matchPages = Math.ceil(Math.min(keyCount, rowCount) / PAGE_LIMIT_MAX);
+  const found = input.found ?? 1;
+  // each query is one request, and one more per further 100 rows it matches
+  const matches = Math.min(keyCount, rowCount) * found;
+  const queryRequests = queries === 0 ? 0 : queries * Math.max(1, Math.ceil(matches / queries / PAGE_LIMIT_MAX));
   const operator = column.operator === 'in' ? '`in` lists' : column.operator === 'any' ? 'containsAnyOf lists' : '`=` rules';
   const keys = `${n(keyCount)} ${keyCount === 1 ? 'key' : 'keys'}`;
   const plans: LookupPlan[] = [
     {
       kind: 'queries',
-      requests: queries + matchPages,
-      text: `${keys} looked up in ${n(queries)} filter ${queries === 1 ? 'query' : 'queries'} (${operator} on "${column.field.label}"), up to ${requests(queries + matchPages)}`,
+      requests: queryRequests,
+      text: `${keys} looked up in ${n(queries)} filter ${queries === 1 ? 'query' : 'queries'} (${operator} on "${column.field.label}"), ${found === 1 ? 'up to' : 'about'} ${requests(queryRequests)}`,
     },
     {
       kind: 'full-read',
       requests: pages(rowCount),
-      text: `the table's ${n(rowCount)} rows read once (${requests(pages(rowCount))}), ${keys} checked locally`,
+      text: `the table's ${n(rowCount)} ${rowCount === 1 ? 'row' : 'rows'} read once (${requests(pages(rowCount))}), ${keys} checked locally`,
     },
   ];
   if (input.mirrorRequests !== undefined) {
@@ -64,7 +69,7 @@ export function chooseLookupPlan(input: PlanInput): LookupPlan {
     plans.push({
       kind: 'recent',
       requests: pages(input.recentRows),
-      text: `the ${n(input.recentRows)} rows created since the push began read newest first (${requests(pages(input.recentRows))})`,
+      text: `the ${n(input.recentRows)} ${input.recentRows === 1 ? 'row' : 'rows'} created since the push began read newest first (${requests(pages(input.recentRows))})`,
     });
   }
   return plans.reduce((best, plan) => (plan.requests < best.requests ? plan : best));

@@ -11,7 +11,7 @@ export interface ExistingOptions {
   onPlan?(plan: Planned<KeyPresence>['plan']): void;
 }
 
-/** At most this many keys wait for one lookup (about 20 full batches). */
+/** About this many keys wait for one lookup (20 full batches): whole queries' worth. */
 const MAX_WINDOW_KEYS = 10_000;
 
 const keysOf = (batch: Batch): string[] => batch.items.flatMap((item) => (item.key === undefined ? [] : [item.key]));
@@ -19,20 +19,19 @@ const keysOf = (batch: Batch): string[] => batch.items.flatMap((item) => (item.k
 /**
  * --skip-existing: marks in each batch the records whose keys the table already holds
  * (`batch.existing`). Batches are held until their keys fill one filter query, then looked up
- * together; the plan (queries, a full read, the mirror) is chosen at the first window.
+ * together. The plan (queries, a full read, the mirror) is chosen at the first window; when queries
+ * could be cheapest, the first window is looked up with them, and the share of its keys found decides
+ * the plan for the rest (a page per 100 keys found is most of the cost when most are there).
  */
 export async function* markExisting(batches: AsyncIterable<Batch>, options: ExistingOptions): AsyncGenerator<Batch> {
-  let planned: Planned<KeyPresence> | undefined;
+  const plans = new ExistingPlans(options);
   let windowKeys = 0;
   let window: Batch[] = [];
   let held = 0;
   const release = async function* (): AsyncGenerator<Batch> {
     const keys = window.flatMap(keysOf);
-    if (!planned) {
-      planned = await options.lookups.existing(keys, Math.max(options.keyCount ?? 0, keys.length));
-      options.onPlan?.(planned.plan);
-    }
-    const present = keys.length > 0 ? await planned.lookup.present(keys) : new Set<string>();
+    const present = keys.length > 0 ? await (await plans.next(keys)).present(keys) : new Set<string>();
+    plans.saw(keys.length, present.size);
     for (const batch of window) {
       const existing = new Set(batch.items.filter((item) => item.key !== undefined && present.has(item.key)).map((item) => item.record));
       yield existing.size > 0 ? { ...batch, existing } : batch;
@@ -49,16 +48,54 @@ export async function* markExisting(batches: AsyncIterable<Batch>, options: Exis
     window.push(batch);
     held += batch.items.length;
     windowKeys ||= keysPerQuery(options.lookups, keysOf(batch));
-    if (held >= windowKeys || (planned && planned.plan.kind !== 'queries')) yield* release();
+    if (held >= windowKeys || plans.fromMemory) yield* release();
   }
   if (window.length > 0) yield* release();
+}
+
+/** The plan of each window: a probe with queries first when they could win, then the plan the share found says. */
+class ExistingPlans {
+  private planned?: Planned<KeyPresence>;
+  private probing = false;
+  private looked = 0;
+  private found = 0;
+
+  constructor(private readonly options: ExistingOptions) {}
+
+  /** The plan answers from memory once it has read the table (or the mirror): no need to hold batches. */
+  get fromMemory(): boolean {
+    return this.planned !== undefined && this.planned.plan.kind !== 'queries';
+  }
+
+  saw(keys: number, found: number): void {
+    this.looked += keys;
+    this.found += found;
+  }
+
+  async next(keys: readonly string[]): Promise<KeyPresence> {
+    const { lookups, onPlan } = this.options;
+    const total = Math.max(this.options.keyCount ?? 0, keys.length);
+    if (!this.planned) {
+      const hopeful = total > keys.length ? await lookups.existing(keys, total, 0) : undefined;
+      this.probing = hopeful?.plan.kind === 'queries';
+      this.planned = this.probing && hopeful ? hopeful : await lookups.existing(keys, total);
+      if (!this.probing) onPlan?.(this.planned.plan);
+    } else if (this.probing) {
+      this.probing = false;
+      this.planned = await lookups.existing(keys, Math.max(keys.length, total - this.looked), this.found / this.looked);
+      onPlan?.(this.planned.plan);
+    }
+    return this.planned.lookup;
+  }
 }
 
 /** How many keys like these one filter query holds (capped: a window holds its batches in memory). */
 function keysPerQuery(lookups: KeyLookups, sample: readonly string[]): number {
   if (sample.length === 0) return 1;
   const rules = packKeyQueries(lookups.column, sample).reduce((sum, query) => sum + countRules(query.rules), 0);
-  return Math.min(MAX_WINDOW_KEYS, Math.max(1, Math.floor((sample.length / rules) * RULES_PER_QUERY)));
+  const perQuery = Math.max(1, Math.floor((sample.length / rules) * RULES_PER_QUERY));
+  // whole queries: a window of 500 keys of 97 a query would leave a query nearly empty each time
+  return perQuery >= MAX_WINDOW_KEYS ? MAX_WINDOW_KEYS : perQuery * Math.floor(MAX_WINDOW_KEYS / perQuery);
 }
 
 function countRules(entries: ReadonlyArray<{ rules?: unknown[] } | object>): number {

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import { keyColumn } from '../../../src/push/key/key-column.js';
+import { KeyLookups } from '../../../src/push/key/key-lookups.js';
+import { MirrorSnapshot, type MirrorSource } from '../../../src/push/key/mirror-snapshot.js';
+import { KeySnapshot, QueryLookup, TableRead } from '../../../src/push/key/table-keys.js';
+import type { ColumnType, Field, Row, Table } from '../../../src/spec/index.js';
+import { FakeTable, rowOf } from './fake-table.js';
+
+const field = (type: ColumnType, options: Field['options'] = null): Field => ({
+  id: 'k',
+  name: 'key',
+  label: 'Key',
+  type,
+  options,
+  isSystem: false,
+});
+
+/** Rows key0 … key(n-1), newest first, one minute apart from `start`. */
+function manyRows(count: number, start: number): Row[] {
+  return Array.from({ length: count }, (_, i) => rowOf(`r${i}`, { k: `Key${i}` }, new Date(start - i * 60_000).toISOString()));
+}
+
+class FakeMirror implements MirrorSource {
+  requests = 0;
+  readonly costAsked: number[] = [];
+  loads = 0;
+
+  constructor(
+    private readonly cost: number | undefined,
+    private readonly texts: string[],
+  ) {}
+
+  async syncCost(_table: Table, rowCount: number): Promise<number | undefined> {
+    this.costAsked.push(rowCount);
+    return this.cost;
+  }
+
+  async keyTexts(): Promise<Iterable<string>> {
+    this.loads += 1;
+    this.requests += this.cost ?? 0;
+    return this.texts;
+  }
+}
+
+function setup(type: ColumnType, rows: Row[], mirror?: MirrorSource, options: Field['options'] = null) {
+  const fields = [field(type, options)];
+  const table = new FakeTable(fields, rows);
+  const column = keyColumn(fields, 'k');
+  return { table, lookups: new KeyLookups(table.client, table.table, column, mirror) };
+}
+
+describe('KeyLookups', () => {
+  const start = Date.parse('2026-01-01T12:00:00Z');
+
+  it('reads the rowCount from the table list', async () => {
+    const { table, lookups } = setup('text', manyRows(3, start));
+    table.rowCount = 12_345;
+    expect(await lookups.rowCount()).toBe(12_345);
+  });
+
+  it('--skip-existing: few keys in a big table are queried; a small table is read once', async () => {
+    const big = setup('text', manyRows(300, start));
+    big.table.rowCount = 10 ** 6;
+    const few = await big.lookups.existing(['key1', 'key299', 'nope'], 3);
+    expect(few.plan.kind).toBe('queries');
+    expect(few.lookup).toBeInstanceOf(QueryLookup);
+    expect(await few.lookup.present(['key1', 'key299', 'nope'])).toEqual(new Set(['key1', 'key299']));
+
+    const small = setup('email', manyRows(150, start));
+    const many = Array.from({ length: 500 }, (_, i) => `key${i}`);
+    const read = await small.lookups.existing(many.slice(0, 100), 500);
+    expect(read.plan).toMatchObject({ kind: 'full-read', requests: 2 });
+    expect(read.lookup).toBeInstanceOf(KeySnapshot);
+    expect((await read.lookup.present(many)).size).toBe(150);
+    expect(small.lookups.requests).toBe(2);
+  });
+
+  it('--skip-existing: uses the mirror when its sync is cheapest, asking its cost for the table rowCount', async () => {
+    const mirror = new FakeMirror(1, ['Key1', 'Gold']);
+    const { table, lookups } = setup('select', manyRows(5, start), mirror, [{ label: 'Gold', value: 'opt_g' }]);
+    table.rowCount = 50_000;
+    const keys = Array.from({ length: 2000 }, (_, i) => `key${i}`);
+    const planned = await lookups.existing(keys, keys.length);
+    expect(mirror.costAsked).toEqual([50_000]);
+    expect(planned.plan).toMatchObject({ kind: 'mirror', requests: 1 });
+    expect(planned.lookup).toBeInstanceOf(MirrorSnapshot);
+    expect(await planned.lookup.present(['key1', 'key2', 'gold', 'opt_g'])).toEqual(new Set(['key1', 'gold', 'opt_g']));
+    expect(lookups.requests).toBe(1);
+    expect(table.queries).toEqual([]);
+    expect(table.reads).toEqual([]);
+  });
+
+  it('--skip-existing: does without a mirror that does not hold the table', async () => {
+    const mirror = new FakeMirror(undefined, []);
+    const { lookups } = setup('text', manyRows(5, start), mirror);
+    expect((await lookups.existing(['key1'], 1)).plan.kind).not.toBe('mirror');
+  });
+
+  it('settling: never answers from the mirror (an earlier copy cannot show what just arrived)', async () => {
+    const mirror = new FakeMirror(0, ['key1']);
+    const { lookups } = setup('text', manyRows(5, start), mirror);
+    const planned = await lookups.settle(['key1', 'key9']);
+    expect(planned.plan.kind).not.toBe('mirror');
+    expect(mirror.costAsked).toEqual([]);
+    expect(await planned.lookup.present(['key1', 'key9'])).toEqual(new Set(['key1']));
+  });
+
+  it('--wait settled: reads the rows created since the push began, newest first, when that is cheapest', async () => {
+    const rows = manyRows(350, start);
+    const { table, lookups } = setup('email', rows);
+    table.rowCount = 10 ** 6;
+    // 300 `=` keys take 4 queries; the 300 rows created since the push began, 3 pages
+    const keys = Array.from({ length: 300 }, (_, i) => `key${i}`);
+    const since = start - 299 * 60_000;
+    const planned = await lookups.rows(keys, { since, rowsBefore: 10 ** 6 - 300 });
+    expect(planned.plan).toMatchObject({ kind: 'recent', requests: 3 });
+    expect(planned.lookup).toBeInstanceOf(TableRead);
+    const found = await planned.lookup.find(keys);
+    expect(found.size).toBe(300);
+    // the page holding row 300 goes below `since`: reading stops there
+    expect(table.reads).toHaveLength(4);
+    expect(planned.lookup.requests).toBe(4);
+  });
+
+  it('--wait settled: queries the keys when the run did not send them all', async () => {
+    const { table, lookups } = setup('email', manyRows(350, start));
+    table.rowCount = 10 ** 6;
+    const planned = await lookups.rows(['key3', 'key4']);
+    expect(planned.plan.kind).toBe('queries');
+    expect(planned.lookup).toBeInstanceOf(QueryLookup);
+    expect([...(await planned.lookup.find(['key3', 'key4'])).keys()].sort()).toEqual(['key3', 'key4']);
+  });
+
+  it('counts the row requests of every lookup', async () => {
+    const { table, lookups } = setup('text', manyRows(250, start));
+    table.rowCount = 10 ** 6;
+    const a = await lookups.settle(['key1']);
+    await a.lookup.present(['key1']);
+    const b = await lookups.settle(['key2', 'key3']);
+    await b.lookup.present(['key2', 'key3']);
+    expect(lookups.requests).toBe(2);
+    expect(lookups.requests).toBe(table.queries.length);
+  });
+});
+
+describe('MirrorSnapshot', () => {
+  it('loads the keys once, folded as the column compares them', async () => {
+    const mirror = new FakeMirror(3, ['1.50', '20', 'abc']);
+    const fields = [field('number')];
+    const table = new FakeTable(fields, []);
+    const snapshot = new MirrorSnapshot(mirror, table.table, keyColumn(fields, 'k'));
+    expect(await snapshot.present(['1.5', '20', '2'])).toEqual(new Set(['1.5', '20']));
+    expect(await snapshot.present(['abc'])).toEqual(new Set(['abc']));
+    expect(mirror.loads).toBe(1);
+    expect(snapshot.requests).toBe(3);
+  });
+});

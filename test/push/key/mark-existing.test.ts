@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import { keyColumn } from '../../../src/push/key/key-column.js';
+import type { KeyLookups } from '../../../src/push/key/key-lookups.js';
+import type { LookupPlan } from '../../../src/push/key/lookup-plan.js';
+import { markExisting } from '../../../src/push/key/mark-existing.js';
+import { makeBatch, type Batch } from '../../../src/push/plan/batch.js';
+import type { ColumnType } from '../../../src/spec/index.js';
+
+/** Batch `number` of `size` records, keyed `k<record>`. */
+function batch(number: number, size: number, extra: Partial<Batch> = {}): Batch {
+  const items = Array.from({ length: size }, (_, i) => {
+    const record = (number - 1) * size + i + 1;
+    const json = JSON.stringify({ id: `k${record}` });
+    return { record, json, bytes: json.length, key: `k${record}` };
+  });
+  return { ...makeBatch(number, '', items), ...extra };
+}
+
+interface Fake {
+  lookups: KeyLookups;
+  log: string[];
+  existingCalls: Array<{ sample: readonly string[]; keyCount: number; found?: number }>;
+}
+
+/** KeyLookups whose table holds `inTable`; everything it is asked goes to `log`. */
+function fakeLookups(type: ColumnType, inTable: Iterable<string>, kind: LookupPlan['kind'] = 'queries'): Fake {
+  const table = new Set(inTable);
+  const log: string[] = [];
+  const existingCalls: Fake['existingCalls'] = [];
+  const column = keyColumn([{ id: 'k', name: 'id', label: 'ID', type, options: null, isSystem: false }], 'k');
+  const lookup = {
+    requests: 0,
+    present: async (keys: readonly string[]) => {
+      log.push(`lookup ${keys.length}`);
+      return new Set(keys.filter((key) => table.has(key)));
+    },
+  };
+  const fake = {
+    column,
+    existing: async (sample: readonly string[], keyCount: number, found?: number) => {
+      existingCalls.push({ sample, keyCount, ...(found !== undefined ? { found } : {}) });
+      return { plan: { kind, requests: 1, text: `plan ${kind}` }, lookup };
+    },
+  };
+  return { lookups: fake as unknown as KeyLookups, log, existingCalls };
+}
+
+async function run(batches: Batch[], fake: Fake, keyCount?: number) {
+  const plans: LookupPlan[] = [];
+  const source = (async function* () {
+    for (const b of batches) {
+      fake.log.push(`read ${b.number}`);
+      yield b;
+    }
+  })();
+  const out: Batch[] = [];
+  for await (const b of markExisting(source, { lookups: fake.lookups, keyCount, onPlan: (plan) => plans.push(plan) })) {
+    fake.log.push(`out ${b.number}`);
+    out.push(b);
+  }
+  return { out, plans };
+}
+
+describe('markExisting', () => {
+  it('holds batches until their keys fill whole filter queries, then looks them up together', async () => {
+    // email keys: one `=` rule each, 97 (RULES_PER_QUERY) to a query: a window of 103 queries (9,991 keys) closes at the 20th batch of 500
+    const fake = fakeLookups('email', []);
+    const { out } = await run(
+      Array.from({ length: 25 }, (_, i) => batch(i + 1, 500)),
+      fake,
+    );
+    expect(out.map((b) => b.number)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    const firstOut = fake.log.indexOf('out 1');
+    expect(fake.log.slice(0, firstOut)).toEqual([...Array.from({ length: 20 }, (_, i) => `read ${i + 1}`), 'lookup 10000']);
+    expect(fake.log.filter((line) => line.startsWith('lookup'))).toEqual(['lookup 10000', 'lookup 2500']);
+    expect(fake.log.indexOf('read 21')).toBeGreaterThan(fake.log.indexOf('out 20'));
+  });
+
+  it('marks the records whose keys the table holds, and leaves other batches as they were', async () => {
+    const fake = fakeLookups('text', ['k2', 'k3', 'k7']);
+    const batches = [batch(1, 3), batch(2, 3), batch(3, 3)];
+    const { out } = await run(batches, fake);
+    expect(out[0]!.existing).toEqual(new Set([2, 3]));
+    expect(out[1]!.existing).toBeUndefined();
+    expect(out[1]).toBe(batches[1]);
+    expect(out[2]!.existing).toEqual(new Set([7]));
+    // the batch itself is unchanged: its body still holds every record
+    expect(out[0]!.items).toHaveLength(3);
+    expect(out[0]!.sha256).toBe(batches[0]!.sha256);
+    expect(batches[0]!.existing).toBeUndefined();
+  });
+
+  it('probes with queries at the first window when they could be cheapest; the share found there plans the rest', async () => {
+    const fake = fakeLookups('email', ['k1', 'k2']);
+    const { plans } = await run(
+      Array.from({ length: 60 }, (_, i) => batch(i + 1, 500)),
+      fake,
+      30_000,
+    );
+    // first: the plan if few keys are found; then, after 10,000 keys of which 2 were found, the plan for the 20,000 left
+    expect(fake.existingCalls.map(({ keyCount, found }) => ({ keyCount, found }))).toEqual([
+      { keyCount: 30_000, found: 0 },
+      { keyCount: 20_000, found: 2 / 10_000 },
+    ]);
+    expect(fake.existingCalls[0]!.sample).toHaveLength(10_000);
+    // only the plan that stays is reported
+    expect(plans).toEqual([{ kind: 'queries', requests: 1, text: 'plan queries' }]);
+    expect(fake.log.filter((line) => line.startsWith('lookup'))).toHaveLength(3);
+  });
+
+  it('with no key count, plans once for the keys of the first window', async () => {
+    const fake = fakeLookups('email', []);
+    await run([batch(1, 4)], fake);
+    expect(fake.existingCalls).toEqual([{ sample: ['k1', 'k2', 'k3', 'k4'], keyCount: 4 }]);
+  });
+
+  it('after a plan that is not queries, releases each batch at once', async () => {
+    const fake = fakeLookups('email', ['k10105'], 'full-read');
+    const { out } = await run(
+      Array.from({ length: 24 }, (_, i) => batch(i + 1, 500)),
+      fake,
+      12_000,
+    );
+    // the first window still waits for its queries' worth of keys; then every batch is looked up as it comes
+    expect(fake.log.filter((line) => line.startsWith('lookup'))).toEqual([
+      'lookup 10000',
+      'lookup 500',
+      'lookup 500',
+      'lookup 500',
+      'lookup 500',
+    ]);
+    expect(fake.log.indexOf('out 21')).toBeLessThan(fake.log.indexOf('read 22'));
+    expect(out[20]!.existing).toEqual(new Set([10105]));
+    // the hopeful plan was not queries: no probe, the plan for every key
+    expect(fake.existingCalls.map(({ found }) => found)).toEqual([0, undefined]);
+  });
+
+  it('passes an unsettled batch of an earlier run through at once, untouched and not looked up', async () => {
+    const fake = fakeLookups('text', ['k4', 'k1']);
+    const unsettled = batch(2, 3, { unsettled: { at: 1000, cutOff: false } });
+    const { out } = await run([batch(1, 3), unsettled, batch(3, 3)], fake);
+    expect(out.map((b) => b.number)).toEqual([2, 1, 3]);
+    expect(out[0]).toBe(unsettled);
+    expect(out[0]!.existing).toBeUndefined();
+    expect(fake.log.indexOf('out 2')).toBeLessThan(fake.log.indexOf('read 3'));
+    expect(fake.existingCalls[0]!.sample).not.toContain('k4');
+    expect(out[1]!.existing).toEqual(new Set([1]));
+  });
+
+  it('makes no lookup for batches without keys, and none for no batches', async () => {
+    const fake = fakeLookups('text', []);
+    const keyless = makeBatch(1, '', [{ record: 1, json: '{}', bytes: 2 }]);
+    const { out } = await run([keyless], fake);
+    expect(out).toEqual([keyless]);
+    expect(fake.log.filter((line) => line.startsWith('lookup'))).toEqual([]);
+    const none = fakeLookups('text', []);
+    expect((await run([], none)).out).toEqual([]);
+    expect(none.existingCalls).toEqual([]);
+  });
+
+  it('closes a window of long text keys sooner than one of short keys', async () => {
+    const long = (number: number): Batch => {
+      const items = Array.from({ length: 100 }, (_, i) => {
+        const key = `${'x'.repeat(190)}${number}-${i}`;
+        return { record: (number - 1) * 100 + i + 1, json: '{}', bytes: 2, key };
+      });
+      return makeBatch(number, '', items);
+    };
+    const fake = fakeLookups('text', []);
+    await run(
+      Array.from({ length: 120 }, (_, i) => long(i + 1)),
+      fake,
+    );
+    // about 5 keys of ~200 characters fit in an `in` list: 97 lists hold about 480 keys, and a window whole queries of them
+    const sizes = fake.log.filter((line) => line.startsWith('lookup')).map((line) => Number(line.split(' ')[1]));
+    expect(sizes[0]).toBeGreaterThanOrEqual(9000);
+    expect(sizes[0]).toBeLessThanOrEqual(10_000);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(12_000);
+  });
+});
