@@ -1,6 +1,6 @@
 import type { Table } from '../../spec/index.js';
 import { foldKey, type KeyColumn } from './key-column.js';
-import type { KeyPresence } from './table-keys.js';
+import { KeySetPresence } from './table-keys.js';
 
 /**
  * The local mirror (`tds sync`'s database, --db) as a source of a table's keys. It lives in another
@@ -16,25 +16,20 @@ export interface MirrorSource {
 }
 
 /** The keys of the mirror's copy of the table, brought up to date once, then every question answered from it. */
-export class MirrorSnapshot implements KeyPresence {
-  private keys?: Promise<Set<string>>;
-
+export class MirrorSnapshot extends KeySetPresence {
   constructor(
     private readonly source: MirrorSource,
     private readonly table: Table,
     private readonly column: KeyColumn,
-  ) {}
+  ) {
+    super();
+  }
 
   get requests(): number {
     return this.source.requests;
   }
 
-  async present(keys: readonly string[]): Promise<Set<string>> {
-    const all = await (this.keys ??= this.load());
-    return new Set(keys.filter((key) => all.has(key)));
-  }
-
-  private async load(): Promise<Set<string>> {
+  protected async load(): Promise<Set<string>> {
     const all = new Set<string>();
     const options = this.column.field.options ?? [];
     for (const text of await this.source.keyTexts(this.table, this.column.field.id)) {

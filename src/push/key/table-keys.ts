@@ -103,12 +103,27 @@ export class TableRead implements KeyRows {
   }
 }
 
-/** The table's keys read once (a full read), then every question answered from them. */
-export class KeySnapshot implements KeyPresence {
+/** Keys read once from somewhere whole (the table, the mirror), then every question answered from them. */
+export abstract class KeySetPresence implements KeyPresence {
   private keys?: Promise<Set<string>>;
+
+  abstract readonly requests: number;
+
+  async present(keys: readonly string[]): Promise<Set<string>> {
+    const all = await (this.keys ??= this.load());
+    return new Set(keys.filter((key) => all.has(key)));
+  }
+
+  /** Every key (folded) the source holds. */
+  protected abstract load(): Promise<Set<string>>;
+}
+
+/** The table's keys read once (a full read). */
+export class KeySnapshot extends KeySetPresence {
   private readonly read: TableRead;
 
   constructor(private readonly target: LookupTarget) {
+    super();
     this.read = new TableRead(target);
   }
 
@@ -116,12 +131,7 @@ export class KeySnapshot implements KeyPresence {
     return this.read.requests;
   }
 
-  async present(keys: readonly string[]): Promise<Set<string>> {
-    const all = await (this.keys ??= this.readAll());
-    return new Set(keys.filter((key) => all.has(key)));
-  }
-
-  private async readAll(): Promise<Set<string>> {
+  protected async load(): Promise<Set<string>> {
     const all = new Set<string>();
     await this.read.each((row) => keysOfRow(this.target.column, row).forEach((key) => all.add(key)));
     return all;

@@ -5,24 +5,12 @@ import { RateLimiter } from '../../../src/http/rate-limiter.js';
 import { BatchSender, type SendEvent, type SendOptions, type StopReason } from '../../../src/push/deliver/send-batches.js';
 import type { WireResult } from '../../../src/push/deliver/webhook-client.js';
 import type { JournalEntry } from '../../../src/push/journal/journal-entry.js';
-import { batchId, makeBatch, type Batch } from '../../../src/push/plan/batch.js';
+import { batchId, type Batch } from '../../../src/push/plan/batch.js';
+import { batches as plainBatches } from '../helpers/batches.js';
+
+const batches = (count: number, size = 3): Batch[] => plainBatches(count, size, true);
 
 const SCALE = 1000;
-
-/** Batches of `size` records each, numbered from 1; record r has the key `k<r>`. */
-function batches(count: number, size = 3): Batch[] {
-  return Array.from({ length: count }, (_, b) =>
-    makeBatch(
-      b + 1,
-      '',
-      Array.from({ length: size }, (_, i) => {
-        const record = b * size + i + 1;
-        const json = JSON.stringify({ r: record });
-        return { record, json, bytes: json.length, key: `k${record}` };
-      }),
-    ),
-  );
-}
 
 const response = (status: number, text = ''): WireResult => ({ kind: 'response', status, headers: {}, text, ms: 1 });
 const OK = response(200, '{"success":true,"message":"3 records are being processed"}');

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../../src/http/rate-limiter.js';
-import { makeBatch, type Batch } from '../../../src/push/plan/batch.js';
+import type { Batch } from '../../../src/push/plan/batch.js';
+import { batches } from '../helpers/batches.js';
 import type { JournalEntry } from '../../../src/push/journal/journal-entry.js';
 import { BatchSender, type SendEvent, type SendOptions, type StopReason } from '../../../src/push/deliver/send-batches.js';
 import { WebhookClient } from '../../../src/push/deliver/webhook-client.js';
@@ -8,20 +9,6 @@ import { webhookTarget } from '../../../src/push/deliver/webhook-target.js';
 import { accepted, testWebhook, type Answer, type SeenRequest, type TestWebhook } from '../helpers/webhook-server.js';
 
 const SCALE = 1000; // retry-after 1 s → 1 ms, the 10 s default → 10 ms
-
-function batches(count: number, size = 3): Batch[] {
-  return Array.from({ length: count }, (_, b) =>
-    makeBatch(
-      b + 1,
-      '',
-      Array.from({ length: size }, (_, i) => {
-        const record = b * size + i + 1;
-        const json = JSON.stringify({ r: record });
-        return { record, json, bytes: json.length };
-      }),
-    ),
-  );
-}
 
 async function* source(list: Batch[]): AsyncGenerator<Batch> {
   yield* list;

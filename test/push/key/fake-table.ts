@@ -4,6 +4,7 @@ import type { ApiClient } from '../../../src/http/client.js';
 import {
   ANY_OF_MAX_ITEMS,
   isFilterGroup,
+  type ColumnType,
   type Field,
   type FilterGroup,
   type FilterRule,
@@ -114,3 +115,13 @@ function page(rows: Row[], limit: number, cursor: string | undefined): RowsPage 
   const more = end < rows.length;
   return { rows: rows.slice(start, end), limit, hasNextPage: more, nextCursor: more ? `c${end}` : null };
 }
+
+/** The key column of the fakes: ID `k`, labelled Key. */
+export const keyField = (type: ColumnType, options: Field['options'] = null): Field => ({
+  id: 'k',
+  name: 'key',
+  label: 'Key',
+  type,
+  options,
+  isSystem: false,
+});

@@ -4,16 +4,7 @@ import { KeyLookups } from '../../../src/push/key/key-lookups.js';
 import { MirrorSnapshot, type MirrorSource } from '../../../src/push/key/mirror-snapshot.js';
 import { KeySnapshot, QueryLookup, TableRead } from '../../../src/push/key/table-keys.js';
 import type { ColumnType, Field, Row, Table } from '../../../src/spec/index.js';
-import { FakeTable, rowOf } from './fake-table.js';
-
-const field = (type: ColumnType, options: Field['options'] = null): Field => ({
-  id: 'k',
-  name: 'key',
-  label: 'Key',
-  type,
-  options,
-  isSystem: false,
-});
+import { FakeTable, keyField as field, rowOf } from './fake-table.js';
 
 /** Rows key0 … key(n-1), newest first, one minute apart from `start`. */
 function manyRows(count: number, start: number): Row[] {

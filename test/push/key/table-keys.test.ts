@@ -3,16 +3,8 @@ import { keyColumn, type KeyColumn } from '../../../src/push/key/key-column.js';
 import { RULES_PER_QUERY } from '../../../src/push/key/key-queries.js';
 import { keysOfRow, KeySnapshot, QueryLookup, TableRead } from '../../../src/push/key/table-keys.js';
 import type { ColumnType, Field, Row } from '../../../src/spec/index.js';
-import { FakeTable, rowOf, TABLE_ID } from './fake-table.js';
+import { FakeTable, keyField as field, rowOf, TABLE_ID } from './fake-table.js';
 
-const field = (type: ColumnType, options: Field['options'] = null): Field => ({
-  id: 'k',
-  name: 'key',
-  label: 'Key',
-  type,
-  options,
-  isSystem: false,
-});
 const OTHER: Field = { id: 'o', name: 'other', label: 'Other', type: 'text', options: null, isSystem: false };
 
 function setup(type: ColumnType, rows: Row[], options: Field['options'] = null) {
