@@ -38,7 +38,8 @@ export class MirrorKeys {
     const db = await this.open();
     const mirrored = await this.count(db, state.mirrorTable, null);
     const above = await this.count(db, state.mirrorTable, state.watermark);
-    return Math.ceil((Math.max(0, rowCount - mirrored) + above) / PAGE_LIMIT_MAX) + 1;
+    // the pass reads the new rows and those above the watermark, newest first, in pages of 100
+    return Math.max(1, Math.ceil((Math.max(0, rowCount - mirrored) + above) / PAGE_LIMIT_MAX));
   }
 
   /** Syncs the table (incrementally), then the text of each value of the field's column the service did not cut. */

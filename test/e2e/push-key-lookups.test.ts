@@ -135,6 +135,38 @@ describe('--skip-existing with half the keys in the table', () => {
   });
 });
 
+describe('--skip-existing --db: the local mirror', () => {
+  keyTest('is synced incrementally and answers the lookup when that costs fewest row requests', async ({ bench }) => {
+    const table = await webhookTable(bench.emu, 'Mirrored', [{ label: 'Mail', type: 'email', mapKey: 'mail' }]);
+    const keys = Array.from({ length: 300 }, (_, i) => `member${i + 1}@example.com`);
+    // 1,000 rows made over the last days (100 of them with keys of the input), newest first
+    const older = Array.from({ length: 900 }, (_, i) => `old${i}@elsewhere.org`);
+    const now = Date.now();
+    await addRows(
+      bench.emu,
+      table.id,
+      [...keys.slice(0, 100), ...older].map((mail) => ({ Mail: mail })),
+      (i) => new Date(now - (i + 5) * 600_000).toISOString(),
+    );
+    const synced = await bench.tds(['sync', 'Mirrored', '--db', 'm.duckdb'], { env: KEY_ENV });
+    expect(synced.code, synced.stderr).toBe(0);
+    const path = await bench.file('input.ndjson', ndjson(keys.map((mail) => ({ mail }))));
+    const before = rowRequests(bench.emu);
+    const args = ['push', table.url, path, '--key', 'mail', '--table', 'Mirrored', '--skip-existing', '--db', 'm.duckdb'];
+    const result = await bench.tds([...args, '-v', '--json'], { env: KEY_ENV });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/--skip-existing: the local mirror synced first \(about 1 row request\), 300 keys checked in it/);
+    const summary = JSON.parse(result.stdout) as { records: { sent: number }; key: { existing: number } };
+    expect(summary.key.existing).toBe(100);
+    expect(summary.records.sent).toBe(200);
+    // the mirror's sync read one page; the one query is the check that the keys sent show in the table
+    const used = rowRequests(bench.emu);
+    expect(used.pages - before.pages).toBe(1);
+    expect(used.queries - before.queries).toBe(1);
+    expectEachOnce(await columnValues(bench.emu, table.id, 'Mail'), keys);
+  });
+});
+
 describe('a webhook that does not fill the key column', () => {
   keyTest('the push stops with a clear error after the first batch taken in, instead of settling into duplicates', async ({ bench }) => {
     // the webhook fills Mail from "email", but the push says the key "mail" fills Mail

@@ -59,10 +59,16 @@ export async function webhookTable(emu: RunningEmulator, name: string, fields: F
   return { id: reply.table.id, url: reply.webhookUrl, fields: reply.fields };
 }
 
-/** Rows added directly (cells by column label), in chunks. */
-export async function addRows(emu: RunningEmulator, tableId: string, rows: Array<Record<string, unknown>>): Promise<void> {
-  for (let start = 0; start < rows.length; start += 5000) {
-    await admin(emu, 'POST', `/tables/${tableId}/rows`, { rows: rows.slice(start, start + 5000).map((cells) => ({ cells })) });
+/** Rows added directly (cells by column label), in chunks; `createdAt(i)` dates row i (default: now). */
+export async function addRows(
+  emu: RunningEmulator,
+  tableId: string,
+  rows: Array<Record<string, unknown>>,
+  createdAt?: (i: number) => string,
+): Promise<void> {
+  const specs = rows.map((cells, i) => ({ cells, ...(createdAt ? { createdAt: createdAt(i) } : {}) }));
+  for (let start = 0; start < specs.length; start += 5000) {
+    await admin(emu, 'POST', `/tables/${tableId}/rows`, { rows: specs.slice(start, start + 5000) });
   }
 }
 
