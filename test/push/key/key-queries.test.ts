@@ -108,7 +108,7 @@ describe('packKeyQueries', () => {
       fc.property(textKeys, (keys) => {
         checkPacking(column, keys, operator);
       }),
-      { numRuns: 25 },
+      { numRuns: 10 },
     );
   });
 
@@ -121,7 +121,7 @@ describe('packKeyQueries', () => {
       fc.property(manyLongKeys, (keys) => {
         expect(checkPacking(column, keys, operator).length).toBeGreaterThan(1);
       }),
-      { numRuns: 5 },
+      { numRuns: 2 },
     );
   });
 
@@ -153,7 +153,7 @@ describe('packKeyQueries', () => {
           expect(JSON.stringify([...(rule.value as string[]), next]).length).toBeGreaterThan(FILTER_VALUE_MAX_CHARS);
         }
       }),
-      { numRuns: 25 },
+      { numRuns: 10 },
     );
   });
 
