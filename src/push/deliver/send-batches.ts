@@ -4,6 +4,10 @@ import { MAX_RETRY_AFTER_MS, type RetryDecision } from '../../http/retry-policy.
 import type { KeySettler } from '../key/settle.js';
 import { entryOf, type BatchState, type JournalEntry } from '../journal/journal-entry.js';
 import { batchId, narrowBatch, splitBatch, type Batch } from '../plan/batch.js';
+import type { SendEvent } from './send-event.js';
+import { SettleQueue } from './settle-queue.js';
+
+export type { SendEvent } from './send-event.js';
 import { classifyPost, type PostOutcome } from './classify.js';
 import type { WireResult } from './webhook-client.js';
 
@@ -32,18 +36,6 @@ export interface SendOptions {
   timeoutMs?: number;
 }
 
-export type SendEvent =
-  | { kind: 'accepted'; batch: Batch; status: number; success?: boolean; message?: string }
-  /** 400, or 413 for a single object: not taken in because of the records */
-  | { kind: 'rejected'; batch: Batch; reason: string }
-  | { kind: 'uncertain'; batch: Batch; reason: string }
-  /** due, but not sent because the run is stopping */
-  | { kind: 'pending'; batch: Batch }
-  /** --skip-existing: records of the batch whose keys the table held (not sent) */
-  | { kind: 'existing'; batch: Batch; records: number }
-  /** --key: records of an uncertain request whose keys were found in the table (taken in) */
-  | { kind: 'settled'; batch: Batch; records: number };
-
 export type StopReason =
   | { kind: 'uncertain'; detail: string }
   | { kind: 'interrupted' }
@@ -63,22 +55,29 @@ interface Posted {
 /**
  * Sends batches with at most `concurrency` in flight, each through the rate limiter, journaled just
  * before its request leaves and again once its outcome is known. Stops starting batches at the first
- * uncertain outcome, give-up or interrupt; batches in flight always finish and are journaled. Batches
- * are pulled from the input only when a sender is free.
+ * uncertain outcome (with --key: settles it by its keys and goes on), give-up or interrupt; batches
+ * in flight always finish and are journaled. Batches are pulled from the input only when a sender is free.
  */
 export class BatchSender {
   /** Requests on the wire now (for the progress line). */
   inFlight = 0;
   private readonly halt = new AbortController();
   private readonly stops: StopReason[] = [];
-  /** --key: uncertain batches waiting to be settled, and by when the webhook may have had each */
-  private readonly unsettled: Array<{ batch: Batch; by: number }> = [];
-  /** --key: the records of settled batches not found in the table, to be sent again */
-  private readonly again: Batch[] = [];
+  /** --key: uncertain batches to settle, and records to send again */
+  private readonly queue?: SettleQueue;
   private lastRequestAt = 0;
   private acceptedAny = false;
 
-  constructor(private readonly options: SendOptions) {}
+  constructor(private readonly options: SendOptions) {
+    if (options.settler) {
+      this.queue = new SettleQueue({
+        settler: options.settler,
+        timeoutMs: options.timeoutMs ?? 0,
+        journal: (batch, state, extra) => this.journal(batch, state, extra),
+        onOutcome: (event) => options.onOutcome(event),
+      });
+    }
+  }
 
   async run(batches: AsyncIterable<Batch>): Promise<StopReason[]> {
     const onInterrupt = (): void => this.stop({ kind: 'interrupted' });
@@ -102,7 +101,7 @@ export class BatchSender {
       await Promise.all(running);
       this.options.interrupt.removeEventListener('abort', onInterrupt);
       await iterator.return?.(undefined);
-      await this.leftOver();
+      await this.queue?.leftOver();
     }
     return this.stops;
   }
@@ -114,9 +113,9 @@ export class BatchSender {
   private async loop(iterator: AsyncIterator<Batch>, running: Set<Promise<void>>, start: (batch: Batch) => void): Promise<void> {
     let inputDone = false;
     while (!this.halted) {
-      if (this.unsettled.length > 0) {
+      if (this.queue?.waiting) {
         if (running.size > 0) await Promise.race(running);
-        else await this.settleAll();
+        else await this.queue.settle(this.lastRequestAt);
         continue;
       }
       if (this.options.settler?.checkDue) await this.options.settler.checkKeysShow();
@@ -124,48 +123,16 @@ export class BatchSender {
         await Promise.race(running);
         continue;
       }
-      let batch = this.again.shift();
+      let batch = this.queue?.next();
       if (!batch && !inputDone) {
         const next = await iterator.next();
         inputDone = next.done === true;
         batch = next.done ? undefined : next.value;
       }
-      if (batch?.unsettled) this.unsettled.push({ batch, by: this.heardBy(batch.unsettled) });
+      if (batch?.unsettled && this.queue) this.queue.addEarlier({ ...batch, unsettled: batch.unsettled });
       else if (batch) start(batch);
       else if (running.size > 0) await Promise.race(running);
       else return;
-    }
-  }
-
-  /** When an earlier run's uncertain request reached the webhook at the latest: before it ended, and before this run began. */
-  private heardBy(unsettled: NonNullable<Batch['unsettled']>): number {
-    return unsettled.cutOff ? Math.min(Date.now(), unsettled.at + (this.options.timeoutMs ?? 0)) : unsettled.at;
-  }
-
-  /** The uncertain batches settled by key: found records journaled and counted, the others queued to be sent again. */
-  private async settleAll(): Promise<void> {
-    const settler = this.options.settler;
-    if (!settler) return;
-    const waiting = this.unsettled.splice(0);
-    const by = Math.max(this.lastRequestAt, ...waiting.map((entry) => entry.by));
-    let found;
-    try {
-      found = await settler.found(
-        waiting.map((entry) => entry.batch),
-        by,
-      );
-    } catch (error) {
-      // not settled: they stay uncertain (as journaled), and the run reports them so
-      this.unsettled.push(...waiting);
-      throw error;
-    }
-    for (const [i, { batch }] of waiting.entries()) {
-      const taken = found[i]!;
-      const keep = batch.items.filter((item) => !taken.has(item.record)).map((item) => item.record);
-      await this.journal(batch, 'narrowed', { keep, why: 'settled' });
-      if (taken.size > 0) await this.options.onOutcome({ kind: 'settled', batch, records: taken.size });
-      const rest = narrowBatch(batch, new Set(keep));
-      if (rest) this.again.push(rest);
     }
   }
 
@@ -178,14 +145,6 @@ export class BatchSender {
     await this.options.onOutcome({ kind: 'existing', batch, records: existing.size });
     const rest = narrowBatch(batch, new Set(keep));
     if (rest) await this.deliver(rest);
-  }
-
-  /** A run that stops leaves its unsettled batches uncertain (as journaled) and its queue unsent. */
-  private async leftOver(): Promise<void> {
-    for (const { batch } of this.unsettled.splice(0)) {
-      await this.options.onOutcome({ kind: 'uncertain', batch, reason: 'not settled: the run stopped first' });
-    }
-    for (const batch of this.again.splice(0)) await this.options.onOutcome({ kind: 'pending', batch });
   }
 
   private get halted(): boolean {
@@ -257,7 +216,7 @@ export class BatchSender {
   private async settle(batch: Batch, outcome: Exclude<PostOutcome, { kind: 'retry' }>): Promise<void> {
     if (outcome.kind === 'too-large') return this.splitOrReject(batch, outcome);
     const { state, event, stop } = this.meaning(batch, outcome);
-    const byKey = state === 'uncertain' && this.options.settler !== undefined;
+    const byKey = state === 'uncertain' && this.queue !== undefined;
     try {
       await this.journal(batch, state, { status: outcome.status, ...('detail' in outcome ? { reason: outcome.detail } : {}) });
     } finally {
@@ -266,7 +225,7 @@ export class BatchSender {
         this.options.settler?.noteAccepted(batch, true);
       }
       // --key: settled once nothing is in flight, instead of stopping the run
-      if (byKey) this.unsettled.push({ batch, by: Date.now() });
+      if (byKey) this.queue?.add(batch);
       else {
         if (stop) this.stop(stop);
         await this.options.onOutcome(event);
