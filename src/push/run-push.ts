@@ -2,7 +2,6 @@ import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { tryLock, type ProcessLock } from '../core/process-lock.js';
 import { resolveTable } from '../http/resolve-table.js';
-import type { Table } from '../spec/index.js';
 import { checkPass, type CheckResult } from './check-pass.js';
 import { checkWebhook } from './deliver/check-webhook.js';
 import { WebhookClient } from './deliver/webhook-client.js';
@@ -19,13 +18,9 @@ import { priorJournal } from './journal/prior-journal.js';
 import { JournalIndex } from './plan/resume-plan.js';
 import { sourceName, type DeliverySpec, type JournalSpec, type PushJob } from './push-job.js';
 import { PushReport, type KeyReport } from './push-report.js';
-import type { WaitSummary } from './report/summary.js';
 import { emptyResult, sendPass, type KeyedSending, type SendResult } from './send-pass.js';
-import { settledPass } from './settled-pass.js';
-import { waitForRows } from './wait/wait-rows.js';
+import { waitAfterSending } from './wait-pass.js';
 
-/** Rows show up asynchronously; polling every 2 s stays far inside the read limits. */
-const WAIT_POLL_MS = 2_000;
 /** How much older than the push's start its rows may be dated (a service clock behind ours). */
 const CLOCK_MARGIN_MS = 5 * 60_000;
 
@@ -248,50 +243,4 @@ function warnAfterSending(report: PushReport, job: PushJob, sent: SendResult, ch
   else if (sent.exhausted && sent.stats.sha256 !== check.stats.sha256) {
     report.warn(`${sourceName(job.input)} changed while it was being pushed; the journal records exactly what was sent`);
   }
-}
-
-interface AfterSending {
-  baseline: Table;
-  sent: SendResult;
-  keyed?: KeyedPush;
-  keys: PushedKeys;
-  recent?: { since: number; rowsBefore: number };
-}
-
-/**
- * --wait: polls the table's rowCount until the rows sent are visible; --wait settled: until the pushed
- * rows' action cells are done, then writes them (-o). An interrupt ends the wait quietly.
- */
-async function waitAfterSending(ctx: Context, job: PushJob, after: AfterSending): Promise<WaitSummary | undefined> {
-  const { wait, delivery } = job;
-  if (!wait || !delivery || ctx.signal.aborted) return undefined;
-  const { sent, baseline, keyed } = after;
-  const waiting =
-    wait.settled && keyed
-      ? sent.stops.length > 0
-        ? undefined // not everything is in the table yet: nothing to wait for
-        : settledPass(ctx, {
-            keyed,
-            keys: after.keys.wanted(),
-            ...(after.recent ? { recent: after.recent } : {}),
-            timeoutMs: wait.timeoutMs,
-            intervalMs: WAIT_POLL_MS / delivery.rateScale,
-            progress: job.report.progress,
-            ...(wait.settled.output ? { output: wait.settled.output } : {}),
-          })
-      : sent.sending.sent.records === 0
-        ? undefined
-        : waitForRows({
-            client: wait.client,
-            tableId: baseline.id,
-            before: baseline.rowCount,
-            expected: sent.sending.sent.records,
-            timeoutMs: wait.timeoutMs,
-            intervalMs: WAIT_POLL_MS / delivery.rateScale,
-            signal: ctx.signal,
-          }).then((result) => ({ mode: 'visible' as const, ...result }));
-  return waiting?.catch((error: unknown) => {
-    if (ctx.signal.aborted) return undefined;
-    throw error;
-  });
 }

@@ -1,4 +1,9 @@
 import type { Context } from '../core/context.js';
+import type { Table } from '../spec/index.js';
+import type { PushedKeys } from './key/pushed-keys.js';
+import type { PushJob } from './push-job.js';
+import type { SendResult } from './send-pass.js';
+import { waitForRows } from './wait/wait-rows.js';
 import { startLiveLine } from '../output/live-line.js';
 import type { KeyedPush } from './key/keyed-push.js';
 import type { WaitSummary } from './report/summary.js';
@@ -6,7 +11,56 @@ import { RowStore } from './wait/row-store.js';
 import { waitUntilSettled, type SettledState } from './wait/settled-wait.js';
 import { writePushedRows, type RowsOutput } from './wait/write-rows.js';
 
-export interface SettledPassOptions {
+/** Rows show up asynchronously; polling every 2 s stays far inside the read limits. */
+const WAIT_POLL_MS = 2_000;
+
+export interface AfterSending {
+  baseline: Table;
+  sent: SendResult;
+  keyed?: KeyedPush;
+  keys: PushedKeys;
+  recent?: { since: number; rowsBefore: number };
+}
+
+/**
+ * --wait: polls the table's rowCount until the rows sent are visible; --wait settled: until the pushed
+ * rows' action cells are done, then writes them (-o). An interrupt ends the wait quietly.
+ */
+export async function waitAfterSending(ctx: Context, job: PushJob, after: AfterSending): Promise<WaitSummary | undefined> {
+  const { wait, delivery } = job;
+  if (!wait || !delivery || ctx.signal.aborted) return undefined;
+  const { sent, baseline, keyed } = after;
+  const waiting =
+    wait.settled && keyed
+      ? sent.stops.length > 0
+        ? undefined // not everything is in the table yet: nothing to wait for
+        : settledPass(ctx, {
+            keyed,
+            keys: after.keys.wanted(),
+            ...(after.recent ? { recent: after.recent } : {}),
+            timeoutMs: wait.timeoutMs,
+            intervalMs: WAIT_POLL_MS / delivery.rateScale,
+            progress: job.report.progress,
+            ...(wait.settled.output ? { output: wait.settled.output } : {}),
+          })
+      : sent.sending.sent.records === 0
+        ? undefined
+        : waitForRows({
+            client: wait.client,
+            tableId: baseline.id,
+            before: baseline.rowCount,
+            expected: sent.sending.sent.records,
+            timeoutMs: wait.timeoutMs,
+            intervalMs: WAIT_POLL_MS / delivery.rateScale,
+            signal: ctx.signal,
+          }).then((result) => ({ mode: 'visible' as const, ...result }));
+  return waiting?.catch((error: unknown) => {
+    if (ctx.signal.aborted) return undefined;
+    throw error;
+  });
+}
+
+interface SettledPassOptions {
   keyed: KeyedPush;
   /** the keys of the records pushed, in input order */
   keys: string[];
@@ -19,7 +73,7 @@ export interface SettledPassOptions {
 }
 
 /** --wait settled: the pushed rows waited for until their action cells are done, then written in input order (-o). */
-export async function settledPass(ctx: Context, options: SettledPassOptions): Promise<WaitSummary> {
+async function settledPass(ctx: Context, options: SettledPassOptions): Promise<WaitSummary> {
   const store = await RowStore.create();
   try {
     let state: SettledState = { expected: options.keys.length, visible: 0, settled: 0, running: {} };
