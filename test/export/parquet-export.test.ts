@@ -225,6 +225,25 @@ describe('tds rows --format parquet', () => {
     expect(rows).toEqual((await readParquet(await wholeExport())).rows);
   });
 
+  it('a done checkpoint beside FILE is a completed export only once the staging file is gone (it is removed after the rename)', async () => {
+    const path = await tempFile('out.parquet');
+    await runExport(context().ctx, tableService().fetchPage, parquetRequest(path)); // FILE from an earlier export
+    await runExport(
+      context().ctx,
+      tableService({ fail: (call) => (call === 3 ? gaveUp() : undefined) }).fetchPage,
+      parquetRequest(path),
+    ).catch(() => undefined);
+    // as if killed after the checkpoint of the last page, before the copy and the rename: FILE is still the old one
+    const checkpoint = JSON.parse(await readFile(checkpointPath(path), 'utf8')) as Checkpoint;
+    await writeFile(checkpointPath(path), JSON.stringify({ ...checkpoint, done: true, cursor: null }));
+
+    const { ctx, stderr } = context();
+    await runExport(ctx, tableService().fetchPage, parquetRequest(path, { resume: true }));
+    expect(stderr()).not.toMatch(/already complete/);
+    expect((await readParquet(path)).rows.map((row) => row._id)).toEqual(table.slice(0, 10).map((row) => row.id)); // the staged rows, copied out
+    expect(await readdir(dirname(path))).toEqual(['out.parquet']);
+  });
+
   it('--on-truncated error exits 8 and leaves FILE.partial, a whole Parquet file, without the staging file', async () => {
     const path = await tempFile('out.parquet');
     const error = await runExport(context().ctx, tableService().fetchPage, parquetRequest(path, { onTruncated: 'error' })).catch(
