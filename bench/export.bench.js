@@ -7,6 +7,8 @@
 //    Then `bin/tds.js rows Generated -o FILE` as a child, for csv and for ndjson, with TDS_RATE_SCALE
 //    high enough that client pacing never waits: rows/s, and peak RSS (VmHWM of /proc/PID/status).
 //    Targets: export time <= 1.3x the floor, peak RSS <= 150 MB. memory-probe.mjs says what the peak was made of.
+//    Then `-o export.parquet` (rows staged in DuckDB, copied out as Parquet at the end): time <= 1.5x the csv
+//    export of this run, peak RSS <= 300 MB, and the file read back by DuckDB holds every row.
 // 2. Emulator child with its real rate limits and a 12,000-row table: one export (120 requests at 60 a
 //    minute). Target: within 5% of the ideal time the limit allows, at most one 429.
 //
@@ -285,9 +287,12 @@ async function throughput() {
     `floor (undici loop, GET + JSON.parse): ${base.rows.toLocaleString('en-US')} rows in ${seconds(base.ms)} = ${rate(base.rows, base.ms)}; ` +
       `CPU: loop ${seconds(base.cpuMs)}, emulator ${seconds(base.emuCpuMs)}`,
   );
+  /** @type {ExportRun | undefined} */
+  let csv;
   for (const format of ['csv', 'ndjson']) {
     const file = join(dir, `export.${format}`);
     const run = await exportWithTds(fast, table, file, { TDS_RATE_SCALE: '1000000' });
+    if (format === 'csv') csv = run;
     const ratio = run.ms / base.ms;
     // With the CPUs shared (a busy machine), time is about the CPU both processes need; this ratio says it.
     const cpuRatio = (run.cpuMs + run.emuCpuMs) / (base.cpuMs + base.emuCpuMs);
@@ -299,7 +304,47 @@ async function throughput() {
     check(run.peakKb <= 150 * 1024, `peak RSS ${mb(run.peakKb)} (target <= 150 MB); ${run.memory}`);
     rmSync(file, { force: true });
   }
+  if (csv) await parquet(fast, table, csv);
   await fast.stop();
+}
+
+/**
+ * The Parquet export of the same table, against the csv export of this run.
+ * @param {Emulator} emu
+ * @param {Table} table
+ * @param {ExportRun} csv
+ */
+async function parquet(emu, table, csv) {
+  const file = join(dir, 'export.parquet');
+  const run = await exportWithTds(emu, table, file, { TDS_RATE_SCALE: '1000000' });
+  const ratio = run.ms / csv.ms;
+  const rows = await parquetRows(file);
+  console.log(
+    `tds rows -o export.parquet: ${seconds(run.ms)} = ${rate(ROWS, run.ms)}, ${(run.bytes / 1e6).toFixed(0)} MB written, peak RSS ${mb(run.peakKb)}; ` +
+      `CPU: tds ${seconds(run.cpuMs)}, emulator ${seconds(run.emuCpuMs)} (csv: tds ${seconds(csv.cpuMs)})`,
+  );
+  check(ratio <= 1.5, `time ${ratio.toFixed(2)}x the csv export (target <= 1.5x)`);
+  check(run.peakKb <= 300 * 1024, `peak RSS ${mb(run.peakKb)} (target <= 300 MB); ${run.memory}`);
+  check(
+    rows === table.rowCount,
+    `${rows.toLocaleString('en-US')} rows read back from the file (${table.rowCount.toLocaleString('en-US')} in the table)`,
+  );
+  rmSync(file, { force: true });
+}
+
+/**
+ * The number of rows of a Parquet file, as DuckDB reads it.
+ * @param {string} file
+ */
+async function parquetRows(file) {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  const reader = await connection.runAndReadAll(`SELECT count(*)::DOUBLE AS n FROM read_parquet('${file.replace(/'/g, "''")}')`);
+  const n = Number(reader.getRowObjectsJS()[0]?.n);
+  connection.closeSync();
+  instance.closeSync();
+  return n;
 }
 
 /** Phase 2: the real row-read limit (optionally scaled), 12,000 rows = 120 requests. */

@@ -27,7 +27,8 @@ export interface QueryInput {
  */
 export async function runExportCommand(ctx: Context, command: Command, tableRef: string, query?: QueryInput): Promise<void> {
   const settings = await loadSettings(ctx, command);
-  const flags = withScreenful(ctx, readExportFlags(command.opts<ExportFlagValues>(), settings.defaultFormat));
+  const line = { command: query ? ('query' as const) : ('rows' as const), table: tableRef };
+  const flags = withScreenful(ctx, readExportFlags(command.opts<ExportFlagValues>(), settings.defaultFormat, line));
   await withClient(ctx, settings, async (client) => {
     const table = await resolveTable(client, tableRef);
     const { fields } = await client.schema(table.id);

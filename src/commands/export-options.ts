@@ -1,14 +1,15 @@
 import { Option, type Command } from 'commander';
 import { parseIntegerOption } from '../core/number-option.js';
 import { SPREADSHEET_CELL_MAX_CHARS } from '../export/export-flags.js';
+import { EXPORT_FORMATS } from '../output/format.js';
 import { CELLS_MODES, HEADER_MODES } from '../records/shape-options.js';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN, SEARCH_MAX_CHARS } from '../spec/index.js';
-import { addOutputOptions } from './options.js';
 
 /** Output, shaping, paging and resume flags shared by rows and query. */
 export function addExportOptions(command: Command): Command {
-  addOutputOptions(command);
   return command
+    .addOption(new Option('--format <format>', 'output format (parquet: typed columns, -o FILE only; default csv)').choices(EXPORT_FORMATS))
+    .option('-o, --output <file>', 'write data to FILE (atomically, resumable); the format follows its extension, .parquet included')
     .option('-q, --search <text>', `case-insensitive text search across the cells (at most ${SEARCH_MAX_CHARS} characters)`)
     .option('-n, --limit <n>', 'stop after N rows in all', parseIntegerOption('--limit', 1, Number.MAX_SAFE_INTEGER))
     .option(
@@ -22,7 +23,10 @@ export function addExportOptions(command: Command): Command {
     .option('--no-meta', 'leave out _id, _createdAt, _updatedAt and _createdByUserId')
     .option('--no-system', 'leave out the columns the service adds itself')
     .addOption(new Option('--cells <kind>', 'each cell as its value, or as the whole Cell object').choices(CELLS_MODES).default('value'))
-    .option('--status-columns', 'add <key>.status and <key>.error after each column that carries a run status or error')
+    .option(
+      '--status-columns',
+      'add <key>.status and <key>.error after each column that carries a run status or error (parquet: always, for action columns)',
+    )
     .option('--join <sep>', 'CSV/TSV: join arrays of plain values with SEP instead of writing JSON')
     .option('--bom', 'CSV/TSV: start with a UTF-8 byte order mark')
     .option(

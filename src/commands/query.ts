@@ -31,6 +31,7 @@ export function queryCommand(ctx: Context): Command {
       `
 Examples:
   $ tds query Leads --where 'Stage = "Closed Won"' -o won.csv
+  $ tds query Leads --where "Employees >= 1000" -o big.parquet --no-meta
   $ tds query Leads --where "Employees >= 1000" --where "Qualified = true" --format ndjson
   $ tds query Leads --where 'Tags in [VIP, Partner] or "Last Contacted" isDatePreset last7Days'
   $ tds query Leads --filter @filter.json -q acme --explain

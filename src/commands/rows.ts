@@ -7,7 +7,7 @@ import { addExportOptions } from './export-options.js';
 export function rowsCommand(ctx: Context): Command {
   const command = new Command('rows')
     .description(
-      'export every row of a table as CSV (default), TSV, NDJSON, JSON or a table for the terminal, each row once, ' +
+      'export every row of a table as CSV (default), TSV, NDJSON, JSON, Parquet (typed columns) or a table for the terminal, each row once, ' +
         'written as pages arrive (GET /tables/{id}/rows); -o FILE is written atomically and can be resumed after an ' +
         'interruption; --follow keeps writing the rows created afterwards',
     )
@@ -28,6 +28,7 @@ Examples:
   $ tds rows Leads -q acme -n 50 --format json
   $ tds rows Leads -o leads.csv --excel --status-columns
   $ tds rows Leads -o leads.csv --resume          # continue after Ctrl-C or a failure
+  $ tds rows Leads -o leads.parquet               # typed columns, as the mirror's (numbers, dates, lists, JSON)
   $ tds rows Leads --format table                 # a screenful, sized to the terminal
   $ tds rows Signups --follow -n 10 --format ndjson   # the newest 10 rows, then new rows as they appear`,
     )

@@ -25,6 +25,8 @@ export interface Database {
   readonly path: string;
   readonly duckdb: DuckDBModule;
   readonly connection: DuckDBConnection;
+  /** Another connection to the same database (closed by its user before close()). */
+  connect(): Promise<DuckDBConnection>;
   close(): void;
 }
 
@@ -47,6 +49,7 @@ export async function openDatabase(path: string, options: OpenOptions): Promise<
     path,
     duckdb,
     connection,
+    connect: () => instance.connect(),
     close() {
       connection.closeSync();
       instance.closeSync();

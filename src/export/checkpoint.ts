@@ -20,12 +20,17 @@ export interface Checkpoint {
   /** The last page has been written: only the end of the output is missing. */
   done: boolean;
   rows: number;
-  /** Bytes of `FILE.partial` that hold those rows (the file is cut back to this on resume). */
+  /**
+   * Bytes of `FILE.partial` that hold those rows (the file is cut back to this on resume); for Parquet,
+   * the rows of the staging file that hold them (the staging file is cut back to as many).
+   */
   bytes: number;
   /** IDs of the last page written, so a row repeated across the boundary is still dropped. */
   lastPageIds: string[];
   duplicates: number;
   truncated: TallyJSON;
+  /** Parquet: values that did not fit their column's type, per column key (absent when none). */
+  unfit?: Record<string, number>;
 }
 
 export type CheckpointState = Omit<Checkpoint, 'version'>;

@@ -1,6 +1,6 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { UsageError } from '../core/errors.js';
-import { chooseFormat, type Format } from '../output/format.js';
+import { chooseExportFormat, type ExportFormat, type Format } from '../output/format.js';
 import type { CellsMode, HeaderMode, ShapeOptions } from '../records/shape-options.js';
 import { SEARCH_MAX_CHARS } from '../spec/index.js';
 import type { CsvOptions, OnTruncated } from './export-request.js';
@@ -10,7 +10,7 @@ export const SPREADSHEET_CELL_MAX_CHARS = 32_767;
 
 /** The flags of `tds rows` and `tds query` as commander gives them. */
 export interface ExportFlagValues {
-  format?: Format;
+  format?: ExportFormat;
   output?: string;
   search?: string;
   limit?: number;
@@ -39,7 +39,7 @@ export const FOLLOW_EVERY_DEFAULT_S = 10;
 
 /** The flags checked and turned into the parts of an export request (no request is made here). */
 export interface ExportFlags {
-  format: Format;
+  format: ExportFormat;
   output?: string;
   search: string;
   limit?: number;
@@ -52,17 +52,24 @@ export interface ExportFlags {
   follow?: { everyMs: number };
 }
 
+/** The command and table as the user gave them, for hints that show a command to run. */
+export interface ExportCommandLine {
+  command: 'rows' | 'query';
+  table: string;
+}
+
 /** Checks the flags on their own, before any request: every problem here exits 2. */
-export function readExportFlags(values: ExportFlagValues, defaultFormat: Format | undefined): ExportFlags {
+export function readExportFlags(values: ExportFlagValues, defaultFormat: Format | undefined, line?: ExportCommandLine): ExportFlags {
   const output = values.output === '-' ? undefined : values.output;
   const fallback = defaultFormat && defaultFormat !== 'table' ? defaultFormat : 'csv';
-  const format = chooseFormat({ ...(values.format ? { format: values.format } : {}), ...(output ? { output } : {}), fallback });
+  const format = chooseExportFormat({ ...(values.format ? { format: values.format } : {}), ...(output ? { output } : {}), fallback });
   if (format === 'table' && output) {
     throw new UsageError('--format table is for the terminal (or a pipe), not for -o FILE', {
-      hint: 'write the file as csv, tsv, ndjson or json (by its extension or --format)',
+      hint: 'write the file as csv, tsv, ndjson, json or parquet (by its extension or --format)',
     });
   }
   checkFollow(values, format, output);
+  if (format === 'parquet') checkParquet(values, output, line);
   const delimited = format === 'csv' || format === 'tsv';
   for (const flag of ['join', 'bom', 'excel', 'safeFormulas'] as const) {
     if (values[flag] !== undefined && !delimited) {
@@ -106,12 +113,19 @@ export function readExportFlags(values: ExportFlagValues, defaultFormat: Format 
   };
 }
 
+const CANNOT_GROW: Partial<Record<ExportFormat, string>> = {
+  json: 'a JSON array',
+  table: 'a table',
+  parquet: 'a Parquet file (written whole at the end)',
+};
+
 /** --follow streams rows to stdout as they appear: only formats that can grow, no file, no search. */
-function checkFollow(values: ExportFlagValues, format: Format, output: string | undefined): void {
+function checkFollow(values: ExportFlagValues, format: ExportFormat, output: string | undefined): void {
   if (values.every !== undefined && !values.follow) throw new UsageError('--every needs --follow');
   if (!values.follow) return;
-  if (format === 'json' || format === 'table') {
-    throw new UsageError(`--follow writes rows as they appear, which ${format === 'json' ? 'a JSON array' : 'a table'} cannot do`, {
+  const whole = CANNOT_GROW[format];
+  if (whole) {
+    throw new UsageError(`--follow writes rows as they appear, which ${whole} cannot do`, {
       hint: 'use --format ndjson (one object a line), csv or tsv',
     });
   }
@@ -128,6 +142,40 @@ function checkFollow(values: ExportFlagValues, format: Format, output: string | 
       },
     );
   }
+}
+
+/**
+ * Parquet is binary, so only to a file; its columns are typed values, so not whole Cell objects. The
+ * CSV-only flags (--join, --bom, --excel, --safe-formulas) are refused for it as for every non-CSV format.
+ */
+function checkParquet(values: ExportFlagValues, output: string | undefined, line: ExportCommandLine | undefined): void {
+  if (!output) {
+    const example = line
+      ? `tds ${line.command} ${shellWord(line.table)} -o ${fileStem(line.table)}.parquet`
+      : 'tds rows TABLE -o rows.parquet';
+    throw new UsageError('parquet needs -o FILE: it is a binary format, never written to a terminal or a pipe', {
+      hint: `e.g. ${example}`,
+    });
+  }
+  if (values.cells === 'raw') {
+    throw new UsageError('--cells raw cannot be written as parquet: its columns hold typed values, not whole Cell objects', {
+      hint: 'action columns have <key>.status and <key>.error columns in parquet; for whole cells use --format ndjson',
+    });
+  }
+}
+
+/** A table reference as one shell word: quoted when it holds anything but plain characters. */
+function shellWord(text: string): string {
+  return /^[\w.,:@%+=/-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `🚀 Leads` → `leads`, `Edge Cases` → `edge-cases`: a file name to suggest. */
+function fileStem(table: string): string {
+  const stem = table
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '');
+  return stem || 'rows';
 }
 
 /** `A, B,"C, with comma"` → the references, read as one CSV record. */

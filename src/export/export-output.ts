@@ -1,30 +1,38 @@
 import { once } from 'node:events';
-import { lstat, truncate, unlink } from 'node:fs/promises';
+import { lstat, rm, truncate, unlink } from 'node:fs/promises';
 import { UsageError } from '../core/errors.js';
 import { createAtomicFile, type AtomicFile, type FileOpener } from '../output/atomic-file.js';
 import { asWriteError } from '../output/write-error.js';
 
-/** Where an export's bytes go: stdout, or `-o FILE` through `FILE.partial`. */
+/** Where an export goes, and what becomes of it at the end: ByteOutput, or Parquet's StagedOutput. */
 export interface ExportOutput {
-  /** `FILE.partial` while a file is written; undefined on stdout. */
+  /** What holds the rows while a file is written (`FILE.partial`, Parquet's staging file); undefined on stdout. */
   readonly partialPath?: string;
-  /**
-   * Resolves once the chunk is handed to the system (a file) or accepted (stdout, respecting
-   * backpressure); a refused write rejects with an OutputWriteError naming the file (or stdout).
-   */
-  write(chunk: Buffer): Promise<void>;
   /** fsync of the data written so far (files only). */
   syncData(): Promise<void>;
   /** The output is complete: rename `FILE.partial` to FILE. */
   commit(): Promise<void>;
   /** The export stops before the end: keep `FILE.partial` (synced) for --resume or a look. */
   keep(): Promise<void>;
+  /** Every row is written but FILE is not to be replaced (--on-truncated error): leave `FILE.partial` whole. */
+  keepWhole(): Promise<void>;
   /** The export failed before its first page: remove `FILE.partial`. */
   discard(): Promise<void>;
 }
 
-export function streamOutput(stream: NodeJS.WritableStream): ExportOutput {
+/** Where the bytes of a text format go: stdout, or `-o FILE` through `FILE.partial`. */
+export interface ByteOutput extends ExportOutput {
+  readonly kind: 'bytes';
+  /**
+   * Resolves once the chunk is handed to the system (a file) or accepted (stdout, respecting
+   * backpressure); a refused write rejects with an OutputWriteError naming the file (or stdout).
+   */
+  write(chunk: Buffer): Promise<void>;
+}
+
+export function streamOutput(stream: NodeJS.WritableStream): ByteOutput {
   return {
+    kind: 'bytes',
     async write(chunk) {
       try {
         if (!stream.write(chunk)) await once(stream, 'drain');
@@ -35,6 +43,7 @@ export function streamOutput(stream: NodeJS.WritableStream): ExportOutput {
     syncData: async () => undefined,
     commit: async () => undefined,
     keep: async () => undefined,
+    keepWhole: async () => undefined,
     discard: async () => undefined,
   };
 }
@@ -44,7 +53,7 @@ export function streamOutput(stream: NodeJS.WritableStream): ExportOutput {
  * export is cut back to that many bytes (the end of the last page the checkpoint counts) and
  * continued; without it any old partial file is replaced. `open` is the system's unless a test gives one.
  */
-export async function fileOutput(path: string, resumeBytes?: number, open?: FileOpener): Promise<ExportOutput> {
+export async function fileOutput(path: string, resumeBytes?: number, open?: FileOpener): Promise<ByteOutput> {
   if (resumeBytes !== undefined) await cutPartial(`${path}.partial`, resumeBytes);
   const file: AtomicFile = await createAtomicFile(path, { append: resumeBytes !== undefined, ...(open ? { open } : {}) });
   const { partialPath } = file;
@@ -56,6 +65,7 @@ export async function fileOutput(path: string, resumeBytes?: number, open?: File
     throw asWriteError(partialPath, error);
   };
   return {
+    kind: 'bytes',
     partialPath,
     write: (chunk) =>
       new Promise<void>((resolve, reject) => {
@@ -65,6 +75,7 @@ export async function fileOutput(path: string, resumeBytes?: number, open?: File
     syncData: () => file.sync().catch(failed),
     commit: () => file.commit().catch(failed),
     keep: () => file.abandon().catch(failed),
+    keepWhole: () => file.abandon().catch(failed),
     discard: () => file.discard(),
   };
 }
@@ -84,9 +95,27 @@ async function cutPartial(partialPath: string, bytes: number): Promise<void> {
   if (size > bytes) await truncate(partialPath, bytes);
 }
 
-/** Removes `FILE.partial` (--restart). */
+/** Parquet's staging file beside FILE (DuckDB adds `.wal` beside it): the rows of an export under way. */
+export function stagingPath(path: string): string {
+  return `${path}.tds-staging.duckdb`;
+}
+
+/** Removes what an earlier export to FILE left (--restart, or a fresh start): `FILE.partial`, Parquet's staging. */
 export async function removePartial(path: string): Promise<void> {
-  await unlink(`${path}.partial`).catch((error: NodeJS.ErrnoException) => {
+  await removeFile(`${path}.partial`);
+  await removeStaging(path);
+}
+
+/** Removes Parquet's staging file, its WAL and the folder DuckDB spills to beside it. */
+export async function removeStaging(path: string): Promise<void> {
+  const staging = stagingPath(path);
+  await removeFile(staging);
+  await removeFile(`${staging}.wal`);
+  await rm(`${staging}.tmp`, { recursive: true, force: true });
+}
+
+async function removeFile(path: string): Promise<void> {
+  await unlink(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') throw error;
   });
 }

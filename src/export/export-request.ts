@@ -1,4 +1,4 @@
-import type { Format } from '../output/format.js';
+import type { ExportFormat } from '../output/format.js';
 import type { ShapeOptions } from '../records/shape-options.js';
 import type { Field, FilterGroup, RowsPage, Table } from '../spec/index.js';
 
@@ -24,8 +24,11 @@ export interface ExportRequest {
   search: string;
   filters?: FilterGroup;
   shape: ShapeOptions;
-  /** `table`: stdout only, the records held until the end and printed as a table (createTableWriter). */
-  format: Format;
+  /**
+   * `table`: stdout only, the records held until the end and printed as a table (createTableWriter).
+   * `parquet`: -o FILE only, typed columns (parquetColumns) staged in DuckDB and copied out at the end.
+   */
+  format: ExportFormat;
   csv: CsvOptions;
   /** -o FILE; stdout when undefined. */
   output?: string;

@@ -12,6 +12,8 @@ export class ExportState {
   duplicates = 0;
   lastPageIds: string[] = [];
   tally = new TruncationTally();
+  /** Parquet: values that did not fit their column's type (written as NULL), per column key. */
+  unfit = new Map<string, number>();
   /** Fixed by the first page (or the checkpoint); undefined until then. */
   statusFields: string[] | undefined;
 
@@ -25,6 +27,7 @@ export class ExportState {
     state.lastPageIds = checkpoint.lastPageIds;
     state.tally = TruncationTally.fromJSON(checkpoint.truncated);
     state.statusFields = checkpoint.statusFields;
+    state.unfit = new Map(Object.entries(checkpoint.unfit ?? {}));
     return state;
   }
 
@@ -39,6 +42,7 @@ export class ExportState {
       lastPageIds: this.lastPageIds,
       duplicates: this.duplicates,
       truncated: this.tally.toJSON(),
+      ...(this.unfit.size > 0 ? { unfit: Object.fromEntries(this.unfit) } : {}),
     };
   }
 }

@@ -1,8 +1,9 @@
-import type { Format } from '../output/format.js';
+import type { ExportFormat } from '../output/format.js';
 import { planRecord } from '../records/record-plan.js';
 import type { ShapeOptions } from '../records/shape-options.js';
 import type { FilterGroup } from '../spec/index.js';
 import type { ExportRequest } from './export-request.js';
+import { parquetColumns } from './parquet-columns.js';
 
 /**
  * What must be the same for a resumed export to continue the partial file: the query (table,
@@ -17,7 +18,7 @@ export interface ExportFingerprint {
   shape: ShapeOptions;
   /** `fieldId=key` of each column written, in order (changes when the table's columns change). */
   columns: string[];
-  format: Format;
+  format: ExportFormat;
   csv: { bom: boolean; crlf: boolean; join: string | null; safeFormulas: boolean; maxCellChars: number | null };
 }
 
@@ -29,10 +30,18 @@ export function exportFingerprint(request: ExportRequest): ExportFingerprint {
     search: request.search,
     filters: request.filters ?? null,
     shape: request.shape,
-    columns: planRecord(request.fields, request.shape).columns.map((column) => `${column.field.id}=${column.key}`),
+    columns: columnsWritten(request),
     format: request.format,
     csv: { bom: csv.bom, crlf: csv.crlf, join: csv.join ?? null, safeFormulas: csv.safeFormulas, maxCellChars: csv.maxCellChars ?? null },
   };
+}
+
+/** `fieldId=key` of each column written (Parquet: each typed column, its type too). */
+function columnsWritten(request: ExportRequest): string[] {
+  if (request.format === 'parquet') {
+    return parquetColumns(request.fields, request.shape).map((column) => `${column.field?.id ?? column.role}=${column.key}:${column.type}`);
+  }
+  return planRecord(request.fields, request.shape).columns.map((column) => `${column.field.id}=${column.key}`);
 }
 
 const WHAT: Record<keyof ExportFingerprint, string> = {

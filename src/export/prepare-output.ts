@@ -5,8 +5,10 @@ import type { ProcessLock } from '../core/process-lock.js';
 import type { FileOpener } from '../output/atomic-file.js';
 import { claimOutput } from '../output/claim-output.js';
 import { checkpointPath, CheckpointWriter, readCheckpoint, removeStaleTemporaries, type Checkpoint } from './checkpoint.js';
-import { fileOutput, removePartial, streamOutput, type ExportOutput } from './export-output.js';
+import type { TypedColumn } from '../records/typed-plan.js';
+import { fileOutput, removePartial, stagingPath, streamOutput, type ByteOutput } from './export-output.js';
 import { fingerprintDifferences, type ExportFingerprint } from './fingerprint.js';
+import type { StagedOutput } from './parquet-output.js';
 
 export interface OutputRequest {
   /** `-o FILE`; stdout when undefined. */
@@ -16,10 +18,12 @@ export interface OutputRequest {
   fingerprint: ExportFingerprint;
   /** Opens FILE.partial (tests give one whose writes fail); the system's by default. */
   open?: FileOpener;
+  /** Parquet: rows of these typed columns are staged in a DuckDB file beside FILE (-o FILE only). */
+  staged?: { columns: readonly TypedColumn[] };
 }
 
 export interface PreparedOutput {
-  output: ExportOutput;
+  output: ByteOutput | StagedOutput;
   /** Files only. */
   checkpoint?: CheckpointWriter;
   checkpointPath?: string;
@@ -39,7 +43,11 @@ export interface PreparedOutput {
  */
 export async function prepareOutput(ctx: Context, request: OutputRequest): Promise<PreparedOutput> {
   const { path } = request;
-  if (path === undefined) return { output: streamOutput(ctx.io.stdout), release: async () => undefined };
+  if (path === undefined) {
+    // readExportFlags refuses parquet without -o before anything is read
+    if (request.staged) throw new UsageError('parquet needs -o FILE: it is a binary format, never written to a terminal or a pipe');
+    return { output: streamOutput(ctx.io.stdout), release: async () => undefined };
+  }
   const lock = await claimOutput(path, 'another export');
   try {
     return await prepareFile(ctx, request, path, lock);
@@ -58,6 +66,7 @@ async function prepareFile(ctx: Context, request: OutputRequest, path: string, l
     // Killed after FILE was renamed into place, before the checkpoint was removed: the export completed.
     if (request.resume) {
       checkSameExport(path, saved, request.fingerprint);
+      await removePartial(path); // a staging file's WAL a kill during its removal left
       await new CheckpointWriter(cpPath, async () => undefined).remove();
       ctx.io.stderr.write(`tds: the export to ${path} is already complete (${saved.rows.toLocaleString('en-US')} rows); nothing to do\n`);
       return { output: streamOutput(ctx.io.stdout), completed: saved, release };
@@ -75,7 +84,9 @@ async function prepareFile(ctx: Context, request: OutputRequest, path: string, l
     if (request.resume) ctx.io.stderr.write(`tds: no checkpoint for ${path}: starting from the beginning\n`);
     await removePartial(path);
   }
-  const output = await fileOutput(path, saved?.bytes, request.open);
+  const output = request.staged
+    ? await (await import('./parquet-output.js')).openStagedOutput(path, request.staged.columns, saved?.bytes)
+    : await fileOutput(path, saved?.bytes, request.open);
   const checkpoint = new CheckpointWriter(cpPath, () => output.syncData(), undefined, undefined, saved);
   if (!saved) await checkpoint.remove();
   return { output, checkpoint, checkpointPath: cpPath, ...(saved ? { resumed: saved } : {}), release };
@@ -90,9 +101,14 @@ function checkSameExport(path: string, saved: Checkpoint, fingerprint: ExportFin
   }
 }
 
-/** The checkpoint says the last page was written, FILE.partial is gone and FILE is a file: the rename happened. */
+/**
+ * The checkpoint says the last page was written, FILE.partial is gone (and so is Parquet's staging file,
+ * removed only after the rename) and FILE is a file: the rename happened.
+ */
 async function completedExport(path: string, saved: Checkpoint): Promise<boolean> {
   if (!saved.done) return false;
-  const [partial, file] = await Promise.all([lstat(`${path}.partial`).catch(() => undefined), lstat(path).catch(() => undefined)]);
-  return partial === undefined && file !== undefined && file.isFile();
+  const [partial, staging, file] = await Promise.all(
+    [`${path}.partial`, stagingPath(path), path].map((candidate) => lstat(candidate).catch(() => undefined)),
+  );
+  return partial === undefined && staging === undefined && file !== undefined && file.isFile();
 }

@@ -19,6 +19,17 @@ export function reportTruncation(ctx: Context, tally: TruncationTally, request: 
   });
 }
 
+/** Parquet: the values written as NULL because they did not fit their column's type, per column (a warning, never a failure). */
+export function reportUnfit(ctx: Context, unfit: ReadonlyMap<string, number>): void {
+  const entries = [...unfit].sort((a, b) => b[1] - a[1]);
+  const total = entries.reduce((sum, [, n]) => sum + n, 0);
+  if (total === 0) return;
+  const perColumn = entries.map(([key, n]) => `${JSON.stringify(key)} ${count(n)}`).join(', ');
+  ctx.io.stderr.write(
+    `${ctx.io.color.yellow('tds: warning:')} ${count(total)} ${total === 1 ? 'value does' : 'values do'} not fit the column's type and ${total === 1 ? 'was' : 'were'} written as NULL: ${perColumn}\n`,
+  );
+}
+
 export interface StopReport {
   error: unknown;
   state: ExportState;

@@ -8,9 +8,11 @@ import { exportFingerprint, type ExportFingerprint } from './fingerprint.js';
 import { follow, remember, type Known } from './follow.js';
 import { pageLimit } from './page-limit.js';
 import { createPageWriter, type PageWriter } from './page-writer.js';
+import { parquetColumns } from './parquet-columns.js';
+import { createParquetWriter } from './parquet-writer.js';
 import { prepareOutput, type PreparedOutput } from './prepare-output.js';
 import { createProgress, type ExportProgress } from './progress.js';
-import { reportStop, reportTruncation, writeFailure } from './report.js';
+import { reportStop, reportTruncation, reportUnfit, writeFailure } from './report.js';
 import type { createTableWriter } from './table-writer.js';
 import { HashedStringSet } from '../collections/hashed-string-set.js';
 import { OutputWriteError } from '../output/write-error.js';
@@ -39,6 +41,7 @@ export async function runExport(ctx: Context, fetchPage: FetchPage, request: Exp
     restart: request.restart,
     fingerprint,
     ...(deps.open ? { open: deps.open } : {}),
+    ...(request.format === 'parquet' ? { staged: { columns: parquetColumns(request.fields, request.shape) } } : {}),
   });
   try {
     if (prepared.completed) {
@@ -73,18 +76,25 @@ async function exportPages(
   // Sized for the whole table when every row is expected, so the ID set never grows (no peak of old + new).
   const seen = new HashedStringSet(unfiltered ? expectedRows - state.rows : 0);
   const pages = new PageLoop(ctx, request, prepared, state, seen, { progress, ...(tableWriter ? { tableWriter } : {}) });
+  // The state now, saved at once or (Parquet) when the commit of the rows it counts has ended; a failed save
+  // or commit surfaces at the next step (update, flush), not here.
+  const checkpoint = (after?: Promise<void>): void => {
+    const snapshot = state.toCheckpoint(fingerprint);
+    if (!after) prepared.checkpoint?.update(snapshot);
+    else after.then(() => prepared.checkpoint?.update(snapshot)).catch(() => undefined);
+  };
   const stop = async (error: unknown): Promise<unknown> => {
     progress.stop();
+    // Rows a deferred writer (Parquet) holds are committed first, so the checkpoint counts every row written.
+    if (!(error instanceof OutputWriteError)) await pages.settle(checkpoint).catch(() => undefined);
     return stopped(ctx, prepared, state, error, { resumedCursor: prepared.resumed?.cursor ?? undefined, pages: pages.count });
   };
   try {
-    await pages.run(fetchPage, (written) => {
-      prepared.checkpoint?.update(state.toCheckpoint(fingerprint));
-      progress.page(written);
-    });
+    await pages.run(fetchPage, { page: (written) => progress.page(written), settled: checkpoint });
   } catch (error) {
     throw await stop(error);
   }
+  reportUnfit(ctx, state.unfit);
   await failOnTruncation(ctx, request, prepared, state, progress);
   try {
     await commit(prepared);
@@ -124,8 +134,12 @@ class PageLoop {
     if (state.statusFields) this.writer = this.createWriter(state.statusFields);
   }
 
-  /** Every page still to write, then the end of the output; `onPage` after each page is written. */
-  async run(fetchPage: FetchPage, onPage: (rows: number) => void): Promise<void> {
+  /**
+   * Every page still to write, then the end of the output; `on.page` after each page is written, and
+   * `on.settled` when a checkpoint may count every row written so far: after each page, or for a
+   * deferred writer (Parquet) when a commit of them has begun (`after`: it ends) and at the end.
+   */
+  async run(fetchPage: FetchPage, on: { page: (rows: number) => void; settled: (after?: Promise<void>) => void }): Promise<void> {
     const { request, state } = this;
     if (!state.done && !this.limitReached()) {
       // Without --limit the next pages are fetched while this one is written; with it, each request
@@ -137,37 +151,62 @@ class PageLoop {
       });
       for await (const { page } of chain) {
         await this.write(page);
-        onPage(state.rows);
+        on.page(state.rows);
+        const deferred = this.writer?.deferred;
+        if (!deferred) on.settled();
+        else {
+          const covering = deferred.covering();
+          if (covering) on.settled(covering);
+        }
         if (state.done) break;
         this.ctx.signal.throwIfAborted();
       }
     }
     const writer = this.writer ?? this.createWriter([]);
-    if (!this.writer && state.bytes === 0) await writer.start(this.prepared.output, state);
+    if (!this.writer && state.bytes === 0) await writer.start(state);
     this.writer = writer;
-    await writer.end(this.prepared.output, state);
+    await writer.end(state);
+    // a deferred writer commits its last rows at the end: the checkpoint of the whole export is taken now
+    if (writer.deferred) on.settled();
+  }
+
+  /** A deferred writer (Parquet) commits the rows it holds; `settled` then takes the checkpoint. */
+  async settle(settled: () => void): Promise<void> {
+    const deferred = this.writer?.deferred;
+    if (!deferred) return;
+    await deferred.settle();
+    settled();
   }
 
   /** Rows written after the export (--follow), in the export's format, counted in `into`. */
   async writeMore(rows: RowsPage['rows'], into: ExportState): Promise<void> {
-    await this.writer!.page(this.prepared.output, into, rows);
+    await this.writer!.page(into, rows);
   }
 
   private createWriter(statusFields: readonly string[]): PageWriter {
     const { request } = this;
-    if (request.format !== 'table') return createPageWriter({ ...request, format: request.format }, statusFields);
+    const { output } = this.prepared;
+    if (output.kind === 'staged') return createParquetWriter(request, output);
+    const { format } = request;
+    // prepareOutput stages every parquet export, so a byte output never meets it
+    if (format === 'parquet') throw new Error('a parquet export needs a staged output');
+    if (format !== 'table') return createPageWriter({ ...request, format }, statusFields, output);
     const { progress, tableWriter } = this.parts;
-    return tableWriter!(this.ctx, request, statusFields, { beforeRender: () => progress.stop(), moreRows: () => this.more });
+    return tableWriter!(this.ctx, request, {
+      statusFields,
+      output,
+      beforeRender: () => progress.stop(),
+      moreRows: () => this.more,
+    });
   }
 
   private async write(page: RowsPage): Promise<void> {
     const { request, state } = this;
-    const { output } = this.prepared;
     if (!this.writer) {
       // the first page fixes the status columns (and so the CSV header) for the whole export
       state.statusFields = request.shape.statusColumns ? [...statusFieldIds(request.fields, page.rows)] : [];
       this.writer = this.createWriter(state.statusFields);
-      await this.writer.start(output, state);
+      await this.writer.start(state);
     }
     this.count += 1;
     const fresh = page.rows.filter((row) => this.known.seen.add(row.id));
@@ -177,7 +216,7 @@ class PageLoop {
       this.ctx.verbose(`page ${this.count}: dropped ${dropped} ${dropped === 1 ? 'row' : 'rows'} already written (duplicate row IDs)`);
     }
     const taken = request.limit === undefined ? fresh : fresh.slice(0, request.limit - state.rows);
-    await this.writer.page(output, state, taken);
+    await this.writer.page(state, taken);
     if (request.follow) remember(this.known, taken);
     state.lastPageIds = page.rows.map((row) => row.id);
     state.cursor = page.nextCursor;
@@ -202,7 +241,7 @@ async function failOnTruncation(
   progress.stop();
   const failure = reportTruncation(ctx, state.tally, request);
   if (!failure) return;
-  await prepared.output.keep();
+  await prepared.output.keepWhole();
   await prepared.checkpoint?.remove();
   throw failure;
 }

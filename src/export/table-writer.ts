@@ -6,10 +6,14 @@ import { TruncationTally } from '../records/truncation-tally.js';
 import { renderRecordTable, type RecordColumn } from '../output/record-table.js';
 import { emojiFor } from '../output/table.js';
 import type { ExportRequest } from './export-request.js';
+import type { ByteOutput } from './export-output.js';
 import type { PageWriter } from './page-writer.js';
 
-/** What the table writer learns from the export loop. */
+/** What the table writer is given by the export loop, and learns from it. */
 export interface TableHooks {
+  /** The columns given status keys (fixed by the first page or the checkpoint). */
+  statusFields: readonly string[];
+  output: ByteOutput;
   /** Called just before the table is written (the progress line goes first). */
   beforeRender(): void;
   /** Rows exist beyond those read (-n, or the screenful, stopped the export). */
@@ -23,19 +27,19 @@ const count = (n: number): string => n.toLocaleString('en-US');
  * keeps them few) and written at the end as one table sized to the terminal, with a footer on a
  * terminal. Piped, it is plain aligned text with whole cells (cut only when COLUMNS is set).
  */
-export function createTableWriter(ctx: Context, request: ExportRequest, statusFields: readonly string[], hooks: TableHooks): PageWriter {
-  const plan = planRecord(request.fields, request.shape, new Set(statusFields));
+export function createTableWriter(ctx: Context, request: ExportRequest, hooks: TableHooks): PageWriter {
+  const plan = planRecord(request.fields, request.shape, new Set(hooks.statusFields));
   const shape = createRowShaper(plan, request.shape.cells);
   const records: OutputRecord[] = [];
   return {
     start: async () => undefined,
-    async page(_output, state, rows) {
+    async page(state, rows) {
       const tally = new TruncationTally();
       for (const row of rows) records.push(shape(row, tally));
       state.rows += rows.length;
       state.tally.addAll(tally);
     },
-    async end(output, state) {
+    async end(state) {
       hooks.beforeRender();
       if (records.length === 0) {
         ctx.io.stderr.write(`${unfiltered(request) ? 'no rows in this table' : 'no rows match'}\n`);
@@ -43,7 +47,7 @@ export function createTableWriter(ctx: Context, request: ExportRequest, statusFi
       }
       const { text, hints } = tableText(ctx, request, plan, records, hooks.moreRows());
       const chunk = Buffer.from(text);
-      await output.write(chunk);
+      await hooks.output.write(chunk);
       state.bytes += chunk.length;
       for (const hint of hints) ctx.io.stderr.write(`hint: ${hint}\n`);
     },

@@ -1,9 +1,14 @@
 import { extname } from 'node:path';
 import { UsageError } from '../core/errors.js';
 
+/** The formats of every command that prints data (listings, `default-format`). */
 export const OUTPUT_FORMATS = ['table', 'csv', 'tsv', 'ndjson', 'json'] as const;
 export type Format = (typeof OUTPUT_FORMATS)[number];
 export type DataFormat = Exclude<Format, 'table'>;
+
+/** `tds rows` and `tds query` also write Parquet: typed columns, to `-o FILE` only (a binary format). */
+export const EXPORT_FORMATS = [...OUTPUT_FORMATS, 'parquet'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 const BY_EXTENSION: Record<string, DataFormat> = {
   '.csv': 'csv',
@@ -28,4 +33,16 @@ export function chooseFormat(options: { format?: Format; output?: string; fallba
     });
   }
   return options.fallback;
+}
+
+/** chooseFormat for the exports of rows and query, which also know `.parquet`. */
+export function chooseExportFormat(options: { format?: ExportFormat; output?: string; fallback: Format }): ExportFormat {
+  const { format, output, fallback } = options;
+  if (format === 'parquet' || (!format && output && extname(output).toLowerCase() === '.parquet')) return 'parquet';
+  if (!format && output && output !== '-' && !formatFromPath(output)) {
+    throw new UsageError(`cannot tell the format of "${output}" from its extension`, {
+      hint: 'use an extension of .csv .tsv .ndjson .jsonl .json .parquet, or give --format',
+    });
+  }
+  return chooseFormat({ ...(format ? { format } : {}), ...(output ? { output } : {}), fallback });
 }

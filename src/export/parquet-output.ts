@@ -1,0 +1,239 @@
+import { open, rename } from 'node:fs/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { openRowAppender, type RowAppender } from '../duckdb/append-rows.js';
+import type { TypedColumn } from '../records/typed-plan.js';
+import type { TypedValue } from '../records/typed-values.js';
+import { removePartial, removeStaging, stagingPath, type ExportOutput } from './export-output.js';
+import { asStagingError, commitInbox, copyOut, INBOX_TABLE, openStaging, STAGING_ROW_GROUP, type Staging } from './parquet-staging.js';
+
+// A Parquet export's output: rows go into the staging file (parquet-staging.ts) in commits that run on
+// DuckDB's side while the next pages are read. Two connections take turns: while one commits the rows of
+// its inbox, the other takes the next rows, so rows never wait in JavaScript. At the end DuckDB copies the
+// rows to FILE.partial, which is renamed to FILE. What a checkpoint counts is always committed.
+
+/** Rows are committed once a row group of the staging table is full, or this long after the last commit. */
+const COMMIT_EVERY_MS = 1000;
+/** While a commit runs, rows go to the other inbox; past this many, the export waits for the commit. */
+const MAX_PENDING_ROWS = 4 * STAGING_ROW_GROUP;
+
+/** An export's output while it is staged: ExportOutput's lifecycle, plus rows added instead of bytes written. */
+export interface StagedOutput extends ExportOutput {
+  readonly kind: 'staged';
+  /** The staging file. */
+  readonly partialPath: string;
+  /** Rows staged so far, committed or not: what a Parquet checkpoint's `bytes` counts. */
+  readonly rows: number;
+  /** Rows of typed values in the columns' order (each gets its row number); committed within about a second. */
+  add(rows: TypedValue[][]): Promise<void>;
+  /**
+   * Once a commit of every row added so far has begun: a promise that resolves when they are in the
+   * staging file (rejects if that commit fails). Undefined while some rows wait for a later commit.
+   */
+  covering(): Promise<void> | undefined;
+  /** Commits every row added so far, and waits for it. */
+  settle(): Promise<void>;
+}
+
+/**
+ * The output of a Parquet export to `path`: a new staging file, or (`resumeRows`) the one an interrupted
+ * export left, cut back to the rows its checkpoint counts (a checkpoint may lag the staging file by a commit).
+ */
+export async function openStagedOutput(path: string, columns: readonly TypedColumn[], resumeRows?: number): Promise<StagedOutput> {
+  const staging = await openStaging(stagingPath(path), columns, resumeRows);
+  return new ParquetOutput(path, staging, columns, resumeRows ?? 0);
+}
+
+/** One of the two connections, and the appender to its inbox while it takes rows. */
+interface Inbox {
+  connection: DuckDBConnection;
+  appender?: RowAppender;
+}
+
+class ParquetOutput implements StagedOutput {
+  readonly kind = 'staged';
+  readonly partialPath: string;
+  private readonly inboxes: [Inbox, Inbox];
+  /** The inbox taking rows (the other one may be committing). */
+  private taking: 0 | 1 = 0;
+  /** JSON texts of the rows of the page being added. */
+  private waiting: string[][] = [];
+  /** Rows added that no commit has taken yet (waiting or in the inbox). */
+  private pending = 0;
+  /** The commit under way: it runs on DuckDB's side while the next pages are read and typed. */
+  private committing: Promise<void> | undefined;
+  private lastCommit = Date.now();
+  /** Rows the staging file holds once committed; closing drops the rows added after them. */
+  private committed: number;
+  /** A step that failed (a full disk): the export stops with it at the next step. */
+  private failure: unknown;
+  private closed = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly staging: Staging,
+    private readonly columns: readonly TypedColumn[],
+    public rows: number,
+  ) {
+    this.partialPath = stagingPath(path);
+    this.committed = rows;
+    this.inboxes = [{ connection: staging.connections[0] }, { connection: staging.connections[1] }];
+  }
+
+  covering(): Promise<void> | undefined {
+    if (this.failure !== undefined || this.pending > 0) return undefined;
+    return this.committing ?? Promise.resolve();
+  }
+
+  async add(rows: TypedValue[][]): Promise<void> {
+    if (this.failure !== undefined) throw this.failure;
+    if (rows.length === 0) return;
+    for (const row of rows) {
+      row.push(this.rows);
+      this.rows += 1;
+      this.waiting.push([rowJson(row)]);
+    }
+    this.pending += rows.length;
+    // each page straight to the inbox: rows held in JavaScript would outlive the young generation and grow the heap
+    await this.step(() => this.toInbox());
+    if (this.pending < STAGING_ROW_GROUP && Date.now() - this.lastCommit < COMMIT_EVERY_MS) return;
+    if (this.committing) {
+      // the other inbox is being committed: this one takes rows meanwhile, up to a limit
+      if (this.pending < MAX_PENDING_ROWS) return;
+      await this.committing;
+    }
+    await this.step(() => this.beginCommit());
+  }
+
+  async settle(): Promise<void> {
+    if (this.failure !== undefined) throw this.failure;
+    await this.committing;
+    await this.step(() => this.beginCommit());
+    await this.committing;
+  }
+
+  /** DuckDB makes each commit durable (its WAL is fsynced): nothing more to sync before a checkpoint. */
+  async syncData(): Promise<void> {}
+
+  /** Every row is staged: DuckDB copies them to FILE.partial as Parquet, which becomes FILE. */
+  async commit(): Promise<void> {
+    await this.copyToPartial();
+    await rename(`${this.path}.partial`, this.path);
+    await removeStaging(this.path);
+  }
+
+  /** Every row is staged, but FILE is not to be replaced (--on-truncated error): FILE.partial is left whole. */
+  async keepWhole(): Promise<void> {
+    await this.copyToPartial();
+    await removeStaging(this.path);
+  }
+
+  /** The export stops: rows not committed are dropped (no checkpoint counts them); the staging file stays. */
+  async keep(): Promise<void> {
+    await this.close();
+  }
+
+  async discard(): Promise<void> {
+    await this.close();
+    await removePartial(this.path);
+  }
+
+  /** The staged rows, in the order they were added, as FILE.partial (synced), the staging file closed. */
+  private async copyToPartial(): Promise<void> {
+    await this.settle();
+    const partial = `${this.path}.partial`;
+    await this.step(() => copyOut(this.staging.db.connection, this.columns, partial), partial);
+    await this.close();
+    const handle = await open(partial, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** The rows waiting, appended to the inbox taking rows. */
+  private async toInbox(): Promise<void> {
+    if (this.waiting.length === 0) return;
+    const inbox = this.inboxes[this.taking];
+    inbox.appender ??= await openRowAppender(
+      { duckdb: this.staging.db.duckdb, connection: inbox.connection },
+      { name: INBOX_TABLE, catalog: 'temp' },
+      ['VARCHAR'],
+    );
+    inbox.appender.append(this.waiting);
+    this.waiting = [];
+  }
+
+  /** Commits the rows of the inbox taking them, without waiting for the commit to end (see covering); the other inbox takes the next rows. */
+  private async beginCommit(): Promise<void> {
+    this.lastCommit = Date.now();
+    if (this.pending === 0) return;
+    await this.toInbox();
+    const inbox = this.inboxes[this.taking];
+    inbox.appender?.close();
+    inbox.appender = undefined;
+    this.taking = this.taking === 0 ? 1 : 0;
+    this.pending = 0;
+    const rows = this.rows;
+    const commit = commitInbox(inbox.connection, this.columns).then(
+      () => {
+        this.committed = rows;
+      },
+      (error: unknown) => {
+        this.failure ??= asStagingError(this.partialPath, error);
+        throw this.failure;
+      },
+    );
+    const tracked: Promise<void> = commit.finally(() => {
+      if (this.committing === tracked) this.committing = undefined;
+    });
+    tracked.catch(() => undefined); // its failure is reported by the next step, not as an unhandled rejection
+    this.committing = tracked;
+  }
+
+  /** A DuckDB step whose failure (a full disk) is a refused write of `target`. */
+  private async step(run: () => Promise<unknown>, target = this.partialPath): Promise<void> {
+    try {
+      await run();
+    } catch (error) {
+      this.failure ??= asStagingError(target, error);
+      throw this.failure;
+    }
+  }
+
+  /** Lets a commit under way end (what it commits stays valid), drops what no commit took, and closes. */
+  private async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.committing?.catch(() => undefined);
+    this.waiting = [];
+    this.pending = 0;
+    for (const inbox of this.inboxes) {
+      try {
+        inbox.appender?.close();
+      } catch {
+        // the inbox is in memory: what it held is dropped with the connection
+      }
+      inbox.appender = undefined;
+    }
+    this.rows = this.committed;
+    this.staging.close();
+  }
+}
+
+/**
+ * A row's typed values as one JSON array. A string with a lone surrogate (not valid Unicode) is made
+ * well-formed first, as it would be on its way into DuckDB as a value: DuckDB's JSON reader refuses it.
+ */
+function rowJson(row: TypedValue[]): string {
+  const json = JSON.stringify(row);
+  if (!json.includes('\\ud')) return json;
+  return JSON.stringify(
+    row.map((value) => (typeof value === 'string' ? wellFormed(value) : Array.isArray(value) ? value.map(wellFormed) : value)),
+  );
+}
+
+/** Each lone surrogate replaced by U+FFFD (String.prototype.toWellFormed, which ES2023 does not have yet). */
+function wellFormed(text: string): string {
+  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}

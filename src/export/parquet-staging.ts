@@ -1,0 +1,198 @@
+import { lstat } from 'node:fs/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { UsageError } from '../core/errors.js';
+import { openDatabase, type Database } from '../duckdb/engine.js';
+import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
+import { OutputWriteError } from '../output/write-error.js';
+import type { TypedColumn } from '../records/typed-plan.js';
+import type { SqlType } from '../records/typed-values.js';
+
+// The staging file of a Parquet export to -o FILE: a DuckDB file beside it (FILE.tds-staging.duckdb) with
+// one table of the export's typed columns: the rows of the pages written so far, numbered in order.
+// Rows reach it through an in-memory inbox: each row's typed values as one JSON text, appended a data
+// chunk at a time (one value a row crosses from JavaScript into DuckDB, not one a cell), then typed by
+// DuckDB into the table when they are committed. At the end DuckDB copies the table out as Parquet.
+
+/** The staging file, as DuckDB attaches it. */
+const CATALOG = 'tds_staging';
+/** The typed rows, with their number in the export (`_tds_row`, last). */
+const ROWS_TABLE = `${CATALOG}.tds_rows`;
+const ROW_NUMBER = '_tds_row';
+/** The columns the staging file was made for, so that a resume never continues a file of another layout. */
+const LAYOUT_TABLE = `${CATALOG}.tds_layout`;
+/** Rows waiting for the next commit (a temporary table of one connection), one JSON array of typed values each. */
+export const INBOX_TABLE = 'tds_inbox';
+
+/**
+ * Rows per row group of the staging table. A commit of that many rows has DuckDB write them to the file
+ * once, compressed, instead of through its WAL and a checkpoint later; smaller than DuckDB's default
+ * (122,880), so commits come often (a checkpoint lags the export by one) and need little memory.
+ */
+export const STAGING_ROW_GROUP = 16_384;
+
+/** DuckDB's buffer pool: the export's memory stays flat; DuckDB spills beside the staging file if it must. */
+const MEMORY_LIMIT = '64MB';
+/** One thread while rows are staged (the export's own work needs the other cores); the copy at the end may use two. */
+const THREADS = 1;
+const COPY_THREADS = 2;
+/**
+ * The allocator DuckDB bundles (jemalloc) keeps freed pages for a while to reuse them: with the staging
+ * file's steady churn that is over 100 MB held for nothing. Returned at once, RSS stays flat. Read from
+ * the environment when DuckDB's library loads, so it is set just before (unless the user set it).
+ */
+const ALLOCATOR_CONF = 'dirty_decay_ms:0,muzzy_decay_ms:0';
+
+/** The staging file, open: the database and a second connection, so one commits while the other takes rows. */
+export interface Staging {
+  db: Database;
+  connections: [DuckDBConnection, DuckDBConnection];
+  close(): void;
+}
+
+/** Opens the staging file (a new one unless `resumeRows`), cut back to the rows a resumed checkpoint counts. */
+export async function openStaging(staging: string, columns: readonly TypedColumn[], resumeRows?: number): Promise<Staging> {
+  if (resumeRows !== undefined) await checkStagingFile(staging);
+  process.env.DUCKDB_JE_MALLOC_CONF ??= ALLOCATOR_CONF;
+  const db = await openDatabase(':memory:', { readOnly: false, what: 'the staging file', memoryLimit: MEMORY_LIMIT, threads: THREADS });
+  let second: DuckDBConnection | undefined;
+  try {
+    const { connection } = db;
+    await connection.run(`SET temp_directory = ${quoteLiteral(`${staging}.tmp`)}`);
+    // The staging file lives for one export: CPU matters more than its size, so no string compression (the
+    // costliest to analyse and to read back); bulk appends are buffered one row group at a time; and it is
+    // not checkpointed on close (it is removed once copied out, or replayed from its WAL by a resume).
+    await connection.run(`SET disabled_compression_methods = 'fsst,dictionary,dict_fsst'`);
+    await connection.run('SET write_buffer_row_group_count = 1');
+    await connection.run('PRAGMA disable_checkpoint_on_shutdown');
+    await attach(connection, staging, resumeRows !== undefined);
+    if (resumeRows === undefined) await createTables(connection, columns);
+    else await cutBack(connection, staging, columns, resumeRows);
+    second = await db.connect();
+    for (const each of [connection, second]) await each.run(`CREATE TEMP TABLE ${INBOX_TABLE} (row_json VARCHAR)`);
+  } catch (error) {
+    second?.closeSync();
+    db.close();
+    throw asStagingError(staging, error);
+  }
+  const connections: [DuckDBConnection, DuckDBConnection] = [db.connection, second];
+  return {
+    db,
+    connections,
+    close() {
+      connections[1].closeSync();
+      db.close();
+    },
+  };
+}
+
+async function checkStagingFile(staging: string): Promise<void> {
+  const info = await lstat(staging).catch(() => undefined);
+  if (!info?.isFile()) {
+    throw new UsageError(`cannot resume: the staging file ${staging} ${info ? 'is not a regular file' : 'is missing'}`, {
+      hint: 'start the export over with --restart',
+    });
+  }
+}
+
+async function attach(connection: DuckDBConnection, staging: string, resuming: boolean): Promise<void> {
+  try {
+    await connection.run(`ATTACH ${quoteLiteral(staging)} AS ${CATALOG} (ROW_GROUP_SIZE ${STAGING_ROW_GROUP})`);
+  } catch (error) {
+    if (!resuming) throw error;
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    throw new UsageError(`cannot resume: the staging file ${staging} cannot be opened: ${reason}`, {
+      hint: 'start the export over with --restart',
+    });
+  }
+}
+
+function layoutOf(columns: readonly TypedColumn[]): string {
+  return JSON.stringify(columns.map((column) => [column.key, column.type]));
+}
+
+async function createTables(connection: DuckDBConnection, columns: readonly TypedColumn[]): Promise<void> {
+  const list = [...columns.map((column) => `${quoteIdent(column.key)} ${column.type}`), `${quoteIdent(ROW_NUMBER)} BIGINT`];
+  await connection.run(`CREATE TABLE ${ROWS_TABLE} (${list.join(', ')})`);
+  await connection.run(`CREATE TABLE ${LAYOUT_TABLE} AS SELECT ${quoteLiteral(layoutOf(columns))} AS layout`);
+}
+
+/** The staging file of the same columns, holding at least the rows the checkpoint counts; rows after them are dropped. */
+async function cutBack(connection: DuckDBConnection, staging: string, columns: readonly TypedColumn[], rows: number): Promise<void> {
+  const layout = await connection
+    .runAndReadAll(`SELECT layout FROM ${LAYOUT_TABLE}`)
+    .then((reader) => String(reader.getRowObjectsJS()[0]?.layout ?? ''))
+    .catch(() => '');
+  if (layout !== layoutOf(columns)) {
+    throw new UsageError(`cannot resume: the staging file ${staging} does not hold the columns of this export`, {
+      hint: 'start the export over with --restart',
+    });
+  }
+  const counted = await connection.runAndReadAll(`SELECT count(*)::DOUBLE AS n FROM ${ROWS_TABLE}`);
+  const staged = Number(counted.getRowObjectsJS()[0]?.n ?? 0);
+  if (staged < rows) {
+    throw new UsageError(`cannot resume: the checkpoint counts ${rows} rows but the staging file ${staging} holds ${staged}`, {
+      hint: 'start the export over with --restart',
+    });
+  }
+  if (staged > rows) await connection.run(`DELETE FROM ${ROWS_TABLE} WHERE ${quoteIdent(ROW_NUMBER)} >= ${rows}`);
+}
+
+/** A value of the JSON array (as json_transform gives it: text, or the JSON text of a list) as its column's type. */
+function typedFromText(type: SqlType, text: string): string {
+  switch (type) {
+    case 'VARCHAR':
+      return text;
+    case 'VARCHAR[]':
+      return `CAST(CAST(${text} AS JSON) AS VARCHAR[])`;
+    default:
+      return `CAST(${text} AS ${type})`;
+  }
+}
+
+/**
+ * Commits the rows of a connection's inbox: typed into the rows table, in the order they came, in one
+ * transaction; then the inbox is made anew (a table keeps the memory of deleted rows until it is dropped).
+ */
+export async function commitInbox(connection: DuckDBConnection, columns: readonly TypedColumn[]): Promise<void> {
+  const values = [...columns.map((column, i) => typedFromText(column.type, `v[${i + 1}]`)), `CAST(v[${columns.length + 1}] AS BIGINT)`];
+  try {
+    await connection.run('BEGIN TRANSACTION');
+    await connection.run(
+      `INSERT INTO ${ROWS_TABLE} SELECT ${values.join(', ')} ` +
+        `FROM (SELECT json_transform(row_json, '["VARCHAR"]') AS v FROM temp.${INBOX_TABLE})`,
+    );
+    await connection.run('COMMIT');
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+  await connection.run(`DROP TABLE temp.${INBOX_TABLE}`);
+  await connection.run(`CREATE TEMP TABLE ${INBOX_TABLE} (row_json VARCHAR)`);
+}
+
+/** Writes the rows table, in the order the rows were added, as Parquet at `target`. */
+export async function copyOut(connection: DuckDBConnection, columns: readonly TypedColumn[], target: string): Promise<void> {
+  const keys = columns.map((column) => quoteIdent(column.key)).join(', ');
+  await connection.run(`SET threads = ${COPY_THREADS}`);
+  // A plain scan keeps the order rows were inserted in (preserve_insertion_order): no sort needed.
+  await connection.run(`COPY (SELECT ${keys} FROM ${ROWS_TABLE}) TO ${quoteLiteral(target)} (FORMAT parquet)`);
+}
+
+/** Errors DuckDB reports for a write the system refused, as the errno code Node would give. */
+const SYSTEM_REFUSALS: Array<[RegExp, string]> = [
+  [/No space left on device/i, 'ENOSPC'],
+  [/File too large/i, 'EFBIG'],
+  [/Disk quota exceeded/i, 'EDQUOT'],
+  [/Read-only file system/i, 'EROFS'],
+  [/Permission denied/i, 'EACCES'],
+];
+
+/** A DuckDB failure to write `target` as an OutputWriteError (exit 1, what was kept, how to go on); other errors as they are. */
+export function asStagingError(target: string, error: unknown): unknown {
+  if (error instanceof OutputWriteError || error instanceof UsageError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const refusal = SYSTEM_REFUSALS.find(([pattern]) => pattern.test(message));
+  if (!refusal) return error;
+  const reason = /: ([^:]*)$/.exec(message.split('\n')[0]!)?.[1] ?? message;
+  return new OutputWriteError(target, Object.assign(new Error(reason.toLowerCase()), { code: refusal[1] }));
+}
