@@ -23,7 +23,7 @@ import type { WaitSpec } from '../push/push-job.js';
 import type { RowsOutput } from '../push/wait/write-rows.js';
 import type { ApiClient } from '../http/client.js';
 import { checkOutputTarget } from '../output/claim-output.js';
-import { chooseFormat, type DataFormat } from '../output/format.js';
+import { chooseExportFormat, type ExportFormat } from '../output/format.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { MirrorKeys } from '../mirror/mirror-keys.js';
 
@@ -53,7 +53,7 @@ export interface PushOptions {
   onDuplicate?: 'skip' | 'error';
   db?: string;
   output?: string;
-  format?: DataFormat;
+  format?: Exclude<ExportFormat, 'table'>;
   header?: HeaderMode;
   json?: boolean;
 }
@@ -153,8 +153,8 @@ function keyJob(client: ApiClient, options: PushOptions, mirror: MirrorKeys | un
 /** -o FILE of --wait settled: its format (extension or --format), checked to be writable before anything is sent. */
 async function rowsOutput(options: PushOptions): Promise<RowsOutput> {
   const path = options.output ?? '';
-  const format = chooseFormat({ format: options.format, output: path, fallback: 'csv' });
-  if (format === 'table') throw new UsageError('-o FILE takes a data format: csv, tsv, ndjson or json');
+  const format = chooseExportFormat({ ...(options.format ? { format: options.format } : {}), output: path, fallback: 'csv' });
+  if (format === 'table') throw new UsageError('-o FILE takes a data format: csv, tsv, ndjson, json or parquet');
   await checkOutputTarget(path);
   // found out now, not after the push and the wait
   await access(dirname(resolve(path)), constants.W_OK).catch(() => {

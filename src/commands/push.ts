@@ -136,6 +136,6 @@ function withKeyOptions(command: Command): Command {
       parseNumberOption('--wait-timeout', 1, 86_400),
     )
     .option('-o, --output <file>', 'with --wait settled: write the pushed rows there, in input order (format from the extension)')
-    .addOption(new Option('--format <format>', 'the format of -o FILE').choices(['csv', 'tsv', 'ndjson', 'json']))
+    .addOption(new Option('--format <format>', 'the format of -o FILE').choices(['csv', 'tsv', 'ndjson', 'json', 'parquet']))
     .addOption(new Option('--header <kind>', 'column keys of -o FILE: labels, names or IDs (default label)').choices(HEADER_MODES));
 }

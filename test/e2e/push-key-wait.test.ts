@@ -2,6 +2,7 @@ import { access, readFile, readdir } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, test } from 'vitest';
 import { expectSameRecords, journalOf, ndjson, people, pushBench, tablePayloads } from '../push/helpers/emulator.js';
+import { readParquet } from '../export/parquet-file.js';
 import { KEY_EMULATOR, KEY_ENV, keyTest } from './push-key-support.js';
 
 // --wait settled and -o (CSV in, enriched CSV out), and the journal kept per input and webhook.
@@ -37,6 +38,21 @@ describe('--wait settled -o FILE', () => {
         .split('\n')
         .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(records.map((record) => record._id)).toEqual(rows.map((row) => row._id));
+      // Parquet: the mirror's typed columns, in input order
+      const parquetArgs = args.map((arg) => (arg === 'enriched.csv' ? 'enriched.parquet' : arg));
+      const parquet = await bench.tds([...parquetArgs, '--resume'], { env: KEY_ENV });
+      expect(parquet.code, parquet.stderr).toBe(0);
+      const file = await readParquet(`${bench.dir}/enriched.parquet`);
+      expect(file.rows.map((row) => row._id)).toEqual(rows.map((row) => row._id));
+      expect(file.columns).toEqual(
+        expect.arrayContaining([
+          { name: '_createdAt', type: 'TIMESTAMP WITH TIME ZONE' },
+          { name: 'Payload', type: 'JSON' },
+          { name: 'Domain.status', type: 'VARCHAR' },
+          { name: '_truncated', type: 'VARCHAR[]' },
+        ]),
+      );
+      expect(file.rows.map((row) => row['Domain.status'])).toEqual(rows.map((row) => row['Domain.status']));
     },
   );
 

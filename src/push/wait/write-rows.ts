@@ -1,25 +1,26 @@
 import { createAtomicFile } from '../../output/atomic-file.js';
 import { claimOutput } from '../../output/claim-output.js';
-import type { DataFormat } from '../../output/format.js';
+import type { DataFormat, ExportFormat } from '../../output/format.js';
 import { createRecordWriter } from '../../output/record-writer.js';
 import { planRecord } from '../../records/record-plan.js';
 import { createRowShaper } from '../../records/row-shaper.js';
 import type { HeaderMode } from '../../records/shape-options.js';
 import { statusFieldIds } from '../../records/status-columns.js';
 import { TruncationTally } from '../../records/truncation-tally.js';
-import type { Field } from '../../spec/index.js';
+import type { Field, Row } from '../../spec/index.js';
 import type { RowStore } from './row-store.js';
+import { writeParquetRows } from './write-parquet.js';
 
 /** `-o FILE` of `--wait settled`. */
 export interface RowsOutput {
   path: string;
-  format: DataFormat;
+  format: Exclude<ExportFormat, 'table'>;
   header: HeaderMode;
 }
 
 export interface WrittenRows {
   path: string;
-  format: DataFormat;
+  format: RowsOutput['format'];
   rows: number;
   /** keys of records whose rows never showed (not written) */
   missing: number;
@@ -44,12 +45,15 @@ export async function writePushedRows(
   const cut = new TruncationTally();
   let rows = 0;
   try {
+    if (output.format === 'parquet') {
+      rows = (await writeParquetRows(output.path, output.header, fields, storedRows(keys, store))).rows;
+      return { path: output.path, format: output.format, rows, missing: keys.length - rows, cut };
+    }
+    const format: DataFormat = output.format;
     const file = await createAtomicFile(output.path, { fresh: true });
     try {
-      const writer = createRecordWriter(file.stream, { format: output.format, columns: plan.keys });
-      for (const key of keys) {
-        const row = await store.get(key);
-        if (!row) continue;
+      const writer = createRecordWriter(file.stream, { format, columns: plan.keys });
+      for await (const row of storedRows(keys, store)) {
         await writer.write(toRecord(row, cut));
         rows += 1;
       }
@@ -63,4 +67,12 @@ export async function writePushedRows(
     await lock.release();
   }
   return { path: output.path, format: output.format, rows, missing: keys.length - rows, cut };
+}
+
+/** The stored rows of `keys`, in their order (keys whose rows never showed left out). */
+async function* storedRows(keys: readonly string[], store: RowStore): AsyncGenerator<Row> {
+  for (const key of keys) {
+    const row = await store.get(key);
+    if (row) yield row;
+  }
 }
