@@ -199,7 +199,7 @@ function choosePass(state: TableState, options: TableSyncOptions): PassState {
 /**
  * The end of a complete pass, in one transaction: rows the pass should have seen and did not are
  * deleted (a full pass: every row; an incremental one: the rows newer than the oldest it read), the
- * watermark moves, the pass is cleared.
+ * watermark moves (to the pass's start less the margin, see watermark.ts), the pass is cleared.
  */
 async function finishPass(db: Database, state: TableState & { lastDeleted: number }, pass: PassState, table: Table): Promise<void> {
   const { connection } = db;
@@ -217,7 +217,11 @@ async function finishPass(db: Database, state: TableState & { lastDeleted: numbe
     await connection.run(`DELETE FROM _tds_pass WHERE table_id = ${id}`);
     state.newestCreatedAt = later(state.newestCreatedAt, pass.top);
     state.pendingSince = await pendingSince(db, state);
-    state.watermark = nextWatermark(state.newestCreatedAt, state.pendingSince);
+    state.watermark = nextWatermark({
+      newestCreatedAt: state.newestCreatedAt,
+      pendingSince: state.pendingSince,
+      passStartedAt: pass.startedAt,
+    });
     state.rowCount = Number((await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${target}`)).getRowObjectsJS()[0]?.n ?? 0);
     state.serviceRowCount = table.rowCount;
     state.lastSyncAt = new Date().toISOString();

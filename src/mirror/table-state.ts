@@ -6,6 +6,7 @@ export interface PassState {
   mode: 'full' | 'incremental';
   /** The `nextCursor` after the last page written; null before the first page. */
   cursor: string | null;
+  /** When the pass began, before its first row request (local clock; kept when it continues or starts over). */
   startedAt: string;
   /** Creation time of the newest row this pass saw (its first row). */
   top: string | null;

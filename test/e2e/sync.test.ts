@@ -167,6 +167,98 @@ describe('tds sync: a mirror equal to the service', () => {
   });
 });
 
+describe('tds sync: the watermark', () => {
+  it('rows that become visible late, within the intake window, are still synced by the next incremental sync', async () => {
+    // the webhook intake holds what is sent until the test flushes it
+    bench = await mirrorBench({ ingestDelayMs: 600_000 } as never);
+    const { tables } = (await (
+      await fetch(`${bench.emu.baseUrl}/tables`, { headers: { authorization: `Bearer ${bench.emu.apiKey}` } })
+    ).json()) as { tables: Array<{ id: string; name: string }> };
+    const signups = tables.find((table) => table.name === 'Signups')!;
+    expect((await bench.tds(['sync', 'Signups'])).code).toBe(0);
+    const rows = `/tables/${signups.id}/rows`;
+
+    // five rows sent to the webhook (created now, not visible yet); two pages of rows that show at once,
+    // created 20 to 10 s ago
+    const sent = await fetch(bench.emu.webhooks[signups.id]!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(Array.from({ length: 5 }, (_, i) => ({ email: `late${i}@example.com`, name: `Late ${i}`, plan: 'pro' }))),
+    });
+    expect(sent.status).toBeLessThan(300);
+    const now = Date.now();
+    const at = (ms: number): string => new Date(now - ms).toISOString();
+    await bench.admin('POST', rows, {
+      rows: Array.from({ length: 200 }, (_, i) => ({
+        cells: { Email: `shown${i}@example.com`, Name: `Shown ${i}` },
+        createdAt: at(10_000 + i * 50),
+      })),
+    });
+    const before = await bench.tds(['sync', '--json']);
+    expect(JSON.parse(before.stdout).tables[0]).toMatchObject({ mode: 'incremental', inserted: 200 });
+
+    // now the webhook rows show (older than that sync's start), and a row sent 21 s ago that the intake
+    // held until now (the admin route gives it that creation time): below both pages that sync read
+    bench.emu.flushIntake();
+    await bench.admin('POST', rows, { rows: [{ cells: { Email: 'held@example.com', Name: 'Held' }, createdAt: at(21_000) }] });
+    const after = await bench.tds(['sync', '--json']);
+    expect(after.code, after.stderr).toBe(0);
+    expect(JSON.parse(after.stdout).tables[0]).toMatchObject({ mode: 'incremental', inserted: 6, deleted: 0 });
+    const ids = (records: Array<Record<string, unknown>>): unknown[] => records.map((record) => record._id);
+    expect(ids(await mirrorRows(bench, 'signups'))).toEqual(ids(await exportRows(bench, signups.id)));
+  });
+
+  it('--follow: after a burst, an idle poll costs one row request', async () => {
+    bench = await mirrorBench();
+    const table = await everyTypeTable(bench);
+    await addRows(bench, table.id, 150, 1, (i) => 10 * DAY - i * 60_000);
+    expect((await bench.tds(['sync', table.id])).code).toBe(0);
+    // as if that sync had run ten minutes ago, and 1,000 rows had come in a burst two minutes ago (so
+    // more than the margin before the next sync starts; a burst just now is read again by every poll
+    // until the margin has passed, as a row may still show late among its rows)
+    const aged = await bench.tds(['sql', `UPDATE _tds_tables SET watermark = TIMESTAMPTZ '${ago(11 * 60_000)}'`, '--write']);
+    expect(aged.code, aged.stderr).toBe(0);
+    await addRows(bench, table.id, 1000, 200, (i) => 120_000 - i);
+
+    const child = spawn(process.execPath, [TDS_BIN, 'sync', '--follow', '--every', '0.3', '--json'], {
+      env: {
+        ...process.env,
+        TDS_BASE_URL: bench.emu.baseUrl,
+        TDS_API_KEY: bench.emu.apiKey,
+        TDS_RATE_SCALE: String(SCALE),
+        TDS_DB: bench.db,
+        NO_COLOR: '1',
+      },
+      cwd: bench.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = once(child, 'exit');
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    try {
+      // round 0 reads the burst and prints its summary
+      await vi.waitFor(() => expect(stdout).toContain('\n'), { timeout: 20_000, interval: 20 });
+      expect(JSON.parse(stdout.split('\n')[0]!).tables[0]).toMatchObject({ mode: 'incremental', inserted: 1000 });
+      const since = bench.emu.requestLog.length;
+      const polls = (): number[][] => {
+        const groups: number[][] = [];
+        for (const entry of bench!.emu.requestLog.slice(since)) {
+          if (entry.bucket !== 'rows') continue;
+          const last = groups.at(-1);
+          if (last && entry.at - last.at(-1)! < 150) last.push(entry.at);
+          else groups.push([entry.at]);
+        }
+        return groups;
+      };
+      await vi.waitFor(() => expect(polls().length).toBeGreaterThanOrEqual(5), { timeout: 20_000, interval: 50 });
+      expect(polls().map((poll) => poll.length)).toEqual(polls().map(() => 1));
+    } finally {
+      child.kill('SIGINT');
+      await exited;
+    }
+  });
+});
+
 describe('tds sync: interruptions leave a consistent mirror that the next sync completes', () => {
   function startSync(b: MirrorBench, args: string[]) {
     const env = {
