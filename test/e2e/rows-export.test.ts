@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
-import { access, mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TDS_BIN } from '../helpers/cli.js';
 import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { exists, spawnTds, waitUntil } from './export-support.js';
 import { RATE_SCALE, emulatorRequests, tdsAgainst, type Target } from './read-support.js';
 
 // What a user sees of an export besides its records: limits, cut-cell warnings, interrupted and resumed
@@ -20,32 +19,7 @@ beforeAll(async () => {
 afterAll(() => emulator?.stop());
 
 const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'tds-rows-export-'));
-const exists = (path: string): Promise<boolean> =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
 const rowReads = async (target: Target) => (await emulatorRequests(target)).filter((entry) => /\/rows(\/query)?(\?|$)/.test(entry.path));
-
-/** Spawns tds against `target` with its stdio as pipes, for tests that signal it or close its stdout. */
-function spawnTds(target: Target, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [TDS_BIN, ...args], {
-    env: {
-      ...process.env,
-      NO_COLOR: '1',
-      TDS_CONFIG_DIR: '/nonexistent-tds-config',
-      TDS_BASE_URL: target.baseUrl,
-      TDS_API_KEY: target.apiKey,
-      TDS_RATE_SCALE: RATE_SCALE,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  return { child, exit, stderr: () => stderr };
-}
 
 describe('tds rows: exports', () => {
   it('-n/--limit stops early with the fewest requests: the last page asks only for what is needed', async () => {
@@ -75,7 +49,7 @@ describe('tds rows: exports', () => {
   it('stdout closed early (| head) is a normal exit', async () => {
     const before = (await rowReads(emulator)).length;
     const run = spawnTds(emulator, ['rows', 'Leads', '--page-size', '10', '--format', 'ndjson']);
-    run.child.stdout.once('data', () => run.child.stdout.destroy());
+    run.child.stdout?.once('data', () => run.child.stdout?.destroy());
     expect(await run.exit).toBe(0);
     expect(run.stderr()).not.toMatch(/tds: (?!warning)/);
     // it stopped reading: the pipe closed while the export was under way (250 rows are 25 pages)
@@ -123,7 +97,7 @@ describe('tds rows: resume', () => {
       const dir = await tempDir();
       const file = join(dir, 'leads.csv');
       const run = spawnTds(stalling, ['rows', 'Leads', '--page-size', '20', '-o', file]);
-      while (!(await exists(`${file}.tds-checkpoint`))) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitUntil(() => exists(`${file}.tds-checkpoint`), 15_000, 'a checkpoint');
       run.child.kill('SIGINT');
       expect(await run.exit).toBe(130);
       expect(run.stderr()).toMatch(

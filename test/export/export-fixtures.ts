@@ -62,7 +62,10 @@ export interface TestContext {
   controller: AbortController;
 }
 
-export function context(options: { stdoutIsTTY?: boolean; terminalWidth?: number; env?: NodeJS.ProcessEnv } = {}): TestContext {
+/** A context whose stdout and stderr are captured; `verbose` lines go to stderr too when asked. */
+export function context(
+  options: { stdoutIsTTY?: boolean; terminalWidth?: number; env?: NodeJS.ProcessEnv; verbose?: boolean } = {},
+): TestContext {
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   const stdout = new PassThrough();
@@ -84,7 +87,7 @@ export function context(options: { stdoutIsTTY?: boolean; terminalWidth?: number
         env: options.env ?? {},
       },
       signal: controller.signal,
-      verbose: () => undefined,
+      verbose: options.verbose ? (line) => err.push(Buffer.from(`${line}\n`)) : () => undefined,
     },
     stdout: () => Buffer.concat(out).toString('utf8'),
     stderr: () => Buffer.concat(err).toString('utf8'),

@@ -1,20 +1,14 @@
 import { mkdtemp, readFile, readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
-import type { Context } from '../../src/core/context.js';
 import { TdsError } from '../../src/core/errors.js';
-import type { ExportRequest, FetchPage } from '../../src/export/export-request.js';
+import type { FetchPage } from '../../src/export/export-request.js';
 import { runExport } from '../../src/export/run-export.js';
-import type { Field, Row, RowsPage } from '../../src/spec/index.js';
+import type { Row, RowsPage } from '../../src/spec/index.js';
+import { context as fixtureContext, request } from './export-fixtures.js';
 
-const fields: Field[] = [
-  { id: 'f_name', name: 'name', label: 'Name', type: 'text', options: null, isSystem: false },
-  { id: 'f_notes', name: 'notes', label: 'Notes', type: 'text', options: null, isSystem: false },
-];
-
+// the fixtures' 23 rows, with quotes in every name and a cut note in every fifth row
 const rows: Row[] = Array.from({ length: 23 }, (_, i) => ({
   id: `row_${String(i).padStart(3, '0')}`,
   tableId: 'tbl_1',
@@ -55,53 +49,7 @@ function service(options: { fail?: (call: number) => Error | undefined; overlap?
   };
 }
 
-function context(): { ctx: Context; stdout: () => string; stderr: () => string; controller: AbortController } {
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  stdout.on('data', (chunk: Buffer) => out.push(chunk));
-  stderr.on('data', (chunk: Buffer) => err.push(chunk));
-  const controller = new AbortController();
-  return {
-    ctx: {
-      io: {
-        stdout,
-        stderr,
-        stdin: new PassThrough(),
-        stdoutIsTTY: false,
-        stderrIsTTY: false,
-        color: new Chalk({ level: 0 }),
-        colorEnabled: false,
-        terminalWidth: 100,
-        env: {},
-      },
-      signal: controller.signal,
-      verbose: (line) => err.push(Buffer.from(`${line}\n`)),
-    },
-    stdout: () => Buffer.concat(out).toString('utf8'),
-    stderr: () => Buffer.concat(err).toString('utf8'),
-    controller,
-  };
-}
-
-function request(overrides: Partial<ExportRequest> = {}): ExportRequest {
-  return {
-    table: { id: 'tbl_1', name: 'T', emoji: null, workspaceId: 'w', workspaceName: 'W', rowCount: rows.length, fieldCount: 2 },
-    fields,
-    endpoint: 'rows',
-    search: '',
-    shape: { header: 'label', meta: true, system: true, cells: 'value', statusColumns: false },
-    format: 'csv',
-    csv: { bom: false, crlf: false, safeFormulas: false },
-    pageSize: 5,
-    resume: false,
-    restart: false,
-    onTruncated: 'warn',
-    rowWindow: { requests: 60, perMs: 60_000 },
-    ...overrides,
-  };
-}
+const context = () => fixtureContext({ verbose: true });
 
 const tempFile = async (name: string): Promise<string> => join(await mkdtemp(join(tmpdir(), 'tds-run-export-')), name);
 const ids = (csv: string): string[] =>
