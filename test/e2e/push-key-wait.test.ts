@@ -20,6 +20,8 @@ describe('--wait settled -o FILE', () => {
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/rows settled\s+3 of 3 \(3 visible\)/);
       expect(result.stderr).toMatch(/written\s+3 rows to enriched\.csv \(csv\)/);
+      // no --skip-existing and nothing uncertain: the check that keys show, then the wait
+      expect(result.stderr).toMatch(/key lookups\s+(\d+) row requests \(1 checking the keys show, \d+ waiting for rows to settle\)\n/);
       const rows = parse(await readFile(`${bench.dir}/enriched.csv`), { columns: true }) as Array<Record<string, string>>;
       expect(rows.map((row) => row.Email)).toEqual(['grace@acme.io', 'ada@example.com', 'lin@big.co']);
       expect(Object.keys(rows[0]!)).toEqual(

@@ -12,12 +12,18 @@ export interface Planned<T> {
   lookup: T;
 }
 
+/** What a keyed push looked keys up for. */
+export type LookupUse = 'existing' | 'check' | 'settle' | 'wait';
+
+/** Row requests of the key lookups, by what they were for. */
+export type LookupRequests = Record<LookupUse, number>;
+
 /**
  * Every key lookup of a keyed push (--skip-existing, settling uncertain batches, --wait settled): each
  * question answered by the plan with the fewest row requests for it, all requests counted.
  */
 export class KeyLookups {
-  private readonly used: Array<{ readonly requests: number }> = [];
+  private readonly used: Array<{ use: LookupUse; lookup: { readonly requests: number } }> = [];
 
   constructor(
     readonly client: ApiClient,
@@ -26,9 +32,11 @@ export class KeyLookups {
     private readonly mirror?: MirrorSource,
   ) {}
 
-  /** Row requests of every lookup so far (the local mirror's sync included). */
-  get requests(): number {
-    return this.used.reduce((sum, lookup) => sum + lookup.requests, 0);
+  /** Row requests of every lookup so far, by use (the local mirror's sync included). */
+  get requests(): LookupRequests {
+    const requests: LookupRequests = { existing: 0, check: 0, settle: 0, wait: 0 };
+    for (const { use, lookup } of this.used) requests[use] += lookup.requests;
+    return requests;
   }
 
   /** The table's rowCount now (one metadata request). */
@@ -51,13 +59,16 @@ export class KeyLookups {
       mirrorRequests,
       ...(found !== undefined ? { found } : {}),
     });
-    return { plan, lookup: this.track(this.presence(plan)) };
+    return { plan, lookup: this.track('existing', this.presence(plan)) };
   }
 
-  /** Settling uncertain batches: which of their keys the table holds now (never from an earlier read). */
-  async settle(keys: readonly string[]): Promise<Planned<KeyPresence>> {
+  /**
+   * Settling uncertain batches, or checking that the keys of a batch taken in show (`check`): which of
+   * the keys the table holds now (never from an earlier read).
+   */
+  async settle(keys: readonly string[], use: 'settle' | 'check' = 'settle'): Promise<Planned<KeyPresence>> {
     const plan = chooseLookupPlan({ column: this.column, keys, keyCount: keys.length, rowCount: await this.rowCount() });
-    return { plan, lookup: this.track(this.presence(plan)) };
+    return { plan, lookup: this.track(use, this.presence(plan)) };
   }
 
   /** --wait settled: the rows holding `keys`; `recent` when every one was sent by this run, which began at `since`. */
@@ -68,7 +79,7 @@ export class KeyLookups {
     const target = { client: this.client, tableId: this.table.id, column: this.column };
     const lookup =
       plan.kind === 'queries' ? new QueryLookup(target) : new TableRead(target, plan.kind === 'recent' ? recent?.since : undefined);
-    return { plan, lookup: this.track(lookup) };
+    return { plan, lookup: this.track('wait', lookup) };
   }
 
   private presence(plan: LookupPlan): KeyPresence {
@@ -77,8 +88,8 @@ export class KeyLookups {
     return plan.kind === 'queries' ? new QueryLookup(target) : new KeySnapshot(target);
   }
 
-  private track<T extends { readonly requests: number }>(lookup: T): T {
-    this.used.push(lookup);
+  private track<T extends { readonly requests: number }>(use: LookupUse, lookup: T): T {
+    this.used.push({ use, lookup });
     return lookup;
   }
 }

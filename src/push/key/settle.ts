@@ -67,7 +67,7 @@ export class KeySettler {
     const sample = this.sample;
     if (!sample || this.confirmed) return;
     if (lastRequestAt !== undefined && !this.checkDue) await this.waitForIntake(lastRequestAt);
-    const { lookup } = await this.options.lookups.settle(sample.keys);
+    const { lookup } = await this.options.lookups.settle(sample.keys, 'check');
     if ((await lookup.present(sample.keys)).size === 0) throw this.unfindable(`records ${sample.first}–${sample.last}`, false);
     this.confirmed = true;
   }

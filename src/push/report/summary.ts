@@ -1,3 +1,4 @@
+import type { LookupRequests } from '../key/key-lookups.js';
 import { formatRanges, rangesOf } from './ranges.js';
 import type { PushTally, UncertainBatch } from '../plan/tally.js';
 import type { SettledResult } from '../wait/settled-wait.js';
@@ -25,6 +26,8 @@ export interface KeySummary {
   lookup: string | null;
   /** row requests of every key lookup */
   lookupRequests: number;
+  /** the same, by what they were for: --skip-existing, the check that keys show, settling uncertain requests, --wait settled */
+  lookupRequestsByUse: LookupRequests;
 }
 
 /** What `tds push --json` prints, and what the summary on stderr shows. */
@@ -86,7 +89,7 @@ export interface SummaryInput {
   journal?: string;
   rejects?: string;
   wait?: WaitSummary;
-  key?: { field: string; column: string; lookup: string | null; lookupRequests: number };
+  key?: { field: string; column: string; lookup: string | null; lookupRequests: LookupRequests };
 }
 
 export function buildSummary(input: SummaryInput): PushSummary {
@@ -135,7 +138,8 @@ export function buildSummary(input: SummaryInput): PushSummary {
             existing: tally.existing,
             settled: tally.settled,
             lookup: input.key.lookup,
-            lookupRequests: input.key.lookupRequests,
+            lookupRequests: Object.values(input.key.lookupRequests).reduce((sum, requests) => sum + requests, 0),
+            lookupRequestsByUse: input.key.lookupRequests,
           },
         }
       : {}),
@@ -193,7 +197,19 @@ function keyRows(key: KeySummary, dryRun: boolean, row: (label: string, value: s
   if (key.lookup !== null && dryRun) row('existing', `to be looked up: ${key.lookup}`);
   else if (key.lookup !== null) row('existing', `${n(key.existing)} already in the table (${key.lookup})`);
   if (key.settled > 0) row('settled', `${n(key.settled)} of uncertain requests found in the table (not sent again)`);
-  if (key.lookupRequests > 0) row('key lookups', `${count(key.lookupRequests, 'row request', 'row requests')}`);
+  if (key.lookupRequests > 0)
+    row('key lookups', `${count(key.lookupRequests, 'row request', 'row requests')}${lookupUses(key.lookupRequestsByUse)}`);
+}
+
+/** What the key lookups' row requests were for: ` (1 for existing keys, 7 waiting for rows to settle)`. */
+function lookupUses(requests: LookupRequests): string {
+  const parts = [
+    requests.existing > 0 ? `${n(requests.existing)} for existing keys` : '',
+    requests.check > 0 ? `${n(requests.check)} checking the keys show` : '',
+    requests.settle > 0 ? `${n(requests.settle)} settling uncertain requests` : '',
+    requests.wait > 0 ? `${n(requests.wait)} waiting for rows to settle` : '',
+  ].filter(Boolean);
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }
 
 function waitRows(wait: WaitSummary, row: (label: string, value: string) => void): void {

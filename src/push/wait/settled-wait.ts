@@ -43,7 +43,7 @@ const UNFINISHED: ReadonlySet<string> = new Set(UNFINISHED_STATUSES);
  */
 export async function waitUntilSettled(options: SettledWaitOptions): Promise<SettledResult> {
   const started = performance.now();
-  const requestsBefore = options.lookups.requests;
+  const requestsBefore = options.lookups.requests.wait;
   const pending = new Set(options.keys);
   const labels = new Map(options.fields.map((field) => [field.id, field.label]));
   let state: SettledState = { expected: options.keys.length, visible: 0, settled: 0, running: {} };
@@ -75,7 +75,7 @@ export async function waitUntilSettled(options: SettledWaitOptions): Promise<Set
     });
   }
   const seconds = Math.round((performance.now() - started) / 10) / 100;
-  return { ...state, seconds, complete: pending.size === 0, requests: options.lookups.requests - requestsBefore };
+  return { ...state, seconds, complete: pending.size === 0, requests: options.lookups.requests.wait - requestsBefore };
 }
 
 /** The fields whose cells in the row still run (queued, waiting or running). */

@@ -63,7 +63,7 @@ describe('KeyLookups', () => {
     expect(read.plan).toMatchObject({ kind: 'full-read', requests: 2 });
     expect(read.lookup).toBeInstanceOf(KeySnapshot);
     expect((await read.lookup.present(many)).size).toBe(150);
-    expect(small.lookups.requests).toBe(2);
+    expect(small.lookups.requests).toEqual({ existing: 2, check: 0, settle: 0, wait: 0 });
   });
 
   it('--skip-existing: uses the mirror when its sync is cheapest, asking its cost for the table rowCount', async () => {
@@ -76,7 +76,7 @@ describe('KeyLookups', () => {
     expect(planned.plan).toMatchObject({ kind: 'mirror', requests: 1 });
     expect(planned.lookup).toBeInstanceOf(MirrorSnapshot);
     expect(await planned.lookup.present(['key1', 'key2', 'gold', 'opt_g'])).toEqual(new Set(['key1', 'gold', 'opt_g']));
-    expect(lookups.requests).toBe(1);
+    expect(lookups.requests).toEqual({ existing: 1, check: 0, settle: 0, wait: 0 });
     expect(table.queries).toEqual([]);
     expect(table.reads).toEqual([]);
   });
@@ -122,15 +122,21 @@ describe('KeyLookups', () => {
     expect([...(await planned.lookup.find(['key3', 'key4'])).keys()].sort()).toEqual(['key3', 'key4']);
   });
 
-  it('counts the row requests of every lookup', async () => {
+  it('counts the row requests of every lookup, by what it was for', async () => {
     const { table, lookups } = setup('text', manyRows(250, start));
     table.rowCount = 10 ** 6;
     const a = await lookups.settle(['key1']);
     await a.lookup.present(['key1']);
     const b = await lookups.settle(['key2', 'key3']);
     await b.lookup.present(['key2', 'key3']);
-    expect(lookups.requests).toBe(2);
-    expect(lookups.requests).toBe(table.queries.length);
+    const c = await lookups.existing(['key4'], 1);
+    await c.lookup.present(['key4']);
+    const d = await lookups.rows(['key5']);
+    await d.lookup.find(['key5']);
+    const e = await lookups.settle(['key6'], 'check');
+    await e.lookup.present(['key6']);
+    expect(lookups.requests).toEqual({ existing: 1, check: 1, settle: 2, wait: 1 });
+    expect(table.queries).toHaveLength(5);
   });
 });
 

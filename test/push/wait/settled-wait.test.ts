@@ -33,7 +33,7 @@ function fakeLookups(polls: Array<Record<string, Row>>) {
   let requests = 0;
   const lookups = {
     get requests() {
-      return requests;
+      return { existing: 0, check: 0, settle: 0, wait: requests };
     },
     rows: async (keys: readonly string[], recent?: { since: number; rowsBefore: number }) => {
       asked.push({ keys: [...keys], ...(recent ? { recent } : {}) });
