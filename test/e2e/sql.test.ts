@@ -1,0 +1,164 @@
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readParquet } from '../export/parquet-file.js';
+import { mirrorBench, mirrorRows, type MirrorBench } from '../mirror/helpers.js';
+
+// `tds sql` end to end: one statement against a mirror that `tds sync` made of the demo's Leads table,
+// printed in every format, written to files (Parquet by DuckDB's COPY), read-only unless --write, and
+// DuckDB's own errors as usage errors (exit 2).
+
+let bench: MirrorBench;
+/** The mirror's leads, as `SELECT *` gives them in NDJSON. */
+let leads: Array<Record<string, unknown>>;
+
+beforeAll(async () => {
+  bench = await mirrorBench();
+  const synced = await bench.tds(['sync', 'Leads']);
+  expect(synced.code, synced.stderr).toBe(0);
+  leads = await mirrorRows(bench, 'leads');
+  expect(leads.length).toBeGreaterThan(100);
+});
+afterAll(() => bench?.close());
+
+const lines = (text: string): string[] => text.trimEnd().split('\n');
+/** By `_id` as DuckDB orders text: by code point, not by locale. */
+const byId = (a: Record<string, unknown>, b: Record<string, unknown>): number => (String(a._id) < String(b._id) ? -1 : 1);
+
+describe('tds sql: a query printed like an export', () => {
+  it('is CSV when piped, with the column names as the header', async () => {
+    const result = await bench.tds(['sql', 'SELECT "_id", Name FROM leads ORDER BY "_id" LIMIT 3']);
+    expect(result.code, result.stderr).toBe(0);
+    const sorted = [...leads].sort(byId).slice(0, 3);
+    expect(parse(result.stdout, { columns: true })).toEqual(sorted.map((row) => ({ _id: row._id, Name: row.Name ?? '' })));
+  });
+
+  it('keeps types in NDJSON and JSON: numbers, booleans, lists, instants as ISO 8601', async () => {
+    const sql = 'SELECT count(*) AS n, max(Employees) AS most, bool_or(Tags IS NOT NULL) AS tagged, max("_createdAt") AS newest FROM leads';
+    const ndjson = await bench.tds(['sql', sql, '--format', 'ndjson']);
+    expect(ndjson.code, ndjson.stderr).toBe(0);
+    const employees = leads.map((row) => row.Employees).filter((value): value is number => typeof value === 'number');
+    const newest = leads
+      .map((row) => String(row._createdAt))
+      .sort()
+      .at(-1);
+    expect(JSON.parse(ndjson.stdout)).toEqual({ n: leads.length, most: Math.max(...employees), tagged: true, newest });
+
+    const json = await bench.tds(['sql', 'SELECT Name, Tags FROM leads WHERE Tags IS NOT NULL ORDER BY "_id" LIMIT 2', '--format', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    const parsed = JSON.parse(json.stdout) as Array<{ Name: string; Tags: string[] }>;
+    expect(parsed).toHaveLength(2);
+    for (const row of parsed) expect(Array.isArray(row.Tags)).toBe(true);
+  });
+
+  it('--format tsv and table; the table counts its rows on stderr', async () => {
+    const tsv = await bench.tds(['sql', "SELECT 1 AS a, 'x y' AS b", '--format', 'tsv']);
+    expect(tsv.stdout).toBe('a\tb\n1\tx y\n');
+    const table = await bench.tds(['sql', 'SELECT Name FROM leads ORDER BY "_id" LIMIT 3', '--format', 'table']);
+    expect(table.code, table.stderr).toBe(0);
+    expect(lines(table.stdout)).toHaveLength(4);
+    expect(lines(table.stdout)[0]?.trim()).toBe('Name');
+    expect(table.stderr).toBe('3 rows\n');
+  });
+
+  it('reads the statement from stdin with -', async () => {
+    const result = await bench.tds(['sql', '-', '--format', 'ndjson'], { input: 'SELECT count(*) AS n FROM leads\n' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ n: leads.length });
+  });
+
+  it('-o FILE writes the format its extension names, atomically', async () => {
+    const result = await bench.tds(['sql', 'SELECT "_id" FROM leads', '-o', 'ids.ndjson']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('');
+    const ids = lines(await readFile(join(bench.dir, 'ids.ndjson'), 'utf8')).map((line) => (JSON.parse(line) as { _id: string })._id);
+    expect(ids.sort()).toEqual(leads.map((row) => String(row._id)).sort());
+    expect((await readdir(bench.dir)).filter((name) => name.includes('.partial'))).toEqual([]);
+  });
+});
+
+describe('tds sql: Parquet and backups through DuckDB', () => {
+  it("-o FILE.parquet is written by COPY with the mirror's types, row for row", async () => {
+    const result = await bench.tds(['sql', 'SELECT "_id", Name, Employees, Tags, "_createdAt" FROM leads', '-o', 'leads.parquet']);
+    expect(result.code, result.stderr).toBe(0);
+    const file = await readParquet(join(bench.dir, 'leads.parquet'));
+    expect(file.columns).toEqual([
+      { name: '_id', type: 'VARCHAR' },
+      { name: 'Name', type: 'VARCHAR' },
+      { name: 'Employees', type: 'DOUBLE' },
+      { name: 'Tags', type: 'VARCHAR[]' },
+      { name: '_createdAt', type: 'TIMESTAMP WITH TIME ZONE' },
+    ]);
+    const pick = (row: Record<string, unknown>) => ({
+      _id: row._id,
+      Name: row.Name ?? null,
+      Employees: row.Employees ?? null,
+      Tags: row.Tags ?? null,
+      _createdAt: row._createdAt,
+    });
+    expect(file.rows.sort(byId)).toEqual(leads.map(pick).sort(byId));
+  });
+
+  it('Parquet needs -o FILE and a query; a failed COPY leaves no file', async () => {
+    const bare = await bench.tds(['sql', 'SELECT 1', '--format', 'parquet']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/parquet needs -o FILE/);
+    const notQuery = await bench.tds(['sql', "UPDATE leads SET Name = 'x'", '-o', 'tables.parquet', '--write']);
+    expect(notQuery.code).toBe(2);
+    expect(notQuery.stderr).toMatch(/writes the rows of a query/);
+    const untouched = await bench.tds(['sql', "SELECT count(*) AS n FROM leads WHERE Name = 'x'", '--format', 'ndjson']);
+    expect(JSON.parse(untouched.stdout)).toEqual({ n: 0 });
+    const failing = await bench.tds(['sql', "SELECT CAST('x' AS INTEGER) AS n", '-o', 'bad.parquet']);
+    expect(failing.code).toBe(2);
+    expect(failing.stderr).toMatch(/^tds: SQL: Conversion Error/m);
+    expect((await readdir(bench.dir)).filter((name) => name.startsWith('bad') || name.startsWith('tables'))).toEqual([]);
+  });
+
+  it('makes a backup of every mirror table to Parquet in one statement, read-only', async () => {
+    const result = await bench.tds(['sql', "EXPORT DATABASE 'backup' (FORMAT parquet)"]);
+    expect(result.code, result.stderr).toBe(0);
+    const files = await readdir(join(bench.dir, 'backup'));
+    expect(files).toEqual(expect.arrayContaining(['leads.parquet', '_tds_tables.parquet', 'schema.sql', 'load.sql']));
+    expect((await readParquet(join(bench.dir, 'backup', 'leads.parquet'))).rows).toHaveLength(leads.length);
+  });
+});
+
+describe('tds sql: read-only unless --write, and DuckDB errors as exit 2', () => {
+  it('refuses a change without --write, with a hint; makes it with --write and counts the rows', async () => {
+    const before = (await stat(bench.db)).mtimeMs;
+    const refused = await bench.tds(['sql', "UPDATE leads SET Name = 'changed'"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^tds: SQL: .*read-only mode/m);
+    expect(refused.stderr).toMatch(/hint: the mirror is opened read-only: add --write to change it/);
+    expect((await stat(bench.db)).mtimeMs).toBe(before);
+
+    const changed = await bench.tds(['sql', `UPDATE leads SET Name = 'changed' WHERE "_id" = '${String(leads[0]!._id)}'`, '--write']);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stderr).toBe('1 rows changed\n');
+    const now = await bench.tds(['sql', `SELECT Name FROM leads WHERE "_id" = '${String(leads[0]!._id)}'`, '--format', 'ndjson']);
+    expect(JSON.parse(now.stdout)).toEqual({ Name: 'changed' });
+  });
+
+  it.each([
+    ['a syntax error', ['SELEC 1'], /^tds: SQL: .*Parser Error: syntax error at or near "SELEC"$/m],
+    [
+      'an unknown table',
+      ['SELECT * FROM nope'],
+      /^tds: SQL: Catalog Error: Table with name nope does not exist!\nhint: SHOW TABLES lists/m,
+    ],
+    ['two statements', ['SELECT 1; SELECT 2'], /^tds: tds sql runs one statement; this text holds 2\nhint: run them one at a time$/m],
+    ['no statement', [' '], /no SQL statement given/],
+    [
+      'a mirror that does not exist',
+      ['SELECT 1', '--db', 'missing.duckdb'],
+      /the mirror missing\.duckdb does not exist\nhint: make it with `tds sync TABLE --db FILE` first/,
+    ],
+  ])('%s exits 2 with what was wrong', async (_what, args, message) => {
+    const result = await bench.tds(['sql', ...args]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
