@@ -3,7 +3,7 @@ import { startLiveLine, type LiveLine } from '../output/live-line.js';
 import { RATE_LIMITS, type Table } from '../spec/index.js';
 import type { PassProgress } from './read-pages.js';
 
-/** The progress line of a sync on a terminal: tables done, rows, rate, and an ETA that counts the row-read limit. */
+/** The progress line of a sync on a terminal: tables done, rows, rate, and an ETA of the whole run at the row-read limit the tables share. */
 export interface SyncProgress extends PassProgress {
   table(table: Table): void;
   /** Prints a message above the line. */
@@ -22,10 +22,9 @@ export async function startSyncProgress(ctx: Context, tables: readonly Table[]):
   const render = (): string => {
     const seconds = (Date.now() - started) / 1000;
     const rate = seconds > 0 ? Math.round(rows / seconds) : 0;
-    // every table is read at most at the row-read limit: 100 rows a request, 60 requests a minute
-    const perMinute = (RATE_LIMITS.rows.requests * 100 * rateScale) / (RATE_LIMITS.rows.perMs / 60_000);
-    const left = Math.max(0, (current?.rowCount ?? 0) - tableRows);
-    const eta = left > 0 ? ` · at most ${formatMinutes(left / perMinute)} left on this table` : '';
+    const here = pagesOf(Math.max(0, (current?.rowCount ?? 0) - tableRows));
+    const later = tables.slice(done + 1).reduce((sum, table) => sum + Math.max(1, pagesOf(table.rowCount)), 0);
+    const eta = here + later > 0 ? ` · ${etaText(here, later, rateScale)}` : '';
     return `tables ${Math.max(0, done)}/${tables.length} · ${current?.name ?? ''}: ${tableRows.toLocaleString('en-US')} rows · ${rate.toLocaleString('en-US')} rows/s${eta}`;
   };
   const line: LiveLine = await startLiveLine(ctx.io, render, 1000);
@@ -44,6 +43,18 @@ export async function startSyncProgress(ctx: Context, tables: readonly Table[]):
     note: (text) => line.note(text),
     stop: () => line.stop(),
   };
+}
+
+const pagesOf = (rows: number): number => Math.ceil(rows / 100);
+
+/**
+ * The time left at the most: every table is read at the row-read limit they all share (100 rows a
+ * request), and a table's sync never reads more pages than the table has (an incremental one, fewer).
+ */
+function etaText(pagesHere: number, pagesLater: number, rateScale: number): string {
+  const perMinute = (RATE_LIMITS.rows.requests * rateScale) / (RATE_LIMITS.rows.perMs / 60_000);
+  const all = `at most ${formatMinutes((pagesHere + pagesLater) / perMinute)} left`;
+  return pagesLater > 0 && pagesHere > 0 ? `${all} (${formatMinutes(pagesHere / perMinute)} on this table)` : all;
 }
 
 function formatMinutes(minutes: number): string {

@@ -1,0 +1,75 @@
+import { PassThrough } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
+import { Chalk } from 'chalk';
+import { describe, expect, it } from 'vitest';
+import type { Context } from '../../src/core/context.js';
+import { startSyncProgress } from '../../src/mirror/sync-progress.js';
+import type { Table } from '../../src/spec/index.js';
+
+/** A context whose stderr counts as a terminal; `text()` is the last state of the progress line. */
+function terminal(env: NodeJS.ProcessEnv): { ctx: Context; last: () => string } {
+  const stderr = new PassThrough();
+  let written = '';
+  stderr.on('data', (chunk: Buffer) => (written += chunk.toString('utf8')));
+  const ctx: Context = {
+    io: {
+      stdout: new PassThrough(),
+      stderr,
+      stdin: new PassThrough(),
+      stdoutIsTTY: false,
+      stderrIsTTY: true,
+      color: new Chalk({ level: 0 }),
+      colorEnabled: false,
+      terminalWidth: 200,
+      env,
+    },
+    signal: new AbortController().signal,
+    verbose: () => undefined,
+  };
+  const last = (): string => {
+    // ora redraws the line with cursor moves, which leave one string of frames once removed
+    const frames = stripVTControlCharacters(written).split(/(?=tables \d+\/)/);
+    return (frames.at(-1) ?? '').replace(/[\u2800-\u28ff]/g, '').trim(); // without the spinner's braille frames
+  };
+  return { ctx, last };
+}
+
+const table = (name: string, rowCount: number): Table => ({
+  id: `tbl_${name}`,
+  name,
+  emoji: null,
+  workspaceId: 'wsp_1',
+  workspaceName: 'W',
+  rowCount,
+  fieldCount: 1,
+});
+
+describe('the sync progress line', () => {
+  it('gives the time left for every table of the run at the row-read limit they share', async () => {
+    // 60 row requests a minute: Leads 30,000 rows (300 pages), Big 60,000 (600), Empty (at least 1 page)
+    const { ctx, last } = terminal({});
+    const tables = [table('Leads', 30_000), table('Big', 60_000), table('Empty', 0)];
+    const progress = (await startSyncProgress(ctx, tables))!;
+    expect(last()).toMatch(/^tables 0\/3 · : 0 rows · 0 rows\/s · at most 15m left$/);
+    progress.table(tables[0]!);
+    expect(last()).toMatch(/^tables 0\/3 · Leads: 0 rows .* at most 15m left \(5m on this table\)$/);
+    progress.page(6_000); // 240 pages of Leads left, then 601
+    expect(last()).toMatch(/^tables 0\/3 · Leads: 6,000 rows .* at most 14m left \(4m on this table\)$/);
+    progress.table(tables[1]!);
+    progress.page(59_950);
+    expect(last()).toMatch(/^tables 1\/3 · Big: 59,950 rows .* at most 2s left \(1s on this table\)$/);
+    progress.table(tables[2]!);
+    expect(last()).toMatch(/^tables 2\/3 · Empty: 0 rows · [\d,]+ rows\/s$/);
+    progress.stop();
+  });
+
+  it('counts TDS_RATE_SCALE, and is not shown when stderr is not a terminal', async () => {
+    const { ctx, last } = terminal({ TDS_RATE_SCALE: '10' });
+    const tables = [table('Leads', 30_000)];
+    const progress = (await startSyncProgress(ctx, tables))!;
+    progress.table(tables[0]!);
+    expect(last()).toMatch(/^tables 0\/1 · Leads: 0 rows · 0 rows\/s · at most 30s left$/);
+    progress.stop();
+    expect(await startSyncProgress({ ...ctx, io: { ...ctx.io, stderrIsTTY: false } }, tables)).toBeUndefined();
+  });
+});
