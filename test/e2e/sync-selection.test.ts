@@ -89,4 +89,15 @@ describe('tds sync: which tables', () => {
     expect(result.stderr).toMatch(/No Such Workspace/);
     expect(await sql(bench, 'SELECT name FROM _tds_tables')).toEqual([{ name: 'Salaries' }]);
   });
+
+  it('shares one pacing of the row-read limit across the tables of a run: no 429, however many tables', async () => {
+    // 120 pages of Generated use up the limit's window; the tables after it must wait their turn in it
+    bench = await mirrorBench({ rows: 12_000 });
+    const since = bench.emu.requestLog.length;
+    const synced = await sync(bench, ['Generated', 'Leads', 'Companies', 'Edge Cases']);
+    expect(synced.map((table) => table.complete)).toEqual([true, true, true, true]);
+    const reads = bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
+    expect(reads.length).toBeGreaterThanOrEqual(120 + 3 + 1 + 1);
+    expect(reads.filter((entry) => entry.status === 429)).toEqual([]);
+  });
 });
