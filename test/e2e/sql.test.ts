@@ -62,6 +62,16 @@ describe('tds sql: a query printed like an export', () => {
     expect(table.stderr).toBe('3 rows\n');
   });
 
+  it('is a table on a terminal', async () => {
+    const result = await bench.tds(['sql', 'SELECT 1 AS a, 2 AS b'], { env: { TDS_FORCE_TTY: '1', NO_COLOR: '1' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(lines(result.stdout).map((line) => line.trim().split(/\s+/))).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
+    expect(result.stderr).toBe('1 row\n');
+  });
+
   it('reads the statement from stdin with -', async () => {
     const result = await bench.tds(['sql', '-', '--format', 'ndjson'], { input: 'SELECT count(*) AS n FROM leads\n' });
     expect(result.code, result.stderr).toBe(0);
