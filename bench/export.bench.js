@@ -18,26 +18,32 @@
 // memory-probe.mjs), BENCH_TRACE_GC=DIR (V8's --trace-gc-nvp of each export, to DIR/<file>.gc.txt: `promoted=` per
 // young collection shows objects living longer than they should).
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import {
+  MEMORY_PROBE,
+  TDS_BIN,
+  cpuMsOf,
+  describeProbe,
+  emulatorCpuMs,
+  load,
+  mb,
+  rate,
+  readProbe,
+  seconds,
+  startEmulator,
+  verdict,
+} from './support.mjs';
 
 /** @typedef {import('#dist/spec/index.js').Table} Table */
 /** @typedef {import('#dist/spec/index.js').TablesResponse} TablesResponse */
 /** @typedef {import('#dist/spec/index.js').RowsPage} RowsPage */
-/** @typedef {import('./memory-probe.mjs').ProbeReport} ProbeReport */
-/**
- * A `tds emulator` child: its ready line, and how to reach and stop it.
- * @typedef {{ baseUrl: string, apiKey: string, webhooks: Record<string, string>, pid: number, origin: string, stop: () => Promise<void> }} Emulator
- */
+/** @typedef {import('./support.mjs').Emulator} Emulator */
 /** One entry of the emulator's request log (GET /_emulator/requests), the fields this bench reads. @typedef {{ at: number, status: number, bucket?: string }} LoggedRequest */
 
-const TDS = fileURLToPath(new URL('../bin/tds.js', import.meta.url));
-const MEMORY_PROBE = new URL('./memory-probe.mjs', import.meta.url).href;
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const LIMITED_ROWS = Number(process.env.BENCH_LIMITED_ROWS ?? 12_000);
 const RATE_SCALE = Number(process.env.BENCH_RATE_SCALE ?? 1);
@@ -47,55 +53,6 @@ const ROWS_PER_MINUTE = 60; // the service's row-read limit (service-api.md 8)
 /** @type {Emulator[]} every emulator started, stopped at the end whatever happened */
 const emulators = [];
 const dir = mkdtempSync(join(tmpdir(), 'tds-export-bench-'));
-const mb = (/** @type {number} */ kb) => `${(kb / 1024).toFixed(0)} MB`;
-const TICK_MS = 10; // /proc/PID/stat counts CPU time in clock ticks of 1/100 s on Linux
-const seconds = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(1)} s`;
-
-/**
- * CPU time (user + system) a process has used so far, from /proc; undefined once it is gone.
- * @param {number} pid
- * @returns {number | undefined}
- */
-function cpuMsOf(pid) {
-  try {
-    const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return undefined;
-  }
-}
-const rate = (/** @type {number} */ rows, /** @type {number} */ ms) => `${Math.round((rows / ms) * 1000).toLocaleString('en-US')} rows/s`;
-
-/**
- * Starts `tds emulator` as a child; resolves with its ready line and a stop().
- * @param {string[]} args
- * @returns {Promise<Emulator>}
- */
-function startEmulator(args) {
-  const child = spawn(process.execPath, [TDS, 'emulator', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const pid = child.pid;
-  if (pid === undefined) throw new Error('could not start the emulator');
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      const info = /** @type {Pick<Emulator, 'baseUrl' | 'apiKey' | 'webhooks'>} */ (JSON.parse(line));
-      /** @type {Emulator} */
-      const emulator = {
-        ...info,
-        pid,
-        origin: new URL(info.baseUrl).origin,
-        stop: () =>
-          new Promise((done) => {
-            if (child.exitCode !== null || child.signalCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-      };
-      emulators.push(emulator);
-      resolve(emulator);
-    });
-  });
-}
 
 /**
  * GET url with the key; the parsed body, of the type the caller names.
@@ -155,16 +112,6 @@ async function floor(emu, table, maxPages = Infinity) {
 }
 
 /**
- * The emulator child's CPU time so far; it must still be running.
- * @param {Emulator} emu
- */
-function emulatorCpuMs(emu) {
-  const ms = cpuMsOf(emu.pid);
-  if (ms === undefined) throw new Error(`the emulator (pid ${emu.pid}) is gone`);
-  return ms;
-}
-
-/**
  * What one `tds rows … -o FILE` run took.
  * @typedef {{ ms: number, endedAt: number, peakKb: number, cpuMs: number, emuCpuMs: number, bytes: number, stderr: string, memory: string }} ExportRun
  */
@@ -184,7 +131,7 @@ function exportWithTds(emu, table, file, extraEnv = {}, extraArgs = []) {
   const probe = `${file}.memory.json`;
   // V8 writes its GC trace to stdout, which tds leaves alone with -o.
   const trace = process.env.BENCH_TRACE_GC ? openSync(join(process.env.BENCH_TRACE_GC, `${basename(file)}.gc.txt`), 'w') : 'ignore';
-  const child = spawn(process.execPath, ['--import', MEMORY_PROBE, TDS, 'rows', table.id, '-o', file, ...extraArgs], {
+  const child = spawn(process.execPath, ['--import', MEMORY_PROBE, TDS_BIN, 'rows', table.id, '-o', file, ...extraArgs], {
     stdio: ['ignore', trace, 'pipe'],
     env: {
       ...process.env,
@@ -228,32 +175,13 @@ function exportWithTds(emu, table, file, extraEnv = {}, extraArgs = []) {
           emuCpuMs: emulatorCpuMs(emu) - emuCpu,
           bytes: statSync(file).size,
           stderr,
-          memory: readProbe(probe),
+          memory: describeProbe(readProbe(probe)),
         });
     });
   });
 }
 
-/**
- * What memory-probe.mjs saw at the child's highest RSS: `at 3.2 s: heap 55 of 58 MB (largest 60), external 20 MB (Buffers 17)`.
- * @param {string} path
- */
-function readProbe(path) {
-  try {
-    const m = /** @type {ProbeReport} */ (JSON.parse(readFileSync(path, 'utf8')));
-    const MB = (/** @type {number} */ bytes) => Math.round(bytes / 1048576);
-    const snapshot = m.snapshot ? `; heap snapshot ${m.snapshot}` : '';
-    return `at ${(m.atMs / 1000).toFixed(1)} s: heap ${MB(m.heapUsed)} of ${MB(m.heapTotal)} MB (largest ${MB(m.heapPeak)}), external ${MB(m.external)} MB (Buffers ${MB(m.arrayBuffers)})${snapshot}`;
-  } catch {
-    return 'not recorded';
-  }
-}
-
-let failed = false;
-const check = (/** @type {boolean} */ ok, /** @type {string} */ text) => {
-  console.log(`  ${ok ? 'ok  ' : 'MISS'} ${text}`);
-  if (!ok) failed = true;
-};
+const { check, missed } = verdict();
 
 try {
   if (process.env.BENCH_SKIP_FAST !== '1') await throughput();
@@ -263,26 +191,18 @@ try {
   await Promise.all(emulators.map((emulator) => emulator.stop()));
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(
-  `load average after: ${loadavg()
-    .map((n) => n.toFixed(1))
-    .join(' ')}`,
-);
-process.exit(failed ? 1 : 0);
+console.log(`load average after: ${load()}`);
+process.exit(missed() ? 1 : 0);
 
 /** Phase 1: throughput and memory, rate limits off. */
 async function throughput() {
   const loadStart = performance.now();
-  const fast = await startEmulator(['--no-rate-limits', '--rows', String(ROWS)]);
+  const fast = await startEmulator(['--no-rate-limits', '--rows', String(ROWS)], emulators);
   const table = await generatedTable(fast);
   console.log(`emulator child: ${ROWS.toLocaleString('en-US')} rows ready in ${(performance.now() - loadStart).toFixed(0)} ms`);
   await floor(fast, table, 100); // warm-up
   const base = await floor(fast, table);
-  console.log(
-    `load average before: ${loadavg()
-      .map((n) => n.toFixed(1))
-      .join(' ')} on ${availableParallelism()} CPUs`,
-  );
+  console.log(`load average before: ${load()} on ${availableParallelism()} CPUs`);
   console.log(
     `floor (undici loop, GET + JSON.parse): ${base.rows.toLocaleString('en-US')} rows in ${seconds(base.ms)} = ${rate(base.rows, base.ms)}; ` +
       `CPU: loop ${seconds(base.cpuMs)}, emulator ${seconds(base.emuCpuMs)}`,
@@ -349,7 +269,7 @@ async function parquetRows(file) {
 
 /** Phase 2: the real row-read limit (optionally scaled), 12,000 rows = 120 requests. */
 async function rateLimited() {
-  const limited = await startEmulator(['--rows', String(LIMITED_ROWS), '--rate-scale', String(RATE_SCALE)]);
+  const limited = await startEmulator(['--rows', String(LIMITED_ROWS), '--rate-scale', String(RATE_SCALE)], emulators);
   const small = await generatedTable(limited);
   const requests = Math.ceil(LIMITED_ROWS / PAGE);
   const windowMs = 60_000 / RATE_SCALE;

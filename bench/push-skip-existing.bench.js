@@ -15,19 +15,17 @@ import { writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { FILTER_MAX_ENTRIES_TOTAL, FILTER_VALUE_MAX_CHARS, PAGE_LIMIT_MAX, RATE_LIMITS } from '#dist/spec/index.js';
+import { TDS_BIN, startEmulator } from './support.mjs';
 
-/** @typedef {{ baseUrl: string, apiKey: string, stop: () => Promise<void> }} Emulator */
+/** @typedef {import('./support.mjs').Emulator} Emulator */
 /** @typedef {{ method: string, bucket?: string, status: number }} LoggedRequest */
 /** @typedef {{ records: { sent: number }, key: { existing: number, lookupRequests: number, lookup: string | null } }} KeySummary */
 
 const RECORDS = Number(process.env.SKIP_BENCH_RECORDS ?? 100_000);
 const OTHER_ROWS = Math.round(RECORDS * 1.5);
 const SCALE = Number(process.env.SKIP_BENCH_SCALE ?? 20);
-const BIN = fileURLToPath(new URL('../bin/tds.js', import.meta.url));
 const ROW_READS_PER_MINUTE = RATE_LIMITS.rows.requests * (60_000 / RATE_LIMITS.rows.perMs);
 const n = (/** @type {number} */ value) => Math.round(value).toLocaleString('en-US');
 const pad = (/** @type {number} */ i) => String(i).padStart(6, '0');
@@ -53,7 +51,7 @@ const cases = [
 ];
 
 const dir = await mkdtemp(join(tmpdir(), 'tds-skip-bench-'));
-const emu = await startEmulator();
+const emu = await startScaledEmulator();
 try {
   for (const [index, bench] of cases.entries()) {
     const table = await createTable(emu, `Keys ${index + 1}`, bench);
@@ -191,7 +189,7 @@ async function rowRequests(emu) {
 function runTds(emu, args) {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, NO_COLOR: '1', TDS_BASE_URL: emu.baseUrl, TDS_API_KEY: emu.apiKey, TDS_RATE_SCALE: String(SCALE) };
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [TDS_BIN, ...args], { env, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (/** @type {Buffer} */ chunk) => (stdout += chunk.toString()));
@@ -205,28 +203,6 @@ function runTds(emu, args) {
  * `tds emulator` as a child with the rate windows SCALE times shorter and rows visible 0.2 s after intake.
  * @returns {Promise<Emulator>}
  */
-function startEmulator() {
-  const args = [
-    'emulator',
-    '--port',
-    '0',
-    '--seed',
-    'demo',
-    '--rate-scale',
-    String(SCALE),
-    '--ingest-delay',
-    String(Math.round(4000 / SCALE)),
-  ];
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  /** @type {() => Promise<void>} */
-  const stop = () =>
-    new Promise((done) => {
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      child.once('exit', () => done());
-      child.kill('SIGTERM');
-    });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    createInterface({ input: child.stdout }).once('line', (line) => resolve({ ...JSON.parse(line), stop }));
-  });
+function startScaledEmulator() {
+  return startEmulator(['--seed', 'demo', '--rate-scale', String(SCALE), '--ingest-delay', String(Math.round(4000 / SCALE))], []);
 }

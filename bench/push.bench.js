@@ -21,11 +21,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { finished } from 'node:stream/promises';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse';
 import { Pool, request } from 'undici';
 import { DEFAULT_RETRY_AFTER_SECONDS, WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS } from '#dist/spec/index.js';
+import { MEMORY_PROBE, TDS_BIN, n, startEmulator } from './support.mjs';
 
 /** @typedef {import('#dist/spec/index.js').TablesResponse} TablesResponse */
 /** @typedef {import('./memory-probe.mjs').ProbeReport} ProbeReport */
@@ -45,14 +44,11 @@ import { DEFAULT_RETRY_AFTER_SECONDS, WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECT
  * One tds child: how it ended, what it printed, its wall time, and its own peak RSS and CPU time.
  * @typedef {{ code: number | null, stdout: string, stderr: string, wallMs: number, maxRssBytes: number, cpuSeconds: number }} TdsRun
  */
-/** @typedef {{ baseUrl: string, apiKey: string, webhooks: Record<string, string>, stop: () => Promise<void> }} Emulator */
+/** @typedef {import('./support.mjs').Emulator} Emulator */
 /** One entry of the emulator's request log (GET /_emulator/requests), the fields this bench reads. @typedef {{ method: string, status: number, bucket?: string }} LoggedRequest */
 
 const RECORDS = Number(process.env.PUSH_BENCH_RECORDS ?? 1_000_000);
-const BIN = fileURLToPath(new URL('../bin/tds.js', import.meta.url));
-const MEMORY_PROBE = new URL('./memory-probe.mjs', import.meta.url).href;
 const CEILING = 100 * WEBHOOK_MAX_OBJECTS;
-const n = (/** @type {number} */ value) => Math.round(value).toLocaleString('en-US');
 
 let runs = 0;
 /** @type {Emulator[]} every emulator started, stopped at the end whatever happened */
@@ -75,21 +71,21 @@ try {
   const dryRate = plan.records.read / (dry.wallMs / 1000);
   step('dry run done');
 
-  const emu1 = await startEmulator();
+  const emu1 = await startPushEmulator();
   const push = await runTds(['push', await inboxUrl(emu1), csv, '--validate-first', '--json', '--journal', join(dir, 'push.journal')]);
   const pushed = summaryOf(push, 'push --validate-first');
   const log1 = await emulatorLog(emu1);
   await emu1.stop();
   step('push --validate-first done');
 
-  const emuStream = await startEmulator();
+  const emuStream = await startPushEmulator();
   const streamed = await runTds(['push', await inboxUrl(emuStream), csv, '--json', '--journal', join(dir, 'stream.journal')]);
   const streamedSummary = summaryOf(streamed, 'push');
   const logStream = await emulatorLog(emuStream);
   await emuStream.stop();
   step('push done');
 
-  const emu2 = await startEmulator();
+  const emu2 = await startPushEmulator();
   const naive = await naiveSender(await inboxUrl(emu2), csv);
   const log2 = await emulatorLog(emu2);
   await emu2.stop();
@@ -182,7 +178,7 @@ function runTds(args) {
   const probe = join(dir, `tds-${runs}.probe.json`);
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', MEMORY_PROBE, BIN, ...args], {
+    const child = spawn(process.execPath, ['--import', MEMORY_PROBE, TDS_BIN, ...args], {
       env: { ...process.env, NO_COLOR: '1', BENCH_MEMORY_PROBE: probe },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -209,31 +205,8 @@ function runTds(args) {
  * `tds emulator` as a child at the real rate limits; pushed rows stay in its intake (an hour's delay).
  * @returns {Promise<Emulator>}
  */
-function startEmulator() {
-  const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--seed', 'demo', '--ingest-delay', '3600000'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  /** @type {() => Promise<void>} */
-  const stop = () =>
-    new Promise((done) => {
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        done();
-      });
-      child.kill('SIGTERM');
-    });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      const info = /** @type {Omit<Emulator, 'stop'>} */ (JSON.parse(line));
-      const emulator = { ...info, stop };
-      emulators.push(emulator);
-      resolve(emulator);
-    });
-  });
+function startPushEmulator() {
+  return startEmulator(['--seed', 'demo', '--ingest-delay', '3600000'], emulators);
 }
 
 /**

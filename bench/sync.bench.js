@@ -20,22 +20,31 @@
 // BENCH_HEAP_SNAPSHOT_MB / BENCH_TRACE_GC (see memory-probe.mjs).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import {
+  MEMORY_PROBE,
+  TDS_BIN,
+  describeProbe,
+  emulatorCpuMs,
+  load,
+  mb,
+  n,
+  rate,
+  readProbe,
+  seconds,
+  startEmulator,
+  verdict,
+} from './support.mjs';
 
 /** @typedef {import('#dist/spec/index.js').Table} Table */
 /** @typedef {import('#dist/spec/index.js').TablesResponse} TablesResponse */
 /** @typedef {import('#dist/mirror/sync-summary.js').SyncSummary} SyncSummary */
-/** @typedef {import('./memory-probe.mjs').ProbeReport} ProbeReport */
-/**
- * A `tds emulator` child: its ready line, and how to reach and stop it (stop() waits for --data to be saved).
- * @typedef {{ baseUrl: string, apiKey: string, pid: number, origin: string, stop: () => Promise<void> }} Emulator
- */
+/** @typedef {import('./support.mjs').Emulator} Emulator */
 /** One entry of the emulator's request log (GET /_emulator/requests), the fields this bench reads. @typedef {{ at: number, status: number, bucket?: string }} LoggedRequest */
 /**
  * One tds child: how it ended, what it printed, its wall time, its peak RSS (VmHWM, or getrusage at exit) and what
@@ -43,8 +52,6 @@ import { request } from 'undici';
  * @typedef {{ code: number | null, signal: string | null, stdout: string, stderr: string, ms: number, startedAt: number, endedAt: number, peakKb: number, cpuSeconds: number, memory: string }} TdsRun
  */
 
-const TDS = fileURLToPath(new URL('../bin/tds.js', import.meta.url));
-const MEMORY_PROBE = new URL('./memory-probe.mjs', import.meta.url).href;
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ADDED = Number(process.env.BENCH_ADDED ?? 1_000);
 const POLLS = Number(process.env.BENCH_POLLS ?? 3);
@@ -70,21 +77,7 @@ const cleanups = [];
 const dir = mkdtempSync(join(tmpdir(), 'tds-sync-bench-'));
 const stateFile = join(dir, 'emulator-state.json');
 const db = join(dir, 'mirror.duckdb');
-const n = (/** @type {number} */ value) => Math.round(value).toLocaleString('en-US');
-const seconds = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(1)} s`;
-const mb = (/** @type {number} */ kb) => `${(kb / 1024).toFixed(0)} MB`;
-const rate = (/** @type {number} */ rows, /** @type {number} */ ms) => `${n((rows / ms) * 1000)} rows/s`;
-const load = () =>
-  loadavg()
-    .map((value) => value.toFixed(1))
-    .join(' ');
-
-let failed = false;
-/** Prints one figure against its target: PASS or MISS (and the bench will exit 1). */
-const check = (/** @type {boolean} */ ok, /** @type {string} */ text) => {
-  console.log(`  ${ok ? 'PASS' : 'MISS'} ${text}`);
-  if (!ok) failed = true;
-};
+const { check, missed } = verdict();
 
 console.log(`load average before: ${load()} on ${availableParallelism()} CPUs`);
 try {
@@ -98,7 +91,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 console.log(`load average after: ${load()}`);
-process.exit(failed ? 1 : 0);
+process.exit(missed() ? 1 : 0);
 
 /** Phase 1: the full sync against the CSV export of the same table, rate limits off. */
 async function fullSync() {
@@ -107,7 +100,7 @@ async function fullSync() {
       `sync peak RSS <= ${TARGET.syncPeakMb} MB`,
   );
   const loadStart = performance.now();
-  const fast = await startEmulator(['--no-rate-limits', '--rows', String(ROWS), '--data', stateFile]);
+  const fast = await startEmulator(['--no-rate-limits', '--rows', String(ROWS), '--data', stateFile], emulators);
   const table = await generatedTable(fast);
   console.log(`emulator child: ${n(table.rowCount)} rows ready in ${seconds(performance.now() - loadStart)}`);
   await warmUp(fast, table);
@@ -153,7 +146,7 @@ async function incrementalSync() {
     `\n2. incremental sync after ${n(ADDED)} new rows, real rate limits (60 row reads a minute). ` +
       `Targets: <= ${TARGET.incrementalRequests} row requests (a re-export: ${n((ROWS + ADDED) / PAGE)}); wall time <= ${TARGET.incrementalSeconds} s`,
   );
-  const limited = await startEmulator(['--data', stateFile]);
+  const limited = await startEmulator(['--data', stateFile], emulators);
   const table = await generatedTable(limited);
   await addRows(limited, table, ADDED);
   const synced = await runTds(['sync', '--db', db, '--json'], { probe: 'incremental' });
@@ -184,7 +177,7 @@ async function idleFollow() {
     `\n3. tds sync --follow --every ${EVERY_SECONDS}, idle, real rate limits. Target: ${TARGET.requestsPerIdlePoll} row request per poll ` +
       `(${POLLS} polls each: (a) right after the ${n(ADDED)}-row burst, (b) after the clock moved ${AGE_MS / 60_000} minutes and one row came)`,
   );
-  const emu = await startEmulator(['--data', stateFile]);
+  const emu = await startEmulator(['--data', stateFile], emulators);
   const table = await generatedTable(emu);
   const follow = startFollow();
   const caughtUp = await follow.nextSummary(60_000); // round 0 always prints its summary
@@ -262,7 +255,7 @@ async function pollsAfter(emu, since, count) {
  * `tds sync --db FILE --follow --every N --json` as a child: its summaries as they come, and a SIGINT.
  */
 function startFollow() {
-  const child = spawn(process.execPath, [TDS, 'sync', '--db', db, '--follow', '--every', String(EVERY_SECONDS), '--json'], {
+  const child = spawn(process.execPath, [TDS_BIN, 'sync', '--db', db, '--follow', '--every', String(EVERY_SECONDS), '--json'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: tdsEnv(),
   });
@@ -298,38 +291,6 @@ function startFollow() {
 }
 
 /**
- * Starts `tds emulator --port 0 …` as a child; resolves with its ready line and a stop().
- * @param {string[]} args
- * @returns {Promise<Emulator>}
- */
-function startEmulator(args) {
-  const child = spawn(process.execPath, [TDS, 'emulator', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const pid = child.pid;
-  if (pid === undefined) throw new Error('could not start the emulator');
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      const info = /** @type {{ baseUrl: string, apiKey: string }} */ (JSON.parse(line));
-      /** @type {Emulator} */
-      const emulator = {
-        baseUrl: info.baseUrl,
-        apiKey: info.apiKey,
-        pid,
-        origin: new URL(info.baseUrl).origin,
-        stop: () =>
-          new Promise((done) => {
-            if (child.exitCode !== null || child.signalCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-      };
-      emulators.push(emulator);
-      resolve(emulator);
-    });
-  });
-}
-
-/**
  * A JSON request to the emulator (API paths with the key); the parsed body, of the type the caller names.
  * @template T
  * @param {Emulator} emu
@@ -347,15 +308,6 @@ async function fetchJson(emu, method, path, body) {
   const text = await response.body.text();
   if (response.statusCode >= 300) throw new Error(`${method} ${path}: HTTP ${response.statusCode} ${text}`);
   return /** @type {T} */ (JSON.parse(text));
-}
-
-/**
- * CPU time (user + system) the emulator child has used so far, from /proc/PID/stat (clock ticks of 10 ms).
- * @param {Emulator} emu
- */
-function emulatorCpuMs(emu) {
-  const fields = (readFileSync(`/proc/${emu.pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /**
@@ -463,7 +415,7 @@ function runTds(args, { env = {}, probe }) {
   const probeFile = probe ? join(dir, `${probe}.memory.json`) : undefined;
   const startedAt = Date.now();
   const start = performance.now();
-  const child = spawn(process.execPath, [...(probeFile ? ['--import', MEMORY_PROBE] : []), TDS, ...args], {
+  const child = spawn(process.execPath, [...(probeFile ? ['--import', MEMORY_PROBE] : []), TDS_BIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...tdsEnv(env), ...(probeFile ? { BENCH_MEMORY_PROBE: probeFile } : {}) },
   });
@@ -497,33 +449,10 @@ function runTds(args, { env = {}, probe }) {
         endedAt: Date.now(),
         peakKb: Math.max(peakKb, (report?.maxRssBytes ?? 0) / 1024),
         cpuSeconds: report?.cpuSeconds ?? Number.NaN,
-        memory: report ? describeProbe(report) : 'not recorded',
+        memory: describeProbe(report),
       });
     });
   });
-}
-
-/**
- * @param {string} path
- * @returns {ProbeReport | undefined}
- */
-function readProbe(path) {
-  try {
-    return /** @type {ProbeReport} */ (JSON.parse(readFileSync(path, 'utf8')));
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * What memory-probe.mjs saw at the child's highest RSS: `at 3.2 s: heap 55 of 58 MB (largest 60), external 20 MB (Buffers 17)`.
- * @param {ProbeReport} m
- */
-function describeProbe(m) {
-  const MB = (/** @type {number} */ bytes) => Math.round(bytes / 1048576);
-  const snapshot = m.snapshot ? `; heap snapshot ${m.snapshot}` : '';
-  const other = MB(m.rss - m.heapTotal - m.external);
-  return `at ${(m.atMs / 1000).toFixed(1)} s: RSS ${MB(m.rss)} MB = heap ${MB(m.heapUsed)} of ${MB(m.heapTotal)} MB (largest ${MB(m.heapPeak)}), external ${MB(m.external)} MB (Buffers ${MB(m.arrayBuffers)}), other (native: DuckDB, code) ${other} MB${snapshot}`;
 }
 
 /**

@@ -1,0 +1,128 @@
+// @ts-check
+// What the benches share: `tds emulator` children, CPU time from /proc, memory-probe.mjs reports, the
+// figures' formatting, and the verdict against a target (a bench exits 1 when it misses one).
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/** @typedef {import('./memory-probe.mjs').ProbeReport} ProbeReport */
+/**
+ * A `tds emulator` child: its ready line, and how to reach and stop it (stop() waits for it to exit, so
+ * that `--data` is saved).
+ * @typedef {{ baseUrl: string, apiKey: string, webhooks: Record<string, string>, pid: number, origin: string, stop: () => Promise<void> }} Emulator
+ */
+
+export const TDS_BIN = fileURLToPath(new URL('../bin/tds.js', import.meta.url));
+export const MEMORY_PROBE = new URL('./memory-probe.mjs', import.meta.url).href;
+
+/**
+ * Starts `tds emulator --port 0 ARGS…` as a child, added to `started` (for the bench to stop them all
+ * whatever happens); resolves once it printed its ready line.
+ * @param {string[]} args
+ * @param {Emulator[]} started
+ * @returns {Promise<Emulator>}
+ */
+export function startEmulator(args, started) {
+  const child = spawn(process.execPath, [TDS_BIN, 'emulator', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('could not start the emulator');
+  /** @type {() => Promise<void>} */
+  const stop = () =>
+    new Promise((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        done();
+      });
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      const info = /** @type {Pick<Emulator, 'baseUrl' | 'apiKey' | 'webhooks'>} */ (JSON.parse(line));
+      /** @type {Emulator} */
+      const emulator = { ...info, pid, origin: new URL(info.baseUrl).origin, stop };
+      started.push(emulator);
+      resolve(emulator);
+    });
+  });
+}
+
+/**
+ * CPU time (user + system) a process has used so far, from /proc/PID/stat (clock ticks of 10 ms on
+ * Linux); undefined once it is gone.
+ * @param {number} pid
+ * @returns {number | undefined}
+ */
+export function cpuMsOf(pid) {
+  try {
+    const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The emulator child's CPU time so far; it must still be running.
+ * @param {Emulator} emu
+ */
+export function emulatorCpuMs(emu) {
+  const ms = cpuMsOf(emu.pid);
+  if (ms === undefined) throw new Error(`the emulator (pid ${emu.pid}) is gone`);
+  return ms;
+}
+
+/**
+ * The report memory-probe.mjs wrote at a child's exit.
+ * @param {string} path
+ * @returns {ProbeReport | undefined}
+ */
+export function readProbe(path) {
+  try {
+    return /** @type {ProbeReport} */ (JSON.parse(readFileSync(path, 'utf8')));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What the probe saw at the child's highest RSS: `at 3.2 s: RSS 130 MB = heap 55 of 58 MB (largest 60), external 20 MB (Buffers 17), other … MB`.
+ * @param {ProbeReport | undefined} m
+ */
+export function describeProbe(m) {
+  if (!m) return 'not recorded';
+  const MB = (/** @type {number} */ bytes) => Math.round(bytes / 1048576);
+  const snapshot = m.snapshot ? `; heap snapshot ${m.snapshot}` : '';
+  const other = MB(m.rss - m.heapTotal - m.external);
+  return `at ${(m.atMs / 1000).toFixed(1)} s: RSS ${MB(m.rss)} MB = heap ${MB(m.heapUsed)} of ${MB(m.heapTotal)} MB (largest ${MB(m.heapPeak)}), external ${MB(m.external)} MB (Buffers ${MB(m.arrayBuffers)}), other (native, code) ${other} MB${snapshot}`;
+}
+
+export const n = (/** @type {number} */ value) => Math.round(value).toLocaleString('en-US');
+export const seconds = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(1)} s`;
+export const mb = (/** @type {number} */ kb) => `${(kb / 1024).toFixed(0)} MB`;
+export const rate = (/** @type {number} */ rows, /** @type {number} */ ms) => `${n((rows / ms) * 1000)} rows/s`;
+export const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ');
+
+/** The bench's verdict: check() prints one figure against its target; missed() says whether any was missed. */
+export function verdict() {
+  let missed = false;
+  return {
+    /**
+     * @param {boolean} ok
+     * @param {string} text
+     */
+    check(ok, text) {
+      console.log(`  ${ok ? 'ok  ' : 'MISS'} ${text}`);
+      if (!ok) missed = true;
+    },
+    missed: () => missed,
+  };
+}
