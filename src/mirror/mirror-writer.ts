@@ -15,13 +15,13 @@ export interface GroupCounts {
  * Writes pages of typed rows into a mirror table: each group of whole pages in one transaction with
  * the table's progress (its state row), so a crash leaves the mirror as of the last group written,
  * with the cursor to continue from. The rows reach DuckDB as one JSON text each (duckdb/json-rows.ts,
- * as in a Parquet export), in a temporary inbox table, and are typed by DuckDB into a temporary stage
- * table; from there they are upserted by `_id` (deleted, then inserted). Their IDs are noted in
- * _tds_pass for the pass's deletions at its end.
+ * as in a Parquet export) with their ID, in a temporary inbox table, and are typed by DuckDB as they
+ * move on: into a temporary stage table, from which they are upserted by `_id` (deleted, then
+ * inserted). Their IDs are noted in _tds_pass for the pass's deletions at its end.
  *
  * While every row of the mirror table came in through this pass (a first sync, or one that continues
- * it), a group's rows are new ones: they are inserted as such, without a search of the table for them
- * (which grows with the table). The primary key still refuses a row the table has: that group is then
+ * it), a group's rows are new ones: they are inserted from the inbox as they are, without a stage or a search
+ * of the table for them (which grows with the table). The primary key still refuses a row the table has: that group is then
  * rolled back and written the general way, from the same inbox.
  */
 export class MirrorWriter {
@@ -57,13 +57,13 @@ export class MirrorWriter {
   /**
    * One transaction: the rows, their IDs for the pass, and `state` (its pass counts these rows). A row
    * whose `_updatedAt` is the one the mirror has is unchanged: it is written again only when `rewrite`
-   * (a full pass brings every row to the current labels and types). `rows`: the typed values of each
-   * row as one JSON text (duckdb/json-rows.ts), in the columns' order, one row per ID.
+   * (a full pass brings every row to the current labels and types). `rows`: each row's ID and its typed
+   * values as one JSON text (duckdb/json-rows.ts), in the columns' order; one row per ID.
    */
-  async write(rows: readonly string[], state: TableState, rewrite: boolean): Promise<GroupCounts> {
-    const appender = await openRowAppender(this.db, { name: this.inbox, catalog: 'temp' }, ['VARCHAR']);
+  async write(rows: ReadonlyArray<[id: string, json: string]>, state: TableState, rewrite: boolean): Promise<GroupCounts> {
+    const appender = await openRowAppender(this.db, { name: this.inbox, catalog: 'temp' }, ['VARCHAR', 'VARCHAR']);
     try {
-      appender.append(rows.map((json) => [json]));
+      appender.append(rows);
     } finally {
       appender.close();
     }
@@ -83,9 +83,7 @@ export class MirrorWriter {
     const { connection } = this.db;
     await connection.run('BEGIN TRANSACTION');
     try {
-      const typed = jsonRowValues(this.columns.map((column) => column.type));
-      await connection.run(`INSERT INTO ${this.staged} SELECT ${typed.join(', ')} FROM ${jsonRowsFrom(`temp.${this.inbox}`, 'row_json')}`);
-      await connection.run(`INSERT INTO _tds_pass SELECT ${quoteLiteral(state.tableId)}, "_id" FROM ${this.staged}`);
+      await connection.run(`INSERT INTO _tds_pass SELECT ${quoteLiteral(state.tableId)}, id FROM temp.${this.inbox}`);
       const counts = await apply();
       if (state.pass) {
         state.pass.inserted += counts.inserted;
@@ -100,13 +98,20 @@ export class MirrorWriter {
     }
   }
 
+  /** The rows of the inbox, typed by DuckDB (json-rows.ts), as a query. */
+  private typedRows(): string {
+    const typed = jsonRowValues(this.columns.map((column) => column.type));
+    return `SELECT ${typed.join(', ')} FROM ${jsonRowsFrom(`temp.${this.inbox}`, 'row_json')}`;
+  }
+
   private async insertNew(total: number): Promise<GroupCounts> {
-    await this.db.connection.run(`INSERT INTO ${this.target} (${this.keys}) SELECT ${this.keys} FROM ${this.staged}`);
+    await this.db.connection.run(`INSERT INTO ${this.target} (${this.keys}) ${this.typedRows()}`);
     return { inserted: total, updated: 0 };
   }
 
   private async upsert(total: number, rewrite: boolean): Promise<GroupCounts> {
     const { connection } = this.db;
+    await connection.run(`INSERT INTO ${this.staged} ${this.typedRows()}`);
     const counts = await this.compare(total);
     if (!rewrite) await connection.run(`DELETE FROM ${this.staged} WHERE "_id" IN (${this.unchangedIds()})`);
     await connection.run(`DELETE FROM ${this.target} WHERE "_id" IN (SELECT "_id" FROM ${this.staged})`);
@@ -118,7 +123,7 @@ export class MirrorWriter {
   private async makeTables(): Promise<void> {
     const { connection } = this.db;
     await this.close();
-    await connection.run(`CREATE TEMP TABLE ${this.inbox} (row_json VARCHAR)`);
+    await connection.run(`CREATE TEMP TABLE ${this.inbox} (id VARCHAR, row_json VARCHAR)`);
     const list = this.columns.map((column) => `${quoteIdent(column.key)} ${column.type}`).join(', ');
     await connection.run(`CREATE TEMP TABLE ${this.stage} (${list})`);
   }

@@ -180,7 +180,7 @@ class GroupedWrites {
         this.rows = new Map();
         this.callbacks = [];
         const pass = this.state.pass!;
-        const counts = await this.writer.write([...rows.values()], { ...this.state, pass: { ...pass } }, pass.mode === 'full');
+        const counts = await this.writer.write([...rows], { ...this.state, pass: { ...pass } }, pass.mode === 'full');
         pass.inserted += counts.inserted;
         pass.updated += counts.updated;
         for (const callback of callbacks) callback();

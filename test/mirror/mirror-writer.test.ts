@@ -66,8 +66,10 @@ function state(pass: Partial<PassState> = {}): TableState {
   };
 }
 
-const row = (id: string, updatedAt: string, n: number): string =>
-  rowJson([id, '2026-01-01T00:00:00.000Z', updatedAt, n] satisfies TypedValue[]);
+const row = (id: string, updatedAt: string, n: number): [string, string] => [
+  id,
+  rowJson([id, '2026-01-01T00:00:00.000Z', updatedAt, n] satisfies TypedValue[]),
+];
 
 async function contents(): Promise<Array<Record<string, unknown>>> {
   const reader = await db.connection.runAndReadAll(`SELECT "_id", "_updatedAt"::VARCHAR AS u, n FROM ${TABLE} ORDER BY "_id"`);
@@ -133,7 +135,7 @@ describe('MirrorWriter', () => {
     const writer = new MirrorWriter(db, TABLE, COLUMNS);
     await writer.open(0);
     const s = state();
-    await expect(writer.write([row('a', '2026-01-01T00:00:00.000Z', 1), '["b", "not a time", null, 1]'], s, true)).rejects.toThrow();
+    await expect(writer.write([row('a', '2026-01-01T00:00:00.000Z', 1), ['b', '["b", "not a time", null, 1]']], s, true)).rejects.toThrow();
     expect(await contents()).toEqual([]);
     expect(await passIds()).toEqual([]);
     expect(await loadStates(db.connection)).toEqual([]);
