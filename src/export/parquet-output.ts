@@ -1,6 +1,7 @@
 import { open, rename } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { openRowAppender, type RowAppender } from '../duckdb/append-rows.js';
+import { rowJson } from '../duckdb/json-rows.js';
 import type { TypedColumn } from '../records/typed-plan.js';
 import type { TypedValue } from '../records/typed-values.js';
 import { removePartial, removeStaging, stagingPath, type ExportOutput } from './export-output.js';
@@ -219,21 +220,4 @@ class ParquetOutput implements StagedOutput {
     this.rows = this.committed;
     this.staging.close();
   }
-}
-
-/**
- * A row's typed values as one JSON array. A string with a lone surrogate (not valid Unicode) is made
- * well-formed first, as it would be on its way into DuckDB as a value: DuckDB's JSON reader refuses it.
- */
-function rowJson(row: TypedValue[]): string {
-  const json = JSON.stringify(row);
-  if (!json.includes('\\ud')) return json;
-  return JSON.stringify(
-    row.map((value) => (typeof value === 'string' ? wellFormed(value) : Array.isArray(value) ? value.map(wellFormed) : value)),
-  );
-}
-
-/** Each lone surrogate replaced by U+FFFD (String.prototype.toWellFormed, which ES2023 does not have yet). */
-function wellFormed(text: string): string {
-  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }

@@ -2,10 +2,10 @@ import { lstat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
 import { openDatabase, type Database } from '../duckdb/engine.js';
+import { jsonRowsFrom, jsonRowValues } from '../duckdb/json-rows.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import { OutputWriteError } from '../output/write-error.js';
 import type { TypedColumn } from '../records/typed-plan.js';
-import type { SqlType } from '../records/typed-values.js';
 
 // The staging file of a Parquet export to -o FILE: a DuckDB file beside it (FILE.tds-staging.duckdb) with
 // one table of the export's typed columns: the rows of the pages written so far, numbered in order.
@@ -137,29 +137,16 @@ async function cutBack(connection: DuckDBConnection, staging: string, columns: r
   if (staged > rows) await connection.run(`DELETE FROM ${ROWS_TABLE} WHERE ${quoteIdent(ROW_NUMBER)} >= ${rows}`);
 }
 
-/** A value of the JSON array (as json_transform gives it: text, or the JSON text of a list) as its column's type. */
-function typedFromText(type: SqlType, text: string): string {
-  switch (type) {
-    case 'VARCHAR':
-      return text;
-    case 'VARCHAR[]':
-      return `CAST(CAST(${text} AS JSON) AS VARCHAR[])`;
-    default:
-      return `CAST(${text} AS ${type})`;
-  }
-}
-
 /**
  * Commits the rows of a connection's inbox: typed into the rows table, in the order they came, in one
  * transaction; then the inbox is made anew (a table keeps the memory of deleted rows until it is dropped).
  */
 export async function commitInbox(connection: DuckDBConnection, columns: readonly TypedColumn[]): Promise<void> {
-  const values = [...columns.map((column, i) => typedFromText(column.type, `v[${i + 1}]`)), `CAST(v[${columns.length + 1}] AS BIGINT)`];
+  const values = [...jsonRowValues(columns.map((column) => column.type)), `CAST(v[${columns.length + 1}] AS BIGINT)`];
   try {
     await connection.run('BEGIN TRANSACTION');
     await connection.run(
-      `INSERT INTO ${ROWS_TABLE} SELECT ${values.join(', ')} ` +
-        `FROM (SELECT json_transform(row_json, '["VARCHAR"]') AS v FROM temp.${INBOX_TABLE})`,
+      `INSERT INTO ${ROWS_TABLE} SELECT ${values.join(', ')} ` + `FROM ${jsonRowsFrom(`temp.${INBOX_TABLE}`, 'row_json')}`,
     );
     await connection.run('COMMIT');
   } catch (error) {

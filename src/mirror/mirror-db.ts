@@ -70,11 +70,18 @@ export interface OpenMirror {
   readOnly: boolean;
   /** DuckDB's buffer pool: the mirror stays within a few hundred MB however large the tables. */
   memoryLimit?: string;
+  /** DuckDB's threads (its default: one per core). */
+  threads?: number;
 }
 
 /** Opens the mirror; a writable one gets its tables created (and is checked to be one this tds can write). */
 export async function openMirror(path: string, options: OpenMirror): Promise<Database> {
-  const db = await openDatabase(path, { readOnly: options.readOnly, what: 'the mirror', memoryLimit: options.memoryLimit ?? '256MB' });
+  const db = await openDatabase(path, {
+    readOnly: options.readOnly,
+    what: 'the mirror',
+    memoryLimit: options.memoryLimit ?? '256MB',
+    ...(options.threads ? { threads: options.threads } : {}),
+  });
   try {
     const version = await formatVersion(db);
     if (version !== undefined && version > MIRROR_FORMAT) {

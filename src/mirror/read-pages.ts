@@ -4,8 +4,8 @@ import type { Database } from '../duckdb/engine.js';
 import { quoteLiteral } from '../duckdb/sql-text.js';
 import type { ApiClient } from '../http/client.js';
 import { paginate } from '../http/paginate.js';
+import { rowJson } from '../duckdb/json-rows.js';
 import { typedRowReader, type TypedColumn } from '../records/typed-plan.js';
-import type { TypedValue } from '../records/typed-values.js';
 import { PAGE_LIMIT_MAX, type Row, type RowsPage, type Table } from '../spec/index.js';
 import { MirrorWriter } from './mirror-writer.js';
 import type { PassState, TableState } from './table-state.js';
@@ -33,10 +33,17 @@ export interface ReadPagesOptions {
 /** Pages requested ahead of the one being written in a full pass (an incremental pass stops at its watermark). */
 const PAGES_AHEAD = 2;
 /**
+ * A group (one transaction) takes the rows read while the last one was written, once there are this
+ * many or the last began this long ago: each commit has a cost of its own (DuckDB syncs its WAL), so
+ * a fast read is written in few large groups, and a slow one (paced by the row-read limit) page by page.
+ */
+const GROUP_ROWS = 8_192;
+const GROUP_MS = 1_000;
+/**
  * Rows waiting for the database before reading pauses: DuckDB's commits set the pace of a fast read,
  * and a crash loses at most these (the next sync reads them again from the saved cursor).
  */
-const MAX_WAITING_ROWS = 5_000;
+const MAX_WAITING_ROWS = 2 * GROUP_ROWS;
 
 /**
  * Reads the pass's pages newest first, from its saved cursor, and writes them as they come: while one
@@ -45,7 +52,7 @@ const MAX_WAITING_ROWS = 5_000;
  */
 export async function readPages(options: ReadPagesOptions): Promise<void> {
   const writer = new MirrorWriter(options.db, options.state.mirrorTable, options.columns);
-  await writer.open();
+  await writer.open(options.pass.inserted);
   try {
     return await readInto(writer, options);
   } finally {
@@ -66,7 +73,8 @@ async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promis
     })) {
       fresh = true;
       checkFields(page, options.fieldIds);
-      const rows = page.rows.map((row) => read(row, () => (pass.unfit += 1)));
+      // each row at once as its JSON text: typed rows held until their group is written would grow the heap
+      const rows = page.rows.map((row): [string, string] => [row.id, rowJson(read(row, () => (pass.unfit += 1)))]);
       notePage(pass, page);
       const last = page.rows.at(-1);
       const done =
@@ -126,28 +134,33 @@ async function restart(options: ReadPagesOptions, error: TdsError): Promise<void
  * rows saved).
  */
 class GroupedWrites {
-  private rows: TypedValue[][] = [];
+  /** JSON texts of the rows waiting, by row ID (a later copy of a row replaces the earlier). */
+  private rows = new Map<string, string>();
   private callbacks: Array<() => void> = [];
   private writing: Promise<void> | undefined;
   private failure: unknown;
+  /** When the last group began (the first page is written at once, so the pass is saved early). */
+  private lastStart = -Infinity;
 
   constructor(
     private readonly writer: MirrorWriter,
     private readonly state: TableState,
   ) {}
 
-  async add(rows: TypedValue[][], cursor: string | null, onWritten: () => void): Promise<void> {
+  async add(rows: Array<[id: string, json: string]>, cursor: string | null, onWritten: () => void): Promise<void> {
     if (this.failure) throw this.failure;
-    this.rows.push(...rows);
+    for (const [id, json] of rows) this.rows.set(id, json);
     this.callbacks.push(onWritten);
     this.state.pass!.cursor = cursor;
-    this.writing ??= this.drain();
-    if (this.rows.length >= MAX_WAITING_ROWS) await this.writing;
+    if (this.rows.size >= GROUP_ROWS || performance.now() - this.lastStart >= GROUP_MS) this.writing ??= this.drain();
+    if (this.rows.size >= MAX_WAITING_ROWS) await this.writing;
     if (this.failure) throw this.failure;
   }
 
   async flush(): Promise<void> {
-    this.writing ??= this.drain();
+    await this.writing;
+    if (this.failure) throw this.failure;
+    this.writing ??= this.drain(true);
     await this.writing;
     if (this.failure) throw this.failure;
   }
@@ -157,15 +170,17 @@ class GroupedWrites {
     await this.writing;
   }
 
-  private async drain(): Promise<void> {
+  /** Writes groups while enough rows wait (all of them when `ending`). */
+  private async drain(ending = false): Promise<void> {
     try {
-      while (this.rows.length > 0 || this.callbacks.length > 0) {
+      while (this.callbacks.length > 0 && (ending || this.rows.size >= GROUP_ROWS || performance.now() - this.lastStart >= GROUP_MS)) {
+        this.lastStart = performance.now();
         const rows = this.rows;
         const callbacks = this.callbacks;
-        this.rows = [];
+        this.rows = new Map();
         this.callbacks = [];
         const pass = this.state.pass!;
-        const counts = await this.writer.write(rows, { ...this.state, pass: { ...pass } }, pass.mode === 'full');
+        const counts = await this.writer.write([...rows], { ...this.state, pass: { ...pass } }, pass.mode === 'full');
         pass.inserted += counts.inserted;
         pass.updated += counts.updated;
         for (const callback of callbacks) callback();

@@ -28,12 +28,30 @@ export interface SyncRequest {
 }
 
 /**
+ * DuckDB's buffer pool while syncing: a group's statements need little (the rows of a few pages), and
+ * DuckDB spills beside the mirror if a statement needs more.
+ */
+const MEMORY_LIMIT = '64MB';
+/**
+ * One thread: a sync's statements are small and run one after another while the next pages are read
+ * and typed (the other core's work); more threads cost more CPU and memory than they save.
+ */
+const THREADS = 1;
+/**
+ * The allocator DuckDB bundles (jemalloc) keeps freed pages a while to reuse them: with a group's
+ * tables made and dropped over and over that is memory held for nothing (see export/parquet-staging.ts).
+ * Read from the environment when DuckDB's library loads, so it is set before (unless the user set it).
+ */
+const ALLOCATOR_CONF = 'dirty_decay_ms:0,muzzy_decay_ms:0';
+
+/**
  * `tds sync`: the tables named (or every table already in the mirror) synced one after another with
  * one client, so they share the organization's row-read limit; a summary per table; with --follow,
  * again every --every seconds until Ctrl-C.
  */
 export async function runSync(ctx: Context, client: ApiClient, request: SyncRequest): Promise<void> {
-  const db = await openMirror(request.db, { readOnly: false });
+  process.env.DUCKDB_JE_MALLOC_CONF ??= ALLOCATOR_CONF;
+  const db = await openMirror(request.db, { readOnly: false, memoryLimit: MEMORY_LIMIT, threads: THREADS });
   try {
     const follow = new FollowMemory();
     for (let round = 0; ; round += 1) {

@@ -1,5 +1,5 @@
 import type { Field, Row } from '../spec/index.js';
-import { cellValue, optionLabels, type OptionLabels } from './cell-value.js';
+import { cellValue, optionLabels } from './cell-value.js';
 import { keyFields } from './column-keys.js';
 import { META_KEYS, type HeaderMode } from './shape-options.js';
 import { SQL_TYPE_OF, toTyped, UNFIT, type SqlType, type TypedValue } from './typed-values.js';
@@ -53,45 +53,59 @@ export function typedPlan(fields: readonly Field[], options: TypedPlanOptions): 
 export type TypedRowReader = (row: Row, onUnfit: (key: string) => void) => TypedValue[];
 
 export function typedRowReader(columns: readonly TypedColumn[]): TypedRowReader {
-  const labels = new Map<string, OptionLabels | undefined>();
-  for (const column of columns) if (column.field) labels.set(column.field.id, optionLabels(column.field));
   const valueKeys = new Map(columns.filter((column) => column.role === 'value').map((column) => [column.field!.id, column.key]));
-  return (row, onUnfit) =>
-    columns.map((column): TypedValue => {
-      switch (column.role) {
-        case 'id':
-          return row.id;
-        case 'meta':
-          return metaValue(row, column.key);
-        case 'truncated':
-          return truncatedKeys(row, valueKeys);
-        case 'status':
-          return row.cells[column.field!.id]?.status ?? null;
-        case 'error':
-          return errorText(row.cells[column.field!.id]?.errorMessage);
-        case 'value': {
-          const typed = toTyped(column.type, cellValue(row.cells[column.field!.id], labels.get(column.field!.id)));
-          if (typed !== UNFIT) return typed;
-          onUnfit(column.key);
-          return null;
-        }
-      }
-    });
+  // one function per column, made once: a row is read without deciding again what each column is
+  const extracts = columns.map((column) => extractor(column, valueKeys));
+  const count = extracts.length;
+  return (row, onUnfit) => {
+    const values = new Array<TypedValue>(count);
+    for (let i = 0; i < count; i += 1) values[i] = extracts[i]!(row, onUnfit);
+    return values;
+  };
 }
 
-function metaValue(row: Row, key: string): TypedValue {
-  if (key === '_createdAt') return row.createdAt;
-  if (key === '_updatedAt') return row.updatedAt;
-  return row.createdByUserId ?? null;
+type Extract = (row: Row, onUnfit: (key: string) => void) => TypedValue;
+
+function extractor(column: TypedColumn, valueKeys: ReadonlyMap<string, string>): Extract {
+  switch (column.role) {
+    case 'id':
+      return (row) => row.id;
+    case 'meta':
+      if (column.key === '_createdAt') return (row) => row.createdAt;
+      if (column.key === '_updatedAt') return (row) => row.updatedAt;
+      return (row) => row.createdByUserId ?? null;
+    case 'truncated':
+      return (row) => truncatedKeys(row, valueKeys);
+    case 'status': {
+      const fieldId = column.field!.id;
+      return (row) => row.cells[fieldId]?.status ?? null;
+    }
+    case 'error': {
+      const fieldId = column.field!.id;
+      return (row) => errorText(row.cells[fieldId]?.errorMessage);
+    }
+    case 'value': {
+      const { key, type } = column;
+      const fieldId = column.field!.id;
+      const labels = optionLabels(column.field!);
+      return (row, onUnfit) => {
+        const typed = toTyped(type, cellValue(row.cells[fieldId], labels));
+        if (typed !== UNFIT) return typed;
+        onUnfit(key);
+        return null;
+      };
+    }
+  }
 }
 
 function truncatedKeys(row: Row, valueKeys: ReadonlyMap<string, string>): readonly string[] | null {
-  const keys: string[] = [];
-  for (const [fieldId, cell] of Object.entries(row.cells)) {
-    const key = cell.isTruncated === true ? valueKeys.get(fieldId) : undefined;
-    if (key !== undefined) keys.push(key);
+  let keys: string[] | null = null;
+  const { cells } = row;
+  for (const fieldId in cells) {
+    const key = cells[fieldId]!.isTruncated === true ? valueKeys.get(fieldId) : undefined;
+    if (key !== undefined) (keys ??= []).push(key);
   }
-  return keys.length > 0 ? keys : null;
+  return keys;
 }
 
 function errorText(error: unknown): string | null {

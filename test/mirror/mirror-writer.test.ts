@@ -1,0 +1,146 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/duckdb/engine.js';
+import { rowJson } from '../../src/duckdb/json-rows.js';
+import { createTableSql } from '../../src/mirror/apply-schema.js';
+import { openMirror } from '../../src/mirror/mirror-db.js';
+import { MirrorWriter } from '../../src/mirror/mirror-writer.js';
+import { loadStates, type PassState, type TableState } from '../../src/mirror/table-state.js';
+import type { TypedColumn } from '../../src/records/typed-plan.js';
+import type { TypedValue } from '../../src/records/typed-values.js';
+
+// The writer's two ways: rows inserted as they are while the table holds only the pass's rows, and the
+// upsert by `_id` otherwise (or when the primary key refuses a group).
+
+const COLUMNS: TypedColumn[] = [
+  { key: '_id', type: 'VARCHAR', role: 'id' },
+  { key: '_createdAt', type: 'TIMESTAMPTZ', role: 'meta' },
+  { key: '_updatedAt', type: 'TIMESTAMPTZ', role: 'meta' },
+  { key: 'n', type: 'DOUBLE', role: 'meta' },
+];
+const TABLE = 't';
+
+let dir: string;
+let db: Database;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tds-writer-'));
+  db = await openMirror(join(dir, 'mirror.duckdb'), { readOnly: false });
+  await db.connection.run(createTableSql(TABLE, COLUMNS));
+});
+
+afterEach(async () => {
+  db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function state(pass: Partial<PassState> = {}): TableState {
+  return {
+    tableId: 'tbl_1',
+    name: 'T',
+    workspaceId: 'wsp_1',
+    workspaceName: 'W',
+    mirrorTable: TABLE,
+    header: 'label',
+    newestCreatedAt: null,
+    pendingSince: null,
+    watermark: null,
+    rowCount: null,
+    serviceRowCount: null,
+    lastSyncAt: null,
+    pass: {
+      mode: 'full',
+      cursor: 'c1',
+      startedAt: '2026-01-01T00:00:00.000Z',
+      top: null,
+      oldest: null,
+      requests: 1,
+      rows: 0,
+      inserted: 0,
+      updated: 0,
+      unfit: 0,
+      ...pass,
+    },
+  };
+}
+
+const row = (id: string, updatedAt: string, n: number): [string, string] => [
+  id,
+  rowJson([id, '2026-01-01T00:00:00.000Z', updatedAt, n] satisfies TypedValue[]),
+];
+
+async function contents(): Promise<Array<Record<string, unknown>>> {
+  const reader = await db.connection.runAndReadAll(`SELECT "_id", "_updatedAt"::VARCHAR AS u, n FROM ${TABLE} ORDER BY "_id"`);
+  return reader.getRowObjectsJS();
+}
+
+async function passIds(): Promise<string[]> {
+  const reader = await db.connection.runAndReadAll(`SELECT row_id FROM _tds_pass ORDER BY row_id`);
+  return reader.getRowObjectsJS().map((each) => String(each.row_id));
+}
+
+describe('MirrorWriter', () => {
+  it('inserts the groups of a pass into an empty table, and falls back to the upsert for a row it already has', async () => {
+    const writer = new MirrorWriter(db, TABLE, COLUMNS);
+    await writer.open(0);
+    const s = state();
+    expect(await writer.write([row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], s, true)).toEqual({
+      inserted: 2,
+      updated: 0,
+    });
+    // b again (changed), and c: the primary key refuses b, the group is written the general way
+    expect(await writer.write([row('b', '2026-01-02T00:00:00.000Z', 20), row('c', '2026-01-01T00:00:00.000Z', 3)], s, true)).toEqual({
+      inserted: 1,
+      updated: 1,
+    });
+    await writer.close();
+    expect(await contents()).toEqual([
+      { _id: 'a', u: '2026-01-01 00:00:00+00', n: 1 },
+      { _id: 'b', u: '2026-01-02 00:00:00+00', n: 20 },
+      { _id: 'c', u: '2026-01-01 00:00:00+00', n: 3 },
+    ]);
+    expect(await passIds()).toEqual(['a', 'b', 'b', 'c']);
+    const [saved] = await loadStates(db.connection);
+    expect(saved?.pass).toMatchObject({ cursor: 'c1', inserted: 3, updated: 1 });
+  });
+
+  it('upserts into a table that holds rows the pass did not insert; unchanged rows are kept unless rewritten', async () => {
+    const first = new MirrorWriter(db, TABLE, COLUMNS);
+    await first.open(0);
+    await first.write([row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
+    await first.close();
+    await db.connection.run('DELETE FROM _tds_pass');
+    // a new incremental pass: the table holds 2 rows, the pass inserted none
+    const writer = new MirrorWriter(db, TABLE, COLUMNS);
+    await writer.open(0);
+    const s = state({ mode: 'incremental' });
+    const counts = await writer.write(
+      [row('a', '2026-01-01T00:00:00.000Z', 100), row('b', '2026-01-03T00:00:00.000Z', 2), row('c', '2026-01-01T00:00:00.000Z', 3)],
+      s,
+      false,
+    );
+    await writer.close();
+    expect(counts).toEqual({ inserted: 1, updated: 1 });
+    expect(await contents()).toEqual([
+      { _id: 'a', u: '2026-01-01 00:00:00+00', n: 1 }, // same _updatedAt: not rewritten
+      { _id: 'b', u: '2026-01-03 00:00:00+00', n: 2 },
+      { _id: 'c', u: '2026-01-01 00:00:00+00', n: 3 },
+    ]);
+    expect(await passIds()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a failed group leaves nothing of it behind, and the writer goes on', async () => {
+    const writer = new MirrorWriter(db, TABLE, COLUMNS);
+    await writer.open(0);
+    const s = state();
+    await expect(writer.write([row('a', '2026-01-01T00:00:00.000Z', 1), ['b', '["b", "not a time", null, 1]']], s, true)).rejects.toThrow();
+    expect(await contents()).toEqual([]);
+    expect(await passIds()).toEqual([]);
+    expect(await loadStates(db.connection)).toEqual([]);
+    expect(await writer.write([row('c', '2026-01-01T00:00:00.000Z', 3)], s, true)).toEqual({ inserted: 1, updated: 0 });
+    await writer.close();
+    expect(await contents()).toEqual([{ _id: 'c', u: '2026-01-01 00:00:00+00', n: 3 }]);
+  });
+});
