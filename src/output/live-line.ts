@@ -24,7 +24,9 @@ const QUIET = (io: IO): LiveLine => ({
  * only for a terminal, so a piped or scripted run does not pay its start-up time and memory.
  */
 export async function startLiveLine(io: IO, render: () => string, intervalMs: number): Promise<LiveLine> {
-  if (!io.stderrIsTTY) return QUIET(io);
+  // A terminal that reports no width (a pty nobody sized: `script`, `docker run -t`) would make ora
+  // clear an endless number of lines on every frame.
+  if (!io.stderrIsTTY || (io.stderr as Partial<NodeJS.WriteStream>).columns === 0) return QUIET(io);
   const { default: ora } = await import('ora');
   const spinner = ora({
     stream: io.stderr,
