@@ -1,3 +1,5 @@
+import { open, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
 
@@ -32,6 +34,7 @@ export interface Database {
 
 /** Opens (or creates, unless read-only) a DuckDB file; DuckDB's refusals become usage errors that say what to do. */
 export async function openDatabase(path: string, options: OpenOptions): Promise<Database> {
+  if (path !== ':memory:') await checkIsDuckDBFile(path, options);
   const duckdb = await loadDuckDB();
   const settings: Record<string, string> = {
     access_mode: options.readOnly ? 'READ_ONLY' : 'READ_WRITE',
@@ -57,13 +60,36 @@ export async function openDatabase(path: string, options: OpenOptions): Promise<
   };
 }
 
+/**
+ * An existing path must be a DuckDB file: DuckDB itself would open a folder's error as an I/O failure,
+ * and a CSV, JSON or Parquet file as an empty in-memory database (its shell's convenience), where a
+ * sync would write rows that vanish at exit. A DuckDB file has "DUCK" at byte 8; a new path is created.
+ */
+async function checkIsDuckDBFile(path: string, options: OpenOptions): Promise<void> {
+  const what = `${options.what} ${path}`;
+  const stats = await stat(path).catch(() => undefined);
+  if (!stats) return; // a new file (or one DuckDB refuses with its own message)
+  if (stats.isDirectory()) throw new UsageError(`${what} is a folder`, { hint: `give --db a file name, e.g. ${join(path, 'tds.duckdb')}` });
+  if (stats.size === 0) return;
+  const file = await open(path, 'r');
+  try {
+    const header = Buffer.alloc(12);
+    const { bytesRead } = await file.read(header, 0, 12, 0);
+    if (bytesRead < 12 || header.toString('latin1', 8, 12) !== 'DUCK') {
+      throw new UsageError(`${what} is not a DuckDB database`, { hint: 'give --db a new file name, or a mirror made by tds sync' });
+    }
+  } finally {
+    await file.close();
+  }
+}
+
 function openError(path: string, options: OpenOptions, error: unknown): Error {
   const message = (error as Error).message ?? String(error);
   const what = `${options.what} ${path}`;
   const pid = /\(PID (\d+)\)/.exec(message)?.[1];
   if (/Could not set lock/i.test(message)) {
     return new UsageError(`${what} is in use by another process${pid ? ` (PID ${pid})` : ''}`, {
-      hint: 'only one tds sync (or tds sql --write) can use a mirror at a time; wait until it ends',
+      hint: 'while a tds sync (or tds sql --write) writes a mirror, no other process can open it, not even to read: wait until it ends (a sync --follow runs until Ctrl-C)',
     });
   }
   if (/not a valid DuckDB database file/i.test(message)) {
