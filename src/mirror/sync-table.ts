@@ -142,6 +142,9 @@ async function prepareTable(
   try {
     if (!state) await connection.run(createTableSql(current.mirrorTable, plan.columns));
     const lines = state ? await applySchema(connection, current.mirrorTable, stored, plan) : [];
+    // a cast is not the service's value in the new type (a number 1 cast to text is "1.0"): a full
+    // pass, saved with the change, writes every row again as the service gives it
+    if (plan.changes.some((change) => change.kind === 'retyped')) current.pass = newPass('full');
     await saveFields(connection, table.id, plan.fields);
     await saveState(connection, current);
     await connection.run('COMMIT');
@@ -179,8 +182,12 @@ function newState(table: Table, options: TableSyncOptions): TableState {
  */
 function choosePass(state: TableState, options: TableSyncOptions): PassState {
   if (state.pass && !options.full) return state.pass;
-  const mode = options.full || state.lastSyncAt === null ? 'full' : 'incremental';
-  const pass: PassState = {
+  state.pass = newPass(options.full || state.lastSyncAt === null ? 'full' : 'incremental');
+  return state.pass;
+}
+
+function newPass(mode: PassState['mode']): PassState {
+  return {
     mode,
     cursor: null,
     startedAt: new Date().toISOString(),
@@ -192,8 +199,6 @@ function choosePass(state: TableState, options: TableSyncOptions): PassState {
     updated: 0,
     unfit: 0,
   };
-  state.pass = pass;
-  return pass;
 }
 
 /**
