@@ -27,6 +27,8 @@ interface FakeOptions {
   table?: Iterable<string>;
   /** the table's rowCount at each call (the last one repeats) */
   rowCounts?: number[];
+  /** from this many ms after setup on, the table shows its keys, and rowCount is rowCounts' last */
+  visibleAfterMs?: number;
 }
 
 function setup(fake: FakeOptions = {}, options: Partial<SettleOptions> = {}) {
@@ -34,10 +36,12 @@ function setup(fake: FakeOptions = {}, options: Partial<SettleOptions> = {}) {
   const rowCounts = fake.rowCounts ?? [0];
   const calls = { rowCount: [] as number[], settle: [] as string[][], present: [] as string[][] };
   const started = Date.now();
+  const visible = (): boolean => Date.now() - started >= (fake.visibleAfterMs ?? 0);
   const lookups = {
     column: keyColumn([{ id: 'f1', name: 'email', label: 'Email', type: 'email', options: null, isSystem: false }], 'f1'),
     rowCount: async () => {
       calls.rowCount.push(Date.now() - started);
+      if (!visible()) return rowCounts[0]!;
       return rowCounts[Math.min(calls.rowCount.length - 1, rowCounts.length - 1)]!;
     },
     settle: async (keys: readonly string[]) => {
@@ -46,7 +50,7 @@ function setup(fake: FakeOptions = {}, options: Partial<SettleOptions> = {}) {
         requests: 1,
         present: async (asked: readonly string[]) => {
           calls.present.push([...asked]);
-          return new Set(asked.filter((key) => table.has(key)));
+          return new Set(asked.filter((key) => visible() && table.has(key)));
         },
       };
       return { plan: { kind: 'queries' as const, requests: 1, text: 'one query' }, lookup };
@@ -252,6 +256,37 @@ describe('KeySettler.checkDue and checkKeysShow', () => {
     expect((error as TdsError).hint).not.toContain('journal');
     // still not confirmed: due again
     expect(settler.checkDue).toBe(true);
+  });
+
+  it('keys that do not show while the rows taken in are not all visible yet (rowCount) are looked for again once they are', async () => {
+    // TDS_RATE_SCALE shortened the window to 300 ms, but the rows show only after 600 ms (an emulator
+    // with its own intake delay): no false "the webhook does not fill the column"
+    const { settler, calls } = setup({ table: ['k1'], rowCounts: [10, 13], visibleAfterMs: 600 });
+    settler.begin(10);
+    settler.noteAccepted(batch(1, 1, 3), true);
+    const { ms } = await timed(() => settler.checkKeysShow(Date.now()));
+    expect(ms).toBeGreaterThanOrEqual(590);
+    expect(calls.present).toHaveLength(2);
+    expect(settler.checkDue).toBe(false);
+  });
+
+  it('keys that do not show once the rows taken in are visible fail at once, without waiting for them', async () => {
+    const { settler, calls } = setup({ table: [], rowCounts: [13] });
+    settler.begin(10);
+    settler.noteAccepted(batch(1, 1, 3), true);
+    const { value: error, ms } = await timed(() => settler.checkKeysShow(Date.now()).catch((e: unknown) => e));
+    expect((error as TdsError).code).toBe('PUSH_INCOMPLETE');
+    expect(ms).toBeLessThan(MAX + 500);
+    expect(calls.present).toHaveLength(2);
+  });
+
+  it('settling: a sample that does not show while rows are still coming in is looked for again once they show', async () => {
+    const { settler, calls } = setup({ table: ['k10', 'k20'], rowCounts: [10, 15], visibleAfterMs: 600 });
+    settler.begin(10);
+    settler.noteAccepted(batch(4, 10, 5), true);
+    const found = await settler.found([batch(5, 20, 2)], Date.now());
+    expect(records(found)).toEqual([[20]]);
+    expect(calls.present).toHaveLength(2);
   });
 
   it('after keys were confirmed by settling, is no longer due', async () => {
