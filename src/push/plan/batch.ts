@@ -115,16 +115,17 @@ export async function* batchRecords(chunks: AsyncIterable<readonly InputRecord[]
   };
   for await (const chunk of chunks) {
     for (const { record, json, key, excluded } of chunk) {
+      // an empty object is skipped whatever its key would have been (it has none, and is never sent)
+      if (json === '{}') {
+        yield { kind: 'skipped', record };
+        continue;
+      }
       if (excluded?.kind === 'duplicate') {
         yield { kind: 'duplicate', record, of: excluded.of, key: excluded.key };
         continue;
       }
       if (excluded?.kind === 'keyless') {
         yield { kind: 'keyless', item: { record, json, bytes: Buffer.byteLength(json, 'utf8') }, reason: excluded.reason };
-        continue;
-      }
-      if (json === '{}') {
-        yield { kind: 'skipped', record };
         continue;
       }
       const bytes = Buffer.byteLength(json, 'utf8');

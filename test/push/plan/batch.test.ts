@@ -86,6 +86,22 @@ describe('batchRecords', () => {
     expect(oversized?.kind === 'oversized' && oversized.item.bytes).toBe(Buffer.byteLength(JSON.stringify(big)));
   });
 
+  it('--key: an empty object is skipped, not rejected for its missing key; a keyed record without a key is', async () => {
+    const records: InputRecord[] = [
+      { record: 1, value: {}, json: '{}', excluded: { kind: 'keyless', reason: 'no email' } },
+      { record: 2, value: { name: 'x' }, json: '{"name":"x"}', excluded: { kind: 'keyless', reason: 'no email' } },
+    ];
+    const events: BatchEvent[] = [];
+    for await (const event of batchRecords(
+      (async function* () {
+        yield records;
+      })(),
+      { maxObjects: 500, maxBytes: 1_000_000 },
+    ))
+      events.push(event);
+    expect(events.map((event) => event.kind)).toEqual(['skipped', 'keyless']);
+  });
+
   it('accepts an object that exactly fills the body limit alone', async () => {
     const value = { s: 'x'.repeat(20) };
     const limit = bodyBytes(1, Buffer.byteLength(JSON.stringify(value)));
