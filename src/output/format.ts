@@ -28,6 +28,11 @@ export function chooseFormat(options: { format?: Format; output?: string; fallba
   if (options.output && options.output !== '-') {
     const fromPath = formatFromPath(options.output);
     if (fromPath) return fromPath;
+    if (extname(options.output).toLowerCase() === '.parquet') {
+      throw new UsageError('this command does not write Parquet: tds rows, tds query and tds sql do', {
+        hint: 'use an extension of .csv .tsv .ndjson .jsonl .json, or give --format',
+      });
+    }
     throw new UsageError(`cannot tell the format of "${options.output}" from its extension`, {
       hint: 'use an extension of .csv .tsv .ndjson .jsonl .json, or give --format',
     });
