@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { promptHidden, readSecret } from '../../src/config/read-secret.js';
 import type { ReadStream } from 'node:tty';
-import { testContext } from './context.js';
+import { testContext } from '../helpers/context.js';
 
 /** A fake terminal: a stream with isTTY and setRawMode that records the mode. */
 function fakeTerminal() {

@@ -8,7 +8,7 @@ import { connectWith } from '../../src/commands/client.js';
 import { resolveSettings, type Settings } from '../../src/config/settings.js';
 import { loadWebhook } from '../../src/config/webhooks.js';
 import { writeConfig } from '../../src/config/store.js';
-import { testContext } from './context.js';
+import { testContext } from '../helpers/context.js';
 
 const PROFILES = {
   default: {

@@ -1,34 +1,16 @@
-import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
-import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.js';
 import { startSyncProgress } from '../../src/mirror/sync-progress.js';
 import type { Table } from '../../src/spec/index.js';
+import { testContext } from '../helpers/context.js';
 
-/** A context whose stderr counts as a terminal; `text()` is the last state of the progress line. */
+/** A context whose stderr counts as a terminal; `last()` is the last state of the progress line. */
 function terminal(env: NodeJS.ProcessEnv): { ctx: Context; last: () => string } {
-  const stderr = new PassThrough();
-  let written = '';
-  stderr.on('data', (chunk: Buffer) => (written += chunk.toString('utf8')));
-  const ctx: Context = {
-    io: {
-      stdout: new PassThrough(),
-      stderr,
-      stdin: new PassThrough(),
-      stdoutIsTTY: false,
-      stderrIsTTY: true,
-      color: new Chalk({ level: 0 }),
-      colorEnabled: false,
-      terminalWidth: 200,
-      env,
-    },
-    signal: new AbortController().signal,
-    verbose: () => undefined,
-  };
+  const ctx = testContext(env, undefined, {});
   const last = (): string => {
     // ora redraws the line with cursor moves, which leave one string of frames once removed
-    const frames = stripVTControlCharacters(written).split(/(?=tables \d+\/)/);
+    const frames = stripVTControlCharacters(ctx.stderrText()).split(/(?=tables \d+\/)/);
     return (frames.at(-1) ?? '').replace(/[\u2800-\u28ff]/g, '').trim(); // without the spinner's braille frames
   };
   return { ctx, last };

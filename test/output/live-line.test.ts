@@ -1,28 +1,12 @@
-import { PassThrough } from 'node:stream';
-import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import type { IO } from '../../src/core/io.js';
 import { startLiveLine } from '../../src/output/live-line.js';
+import { testContext } from '../helpers/context.js';
 
-/** stderr as a terminal of `columns` columns (undefined: a stream that does not say). */
-function io(columns: number | undefined): { io: IO; written: () => string } {
-  const stderr = Object.assign(new PassThrough(), columns === undefined ? {} : { columns });
-  let written = '';
-  stderr.on('data', (chunk: Buffer) => (written += chunk.toString('utf8')));
-  return {
-    io: {
-      stdout: new PassThrough(),
-      stderr,
-      stdin: new PassThrough(),
-      stdoutIsTTY: false,
-      stderrIsTTY: true,
-      color: new Chalk({ level: 0 }),
-      colorEnabled: false,
-      terminalWidth: 100,
-      env: {},
-    },
-    written: () => written,
-  };
+/** stderr as a terminal of `columns` columns. */
+function io(columns: number): { io: IO; written: () => string } {
+  const ctx = testContext({}, undefined, { columns });
+  return { io: ctx.io, written: () => ctx.stderrText() };
 }
 
 describe('the live status line', () => {
