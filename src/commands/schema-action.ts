@@ -3,20 +3,26 @@ import type { Context } from '../core/context.js';
 import { loadSettings } from '../config/settings.js';
 import { withClient } from './client.js';
 import { resolveTable } from '../http/resolve-table.js';
-import { chooseFormat, type Format } from '../output/format.js';
-import { writeListing } from '../output/table.js';
+import { chooseExportFormat, type ExportFormat } from '../output/format.js';
+import { writeListingAs } from './listing-output.js';
 import type { Field } from '../spec/index.js';
 
 const SHARED_MARK = ' *';
 
-export async function schemaAction(ctx: Context, ref: string, options: { format?: Format; output?: string }, cmd: Command): Promise<void> {
+export async function schemaAction(
+  ctx: Context,
+  ref: string,
+  options: { format?: ExportFormat; output?: string },
+  cmd: Command,
+): Promise<void> {
   const settings = await loadSettings(ctx, cmd);
-  const format = chooseFormat({ ...options, fallback: settings.defaultFormat ?? 'table' });
+  const format = chooseExportFormat({ ...options, fallback: settings.defaultFormat ?? 'table' });
   const { fields } = await withClient(ctx, settings, async (client) => client.schema((await resolveTable(client, ref)).id));
   const shared = sharedLabels(fields);
-  await writeListing<Field>(ctx, fields, {
+  await writeListingAs<Field>(ctx, fields, {
     format,
     output: options.output,
+    parquetTypes: { id: 'VARCHAR', name: 'VARCHAR', label: 'VARCHAR', type: 'VARCHAR', options: 'JSON', isSystem: 'BOOLEAN' },
     fields: ['id', 'name', 'label', 'type', 'options', 'isSystem'],
     columns: [
       { header: 'ID', value: (f) => f.id, style: (c, t) => c.dim(t) },

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { addOutputOptions } from './options.js';
-import type { Format } from '../output/format.js';
+import type { ExportFormat } from '../output/format.js';
 
 export function schemaCommand(ctx: Context): Command {
   const command = new Command('schema')
@@ -17,7 +17,7 @@ Examples:
   $ tds schema tbl_8f2k --format json
   $ tds schema "Edge Cases" -o columns.csv`,
     );
-  addOutputOptions(command).action(async (ref: string, options: { format?: Format; output?: string }, cmd: Command) => {
+  addOutputOptions(command).action(async (ref: string, options: { format?: ExportFormat; output?: string }, cmd: Command) => {
     const { schemaAction } = await import('./schema-action.js');
     await schemaAction(ctx, ref, options, cmd);
   });

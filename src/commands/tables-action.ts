@@ -3,26 +3,36 @@ import type { Context } from '../core/context.js';
 import { loadSettings } from '../config/settings.js';
 import { withClient } from './client.js';
 import { resolveWorkspace } from '../http/resolve-workspace.js';
-import { chooseFormat, type Format } from '../output/format.js';
-import { emojiFor, writeListing } from '../output/table.js';
+import { chooseExportFormat, type ExportFormat } from '../output/format.js';
+import { emojiFor } from '../output/table.js';
+import { writeListingAs } from './listing-output.js';
 import type { Table } from '../spec/index.js';
 
 export interface TablesOptions {
   workspace?: string;
-  format?: Format;
+  format?: ExportFormat;
   output?: string;
 }
 
 export async function tablesAction(ctx: Context, options: TablesOptions, cmd: Command): Promise<void> {
   const settings = await loadSettings(ctx, cmd);
-  const format = chooseFormat({ ...options, fallback: settings.defaultFormat ?? 'table' });
+  const format = chooseExportFormat({ ...options, fallback: settings.defaultFormat ?? 'table' });
   const { tables } = await withClient(ctx, settings, async (client) => {
     const workspaceId = options.workspace === undefined ? undefined : (await resolveWorkspace(client, options.workspace)).id;
     return client.tables({ workspaceId });
   });
-  await writeListing<Table>(ctx, tables, {
+  await writeListingAs<Table>(ctx, tables, {
     format,
     output: options.output,
+    parquetTypes: {
+      id: 'VARCHAR',
+      name: 'VARCHAR',
+      emoji: 'VARCHAR',
+      workspaceId: 'VARCHAR',
+      workspaceName: 'VARCHAR',
+      rowCount: 'BIGINT',
+      fieldCount: 'BIGINT',
+    },
     fields: ['id', 'name', 'emoji', 'workspaceId', 'workspaceName', 'rowCount', 'fieldCount'],
     columns: [
       { header: 'ID', value: (t) => t.id, style: (c, text) => c.dim(text) },

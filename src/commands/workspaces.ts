@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { addOutputOptions } from './options.js';
-import type { Format } from '../output/format.js';
+import type { ExportFormat } from '../output/format.js';
 
 export function workspacesCommand(ctx: Context): Command {
   const command = new Command('workspaces')
@@ -14,7 +14,7 @@ Examples:
   $ tds workspaces --format json | jq -r '.[].name'
   $ tds workspaces -o workspaces.csv`,
     );
-  addOutputOptions(command).action(async (options: { format?: Format; output?: string }, cmd: Command) => {
+  addOutputOptions(command).action(async (options: { format?: ExportFormat; output?: string }, cmd: Command) => {
     const { workspacesAction } = await import('./workspaces-action.js');
     await workspacesAction(ctx, options, cmd);
   });

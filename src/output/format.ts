@@ -6,7 +6,7 @@ export const OUTPUT_FORMATS = ['table', 'csv', 'tsv', 'ndjson', 'json'] as const
 export type Format = (typeof OUTPUT_FORMATS)[number];
 export type DataFormat = Exclude<Format, 'table'>;
 
-/** `tds rows` and `tds query` also write Parquet: typed columns, to `-o FILE` only (a binary format). */
+/** Exports and listings also write Parquet: typed columns, to `-o FILE` only (a binary format). */
 export const EXPORT_FORMATS = [...OUTPUT_FORMATS, 'parquet'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
@@ -28,11 +28,6 @@ export function chooseFormat(options: { format?: Format; output?: string; fallba
   if (options.output && options.output !== '-') {
     const fromPath = formatFromPath(options.output);
     if (fromPath) return fromPath;
-    if (extname(options.output).toLowerCase() === '.parquet') {
-      throw new UsageError('this command does not write Parquet: tds rows, tds query and tds sql do', {
-        hint: 'use an extension of .csv .tsv .ndjson .jsonl .json, or give --format',
-      });
-    }
     throw new UsageError(`cannot tell the format of "${options.output}" from its extension`, {
       hint: 'use an extension of .csv .tsv .ndjson .jsonl .json, or give --format',
     });
@@ -40,7 +35,7 @@ export function chooseFormat(options: { format?: Format; output?: string; fallba
   return options.fallback;
 }
 
-/** chooseFormat for the exports of rows and query, which also know `.parquet`. */
+/** chooseFormat for the commands that also write Parquet (rows, query and the listings), which know `.parquet`. */
 export function chooseExportFormat(options: { format?: ExportFormat; output?: string; fallback: Format }): ExportFormat {
   const { format, output, fallback } = options;
   if (format === 'parquet' || (!format && output && extname(output).toLowerCase() === '.parquet')) return 'parquet';

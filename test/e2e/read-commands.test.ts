@@ -213,3 +213,48 @@ describe.concurrent('tds schema', () => {
     expect(result.stdout).toMatch(/Examples:\n {2}\$ tds schema Leads/);
   });
 });
+
+describe.concurrent('listings as Parquet', () => {
+  it("workspaces, tables and schema to -o FILE.parquet: the listing's fields as typed columns, every object", async () => {
+    const { readParquet } = await import('../export/parquet-file.js');
+    const dir = await mkdtemp(join(tmpdir(), 'tds-read-parquet-'));
+    const runs = [
+      ['workspaces', '-o', join(dir, 'ws.parquet')],
+      ['tables', '-o', join(dir, 'tables.parquet')],
+      ['schema', 'Leads', '--format', 'parquet', '-o', join(dir, 'leads-schema.bin')],
+    ];
+    for (const args of runs) {
+      const result = await tds(args);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('');
+    }
+    const tables = await readParquet(join(dir, 'tables.parquet'));
+    expect(tables.columns).toEqual([
+      { name: 'id', type: 'VARCHAR' },
+      { name: 'name', type: 'VARCHAR' },
+      { name: 'emoji', type: 'VARCHAR' },
+      { name: 'workspaceId', type: 'VARCHAR' },
+      { name: 'workspaceName', type: 'VARCHAR' },
+      { name: 'rowCount', type: 'BIGINT' },
+      { name: 'fieldCount', type: 'BIGINT' },
+    ]);
+    const plain = (rows: Array<Record<string, unknown>>) =>
+      rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
+    expect(plain(tables.rows)).toEqual(service.tables);
+    expect(plain((await readParquet(join(dir, 'ws.parquet'))).rows)).toEqual(
+      (service.workspaces as Array<Record<string, unknown>>).map(({ id, name, tableCount }) => ({ id, name, tableCount })),
+    );
+    const schema = await readParquet(join(dir, 'leads-schema.bin'));
+    expect(schema.columns.map((column) => column.type)).toEqual(['VARCHAR', 'VARCHAR', 'VARCHAR', 'VARCHAR', 'JSON', 'BOOLEAN']);
+    expect(schema.rows).toEqual(service.leadsFields);
+    expect((await readdir(dir)).sort()).toEqual(['leads-schema.bin', 'tables.parquet', 'ws.parquet']);
+  });
+
+  it('--format parquet without -o FILE exits 2 with a hint', async () => {
+    const result = await tds(['tables', '--format', 'parquet']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /parquet needs -o FILE: it is a binary format, never written to a terminal\nhint: e\.g\. tds tables -o tables\.parquet/,
+    );
+  });
+});

@@ -112,12 +112,6 @@ describe('chooseFormat', () => {
   it('rejects an unknown extension without --format', () => {
     expect(() => chooseFormat({ output: 'out.xlsx', fallback: 'csv' })).toThrow(/extension/);
   });
-
-  it('says which commands write Parquet when a listing is asked for .parquet', () => {
-    expect(() => chooseFormat({ output: 'tables.Parquet', fallback: 'table' })).toThrow(
-      'this command does not write Parquet: tds rows, tds query and tds sql do',
-    );
-  });
 });
 
 describe('createAtomicFile', () => {

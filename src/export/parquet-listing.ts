@@ -1,0 +1,45 @@
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { openDatabase } from '../duckdb/engine.js';
+import { quoteLiteral } from '../duckdb/sql-text.js';
+import { claimOutput } from '../output/claim-output.js';
+import { OutputWriteError } from '../output/write-error.js';
+
+// A listing (workspaces, tables, schema) as Parquet: a few hundred objects at most, written as NDJSON
+// beside FILE, typed by DuckDB's JSON reader with the listing's own column types, copied out with COPY,
+// and renamed over FILE like every -o file.
+
+/** A listing's column: the object's key, and its Parquet type. */
+export interface ListingColumn {
+  key: string;
+  type: 'VARCHAR' | 'BIGINT' | 'BOOLEAN' | 'JSON';
+}
+
+export async function writeParquetListing(items: readonly object[], columns: readonly ListingColumn[], path: string): Promise<void> {
+  const lock = await claimOutput(path, 'another tds command');
+  const source = `${path}.tds-listing.ndjson`;
+  const partial = `${path}.partial`;
+  try {
+    const lines = items.map((item) => {
+      const record = item as Record<string, unknown>;
+      return `${JSON.stringify(Object.fromEntries(columns.map(({ key }) => [key, record[key] ?? null])))}\n`;
+    });
+    await writeFile(source, lines.join(''), { flag: 'wx' }).catch((error: unknown) => {
+      throw new OutputWriteError(source, error as Error);
+    });
+    const db = await openDatabase(':memory:', { readOnly: false, what: 'the listing', memoryLimit: '64MB', threads: 1 });
+    try {
+      const types = columns.map(({ key, type }) => `${quoteLiteral(key)}: ${quoteLiteral(type)}`).join(', ');
+      const read = `read_json(${quoteLiteral(source)}, format = 'newline_delimited', columns = {${types}})`;
+      await db.connection.run(`COPY (SELECT * FROM ${read}) TO ${quoteLiteral(partial)} (FORMAT parquet)`);
+    } finally {
+      db.close();
+    }
+    await rename(partial, path);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  } finally {
+    await rm(source, { force: true });
+    await lock.release();
+  }
+}
