@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TdsError } from '../../core/errors.js';
 import { INTAKE_MAX_MS, INTAKE_QUIET_MS } from '../../spec/index.js';
 import type { Batch } from '../plan/batch.js';
+import { recordsText } from '../report/ranges.js';
 import type { KeyLookups } from './key-lookups.js';
 
 export interface SettleOptions {
@@ -72,7 +73,7 @@ export class KeySettler {
       return (await lookup.present(sample.keys)).size > 0;
     };
     if (!(await shows()) && !((await this.rowsShow()) && (await shows()))) {
-      throw this.unfindable(`records ${sample.first}–${sample.last}`, false);
+      throw this.unfindable(recordsText(sample), false);
     }
     this.confirmed = true;
   }
@@ -90,7 +91,7 @@ export class KeySettler {
     const sampleIn = (found: ReadonlySet<string>): boolean => !sample || sample.keys.some((key) => found.has(key));
     let present = await lookUp();
     if (!sampleIn(present) && (await this.rowsShow())) present = await lookUp();
-    if (!sampleIn(present)) throw this.unfindable(`records ${sample!.first}–${sample!.last}`, true);
+    if (!sampleIn(present)) throw this.unfindable(recordsText(sample!), true);
     if (sample) this.confirmed = true;
     if (!sample && !keys.some((key) => present.has(key)) && (await this.grewByAll(keys.length))) {
       throw this.unfindable(`the uncertain records ${batches.map((batch) => `${batch.first}–${batch.last}`).join(', ')}`, true);

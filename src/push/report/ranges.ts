@@ -27,3 +27,8 @@ export function formatRanges(ranges: readonly RecordRange[], max = 8): string {
   const more = merged.length - shown.length;
   return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
 }
+
+/** `record 7` or `records 1–3`. */
+export function recordsText({ first, last }: RecordRange): string {
+  return first === last ? `record ${first}` : `records ${first}–${last}`;
+}

@@ -122,7 +122,7 @@ export function buildSummary(input: SummaryInput): PushSummary {
     seconds: round(input.seconds),
     ...(input.checkSeconds !== undefined ? { checkSeconds: round(input.checkSeconds) } : {}),
     ...(input.sendSeconds !== undefined ? { sendSeconds: round(input.sendSeconds) } : {}),
-    recordsPerSecond: input.seconds > 0 ? Math.round(moved / input.seconds) : 0,
+    recordsPerSecond: input.seconds > 0 ? perSecond(moved / input.seconds) : 0,
     uncertain: tally.uncertain,
     rejectedRecords: tally.rejected.sample,
     journal: input.journal ?? null,
@@ -147,6 +147,9 @@ export function buildSummary(input: SummaryInput): PushSummary {
 }
 
 const n = (value: number): string => value.toLocaleString('en-US');
+
+/** A rate as a whole number, or with one decimal below 10 (2 records in 6.6 s are 0.3 a second, not 0). */
+const perSecond = (rate: number): number => (rate < 10 ? Math.round(rate * 10) / 10 : Math.round(rate));
 /** `1 batch`, `2 batches`. */
 const count = (value: number, one: string, many: string): string => `${n(value)} ${value === 1 ? one : many}`;
 

@@ -107,3 +107,26 @@ describe('formatSummary', () => {
     expect(text).toMatch(/time\s+2\.0 s, 45 records\/s/);
   });
 });
+
+describe("the summary's rate", () => {
+  it('keeps one decimal below 10 records a second (2 records in 6.6 s are 0.3 a second, not 0)', () => {
+    const rate = (sent: number, seconds: number): number => {
+      const tally = new PushTally();
+      add(tally.sent, batch(1, 1, sent));
+      return buildSummary({
+        input: 'in.csv',
+        format: 'csv',
+        webhook: 'https://h/…abcd',
+        dryRun: false,
+        resumed: false,
+        read: sent,
+        tally,
+        notSent: 0,
+        seconds,
+      }).recordsPerSecond;
+    };
+    expect(rate(2, 6.6)).toBe(0.3);
+    expect(rate(95, 10)).toBe(9.5);
+    expect(rate(1234, 10)).toBe(123);
+  });
+});

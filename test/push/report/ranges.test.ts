@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatRanges, mergeRanges, rangesOf } from '../../../src/push/report/ranges.js';
+import { formatRanges, mergeRanges, rangesOf, recordsText } from '../../../src/push/report/ranges.js';
 
 describe('record ranges', () => {
   it('merges touching and overlapping ranges, in order', () => {
@@ -34,4 +34,11 @@ describe('record ranges', () => {
     ],
     [Array.from({ length: 10 }, (_, i) => ({ first: i * 10, last: i * 10 })), '0, 10, 20, 30, 40, 50, 60, 70 and 2 more'],
   ])('formats %j as %s', (ranges, text) => expect(formatRanges(ranges)).toBe(text));
+});
+
+describe('recordsText', () => {
+  it('names one record in the singular and a range in the plural', () => {
+    expect(recordsText({ first: 2, last: 2 })).toBe('record 2');
+    expect(recordsText({ first: 1, last: 3 })).toBe('records 1–3');
+  });
 });
