@@ -56,6 +56,7 @@ async function sqlStep<T>(step: () => Promise<T>): Promise<T> {
     const message = (error as Error).message ?? String(error);
     throw new UsageError(`SQL: ${message.split('\n')[0]}`, {
       ...(/read-only mode/i.test(message) ? { hint: 'the mirror is opened read-only: add --write to change it' } : {}),
+      ...(/IO Error: Cannot open file/i.test(message) ? { hint: 'check that the folder of -o FILE exists and can be written' } : {}),
       ...(/Table with name .* does not exist/i.test(message)
         ? { hint: 'SHOW TABLES lists the mirror tables; _tds_tables says which is which' }
         : {}),

@@ -160,6 +160,11 @@ describe('tds sql: read-only unless --write, and DuckDB errors as exit 2', () =>
     ['two statements', ['SELECT 1; SELECT 2'], /^tds: tds sql runs one statement; this text holds 2\nhint: run them one at a time$/m],
     ['no statement', [' '], /no SQL statement given/],
     [
+      '-o FILE.parquet in a folder that is not there',
+      ['SELECT 1', '-o', '/nonexistent/dir/x.parquet'],
+      /^tds: SQL: IO Error: .*x\.parquet\.partial.*\nhint: check that the folder of -o FILE exists and can be written$/m,
+    ],
+    [
       'a mirror that does not exist',
       ['SELECT 1', '--db', 'missing.duckdb'],
       /the mirror missing\.duckdb does not exist\nhint: make it with `tds sync TABLE --db FILE` first/,
