@@ -61,9 +61,9 @@ export async function openDatabase(path: string, options: OpenOptions): Promise<
 }
 
 /**
- * An existing path must be a DuckDB file: DuckDB itself would open a folder's error as an I/O failure,
- * and a CSV, JSON or Parquet file as an empty in-memory database (its shell's convenience), where a
- * sync would write rows that vanish at exit. A DuckDB file has "DUCK" at byte 8; a new path is created.
+ * An existing path must be a DuckDB file: DuckDB fails on a folder with a bare I/O error, and opens a
+ * CSV, JSON or Parquet file as an empty in-memory database (its shell's convenience), where a sync
+ * would write rows that vanish at exit. A DuckDB file has "DUCK" at byte 8; a new path is created.
  */
 async function checkIsDuckDBFile(path: string, options: OpenOptions): Promise<void> {
   const what = `${options.what} ${path}`;

@@ -23,6 +23,8 @@ export async function writeParquetListing(items: readonly object[], columns: rea
       const record = item as Record<string, unknown>;
       return `${JSON.stringify(Object.fromEntries(columns.map(({ key }) => [key, record[key] ?? null])))}\n`;
     });
+    // created afresh (a file a crashed run left is removed; a link planted there is not followed)
+    await rm(source, { force: true });
     await writeFile(source, lines.join(''), { flag: 'wx' }).catch((error: unknown) => {
       throw new OutputWriteError(source, error as Error);
     });
