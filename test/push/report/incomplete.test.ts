@@ -12,7 +12,7 @@ const batch = (number: number, first: number, count: number) =>
     Array.from({ length: count }, (_, i) => ({ record: first + i, json: '{"a":1}', bytes: 7 })),
   );
 
-function summaryOf(build: (tally: PushTally) => void, notSent: number | null = 0, extra: { rejects?: string } = {}) {
+function summaryOf(build: (tally: PushTally) => void, notSent: number | null = 0, extra: { rejects?: string; seconds?: number } = {}) {
   const tally = new PushTally();
   build(tally);
   return buildSummary({
@@ -110,21 +110,8 @@ describe('formatSummary', () => {
 
 describe("the summary's rate", () => {
   it('keeps one decimal below 10 records a second (2 records in 6.6 s are 0.3 a second, not 0)', () => {
-    const rate = (sent: number, seconds: number): number => {
-      const tally = new PushTally();
-      add(tally.sent, batch(1, 1, sent));
-      return buildSummary({
-        input: 'in.csv',
-        format: 'csv',
-        webhook: 'https://h/…abcd',
-        dryRun: false,
-        resumed: false,
-        read: sent,
-        tally,
-        notSent: 0,
-        seconds,
-      }).recordsPerSecond;
-    };
+    const rate = (sent: number, seconds: number): number =>
+      summaryOf((t) => add(t.sent, batch(1, 1, sent)), 0, { seconds }).recordsPerSecond;
     expect(rate(2, 6.6)).toBe(0.3);
     expect(rate(95, 10)).toBe(9.5);
     expect(rate(1234, 10)).toBe(123);
