@@ -1,12 +1,12 @@
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
+import { copyToParquetFile } from '../duckdb/copy-parquet.js';
 import { openDatabase } from '../duckdb/engine.js';
 import { quoteLiteral } from '../duckdb/sql-text.js';
 import { claimOutput } from '../output/claim-output.js';
 import { OutputWriteError } from '../output/write-error.js';
 
 // A listing (workspaces, tables, schema) as Parquet: a few hundred objects at most, written as NDJSON
-// beside FILE, typed by DuckDB's JSON reader with the listing's own column types, copied out with COPY,
-// and renamed over FILE like every -o file.
+// beside FILE, typed by DuckDB's JSON reader with the listing's own column types, and copied out by COPY.
 
 /** A listing's column: the object's key, and its Parquet type. */
 export interface ListingColumn {
@@ -17,7 +17,6 @@ export interface ListingColumn {
 export async function writeParquetListing(items: readonly object[], columns: readonly ListingColumn[], path: string): Promise<void> {
   const lock = await claimOutput(path, 'another tds command');
   const source = `${path}.tds-listing.ndjson`;
-  const partial = `${path}.partial`;
   try {
     const lines = items.map((item) => {
       const record = item as Record<string, unknown>;
@@ -32,14 +31,10 @@ export async function writeParquetListing(items: readonly object[], columns: rea
     try {
       const types = columns.map(({ key, type }) => `${quoteLiteral(key)}: ${quoteLiteral(type)}`).join(', ');
       const read = `read_json(${quoteLiteral(source)}, format = 'newline_delimited', columns = {${types}})`;
-      await db.connection.run(`COPY (SELECT * FROM ${read}) TO ${quoteLiteral(partial)} (FORMAT parquet)`);
+      await copyToParquetFile((sql) => db.connection.run(sql), `SELECT * FROM ${read}`, path);
     } finally {
       db.close();
     }
-    await rename(partial, path);
-  } catch (error) {
-    await rm(partial, { force: true });
-    throw error;
   } finally {
     await rm(source, { force: true });
     await lock.release();

@@ -1,10 +1,9 @@
-import { rename, unlink } from 'node:fs/promises';
 import type { DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
+import { copyToParquetFile } from '../duckdb/copy-parquet.js';
 import type { Database } from '../duckdb/engine.js';
 import { plainValue } from '../duckdb/result-values.js';
-import { quoteLiteral } from '../duckdb/sql-text.js';
 import { createAtomicFile } from '../output/atomic-file.js';
 import type { Format } from '../output/format.js';
 import { createRecordWriter } from '../output/record-writer.js';
@@ -125,7 +124,7 @@ async function writeTable(
   );
 }
 
-/** COPY (query) TO FILE.partial (FORMAT parquet), then renamed: DuckDB writes it, typed, never a row at a time in JavaScript. */
+/** The query's rows as Parquet to -o FILE, by DuckDB's COPY (see copyToParquetFile). */
 async function copyToParquet(db: Database, statement: DuckDBPreparedStatement, request: SqlRequest): Promise<void> {
   const { StatementType } = db.duckdb;
   if (statement.statementType !== StatementType.SELECT) throw new UsageError('--format parquet writes the rows of a query (SELECT …)');
@@ -133,13 +132,6 @@ async function copyToParquet(db: Database, statement: DuckDBPreparedStatement, r
     throw new UsageError('parquet needs -o FILE: it is a binary format, never written to a terminal', {
       hint: 'e.g. tds sql "SELECT * FROM leads" -o leads.parquet',
     });
-  const partial = `${request.output}.partial`;
   const query = request.sql.trim().replace(/;+\s*$/, '');
-  try {
-    await sqlStep(() => db.connection.run(`COPY (${query}) TO ${quoteLiteral(partial)} (FORMAT parquet)`));
-    await rename(partial, request.output);
-  } catch (error) {
-    await unlink(partial).catch(() => undefined);
-    throw error;
-  }
+  await copyToParquetFile((sql) => sqlStep(() => db.connection.run(sql)), query, request.output);
 }

@@ -427,9 +427,15 @@ describe('tds sync: bad input', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const second = await bench.tds(['sync']);
+    const reader = await bench.tds(['sql', 'SELECT count(*) FROM leads']);
     follower.kill('SIGINT');
     await once(follower, 'exit');
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(/the mirror .*mirror\.duckdb is in use by another process \(PID \d+\)/);
+    // DuckDB's lock keeps out even a read-only sql while a sync writes (README says so)
+    expect(reader.code).toBe(2);
+    expect(reader.stderr).toMatch(
+      /in use by another process[\s\S]*hint: while a tds sync \(or tds sql --write\) writes a mirror, no other process can open it/,
+    );
   });
 });

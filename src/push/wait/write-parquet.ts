@@ -1,9 +1,10 @@
-import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appendRows, stagedSqlType } from '../../duckdb/append-rows.js';
 import { openDatabase } from '../../duckdb/engine.js';
-import { quoteIdent, quoteLiteral } from '../../duckdb/sql-text.js';
+import { copyToParquetFile } from '../../duckdb/copy-parquet.js';
+import { quoteIdent } from '../../duckdb/sql-text.js';
 import { typedPlan, typedRowReader } from '../../records/typed-plan.js';
 import type { TypedValue } from '../../records/typed-values.js';
 import type { HeaderMode } from '../../records/shape-options.js';
@@ -15,7 +16,7 @@ const BATCH_ROWS = 8192;
 /**
  * The pushed rows as Parquet, with the typed columns of the mirror and of `tds rows --format parquet`
  * (the action columns' status and error included): staged in a temporary DuckDB file, then written
- * by DuckDB's COPY to `path`.partial and renamed into place.
+ * by DuckDB's COPY (copyToParquetFile).
  */
 export async function writeParquetRows(
   path: string,
@@ -47,9 +48,7 @@ export async function writeParquetRows(
       const key = quoteIdent(column.key);
       return column.type === 'JSON' || column.type === 'TIMESTAMPTZ' ? `CAST(${key} AS ${column.type}) AS ${key}` : key;
     });
-    const partial = `${path}.partial`;
-    await db.connection.run(`COPY (SELECT ${select.join(', ')} FROM pushed) TO ${quoteLiteral(partial)} (FORMAT parquet)`);
-    await rename(partial, path);
+    await copyToParquetFile((sql) => db.connection.run(sql), `SELECT ${select.join(', ')} FROM pushed`, path);
   } finally {
     db.close();
     await rm(dir, { recursive: true, force: true });
