@@ -1,4 +1,5 @@
-import { openRowAppender } from '../duckdb/append-rows.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { openRowAppender, type RowAppender } from '../duckdb/append-rows.js';
 import type { Database } from '../duckdb/engine.js';
 import { jsonRowsFrom, jsonRowValues } from '../duckdb/json-rows.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
@@ -15,19 +16,25 @@ export interface GroupCounts {
  * Writes pages of typed rows into a mirror table: each group of whole pages in one transaction with
  * the table's progress (its state row), so a crash leaves the mirror as of the last group written,
  * with the cursor to continue from. The rows reach DuckDB as one JSON text each (duckdb/json-rows.ts,
- * as in a Parquet export) with their ID, in a temporary inbox table, and are typed by DuckDB as they
- * move on: into a temporary stage table, from which they are upserted by `_id` (deleted, then
- * inserted). Their IDs are noted in _tds_pass for the pass's deletions at its end.
+ * as in a Parquet export) with their ID, appended as they are read to a temporary inbox table, and are
+ * typed by DuckDB as they move on: into a temporary stage table, from which they are upserted by `_id`
+ * (deleted, then inserted). Their IDs are noted in _tds_pass for the pass's deletions at its end.
+ *
+ * Two lanes (a connection each, with its own inbox and stage) take turns: while one writes its group,
+ * the pages read meanwhile go to the other's inbox. Rows cross into DuckDB the moment they are read,
+ * so they never wait in the JavaScript heap (where they would outlive the young generation and fill
+ * the old one with garbage).
  *
  * While every row of the mirror table came in through this pass (a first sync, or one that continues
  * it), a group's rows are new ones: they are inserted from the inbox as they are, without a stage or a search
- * of the table for them (which grows with the table). The primary key still refuses a row the table has: that group is then
- * rolled back and written the general way, from the same inbox.
+ * of the table for them (which grows with the table). The primary key still refuses a row the table has,
+ * or one read twice in the group: that group is then rolled back and written the general way, from the same inbox.
  */
 export class MirrorWriter {
-  private readonly inbox: string;
-  private readonly stage: string;
   private readonly keys: string;
+  private readonly lanes: Lane[] = [];
+  /** The lane that takes the rows read now. */
+  private current = 0;
   private onlyNew = false;
 
   constructor(
@@ -35,55 +42,134 @@ export class MirrorWriter {
     private readonly table: string,
     private readonly columns: readonly TypedColumn[],
   ) {
-    const suffix = Math.random().toString(36).slice(2, 10);
-    this.inbox = `tds_inbox_${suffix}`;
-    this.stage = `tds_stage_${suffix}`;
     this.keys = columns.map((column) => quoteIdent(column.key)).join(', ');
   }
 
   /** `insertedByPass`: rows the pass has inserted so far (saved with its progress). */
   async open(insertedByPass: number): Promise<void> {
-    const { connection } = this.db;
-    const reader = await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${this.target}`);
+    const reader = await this.db.connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${this.target}`);
     this.onlyNew = Number(reader.getRowObjectsJS()[0]?.n ?? 0) <= insertedByPass;
-    await this.makeTables();
+    for (const connection of [this.db.connection, await this.db.connect()]) {
+      const lane = new Lane(this.db, connection, this.columns);
+      this.lanes.push(lane);
+      await lane.makeTables();
+    }
   }
 
   async close(): Promise<void> {
-    await this.db.connection.run(`DROP TABLE IF EXISTS temp.${this.inbox}`);
-    await this.db.connection.run(`DROP TABLE IF EXISTS ${this.staged}`);
+    for (const lane of this.lanes) await lane.close(lane.connection !== this.db.connection);
+    this.lanes.length = 0;
+  }
+
+  /** Rows read (each row's ID and its typed values as one JSON text, in the columns' order), for the next write. */
+  append(rows: ReadonlyArray<[id: string, json: string]>): void {
+    this.lanes[this.current]!.append(rows);
+  }
+
+  /** Rows appended since the last write. */
+  get waiting(): number {
+    return this.lanes[this.current]?.rows ?? 0;
   }
 
   /**
-   * One transaction: the rows, their IDs for the pass, and `state` (its pass counts these rows). A row
-   * whose `_updatedAt` is the one the mirror has is unchanged: it is written again only when `rewrite`
-   * (a full pass brings every row to the current labels and types). `rows`: each row's ID and its typed
-   * values as one JSON text (duckdb/json-rows.ts), in the columns' order; one row per ID.
+   * One transaction: the rows appended since the last write, their IDs for the pass, and `state` (its
+   * pass counts these rows). A row whose `_updatedAt` is the one the mirror has is unchanged: it is
+   * written again only when `rewrite` (a full pass brings every row to the current labels and types).
+   * Rows appended meanwhile go to the next write. One write at a time.
    */
-  async write(rows: ReadonlyArray<[id: string, json: string]>, state: TableState, rewrite: boolean): Promise<GroupCounts> {
-    const appender = await openRowAppender(this.db, { name: this.inbox, catalog: 'temp' }, ['VARCHAR', 'VARCHAR']);
-    try {
-      appender.append(rows);
-    } finally {
-      appender.close();
-    }
+  async write(state: TableState, rewrite: boolean): Promise<GroupCounts> {
+    const lane = this.lanes[this.current]!;
+    this.current = 1 - this.current;
+    const total = lane.seal();
     try {
       let counts: GroupCounts | undefined;
       if (this.onlyNew) {
         // the primary key refuses a row the mirror has: the general way then (which meets any other failure again)
-        counts = await this.transaction(state, () => this.insertNew(rows.length)).catch(() => undefined);
+        counts = await lane.transaction(state, () => this.insertNew(lane, total)).catch(() => undefined);
       }
-      return (counts ??= await this.transaction(state, () => this.upsert(rows.length, rewrite)));
+      return (counts ??= await lane.transaction(state, () => this.upsert(lane, total, rewrite)));
     } finally {
-      await this.makeTables();
+      await lane.makeTables();
     }
   }
 
-  private async transaction(state: TableState, apply: () => Promise<GroupCounts>): Promise<GroupCounts> {
-    const { connection } = this.db;
+  private async insertNew(lane: Lane, total: number): Promise<GroupCounts> {
+    await lane.connection.run(`INSERT INTO ${this.target} (${this.keys}) ${lane.typedRows(false)}`);
+    return { inserted: total, updated: 0 };
+  }
+
+  private async upsert(lane: Lane, total: number, rewrite: boolean): Promise<GroupCounts> {
+    const { connection, staged } = lane;
+    await connection.run(`INSERT INTO ${staged} ${lane.typedRows(true)}`);
+    const counts = await this.compare(lane, total);
+    if (!rewrite) await connection.run(`DELETE FROM ${staged} WHERE "_id" IN (${this.unchangedIds(staged)})`);
+    await connection.run(`DELETE FROM ${this.target} WHERE "_id" IN (SELECT "_id" FROM ${staged})`);
+    await connection.run(`INSERT INTO ${this.target} (${this.keys}) SELECT ${this.keys} FROM ${staged}`);
+    return counts;
+  }
+
+  /** Rows new to the mirror, and rows it has with another `_updatedAt` (rows read twice count once). */
+  private async compare(lane: Lane, total: number): Promise<GroupCounts> {
+    const reader = await lane.connection.runAndReadAll(
+      `SELECT (SELECT count(*) FROM ${lane.staged})::INTEGER AS distinct_rows, count(*)::INTEGER AS known, ` +
+        `count(*) FILTER (WHERE t."_updatedAt" IS DISTINCT FROM s."_updatedAt")::INTEGER AS changed ` +
+        `FROM ${this.target} t JOIN ${lane.staged} s USING ("_id")`,
+    );
+    const row = reader.getRowObjectsJS()[0] ?? {};
+    const rows = Math.min(total, Number(row.distinct_rows ?? total));
+    return { inserted: rows - Number(row.known ?? 0), updated: Number(row.changed ?? 0) };
+  }
+
+  private unchangedIds(staged: string): string {
+    return `SELECT s."_id" FROM ${staged} s JOIN ${this.target} t USING ("_id") WHERE t."_updatedAt" = s."_updatedAt"`;
+  }
+
+  private get target(): string {
+    return quoteIdent(this.table);
+  }
+}
+
+/** A connection with its own temporary inbox and stage (temporary tables belong to their connection). */
+class Lane {
+  private readonly suffix = Math.random().toString(36).slice(2, 10);
+  private appender: RowAppender | undefined;
+  /** Rows appended since the last seal. */
+  rows = 0;
+
+  constructor(
+    private readonly db: Database,
+    readonly connection: DuckDBConnection,
+    private readonly columns: readonly TypedColumn[],
+  ) {}
+
+  private get inbox(): string {
+    return `temp.tds_inbox_${this.suffix}`;
+  }
+
+  get staged(): string {
+    return `temp.tds_stage_${this.suffix}`;
+  }
+
+  /** Appends to the inbox (made with its appender by makeTables). */
+  append(rows: ReadonlyArray<[id: string, json: string]>): void {
+    this.appender!.append(rows);
+    this.rows += rows.length;
+  }
+
+  /** Hands the rows appended to the inbox, for a write; returns how many there are. */
+  seal(): number {
+    this.appender?.close();
+    this.appender = undefined;
+    const rows = this.rows;
+    this.rows = 0;
+    return rows;
+  }
+
+  async transaction(state: TableState, apply: () => Promise<GroupCounts>): Promise<GroupCounts> {
+    const { connection } = this;
     await connection.run('BEGIN TRANSACTION');
     try {
-      await connection.run(`INSERT INTO _tds_pass SELECT ${quoteLiteral(state.tableId)}, id FROM temp.${this.inbox}`);
+      await connection.run(`INSERT INTO _tds_pass SELECT ${quoteLiteral(state.tableId)}, id FROM ${this.inbox}`);
       const counts = await apply();
       if (state.pass) {
         state.pass.inserted += counts.inserted;
@@ -98,55 +184,36 @@ export class MirrorWriter {
     }
   }
 
-  /** The rows of the inbox, typed by DuckDB (json-rows.ts), as a query. */
-  private typedRows(): string {
+  /** The rows of the inbox, typed by DuckDB (json-rows.ts), as a query; `latest`: one row per ID, the copy read last. */
+  typedRows(latest: boolean): string {
     const typed = jsonRowValues(this.columns.map((column) => column.type));
-    return `SELECT ${typed.join(', ')} FROM ${jsonRowsFrom(`temp.${this.inbox}`, 'row_json')}`;
+    const from = latest ? `(SELECT DISTINCT ON (id) row_json FROM ${this.inbox} ORDER BY id, rowid DESC)` : this.inbox;
+    return `SELECT ${typed.join(', ')} FROM ${jsonRowsFrom(from, 'row_json')}`;
   }
 
-  private async insertNew(total: number): Promise<GroupCounts> {
-    await this.db.connection.run(`INSERT INTO ${this.target} (${this.keys}) ${this.typedRows()}`);
-    return { inserted: total, updated: 0 };
-  }
-
-  private async upsert(total: number, rewrite: boolean): Promise<GroupCounts> {
-    const { connection } = this.db;
-    await connection.run(`INSERT INTO ${this.staged} ${this.typedRows()}`);
-    const counts = await this.compare(total);
-    if (!rewrite) await connection.run(`DELETE FROM ${this.staged} WHERE "_id" IN (${this.unchangedIds()})`);
-    await connection.run(`DELETE FROM ${this.target} WHERE "_id" IN (SELECT "_id" FROM ${this.staged})`);
-    await connection.run(`INSERT INTO ${this.target} (${this.keys}) SELECT ${this.keys} FROM ${this.staged}`);
-    return counts;
-  }
-
-  /** The inbox and the stage, empty: made anew for each group (a table keeps the memory of deleted rows until it is dropped). */
-  private async makeTables(): Promise<void> {
-    const { connection } = this.db;
-    await this.close();
-    await connection.run(`CREATE TEMP TABLE ${this.inbox} (id VARCHAR, row_json VARCHAR)`);
+  /** The inbox (with its appender) and the stage, empty: made anew for each group (a table keeps the memory of deleted rows until it is dropped). */
+  async makeTables(): Promise<void> {
+    await this.dropTables();
+    await this.connection.run(`CREATE TEMP TABLE ${this.inbox.slice(5)} (id VARCHAR, row_json VARCHAR)`);
     const list = this.columns.map((column) => `${quoteIdent(column.key)} ${column.type}`).join(', ');
-    await connection.run(`CREATE TEMP TABLE ${this.stage} (${list})`);
-  }
-
-  /** Rows new to the mirror, and rows it has with another `_updatedAt`. */
-  private async compare(total: number): Promise<GroupCounts> {
-    const reader = await this.db.connection.runAndReadAll(
-      `SELECT count(*)::INTEGER AS known, count(*) FILTER (WHERE t."_updatedAt" IS DISTINCT FROM s."_updatedAt")::INTEGER AS changed ` +
-        `FROM ${this.target} t JOIN ${this.staged} s USING ("_id")`,
+    await this.connection.run(`CREATE TEMP TABLE ${this.staged.slice(5)} (${list})`);
+    this.appender = await openRowAppender(
+      { duckdb: this.db.duckdb, connection: this.connection },
+      { name: this.inbox.slice(5), catalog: 'temp' },
+      ['VARCHAR', 'VARCHAR'],
     );
-    const row = reader.getRowObjectsJS()[0] ?? {};
-    return { inserted: total - Number(row.known ?? 0), updated: Number(row.changed ?? 0) };
   }
 
-  private unchangedIds(): string {
-    return `SELECT s."_id" FROM ${this.staged} s JOIN ${this.target} t USING ("_id") WHERE t."_updatedAt" = s."_updatedAt"`;
+  /** Drops the tables; the lane's own connection (not the database's) is closed too. */
+  async close(closeConnection: boolean): Promise<void> {
+    this.seal();
+    await this.dropTables().catch(() => undefined);
+    if (closeConnection) this.connection.closeSync();
   }
 
-  private get staged(): string {
-    return `temp.${this.stage}`;
-  }
-
-  private get target(): string {
-    return quoteIdent(this.table);
+  private async dropTables(): Promise<void> {
+    this.seal();
+    await this.connection.run(`DROP TABLE IF EXISTS ${this.inbox}`);
+    await this.connection.run(`DROP TABLE IF EXISTS ${this.staged}`);
   }
 }

@@ -134,8 +134,6 @@ async function restart(options: ReadPagesOptions, error: TdsError): Promise<void
  * rows saved).
  */
 class GroupedWrites {
-  /** JSON texts of the rows waiting, by row ID (a later copy of a row replaces the earlier). */
-  private rows = new Map<string, string>();
   private callbacks: Array<() => void> = [];
   private writing: Promise<void> | undefined;
   private failure: unknown;
@@ -149,11 +147,11 @@ class GroupedWrites {
 
   async add(rows: Array<[id: string, json: string]>, cursor: string | null, onWritten: () => void): Promise<void> {
     if (this.failure) throw this.failure;
-    for (const [id, json] of rows) this.rows.set(id, json);
+    this.writer.append(rows);
     this.callbacks.push(onWritten);
     this.state.pass!.cursor = cursor;
-    if (this.rows.size >= GROUP_ROWS || performance.now() - this.lastStart >= GROUP_MS) this.writing ??= this.drain();
-    if (this.rows.size >= MAX_WAITING_ROWS) await this.writing;
+    if (this.due()) this.writing ??= this.drain();
+    if (this.writer.waiting >= MAX_WAITING_ROWS) await this.writing;
     if (this.failure) throw this.failure;
   }
 
@@ -170,17 +168,19 @@ class GroupedWrites {
     await this.writing;
   }
 
+  private due(): boolean {
+    return this.writer.waiting >= GROUP_ROWS || performance.now() - this.lastStart >= GROUP_MS;
+  }
+
   /** Writes groups while enough rows wait (all of them when `ending`). */
   private async drain(ending = false): Promise<void> {
     try {
-      while (this.callbacks.length > 0 && (ending || this.rows.size >= GROUP_ROWS || performance.now() - this.lastStart >= GROUP_MS)) {
+      while (this.callbacks.length > 0 && (ending || this.due())) {
         this.lastStart = performance.now();
-        const rows = this.rows;
         const callbacks = this.callbacks;
-        this.rows = new Map();
         this.callbacks = [];
         const pass = this.state.pass!;
-        const counts = await this.writer.write([...rows], { ...this.state, pass: { ...pass } }, pass.mode === 'full');
+        const counts = await this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === 'full');
         pass.inserted += counts.inserted;
         pass.updated += counts.updated;
         for (const callback of callbacks) callback();

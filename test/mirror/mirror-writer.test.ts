@@ -6,13 +6,14 @@ import type { Database } from '../../src/duckdb/engine.js';
 import { rowJson } from '../../src/duckdb/json-rows.js';
 import { createTableSql } from '../../src/mirror/apply-schema.js';
 import { openMirror } from '../../src/mirror/mirror-db.js';
-import { MirrorWriter } from '../../src/mirror/mirror-writer.js';
+import { MirrorWriter, type GroupCounts } from '../../src/mirror/mirror-writer.js';
 import { loadStates, type PassState, type TableState } from '../../src/mirror/table-state.js';
 import type { TypedColumn } from '../../src/records/typed-plan.js';
 import type { TypedValue } from '../../src/records/typed-values.js';
 
 // The writer's two ways: rows inserted as they are while the table holds only the pass's rows, and the
-// upsert by `_id` otherwise (or when the primary key refuses a group).
+// upsert by `_id` otherwise (or when the primary key refuses a group); rows appended while a group is
+// written go to the next one.
 
 const COLUMNS: TypedColumn[] = [
   { key: '_id', type: 'VARCHAR', role: 'id' },
@@ -81,17 +82,22 @@ async function passIds(): Promise<string[]> {
   return reader.getRowObjectsJS().map((each) => String(each.row_id));
 }
 
+function writeRows(writer: MirrorWriter, rows: Array<[string, string]>, s: TableState, rewrite: boolean): Promise<GroupCounts> {
+  writer.append(rows);
+  return writer.write(s, rewrite);
+}
+
 describe('MirrorWriter', () => {
   it('inserts the groups of a pass into an empty table, and falls back to the upsert for a row it already has', async () => {
     const writer = new MirrorWriter(db, TABLE, COLUMNS);
     await writer.open(0);
     const s = state();
-    expect(await writer.write([row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], s, true)).toEqual({
+    expect(await writeRows(writer, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], s, true)).toEqual({
       inserted: 2,
       updated: 0,
     });
     // b again (changed), and c: the primary key refuses b, the group is written the general way
-    expect(await writer.write([row('b', '2026-01-02T00:00:00.000Z', 20), row('c', '2026-01-01T00:00:00.000Z', 3)], s, true)).toEqual({
+    expect(await writeRows(writer, [row('b', '2026-01-02T00:00:00.000Z', 20), row('c', '2026-01-01T00:00:00.000Z', 3)], s, true)).toEqual({
       inserted: 1,
       updated: 1,
     });
@@ -109,14 +115,15 @@ describe('MirrorWriter', () => {
   it('upserts into a table that holds rows the pass did not insert; unchanged rows are kept unless rewritten', async () => {
     const first = new MirrorWriter(db, TABLE, COLUMNS);
     await first.open(0);
-    await first.write([row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
+    await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
     await first.close();
     await db.connection.run('DELETE FROM _tds_pass');
     // a new incremental pass: the table holds 2 rows, the pass inserted none
     const writer = new MirrorWriter(db, TABLE, COLUMNS);
     await writer.open(0);
     const s = state({ mode: 'incremental' });
-    const counts = await writer.write(
+    const counts = await writeRows(
+      writer,
       [row('a', '2026-01-01T00:00:00.000Z', 100), row('b', '2026-01-03T00:00:00.000Z', 2), row('c', '2026-01-01T00:00:00.000Z', 3)],
       s,
       false,
@@ -135,12 +142,53 @@ describe('MirrorWriter', () => {
     const writer = new MirrorWriter(db, TABLE, COLUMNS);
     await writer.open(0);
     const s = state();
-    await expect(writer.write([row('a', '2026-01-01T00:00:00.000Z', 1), ['b', '["b", "not a time", null, 1]']], s, true)).rejects.toThrow();
+    await expect(
+      writeRows(writer, [row('a', '2026-01-01T00:00:00.000Z', 1), ['b', '["b", "not a time", null, 1]']], s, true),
+    ).rejects.toThrow();
     expect(await contents()).toEqual([]);
     expect(await passIds()).toEqual([]);
     expect(await loadStates(db.connection)).toEqual([]);
-    expect(await writer.write([row('c', '2026-01-01T00:00:00.000Z', 3)], s, true)).toEqual({ inserted: 1, updated: 0 });
+    expect(await writeRows(writer, [row('c', '2026-01-01T00:00:00.000Z', 3)], s, true)).toEqual({ inserted: 1, updated: 0 });
     await writer.close();
     expect(await contents()).toEqual([{ _id: 'c', u: '2026-01-01 00:00:00+00', n: 3 }]);
+  });
+
+  it('keeps the copy read last of a row read twice in one group, counted once, in either way', async () => {
+    const writer = new MirrorWriter(db, TABLE, COLUMNS);
+    await writer.open(0);
+    const s = state();
+    // an empty table: the primary key refuses the second copy, the group is written the general way
+    expect(
+      await writeRows(
+        writer,
+        [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2), row('a', '2026-01-02T00:00:00.000Z', 10)],
+        s,
+        true,
+      ),
+    ).toEqual({ inserted: 2, updated: 0 });
+    expect(await writeRows(writer, [row('b', '2026-01-03T00:00:00.000Z', 20), row('b', '2026-01-04T00:00:00.000Z', 21)], s, false)).toEqual(
+      { inserted: 0, updated: 1 },
+    );
+    await writer.close();
+    expect(await contents()).toEqual([
+      { _id: 'a', u: '2026-01-02 00:00:00+00', n: 10 },
+      { _id: 'b', u: '2026-01-04 00:00:00+00', n: 21 },
+    ]);
+  });
+
+  it('writes in a group only the rows appended before it began; those appended meanwhile wait for the next', async () => {
+    const writer = new MirrorWriter(db, TABLE, COLUMNS);
+    await writer.open(0);
+    const s = state();
+    writer.append([row('a', '2026-01-01T00:00:00.000Z', 1)]);
+    const first = writer.write(s, true);
+    writer.append([row('b', '2026-01-01T00:00:00.000Z', 2), row('c', '2026-01-01T00:00:00.000Z', 3)]);
+    expect(writer.waiting).toBe(2);
+    expect(await first).toEqual({ inserted: 1, updated: 0 });
+    expect((await contents()).map((each) => each._id)).toEqual(['a']);
+    expect(await writer.write(s, true)).toEqual({ inserted: 2, updated: 0 });
+    expect(writer.waiting).toBe(0);
+    await writer.close();
+    expect((await contents()).map((each) => each._id)).toEqual(['a', 'b', 'c']);
   });
 });
