@@ -4,6 +4,7 @@ import type { Database } from '../duckdb/engine.js';
 import { jsonRowsFrom, jsonRowValues } from '../duckdb/json-rows.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { TypedColumn } from '../records/typed-plan.js';
+import { fitIndexMemory } from './index-memory.js';
 import { saveState, type TableState } from './table-state.js';
 
 /** What one group of pages changed. */
@@ -89,6 +90,7 @@ export class MirrorWriter {
       }
       return (counts ??= await lane.transaction(state, () => this.upsert(lane, total, rewrite)));
     } finally {
+      await fitIndexMemory(lane.connection);
       await lane.makeTables();
     }
   }

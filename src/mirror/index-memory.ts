@@ -1,0 +1,34 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+
+// A mirror table's primary key is an ART index on `_id`. While rows are written to the table, DuckDB keeps
+// the index in its memory: blocks of it that a write changed cannot be evicted before a checkpoint, and rows
+// with random IDs change nearly all of them between two checkpoints. It takes about 60 bytes a row (57 MB for
+// 1,000,000 rows); past DuckDB's memory limit a commit fails, and DuckDB then refuses the database until it
+// is opened again, so every later sync fails the same way. While a mirror is written, the limit therefore
+// follows its indexes: what they hold plus room for the statements.
+
+/** Room beside the indexes for a group's statements, the WAL and the pages DuckDB reads. */
+const HEADROOM = 40 * 2 ** 20;
+/** The limit grows in steps (indexes grow a row at a time; a step lasts some 250,000 rows). */
+const STEP = 16 * 2 ** 20;
+
+const UNITS: Record<string, number> = { bytes: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40 };
+
+/** Raises DuckDB's memory limit (never lowers it) when its indexes leave less than HEADROOM below it. */
+export async function fitIndexMemory(connection: DuckDBConnection): Promise<void> {
+  const reader = await connection.runAndReadAll(
+    "SELECT (SELECT sum(memory_usage_bytes) FROM duckdb_memory() WHERE tag = 'ART_INDEX')::DOUBLE AS art, " +
+      "current_setting('memory_limit') AS lim",
+  );
+  const row = reader.getRowObjectsJS()[0] ?? {};
+  const limit = limitBytes(String(row.lim ?? ''));
+  const needed = Number(row.art ?? 0) + HEADROOM;
+  if (needed <= limit) return;
+  await connection.run(`SET memory_limit = '${Math.ceil((needed + STEP) / 2 ** 20)}MiB'`);
+}
+
+/** DuckDB's memory limit as it shows it ("61.0 MiB"); Infinity for anything else (no limit, or unknown: left alone). */
+export function limitBytes(text: string): number {
+  const match = /^([\d.]+)\s*(bytes|KiB|MiB|GiB|TiB)$/.exec(text.trim());
+  return match ? Number(match[1]) * UNITS[match[2]!]! : Infinity;
+}
