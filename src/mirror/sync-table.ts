@@ -216,9 +216,9 @@ async function finishPass(db: Database, state: TableState & { lastDeleted: numbe
   await connection.run('BEGIN TRANSACTION');
   try {
     const unseen = `${inRange} AND "_id" NOT IN (SELECT row_id FROM _tds_pass WHERE table_id = ${id})`;
-    const counted = await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${target} WHERE ${unseen}`);
-    state.lastDeleted = Number(counted.getRowObjectsJS()[0]?.n ?? 0);
-    await connection.run(`DELETE FROM ${target} WHERE ${unseen}`);
+    // a DELETE answers with the number of rows it deleted
+    const deleted = await connection.runAndReadAll(`DELETE FROM ${target} WHERE ${unseen}`);
+    state.lastDeleted = Number(deleted.getRows()[0]?.[0] ?? 0);
     await connection.run(`DELETE FROM _tds_pass WHERE table_id = ${id}`);
     state.newestCreatedAt = later(state.newestCreatedAt, pass.top);
     state.pendingSince = await pendingSince(db, state);
