@@ -191,4 +191,23 @@ describe('MirrorWriter', () => {
     await writer.close();
     expect((await contents()).map((each) => each._id)).toEqual(['a', 'b', 'c']);
   });
+
+  it('writes a table whose primary key outgrows the memory DuckDB was given (the limit follows the index)', async () => {
+    db.close();
+    db = await openMirror(join(dir, 'small.duckdb'), { readOnly: false, memoryLimit: '16MB', threads: 1 });
+    await db.connection.run(createTableSql(TABLE, COLUMNS));
+    const writer = new MirrorWriter(db, TABLE, COLUMNS);
+    await writer.open(0);
+    const s = state();
+    const rows = 400_000;
+    for (let start = 0; start < rows; start += 16_384) {
+      const group = Array.from({ length: Math.min(16_384, rows - start) }, (_, i) =>
+        row(`row_${((start + i) * 2654435761) % 4294967296}_${start + i}`, '2026-01-01T00:00:00.000Z', start + i),
+      );
+      await writeRows(writer, group, s, true);
+    }
+    await writer.close();
+    const counted = await db.connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM ${TABLE}`);
+    expect(counted.getRowObjectsJS()[0]?.n).toBe(rows);
+  });
 });
