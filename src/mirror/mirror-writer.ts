@@ -88,7 +88,7 @@ export class MirrorWriter {
         // the primary key refuses a row the mirror has: the general way then (which meets any other failure again)
         counts = await lane.transaction(state, () => this.insertNew(lane, total)).catch(() => undefined);
       }
-      return (counts ??= await lane.transaction(state, () => this.upsert(lane, total, rewrite)));
+      return (counts ??= await lane.transaction(state, () => this.upsert(lane, rewrite)));
     } finally {
       await fitIndexMemory(lane.connection);
       await lane.makeTables();
@@ -100,26 +100,25 @@ export class MirrorWriter {
     return { inserted: total, updated: 0 };
   }
 
-  private async upsert(lane: Lane, total: number, rewrite: boolean): Promise<GroupCounts> {
+  private async upsert(lane: Lane, rewrite: boolean): Promise<GroupCounts> {
     const { connection, staged } = lane;
     await connection.run(`INSERT INTO ${staged} ${lane.typedRows(true)}`);
-    const counts = await this.compare(lane, total);
+    const counts = await this.compare(lane);
     if (!rewrite) await connection.run(`DELETE FROM ${staged} WHERE "_id" IN (${this.unchangedIds(staged)})`);
     await connection.run(`DELETE FROM ${this.target} WHERE "_id" IN (SELECT "_id" FROM ${staged})`);
     await connection.run(`INSERT INTO ${this.target} (${this.keys}) SELECT ${this.keys} FROM ${staged}`);
     return counts;
   }
 
-  /** Rows new to the mirror, and rows it has with another `_updatedAt` (rows read twice count once). */
-  private async compare(lane: Lane, total: number): Promise<GroupCounts> {
+  /** Rows of the stage new to the mirror, and rows it has with another `_updatedAt` (rows read twice are staged once). */
+  private async compare(lane: Lane): Promise<GroupCounts> {
     const reader = await lane.connection.runAndReadAll(
-      `SELECT (SELECT count(*) FROM ${lane.staged})::INTEGER AS distinct_rows, count(*)::INTEGER AS known, ` +
+      `SELECT (SELECT count(*) FROM ${lane.staged})::INTEGER AS staged, count(*)::INTEGER AS known, ` +
         `count(*) FILTER (WHERE t."_updatedAt" IS DISTINCT FROM s."_updatedAt")::INTEGER AS changed ` +
         `FROM ${this.target} t JOIN ${lane.staged} s USING ("_id")`,
     );
     const row = reader.getRowObjectsJS()[0] ?? {};
-    const rows = Math.min(total, Number(row.distinct_rows ?? total));
-    return { inserted: rows - Number(row.known ?? 0), updated: Number(row.changed ?? 0) };
+    return { inserted: Number(row.staged ?? 0) - Number(row.known ?? 0), updated: Number(row.changed ?? 0) };
   }
 
   private unchangedIds(staged: string): string {
@@ -134,6 +133,8 @@ export class MirrorWriter {
 /** A connection with its own temporary inbox and stage (temporary tables belong to their connection). */
 class Lane {
   private readonly suffix = Math.random().toString(36).slice(2, 10);
+  private readonly inboxName = `tds_inbox_${this.suffix}`;
+  private readonly stageName = `tds_stage_${this.suffix}`;
   private appender: RowAppender | undefined;
   /** Rows appended since the last seal. */
   rows = 0;
@@ -145,11 +146,11 @@ class Lane {
   ) {}
 
   private get inbox(): string {
-    return `temp.tds_inbox_${this.suffix}`;
+    return `temp.${this.inboxName}`;
   }
 
   get staged(): string {
-    return `temp.tds_stage_${this.suffix}`;
+    return `temp.${this.stageName}`;
   }
 
   /** Appends to the inbox (made with its appender by makeTables). */
@@ -196,19 +197,18 @@ class Lane {
   /** The inbox (with its appender) and the stage, empty: made anew for each group (a table keeps the memory of deleted rows until it is dropped). */
   async makeTables(): Promise<void> {
     await this.dropTables();
-    await this.connection.run(`CREATE TEMP TABLE ${this.inbox.slice(5)} (id VARCHAR, row_json VARCHAR)`);
+    await this.connection.run(`CREATE TEMP TABLE ${this.inboxName} (id VARCHAR, row_json VARCHAR)`);
     const list = this.columns.map((column) => `${quoteIdent(column.key)} ${column.type}`).join(', ');
-    await this.connection.run(`CREATE TEMP TABLE ${this.staged.slice(5)} (${list})`);
+    await this.connection.run(`CREATE TEMP TABLE ${this.stageName} (${list})`);
     this.appender = await openRowAppender(
       { duckdb: this.db.duckdb, connection: this.connection },
-      { name: this.inbox.slice(5), catalog: 'temp' },
+      { name: this.inboxName, catalog: 'temp' },
       ['VARCHAR', 'VARCHAR'],
     );
   }
 
   /** Drops the tables; the lane's own connection (not the database's) is closed too. */
   async close(closeConnection: boolean): Promise<void> {
-    this.seal();
     await this.dropTables().catch(() => undefined);
     if (closeConnection) this.connection.closeSync();
   }
