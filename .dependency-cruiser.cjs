@@ -5,7 +5,7 @@
 
 /** Each entry is one layer: folders (or top-level files) of src/ that may import only what is listed before. */
 const LAYERS = [
-  ['core', 'spec', 'collections'],
+  ['core', 'service', 'collections'],
   ['records', 'filter'],
   ['http', 'output', 'duckdb'],
   ['config', 'export', 'push', 'mirror', 'emulator'],
@@ -37,11 +37,11 @@ module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'No import cycle between files.', from: {}, to: { circular: true } },
     {
-      name: 'emulator-only-spec',
+      name: 'emulator-only-service',
       severity: 'error',
-      comment: 'The emulator shares only spec/ with the client, so a client bug cannot hide in shared code.',
+      comment: 'The emulator shares only service/ (the service contract) with the client, so a client bug cannot hide in shared code.',
       from: { path: '^src/emulator/' },
-      to: { path: '^src/', pathNot: ['^src/emulator/', '^src/spec/'] },
+      to: { path: '^src/', pathNot: ['^src/emulator/', '^src/service/'] },
     },
     {
       name: 'http-knows-no-command',
@@ -53,8 +53,8 @@ module.exports = {
     {
       name: 'pure-layers-no-http',
       severity: 'error',
-      comment: 'Records, filters and the spec are pure: no HTTP.',
-      from: { path: ['^src/records/', '^src/filter/', '^src/spec/'] },
+      comment: 'Records, filters and the service contract are pure: no HTTP.',
+      from: { path: ['^src/records/', '^src/filter/', '^src/service/'] },
       to: { path: '^src/http/' },
     },
     {

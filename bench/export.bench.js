@@ -38,9 +38,9 @@ import {
   verdict,
 } from './support.mjs';
 
-/** @typedef {import('#dist/spec/index.js').Table} Table */
-/** @typedef {import('#dist/spec/index.js').TablesResponse} TablesResponse */
-/** @typedef {import('#dist/spec/index.js').RowsPage} RowsPage */
+/** @typedef {import('#dist/service/index.js').Table} Table */
+/** @typedef {import('#dist/service/index.js').TablesResponse} TablesResponse */
+/** @typedef {import('#dist/service/index.js').RowsPage} RowsPage */
 /** @typedef {import('./support.mjs').Emulator} Emulator */
 /** One entry of the emulator's request log (GET /_emulator/requests), the fields this bench reads. @typedef {{ at: number, status: number, bucket?: string }} LoggedRequest */
 

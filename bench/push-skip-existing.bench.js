@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { FILTER_MAX_ENTRIES_TOTAL, FILTER_VALUE_MAX_CHARS, PAGE_LIMIT_MAX, RATE_LIMITS } from '#dist/spec/index.js';
+import { FILTER_MAX_ENTRIES_TOTAL, FILTER_VALUE_MAX_CHARS, PAGE_LIMIT_MAX, RATE_LIMITS } from '#dist/service/index.js';
 import { TDS_BIN, startEmulator } from './support.mjs';
 
 /** @typedef {import('./support.mjs').Emulator} Emulator */

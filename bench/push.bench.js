@@ -23,10 +23,10 @@ import { performance } from 'node:perf_hooks';
 import { finished } from 'node:stream/promises';
 import { parse } from 'csv-parse';
 import { Pool, request } from 'undici';
-import { DEFAULT_RETRY_AFTER_SECONDS, WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS } from '#dist/spec/index.js';
+import { DEFAULT_RETRY_AFTER_SECONDS, WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS } from '#dist/service/index.js';
 import { MEMORY_PROBE, TDS_BIN, n, startEmulator } from './support.mjs';
 
-/** @typedef {import('#dist/spec/index.js').TablesResponse} TablesResponse */
+/** @typedef {import('#dist/service/index.js').TablesResponse} TablesResponse */
 /** @typedef {import('./memory-probe.mjs').ProbeReport} ProbeReport */
 /**
  * The parts of `tds push --json`'s summary this bench reads.

@@ -2,9 +2,9 @@ import { Command, Option } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
-import { ChurnSpecError, parseChurnSpec } from '../emulator/churn-spec.js';
+import { ChurnSpecError, parseChurnRates } from '../emulator/churn/churn-rates.js';
 import { DEFAULT_ACTION_DELAY_MS, DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from '../emulator/defaults.js';
-import { FaultSpecError, parseFaultSpec } from '../emulator/faults.js';
+import { FaultSpecError, parseFaultSpec } from '../emulator/faults/faults.js';
 import { SEED_NAMES } from '../emulator/seed/seed-names.js';
 import type { EmulatorFlags } from './emulator-action.js';
 
@@ -32,17 +32,17 @@ Emulator-only routes (not part of the service, no key, JSON in and out; errors a
   GET    /_emulator/requests                          the request log
   POST   /_emulator/flush                             pending webhook rows show now
 The admin routes below answer only on a loopback address, or with --admin (else 404):
-  POST   /_emulator/tables                            {workspace, name, emoji?, webhook?, fields: [FieldSpec]}
+  POST   /_emulator/tables                            {workspace, name, emoji?, webhook?, fields: [FieldDefinition]}
   POST   /_emulator/tables/TABLE/rows                 {rows: [{cells, createdAt?, createdByUserId?}]}
   PATCH  /_emulator/tables/TABLE/rows/ROW             {cells}   (null clears a cell)
   DELETE /_emulator/tables/TABLE/rows/ROW
   POST   /_emulator/tables/TABLE/rows/delete          {ids: [ROW, ...]}
-  POST   /_emulator/tables/TABLE/fields               FieldSpec
+  POST   /_emulator/tables/TABLE/fields               FieldDefinition
   PATCH  /_emulator/tables/TABLE/fields/FIELD         {label?, name?, type?, options?}
   DELETE /_emulator/tables/TABLE/fields/FIELD
   GET    /_emulator/clock                             -> {now, offsetMs}
   POST   /_emulator/clock                             {advanceMs} or {offsetMs}
-FieldSpec: {label, type, name?, options?: [{label, value}], mapKey? (webhook tables: the posted key),
+FieldDefinition: {label, type, name?, options?: [{label, value}], mapKey? (webhook tables: the posted key),
 action?: {from?, dependsOn?, derive?: domain|company|upper|length|echo}}. Cells are keyed by field
 ID, label or name; a cell is a value or {value?, status?, errorMessage?}.
 
@@ -114,7 +114,7 @@ function faultSpec(flag: string) {
 
 function churnSpec(raw: string): string {
   try {
-    parseChurnSpec(raw);
+    parseChurnRates(raw);
     return raw;
   } catch (error) {
     if (error instanceof ChurnSpecError) throw new UsageError(`--churn: ${error.message}`);

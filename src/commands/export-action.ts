@@ -6,7 +6,7 @@ import { buildFilters } from '../filter/build.js';
 import { validateQuery } from '../filter/validate.js';
 import type { ApiClient } from '../http/client.js';
 import { resolveTable } from '../http/resolve-table.js';
-import { RATE_LIMITS, type Field, type FilterGroup, type QueryBody, type Table } from '../spec/index.js';
+import { RATE_LIMITS, type Field, type FilterGroup, type QueryBody, type Table } from '../service/index.js';
 import { readExportFlags, type ExportFlags, type ExportFlagValues } from '../export/export-flags.js';
 import type { Endpoint, ExportRequest, ExportSummary, FetchPage } from '../export/export-request.js';
 import { pageLimit } from '../export/page-limit.js';

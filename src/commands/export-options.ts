@@ -3,7 +3,7 @@ import { parseIntegerOption } from '../core/number-option.js';
 import { SPREADSHEET_CELL_MAX_CHARS } from '../export/export-flags.js';
 import { EXPORT_FORMATS } from '../output/format.js';
 import { CELLS_MODES, HEADER_MODES } from '../records/shape-options.js';
-import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN, SEARCH_MAX_CHARS } from '../spec/index.js';
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN, SEARCH_MAX_CHARS } from '../service/index.js';
 
 /** Output, shaping, paging and resume flags shared by rows and query. */
 export function addExportOptions(command: Command): Command {

@@ -2,10 +2,10 @@ import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import type { ListingColumn } from '../export/parquet-listing.js';
 import type { ExportFormat } from '../output/format.js';
-import { writeListing, type ListingSpec } from '../output/table.js';
+import { writeListing, type ListingLayout } from '../output/table.js';
 
 /** A listing's spec with the export formats, and the Parquet type of each of its fields. */
-export interface ListingOutput<T> extends Omit<ListingSpec<T>, 'format'> {
+export interface ListingOutput<T> extends Omit<ListingLayout<T>, 'format'> {
   format: ExportFormat;
   parquetTypes: Record<string, ListingColumn['type']>;
 }

@@ -8,7 +8,7 @@ import { loadSettings } from '../config/settings.js';
 import { connect } from './client.js';
 import { loadWebhook } from '../config/webhooks.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../http/client.js';
-import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES } from '../spec/index.js';
+import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES } from '../service/index.js';
 import { checkWebhook } from '../push/deliver/check-webhook.js';
 import { inputFormatOf, type InputFormat } from '../push/input/input-format.js';
 import { overlaps, parseBatchSelection } from '../push/plan/batch-selection.js';
@@ -17,9 +17,9 @@ import { runPush } from '../push/run-push.js';
 import { WebhookClient } from '../push/deliver/webhook-client.js';
 import { webhookLimiter } from '../push/deliver/webhook-limiter.js';
 import { pushArguments, webhookTarget, type WebhookTarget } from '../push/deliver/webhook-target.js';
-import { parseKeySpec } from '../push/key/record-key.js';
+import { parseKeyMapping } from '../push/key/record-key.js';
 import type { KeyJob } from '../push/key/keyed-push.js';
-import type { WaitSpec } from '../push/push-job.js';
+import type { WaitOptions } from '../push/push-job.js';
 import type { RowsOutput } from '../push/wait/write-rows.js';
 import type { ApiClient } from '../http/client.js';
 import { checkOutputTarget } from '../output/claim-output.js';
@@ -130,7 +130,7 @@ function waitSpec(
   until: 'visible' | 'settled',
   timeoutS: number | undefined,
   output: RowsOutput | undefined,
-): WaitSpec {
+): WaitOptions {
   return {
     client,
     table,
@@ -141,7 +141,7 @@ function waitSpec(
 
 function keyJob(client: ApiClient, options: PushOptions, mirror: MirrorKeys | undefined): KeyJob {
   return {
-    spec: parseKeySpec(options.key ?? ''),
+    spec: parseKeyMapping(options.key ?? ''),
     table: options.table ?? '',
     client,
     onDuplicate: options.onDuplicate ?? 'skip',
@@ -202,7 +202,7 @@ function checkCombinations(options: PushOptions): 'visible' | 'settled' | undefi
     });
   }
   const key = options.key;
-  if (key !== undefined && (parseKeySpec(key).field === '' || parseKeySpec(key).column === '')) {
+  if (key !== undefined && (parseKeyMapping(key).field === '' || parseKeyMapping(key).column === '')) {
     throw new UsageError(`--key "${key}": give the input key, and optionally the column it fills: --key FIELD or --key FIELD=COLUMN`);
   }
   if ((until !== undefined || key !== undefined) && !options.table) {

@@ -5,7 +5,7 @@ import { withClient } from './client.js';
 import { resolveTable } from '../http/resolve-table.js';
 import { chooseExportFormat, type ExportFormat } from '../output/format.js';
 import { writeListingAs } from './listing-output.js';
-import type { Field } from '../spec/index.js';
+import type { Field } from '../service/index.js';
 
 const SHARED_MARK = ' *';
 

@@ -6,7 +6,7 @@ import { resolveWorkspace } from '../http/resolve-workspace.js';
 import { chooseExportFormat, type ExportFormat } from '../output/format.js';
 import { emojiFor } from '../output/table.js';
 import { writeListingAs } from './listing-output.js';
-import type { Table } from '../spec/index.js';
+import type { Table } from '../service/index.js';
 
 export interface TablesOptions {
   workspace?: string;

@@ -4,7 +4,7 @@ import { loadSettings } from '../config/settings.js';
 import { withClient } from './client.js';
 import { chooseExportFormat, type ExportFormat } from '../output/format.js';
 import { writeListingAs } from './listing-output.js';
-import type { Workspace } from '../spec/index.js';
+import type { Workspace } from '../service/index.js';
 
 export async function workspacesAction(ctx: Context, options: { format?: ExportFormat; output?: string }, cmd: Command): Promise<void> {
   const settings = await loadSettings(ctx, cmd);

@@ -1,15 +1,15 @@
-import { ActionRunner } from './action-runner.js';
-import { addBenchTable } from './bench-table.js';
-import { Churn } from './churn.js';
-import { ChurnSpecError, parseChurnSpec } from './churn-spec.js';
-import { EmulatorClock } from './clock.js';
+import { ActionRunner } from './actions/action-runner.js';
+import { addBenchTable } from './store/bench-table.js';
+import { Churn } from './churn/churn.js';
+import { ChurnSpecError, parseChurnRates } from './churn/churn-rates.js';
+import { EmulatorClock } from './store/clock.js';
 import { DEFAULT_ACTION_DELAY_MS, DEFAULT_INGEST_DELAY_MS } from './defaults.js';
-import { Intake } from './intake.js';
-import { LiveRows } from './live-rows.js';
-import { loadState } from './persist.js';
+import { Intake } from './webhook/intake.js';
+import { LiveRows } from './store/live-rows.js';
+import { loadState } from './store/persist.js';
 import { buildSeed } from './seed/index.js';
-import type { EmulatorState } from './state.js';
-import type { EmulatorOptions } from './types.js';
+import type { EmulatorState } from './store/state.js';
+import type { EmulatorOptions } from './store/types.js';
 
 /** The parts of an emulator that live apart from its HTTP server. */
 export interface EmulatorParts {
@@ -23,7 +23,7 @@ export interface EmulatorParts {
 
 /** State (loaded from --data, else seeded), the clock, action runs, webhook intake and churn; nothing started yet. */
 export async function assemble(options: EmulatorOptions): Promise<EmulatorParts> {
-  const churnSpec = options.churn === undefined ? undefined : parseChurnSpec(options.churn);
+  const churnSpec = options.churn === undefined ? undefined : parseChurnRates(options.churn);
   const loaded = options.dataFile ? await loadState(options.dataFile) : undefined;
   const clock = new EmulatorClock(options.now ?? Date.now, loaded?.clockOffsetMs ?? 0);
   const state = loaded?.state ?? buildSeed(options.seed ?? 'demo', clock.now());

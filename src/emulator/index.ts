@@ -1,24 +1,24 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { adminAllowed } from './admin-access.js';
+import { adminAllowed } from './admin/access.js';
 import { assemble, type EmulatorParts } from './assemble.js';
-import { CursorCodec } from './cursor.js';
+import { CursorCodec } from './read/cursor.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
-import { FaultPlan, parseFaultSpec } from './faults.js';
-import { saveState } from './persist.js';
-import { RateLimiter } from './rate-limit.js';
-import { WEBHOOK_PATH_PREFIX } from './secrets.js';
-import { createEmulatorServer } from './server.js';
-import type { EmulatorOptions, RequestLogEntry, RunningEmulator } from './types.js';
+import { FaultPlan, parseFaultSpec } from './faults/faults.js';
+import { saveState } from './store/persist.js';
+import { RateLimitEnforcer } from './faults/rate-limit.js';
+import { WEBHOOK_PATH_PREFIX } from './http/secrets.js';
+import { createEmulatorServer } from './http/server.js';
+import type { EmulatorOptions, RequestLogEntry, RunningEmulator } from './store/types.js';
 
-export type { EmulatorOptions, RequestLogEntry, RunningEmulator } from './types.js';
-export { FaultSpecError, parseFaultSpec, FAULT_KINDS } from './faults.js';
-export { ChurnSpecError, parseChurnSpec } from './churn-spec.js';
-export { StateFileError } from './persist.js';
+export type { EmulatorOptions, RequestLogEntry, RunningEmulator } from './store/types.js';
+export { FaultSpecError, parseFaultSpec, FAULT_KINDS } from './faults/faults.js';
+export { ChurnSpecError, parseChurnRates } from './churn/churn-rates.js';
+export { StateFileError } from './store/persist.js';
 export { DEMO_KEYS } from './seed/index.js';
 export { SEED_NAMES, type SeedName } from './seed/seed-names.js';
 export { DEFAULT_ACTION_DELAY_MS, DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from './defaults.js';
-export { adminAllowed, isLoopbackHost } from './admin-access.js';
+export { adminAllowed, isLoopbackHost } from './admin/access.js';
 
 /** Starts the emulator of the service (service-api.md) on an HTTP server; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
@@ -39,7 +39,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     now: clock.now,
     clock,
     cursors: new CursorCodec(),
-    limiter: new RateLimiter(options.rateLimits ?? true, rateScale),
+    limiter: new RateLimitEnforcer(options.rateLimits ?? true, rateScale),
     intake,
     live,
     readFaults: new FaultPlan(readFaults, faultSeed),

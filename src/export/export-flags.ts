@@ -2,7 +2,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { UsageError } from '../core/errors.js';
 import { chooseExportFormat, type ExportFormat, type Format } from '../output/format.js';
 import type { CellsMode, HeaderMode, ShapeOptions } from '../records/shape-options.js';
-import { SEARCH_MAX_CHARS } from '../spec/index.js';
+import { SEARCH_MAX_CHARS } from '../service/index.js';
 import type { CsvOptions, OnTruncated } from './export-request.js';
 
 /** The longest text a spreadsheet cell holds (Excel, LibreOffice): --excel cuts longer cells. */

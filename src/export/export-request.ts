@@ -1,6 +1,6 @@
 import type { ExportFormat } from '../output/format.js';
 import type { ShapeOptions } from '../records/shape-options.js';
-import type { Field, FilterGroup, RowsPage, Table } from '../spec/index.js';
+import type { Field, FilterGroup, RowsPage, Table } from '../service/index.js';
 
 export type Endpoint = 'rows' | 'query';
 export type OnTruncated = 'warn' | 'error';

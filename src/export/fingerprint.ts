@@ -1,7 +1,7 @@
 import type { ExportFormat } from '../output/format.js';
 import { planRecord } from '../records/record-plan.js';
 import type { ShapeOptions } from '../records/shape-options.js';
-import type { FilterGroup } from '../spec/index.js';
+import type { FilterGroup } from '../service/index.js';
 import type { ExportRequest } from './export-request.js';
 import { parquetColumns } from './parquet-columns.js';
 

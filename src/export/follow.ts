@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../core/context.js';
 import type { HashedStringSet } from '../collections/hashed-string-set.js';
 import { paginate } from '../http/paginate.js';
-import type { Row } from '../spec/index.js';
+import type { Row } from '../service/index.js';
 import type { FetchPage } from './export-request.js';
 
 // `tds rows TABLE --follow`: after the export, the newest page is read every --every seconds and the

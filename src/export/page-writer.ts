@@ -1,7 +1,7 @@
 import { planRecord } from '../records/record-plan.js';
 import { createRowShaper } from '../records/row-shaper.js';
 import { TruncationTally } from '../records/truncation-tally.js';
-import type { Row } from '../spec/index.js';
+import type { Row } from '../service/index.js';
 import type { ByteOutput } from './export-output.js';
 import type { ExportRequest } from './export-request.js';
 import type { ExportState } from './export-state.js';

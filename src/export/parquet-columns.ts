@@ -2,7 +2,7 @@ import { keyFields } from '../records/column-keys.js';
 import { selectColumns } from '../records/select-columns.js';
 import type { ShapeOptions } from '../records/shape-options.js';
 import { TRUNCATED_KEY, typedPlan, type TypedColumn } from '../records/typed-plan.js';
-import type { Field } from '../spec/index.js';
+import type { Field } from '../service/index.js';
 
 /**
  * The columns of a Parquet export: the mirror's typed plan (same keys, same types, `<key>.status` and

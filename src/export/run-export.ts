@@ -16,7 +16,7 @@ import { reportStop, reportTruncation, reportUnfit, writeFailure } from './repor
 import type { createTableWriter } from './table-writer.js';
 import { HashedStringSet } from '../collections/hashed-string-set.js';
 import { OutputWriteError } from '../output/write-error.js';
-import type { RowsPage } from '../spec/index.js';
+import type { RowsPage } from '../service/index.js';
 
 /** Pages requested beyond the one being written: enough to keep the service busy, little memory. */
 const PAGES_AHEAD = 2;

@@ -1,4 +1,4 @@
-import { FILTER_MAX_ENTRIES_PER_GROUP, isFilterGroup, type Field, type FilterGroup, type FilterRule } from '../spec/index.js';
+import { FILTER_MAX_ENTRIES_PER_GROUP, isFilterGroup, type Field, type FilterGroup, type FilterRule } from '../service/index.js';
 import { placed } from './errors.js';
 import { parseFilterJson } from './filter-json.js';
 import { parseWhere } from './parser.js';

@@ -1,5 +1,5 @@
 import { describeJsonFault } from '../core/json-error.js';
-import { FILTER_MAX_DEPTH, OPERATORS, type Field, type FilterGroup, type FilterRule, type Operator } from '../spec/index.js';
+import { FILTER_MAX_DEPTH, OPERATORS, type Field, type FilterGroup, type FilterRule, type Operator } from '../service/index.js';
 import { FilterError, placed, quoted, type FilterLocation } from './errors.js';
 import { operatorNamed } from './literals.js';
 import type { WhereValue } from './parser.js';

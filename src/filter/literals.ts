@@ -1,4 +1,4 @@
-import { OPERATORS, type Operator } from '../spec/index.js';
+import { OPERATORS, type Operator } from '../service/index.js';
 
 // How written text reads as an operator, a number or a boolean: shared by the parser, --filter
 // and the typing by column.

@@ -1,4 +1,4 @@
-import { OPERATORS, VALUELESS_OPERATORS, type Operator } from '../spec/index.js';
+import { OPERATORS, VALUELESS_OPERATORS, type Operator } from '../service/index.js';
 import { FilterError, characterNumber, quoted } from './errors.js';
 import { tokenize, type Token } from './lexer.js';
 import { booleanOf, isNumberText, operatorNamed } from './literals.js';

@@ -10,7 +10,7 @@ import {
   acceptedOperators,
   type Field,
   type Operator,
-} from '../spec/index.js';
+} from '../service/index.js';
 import { isIsoDateTime } from './dates.js';
 import { FilterError, quoted, type FilterLocation } from './errors.js';
 import { describeField } from './resolve.js';

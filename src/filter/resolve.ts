@@ -1,4 +1,4 @@
-import type { Field } from '../spec/index.js';
+import type { Field } from '../service/index.js';
 import { FilterError, quoted } from './errors.js';
 import { didYouMean } from './suggest.js';
 

@@ -1,4 +1,4 @@
-import { DATE_PRESETS, type Field, type FilterValue, type Operator } from '../spec/index.js';
+import { DATE_PRESETS, type Field, type FilterValue, type Operator } from '../service/index.js';
 import { DATE_EXAMPLE, toIsoDateTime } from './dates.js';
 import { FilterError, quoted } from './errors.js';
 import { booleanOf, isNumberText } from './literals.js';

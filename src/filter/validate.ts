@@ -8,7 +8,7 @@ import {
   type Field,
   type FilterGroup,
   type QueryBody,
-} from '../spec/index.js';
+} from '../service/index.js';
 import { FilterError, quoted } from './errors.js';
 import {
   RULES_MISSING,

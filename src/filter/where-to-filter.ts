@@ -1,4 +1,4 @@
-import type { Field, FilterGroup, FilterRule } from '../spec/index.js';
+import type { Field, FilterGroup, FilterRule } from '../service/index.js';
 import { FilterError } from './errors.js';
 import { tokenize } from './lexer.js';
 import type { WhereExpr, WhereTerm } from './parser.js';

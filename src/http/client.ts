@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { UsageError, type TdsError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
-import { type QueryBody, type RowsPage, type SchemaResponse, type TablesResponse, type WorkspacesResponse } from '../spec/index.js';
+import { type QueryBody, type RowsPage, type SchemaResponse, type TablesResponse, type WorkspacesResponse } from '../service/index.js';
 import { parseBaseUrl, type BaseUrl } from './base-url.js';
 import { errorCodeOf, errorFromNetwork, errorFromResponse, unexpectedResponse, waitTooLong, withoutSecrets } from './errors.js';
 import { checkKeyText } from './key-text.js';

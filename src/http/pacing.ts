@@ -1,4 +1,4 @@
-import { RATE_LIMITS } from '../spec/index.js';
+import { RATE_LIMITS } from '../service/index.js';
 import { RateLimiter } from './rate-limiter.js';
 
 /** The service's two rate limits for key endpoints (service-api.md section 8). */

@@ -1,6 +1,6 @@
 import { TdsError } from '../core/errors.js';
 import { HashedStringSet } from '../collections/hashed-string-set.js';
-import { CURSOR_MAX_CHARS, type Row, type RowsPage } from '../spec/index.js';
+import { CURSOR_MAX_CHARS, type Row, type RowsPage } from '../service/index.js';
 import { peekNextCursor } from './peek-cursor.js';
 
 /** One page request: `onBody` gets the raw body of a 2xx answer before it is parsed. */

@@ -1,5 +1,5 @@
 import { TdsError, UsageError } from '../core/errors.js';
-import type { Table } from '../spec/index.js';
+import type { Table } from '../service/index.js';
 import type { ApiClient } from './client.js';
 
 /**

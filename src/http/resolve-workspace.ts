@@ -1,5 +1,5 @@
 import { TdsError, UsageError } from '../core/errors.js';
-import type { Workspace } from '../spec/index.js';
+import type { Workspace } from '../service/index.js';
 import type { ApiClient } from './client.js';
 
 /** A workspace ID or exact name → the Workspace (one GET /workspaces); unknown → exit 4, ambiguous → exit 2. */

@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_AFTER_SECONDS } from '../spec/index.js';
+import { DEFAULT_RETRY_AFTER_SECONDS } from '../service/index.js';
 import { RESPONSE_DEADLINE } from './read-body.js';
 
 // The retry *decision*, pure so it can be table-tested; retry.ts owns the one mechanism.

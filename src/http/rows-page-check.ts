@@ -1,4 +1,4 @@
-import type { RowsPage } from '../spec/index.js';
+import type { RowsPage } from '../service/index.js';
 
 // A page of rows is checked once per request on the export's critical path, where zod costs about a
 // second per million rows. This hand-written check accepts only what rowsPageSchema accepts; anything it

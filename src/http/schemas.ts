@@ -11,7 +11,7 @@ import {
   type TablesResponse,
   type Workspace,
   type WorkspacesResponse,
-} from '../spec/index.js';
+} from '../service/index.js';
 
 // The response shapes of service-api.md. Members the spec does not name are kept (loose objects), so
 // `--format json` writes the service's objects unchanged; a missing or wrong-typed member is an error.

@@ -4,7 +4,7 @@ import type { Database } from '../duckdb/engine.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { ApiClient } from '../http/client.js';
 import { TRUNCATED_KEY } from '../records/typed-plan.js';
-import { PAGE_LIMIT_MAX, type Table } from '../spec/index.js';
+import { PAGE_LIMIT_MAX, type Table } from '../service/index.js';
 import { openMirror } from './mirror-db.js';
 import { syncTable } from './sync-table.js';
 import { loadStates, type TableState } from './table-state.js';

@@ -6,7 +6,7 @@ import type { ApiClient } from '../http/client.js';
 import { paginate } from '../http/paginate.js';
 import { rowJson } from '../duckdb/json-rows.js';
 import { typedRowReader, type TypedColumn } from '../records/typed-plan.js';
-import { PAGE_LIMIT_MAX, type Row, type RowsPage, type Table } from '../spec/index.js';
+import { PAGE_LIMIT_MAX, type Row, type RowsPage, type Table } from '../service/index.js';
 import { MirrorWriter } from './mirror-writer.js';
 import type { PassState, TableState } from './table-state.js';
 import { reachesWatermark } from './watermark.js';

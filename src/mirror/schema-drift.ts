@@ -1,4 +1,4 @@
-import type { Field } from '../spec/index.js';
+import type { Field } from '../service/index.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { typedPlan, type TypedColumn } from '../records/typed-plan.js';
 import { SQL_TYPE_OF, type SqlType } from '../records/typed-values.js';

@@ -1,6 +1,6 @@
 import type { Context } from '../core/context.js';
 import { startLiveLine, type LiveLine } from '../output/live-line.js';
-import { RATE_LIMITS, type Table } from '../spec/index.js';
+import { RATE_LIMITS, type Table } from '../service/index.js';
 import type { PassProgress } from './read-pages.js';
 
 /** The progress line of a sync on a terminal: tables done, rows, rate, and an ETA of the whole run at the row-read limit the tables share. */

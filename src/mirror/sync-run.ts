@@ -5,7 +5,7 @@ import type { Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
 import { pickTable } from '../http/resolve-table.js';
 import type { HeaderMode } from '../records/shape-options.js';
-import type { Field, Table } from '../spec/index.js';
+import type { Field, Table } from '../service/index.js';
 import { openMirror } from './mirror-db.js';
 import { formatSyncSummary, syncSummary } from './sync-summary.js';
 import { startSyncProgress } from './sync-progress.js';

@@ -4,7 +4,7 @@ import type { Database } from '../duckdb/engine.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { ApiClient } from '../http/client.js';
 import type { HeaderMode } from '../records/shape-options.js';
-import { UNFINISHED_STATUSES, type Field, type Table } from '../spec/index.js';
+import { UNFINISHED_STATUSES, type Field, type Table } from '../service/index.js';
 import { applySchema, createTableSql, loadFields, saveFields } from './apply-schema.js';
 import { readPages, UnknownField, type PassProgress } from './read-pages.js';
 import { planSchema, type SchemaPlan } from './schema-drift.js';

@@ -119,7 +119,7 @@ export function emojiFor(shortcode: string | null | undefined): string {
   return getEmoji(shortcode) ?? shortcode;
 }
 
-export interface ListingSpec<T> {
+export interface ListingLayout<T> {
   format: Format;
   /** `-o FILE` (`-` or absent: stdout). */
   output?: string;
@@ -135,7 +135,7 @@ export interface ListingSpec<T> {
 }
 
 /** Writes the service's objects unchanged (csv/tsv/ndjson/json) or as a table, to stdout or atomically to a file. */
-export async function writeListing<T extends object>(ctx: Context, items: T[], spec: ListingSpec<T>): Promise<void> {
+export async function writeListing<T extends object>(ctx: Context, items: T[], spec: ListingLayout<T>): Promise<void> {
   const path = spec.output && spec.output !== '-' ? spec.output : undefined;
   if (!path) {
     await writeChunk(ctx.io.stdout, listingText(ctx, items, spec, false), 'stdout');
@@ -161,7 +161,7 @@ export async function writeListing<T extends object>(ctx: Context, items: T[], s
 }
 
 /** The whole listing: a table (the empty message goes to stderr instead), or the objects in a data format. */
-function listingText<T extends object>(ctx: Context, items: T[], spec: ListingSpec<T>, toFile: boolean): Buffer {
+function listingText<T extends object>(ctx: Context, items: T[], spec: ListingLayout<T>, toFile: boolean): Buffer {
   if (spec.format !== 'table') {
     const encoder = createPageEncoder({ format: spec.format, keys: spec.fields });
     const records = items as unknown as Array<Record<string, unknown>>;

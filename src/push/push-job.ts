@@ -9,7 +9,7 @@ import type { UncertainPolicy } from './plan/resume-plan.js';
 // Everything `tds push` was asked to do, checked and built once by the command; each stage of the
 // pipeline takes only its part.
 
-export interface InputSpec {
+export interface InputOptions {
   /** a file path, or `-` for stdin */
   path: string;
   stdin: NodeJS.ReadableStream;
@@ -18,7 +18,7 @@ export interface InputSpec {
   streamed: boolean;
 }
 
-export interface JournalSpec {
+export interface JournalOptions {
   /** --journal FILE */
   path?: string;
   /** without --journal, a file input: its journal is beside it, one per webhook (none for stdin) */
@@ -28,7 +28,7 @@ export interface JournalSpec {
   uncertain: UncertainPolicy;
 }
 
-export interface DeliverySpec {
+export interface DeliveryOptions {
   target: WebhookTarget;
   concurrency: number;
   /** requests a second */
@@ -39,7 +39,7 @@ export interface DeliverySpec {
   rateScale: number;
 }
 
-export interface WaitSpec {
+export interface WaitOptions {
   /** the table the webhook feeds, by ID or exact name */
   table: string;
   timeoutMs: number;
@@ -48,7 +48,7 @@ export interface WaitSpec {
   settled?: { output?: RowsOutput };
 }
 
-export interface ReportSpec {
+export interface ReportOptions {
   /** the summary as JSON on stdout instead of text on stderr */
   json: boolean;
   /** a progress line on stderr when it is a terminal (off with --verbose, whose lines would break it) */
@@ -57,19 +57,19 @@ export interface ReportSpec {
 }
 
 export interface PushJob {
-  input: InputSpec;
+  input: InputOptions;
   limits: BatchLimits;
-  journal: JournalSpec;
+  journal: JournalOptions;
   /** undefined only for a dry run without a webhook */
-  delivery?: DeliverySpec;
-  wait?: WaitSpec;
+  delivery?: DeliveryOptions;
+  wait?: WaitOptions;
   /** --key FIELD[=COLUMN] */
   key?: KeyJob;
-  report: ReportSpec;
+  report: ReportOptions;
   dryRun: boolean;
 }
 
 /** `stdin` or the file's path, as messages name the input. */
-export function sourceName(input: Pick<InputSpec, 'path'>): string {
+export function sourceName(input: Pick<InputOptions, 'path'>): string {
   return input.path === '-' ? 'stdin' : input.path;
 }

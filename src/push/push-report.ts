@@ -1,6 +1,6 @@
 import type { Context } from '../core/context.js';
 import { TdsError } from '../core/errors.js';
-import type { CheckResult } from './check-pass.js';
+import type { ValidationResult } from './validate-pass.js';
 import type { StopReason } from './deliver/send-batches.js';
 import type { ReadStats } from './input/input-record.js';
 import { inputWarnings } from './input/read-input.js';
@@ -38,37 +38,37 @@ export class PushReport {
     this.ctx.io.stderr.write(`${text}\n`);
   }
 
-  /** How the input was read (a check pass, or the sending pass of a streamed input). */
+  /** How the input was read (a validation pass, or the sending pass of a streamed input). */
   read(stats: ReadStats): void {
     inputWarnings(stats).forEach((text) => this.warn(text));
   }
 
-  dryRun(check: CheckResult, key?: KeyReport): void {
-    this.print(this.summary({ read: check.stats.records, tally: check.tally, notSent: null, ...keyPart(key) }));
+  dryRun(validation: ValidationResult, key?: KeyReport): void {
+    this.print(this.summary({ read: validation.stats.records, tally: validation.tally, notSent: null, ...keyPart(key) }));
   }
 
   /** A checked file with nothing left to send (every batch dealt with before). */
-  nothingToSend(check: CheckResult): void {
+  nothingToSend(validation: ValidationResult): void {
     if (this.job.journal.resume) {
       const source = sourceName(this.job.input);
       this.ctx.io.stderr.write(`nothing to send: every batch of ${source} was dealt with before (journal ${this.job.journal.path})\n`);
     }
-    const summary = this.summary({ read: check.stats.records, tally: check.tally, notSent: 0, checkSeconds: check.seconds });
+    const summary = this.summary({ read: validation.stats.records, tally: validation.tally, notSent: 0, checkSeconds: validation.seconds });
     this.print(summary);
     const incomplete = incompleteError({ summary, stops: [] });
     if (incomplete) throw incomplete;
   }
 
   /** The summary of a push that sent, then the error it ends with, if any. */
-  finish(sent: SendResult, check: CheckResult | undefined, wait: WaitSummary | undefined, key?: KeyReport): void {
+  finish(sent: SendResult, validation: ValidationResult | undefined, wait: WaitSummary | undefined, key?: KeyReport): void {
     // a file's counts come from the checking pass: sending may have stopped part way
-    const tally = PushTally.combine(check?.tally ?? sent.scan, sent.sending);
-    const notSent = check ? check.tally.toSend.records - sent.dealt : sent.exhausted ? tally.pending.records : null;
+    const tally = PushTally.combine(validation?.tally ?? sent.scan, sent.sending);
+    const notSent = validation ? validation.tally.toSend.records - sent.dealt : sent.exhausted ? tally.pending.records : null;
     const summary = this.summary({
-      read: check?.stats.records ?? sent.stats.records,
+      read: validation?.stats.records ?? sent.stats.records,
       tally,
       notSent,
-      checkSeconds: check?.seconds,
+      checkSeconds: validation?.seconds,
       sendSeconds: sent.seconds,
       wait,
       ...keyPart(key),

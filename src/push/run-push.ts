@@ -2,21 +2,21 @@ import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { tryLock, type ProcessLock } from '../core/process-lock.js';
 import { resolveTable } from '../http/resolve-table.js';
-import { checkPass, type CheckResult } from './check-pass.js';
+import { validatePass, type ValidationResult } from './validate-pass.js';
 import { checkWebhook } from './deliver/check-webhook.js';
 import { WebhookClient } from './deliver/webhook-client.js';
 import { webhookLimiter } from './deliver/webhook-limiter.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
 import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
 import { PushedKeys } from './key/pushed-keys.js';
-import { KeySettler } from './key/settle.js';
+import { KeyReconciler } from './key/reconcile.js';
 import { journalConfirmed } from './journal/confirm-batches.js';
 import type { JournalContents, JournalHeader } from './journal/journal-entry.js';
 import { journalHeaderFor } from './journal/journal-header.js';
 import { defaultJournalPath } from './journal/journal-path.js';
 import { priorJournal } from './journal/prior-journal.js';
 import { JournalIndex } from './plan/resume-plan.js';
-import { sourceName, type DeliverySpec, type JournalSpec, type PushJob } from './push-job.js';
+import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob } from './push-job.js';
 import { PushReport, type KeyReport } from './push-report.js';
 import { emptyResult, sendPass, type KeyedSending, type SendResult } from './send-pass.js';
 import { waitAfterSending } from './wait-pass.js';
@@ -25,7 +25,7 @@ import { waitAfterSending } from './wait-pass.js';
 const CLOCK_MARGIN_MS = 5 * 60_000;
 
 interface Wire {
-  delivery: DeliverySpec;
+  delivery: DeliveryOptions;
   client: WebhookClient;
   limiter: RateLimiter;
 }
@@ -67,7 +67,7 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
 }
 
 /** --journal FILE, or the journal beside a file input for this webhook. */
-async function journalPathOf(spec: JournalSpec, delivery: DeliverySpec | undefined): Promise<string | undefined> {
+async function journalPathOf(spec: JournalOptions, delivery: DeliveryOptions | undefined): Promise<string | undefined> {
   if (spec.path !== undefined || spec.beside === undefined) return spec.path;
   return delivery ? defaultJournalPath(spec.beside, delivery.target.fingerprint) : `${spec.beside}.tds-journal`;
 }
@@ -94,13 +94,13 @@ function headerOf(
   job: PushJob,
   target: { shown: string; fingerprint: string },
   keyed: KeyedPush | undefined,
-  check?: CheckResult,
+  validation?: ValidationResult,
 ): JournalHeader {
   const key = keyed && {
     field: keyed.job.spec.field,
     compare: keyed.column.field.type === 'number' ? ('number' as const) : ('text' as const),
   };
-  return journalHeaderFor(job.input, job.limits.maxObjects, target, check?.stats, key);
+  return journalHeaderFor(job.input, job.limits.maxObjects, target, validation?.stats, key);
 }
 
 async function dryRun(ctx: Context, job: PushJob): Promise<void> {
@@ -108,15 +108,15 @@ async function dryRun(ctx: Context, job: PushJob): Promise<void> {
   const keyed = job.key && (await prepareKeyed(job.key));
   const prior = await readPrior(job, keyed);
   const keys = new PushedKeys();
-  const check = await checkPass(ctx, {
+  const validation = await validatePass(ctx, {
     ...job,
     index: prior && new JournalIndex(prior.entries),
     progress: job.report.progress,
     ...(keyed ? { keyed: { push: keyed, keys } } : {}),
   });
-  report.read(check.stats);
-  const lookup = keyed?.job.skipExisting ? await existingPlanText(keyed, keys.sample(1000), check.tally.toSend.records) : null;
-  report.dryRun(check, keyed && keyReport(keyed, lookup));
+  report.read(validation.stats);
+  const lookup = keyed?.job.skipExisting ? await existingPlanText(keyed, keys.sample(1000), validation.tally.toSend.records) : null;
+  report.dryRun(validation, keyed && keyReport(keyed, lookup));
 }
 
 async function push(ctx: Context, job: PushJob, wire: Wire): Promise<void> {
@@ -131,61 +131,61 @@ async function push(ctx: Context, job: PushJob, wire: Wire): Promise<void> {
   }
   // --wait --table: an unknown table fails now, before the input is read
   const table = keyed?.table ?? (job.wait && (await resolveTable(job.wait.client, job.wait.table)));
-  const checkKeys = new PushedKeys();
-  const check = job.input.streamed ? undefined : await checkFile(ctx, job, report, { index, prior, keyed, keys: checkKeys });
-  const nothing = check !== undefined && check.tally.toSend.batches === 0;
-  if (nothing && job.journal.path && check.confirmed.length > 0) await journalConfirmed(job.journal.path, check.confirmed);
-  if (nothing && !job.wait?.settled) return report.nothingToSend(check);
+  const validationKeys = new PushedKeys();
+  const validation = job.input.streamed ? undefined : await validateFile(ctx, job, report, { index, prior, keyed, keys: validationKeys });
+  const nothing = validation !== undefined && validation.tally.toSend.batches === 0;
+  if (nothing && job.journal.path && validation.confirmed.length > 0) await journalConfirmed(job.journal.path, validation.confirmed);
+  if (nothing && !job.wait?.settled) return report.nothingToSend(validation);
   if (nothing) report.note(`nothing to send: every batch of ${sourceName(job.input)} was dealt with before`);
 
   // the row count as close as possible to the first POST
   const baseline =
     table && job.wait ? await resolveTable(job.wait.client, table.id) : keyed && (await resolveTable(keyed.job.client, keyed.table.id));
   const began = Date.now();
-  const settler =
+  const reconciler =
     keyed &&
-    new KeySettler({
+    new KeyReconciler({
       lookups: keyed.lookups,
       field: keyed.job.spec.field,
       rateScale: wire.delivery.rateScale,
       signal: ctx.signal,
       log: ctx.verbose,
     });
-  if (settler && baseline) settler.begin(baseline.rowCount);
+  if (reconciler && baseline) reconciler.begin(baseline.rowCount);
   const sendKeys = new PushedKeys();
   const lookup = { text: null as string | null };
   const sent = nothing
-    ? nothingSent(check)
+    ? nothingSent(validation)
     : await sendPass(ctx, {
         ...job,
         index,
-        header: headerOf(job, wire.delivery.target, keyed, check),
-        checked: check !== undefined,
+        header: headerOf(job, wire.delivery.target, keyed, validation),
+        checked: validation !== undefined,
         ...job.report,
         delivery: wire.delivery,
         client: wire.client,
         limiter: wire.limiter,
-        ...(keyed && settler ? { keyed: keyedSending(ctx, { push: keyed, settler, keys: sendKeys }, check, lookup) } : {}),
+        ...(keyed && reconciler ? { keyed: keyedSending(ctx, { push: keyed, reconciler, keys: sendKeys }, validation, lookup) } : {}),
       });
-  warnAfterSending(report, job, sent, check);
-  const keys = check ? checkKeys : sendKeys;
-  keys.rejectAll(check ? sendKeys : checkKeys);
+  warnAfterSending(report, job, sent, validation);
+  const keys = validation ? validationKeys : sendKeys;
+  keys.rejectAll(validation ? sendKeys : validationKeys);
   const recent =
     !index && sent.sending.existing === 0 && baseline ? { since: began - CLOCK_MARGIN_MS, rowsBefore: baseline.rowCount } : undefined;
   const wait = baseline ? await waitAfterSending(ctx, job, { baseline, sent, keyed, keys, recent }) : undefined;
-  report.finish(sent, check, wait, keyed && keyReport(keyed, lookup.text));
+  report.finish(sent, validation, wait, keyed && keyReport(keyed, lookup.text));
 }
 
 /** What the sending pass needs of a keyed push; `lookup` is told the --skip-existing plan. */
 function keyedSending(
   ctx: Context,
-  keyed: Pick<KeyedSending, 'push' | 'settler' | 'keys'>,
-  check: CheckResult | undefined,
+  keyed: Pick<KeyedSending, 'push' | 'reconciler' | 'keys'>,
+  validation: ValidationResult | undefined,
   lookup: { text: string | null },
 ): KeyedSending {
   return {
     ...keyed,
-    ...(check ? { keyCount: check.tally.toSend.records } : {}),
+    ...(validation ? { keyCount: validation.tally.toSend.records } : {}),
     onPlan: (plan) => {
       lookup.text = plan.text;
       ctx.verbose(`--skip-existing: ${plan.text}`);
@@ -205,42 +205,42 @@ function keyReport(keyed: KeyedPush, lookup: string | null): KeyReport {
   return { field: keyed.job.spec.field, column: keyed.column.field.id, lookup, lookups: keyed.lookups };
 }
 
-/** The check pass of a file, with what it says about the input. */
-async function checkFile(
+/** The validation pass of a file, with what it says about the input. */
+async function validateFile(
   ctx: Context,
   job: PushJob,
   report: PushReport,
   from: { index?: JournalIndex; prior?: JournalContents; keyed?: KeyedPush; keys: PushedKeys },
-): Promise<CheckResult> {
-  const check = await checkPass(ctx, {
+): Promise<ValidationResult> {
+  const validation = await validatePass(ctx, {
     ...job,
     index: from.index,
     rejectsPath: job.report.rejectsPath,
     progress: job.report.progress,
     ...(from.keyed ? { keyed: { push: from.keyed, keys: from.keys } } : {}),
   });
-  report.read(check.stats);
+  report.read(validation.stats);
   const journaled = from.prior?.header.input.sha256;
-  if (journaled && check.stats.sha256 && journaled !== check.stats.sha256) {
+  if (journaled && validation.stats.sha256 && journaled !== validation.stats.sha256) {
     report.warn(
       `${sourceName(job.input)} changed since the journal was written; every batch the journal records is unchanged, so the push goes on`,
     );
   }
-  return check;
+  return validation;
 }
 
 /** A checked file that had nothing left to send. */
-function nothingSent(check: CheckResult): SendResult {
-  return { ...emptyResult(check.tally, check.stats), exhausted: true };
+function nothingSent(validation: ValidationResult): SendResult {
+  return { ...emptyResult(validation.tally, validation.stats), exhausted: true };
 }
 
-function warnAfterSending(report: PushReport, job: PushJob, sent: SendResult, check: CheckResult | undefined): void {
+function warnAfterSending(report: PushReport, job: PushJob, sent: SendResult, validation: ValidationResult | undefined): void {
   const redact = job.delivery?.target.redact ?? ((text: string) => text);
   for (const message of sent.warnings) {
     report.warn(`the webhook answered 2xx with success: false ("${redact(message)}"); those batches count as sent`);
   }
-  if (!check) report.read(sent.stats);
-  else if (sent.exhausted && sent.stats.sha256 !== check.stats.sha256) {
+  if (!validation) report.read(sent.stats);
+  else if (sent.exhausted && sent.stats.sha256 !== validation.stats.sha256) {
     report.warn(`${sourceName(job.input)} changed while it was being pushed; the journal records exactly what was sent`);
   }
 }

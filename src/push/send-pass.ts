@@ -12,27 +12,27 @@ import { keyedOptions } from './key/keyed-push.js';
 import { markExisting } from './key/mark-existing.js';
 import type { LookupPlan } from './key/lookup-plan.js';
 import type { PushedKeys } from './key/pushed-keys.js';
-import type { KeySettler } from './key/settle.js';
+import type { KeyReconciler } from './key/reconcile.js';
 import type { Batch, BatchLimits } from './plan/batch.js';
 import { batchPass } from './plan/batch-pass.js';
 import type { JournalIndex } from './plan/resume-plan.js';
 import { add, PushTally } from './plan/tally.js';
-import { sourceName, type DeliverySpec, type InputSpec, type JournalSpec } from './push-job.js';
+import { sourceName, type DeliveryOptions, type InputOptions, type JournalOptions } from './push-job.js';
 import { logDuplicate } from './report/log-duplicate.js';
 import { RejectsFile } from './report/rejects.js';
 
 export interface SendPassOptions {
-  input: InputSpec;
+  input: InputOptions;
   limits: BatchLimits;
-  journal: JournalSpec;
+  journal: JournalOptions;
   /** the journal of an earlier run (--resume): appended to; without it a new journal gets `header` */
   index?: JournalIndex;
   header: JournalHeader;
-  /** the input was read in full by the check pass (its rejects are written already) */
+  /** the input was read in full by the validation pass (its rejects are written already) */
   checked: boolean;
   rejectsPath?: string;
   progress: boolean;
-  delivery: DeliverySpec;
+  delivery: DeliveryOptions;
   client: Pick<WebhookClient, 'post'>;
   limiter: RateLimiter;
   keyed?: KeyedSending;
@@ -41,10 +41,10 @@ export interface SendPassOptions {
 /** --key: how the sending pass reads keys, skips existing ones and settles uncertain batches. */
 export interface KeyedSending {
   push: KeyedPush;
-  settler: KeySettler;
+  reconciler: KeyReconciler;
   /** collects the keys of the records, in input order */
   keys: PushedKeys;
-  /** --skip-existing: keys the input holds in all (from the check pass), for the lookup plan */
+  /** --skip-existing: keys the input holds in all (from the validation pass), for the lookup plan */
   keyCount?: number;
   onPlan?(plan: LookupPlan): void;
 }
@@ -81,7 +81,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     index: options.index,
     uncertain: spec.uncertain,
     onConfirmed: (batch) => journal?.append(entryOf(batch, 'accepted', { reason: CONFIRMED_REASON })),
-    onAccepted: (batch) => keyed?.settler.noteAccepted(batch, false),
+    onAccepted: (batch) => keyed?.reconciler.noteAccepted(batch, false),
     journalPath: spec.path,
     onRejected: async (batch, reason) => {
       keyed?.keys.reject(batch.items.map((item) => item.record));
@@ -104,7 +104,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     redact: delivery.target.redact,
     log: ctx.verbose,
     onOutcome: (event) => record(result, event, rejects, keyed?.keys),
-    ...(keyed ? { settler: keyed.settler, timeoutMs: delivery.timeoutMs } : {}),
+    ...(keyed ? { reconciler: keyed.reconciler, timeoutMs: delivery.timeoutMs } : {}),
   });
   const started = performance.now();
   const line = options.progress

@@ -1,5 +1,5 @@
 import type { Context } from '../core/context.js';
-import type { Table } from '../spec/index.js';
+import type { Table } from '../service/index.js';
 import type { PushedKeys } from './key/pushed-keys.js';
 import type { PushJob } from './push-job.js';
 import type { SendResult } from './send-pass.js';

@@ -1,4 +1,4 @@
-import type { Cell, Field } from '../spec/index.js';
+import type { Cell, Field } from '../service/index.js';
 
 /** Option value → label, for select and multi_select columns that have options. */
 export type OptionLabels = ReadonlyMap<string, string>;

@@ -1,4 +1,4 @@
-import type { Field } from '../spec/index.js';
+import type { Field } from '../service/index.js';
 import { META_KEYS, type HeaderMode } from './shape-options.js';
 import { uniqueKey } from './unique-key.js';
 

@@ -1,4 +1,4 @@
-import type { Field } from '../spec/index.js';
+import type { Field } from '../service/index.js';
 import { keyFields } from './column-keys.js';
 import { selectColumns } from './select-columns.js';
 import { META_KEYS, type ShapeOptions } from './shape-options.js';

@@ -1,5 +1,5 @@
 import type { OutputRecord } from './output-record.js';
-import type { Row } from '../spec/index.js';
+import type { Row } from '../service/index.js';
 import { cellValue, optionLabels } from './cell-value.js';
 import type { RecordPlan } from './record-plan.js';
 import type { CellsMode } from './shape-options.js';

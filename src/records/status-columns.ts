@@ -1,4 +1,4 @@
-import { OPERATORS_BY_TYPE, type Field, type Row } from '../spec/index.js';
+import { OPERATORS_BY_TYPE, type Field, type Row } from '../service/index.js';
 
 /**
  * The columns that get `<key>.status` and `<key>.error` under --status-columns: those whose type

@@ -1,4 +1,4 @@
-import { CELL_MAX_CHARS } from '../spec/index.js';
+import { CELL_MAX_CHARS } from '../service/index.js';
 
 export type CutKind = 'service' | 'spreadsheet';
 

@@ -1,4 +1,4 @@
-import type { Field, Row } from '../spec/index.js';
+import type { Field, Row } from '../service/index.js';
 import { cellValue, optionLabels } from './cell-value.js';
 import { keyFields } from './column-keys.js';
 import { META_KEYS, type HeaderMode } from './shape-options.js';

@@ -1,4 +1,4 @@
-import type { ColumnType } from '../spec/index.js';
+import type { ColumnType } from '../service/index.js';
 
 // The one type mapping of the mirror and of Parquet exports (CLI.md "Column types"): the SQL type of
 // each column type, and a cell value converted to it. A value that does not fit is NULL and counted.

@@ -23,7 +23,7 @@ export const keyTest = test.extend<{ bench: PushBench }>({
   },
 });
 
-export interface FieldSpec {
+export interface FieldDefinition {
   label: string;
   type: string;
   mapKey?: string;
@@ -50,7 +50,7 @@ async function admin(emu: RunningEmulator, method: string, path: string, body: u
 }
 
 /** A webhook-fed table made through the emulator's admin route. */
-export async function webhookTable(emu: RunningEmulator, name: string, fields: FieldSpec[]): Promise<AdminTable> {
+export async function webhookTable(emu: RunningEmulator, name: string, fields: FieldDefinition[]): Promise<AdminTable> {
   const reply = (await admin(emu, 'POST', '/tables', { workspace: 'Marketing', name, webhook: true, fields })) as {
     table: { id: string };
     fields: AdminTable['fields'];

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Field, Table } from '../../src/spec/index.js';
+import type { Field, Table } from '../../src/service/index.js';
 import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
 import { RATE_SCALE, tdsAgainst } from './read-support.js';
 import { parseNdjson, queryRows, schemaOf, tableNamed } from './rows-support.js';

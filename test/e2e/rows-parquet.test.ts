@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Field, Row } from '../../src/spec/index.js';
+import type { Field, Row } from '../../src/service/index.js';
 import { readParquet } from '../export/parquet-file.js';
 import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
 import { expectedMirrorValue } from '../mirror/helpers.js';

@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import type { Cell, Field, Row, RowsPage, Table } from '../../src/spec/index.js';
+import type { Cell, Field, Row, RowsPage, Table } from '../../src/service/index.js';
 import { fetchJson, type Target } from './read-support.js';
 
 // Expected records for the export end-to-end tests, computed from the emulator's own API answers

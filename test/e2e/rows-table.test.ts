@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/output/table.js';
-import type { Field, Row, Table } from '../../src/spec/index.js';
+import type { Field, Row, Table } from '../../src/service/index.js';
 import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
 import { RATE_SCALE, emulatorRequests, tdsAgainst } from './read-support.js';
 import { LEADS_KEYS, allRows, expectedRecords, schemaOf, tableNamed, type Rec } from './rows-support.js';

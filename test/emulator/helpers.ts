@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import type { Field, Row, RowsPage, Table } from '../../src/spec/index.js';
+import type { Field, Row, RowsPage, Table } from '../../src/service/index.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 
 /** A fixed clock for date tests: Wednesday 2025-05-14 12:00 UTC. */

@@ -6,7 +6,7 @@ import { Chalk } from 'chalk';
 import type { Context } from '../../src/core/context.js';
 import type { ExportRequest, FetchPage } from '../../src/export/export-request.js';
 import { openFile, type FileOpener } from '../../src/output/atomic-file.js';
-import type { Field, Row, RowsPage } from '../../src/spec/index.js';
+import type { Field, Row, RowsPage } from '../../src/service/index.js';
 
 // A table of 23 rows served in pages by offset cursors, a context with captured stdout/stderr, and an
 // export request: the in-process export tests' fixtures.

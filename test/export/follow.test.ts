@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HashedStringSet } from '../../src/collections/hashed-string-set.js';
 import { follow, newRowsSince, remember, type Known } from '../../src/export/follow.js';
 import { runExport } from '../../src/export/run-export.js';
-import type { Row } from '../../src/spec/index.js';
+import type { Row } from '../../src/service/index.js';
 import { context, makeRow, request, service } from './export-fixtures.js';
 
 // Issue 16: `tds rows --follow`. The table is played by a list kept newest first (as the service lists

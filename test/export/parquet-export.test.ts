@@ -7,7 +7,7 @@ import { checkpointPath, type Checkpoint } from '../../src/export/checkpoint.js'
 import { stagingPath } from '../../src/export/export-output.js';
 import type { ExportRequest } from '../../src/export/export-request.js';
 import { runExport } from '../../src/export/run-export.js';
-import type { Field, Row } from '../../src/spec/index.js';
+import type { Field, Row } from '../../src/service/index.js';
 import { context, request, service, tempFile, type Service } from './export-fixtures.js';
 import { readParquet } from './parquet-file.js';
 

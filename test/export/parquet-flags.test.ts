@@ -3,7 +3,7 @@ import { UsageError } from '../../src/core/errors.js';
 import { readExportFlags, type ExportFlagValues } from '../../src/export/export-flags.js';
 import { parquetColumns } from '../../src/export/parquet-columns.js';
 import type { ShapeOptions } from '../../src/records/shape-options.js';
-import type { Field } from '../../src/spec/index.js';
+import type { Field } from '../../src/service/index.js';
 
 // Which flags a Parquet export takes, and which columns its shaping flags give it.
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { TdsError } from '../../src/core/errors.js';
 import type { FetchPage } from '../../src/export/export-request.js';
 import { runExport } from '../../src/export/run-export.js';
-import type { Row, RowsPage } from '../../src/spec/index.js';
+import type { Row, RowsPage } from '../../src/service/index.js';
 import { context as fixtureContext, request } from './export-fixtures.js';
 
 // the fixtures' 23 rows, with quotes in every name and a cut note in every fifth row

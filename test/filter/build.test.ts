@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildFilters } from '../../src/filter/build.js';
-import type { FilterGroup, FilterRule, FilterValue } from '../../src/spec/index.js';
+import type { FilterGroup, FilterRule, FilterValue } from '../../src/service/index.js';
 import { catchFilterError } from './catch-filter-error.js';
 import { fields } from './fixtures.js';
 

@@ -1,4 +1,4 @@
-import type { Field } from '../../src/spec/index.js';
+import type { Field } from '../../src/service/index.js';
 
 // A realistic schema: every column type, two columns sharing a label ("Email"), a select whose
 // labels differ from its values, a label that equals another column's name ("rank"), and a

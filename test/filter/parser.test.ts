@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseWhere, type WhereExpr, type WhereValue } from '../../src/filter/parser.js';
-import { OPERATORS, VALUELESS_OPERATORS } from '../../src/spec/index.js';
+import { OPERATORS, VALUELESS_OPERATORS } from '../../src/service/index.js';
 import { catchFilterError } from './catch-filter-error.js';
 import { withoutPositions } from './print.js';
 

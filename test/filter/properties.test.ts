@@ -17,7 +17,7 @@ import {
   type FilterGroup,
   type FilterRule,
   type Operator,
-} from '../../src/spec/index.js';
+} from '../../src/service/index.js';
 import { fields } from './fixtures.js';
 import { printWhere, withoutPositions } from './print.js';
 

@@ -14,7 +14,7 @@ import {
   type FilterGroup,
   type FilterRule,
   type QueryBody,
-} from '../../src/spec/index.js';
+} from '../../src/service/index.js';
 import { catchFilterError } from './catch-filter-error.js';
 import { fields } from './fixtures.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_EMPTY_PAGES, paginate, rowsOf } from '../../src/http/paginate.js';
-import { CURSOR_MAX_CHARS, type Row, type RowsPage } from '../../src/spec/index.js';
+import { CURSOR_MAX_CHARS, type Row, type RowsPage } from '../../src/service/index.js';
 
 const row = (id: string): Row => ({ id, tableId: 't', createdAt: '', updatedAt: '', createdByUserId: null, cells: {} });
 

@@ -2,7 +2,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.js';
 import { startSyncProgress } from '../../src/mirror/sync-progress.js';
-import type { Table } from '../../src/spec/index.js';
+import type { Table } from '../../src/service/index.js';
 import { testContext } from '../helpers/context.js';
 
 /** A context whose stderr counts as a terminal; `last()` is the last state of the progress line. */

@@ -1,4 +1,4 @@
-import type { Field, Row } from '../../src/spec/index.js';
+import type { Field, Row } from '../../src/service/index.js';
 
 // A schema that exercises record shaping: labels shared by two and three columns, a label equal to
 // a meta key, a label that already looks disambiguated, selects whose labels differ from their

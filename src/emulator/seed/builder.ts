@@ -1,14 +1,14 @@
-import type { ColumnType, FieldOption } from '../../spec/index.js';
-import { snakeCase } from '../build-field.js';
-import { seededId } from '../ids.js';
-import type { FieldRec, OrgRec, StoredCell, StoredRow, TableRec, WorkspaceRec } from '../model.js';
-import { createPrng, type Prng } from '../prng.js';
-import { RowList } from '../row-list.js';
-import type { EmulatorState } from '../state.js';
+import type { ColumnType, FieldOption } from '../../service/index.js';
+import { snakeCase } from '../store/build-field.js';
+import { seededId } from '../store/ids.js';
+import type { FieldRec, OrgRec, StoredCell, StoredRow, TableRec, WorkspaceRec } from '../store/model.js';
+import { createPrng, type Prng } from './prng.js';
+import { RowList } from '../store/row-list.js';
+import type { EmulatorState } from '../store/state.js';
 
 export const DAY_MS = 86_400_000;
 
-export interface FieldSpec {
+export interface FieldDefinition {
   label: string;
   type: ColumnType;
   /** Internal name; defaults to the label in snake case. */
@@ -24,7 +24,7 @@ export class FullCell {
   constructor(readonly cell: StoredCell) {}
 }
 
-export type RowSpec = Record<string, unknown>;
+export type SeedRow = Record<string, unknown>;
 
 export interface SeedTable {
   table: TableRec;
@@ -61,7 +61,7 @@ export class SeedBuilder {
     return workspace;
   }
 
-  table(workspace: WorkspaceRec, name: string, emoji: string | null, specs: FieldSpec[], webhook = false): SeedTable {
+  table(workspace: WorkspaceRec, name: string, emoji: string | null, specs: FieldDefinition[], webhook = false): SeedTable {
     const fields = specs.map((spec) => this.field(spec));
     const rows = new RowList();
     const table: TableRec = {
@@ -90,7 +90,7 @@ export class SeedBuilder {
    * Adds rows created over the past `spanDays`, oldest first. Row specs are keyed by field name; empty values
    * (undefined, null, '') leave the cell out. A system "created_at" field gets the creation date.
    */
-  addRows(target: SeedTable, specs: RowSpec[], spanDays = 400, users: string[] = []): void {
+  addRows(target: SeedTable, specs: SeedRow[], spanDays = 400, users: string[] = []): void {
     const rows: StoredRow[] = specs.map((spec, index) => {
       const createdAt = Math.floor(this.now - ((specs.length - index) / specs.length) * spanDays * DAY_MS - this.random() * 3_600_000);
       const editedAfter = this.random() * 3 * DAY_MS;
@@ -112,14 +112,14 @@ export class SeedBuilder {
    * Adds columns after a table's own, with ids from their own seed `salt`, so the ids of everything seeded
    * after the table stay as they were before these columns existed.
    */
-  addFields(target: SeedTable, specs: FieldSpec[], salt: number): FieldRec[] {
+  addFields(target: SeedTable, specs: FieldDefinition[], salt: number): FieldRec[] {
     const random = createPrng(salt);
     const fields = specs.map((spec) => this.field(spec, seededId('fld_', 10, random)));
     target.table.fields.push(...fields);
     return fields;
   }
 
-  private field(spec: FieldSpec, id = this.id('fld_', 10)): FieldRec {
+  private field(spec: FieldDefinition, id = this.id('fld_', 10)): FieldRec {
     return {
       id,
       name: spec.name ?? snakeCase(spec.label),

@@ -1,5 +1,5 @@
-import { pick } from '../prng.js';
-import { EmulatorState } from '../state.js';
+import { pick } from './prng.js';
+import { EmulatorState } from '../store/state.js';
 import { options, SeedBuilder } from './builder.js';
 import { seedLeads, type Member } from './leads.js';
 import { seedMarketingTables } from './marketing.js';

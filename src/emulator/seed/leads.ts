@@ -1,8 +1,8 @@
-import type { CellStatus } from '../../spec/index.js';
-import { pick } from '../prng.js';
-import { DAY_MS, FullCell, options, type FieldSpec, type RowSpec, type SeedBuilder, type SeedTable } from './builder.js';
+import type { CellStatus } from '../../service/index.js';
+import { pick } from './prng.js';
+import { DAY_MS, FullCell, options, type FieldDefinition, type SeedRow, type SeedBuilder, type SeedTable } from './builder.js';
 import { CITIES, COMPANIES, FIRST_NAMES, LAST_NAMES, LONG_NOTE, NOTES, slug } from './samples.js';
-import type { WorkspaceRec } from '../model.js';
+import type { WorkspaceRec } from '../store/model.js';
 
 export interface Member {
   id: string;
@@ -11,7 +11,7 @@ export interface Member {
 }
 
 /** A column of every type. */
-const LEADS_FIELDS: FieldSpec[] = [
+const LEADS_FIELDS: FieldDefinition[] = [
   { label: 'Name', type: 'text' },
   { label: 'Email', type: 'email' },
   { label: 'Email', type: 'text', name: 'email_2' },
@@ -58,7 +58,7 @@ export function seedLeads(seed: SeedBuilder, sales: WorkspaceRec, members: Membe
   const leads = seed.table(sales, 'Leads', ':rocket:', LEADS_FIELDS);
   // Rows that arrive later (churn, admin routes) run Enrich: the domain of their Email.
   leads.field('enrich').action = { from: leads.field('email').id, derive: 'domain' };
-  const specs: RowSpec[] = [];
+  const specs: SeedRow[] = [];
   for (let i = 0; i < 250; i += 1) specs.push(leadSpec(seed, i, members));
   addOddCases(specs);
   seed.addRows(
@@ -70,7 +70,7 @@ export function seedLeads(seed: SeedBuilder, sales: WorkspaceRec, members: Membe
   return leads;
 }
 
-function leadSpec(seed: SeedBuilder, i: number, members: Member[]): RowSpec {
+function leadSpec(seed: SeedBuilder, i: number, members: Member[]): SeedRow {
   const r = seed.random;
   const startOfToday = Math.floor(seed.now / DAY_MS) * DAY_MS;
   const first = pick(FIRST_NAMES, r());
@@ -110,7 +110,7 @@ function leadSpec(seed: SeedBuilder, i: number, members: Member[]): RowSpec {
 }
 
 /** Names, notes and addresses that test quoting, Unicode, formulas, long text and empty cells. */
-function addOddCases(specs: RowSpec[]): void {
+function addOddCases(specs: SeedRow[]): void {
   Object.assign(specs[3]!, { name: 'Smith, John', notes: 'Said: "call me after 5pm", then hung up' });
   Object.assign(specs[7]!, { name: 'Dwayne "The Rock" Johnson', notes: 'Line one\nLine two\r\nLine three' });
   Object.assign(specs[11]!, { name: '00123', phone: '0044 20 7946 0958', email_2: '00123' });

@@ -1,6 +1,6 @@
-import { pick } from '../prng.js';
-import type { WorkspaceRec } from '../model.js';
-import { webhookRow } from '../webhook-row.js';
+import { pick } from './prng.js';
+import type { WorkspaceRec } from '../store/model.js';
+import { webhookRow } from '../webhook/row.js';
 import { DAY_MS, options, type SeedBuilder } from './builder.js';
 import { CITIES } from './samples.js';
 import { contacts } from './sales.js';

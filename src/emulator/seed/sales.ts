@@ -1,5 +1,5 @@
-import { pick } from '../prng.js';
-import type { WorkspaceRec } from '../model.js';
+import { pick } from './prng.js';
+import type { WorkspaceRec } from '../store/model.js';
 import { options, type SeedBuilder } from './builder.js';
 import { CITIES, COMPANIES, FIRST_NAMES, LAST_NAMES, LONG_NOTE, slug } from './samples.js';
 

@@ -7,7 +7,7 @@ import { attemptOutcome, describeResult } from './classify.js';
 import type { WebhookClient, WireResult } from './webhook-client.js';
 import type { WebhookTarget } from './webhook-target.js';
 
-export interface CheckOptions {
+export interface WebhookCheckOptions {
   client: Pick<WebhookClient, 'head'>;
   target: WebhookTarget;
   limiter: Pick<RateLimiter, 'acquireSlot' | 'pause'>;
@@ -22,7 +22,7 @@ export interface CheckOptions {
  * HEAD on the webhook (it adds no row): resolves when it exists, NOT_FOUND (exit 4) on a 404.
  * 429, 5xx and network failures are retried (HEAD is safe to repeat), then GAVE_UP (exit 6).
  */
-export async function checkWebhook(options: CheckOptions): Promise<void> {
+export async function checkWebhook(options: WebhookCheckOptions): Promise<void> {
   const { target } = options;
   const { result, decision, attempts } = await withRetries<WireResult>({
     limiter: options.limiter,

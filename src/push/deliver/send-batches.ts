@@ -1,11 +1,11 @@
 import type { RateLimiter } from '../../http/rate-limiter.js';
 import { withRetries, type AttemptReport } from '../../http/retry.js';
 import { MAX_RETRY_AFTER_MS, type RetryDecision } from '../../http/retry-policy.js';
-import type { KeySettler } from '../key/settle.js';
+import type { KeyReconciler } from '../key/reconcile.js';
 import { entryOf, type BatchState, type JournalEntry } from '../journal/journal-entry.js';
 import { batchId, narrowBatch, splitBatch, type Batch } from '../plan/batch.js';
 import type { SendEvent } from './send-event.js';
-import { SettleQueue } from './settle-queue.js';
+import { ReconcileQueue } from './reconcile-queue.js';
 
 export type { SendEvent } from './send-event.js';
 import { classifyPost, type PostOutcome } from './classify.js';
@@ -31,7 +31,7 @@ export interface SendOptions {
   /** Called once for every batch (or part) this run has dealt with, before its slot is freed. */
   onOutcome(event: SendEvent): Promise<void> | void;
   /** --key: uncertain batches are settled by looking their keys up, and the run goes on */
-  settler?: Pick<KeySettler, 'found' | 'noteAccepted' | 'checkDue' | 'checkKeysShow'>;
+  reconciler?: Pick<KeyReconciler, 'found' | 'noteAccepted' | 'checkDue' | 'checkKeysShow'>;
   /** the request timeout: a request cut off while sending may have reached the webhook until then */
   timeoutMs?: number;
 }
@@ -63,15 +63,15 @@ export class BatchSender {
   inFlight = 0;
   private readonly halt = new AbortController();
   private readonly stops: StopReason[] = [];
-  /** --key: uncertain batches to settle, and records to send again */
-  private readonly queue?: SettleQueue;
+  /** --key: uncertain batches to reconcile by key, and records to send again */
+  private readonly queue?: ReconcileQueue;
   private lastRequestAt = 0;
   private acceptedAny = false;
 
   constructor(private readonly options: SendOptions) {
-    if (options.settler) {
-      this.queue = new SettleQueue({
-        settler: options.settler,
+    if (options.reconciler) {
+      this.queue = new ReconcileQueue({
+        reconciler: options.reconciler,
         timeoutMs: options.timeoutMs ?? 0,
         journal: (batch, state, extra) => this.journal(batch, state, extra),
         onOutcome: (event) => options.onOutcome(event),
@@ -94,7 +94,7 @@ export class BatchSender {
     try {
       await this.loop(iterator, running, start);
       // nothing was left uncertain: one check that the keys sent can be found (a later run depends on it)
-      if (!this.halted && this.acceptedAny) await this.options.settler?.checkKeysShow(this.lastRequestAt);
+      if (!this.halted && this.acceptedAny) await this.options.reconciler?.checkKeysShow(this.lastRequestAt);
     } catch (error) {
       this.stop({ kind: 'failed', error });
     } finally {
@@ -115,10 +115,10 @@ export class BatchSender {
     while (!this.halted) {
       if (this.queue?.waiting) {
         if (running.size > 0) await Promise.race(running);
-        else await this.queue.settle(this.lastRequestAt);
+        else await this.queue.reconcile(this.lastRequestAt);
         continue;
       }
-      if (this.options.settler?.checkDue) await this.options.settler.checkKeysShow();
+      if (this.options.reconciler?.checkDue) await this.options.reconciler.checkKeysShow();
       if (running.size >= this.options.concurrency) {
         await Promise.race(running);
         continue;
@@ -183,7 +183,7 @@ export class BatchSender {
       this.stop({ kind: 'gave-up', detail: `batch ${batchId(batch)}: ${why}` });
       return this.options.onOutcome({ kind: 'pending', batch });
     }
-    return this.settle(batch, outcome);
+    return this.conclude(batch, outcome);
   }
 
   /** Journals the batch as being sent (fsynced), then sends it: the journal never misses a request that left. */
@@ -213,7 +213,7 @@ export class BatchSender {
    * What the final outcome means for the batch, journaled, then counted. The run hears of it even
    * when the journal cannot record it (a full disk): the summary must tell what really happened.
    */
-  private async settle(batch: Batch, outcome: Exclude<PostOutcome, { kind: 'retry' }>): Promise<void> {
+  private async conclude(batch: Batch, outcome: Exclude<PostOutcome, { kind: 'retry' }>): Promise<void> {
     if (outcome.kind === 'too-large') return this.splitOrReject(batch, outcome);
     const { state, event, stop } = this.meaning(batch, outcome);
     const byKey = state === 'uncertain' && this.queue !== undefined;
@@ -222,7 +222,7 @@ export class BatchSender {
     } finally {
       if (state === 'accepted') {
         this.acceptedAny = true;
-        this.options.settler?.noteAccepted(batch, true);
+        this.options.reconciler?.noteAccepted(batch, true);
       }
       // --key: settled once nothing is in flight, instead of stopping the run
       if (byKey) this.queue?.add(batch);

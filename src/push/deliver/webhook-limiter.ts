@@ -1,5 +1,5 @@
 import { RateLimiter } from '../../http/rate-limiter.js';
-import { RATE_LIMITS } from '../../spec/index.js';
+import { RATE_LIMITS } from '../../service/index.js';
 
 /** Share of the window kept free for the jitter between our clock and the service's. */
 const MARGIN = 0.01;

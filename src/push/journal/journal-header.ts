@@ -1,4 +1,4 @@
-import { WEBHOOK_MAX_BODY_BYTES } from '../../spec/index.js';
+import { WEBHOOK_MAX_BODY_BYTES } from '../../service/index.js';
 import { JOURNAL_VERSION, type JournalHeader } from './journal-entry.js';
 
 type KeyBatching = NonNullable<JournalHeader['batching']['key']>;

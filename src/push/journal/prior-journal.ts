@@ -6,7 +6,7 @@ import type { JournalContents, JournalHeader } from './journal-entry.js';
 import { headerDifferences } from './journal-header.js';
 import { readJournal } from './read-journal.js';
 
-export interface PriorJournalSpec {
+export interface PriorJournalOptions {
   path?: string;
   resume: boolean;
   dryRun: boolean;
@@ -17,7 +17,7 @@ export interface PriorJournalSpec {
  * (`headerNow`, given the journal's own); refuses a journal that exists when --resume is not given.
  */
 export async function priorJournal(
-  spec: PriorJournalSpec,
+  spec: PriorJournalOptions,
   headerNow: (journaled: JournalHeader) => JournalHeader,
 ): Promise<JournalContents | undefined> {
   const { path } = spec;

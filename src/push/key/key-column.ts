@@ -1,5 +1,5 @@
 import { UsageError } from '../../core/errors.js';
-import type { ColumnType, Field } from '../../spec/index.js';
+import type { ColumnType, Field } from '../../service/index.js';
 
 /**
  * The table column a key is looked up in, and how: the filter operator its type accepts that takes

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../http/client.js';
 import { resolveTable } from '../../http/resolve-table.js';
-import type { Table } from '../../spec/index.js';
+import type { Table } from '../../service/index.js';
 import type { KeyColumn } from './key-column.js';
 import { chooseLookupPlan, type LookupPlan } from './lookup-plan.js';
 import { MirrorSnapshot, type MirrorSource } from './mirror-snapshot.js';
@@ -13,7 +13,7 @@ export interface Planned<T> {
 }
 
 /** What a keyed push looked keys up for. */
-export type LookupUse = 'existing' | 'check' | 'settle' | 'wait';
+export type LookupUse = 'existing' | 'check' | 'reconcile' | 'wait';
 
 /** Row requests of the key lookups, by what they were for. */
 export type LookupRequests = Record<LookupUse, number>;
@@ -34,7 +34,7 @@ export class KeyLookups {
 
   /** Row requests of every lookup so far, by use (the local mirror's sync included). */
   get requests(): LookupRequests {
-    const requests: LookupRequests = { existing: 0, check: 0, settle: 0, wait: 0 };
+    const requests: LookupRequests = { existing: 0, check: 0, reconcile: 0, wait: 0 };
     for (const { use, lookup } of this.used) requests[use] += lookup.requests;
     return requests;
   }
@@ -66,7 +66,7 @@ export class KeyLookups {
    * Settling uncertain batches, or checking that the keys of a batch taken in show (`check`): which of
    * the keys the table holds now (never from an earlier read).
    */
-  async settle(keys: readonly string[], use: 'settle' | 'check' = 'settle'): Promise<Planned<KeyPresence>> {
+  async reconcile(keys: readonly string[], use: 'reconcile' | 'check' = 'reconcile'): Promise<Planned<KeyPresence>> {
     const plan = chooseLookupPlan({ column: this.column, keys, keyCount: keys.length, rowCount: await this.rowCount() });
     return { plan, lookup: this.track(use, this.presence(plan)) };
   }

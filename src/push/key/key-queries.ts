@@ -5,7 +5,7 @@ import {
   FILTER_VALUE_MAX_CHARS,
   type FilterGroup,
   type FilterRule,
-} from '../../spec/index.js';
+} from '../../service/index.js';
 import type { KeyColumn } from './key-column.js';
 
 /**

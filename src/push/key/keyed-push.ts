@@ -1,16 +1,16 @@
 import type { ApiClient } from '../../http/client.js';
 import { resolveTable } from '../../http/resolve-table.js';
-import type { Field, Table } from '../../spec/index.js';
+import type { Field, Table } from '../../service/index.js';
 import { keyColumn, type KeyColumn } from './key-column.js';
 import { KeyLookups } from './key-lookups.js';
 import type { KeyedOptions } from './keyed-records.js';
 import type { MirrorSource } from './mirror-snapshot.js';
 import type { PushedKeys } from './pushed-keys.js';
-import type { KeySpec } from './record-key.js';
+import type { KeyMapping } from './record-key.js';
 
 /** `--key FIELD[=COLUMN]` with `--table`, as the command gives it. */
 export interface KeyJob {
-  spec: KeySpec;
+  spec: KeyMapping;
   /** --table: ID or exact name */
   table: string;
   client: ApiClient;

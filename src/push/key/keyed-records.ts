@@ -2,10 +2,10 @@ import { UsageError } from '../../core/errors.js';
 import type { InputRecord } from '../input/input-record.js';
 import { foldKey, type KeyColumn } from './key-column.js';
 import type { PushedKeys } from './pushed-keys.js';
-import { recordKey, type KeySpec } from './record-key.js';
+import { recordKey, type KeyMapping } from './record-key.js';
 
 export interface KeyedOptions {
-  spec: KeySpec;
+  spec: KeyMapping;
   column: KeyColumn;
   /** `error`: the first repeated key stops the push (exit 2) */
   onDuplicate: 'skip' | 'error';

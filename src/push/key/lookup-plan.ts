@@ -1,4 +1,4 @@
-import { PAGE_LIMIT_MAX } from '../../spec/index.js';
+import { PAGE_LIMIT_MAX } from '../../service/index.js';
 import type { KeyColumn } from './key-column.js';
 import { packKeyQueries } from './key-queries.js';
 

@@ -5,7 +5,7 @@ import type { KeyPresence } from './table-keys.js';
 
 export interface ExistingOptions {
   lookups: KeyLookups;
-  /** Keys the input holds in all, when a check pass counted them (a stream: unknown). */
+  /** Keys the input holds in all, when a validation pass counted them (a stream: unknown). */
   keyCount?: number;
   /** Told the plan once it is chosen (for --verbose and the summary). */
   onPlan?(plan: Planned<KeyPresence>['plan']): void;

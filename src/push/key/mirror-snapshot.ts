@@ -1,4 +1,4 @@
-import type { Table } from '../../spec/index.js';
+import type { Table } from '../../service/index.js';
 import { foldKey, type KeyColumn } from './key-column.js';
 import { KeySetPresence } from './table-keys.js';
 

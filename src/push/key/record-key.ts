@@ -1,16 +1,16 @@
-import { CELL_MAX_CHARS } from '../../spec/index.js';
+import { CELL_MAX_CHARS } from '../../service/index.js';
 import { exactText } from '../input/exact-numbers.js';
 import type { PlainObject } from '../input/nest-keys.js';
 
 /** What identifies a record: `--key FIELD[=COLUMN]`. */
-export interface KeySpec {
+export interface KeyMapping {
   /** The input key: a key of the record, or a dotted path into it (`address.email`). */
   field: string;
   /** The table column it fills, by label, name or ID (default: FIELD). */
   column: string;
 }
 
-export function parseKeySpec(text: string): KeySpec {
+export function parseKeyMapping(text: string): KeyMapping {
   const at = text.indexOf('=');
   const field = (at < 0 ? text : text.slice(0, at)).trim();
   const column = (at < 0 ? field : text.slice(at + 1)).trim();

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../http/client.js';
 import { paginate, rowsOf } from '../../http/paginate.js';
-import { PAGE_LIMIT_MAX, type Row } from '../../spec/index.js';
+import { PAGE_LIMIT_MAX, type Row } from '../../service/index.js';
 import { foldKey, type KeyColumn } from './key-column.js';
 import { packKeyQueries } from './key-queries.js';
 

@@ -70,7 +70,7 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
             decision.entry.reason ?? (decision.entry.state === 'sending' ? 'cut off while sending' : undefined),
           );
           break;
-        case 'settle':
+        case 'reconcile':
           add(tally.toSend, decision.batch);
           yield { ...decision.batch, unsettled: { at: Date.parse(decision.entry.at), cutOff: decision.entry.state === 'sending' } };
           break;

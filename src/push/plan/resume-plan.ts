@@ -51,7 +51,7 @@ export type Decision =
   /** uncertain (or cut off while sending) and --resend-uncertain not given: left alone */
   | { kind: 'uncertain'; batch: Batch; entry: JournalEntry }
   /** uncertain, with --key: its keys are looked up, and only the records not found are sent again */
-  | { kind: 'settle'; batch: Batch; entry: JournalEntry }
+  | { kind: 'reconcile'; batch: Batch; entry: JournalEntry }
   /** --key: records an earlier run found in the table (already there, or taken in by an uncertain request) */
   | { kind: 'known'; records: number; why: 'existing' | 'settled' }
   | { kind: 'mismatch'; batch: Batch; entry: JournalEntry; problem: string };
@@ -77,7 +77,7 @@ export function decide(batch: Batch, index: JournalIndex | undefined, uncertain:
     case 'sending':
       if (selects(uncertain.resend, batch.number)) return [{ kind: 'send', batch, previous: entry }];
       if (selects(uncertain.accept, batch.number)) return [{ kind: 'confirmed', batch, entry }];
-      if (uncertain.byKey) return [{ kind: 'settle', batch, entry }];
+      if (uncertain.byKey) return [{ kind: 'reconcile', batch, entry }];
       return [{ kind: 'uncertain', batch, entry }];
     case 'unsent':
       return [{ kind: 'send', batch, previous: entry }];

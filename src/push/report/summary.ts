@@ -209,7 +209,7 @@ function lookupUses(requests: LookupRequests): string {
   const parts = [
     requests.existing > 0 ? `${n(requests.existing)} for existing keys` : '',
     requests.check > 0 ? `${n(requests.check)} checking the keys show` : '',
-    requests.settle > 0 ? `${n(requests.settle)} settling uncertain requests` : '',
+    requests.reconcile > 0 ? `${n(requests.reconcile)} settling uncertain requests` : '',
     requests.wait > 0 ? `${n(requests.wait)} waiting for rows to settle` : '',
   ].filter(Boolean);
   return parts.length > 0 ? ` (${parts.join(', ')})` : '';

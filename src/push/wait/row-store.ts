@@ -1,7 +1,7 @@
 import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Row } from '../../spec/index.js';
+import type { Row } from '../../service/index.js';
 
 /**
  * Rows kept by key in a temporary file (memory holds only where each one is), so waiting for a

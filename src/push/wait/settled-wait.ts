@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { UNFINISHED_STATUSES, type Field, type Row } from '../../spec/index.js';
+import { UNFINISHED_STATUSES, type Field, type Row } from '../../service/index.js';
 import type { KeyLookups } from '../key/key-lookups.js';
 import type { RowStore } from './row-store.js';
 

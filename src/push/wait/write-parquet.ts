@@ -8,7 +8,7 @@ import { quoteIdent } from '../../duckdb/sql-text.js';
 import { typedPlan, typedRowReader } from '../../records/typed-plan.js';
 import type { TypedValue } from '../../records/typed-values.js';
 import type { HeaderMode } from '../../records/shape-options.js';
-import type { Field, Row } from '../../spec/index.js';
+import type { Field, Row } from '../../service/index.js';
 
 /** Rows handed to DuckDB at once (a few data chunks). */
 const BATCH_ROWS = 8192;

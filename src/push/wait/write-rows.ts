@@ -7,7 +7,7 @@ import { createRowShaper } from '../../records/row-shaper.js';
 import type { HeaderMode } from '../../records/shape-options.js';
 import { statusFieldIds } from '../../records/status-columns.js';
 import { TruncationTally } from '../../records/truncation-tally.js';
-import type { Field, Row } from '../../spec/index.js';
+import type { Field, Row } from '../../service/index.js';
 import type { RowStore } from './row-store.js';
 import { writeParquetRows } from './write-parquet.js';
 

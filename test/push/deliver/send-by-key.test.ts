@@ -22,7 +22,7 @@ interface Seen {
   records: number[];
 }
 
-/** The settler's side of the run: what it was asked, and what the table holds (record numbers). */
+/** The reconciler's side of the run: what it was asked, and what the table holds (record numbers). */
 class FakeSettler {
   readonly calls: Array<{ batches: string[]; lastRequestAt: number; inFlight: number; at: number }> = [];
   readonly accepted: Array<[string, boolean]> = [];
@@ -62,7 +62,7 @@ interface Run {
 
 async function run(
   list: Batch[],
-  settler: FakeSettler,
+  reconciler: FakeSettler,
   answer: (seen: Seen) => WireResult | Promise<WireResult>,
   options: Partial<SendOptions> = {},
 ): Promise<Run> {
@@ -94,13 +94,13 @@ async function run(
     redact: (text) => text,
     random: () => 0.5,
     onOutcome: (event) => void events.push(event),
-    settler,
+    reconciler,
     timeoutMs: 60_000,
     ...options,
   });
-  settler.sender = sender;
-  const onFound = settler.onFound;
-  settler.onFound = () => {
+  reconciler.sender = sender;
+  const onFound = reconciler.onFound;
+  reconciler.onFound = () => {
     log.push('found');
     onFound?.();
   };
@@ -119,8 +119,8 @@ const statesOf = (journal: JournalEntry[], id: string): string[] =>
 
 describe('BatchSender with --key: uncertain batches settled by key', () => {
   it('does not stop at an uncertain outcome: settles the batch and sends the records not found as part k', async () => {
-    const settler = new FakeSettler(new Set([4]));
-    const { events, journal, stops, seen } = await run(batches(4), settler, (request) => (request.n === 2 ? BOOM : OK));
+    const reconciler = new FakeSettler(new Set([4]));
+    const { events, journal, stops, seen } = await run(batches(4), reconciler, (request) => (request.n === 2 ? BOOM : OK));
     expect(stops).toEqual([]);
     expect(seen.map((request) => request.records)).toEqual([
       [1, 2, 3],
@@ -144,8 +144,8 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
     expect(journal.find((entry) => entry.part === 'k' && entry.state === 'accepted')).toMatchObject({ first: 5, last: 6, count: 2 });
     // the uncertain batch is not reported as uncertain: it was settled
     expect(events.some((event) => event.kind === 'uncertain')).toBe(false);
-    expect(settler.calls.map((call) => call.batches)).toEqual([['2']]);
-    expect(settler.accepted).toEqual([
+    expect(reconciler.calls.map((call) => call.batches)).toEqual([['2']]);
+    expect(reconciler.accepted).toEqual([
       ['1', true],
       ['2.k', true],
       ['3', true],
@@ -153,12 +153,12 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
     ]);
   });
 
-  it('asks the settler only once nothing is in flight, and starts no batch meanwhile', async () => {
-    const settler = new FakeSettler(new Set());
+  it('asks the reconciler only once nothing is in flight, and starts no batch meanwhile', async () => {
+    const reconciler = new FakeSettler(new Set());
     let failedAt = 0;
     const { log, stops, events } = await run(
       batches(9),
-      settler,
+      reconciler,
       async (request) => {
         if (request.n === 2) {
           failedAt = Date.now();
@@ -180,18 +180,18 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
     // every request started before it has ended
     const started = log.slice(0, found).filter((line) => line.startsWith('start')).length;
     expect(log.slice(0, found).filter((line) => line.startsWith('end'))).toHaveLength(started);
-    expect(settler.calls[0]!.inFlight).toBe(0);
+    expect(reconciler.calls[0]!.inFlight).toBe(0);
     // the webhook may have had a request until the last one ended
-    expect(settler.calls[0]!.lastRequestAt).toBeGreaterThanOrEqual(failedAt);
-    expect(settler.calls[0]!.lastRequestAt).toBeLessThanOrEqual(settler.calls[0]!.at);
+    expect(reconciler.calls[0]!.lastRequestAt).toBeGreaterThanOrEqual(failedAt);
+    expect(reconciler.calls[0]!.lastRequestAt).toBeLessThanOrEqual(reconciler.calls[0]!.at);
     // nothing found: the whole batch goes again, first in the queue
     expect(log.slice(found + 1).find((line) => line.startsWith('start'))).toBe('start 4,5,6');
     expect(kinds(events).filter((kind) => kind.startsWith('accepted'))).toHaveLength(9);
   });
 
   it('journals `narrowed` with every record kept when no key is found, and sends them all again', async () => {
-    const settler = new FakeSettler(new Set());
-    const { events, journal, seen } = await run(batches(1), settler, (request) => (request.n === 1 ? BOOM : OK));
+    const reconciler = new FakeSettler(new Set());
+    const { events, journal, seen } = await run(batches(1), reconciler, (request) => (request.n === 1 ? BOOM : OK));
     expect(journal.map((entry) => [batchId({ number: entry.batch, part: entry.part ?? '' }), entry.state])).toEqual([
       ['1', 'sending'],
       ['1', 'uncertain'],
@@ -208,8 +208,8 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
   });
 
   it('sends nothing again when every key is found', async () => {
-    const settler = new FakeSettler(new Set([1, 2, 3]));
-    const { events, journal, seen, stops } = await run(batches(2), settler, (request) => (request.n === 1 ? BOOM : OK));
+    const reconciler = new FakeSettler(new Set([1, 2, 3]));
+    const { events, journal, seen, stops } = await run(batches(2), reconciler, (request) => (request.n === 1 ? BOOM : OK));
     expect(stops).toEqual([]);
     expect(journal.find((entry) => entry.state === 'narrowed')).toMatchObject({ batch: 1, keep: [], why: 'settled' });
     expect(seen.map((request) => request.records)).toEqual([
@@ -220,8 +220,8 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
   });
 
   it('settles part k again when its request is uncertain too (part k.k)', async () => {
-    const settler = new FakeSettler(new Set([5]));
-    const { journal, seen, events } = await run(batches(2), settler, (request) => (request.n <= 2 ? BOOM : OK));
+    const reconciler = new FakeSettler(new Set([5]));
+    const { journal, seen, events } = await run(batches(2), reconciler, (request) => (request.n <= 2 ? BOOM : OK));
     expect(seen.map((request) => request.records)).toEqual([
       [1, 2, 3],
       [1, 2, 3],
@@ -230,22 +230,22 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
     ]);
     expect(statesOf(journal, '1.k')).toEqual(['sending', 'uncertain', 'narrowed']);
     expect(statesOf(journal, '1.k.k')).toEqual(['sending', 'accepted']);
-    expect(settler.calls.map((call) => call.batches)).toEqual([['1'], ['1.k']]);
+    expect(reconciler.calls.map((call) => call.batches)).toEqual([['1'], ['1.k']]);
     expect(kinds(events)).toEqual(['accepted:1.k.k', 'accepted:2']);
   });
 
   it('settles uncertain batches together when several come back at once', async () => {
-    const settler = new FakeSettler(new Set([1, 5]));
+    const reconciler = new FakeSettler(new Set([1, 5]));
     const { journal, events } = await run(
       batches(3),
-      settler,
+      reconciler,
       async (request) => {
         await sleep(5);
         return request.n <= 2 ? BOOM : OK;
       },
       { concurrency: 2 },
     );
-    expect(settler.calls.map((call) => call.batches)).toEqual([['1', '2']]);
+    expect(reconciler.calls.map((call) => call.batches)).toEqual([['1', '2']]);
     expect(journal.filter((entry) => entry.state === 'narrowed').map((entry) => [entry.batch, entry.keep])).toEqual([
       [1, [2, 3]],
       [2, [4, 6]],
@@ -254,10 +254,10 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
   });
 
   it('fails the run when settling fails, and sends nothing more', async () => {
-    const settler = new FakeSettler(new Set());
-    settler.fail = new TdsError('PUSH_INCOMPLETE', 'cannot settle uncertain records by key');
-    const { stops, seen } = await run(batches(3), settler, (request) => (request.n === 1 ? BOOM : OK));
-    expect(stops).toEqual([{ kind: 'failed', error: settler.fail }]);
+    const reconciler = new FakeSettler(new Set());
+    reconciler.fail = new TdsError('PUSH_INCOMPLETE', 'cannot settle uncertain records by key');
+    const { stops, seen } = await run(batches(3), reconciler, (request) => (request.n === 1 ? BOOM : OK));
+    expect(stops).toEqual([{ kind: 'failed', error: reconciler.fail }]);
     expect(seen).toHaveLength(1);
   });
 
@@ -265,9 +265,9 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
   // when found() throws, leftOver() has nothing to report, so the batch the journal left uncertain
   // is never counted as uncertain (nor as anything else) in the summary.
   it('reports the batches it could not settle as uncertain when settling fails', async () => {
-    const settler = new FakeSettler(new Set());
-    settler.fail = new TdsError('PUSH_INCOMPLETE', 'cannot settle uncertain records by key');
-    const { events } = await run(batches(3), settler, (request) => (request.n === 1 ? BOOM : OK));
+    const reconciler = new FakeSettler(new Set());
+    reconciler.fail = new TdsError('PUSH_INCOMPLETE', 'cannot settle uncertain records by key');
+    const { events } = await run(batches(3), reconciler, (request) => (request.n === 1 ? BOOM : OK));
     expect(kinds(events)).toContain('uncertain:1');
   });
 });
@@ -277,8 +277,8 @@ describe('BatchSender with --skip-existing', () => {
     const list = batches(3);
     list[0] = { ...list[0]!, existing: new Set([1, 2]) };
     list[1] = { ...list[1]!, existing: new Set([4, 5, 6]) };
-    const settler = new FakeSettler(new Set());
-    const { journal, seen, events } = await run(list, settler, () => OK);
+    const reconciler = new FakeSettler(new Set());
+    const { journal, seen, events } = await run(list, reconciler, () => OK);
     expect(journal.map((entry) => [batchId({ number: entry.batch, part: entry.part ?? '' }), entry.state])).toEqual([
       ['1', 'narrowed'],
       ['1.k', 'sending'],
@@ -291,7 +291,7 @@ describe('BatchSender with --skip-existing', () => {
     expect(journal[3]).toMatchObject({ keep: [], why: 'existing' });
     expect(seen.map((request) => request.records)).toEqual([[3], [7, 8, 9]]);
     expect(kinds(events)).toEqual(['existing:1(2)', 'accepted:1.k', 'existing:2(3)', 'accepted:3']);
-    expect(settler.calls).toEqual([]);
+    expect(reconciler.calls).toEqual([]);
   });
 
   it('treats an empty `existing` set as nothing existing', async () => {
@@ -308,8 +308,8 @@ describe('BatchSender with batches an earlier run left uncertain', () => {
     const at = Date.now() - 5000;
     const list = batches(3);
     list[1] = { ...list[1]!, unsettled: { at, cutOff: false } };
-    const settler = new FakeSettler(new Set([4]));
-    const { seen, journal, events } = await run(list, settler, () => OK);
+    const reconciler = new FakeSettler(new Set([4]));
+    const { seen, journal, events } = await run(list, reconciler, () => OK);
     expect(seen.map((request) => request.records)).toEqual([
       [1, 2, 3],
       [5, 6],
@@ -319,7 +319,7 @@ describe('BatchSender with batches an earlier run left uncertain', () => {
     expect(journal.find((entry) => entry.batch === 2)).toMatchObject({ keep: [5, 6], why: 'settled' });
     expect(kinds(events)).toEqual(['accepted:1', 'settled:2(1)', 'accepted:2.k', 'accepted:3']);
     // the webhook may have had batch 1's request until it ended, after batch 2's
-    expect(settler.calls[0]!.lastRequestAt).toBeGreaterThan(at);
+    expect(reconciler.calls[0]!.lastRequestAt).toBeGreaterThan(at);
   });
 
   it('takes the time journaled as when the webhook had the request, or the timeout later when it was cut off', async () => {
@@ -349,29 +349,29 @@ describe('BatchSender with batches an earlier run left uncertain', () => {
 
 describe('BatchSender with --key: checks and stops', () => {
   it('checks that keys show once due, and at the end with the last request time', async () => {
-    const settler = new FakeSettler(new Set());
-    settler.checkDue = true;
-    const { stops } = await run(batches(2), settler, () => OK);
+    const reconciler = new FakeSettler(new Set());
+    reconciler.checkDue = true;
+    const { stops } = await run(batches(2), reconciler, () => OK);
     expect(stops).toEqual([]);
-    expect(settler.checks).toHaveLength(2);
-    expect(settler.checks[0]).toBeUndefined();
-    expect(settler.checks[1]).toBeGreaterThan(0);
+    expect(reconciler.checks).toHaveLength(2);
+    expect(reconciler.checks[0]).toBeUndefined();
+    expect(reconciler.checks[1]).toBeGreaterThan(0);
   });
 
   it('makes no final check when nothing was taken in', async () => {
     const list = batches(1);
     list[0] = { ...list[0]!, existing: new Set([1, 2, 3]) };
-    const settler = new FakeSettler(new Set());
-    await run(list, settler, () => OK);
-    expect(settler.checks).toEqual([]);
+    const reconciler = new FakeSettler(new Set());
+    await run(list, reconciler, () => OK);
+    expect(reconciler.checks).toEqual([]);
   });
 
   it('on interrupt, reports the batches not settled yet as uncertain', async () => {
     const interrupt = new AbortController();
-    const settler = new FakeSettler(new Set());
+    const reconciler = new FakeSettler(new Set());
     const { events, stops, journal, seen } = await run(
       batches(3),
-      settler,
+      reconciler,
       (request) => {
         if (request.n === 1) interrupt.abort();
         return request.n === 1 ? BOOM : OK;
@@ -380,17 +380,17 @@ describe('BatchSender with --key: checks and stops', () => {
     );
     expect(stops).toEqual([{ kind: 'interrupted' }]);
     expect(seen).toHaveLength(1);
-    expect(settler.calls).toEqual([]);
+    expect(reconciler.calls).toEqual([]);
     expect(events).toMatchObject([{ kind: 'uncertain', batch: { number: 1 }, reason: 'not settled: the run stopped first' }]);
     expect(journal.map((entry) => entry.state)).toEqual(['sending', 'uncertain']);
-    expect(settler.checks).toEqual([]);
+    expect(reconciler.checks).toEqual([]);
   });
 
   it('on interrupt while settling, reports the records to send again as pending', async () => {
     const interrupt = new AbortController();
-    const settler = new FakeSettler(new Set([2]));
-    settler.onFound = () => interrupt.abort();
-    const { events, stops, seen } = await run(batches(3), settler, (request) => (request.n === 1 ? BOOM : OK), {
+    const reconciler = new FakeSettler(new Set([2]));
+    reconciler.onFound = () => interrupt.abort();
+    const { events, stops, seen } = await run(batches(3), reconciler, (request) => (request.n === 1 ? BOOM : OK), {
       interrupt: interrupt.signal,
     });
     expect(stops).toEqual([{ kind: 'interrupted' }]);
@@ -403,17 +403,17 @@ describe('BatchSender with --key: checks and stops', () => {
     const interrupt = new AbortController();
     const list = batches(2);
     list[1] = { ...list[1]!, unsettled: { at: Date.now(), cutOff: false } };
-    const settler = new FakeSettler(new Set());
+    const reconciler = new FakeSettler(new Set());
     const { events } = await run(
       list,
-      settler,
+      reconciler,
       () => {
         interrupt.abort();
         return OK;
       },
       { interrupt: interrupt.signal },
     );
-    expect(settler.calls).toEqual([]);
+    expect(reconciler.calls).toEqual([]);
     expect(kinds(events)).toEqual(['accepted:1']);
   });
 });

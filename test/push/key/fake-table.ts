@@ -12,7 +12,7 @@ import {
   type Row,
   type RowsPage,
   type Table,
-} from '../../../src/spec/index.js';
+} from '../../../src/service/index.js';
 
 // A table behind the two row endpoints the key lookups use (service-api.md 4.4, 4.5): rows newest
 // first, filters matched as the service matches them (case-insensitive; containsAnyOf matches parts).

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TdsError, UsageError } from '../../../src/core/errors.js';
 import { foldKey, keyColumn, type KeyColumn } from '../../../src/push/key/key-column.js';
-import { acceptedOperators, COLUMN_TYPES, type ColumnType, type Field } from '../../../src/spec/index.js';
+import { acceptedOperators, COLUMN_TYPES, type ColumnType, type Field } from '../../../src/service/index.js';
 
 const field = (id: string, label: string, name: string, type: ColumnType = 'text'): Field => ({
   id,

@@ -3,7 +3,7 @@ import { keyColumn } from '../../../src/push/key/key-column.js';
 import { KeyLookups } from '../../../src/push/key/key-lookups.js';
 import { MirrorSnapshot, type MirrorSource } from '../../../src/push/key/mirror-snapshot.js';
 import { KeySnapshot, QueryLookup, TableRead } from '../../../src/push/key/table-keys.js';
-import type { ColumnType, Field, Row, Table } from '../../../src/spec/index.js';
+import type { ColumnType, Field, Row, Table } from '../../../src/service/index.js';
 import { FakeTable, keyField as field, rowOf } from './fake-table.js';
 
 /** Rows key0 … key(n-1), newest first, one minute apart from `start`. */
@@ -63,7 +63,7 @@ describe('KeyLookups', () => {
     expect(read.plan).toMatchObject({ kind: 'full-read', requests: 2 });
     expect(read.lookup).toBeInstanceOf(KeySnapshot);
     expect((await read.lookup.present(many)).size).toBe(150);
-    expect(small.lookups.requests).toEqual({ existing: 2, check: 0, settle: 0, wait: 0 });
+    expect(small.lookups.requests).toEqual({ existing: 2, check: 0, reconcile: 0, wait: 0 });
   });
 
   it('--skip-existing: uses the mirror when its sync is cheapest, asking its cost for the table rowCount', async () => {
@@ -76,7 +76,7 @@ describe('KeyLookups', () => {
     expect(planned.plan).toMatchObject({ kind: 'mirror', requests: 1 });
     expect(planned.lookup).toBeInstanceOf(MirrorSnapshot);
     expect(await planned.lookup.present(['key1', 'key2', 'gold', 'opt_g'])).toEqual(new Set(['key1', 'gold', 'opt_g']));
-    expect(lookups.requests).toEqual({ existing: 1, check: 0, settle: 0, wait: 0 });
+    expect(lookups.requests).toEqual({ existing: 1, check: 0, reconcile: 0, wait: 0 });
     expect(table.queries).toEqual([]);
     expect(table.reads).toEqual([]);
   });
@@ -90,7 +90,7 @@ describe('KeyLookups', () => {
   it('settling: never answers from the mirror (an earlier copy cannot show what just arrived)', async () => {
     const mirror = new FakeMirror(0, ['key1']);
     const { lookups } = setup('text', manyRows(5, start), mirror);
-    const planned = await lookups.settle(['key1', 'key9']);
+    const planned = await lookups.reconcile(['key1', 'key9']);
     expect(planned.plan.kind).not.toBe('mirror');
     expect(mirror.costAsked).toEqual([]);
     expect(await planned.lookup.present(['key1', 'key9'])).toEqual(new Set(['key1']));
@@ -125,17 +125,17 @@ describe('KeyLookups', () => {
   it('counts the row requests of every lookup, by what it was for', async () => {
     const { table, lookups } = setup('text', manyRows(250, start));
     table.rowCount = 10 ** 6;
-    const a = await lookups.settle(['key1']);
+    const a = await lookups.reconcile(['key1']);
     await a.lookup.present(['key1']);
-    const b = await lookups.settle(['key2', 'key3']);
+    const b = await lookups.reconcile(['key2', 'key3']);
     await b.lookup.present(['key2', 'key3']);
     const c = await lookups.existing(['key4'], 1);
     await c.lookup.present(['key4']);
     const d = await lookups.rows(['key5']);
     await d.lookup.find(['key5']);
-    const e = await lookups.settle(['key6'], 'check');
+    const e = await lookups.reconcile(['key6'], 'check');
     await e.lookup.present(['key6']);
-    expect(lookups.requests).toEqual({ existing: 1, check: 1, settle: 2, wait: 1 });
+    expect(lookups.requests).toEqual({ existing: 1, check: 1, reconcile: 2, wait: 1 });
     expect(table.queries).toHaveLength(5);
   });
 });

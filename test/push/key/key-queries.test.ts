@@ -14,7 +14,7 @@ import {
   type Field,
   type FilterGroup,
   type FilterRule,
-} from '../../../src/spec/index.js';
+} from '../../../src/service/index.js';
 
 const fieldOf = (type: ColumnType): Field => ({ id: 'fKey', name: 'key', label: 'Key', type, options: null, isSystem: false });
 const columnOf = (type: ColumnType): KeyColumn => keyColumn([fieldOf(type)], 'fKey');

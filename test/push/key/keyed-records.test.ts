@@ -5,7 +5,7 @@ import type { PlainObject } from '../../../src/push/input/nest-keys.js';
 import { keyColumn } from '../../../src/push/key/key-column.js';
 import { keyedRecords, type KeyedOptions } from '../../../src/push/key/keyed-records.js';
 import { PushedKeys } from '../../../src/push/key/pushed-keys.js';
-import type { ColumnType } from '../../../src/spec/index.js';
+import type { ColumnType } from '../../../src/service/index.js';
 
 const columnOf = (type: ColumnType) => keyColumn([{ id: 'k', name: 'key', label: 'Key', type, options: null, isSystem: false }], 'Key');
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { keyColumn, type KeyColumn } from '../../../src/push/key/key-column.js';
 import { packKeyQueries, RULES_PER_QUERY } from '../../../src/push/key/key-queries.js';
 import { chooseLookupPlan, type PlanInput } from '../../../src/push/key/lookup-plan.js';
-import type { ColumnType } from '../../../src/spec/index.js';
+import type { ColumnType } from '../../../src/service/index.js';
 
 const columnOf = (type: ColumnType): KeyColumn =>
   keyColumn([{ id: 'k', name: 'email', label: 'Email', type, options: null, isSystem: false }], 'k');

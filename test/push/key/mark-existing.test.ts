@@ -4,7 +4,7 @@ import type { KeyLookups } from '../../../src/push/key/key-lookups.js';
 import type { LookupPlan } from '../../../src/push/key/lookup-plan.js';
 import { markExisting } from '../../../src/push/key/mark-existing.js';
 import { makeBatch, type Batch } from '../../../src/push/plan/batch.js';
-import type { ColumnType } from '../../../src/spec/index.js';
+import type { ColumnType } from '../../../src/service/index.js';
 
 /** Batch `number` of `size` records, keyed `k<record>`. */
 function batch(number: number, size: number, extra: Partial<Batch> = {}): Batch {

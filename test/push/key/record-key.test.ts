@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseExact } from '../../../src/push/input/exact-numbers.js';
 import type { PlainObject } from '../../../src/push/input/nest-keys.js';
-import { parseKeySpec, recordKey } from '../../../src/push/key/record-key.js';
+import { parseKeyMapping, recordKey } from '../../../src/push/key/record-key.js';
 
 /** recordKey of a JSON text, read as the JSON readers read it (exact number literals kept). */
 function keyOfJson(json: string, field: string): ReturnType<typeof recordKey> {
@@ -9,7 +9,7 @@ function keyOfJson(json: string, field: string): ReturnType<typeof recordKey> {
   return recordKey(value as PlainObject, numbers, field);
 }
 
-describe('parseKeySpec', () => {
+describe('parseKeyMapping', () => {
   it.each([
     ['email', { field: 'email', column: 'email' }],
     ['email=Email address', { field: 'email', column: 'Email address' }],
@@ -19,7 +19,7 @@ describe('parseKeySpec', () => {
     ['id=a=b', { field: 'id', column: 'a=b' }],
     ['a.b', { field: 'a.b', column: 'a.b' }],
   ])('%j → %j', (text, spec) => {
-    expect(parseKeySpec(text)).toEqual(spec);
+    expect(parseKeyMapping(text)).toEqual(spec);
   });
 });
 

@@ -61,7 +61,7 @@ describe('decide with narrowed batches', () => {
     expect(run(b, [...entries, entry(k, 'sending'), entry(k, 'accepted')])).toEqual(['known 3 settled', 'accepted 2.k [12,13]']);
     expect(run(b, [...entries, entry(k, 'rejected')])).toEqual(['known 3 settled', 'rejected 2.k [12,13]']);
     expect(run(b, [...entries, entry(k, 'sending'), entry(k, 'uncertain')])).toEqual(['known 3 settled', 'uncertain 2.k [12,13]']);
-    expect(run(b, [...entries, entry(k, 'sending')], { byKey: true })).toEqual(['known 3 settled', 'settle 2.k [12,13]']);
+    expect(run(b, [...entries, entry(k, 'sending')], { byKey: true })).toEqual(['known 3 settled', 'reconcile 2.k [12,13]']);
   });
 
   it('follows nested parts: k of k, k of a 413 half, halves of k', () => {
@@ -107,14 +107,14 @@ describe('decide with --key (byKey)', () => {
   const b = batch(2, 11, 5);
 
   it.each<[BatchState, UncertainPolicy, string]>([
-    ['uncertain', { byKey: true }, 'settle'],
-    ['sending', { byKey: true }, 'settle'],
+    ['uncertain', { byKey: true }, 'reconcile'],
+    ['sending', { byKey: true }, 'reconcile'],
     ['uncertain', { byKey: true, resend: 'all' }, 'send'],
     ['uncertain', { byKey: true, resend: [{ first: 2, last: 2 }] }, 'send'],
     ['sending', { byKey: true, accept: [{ first: 1, last: 5 }] }, 'confirmed'],
     ['uncertain', { byKey: true, accept: 'all' }, 'confirmed'],
-    ['uncertain', { byKey: true, resend: [{ first: 3, last: 9 }] }, 'settle'],
-    ['uncertain', { byKey: true, accept: [{ first: 1, last: 1 }] }, 'settle'],
+    ['uncertain', { byKey: true, resend: [{ first: 3, last: 9 }] }, 'reconcile'],
+    ['uncertain', { byKey: true, accept: [{ first: 1, last: 1 }] }, 'reconcile'],
     ['uncertain', { byKey: false }, 'uncertain'],
     ['accepted', { byKey: true }, 'accepted'],
     ['unsent', { byKey: true }, 'send'],
@@ -123,9 +123,9 @@ describe('decide with --key (byKey)', () => {
     expect(decide(b, new JournalIndex([entry(b, 'sending'), entry(b, state)]), policy).map((d) => d.kind)).toEqual([kind]);
   });
 
-  it('gives the journal entry with a settle decision', () => {
+  it('gives the journal entry with a reconcile decision', () => {
     const last = entry(b, 'uncertain');
-    expect(decide(b, new JournalIndex([entry(b, 'sending'), last]), { byKey: true })).toEqual([{ kind: 'settle', batch: b, entry: last }]);
+    expect(decide(b, new JournalIndex([entry(b, 'sending'), last]), { byKey: true })).toEqual([{ kind: 'reconcile', batch: b, entry: last }]);
   });
 });
 

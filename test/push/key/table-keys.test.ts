@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { keyColumn, type KeyColumn } from '../../../src/push/key/key-column.js';
 import { RULES_PER_QUERY } from '../../../src/push/key/key-queries.js';
 import { keysOfRow, KeySnapshot, QueryLookup, TableRead } from '../../../src/push/key/table-keys.js';
-import type { ColumnType, Field, Row } from '../../../src/spec/index.js';
+import type { ColumnType, Field, Row } from '../../../src/service/index.js';
 import { FakeTable, keyField as field, rowOf, TABLE_ID } from './fake-table.js';
 
 const OTHER: Field = { id: 'o', name: 'other', label: 'Other', type: 'text', options: null, isSystem: false };

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Row } from '../../../src/spec/index.js';
+import type { Row } from '../../../src/service/index.js';
 import { RowStore } from '../../../src/push/wait/row-store.js';
 
 const row = (id: string, value: unknown, status?: 'running' | 'success'): Row => ({

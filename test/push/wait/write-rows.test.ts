@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Cell, Field, Row } from '../../../src/spec/index.js';
+import type { Cell, Field, Row } from '../../../src/service/index.js';
 import { RowStore } from '../../../src/push/wait/row-store.js';
 import { writePushedRows } from '../../../src/push/wait/write-rows.js';
 

@@ -1,0 +1,131 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { ADMIN_ROUTES, EMULATOR_ROUTES } from './emulator-routes.js';
+import { ApiProblem, keyErrorBody, webhookErrorBody } from './errors.js';
+import { sendJson } from './http-io.js';
+import { keyCall } from './key-call.js';
+import { RouteTable } from './route-table.js';
+import { SERVICE_ROUTES } from './routes.js';
+import { redactUrl, WEBHOOK_PATH_PREFIX } from './secrets.js';
+import type { Route, RouteCall, ServerDeps } from './server-deps.js';
+import type { RequestLogEntry } from '../store/types.js';
+import { webhookCall } from '../webhook/call.js';
+
+export type { ServerDeps } from './server-deps.js';
+
+const REQUEST_LOG_MAX = 100_000;
+const SERVICE_TABLE = new RouteTable(SERVICE_ROUTES);
+
+export interface EmulatorServer {
+  server: Server;
+  /** Destroys sockets held by `stall` faults (they would keep close() waiting). */
+  releaseStalled(): void;
+}
+
+/** The HTTP server: /_emulator routes (not logged), then the service's routes (logged, with faults and limits). */
+export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
+  const stalled = new Set<Socket>();
+  const emulatorTable = new RouteTable(deps.admin ? [...EMULATOR_ROUTES, ...ADMIN_ROUTES] : EMULATOR_ROUTES);
+  const server = createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
+    const { path, query } = splitUrl(req.url ?? '/');
+    const method = req.method ?? 'GET';
+    const hit = path.startsWith('/_emulator/') ? emulatorTable.match(method, path) : undefined;
+    const done = hit ? emulatorRoute(deps, hit, req, res, query) : serviceRoute(deps, stalled, req, res, { path, query, method });
+    done.catch(() => res.destroy());
+  });
+  return {
+    server,
+    releaseStalled: () => {
+      for (const socket of stalled) socket.destroy();
+      stalled.clear();
+    },
+  };
+}
+
+function splitUrl(rawUrl: string): { path: string; query: URLSearchParams } {
+  const queryAt = rawUrl.indexOf('?');
+  return {
+    path: queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt),
+    query: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)),
+  };
+}
+
+/** An emulator-only route: no key, not in the request log, errors in the key endpoints' shape. */
+async function emulatorRoute(
+  deps: ServerDeps,
+  hit: NonNullable<ReturnType<RouteTable<Route>['match']>>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  query: URLSearchParams,
+): Promise<void> {
+  if ('allow' in hit) return sendJson(res, 405, keyErrorBody(405, `Use ${hit.allow.join(', ')}`), { allow: hit.allow.join(', ') });
+  try {
+    const reply = await hit.route.handle({ deps, req, res, params: hit.params, query });
+    sendJson(res, reply.status, reply.body);
+  } catch (error) {
+    sendFailure(res, 'key', error);
+  }
+}
+
+interface RequestLine {
+  path: string;
+  query: URLSearchParams;
+  method: string;
+}
+
+/** A route of the service: logged; key routes and the webhook each with their faults, limits and error shape. */
+async function serviceRoute(
+  deps: ServerDeps,
+  stalled: Set<Socket>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  { path, query, method }: RequestLine,
+): Promise<void> {
+  const entry = logEntry(deps, req, res, method);
+  const surface = path.startsWith(WEBHOOK_PATH_PREFIX) ? 'webhook' : 'key';
+  try {
+    const hit = SERVICE_TABLE.match(method, path);
+    if (!hit) throw new ApiProblem(404, `No route ${method} ${surface === 'webhook' ? 'on this webhook URL' : path}`);
+    if ('allow' in hit) {
+      throw new ApiProblem(405, `Method ${method} is not allowed here; use ${hit.allow.join(' or ')}`, { allow: hit.allow.join(', ') });
+    }
+    const call: RouteCall = { deps, req, res, params: hit.params, query, entry };
+    if (hit.route.surface === 'webhook') await webhookCall(hit.route, call, stalled);
+    else await keyCall(hit.route, call, stalled);
+  } catch (error) {
+    sendFailure(res, surface, error);
+  }
+}
+
+function logEntry(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, method: string): RequestLogEntry {
+  const started = performance.now();
+  const entry: RequestLogEntry = {
+    at: deps.clock.realNow(),
+    method,
+    path: redactUrl(req.url ?? '/', deps.secrets),
+    status: 0,
+    durationMs: 0,
+  };
+  deps.requestLog.push(entry);
+  // A long-running emulator keeps only the recent log (tests read far fewer entries).
+  if (deps.requestLog.length > REQUEST_LOG_MAX) deps.requestLog.splice(0, deps.requestLog.length - REQUEST_LOG_MAX / 2);
+  res.once('close', () => {
+    entry.status = res.writableFinished ? res.statusCode : 0;
+    entry.durationMs = Math.round((performance.now() - started) * 100) / 100;
+    deps.log?.(`${entry.method} ${entry.path} ${entry.status || '-'} ${entry.durationMs}ms${entry.fault ? ` fault=${entry.fault}` : ''}`);
+  });
+  return entry;
+}
+
+/** A refusal in the shape of the surface it hit; any other error is the emulator's own failure, a 500. */
+function sendFailure(res: ServerResponse, surface: 'key' | 'webhook', error: unknown): void {
+  if (res.destroyed) return;
+  if (res.headersSent) return void res.destroy();
+  const problem =
+    error instanceof ApiProblem
+      ? error
+      : new ApiProblem(500, `emulator failure: ${error instanceof Error ? error.message : String(error)}`);
+  const body = surface === 'key' ? keyErrorBody(problem.status, problem.message) : webhookErrorBody(problem.status, problem.message);
+  sendJson(res, problem.status, body, problem.headers);
+}

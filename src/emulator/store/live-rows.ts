@@ -1,0 +1,40 @@
+import type { ActionRunner } from '../actions/action-runner.js';
+import type { StoredCell, StoredRow, TableRec } from './model.js';
+import { touchRow } from './touch-row.js';
+
+/** Cell changes by field id; null clears the cell. */
+export type CellChanges = Record<string, StoredCell | null>;
+
+/** Every change of rows goes through here (webhook intake, churn, admin routes), so action columns follow. */
+export class LiveRows {
+  constructor(
+    private readonly runner: ActionRunner,
+    private readonly now: () => number,
+  ) {}
+
+  /** Rows become visible: stored, and their action columns start (except cells `given` says were sent in). */
+  arrive(table: TableRec, rows: readonly StoredRow[], given?: (row: StoredRow, fieldId: string) => boolean): void {
+    if (rows.length === 0) return;
+    table.rows.add(rows);
+    this.runner.start(table, rows, given);
+  }
+
+  /** Changes cells of a row (a cell written by hand stops its action run) and moves its updatedAt. */
+  update(table: TableRec, rowId: string, changes: CellChanges): StoredRow | undefined {
+    const row = table.rows.edit(rowId);
+    if (!row) return undefined;
+    for (const [fieldId, cell] of Object.entries(changes)) {
+      if (cell === null) delete row.cells[fieldId];
+      else row.cells[fieldId] = cell;
+    }
+    for (const fieldId of Object.keys(changes)) this.runner.cancel(row, fieldId);
+    touchRow(row, this.now());
+    return row;
+  }
+
+  remove(table: TableRec, rowId: string): boolean {
+    const row = table.rows.remove(rowId);
+    if (row) this.runner.forgetRow(row);
+    return row !== undefined;
+  }
+}

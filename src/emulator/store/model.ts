@@ -1,0 +1,106 @@
+import type { CellStatus, Field } from '../../service/index.js';
+
+// The emulator's own records. What the service shows of them is built in render-row.ts and read-routes.ts.
+
+export interface StoredCell {
+  value?: unknown;
+  status?: CellStatus | null;
+  errorMessage?: unknown;
+}
+
+export interface StoredRow {
+  id: string;
+  createdAt: number; // ms
+  updatedAt: number; // ms
+  createdByUserId: string | null;
+  cells: Record<string, StoredCell>;
+}
+
+export interface FieldRec extends Field {
+  /** Webhook-fed tables: the key (dotted for nested keys) of the posted object that fills this column. */
+  mapKey?: string;
+  /** Long cells are served with `valuePreview` only, without `value` (the service may do that). */
+  previewOnly?: boolean;
+  /** Runs an action or AI: the run-status operators apply whatever the type. */
+  runsAction?: boolean;
+  /** Action columns: what the emulated action reads and computes (never shown: the spec hides action settings). */
+  action?: ActionSettings;
+}
+
+/** How an emulated action turns its input into a value (see derive-value.ts). */
+export const DERIVE_RULES = ['domain', 'company', 'upper', 'length', 'echo'] as const;
+export type DeriveRule = (typeof DERIVE_RULES)[number];
+
+export interface ActionSettings {
+  /** Field id of the input column. */
+  from?: string;
+  /** Field id of an action column that must be final before this one runs; its value is the input when `from` is absent. */
+  dependsOn?: string;
+  /** Default: echo the input (or, without one, report that the action ran). */
+  derive?: DeriveRule;
+}
+
+/** Where a row sorts newest-first: createdAt, then id. */
+export interface RowKey {
+  createdAt: number;
+  id: string;
+}
+
+/**
+ * The visible rows of a table in two orders: newest first (createdAt, then id, descending) for plain pages,
+ * and ascending by id for filtered and searched pages. Each walk starts just past a position, never at an offset.
+ */
+export interface RowSource {
+  readonly size: number;
+  /** Rows that sort strictly after `before` newest first (all rows without it). */
+  newest(before?: RowKey): Iterable<StoredRow>;
+  /** Rows whose id is strictly greater than `afterId` (all rows without it). */
+  byId(afterId?: string): Iterable<StoredRow>;
+}
+
+/** A table's rows as they change: added, edited in place, removed. */
+export interface RowStore extends RowSource {
+  /** The stored row, which callers may edit in place (cells, updatedAt); undefined when there is none. */
+  edit(id: string): StoredRow | undefined;
+  add(rows: readonly StoredRow[]): void;
+  /** Takes the row out; returns it, or undefined when there was none. */
+  remove(id: string): StoredRow | undefined;
+  /** A row drawn from `random` in [0, 1), for churn; undefined when the table is empty. */
+  sample(random: number): StoredRow | undefined;
+  /** Every row held in memory (for a computed table: only those it had to keep). */
+  held(): Iterable<StoredRow>;
+}
+
+export interface OrgRec {
+  id: string;
+  name: string;
+  key: string;
+  paused: boolean;
+}
+
+export interface WorkspaceRec {
+  id: string;
+  orgId: string;
+  name: string;
+  isPrivate: boolean;
+}
+
+export interface TableRec {
+  id: string;
+  orgId: string;
+  workspaceId: string;
+  name: string;
+  emoji: string | null;
+  fields: FieldRec[];
+  rows: RowStore;
+  /** The secret last segment of the webhook URL, for webhook-fed tables. */
+  webhookId?: string;
+}
+
+export function compareCreated(a: Pick<StoredRow, 'createdAt' | 'id'>, b: Pick<StoredRow, 'createdAt' | 'id'>): number {
+  return a.createdAt - b.createdAt || compareIds(a.id, b.id);
+}
+
+export function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,56 @@
+import type { Table, Workspace } from '../../service/index.js';
+import type { OrgRec, TableRec, WorkspaceRec } from './model.js';
+
+/** Everything the emulator serves. Tables keep the order they were created in. */
+export class EmulatorState {
+  readonly orgs: OrgRec[] = [];
+  readonly workspaces: WorkspaceRec[] = [];
+  readonly tables: TableRec[] = [];
+
+  orgByKey(key: string): OrgRec | undefined {
+    return this.orgs.find((org) => org.key === key);
+  }
+
+  /** A table of another organization is treated as not existing. */
+  tableOf(org: OrgRec, tableId: string): TableRec | undefined {
+    return this.tables.find((table) => table.id === tableId && table.orgId === org.id);
+  }
+
+  tableByWebhookId(webhookId: string): TableRec | undefined {
+    return this.tables.find((table) => table.webhookId === webhookId);
+  }
+
+  listWorkspaces(org: OrgRec): Workspace[] {
+    return this.workspaces
+      .filter((workspace) => workspace.orgId === org.id)
+      .map((workspace) => ({
+        id: workspace.id,
+        name: workspace.name,
+        tableCount: this.tables.filter((table) => table.workspaceId === workspace.id).length,
+      }));
+  }
+
+  listTables(org: OrgRec, workspaceId?: string): Table[] {
+    return this.tables
+      .filter((table) => table.orgId === org.id && (workspaceId === undefined || table.workspaceId === workspaceId))
+      .map((table) => this.describeTable(table));
+  }
+
+  /** A table as GET /tables lists it. */
+  describeTable(table: TableRec): Table {
+    return {
+      id: table.id,
+      name: table.name,
+      emoji: table.emoji,
+      workspaceId: table.workspaceId,
+      workspaceName: this.workspaces.find((workspace) => workspace.id === table.workspaceId)?.name ?? '',
+      rowCount: table.rows.size,
+      fieldCount: table.fields.length,
+    };
+  }
+
+  /** Every webhook-fed table of every organization: tableId -> webhook id. */
+  webhookIds(): Array<[tableId: string, webhookId: string]> {
+    return this.tables.flatMap((table) => (table.webhookId ? [[table.id, table.webhookId] as [string, string]] : []));
+  }
+}

@@ -1,0 +1,72 @@
+import type { SeedName } from '../seed/seed-names.js';
+
+export interface EmulatorOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 8787; 0 picks a free port. */
+  port?: number;
+  /** Default 'demo'. */
+  seed?: SeedName;
+  /** Load state from this JSON file if it exists; save to it on close(). */
+  dataFile?: string;
+  /** Adds workspace "Bench" with table "Generated" of this many rows. */
+  rows?: number;
+  /** The first organization's subscription is paused: 402 on its key endpoints. */
+  paused?: boolean;
+  /** Default true; false disables every rate limit. */
+  rateLimits?: boolean;
+  /** Default 1; X makes rate-limit windows X times shorter (retry-after stays in service seconds). */
+  rateScale?: number;
+  /** Quiet delay of webhook intake in ms (default 5000); rows show at most 6 x this after the first pending one. */
+  ingestDelayMs?: number;
+  /** Fault spec for key endpoints (see faults.ts). */
+  readFaults?: string;
+  /** Fault spec for webhook endpoints. */
+  webhookFaults?: string;
+  /** Seed of the fault draws, of action outcomes and of churn, default 1. */
+  faultSeed?: number;
+  /** Time between two steps of an action cell (queued, running, final), in ms; default 3000; 0 = at once. */
+  actionDelayMs?: number;
+  /** Churn spec ("add:5/s,update:2/s,delete:0.1/s", optionally "table=NAME"): rows change over time. */
+  churn?: string;
+  /** Admin routes under /_emulator answer even when the emulator does not listen on a loopback address. */
+  admin?: boolean;
+  /** One line per request: method, redacted path, status, ms. */
+  log?: (line: string) => void;
+  /** Clock (ms) for date presets and timestamps, before the admin clock offset; default Date.now. */
+  now?: () => number;
+}
+
+export interface RunningEmulator {
+  /** e.g. http://127.0.0.1:PORT/v1 */
+  baseUrl: string;
+  /** The first organization's key. */
+  apiKey: string;
+  /** Organization name -> key. */
+  apiKeys: Record<string, string>;
+  /** tableId -> full webhook URL, for every webhook-fed table (kept current as admin routes create tables). */
+  webhooks: Record<string, string>;
+  /** Every request, in arrival order (the emulator-only /_emulator routes excepted). */
+  requestLog: RequestLogEntry[];
+  /** Makes every pending webhook row visible now. */
+  flushIntake(): void;
+  /** Stops; saves to dataFile when given. */
+  close(): Promise<void>;
+}
+
+export interface RequestLogEntry {
+  /** ms timestamp at arrival (the real clock: the admin clock offset does not move it) */
+  at: number;
+  method: string;
+  /** path + query as received, with secrets redacted */
+  path: string;
+  /** 0 when no response was sent (reset, stall, client gone) */
+  status: number;
+  durationMs: number;
+  bucket?: 'metadata' | 'rows' | 'badKey' | 'webhook';
+  /** webhook: objects in the body */
+  objects?: number;
+  bodyBytes?: number;
+  /** injected fault kind, if any */
+  fault?: string;
+}

@@ -1,0 +1,77 @@
+import { narrowBatch, type Batch } from '../plan/batch.js';
+import type { KeyReconciler } from '../key/reconcile.js';
+import type { BatchState, JournalEntry } from '../journal/journal-entry.js';
+import type { SendEvent } from './send-event.js';
+
+export interface ReconcileQueueOptions {
+  reconciler: Pick<KeyReconciler, 'found'>;
+  /** the request timeout: a request cut off while sending may have reached the webhook until then */
+  timeoutMs: number;
+  journal(batch: Batch, state: BatchState, extra: Pick<JournalEntry, 'keep' | 'why'>): Promise<void>;
+  onOutcome(event: SendEvent): Promise<void> | void;
+}
+
+/**
+ * --key: the uncertain batches waiting to be settled by their keys, and the records the table turned
+ * out not to hold, waiting to be sent again.
+ */
+export class ReconcileQueue {
+  /** each with the time the webhook may have had its request by, at the latest */
+  private readonly unsettled: Array<{ batch: Batch; by: number }> = [];
+  private readonly again: Batch[] = [];
+
+  constructor(private readonly options: ReconcileQueueOptions) {}
+
+  get waiting(): boolean {
+    return this.unsettled.length > 0;
+  }
+
+  /** A batch of this run whose outcome is uncertain (its answer came now). */
+  add(batch: Batch): void {
+    this.unsettled.push({ batch, by: Date.now() });
+  }
+
+  /** An uncertain batch of an earlier run: its request reached the webhook before that run ended, and before this one began. */
+  addEarlier(batch: Batch & { unsettled: NonNullable<Batch['unsettled']> }): void {
+    const { at, cutOff } = batch.unsettled;
+    this.unsettled.push({ batch, by: cutOff ? Math.min(Date.now(), at + this.options.timeoutMs) : at });
+  }
+
+  /** The next records to send again, if any. */
+  next(): Batch | undefined {
+    return this.again.shift();
+  }
+
+  /** Reconciles every waiting batch: found records journaled and counted, the others queued to be sent again. */
+  async reconcile(lastRequestAt: number): Promise<void> {
+    const waiting = this.unsettled.splice(0);
+    const by = Math.max(lastRequestAt, ...waiting.map((entry) => entry.by));
+    let found;
+    try {
+      found = await this.options.reconciler.found(
+        waiting.map((entry) => entry.batch),
+        by,
+      );
+    } catch (error) {
+      // not settled: they stay uncertain (as journaled), and the run reports them so
+      this.unsettled.push(...waiting);
+      throw error;
+    }
+    for (const [i, { batch }] of waiting.entries()) {
+      const taken = found[i]!;
+      const keep = batch.items.filter((item) => !taken.has(item.record)).map((item) => item.record);
+      await this.options.journal(batch, 'narrowed', { keep, why: 'settled' });
+      if (taken.size > 0) await this.options.onOutcome({ kind: 'settled', batch, records: taken.size });
+      const rest = narrowBatch(batch, new Set(keep));
+      if (rest) this.again.push(rest);
+    }
+  }
+
+  /** A run that stops leaves its unsettled batches uncertain (as journaled) and its queue unsent. */
+  async leftOver(): Promise<void> {
+    for (const { batch } of this.unsettled.splice(0)) {
+      await this.options.onOutcome({ kind: 'uncertain', batch, reason: 'not settled: the run stopped first' });
+    }
+    for (const batch of this.again.splice(0)) await this.options.onOutcome({ kind: 'pending', batch });
+  }
+}

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { RATE_LIMITS } from '../../../src/service/index.js';
+import { call, get, sleep, start, tableByName } from '../helpers.js';
+
+// service-api.md section 8: sliding windows per organization / IP+key / IP, retry-after in service seconds.
+// With rateScale 20 a one-minute window lasts 3 s, and retry-after still says up to 60 (service) seconds.
+
+const SCALE = 20;
+
+describe('rate limits (scaled)', () => {
+  let emu: RunningEmulator;
+  let rowsPath: string;
+  beforeAll(async () => {
+    emu = await start({ rateLimits: true, rateScale: SCALE });
+    rowsPath = `/tables/${(await tableByName(emu, 'Contacts', 'Sales')).id}/rows?limit=1`;
+  });
+  afterAll(() => emu.close());
+
+  const burst = async (n: number, send: () => Promise<{ status: number }>) =>
+    (await Promise.all(Array.from({ length: n }, send))).map((r) => r.status);
+
+  it('allows 60 row reads a minute per organization, then 429 with retry-after in service seconds', async () => {
+    const statuses = await burst(RATE_LIMITS.rows.requests, () => get(emu, rowsPath));
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    const refused = await get(emu, rowsPath);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ statusCode: 429, error: 'API Error', message: expect.stringMatching(/60 row reads/) });
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // the other bucket and the other organization are not affected
+    expect((await get(emu, '/workspaces')).status).toBe(200);
+    const globex = await tableByName(emu, 'Accounts', undefined, emu.apiKeys.Globex!);
+    expect((await get(emu, `/tables/${globex.id}/rows`, { key: emu.apiKeys.Globex! })).status).toBe(200);
+    // waiting retry-after (scaled) frees a slot
+    await sleep((retryAfter * 1000) / SCALE + 20);
+    expect((await get(emu, rowsPath)).status).toBe(200);
+  });
+
+  it('allows 300 metadata reads a minute per organization', async () => {
+    await sleep(60_000 / SCALE);
+    const statuses = await burst(RATE_LIMITS.metadata.requests, () => get(emu, '/workspaces'));
+    expect(statuses.filter((status) => status === 200)).toHaveLength(300);
+    const refused = await get(emu, '/tables');
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+  });
+
+  it('counts missing or wrong keys per IP and key', async () => {
+    const statuses = await burst(RATE_LIMITS.badKey.requests, () => get(emu, '/workspaces', { key: 'wrong-1' }));
+    expect(statuses.every((status) => status === 401)).toBe(true);
+    const refused = await get(emu, '/workspaces', { key: 'wrong-1' });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await get(emu, '/workspaces', { key: 'wrong-2' })).status).toBe(401);
+  });
+});
+
+describe('webhook rate limit', () => {
+  let emu: RunningEmulator;
+  beforeAll(async () => {
+    emu = await start({ rateLimits: true });
+  });
+  afterAll(() => emu.close());
+
+  it('allows 100 webhook requests a second per IP, then 429 with retry-after 1', async () => {
+    const url = Object.values(emu.webhooks)[0]!;
+    const replies = await Promise.all(Array.from({ length: 110 }, () => call(emu, 'HEAD', url, { key: null })));
+    const refused = replies.filter((reply) => reply.status === 429);
+    expect(replies.filter((reply) => reply.status === 200)).toHaveLength(100);
+    expect(refused).toHaveLength(10);
+    expect(refused[0]!.headers['retry-after']).toBe('1');
+  });
+});
+
+describe('rate limits off', () => {
+  let emu: RunningEmulator;
+  beforeAll(async () => {
+    emu = await start({ rateLimits: false });
+  });
+  afterAll(() => emu.close());
+
+  it('never gives 429', async () => {
+    const path = `/tables/${(await tableByName(emu, 'Contacts', 'Sales')).id}/rows?limit=1`;
+    const statuses = await Promise.all(Array.from({ length: 150 }, () => get(emu, path).then((reply) => reply.status)));
+    expect(new Set(statuses)).toEqual(new Set([200]));
+  });
+});

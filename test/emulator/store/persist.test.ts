@@ -1,0 +1,122 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StateFileError, startEmulator } from '../../../src/emulator/index.js';
+import { allRows, get, post, start, tableByName } from '../helpers.js';
+
+// `dataFile`: state loaded at start when the file exists, saved on close (pending webhook rows included).
+
+describe('data file', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tds-emulator-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('saves pushed rows on close and loads them on the next start', async () => {
+    const file = join(dir, 'state.json');
+    const first = await start({ dataFile: file, ingestDelayMs: 60_000 });
+    const inbox = await tableByName(first, 'Inbox');
+    await post(first, first.webhooks[inbox.id]!, [{ email: 'kept@x.example' }, { email: 'also@x.example' }], { key: null });
+    const tablesBefore = (await get(first, '/tables')).body.tables;
+    await first.close();
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+
+    const second = await start({ dataFile: file });
+    try {
+      expect(second.apiKeys).toEqual(first.apiKeys);
+      expect(second.webhooks).not.toEqual({});
+      const rows = await allRows(second, inbox.id);
+      expect(rows).toHaveLength(2);
+      const tablesAfter = (await get(second, '/tables')).body.tables;
+      expect(tablesAfter).toEqual(
+        tablesBefore.map((t: { id: string; rowCount: number }) => (t.id === inbox.id ? { ...t, rowCount: 2 } : t)),
+      );
+      const leads = tablesBefore[0].id;
+      expect(await allRows(second, leads)).toHaveLength(250);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('saves a generated table as its recipe', async () => {
+    const file = join(dir, 'bench.json');
+    const first = await start({ dataFile: file, seed: 'empty', rows: 50_000 });
+    const bench = await tableByName(first, 'Generated');
+    const page = (await get(first, `/tables/${bench.id}/rows?limit=5`)).body.rows;
+    await first.close();
+    expect((await readFile(file, 'utf8')).length).toBeLessThan(5_000);
+    const second = await start({ dataFile: file });
+    try {
+      expect((await get(second, `/tables/${bench.id}/rows?limit=5`)).body.rows).toEqual(page);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('refuses a file that is not an emulator state', async () => {
+    const file = join(dir, 'bad.json');
+    await writeFile(file, '{"hello": 1}');
+    await expect(startEmulator({ port: 0, dataFile: file })).rejects.toThrow(StateFileError);
+    await writeFile(file, 'not json');
+    await expect(startEmulator({ port: 0, dataFile: file })).rejects.toThrow(/not valid JSON/);
+  });
+
+  it('still loads a state file of format 1', async () => {
+    const file = join(dir, 'v1.json');
+    const fields = [{ id: 'fld_a', name: 'a', label: 'A', type: 'text', options: null, isSystem: false }];
+    await writeFile(
+      file,
+      JSON.stringify({
+        format: 'tds-emulator-state/1',
+        orgs: [{ id: 'org_1', name: 'Acme', key: 'k1' }],
+        workspaces: [{ id: 'wsp_1', orgId: 'org_1', name: 'W', isPrivate: false }],
+        tables: [
+          {
+            id: 'tbl_1',
+            orgId: 'org_1',
+            workspaceId: 'wsp_1',
+            name: 'T',
+            emoji: null,
+            fields,
+            rows: [
+              {
+                id: 'row_1',
+                createdAt: '2025-01-01T00:00:00.000Z',
+                updatedAt: '2025-01-02T00:00:00.000Z',
+                createdByUserId: null,
+                cells: { fld_a: { value: 'x' } },
+              },
+            ],
+          },
+          {
+            id: 'tbl_2',
+            orgId: 'org_1',
+            workspaceId: 'wsp_1',
+            name: 'Generated',
+            emoji: ':zap:',
+            fields: [],
+            generated: { count: 30, seed: 42, startMs: 0 },
+          },
+        ],
+      }),
+    );
+    const emu = await start({ dataFile: file });
+    try {
+      expect(emu.apiKey).toBe('k1');
+      expect((await get(emu, '/tables')).body.tables.map((t: { name: string; rowCount: number }) => [t.name, t.rowCount])).toEqual([
+        ['T', 1],
+        ['Generated', 30],
+      ]);
+      expect((await allRows(emu, 'tbl_1'))[0]).toMatchObject({
+        id: 'row_1',
+        updatedAt: '2025-01-02T00:00:00.000Z',
+        cells: { fld_a: { value: 'x' } },
+      });
+    } finally {
+      await emu.close();
+    }
+    expect(JSON.parse(await readFile(file, 'utf8')).format).toBe('tds-emulator-state/2');
+  });
+});

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../../src/emulator/index.js';
+import { call, post, sleep, start, tableByName } from '../helpers.js';
+
+// service-api.md 4.7 rule 4: rows show a quiet delay after the last request, at most 6 x that while requests
+// keep arriving; rowCount counts only visible rows.
+
+describe('asynchronous intake', () => {
+  const DELAY = 300;
+  let emu: RunningEmulator;
+  let inboxId: string;
+  let url: string;
+  beforeAll(async () => {
+    emu = await start({ ingestDelayMs: DELAY });
+    inboxId = (await tableByName(emu, 'Inbox')).id;
+    url = emu.webhooks[inboxId]!;
+  });
+  afterAll(() => emu.close());
+
+  const rowCount = async () => (await tableByName(emu, 'Inbox')).rowCount;
+  const push = (n = 1) =>
+    post(
+      emu,
+      url,
+      Array.from({ length: n }, (_, i) => ({ email: `r${i}@x.example` })),
+      { key: null },
+    );
+
+  it('shows rows only after the quiet delay since the last request', async () => {
+    const start = await rowCount();
+    await push(2);
+    await sleep(DELAY / 2);
+    await push(1);
+    await sleep(DELAY / 2);
+    await push(1);
+    await sleep(DELAY / 2);
+    expect(await rowCount()).toBe(start);
+    await sleep(DELAY + 100);
+    expect(await rowCount()).toBe(start + 4);
+  });
+
+  it('shows rows at most 6 x the delay after the first pending one while requests keep arriving', async () => {
+    const start = await rowCount();
+    const began = Date.now();
+    let appeared = 0;
+    while (Date.now() - began < DELAY * 9) {
+      await push(1);
+      if (!appeared && (await rowCount()) > start) appeared = Date.now() - began;
+      await sleep(DELAY / 4);
+    }
+    expect(appeared).toBeGreaterThanOrEqual(DELAY * 6 - 50);
+    expect(appeared).toBeLessThan(DELAY * 6 + DELAY);
+    emu.flushIntake();
+  });
+
+  it('flushes pending rows on demand, also through POST /_emulator/flush', async () => {
+    const start = await rowCount();
+    await push(3);
+    expect(await rowCount()).toBe(start);
+    emu.flushIntake();
+    expect(await rowCount()).toBe(start + 3);
+    await push(2);
+    const flushed = await call(emu, 'POST', emu.baseUrl.replace('/v1', '/_emulator/flush'), { key: null });
+    expect(flushed.status).toBe(200);
+    expect(await rowCount()).toBe(start + 5);
+  });
+});
