@@ -56,7 +56,9 @@ export function planSchema(stored: readonly StoredField[], fields: readonly Fiel
       if (SQL_TYPE_OF[before.type] !== SQL_TYPE_OF[field.type] || (before.type === 'action') !== (field.type === 'action')) {
         changes.push({ kind: 'retyped', field: now, from: before.type });
       }
-      if (before.key !== now.key) changes.push({ kind: 'renamed', field: now, from: before });
+      if (before.key !== now.key || before.statusKey !== now.statusKey || before.errorKey !== now.errorKey) {
+        changes.push({ kind: 'renamed', field: now, from: before });
+      }
     }
     return now;
   });
@@ -100,8 +102,13 @@ export function describeChange(change: SchemaChange): string {
       return `field ${JSON.stringify(field.label)} was removed from the table; its column ${JSON.stringify(field.key)} is kept`;
     case 'restored':
       return `field ${JSON.stringify(field.label)} is back; its column ${JSON.stringify(field.key)} is filled again`;
-    case 'renamed':
-      return `column ${JSON.stringify(change.from.key)} renamed to ${JSON.stringify(field.key)}`;
+    case 'renamed': {
+      // the value column's key, else (its label kept) the status or error column's
+      const [from, to] = (['key', 'statusKey', 'errorKey'] as const)
+        .map((which) => [change.from[which], field[which]])
+        .find(([was, now]) => was !== now)!;
+      return `column ${JSON.stringify(from)} renamed to ${JSON.stringify(to)}`;
+    }
     case 'retyped':
       return `column ${JSON.stringify(field.key)} retyped from ${change.from} to ${field.type}`;
   }
