@@ -49,4 +49,10 @@ describe('planSchema: keys that changed with the rule', () => {
       instance.closeSync();
     }
   });
+
+  it('a field that becomes an action column is retyped (its status and error columns added), not renamed', () => {
+    const score = field('f_score', 'Score', 'text');
+    const plan = planSchema([stored(score, 0, 'Score', null, null)], [{ ...score, type: 'action' }], 'label');
+    expect(plan.changes.map((change) => change.kind)).toEqual(['retyped']);
+  });
 });
