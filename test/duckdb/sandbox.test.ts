@@ -187,6 +187,15 @@ describe('a signal stops the statement', () => {
     }
   });
 
+  it("a time limit (the MCP server's): the statement fails with the signal's TimeoutError", async () => {
+    const db = await open(NONE);
+    try {
+      await expect(run(db, LONG, NONE, AbortSignal.timeout(100))).rejects.toMatchObject({ name: 'TimeoutError' });
+    } finally {
+      db.close();
+    }
+  });
+
   it('while rows stream: they end in the error, never early as if complete', async () => {
     const db = await open(NONE);
     try {
