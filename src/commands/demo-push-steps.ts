@@ -28,11 +28,6 @@ export function pushSteps({ dir }: DemoTour): DemoStep[] {
       },
     },
     {
-      title: 'the pushed rows, read back',
-      display: 'tds rows Inbox --no-meta --format ndjson',
-      args: ['rows', 'Inbox', '--no-meta', '--format', 'ndjson'],
-    },
-    {
       title: 'push by key: each lead once (those in the table already left out), wait for the enrichment columns, write the enriched rows',
       display: 'tds push new-leads.csv --key email --table Inbox --skip-existing --wait settled -o enriched.csv',
       args: [
@@ -54,7 +49,7 @@ export function pushSteps({ dir }: DemoTour): DemoStep[] {
       },
     },
     {
-      title: 'the enrichment in the table: each action column with its run status and error',
+      title: 'the rows of both pushes in the table, enriched: each action column with its run status and error',
       display: 'tds rows Inbox --columns Email,Domain,Company --status-columns --no-meta',
       args: ['rows', 'Inbox', '--columns', 'Email,Domain,Company', '--status-columns', '--no-meta'],
     },
