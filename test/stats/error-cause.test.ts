@@ -47,7 +47,9 @@ describe('causeOf: variable parts become placeholders', () => {
 const word = fc.stringMatching(/^[a-z]{1,8}$/);
 const alnum = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?$/);
-const domain = fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), fc.stringMatching(/^[a-z]{2,6}$/)).map(([labels, tld]) => [...labels, tld].join('.'));
+const domain = fc
+  .tuple(fc.array(label, { minLength: 1, maxLength: 3 }), fc.stringMatching(/^[a-z]{2,6}$/))
+  .map(([labels, tld]) => [...labels, tld].join('.'));
 const quotedText = fc.string({ maxLength: 20 }).filter((text) => !/["'`“”‘’\n]/.test(text));
 /** Values of each kind of variable part, as they appear in messages. */
 const VARIABLE_PARTS = {
@@ -76,10 +78,16 @@ const VARIABLE_PARTS = {
 type Kind = keyof typeof VARIABLE_PARTS;
 const kind = fc.constantFrom(...(Object.keys(VARIABLE_PARTS) as Kind[]));
 /** A message template: words, and slots of a kind (each slot maybe followed by punctuation). */
-const template = fc.array(fc.oneof({ arbitrary: word.map((text) => ({ word: text })), weight: 2 }, kind.map((k) => ({ slot: k }))), {
-  minLength: 1,
-  maxLength: 8,
-});
+const template = fc.array(
+  fc.oneof(
+    { arbitrary: word.map((text) => ({ word: text })), weight: 2 },
+    kind.map((k) => ({ slot: k })),
+  ),
+  {
+    minLength: 1,
+    maxLength: 8,
+  },
+);
 type Template = Array<{ word: string } | { slot: Kind }>;
 const fill = (parts: Template, values: string[], punctuation: string[]): string =>
   parts.map((part, i) => ('word' in part ? part.word : `${values[i]}${punctuation[i]}`)).join(' ');
@@ -118,10 +126,13 @@ describe('causeOf: properties', () => {
 
   it('the cause of a message is its own cause', () => {
     fc.assert(
-      fc.property(template.chain((parts) => filled(parts).map(([values, punctuation]) => fill(parts, values, punctuation))), (message) => {
-        const cause = causeOf(message);
-        expect(causeOf(cause)).toBe(cause);
-      }),
+      fc.property(
+        template.chain((parts) => filled(parts).map(([values, punctuation]) => fill(parts, values, punctuation))),
+        (message) => {
+          const cause = causeOf(message);
+          expect(causeOf(cause)).toBe(cause);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -167,9 +178,15 @@ describe('causeSql: DuckDB finds the same cause', () => {
       template.chain(filled).map(([values]) => values.join(' ')),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(text.filter((s) => !s.includes('\u0000')), { minLength: 1, maxLength: 40 }), async (messages) => {
-        expect(await inDuckDB(messages)).toEqual(messages.map(causeOf));
-      }),
+      fc.asyncProperty(
+        fc.array(
+          text.filter((s) => !s.includes('\u0000')),
+          { minLength: 1, maxLength: 40 },
+        ),
+        async (messages) => {
+          expect(await inDuckDB(messages)).toEqual(messages.map(causeOf));
+        },
+      ),
       { numRuns: 25 },
     );
   });

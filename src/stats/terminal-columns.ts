@@ -1,0 +1,50 @@
+import type { ChalkInstance } from 'chalk';
+import { renderTable, type TableColumn } from '../output/table.js';
+import { count, numberText, percent, rangeText, valueText } from './figure-text.js';
+import type { ColumnStats } from './stats-report.js';
+import { fillBar } from './text-bars.js';
+
+// The "Columns" section: one line per field with its fill bar, its counts, and what its values are
+// (the most common ones; a number's range and mean; a date's range).
+
+const BAR_WIDTH = 12;
+/** Most common values shown on a line (JSON has them all). */
+const TOP_SHOWN = 5;
+
+export function columnsSection(columns: readonly ColumnStats[], width: number, color?: ChalkInstance): string {
+  const layout: Array<TableColumn<ColumnStats>> = [
+    { header: 'column', value: (column) => column.key, shrink: true, style: (c, text) => c.bold(text) },
+    { header: 'type', value: (column) => column.type, style: (c, text) => c.dim(text) },
+    {
+      header: 'fill',
+      value: (column) => `${fillBar(column.fill, BAR_WIDTH)} ${percent(column.fill).padStart(4)}`,
+      style: (c, text) => c.cyan(text.slice(0, BAR_WIDTH)) + text.slice(BAR_WIDTH),
+    },
+    { header: 'filled', value: (column) => column.filled, align: 'right' },
+    { header: 'distinct', value: (column) => column.distinct, align: 'right' },
+    { header: 'values', value: valuesText, shrink: true },
+  ];
+  return renderTable([...columns], layout, { width, ...(color ? { color } : {}) });
+}
+
+/** What a field's values are, in a line. */
+export function valuesText(column: ColumnStats): string {
+  const parts: string[] = [];
+  if (column.filled === 0) parts.push('empty');
+  else if (column.type === 'number' && column.min !== null) {
+    parts.push(`min ${numberText(Number(column.min))} · max ${numberText(Number(column.max))} · mean ${numberText(column.mean ?? 0)}`);
+  } else if (column.type === 'date' && typeof column.min === 'string' && typeof column.max === 'string') {
+    parts.push(rangeText(column.min, column.max));
+  } else if (column.distinct === column.filled && column.type !== 'multi_select' && column.filled > 1) {
+    parts.push(`all ${count(column.distinct)} different`);
+  } else {
+    parts.push(
+      column.top
+        .slice(0, TOP_SHOWN)
+        .map((entry) => `${valueText(entry.value)} ${count(entry.count)}`)
+        .join(' · '),
+    );
+  }
+  if (column.truncated > 0) parts.push(`${count(column.truncated)} cut at 200 characters`);
+  return parts.join(' · ');
+}
