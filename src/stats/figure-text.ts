@@ -48,3 +48,9 @@ export function fitText(text: string, width: number): string {
   }
   return `${out}…`;
 }
+
+/** Text cut to `chars` characters (code points), with … where it was cut. */
+export function cutText(text: string, chars: number): string {
+  const points = Array.from(text);
+  return points.length <= chars ? text : `${points.slice(0, chars - 1).join('')}…`;
+}

@@ -1,5 +1,5 @@
 import { count, instantText, percent, rangeText } from './figure-text.js';
-import { html, type Html } from './html-text.js';
+import { Html, html } from './html-text.js';
 import { REPORT_CSS } from './html-style.js';
 import { RUN_STATES, type ColumnStats, type TableStats } from './stats-report.js';
 import { dayColumns, fillBars, stackedBars, swatch } from './svg-charts.js';
@@ -20,7 +20,7 @@ export function renderHtmlReport(stats: TableStats): string {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${table.name}: table stats</title>
         <style>
-          ${REPORT_CSS}
+          ${new Html(REPORT_CSS)}
         </style>
       </head>
       <body>

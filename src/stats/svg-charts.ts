@@ -1,21 +1,18 @@
+import { cutText } from './figure-text.js';
 import { html, type Html } from './html-text.js';
 
 // The report's charts as inline SVG, drawn here: a few rectangles and texts each, so the page needs no
 // script, no library and no network, renders the same anywhere, and prints as it shows.
 
-const WIDTH = 720;
+const WIDTH = 760;
 const ROW = 24;
 const LABEL_WIDTH = 210;
 const BAR_X = LABEL_WIDTH + 10;
-const BAR_WIDTH = 400;
+const BAR_WIDTH = 340;
 /** Characters of a label drawn before it is cut (its full text is the row's tooltip). */
 const LABEL_CHARS = 30;
 
 const round = (n: number): number => Math.round(n * 100) / 100;
-const cut = (text: string, chars: number): string => {
-  const points = Array.from(text);
-  return points.length <= chars ? text : `${points.slice(0, chars - 1).join('')}…`;
-};
 
 function svg(height: number, label: string, body: Html[]): Html {
   return html`<svg viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" role="img" aria-label="${label}">${body}</svg>`;
@@ -42,9 +39,10 @@ export function dayColumns(days: readonly DayCount[]): Html {
     >`;
   });
   const labelled = days.length <= 3 ? days.map((_, i) => i) : [0, Math.floor((days.length - 1) / 2), days.length - 1];
-  const xLabels = labelled.map(
-    (i) => html`<text x="${round(left + (i + 0.5) * slot)}" y="${height - 8}" text-anchor="middle">${days[i]!.day}</text>`,
-  );
+  // the first label starts at its column, the last ends at its column: neither runs off the chart
+  const anchor = (i: number): string => (i === 0 ? 'start' : i === days.length - 1 ? 'end' : 'middle');
+  const xOf = (i: number): number => round(left + i * slot + (i === 0 ? slot * 0.1 : i === days.length - 1 ? slot * 0.9 : slot / 2));
+  const xLabels = labelled.map((i) => html`<text x="${xOf(i)}" y="${height - 8}" text-anchor="${anchor(i)}">${days[i]!.day}</text>`);
   return svg(height, 'rows created per day', [
     html`<line class="axis" x1="${left}" y1="${top + plot}" x2="${WIDTH - 8}" y2="${top + plot}" />`,
     html`<text x="${left - 6}" y="${top + 4}" text-anchor="end">${max.toLocaleString('en-US')}</text>`,
@@ -67,7 +65,8 @@ export function fillBars(rows: readonly FillRow[]): Html {
   const body = rows.map((row, i) => {
     const y = i * ROW;
     return html`<g
-      ><title>${row.label}: ${row.text}</title><text x="${LABEL_WIDTH}" y="${y + 16}" text-anchor="end">${cut(row.label, LABEL_CHARS)}</text
+      ><title>${row.label}: ${row.text}</title
+      ><text x="${LABEL_WIDTH}" y="${y + 16}" text-anchor="end">${cutText(row.label, LABEL_CHARS)}</text
       ><rect class="track" x="${BAR_X}" y="${y + 5}" width="${BAR_WIDTH}" height="14" /><rect
         class="fill"
         x="${BAR_X}"
@@ -93,12 +92,12 @@ export function stackedBars(rows: readonly StackRow[]): Html {
     const total = row.parts.reduce((sum, part) => sum + part.count, 0);
     let x = BAR_X;
     const segments = row.parts.map((part) => {
-      const w = total === 0 ? 0 : (part.count / total) * (BAR_WIDTH + 80);
+      const w = total === 0 ? 0 : (part.count / total) * (WIDTH - BAR_X - 8);
       const segment = html`<rect class="state-${part.name}" x="${round(x)}" y="${y + 3}" width="${round(w)}" height="20"
           ><title>${part.name}: ${part.count.toLocaleString('en-US')}</title></rect
         >${
           w >= 34 && part.count > 0
-            ? html`<text class="on-bar" x="${round(x + w / 2)}" y="${y + 17}" text-anchor="middle"
+            ? html`<text class="on-bar on-${part.name}" x="${round(x + w / 2)}" y="${y + 17}" text-anchor="middle"
                 >${part.count.toLocaleString('en-US')}</text
               >`
             : null
@@ -106,7 +105,7 @@ export function stackedBars(rows: readonly StackRow[]): Html {
       x += w;
       return segment;
     });
-    return html`<g><text x="${LABEL_WIDTH}" y="${y + 17}" text-anchor="end">${cut(row.label, LABEL_CHARS)}</text>${segments}</g>`;
+    return html`<g><text x="${LABEL_WIDTH}" y="${y + 17}" text-anchor="end">${cutText(row.label, LABEL_CHARS)}</text>${segments}</g>`;
   });
   return svg(Math.max(ROW, rows.length * (ROW + 6)), 'run states per action column', body);
 }

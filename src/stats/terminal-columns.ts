@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { renderTable, type TableColumn } from '../output/table.js';
-import { count, numberText, percent, rangeText, valueText } from './figure-text.js';
+import { count, cutText, numberText, percent, rangeText, valueText } from './figure-text.js';
 import type { ColumnStats } from './stats-report.js';
 import { fillBar } from './text-bars.js';
 
@@ -10,6 +10,8 @@ import { fillBar } from './text-bars.js';
 const BAR_WIDTH = 12;
 /** Most common values shown on a line (JSON has them all). */
 const TOP_SHOWN = 5;
+/** Characters of one value shown (a long text or object is cut with …). */
+const VALUE_CHARS = 60;
 
 export function columnsSection(columns: readonly ColumnStats[], width: number, color?: ChalkInstance): string {
   const layout: Array<TableColumn<ColumnStats>> = [
@@ -41,7 +43,7 @@ export function valuesText(column: ColumnStats): string {
     parts.push(
       column.top
         .slice(0, TOP_SHOWN)
-        .map((entry) => `${valueText(entry.value)} ${count(entry.count)}`)
+        .map((entry) => `${cutText(valueText(entry.value), VALUE_CHARS)} ${count(entry.count)}`)
         .join(' · '),
     );
   }
