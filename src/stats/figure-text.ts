@@ -54,3 +54,26 @@ export function cutText(text: string, chars: number): string {
   const points = Array.from(text);
   return points.length <= chars ? text : `${points.slice(0, chars - 1).join('')}…`;
 }
+
+const stripAnsi = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, '');
+
+/** Parts joined by `separator` into lines of at most `width` columns (colour codes take none); lines after the first start with `indent`. */
+export function wrapParts(
+  parts: readonly string[],
+  options: { width: number; indent: string; separator: string; first?: string },
+): string[] {
+  const { width, indent, separator } = options;
+  const lines: string[] = [];
+  let line = '';
+  let start = options.first ?? indent;
+  for (const part of parts) {
+    const candidate = line ? `${line}${separator}${part}` : part;
+    if (line && displayWidth(stripAnsi(start + candidate)) > width) {
+      lines.push(start + line);
+      start = indent;
+      line = part;
+    } else line = candidate;
+  }
+  if (line) lines.push(start + line);
+  return lines;
+}

@@ -7,6 +7,7 @@ import { fillBar } from './text-bars.js';
 // The "Columns" section: one line per field with its fill bar, its counts, and what its values are
 // (the most common ones; a number's range and mean; a date's range).
 
+/** Fill bars are this wide on a terminal of 100 columns or more, narrower on a narrower one. */
 const BAR_WIDTH = 12;
 /** Most common values shown on a line (JSON has them all). */
 const TOP_SHOWN = 5;
@@ -14,15 +15,16 @@ const TOP_SHOWN = 5;
 const VALUE_CHARS = 60;
 
 export function columnsSection(columns: readonly ColumnStats[], width: number, color?: ChalkInstance): string {
+  const bar = width >= 100 ? BAR_WIDTH : width >= 80 ? 10 : 6;
   const layout: Array<TableColumn<ColumnStats>> = [
     { header: 'column', value: (column) => column.key, shrink: true, style: (c, text) => c.bold(text) },
     { header: 'type', value: (column) => column.type, style: (c, text) => c.dim(text) },
     {
       header: 'fill',
-      value: (column) => `${fillBar(column.fill, BAR_WIDTH)} ${percent(column.fill).padStart(4)}`,
-      style: (c, text) => c.cyan(text.slice(0, BAR_WIDTH)) + text.slice(BAR_WIDTH),
+      value: (column) => `${fillBar(column.fill, bar)} ${percent(column.fill).padStart(4)}`,
+      style: (c, text) => c.cyan(text.slice(0, bar)) + text.slice(bar),
     },
-    { header: 'filled', value: (column) => column.filled, align: 'right' },
+    ...(width >= 80 ? [{ header: 'filled', value: (column: ColumnStats) => column.filled, align: 'right' as const }] : []),
     { header: 'distinct', value: (column) => column.distinct, align: 'right' },
     { header: 'values', value: valuesText, shrink: true },
   ];
@@ -32,6 +34,7 @@ export function columnsSection(columns: readonly ColumnStats[], width: number, c
 /** What a field's values are, in a line. */
 export function valuesText(column: ColumnStats): string {
   const parts: string[] = [];
+  if (column.truncated > 0) parts.push(`${count(column.truncated)} cut at 200 characters`);
   if (column.filled === 0) parts.push('empty');
   else if (column.type === 'number' && column.min !== null) {
     parts.push(`min ${numberText(Number(column.min))} · max ${numberText(Number(column.max))} · mean ${numberText(column.mean ?? 0)}`);
@@ -47,6 +50,5 @@ export function valuesText(column: ColumnStats): string {
         .join(' · '),
     );
   }
-  if (column.truncated > 0) parts.push(`${count(column.truncated)} cut at 200 characters`);
   return parts.join(' · ');
 }

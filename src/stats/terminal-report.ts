@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { cellDisplay } from '../output/table.js';
-import { count, instantText, rangeText } from './figure-text.js';
+import { count, instantText, rangeText, wrapParts } from './figure-text.js';
 import type { TableStats } from './stats-report.js';
 import { columnsSection } from './terminal-columns.js';
 import { causesSection, heading, runStatesSection } from './terminal-runs.js';
@@ -16,7 +16,7 @@ export interface TerminalOptions {
 export function renderTerminalReport(stats: TableStats, options: TerminalOptions): string {
   const { width, color } = options;
   const sections = [
-    headerLines(stats, color),
+    headerLines(stats, width, color),
     [heading('Columns', color), columnsSection(stats.columns, width, color)],
     runStatesSection(stats.columns, width, color),
     causesSection(stats.columns, width, color),
@@ -24,7 +24,7 @@ export function renderTerminalReport(stats: TableStats, options: TerminalOptions
   return `${sections.map((lines) => lines.join('\n')).join('\n\n')}\n`;
 }
 
-function headerLines(stats: TableStats, color?: ChalkInstance): string[] {
+function headerLines(stats: TableStats, width: number, color?: ChalkInstance): string[] {
   const { table } = stats;
   const title = cellDisplay(table.name);
   const facts = [
@@ -34,7 +34,7 @@ function headerLines(stats: TableStats, color?: ChalkInstance): string[] {
     table.lastSync ? `synced ${instantText(table.lastSync)}` : 'never synced',
     `mirror table ${cellDisplay(table.mirrorTable)}`,
   ];
-  const lines = [`${color ? color.bold(title) : title} · ${facts.join(' · ')}`];
+  const lines = wrapParts([color ? color.bold(title) : title, ...facts], { width, indent: '  ', first: '', separator: ' · ' });
   if (table.firstCreatedAt && table.lastCreatedAt) lines.push(`created ${rangeText(table.firstCreatedAt, table.lastCreatedAt)}`);
   if (table.perDay.length > 0) {
     const peak = table.perDay.reduce((best, day) => (day.rows > best.rows ? day : best));

@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { cellDisplay, displayWidth } from '../output/table.js';
-import { count, fitText } from './figure-text.js';
+import { count, fitText, wrapParts } from './figure-text.js';
 import { RUN_STATES, type ColumnStats, type RunState } from './stats-report.js';
 import { proportionalWidths } from './text-bars.js';
 
@@ -55,7 +55,7 @@ export function runStatesSection(columns: readonly ColumnStats[], width: number,
     const legend = RUN_STATES.filter((state) => states[state] > 0).map(
       (state) => `${glyph(state, GLYPH[state])} ${state} ${count(states[state])}`,
     );
-    lines.push(...wrap(legend, width, INDENT.repeat(2) + ' '.repeat(keyWidth)));
+    lines.push(...wrapParts(legend, { width, indent: INDENT.repeat(2) + ' '.repeat(keyWidth), separator: '  ' }));
   }
   return lines;
 }
@@ -92,20 +92,3 @@ export function causesSection(columns: readonly ColumnStats[], width: number, co
 export function heading(text: string, color?: ChalkInstance): string {
   return color ? color.bold.underline(text) : text;
 }
-
-/** Parts joined with two spaces, wrapped to lines of `width`, each after `indent`. */
-function wrap(parts: readonly string[], width: number, indent: string): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const part of parts) {
-    const candidate = line ? `${line}  ${part}` : part;
-    if (line && displayWidth(stripAnsi(indent + candidate)) > width) {
-      lines.push(indent + line);
-      line = part;
-    } else line = candidate;
-  }
-  if (line) lines.push(indent + line);
-  return lines;
-}
-
-const stripAnsi = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, '');
