@@ -13,7 +13,7 @@ export function percent(fraction: number): string {
 }
 
 export function numberText(value: number): string {
-  return value.toLocaleString('en-US', { maximumFractionDigits: Math.abs(value) >= 1000 ? 1 : 4 });
+  return value.toLocaleString('en-US', { maximumFractionDigits: Math.abs(value) >= 1 ? 2 : 4 });
 }
 
 /** A value as one line of text: numbers grouped, objects as JSON, control characters replaced. */

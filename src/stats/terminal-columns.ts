@@ -46,9 +46,23 @@ export function valuesText(column: ColumnStats): string {
     parts.push(
       column.top
         .slice(0, TOP_SHOWN)
-        .map((entry) => `${cutText(valueText(entry.value), VALUE_CHARS)} ${count(entry.count)}`)
+        .map(
+          (entry) =>
+            `${cutText(valueText(column.type === 'member' ? memberName(entry.value) : entry.value), VALUE_CHARS)} ${count(entry.count)}`,
+        )
         .join(' · '),
     );
   }
   return parts.join(' · ');
+}
+
+/** A member cell holds the member as JSON text: people read its name. */
+function memberName(value: unknown): unknown {
+  if (typeof value !== 'string' || !value.startsWith('{')) return value;
+  try {
+    const member = JSON.parse(value) as { name?: unknown; email?: unknown };
+    return typeof member.name === 'string' ? member.name : typeof member.email === 'string' ? member.email : value;
+  } catch {
+    return value;
+  }
 }
