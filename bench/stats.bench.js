@@ -11,6 +11,8 @@
 // 3. `tds stats Generated --no-sync -o report.html`. Targets: <= 5 s; the file <= 2 MB.
 //
 // Run: npm run bench -- stats     (exits 1 when a target is missed; traffic only to 127.0.0.1)
+// Wall times follow the machine's load (other processes on its cores): each run's CPU time is printed
+// beside it, and the ratio to SUMMARIZE, measured alike, holds under load.
 // Env: BENCH_ROWS (default 1000000), BENCH_ROUNDS (3), BENCH_HEAP_SNAPSHOT_MB (see memory-probe.mjs).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -21,7 +23,7 @@ import { MEMORY_PROBE, TDS_BIN, describeProbe, load, mb, n, readProbe, seconds, 
 
 /** @typedef {import('./support.mjs').Emulator} Emulator */
 /** @typedef {import('#dist/stats/stats-report.js').TableStats} TableStats */
-/** @typedef {{ code: number | null, signal: string | null, stdout: string, stderr: string, ms: number, peakKb: number, memory: string }} TdsRun */
+/** @typedef {{ code: number | null, signal: string | null, stdout: string, stderr: string, ms: number, peakKb: number, cpuSeconds: number, memory: string }} TdsRun */
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -77,8 +79,8 @@ async function compare() {
     stats.push(profiled);
     summaries.push(summarized);
     console.log(
-      `round ${round}: tds stats ${seconds(profiled.ms)}, peak RSS ${mb(profiled.peakKb)}; ` +
-        `SUMMARIZE ${seconds(summarized.ms)}, peak RSS ${mb(summarized.peakKb)}`,
+      `round ${round}: tds stats ${seconds(profiled.ms)} (CPU ${profiled.cpuSeconds.toFixed(1)} s), peak RSS ${mb(profiled.peakKb)}; ` +
+        `SUMMARIZE ${seconds(summarized.ms)} (CPU ${summarized.cpuSeconds.toFixed(1)} s), peak RSS ${mb(summarized.peakKb)}`,
     );
   }
   /** @type {TableStats} */
@@ -159,6 +161,7 @@ function runTds(args, env, probe) {
         stderr,
         ms: performance.now() - start,
         peakKb: Math.max(peakKb, (report?.maxRssBytes ?? 0) / 1024),
+        cpuSeconds: report?.cpuSeconds ?? Number.NaN,
         memory: describeProbe(report),
       });
     });

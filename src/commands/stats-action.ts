@@ -1,7 +1,7 @@
 import { extname } from 'node:path';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
+import { TdsError, UsageError } from '../core/errors.js';
 import { loadSettings } from '../config/settings.js';
 import { parseColumnList } from '../export/export-flags.js';
 import { pickTable } from '../http/resolve-table.js';
@@ -30,6 +30,12 @@ export async function statsAction(ctx: Context, table: string, options: StatsOpt
   if (output) await checkOutputTarget(output);
   const settings = await loadSettings(ctx, command);
   let ref = table;
+  if (options.sync && (!settings.baseUrl || !settings.apiKey)) {
+    const missing = settings.baseUrl ? 'API key' : 'base URL';
+    throw new TdsError(settings.baseUrl ? 'AUTH' : 'USAGE', `tds stats syncs the table first, and no ${missing} is set`, {
+      hint: `set ${settings.baseUrl ? 'TDS_API_KEY (or --api-key-file)' : 'TDS_BASE_URL (or --base-url)'}, or add --no-sync to profile the mirror as it is`,
+    });
+  }
   if (options.sync) {
     ref = await withClient(ctx, settings, async (client) => {
       const found = pickTable((await client.tables()).tables, table);

@@ -77,3 +77,8 @@ export function wrapParts(
   if (line) lines.push(start + line);
   return lines;
 }
+
+/** Which days `perDay` holds: `the last 30 days with rows`, `the one day with rows`. */
+export function daysText(days: number): string {
+  return days === 1 ? 'the one day with rows' : `the last ${count(days)} days with rows`;
+}

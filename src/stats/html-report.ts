@@ -1,4 +1,4 @@
-import { count, instantText, percent, rangeText } from './figure-text.js';
+import { count, daysText, instantText, percent, rangeText } from './figure-text.js';
 import { Html, html } from './html-text.js';
 import { REPORT_CSS } from './html-style.js';
 import { RUN_STATES, type ColumnStats, type TableStats } from './stats-report.js';
@@ -45,7 +45,7 @@ function perDaySection({ table }: TableStats): Html | null {
   const peak = table.perDay.reduce((best, day) => (day.rows > best.rows ? day : best));
   return html`<section id="per-day">
     <h2>Rows created per day</h2>
-    <p class="note">UTC, the last ${table.perDay.length} days with rows; the most: ${count(peak.rows)} on ${peak.day}.</p>
+    <p class="note">UTC, ${daysText(table.perDay.length)}; the most: ${count(peak.rows)} on ${peak.day}.</p>
     ${dayColumns(table.perDay)}
   </section>`;
 }

@@ -53,6 +53,7 @@ footer { margin-top: 40px; color: #7b8794; font-size: 12px; }
 @media print {
   body { padding: 0; max-width: none; }
   h2 { break-after: avoid; }
-  section, svg, tr { break-inside: avoid; }
+  svg, tr, .legend { break-inside: avoid; }
+  h3 { break-after: avoid; }
 }
 `;

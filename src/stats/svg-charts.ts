@@ -31,18 +31,27 @@ export function dayColumns(days: readonly DayCount[]): Html {
   const height = top + plot + 26;
   const max = Math.max(1, ...days.map((day) => day.rows));
   const slot = (WIDTH - left - 8) / Math.max(1, days.length);
+  // a column is at most 36 wide, centred in its slot; the first label starts at its column and the
+  // last ends at its column, so neither runs off the chart (a lone label is centred)
+  const barWidth = Math.min(slot * 0.8, 36);
+  const xOf = (i: number): number => left + i * slot + (slot - barWidth) / 2;
   const bars = days.map((day, i) => {
     const h = round((day.rows / max) * plot);
-    const x = round(left + i * slot + slot * 0.1);
-    return html`<rect class="day" x="${x}" y="${round(top + plot - h)}" width="${round(slot * 0.8)}" height="${h}"
+    return html`<rect class="day" x="${round(xOf(i))}" y="${round(top + plot - h)}" width="${round(barWidth)}" height="${h}"
       ><title>${day.day}: ${day.rows.toLocaleString('en-US')} rows</title></rect
     >`;
   });
   const labelled = days.length <= 3 ? days.map((_, i) => i) : [0, Math.floor((days.length - 1) / 2), days.length - 1];
-  // the first label starts at its column, the last ends at its column: neither runs off the chart
-  const anchor = (i: number): string => (i === 0 ? 'start' : i === days.length - 1 ? 'end' : 'middle');
-  const xOf = (i: number): number => round(left + i * slot + (i === 0 ? slot * 0.1 : i === days.length - 1 ? slot * 0.9 : slot / 2));
-  const xLabels = labelled.map((i) => html`<text x="${xOf(i)}" y="${height - 8}" text-anchor="${anchor(i)}">${days[i]!.day}</text>`);
+  const label = (i: number): Html => {
+    const [x, anchor] =
+      days.length > 1 && i === 0
+        ? [xOf(i), 'start']
+        : days.length > 1 && i === days.length - 1
+          ? [xOf(i) + barWidth, 'end']
+          : [xOf(i) + barWidth / 2, 'middle'];
+    return html`<text x="${round(x)}" y="${height - 8}" text-anchor="${anchor}">${days[i]!.day}</text>`;
+  };
+  const xLabels = labelled.map(label);
   return svg(height, 'rows created per day', [
     html`<line class="axis" x1="${left}" y1="${top + plot}" x2="${WIDTH - 8}" y2="${top + plot}" />`,
     html`<text x="${left - 6}" y="${top + 4}" text-anchor="end">${max.toLocaleString('en-US')}</text>`,

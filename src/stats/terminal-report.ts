@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { cellDisplay } from '../output/table.js';
-import { count, instantText, rangeText, wrapParts } from './figure-text.js';
+import { count, daysText, instantText, rangeText, wrapParts } from './figure-text.js';
 import type { TableStats } from './stats-report.js';
 import { columnsSection } from './terminal-columns.js';
 import { causesSection, heading, runStatesSection } from './terminal-runs.js';
@@ -42,7 +42,7 @@ function headerLines(stats: TableStats, width: number, color?: ChalkInstance): s
     const last = table.perDay.at(-1)!.day;
     const line = sparkline(table.perDay.map((day) => day.rows));
     lines.push(
-      `rows created per day (UTC), the last ${table.perDay.length} days with rows:`,
+      `rows created per day (UTC), ${daysText(table.perDay.length)}:`,
       `  ${first} ${color ? color.cyan(line) : line} ${last}  peak ${count(peak.rows)} on ${peak.day}`,
     );
   }

@@ -137,6 +137,15 @@ describe('tds stats --no-sync', () => {
     );
   });
 
+  it('without an API key, says that stats syncs first and that --no-sync does not', async () => {
+    const result = await bench.tds(['stats', FIXTURE_NAME], { env: { TDS_API_KEY: '' } });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe(
+      'tds: tds stats syncs the table first, and no API key is set\n' +
+        'hint: set TDS_API_KEY (or --api-key-file), or add --no-sync to profile the mirror as it is\n',
+    );
+  });
+
   it('no mirror at all: exit 4 and a hint to make one', async () => {
     const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync', '--db', path('none.duckdb')]);
     expect(result.code).toBe(4);

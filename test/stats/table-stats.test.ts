@@ -95,6 +95,40 @@ describe('tds stats: the figures of a table', () => {
     expect((JSON.parse(none.stdout) as TableStats).columns[0]!.top).toEqual([]);
   });
 
+  it('a table without rows: zeros and nulls, no days', async () => {
+    const created = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
+      workspace: 'Sales',
+      name: 'Empty',
+      fields: [
+        { label: 'Amount', type: 'number' },
+        { label: 'Run', type: 'action' },
+      ],
+    });
+    const result = await bench.tds(['stats', created.table.id, '--format', 'json']);
+    expect(result.code, result.stderr).toBe(0);
+    const empty = JSON.parse(result.stdout) as TableStats;
+    expect(empty.table).toMatchObject({ rows: 0, columns: 2, firstCreatedAt: null, lastCreatedAt: null, perDay: [] });
+    expect(empty.columns[0]).toEqual({
+      key: 'Amount',
+      label: 'Amount',
+      type: 'number',
+      filled: 0,
+      fill: 0,
+      distinct: 0,
+      top: [],
+      min: null,
+      max: null,
+      mean: null,
+      truncated: 0,
+      states: null,
+      errors: null,
+      causes: null,
+    });
+    expect(empty.columns[1]).toMatchObject({ states: { success: 0, none: 0 }, errors: [], causes: 0 });
+    const terminal = await bench.tds(['stats', created.table.id, '--no-sync'], { terminal: { columns: 100 } });
+    expect(terminal.stdout).toMatch(/^Amount +number +░+ +0% +0 +0 +empty$/m);
+  });
+
   it('--columns naming a column the table lacks: exit 2, listing the columns', async () => {
     const unknown = await bench.tds(['stats', FIXTURE_NAME, '--no-sync', '--columns', 'Nope']);
     expect(unknown.code).toBe(2);
