@@ -34,6 +34,10 @@ export interface StatsBench {
   close(): Promise<void>;
 }
 
+// commander reads TDS_BASE_URL, TDS_PROFILE and TDS_TIMEOUT from the process's own environment: a
+// developer's settings must not reach these runs (each test file is a process of its own)
+for (const name of Object.keys(process.env)) if (name.startsWith('TDS_')) delete process.env[name];
+
 /** The emulator's rate windows and the client's pacing both run this many times faster. */
 const SCALE = 50;
 
