@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { cellDisplay } from '../output/table.js';
-import { count, daysText, instantText, rangeText, wrapParts } from './figure-text.js';
+import { count, daysText, fitText, instantText, rangeText, wrapParts } from './figure-text.js';
 import type { TableStats } from './stats-report.js';
 import { columnsSection } from './terminal-columns.js';
 import { causesSection, heading, runStatesSection } from './terminal-runs.js';
@@ -41,9 +41,10 @@ function headerLines(stats: TableStats, width: number, color?: ChalkInstance): s
     const first = table.perDay[0]!.day;
     const last = table.perDay.at(-1)!.day;
     const line = sparkline(table.perDay.map((day) => day.rows));
+    const parts = [`${first} ${color ? color.cyan(line) : line} ${last}`, `peak ${count(peak.rows)} on ${peak.day}`];
     lines.push(
-      `rows created per day (UTC), ${daysText(table.perDay.length)}:`,
-      `  ${first} ${color ? color.cyan(line) : line} ${last}  peak ${count(peak.rows)} on ${peak.day}`,
+      fitText(`rows created per day (UTC), ${daysText(table.perDay.length)}:`, width),
+      ...wrapParts(parts, { width, indent: '  ', separator: '  ' }),
     );
   }
   return lines;

@@ -65,7 +65,8 @@ export function causesSection(columns: readonly ColumnStats[], width: number, co
   for (const column of columns) {
     if (!column.errors || column.errors.length === 0) continue;
     const causes = column.causes ?? column.errors.length;
-    lines.push(heading(`Failure causes: ${cellDisplay(column.key)} (${count(causes)} ${causes === 1 ? 'cause' : 'causes'})`, color));
+    const title = `Failure causes: ${cellDisplay(column.key)} (${count(causes)} ${causes === 1 ? 'cause' : 'causes'})`;
+    lines.push(heading(fitText(title, width), color));
     const shown = column.errors.slice(0, CAUSES_SHOWN);
     const countWidth = Math.max(...shown.map((cause) => count(cause.count).length));
     const pad = INDENT + ' '.repeat(countWidth + 2);
@@ -80,10 +81,10 @@ export function causesSection(columns: readonly ColumnStats[], width: number, co
     const rest = column.errors.slice(CAUSES_SHOWN).reduce((sum, cause) => sum + cause.count, 0);
     if (causes > shown.length) {
       const more = causes - shown.length;
-      const cells = rest > 0 ? ` (${count(rest)}${causes > column.errors.length ? '+' : ''} cells)` : '';
-      lines.push(
-        `${pad}… ${count(more)} more ${more === 1 ? 'cause' : 'causes'}${cells}: --format json lists the first ${column.errors.length}`,
-      );
+      const listed = causes > column.errors.length;
+      const cells = rest > 0 ? ` (${count(rest)}${listed ? '+' : ''} cells)` : '';
+      const json = listed ? `--format json lists the first ${column.errors.length}` : '--format json lists them all';
+      lines.push(fitText(`${pad}… ${count(more)} more ${more === 1 ? 'cause' : 'causes'}${cells}: ${json}`, width));
     }
   }
   return lines;
