@@ -81,7 +81,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     index: options.index,
     uncertain: spec.uncertain,
     onConfirmed: (batch) => journal?.append(entryOf(batch, 'accepted', { reason: CONFIRMED_REASON })),
-    onAccepted: (batch) => keyed?.reconciler.noteAccepted(batch, false),
+    onAccepted: (batch, at) => keyed?.reconciler.noteAccepted(batch, { start: -Infinity, end: at }, false),
     journalPath: spec.path,
     onRejected: async (batch, reason) => {
       keyed?.keys.reject(batch.items.map((item) => item.record));

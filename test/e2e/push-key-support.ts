@@ -2,16 +2,20 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { expect, test } from 'vitest';
-import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { DEFAULT_INGEST_DELAY_MS, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { TDS_BIN } from '../helpers/cli.js';
 import { api, pushBench, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 
-/** Client waits (the intake window, polls) divided by this; the emulator's intake delay is below the scaled window. */
+/** One scale for both sides: the client's waits (TDS_RATE_SCALE) and the emulator's intake run 40 times faster. */
 export const RATE_SCALE = '40';
 export const KEY_ENV = { TDS_RATE_SCALE: RATE_SCALE };
 
-/** Emulator settings of the keyed-push tests: intake within the client's scaled window (5 s / 40), quick actions. */
-export const KEY_EMULATOR: EmulatorOptions = { ingestDelayMs: 60, actionDelayMs: 20 };
+/** Emulator settings of the keyed-push tests: the service's intake (5 s quiet, 30 s at most) on the same scale, quick actions. */
+export const KEY_EMULATOR: EmulatorOptions = {
+  rateScale: Number(RATE_SCALE),
+  ingestDelayMs: DEFAULT_INGEST_DELAY_MS,
+  actionDelayMs: 20,
+};
 
 /** A test with its own emulator (KEY_EMULATOR) and temp folder. */
 export const keyTest = test.extend<{ bench: PushBench }>({
