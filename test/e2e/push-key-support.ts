@@ -125,11 +125,11 @@ export function seeded(seed: number): () => number {
  * Runs tds and kills it (SIGKILL) once the emulator has seen `posts` more webhook POSTs (wherever the
  * run is then: journaling, waiting for an answer, settling); resolves with how it ended.
  */
-export function killAfterPosts(bench: PushBench, args: string[], posts: number): Promise<string> {
+export function killAfterPosts(bench: PushBench, args: string[], posts: number, keyEnv: Record<string, string> = KEY_ENV): Promise<string> {
   const target = webhookPosts(bench.emu).length + posts;
   const env = {
     ...process.env,
-    ...KEY_ENV,
+    ...keyEnv,
     TDS_BASE_URL: bench.emu.baseUrl,
     TDS_API_KEY: bench.emu.apiKey,
     TDS_CONFIG_DIR: join(bench.dir, 'config'),
@@ -148,4 +148,35 @@ export function killAfterPosts(bench: PushBench, args: string[], posts: number):
       resolve(signal ? `killed after ${posts} posts` : `exit ${code}${code === 0 ? '' : `: ${stderr.trim()}`}`);
     });
   });
+}
+
+/** Another client of the same webhook (a live form, another pipeline): one object a post, at a steady pace. */
+export interface OtherWriter {
+  /** Stops posting; resolves with the posts made, once the last one has been answered. */
+  stop(): Promise<number>;
+}
+
+/**
+ * Posts `{other: n}` to `url` every `everyMs`, once `begin()` says so, at most `max` times (it stops
+ * itself), so the webhook's intake stays open while a push waits for its rows.
+ */
+export function otherWriter(url: string, options: { everyMs: number; max: number; begin?: () => boolean }): OtherWriter {
+  let posts = 0;
+  const inFlight = new Set<Promise<unknown>>();
+  const timer = setInterval(() => {
+    if (options.begin && !options.begin()) return;
+    if (posts >= options.max) return clearInterval(timer);
+    posts += 1;
+    const post = request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ other: posts }) })
+      .then((response) => response.body.dump())
+      .finally(() => inFlight.delete(post));
+    inFlight.add(post);
+  }, options.everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(inFlight);
+      return posts;
+    },
+  };
 }
