@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { expect, test } from 'vitest';
@@ -179,4 +179,33 @@ export function otherWriter(url: string, options: { everyMs: number; max: number
       return posts;
     },
   };
+}
+
+/** A tds process left running: its streams so far, and how it ended. */
+export interface RunningTds {
+  child: ChildProcess;
+  pid: number;
+  stdout(): string;
+  stderr(): string;
+  exit: Promise<number | null>;
+}
+
+/** Starts tds against the bench's emulator (TDS_* of this process left out), stdin a pipe the test writes. */
+export function startTds(bench: PushBench, args: string[], keyEnv: Record<string, string> = KEY_ENV): RunningTds {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('TDS_')) env[key] = value;
+  Object.assign(env, keyEnv, {
+    TDS_BASE_URL: bench.emu.baseUrl,
+    TDS_API_KEY: bench.emu.apiKey,
+    TDS_CONFIG_DIR: join(bench.dir, 'config'),
+    NO_COLOR: '1',
+  });
+  const child = spawn(process.execPath, [TDS_BIN, ...args], { env, cwd: bench.dir, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  child.stdin.on('error', () => undefined);
+  const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { child, pid: child.pid ?? 0, stdout: () => out, stderr: () => err, exit };
 }

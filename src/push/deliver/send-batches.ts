@@ -67,7 +67,8 @@ export class BatchSender {
   private readonly stops: StopReason[] = [];
   /** --key: uncertain batches to reconcile by key, and records to send again */
   private readonly queue?: ReconcileQueue;
-  private lastRequestAt = 0;
+  /** when this run's last request to the webhook ended (0: none) */
+  lastRequestAt = 0;
   private acceptedAny = false;
 
   constructor(private readonly options: SendOptions) {
