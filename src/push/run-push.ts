@@ -24,9 +24,6 @@ import { PushReport, type KeyReport } from './push-report.js';
 import { emptyResult, sendPass, type KeyedSending, type SendResult } from './send-pass.js';
 import { waitAfterSending } from './wait-pass.js';
 
-/** How much older than the push's start its rows may be dated (a service clock behind ours). */
-const CLOCK_MARGIN_MS = 5 * 60_000;
-
 interface Wire {
   delivery: DeliveryOptions;
   client: WebhookClient;
@@ -196,8 +193,10 @@ async function sendAndWait(ctx: Context, job: PushJob, wire: Wire, prepared: Pre
   warnAfterSending(report, job, sent, validation);
   const keys = validation ? prepared.validationKeys : sendKeys;
   keys.rejectAll(validation ? sendKeys : prepared.validationKeys);
+  // the rows this run added are the newest: read down to its start, on the service's clock
+  const since = reconciler?.serviceTimeBefore(began);
   const recent =
-    !index && sent.sending.existing === 0 && baseline ? { since: began - CLOCK_MARGIN_MS, rowsBefore: baseline.rowCount } : undefined;
+    !index && sent.sending.existing === 0 && baseline && since !== undefined ? { since, rowsBefore: baseline.rowCount } : undefined;
   const wait = baseline ? await waitAfterSending(ctx, job, { baseline, sent, keyed, keys, recent }) : undefined;
   report.finish(sent, validation, wait, keyed && keyReport(keyed, lookup.text));
 }

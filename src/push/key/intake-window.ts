@@ -73,3 +73,17 @@ export function serviceAheadAtMost(shown: readonly ShownRow[]): number | undefin
   }
   return ahead;
 }
+
+/**
+ * How far the service's clock is ahead of ours at least (ms), from rows of our requests: a row's
+ * createdAt came no later than the longest window after its request ended (whether createdAt is its
+ * request's arrival or the moment the intake took it in).
+ */
+export function serviceAheadAtLeast(shown: readonly ShownRow[], windowMs = INTAKE_LONGEST_MS): number | undefined {
+  let ahead: number | undefined;
+  for (const row of shown) {
+    const bound = row.createdAt - row.request.end - windowMs;
+    if (ahead === undefined || bound > ahead) ahead = bound;
+  }
+  return ahead;
+}

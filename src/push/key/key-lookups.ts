@@ -82,7 +82,10 @@ export class KeyLookups {
     return newest === undefined ? undefined : Date.parse(newest.createdAt);
   }
 
-  /** --wait settled: the rows holding `keys`; `recent` when every one was sent by this run, which began at `since`. */
+  /**
+   * --wait settled: the rows holding `keys`; `recent` when every one was sent by this run: no row of it
+   * was created before `since` (the service's clock), and the table had `rowsBefore` rows before it.
+   */
   async rows(keys: readonly string[], recent?: { since: number; rowsBefore: number }): Promise<Planned<KeyRows>> {
     const rowCount = await this.rowCount();
     const recentRows = recent ? Math.max(keys.length, rowCount - recent.rowsBefore) : undefined;

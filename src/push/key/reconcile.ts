@@ -3,7 +3,7 @@ import { TdsError } from '../../core/errors.js';
 import { INTAKE_MAX_MS } from '../../service/index.js';
 import type { Batch } from '../plan/batch.js';
 import { recordsText } from '../report/ranges.js';
-import { INTAKE_LONGEST_MS, type SentRequest, type ShownRow } from './intake-window.js';
+import { INTAKE_LONGEST_MS, serviceAheadAtLeast, type SentRequest, type ShownRow } from './intake-window.js';
 import { watchIntake, type Watch, type Watched } from './intake-watch.js';
 import type { KeyLookups } from './key-lookups.js';
 
@@ -69,6 +69,15 @@ export class KeyReconciler {
     if (thisRun) this.taken.push({ ...taken, keys: keys.slice(0, 1) });
     else this.earlierEnd = Math.max(this.earlierEnd, sent.end);
     this.sample ??= { ...taken, keys: keys.slice(0, 3) };
+  }
+
+  /**
+   * A service time no later than the createdAt of any row a request of this run that left after `local`
+   * (our clock) adds; undefined until some row of ours has shown (the service's clock is not ours).
+   */
+  serviceTimeBefore(local: number): number | undefined {
+    const ahead = serviceAheadAtLeast(this.shown);
+    return ahead === undefined ? undefined : local + ahead;
   }
 
   private get windowMs(): number {

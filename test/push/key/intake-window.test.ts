@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   INTAKE_LONGEST_MS,
   missingProof,
+  serviceAheadAtLeast,
   serviceAheadAtMost,
   type IntakeEvidence,
   type ShownRow,
@@ -76,6 +77,26 @@ describe('serviceAheadAtMost', () => {
     ['rows of requests whose start is unknown are left out', [{ request: { start: -Infinity, end: 0 }, createdAt: 0 }], undefined],
   ])('%s', (_name, shown, bound) => {
     expect(serviceAheadAtMost(shown)).toBe(bound);
+  });
+});
+
+describe('serviceAheadAtLeast', () => {
+  // a row's createdAt came no later than the window after its request ended
+  it.each<[string, ShownRow[], number | undefined]>([
+    ['no rows', [], undefined],
+    ['one row: its createdAt less its request end and the window', [row(1_000, 1_200, 5_000, 100)], 1_100 + 5_000 - 1_200 - W],
+    ['several: the tightest bound', [row(1_000, 1_200, 5_000, 100), row(2_000, 2_010, 5_000, 10)], 5_000 - W],
+    ['a request of an earlier run counts too (its end is known)', [{ request: { start: -Infinity, end: 100 }, createdAt: 600 }], 500 - W],
+  ])('%s', (_name, shown, bound) => {
+    expect(serviceAheadAtLeast(shown, W)).toBe(bound);
+  });
+
+  it('brackets the real offset with serviceAheadAtMost, whatever the clocks say', () => {
+    for (const skew of [-600_000, 0, 3_600_000]) {
+      const shown = [row(1_000, 1_200, skew, 100), row(5_000, 5_050, skew, 20)];
+      expect(serviceAheadAtLeast(shown, W)).toBeLessThanOrEqual(skew);
+      expect(serviceAheadAtMost(shown)).toBeGreaterThanOrEqual(skew);
+    }
   });
 });
 
