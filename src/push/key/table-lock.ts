@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,12 +24,12 @@ export interface TableLockOptions {
   dir?: string;
 }
 
-/** What the push holding the table (or the last one) tells the next: who, and whether its rows all showed. */
+/** What the push holding the table (or the last one, if it stopped before its rows all showed) tells the next. */
 interface Note {
   pid: number;
   input: string;
   since: string;
-  state: 'pushing' | 'shown' | 'stopped';
+  state: 'pushing' | 'stopped';
   /** stopped: when its last request ended */
   lastRequestAt?: number;
 }
@@ -39,8 +39,8 @@ interface Note {
  * keys up before they show, and send the overlap twice. The lock is named after the service and the
  * table (not a file), so pushes from any folder share it, and it dies with its process, as the
  * journal's. A push that finds it taken waits, saying which push holds it. Beside the lock, a note
- * in the temporary folder tells the next push whether this one's rows all showed: after a push that
- * stopped (or was killed) before that, the next waits out the webhook's intake window first.
+ * in the temporary folder says who holds it, and stays after a push that stopped (or was killed)
+ * before its rows all showed: the next push waits out the webhook's intake window first.
  */
 export class TableLock {
   private released = false;
@@ -76,8 +76,9 @@ export class TableLock {
   async release(end: { shown: boolean; lastRequestAt?: number }): Promise<void> {
     if (this.released) return;
     this.released = true;
-    const state = end.shown ? 'shown' : 'stopped';
-    await writeNote(this.note, { ...this.mine, state, ...(end.lastRequestAt ? { lastRequestAt: end.lastRequestAt } : {}) });
+    // rows all shown: nothing for the next push to wait for, no note left behind
+    if (end.shown) await rm(this.note, { force: true }).catch(() => undefined);
+    else await writeNote(this.note, { ...this.mine, state: 'stopped', ...(end.lastRequestAt ? { lastRequestAt: end.lastRequestAt } : {}) });
     await this.lock.release();
   }
 }
@@ -98,7 +99,7 @@ function holderText(holder: Note | undefined, table: string): string {
 
 /** After a push that ended before its rows all showed, its last rows may still come in: they are waited for. */
 async function waitForLast(last: Note | undefined, table: string, options: TableLockOptions): Promise<void> {
-  if (!last || last.state === 'shown') return;
+  if (!last) return;
   const since = last.state === 'stopped' && last.lastRequestAt !== undefined ? last.lastRequestAt : Date.now();
   const ms = since + options.windowMs - Date.now();
   if (ms <= 0) return;
