@@ -96,6 +96,11 @@ export class ApiClient {
     this.pacing = createPacing(this.rateScale);
   }
 
+  /** The service's normalized base URL (it holds no secret). */
+  get baseUrl(): string {
+    return this.base.href;
+  }
+
   workspaces(): Promise<WorkspacesResponse> {
     return this.call({
       what: 'list workspaces',
