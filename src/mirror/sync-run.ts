@@ -179,12 +179,17 @@ async function chooseTables(ctx: Context, client: ApiClient, request: SyncReques
   return [...chosen.values()];
 }
 
-/** Every table name of the database: a new mirror table takes none of them. */
+/** Every name of the database's tables, views and macros (the user's own among them): a new mirror table takes none of them. */
 async function takenNames(db: Database, states: readonly TableState[]): Promise<Set<string>> {
+  const here = "database_name = current_database() AND schema_name = 'main'";
   const reader = await db.connection.runAndReadAll(
-    "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'",
+    `SELECT table_name AS name FROM duckdb_tables() WHERE ${here} ` +
+      `UNION ALL SELECT view_name FROM duckdb_views() WHERE ${here} AND NOT internal ` +
+      `UNION ALL SELECT function_name FROM duckdb_functions() WHERE ${here} AND NOT internal`,
   );
-  return new Set([...reader.getRowObjectsJS().map((row) => String(row.table_name)), ...states.map((state) => state.mirrorTable)]);
+  // DuckDB's names are not case-sensitive (mirror names are lower case)
+  const names = [...reader.getRowObjectsJS().map((row) => String(row.name)), ...states.map((state) => state.mirrorTable)];
+  return new Set(names.map((name) => name.toLowerCase()));
 }
 
 function report(ctx: Context, request: SyncRequest, results: readonly TableSyncResult[]): void {
