@@ -71,7 +71,7 @@ export function emulatorCommand(ctx: Context): Command {
     .option('--no-rate-limits', 'turn every rate limit off')
     .option(
       '--rate-scale <x>',
-      'run rate-limit windows and webhook intake X times faster (retry-after stays in service seconds); give tds the same TDS_RATE_SCALE',
+      'run rate-limit windows and webhook intake X times faster (retry-after stays in service seconds); set TDS_RATE_SCALE to the same X for the client',
       parseNumberOption('--rate-scale', 1e-6, 1e6),
     )
     .option(
