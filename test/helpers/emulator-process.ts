@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import type { EnvOverrides } from './hermetic-env.js';
 import { RATE_SCALE } from './rate-scale.js';
 import { spawnTds } from './spawn-tds.js';
 
@@ -20,10 +21,10 @@ export interface RunningEmulator extends EmulatorInfo {
  * Starts `tds emulator --port 0 …` as a child process and waits for its ready line. It runs at the
  * suite's RATE_SCALE (TDS_RATE_SCALE, as the clients of tdsAgainst do); a `--rate-scale` in `args` wins.
  */
-export function startEmulatorProcess(args: string[] = []): Promise<RunningEmulator> {
+export function startEmulatorProcess(args: string[] = [], env: EnvOverrides = {}): Promise<RunningEmulator> {
   const run = spawnTds(['emulator', '--host', '127.0.0.1', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { TDS_RATE_SCALE: String(RATE_SCALE) },
+    env: { TDS_RATE_SCALE: String(RATE_SCALE), ...env },
   });
   const { child } = run;
   return new Promise((resolve, reject) => {
