@@ -69,10 +69,11 @@ export function emulatorCommand(ctx: Context): Command {
     .option('--rows <n>', 'add workspace "Bench" with table "Generated" of N rows', parseIntegerOption('--rows', 0, 100_000_000))
     .option('--paused', "the first organization's subscription is paused (402 on key endpoints)")
     .option('--no-rate-limits', 'turn every rate limit off')
-    .option(
-      '--rate-scale <x>',
-      'run rate-limit windows and webhook intake X times faster (retry-after stays in service seconds); set TDS_RATE_SCALE to the same X for the client',
-      parseNumberOption('--rate-scale', 1e-6, 1e6),
+    .addOption(
+      // the same variable as the client's, so that one setting scales both sides of a test alike
+      new Option('--rate-scale <x>', 'run rate-limit windows and webhook intake X times faster (retry-after stays in service seconds)')
+        .env('TDS_RATE_SCALE')
+        .argParser(parseNumberOption('--rate-scale', 1e-6, 1e6)),
     )
     .option(
       '--ingest-delay <ms>',
