@@ -4,6 +4,7 @@ import { request } from 'undici';
 import { expect, test } from 'vitest';
 import { DEFAULT_INGEST_DELAY_MS, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { TDS_BIN } from '../helpers/cli.js';
+import { childEnv } from '../helpers/hermetic-env.js';
 import { api, pushBench, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 
 /** One scale for both sides: the client's waits (TDS_RATE_SCALE) and the emulator's intake run 40 times faster. */
@@ -127,14 +128,12 @@ export function seeded(seed: number): () => number {
  */
 export function killAfterPosts(bench: PushBench, args: string[], posts: number, keyEnv: Record<string, string> = KEY_ENV): Promise<string> {
   const target = webhookPosts(bench.emu).length + posts;
-  const env = {
-    ...process.env,
+  const env = childEnv({
     ...keyEnv,
     TDS_BASE_URL: bench.emu.baseUrl,
     TDS_API_KEY: bench.emu.apiKey,
     TDS_CONFIG_DIR: join(bench.dir, 'config'),
-    NO_COLOR: '1',
-  };
+  });
   const child = spawn(process.execPath, [TDS_BIN, ...args], { env, cwd: bench.dir, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
@@ -192,13 +191,11 @@ export interface RunningTds {
 
 /** Starts tds against the bench's emulator (TDS_* of this process left out), stdin a pipe the test writes. */
 export function startTds(bench: PushBench, args: string[], keyEnv: Record<string, string> = KEY_ENV): RunningTds {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('TDS_')) env[key] = value;
-  Object.assign(env, keyEnv, {
+  const env = childEnv({
+    ...keyEnv,
     TDS_BASE_URL: bench.emu.baseUrl,
     TDS_API_KEY: bench.emu.apiKey,
     TDS_CONFIG_DIR: join(bench.dir, 'config'),
-    NO_COLOR: '1',
   });
   const child = spawn(process.execPath, [TDS_BIN, ...args], { env, cwd: bench.dir, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';

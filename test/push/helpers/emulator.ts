@@ -4,7 +4,8 @@ import { basename, dirname, join } from 'node:path';
 import { request } from 'undici';
 import { expect, test } from 'vitest';
 import { startEmulator, type EmulatorOptions, type RequestLogEntry, type RunningEmulator } from '../../../src/emulator/index.js';
-import { runTds, type RunOptions, type RunResult } from '../../helpers/cli.js';
+import type { RunOptions, RunResult } from '../../helpers/cli.js';
+import { runInProcess } from '../../helpers/run-in-process.js';
 
 export interface PushBench {
   emu: RunningEmulator;
@@ -33,7 +34,7 @@ export async function pushBench(options: EmulatorOptions = {}): Promise<PushBenc
     inbox: webhookOf('Inbox'),
     signups: webhookOf('Signups'),
     async tds(args, runOptions = {}) {
-      const result = await runTds(args, {
+      const result = await runInProcess(args, {
         ...runOptions,
         cwd: runOptions.cwd ?? dir,
         env: { TDS_BASE_URL: emu.baseUrl, TDS_API_KEY: emu.apiKey, TDS_CONFIG_DIR: join(dir, 'config'), ...runOptions.env },
