@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { configDir } from '../config/paths.js';
 
@@ -8,6 +8,8 @@ export interface PushFiles {
   /** the records as NDJSON, the push's input */
   input: string;
   journal: string;
+  /** each rejected record with the reason (NDJSON) */
+  rejects: string;
   /** the journal exists: an earlier call pushed these same records (a resumed push sends only what is left) */
   resume: boolean;
 }
@@ -38,5 +40,18 @@ export async function pushFiles(
     await writeFile(partial, text, { mode: 0o600 });
     await rename(partial, input);
   }
-  return { input, journal, resume: Boolean(await stat(journal).catch(() => undefined)) };
+  return { input, journal, rejects: join(folder, `${id}.rejects.ndjson`), resume: Boolean(await stat(journal).catch(() => undefined)) };
+}
+
+/** The first rejected records of a push, as `record N: reason` lines. */
+export async function firstRejects(path: string, count: number): Promise<string[]> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(0, count)
+    .map((line) => {
+      const { record, reason } = JSON.parse(line) as { record: number; reason: string };
+      return `record ${record}: ${reason}`;
+    });
 }

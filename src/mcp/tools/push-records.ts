@@ -8,13 +8,14 @@ import type { PushJob } from '../../push/push-job.js';
 import type { PushSummary } from '../../push/report/summary.js';
 import { runPush } from '../../push/run-push.js';
 import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS } from '../../service/index.js';
-import { pushFiles } from '../push-input.js';
+import { firstRejects, pushFiles } from '../push-input.js';
 import type { Session } from '../session.js';
 import { serviceTable } from '../table-ref.js';
 import { defineTool, ToolFailure, type Tool, type ToolCall } from '../tool.js';
 
 const MAX_RECORDS = 10_000;
 const CONCURRENCY = 4;
+const REJECTS_SHOWN = 5;
 
 const input = z
   .object({
@@ -84,14 +85,26 @@ async function push(session: Session, args: z.output<typeof input>, call: ToolCa
       rateScale: delivery.rateScale,
     },
     key: { spec: key, table: table.id, client, onDuplicate: 'skip', skipExisting: Boolean(args.skip_existing) },
-    report: { json: true, progress: false },
+    report: { json: true, progress: false, rejectsPath: files.rejects },
     dryRun: false,
   };
   try {
     await runPush(ctx, job);
   } catch (error) {
-    const summary = call.call.stdout().trim();
-    throw summary ? new ToolFailure(error, `the push summary: ${summary}`) : error;
+    throw await failureOf(error, call, files.rejects);
   }
   return { ...(JSON.parse(call.call.stdout()) as PushSummary), notes: call.call.notes() };
+}
+
+/** A push that ended short: its error, with the summary, the first rejected records and how to go on. */
+async function failureOf(error: unknown, call: ToolCall, rejects: string): Promise<unknown> {
+  const summary = call.call.stdout().trim();
+  if (!summary) return error;
+  const rejected = await firstRejects(rejects, REJECTS_SHOWN);
+  const lines = [
+    ...(rejected.length > 0 ? [`rejected: ${rejected.join('; ')}`] : []),
+    'the same call again goes on from the journal: nothing accepted is sent twice',
+    `the push summary: ${summary}`,
+  ];
+  return new ToolFailure(error, lines.join('\n'));
 }
