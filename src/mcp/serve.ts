@@ -34,20 +34,22 @@ export async function serveMcp(ctx: Context, options: McpServeOptions): Promise<
     },
   });
   try {
-    const closed = new Promise<void>((resolve) => {
-      session.ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-      server.server.onclose = () => resolve();
+    const closed = new Promise<string>((resolve) => {
+      session.ctx.signal.addEventListener('abort', () => resolve('SIGTERM or Ctrl-C'), { once: true });
+      server.server.onclose = () => resolve('the client closed the connection');
     });
     await server.connect(new StdioServerTransport(process.stdin, stdout.stream));
     log(session, `serving ${tools.length} tools on stdio (mirror ${options.db}${options.allowPush ? '; push_records allowed' : ''})`);
-    await closed;
-    end.abort(new TdsError('INTERRUPTED', 'the MCP client went away'));
-    if (running.size > 0) log(session, `interrupting ${running.size} running ${running.size === 1 ? 'call' : 'calls'}`);
+    const why = await closed;
+    end.abort(new TdsError('INTERRUPTED', 'the MCP server is stopping'));
+    const calls = running.size === 0 ? '' : `; interrupting ${running.size} running ${running.size === 1 ? 'call' : 'calls'}`;
+    log(session, `stopping: ${why}${calls}`);
     await Promise.allSettled([...running]);
   } finally {
     await server.close().catch(() => undefined);
     await session.close();
     stdout.release();
+    log(session, 'stopped');
   }
 }
 
