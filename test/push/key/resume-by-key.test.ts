@@ -125,7 +125,9 @@ describe('decide with --key (byKey)', () => {
 
   it('gives the journal entry with a reconcile decision', () => {
     const last = entry(b, 'uncertain');
-    expect(decide(b, new JournalIndex([entry(b, 'sending'), last]), { byKey: true })).toEqual([{ kind: 'reconcile', batch: b, entry: last }]);
+    expect(decide(b, new JournalIndex([entry(b, 'sending'), last]), { byKey: true })).toEqual([
+      { kind: 'reconcile', batch: b, entry: last },
+    ]);
   });
 });
 
