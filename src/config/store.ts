@@ -24,7 +24,7 @@ export async function readConfig(file: string): Promise<ConfigData> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: Object.create(null) as ConfigData['profiles'] };
     throw new UsageError(`cannot read the config file ${file}: ${(error as Error).message}`);
   }
   let parsed: unknown;
@@ -38,7 +38,14 @@ export async function readConfig(file: string): Promise<ConfigData> {
       hint: 'fix it by hand or delete it',
     });
   }
-  return parsed;
+  return withoutPrototypes(parsed);
+}
+
+/** Profiles and settings as objects without a prototype: a profile named `__proto__` or `toString` is a name like any other. */
+function withoutPrototypes(data: ConfigData): ConfigData {
+  const profiles = Object.create(null) as ConfigData['profiles'];
+  for (const [name, settings] of Object.entries(data.profiles)) profiles[name] = Object.assign(Object.create(null), settings);
+  return { profiles };
 }
 
 /** Writes atomically (a temporary file renamed over the old one), file mode 0600, folder 0700 when created. */

@@ -1,7 +1,7 @@
 import { keyFields } from '../records/column-keys.js';
 import { selectColumns } from '../records/select-columns.js';
 import type { ShapeOptions } from '../records/shape-options.js';
-import { TRUNCATED_KEY, typedPlan, type TypedColumn } from '../records/typed-plan.js';
+import { typedPlan, type TypedColumn } from '../records/typed-plan.js';
 import type { Field } from '../service/index.js';
 
 /**
@@ -13,8 +13,8 @@ import type { Field } from '../service/index.js';
  */
 export function parquetColumns(fields: readonly Field[], shape: ShapeOptions): TypedColumn[] {
   const plan = typedPlan(fields, { header: shape.header });
-  // The keys typedPlan gave the fields (it reserves `_truncated`), so --columns may name a column by them.
-  const keyed = keyFields(fields, shape.header, [TRUNCATED_KEY]);
+  // The keys typedPlan gave the fields, so --columns may name a column by them.
+  const keyed = keyFields(fields, shape.header);
   const chosen = shape.columns ? selectColumns(shape.columns, keyed) : keyed.filter((column) => shape.system || !column.field.isSystem);
   const byField = new Map<string, TypedColumn[]>();
   for (const column of plan) {

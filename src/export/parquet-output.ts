@@ -40,8 +40,14 @@ export interface StagedOutput extends ExportOutput {
  * export left, cut back to the rows its checkpoint counts (a checkpoint may lag the staging file by a commit).
  */
 export async function openStagedOutput(path: string, columns: readonly TypedColumn[], resumeRows?: number): Promise<StagedOutput> {
-  const staging = await openStaging(stagingPath(path), columns, resumeRows);
-  return new ParquetOutput(path, staging, columns, resumeRows ?? 0);
+  try {
+    const staging = await openStaging(stagingPath(path), columns, resumeRows);
+    return new ParquetOutput(path, staging, columns, resumeRows ?? 0);
+  } catch (error) {
+    // a new staging file that could not be made holds nothing: none is left behind (a resumed one stays for --resume)
+    if (resumeRows === undefined) await removeStaging(path).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** One of the two connections, and the appender to its inbox while it takes rows. */

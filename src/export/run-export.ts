@@ -203,8 +203,8 @@ class PageLoop {
   private async write(page: RowsPage): Promise<void> {
     const { request, state } = this;
     if (!this.writer) {
-      // the first page fixes the status columns (and so the CSV header) for the whole export
-      state.statusFields = request.shape.statusColumns ? [...statusFieldIds(request.fields, page.rows)] : [];
+      // the schema fixes the status columns (and so the CSV header); the checkpoint keeps them for a resume
+      state.statusFields = request.shape.statusColumns ? [...statusFieldIds(request.fields)] : [];
       this.writer = this.createWriter(state.statusFields);
       await this.writer.start(state);
     }

@@ -56,7 +56,7 @@ export function planSchema(stored: readonly StoredField[], fields: readonly Fiel
       if (SQL_TYPE_OF[before.type] !== SQL_TYPE_OF[field.type] || (before.type === 'action') !== (field.type === 'action')) {
         changes.push({ kind: 'retyped', field: now, from: before.type });
       }
-      if (before.key !== now.key) changes.push({ kind: 'renamed', field: now, from: before });
+      if (renamedKeys(before, now).length > 0) changes.push({ kind: 'renamed', field: now, from: before });
     }
     return now;
   });
@@ -85,6 +85,16 @@ function storedFieldOf(field: Field, position: number, columns: readonly TypedCo
   };
 }
 
+type FieldKeys = Pick<StoredField, 'key' | 'statusKey' | 'errorKey'>;
+
+/** The columns of a field that stay but change keys (a status column that comes or goes is a retype). */
+function renamedKeys(before: FieldKeys, after: FieldKeys): Array<[from: string, to: string]> {
+  const pairs = (['key', 'statusKey', 'errorKey'] as const).map((which) => [before[which], after[which]] as const);
+  return pairs
+    .filter((pair): pair is readonly [string, string] => pair[0] !== null && pair[1] !== null && pair[0] !== pair[1])
+    .map(([from, to]) => [from, to]);
+}
+
 /** The SQL type of a stored field's value column. */
 export function sqlTypeOf(field: Pick<StoredField, 'type'>): SqlType {
   return SQL_TYPE_OF[field.type];
@@ -100,8 +110,11 @@ export function describeChange(change: SchemaChange): string {
       return `field ${JSON.stringify(field.label)} was removed from the table; its column ${JSON.stringify(field.key)} is kept`;
     case 'restored':
       return `field ${JSON.stringify(field.label)} is back; its column ${JSON.stringify(field.key)} is filled again`;
-    case 'renamed':
-      return `column ${JSON.stringify(change.from.key)} renamed to ${JSON.stringify(field.key)}`;
+    case 'renamed': {
+      // the value column's key, else (its label kept) the status or error column's
+      const [from, to] = renamedKeys(change.from, field)[0]!;
+      return `column ${JSON.stringify(from)} renamed to ${JSON.stringify(to)}`;
+    }
     case 'retyped':
       return `column ${JSON.stringify(field.key)} retyped from ${change.from} to ${field.type}`;
   }

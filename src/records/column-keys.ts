@@ -1,28 +1,69 @@
 import type { Field } from '../service/index.js';
+import { KeySet, foldKey } from './key-set.js';
 import { META_KEYS, type HeaderMode } from './shape-options.js';
-import { uniqueKey } from './unique-key.js';
+
+// The one rule that makes the keys of every output (CLI.md "Row records"): an export's records, the
+// Parquet columns, the mirror's columns and push's `--wait settled -o` all take their keys from keyFields.
+
+/** The keys of the cells the service cut at 200 characters in a row (the mirror and Parquet). */
+export const TRUNCATED_KEY = '_truncated';
+/** The sync that wrote a row's version (the mirror). */
+export const SYNC_ID_KEY = '_syncId';
+/** Keys no column takes, whichever output it is: the meta keys, and the keys tds generates. */
+export const RESERVED_KEYS: readonly string[] = [...META_KEYS, TRUNCATED_KEY, SYNC_ID_KEY];
 
 export interface KeyedField {
   field: Field;
   /** The column's record key: its label (or name, or ID), made unique with ` (2)`, ` (3)`, … */
   key: string;
+  /** `<key>.status` and `<key>.error`, for a column whose cells carry a run status (carriesStatus), written or not. */
+  statusKey?: string;
+  errorKey?: string;
+}
+
+/** A column whose cells carry a run status and an error: an action column (service-api.md section 3). */
+export function carriesStatus(field: Pick<Field, 'type'>): boolean {
+  return field.type === 'action';
 }
 
 /**
- * Every column with its key, in schema order. A column keeps its label unless an earlier column
- * has it or it equals a meta key; those later ones get ` (2)`, ` (3)`, … in schema order, skipping
- * any key another column already has (a column labelled `Value (2)` keeps that key). Keys are made
- * unique over the whole schema with the meta keys always reserved, so a column's key is the same
- * whatever --no-meta, --no-system or --columns leave out (a column labelled `_id` is always `_id (2)`).
- * `reserved` keys are taken too (the mirror's `_truncated` and the columns of removed fields).
+ * Every column with its keys, in schema order, unique ignoring case together with the reserved keys.
+ * A column keeps its label unless an earlier column has it (ignoring case), it is a reserved key, or it
+ * is the `<key>.status` / `<key>.error` of an action column that keeps its own label; the others get
+ * ` (2)`, ` (3)`, … in schema order: the first that is free, for an action column with its status and
+ * error keys (a column labelled `Value (2)` keeps that key, so the second `Value` is `Value (3)`).
+ * Made over the whole schema from the schema alone, a column's keys are the same whatever --no-meta,
+ * --no-system, --columns or --status-columns leave out. `reserved`: more keys no column may take (the
+ * columns of removed fields that a mirror keeps).
  */
 export function keyFields(fields: readonly Field[], header: HeaderMode, reserved: Iterable<string> = []): KeyedField[] {
-  const taken = new Set<string>([...META_KEYS, ...reserved]);
-  const plain = fields.map((field) => {
-    const base = field[header];
-    if (taken.has(base)) return undefined;
-    taken.add(base);
-    return base;
+  const taken = new KeySet([...RESERVED_KEYS, ...reserved]);
+  const keys = new Array<string | undefined>(fields.length);
+  // The first column of each label. Only a shorter label makes a `.status` or `.error` key, so labels
+  // taken shortest first meet every such key before they are given.
+  const firsts = new KeySet();
+  const candidates = fields.flatMap((field, i) => (!taken.has(field[header]) && firsts.add(field[header]) ? [i] : []));
+  candidates.sort((a, b) => foldKey(fields[a]![header]).length - foldKey(fields[b]![header]).length);
+  for (const i of candidates) {
+    const field = fields[i]!;
+    const label = field[header];
+    if (taken.has(label)) continue;
+    const all = keysOf(field, label);
+    if (all.every((key) => !taken.has(key))) keys[i] = label;
+    for (const key of all) taken.add(key);
+  }
+  return fields.map((field, i) => {
+    let key = keys[i];
+    if (key === undefined) {
+      const base = field[header];
+      key = base;
+      for (let n = 2; keysOf(field, key).some((each) => taken.has(each)); n += 1) key = `${base} (${n})`;
+      for (const each of keysOf(field, key)) taken.add(each);
+    }
+    return carriesStatus(field) ? { field, key, statusKey: `${key}.status`, errorKey: `${key}.error` } : { field, key };
   });
-  return fields.map((field, i) => ({ field, key: plain[i] ?? uniqueKey(field[header], taken) }));
+}
+
+function keysOf(field: Field, key: string): string[] {
+  return carriesStatus(field) ? [key, `${key}.status`, `${key}.error`] : [key];
 }

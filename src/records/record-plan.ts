@@ -2,7 +2,6 @@ import type { Field } from '../service/index.js';
 import { keyFields } from './column-keys.js';
 import { selectColumns } from './select-columns.js';
 import { META_KEYS, type ShapeOptions } from './shape-options.js';
-import { uniqueKey } from './unique-key.js';
 
 export interface PlannedColumn {
   field: Field;
@@ -20,19 +19,20 @@ export interface RecordPlan {
   keys: string[];
 }
 
-/** The record layout for a schema and the shaping flags; `statusFields` from statusFieldIds(). */
+/**
+ * The record layout for a schema and the shaping flags. The keys are keyFields' (the same in every
+ * output, whatever the flags); `statusFields` (from statusFieldIds) are the columns whose `<key>.status`
+ * and `<key>.error` are written under --status-columns.
+ */
 export function planRecord(fields: readonly Field[], options: ShapeOptions, statusFields: ReadonlySet<string> = new Set()): RecordPlan {
   const keyed = keyFields(fields, options.header);
   const chosen = options.columns
     ? selectColumns(options.columns, keyed)
     : keyed.filter((column) => options.system || !column.field.isSystem);
-  const taken = new Set<string>([...META_KEYS, ...keyed.map((column) => column.key)]);
   const keys: string[] = options.meta ? [...META_KEYS] : [];
-  const columns = chosen.map(({ field, key }): PlannedColumn => {
+  const columns = chosen.map(({ field, key, statusKey, errorKey }): PlannedColumn => {
     keys.push(key);
-    if (!options.statusColumns || !statusFields.has(field.id)) return { field, key };
-    const statusKey = uniqueKey(`${key}.status`, taken);
-    const errorKey = uniqueKey(`${key}.error`, taken);
+    if (!options.statusColumns || !statusFields.has(field.id) || statusKey === undefined || errorKey === undefined) return { field, key };
     keys.push(statusKey, errorKey);
     return { field, key, statusKey, errorKey };
   });

@@ -15,7 +15,8 @@ export function createRowShaper(plan: RecordPlan, cells: CellsMode): RowShaper {
     labels: cells === 'value' ? optionLabels(column.field) : undefined,
   }));
   return (row, tally) => {
-    const record: OutputRecord = {};
+    // no prototype: a key such as `__proto__` or `constructor` is a key like any other
+    const record = Object.create(null) as OutputRecord;
     if (plan.meta) {
       record._id = row.id;
       record._createdAt = row.createdAt;

@@ -1,9 +1,8 @@
 import type { Field, Row } from '../service/index.js';
 import { cellValue, optionLabels } from './cell-value.js';
-import { keyFields } from './column-keys.js';
-import { META_KEYS, type HeaderMode } from './shape-options.js';
+import { keyFields, TRUNCATED_KEY } from './column-keys.js';
+import type { HeaderMode } from './shape-options.js';
 import { SQL_TYPE_OF, toTyped, UNFIT, type SqlType, type TypedValue } from './typed-values.js';
-import { uniqueKey } from './unique-key.js';
 
 // The typed layout of a row, shared by the mirror and Parquet exports: `_id` and the meta keys, one
 // column per field with the export's keys, `<key>.status` and `<key>.error` after each action column,
@@ -19,7 +18,8 @@ export interface TypedColumn {
   field?: Field;
 }
 
-export const TRUNCATED_KEY = '_truncated';
+/** Re-exported for the mirror, which names `_truncated` in SQL. */
+export { TRUNCATED_KEY };
 
 export interface TypedPlanOptions {
   header: HeaderMode;
@@ -29,21 +29,17 @@ export interface TypedPlanOptions {
 
 /** Every column of a typed row, in order. */
 export function typedPlan(fields: readonly Field[], options: TypedPlanOptions): TypedColumn[] {
-  const reserved = [TRUNCATED_KEY, ...(options.reserved ?? [])];
-  const keyed = keyFields(fields, options.header, reserved);
-  const taken = new Set<string>([...META_KEYS, ...reserved, ...keyed.map((column) => column.key)]);
+  const keyed = keyFields(fields, options.header, options.reserved);
   const columns: TypedColumn[] = [
     { key: '_id', type: 'VARCHAR', role: 'id' },
     { key: '_createdAt', type: 'TIMESTAMPTZ', role: 'meta' },
     { key: '_updatedAt', type: 'TIMESTAMPTZ', role: 'meta' },
     { key: '_createdByUserId', type: 'VARCHAR', role: 'meta' },
   ];
-  for (const { field, key } of keyed) {
+  for (const { field, key, statusKey, errorKey } of keyed) {
     columns.push({ key, type: SQL_TYPE_OF[field.type], role: 'value', field });
-    if (field.type === 'action') {
-      columns.push({ key: uniqueKey(`${key}.status`, taken), type: 'VARCHAR', role: 'status', field });
-      columns.push({ key: uniqueKey(`${key}.error`, taken), type: 'VARCHAR', role: 'error', field });
-    }
+    if (statusKey !== undefined) columns.push({ key: statusKey, type: 'VARCHAR', role: 'status', field });
+    if (errorKey !== undefined) columns.push({ key: errorKey, type: 'VARCHAR', role: 'error', field });
   }
   columns.push({ key: TRUNCATED_KEY, type: 'VARCHAR[]', role: 'truncated' });
   return columns;

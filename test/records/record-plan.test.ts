@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { planRecord } from '../../src/records/record-plan.js';
 import type { ShapeOptions } from '../../src/records/shape-options.js';
 import { statusFieldIds } from '../../src/records/status-columns.js';
-import { fields, row } from './fixtures.js';
+import { fields } from './fixtures.js';
 
 const base: ShapeOptions = { header: 'label', meta: true, system: true, cells: 'value', statusColumns: false };
 
@@ -34,21 +34,22 @@ describe('planRecord', () => {
     expect(plan.keys).toEqual(['Name', 'Enrich', 'Enrich.status', 'Enrich.error', 'Stage']);
   });
 
-  it('keeps status keys unique when a column already has that label', () => {
+  it('a column labelled like a status key yields it to the action column, with or without --status-columns', () => {
     const withClash = [...fields, { ...fields[1]!, id: 'f_clash', label: 'Enrich.status' }];
-    const plan = planRecord(
-      withClash,
-      { ...base, meta: false, columns: ['Enrich', 'f_clash'], statusColumns: true },
-      new Set(['f_enrich']),
-    );
-    expect(plan.keys).toEqual(['Enrich', 'Enrich.status (2)', 'Enrich.error', 'Enrich.status']);
+    const picked = { ...base, meta: false, columns: ['Enrich', 'f_clash'] };
+    expect(planRecord(withClash, { ...picked, statusColumns: true }, statusFieldIds(withClash)).keys).toEqual([
+      'Enrich',
+      'Enrich.status',
+      'Enrich.error',
+      'Enrich.status (2)',
+    ]);
+    expect(planRecord(withClash, picked).keys).toEqual(['Enrich', 'Enrich.status (2)']);
   });
 });
 
 describe('statusFieldIds', () => {
-  it('takes action-type columns from the schema and any column whose first-page cells carry a status or an error', () => {
-    const sample = [row('r1', { f_name: { value: 'x', status: 'success' } }), row('r2', { f_addr: { value: null, errorMessage: 'boom' } })];
-    expect([...statusFieldIds(fields, sample)].sort()).toEqual(['f_addr', 'f_enrich', 'f_name']);
-    expect([...statusFieldIds(fields, [row('r3', { f_name: { value: 'x', status: null } })])]).toEqual(['f_enrich']);
+  it('takes the action columns, from the schema alone', () => {
+    const webhook = { ...fields[1]!, id: 'f_hook', type: 'webhook' as const };
+    expect([...statusFieldIds([...fields, webhook])]).toEqual(['f_enrich']);
   });
 });

@@ -31,13 +31,19 @@ export function churnRow(table: TableRec, random: Prng, id: string, at: number):
   return { id, createdAt: at, updatedAt: at, createdByUserId: null, cells };
 }
 
-/** `a.b` sets object.a.b. */
+/** `a.b` sets object.a.b (own properties, even `__proto__`). */
 function setPath(object: Record<string, unknown>, path: string, value: unknown): void {
   const keys = path.split('.');
   let target = object;
   for (const key of keys.slice(0, -1)) {
-    const next = target[key];
-    target = (target[key] = next !== null && typeof next === 'object' ? next : {}) as Record<string, unknown>;
+    const next = Object.hasOwn(target, key) ? target[key] : undefined;
+    const child = next !== null && typeof next === 'object' ? (next as Record<string, unknown>) : {};
+    setOwn(target, key, child);
+    target = child;
   }
-  target[keys[keys.length - 1]!] = value;
+  setOwn(target, keys[keys.length - 1]!, value);
+}
+
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }

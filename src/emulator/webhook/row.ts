@@ -17,8 +17,9 @@ export function webhookRow(table: Pick<TableRec, 'fields'>, object: Record<strin
 function readPath(object: unknown, path: string): unknown {
   if (object === null || typeof object !== 'object') return undefined;
   const record = object as Record<string, unknown>;
-  if (path in record) return record[path];
+  // own keys only: a key such as `constructor` or `__proto__` reads nothing the object was not sent with
+  if (Object.hasOwn(record, path)) return record[path];
   const dot = path.indexOf('.');
-  if (dot < 0) return undefined;
+  if (dot < 0 || !Object.hasOwn(record, path.slice(0, dot))) return undefined;
   return readPath(record[path.slice(0, dot)], path.slice(dot + 1));
 }

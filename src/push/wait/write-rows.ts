@@ -39,7 +39,7 @@ export async function writePushedRows(
   store: RowStore,
 ): Promise<WrittenRows> {
   const shape = { header: output.header, meta: true, system: true, cells: 'value' as const, statusColumns: true };
-  const plan = planRecord(fields, shape, statusFieldIds(fields, []));
+  const plan = planRecord(fields, shape, statusFieldIds(fields));
   const toRecord = createRowShaper(plan, 'value');
   const lock = await claimOutput(output.path, 'another run');
   const cut = new TruncationTally();
