@@ -74,7 +74,7 @@ async function search(session: Session, args: z.output<Input>): Promise<Record<s
   const page = filters || args.q ? await client.queryPage(table.id, body) : await client.rowsPage(table.id, { limit: body.limit });
   const rows = uniqueRows(page.rows);
   const tally = new TruncationTally();
-  const shape = createRowShaper(planRecord(fields, SHAPE, statusFieldIds(fields, rows)), 'value');
+  const shape = createRowShaper(planRecord(fields, SHAPE, statusFieldIds(fields)), 'value');
   const records = rows.map((row) => shape(row, tally));
   const notes = cutCells(tally);
   return capRows(records, session.caps, (head, cutBy) => ({
