@@ -31,7 +31,13 @@ export async function mcpAction(ctx: Context, flags: McpFlags, command: Command)
   const settings = await loadSettings(ctx, command);
   const terminated = new AbortController();
   const onTerm = (): void => terminated.abort();
+  // a promise a library left to fail unheard must not end the server (Node's default): it is logged
+  const onRejection = (reason: unknown): void =>
+    void ctx.io.stderr.write(
+      `tds mcp: unexpected failure (the server goes on): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}\n`,
+    );
   process.once('SIGTERM', onTerm);
+  process.on('unhandledRejection', onRejection);
   try {
     await serveMcp(
       { ...ctx, signal: AbortSignal.any([ctx.signal, terminated.signal]) },
@@ -49,6 +55,7 @@ export async function mcpAction(ctx: Context, flags: McpFlags, command: Command)
     );
   } finally {
     process.off('SIGTERM', onTerm);
+    process.off('unhandledRejection', onRejection);
   }
   // Ctrl-C: exit 130 like every command (main.ts); the end of stdin or SIGTERM is a normal end
   ctx.signal.throwIfAborted();

@@ -4,11 +4,22 @@ import { startMcp, type McpBench, type ToolResult } from '../mcp/harness.js';
 
 // sync_tables under the real row-read limit: the server paces its row requests at 60 a minute (its
 // TDS_RATE_SCALE is 1), so a 7,000-row table's first sync reads 60 pages at once and then waits a
-// minute. Meanwhile: a second sync is refused, and the client goes away: the server interrupts the
+// minute. Meanwhile: a second sync is refused, search_rows waits its turn within the same limit, and
+// the client goes away: the server interrupts the
 // sync, leaves the mirror consistent and ends; the command line's next sync completes the table.
 
 const ROWS = 7000;
+/** row requests a minute */
+const LIMIT = 60;
 let bench: McpBench;
+
+const rowRequests = (): unknown[] => bench.emu.requestLog.filter((entry) => entry.bucket === 'rows');
+const generatedId = (): string => bench.emu.requestLog.find((entry) => entry.bucket === 'rows')!.path.split('/')[3]!;
+
+/** Resolves once `condition` holds (checked every few ms: it watches the emulator's request log). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
 
 beforeAll(async () => {
   bench = await startMcp({ emulator: { rows: ROWS }, rateScale: 1 });
@@ -54,7 +65,7 @@ describe('sync_tables: one at a time, and a client that goes away mid-sync', () 
   });
 
   it('refuses a second sync while one runs; the client leaving interrupts it, the mirror consistent', async () => {
-    const progress = progressPast(1000);
+    const progress = progressPast(1);
     const first = bench.call('sync_tables', { tables: ['Generated'] }, { onprogress: progress.onprogress, timeout: 600_000 });
     const firstSettled = first.catch((error: unknown) => error);
     await progress.reached;
@@ -65,9 +76,19 @@ describe('sync_tables: one at a time, and a client that goes away mid-sync', () 
     const listed = await bench.call('list_tables');
     expect(listed.structured!.notes).toContain(`the mirror ${bench.db} is being synced by this server: its tables show once the sync ends`);
 
+    // the sync has taken the whole row-read limit (60 a minute): search_rows waits its turn behind it
+    await until(() => rowRequests().length >= LIMIT);
+    const leads = bench.call('search_rows', { table: 'Leads' }).catch((error: unknown) => error);
+    await until(() =>
+      bench.emu.requestLog.some((entry) => /\/tables\/[^/]+\/schema/.test(entry.path) && !entry.path.includes(generatedId())),
+    );
+
     await bench.client.close();
     expect(await firstSettled).toBeInstanceOf(Error);
-    expect(bench.stderr()).toMatch(/tds mcp: stopping: the client closed the connection; interrupting 1 running call\n/);
+    expect(await leads).toBeInstanceOf(Error);
+    expect(rowRequests().length).toBe(LIMIT);
+    expect(bench.emu.requestLog.filter((entry) => entry.status === 429)).toEqual([]);
+    expect(bench.stderr()).toMatch(/tds mcp: stopping: the client closed the connection; interrupting 2 running calls\n/);
     expect(bench.stderr()).toMatch(/tds mcp: stopped\n$/);
 
     const counts = await mirrorCounts(bench.db);
