@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
+import { redactSecrets } from '../core/redact.js';
 import { loadSettings } from '../config/settings.js';
 import { DEFAULT_CAPS } from '../mcp/caps.js';
 import { serveMcp } from '../mcp/serve.js';
@@ -32,10 +33,10 @@ export async function mcpAction(ctx: Context, flags: McpFlags, command: Command)
   const terminated = new AbortController();
   const onTerm = (): void => terminated.abort();
   // a promise a library left to fail unheard must not end the server (Node's default): it is logged
-  const onRejection = (reason: unknown): void =>
-    void ctx.io.stderr.write(
-      `tds mcp: unexpected failure (the server goes on): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}\n`,
-    );
+  const onRejection = (reason: unknown): void => {
+    const text = reason instanceof Error ? (reason.stack ?? reason.message) : String(reason);
+    ctx.io.stderr.write(`tds mcp: unexpected failure (the server goes on): ${redactSecrets(text, [settings.apiKey])}\n`);
+  };
   process.once('SIGTERM', onTerm);
   process.on('unhandledRejection', onRejection);
   try {
