@@ -9,7 +9,7 @@ interface Writer {
 }
 
 /**
- * The server's access to the mirror file. Reads share one read-only DuckDB instance, kept open while
+ * The server's access to the mirror file. Reads share one read-only DuckDB instance, one at a time, kept open while
  * they come (a warm query costs no open) and closed after `idleMs` without one, so that a `tds sync`
  * in another process can take the file. A sync of this server has the file alone: it waits for the
  * reads under way, closes the instance, and meanwhile reads and other syncs are refused with a message
@@ -22,19 +22,26 @@ export class MirrorAccess {
   private writer: Writer | undefined;
   private idle: NodeJS.Timeout | undefined;
   private readersDone: (() => void) | undefined;
+  private turns: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly path: string,
     private readonly idleMs: number,
   ) {}
 
-  /** Runs `work` on the read-only mirror (opened now if it is not). */
+  /**
+   * Runs `work` on the read-only mirror (opened now if it is not), after the reads before it: they
+   * take turns on its one connection (a DuckDB connection runs one statement at a time, and an
+   * interrupt stops the statement of that connection).
+   */
   async read<T>(work: (db: Database) => Promise<T>): Promise<T> {
     if (this.writer) throw this.busy(`cannot read the mirror ${this.path} while this server syncs it`);
     this.readers += 1;
     clearTimeout(this.idle);
+    const turn = this.turns.then(async () => work(await this.open()));
+    this.turns = turn.catch(() => undefined);
     try {
-      return await work(await this.open());
+      return await turn;
     } finally {
       this.readers -= 1;
       if (this.readers === 0) this.afterReads();

@@ -26,11 +26,25 @@ function gate(): { promise: Promise<void>; open: () => void } {
 }
 
 describe('MirrorAccess', () => {
-  it('shares one read-only instance among reads', async () => {
+  it('shares one read-only instance among reads, one after the other', async () => {
     const access = new MirrorAccess(path, 60_000);
     try {
-      const [a, b] = await Promise.all([access.read(async (db) => db), access.read(async (db) => db)]);
+      const order: string[] = [];
+      const first = gate();
+      const [a, b] = await Promise.all([
+        access.read(async (db) => {
+          await first.promise;
+          order.push('first');
+          return db;
+        }),
+        access.read(async (db) => {
+          order.push('second');
+          return db;
+        }),
+        Promise.resolve().then(() => first.open()),
+      ]);
       expect(a).toBe(b);
+      expect(order).toEqual(['first', 'second']);
       const reader = await access.read((db) => db.connection.runAndReadAll('SELECT count(*) AS n FROM _tds_tables'));
       expect(Number(reader.getRowObjectsJS()[0]!.n)).toBe(0);
       await expect(access.read((db) => db.connection.run('CREATE TABLE t (a INTEGER)'))).rejects.toThrow(/read-only/);
