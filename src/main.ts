@@ -1,12 +1,15 @@
 import { CommanderError } from 'commander';
 import { processIO } from './core/io.js';
 import { EXIT, TdsError, exitCodeOf, type ExitCode } from './core/errors.js';
+import { exitProcess } from './core/exit-process.js';
 import type { Context } from './core/context.js';
 import { hintsOf } from './commands/hints.js';
 import { OutputWriteError } from './output/write-error.js';
 import { buildProgram } from './program.js';
 
 // The one place that turns an outcome into an exit code and calls process.exit.
+
+export { exitProcess };
 
 export async function main(argv: string[]): Promise<ExitCode> {
   const io = processIO({ noColor: argv.includes('--no-color') });
@@ -24,7 +27,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
   let interrupts = 0;
   process.on('SIGINT', () => {
     interrupts += 1;
-    if (interrupts > 1) process.exit(EXIT.interrupted);
+    if (interrupts > 1) exitProcess(EXIT.interrupted);
     controller.abort(new TdsError('INTERRUPTED', 'interrupted'));
   });
   // `tds … | head` closes stdout early: that is a normal end, not a failure. Any other failed write to

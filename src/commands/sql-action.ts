@@ -11,6 +11,7 @@ export interface SqlOptions {
   format?: Format | 'parquet';
   output?: string;
   write?: boolean;
+  files?: boolean;
 }
 
 export async function sqlAction(ctx: Context, query: string | undefined, options: SqlOptions, command: Command): Promise<void> {
@@ -28,5 +29,12 @@ export async function sqlAction(ctx: Context, query: string | undefined, options
         ...(output ? { output } : {}),
         fallback: ctx.io.stdoutIsTTY ? 'table' : 'csv',
       });
-  await runSql(ctx, { sql, db: settings.db, format, ...(output ? { output } : {}), write: Boolean(options.write) });
+  await runSql(ctx, {
+    sql,
+    db: settings.db,
+    format,
+    ...(output ? { output } : {}),
+    write: Boolean(options.write),
+    files: Boolean(options.files),
+  });
 }

@@ -10,7 +10,10 @@ are the export's (labels by default): quote those with spaces or capitals, "Last
 
 Output: a table on a terminal (at most 1,000 rows shown), CSV otherwise; --format and -o FILE as
 for \`tds rows\`; -o FILE.parquet (or --format parquet with -o) has DuckDB write the result itself.
-The mirror is opened read-only unless --write. A SQL error exits 2 with DuckDB's message.
+The mirror is opened read-only unless --write. The statement reaches no file unless --files (no
+COPY … TO, read_csv, EXPORT DATABASE, ATTACH, INSTALL or LOAD): DuckDB enforces it. -o FILE is
+written by tds and needs no --files. A SQL error exits 2 with DuckDB's message; Ctrl-C interrupts
+the statement (exit 130).
 
 Examples:
   $ tds sql "SELECT Stage, count(*) AS n FROM leads GROUP BY Stage ORDER BY n DESC"
@@ -18,6 +21,7 @@ Examples:
   $ tds sql "SELECT * FROM leads" -o leads.parquet
   $ echo "SELECT count(*) FROM signups" | tds sql -
   $ tds sql "CREATE VIEW won AS SELECT * FROM leads WHERE Stage = 'Closed Won'" --write
+  $ tds sql "EXPORT DATABASE 'backup' (FORMAT parquet)" --files   # every table to Parquet
   # every mirrored table to Parquet, one file each (a backup in one line):
   $ tds sql "SELECT mirror_table FROM _tds_tables" --format csv | tail -n +2 | xargs -I{} tds sql "SELECT * FROM {}" -o {}.parquet`;
 
@@ -34,6 +38,7 @@ export function sqlCommand(ctx: Context): Command {
     )
     .option('-o, --output <file>', 'write the result to FILE (atomically); the format follows its extension, .parquet included')
     .option('--write', 'open the mirror for writing (CREATE VIEW, UPDATE …); read-only otherwise')
+    .option('--files', 'give the statement your own file access (COPY … TO, read_csv, EXPORT DATABASE); none otherwise')
     .addHelpText('after', HELP)
     .action(async (query: string | undefined, options: SqlOptions, command: Command) => {
       const { sqlAction } = await import('./sql-action.js');

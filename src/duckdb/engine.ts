@@ -2,6 +2,10 @@ import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
+import { noteStuckNativeWork } from '../core/exit-process.js';
+import { holdPrivateUmask } from '../core/private-files.js';
+import { duckdbFailure, firstLine, lockHolder, systemRefusal } from './errors.js';
+import { lockdownStatements, openSettings, type FileAccess } from './file-access.js';
 
 // The DuckDB engine (@duckdb/node-api), loaded only by the commands that use it: every other command
 // starts without its native library.
@@ -21,6 +25,13 @@ export interface OpenOptions {
   /** DuckDB's memory_limit (its buffer pool; RSS stays near it). */
   memoryLimit?: string;
   threads?: number;
+  /** What SQL may do outside the database (tds sql); unrestricted when absent (tds's own statements). */
+  access?: FileAccess;
+  /**
+   * The files DuckDB creates for it (the database, its .wal, spill files, a database it attaches) are
+   * private (0600): the default for a database file; an in-memory database that attaches one says so.
+   */
+  privateFiles?: boolean;
 }
 
 export interface Database {
@@ -29,6 +40,10 @@ export interface Database {
   readonly connection: DuckDBConnection;
   /** Another connection to the same database (closed by its user before close()). */
   connect(): Promise<DuckDBConnection>;
+  /** Stops what its connections are running (their calls fail with DuckDB's interrupt error). */
+  interrupt(): void;
+  /** A call that did not stop when interrupted still runs in DuckDB: close() leaves everything as it is. */
+  abandon(): void;
   close(): void;
 }
 
@@ -40,23 +55,48 @@ export async function openDatabase(path: string, options: OpenOptions): Promise<
     access_mode: options.readOnly ? 'READ_ONLY' : 'READ_WRITE',
     ...(options.memoryLimit ? { memory_limit: options.memoryLimit } : {}),
     ...(options.threads ? { threads: String(options.threads) } : {}),
+    ...(options.access ? openSettings(options.access) : {}),
   };
+  const release = (options.privateFiles ?? path !== ':memory:') ? holdPrivateUmask() : () => undefined;
   let instance: DuckDBInstance;
   try {
     instance = await duckdb.DuckDBInstance.create(path, settings);
   } catch (error) {
+    release();
     throw openError(path, options, error);
   }
   const connection = await instance.connect();
+  const others = new Set<DuckDBConnection>();
+  let abandoned = false;
+  const close = (): void => {
+    if (abandoned) return;
+    connection.closeSync();
+    instance.closeSync();
+    release();
+  };
+  try {
+    for (const statement of options.access ? lockdownStatements(options.access) : []) await connection.run(statement);
+  } catch (error) {
+    close();
+    throw error;
+  }
   return {
     path,
     duckdb,
     connection,
-    connect: () => instance.connect(),
-    close() {
-      connection.closeSync();
-      instance.closeSync();
+    async connect() {
+      const other = await instance.connect();
+      others.add(other);
+      return other;
     },
+    interrupt() {
+      for (const each of [connection, ...others]) each.interrupt();
+    },
+    abandon() {
+      if (!abandoned) noteStuckNativeWork();
+      abandoned = true;
+    },
+    close,
   };
 }
 
@@ -84,31 +124,28 @@ async function checkIsDuckDBFile(path: string, options: OpenOptions): Promise<vo
 }
 
 function openError(path: string, options: OpenOptions, error: unknown): Error {
-  const message = (error as Error).message ?? String(error);
   const what = `${options.what} ${path}`;
-  const pid = /\(PID (\d+)\)/.exec(message)?.[1];
-  if (/Could not set lock/i.test(message)) {
+  const failure = duckdbFailure(error);
+  if (failure === 'locked') {
+    const pid = lockHolder(error);
     return new UsageError(`${what} is in use by another process${pid ? ` (PID ${pid})` : ''}`, {
       hint: 'while a tds sync (or tds sql --write) writes a mirror, no other process can open it, not even to read: wait until it ends (a sync --follow runs until Ctrl-C)',
     });
   }
-  if (/not a valid DuckDB database file/i.test(message)) {
+  if (failure === 'not-a-database') {
     return new UsageError(`${what} is not a DuckDB database`, { hint: 'give --db a new file name, or a mirror made by tds sync' });
   }
-  if (/database does not exist/i.test(message)) {
+  if (failure === 'no-database') {
     return new UsageError(`${what} does not exist`, { hint: 'make it with `tds sync TABLE --db FILE` first' });
   }
-  if (/version number|newer version|older version/i.test(message)) {
-    return new UsageError(`${what} was written by another version of DuckDB: ${firstLine(message)}`);
+  if (failure === 'other-version') {
+    return new UsageError(`${what} was written by another version of DuckDB: ${firstLine(error)}`);
   }
-  if (/Cannot open file|Permission denied|Read-only file system/i.test(message)) {
-    return new UsageError(`cannot open ${what}: ${firstLine(message.replace(/^IO Error: /, ''))}`, {
+  const refusal = systemRefusal(error);
+  if (failure === 'cannot-open-file' || refusal === 'EACCES' || refusal === 'EROFS') {
+    return new UsageError(`cannot open ${what}: ${firstLine(error).replace(/^IO Error: /, '')}`, {
       hint: 'check that its folder exists and can be written',
     });
   }
-  return error instanceof Error ? error : new Error(message);
-}
-
-function firstLine(text: string): string {
-  return text.split('\n')[0]!.trim();
+  return error instanceof Error ? error : new Error(String(error));
 }

@@ -3,6 +3,7 @@ import { open, readFile, readdir, rename, unlink, writeFile } from 'node:fs/prom
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../core/errors.js';
+import { PRIVATE_FILE_MODE } from '../core/private-files.js';
 import { asWriteError } from '../output/write-error.js';
 import type { TallyJSON } from '../records/truncation-tally.js';
 import type { ExportFingerprint } from './fingerprint.js';
@@ -161,7 +162,7 @@ export class CheckpointWriter {
     try {
       if (sync) {
         await this.syncData();
-        const handle = await open(temporary, 'w');
+        const handle = await open(temporary, 'w', PRIVATE_FILE_MODE);
         try {
           await handle.writeFile(text);
           await handle.sync();
@@ -170,7 +171,7 @@ export class CheckpointWriter {
         }
         this.lastSync = Date.now();
       } else {
-        await writeFile(temporary, text);
+        await writeFile(temporary, text, { mode: PRIVATE_FILE_MODE });
       }
       await rename(temporary, this.path);
     } catch (error) {

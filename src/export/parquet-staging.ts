@@ -1,7 +1,9 @@
-import { lstat } from 'node:fs/promises';
+import { chmod, lstat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
+import { userFileMode } from '../core/private-files.js';
 import { openDatabase, type Database } from '../duckdb/engine.js';
+import { systemRefusal } from '../duckdb/errors.js';
 import { jsonRowsFrom, jsonRowValues } from '../duckdb/json-rows.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import { OutputWriteError } from '../output/write-error.js';
@@ -53,7 +55,13 @@ export interface Staging {
 export async function openStaging(staging: string, columns: readonly TypedColumn[], resumeRows?: number): Promise<Staging> {
   if (resumeRows !== undefined) await checkStagingFile(staging);
   process.env.DUCKDB_JE_MALLOC_CONF ??= ALLOCATOR_CONF;
-  const db = await openDatabase(':memory:', { readOnly: false, what: 'the staging file', memoryLimit: MEMORY_LIMIT, threads: THREADS });
+  const db = await openDatabase(':memory:', {
+    readOnly: false,
+    what: 'the staging file',
+    memoryLimit: MEMORY_LIMIT,
+    threads: THREADS,
+    privateFiles: true,
+  });
   let second: DuckDBConnection | undefined;
   try {
     const { connection } = db;
@@ -163,23 +171,15 @@ export async function copyOut(connection: DuckDBConnection, columns: readonly Ty
   await connection.run(`SET threads = ${COPY_THREADS}`);
   // A plain scan keeps the order rows were inserted in (preserve_insertion_order): no sort needed.
   await connection.run(`COPY (SELECT ${keys} FROM ${ROWS_TABLE}) TO ${quoteLiteral(target)} (FORMAT parquet)`);
+  await chmod(target, userFileMode()); // the export keeps the user's umask (the staging file holds a private one)
 }
-
-/** Errors DuckDB reports for a write the system refused, as the errno code Node would give. */
-const SYSTEM_REFUSALS: Array<[RegExp, string]> = [
-  [/No space left on device/i, 'ENOSPC'],
-  [/File too large/i, 'EFBIG'],
-  [/Disk quota exceeded/i, 'EDQUOT'],
-  [/Read-only file system/i, 'EROFS'],
-  [/Permission denied/i, 'EACCES'],
-];
 
 /** A DuckDB failure to write `target` as an OutputWriteError (exit 1, what was kept, how to go on); other errors as they are. */
 export function asStagingError(target: string, error: unknown): unknown {
   if (error instanceof OutputWriteError || error instanceof UsageError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  const refusal = SYSTEM_REFUSALS.find(([pattern]) => pattern.test(message));
+  const refusal = systemRefusal(error);
   if (!refusal) return error;
   const reason = /: ([^:]*)$/.exec(message.split('\n')[0]!)?.[1] ?? message;
-  return new OutputWriteError(target, Object.assign(new Error(reason.toLowerCase()), { code: refusal[1] }));
+  return new OutputWriteError(target, Object.assign(new Error(reason.toLowerCase()), { code: refusal }));
 }

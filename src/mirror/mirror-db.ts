@@ -1,5 +1,6 @@
 import { UsageError } from '../core/errors.js';
 import { openDatabase, type Database } from '../duckdb/engine.js';
+import type { FileAccess } from '../duckdb/file-access.js';
 import { quoteLiteral } from '../duckdb/sql-text.js';
 
 // A mirror is a DuckDB file: one table per service table, and the tables below that describe it.
@@ -72,6 +73,8 @@ export interface OpenMirror {
   memoryLimit?: string;
   /** DuckDB's threads (its default: one per core). */
   threads?: number;
+  /** What SQL may do outside the mirror (tds sql); unrestricted when absent. */
+  access?: FileAccess;
 }
 
 /** Opens the mirror; a writable one gets its tables created (and is checked to be one this tds can write). */
@@ -81,6 +84,7 @@ export async function openMirror(path: string, options: OpenMirror): Promise<Dat
     what: 'the mirror',
     memoryLimit: options.memoryLimit ?? '256MB',
     ...(options.threads ? { threads: options.threads } : {}),
+    ...(options.access ? { access: options.access } : {}),
   });
   try {
     const version = await formatVersion(db);

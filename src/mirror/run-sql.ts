@@ -1,15 +1,19 @@
+import { resolve } from 'node:path';
 import type { DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
-import { copyToParquetFile } from '../duckdb/copy-parquet.js';
+import { copyToParquetFile, parquetPartialPath } from '../duckdb/copy-parquet.js';
 import type { Database } from '../duckdb/engine.js';
-import { plainValue } from '../duckdb/result-values.js';
+import type { FileAccess } from '../duckdb/file-access.js';
+import { interruptible, type Step } from '../duckdb/interruptible.js';
+import { prepareOne } from '../duckdb/one-statement.js';
+import { runStatement, type ResultRecord } from '../duckdb/run-statement.js';
 import { createAtomicFile } from '../output/atomic-file.js';
 import type { Format } from '../output/format.js';
 import { createRecordWriter } from '../output/record-writer.js';
 import { renderTable } from '../output/table.js';
-import type { OutputRecord } from '../records/output-record.js';
 import { openMirror } from './mirror-db.js';
+import { sqlError } from './sql-errors.js';
 
 export interface SqlRequest {
   sql: string;
@@ -18,48 +22,49 @@ export interface SqlRequest {
   /** -o FILE; stdout when undefined */
   output?: string;
   write: boolean;
+  /** --files: the statement gets the user's own file access; otherwise none (see duckdb/file-access.ts). */
+  files: boolean;
 }
 
 /** A terminal table holds at most this many rows (the rest is said in a footer): --format csv streams any number. */
 const TABLE_MAX_ROWS = 1000;
 
 /**
- * `tds sql`: one statement (DuckDB's dialect) against the mirror, opened read-only unless --write;
- * a query's rows printed like an export, or written as Parquet by DuckDB itself (COPY … TO).
+ * `tds sql`: one statement (DuckDB's dialect) against the mirror, opened read-only unless --write and
+ * without file access unless --files; a query's rows printed like an export, or written as Parquet by
+ * DuckDB itself (COPY … TO, the one path tds allows it). Ctrl-C interrupts DuckDB (exit 130).
  */
 export async function runSql(ctx: Context, request: SqlRequest): Promise<void> {
-  const db = await openMirror(request.db, { readOnly: !request.write });
+  const parquet = request.format === 'parquet' ? parquetTarget(request) : undefined;
+  const access: FileAccess = { files: request.files, ...(parquet ? { writablePaths: [parquetPartialPath(parquet)] } : {}) };
+  const db = await openMirror(request.db, { readOnly: !request.write, access });
   try {
-    const statement = await oneStatement(db, request.sql);
-    const { format } = request;
-    if (format === 'parquet') return await copyToParquet(db, statement, request);
-    await printResult(ctx, db, statement, { ...request, format });
+    ctx.verbose(
+      `sql: ${request.db} open ${request.write ? 'for writing' : 'read-only'}, ${request.files ? 'with' : 'without'} file access; running the statement`,
+    );
+    const step = interruptible(db, ctx.signal);
+    const statement = await sqlStep(request.output, () => prepareOne(db, request.sql, access, step));
+    if (parquet) return await copyToParquet(db, statement, step, request.sql, parquet);
+    await printResult(ctx, db, statement, step, { ...request, format: request.format as Format });
   } finally {
     db.close();
   }
 }
 
-async function oneStatement(db: Database, sql: string): Promise<DuckDBPreparedStatement> {
-  const extracted = await sqlStep(() => db.connection.extractStatements(sql));
-  if (extracted.count === 0) throw new UsageError('no SQL statement given');
-  if (extracted.count > 1)
-    throw new UsageError(`tds sql runs one statement; this text holds ${extracted.count}`, { hint: 'run them one at a time' });
-  return sqlStep(() => extracted.prepare(0));
+function parquetTarget(request: SqlRequest): string {
+  if (!request.output)
+    throw new UsageError('parquet needs -o FILE: it is a binary format, never written to a terminal', {
+      hint: 'e.g. tds sql "SELECT * FROM leads" -o leads.parquet',
+    });
+  return resolve(request.output);
 }
 
-/** DuckDB's errors (syntax, unknown table, a write on a read-only mirror) are the user's SQL: exit 2 with DuckDB's message. */
-async function sqlStep<T>(step: () => Promise<T>): Promise<T> {
+/** DuckDB's errors as the user's (exit 2, see sqlError); `output` is -o FILE, for the hint of a folder that is not there. */
+async function sqlStep<T>(output: string | undefined, step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {
-    const message = (error as Error).message ?? String(error);
-    throw new UsageError(`SQL: ${message.split('\n')[0]}`, {
-      ...(/read-only mode/i.test(message) ? { hint: 'the mirror is opened read-only: add --write to change it' } : {}),
-      ...(/IO Error: Cannot open file/i.test(message) ? { hint: 'check that the folder of -o FILE exists and can be written' } : {}),
-      ...(/Table with name .* does not exist/i.test(message)
-        ? { hint: 'SHOW TABLES lists the mirror tables; _tds_tables says which is which' }
-        : {}),
-    });
+    throw sqlError(error, output ? { output } : {});
   }
 }
 
@@ -67,35 +72,37 @@ async function printResult(
   ctx: Context,
   db: Database,
   statement: DuckDBPreparedStatement,
+  step: Step,
   request: SqlRequest & { format: Format },
 ): Promise<void> {
-  const result = await sqlStep(() => statement.stream());
-  const { ResultReturnType } = db.duckdb;
-  if (result.returnType !== ResultReturnType.QUERY_RESULT) {
-    ctx.io.stderr.write(
-      result.returnType === ResultReturnType.CHANGED_ROWS ? `${result.rowsChanged.toLocaleString('en-US')} rows changed\n` : 'ok\n',
-    );
+  const outcome = await sqlStep(request.output, () => runStatement(db, statement, step));
+  if (outcome.kind !== 'rows') {
+    ctx.io.stderr.write(outcome.kind === 'changed' ? `${outcome.count.toLocaleString('en-US')} rows changed\n` : 'ok\n');
     return;
   }
-  const names = result.deduplicatedColumnNames();
-  const types = result.columnTypes();
-  const records = (async function* (): AsyncGenerator<OutputRecord> {
-    for await (const rows of result.yieldRowsJs()) {
-      for (const row of rows) yield Object.fromEntries(names.map((name, i) => [name, plainValue(row[i], types[i]!)]));
+  const { columns } = outcome;
+  const records = (async function* (): AsyncGenerator<ResultRecord> {
+    const rows = outcome.rows[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await sqlStep(request.output, () => rows.next());
+      if (next.done) return;
+      yield next.value;
     }
   })();
   const file = request.output ? await createAtomicFile(request.output) : undefined;
   const sink = file?.stream ?? ctx.io.stdout;
   try {
-    if (request.format === 'table') await writeTable(ctx, sink, names, records, Boolean(file));
+    if (request.format === 'table') await writeTable(ctx, sink, columns, records, Boolean(file));
     else {
-      const writer = createRecordWriter(sink, { format: request.format as Exclude<Format, 'table'>, columns: names });
+      const writer = createRecordWriter(sink, { format: request.format as Exclude<Format, 'table'>, columns });
       for await (const record of records) await writer.write(record);
       await writer.end();
     }
     await file?.commit();
   } catch (error) {
-    await file?.discard();
+    // interrupted: what was written stays as FILE.partial (never as FILE); any other failure leaves nothing
+    if (ctx.signal.aborted) await file?.abandon().catch(() => undefined);
+    else await file?.discard();
     throw error;
   }
 }
@@ -104,17 +111,17 @@ async function writeTable(
   ctx: Context,
   sink: NodeJS.WritableStream,
   names: string[],
-  records: AsyncIterable<OutputRecord>,
+  records: AsyncIterable<ResultRecord>,
   toFile: boolean,
 ): Promise<void> {
-  const rows: OutputRecord[] = [];
+  const rows: ResultRecord[] = [];
   let more = 0;
   for await (const record of records) {
     if (rows.length < TABLE_MAX_ROWS) rows.push(record);
     else more += 1;
   }
   const text = (value: unknown): string | null => (value === null ? null : typeof value === 'string' ? value : JSON.stringify(value));
-  const columns = names.map((name) => ({ header: name, value: (row: OutputRecord) => text(row[name]), shrink: true }));
+  const columns = names.map((name) => ({ header: name, value: (row: ResultRecord) => text(row[name]), shrink: true }));
   const sized = !toFile && (ctx.io.stdoutIsTTY || Boolean(ctx.io.env.COLUMNS));
   const color = !toFile && ctx.io.colorEnabled && ctx.io.stdoutIsTTY ? ctx.io.color : undefined;
   sink.write(`${renderTable(rows, columns, { width: sized ? ctx.io.terminalWidth : Infinity, ...(color ? { color } : {}) })}\n`);
@@ -124,14 +131,16 @@ async function writeTable(
   );
 }
 
-/** The query's rows as Parquet to -o FILE, by DuckDB's COPY (see copyToParquetFile). */
-async function copyToParquet(db: Database, statement: DuckDBPreparedStatement, request: SqlRequest): Promise<void> {
+/**
+ * The query's rows as Parquet to `target`, by DuckDB's COPY (copyToParquetFile): tds's own statement
+ * around the user's query, the only write the sandbox allows.
+ */
+async function copyToParquet(db: Database, statement: DuckDBPreparedStatement, step: Step, sql: string, target: string): Promise<void> {
   const { StatementType } = db.duckdb;
-  if (statement.statementType !== StatementType.SELECT) throw new UsageError('--format parquet writes the rows of a query (SELECT …)');
-  if (!request.output)
-    throw new UsageError('parquet needs -o FILE: it is a binary format, never written to a terminal', {
-      hint: 'e.g. tds sql "SELECT * FROM leads" -o leads.parquet',
-    });
-  const query = request.sql.trim().replace(/;+\s*$/, '');
-  await copyToParquetFile((sql) => sqlStep(() => db.connection.run(sql)), query, request.output);
+  const type = statement.statementType;
+  statement.destroySync();
+  if (type !== StatementType.SELECT) throw new UsageError('--format parquet writes the rows of a query (SELECT …)');
+  // on a line of its own, so that a comment at the end of the query does not swallow the rest
+  const query = `${sql.trim().replace(/;+\s*$/, '')}\n`;
+  await copyToParquetFile((copy) => sqlStep(target, () => step(() => db.connection.run(copy))), query, target);
 }

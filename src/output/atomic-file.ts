@@ -1,8 +1,9 @@
 import { createWriteStream } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { chmod, open, rename, unlink } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { UsageError } from '../core/errors.js';
+import { userFileMode } from '../core/private-files.js';
 
 /** A file opened for writing: its stream, and an fsync of what has been written to it. */
 export interface OpenedFile {
@@ -17,6 +18,7 @@ export type FileOpener = (path: string, flags: 'w' | 'a' | 'wx') => Promise<Open
 export const openFile: FileOpener = async (path, flags) => {
   const stream = createWriteStream(path, { flags });
   await once(stream, 'open');
+  await chmod(path, userFileMode()); // the user's umask, even while a private one is held (see core/private-files.ts)
   return { stream, sync: () => syncFile(path) };
 };
 

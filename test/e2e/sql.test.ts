@@ -125,8 +125,8 @@ describe('tds sql: Parquet and backups through DuckDB', () => {
     expect((await readdir(bench.dir)).filter((name) => name.startsWith('bad') || name.startsWith('tables'))).toEqual([]);
   });
 
-  it('makes a backup of every mirror table to Parquet in one statement, read-only', async () => {
-    const result = await bench.tds(['sql', "EXPORT DATABASE 'backup' (FORMAT parquet)"]);
+  it('makes a backup of every mirror table to Parquet in one statement, read-only, given --files', async () => {
+    const result = await bench.tds(['sql', "EXPORT DATABASE 'backup' (FORMAT parquet)", '--files']);
     expect(result.code, result.stderr).toBe(0);
     const files = await readdir(join(bench.dir, 'backup'));
     expect(files).toEqual(expect.arrayContaining(['leads.parquet', '_tds_tables.parquet', 'schema.sql', 'load.sql']));

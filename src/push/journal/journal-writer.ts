@@ -1,6 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { TdsError, UsageError } from '../../core/errors.js';
+import { PRIVATE_FILE_MODE } from '../../core/private-files.js';
 import type { JournalEntry, JournalHeader } from './journal-entry.js';
 
 interface Pending {
@@ -10,7 +11,7 @@ interface Pending {
 }
 
 /** How the writer opens its file (tests hand in a file that fails part way). */
-export type OpenFile = (path: string, flags: 'wx' | 'r+') => Promise<FileHandle>;
+export type OpenFile = (path: string, flags: 'wx' | 'r+', mode?: number) => Promise<FileHandle>;
 
 /**
  * Appends journal lines. Lines queued while a write is in progress go out together in the next
@@ -105,7 +106,7 @@ export class JournalWriter {
       this.handle = handle;
       return handle;
     }
-    const handle = await this.openFile(this.path, 'wx');
+    const handle = await this.openFile(this.path, 'wx', PRIVATE_FILE_MODE);
     this.handle = handle;
     await this.writeLines(handle, `${JSON.stringify(this.header)}\n`);
     await syncDirectory(dirname(this.path));

@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { TDS_BIN } from '../helpers/cli.js';
+import { mirrorBench, SCALE, type MirrorBench } from '../mirror/helpers.js';
+import { api } from '../push/helpers/emulator.js';
+
+// Issue 20, item 10: the files that hold the organization's rows are readable by their owner only
+// (0600, as the config file): the mirror, push journals, export checkpoints and Parquet staging files.
+// What the user asks for (-o FILE) keeps the user's umask: 027 here, so 0640.
+
+let bench: MirrorBench;
+let umaskBefore: number;
+
+beforeAll(async () => {
+  umaskBefore = process.umask(0o027); // tds inherits it
+  bench = await mirrorBench();
+});
+afterAll(async () => {
+  process.umask(umaskBefore);
+  await bench?.close();
+});
+
+const mode = async (path: string): Promise<string> => ((await stat(path)).mode & 0o777).toString(8);
+
+describe('private files are 0600', () => {
+  it('the mirror tds sync makes', async () => {
+    const synced = await bench.tds(['sync', 'Leads']);
+    expect(synced.code, synced.stderr).toBe(0);
+    expect(await mode(bench.db)).toBe('600');
+  });
+
+  it('the journal of a push', async () => {
+    const { tables } = (await api(bench.emu, '/tables')) as { tables: Array<{ id: string; name: string }> };
+    const inbox = tables.find((table) => table.name === 'Inbox')!;
+    const input = join(bench.dir, 'people.csv');
+    await import('node:fs/promises').then(({ writeFile }) => writeFile(input, 'email\na@x.io\n'));
+    const pushed = await bench.tds(['push', bench.emu.webhooks[inbox.id]!, input]);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    const journal = (await readdir(bench.dir)).find((name) => name.startsWith('people.csv.') && name.endsWith('.tds-journal'));
+    expect(journal).toBeDefined();
+    expect(await mode(join(bench.dir, journal!))).toBe('600');
+  });
+
+  it('the staging file of a Parquet export and its WAL while the export runs, and the checkpoint a Ctrl-C leaves', async () => {
+    // read requests: tables, schema, pages 1 and 2; page 3 gets no answer, so the export waits there
+    const stalled = await mirrorBench({ readFaults: 'stall@5' } as never);
+    try {
+      const file = join(stalled.dir, 'leads.parquet');
+      const child = spawn(process.execPath, [TDS_BIN, 'rows', 'Leads', '--page-size', '20', '-o', file], {
+        cwd: stalled.dir,
+        env: {
+          ...process.env,
+          NO_COLOR: '1',
+          TDS_BASE_URL: stalled.emu.baseUrl,
+          TDS_API_KEY: stalled.emu.apiKey,
+          TDS_RATE_SCALE: String(SCALE),
+          TDS_CONFIG_DIR: join(stalled.dir, 'config'),
+        },
+        stdio: 'ignore',
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+      const staged = ['leads.parquet.tds-staging.duckdb', 'leads.parquet.tds-staging.duckdb.wal'];
+      try {
+        await vi.waitFor(() => expect(stalled.emu.requestLog.some((entry) => entry.fault === 'stall')).toBe(true), {
+          timeout: 20_000,
+          interval: 20,
+        });
+        await vi.waitFor(async () => expect(await readdir(stalled.dir)).toEqual(expect.arrayContaining(staged)), {
+          timeout: 20_000,
+          interval: 20,
+        });
+        for (const name of staged) expect(`${name} ${await mode(join(stalled.dir, name))}`).toBe(`${name} 600`);
+      } finally {
+        child.kill('SIGINT');
+      }
+      expect(await exited).toBe(130);
+      // kept for --resume
+      for (const name of [...staged, 'leads.parquet.tds-checkpoint'])
+        expect(`${name} ${await mode(join(stalled.dir, name))}`).toBe(`${name} 600`);
+    } finally {
+      await stalled.close();
+    }
+  });
+});
+
+describe('what the user asks for keeps the user’s umask', () => {
+  it.each([
+    ['tds rows -o FILE.parquet (staged privately)', ['rows', 'Leads', '-o', 'rows.parquet'], 'rows.parquet'],
+    ['tds rows -o FILE.csv', ['rows', 'Leads', '-o', 'rows.csv'], 'rows.csv'],
+    ['tds sql -o FILE.parquet', ['sql', 'SELECT * FROM leads', '-o', 'sql.parquet'], 'sql.parquet'],
+    ['tds sql --write -o FILE.csv (the mirror open for writing)', ['sql', 'SELECT * FROM leads', '--write', '-o', 'sql.csv'], 'sql.csv'],
+  ])('%s', async (_name, args, output) => {
+    const result = await bench.tds(args);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await mode(join(bench.dir, output))).toBe('640');
+  });
+});
