@@ -71,8 +71,18 @@ export class MirrorAccess {
     await this.closeDb();
   }
 
+  /**
+   * Forgets the open instance without closing it (from a read: reads take turns, so it is the one that
+   * read used): a statement that did not stop when interrupted still runs in it (see
+   * duckdb/interruptible.ts), so the next read opens another one.
+   */
+  discard(): void {
+    this.db = undefined;
+  }
+
   private open(): Promise<Database> {
-    this.db ??= openMirror(this.path, { readOnly: true }).catch((error: unknown) => {
+    // every read runs without file access: query_sql's statements, and the tools' own
+    this.db ??= openMirror(this.path, { readOnly: true, access: { files: false } }).catch((error: unknown) => {
       this.db = undefined;
       throw error;
     });

@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Table } from '../../src/service/index.js';
 import { startMcp, type McpBench } from '../mcp/harness.js';
@@ -18,12 +20,43 @@ afterAll(() => bench?.close());
 
 const named = (name: string, workspace = 'Sales'): Table =>
   tables.find((table) => table.name === name && table.workspaceName === workspace)!;
+/** Every row of a table as the service gives them (its own pages), cells by label. */
+async function serviceRows(tableId: string): Promise<Array<Record<string, string | null>>> {
+  const headers = { authorization: `Bearer ${bench.emu.apiKey}` };
+  const schema = (await (await fetch(`${bench.emu.baseUrl}/tables/${tableId}/schema`, { headers })).json()) as {
+    fields: Array<{ id: string; label: string; options: Array<{ value: string; label: string }> | null }>;
+  };
+  const rows: Array<Record<string, string | null>> = [];
+  let cursor: string | null = null;
+  do {
+    const page = (await (
+      await fetch(`${bench.emu.baseUrl}/tables/${tableId}/rows?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+        headers,
+      })
+    ).json()) as {
+      rows: Array<{ cells: Record<string, { value?: unknown }> }>;
+      nextCursor: string | null;
+    };
+    for (const row of page.rows) {
+      const record: Record<string, string | null> = {};
+      for (const field of schema.fields) {
+        const value = row.cells[field.id]?.value;
+        const option = field.options?.find((candidate) => candidate.value === value);
+        record[field.label] = value === undefined || value === null ? null : (option?.label ?? String(value));
+      }
+      rows.push(record);
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return rows;
+}
+
 const rowRequests = (): number => bench.emu.requestLog.filter((entry) => entry.bucket === 'rows').length;
 
 describe('tds mcp: the tools', () => {
   it('lists each tool with a description for the agent, a JSON Schema of its input and of its output', async () => {
     const { tools } = await bench.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['list_tables', 'describe_table', 'sync_tables', 'search_rows']);
+    expect(tools.map((tool) => tool.name)).toEqual(['list_tables', 'describe_table', 'query_sql', 'sync_tables', 'search_rows']);
     for (const tool of tools) {
       expect(tool.description!.length, tool.name).toBeGreaterThan(200);
       expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
@@ -129,6 +162,54 @@ describe('tds mcp: the tools', () => {
     );
   });
 
+  it("query_sql: an aggregate over the mirror, the same as the emulator's rows give", async () => {
+    const rows = await serviceRows(named('Leads').id);
+    const byStage = new Map<string, number>();
+    for (const row of rows) byStage.set(row.Stage ?? 'null', (byStage.get(row.Stage ?? 'null') ?? 0) + 1);
+    const result = await bench.call('query_sql', {
+      sql: 'SELECT coalesce("Stage", \'null\') AS stage, count(*) AS n FROM leads GROUP BY 1 ORDER BY 1',
+    });
+    expect(result.isError, result.text).toBe(false);
+    expect(result.structured).toMatchObject({ columns: ['stage', 'n'], row_count: byStage.size, truncated: false });
+    expect(result.structured!.rows).toEqual([...byStage].sort(([a], [b]) => (a < b ? -1 : 1)).map(([stage, n]) => ({ stage, n })));
+  });
+
+  it('query_sql: a result cut at max_rows or at the text cap says truncated, with the full row count and a hint', async () => {
+    const all = await bench.call('query_sql', { sql: 'SELECT "_id", "Name" FROM leads' });
+    expect(all.structured).toMatchObject({ row_count: named('Leads').rowCount, truncated: true });
+    expect(all.structured!.rows).toHaveLength(100);
+    expect(all.structured!.hint).toMatch(/^only the first 100 of 250 rows are here: .*; aggregate in SQL/);
+    const five = await bench.call('query_sql', { sql: 'SELECT "_id" FROM leads ORDER BY "_id"', max_rows: 5 });
+    expect(five.structured).toMatchObject({ row_count: 250, truncated: true });
+    expect(five.structured!.rows).toHaveLength(5);
+    const wide = await bench.call('query_sql', { sql: "SELECT range AS i, repeat('x', 1000) AS text FROM range(100)" });
+    expect(wide.structured).toMatchObject({ row_count: 100, truncated: true });
+    expect((wide.structured!.rows as unknown[]).length).toBeLessThan(50);
+    expect(Buffer.byteLength(wide.text)).toBeLessThanOrEqual(50_000);
+    expect(wide.structured!.hint).toMatch(/at most 50,000 bytes of text/);
+  });
+
+  it('query_sql: hostile statements are refused and nothing is written', async () => {
+    const out = join(bench.dir, 'out');
+    for (const sql of [
+      `COPY leads TO '${out}.csv'`,
+      `COPY leads TO '${bench.db}' (USE_TMP_FILE false)`,
+      `SELECT * FROM read_text('${bench.db}')`,
+      `ATTACH '${out}.duckdb' AS other`,
+      'INSTALL httpfs',
+      'CREATE TABLE made (a INTEGER)',
+      'SET enable_external_access = true',
+      'SELECT 1; SELECT 2',
+    ]) {
+      const result = await bench.call('query_sql', { sql });
+      expect(result.isError, sql).toBe(true);
+      expect(result.text).toMatch(/^tds: (SQL: |tds sql runs one statement)/);
+    }
+    expect((await readdir(bench.dir)).filter((name) => name.startsWith('out'))).toEqual([]);
+    const counted = await bench.call('query_sql', { sql: 'SELECT count(*) AS n FROM leads' });
+    expect(counted.structured!.rows).toEqual([{ n: named('Leads').rowCount }]);
+  });
+
   it('search_rows: live rows through the --where language, the records `tds query` gives', async () => {
     const where = 'Employees >= 1000 and Stage = "Closed Won"';
     const result = await bench.call('search_rows', { table: 'Leads', where, limit: 5 });
@@ -175,6 +256,8 @@ describe('tds mcp: the tools', () => {
       ['describe_table', { tabel: 'Leads' }, /tabel/],
       ['list_tables', { workspace: 5 }, /workspace/],
       ['sync_tables', { tables: 'Leads' }, /tables/],
+      ['query_sql', { sql: 'SELECT 1', max_rows: 101 }, /max_rows/],
+      ['query_sql', { query: 'SELECT 1' }, /query|sql/],
     ];
     for (const [tool, args, names] of cases) {
       const result = await bench.call(tool, args);

@@ -4,6 +4,7 @@ import type { Tool } from '../tool.js';
 import { describeTableTool } from './describe-table.js';
 import { listTablesTool } from './list-tables.js';
 import { pushRecordsTool } from './push-records.js';
+import { querySqlTool } from './query-sql.js';
 import { searchRowsTool } from './search-rows.js';
 import { syncTablesTool } from './sync-tables.js';
 
@@ -16,6 +17,7 @@ export interface ToolSink {
 export function addTools(session: Session, sink: ToolSink): void {
   sink.add(listTablesTool(session));
   sink.add(describeTableTool(session));
+  sink.add(querySqlTool(session));
   sink.add(syncTablesTool(session));
   sink.add(searchRowsTool(session));
   if (session.options.allowPush) sink.add(pushRecordsTool(session));
