@@ -6,7 +6,6 @@ import { redactSecrets } from '../core/redact.js';
 import { loadSettings } from '../config/settings.js';
 import { DEFAULT_CAPS } from '../mcp/caps.js';
 import { serveMcp } from '../mcp/serve.js';
-import { connectWith } from './client.js';
 import { hintsOf } from './hints.js';
 
 export interface McpFlags {
@@ -49,7 +48,8 @@ export async function mcpAction(ctx: Context, flags: McpFlags, command: Command)
         version,
         ...(globals.profile ? { profile: globals.profile } : {}),
         delivery: { rateScale: settings.rateScale, maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs },
-        connect: (signal) => connectWith({ ...ctx, signal }, settings),
+        // the HTTP core is loaded by the first tool that asks the service
+        connect: async (signal) => (await import('./client.js')).connectWith({ ...ctx, signal }, settings),
         hintsOf,
         secrets: settings.apiKey ? [settings.apiKey] : [],
       },

@@ -20,7 +20,7 @@ export interface McpServeOptions {
    * The API client for the settings, bound to `signal`; throws the command line's error (no base URL,
    * no key) when they do not allow one.
    */
-  connect(signal: AbortSignal): ApiClient;
+  connect(signal: AbortSignal): Promise<ApiClient>;
   /** The command line's advice for a failure (commands/hints.ts). */
   hintsOf: HintsOf;
   /** Texts no result or log may hold (the API key); push_records adds the webhook URLs it loads. */
@@ -37,7 +37,7 @@ const MIRROR_IDLE_MS = 10_000;
 export class Session {
   readonly mirror: MirrorAccess;
   readonly secrets: Set<string>;
-  private client: ApiClient | undefined;
+  private client: Promise<ApiClient> | undefined;
 
   constructor(
     /** the command's Context, its signal the server's end */
@@ -53,13 +53,16 @@ export class Session {
   }
 
   /** The API client, made on first use; the command line's error when the settings lack a base URL or key. */
-  service(): ApiClient {
-    this.client ??= this.options.connect(this.ctx.signal);
+  service(): Promise<ApiClient> {
+    this.client ??= this.options.connect(this.ctx.signal).catch((error: unknown) => {
+      this.client = undefined;
+      throw error;
+    });
     return this.client;
   }
 
   async close(): Promise<void> {
     await this.mirror.close();
-    await this.client?.close();
+    await (await this.client?.catch(() => undefined))?.close();
   }
 }

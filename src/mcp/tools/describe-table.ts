@@ -70,7 +70,7 @@ async function describe(session: Session, ref: string): Promise<Description> {
   if (mirrored) return describeMirrored(session, mirrored);
   let client: ApiClient;
   try {
-    client = session.service();
+    client = await session.service();
   } catch (error) {
     // without the service, the mirror is all there is to look in
     if (error instanceof TdsError) requireMirrorTable(catalog, ref);

@@ -67,7 +67,7 @@ export function listTablesTool(session: Session): Tool<typeof input> {
 async function serviceTables(session: Session, workspace: string | undefined, notes: string[]): Promise<Table[] | undefined> {
   let client: ApiClient;
   try {
-    client = session.service();
+    client = await session.service();
   } catch (error) {
     if (!(error instanceof TdsError)) throw error;
     notes.push(`only the mirror's tables are listed: ${error.message}`);

@@ -1,12 +1,10 @@
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.js';
 import { loadWebhook } from '../../config/webhooks.js';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../../http/client.js';
 import { webhookTarget } from '../../push/deliver/webhook-target.js';
 import { parseKeyMapping } from '../../push/key/record-key.js';
 import type { PushJob } from '../../push/push-job.js';
 import type { PushSummary } from '../../push/report/summary.js';
-import { runPush } from '../../push/run-push.js';
 import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS } from '../../service/index.js';
 import { firstRejects, pushFiles } from '../push-input.js';
 import type { Session } from '../session.js';
@@ -63,7 +61,7 @@ async function push(session: Session, args: z.output<typeof input>, call: ToolCa
   const target = webhookTarget(url);
   for (const secret of [url, target.url.href, target.url.pathname, target.url.pathname.split('/').pop()])
     if (secret) session.secrets.add(secret);
-  const client = session.service();
+  const client = await session.service();
   const table = await serviceTable(session, (await client.tables()).tables, args.table);
   const files = await pushFiles(ctx.io.env, {
     webhookFingerprint: target.fingerprint,
@@ -72,6 +70,11 @@ async function push(session: Session, args: z.output<typeof input>, call: ToolCa
     records: args.records,
   });
   const { delivery } = session.options;
+  // the push pipeline is loaded by the first push
+  const [{ runPush }, { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS }] = await Promise.all([
+    import('../../push/run-push.js'),
+    import('../../http/client.js'),
+  ]);
   const job: PushJob = {
     input: { path: files.input, stdin: ctx.io.stdin, read: { format: 'ndjson', infer: false, relaxColumns: false }, streamed: false },
     limits: { maxObjects: WEBHOOK_MAX_OBJECTS, maxBytes: WEBHOOK_MAX_BODY_BYTES },

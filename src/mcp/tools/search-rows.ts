@@ -1,24 +1,9 @@
 import { z } from 'zod';
-import { buildFilters } from '../../filter/build.js';
-import { FilterError } from '../../filter/errors.js';
-import { parseWhere } from '../../filter/parser.js';
-import { validateQuery } from '../../filter/validate.js';
-import { planRecord } from '../../records/record-plan.js';
-import { createRowShaper } from '../../records/row-shaper.js';
-import type { ShapeOptions } from '../../records/shape-options.js';
-import { statusFieldIds } from '../../records/status-columns.js';
-import { TruncationTally } from '../../records/truncation-tally.js';
-import { PAGE_LIMIT_MAX, SEARCH_MAX_CHARS, type QueryBody, type Row } from '../../service/index.js';
-import { capRows } from '../caps.js';
+import { PAGE_LIMIT_MAX, SEARCH_MAX_CHARS } from '../../service/index.js';
 import type { Session } from '../session.js';
-import { serviceTable } from '../table-ref.js';
-import { truncation } from '../tool-result.js';
 import { defineTool, type Tool } from '../tool.js';
 
 const DEFAULT_LIMIT = 20;
-
-/** Records as an export makes them by default, with the `<key>.status` / `<key>.error` of action columns. */
-const SHAPE: ShapeOptions = { header: 'label', meta: true, system: true, cells: 'value', statusColumns: true };
 
 function inputOf(maxLimit: number) {
   return z
@@ -57,55 +42,7 @@ export function searchRowsTool(session: Session): Tool<Input> {
       hint: z.string().optional(),
     }),
     annotations: { readOnlyHint: true, openWorldHint: true },
-    run: (args) => search(session, args),
+    // the filter language and the record shaping are loaded on the first call
+    run: async (args) => (await import('../live-rows.js')).liveRows(session, { ...args, limit: args.limit ?? DEFAULT_LIMIT }),
   });
-}
-
-async function search(session: Session, args: z.output<Input>): Promise<Record<string, unknown>> {
-  const where = args.where === undefined ? [] : [args.where];
-  // the expression's own mistakes are told before any request
-  where.forEach((text) => asArgument(() => parseWhere(text)));
-  const client = session.service();
-  const table = await serviceTable(session, (await client.tables()).tables, args.table);
-  const { fields } = await client.schema(table.id);
-  const filters = asArgument(() => buildFilters({ where, fields }));
-  const body: QueryBody = { limit: args.limit ?? DEFAULT_LIMIT, ...(args.q ? { q: args.q } : {}), ...(filters ? { filters } : {}) };
-  validateQuery(body, fields);
-  const page = filters || args.q ? await client.queryPage(table.id, body) : await client.rowsPage(table.id, { limit: body.limit });
-  const rows = uniqueRows(page.rows);
-  const tally = new TruncationTally();
-  const shape = createRowShaper(planRecord(fields, SHAPE, statusFieldIds(fields)), 'value');
-  const records = rows.map((row) => shape(row, tally));
-  const notes = cutCells(tally);
-  return capRows(records, session.caps, (head, cutBy) => ({
-    table: { id: table.id, name: table.name },
-    records: head,
-    returned: head.length,
-    more: page.hasNextPage,
-    notes,
-    ...truncation({ cutBy, kept: head.length, total: records.length }, session.caps, 'ask for fewer rows (limit) or fewer matches (where)'),
-  })).result;
-}
-
-/** A filter mistake names the argument it is in (`where: …` instead of the command line's `--where: …`). */
-function asArgument<T>(work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    const source = error instanceof FilterError ? error.location.source : undefined;
-    if (error instanceof FilterError && (source === undefined || source.startsWith('--where'))) throw error.at({ source: 'where' });
-    throw error;
-  }
-}
-
-function uniqueRows(rows: readonly Row[]): Row[] {
-  const seen = new Set<string>();
-  return rows.filter((row) => !seen.has(row.id) && seen.add(row.id));
-}
-
-function cutCells(tally: TruncationTally): string[] {
-  const cut = Object.entries(tally.toJSON().service);
-  if (cut.length === 0) return [];
-  const list = cut.map(([key, count]) => `${key} (${count})`).join(', ');
-  return [`cells the service cut at 200 characters (their first 200 are here): ${list}`];
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { TdsError } from '../../core/errors.js';
-import { runSync } from '../../mirror/sync-run.js';
 import type { SyncSummary } from '../../mirror/sync-summary.js';
 import type { Session } from '../session.js';
 import { syncNotifier } from '../sync-notifier.js';
@@ -54,11 +53,13 @@ export function syncTablesTool(session: Session): Tool<typeof input> {
 }
 
 async function sync(session: Session, args: z.output<typeof input>, call: ToolCall): Promise<Record<string, unknown>> {
-  const client = session.service();
+  const client = await session.service();
   const refs = args.tables ?? [];
   const ids = refs.length === 0 ? [] : await tableIds(session, refs);
   const what = refs.length === 0 ? 'the mirrored tables' : refs.join(', ');
   const { ctx } = call.call;
+  // the sync's code is loaded by the first sync
+  const { runSync } = await import('../../mirror/sync-run.js');
   await session.mirror.write(what, async () => {
     try {
       await runSync(ctx, client, {
@@ -83,7 +84,7 @@ async function sync(session: Session, args: z.output<typeof input>, call: ToolCa
 
 /** The IDs of the tables named (mirror table names too), so the sync finds each as the agent meant it. */
 async function tableIds(session: Session, refs: string[]): Promise<string[]> {
-  const { tables } = await session.service().tables();
+  const { tables } = await (await session.service()).tables();
   const ids: string[] = [];
   for (const ref of refs) ids.push((await serviceTable(session, tables, ref)).id);
   return ids;
