@@ -9,6 +9,7 @@ const LAYERS = [
   ['records', 'filter'],
   ['http', 'output', 'duckdb'],
   ['config', 'export', 'push', 'mirror', 'emulator'],
+  ['stats'],
   ['mcp'],
   ['commands'],
   ['program.ts'],

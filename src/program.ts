@@ -15,6 +15,7 @@ import { authCommand } from './commands/auth.js';
 import { completionCommand } from './commands/completion.js';
 import { sqlCommand } from './commands/sql.js';
 import { syncCommand } from './commands/sync.js';
+import { statsCommand } from './commands/stats.js';
 import { mcpCommand } from './commands/mcp.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -45,6 +46,7 @@ export function buildProgram(ctx: Context): Command {
     pushCommand,
     syncCommand,
     sqlCommand,
+    statsCommand,
     mcpCommand,
     emulatorCommand,
     demoCommand,

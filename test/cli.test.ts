@@ -5,7 +5,7 @@ describe('tds program', () => {
   it('prints help with every command of CLI.md and exits 0', async () => {
     const result = await runTds(['--help']);
     expect(result.code).toBe(0);
-    for (const name of ['workspaces', 'tables', 'schema', 'rows', 'query', 'push', 'emulator', 'demo', 'config']) {
+    for (const name of ['workspaces', 'tables', 'schema', 'rows', 'query', 'push', 'stats', 'emulator', 'demo', 'config']) {
       expect(result.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     }
   });

@@ -6,7 +6,7 @@ describe('tds completion', () => {
   it.each(['bash', 'zsh', 'fish'])('prints a %s script naming every command', async (shell) => {
     const result = await runTds(['completion', shell]);
     expect(result.code).toBe(0);
-    for (const name of ['workspaces', 'tables', 'schema', 'rows', 'query', 'push', 'emulator', 'demo', 'config']) {
+    for (const name of ['workspaces', 'tables', 'schema', 'rows', 'query', 'push', 'stats', 'emulator', 'demo', 'config']) {
       expect(result.stdout).toContain(name);
     }
   });

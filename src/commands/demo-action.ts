@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { Context } from '../core/context.js';
 import { TdsError } from '../core/errors.js';
 import { startEmulator, type RunningEmulator } from '../emulator/index.js';
-import { demoSteps, type DemoStep } from './demo-steps.js';
+import type { DemoTour, StepResult } from './demo-step.js';
+import { demoSteps } from './demo-steps.js';
 
 const TDS_BIN = fileURLToPath(new URL('../../bin/tds.js', import.meta.url));
 /** The emulator's rate windows and the client's waits (the webhook's intake window among them) are this much shorter. */
@@ -15,12 +16,6 @@ const DEMO_SCALE = 10;
 export interface DemoOptions {
   dir?: string;
   keepRunning?: boolean;
-}
-
-interface StepResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
 }
 
 export async function demoAction(ctx: Context, options: DemoOptions): Promise<void> {
@@ -41,9 +36,10 @@ async function runDemo(ctx: Context, emulator: RunningEmulator, dir: string): Pr
   const keyFile = join(dir, 'api-key');
   const webhookFile = join(dir, 'inbox-webhook-url');
   await writeFile(keyFile, `${emulator.apiKey}\n`, { mode: 0o600 });
-  await writeFile(webhookFile, `${await inboxWebhook(emulator)}\n`, { mode: 0o600 });
+  const tableIds = await tablesByName(emulator);
+  await writeFile(webhookFile, `${inboxWebhook(emulator, tableIds)}\n`, { mode: 0o600 });
   const env = {
-    ...process.env,
+    ...withoutTdsSettings(process.env),
     TDS_BASE_URL: emulator.baseUrl,
     TDS_API_KEY: emulator.apiKey,
     TDS_WEBHOOK_URL: (await readFile(webhookFile, 'utf8')).trim(),
@@ -59,12 +55,13 @@ async function runDemo(ctx: Context, emulator: RunningEmulator, dir: string): Pr
   stdout.write(`$ export TDS_WEBHOOK_URL="$(cat ${webhookFile})"\n`);
   stdout.write(`$ cd ${dir}\n\n`);
 
-  for (const step of demoSteps(dir)) {
+  const tour: DemoTour = { dir, origin: emulator.baseUrl.replace(/\/v1$/, ''), tableIds };
+  for (const step of demoSteps(tour)) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
     stdout.write(`${color.dim(`# ${step.title}`)}\n${color.cyan(`$ ${step.display}`)}\n`);
     if (step.prepare) await step.prepare();
-    const result = await runStep(step, env, dir);
-    stdout.write(await step.show(result));
+    const result = step.run ? await step.run() : await runStep(step.args ?? [], env, dir);
+    stdout.write(step.show ? await step.show(result) : result.stdout);
     if (result.stderr.trim() && step.showStderr !== false) stdout.write(color.dim(result.stderr));
     stdout.write('\n');
     if (result.code !== 0) {
@@ -83,18 +80,27 @@ Files of this demo are in ${dir}.
 `);
 }
 
-async function inboxWebhook(emulator: RunningEmulator): Promise<string> {
+/** The demo organization's tables, ID by name (its names are unique in the first organization but for "Contacts"). */
+async function tablesByName(emulator: RunningEmulator): Promise<Record<string, string>> {
   const response = await fetch(`${emulator.baseUrl}/tables`, { headers: { authorization: `Bearer ${emulator.apiKey}` } });
   const { tables } = (await response.json()) as { tables: Array<{ id: string; name: string }> };
-  const inbox = tables.find((table) => table.name === 'Inbox');
-  const url = inbox && emulator.webhooks[inbox.id];
+  return Object.fromEntries(tables.map((table) => [table.name, table.id]));
+}
+
+function inboxWebhook(emulator: RunningEmulator, tableIds: Record<string, string>): string {
+  const url = tableIds.Inbox && emulator.webhooks[tableIds.Inbox];
   if (!url) throw new TdsError('UNEXPECTED', 'the demo data has no "Inbox" webhook table');
   return url;
 }
 
-function runStep(step: DemoStep, env: NodeJS.ProcessEnv, cwd: string): Promise<StepResult> {
+/** The user's own tds settings (a profile, a mirror in TDS_DB, a saved webhook) stay out of the demo. */
+function withoutTdsSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('TDS_')));
+}
+
+function runStep(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<StepResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TDS_BIN, ...step.args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [TDS_BIN, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

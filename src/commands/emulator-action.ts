@@ -1,11 +1,20 @@
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
-import { ChurnSpecError, isLoopbackHost, StateFileError, startEmulator, type EmulatorOptions, type SeedName } from '../emulator/index.js';
+import {
+  ChurnSpecError,
+  isLoopbackHost,
+  StateFileError,
+  startEmulator,
+  type EmulatorOptions,
+  type SeededActions,
+  type SeedName,
+} from '../emulator/index.js';
 
 export interface EmulatorFlags {
   host: string;
   port: number;
   seed: SeedName;
+  seededActions: SeededActions;
   data?: string;
   rows?: number;
   paused?: boolean;
@@ -33,6 +42,7 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
     host: flags.host,
     port: flags.port,
     seed: flags.seed,
+    seededActions: flags.seededActions,
     rateLimits: flags.rateLimits,
     log: (line) => ctx.verbose(line),
     ...(flags.data !== undefined ? { dataFile: flags.data } : {}),

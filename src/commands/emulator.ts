@@ -5,7 +5,7 @@ import { parseIntegerOption, parseNumberOption } from '../core/number-option.js'
 import { ChurnSpecError, parseChurnRates } from '../emulator/churn/churn-rates.js';
 import { DEFAULT_ACTION_DELAY_MS, DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from '../emulator/defaults.js';
 import { FaultSpecError, parseFaultSpec } from '../emulator/faults/faults.js';
-import { SEED_NAMES } from '../emulator/seed/seed-names.js';
+import { SEED_NAMES, SEEDED_ACTIONS } from '../emulator/seed/seed-names.js';
 import type { EmulatorFlags } from './emulator-action.js';
 
 const HELP = `
@@ -16,6 +16,8 @@ SIGTERM, saving --data.
 Action columns run on rows that arrive (webhook, churn, admin routes): each cell goes queued ->
 running -> success, failed, skipped or stopped, one step every --action-delay ms (a column that
 depends on another one is "waiting" first); outcomes follow --fault-seed; each step moves updatedAt.
+The seeded cells that are not final (queued, waiting, running) run on the same way from the start;
+--seeded-actions pending keeps them as seeded, for tests that need every status in the demo data.
 The demo table Marketing/Inbox has two: Domain (the domain of Email) and Company (waits for Domain).
 
 Churn (--churn SPEC): a comma list of add:RATE/s, update:RATE/s, delete:RATE/s (also /m, /h), and
@@ -89,6 +91,11 @@ export function emulatorCommand(ctx: Context): Command {
       '--action-delay <ms>',
       `time between the steps of an action cell; 0 = at once (default ${DEFAULT_ACTION_DELAY_MS})`,
       parseIntegerOption('--action-delay', 0, 3_600_000),
+    )
+    .addOption(
+      new Option('--seeded-actions <mode>', "the seed's action cells not yet final: run on like new ones, or stay as seeded (tests)")
+        .choices(SEEDED_ACTIONS)
+        .default('live'),
     )
     .option('--churn <spec>', 'add, update and delete rows over time, e.g. add:5/s,update:2/s,delete:0.1/s', churnSpec)
     .option('--admin', 'serve the admin routes under /_emulator on a non-loopback address too')

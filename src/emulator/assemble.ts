@@ -1,4 +1,5 @@
 import { ActionRunner } from './actions/action-runner.js';
+import { resumeSeededActions } from './actions/seeded-actions.js';
 import { addBenchTable } from './store/bench-table.js';
 import { Churn } from './churn/churn.js';
 import { ChurnSpecError, parseChurnRates } from './churn/churn-rates.js';
@@ -32,6 +33,7 @@ export async function assemble(options: EmulatorOptions): Promise<EmulatorParts>
 
   const seed = options.faultSeed ?? 1;
   const runner = new ActionRunner({ delayMs: options.actionDelayMs ?? DEFAULT_ACTION_DELAY_MS, seed, now: clock.now });
+  if (!loaded && options.seededActions !== 'pending') resumeSeededActions(state, runner, seed);
   const live = new LiveRows(runner, clock.now);
   const intake = new Intake(options.ingestDelayMs ?? DEFAULT_INGEST_DELAY_MS, clock.now, live);
   const parts: EmulatorParts = { state, clock, runner, live, intake };

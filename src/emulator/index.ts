@@ -16,7 +16,7 @@ export { FaultSpecError, parseFaultSpec, FAULT_KINDS } from './faults/faults.js'
 export { ChurnSpecError, parseChurnRates } from './churn/churn-rates.js';
 export { StateFileError } from './store/persist.js';
 export { DEMO_KEYS } from './seed/index.js';
-export { SEED_NAMES, type SeedName } from './seed/seed-names.js';
+export { SEED_NAMES, SEEDED_ACTIONS, type SeedName, type SeededActions } from './seed/seed-names.js';
 export { DEFAULT_ACTION_DELAY_MS, DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from './defaults.js';
 export { adminAllowed, isLoopbackHost } from './admin/access.js';
 

@@ -1,9 +1,10 @@
+import { get as emojiGlyph } from 'node-emoji';
 import { TdsError, UsageError } from '../core/errors.js';
 import type { Table } from '../service/index.js';
 import type { ApiClient } from './client.js';
 
 /**
- * A table ID or exact name → the Table (one GET /tables). Unknown → NOT_FOUND (exit 4);
+ * A table ID or name → the Table (one GET /tables). Unknown → NOT_FOUND (exit 4);
  * a name shared by several tables → USAGE (exit 2) listing their IDs and workspaces.
  */
 export async function resolveTable(client: ApiClient, ref: string): Promise<Table> {
@@ -11,10 +12,11 @@ export async function resolveTable(client: ApiClient, ref: string): Promise<Tabl
   return pickTable(tables, ref);
 }
 
+/** TABLE as every command takes it: an ID first, then a name as `tableNameMatches` reads it. */
 export function pickTable(tables: Table[], ref: string): Table {
   const byId = tables.find((table) => table.id === ref);
   if (byId) return byId;
-  const named = tables.filter((table) => table.name === ref);
+  const named = tables.filter((table) => tableNameMatches(table, ref));
   if (named.length === 1) return named[0]!;
   if (named.length > 1) {
     const list = named.map((table) => `${table.id} (workspace "${table.workspaceName}")`).join(', ');
@@ -22,11 +24,46 @@ export function pickTable(tables: Table[], ref: string): Table {
       hint: 'give the table ID instead of its name',
     });
   }
-  const folded = ref.trim().toLowerCase();
-  const close = tables.filter((table) => table.name.trim().toLowerCase() === folded || table.id.toLowerCase() === folded);
+  const folded = fold(ref);
+  const close = tables.filter(
+    (table) => tableNameMatches({ name: fold(table.name), emoji: table.emoji }, folded) || table.id.toLowerCase() === folded,
+  );
   throw new TdsError('NOT_FOUND', `no table with ID or name "${ref}" in this organization`, {
     ...(close.length
       ? { hint: `did you mean ${close.map((table) => `"${table.name}" (${table.id})`).join(' or ')}? names are matched exactly` }
       : { reason: 'unknown-table' as const }),
   });
 }
+
+/**
+ * Whether `ref` names the table: its exact name, or the name after its emoji as `tds tables` shows it
+ * ("🏢 Companies") or after the emoji's shortcode (":office: Companies"), with one space between or none.
+ * The emoji matches with or without a variation selector, and by any shortcode node-emoji knows for it.
+ */
+export function tableNameMatches(table: Pick<Table, 'name' | 'emoji'>, ref: string): boolean {
+  if (ref === table.name) return true;
+  if (!table.emoji) return false;
+  const glyph = glyphOf(table.emoji);
+  for (const candidate of new Set([ref, withGlyph(ref)])) {
+    for (const prefix of new Set([table.emoji, glyph, bare(glyph)])) {
+      if (!candidate.startsWith(prefix)) continue;
+      const rest = candidate.slice(prefix.length).replace(/^\uFE0F/, '');
+      if (rest === table.name || rest === ` ${table.name}`) return true;
+    }
+  }
+  return false;
+}
+
+/** The emoji of a shortcode (`:office:` → 🏢); anything else (an unknown shortcode, a glyph) as it is. */
+function glyphOf(emoji: string): string {
+  const code = /^:([^:\s]+):$/.exec(emoji)?.[1];
+  return (code !== undefined && emojiGlyph(code)) || emoji;
+}
+
+/** A reference that starts with a known shortcode, with that shortcode as its emoji. */
+function withGlyph(ref: string): string {
+  return ref.replace(/^:([^:\s]+):/, (shortcode, code: string) => emojiGlyph(code) ?? shortcode);
+}
+
+const bare = (glyph: string): string => glyph.replaceAll('\uFE0F', '');
+const fold = (text: string): string => text.trim().toLowerCase();

@@ -7,7 +7,9 @@ import { runTds } from '../helpers/cli.js';
 describe('tds demo', () => {
   it('walks through every main job on the embedded emulator and exits 0', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tds-demo-test-'));
-    const result = await runTds(['demo', '--dir', dir], { timeoutMs: 90_000 });
+    // the user's own settings stay out of the demo: it mirrors into its folder, not into TDS_DB
+    const elsewhere = join(dir, 'elsewhere.duckdb');
+    const result = await runTds(['demo', '--dir', dir], { timeoutMs: 90_000, env: { TDS_DB: elsewhere } });
     expect(result.stderr).not.toMatch(/tds: /);
     expect(result.code).toBe(0);
     const out = result.stdout;
@@ -20,9 +22,12 @@ describe('tds demo', () => {
       '$ tds query Leads --where',
       '$ tds rows Leads --format ndjson -n 3 | jq',
       '$ tds push signups.csv --table Inbox --wait',
-      '$ tds rows Inbox --no-meta --format ndjson',
       '$ tds push new-leads.csv --key email --table Inbox --skip-existing --wait settled -o enriched.csv',
-      '$ csvcut -c Email,Domain,Domain.status,Company,Company.status enriched.csv',
+      '$ tds rows Inbox --columns Email,Domain,Company --status-columns --no-meta',
+      '$ tds sync Leads Companies',
+      '$ tds sql "SELECT Stage, count(*) AS leads, count(*) FILTER (WHERE \\"Enrich.status\\" = \'failed\') AS failed FROM leads',
+      '/_emulator/tables/',
+      '$ tds sync\n',
       'tds config set api-key',
     ]) {
       expect(out).toContain(line);
@@ -30,6 +35,18 @@ describe('tds demo', () => {
     expect(out).toContain('Sales');
     expect(out).toContain('Leads');
     expect(out).toContain('ada@example.com');
+    // every command shown is one a machine with tds has (issue 25: csvcut was not)
+    expect(out).not.toMatch(/csvcut|csvkit/);
+    expect(out).toContain('Email,Domain,Domain.status,Domain.error,Company,Company.status,Company.error\n');
+    // the mirror: a first full sync of both tables, SQL over it, then an incremental sync that reads a page, not the table
+    expect(out).toMatch(/leads +full +\d+ requests +250 read +250 inserted/);
+    expect(out).toMatch(/companies +full +\d+ requests +40 read +40 inserted/);
+    expect(out).toMatch(/Stage +leads +failed\n/);
+    const incremental = /leads +incremental +\d+ requests? +(\d+) read +2 inserted +0 updated +0 deleted/.exec(out);
+    expect(incremental, out).not.toBeNull();
+    expect(Number(incremental![1])).toBeLessThanOrEqual(100);
+    await expect(stat(elsewhere)).rejects.toThrow();
+    expect((await stat(join(dir, 'tds.duckdb'))).isFile()).toBe(true);
     // the round trip: ada was pushed before (left out), the two others sent; all three enriched, in input order
     expect(out).toMatch(/existing\s+1 already in the table/);
     const enriched = (await readFile(join(dir, 'enriched.csv'), 'utf8')).trim().split('\n');

@@ -6,7 +6,7 @@ import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../..
 export const NOW = Date.UTC(2025, 4, 14, 12, 0, 0);
 
 export function start(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  return startEmulator({ port: 0, now: () => NOW, rateLimits: false, ...options });
+  return startEmulator({ port: 0, now: () => NOW, rateLimits: false, seededActions: 'pending', ...options });
 }
 
 /** A reply body as tests read it: loosely typed, as JSON.parse gives it (expect() checks its shape). */

@@ -17,10 +17,14 @@ export interface RunningEmulator extends EmulatorInfo {
 
 /** Starts `tds emulator --port 0 …` as a child process and waits for its ready line. */
 export function startEmulatorProcess(args: string[] = []): Promise<RunningEmulator> {
-  const child = spawn(process.execPath, [TDS_BIN, 'emulator', '--host', '127.0.0.1', '--port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
-  });
+  const child = spawn(
+    process.execPath,
+    [TDS_BIN, 'emulator', '--host', '127.0.0.1', '--port', '0', '--seeded-actions', 'pending', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    },
+  );
   let errText = '';
   child.stderr!.on('data', (chunk: Buffer) => (errText += chunk.toString('utf8')));
   return new Promise((resolve, reject) => {

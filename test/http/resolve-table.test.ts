@@ -44,6 +44,46 @@ describe('pickTable', () => {
   });
 });
 
+describe('pickTable: a name as `tds tables` shows it, with its emoji or its shortcode', () => {
+  const more = [
+    ...tables,
+    { ...tables[0]!, id: 't4', name: 'Fans', emoji: ':heart:' },
+    { ...tables[0]!, id: 't5', name: 'Custom', emoji: ':not_a_known_code:' },
+  ];
+
+  it.each([
+    ['🚀 Leads', 't1'],
+    ['🚀Leads', 't1'],
+    [':rocket: Leads', 't1'],
+    [':rocket:Leads', 't1'],
+    ['🚀\uFE0F Leads', 't1'],
+    ['❤️ Fans', 't4'],
+    ['❤ Fans', 't4'],
+    [':heart: Fans', 't4'],
+    [':heart:Fans', 't4'],
+    [':not_a_known_code: Custom', 't5'],
+  ])('%s → %s', (ref, id) => expect(pickTable(more, ref).id).toBe(id));
+
+  it.each(['🚀  Leads', '🚀 leads', ':rocket: Lead', ':office: Leads', '🏢 Leads', 'rocket Leads', 'Leads 🚀', '🚀 Contacts'])(
+    '%s is no table (exit 4)',
+    (ref) => expect(thrown(() => pickTable(more, ref)).exitCode).toBe(4),
+  );
+
+  it('suggests the table a near reference with an emoji meant', () => {
+    const error = thrown(() => pickTable(more, ':rocket: leads'));
+    expect(error.hint).toContain('"Leads" (t1)');
+  });
+
+  it('keeps the ambiguity rule: a name that matches several tables, however written, lists their IDs (exit 2)', () => {
+    const clash = [...more, { ...tables[2]!, id: 't6', name: '🚀 Leads', emoji: null }];
+    const error = thrown(() => pickTable(clash, '🚀 Leads'));
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toBe('table name "🚀 Leads" matches 2 tables: t1 (workspace "Sales"), t6 (workspace "Marketing")');
+    expect(pickTable(clash, 'Leads').id).toBe('t1');
+    expect(pickTable(clash, ':rocket: Leads').id).toBe('t1');
+  });
+});
+
 describe('resolveTable', () => {
   it('uses one GET /tables', async () => {
     server = await startTestServer(() => json(200, TABLES));

@@ -5,11 +5,13 @@ import { createPrng, type Prng } from '../seed/prng.js';
 import { StepScheduler } from './step-scheduler.js';
 import { touchRow } from '../store/touch-row.js';
 
+type Phase = 'waiting' | 'queued' | 'running';
+
 interface Run {
   table: TableRec;
   row: StoredRow;
   field: FieldRec;
-  phase: 'waiting' | 'queued' | 'running';
+  phase: Phase;
   /** Drawn when the run starts, so outcomes follow the seed in the order rows arrive. */
   draw: number;
 }
@@ -23,6 +25,7 @@ export interface ActionRunnerOptions {
 }
 
 const NOT_DONE: ReadonlySet<CellStatus | null | undefined> = new Set(['queued', 'waiting', 'running']);
+const isPhase = (status: CellStatus | null | undefined): status is Phase => NOT_DONE.has(status);
 
 /**
  * Action columns run on rows that arrive: each cell goes queued -> running -> success, failed, skipped or
@@ -54,6 +57,32 @@ export class ActionRunner {
         run.phase = this.blocked(run) ? 'waiting' : 'queued';
         row.cells[run.field.id] = { status: run.phase };
         if (run.phase === 'queued') this.scheduler.add(run);
+      }
+    }
+    this.scheduler.drain();
+  }
+
+  /**
+   * Takes up the action cells of these rows that are not final (seeded so, never run here): each goes on from
+   * its state like a new run, a step every `delayMs` (running -> final; queued -> running -> final; waiting, once
+   * nothing blocks it -> running -> final), its outcome from `draw`.
+   */
+  resume(table: TableRec, rows: Iterable<StoredRow>, draw: Prng): void {
+    const actions = table.fields.filter((field) => field.type === 'action');
+    if (actions.length === 0) return;
+    for (const row of rows) {
+      const runs = new Map<string, Run>();
+      for (const field of actions) {
+        const status = row.cells[field.id]?.status;
+        if (isPhase(status)) runs.set(field.id, { table, row, field, phase: status, draw: draw() });
+      }
+      if (runs.size === 0 || this.runs.has(row)) continue;
+      this.runs.set(row, runs);
+      for (const run of runs.values()) {
+        if (run.phase === 'waiting' && this.blocked(run)) continue; // release() takes it up
+        // an unblocked waiting cell takes its next step straight to running, as a queued one does
+        if (run.phase === 'waiting') run.phase = 'queued';
+        this.scheduler.add(run);
       }
     }
     this.scheduler.drain();

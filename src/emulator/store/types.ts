@@ -1,4 +1,4 @@
-import type { SeedName } from '../seed/seed-names.js';
+import type { SeedName, SeededActions } from '../seed/seed-names.js';
 
 export interface EmulatorOptions {
   /** Default 127.0.0.1. */
@@ -25,6 +25,8 @@ export interface EmulatorOptions {
   webhookFaults?: string;
   /** Seed of the fault draws, of action outcomes and of churn, default 1. */
   faultSeed?: number;
+  /** The seed's action cells that are not final: 'live' (default) run on like new ones; 'pending' stay as seeded. */
+  seededActions?: SeededActions;
   /** Time between two steps of an action cell (queued, running, final), in ms; default 3000; 0 = at once. */
   actionDelayMs?: number;
   /** Churn spec ("add:5/s,update:2/s,delete:0.1/s", optionally "table=NAME"): rows change over time. */

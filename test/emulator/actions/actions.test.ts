@@ -275,3 +275,78 @@ describe('run-status filters answer from the state at the moment of the request'
     expect(await ids('runConditionNotMet')).toEqual(final.status === 'skipped' ? [row!.id] : []);
   });
 });
+
+describe('seeded action cells that are not final', () => {
+  let emu: RunningEmulator | undefined;
+  afterEach(async () => {
+    await emu?.close();
+    emu = undefined;
+  });
+  const NOT_FINAL = ['queued', 'waiting', 'running'];
+  const leadsEnrich = async (e: RunningEmulator) => {
+    const leads = await tableInfo(e, 'Leads');
+    const rows = await allRows(e, leads.table.id);
+    return { leads, rows, cell: (row: Row) => row.cells[leads.id.enrich!] };
+  };
+
+  it('run on like new ones (live, the default): a step every action delay, then final, each step moving updatedAt', async () => {
+    const e = (emu = await startEmulator({ port: 0, rateLimits: false, actionDelayMs: 150 }));
+    const before = await leadsEnrich(e);
+    const pending = before.rows.filter((row) => NOT_FINAL.includes(before.cell(row)?.status ?? ''));
+    expect(new Set(pending.map((row) => before.cell(row)!.status))).toEqual(new Set(NOT_FINAL));
+    let after = before;
+    await vi.waitFor(
+      async () => {
+        after = await leadsEnrich(e);
+        expect(after.rows.filter((row) => NOT_FINAL.includes(after.cell(row)?.status ?? ''))).toEqual([]);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    const now = new Map(after.rows.map((row) => [row.id, row]));
+    for (const row of pending) {
+      const settled = now.get(row.id)!;
+      expect(FINAL).toContain(after.cell(settled)!.status);
+      expect(Date.parse(settled.updatedAt)).toBeGreaterThan(Date.parse(row.updatedAt));
+      const email = settled.cells[before.leads.id.email!]!.value as string;
+      if (after.cell(settled)!.status === 'success') expect(after.cell(settled)!.value).toBe(email.split('@')[1]);
+    }
+    // the cells that were final are as seeded
+    for (const row of before.rows.filter((row) => !pending.includes(row))) expect(now.get(row.id)).toEqual(row);
+  });
+
+  it('take their outcomes from the fault seed, on a stream of their own: rows that arrive later draw the same either way', async () => {
+    const outcomes = async (faultSeed: number, seededActions: 'live' | 'pending') => {
+      const e = (emu = await startEmulator({ port: 0, rateLimits: false, actionDelayMs: 0, faultSeed, seededActions }));
+      const { rows, cell } = await leadsEnrich(e);
+      const inbox = await tableInfo(e, 'Inbox');
+      const added = Array.from({ length: 40 }, (_, i) => ({ cells: { Email: `person${i}@company${i % 7}.example` } }));
+      const reply = await admin<{ rows: Row[] }>(e, 'POST', `/tables/${inbox.table.id}/rows`, { rows: added });
+      await e.close();
+      emu = undefined;
+      return {
+        seeded: rows.map((row) => `${cell(row)?.status}:${JSON.stringify(cell(row)?.value)}`),
+        arrived: reply.body.rows.map((row) => `${row.cells[inbox.id.domain!]!.status}/${row.cells[inbox.id.company!]!.status}`),
+      };
+    };
+    const first = await outcomes(7, 'live');
+    expect(first.seeded.filter((state) => NOT_FINAL.includes(state.split(':')[0]!))).toEqual([]);
+    expect(await outcomes(7, 'live')).toEqual(first);
+    const other = await outcomes(8, 'live');
+    expect(other.seeded).not.toEqual(first.seeded);
+    const pending = await outcomes(7, 'pending');
+    expect(pending.arrived).toEqual(first.arrived);
+    expect(pending.seeded.filter((state) => NOT_FINAL.includes(state.split(':')[0]!)).length).toBeGreaterThan(0);
+  });
+
+  it('stay as seeded with seededActions "pending" (--seeded-actions pending), while new rows run', async () => {
+    const e = (emu = await startEmulator({ port: 0, rateLimits: false, actionDelayMs: 100, seededActions: 'pending' }));
+    const before = await leadsEnrich(e);
+    const inbox = await tableInfo(e, 'Inbox');
+    await admin(e, 'POST', `/tables/${inbox.table.id}/rows`, { rows: [{ cells: { Email: 'ann@initech.example' } }] });
+    await vi.waitFor(async () => expect(FINAL).toContain((await allRows(e, inbox.table.id))[0]!.cells[inbox.id.company!]!.status), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect((await leadsEnrich(e)).rows).toEqual(before.rows);
+  });
+});

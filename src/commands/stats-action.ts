@@ -1,0 +1,66 @@
+import { extname } from 'node:path';
+import type { Command } from 'commander';
+import type { Context } from '../core/context.js';
+import { TdsError, UsageError } from '../core/errors.js';
+import { loadSettings } from '../config/settings.js';
+import { parseColumnList } from '../export/export-flags.js';
+import { pickTable } from '../http/resolve-table.js';
+import { runSync } from '../mirror/sync-run.js';
+import { checkOutputTarget } from '../output/claim-output.js';
+import { formatFromPath } from '../output/format.js';
+import { runStats } from '../stats/run-stats.js';
+import type { StatsFormat } from '../stats/stats-output.js';
+import { DEFAULT_TOP } from '../stats/table-stats.js';
+import { withClient } from './client.js';
+
+export interface StatsOptions {
+  db?: string;
+  /** false with --no-sync */
+  sync: boolean;
+  columns?: string;
+  top?: number;
+  format?: StatsFormat;
+  output?: string;
+}
+
+export async function statsAction(ctx: Context, table: string, options: StatsOptions, command: Command): Promise<void> {
+  const output = options.output === '-' ? undefined : options.output;
+  const format = options.format ?? (output ? formatOfFile(output) : ctx.io.stdoutIsTTY ? 'table' : 'json');
+  const columns = options.columns === undefined ? undefined : parseColumnList(options.columns);
+  if (output) await checkOutputTarget(output);
+  const settings = await loadSettings(ctx, command);
+  let ref = table;
+  if (options.sync && (!settings.baseUrl || !settings.apiKey)) {
+    const missing = settings.baseUrl ? 'API key' : 'base URL';
+    throw new TdsError(settings.baseUrl ? 'AUTH' : 'USAGE', `tds stats syncs the table first, and no ${missing} is set`, {
+      hint: `set ${settings.baseUrl ? 'TDS_API_KEY (or --api-key-file)' : 'TDS_BASE_URL (or --base-url)'}, or add --no-sync to profile the mirror as it is`,
+    });
+  }
+  if (options.sync) {
+    ref = await withClient(ctx, settings, async (client) => {
+      const found = pickTable((await client.tables()).tables, table);
+      await runSync(ctx, client, { tables: [found.id], workspaces: [], all: false, db: settings.db, full: false, json: false });
+      return found.id;
+    });
+  }
+  await runStats(ctx, {
+    table: ref,
+    db: settings.db,
+    top: options.top ?? DEFAULT_TOP,
+    format,
+    ...(columns ? { columns } : {}),
+    ...(output ? { output } : {}),
+  });
+}
+
+/** -o FILE's format: .html and .htm are the report page; the others as for exports (.txt: the terminal's table). */
+function formatOfFile(path: string): StatsFormat {
+  const extension = extname(path).toLowerCase();
+  if (extension === '.html' || extension === '.htm') return 'html';
+  if (extension === '.txt') return 'table';
+  const format = formatFromPath(path);
+  if (format) return format;
+  throw new UsageError(`cannot tell the format of "${path}" from its extension`, {
+    hint: 'use an extension of .html .json .ndjson .jsonl .csv .tsv .txt, or give --format',
+  });
+}

@@ -1,0 +1,52 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { TdsError, UsageError } from '../core/errors.js';
+import { loadFields } from '../mirror/apply-schema.js';
+import type { StoredField } from '../mirror/schema-drift.js';
+import { loadStates, type TableState } from '../mirror/table-state.js';
+import { selectColumns } from '../records/select-columns.js';
+
+// A table of the mirror and its fields, as the mirror's own catalog (_tds_tables, _tds_columns)
+// describes them: columns it does not list (a newer mirror's own, like _syncId) are not fields.
+
+/** The table named by `ref`: its service ID, its exact name, or its mirror table's name. */
+export async function findMirrorTable(connection: DuckDBConnection, ref: string, db: string): Promise<TableState> {
+  const states = await loadStates(connection);
+  const byId = states.find((state) => state.tableId === ref);
+  if (byId) return byId;
+  const byName = states.filter((state) => state.name === ref);
+  if (byName.length > 1) {
+    const candidates = byName.map((state) => `${state.tableId} (${state.workspaceName})`).join(', ');
+    throw new UsageError(`the mirror holds ${byName.length} tables named "${ref}": ${candidates}`, { hint: 'name the table by its ID' });
+  }
+  const found = byName[0] ?? states.find((state) => state.mirrorTable === ref);
+  if (found) return found;
+  throw notInMirror(ref, db);
+}
+
+export function notInMirror(ref: string, db: string): TdsError {
+  return new TdsError('NOT_FOUND', `the table "${ref}" is not in the mirror ${db}`, {
+    hint: `sync it first (\`tds sync ${ref.includes(' ') ? JSON.stringify(ref) : ref}\`), or leave out --no-sync and \`tds stats\` syncs it`,
+  });
+}
+
+/** The table's fields in schema order (removed ones are no longer fields). */
+export async function mirrorFields(connection: DuckDBConnection, tableId: string): Promise<StoredField[]> {
+  return (await loadFields(connection, tableId)).filter((field) => !field.removed);
+}
+
+/** `--columns`: the fields named, in that order (by key, field ID, label or name, as exports take them). */
+export function pickFields(fields: readonly StoredField[], columns?: readonly string[]): StoredField[] {
+  if (!columns || columns.length === 0) return [...fields];
+  const keyed = fields.map((stored) => ({
+    key: stored.key,
+    field: {
+      id: stored.fieldId,
+      name: stored.name,
+      label: stored.label,
+      type: stored.type,
+      options: stored.options,
+      isSystem: stored.isSystem,
+    },
+  }));
+  return selectColumns(columns, keyed).map((picked) => fields[keyed.indexOf(picked)]!);
+}

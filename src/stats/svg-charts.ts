@@ -1,0 +1,127 @@
+import { cutText } from './figure-text.js';
+import { html, type Html } from './html-text.js';
+
+// The report's charts as inline SVG, drawn here: a few rectangles and texts each, so the page needs no
+// script, no library and no network, renders the same anywhere, and prints as it shows.
+
+const WIDTH = 760;
+const ROW = 24;
+const LABEL_WIDTH = 210;
+const BAR_X = LABEL_WIDTH + 10;
+const BAR_WIDTH = 340;
+/** Characters of a label drawn before it is cut (its full text is the row's tooltip). */
+const LABEL_CHARS = 30;
+
+const round = (n: number): number => Math.round(n * 100) / 100;
+
+function svg(height: number, label: string, body: Html[]): Html {
+  return html`<svg viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" role="img" aria-label="${label}">${body}</svg>`;
+}
+
+export interface DayCount {
+  day: string;
+  rows: number;
+}
+
+/** Rows created per day: a column per day, the largest day as the scale. */
+export function dayColumns(days: readonly DayCount[]): Html {
+  const top = 16;
+  const plot = 140;
+  const left = 56;
+  const height = top + plot + 26;
+  const max = Math.max(1, ...days.map((day) => day.rows));
+  const slot = (WIDTH - left - 8) / Math.max(1, days.length);
+  // a column is at most 36 wide, centred in its slot; the first label starts at its column and the
+  // last ends at its column, so neither runs off the chart (a lone label is centred)
+  const barWidth = Math.min(slot * 0.8, 36);
+  const xOf = (i: number): number => left + i * slot + (slot - barWidth) / 2;
+  const bars = days.map((day, i) => {
+    const h = round((day.rows / max) * plot);
+    return html`<rect class="day" x="${round(xOf(i))}" y="${round(top + plot - h)}" width="${round(barWidth)}" height="${h}"
+      ><title>${day.day}: ${day.rows.toLocaleString('en-US')} rows</title></rect
+    >`;
+  });
+  const labelled = days.length <= 3 ? days.map((_, i) => i) : [0, Math.floor((days.length - 1) / 2), days.length - 1];
+  const label = (i: number): Html => {
+    const [x, anchor] =
+      days.length > 1 && i === 0
+        ? [xOf(i), 'start']
+        : days.length > 1 && i === days.length - 1
+          ? [xOf(i) + barWidth, 'end']
+          : [xOf(i) + barWidth / 2, 'middle'];
+    return html`<text x="${round(x)}" y="${height - 8}" text-anchor="${anchor}">${days[i]!.day}</text>`;
+  };
+  const xLabels = labelled.map(label);
+  return svg(height, 'rows created per day', [
+    html`<line class="axis" x1="${left}" y1="${top + plot}" x2="${WIDTH - 8}" y2="${top + plot}" />`,
+    html`<text x="${left - 6}" y="${top + 4}" text-anchor="end">${max.toLocaleString('en-US')}</text>`,
+    html`<text x="${left - 6}" y="${top + plot}" text-anchor="end">0</text>`,
+    ...bars,
+    ...xLabels,
+  ]);
+}
+
+export interface FillRow {
+  label: string;
+  /** 0–1 */
+  fill: number;
+  /** Drawn after the bar. */
+  text: string;
+}
+
+/** A horizontal bar per row, filled to its share. */
+export function fillBars(rows: readonly FillRow[]): Html {
+  const body = rows.map((row, i) => {
+    const y = i * ROW;
+    return html`<g
+      ><title>${row.label}: ${row.text}</title
+      ><text x="${LABEL_WIDTH}" y="${y + 16}" text-anchor="end">${cutText(row.label, LABEL_CHARS)}</text
+      ><rect class="track" x="${BAR_X}" y="${y + 5}" width="${BAR_WIDTH}" height="14" /><rect
+        class="fill"
+        x="${BAR_X}"
+        y="${y + 5}"
+        width="${round(row.fill * BAR_WIDTH)}"
+        height="14"
+      /><text x="${BAR_X + BAR_WIDTH + 8}" y="${y + 16}">${row.text}</text></g
+    >`;
+  });
+  return svg(Math.max(ROW, rows.length * ROW), 'fill per column', body);
+}
+
+export interface StackRow {
+  label: string;
+  /** Segments in order: a class (its colour) and a count. */
+  parts: ReadonlyArray<{ name: string; count: number }>;
+}
+
+/** A bar per row split in segments by count (each with its count when there is room for it). */
+export function stackedBars(rows: readonly StackRow[]): Html {
+  const body = rows.map((row, i) => {
+    const y = i * (ROW + 6);
+    const total = row.parts.reduce((sum, part) => sum + part.count, 0);
+    let x = BAR_X;
+    const segments = row.parts.map((part) => {
+      const w = total === 0 ? 0 : (part.count / total) * (WIDTH - BAR_X - 8);
+      const segment = html`<rect class="state-${part.name}" x="${round(x)}" y="${y + 3}" width="${round(w)}" height="20"
+          ><title>${part.name}: ${part.count.toLocaleString('en-US')}</title></rect
+        >${
+          w >= 34 && part.count > 0
+            ? html`<text class="on-bar on-${part.name}" x="${round(x + w / 2)}" y="${y + 17}" text-anchor="middle"
+                >${part.count.toLocaleString('en-US')}</text
+              >`
+            : null
+        }`;
+      x += w;
+      return segment;
+    });
+    return html`<g><text x="${LABEL_WIDTH}" y="${y + 17}" text-anchor="end">${cutText(row.label, LABEL_CHARS)}</text>${segments}</g>`;
+  });
+  return svg(Math.max(ROW, rows.length * (ROW + 6)), 'run states per action column', body);
+}
+
+/** A swatch of a class's colour, for legends. */
+export function swatch(name: string): Html {
+  return html`<svg class="swatch" viewBox="0 0 12 12" width="12" height="12" aria-hidden="true">
+    <rect class="state-${name}" width="12" height="12" rx="2" />
+  </svg>`;
+}

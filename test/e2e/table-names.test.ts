@@ -1,0 +1,89 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mirrorBench, type MirrorBench } from '../mirror/helpers.js';
+
+// Issue 25: `tds tables` shows "🏢 Companies"; the same name, as shown or with its shortcode, is a TABLE
+// wherever one is taken (sync, schema, rows, query, push --table), and the ambiguity rule stays.
+
+let bench: MirrorBench;
+beforeAll(async () => {
+  bench = await mirrorBench();
+});
+afterAll(() => bench.close());
+
+describe('a table named as `tds tables` shows it, or with its emoji shortcode', () => {
+  it('tds tables shows the emoji before the name', async () => {
+    const result = await bench.tds(['tables', '--workspace', 'Sales']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/🏢 Companies/);
+  });
+
+  it('tds sync takes "🏢 Companies" and ":rocket:Leads"', async () => {
+    const result = await bench.tds(['sync', '🏢 Companies', ':rocket:Leads', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout) as { tables: Array<{ name: string; mirrorTable: string }> };
+    expect(summary.tables.map((table) => [table.name, table.mirrorTable])).toEqual([
+      ['Companies', 'companies'],
+      ['Leads', 'leads'],
+    ]);
+  });
+
+  it.each([
+    ['schema', ['schema', ':office: Companies', '--format', 'csv'], /^id,name,label,type,options,isSystem\nfld_\w+,name,Name,text/],
+    ['rows', ['rows', '🏢Companies', '--columns', 'Name', '--no-meta', '-n', '1'], /^Name\n.+\n$/],
+    ['query', ['query', ':office:Companies', '--where', 'Employees > 0', '--columns', 'Name', '--no-meta', '-n', '1'], /^Name\n.+\n$/],
+  ])('tds %s takes it', async (_command, args, stdout) => {
+    const result = await bench.tds(args);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(stdout);
+  });
+
+  it('tds push --table takes "📨 Inbox" (waits for the rows) and ":incoming_envelope: Inbox" (push by key)', async () => {
+    const inboxUrl = await inboxWebhook();
+    const file = join(bench.dir, 'people.csv');
+    await writeFile(file, 'email\nann@initech.example\nbo@globex.example\n');
+    const env = { TDS_WEBHOOK_URL: inboxUrl };
+    const waited = await bench.tds(['push', file, '--table', '📨 Inbox', '--wait', '--journal', join(bench.dir, 'a.journal')], { env });
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(waited.stderr).toMatch(/rows visible\s+2 of 2/);
+    const keyed = await bench.tds(
+      [
+        'push',
+        file,
+        '--key',
+        'email',
+        '--table',
+        ':incoming_envelope: Inbox',
+        '--skip-existing',
+        '--journal',
+        join(bench.dir, 'b.journal'),
+      ],
+      { env },
+    );
+    expect(keyed.code, keyed.stderr).toBe(0);
+    expect(keyed.stderr).toMatch(/existing\s+2 already in the table/);
+  });
+
+  it('keeps the ambiguity rule: two tables shown as "🏢 Companies" are an error that lists their IDs (exit 2)', async () => {
+    const other = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
+      workspace: 'Marketing',
+      name: 'Companies',
+      emoji: ':office:',
+      fields: [{ label: 'Name', type: 'text' }],
+    });
+    for (const ref of ['🏢 Companies', ':office: Companies', 'Companies']) {
+      const result = await bench.tds(['schema', ref]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(
+        new RegExp(`table name ".*Companies" matches 2 tables: tbl_\\S+ \\(workspace "Sales"\\), ${other.table.id}`),
+      );
+    }
+  });
+});
+
+async function inboxWebhook(): Promise<string> {
+  const response = await fetch(`${bench.emu.baseUrl}/tables`, { headers: { authorization: `Bearer ${bench.emu.apiKey}` } });
+  const { tables } = (await response.json()) as { tables: Array<{ id: string; name: string }> };
+  return bench.emu.webhooks[tables.find((table) => table.name === 'Inbox')!.id]!;
+}

@@ -1,0 +1,156 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse, type DefaultTreeAdapterMap } from 'parse5';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_NAME, makeFixture } from './fixture.js';
+import { statsBench, type StatsBench } from './stats-bench.js';
+
+// `tds stats -o FILE.html`: the page parsed as a browser parses it (parse5, the WHATWG algorithm):
+// its sections and charts, nothing it would load from outside, and outside text (a table name, labels,
+// values, error messages) that stays text however hostile.
+
+type Node = DefaultTreeAdapterMap['node'];
+type Element = DefaultTreeAdapterMap['element'];
+
+function* elements(node: Node): Generator<Element> {
+  if ('tagName' in node) yield node;
+  const children =
+    'content' in node && node.nodeName === 'template' ? node.content.childNodes : 'childNodes' in node ? node.childNodes : [];
+  for (const child of children) yield* elements(child);
+}
+const textOf = (node: Node): string =>
+  node.nodeName === '#text'
+    ? (node as DefaultTreeAdapterMap['textNode']).value
+    : 'childNodes' in node
+      ? node.childNodes.map(textOf).join('')
+      : '';
+const attr = (element: Element, name: string): string | undefined => element.attrs.find((a) => a.name === name)?.value;
+const byId = (root: Node, id: string): Element => {
+  const found = [...elements(root)].find((element) => attr(element, 'id') === id);
+  expect(found, `#${id}`).toBeDefined();
+  return found!;
+};
+const rowsOf = (table: Element): string[][] =>
+  [...elements(table)]
+    .filter((e) => e.tagName === 'tr')
+    .map((tr) => tr.childNodes.filter((c) => 'tagName' in c).map((td) => textOf(td).trim()));
+
+const HOSTILE = {
+  table: '<script>alert("table")</script> & Co',
+  label: '<img src=x onerror=alert(1)> "Q" & \'A\'',
+  action: '</style><script>alert(3)</script>',
+  error: '</td></tr><script>alert(4)</script> for https://evil.example/?a=1&b=2',
+  value: '<svg onload=alert(5)><a href="https://evil.example">x</a>',
+};
+
+let bench: StatsBench;
+let page: DefaultTreeAdapterMap['document'];
+let hostile: DefaultTreeAdapterMap['document'];
+let hostileText: string;
+
+beforeAll(async () => {
+  bench = await statsBench();
+  await makeFixture(bench);
+  const written = await bench.tds(['stats', FIXTURE_NAME, '-o', join(bench.dir, 'report.html')]);
+  expect(written.code, written.stderr).toBe(0);
+  expect(written.stdout).toBe('');
+  page = parse(await readFile(join(bench.dir, 'report.html'), 'utf8'));
+
+  const created = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
+    workspace: 'Sales',
+    name: HOSTILE.table,
+    fields: [
+      { label: HOSTILE.label, type: 'text' },
+      { label: HOSTILE.action, type: 'action' },
+    ],
+  });
+  await bench.admin('POST', `/tables/${created.table.id}/rows`, {
+    rows: [
+      { cells: { [HOSTILE.label]: HOSTILE.value, [HOSTILE.action]: { status: 'failed', errorMessage: HOSTILE.error } } },
+      { cells: { [HOSTILE.label]: HOSTILE.value, [HOSTILE.action]: { status: 'success', value: HOSTILE.value } } },
+    ],
+  });
+  const evil = await bench.tds(['stats', created.table.id, '-o', join(bench.dir, 'hostile.html')]);
+  expect(evil.code, evil.stderr).toBe(0);
+  hostileText = await readFile(join(bench.dir, 'hostile.html'), 'utf8');
+  hostile = parse(hostileText);
+});
+afterAll(() => bench?.close());
+
+describe('tds stats -o FILE.html: the report page', () => {
+  it('has its sections: rows per day, fill per column, run states, failure causes, columns', () => {
+    const sections = [...elements(page)].filter((e) => e.tagName === 'section').map((e) => attr(e, 'id'));
+    expect(sections).toEqual(['per-day', 'fill', 'run-states', 'causes', 'columns']);
+    expect(textOf([...elements(page)].find((e) => e.tagName === 'title')!)).toBe(`${FIXTURE_NAME}: table stats`);
+  });
+
+  it('draws its charts as inline SVG: a column per day, a bar per field, a stacked bar per action column', () => {
+    const days = [...elements(byId(page, 'per-day'))].filter((e) => e.tagName === 'rect' && attr(e, 'class') === 'day');
+    expect(days.map((rect) => textOf(rect))).toEqual(['2025-05-01: 5 rows', '2025-05-02: 5 rows', '2025-05-04: 5 rows']);
+    const fill = [...elements(byId(page, 'fill'))].filter((e) => e.tagName === 'g').map((g) => textOf(g));
+    expect(fill).toHaveLength(11);
+    expect(fill[0]).toBe('Name: 67% · 10 of 15Name67% · 10 of 15');
+    const chart = [...elements(byId(page, 'run-states'))].find((e) => attr(e, 'aria-label') === 'run states per action column')!;
+    const segments = [...elements(chart)].filter((e) => e.tagName === 'rect' && attr(e, 'class')?.startsWith('state-'));
+    expect(segments.map((rect) => textOf(rect))).toEqual([
+      'success: 2',
+      'failed: 5',
+      'skipped: 1',
+      'stopped: 1',
+      'queued: 1',
+      'waiting: 1',
+      'running: 1',
+      'manual: 1',
+      'none: 2',
+    ]);
+    expect(rowsOf(byId(page, 'run-states'))[1]).toEqual(['Enrich', '2', '5', '1', '1', '1', '1', '1', '1', '2']);
+  });
+
+  it('lists the failure causes with their counts, an example message and row IDs', () => {
+    const rows = rowsOf(byId(page, 'causes')).slice(1);
+    expect(rows.map(([cells, cause]) => [cells, cause])).toEqual([
+      ['3', 'Domain <domain> could not be resolved'],
+      ['1', '(no message)'],
+      ['1', 'RATE_LIMITED: Provider rate limit reached'],
+    ]);
+    expect(rows[0]![2]).toMatch(/^Domain [abc]\.example could not be resolved$/);
+    expect(rows[0]![3]!.split(', ')).toHaveLength(3);
+  });
+
+  it('loads nothing from outside: no script, link, image, frame or font; no URL in attributes or style; a policy that forbids them', () => {
+    for (const document of [page, hostile]) {
+      const all = [...elements(document)];
+      expect(
+        all.filter((e) => ['script', 'link', 'img', 'iframe', 'object', 'embed', 'base', 'image', 'use', 'a'].includes(e.tagName)),
+      ).toEqual([]);
+      for (const element of all) {
+        for (const { name } of element.attrs)
+          expect(name, `<${element.tagName} ${name}>`).not.toMatch(/^(on|src|href|xlink:href|srcset|action|formaction|poster|background)/);
+      }
+      const style = all
+        .filter((e) => e.tagName === 'style')
+        .map(textOf)
+        .join('');
+      expect(style).toMatch(/@media print/);
+      expect(style).not.toMatch(/url\(|@import|@font-face/);
+      const policy = all.find((e) => e.tagName === 'meta' && attr(e, 'http-equiv') === 'Content-Security-Policy');
+      expect(attr(policy!, 'content')).toMatch(/^default-src 'none'; style-src 'unsafe-inline'/);
+    }
+  });
+
+  it('keeps a hostile table name, label, value and error message as text', () => {
+    const text = textOf(hostile);
+    for (const piece of [HOSTILE.table, HOSTILE.label, HOSTILE.action, HOSTILE.error]) expect(text).toContain(piece);
+    expect(text).toContain(HOSTILE.value);
+    // each element is one of the page's own: none was made from a value
+    const tags = new Set([...elements(hostile)].map((e) => e.tagName));
+    expect([...tags].filter((tag) => !PAGE_TAGS.has(tag))).toEqual([]);
+    expect(hostileText).not.toContain('<script');
+  });
+});
+
+const PAGE_TAGS = new Set(
+  'html head meta title style body header h1 h2 h3 p section svg g rect text title line div span table thead tbody tr th td em br code footer'.split(
+    ' ',
+  ),
+);
