@@ -19,6 +19,8 @@ export const columnEntry = z.object({
   fieldId: z.string().optional(),
   options: z.array(z.string()).optional().describe('select / multi_select: the option labels (the values stored)'),
   removed: z.boolean().optional().describe('the field was removed from the service; the mirror keeps its column'),
+  fill: z.number().optional().describe('mirrored: the share of rows with a value (0-1)'),
+  states: z.record(z.string(), z.number()).optional().describe('mirrored action column: its cells by run state'),
 });
 export type ColumnEntry = z.infer<typeof columnEntry>;
 

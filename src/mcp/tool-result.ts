@@ -30,11 +30,12 @@ function failureText(error: unknown, hintsOf: HintsOf): string {
   return `tds: unexpected failure: ${message}\nhint: this is a bug in tds; the server goes on (its log on stderr has the details)`;
 }
 
-/** The truncation members of a capped result: `truncated`, and when cut, a hint that says by what and what to do. */
+/** The truncation members of a capped result: `truncated`, and when cut, a hint that says by what and what to do (`unit`: what its items are). */
 export function truncation(
   cut: { cutBy?: CutBy; kept: number; total: number },
   caps: Caps,
   advice: string,
+  unit = 'rows',
 ): { truncated: boolean; hint?: string } {
   if (!cut.cutBy) return { truncated: false };
   const n = (value: number): string => value.toLocaleString('en-US');
@@ -42,5 +43,5 @@ export function truncation(
     cut.cutBy === 'rows'
       ? `at most ${n(caps.maxRows)} rows (max rows)`
       : `at most ${n(caps.maxBytes)} bytes of text (the server's --max-bytes)`;
-  return { truncated: true, hint: `only the first ${n(cut.kept)} of ${n(cut.total)} rows are here: a result holds ${by}; ${advice}` };
+  return { truncated: true, hint: `only the first ${n(cut.kept)} of ${n(cut.total)} ${unit} are here: a result holds ${by}; ${advice}` };
 }

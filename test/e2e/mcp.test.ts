@@ -56,7 +56,14 @@ const rowRequests = (): number => bench.emu.requestLog.filter((entry) => entry.b
 describe('tds mcp: the tools', () => {
   it('lists each tool with a description for the agent, a JSON Schema of its input and of its output', async () => {
     const { tools } = await bench.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['list_tables', 'describe_table', 'query_sql', 'sync_tables', 'search_rows']);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'list_tables',
+      'describe_table',
+      'query_sql',
+      'table_stats',
+      'sync_tables',
+      'search_rows',
+    ]);
     for (const tool of tools) {
       expect(tool.description!.length, tool.name).toBeGreaterThan(200);
       expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
@@ -208,6 +215,40 @@ describe('tds mcp: the tools', () => {
     expect((await readdir(bench.dir)).filter((name) => name.startsWith('out'))).toEqual([]);
     const counted = await bench.call('query_sql', { sql: 'SELECT count(*) AS n FROM leads' });
     expect(counted.structured!.rows).toEqual([{ n: named('Leads').rowCount }]);
+  });
+
+  it("table_stats: the figures of `tds stats`, which the service's rows bear out", async () => {
+    const result = await bench.call('table_stats', { table: 'leads' });
+    expect(result.isError, result.text).toBe(false);
+    const cli = await bench.tds(['stats', 'Leads', '--no-sync', '--format', 'json']);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(result.structured).toEqual({ ...(JSON.parse(cli.stdout) as object), truncated: false });
+    const rows = await serviceRows(named('Leads').id);
+    const stage = (result.structured!.columns as Array<{ key: string; filled: number; top: Array<{ value: string; count: number }> }>).find(
+      (column) => column.key === 'Stage',
+    )!;
+    expect(stage.filled).toBe(rows.filter((row) => row.Stage !== null).length);
+    for (const { value, count } of stage.top) expect(count).toBe(rows.filter((row) => row.Stage === value).length);
+
+    const two = await bench.call('table_stats', { table: named('Leads').id, columns: ['Employees', 'Stage'] });
+    expect((two.structured!.columns as Array<{ key: string }>).map((column) => column.key)).toEqual(['Employees', 'Stage']);
+    const unknown = await bench.call('table_stats', { table: 'leads', columns: ['Nope'] });
+    expect(unknown.text).toMatch(/^tds: --columns: no column "Nope"/);
+    const notMirrored = await bench.call('table_stats', { table: 'Companies' });
+    expect(notMirrored.text).toMatch(
+      /^tds: no table "Companies" in the mirror\nhint: the mirror has leads \("Leads"\), signups \("Signups"\); sync_tables adds a table$/,
+    );
+  });
+
+  it('describe_table: a mirrored table has its fill and run states in short', async () => {
+    const result = await bench.call('describe_table', { table: 'leads' });
+    const stats = await bench.call('table_stats', { table: 'leads', columns: ['Stage', 'Enrich'] });
+    const [stage, enrich] = stats.structured!.columns as Array<{ fill: number; states: Record<string, number> | null }>;
+    const columns = result.structured!.columns as Array<{ key: string; fill?: number; states?: Record<string, number> }>;
+    expect(columns.find((column) => column.key === 'Stage')!.fill).toBeCloseTo(stage!.fill, 3);
+    const states = Object.fromEntries(Object.entries(enrich!.states!).filter(([, count]) => count > 0));
+    expect(columns.find((column) => column.key === 'Enrich')!.states).toEqual(states);
+    expect(Object.keys(states).length).toBeGreaterThan(0);
   });
 
   it('search_rows: live rows through the --where language, the records `tds query` gives', async () => {

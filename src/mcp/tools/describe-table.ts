@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { TdsError } from '../../core/errors.js';
 import type { ApiClient } from '../../http/client.js';
 import { pickTable } from '../../http/resolve-table.js';
+import { tableStats } from '../../stats/table-stats.js';
+import type { TableStats } from '../../stats/stats-report.js';
 import { capRows } from '../caps.js';
 import { findMirrorTable, readCatalog, requireMirrorTable, type MirrorTable } from '../mirror-catalog.js';
 import type { Session } from '../session.js';
@@ -34,9 +36,10 @@ export function describeTableTool(session: Session): Tool<typeof input> {
     description: [
       "A table's columns as query_sql sees them: for each, its key (the column name: double-quote it in SQL when it has",
       'spaces or capitals, e.g. "Last Contacted"), its DuckDB type, and the field it comes from (label, type, the option',
-      "labels of a select). Also the table's rows and last sync. `table` is a table ID, its exact name, or its mirror",
-      'table name. A mirrored table is described from the mirror (no request); another one from the service (needs the',
-      'API key), with the columns a sync would give it.',
+      "labels of a select); for a mirrored table also each field's fill (0-1) and an action column's run states. Also",
+      "the table's rows and last sync. `table` is a table ID, its exact name, or its mirror table name. A mirrored table",
+      'is described from the mirror (no request); another one from the service (needs the API key), with the columns a',
+      'sync would give it. table_stats has every figure (values, failure causes).',
     ].join(' '),
     input,
     output: z.object({
@@ -58,6 +61,7 @@ export function describeTableTool(session: Session): Tool<typeof input> {
           { cutBy, kept: columns.length, total },
           caps,
           'the columns left out are in the mirror: SELECT * FROM duckdb_columns()',
+          'columns',
         ),
       })).result;
     },
@@ -81,14 +85,17 @@ async function describe(session: Session, ref: string): Promise<Description> {
 
 async function describeMirrored(session: Session, table: MirrorTable): Promise<Description> {
   const { state } = table;
-  const columns = await session.mirror.read((db) => mirroredColumns(db.connection, state.tableId, state.mirrorTable));
+  const { columns, rows } = await session.mirror.read(async (db) => {
+    const stats = await tableStats(db.connection, { table: state.tableId, db: session.mirror.path, top: 0 });
+    return { columns: withProfile(await mirroredColumns(db.connection, state.tableId, state.mirrorTable), stats), rows: stats.table.rows };
+  });
   return {
     table: {
       id: state.tableId,
       name: state.name,
       workspace: state.workspaceName || null,
       mirrorTable: state.mirrorTable,
-      rows: state.rowCount,
+      rows,
       lastSync: state.lastSyncAt,
     },
     columns,
@@ -107,4 +114,15 @@ async function describeFromService(client: ApiClient, ref: string, mirrorNote: s
       'not mirrored: the columns are those a sync would make; sync_tables mirrors it for query_sql, or read a few live rows with search_rows',
     ],
   };
+}
+
+/** Each field's fill (0-1) and, for an action column, its run states (those that occur), from the stats. */
+function withProfile(columns: ColumnEntry[], stats: TableStats): ColumnEntry[] {
+  const byKey = new Map(stats.columns.map((column) => [column.key, column]));
+  return columns.map((column) => {
+    const figures = column.role === 'value' ? byKey.get(column.key) : undefined;
+    if (!figures) return column;
+    const states = figures.states && Object.fromEntries(Object.entries(figures.states).filter(([, count]) => count > 0));
+    return { ...column, fill: Math.round(figures.fill * 1000) / 1000, ...(states ? { states } : {}) };
+  });
 }

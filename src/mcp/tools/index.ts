@@ -7,6 +7,7 @@ import { pushRecordsTool } from './push-records.js';
 import { querySqlTool } from './query-sql.js';
 import { searchRowsTool } from './search-rows.js';
 import { syncTablesTool } from './sync-tables.js';
+import { tableStatsTool } from './table-stats.js';
 
 /** Where the tools go (the server registers each). */
 export interface ToolSink {
@@ -18,6 +19,7 @@ export function addTools(session: Session, sink: ToolSink): void {
   sink.add(listTablesTool(session));
   sink.add(describeTableTool(session));
   sink.add(querySqlTool(session));
+  sink.add(tableStatsTool(session));
   sink.add(syncTablesTool(session));
   sink.add(searchRowsTool(session));
   if (session.options.allowPush) sink.add(pushRecordsTool(session));

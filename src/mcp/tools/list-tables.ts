@@ -56,7 +56,7 @@ export function listTablesTool(session: Session): Tool<typeof input> {
         table_count: entries.length,
         mirror: session.mirror.path,
         notes,
-        ...truncation({ cutBy, kept: tables.length, total: entries.length }, session.caps, 'name a workspace to see fewer'),
+        ...truncation({ cutBy, kept: tables.length, total: entries.length }, session.caps, 'name a workspace to see fewer', 'tables'),
       }));
       return result;
     },
