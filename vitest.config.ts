@@ -1,13 +1,29 @@
-import { defineConfig } from 'vitest/config';
+import { availableParallelism } from 'node:os';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/** Files that run the command program or its processes: each in a fresh worker process. */
+const E2E = ['test/e2e/**/*.test.ts', 'test/startup.test.ts'];
+
+/** What both projects share (the global setup, the workers and the reporters are the whole run's, set once). */
+const PROJECT = { testTimeout: 30_000, hookTimeout: 30_000, pool: 'forks' } as const;
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: 'forks',
+    // no test reads the developer's environment or config (TDS_*, ~/.config/tds)
+    globalSetup: ['test/helpers/hermetic-global-setup.ts'],
+    // vitest's default is one worker fewer than the cores: a single one on a 2-core machine. The e2e files
+    // spend most of their time waiting (on emulator processes, timers, the network), so one per core.
+    maxWorkers: Math.max(2, availableParallelism()),
     // CI's log names every test with its result (a skipped or missing test shows), and if the run does not
     // exit after the tests, says which handles keep it alive; at a terminal, the compact default.
     reporters: process.env.CI ? ['verbose', 'hanging-process'] : ['default'],
+    projects: [
+      {
+        // these files leave no state behind, so a worker runs one after another without starting afresh
+        // (a new process per file cost about a third of their time)
+        test: { ...PROJECT, name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...E2E], isolate: false },
+      },
+      { test: { ...PROJECT, name: 'e2e', include: E2E } },
+    ],
   },
 });

@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { processIO } from './core/io.js';
+import { processIO, type IO } from './core/io.js';
 import { EXIT, TdsError, exitCodeOf, type ExitCode } from './core/errors.js';
 import { exitProcess } from './core/exit-process.js';
 import type { Context } from './core/context.js';
@@ -14,15 +14,6 @@ export { exitProcess };
 export async function main(argv: string[]): Promise<ExitCode> {
   const io = processIO({ noColor: argv.includes('--no-color') });
   const controller = new AbortController();
-  let verbose = false;
-  const ctx: Context = {
-    io,
-    signal: controller.signal,
-    verbose: (line) => {
-      if (verbose) io.stderr.write(`${line}\n`);
-    },
-    isVerbose: () => verbose,
-  };
 
   let interrupts = 0;
   process.on('SIGINT', () => {
@@ -36,9 +27,25 @@ export async function main(argv: string[]): Promise<ExitCode> {
   // (A write that failed may also reject a promise the command awaits: the line is printed once.)
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(EXIT.ok);
-    process.exit(stdoutFailureReported ? EXIT.unexpected : report(new OutputWriteError('stdout', error), ctx));
+    process.exit(
+      stdoutFailureReported ? EXIT.unexpected : report(new OutputWriteError('stdout', error), { io, signal: controller.signal }),
+    );
   });
 
+  return run(argv, io, controller.signal);
+}
+
+/** Runs the program on `io` until it ends (`signal` interrupts it) and returns the exit code: main(), and tests in-process. */
+export async function run(argv: string[], io: IO, signal: AbortSignal): Promise<ExitCode> {
+  let verbose = false;
+  const ctx: Context = {
+    io,
+    signal,
+    verbose: (line) => {
+      if (verbose) io.stderr.write(`${line}\n`);
+    },
+    isVerbose: () => verbose,
+  };
   const program = buildProgram(ctx);
   program.hook('preAction', (_root, action) => {
     verbose = Boolean(action.optsWithGlobals().verbose);
@@ -55,7 +62,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
 /** Set once the failure to write stdout has been reported (stdout's 'error' event must not repeat it). */
 let stdoutFailureReported = false;
 
-function report(error: unknown, ctx: Context): ExitCode {
+function report(error: unknown, ctx: Pick<Context, 'io' | 'signal'>): ExitCode {
   const { stderr, color } = ctx.io;
   if (error instanceof OutputWriteError && error.target === 'stdout') {
     if (stdoutFailureReported) return EXIT.unexpected;

@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TDS_BIN } from './helpers/cli.js';
 import { startEmulatorProcess, type RunningEmulator } from './helpers/emulator-process.js';
+import { spawnTds } from './helpers/spawn-tds.js';
 
 // Each command loads only its own modules: building the command tree (--version, --help, completion)
 // loads no command's implementation, and `tds rows` loads the export path but not push or the emulator.
@@ -52,15 +51,11 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 async function loadedBy(args: string[], env: Record<string, string> = {}): Promise<{ code: number; loaded: string[] }> {
   const log = join(dir, `loaded-${(runs += 1)}.txt`);
   await writeFile(log, '');
-  const childEnv: Record<string, string> = { TDS_TEST_LOAD_LOG: log, NO_COLOR: '1', TDS_CONFIG_DIR: dir, ...env };
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith('TDS_') && !(key in childEnv)) childEnv[key] = value;
-  }
-  const code = await new Promise<number>((resolve) => {
-    execFile(process.execPath, ['--import', hook, TDS_BIN, ...args], { env: childEnv }, (error) =>
-      resolve(error ? Number(error.code ?? 1) : 0),
-    );
+  const run = spawnTds(args, {
+    nodeOptions: ['--import', hook],
+    env: { TDS_TEST_LOAD_LOG: log, TDS_CONFIG_DIR: dir, ...env },
   });
+  const code = (await run.exit) ?? 1;
   const loaded = (await readFile(log, 'utf8'))
     .split('\n')
     .filter((url) => url.startsWith('file:'))
@@ -71,7 +66,7 @@ async function loadedBy(args: string[], env: Record<string, string> = {}): Promi
 const implementations = (loaded: string[]): string[] => loaded.filter((path) => IMPLEMENTATIONS.some((re) => re.test(path)));
 const heavyPackages = (loaded: string[]): string[] => loaded.filter((path) => HEAVY_PACKAGES.test(path));
 
-describe('start-up', () => {
+describe.concurrent('start-up', () => {
   it('names implementation modules that exist: a renamed one would let the checks below pass whatever is loaded', async () => {
     // From src/, not dist/: a build folder can keep files of modules that no longer exist.
     const built = (await readdir(join(ROOT, 'src'), { recursive: true }))

@@ -44,5 +44,10 @@ export function mirrorSteps({ dir, origin, tableIds }: DemoTour): DemoStep[] {
       display: 'tds sync',
       args: ['sync'],
     },
+    {
+      title: "how did the enrichment go: Leads' fill, run states and failures grouped by cause, from the mirror",
+      display: 'tds stats Leads --no-sync --columns Stage,Enrich --format table',
+      args: ['stats', 'Leads', '--no-sync', '--columns', 'Stage,Enrich', '--format', 'table'],
+    },
   ];
 }

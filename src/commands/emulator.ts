@@ -53,7 +53,7 @@ Examples:
   $ tds emulator --port 0 --seed empty             # a free port, an organization without data
   $ tds emulator --data state.json                 # keep pushed rows across restarts
   $ tds emulator --rows 1000000 --no-rate-limits   # a 1,000,000-row table "Generated" for benchmarks
-  $ tds emulator --rate-scale 100 --ingest-delay 50 --faults '500:0.1,reset@3' --fault-seed 7
+  $ tds emulator --rate-scale 100 --faults '500:0.1,reset@3' --fault-seed 7   # with TDS_RATE_SCALE=100 for tds
   $ tds emulator --action-delay 200 --churn 'add:5/s,update:2/s,delete:0.1/s'
   $ tds emulator --rows 100000 --churn 'add:100/s,table=Generated'
   $ curl -X POST http://127.0.0.1:8787/_emulator/clock -d '{"advanceMs": 86400000}'
@@ -69,14 +69,15 @@ export function emulatorCommand(ctx: Context): Command {
     .option('--rows <n>', 'add workspace "Bench" with table "Generated" of N rows', parseIntegerOption('--rows', 0, 100_000_000))
     .option('--paused', "the first organization's subscription is paused (402 on key endpoints)")
     .option('--no-rate-limits', 'turn every rate limit off')
-    .option(
-      '--rate-scale <x>',
-      'run rate-limit windows X times faster (retry-after stays in service seconds)',
-      parseNumberOption('--rate-scale', 1e-6, 1e6),
+    .addOption(
+      // the same variable as the client's, so that one setting scales both sides of a test alike
+      new Option('--rate-scale <x>', 'run rate-limit windows and webhook intake X times faster (retry-after stays in service seconds)')
+        .env('TDS_RATE_SCALE')
+        .argParser(parseNumberOption('--rate-scale', 1e-6, 1e6)),
     )
     .option(
       '--ingest-delay <ms>',
-      `quiet delay before webhook rows show (default ${DEFAULT_INGEST_DELAY_MS})`,
+      `quiet delay before webhook rows show, in service ms (default ${DEFAULT_INGEST_DELAY_MS}; divided by --rate-scale)`,
       parseIntegerOption('--ingest-delay', 0, 3_600_000),
     )
     .option('--faults <spec>', 'fault spec for both the key endpoints and the webhook', faultSpec('--faults'))

@@ -12,10 +12,10 @@ _truncated; _tds_tables, _tds_columns and _tds_syncs describe it. Query it with 
 
 The first sync of a table, and --full, read every row and delete from the mirror the rows the
 service no longer has. Later syncs are incremental: unfiltered rows come newest first, so a sync
-reads from the newest row down to its watermark (the newest row of the last sync, or the oldest row
-whose action cells were still running, less a minute): the cost is the rows created since, not the
-table. Incremental syncs do not see edits of older rows or rows created with an old creation time;
-run --full now and then for those. Schema changes (added, relabelled, removed, retyped fields) are
+reads from the newest row down to its watermark (the start of the last sync on the service's clock,
+or the oldest row whose action cells were still running, less a minute): the cost is the rows
+created since, not the table. A mirror still short of the service's row count there reads further
+back. Incremental syncs do not see edits of older rows or deletions; run --full now and then. Schema changes (added, relabelled, removed, retyped fields) are
 applied first, each said in one line. Every group of pages is written in one transaction with the
 table's progress: after Ctrl-C (exit 130), a crash or a failure the mirror is consistent and the
 next sync continues where this one stopped.

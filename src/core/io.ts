@@ -22,21 +22,33 @@ export interface IOOptions {
 }
 
 export function processIO(options: IOOptions = {}): IO {
-  const env = process.env;
-  const stdoutIsTTY = Boolean(process.stdout.isTTY) || env.TDS_FORCE_TTY === '1';
-  const stderrIsTTY = Boolean(process.stderr.isTTY) || env.TDS_FORCE_TTY === '1';
+  return streamsIO({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env }, options);
+}
+
+/** The streams and environment of a run: the process's own, or in-memory ones (in-process tests). */
+export interface Streams {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+export function streamsIO(streams: Streams, options: IOOptions = {}): IO {
+  const { stdout, stderr, stdin, env } = streams;
+  const stdoutIsTTY = Boolean(stdout.isTTY) || env.TDS_FORCE_TTY === '1';
+  const stderrIsTTY = Boolean(stderr.isTTY) || env.TDS_FORCE_TTY === '1';
   const colorEnabled = !options.noColor && env.NO_COLOR === undefined && (stdoutIsTTY || stderrIsTTY) && env.TERM !== 'dumb';
   const level = colorEnabled ? (supportsColor ? supportsColor.level : 1) || 1 : 0;
   const color = new Chalk({ level });
   return {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdin: process.stdin,
+    stdout,
+    stderr,
+    stdin,
     stdoutIsTTY,
     stderrIsTTY,
     color,
     colorEnabled,
-    terminalWidth: process.stdout.columns || Number(env.COLUMNS) || 100,
+    terminalWidth: stdout.columns || Number(env.COLUMNS) || 100,
     env,
   };
 }

@@ -17,8 +17,16 @@ export interface ProcessLock {
  * Linux uses an abstract socket, Windows a named pipe, and other systems a socket file in the
  * temporary folder that a later run finds dead (nobody accepts on it) and replaces.
  */
-export async function tryLock(path: string): Promise<ProcessLock | undefined> {
-  const address = lockAddress(path);
+export function tryLock(path: string): Promise<ProcessLock | undefined> {
+  return lockAt(lockAddress(path));
+}
+
+/** Takes the lock called `name` rather than a file's: one lock for every process of the machine that names it. */
+export function tryNamedLock(name: string): Promise<ProcessLock | undefined> {
+  return lockAt(addressOf(createHash('sha256').update(`named\n${name}`).digest('hex').slice(0, 32)));
+}
+
+async function lockAt(address: string): Promise<ProcessLock | undefined> {
   let server = await listen(address);
   if (server === 'in-use' && usesSocketFile() && !(await answers(address))) {
     await unlink(address).catch(() => undefined);
@@ -43,7 +51,10 @@ export function lockAddress(path: string): string {
   } catch {
     // the folder does not exist (yet): the absolute path names the file well enough
   }
-  const key = createHash('sha256').update(canonical).digest('hex').slice(0, 32);
+  return addressOf(createHash('sha256').update(canonical).digest('hex').slice(0, 32));
+}
+
+function addressOf(key: string): string {
   if (process.platform === 'linux') return `\0tds-lock-${key}`;
   if (process.platform === 'win32') return `\\\\?\\pipe\\tds-lock-${key}`;
   return join(tmpdir(), `tds-lock-${key}.sock`);

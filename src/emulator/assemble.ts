@@ -35,7 +35,7 @@ export async function assemble(options: EmulatorOptions): Promise<EmulatorParts>
   const runner = new ActionRunner({ delayMs: options.actionDelayMs ?? DEFAULT_ACTION_DELAY_MS, seed, now: clock.now });
   if (!loaded && options.seededActions !== 'pending') resumeSeededActions(state, runner, seed);
   const live = new LiveRows(runner, clock.now);
-  const intake = new Intake(options.ingestDelayMs ?? DEFAULT_INGEST_DELAY_MS, clock.now, live);
+  const intake = new Intake(options.ingestDelayMs ?? DEFAULT_INGEST_DELAY_MS, clock.now, live, options.rateScale);
   const parts: EmulatorParts = { state, clock, runner, live, intake };
   if (churnSpec) {
     const only = churnSpec.table;

@@ -46,11 +46,14 @@ interface Call<T> {
   schema: (schemas: Schemas) => z.ZodType<T>;
   /** A faster check that accepts only what `schema` accepts (what it refuses goes to zod). */
   accepts?: (json: unknown) => json is T;
-  /** Gets the body of the 2xx answer before it is parsed. */
-  onBody?: (body: string) => void;
+  /** Gets the body of the 2xx answer before it is parsed, and its Date header (the service's clock). */
+  onBody?: OnBody;
 }
 
 type Schemas = typeof import('./schemas.js');
+
+/** Gets a 2xx answer's raw body before it is parsed, and its Date header when it has one. */
+export type OnBody = (body: string, date?: string) => void;
 
 type GiveUp = NonNullable<RetryResult<unknown>['decision']>;
 
@@ -96,6 +99,11 @@ export class ApiClient {
     this.pacing = createPacing(this.rateScale);
   }
 
+  /** The service's normalized base URL (it holds no secret). */
+  get baseUrl(): string {
+    return this.base.href;
+  }
+
   workspaces(): Promise<WorkspacesResponse> {
     return this.call({
       what: 'list workspaces',
@@ -127,8 +135,11 @@ export class ApiClient {
     });
   }
 
-  /** `onBody` gets the page's raw body before it is parsed (pagination reads the next cursor from it). */
-  rowsPage(tableId: string, params: { limit?: number; cursor?: string; q?: string }, onBody?: (body: string) => void): Promise<RowsPage> {
+  /**
+   * `onBody` gets the page's raw body before it is parsed (pagination reads the next cursor from it), and
+   * the response's Date header (the service's clock: the mirror's watermark is in its time).
+   */
+  rowsPage(tableId: string, params: { limit?: number; cursor?: string; q?: string }, onBody?: OnBody): Promise<RowsPage> {
     return this.call({
       what: `read rows of table ${tableId}`,
       bucket: 'rows',
@@ -172,7 +183,8 @@ export class ApiClient {
     if (decision) throw this.failure(call, result, attempts, decision);
     const response = result.response!;
     if (call.onBody) {
-      call.onBody(response.text);
+      const date = response.headers.date;
+      call.onBody(response.text, typeof date === 'string' ? date : undefined);
       // A request onBody started goes out before this body is parsed, so the service works on it meanwhile.
       await this.transport.queuedRequestsWritten();
     }

@@ -1,4 +1,4 @@
-import { get as emojiGlyph } from 'node-emoji';
+import { createRequire } from 'node:module';
 import { TdsError, UsageError } from '../core/errors.js';
 import type { Table } from '../service/index.js';
 import type { ApiClient } from './client.js';
@@ -42,7 +42,7 @@ export function pickTable(tables: Table[], ref: string): Table {
  */
 export function tableNameMatches(table: Pick<Table, 'name' | 'emoji'>, ref: string): boolean {
   if (ref === table.name) return true;
-  if (!table.emoji) return false;
+  if (!table.emoji || PLAIN.test(ref)) return false;
   const glyph = glyphOf(table.emoji);
   for (const candidate of new Set([ref, withGlyph(ref)])) {
     for (const prefix of new Set([table.emoji, glyph, bare(glyph)])) {
@@ -63,6 +63,15 @@ function glyphOf(emoji: string): string {
 /** A reference that starts with a known shortcode, with that shortcode as its emoji. */
 function withGlyph(ref: string): string {
   return ref.replace(/^:([^:\s]+):/, (shortcode, code: string) => emojiGlyph(code) ?? shortcode);
+}
+
+/** A reference with no shortcode and no emoji can only be a plain name: no need to load node-emoji's table. */
+const PLAIN = /^[^:\p{Extended_Pictographic}\p{Regional_Indicator}\uFE0F\u20E3\u200D]*$/u;
+
+/** node-emoji's lookup, loaded on first use: most commands name tables plainly and never need it. */
+function emojiGlyph(code: string): string | undefined {
+  const load = createRequire(import.meta.url);
+  return (load('node-emoji') as typeof import('node-emoji')).get(code);
 }
 
 const bare = (glyph: string): string => glyph.replaceAll('\uFE0F', '');

@@ -96,6 +96,7 @@ export async function openMirror(path: string, options: OpenMirror): Promise<Dat
         },
       );
     }
+    if (!options.readOnly) await refuseForeign(db, path, version);
     if (!options.readOnly && version === undefined) {
       for (const ddl of META_TABLES) await db.connection.run(ddl);
       await db.connection.run(`COMMENT ON TABLE _tds_tables IS ${quoteLiteral(FORMAT_COMMENT(MIRROR_FORMAT))}`);
@@ -105,6 +106,40 @@ export async function openMirror(path: string, options: OpenMirror): Promise<Dat
     db.close();
     throw error;
   }
+}
+
+/**
+ * A database that is not a mirror is written only when it is empty (a new file): the tables of another
+ * program are not ours to add to, nor are their names ours to take. Checked before anything is written.
+ */
+async function refuseForeign(db: Database, path: string, version: number | undefined): Promise<void> {
+  const hint = { hint: 'give --db a new file name (or a mirror made by tds sync)' };
+  if (version === 0) throw new UsageError(`${path} is not a tds mirror: its table _tds_tables is not one tds made`, hint);
+  if (version !== undefined) return;
+  const objects = await userObjects(db);
+  if (objects.length === 0) return;
+  throw new UsageError(
+    `${path} is a DuckDB database that is not a tds mirror (it holds ${objects.join(', ')}${objects.length === FOREIGN_SHOWN ? ', …' : ''}): tds writes only to its own mirrors`,
+    hint,
+  );
+}
+
+const FOREIGN_SHOWN = 3;
+
+/** A few of the database's own objects (tables, views, sequences, macros, types, schemas), as `table leads`. */
+export async function userObjects(db: Database): Promise<string[]> {
+  const here = 'database_name = current_database()';
+  const reader = await db.connection.runAndReadAll(
+    `SELECT what FROM (
+      SELECT 'table ' || table_name AS what FROM duckdb_tables() WHERE ${here}
+      UNION ALL SELECT 'view ' || view_name FROM duckdb_views() WHERE ${here} AND NOT internal
+      UNION ALL SELECT 'sequence ' || sequence_name FROM duckdb_sequences() WHERE ${here}
+      UNION ALL SELECT 'macro ' || function_name FROM duckdb_functions() WHERE ${here} AND NOT internal
+      UNION ALL SELECT 'type ' || type_name FROM duckdb_types() WHERE ${here} AND NOT internal
+      UNION ALL SELECT 'schema ' || schema_name FROM duckdb_schemas() WHERE ${here} AND NOT internal
+    ) ORDER BY what LIMIT ${FOREIGN_SHOWN}`,
+  );
+  return reader.getRowObjectsJS().map((row) => String(row.what));
 }
 
 /** The format a mirror says it has; undefined for a database without _tds_tables (new, or not a mirror). */

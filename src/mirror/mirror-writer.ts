@@ -33,6 +33,8 @@ export interface GroupCounts {
  */
 export class MirrorWriter {
   private readonly keys: string;
+  /** The table's columns that no field of the schema fills (a removed field's): each row keeps its values. */
+  private kept: KeptColumn[] = [];
   private readonly lanes: Lane[] = [];
   /** The lane that takes the rows read now. */
   private current = 0;
@@ -50,8 +52,9 @@ export class MirrorWriter {
   async open(insertedByPass: number): Promise<void> {
     const reader = await this.db.connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${this.target}`);
     this.onlyNew = Number(reader.getRowObjectsJS()[0]?.n ?? 0) <= insertedByPass;
+    this.kept = await keptColumns(this.db.connection, this.table, this.columns);
     for (const connection of [this.db.connection, await this.db.connect()]) {
-      const lane = new Lane(this.db, connection, this.columns);
+      const lane = new Lane(this.db, connection, this.columns, this.kept);
       this.lanes.push(lane);
       await lane.makeTables();
     }
@@ -102,11 +105,17 @@ export class MirrorWriter {
 
   private async upsert(lane: Lane, rewrite: boolean): Promise<GroupCounts> {
     const { connection, staged } = lane;
-    await connection.run(`INSERT INTO ${staged} ${lane.typedRows(true)}`);
+    await connection.run(`INSERT INTO ${staged} (${this.keys}) ${lane.typedRows(true)}`);
     const counts = await this.compare(lane);
     if (!rewrite) await connection.run(`DELETE FROM ${staged} WHERE "_id" IN (${this.unchangedIds(staged)})`);
+    const keys = this.kept.length === 0 ? this.keys : `${this.keys}, ${this.kept.map((column) => quoteIdent(column.key)).join(', ')}`;
+    if (this.kept.length > 0) {
+      // a row written again keeps the values of the columns no field fills any more
+      const set = this.kept.map((column) => `${quoteIdent(column.key)} = t.${quoteIdent(column.key)}`).join(', ');
+      await connection.run(`UPDATE ${staged} AS s SET ${set} FROM ${this.target} AS t WHERE s."_id" = t."_id"`);
+    }
     await connection.run(`DELETE FROM ${this.target} WHERE "_id" IN (SELECT "_id" FROM ${staged})`);
-    await connection.run(`INSERT INTO ${this.target} (${this.keys}) SELECT ${this.keys} FROM ${staged}`);
+    await connection.run(`INSERT INTO ${this.target} (${keys}) SELECT ${keys} FROM ${staged}`);
     return counts;
   }
 
@@ -130,6 +139,24 @@ export class MirrorWriter {
   }
 }
 
+/** A column of the mirror table that the writer does not fill, with its SQL type. */
+interface KeptColumn {
+  key: string;
+  type: string;
+}
+
+async function keptColumns(connection: DuckDBConnection, table: string, columns: readonly TypedColumn[]): Promise<KeptColumn[]> {
+  const written = new Set(columns.map((column) => column.key));
+  const reader = await connection.runAndReadAll(
+    "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' " +
+      `AND table_name = ${quoteLiteral(table)} ORDER BY column_index`,
+  );
+  return reader
+    .getRowObjectsJS()
+    .map((row) => ({ key: String(row.column_name), type: String(row.data_type) }))
+    .filter((column) => !written.has(column.key));
+}
+
 /** A connection with its own temporary inbox and stage (temporary tables belong to their connection). */
 class Lane {
   private readonly suffix = Math.random().toString(36).slice(2, 10);
@@ -143,6 +170,7 @@ class Lane {
     private readonly db: Database,
     readonly connection: DuckDBConnection,
     private readonly columns: readonly TypedColumn[],
+    private readonly kept: readonly KeptColumn[],
   ) {}
 
   private get inbox(): string {
@@ -198,7 +226,7 @@ class Lane {
   async makeTables(): Promise<void> {
     await this.dropTables();
     await this.connection.run(`CREATE TEMP TABLE ${this.inboxName} (id VARCHAR, row_json VARCHAR)`);
-    const list = this.columns.map((column) => `${quoteIdent(column.key)} ${column.type}`).join(', ');
+    const list = [...this.columns, ...this.kept].map((column) => `${quoteIdent(column.key)} ${column.type}`).join(', ');
     await this.connection.run(`CREATE TEMP TABLE ${this.stageName} (${list})`);
     this.appender = await openRowAppender(
       { duckdb: this.db.duckdb, connection: this.connection },

@@ -1,15 +1,16 @@
 import type { Context } from '../core/context.js';
 import { TdsError } from '../core/errors.js';
 import type { Database } from '../duckdb/engine.js';
-import { quoteLiteral } from '../duckdb/sql-text.js';
+import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { ApiClient } from '../http/client.js';
 import { paginate } from '../http/paginate.js';
 import { rowJson } from '../duckdb/json-rows.js';
 import { typedRowReader, type TypedColumn } from '../records/typed-plan.js';
 import { PAGE_LIMIT_MAX, type Row, type RowsPage, type Table } from '../service/index.js';
 import { MirrorWriter } from './mirror-writer.js';
+import { unseenRows } from './pass-range.js';
 import type { PassState, TableState } from './table-state.js';
-import { reachesWatermark } from './watermark.js';
+import { reachesWatermark, serviceDate } from './watermark.js';
 
 /** Told after each page is written (for the progress line). */
 export interface PassProgress {
@@ -28,6 +29,11 @@ export interface ReadPagesOptions {
   fieldIds: ReadonlySet<string>;
   say(line: string): void;
   progress?: PassProgress;
+  /**
+   * The table's row count as the service gave it just before this pass (undefined when it is older):
+   * an incremental pass that reached its watermark with the mirror still short of it reads further back.
+   */
+  serviceRowCount?: number;
 }
 
 /** Pages requested ahead of the one being written in a full pass (an incremental pass stops at its watermark). */
@@ -68,6 +74,7 @@ async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promis
   const read = typedRowReader(options.columns);
   const group = new GroupedWrites(writer, state);
   let fresh = pass.cursor === null;
+  let short = false;
   try {
     for await (const { page } of paginate((cursor, onBody) => fetch(options, cursor, onBody), {
       ...(pass.cursor !== null ? { cursor: pass.cursor } : {}),
@@ -80,10 +87,24 @@ async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promis
       const rows = page.rows.map((row): [string, string] => [row.id, rowJson(read(row, () => (pass.unfit += 1)))]);
       notePage(pass, page);
       const last = page.rows.at(-1);
-      const done =
-        !page.hasNextPage || (pass.mode === 'incremental' && last !== undefined && reachesWatermark(last.createdAt, state.watermark));
+      const atWatermark = pass.mode === 'incremental' && last !== undefined && reachesWatermark(last.createdAt, state.watermark);
+      const listEnds = !page.hasNextPage;
+      const done = listEnds || (atWatermark && options.serviceRowCount === undefined);
       await group.add(rows, done ? null : page.nextCursor, () => options.progress?.page(pass.rows));
       if (done) break;
+      if (atWatermark) {
+        // the mirror must not stay short of the service's count: rows below the watermark that no
+        // pass has seen (a watermark set too high, rows created with an old time) are read too
+        await group.flush();
+        const missing = options.serviceRowCount! - (await rowsAfterPass(options));
+        if (missing <= 0) break;
+        if (!short) {
+          options.say(
+            `${state.mirrorTable}: ${missing.toLocaleString('en-US')} of the service's rows are not in the mirror after reading down to its watermark; reading further back`,
+          );
+          short = true;
+        }
+      }
       ctx.signal.throwIfAborted();
     }
     await group.flush();
@@ -98,8 +119,21 @@ async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promis
 }
 
 function fetch(options: ReadPagesOptions, cursor: string | undefined, onBody?: (body: string) => void): Promise<RowsPage> {
-  options.pass.requests += 1;
-  return options.client.rowsPage(options.table.id, { limit: PAGE_LIMIT_MAX, ...(cursor ? { cursor } : {}) }, onBody);
+  const { pass } = options;
+  pass.requests += 1;
+  return options.client.rowsPage(options.table.id, { limit: PAGE_LIMIT_MAX, ...(cursor ? { cursor } : {}) }, (body, date) => {
+    // the pass begins on the service's clock with its first answer (see watermark.ts)
+    if (cursor === undefined && pass.startedAt === null) pass.startedAt = serviceDate(date);
+    onBody?.(body);
+  });
+}
+
+/** The mirror table's rows once the pass ends (its deletions at the end taken off). */
+async function rowsAfterPass({ db, state, pass }: ReadPagesOptions): Promise<number> {
+  const reader = await db.connection.runAndReadAll(
+    `SELECT count(*)::BIGINT AS n FROM ${quoteIdent(state.mirrorTable)} WHERE NOT (${unseenRows(state.tableId, pass)})`,
+  );
+  return Number(reader.getRowObjectsJS()[0]?.n ?? 0);
 }
 
 /** Thrown (before anything of the page is written) when a row holds a field the schema did not have. */
@@ -117,6 +151,8 @@ function notePage(pass: PassState, page: RowsPage): void {
   const first: Row | undefined = page.rows[0];
   const last: Row | undefined = page.rows.at(-1);
   if (first && pass.top === null) pass.top = first.createdAt;
+  // no Date from the service: its newest row's creation time is the latest of its clock that the pass knows
+  if (pass.startedAt === null) pass.startedAt = pass.top;
   if (last && (pass.oldest === null || Date.parse(last.createdAt) < Date.parse(pass.oldest))) pass.oldest = last.createdAt;
   pass.rows += page.rows.length;
 }
@@ -158,10 +194,13 @@ class GroupedWrites {
     if (this.failure) throw this.failure;
   }
 
+  /** Writes every row added so far. */
   async flush(): Promise<void> {
     await this.writing;
     if (this.failure) throw this.failure;
-    this.writing ??= this.drain(true);
+    // with nothing to write, drain would end (and clear `writing`) before it is assigned, and stay there
+    if (this.callbacks.length === 0) return;
+    this.writing = this.drain(true);
     await this.writing;
     if (this.failure) throw this.failure;
   }

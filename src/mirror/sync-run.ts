@@ -67,13 +67,29 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
   }
 }
 
-/** How often --follow reads a table's schema even when its rows show no new field (a relabel or removal shows in no row). */
+/**
+ * How often --follow reads a table's schema even when its rows show no new field (a relabel or removal
+ * shows in no row), and the list of tables (their row counts, which an incremental pass must reach).
+ */
 const SCHEMA_REFRESH_MS = 5 * 60_000;
 
 /** What --follow keeps between rounds, so an idle round costs one row request per table and nothing more. */
 class FollowMemory {
   tables: Table[] = [];
+  private listedAt = -Infinity;
   private readonly schemas = new Map<string, { fields: Field[]; at: number }>();
+
+  /** Whether the tables are to be listed again before this round (their row counts are old). */
+  get listingDue(): boolean {
+    return Date.now() - this.listedAt >= SCHEMA_REFRESH_MS;
+  }
+
+  listed(tables: readonly Table[]): void {
+    this.listedAt = Date.now();
+    const latest = new Map(tables.map((table) => [table.id, table]));
+    // a table gone from the list stays (its sync then says what became of it)
+    this.tables = this.tables.map((table) => latest.get(table.id) ?? table);
+  }
 
   fieldsOf(tableId: string): Field[] | undefined {
     const known = this.schemas.get(tableId);
@@ -97,7 +113,9 @@ async function syncRound(
   first: boolean,
 ): Promise<TableSyncResult[]> {
   const states = await loadStates(db.connection);
+  const listedNow = first || memory.listingDue;
   if (first) memory.tables = await chooseTables(ctx, client, request, states);
+  if (listedNow) memory.listed(first ? memory.tables : (await client.tables()).tables);
   const taken = await takenNames(db, states);
   const progress = first ? (request.progress?.(memory.tables) ?? (await startSyncProgress(ctx, memory.tables))) : undefined;
   const results: TableSyncResult[] = [];
@@ -118,6 +136,7 @@ async function syncRound(
           ...(progress ? { progress } : {}),
           ...(knownFields ? { knownFields } : {}),
           onFields: (fields) => memory.remember(table.id, fields),
+          listedNow,
         }),
       );
     }
@@ -162,12 +181,17 @@ async function chooseTables(ctx: Context, client: ApiClient, request: SyncReques
   return [...chosen.values()];
 }
 
-/** Every table name of the database: a new mirror table takes none of them. */
+/** Every name of the database's tables, views and macros (the user's own among them): a new mirror table takes none of them. */
 async function takenNames(db: Database, states: readonly TableState[]): Promise<Set<string>> {
+  const here = "database_name = current_database() AND schema_name = 'main'";
   const reader = await db.connection.runAndReadAll(
-    "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main'",
+    `SELECT table_name AS name FROM duckdb_tables() WHERE ${here} ` +
+      `UNION ALL SELECT view_name FROM duckdb_views() WHERE ${here} AND NOT internal ` +
+      `UNION ALL SELECT function_name FROM duckdb_functions() WHERE ${here} AND NOT internal`,
   );
-  return new Set([...reader.getRowObjectsJS().map((row) => String(row.table_name)), ...states.map((state) => state.mirrorTable)]);
+  // DuckDB's names are not case-sensitive (mirror names are lower case)
+  const names = [...reader.getRowObjectsJS().map((row) => String(row.name)), ...states.map((state) => state.mirrorTable)];
+  return new Set(names.map((name) => name.toLowerCase()));
 }
 
 function report(ctx: Context, request: SyncRequest, results: readonly TableSyncResult[]): void {

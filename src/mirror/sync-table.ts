@@ -11,6 +11,7 @@ import { planSchema, type SchemaPlan } from './schema-drift.js';
 import { mirrorTableName } from './table-name.js';
 import { saveState, type PassState, type TableState } from './table-state.js';
 import { later, nextWatermark } from './watermark.js';
+import { unseenRows } from './pass-range.js';
 
 export interface TableSyncOptions {
   ctx: Context;
@@ -29,6 +30,8 @@ export interface TableSyncOptions {
   knownFields?: Field[];
   /** Told the schema the table was synced with (for the next round of --follow). */
   onFields?(fields: Field[]): void;
+  /** The table's rowCount was listed for this sync (not by an earlier round): an incremental pass must reach it. */
+  listedNow?: boolean;
 }
 
 /** What syncing one table did (a row of the summary, and of _tds_syncs). */
@@ -89,6 +92,7 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
           pass,
           columns: plan.columns,
           fieldIds: new Set(fields.map((field) => field.id)),
+          ...(options.listedNow ? { serviceRowCount: table.rowCount } : {}),
         });
         break;
       } catch (error) {
@@ -190,7 +194,7 @@ function newPass(mode: PassState['mode']): PassState {
   return {
     mode,
     cursor: null,
-    startedAt: new Date().toISOString(),
+    startedAt: null,
     top: null,
     oldest: null,
     requests: 0,
@@ -210,14 +214,10 @@ async function finishPass(db: Database, state: TableState & { lastDeleted: numbe
   const { connection } = db;
   const target = quoteIdent(state.mirrorTable);
   const id = quoteLiteral(state.tableId);
-  // no other sync writes the mirror meanwhile (DuckDB locks it), so a row a full pass did not see is gone
-  const inRange =
-    pass.mode === 'full' ? 'true' : pass.oldest === null ? 'false' : `"_createdAt" > ${quoteLiteral(pass.oldest)}::TIMESTAMPTZ`;
   await connection.run('BEGIN TRANSACTION');
   try {
-    const unseen = `${inRange} AND "_id" NOT IN (SELECT row_id FROM _tds_pass WHERE table_id = ${id})`;
     // a DELETE answers with the number of rows it deleted
-    const deleted = await connection.runAndReadAll(`DELETE FROM ${target} WHERE ${unseen}`);
+    const deleted = await connection.runAndReadAll(`DELETE FROM ${target} WHERE ${unseenRows(state.tableId, pass)}`);
     state.lastDeleted = Number(deleted.getRows()[0]?.[0] ?? 0);
     await connection.run(`DELETE FROM _tds_pass WHERE table_id = ${id}`);
     state.newestCreatedAt = later(state.newestCreatedAt, pass.top);

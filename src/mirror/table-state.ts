@@ -6,8 +6,11 @@ export interface PassState {
   mode: 'full' | 'incremental';
   /** The `nextCursor` after the last page written; null before the first page. */
   cursor: string | null;
-  /** When the pass began, before its first row request (local clock; kept when it continues or starts over). */
-  startedAt: string;
+  /**
+   * When the pass began on the service's clock: the Date of its first answer, else the creation time of
+   * its newest row (earlier); null before its first page. Kept when it continues or starts over.
+   */
+  startedAt: string | null;
   /** Creation time of the newest row this pass saw (its first row). */
   top: string | null;
   /** Creation time of the oldest row this pass saw so far. */
@@ -89,7 +92,7 @@ export async function loadStates(connection: DuckDBConnection): Promise<TableSta
         : {
             mode: String(row.pass_mode) as PassState['mode'],
             cursor: row.pass_cursor === null ? null : String(row.pass_cursor),
-            startedAt: iso(row.pass_started_at)!,
+            startedAt: iso(row.pass_started_at),
             top: iso(row.pass_top),
             oldest: iso(row.pass_oldest),
             requests: num(row.pass_requests) ?? 0,

@@ -2,6 +2,7 @@ import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { tryLock, type ProcessLock } from '../core/process-lock.js';
 import { resolveTable } from '../http/resolve-table.js';
+import type { Table } from '../service/index.js';
 import { validatePass, type ValidationResult } from './validate-pass.js';
 import { checkWebhook } from './deliver/check-webhook.js';
 import { WebhookClient } from './deliver/webhook-client.js';
@@ -9,7 +10,9 @@ import { webhookLimiter } from './deliver/webhook-limiter.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
 import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
 import { PushedKeys } from './key/pushed-keys.js';
+import { INTAKE_LONGEST_MS } from './key/intake-window.js';
 import { KeyReconciler } from './key/reconcile.js';
+import { TableLock } from './key/table-lock.js';
 import { journalConfirmed } from './journal/confirm-batches.js';
 import type { JournalContents, JournalHeader } from './journal/journal-entry.js';
 import { journalHeaderFor } from './journal/journal-header.js';
@@ -20,9 +23,6 @@ import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob } f
 import { PushReport, type KeyReport } from './push-report.js';
 import { emptyResult, sendPass, type KeyedSending, type SendResult } from './send-pass.js';
 import { waitAfterSending } from './wait-pass.js';
-
-/** How much older than the push's start its rows may be dated (a service clock behind ours). */
-const CLOCK_MARGIN_MS = 5 * 60_000;
 
 interface Wire {
   delivery: DeliveryOptions;
@@ -137,7 +137,28 @@ async function push(ctx: Context, job: PushJob, wire: Wire): Promise<void> {
   if (nothing && job.journal.path && validation.confirmed.length > 0) await journalConfirmed(job.journal.path, validation.confirmed);
   if (nothing && !job.wait?.settled) return report.nothingToSend(validation);
   if (nothing) report.note(`nothing to send: every batch of ${sourceName(job.input)} was dealt with before`);
+  // one push by key into a table at a time on this machine, from before its lookups until its rows show
+  const lock = keyed && !nothing ? await lockTable(ctx, job, keyed, wire.delivery.rateScale) : undefined;
+  try {
+    await sendAndWait(ctx, job, wire, { report, keyed, table, index, validation, validationKeys, lock });
+  } finally {
+    await lock?.release({ shown: false, lastRequestAt: Date.now() });
+  }
+}
 
+interface Prepared {
+  report: PushReport;
+  keyed: KeyedPush | undefined;
+  table: Table | undefined;
+  index: JournalIndex | undefined;
+  validation: ValidationResult | undefined;
+  validationKeys: PushedKeys;
+  lock: TableLock | undefined;
+}
+
+/** The send pass (the table's lock released once this run's rows show), the wait, the summary. */
+async function sendAndWait(ctx: Context, job: PushJob, wire: Wire, prepared: Prepared): Promise<void> {
+  const { report, keyed, table, index, validation } = prepared;
   // the row count as close as possible to the first POST
   const baseline =
     table && job.wait ? await resolveTable(job.wait.client, table.id) : keyed && (await resolveTable(keyed.job.client, keyed.table.id));
@@ -154,26 +175,42 @@ async function push(ctx: Context, job: PushJob, wire: Wire): Promise<void> {
   if (reconciler && baseline) reconciler.begin(baseline.rowCount);
   const sendKeys = new PushedKeys();
   const lookup = { text: null as string | null };
-  const sent = nothing
-    ? nothingSent(validation)
-    : await sendPass(ctx, {
-        ...job,
-        index,
-        header: headerOf(job, wire.delivery.target, keyed, validation),
-        checked: validation !== undefined,
-        ...job.report,
-        delivery: wire.delivery,
-        client: wire.client,
-        limiter: wire.limiter,
-        ...(keyed && reconciler ? { keyed: keyedSending(ctx, { push: keyed, reconciler, keys: sendKeys }, validation, lookup) } : {}),
-      });
+  const sent =
+    validation && validation.tally.toSend.batches === 0
+      ? nothingSent(validation)
+      : await sendPass(ctx, {
+          ...job,
+          index,
+          header: headerOf(job, wire.delivery.target, keyed, validation),
+          checked: validation !== undefined,
+          ...job.report,
+          delivery: wire.delivery,
+          client: wire.client,
+          limiter: wire.limiter,
+          ...(keyed && reconciler ? { keyed: keyedSending(ctx, { push: keyed, reconciler, keys: sendKeys }, validation, lookup) } : {}),
+        });
+  await prepared.lock?.release({ shown: sent.stops.length === 0, lastRequestAt: sent.lastRequestAt });
   warnAfterSending(report, job, sent, validation);
-  const keys = validation ? validationKeys : sendKeys;
-  keys.rejectAll(validation ? sendKeys : validationKeys);
+  const keys = validation ? prepared.validationKeys : sendKeys;
+  keys.rejectAll(validation ? sendKeys : prepared.validationKeys);
+  // the rows this run added are the newest: read down to its start, on the service's clock
+  const since = reconciler?.serviceTimeBefore(began);
   const recent =
-    !index && sent.sending.existing === 0 && baseline ? { since: began - CLOCK_MARGIN_MS, rowsBefore: baseline.rowCount } : undefined;
+    !index && sent.sending.existing === 0 && baseline && since !== undefined ? { since, rowsBefore: baseline.rowCount } : undefined;
   const wait = baseline ? await waitAfterSending(ctx, job, { baseline, sent, keyed, keys, recent }) : undefined;
   report.finish(sent, validation, wait, keyed && keyReport(keyed, lookup.text));
+}
+
+/** Takes the table's lock for a push by key, waiting (and saying so) while another push holds it. */
+function lockTable(ctx: Context, job: PushJob, keyed: KeyedPush, rateScale: number): Promise<TableLock> {
+  return TableLock.take({
+    service: keyed.job.client.baseUrl,
+    table: keyed.table,
+    input: sourceName(job.input),
+    windowMs: INTAKE_LONGEST_MS / rateScale,
+    signal: ctx.signal,
+    say: (line) => ctx.io.stderr.write(`${line}\n`),
+  });
 }
 
 /** What the sending pass needs of a keyed push; `lookup` is told the --skip-existing plan. */

@@ -64,6 +64,8 @@ export interface SendResult {
   /** messages of 2xx answers that said success: false */
   warnings: Set<string>;
   seconds: number;
+  /** when the last request to the webhook ended (0: none) */
+  lastRequestAt: number;
 }
 
 /** Reads the input (again) and sends what is due, journaling every batch. */
@@ -81,7 +83,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     index: options.index,
     uncertain: spec.uncertain,
     onConfirmed: (batch) => journal?.append(entryOf(batch, 'accepted', { reason: CONFIRMED_REASON })),
-    onAccepted: (batch) => keyed?.reconciler.noteAccepted(batch, false),
+    onAccepted: (batch, at) => keyed?.reconciler.noteAccepted(batch, { start: -Infinity, end: at }, false),
     journalPath: spec.path,
     onRejected: async (batch, reason) => {
       keyed?.keys.reject(batch.items.map((item) => item.record));
@@ -118,6 +120,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     await rejects?.close();
   }
   result.exhausted = pass.exhausted;
+  result.lastRequestAt = sender.lastRequestAt;
   result.seconds = (performance.now() - started) / 1000;
   return result;
 }
@@ -132,7 +135,17 @@ function withoutExisting(batches: AsyncIterable<Batch>, keyed: KeyedSending): As
 
 /** What a sending pass that has not sent anything yet did. */
 export function emptyResult(scan: PushTally, stats: ReadStats): SendResult {
-  return { scan, sending: new PushTally(), stops: [], stats, exhausted: false, dealt: 0, warnings: new Set(), seconds: 0 };
+  return {
+    scan,
+    sending: new PushTally(),
+    stops: [],
+    stats,
+    exhausted: false,
+    dealt: 0,
+    warnings: new Set(),
+    seconds: 0,
+    lastRequestAt: 0,
+  };
 }
 
 /** Counts one batch's outcome (and writes its rejected records). */

@@ -64,7 +64,7 @@ interface SettledPassOptions {
   keyed: KeyedPush;
   /** the keys of the records pushed, in input order */
   keys: string[];
-  /** set when every key was sent by this run, which began then with the table at that rowCount */
+  /** set when every key was sent by this run: none of its rows was created before `since` (the service's clock); the table had `rowsBefore` rows */
   recent?: { since: number; rowsBefore: number };
   timeoutMs: number;
   intervalMs: number;

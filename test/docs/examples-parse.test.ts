@@ -1,35 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Chalk } from 'chalk';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/program.js';
 import type { Context } from '../../src/core/context.js';
+import { memoryContext } from '../helpers/context.js';
 import { tdsArguments } from '../helpers/shell-words.js';
 
 // Every example command in the README and in each --help parses: a usage error in the docs fails the build.
 
 class Parsed extends Error {}
 
-function quietContext(): Context {
-  const sink = new PassThrough();
-  sink.resume();
-  return {
-    io: {
-      stdout: sink,
-      stderr: sink,
-      stdin: new PassThrough(),
-      stdoutIsTTY: false,
-      stderrIsTTY: false,
-      color: new Chalk({ level: 0 }),
-      colorEnabled: false,
-      terminalWidth: 100,
-      env: {},
-    },
-    signal: new AbortController().signal,
-    verbose: () => undefined,
-  };
-}
+/** A context whose output nobody reads (help and usage errors are written somewhere). */
+const quietContext = (): Context => memoryContext().ctx;
 
 /** Parses argv as tds would, stopping just before the command's action runs. */
 async function parses(args: string[]): Promise<void> {

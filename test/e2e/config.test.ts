@@ -2,7 +2,8 @@ import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runTds, type RunOptions } from '../helpers/cli.js';
+import type { RunOptions } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
 import { expectNoSecret } from './read-support.js';
 
@@ -21,7 +22,7 @@ const WEBHOOK = 'http://127.0.0.1:9/v1/webhook/Zq8fK2mLxP0aWbN7vR3sT6yU';
 async function configured() {
   const dir = join(await mkdtemp(join(tmpdir(), 'tds-config-e2e-')), 'tds');
   const tds = async (args: string[], options: RunOptions = {}) => {
-    const result = await runTds(args, { ...options, env: { TDS_CONFIG_DIR: dir, ...options.env } });
+    const result = await runInProcess(args, { ...options, env: { TDS_CONFIG_DIR: dir, ...options.env } });
     expectNoSecret(result, emulator.apiKey);
     expectNoSecret(result, WEBHOOK);
     return result;

@@ -25,6 +25,7 @@ describe('tds demo', () => {
       '$ tds push new-leads.csv --key email --table Inbox --skip-existing --wait settled -o enriched.csv',
       '$ tds rows Inbox --columns Email,Domain,Company --status-columns --no-meta',
       '$ tds sync Leads Companies',
+      '$ tds stats Leads --no-sync --columns Stage,Enrich --format table',
       '$ tds sql "SELECT Stage, count(*) AS leads, count(*) FILTER (WHERE \\"Enrich.status\\" = \'failed\') AS failed FROM leads',
       '/_emulator/tables/',
       '$ tds sync\n',
@@ -42,6 +43,7 @@ describe('tds demo', () => {
     expect(out).toMatch(/leads +full +\d+ requests +250 read +250 inserted/);
     expect(out).toMatch(/companies +full +\d+ requests +40 read +40 inserted/);
     expect(out).toMatch(/Stage +leads +failed\n/);
+    expect(out).toMatch(/Failure causes: Enrich \(\d+ causes?\)/);
     const incremental = /leads +incremental +\d+ requests? +(\d+) read +2 inserted +0 updated +0 deleted/.exec(out);
     expect(incremental, out).not.toBeNull();
     expect(Number(incremental![1])).toBeLessThanOrEqual(100);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
 import { RATE_SCALE, emulatorRequests, tdsAgainst } from './read-support.js';
-import { exists, spawnTds, waitUntil } from './export-support.js';
+import { exists, spawnAgainst, waitUntil } from './export-support.js';
 
 // Issue 15, items 4, 8, 9 and 15 (part): two runs writing one -o FILE, a write the disk refuses, the
 // state a kill between the rename and the checkpoint's removal leaves, and -o onto what is not a file.
@@ -37,7 +37,7 @@ describe('two runs writing the same -o FILE (issue 15, item 4)', () => {
     try {
       const dir = await tempDir();
       const file = join(dir, 'leads.csv');
-      const first = spawnTds(stalling, ['rows', 'Leads', '--page-size', '20', '-o', file]);
+      const first = spawnAgainst(stalling, ['rows', 'Leads', '--page-size', '20', '-o', file]);
       await waitUntil(async () => (await emulatorRequests(stalling)).some((entry) => entry.fault === 'stall'), 15_000, 'the stall');
       await waitUntil(async () => (await checkpointRows(`${file}.tds-checkpoint`)) === 40, 15_000, 'two pages checkpointed');
       const partial = await readFile(`${file}.partial`);
@@ -89,7 +89,7 @@ describe('-o on a disk that refuses a write (issue 15, item 8)', () => {
       const dir = await tempDir();
       const file = join(dir, 'leads.csv');
       // `ulimit -f 60`: the export's file may not grow past 30 KB (about 60 of its 250 rows); past it, writes fail.
-      const run = spawnTds(emulator, ['rows', 'Leads', '--page-size', '20', '-o', file], { fileSizeBlocks: 60 });
+      const run = spawnAgainst(emulator, ['rows', 'Leads', '--page-size', '20', '-o', file], { fileSizeBlocks: 60 });
       expect(await run.exit).toBe(1);
       const stderr = run.stderr();
       expect(stderr).toMatch(/^tds: cannot write to .*leads\.csv\.partial: file too large \(EFBIG\)$/m);

@@ -1,24 +1,13 @@
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TDS_BIN } from '../helpers/cli.js';
-import {
-  expectSameRecords,
-  journalOf,
-  ndjson,
-  people,
-  pushBench,
-  tablePayloads,
-  webhookPosts,
-  type PushBench,
-} from '../push/helpers/emulator.js';
+import { expectSameRecords, journalOf, ndjson, people, tablePayloads, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 import { accepted, testWebhook, type TestWebhook } from '../push/helpers/webhook-server.js';
+import { waitUntil } from './export-support.js';
+import { FAST, inProcessBench, spawnInBench } from './push-support.js';
 
 // Failures of the webhook, end to end: every record must end up in the table exactly once when the
-// user follows what tds says. Waits are scaled down with TDS_RATE_SCALE (retry-after 1 s → 1 ms).
+// user follows what tds says. Waits are scaled down with TDS_RATE_SCALE (helpers/rate-scale.ts).
 
-const FAST = { TDS_RATE_SCALE: '1000' };
 let bench: PushBench | undefined;
 let server: TestWebhook | undefined;
 afterEach(async () => {
@@ -30,7 +19,7 @@ afterEach(async () => {
 
 describe('tds push: webhook failures', () => {
   it('resends after 429s with and without retry-after: every record exactly once', async () => {
-    bench = await pushBench({ webhookFaults: '429@2,429bare@4,429@5' });
+    bench = await inProcessBench({ webhookFaults: '429@2,429bare@4,429@5' });
     const records = people(50);
     const path = await bench.file('p.ndjson', ndjson(records));
     const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--json', '-v'], { env: FAST });
@@ -43,7 +32,7 @@ describe('tds push: webhook failures', () => {
 
   it('after a 500 that stored the rows: exit 7 naming the uncertain records, nothing more sent; --resume alone completes the table exactly once, --accept-uncertain settles the journal', async () => {
     // request 1 is the HEAD, so 500@4 hits the third batch (records 21–30)
-    bench = await pushBench({ webhookFaults: '500@4' });
+    bench = await inProcessBench({ webhookFaults: '500@4' });
     const records = people(60);
     const path = await bench.file('p.ndjson', ndjson(records));
     const first = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--concurrency', '1'], { env: FAST });
@@ -89,7 +78,7 @@ describe('tds push: webhook failures', () => {
       stored.push(...request.objects);
       return accepted(request);
     });
-    bench = await pushBench();
+    bench = await inProcessBench();
     const records = people(40);
     const path = await bench.file('p.ndjson', ndjson(records));
     const args = ['push', server.url, path, '--batch-size', '10', '--concurrency', '1'];
@@ -108,7 +97,7 @@ describe('tds push: webhook failures', () => {
   });
 
   it('makes a reset connection or a stalled response uncertain (after --timeout)', async () => {
-    bench = await pushBench({ webhookFaults: 'reset@3,stall@5' });
+    bench = await inProcessBench({ webhookFaults: 'reset@3,stall@5' });
     const path = await bench.file('p.ndjson', ndjson(people(30)));
     const args = ['push', bench.inbox.url, path, '--batch-size', '10', '--concurrency', '1', '--timeout', '0.5'];
     const first = await bench.tds(args, { env: FAST });
@@ -122,7 +111,7 @@ describe('tds push: webhook failures', () => {
   });
 
   it('resumes a stdin push from its --journal, and refuses a different stdin without sending', async () => {
-    bench = await pushBench({ webhookFaults: '503@4' });
+    bench = await inProcessBench({ webhookFaults: '503@4' });
     const records = people(50);
     const args = [
       'push',
@@ -152,19 +141,16 @@ describe('tds push: webhook failures', () => {
   });
 
   it('Ctrl-C mid-run: the batches in flight finish and are journaled (exit 130); --resume sends the rest, each record once', async () => {
-    bench = await pushBench();
+    bench = await inProcessBench();
     const records = people(400);
     const path = await bench.file('p.ndjson', ndjson(records));
     const args = ['push', bench.inbox.url, path, '--batch-size', '5', '--rate', '20'];
-    const env = { ...process.env, TDS_BASE_URL: bench.emu.baseUrl, NO_COLOR: '1', TDS_CONFIG_DIR: join(bench.dir, 'config') };
-    const child = spawn(process.execPath, [TDS_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    while (webhookPosts(bench.emu).length < 5) await new Promise((resolve) => setTimeout(resolve, 20));
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code, stderr).toBe(130);
-    expect(stderr).toContain('--resume');
+    const run = spawnInBench(bench, args, { TDS_API_KEY: undefined });
+    await waitUntil(() => webhookPosts(bench!.emu).length >= 5, 15_000, 'five batches sent');
+    run.child.kill('SIGINT');
+    const code = await run.exit;
+    expect(code, run.stderr()).toBe(130);
+    expect(run.stderr()).toContain('--resume');
     const sentBefore = webhookPosts(bench.emu).length;
     expect(sentBefore).toBeLessThan(80);
     const journal = (await readFile((await journalOf(path))!, 'utf8'))
@@ -183,7 +169,7 @@ describe('tds push: webhook failures', () => {
   });
 
   it('keeps to the webhook rate limit at full speed (emulator and client scaled 20x): each record once', async () => {
-    bench = await pushBench({ rateLimits: true, rateScale: 20 });
+    bench = await inProcessBench({ rateLimits: true, rateScale: 20 });
     const records = people(1500);
     const path = await bench.file('p.ndjson', ndjson(records));
     const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '5', '--json'], { env: { TDS_RATE_SCALE: '20' } });

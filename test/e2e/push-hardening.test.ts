@@ -1,11 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TDS_BIN } from '../helpers/cli.js';
-import { expectSameRecords, ndjson, people, pushBench, tablePayloads, type PushBench } from '../push/helpers/emulator.js';
+import { expectSameRecords, ndjson, people, tablePayloads, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 import { accepted, testWebhook, type TestWebhook } from '../push/helpers/webhook-server.js';
+import { waitUntil } from './export-support.js';
+import { FAST, inProcessBench, spawnInBench } from './push-support.js';
 
 // Regression tests of issue 15 (hardening) for push: a crash, a second run or a full disk must never
 // lose or duplicate a record, and no input may crash tds or change data on the way.
@@ -19,31 +19,18 @@ afterEach(async () => {
   server = undefined;
 });
 
-const FAST = { TDS_RATE_SCALE: '1000' };
-
-/** Starts `tds push` as a child process (to kill it), with the bench's settings. */
-function startPush(b: PushBench, args: string[]) {
-  const env = {
-    ...process.env,
-    TDS_BASE_URL: b.emu.baseUrl,
-    TDS_API_KEY: b.emu.apiKey,
-    TDS_CONFIG_DIR: join(b.dir, 'config'),
-    NO_COLOR: '1',
-  };
-  return spawn(process.execPath, [TDS_BIN, ...args], { env, cwd: b.dir, stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
 describe('a crash while batches wait for their rate-limit slot (item 1)', () => {
   it('journals as sending only the batches whose requests left, so --accept-uncertain loses nothing', async () => {
     // HEAD is webhook request 1, batch 1 is request 2; batch 2 (request 3) is taken in and never answered
-    bench = await pushBench({ webhookFaults: 'stall@3' });
+    bench = await inProcessBench({ webhookFaults: 'stall@3' });
     const records = people(100);
     const path = await bench.file('in.ndjson', ndjson(records));
     const args = ['push', bench.inbox.url, path, '--batch-size', '10'];
-    const child = startPush(bench, [...args, '--rate', '2']);
-    await new Promise((resolve) => setTimeout(resolve, 2200));
-    child.kill('SIGKILL');
-    await once(child, 'exit');
+    const run = spawnInBench(bench, [...args, '--rate', '2']);
+    // batch 3 has left (after the stalled batch 2): the batches after it wait for their slot, at 2 a second
+    await waitUntil(() => webhookPosts(bench!.emu).length >= 3, 15_000, 'batch 3 sent');
+    run.child.kill('SIGKILL');
+    await run.exit;
 
     // what reached the webhook before the kill: every uncertain batch must be among them
     const received = new Set(
@@ -64,7 +51,7 @@ describe('a crash while batches wait for their rate-limit slot (item 1)', () => 
     // batch 2 (request 3, after the HEAD) answers 500: uncertain; the user finds it missing and resends just that one
     server = await testWebhook((request) => (request.n === 3 ? { status: 500 } : accepted(request)));
     const records = people(40);
-    bench = await pushBench();
+    bench = await inProcessBench();
     const path = await bench.file('in.ndjson', ndjson(records));
     const args = ['push', server.url, path, '--batch-size', '10', '--concurrency', '1'];
     const first = await bench.tds(args, { env: FAST });
@@ -81,17 +68,19 @@ describe('a crash while batches wait for their rate-limit slot (item 1)', () => 
 
 describe('two runs at once (item 2)', () => {
   it('a second --resume of the same journal exits 2 while the first holds it; every record arrives once', async () => {
-    bench = await pushBench({ webhookFaults: '500@3' });
+    bench = await inProcessBench({ webhookFaults: '500@3' });
     const records = people(300);
     const path = await bench.file('in.ndjson', ndjson(records));
     const args = ['push', bench.inbox.url, path, '--batch-size', '10'];
     const first = await bench.tds(args, { env: FAST });
     expect(first.code, first.stderr).toBe(7);
 
-    const slow = startPush(bench, [...args, '--resume', '--accept-uncertain', '--rate', '10']);
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    const sentByFirst = webhookPosts(bench.emu).length;
+    const slow = spawnInBench(bench, [...args, '--resume', '--accept-uncertain', '--rate', '10']);
+    // it holds the journal once it sends: a batch of it has arrived (about 25 more to go, at 10 a second)
+    await waitUntil(() => webhookPosts(bench!.emu).length > sentByFirst, 15_000, 'the resume sending');
     const second = await bench.tds([...args, '--resume', '--accept-uncertain'], { env: FAST });
-    const [code] = (await once(slow, 'exit')) as [number];
+    const code = await slow.exit;
     expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toMatch(/another tds push is using the journal .*in\.ndjson\.[0-9a-f]{8}\.tds-journal/);
     expect(code).toBe(0);
@@ -102,7 +91,7 @@ describe('two runs at once (item 2)', () => {
 describe('numbers and deep records (items 5 and 6)', () => {
   it('sends number literals exactly as read, never as the nearest double', async () => {
     server = await testWebhook(accepted);
-    bench = await pushBench();
+    bench = await inProcessBench();
     const line = '{"id":9007199254740993,"a":123456789012345678901234567890,"b":1e400,"c":0.1}';
     const path = await bench.file('in.ndjson', `${line}\n`);
     const result = await bench.tds(['push', server.url, path], { env: FAST });
@@ -116,7 +105,7 @@ describe('numbers and deep records (items 5 and 6)', () => {
   });
 
   it('a record nested thousands of levels deep exits 2 naming the record, without a stack trace', async () => {
-    bench = await pushBench();
+    bench = await inProcessBench();
     let deep = '{"a":1}';
     for (let i = 0; i < 5000; i += 1) deep = `{"x":${deep}}`;
     const path = await bench.file('deep.ndjson', `{"ok":1}\n${deep}\n`);
@@ -127,7 +116,7 @@ describe('numbers and deep records (items 5 and 6)', () => {
   });
 
   it('a line that is not JSON is placed by line and column, without quoting it', async () => {
-    bench = await pushBench();
+    bench = await inProcessBench();
     const path = await bench.file('bad.ndjson', '{"a":1}\n{"token": tds_secret_value_123}\n');
     const result = await bench.tds(['push', bench.inbox.url, path, '--dry-run']);
     expect(result.code, result.stderr).toBe(2);
@@ -145,7 +134,7 @@ async function tinyDisk(path: string): Promise<boolean> {
 
 describe('a full disk under the journal (item 3)', () => {
   it('stops before sending a batch it could not journal, cuts the torn line off, and resumes without a duplicate', async (context) => {
-    bench = await pushBench();
+    bench = await inProcessBench();
     const disk = join(bench.dir, 'disk');
     if (!(await tinyDisk(disk))) return context.skip();
     try {

@@ -1,17 +1,21 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { expect, test } from 'vitest';
-import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { DEFAULT_INGEST_DELAY_MS, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { TDS_BIN } from '../helpers/cli.js';
 import { api, pushBench, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 
-/** Client waits (the intake window, polls) divided by this; the emulator's intake delay is below the scaled window. */
+/** One scale for both sides: the client's waits (TDS_RATE_SCALE) and the emulator's intake run 40 times faster. */
 export const RATE_SCALE = '40';
 export const KEY_ENV = { TDS_RATE_SCALE: RATE_SCALE };
 
-/** Emulator settings of the keyed-push tests: intake within the client's scaled window (5 s / 40), quick actions. */
-export const KEY_EMULATOR: EmulatorOptions = { ingestDelayMs: 60, actionDelayMs: 20 };
+/** Emulator settings of the keyed-push tests: the service's intake (5 s quiet, 30 s at most) on the same scale, quick actions. */
+export const KEY_EMULATOR: EmulatorOptions = {
+  rateScale: Number(RATE_SCALE),
+  ingestDelayMs: DEFAULT_INGEST_DELAY_MS,
+  actionDelayMs: 20,
+};
 
 /** A test with its own emulator (KEY_EMULATOR) and temp folder. */
 export const keyTest = test.extend<{ bench: PushBench }>({
@@ -121,11 +125,11 @@ export function seeded(seed: number): () => number {
  * Runs tds and kills it (SIGKILL) once the emulator has seen `posts` more webhook POSTs (wherever the
  * run is then: journaling, waiting for an answer, settling); resolves with how it ended.
  */
-export function killAfterPosts(bench: PushBench, args: string[], posts: number): Promise<string> {
+export function killAfterPosts(bench: PushBench, args: string[], posts: number, keyEnv: Record<string, string> = KEY_ENV): Promise<string> {
   const target = webhookPosts(bench.emu).length + posts;
   const env = {
     ...process.env,
-    ...KEY_ENV,
+    ...keyEnv,
     TDS_BASE_URL: bench.emu.baseUrl,
     TDS_API_KEY: bench.emu.apiKey,
     TDS_CONFIG_DIR: join(bench.dir, 'config'),
@@ -144,4 +148,64 @@ export function killAfterPosts(bench: PushBench, args: string[], posts: number):
       resolve(signal ? `killed after ${posts} posts` : `exit ${code}${code === 0 ? '' : `: ${stderr.trim()}`}`);
     });
   });
+}
+
+/** Another client of the same webhook (a live form, another pipeline): one object a post, at a steady pace. */
+export interface OtherWriter {
+  /** Stops posting; resolves with the posts made, once the last one has been answered. */
+  stop(): Promise<number>;
+}
+
+/**
+ * Posts `{other: n}` to `url` every `everyMs`, once `begin()` says so, at most `max` times (it stops
+ * itself), so the webhook's intake stays open while a push waits for its rows.
+ */
+export function otherWriter(url: string, options: { everyMs: number; max: number; begin?: () => boolean }): OtherWriter {
+  let posts = 0;
+  const inFlight = new Set<Promise<unknown>>();
+  const timer = setInterval(() => {
+    if (options.begin && !options.begin()) return;
+    if (posts >= options.max) return clearInterval(timer);
+    posts += 1;
+    const post = request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ other: posts }) })
+      .then((response) => response.body.dump())
+      .finally(() => inFlight.delete(post));
+    inFlight.add(post);
+  }, options.everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(inFlight);
+      return posts;
+    },
+  };
+}
+
+/** A tds process left running: its streams so far, and how it ended. */
+export interface RunningTds {
+  child: ChildProcess;
+  pid: number;
+  stdout(): string;
+  stderr(): string;
+  exit: Promise<number | null>;
+}
+
+/** Starts tds against the bench's emulator (TDS_* of this process left out), stdin a pipe the test writes. */
+export function startTds(bench: PushBench, args: string[], keyEnv: Record<string, string> = KEY_ENV): RunningTds {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('TDS_')) env[key] = value;
+  Object.assign(env, keyEnv, {
+    TDS_BASE_URL: bench.emu.baseUrl,
+    TDS_API_KEY: bench.emu.apiKey,
+    TDS_CONFIG_DIR: join(bench.dir, 'config'),
+    NO_COLOR: '1',
+  });
+  const child = spawn(process.execPath, [TDS_BIN, ...args], { env, cwd: bench.dir, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  child.stdin.on('error', () => undefined);
+  const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { child, pid: child.pid ?? 0, stdout: () => out, stderr: () => err, exit };
 }

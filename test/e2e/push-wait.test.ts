@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ndjson, people, pushBench, type PushBench } from '../push/helpers/emulator.js';
+import { ndjson, people, type PushBench } from '../push/helpers/emulator.js';
+import { FAST, inProcessBench } from './push-support.js';
 
 // --wait --table: rowCount before the first POST, then polled (every 2 s / TDS_RATE_SCALE) until the
 // pushed rows are visible or --wait-timeout passes.
@@ -12,8 +13,10 @@ afterEach(async () => {
 
 describe('tds push --wait', () => {
   it('waits until the new rows are visible and reports how many appeared', async () => {
-    bench = await pushBench({ ingestDelayMs: 300 });
+    bench = await inProcessBench({ ingestDelayMs: 300 });
     const path = await bench.file('p.ndjson', ndjson(people(120)));
+    // polls 2 s / 20 = 100 ms apart (not the suite's scale: the rows show 0.3 s after the last POST, a little
+    // less after the wait began, and the poll that sees them is the one at 0.3 s); rate limits are off
     const result = await bench.tds(['push', bench.signups.url, path, '--batch-size', '50', '--wait', '--table', 'Signups', '--json'], {
       env: { TDS_RATE_SCALE: '20' },
     });
@@ -24,10 +27,10 @@ describe('tds push --wait', () => {
   });
 
   it('ends with exit 7 when fewer rows than sent are visible in time, saying intake may still be running', async () => {
-    bench = await pushBench({ ingestDelayMs: 60_000 });
+    bench = await inProcessBench({ ingestDelayMs: 60_000 });
     const path = await bench.file('p.ndjson', ndjson(people(5)));
     const result = await bench.tds(['push', bench.inbox.url, path, '--wait', '--table', bench.inbox.id, '--wait-timeout', '1'], {
-      env: { TDS_RATE_SCALE: '10' },
+      env: FAST,
     });
     expect(result.code, result.stderr).toBe(7);
     expect(result.stderr).toMatch(/only 0 of 5 new rows were visible after 1 s/);
@@ -35,7 +38,7 @@ describe('tds push --wait', () => {
   });
 
   it('needs --table and an API key, and checks them before sending', async () => {
-    bench = await pushBench();
+    bench = await inProcessBench();
     const path = await bench.file('p.ndjson', ndjson(people(2)));
     const noTable = await bench.tds(['push', bench.inbox.url, path, '--wait']);
     expect(noTable.code, noTable.stderr).toBe(2);

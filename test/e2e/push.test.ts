@@ -1,18 +1,10 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { describe, expect } from 'vitest';
-import {
-  expectSameRecords,
-  journalOf,
-  ndjson,
-  people,
-  pushTest as test,
-  tablePayloads,
-  webhookPosts,
-  webhookRequests,
-} from '../push/helpers/emulator.js';
+import { expectSameRecords, journalOf, ndjson, people, tablePayloads, webhookPosts, webhookRequests } from '../push/helpers/emulator.js';
+import { pushTest as test } from './push-support.js';
 
-// End to end: the real CLI (bin/tds.js → dist) against the emulator, one emulator per test, tests
-// running concurrently.
+// End to end: the command program (in-process, in the bench's folder) against the emulator, one
+// emulator per test, tests running concurrently.
 
 describe.concurrent('tds push: input formats', () => {
   test('pushes a CSV with quoted commas and newlines, CRLF, a BOM, empty fields, empty rows and unicode, each record once', async ({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
-import { runTds } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import { RATE_SCALE, emulatorRequests, expectNoSecret, tdsAgainst } from './read-support.js';
 
 // How the read commands fail and recover: exit codes of CLI.md, retries against injected faults
@@ -62,7 +62,7 @@ describe.concurrent('exit codes', () => {
 
   it('reads the key from --api-key-file - (stdin), which wins over TDS_API_KEY', async () => {
     const emulator = emulators.plain;
-    const result = await runTds(['workspaces', '--api-key-file', '-', '--format', 'ndjson', '-v'], {
+    const result = await runInProcess(['workspaces', '--api-key-file', '-', '--format', 'ndjson', '-v'], {
       env: { TDS_BASE_URL: emulator.baseUrl, TDS_API_KEY: 'wrong_key_123456' },
       input: `${emulator.apiKey}\n`,
     });

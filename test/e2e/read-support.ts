@@ -1,19 +1,23 @@
 import { expect } from 'vitest';
-import { runTds, type RunOptions, type RunResult } from '../helpers/cli.js';
+import type { RunOptions, RunResult } from '../helpers/cli.js';
+import { RATE_SCALE as SCALE } from '../helpers/rate-scale.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
-// Shared by the read/config/auth end-to-end tests: run tds against an emulator, and check on every
-// run that the API key never shows up in what tds printed.
+// Shared by the read/config/auth end-to-end tests: run tds (in-process) against an emulator, and check
+// on every run that the API key never shows up in what tds printed.
 
 export interface Target {
   baseUrl: string;
   apiKey: string;
 }
 
-export const RATE_SCALE = '100';
+/** The suite's rate scale as an argument (`--rate-scale`, TDS_RATE_SCALE): see helpers/rate-scale.ts. */
+export const RATE_SCALE = String(SCALE);
 
+/** tds against `target` at the suite's rate scale, as the emulator processes run (startEmulatorProcess). */
 export function tdsAgainst(target: Target, env: Record<string, string | undefined> = {}) {
   return async (args: string[], options: RunOptions = {}): Promise<RunResult> => {
-    const result = await runTds(args, {
+    const result = await runInProcess(args, {
       ...options,
       env: { TDS_BASE_URL: target.baseUrl, TDS_API_KEY: target.apiKey, TDS_RATE_SCALE: RATE_SCALE, ...env, ...options.env },
     });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
-import { exists, spawnTds, waitUntil } from './export-support.js';
+import { exists, spawnAgainst, waitUntil } from './export-support.js';
 import { RATE_SCALE, emulatorRequests, tdsAgainst, type Target } from './read-support.js';
 
 // What a user sees of an export besides its records: limits, cut-cell warnings, interrupted and resumed
@@ -48,7 +48,7 @@ describe('tds rows: exports', () => {
 
   it('stdout closed early (| head) is a normal exit', async () => {
     const before = (await rowReads(emulator)).length;
-    const run = spawnTds(emulator, ['rows', 'Leads', '--page-size', '10', '--format', 'ndjson']);
+    const run = spawnAgainst(emulator, ['rows', 'Leads', '--page-size', '10', '--format', 'ndjson']);
     run.child.stdout?.once('data', () => run.child.stdout?.destroy());
     expect(await run.exit).toBe(0);
     expect(run.stderr()).not.toMatch(/tds: (?!warning)/);
@@ -96,7 +96,7 @@ describe('tds rows: resume', () => {
     try {
       const dir = await tempDir();
       const file = join(dir, 'leads.csv');
-      const run = spawnTds(stalling, ['rows', 'Leads', '--page-size', '20', '-o', file]);
+      const run = spawnAgainst(stalling, ['rows', 'Leads', '--page-size', '20', '-o', file]);
       await waitUntil(() => exists(`${file}.tds-checkpoint`), 15_000, 'a checkpoint');
       run.child.kill('SIGINT');
       expect(await run.exit).toBe(130);

@@ -6,7 +6,7 @@ import type { Field, Row } from '../../src/service/index.js';
 import { readParquet } from '../export/parquet-file.js';
 import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
 import { expectedMirrorValue } from '../mirror/helpers.js';
-import { exists, spawnTds, waitUntil } from './export-support.js';
+import { exists, spawnAgainst, waitUntil } from './export-support.js';
 import { RATE_SCALE, emulatorRequests, tdsAgainst } from './read-support.js';
 import { EDGE_KEYS, LEADS_KEYS, allRows, parseNdjson, schemaOf, tableNamed, type Rec } from './rows-support.js';
 
@@ -191,7 +191,7 @@ describe('tds rows -o FILE.parquet: interrupted and resumed', () => {
       const dir = await tempDir();
       const file = join(dir, 'leads.parquet');
       // on a terminal the progress line says when both pages before the stall are written
-      const run = spawnTds(stalling, ['rows', 'Leads', '--page-size', '20', '-o', file], { env: { TDS_FORCE_TTY: '1' } });
+      const run = spawnAgainst(stalling, ['rows', 'Leads', '--page-size', '20', '-o', file], { env: { TDS_FORCE_TTY: '1' } });
       await waitUntil(() => /\b40 rows ·/.test(run.stderr()), 15_000, 'two pages written');
       // rows are committed to the staging file about once a second: these are not yet, and no checkpoint counts them
       expect(await exists(`${file}.tds-checkpoint`)).toBe(false);
@@ -222,14 +222,15 @@ describe('tds rows -o FILE.parquet: interrupted and resumed', () => {
   });
 
   it('after SIGKILL mid-export under the rate limit, --resume finishes a file equal to an uninterrupted export', async () => {
-    // 100 pages of 15 rows at 60 requests a 3-second window (rate scale 20): the burst, then 20 pages a second.
-    const scale = '20';
+    // 100 pages of 15 rows at 60 requests a 3-second window (a fifth of the suite's rate scale, on both
+    // sides): the burst, then 20 pages a second, so that the kill lands mid-export.
+    const scale = String(Number(RATE_SCALE) / 5);
     const limited = await startEmulatorProcess(['--rate-scale', scale, '--rows', '1500']);
     try {
       const dir = await tempDir();
       const file = join(dir, 'generated.parquet');
       const args = ['rows', 'Generated', '--page-size', '15', '-o', file];
-      const run = spawnTds(limited, args, { env: { TDS_RATE_SCALE: scale } });
+      const run = spawnAgainst(limited, args, { env: { TDS_RATE_SCALE: scale } });
       await waitUntil(() => exists(`${file}.tds-checkpoint`), 15_000, 'a checkpoint');
       run.child.kill('SIGKILL');
       await run.exit;

@@ -1,13 +1,14 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runTds, TDS_BIN } from '../helpers/cli.js';
 import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
+import { runInProcess } from '../helpers/run-in-process.js';
+import { spawnTds } from '../helpers/spawn-tds.js';
 
-// The real `tds emulator` (built dist/, forked): ready line, --data, --verbose, signals, flags.
+// The real `tds emulator` (built dist/, forked): ready line, --data, --verbose, signals; its flags' refusals in-process.
 
 async function call(emu: { baseUrl: string; apiKey: string }, path: string, init: { method?: string; body?: string; key?: boolean } = {}) {
   const url = path.startsWith('http') ? path : `${emu.baseUrl}${path}`;
@@ -29,19 +30,16 @@ describe('tds emulator (process)', () => {
 
   it('prints exactly one JSON ready line on stdout and exits 0 on SIGTERM and SIGINT', async () => {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      const child = spawn(process.execPath, [TDS_BIN, 'emulator', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+      const run = spawnTds(['emulator', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const { child } = run;
       const ready = new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          stdout += chunk;
-          if (stdout.includes('\n')) resolve();
+        child.stdout!.on('data', () => {
+          if (run.stdout().includes('\n')) resolve();
         });
-        child.once('exit', (code) => reject(new Error(`tds emulator exited with ${code} before its ready line; stderr:\n${stderr}`)));
+        child.once('exit', (code) => reject(new Error(`tds emulator exited with ${code} before its ready line; stderr:\n${run.stderr()}`)));
       });
       await ready;
-      const info = JSON.parse(stdout);
+      const info = JSON.parse(run.stdout());
       expect(Object.keys(info)).toEqual(['baseUrl', 'apiKey', 'webhooks']);
       expect(info.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
       expect((await call(info, '/workspaces')).status).toBe(200);
@@ -50,8 +48,8 @@ describe('tds emulator (process)', () => {
         child.kill(signal);
       });
       expect(code).toBe(0);
-      expect(stdout.trim().split('\n')).toHaveLength(1);
-      expect(stderr).toBe('');
+      expect(run.stdout().trim().split('\n')).toHaveLength(1);
+      expect(run.stderr()).toBe('');
     }
   });
 
@@ -106,6 +104,21 @@ describe('tds emulator (process)', () => {
     }
   });
 
+  it('takes its rate scale from TDS_RATE_SCALE, as the client does, so one setting scales both sides', async () => {
+    // a scale of 20: the row-read window (60 a minute) lasts 3 s, not 60 s
+    const emu = await startEmulatorProcess([], { TDS_RATE_SCALE: String(RATE_SCALE / 5) });
+    try {
+      const tables = (await call(emu, '/tables')).body.tables as Array<{ id: string; name: string }>;
+      const rows = `/tables/${tables.find((table) => table.name === 'Leads')!.id}/rows?limit=1`;
+      const statuses = await Promise.all(Array.from({ length: 61 }, async () => (await call(emu, rows)).status));
+      expect(statuses.filter((status) => status === 429)).toHaveLength(1);
+      // the window passes in 3 s (60 s unscaled would outlast the wait)
+      await vi.waitFor(async () => expect((await call(emu, rows)).status).toBe(200), { timeout: 10_000, interval: 200 });
+    } finally {
+      await emu.stop();
+    }
+  });
+
   it.each([
     [['--faults', 'boom@1'], /--faults: fault spec item "boom@1" is not valid/],
     [['--read-faults', '500:2'], /probability/],
@@ -118,7 +131,7 @@ describe('tds emulator (process)', () => {
     [['--churn', 'add:1/s,table=Nope', '--port', '0'], /--churn: churn spec: no table "Nope"/],
     [['--action-delay', '-1'], /--action-delay must be a whole number/],
   ])('exits 2 on bad flags: %j', async (args, message) => {
-    const result = await runTds(['emulator', ...args]);
+    const result = await runInProcess(['emulator', ...args]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe('');
@@ -156,7 +169,7 @@ describe('tds emulator (process)', () => {
   it('exits 2 on a --data file that is not an emulator state', async () => {
     const file = join(dir, 'bad.json');
     await writeFile(file, '[1, 2]');
-    const result = await runTds(['emulator', '--port', '0', '--data', file]);
+    const result = await runInProcess(['emulator', '--port', '0', '--data', file]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/not an emulator state file/);
   });
@@ -165,7 +178,7 @@ describe('tds emulator (process)', () => {
     const emu = await startEmulatorProcess();
     try {
       const port = new URL(emu.baseUrl).port;
-      const result = await runTds(['emulator', '--port', port]);
+      const result = await runInProcess(['emulator', '--port', port]);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/port \d+ is in use/);
     } finally {

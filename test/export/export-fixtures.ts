@@ -1,12 +1,11 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
-import { Chalk } from 'chalk';
-import type { Context } from '../../src/core/context.js';
+import { Writable } from 'node:stream';
 import type { ExportRequest, FetchPage } from '../../src/export/export-request.js';
 import { openFile, type FileOpener } from '../../src/output/atomic-file.js';
 import type { Field, Row, RowsPage } from '../../src/service/index.js';
+import { memoryContext, type MemoryContext, type MemoryContextOptions } from '../helpers/context.js';
 
 // A table of 23 rows served in pages by offset cursors, a context with captured stdout/stderr, and an
 // export request: the in-process export tests' fixtures.
@@ -55,44 +54,11 @@ export function service(source: () => readonly Row[] = () => rows): Service {
   };
 }
 
-export interface TestContext {
-  ctx: Context;
-  stdout: () => string;
-  stderr: () => string;
-  controller: AbortController;
-}
+export type TestContext = MemoryContext;
 
 /** A context whose stdout and stderr are captured; `verbose` lines go to stderr too when asked. */
-export function context(
-  options: { stdoutIsTTY?: boolean; terminalWidth?: number; env?: NodeJS.ProcessEnv; verbose?: boolean } = {},
-): TestContext {
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  stdout.on('data', (chunk: Buffer) => out.push(chunk));
-  stderr.on('data', (chunk: Buffer) => err.push(chunk));
-  const controller = new AbortController();
-  return {
-    ctx: {
-      io: {
-        stdout,
-        stderr,
-        stdin: new PassThrough(),
-        stdoutIsTTY: options.stdoutIsTTY ?? false,
-        stderrIsTTY: false,
-        color: new Chalk({ level: 0 }),
-        colorEnabled: false,
-        terminalWidth: options.terminalWidth ?? 100,
-        env: options.env ?? {},
-      },
-      signal: controller.signal,
-      verbose: options.verbose ? (line) => err.push(Buffer.from(`${line}\n`)) : () => undefined,
-    },
-    stdout: () => Buffer.concat(out).toString('utf8'),
-    stderr: () => Buffer.concat(err).toString('utf8'),
-    controller,
-  };
+export function context(options: MemoryContextOptions = {}): TestContext {
+  return memoryContext(options);
 }
 
 export function request(overrides: Partial<ExportRequest> = {}): ExportRequest {

@@ -1,6 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { TDS_BIN } from './cli.js';
+import type { EnvOverrides } from './hermetic-env.js';
+import { RATE_SCALE } from './rate-scale.js';
+import { spawnTds } from './spawn-tds.js';
 
 export interface EmulatorInfo {
   baseUrl: string;
@@ -15,27 +17,27 @@ export interface RunningEmulator extends EmulatorInfo {
   stop(): Promise<void>;
 }
 
-/** Starts `tds emulator --port 0 …` as a child process and waits for its ready line. */
-export function startEmulatorProcess(args: string[] = []): Promise<RunningEmulator> {
-  const child = spawn(
-    process.execPath,
-    [TDS_BIN, 'emulator', '--host', '127.0.0.1', '--port', '0', '--seeded-actions', 'pending', ...args],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
-    },
-  );
-  let errText = '';
-  child.stderr!.on('data', (chunk: Buffer) => (errText += chunk.toString('utf8')));
+/**
+ * Starts `tds emulator --port 0 …` as a child process and waits for its ready line. It runs at the
+ * suite's RATE_SCALE (TDS_RATE_SCALE, as the clients of tdsAgainst do); a `--rate-scale` in `args` wins.
+ * Seeded action cells stay as seeded (the seed's states are what many tests compare against) unless
+ * `args` asks for `--seeded-actions live`.
+ */
+export function startEmulatorProcess(args: string[] = [], env: EnvOverrides = {}): Promise<RunningEmulator> {
+  const run = spawnTds(['emulator', '--host', '127.0.0.1', '--port', '0', '--seeded-actions', 'pending', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { TDS_RATE_SCALE: String(RATE_SCALE), ...env },
+  });
+  const { child } = run;
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`emulator did not start in time; stderr:\n${errText}`));
+      reject(new Error(`emulator did not start in time; stderr:\n${run.stderr()}`));
     }, 30_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`emulator exited early with ${code}; stderr:\n${errText}`));
+      reject(new Error(`emulator exited early with ${code}; stderr:\n${run.stderr()}`));
     });
     lines.once('line', (line) => {
       clearTimeout(timer);
@@ -43,10 +45,10 @@ export function startEmulatorProcess(args: string[] = []): Promise<RunningEmulat
       resolve({
         ...info,
         child,
-        stderr: () => errText,
+        stderr: run.stderr,
         stop: () =>
           new Promise<void>((done) => {
-            if (child.exitCode !== null) return done();
+            if (child.exitCode !== null || child.signalCode !== null) return done();
             child.once('exit', () => done());
             child.kill('SIGTERM');
           }),

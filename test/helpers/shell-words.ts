@@ -39,6 +39,8 @@ export function shellWords(line: string): string[] {
 
 /** The arguments after `tds` in a documented command line, or undefined when it does not run tds. */
 export function tdsArguments(line: string): string[] | undefined {
+  // output shown beside the commands (a table row, a cut JSON value) is not split into words
+  if (!/^\s*(\$\s+)?([A-Z_][A-Z0-9_]*=\S*\s+)*(npx\s+)?tds(\s|$)/.test(line)) return undefined;
   const words = shellWords(line.replace(/^\s*\$\s+/, ''));
   while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=/.test(words[0]!)) words.shift();
   if (words[0] === 'npx') words.shift();

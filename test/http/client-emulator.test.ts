@@ -1,19 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { ApiClient } from '../../src/http/client.js';
 import { paginate, rowsOf } from '../../src/http/paginate.js';
 import { resolveTable } from '../../src/http/resolve-table.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
 
 // The HTTP core against the real emulator (in-process, rate limits 100x faster), asserting its
 // request log: how often requests were sent and how far apart.
 
-const SCALE = 100;
+const SCALE = RATE_SCALE;
 let emulator: RunningEmulator;
 
-beforeAll(async () => {
+// an emulator per test: each starts with empty rate windows
+beforeEach(async () => {
   emulator = await startEmulator({ port: 0, rateScale: SCALE });
 });
-afterAll(() => emulator?.close());
+afterEach(() => emulator?.close());
 
 async function withClient<T>(rateScale: number, work: (client: ApiClient) => Promise<T>): Promise<T> {
   const client = new ApiClient({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, rateScale });
@@ -40,7 +42,6 @@ describe('ApiClient against the emulator', () => {
 
   it("honours the service's own 429s when another client used up the limit, and still gets every page", async () => {
     const leads = await withClient(SCALE, (client) => resolveTable(client, 'Leads'));
-    await new Promise((resolve) => setTimeout(resolve, 60_000 / SCALE + 50)); // an empty window
     const since = emulator.requestLog.length;
     await withClient(SCALE, (other) => Promise.all(Array.from({ length: 60 }, () => other.rowsPage(leads.id, { limit: 1 }))));
     const stats = await withClient(SCALE, async (client) => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { later, nextWatermark, reachesWatermark, WATERMARK_MARGIN_MS } from '../../src/mirror/watermark.js';
+import { later, nextWatermark, reachesWatermark, serviceDate, WATERMARK_MARGIN_MS } from '../../src/mirror/watermark.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const at = (ms: number): string => new Date(T0 + ms).toISOString();
@@ -8,9 +8,9 @@ const MINUTE = 60_000;
 
 describe('nextWatermark', () => {
   it.each([
-    ['an idle table: the pass start (local clock) is later than the newest row', -3_600_000, null, 0, -MINUTE],
+    ['an idle table: the pass start (the Date of its first answer) is later than the newest row', -3_600_000, null, 0, -MINUTE],
     ['a burst just before the pass: its start still decides', -5_000, null, 0, -MINUTE],
-    ['the service clock ahead of the local one: the newest row decides', 120_000, null, 0, 120_000 - MINUTE],
+    ['a newest row later than the Date (a Date cut to whole seconds): the newest row decides', 800, null, 0, 800 - MINUTE],
     ['a row still running an action: its creation time bounds it', -5_000, -7_200_000, 0, -7_200_000 - MINUTE],
     ['a pending row newer than the start changes nothing', -5_000, 10_000, 0, -MINUTE],
   ])('%s', (_name, newestMs, pendingMs, startMs, expectedMs) => {
@@ -22,12 +22,28 @@ describe('nextWatermark', () => {
     expect(watermark).toBe(at(expectedMs));
   });
 
-  it('an empty table: the pass start less the margin', () => {
+  it('an empty table: the pass start less the margin; with no Date either, no watermark (the next pass reads every row)', () => {
     expect(nextWatermark({ newestCreatedAt: null, pendingSince: null, passStartedAt: at(0) })).toBe(at(-WATERMARK_MARGIN_MS));
+    expect(nextWatermark({ newestCreatedAt: null, pendingSince: null, passStartedAt: null })).toBeNull();
+  });
+
+  it('with no Date, the newest row alone decides', () => {
+    expect(nextWatermark({ newestCreatedAt: at(-5_000), pendingSince: null, passStartedAt: null })).toBe(at(-5_000 - MINUTE));
   });
 
   it('keeps at least twice the 30 s intake window', () => {
     expect(WATERMARK_MARGIN_MS).toBeGreaterThanOrEqual(2 * 30_000);
+  });
+});
+
+describe('serviceDate', () => {
+  it.each([
+    ['Tue, 03 Mar 2026 12:00:00 GMT', '2026-03-03T12:00:00.000Z'],
+    [undefined, null],
+    ['', null],
+    ['not a date', null],
+  ])('%s -> %s', (header, expected) => {
+    expect(serviceDate(header)).toBe(expected);
   });
 });
 
@@ -47,7 +63,7 @@ describe('reachesWatermark and later', () => {
 
 // A service in miniature: rows with a creation time (the service's clock) that become visible up to
 // 30 s later, listed newest first in pages of 100; syncs that read pages down to the watermark the
-// last one left, with the local clock off the service's by `skewMs`.
+// last one left, each beginning at the Date of its first answer (the service's clock, whole seconds).
 
 interface SimRow {
   id: number;
@@ -65,14 +81,13 @@ class Mirror {
 
   constructor(
     private readonly rows: SimRow[],
-    private readonly skewMs: number,
     private readonly pageSize = 100,
   ) {}
 
   /** One sync at service time `nowMs`; returns its page requests. */
   sync(nowMs: number): number {
     const visible = this.rows.filter((row) => row.visibleMs <= nowMs).sort((a, b) => b.createdMs - a.createdMs || b.id - a.id);
-    const startedAt = at(nowMs + this.skewMs);
+    const startedAt = serviceDate(new Date(T0 + nowMs).toUTCString());
     let requests = 0;
     let top: string | null = null;
     for (let start = 0; ; start += this.pageSize) {
@@ -92,7 +107,7 @@ class Mirror {
 }
 
 describe('the watermark over a run of syncs', () => {
-  it('every row visible when a sync starts is in the mirror after it, whatever the intake delays (local clock up to 30 s ahead)', () => {
+  it('every row visible when a sync starts is in the mirror after it, whatever the intake delays', () => {
     fc.assert(
       fc.property(
         fc.array(
@@ -103,12 +118,10 @@ describe('the watermark over a run of syncs', () => {
           { maxLength: 400 },
         ),
         fc.array(fc.integer({ min: 1_000, max: 60_000 }), { minLength: 1, maxLength: 20 }),
-        // the margin allows the local clock 30 s ahead of the service's; behind, any amount
-        fc.oneof(fc.constant(30_000), fc.integer({ min: -300_000, max: 30_000 })),
-        (specs, gaps, skewMs) => {
+        (specs, gaps) => {
           const rows = specs.map((spec, id) => ({ id, createdMs: spec.createdMs, visibleMs: spec.createdMs + spec.delayMs }));
           // small pages, so that a page does not reach far below the watermark and hide a row it should not
-          const mirror = new Mirror(rows, skewMs, 3);
+          const mirror = new Mirror(rows, 3);
           let now = 0;
           for (const gap of gaps) {
             now += gap;
@@ -126,7 +139,7 @@ describe('the watermark over a run of syncs', () => {
     const rows: SimRow[] = [];
     for (let i = 0; i < 5_000; i += 1) rows.push({ id: i, createdMs: i * 720, visibleMs: i * 720 });
     for (let i = 0; i < 1_000; i += 1) rows.push({ id: 5_000 + i, createdMs: 3_600_000 + i, visibleMs: 3_600_000 + i });
-    const mirror = new Mirror(rows, 0);
+    const mirror = new Mirror(rows);
     mirror.sync(3_590_000);
     const costs: number[] = [];
     for (let now = 3_605_000; now <= 3_605_000 + 3 * 60_000; now += 10_000) costs.push(mirror.sync(now));

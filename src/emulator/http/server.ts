@@ -83,6 +83,8 @@ async function serviceRoute(
   { path, query, method }: RequestLine,
 ): Promise<void> {
   const entry = logEntry(deps, req, res, method);
+  // the service's own clock, as its rows' times are (Node would send the real clock's)
+  res.setHeader('date', new Date(deps.clock.now()).toUTCString());
   const surface = path.startsWith(WEBHOOK_PATH_PREFIX) ? 'webhook' : 'key';
   try {
     const hit = SERVICE_TABLE.match(method, path);

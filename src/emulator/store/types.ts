@@ -15,9 +15,15 @@ export interface EmulatorOptions {
   paused?: boolean;
   /** Default true; false disables every rate limit. */
   rateLimits?: boolean;
-  /** Default 1; X makes rate-limit windows X times shorter (retry-after stays in service seconds). */
+  /**
+   * Default 1; X makes rate-limit windows and the webhook intake X times shorter (retry-after stays in
+   * service seconds), as TDS_RATE_SCALE X makes the client's waits for them: give both the same scale.
+   */
   rateScale?: number;
-  /** Quiet delay of webhook intake in ms (default 5000); rows show at most 6 x this after the first pending one. */
+  /**
+   * Quiet delay of webhook intake in service ms (default 5000; divided by rateScale); rows show at most
+   * 6 x this after the first pending one.
+   */
   ingestDelayMs?: number;
   /** Fault spec for key endpoints (see faults.ts). */
   readFaults?: string;

@@ -1,5 +1,6 @@
 import { narrowBatch, type Batch } from '../plan/batch.js';
-import type { KeyReconciler } from '../key/reconcile.js';
+import type { SentRequest } from '../key/intake-window.js';
+import type { KeyReconciler, SentBatch } from '../key/reconcile.js';
 import type { BatchState, JournalEntry } from '../journal/journal-entry.js';
 import type { SendEvent } from './send-event.js';
 
@@ -16,8 +17,8 @@ export interface ReconcileQueueOptions {
  * out not to hold, waiting to be sent again.
  */
 export class ReconcileQueue {
-  /** each with the time the webhook may have had its request by, at the latest */
-  private readonly unsettled: Array<{ batch: Batch; by: number }> = [];
+  /** each with its request: its end is when the webhook may have had it by, at the latest */
+  private readonly unsettled: SentBatch[] = [];
   private readonly again: Batch[] = [];
 
   constructor(private readonly options: ReconcileQueueOptions) {}
@@ -26,15 +27,18 @@ export class ReconcileQueue {
     return this.unsettled.length > 0;
   }
 
-  /** A batch of this run whose outcome is uncertain (its answer came now). */
-  add(batch: Batch): void {
-    this.unsettled.push({ batch, by: Date.now() });
+  /** A batch of this run whose outcome is uncertain. */
+  add(batch: Batch, sent: SentRequest): void {
+    this.unsettled.push({ batch, sent });
   }
 
-  /** An uncertain batch of an earlier run: its request reached the webhook before that run ended, and before this one began. */
+  /**
+   * An uncertain batch of an earlier run: its request reached the webhook, if at all, by the time it was
+   * journaled uncertain, or (cut off while sending) within the request timeout of its journaled start.
+   */
   addEarlier(batch: Batch & { unsettled: NonNullable<Batch['unsettled']> }): void {
     const { at, cutOff } = batch.unsettled;
-    this.unsettled.push({ batch, by: cutOff ? Math.min(Date.now(), at + this.options.timeoutMs) : at });
+    this.unsettled.push({ batch, sent: { start: -Infinity, end: cutOff ? Math.min(Date.now(), at + this.options.timeoutMs) : at } });
   }
 
   /** The next records to send again, if any. */
@@ -45,13 +49,9 @@ export class ReconcileQueue {
   /** Reconciles every waiting batch: found records journaled and counted, the others queued to be sent again. */
   async reconcile(lastRequestAt: number): Promise<void> {
     const waiting = this.unsettled.splice(0);
-    const by = Math.max(lastRequestAt, ...waiting.map((entry) => entry.by));
     let found;
     try {
-      found = await this.options.reconciler.found(
-        waiting.map((entry) => entry.batch),
-        by,
-      );
+      found = await this.options.reconciler.found(waiting, lastRequestAt);
     } catch (error) {
       // not settled: they stay uncertain (as journaled), and the run reports them so
       this.unsettled.push(...waiting);

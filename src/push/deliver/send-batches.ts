@@ -1,6 +1,7 @@
 import type { RateLimiter } from '../../http/rate-limiter.js';
 import { withRetries, type AttemptReport } from '../../http/retry.js';
 import { MAX_RETRY_AFTER_MS, type RetryDecision } from '../../http/retry-policy.js';
+import type { SentRequest } from '../key/intake-window.js';
 import type { KeyReconciler } from '../key/reconcile.js';
 import { entryOf, type BatchState, type JournalEntry } from '../journal/journal-entry.js';
 import { batchId, narrowBatch, splitBatch, type Batch } from '../plan/batch.js';
@@ -31,7 +32,7 @@ export interface SendOptions {
   /** Called once for every batch (or part) this run has dealt with, before its slot is freed. */
   onOutcome(event: SendEvent): Promise<void> | void;
   /** --key: uncertain batches are settled by looking their keys up, and the run goes on */
-  reconciler?: Pick<KeyReconciler, 'found' | 'noteAccepted' | 'checkDue' | 'checkKeysShow'>;
+  reconciler?: Pick<KeyReconciler, 'found' | 'noteAccepted' | 'checkDue' | 'checkKeysShow' | 'rowsVisible'>;
   /** the request timeout: a request cut off while sending may have reached the webhook until then */
   timeoutMs?: number;
 }
@@ -46,10 +47,11 @@ export type StopReason =
   /** the journal could not be written, or the input failed while streaming */
   | { kind: 'failed'; error: unknown };
 
-/** One POST of a batch and what it means. */
+/** One POST of a batch, when it left and ended, and what it means. */
 interface Posted {
   wire: WireResult;
   outcome: PostOutcome;
+  sent: SentRequest;
 }
 
 /**
@@ -65,7 +67,8 @@ export class BatchSender {
   private readonly stops: StopReason[] = [];
   /** --key: uncertain batches to reconcile by key, and records to send again */
   private readonly queue?: ReconcileQueue;
-  private lastRequestAt = 0;
+  /** when this run's last request to the webhook ended (0: none) */
+  lastRequestAt = 0;
   private acceptedAny = false;
 
   constructor(private readonly options: SendOptions) {
@@ -93,8 +96,8 @@ export class BatchSender {
     };
     try {
       await this.loop(iterator, running, start);
-      // nothing was left uncertain: one check that the keys sent can be found (a later run depends on it)
-      if (!this.halted && this.acceptedAny) await this.options.reconciler?.checkKeysShow(this.lastRequestAt);
+      // nothing was left uncertain: this run's rows show and their keys can be found (a later run depends on it)
+      if (!this.halted && this.acceptedAny) await this.options.reconciler?.rowsVisible(this.lastRequestAt);
     } catch (error) {
       this.stop({ kind: 'failed', error });
     } finally {
@@ -183,13 +186,14 @@ export class BatchSender {
       this.stop({ kind: 'gave-up', detail: `batch ${batchId(batch)}: ${why}` });
       return this.options.onOutcome({ kind: 'pending', batch });
     }
-    return this.conclude(batch, outcome);
+    return this.conclude(batch, outcome, sent.result.sent);
   }
 
   /** Journals the batch as being sent (fsynced), then sends it: the journal never misses a request that left. */
   private async post(batch: Batch): Promise<Posted> {
     await this.journal(batch, 'sending');
     this.inFlight += 1;
+    const start = Date.now();
     let wire: WireResult;
     try {
       wire = await this.options.post(batch.body);
@@ -199,7 +203,7 @@ export class BatchSender {
     }
     const outcome = classifyPost(wire);
     if ('detail' in outcome) outcome.detail = this.options.redact(outcome.detail);
-    return { wire, outcome };
+    return { wire, outcome, sent: { start, end: this.lastRequestAt } };
   }
 
   /** Logs each attempt; one that took nothing in and will be tried again (or given up) is journaled as unsent. */
@@ -213,7 +217,7 @@ export class BatchSender {
    * What the final outcome means for the batch, journaled, then counted. The run hears of it even
    * when the journal cannot record it (a full disk): the summary must tell what really happened.
    */
-  private async conclude(batch: Batch, outcome: Exclude<PostOutcome, { kind: 'retry' }>): Promise<void> {
+  private async conclude(batch: Batch, outcome: Exclude<PostOutcome, { kind: 'retry' }>, sent: SentRequest): Promise<void> {
     if (outcome.kind === 'too-large') return this.splitOrReject(batch, outcome);
     const { state, event, stop } = this.meaning(batch, outcome);
     const byKey = state === 'uncertain' && this.queue !== undefined;
@@ -222,10 +226,10 @@ export class BatchSender {
     } finally {
       if (state === 'accepted') {
         this.acceptedAny = true;
-        this.options.reconciler?.noteAccepted(batch, true);
+        this.options.reconciler?.noteAccepted(batch, sent);
       }
       // --key: settled once nothing is in flight, instead of stopping the run
-      if (byKey) this.queue?.add(batch);
+      if (byKey) this.queue?.add(batch, sent);
       else {
         if (stop) this.stop(stop);
         await this.options.onOutcome(event);

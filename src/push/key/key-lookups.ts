@@ -63,15 +63,29 @@ export class KeyLookups {
   }
 
   /**
-   * Settling uncertain batches, or checking that the keys of a batch taken in show (`check`): which of
-   * the keys the table holds now (never from an earlier read).
+   * Settling uncertain batches, or checking that the keys of batches taken in show (`check`): the rows
+   * that hold some of the keys now (never from an earlier read, so never the mirror). `rowCount`: the
+   * table's, when just read.
    */
-  async reconcile(keys: readonly string[], use: 'reconcile' | 'check' = 'reconcile'): Promise<Planned<KeyPresence>> {
-    const plan = chooseLookupPlan({ column: this.column, keys, keyCount: keys.length, rowCount: await this.rowCount() });
-    return { plan, lookup: this.track(use, this.presence(plan)) };
+  async reconcile(keys: readonly string[], use: 'reconcile' | 'check' = 'reconcile', rowCount?: number): Promise<Planned<KeyRows>> {
+    const rows = rowCount ?? (await this.rowCount());
+    const plan = chooseLookupPlan({ column: this.column, keys, keyCount: keys.length, rowCount: rows });
+    const target = { client: this.client, tableId: this.table.id, column: this.column };
+    return { plan, lookup: this.track(use, plan.kind === 'queries' ? new QueryLookup(target) : new TableRead(target)) };
   }
 
-  /** --wait settled: the rows holding `keys`; `recent` when every one was sent by this run, which began at `since`. */
+  /** The createdAt (ms, the service's clock) of the table's newest row, undefined when it has none (one row request). */
+  async newestCreatedAt(use: 'reconcile' | 'check' = 'reconcile'): Promise<number | undefined> {
+    this.track(use, { requests: 1 });
+    const page = await this.client.rowsPage(this.table.id, { limit: 1 });
+    const newest = page.rows[0];
+    return newest === undefined ? undefined : Date.parse(newest.createdAt);
+  }
+
+  /**
+   * --wait settled: the rows holding `keys`; `recent` when every one was sent by this run: no row of it
+   * was created before `since` (the service's clock), and the table had `rowsBefore` rows before it.
+   */
   async rows(keys: readonly string[], recent?: { since: number; rowsBefore: number }): Promise<Planned<KeyRows>> {
     const rowCount = await this.rowCount();
     const recentRows = recent ? Math.max(keys.length, rowCount - recent.rowsBefore) : undefined;

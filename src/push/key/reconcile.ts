@@ -1,44 +1,57 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TdsError } from '../../core/errors.js';
-import { INTAKE_MAX_MS, INTAKE_QUIET_MS } from '../../service/index.js';
+import { INTAKE_MAX_MS } from '../../service/index.js';
 import type { Batch } from '../plan/batch.js';
 import { recordsText } from '../report/ranges.js';
+import { INTAKE_LONGEST_MS, serviceAheadAtLeast, type SentRequest, type ShownRow } from './intake-window.js';
+import { watchIntake, type Watch, type Watched } from './intake-watch.js';
 import type { KeyLookups } from './key-lookups.js';
 
 export interface ReconcileOptions {
-  lookups: KeyLookups;
+  lookups: Pick<KeyLookups, 'column' | 'rowCount' | 'reconcile' | 'newestCreatedAt'>;
   /** the --key FIELD, for messages */
   field: string;
-  /** TDS_RATE_SCALE: the intake window is divided by it (the emulator's is scaled the same way in tests) */
+  /** TDS_RATE_SCALE: the intake windows are divided by it (give the emulator the same --rate-scale) */
   rateScale: number;
   signal: AbortSignal;
   log?: (line: string) => void;
 }
 
-/** Keys of a batch the webhook took in, to check that the table can show keys at all. */
-interface Sample {
-  keys: string[];
+/** A batch and its request to the webhook. */
+export interface SentBatch {
+  batch: Batch;
+  sent: SentRequest;
+}
+
+/** A request the webhook took in, by some of its keys and its records (for messages). */
+interface Taken extends Watched {
   first: number;
   last: number;
-  /** when it was known to be taken in (0: by an earlier run) */
-  at: number;
 }
 
 const keysOf = (batch: Batch): string[] => batch.items.flatMap((item) => (item.key === undefined ? [] : [item.key]));
 
 /**
- * Settles uncertain batches by their keys: once the webhook's intake window has passed (about 5 s
- * after the last request, up to about 30 s while requests kept arriving: service-api.md 4.7; the
- * table's rowCount holding still confirms it), the batches' keys are looked up in the table. A
- * record whose key is there was taken in; the others were not, and are sent again.
+ * Settles uncertain batches by their keys. A key found in the table was taken in; a key not found is
+ * missing only once the rows of its request would surely show (intake-window.ts: the longest intake
+ * window has passed since the request, or rows of it or of a later request show), and only those
+ * records are sent again. Checks on the way that the keys of batches taken in show at all (a webhook
+ * that does not fill the key column would make every settling send twice), and at the end of a run
+ * waits until this run's rows show, so a push by key after it finds them.
  */
 export class KeyReconciler {
-  private sample: Sample | undefined;
-  /** the sample's keys were found: the webhook fills the key column */
+  private sample: Taken | undefined;
+  /** keys of a batch taken in were found: the webhook fills the key column */
   private confirmed = false;
   /** rowCount before this run's first request, and the records taken in since: a table that grew by them shows its rows */
   private rowsBefore: number | undefined;
   private accepted = 0;
+  /** this run's requests taken in, by one key each */
+  private readonly taken: Taken[] = [];
+  /** when the last request an earlier run had taken in ended */
+  private earlierEnd = -Infinity;
+  /** rows of our requests seen: they bound the service's clock */
+  private readonly shown: ShownRow[] = [];
 
   constructor(private readonly options: ReconcileOptions) {}
 
@@ -47,59 +60,121 @@ export class KeyReconciler {
     this.rowsBefore = rowCount;
   }
 
-  /** A batch the webhook took in (in this run or an earlier one): its keys show whether the table holds keys at all. */
-  noteAccepted(batch: Batch, thisRun: boolean): void {
+  /** A batch the webhook took in, in this run or (`thisRun` false, `sent.end` its journal time) an earlier one. */
+  noteAccepted(batch: Batch, sent: SentRequest, thisRun = true): void {
     if (thisRun) this.accepted += batch.items.length;
-    const keys = keysOf(batch).slice(0, 3);
-    if (keys.length > 0 && !this.sample) this.sample = { keys, first: batch.first, last: batch.last, at: thisRun ? Date.now() : 0 };
-  }
-
-  /** Whether the first batch taken in should show in the table by now (its intake window has surely passed) and was not checked. */
-  get checkDue(): boolean {
-    return this.sample !== undefined && !this.confirmed && Date.now() >= this.sample.at + INTAKE_MAX_MS / this.options.rateScale;
+    const keys = keysOf(batch);
+    if (keys.length === 0) return;
+    const taken = { request: sent, first: batch.first, last: batch.last };
+    if (thisRun) this.taken.push({ ...taken, keys: keys.slice(0, 1) });
+    else this.earlierEnd = Math.max(this.earlierEnd, sent.end);
+    this.sample ??= { ...taken, keys: keys.slice(0, 3) };
   }
 
   /**
-   * Checks that the keys of a batch taken in show in the table: a webhook that does not fill the key
-   * column would make every later lookup miss (and a settled batch be sent twice). At the end of a
-   * run (`lastRequestAt` given), the intake window is waited out first.
+   * A service time no later than the createdAt of any row a request of this run that left after `local`
+   * (our clock) adds; undefined until some row of ours has shown (the service's clock is not ours).
    */
-  async checkKeysShow(lastRequestAt?: number): Promise<void> {
-    const sample = this.sample;
-    if (!sample || this.confirmed) return;
-    if (lastRequestAt !== undefined && !this.checkDue) await this.waitForIntake(lastRequestAt);
-    const shows = async (): Promise<boolean> => {
-      const { lookup } = await this.options.lookups.reconcile(sample.keys, 'check');
-      return (await lookup.present(sample.keys)).size > 0;
-    };
-    if (!(await shows()) && !((await this.rowsShow()) && (await shows()))) {
-      throw this.unfindable(recordsText(sample), false);
-    }
-    this.confirmed = true;
+  serviceTimeBefore(local: number): number | undefined {
+    const ahead = serviceAheadAtLeast(this.shown);
+    return ahead === undefined ? undefined : local + ahead;
   }
 
-  /** For each batch, the records whose keys the table holds. `lastRequestAt`: when the webhook may have had the last request. */
-  async found(batches: readonly Batch[], lastRequestAt: number): Promise<Array<ReadonlySet<number>>> {
-    await this.waitForIntake(lastRequestAt);
-    const keys = batches.flatMap(keysOf);
+  private get windowMs(): number {
+    return INTAKE_LONGEST_MS / this.options.rateScale;
+  }
+
+  /** Whether the first batch taken in must show in the table by now (its longest intake window has passed) and was not checked. */
+  get checkDue(): boolean {
+    return this.sample !== undefined && !this.confirmed && Date.now() >= this.sample.request.end + this.windowMs;
+  }
+
+  /** Checks that the keys of the first batch taken in show, once they must. */
+  async checkKeysShow(): Promise<void> {
     const sample = this.sample;
-    const lookUp = async (): Promise<ReadonlySet<string>> => {
-      const { plan, lookup } = await this.options.lookups.reconcile([...keys, ...(sample?.keys ?? [])]);
-      this.options.log?.(`settling ${keys.length} keys of uncertain records: ${plan.text}`);
-      return lookup.present([...keys, ...(sample?.keys ?? [])]);
-    };
-    const sampleIn = (found: ReadonlySet<string>): boolean => !sample || sample.keys.some((key) => found.has(key));
-    let present = await lookUp();
-    if (!sampleIn(present) && (await this.rowsShow())) present = await lookUp();
-    if (!sampleIn(present)) throw this.unfindable(recordsText(sample!), true);
-    if (sample) this.confirmed = true;
-    if (!sample && !keys.some((key) => present.has(key)) && (await this.grewByAll(keys.length))) {
-      throw this.unfindable(`the uncertain records ${batches.map((batch) => `${batch.first}–${batch.last}`).join(', ')}`, true);
+    if (!sample || this.confirmed) return;
+    const [watch] = await this.watch([sample], [], 'check', sample.request.end);
+    await this.mustShow(sample, watch!, false);
+  }
+
+  /**
+   * The end of a run: waits until the rows of this run's last requests show (and so the rows of every
+   * earlier one: the intake takes them in order), which proves the keys show, or until their window
+   * has passed. With nothing taken in by this run, waits out the window of an earlier run's last request.
+   */
+  async rowsVisible(lastRequestAt: number): Promise<void> {
+    const latestStart = Math.max(-Infinity, ...this.taken.map((taken) => taken.request.start));
+    const last = this.taken.filter((taken) => taken.request.end > latestStart);
+    if (last.length === 0) {
+      await this.pause(this.earlierEnd + this.windowMs - Date.now());
+      return this.checkKeysShow();
     }
-    this.options.log?.(`settled by key: ${keys.filter((key) => present.has(key)).length} of ${keys.length} keys found in the table`);
-    return batches.map(
-      (batch) => new Set(batch.items.filter((item) => item.key !== undefined && present.has(item.key)).map((item) => item.record)),
+    // the first batch taken in, if not checked yet, is the one an error names
+    const unchecked = this.confirmed ? undefined : this.sample;
+    const sample = unchecked && !last.some((taken) => taken.request === unchecked.request) ? [unchecked] : [];
+    const targets = [...sample, ...last];
+    const watches = await this.watch(targets, [], 'check', lastRequestAt);
+    for (const [i, taken] of targets.entries()) await this.mustShow(taken, watches[i]!, false);
+  }
+
+  /** For each batch, the records whose keys the table holds. `lastRequestAt`: when this run's last request ended. */
+  async found(entries: readonly SentBatch[], lastRequestAt: number): Promise<Array<ReadonlySet<number>>> {
+    const targets: Watched[] = entries.map(({ batch, sent }) => ({ request: sent, keys: keysOf(batch) }));
+    const sample = this.confirmed ? undefined : this.sample;
+    const firstEnd = Math.min(...entries.map(({ sent }) => sent.end));
+    // the latest request taken in, when it left after an uncertain one ended: its rows showing prove that one's
+    const witness = this.taken.reduce<Taken | undefined>(
+      (latest, taken) => (taken.request.start > (latest?.request.start ?? firstEnd) ? taken : latest),
+      undefined,
     );
+    const watches = await this.watch(sample ? [...targets, sample] : targets, witness ? [witness] : [], 'reconcile', lastRequestAt);
+    if (sample) await this.mustShow(sample, watches.at(-1)!, true);
+    const keys = targets.flatMap((target) => target.keys);
+    const found = watches.slice(0, entries.length).reduce((sum, watch) => sum + watch.found.size, 0);
+    if (!this.sample && found === 0 && (await this.grewByAll(keys.length))) {
+      throw this.unfindable(`the uncertain records ${entries.map(({ batch }) => `${batch.first}–${batch.last}`).join(', ')}`, true);
+    }
+    this.options.log?.(`settled by key: ${found} of ${keys.length} keys found in the table`);
+    // rows of this run now, as the records taken in are
+    this.accepted += found;
+    return entries.map(
+      ({ batch }, i) =>
+        new Set(batch.items.filter((item) => item.key !== undefined && watches[i]!.found.has(item.key)).map((item) => item.record)),
+    );
+  }
+
+  private watch(
+    targets: readonly Watched[],
+    witnesses: readonly Watched[],
+    use: 'reconcile' | 'check',
+    lastRequestAt: number,
+  ): Promise<Watch[]> {
+    return watchIntake(targets, witnesses, {
+      lookups: this.options.lookups,
+      use,
+      rateScale: this.options.rateScale,
+      signal: this.options.signal,
+      lastRequestAt,
+      shown: this.shown,
+      onLookup: (plan, keys) =>
+        this.options.log?.(
+          `${use === 'reconcile' ? 'settling' : 'looking for'} ${keys} keys${use === 'reconcile' ? ' of uncertain records' : ' taken in'}: ${plan}`,
+        ),
+    });
+  }
+
+  /**
+   * The keys of a request taken in must show once its rows must: else the webhook does not fill the key
+   * column (later lookups would all miss, and settling would send twice), unless its rows are not in the
+   * table's rowCount yet (a slower intake than the service's, or an emulator not scaled as this run).
+   */
+  private async mustShow(taken: Taken, watch: Watch, settling: boolean): Promise<void> {
+    if (watch.found.size === 0 && (await this.rowsShow())) {
+      const { lookup } = await this.options.lookups.reconcile(taken.keys, 'check');
+      for (const key of (await lookup.find(taken.keys)).keys()) watch.found.add(key);
+    }
+    if (watch.found.size === 0) throw this.unfindable(recordsText(taken), settling);
+    this.confirmed = true;
   }
 
   /** With no batch known to be taken in: the table grew by every record sent, yet shows none of the keys. */
@@ -109,10 +184,8 @@ export class KeyReconciler {
   }
 
   /**
-   * When the keys of records taken in do not show, whether the rows this run had taken in show in the
-   * table's rowCount, waiting for them up to the service's whole intake window, unscaled: a webhook
-   * that does not fill the key column is told from rows not visible yet (TDS_RATE_SCALE shortens the
-   * waits above, and an emulator's intake need not be as fast). False: they never all showed.
+   * Whether the rows this run had taken in show in the table's rowCount, waiting for them up to the
+   * service's whole intake window, unscaled. False: they never all showed.
    */
   private async rowsShow(): Promise<boolean> {
     if (this.rowsBefore === undefined || this.accepted === 0) return true;
@@ -121,20 +194,6 @@ export class KeyReconciler {
       if ((await this.options.lookups.rowCount()) - this.rowsBefore >= this.accepted) return true;
       if (Date.now() >= deadline) return false;
       await this.pause(Math.min(1000, deadline - Date.now()));
-    }
-  }
-
-  /** Waits out the webhook's intake window, then for the table's rowCount to hold still (or the window's end). */
-  private async waitForIntake(lastRequestAt: number): Promise<void> {
-    const scale = this.options.rateScale;
-    const latest = lastRequestAt + INTAKE_MAX_MS / scale;
-    await this.pause(lastRequestAt + INTAKE_QUIET_MS / scale - Date.now());
-    let count = await this.options.lookups.rowCount();
-    while (Date.now() < latest) {
-      await this.pause(Math.min(1000 / scale, latest - Date.now()));
-      const next = await this.options.lookups.rowCount();
-      if (next === count) return;
-      count = next;
     }
   }
 

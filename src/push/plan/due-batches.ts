@@ -17,8 +17,8 @@ export interface DueOptions {
   signal?: AbortSignal;
   /** --key: a record whose key repeats an earlier one's (the pair, and the key) */
   onDuplicate?: (record: number, of: number, key: string) => void;
-  /** a batch an earlier run had sent and the webhook took in */
-  onAccepted?: (batch: Batch) => void;
+  /** a batch an earlier run had sent and the webhook took in, and when that was journaled (ms) */
+  onAccepted?: (batch: Batch, at: number) => void;
 }
 
 /**
@@ -50,7 +50,7 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
           break;
         case 'accepted':
           add(tally.already, decision.batch);
-          options.onAccepted?.(decision.batch);
+          options.onAccepted?.(decision.batch, Date.parse(decision.entry.at));
           break;
         case 'known':
           if (decision.why === 'existing') tally.existing += decision.records;

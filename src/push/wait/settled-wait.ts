@@ -7,7 +7,7 @@ export interface SettledWaitOptions {
   lookups: KeyLookups;
   /** The keys (folded) whose rows are waited for. */
   keys: readonly string[];
-  /** Set when every key was sent by this run: the rows created since then can be read newest first. */
+  /** Set when every key was sent by this run: the rows created since `since` (the service's clock) can be read newest first. */
   recent?: { since: number; rowsBefore: number };
   fields: readonly Field[];
   store: RowStore;

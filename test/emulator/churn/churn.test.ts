@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ActionRunner } from '../../../src/emulator/actions/action-runner.js';
 import { addBenchTable } from '../../../src/emulator/store/bench-table.js';
 import { Churn } from '../../../src/emulator/churn/churn.js';
@@ -143,8 +143,13 @@ describe('pages while rows change', () => {
     }));
     const companies = await tableInfo(e, 'Companies');
     const first = await allRows(e, companies.table.id);
-    await sleep(500);
-    const tables = (await get(e, '/tables')).body.tables as Array<{ id: string; rowCount: number }>;
+    // churn goes on: wait for the rows it adds (200 a second) rather than a fixed time
+    let tables: Array<{ id: string; rowCount: number }> = [];
+    const countNow = async () => {
+      tables = (await get(e, '/tables')).body.tables as typeof tables;
+      return tables.find((table) => table.id === companies.table.id)!.rowCount;
+    };
+    await vi.waitFor(async () => expect(await countNow()).toBeGreaterThan(first.length + 20), { timeout: 10_000, interval: 50 });
     const rowCount = tables.find((table) => table.id === companies.table.id)!.rowCount;
     const later = await allRows(e, companies.table.id);
     expect(rowCount).toBeGreaterThan(first.length + 20);

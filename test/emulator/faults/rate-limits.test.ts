@@ -1,26 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { RATE_LIMITS } from '../../../src/service/index.js';
+import { RATE_SCALE } from '../../helpers/rate-scale.js';
 import { call, get, sleep, start, tableByName } from '../helpers.js';
 
 // service-api.md section 8: sliding windows per organization / IP+key / IP, retry-after in service seconds.
-// With rateScale 20 a one-minute window lasts 3 s, and retry-after still says up to 60 (service) seconds.
+// A fifth of the suite's rate scale (20): a one-minute window lasts 3 s, long enough for a burst of requests
+// to land inside one window however loaded the machine; retry-after still says up to 60 (service) seconds.
 
-const SCALE = 20;
+const SCALE = RATE_SCALE / 5;
 
 describe('rate limits (scaled)', () => {
   let emu: RunningEmulator;
-  let rowsPath: string;
-  beforeAll(async () => {
+  // an emulator per test: each starts with empty windows
+  beforeEach(async () => {
     emu = await start({ rateLimits: true, rateScale: SCALE });
-    rowsPath = `/tables/${(await tableByName(emu, 'Contacts', 'Sales')).id}/rows?limit=1`;
   });
-  afterAll(() => emu.close());
+  afterEach(() => emu.close());
 
   const burst = async (n: number, send: () => Promise<{ status: number }>) =>
     (await Promise.all(Array.from({ length: n }, send))).map((r) => r.status);
 
   it('allows 60 row reads a minute per organization, then 429 with retry-after in service seconds', async () => {
+    const rowsPath = `/tables/${(await tableByName(emu, 'Contacts', 'Sales')).id}/rows?limit=1`;
     const statuses = await burst(RATE_LIMITS.rows.requests, () => get(emu, rowsPath));
     expect(statuses.every((status) => status === 200)).toBe(true);
     const refused = await get(emu, rowsPath);
@@ -40,7 +42,6 @@ describe('rate limits (scaled)', () => {
   });
 
   it('allows 300 metadata reads a minute per organization', async () => {
-    await sleep(60_000 / SCALE);
     const statuses = await burst(RATE_LIMITS.metadata.requests, () => get(emu, '/workspaces'));
     expect(statuses.filter((status) => status === 200)).toHaveLength(300);
     const refused = await get(emu, '/tables');

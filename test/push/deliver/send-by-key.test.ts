@@ -5,6 +5,8 @@ import { RateLimiter } from '../../../src/http/rate-limiter.js';
 import { BatchSender, type SendEvent, type SendOptions, type StopReason } from '../../../src/push/deliver/send-batches.js';
 import type { WireResult } from '../../../src/push/deliver/webhook-client.js';
 import type { JournalEntry } from '../../../src/push/journal/journal-entry.js';
+import type { SentRequest } from '../../../src/push/key/intake-window.js';
+import type { SentBatch } from '../../../src/push/key/reconcile.js';
 import { batchId, type Batch } from '../../../src/push/plan/batch.js';
 import { batches as plainBatches } from '../helpers/batches.js';
 
@@ -24,8 +26,9 @@ interface Seen {
 
 /** The reconciler's side of the run: what it was asked, and what the table holds (record numbers). */
 class FakeSettler {
-  readonly calls: Array<{ batches: string[]; lastRequestAt: number; inFlight: number; at: number }> = [];
+  readonly calls: Array<{ batches: string[]; sent: SentRequest[]; lastRequestAt: number; inFlight: number; at: number }> = [];
   readonly accepted: Array<[string, boolean]> = [];
+  readonly acceptedSent: SentRequest[] = [];
   readonly checks: Array<number | undefined> = [];
   checkDue = false;
   sender?: BatchSender;
@@ -35,20 +38,31 @@ class FakeSettler {
 
   constructor(public inTable: Set<number>) {}
 
-  async found(list: readonly Batch[], lastRequestAt: number): Promise<Array<ReadonlySet<number>>> {
-    this.calls.push({ batches: list.map(batchId), lastRequestAt, inFlight: this.sender?.inFlight ?? -1, at: Date.now() });
+  async found(list: readonly SentBatch[], lastRequestAt: number): Promise<Array<ReadonlySet<number>>> {
+    this.calls.push({
+      batches: list.map(({ batch }) => batchId(batch)),
+      sent: list.map(({ sent }) => sent),
+      lastRequestAt,
+      inFlight: this.sender?.inFlight ?? -1,
+      at: Date.now(),
+    });
     this.onFound?.();
     if (this.fail) throw this.fail;
-    return list.map((batch) => new Set(batch.items.filter((item) => this.inTable.has(item.record)).map((item) => item.record)));
+    return list.map(({ batch }) => new Set(batch.items.filter((item) => this.inTable.has(item.record)).map((item) => item.record)));
   }
 
-  noteAccepted(batch: Batch, thisRun: boolean): void {
+  noteAccepted(batch: Batch, sent: SentRequest, thisRun = true): void {
     this.accepted.push([batchId(batch), thisRun]);
+    this.acceptedSent.push(sent);
   }
 
-  async checkKeysShow(lastRequestAt?: number): Promise<void> {
-    this.checks.push(lastRequestAt);
+  async checkKeysShow(): Promise<void> {
+    this.checks.push(undefined);
     this.checkDue = false;
+  }
+
+  async rowsVisible(lastRequestAt: number): Promise<void> {
+    this.checks.push(lastRequestAt);
   }
 }
 
@@ -184,6 +198,12 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
     // the webhook may have had a request until the last one ended
     expect(reconciler.calls[0]!.lastRequestAt).toBeGreaterThanOrEqual(failedAt);
     expect(reconciler.calls[0]!.lastRequestAt).toBeLessThanOrEqual(reconciler.calls[0]!.at);
+    // the uncertain request, from when it left to when its answer came; and each request taken in
+    const [sent] = reconciler.calls[0]!.sent;
+    expect(sent!.start).toBeLessThanOrEqual(failedAt);
+    expect(sent!.end).toBeGreaterThanOrEqual(failedAt);
+    expect(reconciler.acceptedSent).toHaveLength(9);
+    for (const taken of reconciler.acceptedSent) expect(taken.end).toBeGreaterThanOrEqual(taken.start);
     // nothing found: the whole batch goes again, first in the queue
     expect(log.slice(found + 1).find((line) => line.startsWith('start'))).toBe('start 4,5,6');
     expect(kinds(events).filter((kind) => kind.startsWith('accepted'))).toHaveLength(9);
@@ -331,18 +351,18 @@ describe('BatchSender with batches an earlier run left uncertain', () => {
     };
     const plain = new FakeSettler(new Set([1, 2, 3]));
     await run(first(false), plain, () => OK);
-    expect(plain.calls[0]!.lastRequestAt).toBe(at);
+    expect(plain.calls[0]!.sent).toEqual([{ start: -Infinity, end: at }]);
 
     const cut = new FakeSettler(new Set([1, 2, 3]));
     await run(first(true), cut, () => OK, { timeoutMs: 1000 });
-    expect(cut.calls[0]!.lastRequestAt).toBe(at + 1000);
+    expect(cut.calls[0]!.sent).toEqual([{ start: -Infinity, end: at + 1000 }]);
 
     // a timeout reaching past now: now (this run began after the earlier one ended)
     const long = new FakeSettler(new Set([1, 2, 3]));
     const before = Date.now();
     const { seen } = await run(first(true), long, () => OK, { timeoutMs: 60_000 });
-    expect(long.calls[0]!.lastRequestAt).toBeGreaterThanOrEqual(before);
-    expect(long.calls[0]!.lastRequestAt).toBeLessThanOrEqual(long.calls[0]!.at);
+    expect(long.calls[0]!.sent[0]!.end).toBeGreaterThanOrEqual(before);
+    expect(long.calls[0]!.sent[0]!.end).toBeLessThanOrEqual(long.calls[0]!.at);
     expect(seen).toEqual([]);
   });
 });

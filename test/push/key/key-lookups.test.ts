@@ -93,7 +93,27 @@ describe('KeyLookups', () => {
     const planned = await lookups.reconcile(['key1', 'key9']);
     expect(planned.plan.kind).not.toBe('mirror');
     expect(mirror.costAsked).toEqual([]);
-    expect(await planned.lookup.present(['key1', 'key9'])).toEqual(new Set(['key1']));
+    expect([...(await planned.lookup.find(['key1', 'key9'])).keys()]).toEqual(['key1']);
+  });
+
+  it('settling: a small table is read whole each time (rows, not a key snapshot kept from an earlier read)', async () => {
+    const { table, lookups } = setup('email', manyRows(5, start));
+    const keys = Array.from({ length: 200 }, (_, i) => `key${i}`);
+    const planned = await lookups.reconcile(keys);
+    expect(planned.plan.kind).toBe('full-read');
+    expect(planned.lookup).toBeInstanceOf(TableRead);
+    expect((await planned.lookup.find(keys)).get('key1')?.createdAt).toBe(new Date(start - 60_000).toISOString());
+    await planned.lookup.find(keys);
+    expect(table.reads).toHaveLength(2);
+  });
+
+  it("the newest row's createdAt: one row request, counted under its use", async () => {
+    const { table, lookups } = setup('text', manyRows(5, start));
+    expect(await lookups.newestCreatedAt()).toBe(start);
+    expect(await lookups.newestCreatedAt('check')).toBe(start);
+    expect(lookups.requests).toMatchObject({ reconcile: 1, check: 1 });
+    expect(await setup('text', []).lookups.newestCreatedAt()).toBeUndefined();
+    expect(table.reads).toEqual([undefined, undefined]);
   });
 
   it('--wait settled: reads the rows created since the push began, newest first, when that is cheapest', async () => {
@@ -126,15 +146,15 @@ describe('KeyLookups', () => {
     const { table, lookups } = setup('text', manyRows(250, start));
     table.rowCount = 10 ** 6;
     const a = await lookups.reconcile(['key1']);
-    await a.lookup.present(['key1']);
+    await a.lookup.find(['key1']);
     const b = await lookups.reconcile(['key2', 'key3']);
-    await b.lookup.present(['key2', 'key3']);
+    await b.lookup.find(['key2', 'key3']);
     const c = await lookups.existing(['key4'], 1);
     await c.lookup.present(['key4']);
     const d = await lookups.rows(['key5']);
     await d.lookup.find(['key5']);
     const e = await lookups.reconcile(['key6'], 'check');
-    await e.lookup.present(['key6']);
+    await e.lookup.find(['key6']);
     expect(lookups.requests).toEqual({ existing: 1, check: 1, reconcile: 2, wait: 1 });
     expect(table.queries).toHaveLength(5);
   });

@@ -6,8 +6,11 @@ import { JournalIndex } from '../../../src/push/plan/resume-plan.js';
 import { entryOf } from '../../../src/push/journal/journal-entry.js';
 import { PushTally } from '../../../src/push/plan/tally.js';
 
-const batch = (number: number, tag = ''): Batch =>
-  makeBatch(number, '', [{ record: number, json: JSON.stringify({ n: number, tag }), bytes: 20 }]);
+const batch = (number: number, tag = ''): Batch => {
+  const json = JSON.stringify({ n: number, tag });
+  // bytes as the reader counts them: makeBatch sizes the body by them (a larger count would hash stale bytes)
+  return makeBatch(number, '', [{ record: number, json, bytes: Buffer.byteLength(json) }]);
+};
 
 async function run(events: BatchEvent[], journal: [Batch, BatchState][], log: string[]) {
   const tally = new PushTally();

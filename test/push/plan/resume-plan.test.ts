@@ -4,11 +4,17 @@ import type { BatchState, JournalEntry } from '../../../src/push/journal/journal
 import { decide, JournalIndex, type UncertainPolicy } from '../../../src/push/plan/resume-plan.js';
 import { entryOf } from '../../../src/push/journal/journal-entry.js';
 
+/** A record as the reader gives it: its bytes counted from its JSON (makeBatch sizes the body by them). */
+const item = (record: number) => {
+  const json = JSON.stringify({ r: record });
+  return { record, json, bytes: Buffer.byteLength(json) };
+};
+
 const batch = (number: number, first: number, count: number): Batch =>
   makeBatch(
     number,
     '',
-    Array.from({ length: count }, (_, i) => ({ record: first + i, json: JSON.stringify({ r: first + i }), bytes: 10 })),
+    Array.from({ length: count }, (_, i) => item(first + i)),
   );
 
 const entry = (b: Batch, state: BatchState): JournalEntry => entryOf(b, state);

@@ -1,0 +1,38 @@
+import { request } from 'undici';
+import { expect, test } from 'vitest';
+import { ndjson, people, pushBench } from '../push/helpers/emulator.js';
+import { addRows, KEY_EMULATOR, KEY_ENV } from './push-key-support.js';
+
+// Issue 20, nearby: the service's createdAt is on the service's clock, never compared with ours as it
+// is. --wait settled reads the rows a push added newest first, down to the push's start: that start is
+// turned into the service's time through rows of the push itself, whatever the two clocks say.
+
+test("--wait settled sees every row a push added when the service's clock runs 10 minutes behind ours", async () => {
+  // actions that never finish: the rows stay unsettled, so every poll looks for all 300
+  const bench = await pushBench({ ...KEY_EMULATOR, actionDelayMs: 600_000 });
+  try {
+    // rows from before, so reading the newest rows (3 pages) is cheaper than 300 `=` rules (4 queries) or the whole table
+    await addRows(
+      bench.emu,
+      bench.inbox.id,
+      people(600, 10_000).map((person) => ({ Email: person.email })),
+      () => '2025-01-01T00:00:00Z',
+    );
+    const clock = await request(bench.emu.baseUrl.replace(/\/v1$/, '/_emulator/clock'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ offsetMs: -600_000 }),
+    });
+    expect(clock.statusCode).toBe(200);
+    await clock.body.dump();
+    const path = await bench.file('leads.ndjson', ndjson(people(300)));
+    const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '--wait-timeout', '1'];
+    const result = await bench.tds([...args, '-v', '--json'], { env: KEY_ENV });
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stderr).toMatch(/waiting for the rows to settle: the 300 rows created since the push began read newest first/);
+    // read down to the push's start on the service's clock: all 300 seen, none settled
+    expect((JSON.parse(result.stdout) as { wait: { visible: number; settled: number } }).wait).toMatchObject({ visible: 300, settled: 0 });
+  } finally {
+    await bench.close();
+  }
+});

@@ -1,0 +1,75 @@
+import { expect, test } from 'vitest';
+import type { RequestLogEntry } from '../../src/emulator/index.js';
+import { ndjson, people, pushBench, webhookRequests, type PushBench } from '../push/helpers/emulator.js';
+import { columnValues, expectEachOnce, KEY_EMULATOR, KEY_ENV, killAfterPosts, otherWriter, RATE_SCALE } from './push-key-support.js';
+
+// Issue 20, item 1: another client of the same webhook (a live form, another pipeline) keeps its intake
+// open, so rows show up to the longest window after a request (service-api.md 4.7 rule 4), not a quiet
+// period after the push's own last one. Uncertain batches must not be declared missing before then.
+// The emulator and tds run on one scale (40): the other client posts every 1.5 s / 40.
+
+const emails = (n: number): string[] => people(n).map((person) => String(person.email));
+const ARGS = ['--key', 'email', '--table', 'Inbox', '--batch-size', '100'];
+
+interface Summary {
+  records: { read: number; sent: number; uncertain: number };
+  key: { duplicates: number; settled: number };
+}
+
+/** Posts of the other client (one object each) logged between two entries of the push. */
+function otherPostsBetween(log: RequestLogEntry[], from: RequestLogEntry, to: RequestLogEntry): number {
+  return log.slice(log.indexOf(from) + 1, log.indexOf(to)).filter((entry) => entry.method === 'POST' && entry.objects === 1).length;
+}
+
+/** The push's own POSTs (batches of 100), in order. */
+const batchPosts = (bench: PushBench): RequestLogEntry[] => webhookRequests(bench.emu).filter((entry) => (entry.objects ?? 0) > 1);
+
+test('(issue 20) every batch before the settling answered 500 after storing, another client posting meanwhile: each key once, exit 0', async () => {
+  // request 1 is the HEAD check, 2–5 the four batches first in flight; the other client starts then
+  const bench = await pushBench({ ...KEY_EMULATOR, webhookFaults: '500@2-5' });
+  try {
+    const path = await bench.file('leads.ndjson', ndjson(people(500)));
+    const other = otherWriter(bench.inbox.url, {
+      everyMs: 1500 / Number(RATE_SCALE),
+      max: 1000,
+      begin: () => webhookRequests(bench.emu).length >= 5,
+    });
+    const result = await bench.tds(['push', bench.inbox.url, path, ...ARGS, '--json'], { env: KEY_ENV });
+    await other.stop();
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout) as Summary;
+    expect(summary.records).toMatchObject({ read: 500, sent: 100, uncertain: 0 });
+    expect(summary.key).toMatchObject({ duplicates: 0, settled: 400 });
+    expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), emails(500));
+    // the four 500s, then only batch 5: nothing sent again; the other client posted in between
+    const posts = batchPosts(bench);
+    expect(posts.map((post) => post.status)).toEqual([500, 500, 500, 500, 200]);
+    expect(otherPostsBetween(bench.emu.requestLog, posts[3]!, posts[4]!)).toBeGreaterThanOrEqual(3);
+  } finally {
+    await bench.close();
+  }
+});
+
+test('(issue 20) killed while waiting to settle, resumed at once while another client posts: each key once, exit 0', async () => {
+  // a slower scale (8: the intake's longest window is 3.75 s) so the resumed run is up before the intake takes the rows in
+  const scale = 8;
+  const env = { TDS_RATE_SCALE: String(scale) };
+  const bench = await pushBench({ ...KEY_EMULATOR, rateScale: scale, webhookFaults: '500@2-5' });
+  try {
+    const path = await bench.file('leads.ndjson', ndjson(people(500)));
+    const args = ['push', bench.inbox.url, path, ...ARGS];
+    // the four batches answered 500 (their rows stored, still in the intake): the push waits to settle them
+    expect(await killAfterPosts(bench, args, 4, env)).toBe('killed after 4 posts');
+    const other = otherWriter(bench.inbox.url, { everyMs: 1500 / scale, max: 1000 });
+    const result = await bench.tds([...args, '--resume', '--json'], { env });
+    await other.stop();
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout) as Summary;
+    expect(summary.records).toMatchObject({ sent: 100, uncertain: 0 });
+    expect(summary.key.settled).toBe(400);
+    expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), emails(500));
+    expect(batchPosts(bench).map((post) => post.status)).toEqual([500, 500, 500, 500, 200]);
+  } finally {
+    await bench.close();
+  }
+});

@@ -1,0 +1,100 @@
+import { readFile, rm } from 'node:fs/promises';
+import { expect, test } from 'vitest';
+import { notePath } from '../../src/push/key/table-lock.js';
+import { ndjson, people, pushBench, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
+import { waitUntil } from './export-support.js';
+import { columnValues, expectEachOnce, KEY_EMULATOR, killAfterPosts, otherWriter, startTds } from './push-key-support.js';
+
+// Issue 20, item 3: two pushes by key into one table at once would each look the other's keys up before
+// they show, and send the overlap twice. On one machine the second waits for the first (a lock named
+// after the service and the table, which dies with its process), and says which push holds the table.
+
+const emails = (from: number, to: number): string[] => people(to - from + 1, from).map((person) => String(person.email));
+
+/** The note the push holding the table (or the last one) leaves for the next, as JSON. */
+async function noteOf(bench: PushBench): Promise<{ pid?: number; state?: string }> {
+  const text = await readFile(notePath(bench.emu.baseUrl, bench.inbox.id), 'utf8').catch(() => '{}');
+  return JSON.parse(text) as { pid?: number; state?: string };
+}
+
+const tableReads = (bench: PushBench): number =>
+  bench.emu.requestLog.filter((entry) => entry.method === 'GET' && entry.path === '/v1/tables').length;
+
+const clearNote = (bench: PushBench): Promise<void> => rm(notePath(bench.emu.baseUrl, bench.inbox.id), { force: true });
+
+interface Summary {
+  records: { sent: number };
+  key: { existing: number };
+}
+
+test('(issue 20) a second push by key into the same table waits for the first, names it, then skips the keys it sent', async () => {
+  const bench = await pushBench(KEY_EMULATOR);
+  try {
+    // the first push reads stdin: it holds the table from before it reads until its rows show
+    const first = startTds(bench, [
+      'push',
+      bench.inbox.url,
+      '-',
+      '--input-format',
+      'ndjson',
+      '--key',
+      'email',
+      '--table',
+      'Inbox',
+      '--journal',
+      'a.journal',
+    ]);
+    // its second table read is the row count before its first request: it holds the table then, waiting for stdin
+    await waitUntil(() => tableReads(bench) >= 2, 15_000, 'the first push to hold the table');
+    // records 201–500: 201–300 overlap the first push's 1–300
+    const path = await bench.file('b.ndjson', ndjson(people(300, 201)));
+    const second = startTds(bench, ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--json']);
+    const waiting =
+      /another push by key into table "Inbox" \(\w+\) is running: PID (\d+), pushing stdin since \d\d:\d\d:\d\d; waiting for it to end/;
+    await waitUntil(() => waiting.test(second.stderr()) || second.child.exitCode !== null, 15_000, 'the second push to wait');
+    first.child.stdin?.end(ndjson(people(300)));
+    expect(await first.exit, first.stderr()).toBe(0);
+    expect(await second.exit, second.stderr()).toBe(0);
+    expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), emails(1, 500));
+    expect(second.stderr().match(waiting)?.[1]).toBe(String(first.pid));
+    const summary = JSON.parse(second.stdout()) as Summary;
+    expect(summary.key.existing).toBe(100);
+    expect(summary.records.sent).toBe(200);
+    // the second push sent only after the first was done
+    expect(webhookPosts(bench.emu).map((post) => post.objects)).toEqual([300, 200]);
+    // every row showed: no note left for a next push to wait on
+    expect(await noteOf(bench)).toEqual({});
+  } finally {
+    await clearNote(bench);
+    await bench.close();
+  }
+});
+
+test('(issue 20) after a push by key killed before its rows showed, the next one waits out the intake window, then skips its keys', async () => {
+  // a slower scale (8: the intake's longest window is 3.75 s) so the next push is up while the killed one's rows are still coming in
+  const scale = 8;
+  const env = { TDS_RATE_SCALE: String(scale) };
+  const bench = await pushBench({ ...KEY_EMULATOR, rateScale: scale });
+  try {
+    const a = await bench.file('a.ndjson', ndjson(people(300)));
+    // another client keeps the intake open, so the killed push's rows show only at the end of the window
+    const other = otherWriter(bench.inbox.url, { everyMs: 1500 / scale, max: 1000, begin: () => webhookPosts(bench.emu).length > 0 });
+    expect(await killAfterPosts(bench, ['push', bench.inbox.url, a, '--key', 'email', '--table', 'Inbox'], 1, env)).toBe(
+      'killed after 1 posts',
+    );
+    const b = await bench.file('b.ndjson', ndjson(people(300, 201)));
+    const result = await bench.tds(['push', bench.inbox.url, b, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--json'], {
+      env,
+    });
+    await other.stop();
+    expect(result.code, result.stderr).toBe(0);
+    expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), emails(1, 500));
+    expect(result.stderr).toMatch(
+      /the last push by key into table "Inbox" \(\w+\) \(PID \d+, .*a\.ndjson\) ended before its rows showed; waiting \d+ s/,
+    );
+    expect((JSON.parse(result.stdout) as Summary).key.existing).toBe(100);
+  } finally {
+    await clearNote(bench);
+    await bench.close();
+  }
+});
