@@ -10,6 +10,7 @@ const LAYERS = [
   ['http', 'output', 'duckdb'],
   ['config', 'export', 'push', 'mirror', 'emulator'],
   ['stats'],
+  ['mcp'],
   ['commands'],
   ['program.ts'],
   ['main.ts'],

@@ -16,6 +16,7 @@ import { completionCommand } from './commands/completion.js';
 import { sqlCommand } from './commands/sql.js';
 import { syncCommand } from './commands/sync.js';
 import { statsCommand } from './commands/stats.js';
+import { mcpCommand } from './commands/mcp.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -46,6 +47,7 @@ export function buildProgram(ctx: Context): Command {
     syncCommand,
     sqlCommand,
     statsCommand,
+    mcpCommand,
     emulatorCommand,
     demoCommand,
     configCommand,

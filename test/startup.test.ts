@@ -21,7 +21,7 @@ const IMPLEMENTATIONS = [
   /^dist\/http\/client\.js$/,
   /^dist\/output\/table\.js$/,
 ];
-const HEAVY_PACKAGES = /^node_modules\/(undici|zod|ora|cli-table3|node-emoji|@duckdb)\//;
+const HEAVY_PACKAGES = /^node_modules\/(undici|zod|ora|cli-table3|node-emoji|@duckdb|@modelcontextprotocol)\//;
 
 let dir: string;
 let hook: string;

@@ -8,7 +8,7 @@ import type { HeaderMode } from '../records/shape-options.js';
 import type { Field, Table } from '../service/index.js';
 import { openMirror } from './mirror-db.js';
 import { formatSyncSummary, syncSummary } from './sync-summary.js';
-import { startSyncProgress } from './sync-progress.js';
+import { startSyncProgress, type SyncProgress } from './sync-progress.js';
 import { syncTable, type TableSyncResult } from './sync-table.js';
 import { loadStates, type TableState } from './table-state.js';
 
@@ -25,6 +25,8 @@ export interface SyncRequest {
   json: boolean;
   /** --follow: sync again every this many ms until Ctrl-C */
   followEveryMs?: number;
+  /** Reports the run's progress instead of the line on a terminal (tds mcp: progress notifications). */
+  progress?: (tables: readonly Table[]) => SyncProgress;
 }
 
 /**
@@ -115,7 +117,7 @@ async function syncRound(
   if (first) memory.tables = await chooseTables(ctx, client, request, states);
   if (listedNow) memory.listed(first ? memory.tables : (await client.tables()).tables);
   const taken = await takenNames(db, states);
-  const progress = first ? await startSyncProgress(ctx, memory.tables) : undefined;
+  const progress = first ? (request.progress?.(memory.tables) ?? (await startSyncProgress(ctx, memory.tables))) : undefined;
   const results: TableSyncResult[] = [];
   try {
     for (const table of memory.tables) {

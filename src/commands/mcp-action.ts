@@ -1,0 +1,63 @@
+import { createRequire } from 'node:module';
+import type { Command } from 'commander';
+import type { Context } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { redactSecrets } from '../core/redact.js';
+import { loadSettings } from '../config/settings.js';
+import { DEFAULT_CAPS } from '../mcp/caps.js';
+import { serveMcp } from '../mcp/serve.js';
+import { hintsOf } from './hints.js';
+
+export interface McpFlags {
+  db?: string;
+  allowPush?: boolean;
+  maxRows?: number;
+  maxBytes?: number;
+}
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/**
+ * `tds mcp`: the server on stdio until the client goes (stdin ends), SIGTERM or Ctrl-C; a tool still
+ * running then is interrupted and waited for, so the mirror is left consistent.
+ */
+export async function mcpAction(ctx: Context, flags: McpFlags, command: Command): Promise<void> {
+  const globals = command.optsWithGlobals<{ apiKeyFile?: string; profile?: string }>();
+  if (globals.apiKeyFile === '-') {
+    throw new UsageError('tds mcp reads protocol messages on stdin: --api-key-file - cannot give it the key', {
+      hint: 'give --api-key-file a file, set TDS_API_KEY, or save the key with `tds config set api-key`',
+    });
+  }
+  const settings = await loadSettings(ctx, command);
+  const terminated = new AbortController();
+  const onTerm = (): void => terminated.abort();
+  // a promise a library left to fail unheard must not end the server (Node's default): it is logged
+  const onRejection = (reason: unknown): void => {
+    const text = reason instanceof Error ? (reason.stack ?? reason.message) : String(reason);
+    ctx.io.stderr.write(`tds mcp: unexpected failure (the server goes on): ${redactSecrets(text, [settings.apiKey])}\n`);
+  };
+  process.once('SIGTERM', onTerm);
+  process.on('unhandledRejection', onRejection);
+  try {
+    await serveMcp(
+      { ...ctx, signal: AbortSignal.any([ctx.signal, terminated.signal]) },
+      {
+        db: settings.db,
+        allowPush: Boolean(flags.allowPush),
+        caps: { maxRows: flags.maxRows ?? DEFAULT_CAPS.maxRows, maxBytes: flags.maxBytes ?? DEFAULT_CAPS.maxBytes },
+        version,
+        ...(globals.profile ? { profile: globals.profile } : {}),
+        delivery: { rateScale: settings.rateScale, maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs },
+        // the HTTP core is loaded by the first tool that asks the service
+        connect: async (signal) => (await import('./client.js')).connectWith({ ...ctx, signal }, settings),
+        hintsOf,
+        secrets: settings.apiKey ? [settings.apiKey] : [],
+      },
+    );
+  } finally {
+    process.off('SIGTERM', onTerm);
+    process.off('unhandledRejection', onRejection);
+  }
+  // Ctrl-C: exit 130 like every command (main.ts); the end of stdin or SIGTERM is a normal end
+  ctx.signal.throwIfAborted();
+}

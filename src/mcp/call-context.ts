@@ -1,0 +1,57 @@
+import { Readable, Writable } from 'node:stream';
+import { Chalk } from 'chalk';
+import type { Context } from '../core/context.js';
+
+/** The Context a tool runs the command code with, and what that code printed. */
+export interface CallContext {
+  ctx: Context;
+  /** What the code wrote to its stdout (a summary with --json): never the process's stdout, which is the protocol's. */
+  stdout(): string;
+  /** The lines it wrote to stderr (notes, warnings), which also go to the server's log. */
+  notes(): string[];
+}
+
+/**
+ * A Context for one tool call: stdout captured, stderr kept and passed on to the log, no stdin, no
+ * terminal (so no progress line or colour), and the call's signal (cancelled, or the server ending).
+ */
+export function callContext(base: Context, signal: AbortSignal): CallContext {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stdout = new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      out.push(String(chunk));
+      callback();
+    },
+  });
+  const stderr = new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      err.push(String(chunk));
+      base.io.stderr.write(chunk, callback);
+    },
+  });
+  const ctx: Context = {
+    ...base,
+    signal,
+    io: {
+      ...base.io,
+      stdout,
+      stderr,
+      stdin: Readable.from([]),
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+      colorEnabled: false,
+      color: new Chalk({ level: 0 }),
+    },
+  };
+  return {
+    ctx,
+    stdout: () => out.join(''),
+    notes: () =>
+      err
+        .join('')
+        .split('\n')
+        .map((line) => line.trimEnd())
+        .filter((line) => line !== ''),
+  };
+}

@@ -1,0 +1,74 @@
+import { buildFilters } from '../filter/build.js';
+import { FilterError } from '../filter/errors.js';
+import { parseWhere } from '../filter/parser.js';
+import { validateQuery } from '../filter/validate.js';
+import { planRecord } from '../records/record-plan.js';
+import { createRowShaper } from '../records/row-shaper.js';
+import type { ShapeOptions } from '../records/shape-options.js';
+import { statusFieldIds } from '../records/status-columns.js';
+import { TruncationTally } from '../records/truncation-tally.js';
+import type { QueryBody, Row } from '../service/index.js';
+import { capRows } from './caps.js';
+import type { Session } from './session.js';
+import { serviceTable } from './table-ref.js';
+import { truncation } from './tool-result.js';
+
+/** Records as an export makes them by default, with the `<key>.status` / `<key>.error` of action columns. */
+const SHAPE: ShapeOptions = { header: 'label', meta: true, system: true, cells: 'value', statusColumns: true };
+
+export interface LiveRowsArgs {
+  table: string;
+  where?: string | undefined;
+  q?: string | undefined;
+  limit: number;
+}
+
+/** search_rows: one page of live rows through the --where language, checked before any row request. */
+export async function liveRows(session: Session, args: LiveRowsArgs): Promise<Record<string, unknown>> {
+  const where = args.where === undefined ? [] : [args.where];
+  // the expression's own mistakes are told before any request
+  where.forEach((text) => asArgument(() => parseWhere(text)));
+  const client = await session.service();
+  const table = await serviceTable(session, (await client.tables()).tables, args.table);
+  const { fields } = await client.schema(table.id);
+  const filters = asArgument(() => buildFilters({ where, fields }));
+  const body: QueryBody = { limit: args.limit, ...(args.q ? { q: args.q } : {}), ...(filters ? { filters } : {}) };
+  validateQuery(body, fields);
+  const page = filters || args.q ? await client.queryPage(table.id, body) : await client.rowsPage(table.id, { limit: body.limit });
+  const rows = uniqueRows(page.rows);
+  const tally = new TruncationTally();
+  const shape = createRowShaper(planRecord(fields, SHAPE, statusFieldIds(fields)), 'value');
+  const records = rows.map((row) => shape(row, tally));
+  const notes = cutCells(tally);
+  return capRows(records, session.caps, (head, cutBy) => ({
+    table: { id: table.id, name: table.name },
+    records: head,
+    returned: head.length,
+    more: page.hasNextPage,
+    notes,
+    ...truncation({ cutBy, kept: head.length, total: records.length }, session.caps, 'ask for fewer rows (limit) or fewer matches (where)'),
+  })).result;
+}
+
+/** A filter mistake names the argument it is in (`where: …` instead of the command line's `--where: …`). */
+function asArgument<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    const source = error instanceof FilterError ? error.location.source : undefined;
+    if (error instanceof FilterError && (source === undefined || source.startsWith('--where'))) throw error.at({ source: 'where' });
+    throw error;
+  }
+}
+
+function uniqueRows(rows: readonly Row[]): Row[] {
+  const seen = new Set<string>();
+  return rows.filter((row) => !seen.has(row.id) && seen.add(row.id));
+}
+
+function cutCells(tally: TruncationTally): string[] {
+  const cut = Object.entries(tally.toJSON().service);
+  if (cut.length === 0) return [];
+  const list = cut.map(([key, count]) => `${key} (${count})`).join(', ');
+  return [`cells the service cut at 200 characters (their first 200 are here): ${list}`];
+}

@@ -1,0 +1,103 @@
+import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import type { z } from 'zod';
+import type { Context } from '../core/context.js';
+import { TdsError } from '../core/errors.js';
+import { redactSecrets } from '../core/redact.js';
+import { callContext } from './call-context.js';
+import { claimStdout } from './protocol-stdout.js';
+import { Session, type McpServeOptions } from './session.js';
+import { toolFailure, toolSuccess } from './tool-result.js';
+import { ToolFailure, type Tool, type ToolCall } from './tool.js';
+import { addTools } from './tools/index.js';
+
+const INSTRUCTIONS = `tds gives you the organization's tables (workspaces → tables → typed columns and rows) and a local DuckDB mirror of them.
+Start with list_tables, then describe_table. For counts, sums, groupings and joins use query_sql over the mirror (after sync_tables has mirrored the tables): it is fast and costs the service nothing. search_rows reads live rows from the service for a table that is not mirrored (a few rows, within the organization's row-read limit). table_stats profiles a mirrored table (fill, values, run states, failure causes); diff_table says what changed between syncs.
+Results are capped (rows and text); a cut result says truncated: true with the full row count: aggregate instead of paging through rows.`;
+
+/**
+ * `tds mcp`: the tools on stdio until the client closes stdin or the Context's signal ends the
+ * server; then every call still running is interrupted (its signal aborts) and waited for, and the
+ * mirror and the client are closed. stdout carries the protocol's messages and nothing else.
+ */
+export async function serveMcp(ctx: Context, options: McpServeOptions): Promise<void> {
+  const stdout = claimStdout();
+  const end = new AbortController();
+  const session = new Session({ ...ctx, signal: AbortSignal.any([ctx.signal, end.signal]) }, options);
+  const running = new Set<Promise<unknown>>();
+  const server = new McpServer({ name: 'tds', version: options.version }, { instructions: INSTRUCTIONS });
+  const tools: string[] = [];
+  addTools(session, {
+    add: (tool) => {
+      tools.push(tool.name);
+      registerTool(server, session, tool, running);
+    },
+  });
+  try {
+    const closed = new Promise<string>((resolve) => {
+      session.ctx.signal.addEventListener('abort', () => resolve('SIGTERM or Ctrl-C'), { once: true });
+      server.server.onclose = () => resolve('the client closed the connection');
+    });
+    await server.connect(new StdioServerTransport(process.stdin, stdout.stream));
+    log(session, `serving ${tools.length} tools on stdio (mirror ${options.db}${options.allowPush ? '; push_records allowed' : ''})`);
+    const why = await closed;
+    end.abort(new TdsError('INTERRUPTED', 'the MCP server is stopping'));
+    const calls = running.size === 0 ? '' : `; interrupting ${running.size} running ${running.size === 1 ? 'call' : 'calls'}`;
+    log(session, `stopping: ${why}${calls}`);
+    await Promise.allSettled([...running]);
+  } finally {
+    await server.close().catch(() => undefined);
+    await session.close();
+    stdout.release();
+    log(session, 'stopped');
+  }
+}
+
+function registerTool<S extends z.ZodObject>(server: McpServer, session: Session, tool: Tool<S>, running: Set<Promise<unknown>>): void {
+  const { title, description, input, output, annotations } = tool;
+  server.registerTool<z.ZodObject, z.ZodObject>(
+    tool.name,
+    { title, description, inputSchema: input, outputSchema: output, annotations },
+    // the SDK has checked the arguments against `input`
+    (args, mcp) => {
+      const work = runTool(session, tool, args as z.output<S>, mcp);
+      running.add(work);
+      void work.finally(() => running.delete(work));
+      return work;
+    },
+  );
+}
+
+/** One call: its result, or its failure as an `isError` result; never a thrown error. */
+async function runTool<S extends z.ZodObject>(
+  session: Session,
+  tool: Tool<S>,
+  args: z.output<S>,
+  mcp: ServerContext,
+): Promise<CallToolResult> {
+  const signal = AbortSignal.any([mcp.mcpReq.signal, session.ctx.signal]);
+  const call = callContext(session.ctx, signal);
+  const token = mcp.mcpReq._meta?.progressToken;
+  const progress: ToolCall['progress'] = (update) => {
+    if (token === undefined || signal.aborted) return;
+    void mcp.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...update } }).catch(() => undefined);
+  };
+  const started = performance.now();
+  try {
+    const result = await tool.run(args, { session, call, signal, progress });
+    session.ctx.verbose(`tds mcp: ${tool.name} answered in ${Math.round(performance.now() - started)} ms`);
+    return toolSuccess(result);
+  } catch (error) {
+    const cause = error instanceof ToolFailure ? error.failure : error;
+    const detail = cause instanceof TdsError ? cause.message : cause instanceof Error ? (cause.stack ?? cause.message) : String(cause);
+    log(session, `${tool.name} failed: ${detail}`);
+    const { hintsOf } = session.options;
+    if (error instanceof ToolFailure) return toolFailure(error.failure, { hintsOf, secrets: session.secrets, detail: error.detail });
+    return toolFailure(error, { hintsOf, secrets: session.secrets });
+  }
+}
+
+/** One line on stderr, the server's log (secrets redacted). */
+function log(session: Session, line: string): void {
+  session.ctx.io.stderr.write(`tds mcp: ${redactSecrets(line, session.secrets)}\n`);
+}

@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { TdsError } from '../../core/errors.js';
+import type { ApiClient } from '../../http/client.js';
+import { pickTable } from '../../http/resolve-table.js';
+import { tableStats } from '../../stats/table-stats.js';
+import type { TableStats } from '../../stats/stats-report.js';
+import { capRows } from '../caps.js';
+import { findMirrorTable, readCatalog, requireMirrorTable, type MirrorTable } from '../mirror-catalog.js';
+import type { Session } from '../session.js';
+import { columnEntry, mirroredColumns, plannedColumns, type ColumnEntry } from '../table-columns.js';
+import { truncation } from '../tool-result.js';
+import { defineTool, type Tool } from '../tool.js';
+
+const tableSummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  workspace: z.string().nullable(),
+  mirrorTable: z.string().nullable().describe('the table name for query_sql; null when not mirrored'),
+  rows: z.number().nullable().describe("rows in the mirror at its last sync (mirrored), else the service's row count"),
+  lastSync: z.string().nullable(),
+});
+type TableSummary = z.infer<typeof tableSummary>;
+
+interface Description {
+  table: TableSummary;
+  columns: ColumnEntry[];
+  notes: string[];
+}
+
+const input = z.object({ table: z.string().min(1).describe('a table ID, exact name, or mirror table name') }).strict();
+
+export function describeTableTool(session: Session): Tool<typeof input> {
+  return defineTool({
+    name: 'describe_table',
+    title: 'Describe a table',
+    description: [
+      "A table's columns as query_sql sees them: for each, its key (the column name: double-quote it in SQL when it has",
+      'spaces or capitals, e.g. "Last Contacted"), its DuckDB type, and the field it comes from (label, type, the option',
+      "labels of a select); for a mirrored table also each field's fill (0-1) and an action column's run states. Also",
+      "the table's rows and last sync. `table` is a table ID, its exact name, or its mirror table name. A mirrored table",
+      'is described from the mirror (no request); another one from the service (needs the API key), with the columns a',
+      'sync would give it. table_stats has every figure (values, failure causes).',
+    ].join(' '),
+    input,
+    output: z.object({
+      table: tableSummary,
+      columns: z.array(columnEntry),
+      notes: z.array(z.string()),
+      truncated: z.boolean(),
+      hint: z.string().optional(),
+    }),
+    annotations: { readOnlyHint: true, openWorldHint: true },
+    async run(args) {
+      const description = await describe(session, args.table);
+      const caps = { ...session.caps, maxRows: Number.MAX_SAFE_INTEGER };
+      const total = description.columns.length;
+      return capRows(description.columns, caps, (columns, cutBy) => ({
+        ...description,
+        columns,
+        ...truncation(
+          { cutBy, kept: columns.length, total },
+          caps,
+          'the columns left out are in the mirror: SELECT * FROM duckdb_columns()',
+          'columns',
+        ),
+      })).result;
+    },
+  });
+}
+
+async function describe(session: Session, ref: string): Promise<Description> {
+  const catalog = await readCatalog(session);
+  const mirrored = findMirrorTable(catalog.tables, ref);
+  if (mirrored) return describeMirrored(session, mirrored);
+  let client: ApiClient;
+  try {
+    client = await session.service();
+  } catch (error) {
+    // without the service, the mirror is all there is to look in
+    if (error instanceof TdsError) requireMirrorTable(catalog, ref);
+    throw error;
+  }
+  return describeFromService(client, ref, catalog.note);
+}
+
+async function describeMirrored(session: Session, table: MirrorTable): Promise<Description> {
+  const { state } = table;
+  const { columns, rows } = await session.mirror.read(async (db) => {
+    const stats = await tableStats(db.connection, { table: state.tableId, db: session.mirror.path, top: 0 });
+    return { columns: withProfile(await mirroredColumns(db.connection, state.tableId, state.mirrorTable), stats), rows: stats.table.rows };
+  });
+  return {
+    table: {
+      id: state.tableId,
+      name: state.name,
+      workspace: state.workspaceName || null,
+      mirrorTable: state.mirrorTable,
+      rows,
+      lastSync: state.lastSyncAt,
+    },
+    columns,
+    notes: [],
+  };
+}
+
+async function describeFromService(client: ApiClient, ref: string, mirrorNote: string | undefined): Promise<Description> {
+  const table = pickTable((await client.tables()).tables, ref);
+  const { fields } = await client.schema(table.id);
+  return {
+    table: { id: table.id, name: table.name, workspace: table.workspaceName, mirrorTable: null, rows: table.rowCount, lastSync: null },
+    columns: plannedColumns(fields),
+    notes: [
+      ...(mirrorNote ? [mirrorNote] : []),
+      'not mirrored: the columns are those a sync would make; sync_tables mirrors it for query_sql, or read a few live rows with search_rows',
+    ],
+  };
+}
+
+/** Each field's fill (0-1) and, for an action column, its run states (those that occur), from the stats. */
+function withProfile(columns: ColumnEntry[], stats: TableStats): ColumnEntry[] {
+  const byKey = new Map(stats.columns.map((column) => [column.key, column]));
+  return columns.map((column) => {
+    const figures = column.role === 'value' ? byKey.get(column.key) : undefined;
+    if (!figures) return column;
+    const states = figures.states && Object.fromEntries(Object.entries(figures.states).filter(([, count]) => count > 0));
+    return { ...column, fill: Math.round(figures.fill * 1000) / 1000, ...(states ? { states } : {}) };
+  });
+}

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { UsageError } from '../../core/errors.js';
+import { loadWebhook } from '../../config/webhooks.js';
+import { webhookTarget } from '../../push/deliver/webhook-target.js';
+import { parseKeyMapping } from '../../push/key/record-key.js';
+import type { PushJob } from '../../push/push-job.js';
+import type { PushSummary } from '../../push/report/summary.js';
+import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS } from '../../service/index.js';
+import { firstRejects, pushFiles } from '../push-input.js';
+import type { Session } from '../session.js';
+import { serviceTable } from '../table-ref.js';
+import { defineTool, ToolFailure, type Tool, type ToolCall } from '../tool.js';
+
+const MAX_RECORDS = 10_000;
+const CONCURRENCY = 4;
+const REJECTS_SHOWN = 5;
+
+const input = z
+  .object({
+    webhook: z.string().min(1).describe('a saved webhook, as @NAME'),
+    table: z.string().min(1).describe('the table the webhook feeds: ID, exact name, or mirror table name'),
+    key: z.string().min(1).describe('FIELD or FIELD=COLUMN'),
+    records: z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_RECORDS).describe('the records, as JSON objects'),
+    skip_existing: z.boolean().optional().describe("don't send records whose key the table already holds"),
+  })
+  .strict();
+
+export function pushRecordsTool(session: Session): Tool<typeof input> {
+  return defineTool({
+    name: 'push_records',
+    title: 'Push records into a table',
+    description: [
+      'Adds records to a table through its webhook, by key: each record once. `webhook` is the name of a webhook saved',
+      'with `tds config set webhook.NAME`, written @NAME (a URL is refused: the secret never passes through the',
+      'conversation). `key` is the record field that identifies a record (FIELD, or FIELD=COLUMN when the table column',
+      'has another label); records whose key repeats an earlier one are not sent, and with `skip_existing: true` nor are',
+      'those whose key the table already holds (use it when retrying). A journal under the config folder records what',
+      'was sent: the same call made again sends nothing twice. Rows show in the table within about a minute (the',
+      `webhook's intake). At most ${MAX_RECORDS.toLocaleString('en-US')} records a call. Returns the push summary (records read, sent,`,
+      'duplicates, existing, rejected, uncertain).',
+    ].join(' '),
+    input,
+    output: z.looseObject({ records: z.looseObject({ read: z.number(), sent: z.number() }), notes: z.array(z.string()) }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    run: (args, call) => push(session, args, call),
+  });
+}
+
+async function push(session: Session, args: z.output<typeof input>, call: ToolCall): Promise<Record<string, unknown>> {
+  const { ctx } = call.call;
+  if (!args.webhook.startsWith('@')) {
+    // not echoed: it may be the secret URL itself
+    throw new UsageError('webhook: give the name of a saved webhook, as @NAME; a URL is refused', {
+      hint: 'save the URL once with `tds config set webhook.NAME` (it is read from stdin), then pass @NAME: the secret never enters the conversation',
+    });
+  }
+  const key = parseKeyMapping(args.key);
+  if (key.field === '' || key.column === '')
+    throw new UsageError(`key "${args.key}": give the record field, and optionally the column: FIELD or FIELD=COLUMN`);
+  const url = await loadWebhook(ctx, args.webhook, session.options.profile);
+  const target = webhookTarget(url);
+  for (const secret of [url, target.url.href, target.url.pathname, target.url.pathname.split('/').pop()])
+    if (secret) session.secrets.add(secret);
+  const client = await session.service();
+  const table = await serviceTable(session, (await client.tables()).tables, args.table);
+  const files = await pushFiles(ctx.io.env, {
+    webhookFingerprint: target.fingerprint,
+    table: table.id,
+    key: args.key,
+    records: args.records,
+  });
+  const { delivery } = session.options;
+  // the push pipeline is loaded by the first push
+  const [{ runPush }, { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS }] = await Promise.all([
+    import('../../push/run-push.js'),
+    import('../../http/client.js'),
+  ]);
+  const job: PushJob = {
+    input: { path: files.input, stdin: ctx.io.stdin, read: { format: 'ndjson', infer: false, relaxColumns: false }, streamed: false },
+    limits: { maxObjects: WEBHOOK_MAX_OBJECTS, maxBytes: WEBHOOK_MAX_BODY_BYTES },
+    journal: { path: files.journal, resume: files.resume, uncertain: { byKey: true } },
+    delivery: {
+      target,
+      concurrency: CONCURRENCY,
+      rate: RATE_LIMITS.webhook.requests,
+      timeoutMs: delivery.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxRetries: delivery.maxRetries ?? DEFAULT_MAX_RETRIES,
+      rateScale: delivery.rateScale,
+    },
+    key: { spec: key, table: table.id, client, onDuplicate: 'skip', skipExisting: Boolean(args.skip_existing) },
+    report: { json: true, progress: false, rejectsPath: files.rejects },
+    dryRun: false,
+  };
+  try {
+    await runPush(ctx, job);
+  } catch (error) {
+    throw await failureOf(error, call, files.rejects);
+  }
+  return { ...(JSON.parse(call.call.stdout()) as PushSummary), notes: call.call.notes() };
+}
+
+/** A push that ended short: its error, with the summary, the first rejected records and how to go on. */
+async function failureOf(error: unknown, call: ToolCall, rejects: string): Promise<unknown> {
+  const summary = call.call.stdout().trim();
+  if (!summary) return error;
+  const rejected = await firstRejects(rejects, REJECTS_SHOWN);
+  const lines = [
+    ...(rejected.length > 0 ? [`rejected: ${rejected.join('; ')}`] : []),
+    'the same call again goes on from the journal: nothing accepted is sent twice',
+    `the push summary: ${summary}`,
+  ];
+  return new ToolFailure(error, lines.join('\n'));
+}

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { TdsError } from '../../core/errors.js';
+import type { SyncSummary } from '../../mirror/sync-summary.js';
+import type { Session } from '../session.js';
+import { syncNotifier } from '../sync-notifier.js';
+import { serviceTable } from '../table-ref.js';
+import { defineTool, type Tool, type ToolCall } from '../tool.js';
+
+const tableResult = z.object({
+  tableId: z.string(),
+  name: z.string(),
+  mirrorTable: z.string(),
+  mode: z.string().describe('full (every row read; rows gone deleted) or incremental (only rows created since the last sync)'),
+  complete: z.boolean(),
+  requests: z.number(),
+  rowsRead: z.number(),
+  inserted: z.number(),
+  updated: z.number(),
+  deleted: z.number(),
+  unfit: z.number().describe('values that did not fit their column type (kept as NULL)'),
+  seconds: z.number(),
+});
+
+const input = z
+  .object({
+    tables: z
+      .array(z.string().min(1))
+      .max(100)
+      .optional()
+      .describe('table IDs, exact names or mirror table names; left out: the tables already in the mirror'),
+    full: z.boolean().optional().describe('read every row again (updates anywhere, deletions)'),
+  })
+  .strict();
+
+export function syncTablesTool(session: Session): Tool<typeof input> {
+  return defineTool({
+    name: 'sync_tables',
+    title: 'Sync tables into the mirror',
+    description: [
+      'Brings tables into the local DuckDB mirror (needs the API key), or the tables already mirrored when `tables` is',
+      'left out. The first sync of a table reads every row; later ones only the rows created since (fast, a request per',
+      '100 rows); `full: true` reads every row again and deletes the rows the service no longer has. Row reads are paced',
+      "at the organization's limit (60 requests, 6,000 rows, a minute): a large table's first sync takes minutes, told",
+      'by progress notifications when you send a progress token. Returns a summary per table (mirror table name for',
+      'query_sql, rows read, inserted, updated, deleted). One sync at a time; interrupted, it leaves the mirror',
+      'consistent and the next sync continues where it stopped.',
+    ].join(' '),
+    input,
+    output: z.object({ db: z.string(), tables: z.array(tableResult), notes: z.array(z.string()) }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    run: (args, call) => sync(session, args, call),
+  });
+}
+
+async function sync(session: Session, args: z.output<typeof input>, call: ToolCall): Promise<Record<string, unknown>> {
+  const client = await session.service();
+  const refs = args.tables ?? [];
+  const ids = refs.length === 0 ? [] : await tableIds(session, refs);
+  const what = refs.length === 0 ? 'the mirrored tables' : refs.join(', ');
+  const { ctx } = call.call;
+  // the sync's code is loaded by the first sync
+  const { runSync } = await import('../../mirror/sync-run.js');
+  await session.mirror.write(what, async () => {
+    try {
+      await runSync(ctx, client, {
+        tables: ids,
+        workspaces: [],
+        all: false,
+        db: session.mirror.path,
+        full: Boolean(args.full),
+        json: true,
+        progress: (tables) => syncNotifier(tables, call.progress, (text) => void ctx.io.stderr.write(`${text}\n`)),
+      });
+    } catch (error) {
+      if (!call.signal.aborted) throw error;
+      throw new TdsError('INTERRUPTED', 'the sync was interrupted', {
+        hint: 'the mirror is consistent: the next sync_tables continues where this one stopped',
+      });
+    }
+  });
+  const summary = JSON.parse(call.call.stdout()) as SyncSummary;
+  return { ...summary, notes: call.call.notes() };
+}
+
+/** The IDs of the tables named (mirror table names too), so the sync finds each as the agent meant it. */
+async function tableIds(session: Session, refs: string[]): Promise<string[]> {
+  const { tables } = await (await session.service()).tables();
+  const ids: string[] = [];
+  for (const ref of refs) ids.push((await serviceTable(session, tables, ref)).id);
+  return ids;
+}

@@ -1,0 +1,97 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Table } from '../../src/service/index.js';
+import { startMcp, type McpBench } from '../mcp/harness.js';
+
+// push_records (only with --allow-push): by key into a webhook saved as @NAME, each record once, its
+// journal under the config folder; a URL is refused without being echoed.
+
+let bench: McpBench;
+let inbox: Table;
+let webhookUrl: string;
+
+beforeAll(async () => {
+  bench = await startMcp({ args: ['--allow-push'] });
+  const response = await fetch(`${bench.emu.baseUrl}/tables`, { headers: { authorization: `Bearer ${bench.emu.apiKey}` } });
+  inbox = ((await response.json()) as { tables: Table[] }).tables.find((table) => table.name === 'Inbox')!;
+  webhookUrl = bench.emu.webhooks[inbox.id]!;
+  const saved = await bench.tds(['config', 'set', 'webhook.inbox'], { input: `${webhookUrl}\n` });
+  expect(saved.code, saved.stderr).toBe(0);
+});
+afterAll(() => bench?.close());
+
+/** The emails of the Inbox table's rows, read straight from the service. */
+async function inboxEmails(): Promise<string[]> {
+  bench.emu.flushIntake();
+  const response = await fetch(`${bench.emu.baseUrl}/tables/${inbox.id}/rows?limit=100`, {
+    headers: { authorization: `Bearer ${bench.emu.apiKey}` },
+  });
+  const { rows } = (await response.json()) as { rows: Array<{ cells: Record<string, { value?: unknown }> }> };
+  const email = (await (
+    await fetch(`${bench.emu.baseUrl}/tables/${inbox.id}/schema`, { headers: { authorization: `Bearer ${bench.emu.apiKey}` } })
+  ).json()) as {
+    fields: Array<{ id: string; label: string }>;
+  };
+  const id = email.fields.find((field) => field.label === 'Email')!.id;
+  return rows.map((row) => String(row.cells[id]?.value)).sort();
+}
+
+const records = [{ email: 'ada@push.example' }, { email: 'bob@push.example' }, { email: 'ada@push.example' }];
+
+describe('push_records', () => {
+  it('is offered with --allow-push', async () => {
+    const { tools } = await bench.client.listTools();
+    const push = tools.find((tool) => tool.name === 'push_records')!;
+    expect(push.inputSchema.required).toEqual(['webhook', 'table', 'key', 'records']);
+    expect(push.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
+  });
+
+  it('pushes by key into a saved webhook, each record once; the summary says what happened', async () => {
+    const result = await bench.call('push_records', { webhook: '@inbox', table: 'Inbox', key: 'email=Email', records });
+    expect(result.isError, result.text).toBe(false);
+    expect(result.structured).toMatchObject({
+      records: { read: 3, sent: 2, rejected: 0, uncertain: 0 },
+      key: { field: 'email', duplicates: 1, duplicatePairs: [[3, 1]] },
+      resumed: false,
+    });
+    expect(await inboxEmails()).toEqual(['ada@push.example', 'bob@push.example']);
+    const journal = result.structured!.journal as string;
+    expect(journal.startsWith(join(bench.dir, 'config', 'mcp-push'))).toBe(true);
+    expect(await readdir(join(bench.dir, 'config', 'mcp-push'))).toContain(journal.split('/').pop());
+  });
+
+  it('the same call again sends nothing (the journal); skip_existing leaves out the keys the table holds', async () => {
+    const again = await bench.call('push_records', { webhook: '@inbox', table: 'Inbox', key: 'email=Email', records });
+    expect(again.structured).toMatchObject({ resumed: true, records: { sent: 0, alreadySent: 2 } });
+    const more = await bench.call('push_records', {
+      webhook: '@inbox',
+      table: inbox.id,
+      key: 'email=Email',
+      records: [{ email: 'bob@push.example' }, { email: 'cy@push.example' }],
+      skip_existing: true,
+    });
+    expect(more.isError, more.text).toBe(false);
+    expect(more.structured).toMatchObject({ records: { read: 2, sent: 1 }, key: { existing: 1 } });
+    expect(await inboxEmails()).toEqual(['ada@push.example', 'bob@push.example', 'cy@push.example']);
+  });
+
+  it('refuses a webhook URL without echoing it, and tells a record without its key', async () => {
+    const refused = await bench.call('push_records', { webhook: webhookUrl, table: 'Inbox', key: 'email=Email', records });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/^tds: webhook: give the name of a saved webhook, as @NAME; a URL is refused\nhint: /);
+    const unknown = await bench.call('push_records', { webhook: '@nope', table: 'Inbox', key: 'email=Email', records });
+    expect(unknown.text).toMatch(/^tds: no webhook named "nope" in profile "default"/);
+    const keyless = await bench.call('push_records', {
+      webhook: '@inbox',
+      table: 'Inbox',
+      key: 'email=Email',
+      records: [{ mail: 'x@push.example' }],
+    });
+    expect(keyless.isError).toBe(true);
+    expect(keyless.text).toMatch(/^tds: push incomplete: 1 records? (was|were) rejected/);
+    expect(keyless.text).toContain('rejected: record 1: no key: it has no "email"');
+    const secret = webhookUrl.split('/').pop()!;
+    for (const text of [refused.text, unknown.text, keyless.text, bench.stderr()]) expect(text).not.toContain(secret);
+  });
+});

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/duckdb/engine.js';
+import { startMcp, type McpBench, type ToolResult } from '../mcp/harness.js';
+
+// sync_tables under the real row-read limit: the server paces its row requests at 60 a minute (its
+// TDS_RATE_SCALE is 1), so a 7,000-row table's first sync reads 60 pages at once and then waits a
+// minute. Meanwhile: a second sync is refused, search_rows waits its turn within the same limit, and
+// the client goes away: the server interrupts the
+// sync, leaves the mirror consistent and ends; the command line's next sync completes the table.
+
+const ROWS = 7000;
+/** row requests a minute */
+const LIMIT = 60;
+let bench: McpBench;
+
+const rowRequests = (): unknown[] => bench.emu.requestLog.filter((entry) => entry.bucket === 'rows');
+const generatedId = (): string => bench.emu.requestLog.find((entry) => entry.bucket === 'rows')!.path.split('/')[3]!;
+
+/** Resolves once `condition` holds (checked every few ms: it watches the emulator's request log). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+beforeAll(async () => {
+  bench = await startMcp({ emulator: { rows: ROWS }, rateScale: 1 });
+});
+afterAll(() => bench?.close());
+
+/** Resolves with the first progress notification at or past `rows` rows. */
+function progressPast(rows: number): { onprogress: (update: { progress: number }) => void; reached: Promise<void> } {
+  let reached = (): void => undefined;
+  const promise = new Promise<void>((resolve) => (reached = resolve));
+  return { onprogress: (update) => update.progress >= rows && reached(), reached: promise };
+}
+
+async function mirrorCounts(db: string): Promise<{ rows: number; ids: number; passRows: number | null; cursor: string | null }> {
+  const mirror = await openDatabase(db, { readOnly: true, what: 'the mirror' });
+  try {
+    const reader = await mirror.connection.runAndReadAll(
+      'SELECT (SELECT count(*) FROM generated) AS n, (SELECT count(DISTINCT "_id") FROM generated) AS ids, pass_rows, pass_cursor FROM _tds_tables',
+    );
+    const row = reader.getRowObjectsJS()[0]!;
+    return {
+      rows: Number(row.n),
+      ids: Number(row.ids),
+      passRows: row.pass_rows === null ? null : Number(row.pass_rows),
+      cursor: row.pass_cursor === null ? null : String(row.pass_cursor),
+    };
+  } finally {
+    mirror.close();
+  }
+}
+
+describe('sync_tables: one at a time, and a client that goes away mid-sync', () => {
+  it('is a tool error saying so while another process holds the mirror', async () => {
+    const other = await openDatabase(bench.db, { readOnly: false, what: 'the mirror' });
+    let result: ToolResult;
+    try {
+      result = await bench.call('sync_tables', { tables: ['Generated'] });
+    } finally {
+      other.close();
+    }
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(new RegExp(`^tds: the mirror ${bench.db} is in use by another process \\(PID ${process.pid}\\)\\nhint: `));
+  });
+
+  it('refuses a second sync while one runs; the client leaving interrupts it, the mirror consistent', async () => {
+    const progress = progressPast(1);
+    const first = bench.call('sync_tables', { tables: ['Generated'] }, { onprogress: progress.onprogress, timeout: 600_000 });
+    const firstSettled = first.catch((error: unknown) => error);
+    await progress.reached;
+
+    const second = await bench.call('sync_tables', {});
+    expect(second.isError).toBe(true);
+    expect(second.text).toMatch(/^tds: a sync is already running in this server \(Generated\) since \S+\nhint: wait until the sync ends/);
+    const listed = await bench.call('list_tables');
+    expect(listed.structured!.notes).toContain(`the mirror ${bench.db} is being synced by this server: its tables show once the sync ends`);
+
+    // the sync has taken the whole row-read limit (60 a minute): search_rows waits its turn behind it
+    await until(() => rowRequests().length >= LIMIT);
+    const leads = bench.call('search_rows', { table: 'Leads' }).catch((error: unknown) => error);
+    await until(() =>
+      bench.emu.requestLog.some((entry) => /\/tables\/[^/]+\/schema/.test(entry.path) && !entry.path.includes(generatedId())),
+    );
+
+    await bench.client.close();
+    expect(await firstSettled).toBeInstanceOf(Error);
+    expect(await leads).toBeInstanceOf(Error);
+    expect(rowRequests().length).toBe(LIMIT);
+    expect(bench.emu.requestLog.filter((entry) => entry.status === 429)).toEqual([]);
+    expect(bench.stderr()).toMatch(/tds mcp: stopping: the client closed the connection; interrupting 2 running calls\n/);
+    expect(bench.stderr()).toMatch(/tds mcp: stopped\n$/);
+
+    const counts = await mirrorCounts(bench.db);
+    // the pass saved with its rows: those of the groups written (the first page is written at once)
+    expect(counts.rows).toBeGreaterThan(0);
+    expect(counts.rows).toBeLessThan(ROWS);
+    expect(counts.ids).toBe(counts.rows);
+    expect(counts.passRows).toBe(counts.rows);
+    expect(counts.cursor).not.toBeNull();
+
+    const next = await bench.tds(['sync'], { env: { TDS_RATE_SCALE: '50' } });
+    expect(next.code, next.stderr).toBe(0);
+    expect(await mirrorCounts(bench.db)).toMatchObject({ rows: ROWS, ids: ROWS, passRows: null, cursor: null });
+  });
+});

@@ -1,0 +1,128 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { Table } from '../../src/service/index.js';
+import { TDS_BIN, runTds } from '../helpers/cli.js';
+
+// What goes over the wire, seen raw: stdout holds JSON-RPC messages and not one other byte, while the
+// server logs (--verbose: every request) on stderr; the API key and the webhook URL appear in neither.
+
+let emu: RunningEmulator;
+let dir: string;
+let env: Record<string, string>;
+let webhookUrl: string;
+/** the demo's webhook-fed table whose Email column takes the posted `email` */
+let inbox: string;
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0, ingestDelayMs: 20, actionDelayMs: 0, rateScale: 50 });
+  dir = await mkdtemp(join(tmpdir(), 'tds-mcp-wire-'));
+  env = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('TDS_')) env[key] = value;
+  Object.assign(env, {
+    NO_COLOR: '1',
+    TDS_BASE_URL: emu.baseUrl,
+    TDS_API_KEY: emu.apiKey,
+    TDS_RATE_SCALE: '50',
+    TDS_DB: join(dir, 'mirror.duckdb'),
+    TDS_CONFIG_DIR: join(dir, 'config'),
+  });
+  const response = await fetch(`${emu.baseUrl}/tables`, { headers: { authorization: `Bearer ${emu.apiKey}` } });
+  inbox = ((await response.json()) as { tables: Table[] }).tables.find((table) => table.name === 'Inbox')!.id;
+  webhookUrl = emu.webhooks[inbox]!;
+  const saved = await runTds(['config', 'set', 'webhook.inbox'], { env, input: `${webhookUrl}\n` });
+  expect(saved.code, saved.stderr).toBe(0);
+});
+afterAll(async () => {
+  await emu?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A server spoken to line by line: each request's answer, the notifications, all of stdout and stderr. */
+class RawServer {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly lines: string[] = [];
+  stderr = '';
+  private nextId = 1;
+  private readonly waiting = new Map<number, (message: Record<string, unknown>) => void>();
+  readonly exited: Promise<number | null>;
+
+  constructor(args: string[]) {
+    this.child = spawn(process.execPath, [TDS_BIN, 'mcp', ...args], { env, cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
+    createInterface({ input: this.child.stdout }).on('line', (line) => {
+      this.lines.push(line);
+      const message = JSON.parse(line) as { id?: number };
+      if (typeof message.id === 'number') this.waiting.get(message.id)?.(message);
+    });
+    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+  }
+
+  request(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    const id = this.nextId++;
+    const answer = new Promise<Record<string, unknown>>((resolve) => this.waiting.set(id, resolve));
+    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    return answer;
+  }
+
+  notify(method: string): void {
+    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method })}\n`);
+  }
+}
+
+/** Whether a tools/call answer is a failure (a success carries no isError). */
+const failed = (answer: Record<string, unknown>): boolean => (answer.result as { isError?: boolean } | undefined)?.isError === true;
+
+describe('tds mcp on the wire', () => {
+  it('writes JSON-RPC on stdout and nothing else, logs on stderr, never a secret; ends when stdin does', async () => {
+    const server = new RawServer(['--verbose', '--allow-push']);
+    const init = await server.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    });
+    expect(init).toMatchObject({ result: { serverInfo: { name: 'tds' }, capabilities: { tools: {} } } });
+    server.notify('notifications/initialized');
+    await server.request('tools/list');
+    const sync = await server.request('tools/call', {
+      name: 'sync_tables',
+      arguments: { tables: ['Leads'] },
+      _meta: { progressToken: 'p1' },
+    });
+    expect(failed(sync), JSON.stringify(sync)).toBe(false);
+    expect(server.lines.some((line) => line.includes('"notifications/progress"'))).toBe(true);
+    await server.request('tools/call', { name: 'search_rows', arguments: { table: 'Leads', limit: 2 } });
+    const pushed = await server.request('tools/call', {
+      name: 'push_records',
+      arguments: { webhook: '@inbox', table: inbox, key: 'email=Email', records: [{ email: 'wire@x.example' }] },
+    });
+    expect(failed(pushed), JSON.stringify(pushed)).toBe(false);
+    const refused = await server.request('tools/call', {
+      name: 'push_records',
+      arguments: { webhook: webhookUrl, table: inbox, key: 'email=Email', records: [{ email: 'wire@x.example' }] },
+    });
+    expect(failed(refused)).toBe(true);
+    const badKey = await server.request('tools/call', { name: 'describe_table', arguments: { table: emu.apiKey } });
+    expect(failed(badKey)).toBe(true);
+
+    server.child.stdin.end();
+    expect(await server.exited).toBe(0);
+    for (const line of server.lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    expect(server.lines.length).toBeGreaterThanOrEqual(7);
+    // the logs went to stderr: each request (--verbose), each failure, the end
+    expect(server.stderr).toMatch(/GET .*\/tables .*200/);
+    expect(server.stderr).toMatch(/tds mcp: push_records failed: webhook: give the name of a saved webhook/);
+    expect(server.stderr).toMatch(/tds mcp: stopping: the client closed the connection\n/);
+    expect(server.stderr).toMatch(/tds mcp: stopped\n$/);
+    const webhookId = webhookUrl.split('/').pop()!;
+    for (const text of [server.lines.join('\n'), server.stderr]) {
+      expect(text).not.toContain(emu.apiKey);
+      expect(text).not.toContain(webhookUrl);
+      expect(text).not.toContain(webhookId);
+    }
+  });
+});
