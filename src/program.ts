@@ -15,6 +15,7 @@ import { authCommand } from './commands/auth.js';
 import { completionCommand } from './commands/completion.js';
 import { sqlCommand } from './commands/sql.js';
 import { syncCommand } from './commands/sync.js';
+import { diffCommand } from './commands/diff.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -44,6 +45,7 @@ export function buildProgram(ctx: Context): Command {
     pushCommand,
     syncCommand,
     sqlCommand,
+    diffCommand,
     emulatorCommand,
     demoCommand,
     configCommand,

@@ -28,7 +28,12 @@ const TABLE_MAX_ROWS = 1000;
  * a query's rows printed like an export, or written as Parquet by DuckDB itself (COPY … TO).
  */
 export async function runSql(ctx: Context, request: SqlRequest): Promise<void> {
-  const db = await openMirror(request.db, { readOnly: !request.write });
+  // only a sync upgrades a mirror of an earlier format; until then its tables are read as they are
+  const db = await openMirror(request.db, {
+    readOnly: !request.write,
+    keepFormat: true,
+    note: (line) => ctx.io.stderr.write(`tds: note: ${line}\n`),
+  });
   try {
     const statement = await oneStatement(db, request.sql);
     const { format } = request;
