@@ -7,7 +7,7 @@ import { GroupUpsert, readTableColumns, type GroupCounts, type WriteTarget } fro
 
 export type { GroupCounts, WriteTarget } from './group-upsert.js';
 import type { TypedColumn } from '../records/typed-plan.js';
-import { fitIndexMemory } from './index-memory.js';
+import { fitIndexMemory, fitTableMemory } from './index-memory.js';
 import { saveState, type TableState } from './table-state.js';
 
 /**
@@ -45,7 +45,9 @@ export class MirrorWriter {
   /** `insertedByPass`: rows the pass has inserted so far (saved with its progress). */
   async open(insertedByPass: number): Promise<void> {
     const reader = await this.db.connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${quoteIdent(this.target.table)}`);
-    this.onlyNew = Number(reader.getRowObjectsJS()[0]?.n ?? 0) <= insertedByPass;
+    const rows = Number(reader.getRowObjectsJS()[0]?.n ?? 0);
+    this.onlyNew = rows <= insertedByPass;
+    await fitTableMemory(this.db.connection, rows);
     const tableColumns = await readTableColumns(this.db.connection, this.target.table);
     this.upsert = new GroupUpsert(this.target, this.columns, tableColumns);
     for (const connection of [this.db.connection, await this.db.connect()]) {
@@ -86,7 +88,13 @@ export class MirrorWriter {
         // the primary key refuses a row the mirror has: the general way then (which meets any other failure again)
         counts = await lane.transaction(state, () => this.insertNew(lane, total)).catch(() => undefined);
       }
-      return (counts ??= await lane.transaction(state, () => this.upsert!.write(lane.connection, lane.typedRows(true), rewrite)));
+      // matched by creation time first (fast); a row whose creation time changed is refused then: by `_id` alone
+      // a row read twice in the group is written once, as read last (a sort of the group, only when there is one)
+      const rows = lane.typedRows(await lane.hasRepeats());
+      const upsert = (byCreation: boolean): Promise<GroupCounts> =>
+        lane.transaction(state, () => this.upsert!.write(lane.connection, rows, rewrite, byCreation));
+      counts ??= await upsert(true).catch(() => undefined);
+      return (counts ??= await upsert(false));
     } finally {
       await fitIndexMemory(lane.connection);
       await lane.makeTables();
@@ -149,6 +157,12 @@ class Lane {
       await connection.run('ROLLBACK').catch(() => undefined);
       throw error;
     }
+  }
+
+  /** Whether a row was read twice into the inbox. */
+  async hasRepeats(): Promise<boolean> {
+    const reader = await this.connection.runAndReadAll(`SELECT count(*) > count(DISTINCT id) AS repeats FROM ${this.inbox}`);
+    return reader.getRowObjectsJS()[0]?.repeats === true;
   }
 
   /**

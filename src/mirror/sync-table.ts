@@ -1,13 +1,14 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Context } from '../core/context.js';
 import type { ApiClient } from '../http/client.js';
 import type { Field, Table } from '../service/index.js';
 import { finishPass } from './finish-pass.js';
 import { pruneHistory } from './history/prune-history.js';
-import { beginSync, endSync } from './history/sync-record.js';
+import { beginSync, endSync, type SyncBegun } from './history/sync-record.js';
 import { newPass } from './new-pass.js';
 import { prepareTable, type PrepareOptions, type PreparedTable } from './prepare-table.js';
 import { readPages, UnknownField, type PassProgress } from './read-pages.js';
-import type { PassState, TableState } from './table-state.js';
+import { saveState, type PassState, type TableState } from './table-state.js';
 
 export interface TableSyncOptions extends PrepareOptions {
   ctx: Context;
@@ -66,9 +67,7 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
   const { plan } = prepared;
   let { current } = prepared;
   const pass = choosePass(current, options);
-  // a new pass forgets the rows a replaced one had seen
-  if (pass.cursor === null) await connection.run('DELETE FROM _tds_pass WHERE table_id = $1', [table.id]);
-  const syncId = await beginSync(connection, { tableId: table.id, mirrorTable: current.mirrorTable, startedAt, mode: pass.mode });
+  const syncId = await begin(connection, current, { tableId: table.id, mirrorTable: current.mirrorTable, startedAt, mode: pass.mode });
   options.onSyncId?.(syncId);
   let serviceNow: string | null = null;
   const before = { ...pass };
@@ -109,6 +108,24 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
   const done = summary(true);
   await endSync(connection, syncId, done);
   return done;
+}
+
+/**
+ * The sync's row of _tds_syncs, and the pass saved as it starts (a --full killed before its first page
+ * is still a full pass for the sync that continues it); a new pass forgets the rows a replaced one had seen.
+ */
+async function begin(connection: DuckDBConnection, state: TableState, sync: SyncBegun): Promise<number> {
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    if (state.pass?.cursor === null) await connection.run('DELETE FROM _tds_pass WHERE table_id = $1', [state.tableId]);
+    const syncId = await beginSync(connection, sync);
+    await saveState(connection, state);
+    await connection.run('COMMIT');
+    return syncId;
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
 }
 
 /**

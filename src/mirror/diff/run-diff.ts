@@ -16,7 +16,7 @@ export interface DiffCommandRequest extends DiffRequest {
 }
 
 /** DuckDB's buffer pool for a diff: the join of two snapshots spills beside the mirror past it. */
-const MEMORY_LIMIT = '160MB';
+const MEMORY_LIMIT = '128MB';
 
 /** `tds diff`: the mirror opened read-only, the table compared at two moments, written to stdout or -o FILE. */
 export async function runDiff(ctx: Context, request: DiffCommandRequest): Promise<void> {

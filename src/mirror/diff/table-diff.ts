@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { plainValue } from '../../duckdb/result-values.js';
-import { quoteIdent } from '../../duckdb/sql-text.js';
+import { quoteIdent, quoteLiteral } from '../../duckdb/sql-text.js';
 import { candidateIdsSql, snapshotSql, type HistoryTables, type Moment } from './snapshot-sql.js';
 
 // A table compared at two moments, in DuckDB: the rows whose versions may differ are found from a few
@@ -39,46 +39,62 @@ export interface DiffCounts {
   deleted: number;
 }
 
+/** A key the diff compares, with its column's SQL type. */
+export interface DiffKey {
+  key: string;
+  type: string;
+}
+
 /** The diff of one mirror table between moments `since` and `until`, comparing `keys`. */
 export class TableDiff {
+  readonly keys: readonly string[];
   private readonly sql: string | null;
 
   constructor(
     private readonly connection: DuckDBConnection,
     tables: HistoryTables,
-    readonly keys: readonly string[],
+    private readonly columns: readonly DiffKey[],
     since: Moment,
     until: Moment,
   ) {
-    this.sql = pairsSql(tables, keys, since, until);
+    this.keys = columns.map((column) => column.key);
+    this.sql = pairsSql(tables, this.keys, since, until);
   }
 
-  /** The rows that differ, in the order of their latest `_updatedAt`, then `_id`. */
+  /**
+   * The rows that differ, in the order of their latest `_updatedAt`, then `_id`. DuckDB writes each
+   * side as JSON text (values as an export writes them), a chunk of rows at a time.
+   */
   async *records(): AsyncGenerator<DiffRecord> {
     if (this.sql === null) return;
     const updatedAt = this.keys.indexOf('_updatedAt');
-    const result = await this.connection.stream(`${this.sql} ORDER BY coalesce(a${updatedAt}, b${updatedAt}), "_id"`);
-    const types = result.columnTypes();
-    const n = this.keys.length;
+    const result = await this.connection.stream(
+      `SELECT change, "_id", ${this.sideJson('b')} AS before, ${this.sideJson('a')} AS after ` +
+        `FROM (${this.sql}) ORDER BY coalesce(a${updatedAt}, b${updatedAt}), "_id"`,
+    );
     for await (const rows of result.yieldRowsJs()) {
-      for (const row of rows) {
-        const change = row[0] as Change;
-        const side = (offset: number, only?: readonly number[]): Record<string, unknown> => {
-          const record: Record<string, unknown> = {};
-          for (const [i, key] of this.keys.entries()) {
-            if (!only || only.includes(i)) record[key] = plainValue(row[offset + i], types[offset + i]!);
-          }
-          return record;
-        };
-        const changed = change === 'updated' ? (row[2 + 2 * n] as number[]) : undefined;
+      for (const [change, id, before, after] of rows) {
         yield {
-          change,
-          _id: String(row[1]),
-          before: change === 'added' ? null : side(2, changed),
-          after: change === 'deleted' ? null : side(2 + n, changed),
+          change: change as Change,
+          _id: String(id),
+          before: change === 'added' ? null : (JSON.parse(String(before)) as Record<string, unknown>),
+          after: change === 'deleted' ? null : (JSON.parse(String(after)) as Record<string, unknown>),
         };
       }
     }
+  }
+
+  /** One side of a record as JSON text: every key for a row added or deleted, the keys that differ for one updated. */
+  private sideJson(side: 'a' | 'b'): string {
+    const entries = this.columns.map(({ key, type }, i) => {
+      const value = `${side}${i}`;
+      const json =
+        type === 'TIMESTAMP WITH TIME ZONE'
+          ? `'"' || strftime(${value} AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') || '"'`
+          : `CAST(to_json(${value}) AS VARCHAR)`;
+      return `CASE WHEN change <> 'updated' OR list_contains(changed, ${i}) THEN ${quoteLiteral(`${JSON.stringify(key)}:`)} || coalesce(${json}, 'null') END`;
+    });
+    return `'{' || array_to_string(list_filter([${entries.join(', ')}], x -> x IS NOT NULL), ',') || '}'`;
   }
 
   /** Counts per change, and per key of the updated rows its changes (the `top` most frequent transitions). */
