@@ -10,6 +10,12 @@
 // 2. Emulator child from the same --data file with its real limits (scale 1); 1,000 new rows added (admin
 //    route); `tds sync --db FILE` (incremental, the client's real pacing).
 //    Targets: <= 12 row requests (a re-export would need 10,000); wall time <= 15 s.
+// 1b. History, on the same emulator child and mirror as 1: a `--full` pass with no row changed; then
+//    CHANGED rows (100,000) changed through the emulator's admin route (PATCH, 32 at a time); the same
+//    `--full` pass again, which moves each replaced version into generated__history.
+//    Targets: the changed pass <= 1.2x the unchanged one (same run); its peak RSS <= 300 MB; the mirror
+//    file after it <= 1.3x its size before it; the unchanged pass adds 0 rows (and 0 bytes) of history.
+//    Then `tds diff Generated -o FILE.ndjson` (the CHANGED updated rows): <= 5 s and <= 300 MB peak RSS.
 // 3. Emulator child from the --data file saved by 2 (real limits): `tds sync --follow --every 3` on the
 //    mirror, idle, its polls counted in the emulator's request log. (a) Within a minute of the 1,000-row
 //    burst of 2: reported, no target. A sync reads again the rows created in the minute before it began
@@ -19,7 +25,7 @@
 //    Target: one row request per poll. Then SIGINT.
 //
 // Run: npm run bench -- sync     (exits 1 when a target is missed; traffic only to 127.0.0.1)
-// Env: BENCH_ROWS (default 1000000), BENCH_ADDED (1000), BENCH_POLLS (3), BENCH_EVERY (seconds, 3),
+// Env: BENCH_ROWS (default 1000000), BENCH_CHANGED (100000), BENCH_ADDED (1000), BENCH_POLLS (3), BENCH_EVERY (seconds, 3),
 // BENCH_HEAP_SNAPSHOT_MB / BENCH_TRACE_GC (see memory-probe.mjs).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -57,6 +63,7 @@ import {
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ADDED = Number(process.env.BENCH_ADDED ?? 1_000);
+const CHANGED = Number(process.env.BENCH_CHANGED ?? 100_000);
 const POLLS = Number(process.env.BENCH_POLLS ?? 3);
 const EVERY_SECONDS = Number(process.env.BENCH_EVERY ?? 3);
 const PAGE = 100;
@@ -71,6 +78,10 @@ const TARGET = {
   incrementalRequests: 12,
   incrementalSeconds: 15,
   requestsPerIdlePoll: 1,
+  changedVsUnchanged: 1.2,
+  fileGrowth: 1.3,
+  diffSeconds: 5,
+  diffPeakMb: 300,
 };
 
 /** @type {Emulator[]} every emulator started, stopped at the end whatever happened */
@@ -140,7 +151,103 @@ async function fullSync() {
     synced.peakKb <= TARGET.syncPeakMb * 1024,
     `sync peak RSS ${mb(synced.peakKb)} (target <= ${TARGET.syncPeakMb} MB); ${synced.memory}`,
   );
+  await history(fast, table);
   await fast.stop(); // saves --data for phase 2
+}
+
+/**
+ * Phase 1b: a --full pass over the mirror with no row changed, then with CHANGED rows changed; the diff.
+ * @param {Emulator} fast
+ * @param {Table} table
+ */
+async function history(fast, table) {
+  console.log(
+    `\n1b. history: --full with no row changed, then with ${n(CHANGED)} rows changed (admin route), rate limits off. Targets: ` +
+      `changed pass <= ${TARGET.changedVsUnchanged}x the unchanged one, peak RSS <= ${TARGET.syncPeakMb} MB, mirror file <= ${TARGET.fileGrowth}x; ` +
+      `no history from the unchanged pass; tds diff <= ${TARGET.diffSeconds} s and <= ${TARGET.diffPeakMb} MB`,
+  );
+  const sizeBefore = statSync(db).size;
+  const unchanged = await runTds(['sync', table.id, '--db', db, '--full', '--json'], { env: FAST, probe: 'full-unchanged' });
+  mustSucceed(unchanged, 'tds sync --full (unchanged)');
+  const sizeUnchanged = statSync(db).size;
+  const versionsAfterUnchanged = await scalar('SELECT count(*) FROM generated__history');
+  console.log(
+    `tds sync --full, nothing changed: ${seconds(unchanged.ms)}, peak RSS ${mb(unchanged.peakKb)}; ${onlyTable(unchanged).updated} updated; ` +
+      `history ${n(versionsAfterUnchanged)} versions; mirror ${(sizeBefore / 1e6).toFixed(0)} MB -> ${(sizeUnchanged / 1e6).toFixed(0)} MB`,
+  );
+  check(versionsAfterUnchanged === 0, `the unchanged pass adds no version (${n(versionsAfterUnchanged)} in the history)`);
+
+  const changeStart = performance.now();
+  const ids = (await tdsSql(`SELECT "_id" FROM generated USING SAMPLE ${CHANGED} ROWS (reservoir, 7)`)).map((row) => row[0] ?? '');
+  await changeRows(fast, table, ids);
+  console.log(`${n(ids.length)} rows changed through the admin route in ${seconds(performance.now() - changeStart)}`);
+
+  const changed = await runTds(['sync', table.id, '--db', db, '--full', '--json'], { env: FAST, probe: 'full-changed' });
+  mustSucceed(changed, 'tds sync --full (changed)');
+  const sizeChanged = statSync(db).size;
+  const versions = await scalar('SELECT count(*) FROM generated__history');
+  console.log(
+    `tds sync --full, ${n(CHANGED)} changed: ${seconds(changed.ms)}, peak RSS ${mb(changed.peakKb)}; ${onlyTable(changed).updated} updated; ` +
+      `history ${n(versions)} versions; mirror ${(sizeUnchanged / 1e6).toFixed(0)} MB -> ${(sizeChanged / 1e6).toFixed(0)} MB; ${changed.memory}`,
+  );
+  check(versions === ids.length, `every replaced version in the history (${n(versions)})`);
+  const ratio = changed.ms / unchanged.ms;
+  check(
+    ratio <= TARGET.changedVsUnchanged,
+    `changed pass ${ratio.toFixed(2)}x the unchanged one (target <= ${TARGET.changedVsUnchanged}x)`,
+  );
+  check(changed.peakKb <= TARGET.syncPeakMb * 1024, `changed pass peak RSS ${mb(changed.peakKb)} (target <= ${TARGET.syncPeakMb} MB)`);
+  const growth = sizeChanged / sizeUnchanged;
+  check(growth <= TARGET.fileGrowth, `mirror file ${growth.toFixed(2)}x its size before (target <= ${TARGET.fileGrowth}x)`);
+
+  const out = join(dir, 'diff.ndjson');
+  const diffed = await runTds(['diff', table.id, '--db', db, '-o', out], { probe: 'diff' });
+  mustSucceed(diffed, 'tds diff');
+  const records = readFileSync(out, 'utf8').split('\n').filter(Boolean).length;
+  console.log(
+    `tds diff Generated -o diff.ndjson: ${seconds(diffed.ms)}, peak RSS ${mb(diffed.peakKb)}, ${n(records)} records; ${diffed.memory}`,
+  );
+  rmSync(out, { force: true });
+  check(records === ids.length, `one record per changed row (${n(records)})`);
+  check(diffed.ms <= TARGET.diffSeconds * 1000, `tds diff ${seconds(diffed.ms)} (target <= ${TARGET.diffSeconds} s)`);
+  check(diffed.peakKb <= TARGET.diffPeakMb * 1024, `tds diff peak RSS ${mb(diffed.peakKb)} (target <= ${TARGET.diffPeakMb} MB)`);
+}
+
+/**
+ * Changes the Amount of each row (admin PATCH, 32 requests at a time).
+ * @param {Emulator} emu
+ * @param {Table} table
+ * @param {string[]} ids
+ */
+async function changeRows(emu, table, ids) {
+  let next = 0;
+  const worker = async () => {
+    while (next < ids.length) {
+      const id = ids[next++];
+      await fetchJson(emu, 'PATCH', `/_emulator/tables/${table.id}/rows/${id}`, { cells: { Amount: -1 - next } });
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+}
+
+/**
+ * A query's rows through `tds sql --format csv` (header dropped; fields split at commas: for IDs and numbers).
+ * @param {string} query
+ * @returns {Promise<string[][]>}
+ */
+async function tdsSql(query) {
+  const run = await runTds(['sql', query, '--db', db, '--format', 'csv'], {});
+  mustSucceed(run, 'tds sql');
+  return run.stdout
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split(','));
+}
+
+/** @param {string} query */
+async function scalar(query) {
+  return Number((await tdsSql(query))[0]?.[0]);
 }
 
 /** Phase 2: the real limits; ADDED rows added, then an incremental sync of the mirror phase 1 built. */
@@ -295,7 +402,7 @@ function startFollow() {
  * A JSON request to the emulator (API paths with the key); the parsed body, of the type the caller names.
  * @template T
  * @param {Emulator} emu
- * @param {'GET' | 'POST'} method
+ * @param {'GET' | 'POST' | 'PATCH'} method
  * @param {string} path from the origin: `/v1/…` or `/_emulator/…`
  * @param {unknown} [body]
  * @returns {Promise<T>}
@@ -370,10 +477,7 @@ async function addRows(emu, table, count) {
  * @param {string} mirrorTable
  */
 async function mirrorCount(mirrorTable) {
-  const query = `SELECT count(*) AS n FROM "${mirrorTable}"`;
-  const run = await runTds(['sql', query, '--db', db, '--format', 'csv'], {});
-  mustSucceed(run, 'tds sql');
-  return Number(run.stdout.trim().split('\n')[1]);
+  return scalar(`SELECT count(*) AS n FROM "${mirrorTable}"`);
 }
 
 /**

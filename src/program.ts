@@ -17,6 +17,7 @@ import { sqlCommand } from './commands/sql.js';
 import { syncCommand } from './commands/sync.js';
 import { statsCommand } from './commands/stats.js';
 import { mcpCommand } from './commands/mcp.js';
+import { diffCommand } from './commands/diff.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -48,6 +49,7 @@ export function buildProgram(ctx: Context): Command {
     sqlCommand,
     statsCommand,
     mcpCommand,
+    diffCommand,
     emulatorCommand,
     demoCommand,
     configCommand,

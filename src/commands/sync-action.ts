@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { loadSettings } from '../config/settings.js';
+import { parseDuration } from '../mirror/diff/diff-bounds.js';
 import { runSync } from '../mirror/sync-run.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { withClient } from './client.js';
@@ -15,6 +16,8 @@ export interface SyncOptions {
   every?: number;
   header?: HeaderMode;
   json?: boolean;
+  changes?: boolean;
+  pruneHistory?: string;
 }
 
 const DEFAULT_EVERY_SECONDS = 10;
@@ -23,6 +26,15 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
   if (options.every !== undefined && !options.follow) throw new UsageError('--every goes with --follow');
   if (options.all && (tables.length > 0 || options.workspace.length > 0)) {
     throw new UsageError('--all already takes every table; leave out the tables and --workspace');
+  }
+  if (options.changes && options.json) {
+    throw new UsageError('--changes and --json both write to stdout', {
+      hint: 'leave out --json: with --changes the summaries stay on stderr',
+    });
+  }
+  const pruneHistoryMs = options.pruneHistory === undefined ? undefined : parseDuration(options.pruneHistory);
+  if (options.pruneHistory !== undefined && pruneHistoryMs === undefined) {
+    throw new UsageError(`--prune-history ${JSON.stringify(options.pruneHistory)} is not a duration`, { hint: 'e.g. 30d, 12h, 90m' });
   }
   const settings = await loadSettings(ctx, command);
   await withClient(ctx, settings, (client) =>
@@ -35,6 +47,8 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
       ...(options.header ? { header: options.header } : {}),
       json: Boolean(options.json),
       ...(options.follow ? { followEveryMs: (options.every ?? DEFAULT_EVERY_SECONDS) * 1000 } : {}),
+      ...(options.changes ? { changes: true } : {}),
+      ...(pruneHistoryMs !== undefined ? { pruneHistoryMs } : {}),
     }),
   );
 }

@@ -42,6 +42,8 @@ export function syncCommand(ctx: Context): Command {
       new Option('--header <kind>', 'column keys of new mirror tables: labels, names or IDs (default label)').choices(HEADER_MODES),
     )
     .option('--json', 'print the summary as JSON on stdout')
+    .option('--changes', "print what each table's sync changed on stdout, as NDJSON diff records (summaries stay on stderr)")
+    .option('--prune-history <duration>', 'drop the versions replaced longer ago than DURATION (30d, 12h) from the history tables')
     .addHelpText('after', HELP)
     .action(async (tables: string[], options: SyncOptions, command: Command) => {
       const { syncAction } = await import('./sync-action.js');

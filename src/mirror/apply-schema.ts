@@ -6,9 +6,16 @@ import { describeChange, sqlTypeOf, type SchemaChange, type SchemaPlan, type Sto
 
 // Schema changes made to a mirror table, and _tds_columns written to match, inside the caller's transaction.
 
-/** CREATE TABLE for a new mirror table with these columns (`_id` its primary key). */
-export function createTableSql(table: string, columns: readonly TypedColumn[]): string {
-  const list = columns.map((column) => `${quoteIdent(column.key)} ${column.type}${column.role === 'id' ? ' PRIMARY KEY' : ''}`);
+/** CREATE TABLE for a new mirror table with these columns (`_id` its primary key), and `extra` ones after them. */
+export function createTableSql(
+  table: string,
+  columns: readonly TypedColumn[],
+  extra: ReadonlyArray<{ key: string; type: string }> = [],
+): string {
+  const list = [
+    ...columns.map((column) => `${quoteIdent(column.key)} ${column.type}${column.role === 'id' ? ' PRIMARY KEY' : ''}`),
+    ...extra.map((column) => `${quoteIdent(column.key)} ${column.type}`),
+  ];
   return `CREATE TABLE ${quoteIdent(table)} (${list.join(', ')})`;
 }
 

@@ -21,9 +21,24 @@ export async function fitIndexMemory(connection: DuckDBConnection): Promise<void
       "current_setting('memory_limit') AS lim",
   );
   const row = reader.getRowObjectsJS()[0] ?? {};
-  const limit = limitBytes(String(row.lim ?? ''));
-  const needed = Number(row.art ?? 0) + HEADROOM;
-  if (needed <= limit) return;
+  await raiseLimit(connection, String(row.lim ?? ''), Number(row.art ?? 0));
+}
+
+/** About what the `_id` index takes a row once it is in memory (57 MB for 1,000,000 rows). */
+const INDEX_BYTES_PER_ROW = 64;
+
+/**
+ * Before the first write to a table of `rows` rows: its index comes into memory with that write (it is
+ * read from the file only when used), so the limit is raised for it beforehand.
+ */
+export async function fitTableMemory(connection: DuckDBConnection, rows: number): Promise<void> {
+  const reader = await connection.runAndReadAll("SELECT current_setting('memory_limit') AS lim");
+  await raiseLimit(connection, String(reader.getRowObjectsJS()[0]?.lim ?? ''), rows * INDEX_BYTES_PER_ROW);
+}
+
+async function raiseLimit(connection: DuckDBConnection, current: string, indexBytes: number): Promise<void> {
+  const needed = indexBytes + HEADROOM;
+  if (needed <= limitBytes(current)) return;
   await connection.run(`SET memory_limit = '${Math.ceil((needed + STEP) / 2 ** 20)}MiB'`);
 }
 

@@ -2,11 +2,13 @@ import { UsageError } from '../core/errors.js';
 import { openDatabase, type Database } from '../duckdb/engine.js';
 import type { FileAccess } from '../duckdb/file-access.js';
 import { quoteLiteral } from '../duckdb/sql-text.js';
+import { SYNCS_TABLE_2, upgradeFormat1 } from './history/upgrade-format-1.js';
 
-// A mirror is a DuckDB file: one table per service table, and the tables below that describe it.
-// Its format version is the comment of _tds_tables, so a newer format is refused, not misread.
+// A mirror is a DuckDB file: one table per service table (with its history table and macros), and the
+// tables below that describe it. Its format version is the comment of _tds_tables, so a newer format
+// is refused, not misread. Format 1 (before history) is upgraded by the first sync that writes it.
 
-export const MIRROR_FORMAT = 1;
+export const MIRROR_FORMAT = 2;
 const FORMAT_COMMENT = (version: number): string => `tds mirror format ${version}`;
 
 const META_TABLES = [
@@ -32,7 +34,10 @@ const META_TABLES = [
     pass_rows BIGINT,
     pass_inserted BIGINT,
     pass_updated BIGINT,
-    pass_unfit BIGINT
+    pass_unfit BIGINT,
+    history_table VARCHAR,
+    at_sync_macro VARCHAR,
+    at_macro VARCHAR
   )`,
   `CREATE TABLE IF NOT EXISTS _tds_columns (
     table_id VARCHAR NOT NULL,
@@ -49,20 +54,7 @@ const META_TABLES = [
     removed BOOLEAN NOT NULL DEFAULT false,
     PRIMARY KEY (table_id, field_id)
   )`,
-  `CREATE TABLE IF NOT EXISTS _tds_syncs (
-    table_id VARCHAR NOT NULL,
-    mirror_table VARCHAR NOT NULL,
-    started_at TIMESTAMPTZ NOT NULL,
-    ended_at TIMESTAMPTZ NOT NULL,
-    mode VARCHAR NOT NULL,
-    complete BOOLEAN NOT NULL,
-    requests BIGINT,
-    rows_read BIGINT,
-    inserted BIGINT,
-    updated BIGINT,
-    deleted BIGINT,
-    unfit BIGINT
-  )`,
+  SYNCS_TABLE_2,
   // the row IDs a pass in progress has seen (for its deletions); empty between syncs
   `CREATE TABLE IF NOT EXISTS _tds_pass (table_id VARCHAR NOT NULL, row_id VARCHAR NOT NULL)`,
 ];
@@ -75,6 +67,13 @@ export interface OpenMirror {
   threads?: number;
   /** What SQL may do outside the mirror (tds sql); unrestricted when absent. */
   access?: FileAccess;
+  /**
+   * A writable mirror of an earlier format is left as it is (`tds sql --write`): only a sync upgrades
+   * it. Read-only, it always is.
+   */
+  keepFormat?: boolean;
+  /** Told, in one line, that the mirror is of an earlier format (what it lacks, and that a sync upgrades it). */
+  note?: (line: string) => void;
 }
 
 /** Opens the mirror; a writable one gets its tables created (and is checked to be one this tds can write). */
@@ -97,9 +96,19 @@ export async function openMirror(path: string, options: OpenMirror): Promise<Dat
       );
     }
     if (!options.readOnly) await refuseForeign(db, path, version);
+    const mark = async (): Promise<void> => {
+      await db.connection.run(`COMMENT ON TABLE _tds_tables IS ${quoteLiteral(FORMAT_COMMENT(MIRROR_FORMAT))}`);
+    };
     if (!options.readOnly && version === undefined) {
       for (const ddl of META_TABLES) await db.connection.run(ddl);
-      await db.connection.run(`COMMENT ON TABLE _tds_tables IS ${quoteLiteral(FORMAT_COMMENT(MIRROR_FORMAT))}`);
+      await mark();
+    } else if (version === 1 && !options.readOnly && !options.keepFormat) {
+      await upgradeFormat1(db.connection, mark);
+      options.note?.(`the mirror ${path} was upgraded to format ${MIRROR_FORMAT}: every row kept, each table with its history from now on`);
+    } else if (version === 1) {
+      options.note?.(
+        `the mirror ${path} was written by an earlier tds (mirror format 1): it has no history yet; the next tds sync upgrades it`,
+      );
     }
     return db;
   } catch (error) {
@@ -142,8 +151,8 @@ export async function userObjects(db: Database): Promise<string[]> {
   return reader.getRowObjectsJS().map((row) => String(row.what));
 }
 
-/** The format a mirror says it has; undefined for a database without _tds_tables (new, or not a mirror). */
-async function formatVersion(db: Database): Promise<number | undefined> {
+/** The format a mirror says it has; undefined for a database without _tds_tables (new, or not a mirror); 0 for a _tds_tables tds did not make. */
+export async function formatVersion(db: Database): Promise<number | undefined> {
   const reader = await db.connection.runAndReadAll(
     "SELECT comment FROM duckdb_tables() WHERE table_name = '_tds_tables' AND schema_name = 'main' AND database_name = current_database()",
   );

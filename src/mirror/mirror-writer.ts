@@ -3,38 +3,34 @@ import { openRowAppender, type RowAppender } from '../duckdb/append-rows.js';
 import type { Database } from '../duckdb/engine.js';
 import { jsonRowsFrom, jsonRowValues } from '../duckdb/json-rows.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
-import type { TypedColumn } from '../records/typed-plan.js';
-import { fitIndexMemory } from './index-memory.js';
-import { saveState, type TableState } from './table-state.js';
+import { GroupUpsert, readTableColumns, type GroupCounts, type WriteTarget } from './group-upsert.js';
 
-/** What one group of pages changed. */
-export interface GroupCounts {
-  inserted: number;
-  updated: number;
-}
+export type { GroupCounts, WriteTarget } from './group-upsert.js';
+import type { TypedColumn } from '../records/typed-plan.js';
+import { fitIndexMemory, fitTableMemory } from './index-memory.js';
+import { saveState, type TableState } from './table-state.js';
 
 /**
  * Writes pages of typed rows into a mirror table: each group of whole pages in one transaction with
  * the table's progress (its state row), so a crash leaves the mirror as of the last group written,
  * with the cursor to continue from. The rows reach DuckDB as one JSON text each (duckdb/json-rows.ts,
  * as in a Parquet export) with their ID, appended as they are read to a temporary inbox table, and are
- * typed by DuckDB as they move on: into a temporary stage table, from which they are upserted by `_id`
- * (deleted, then inserted). Their IDs are noted in _tds_pass for the pass's deletions at its end.
+ * typed by DuckDB as they move on: matched by `_id` with the version the mirror holds (group-upsert.ts),
+ * which moves into the history table when another version replaces it, in the same transaction. Their
+ * IDs are noted in _tds_pass for the pass's deletions at its end.
  *
- * Two lanes (a connection each, with its own inbox and stage) take turns: while one writes its group,
- * the pages read meanwhile go to the other's inbox. Rows cross into DuckDB the moment they are read,
- * so they never wait in the JavaScript heap (where they would outlive the young generation and fill
- * the old one with garbage).
+ * Two lanes (a connection each, with its own inbox) take turns: while one writes its group, the pages
+ * read meanwhile go to the other's inbox. Rows cross into DuckDB the moment they are read, so they never
+ * wait in the JavaScript heap (where they would outlive the young generation and fill the old one with
+ * garbage).
  *
  * While every row of the mirror table came in through this pass (a first sync, or one that continues
- * it), a group's rows are new ones: they are inserted from the inbox as they are, without a stage or a search
- * of the table for them (which grows with the table). The primary key still refuses a row the table has,
+ * it), a group's rows are new ones: they are inserted from the inbox as they are, without a search of
+ * the table for them (which grows with the table). The primary key still refuses a row the table has,
  * or one read twice in the group: that group is then rolled back and written the general way, from the same inbox.
  */
 export class MirrorWriter {
-  private readonly keys: string;
-  /** The table's columns that no field of the schema fills (a removed field's): each row keeps its values. */
-  private kept: KeptColumn[] = [];
+  private upsert?: GroupUpsert;
   private readonly lanes: Lane[] = [];
   /** The lane that takes the rows read now. */
   private current = 0;
@@ -42,19 +38,20 @@ export class MirrorWriter {
 
   constructor(
     private readonly db: Database,
-    private readonly table: string,
+    private readonly target: WriteTarget,
     private readonly columns: readonly TypedColumn[],
-  ) {
-    this.keys = columns.map((column) => quoteIdent(column.key)).join(', ');
-  }
+  ) {}
 
   /** `insertedByPass`: rows the pass has inserted so far (saved with its progress). */
   async open(insertedByPass: number): Promise<void> {
-    const reader = await this.db.connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${this.target}`);
-    this.onlyNew = Number(reader.getRowObjectsJS()[0]?.n ?? 0) <= insertedByPass;
-    this.kept = await keptColumns(this.db.connection, this.table, this.columns);
+    const reader = await this.db.connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${quoteIdent(this.target.table)}`);
+    const rows = Number(reader.getRowObjectsJS()[0]?.n ?? 0);
+    this.onlyNew = rows <= insertedByPass;
+    await fitTableMemory(this.db.connection, rows);
+    const tableColumns = await readTableColumns(this.db.connection, this.target.table);
+    this.upsert = new GroupUpsert(this.target, this.columns, tableColumns);
     for (const connection of [this.db.connection, await this.db.connect()]) {
-      const lane = new Lane(this.db, connection, this.columns, this.kept);
+      const lane = new Lane(this.db, connection, this.columns);
       this.lanes.push(lane);
       await lane.makeTables();
     }
@@ -78,8 +75,8 @@ export class MirrorWriter {
   /**
    * One transaction: the rows appended since the last write, their IDs for the pass, and `state` (its
    * pass counts these rows). A row whose `_updatedAt` is the one the mirror has is unchanged: it is
-   * written again only when `rewrite` (a full pass brings every row to the current labels and types).
-   * Rows appended meanwhile go to the next write. One write at a time.
+   * written again only when `rewrite` (a full pass brings every row to the current labels and types)
+   * and its values differ, as the same version. Rows appended meanwhile go to the next write. One write at a time.
    */
   async write(state: TableState, rewrite: boolean): Promise<GroupCounts> {
     const lane = this.lanes[this.current]!;
@@ -91,7 +88,13 @@ export class MirrorWriter {
         // the primary key refuses a row the mirror has: the general way then (which meets any other failure again)
         counts = await lane.transaction(state, () => this.insertNew(lane, total)).catch(() => undefined);
       }
-      return (counts ??= await lane.transaction(state, () => this.upsert(lane, rewrite)));
+      // matched by creation time first (fast); a row whose creation time changed is refused then: by `_id` alone
+      // a row read twice in the group is written once, as read last (a sort of the group, only when there is one)
+      const rows = lane.typedRows(await lane.hasRepeats());
+      const upsert = (byCreation: boolean): Promise<GroupCounts> =>
+        lane.transaction(state, () => this.upsert!.write(lane.connection, rows, rewrite, byCreation));
+      counts ??= await upsert(true).catch(() => undefined);
+      return (counts ??= await upsert(false));
     } finally {
       await fitIndexMemory(lane.connection);
       await lane.makeTables();
@@ -99,69 +102,15 @@ export class MirrorWriter {
   }
 
   private async insertNew(lane: Lane, total: number): Promise<GroupCounts> {
-    await lane.connection.run(`INSERT INTO ${this.target} (${this.keys}) ${lane.typedRows(false)}`);
+    await lane.connection.run(this.upsert!.insertNewSql(lane.typedRows(false)));
     return { inserted: total, updated: 0 };
   }
-
-  private async upsert(lane: Lane, rewrite: boolean): Promise<GroupCounts> {
-    const { connection, staged } = lane;
-    await connection.run(`INSERT INTO ${staged} (${this.keys}) ${lane.typedRows(true)}`);
-    const counts = await this.compare(lane);
-    if (!rewrite) await connection.run(`DELETE FROM ${staged} WHERE "_id" IN (${this.unchangedIds(staged)})`);
-    const keys = this.kept.length === 0 ? this.keys : `${this.keys}, ${this.kept.map((column) => quoteIdent(column.key)).join(', ')}`;
-    if (this.kept.length > 0) {
-      // a row written again keeps the values of the columns no field fills any more
-      const set = this.kept.map((column) => `${quoteIdent(column.key)} = t.${quoteIdent(column.key)}`).join(', ');
-      await connection.run(`UPDATE ${staged} AS s SET ${set} FROM ${this.target} AS t WHERE s."_id" = t."_id"`);
-    }
-    await connection.run(`DELETE FROM ${this.target} WHERE "_id" IN (SELECT "_id" FROM ${staged})`);
-    await connection.run(`INSERT INTO ${this.target} (${keys}) SELECT ${keys} FROM ${staged}`);
-    return counts;
-  }
-
-  /** Rows of the stage new to the mirror, and rows it has with another `_updatedAt` (rows read twice are staged once). */
-  private async compare(lane: Lane): Promise<GroupCounts> {
-    const reader = await lane.connection.runAndReadAll(
-      `SELECT (SELECT count(*) FROM ${lane.staged})::INTEGER AS staged, count(*)::INTEGER AS known, ` +
-        `count(*) FILTER (WHERE t."_updatedAt" IS DISTINCT FROM s."_updatedAt")::INTEGER AS changed ` +
-        `FROM ${this.target} t JOIN ${lane.staged} s USING ("_id")`,
-    );
-    const row = reader.getRowObjectsJS()[0] ?? {};
-    return { inserted: Number(row.staged ?? 0) - Number(row.known ?? 0), updated: Number(row.changed ?? 0) };
-  }
-
-  private unchangedIds(staged: string): string {
-    return `SELECT s."_id" FROM ${staged} s JOIN ${this.target} t USING ("_id") WHERE t."_updatedAt" = s."_updatedAt"`;
-  }
-
-  private get target(): string {
-    return quoteIdent(this.table);
-  }
-}
-
-/** A column of the mirror table that the writer does not fill, with its SQL type. */
-interface KeptColumn {
-  key: string;
-  type: string;
-}
-
-async function keptColumns(connection: DuckDBConnection, table: string, columns: readonly TypedColumn[]): Promise<KeptColumn[]> {
-  const written = new Set(columns.map((column) => column.key));
-  const reader = await connection.runAndReadAll(
-    "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' " +
-      `AND table_name = ${quoteLiteral(table)} ORDER BY column_index`,
-  );
-  return reader
-    .getRowObjectsJS()
-    .map((row) => ({ key: String(row.column_name), type: String(row.data_type) }))
-    .filter((column) => !written.has(column.key));
 }
 
 /** A connection with its own temporary inbox and stage (temporary tables belong to their connection). */
 class Lane {
   private readonly suffix = Math.random().toString(36).slice(2, 10);
   private readonly inboxName = `tds_inbox_${this.suffix}`;
-  private readonly stageName = `tds_stage_${this.suffix}`;
   private appender: RowAppender | undefined;
   /** Rows appended since the last seal. */
   rows = 0;
@@ -170,15 +119,10 @@ class Lane {
     private readonly db: Database,
     readonly connection: DuckDBConnection,
     private readonly columns: readonly TypedColumn[],
-    private readonly kept: readonly KeptColumn[],
   ) {}
 
   private get inbox(): string {
     return `temp.${this.inboxName}`;
-  }
-
-  get staged(): string {
-    return `temp.${this.stageName}`;
   }
 
   /** Appends to the inbox (made with its appender by makeTables). */
@@ -215,19 +159,26 @@ class Lane {
     }
   }
 
-  /** The rows of the inbox, typed by DuckDB (json-rows.ts), as a query; `latest`: one row per ID, the copy read last. */
+  /** Whether a row was read twice into the inbox. */
+  async hasRepeats(): Promise<boolean> {
+    const reader = await this.connection.runAndReadAll(`SELECT count(*) > count(DISTINCT id) AS repeats FROM ${this.inbox}`);
+    return reader.getRowObjectsJS()[0]?.repeats === true;
+  }
+
+  /**
+   * The rows of the inbox, typed by DuckDB (json-rows.ts), as a query whose columns are n0, n1, … (the
+   * columns' order); `latest`: one row per ID, the copy read last.
+   */
   typedRows(latest: boolean): string {
-    const typed = jsonRowValues(this.columns.map((column) => column.type));
+    const typed = jsonRowValues(this.columns.map((column) => column.type)).map((value, i) => `${value} AS n${i}`);
     const from = latest ? `(SELECT DISTINCT ON (id) row_json FROM ${this.inbox} ORDER BY id, rowid DESC)` : this.inbox;
     return `SELECT ${typed.join(', ')} FROM ${jsonRowsFrom(from, 'row_json')}`;
   }
 
-  /** The inbox (with its appender) and the stage, empty: made anew for each group (a table keeps the memory of deleted rows until it is dropped). */
+  /** The inbox (with its appender), empty: made anew for each group (a table keeps the memory of deleted rows until it is dropped). */
   async makeTables(): Promise<void> {
     await this.dropTables();
     await this.connection.run(`CREATE TEMP TABLE ${this.inboxName} (id VARCHAR, row_json VARCHAR)`);
-    const list = [...this.columns, ...this.kept].map((column) => `${quoteIdent(column.key)} ${column.type}`).join(', ');
-    await this.connection.run(`CREATE TEMP TABLE ${this.stageName} (${list})`);
     this.appender = await openRowAppender(
       { duckdb: this.db.duckdb, connection: this.connection },
       { name: this.inboxName, catalog: 'temp' },
@@ -244,6 +195,5 @@ class Lane {
   private async dropTables(): Promise<void> {
     this.seal();
     await this.connection.run(`DROP TABLE IF EXISTS ${this.inbox}`);
-    await this.connection.run(`DROP TABLE IF EXISTS ${this.staged}`);
   }
 }

@@ -34,6 +34,10 @@ export interface ReadPagesOptions {
    * an incremental pass that reached its watermark with the mirror still short of it reads further back.
    */
   serviceRowCount?: number;
+  /** This sync's ID: the `_syncId` of the versions it writes, the `_replacedBy` of those it replaces. */
+  syncId: number;
+  /** Told the Date of each answer (the service's clock), as ISO text. */
+  onServiceTime?(at: string): void;
 }
 
 /** Pages requested ahead of the one being written in a full pass (an incremental pass stops at its watermark). */
@@ -60,7 +64,9 @@ const MAX_WAITING_ROWS = 2 * GROUP_ROWS;
  * takes them all. An incremental pass ends at the page that reaches below the watermark.
  */
 export async function readPages(options: ReadPagesOptions): Promise<void> {
-  const writer = new MirrorWriter(options.db, options.state.mirrorTable, options.columns);
+  const { state } = options;
+  const target = { table: state.mirrorTable, historyTable: state.historyTable!, syncId: options.syncId };
+  const writer = new MirrorWriter(options.db, target, options.columns);
   await writer.open(options.pass.inserted);
   try {
     return await readInto(writer, options);
@@ -122,8 +128,10 @@ function fetch(options: ReadPagesOptions, cursor: string | undefined, onBody?: (
   const { pass } = options;
   pass.requests += 1;
   return options.client.rowsPage(options.table.id, { limit: PAGE_LIMIT_MAX, ...(cursor ? { cursor } : {}) }, (body, date) => {
+    const at = serviceDate(date);
     // the pass begins on the service's clock with its first answer (see watermark.ts)
-    if (cursor === undefined && pass.startedAt === null) pass.startedAt = serviceDate(date);
+    if (cursor === undefined && pass.startedAt === null) pass.startedAt = at;
+    if (at !== null) options.onServiceTime?.(at);
     onBody?.(body);
   });
 }

@@ -37,7 +37,13 @@ const TABLE_MAX_ROWS = 1000;
 export async function runSql(ctx: Context, request: SqlRequest): Promise<void> {
   const parquet = request.format === 'parquet' ? parquetTarget(request) : undefined;
   const access: FileAccess = { files: request.files, ...(parquet ? { writablePaths: [parquetPartialPath(parquet)] } : {}) };
-  const db = await openMirror(request.db, { readOnly: !request.write, access });
+  // only a sync upgrades a mirror of an earlier format; until then its tables are read as they are
+  const db = await openMirror(request.db, {
+    readOnly: !request.write,
+    access,
+    keepFormat: true,
+    note: (line) => ctx.io.stderr.write(`tds: note: ${line}\n`),
+  });
   try {
     ctx.verbose(
       `sql: ${request.db} open ${request.write ? 'for writing' : 'read-only'}, ${request.files ? 'with' : 'without'} file access; running the statement`,

@@ -2,6 +2,7 @@ import type { Field } from '../service/index.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { typedPlan, type TypedColumn } from '../records/typed-plan.js';
 import { SQL_TYPE_OF, type SqlType } from '../records/typed-values.js';
+import { HISTORY_KEYS } from './history/history-objects.js';
 
 /** One field as the mirror last saw it (a row of _tds_columns). */
 export interface StoredField {
@@ -43,7 +44,11 @@ export interface SchemaPlan {
 export function planSchema(stored: readonly StoredField[], fields: readonly Field[], header: HeaderMode): SchemaPlan {
   const current = new Set(fields.map((field) => field.id));
   const gone = stored.filter((field) => !current.has(field.fieldId));
-  const reserved = gone.flatMap((field) => [field.key, field.statusKey, field.errorKey]).filter((key): key is string => key !== null);
+  // a field takes no key of the history's columns (_syncId, and those of T__history)
+  const reserved = [
+    ...HISTORY_KEYS,
+    ...gone.flatMap((field) => [field.key, field.statusKey, field.errorKey]).filter((key): key is string => key !== null),
+  ];
   const columns = typedPlan(fields, { header, reserved });
   const byId = new Map(stored.map((field) => [field.fieldId, field]));
   const changes: SchemaChange[] = [];

@@ -9,8 +9,10 @@ import type { Field, Table } from '../service/index.js';
 import { openMirror } from './mirror-db.js';
 import { formatSyncSummary, syncSummary } from './sync-summary.js';
 import { startSyncProgress, type SyncProgress } from './sync-progress.js';
+import { printChanges } from './sync-changes.js';
 import { syncTable, type TableSyncResult } from './sync-table.js';
 import { loadStates, type TableState } from './table-state.js';
+import { takenNames } from './taken-names.js';
 
 export interface SyncRequest {
   /** TABLE arguments: IDs or exact names */
@@ -27,6 +29,10 @@ export interface SyncRequest {
   followEveryMs?: number;
   /** Reports the run's progress instead of the line on a terminal (tds mcp: progress notifications). */
   progress?: (tables: readonly Table[]) => SyncProgress;
+  /** --changes: the diff records of each table's sync on stdout (NDJSON) */
+  changes?: boolean;
+  /** --prune-history: versions replaced longer ago than this many ms are dropped */
+  pruneHistoryMs?: number;
 }
 
 /**
@@ -53,7 +59,12 @@ const ALLOCATOR_CONF = 'dirty_decay_ms:0,muzzy_decay_ms:0';
  */
 export async function runSync(ctx: Context, client: ApiClient, request: SyncRequest): Promise<void> {
   process.env.DUCKDB_JE_MALLOC_CONF ??= ALLOCATOR_CONF;
-  const db = await openMirror(request.db, { readOnly: false, memoryLimit: MEMORY_LIMIT, threads: THREADS });
+  const db = await openMirror(request.db, {
+    readOnly: false,
+    memoryLimit: MEMORY_LIMIT,
+    threads: THREADS,
+    note: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
+  });
   try {
     const follow = new FollowMemory();
     for (let round = 0; ; round += 1) {
@@ -116,7 +127,7 @@ async function syncRound(
   const listedNow = first || memory.listingDue;
   if (first) memory.tables = await chooseTables(ctx, client, request, states);
   if (listedNow) memory.listed(first ? memory.tables : (await client.tables()).tables);
-  const taken = await takenNames(db, states);
+  const taken = await namesInUse(db, states);
   const progress = first ? (request.progress?.(memory.tables) ?? (await startSyncProgress(ctx, memory.tables))) : undefined;
   const results: TableSyncResult[] = [];
   try {
@@ -124,21 +135,32 @@ async function syncRound(
       const state = states.find((candidate) => candidate.tableId === table.id);
       const knownFields = first ? undefined : memory.fieldsOf(table.id);
       progress?.table(table);
-      results.push(
-        await syncTable(table, state, {
-          ctx,
-          client,
-          db,
-          ...(request.header ? { header: request.header } : {}),
-          full: request.full && first,
-          taken,
-          say: (line) => (progress ? progress.note(line) : void ctx.io.stderr.write(`${line}\n`)),
-          ...(progress ? { progress } : {}),
-          ...(knownFields ? { knownFields } : {}),
-          onFields: (fields) => memory.remember(table.id, fields),
-          listedNow,
-        }),
-      );
+      let syncId: number | undefined;
+      const synced = syncTable(table, state, {
+        ctx,
+        client,
+        db,
+        ...(request.header ? { header: request.header } : {}),
+        full: request.full && first,
+        taken,
+        say: (line) => (progress ? progress.note(line) : void ctx.io.stderr.write(`${line}\n`)),
+        ...(progress ? { progress } : {}),
+        ...(knownFields ? { knownFields } : {}),
+        onFields: (fields) => memory.remember(table.id, fields),
+        listedNow,
+        ...(request.pruneHistoryMs !== undefined ? { pruneHistoryMs: request.pruneHistoryMs } : {}),
+        onSyncId: (id) => (syncId = id),
+      });
+      let result: TableSyncResult;
+      try {
+        result = await synced;
+      } catch (error) {
+        // what an interrupted sync wrote is said too (the next sync's changes are its own)
+        if (request.changes && syncId !== undefined) await printChanges(ctx, db, table.id, syncId).catch(() => undefined);
+        throw error;
+      }
+      results.push(result);
+      if (request.changes) await printChanges(ctx, db, table.id, result.syncId);
     }
   } finally {
     progress?.stop();
@@ -181,17 +203,13 @@ async function chooseTables(ctx: Context, client: ApiClient, request: SyncReques
   return [...chosen.values()];
 }
 
-/** Every name of the database's tables, views and macros (the user's own among them): a new mirror table takes none of them. */
-async function takenNames(db: Database, states: readonly TableState[]): Promise<Set<string>> {
-  const here = "database_name = current_database() AND schema_name = 'main'";
-  const reader = await db.connection.runAndReadAll(
-    `SELECT table_name AS name FROM duckdb_tables() WHERE ${here} ` +
-      `UNION ALL SELECT view_name FROM duckdb_views() WHERE ${here} AND NOT internal ` +
-      `UNION ALL SELECT function_name FROM duckdb_functions() WHERE ${here} AND NOT internal`,
-  );
-  // DuckDB's names are not case-sensitive (mirror names are lower case)
-  const names = [...reader.getRowObjectsJS().map((row) => String(row.name)), ...states.map((state) => state.mirrorTable)];
-  return new Set(names.map((name) => name.toLowerCase()));
+/** Names in use: a new mirror table (or its history table and macros) takes none of them. */
+async function namesInUse(db: Database, states: readonly TableState[]): Promise<Set<string>> {
+  const taken = await takenNames(db.connection);
+  for (const state of states) {
+    for (const name of [state.mirrorTable, state.historyTable, state.atSyncMacro, state.atMacro]) if (name) taken.add(name.toLowerCase());
+  }
+  return taken;
 }
 
 function report(ctx: Context, request: SyncRequest, results: readonly TableSyncResult[]): void {

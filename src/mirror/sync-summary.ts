@@ -27,6 +27,7 @@ export function formatSyncSummary(summary: SyncSummary): string {
     `${n(table.updated)} updated`,
     `${n(table.deleted)} deleted`,
     ...(table.unfit > 0 ? [`${n(table.unfit)} values that did not fit (NULL)`] : []),
+    ...(table.pruned !== null ? [`${n(table.pruned)} old ${table.pruned === 1 ? 'version' : 'versions'} pruned`] : []),
     `${table.seconds.toFixed(1)} s`,
   ]);
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));

@@ -40,6 +40,10 @@ export interface TableState {
   serviceRowCount: number | null;
   lastSyncAt: string | null;
   pass: PassState | null;
+  /** T__history and the macros T_at_sync and T_at (see history/history-objects.ts); null before the table is made. */
+  historyTable: string | null;
+  atSyncMacro: string | null;
+  atMacro: string | null;
 }
 
 const COLUMNS = [
@@ -65,10 +69,14 @@ const COLUMNS = [
   'pass_inserted',
   'pass_updated',
   'pass_unfit',
+  'history_table',
+  'at_sync_macro',
+  'at_macro',
 ] as const;
 
 const iso = (value: unknown): string | null =>
   value === null || value === undefined ? null : new Date(value as string | number | Date).toISOString();
+const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 export async function loadStates(connection: DuckDBConnection): Promise<TableState[]> {
@@ -101,6 +109,9 @@ export async function loadStates(connection: DuckDBConnection): Promise<TableSta
             updated: num(row.pass_updated) ?? 0,
             unfit: num(row.pass_unfit) ?? 0,
           },
+    historyTable: text(row.history_table),
+    atSyncMacro: text(row.at_sync_macro),
+    atMacro: text(row.at_macro),
   }));
 }
 
@@ -130,6 +141,9 @@ export async function saveState(connection: DuckDBConnection, state: TableState)
     pass?.inserted ?? null,
     pass?.updated ?? null,
     pass?.unfit ?? null,
+    state.historyTable,
+    state.atSyncMacro,
+    state.atMacro,
   ];
   const casts = COLUMNS.map((column, i) =>
     /_at$|_since$|watermark|pass_top|pass_oldest/.test(column) ? `$${i + 1}::TIMESTAMPTZ` : `$${i + 1}`,

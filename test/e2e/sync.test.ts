@@ -409,7 +409,7 @@ describe('tds sync: bad input', () => {
     expect(marked.code, marked.stderr).toBe(0);
     const newer = await bench.tds(['sync']);
     expect(newer.code).toBe(2);
-    expect(newer.stderr).toMatch(/was written by a newer tds \(mirror format 9; this one reads format 1\)/);
+    expect(newer.stderr).toMatch(/was written by a newer tds \(mirror format 9; this one reads format 2\)/);
     expect((await bench.tds(['sql', 'SELECT 1'])).code).toBe(2);
   });
 

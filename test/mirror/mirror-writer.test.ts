@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/duckdb/engine.js';
 import { rowJson } from '../../src/duckdb/json-rows.js';
 import { createTableSql } from '../../src/mirror/apply-schema.js';
+import { createHistoryTable } from '../../src/mirror/history/history-objects.js';
 import { openMirror } from '../../src/mirror/mirror-db.js';
 import { MirrorWriter, type GroupCounts } from '../../src/mirror/mirror-writer.js';
 import { loadStates, type PassState, type TableState } from '../../src/mirror/table-state.js';
@@ -22,6 +23,13 @@ const COLUMNS: TypedColumn[] = [
   { key: 'n', type: 'DOUBLE', role: 'meta' },
 ];
 const TABLE = 't';
+const NAMES = { historyTable: 't__history', atSyncMacro: 't_at_sync', atMacro: 't_at' };
+const TARGET = { table: TABLE, historyTable: NAMES.historyTable, syncId: 7 };
+
+async function makeTable(): Promise<void> {
+  await db.connection.run(createTableSql(TABLE, COLUMNS, [{ key: '_syncId', type: 'BIGINT' }]));
+  await createHistoryTable(db.connection, TABLE, NAMES);
+}
 
 let dir: string;
 let db: Database;
@@ -29,7 +37,7 @@ let db: Database;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tds-writer-'));
   db = await openMirror(join(dir, 'mirror.duckdb'), { readOnly: false });
-  await db.connection.run(createTableSql(TABLE, COLUMNS));
+  await makeTable();
 });
 
 afterEach(async () => {
@@ -51,6 +59,7 @@ function state(pass: Partial<PassState> = {}): TableState {
     rowCount: null,
     serviceRowCount: null,
     lastSyncAt: null,
+    ...NAMES,
     pass: {
       mode: 'full',
       cursor: 'c1',
@@ -89,7 +98,7 @@ function writeRows(writer: MirrorWriter, rows: Array<[string, string]>, s: Table
 
 describe('MirrorWriter', () => {
   it('inserts the groups of a pass into an empty table, and falls back to the upsert for a row it already has', async () => {
-    const writer = new MirrorWriter(db, TABLE, COLUMNS);
+    const writer = new MirrorWriter(db, TARGET, COLUMNS);
     await writer.open(0);
     const s = state();
     expect(await writeRows(writer, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], s, true)).toEqual({
@@ -113,13 +122,13 @@ describe('MirrorWriter', () => {
   });
 
   it('upserts into a table that holds rows the pass did not insert; unchanged rows are kept unless rewritten', async () => {
-    const first = new MirrorWriter(db, TABLE, COLUMNS);
+    const first = new MirrorWriter(db, TARGET, COLUMNS);
     await first.open(0);
     await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
     await first.close();
     await db.connection.run('DELETE FROM _tds_pass');
     // a new incremental pass: the table holds 2 rows, the pass inserted none
-    const writer = new MirrorWriter(db, TABLE, COLUMNS);
+    const writer = new MirrorWriter(db, TARGET, COLUMNS);
     await writer.open(0);
     const s = state({ mode: 'incremental' });
     const counts = await writeRows(
@@ -139,7 +148,7 @@ describe('MirrorWriter', () => {
   });
 
   it('a failed group leaves nothing of it behind, and the writer goes on', async () => {
-    const writer = new MirrorWriter(db, TABLE, COLUMNS);
+    const writer = new MirrorWriter(db, TARGET, COLUMNS);
     await writer.open(0);
     const s = state();
     await expect(
@@ -154,7 +163,7 @@ describe('MirrorWriter', () => {
   });
 
   it('keeps the copy read last of a row read twice in one group, counted once, in either way', async () => {
-    const writer = new MirrorWriter(db, TABLE, COLUMNS);
+    const writer = new MirrorWriter(db, TARGET, COLUMNS);
     await writer.open(0);
     const s = state();
     // an empty table: the primary key refuses the second copy, the group is written the general way
@@ -177,7 +186,7 @@ describe('MirrorWriter', () => {
   });
 
   it('writes in a group only the rows appended before it began; those appended meanwhile wait for the next', async () => {
-    const writer = new MirrorWriter(db, TABLE, COLUMNS);
+    const writer = new MirrorWriter(db, TARGET, COLUMNS);
     await writer.open(0);
     const s = state();
     writer.append([row('a', '2026-01-01T00:00:00.000Z', 1)]);
@@ -195,8 +204,8 @@ describe('MirrorWriter', () => {
   it('writes a table whose primary key outgrows the memory DuckDB was given (the limit follows the index)', async () => {
     db.close();
     db = await openMirror(join(dir, 'small.duckdb'), { readOnly: false, memoryLimit: '16MB', threads: 1 });
-    await db.connection.run(createTableSql(TABLE, COLUMNS));
-    const writer = new MirrorWriter(db, TABLE, COLUMNS);
+    await makeTable();
+    const writer = new MirrorWriter(db, TARGET, COLUMNS);
     await writer.open(0);
     const s = state();
     const rows = 400_000;
@@ -209,5 +218,66 @@ describe('MirrorWriter', () => {
     await writer.close();
     const counted = await db.connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM ${TABLE}`);
     expect(counted.getRowObjectsJS()[0]?.n).toBe(rows);
+  });
+});
+
+describe('MirrorWriter: versions', () => {
+  async function table(name: string): Promise<Array<Record<string, unknown>>> {
+    const extra = name === TABLE ? '' : ', "_replacedBy", "_change", "_replacedAt"::VARCHAR AS at';
+    const reader = await db.connection.runAndReadAll(
+      `SELECT "_id", "_updatedAt"::VARCHAR AS u, n, "_syncId"${extra} FROM ${name} ORDER BY "_id", u`,
+    );
+    return reader
+      .getRowObjectsJS()
+      .map((each) =>
+        Object.fromEntries(Object.entries(each).map(([key, value]) => [key, typeof value === 'bigint' ? Number(value) : value])),
+      );
+  }
+
+  it('a row read with another _updatedAt moves the version the mirror held into the history, replaced by this sync at the new _updatedAt', async () => {
+    const first = new MirrorWriter(db, TARGET, COLUMNS);
+    await first.open(0);
+    await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
+    await first.close();
+    const next = new MirrorWriter(db, { ...TARGET, syncId: 8 }, COLUMNS);
+    await next.open(0);
+    const counts = await writeRows(
+      next,
+      [row('a', '2026-01-05T00:00:00.000Z', 10), row('b', '2026-01-01T00:00:00.000Z', 2)],
+      state({ mode: 'incremental' }),
+      false,
+    );
+    await next.close();
+    expect(counts).toEqual({ inserted: 0, updated: 1 });
+    expect(await table(TABLE)).toEqual([
+      { _id: 'a', u: '2026-01-05 00:00:00+00', n: 10, _syncId: 8 },
+      { _id: 'b', u: '2026-01-01 00:00:00+00', n: 2, _syncId: 7 },
+    ]);
+    expect(await table(NAMES.historyTable)).toEqual([
+      { _id: 'a', u: '2026-01-01 00:00:00+00', n: 1, _syncId: 7, _replacedBy: 8, _change: 'updated', at: '2026-01-05 00:00:00+00' },
+    ]);
+  });
+
+  it('a full pass writes an unchanged row again only when its values differ, as the same version (its _syncId kept, no history)', async () => {
+    const first = new MirrorWriter(db, TARGET, COLUMNS);
+    await first.open(0);
+    await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
+    await first.close();
+    const full = new MirrorWriter(db, { ...TARGET, syncId: 9 }, COLUMNS);
+    await full.open(0);
+    // a: the same version with another value (a relabelled option, say); b: the same in every value
+    const counts = await writeRows(
+      full,
+      [row('a', '2026-01-01T00:00:00.000Z', 100), row('b', '2026-01-01T00:00:00.000Z', 2)],
+      state(),
+      true,
+    );
+    await full.close();
+    expect(counts).toEqual({ inserted: 0, updated: 0 });
+    expect(await table(TABLE)).toEqual([
+      { _id: 'a', u: '2026-01-01 00:00:00+00', n: 100, _syncId: 7 },
+      { _id: 'b', u: '2026-01-01 00:00:00+00', n: 2, _syncId: 7 },
+    ]);
+    expect(await table(NAMES.historyTable)).toEqual([]);
   });
 });

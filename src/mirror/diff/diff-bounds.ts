@@ -1,0 +1,35 @@
+import { UsageError } from '../../core/errors.js';
+
+// `tds diff --since/--until WHEN`: `sync:N` (a sync's ID; `sync:-1` the table's last sync, `sync:-2`
+// the one before), an ISO 8601 date-time, a duration ago (`90m`, `2h`, `3d`), or `now`.
+
+export type When = { kind: 'sync'; n: number } | { kind: 'time'; at: string } | { kind: 'now' };
+
+const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+const DURATION = /^(\d+(?:\.\d+)?)\s*(s|m|h|d|w)$/i;
+const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+/** A duration (`30d`, `12h`, `90m`, `45s`, `2w`) in ms; undefined when the text is not one. */
+export function parseDuration(text: string): number | undefined {
+  const match = DURATION.exec(text.trim());
+  return match ? Number(match[1]) * UNIT_MS[match[2]!.toLowerCase()]! : undefined;
+}
+
+/** WHEN as given to --since or --until (`now`: the current time, to turn a duration into a moment). */
+export function parseWhen(text: string, option: string, now: number = Date.now()): When {
+  const value = text.trim();
+  const sync = /^sync:(-?\d+)$/i.exec(value);
+  if (sync) {
+    const n = Number(sync[1]);
+    if (n === 0)
+      throw new UsageError(`${option} sync:0 names no sync`, { hint: 'sync:N takes a sync ID (see _tds_syncs), or sync:-1 for the last' });
+    return { kind: 'sync', n };
+  }
+  if (value.toLowerCase() === 'now') return { kind: 'now' };
+  const ms = parseDuration(value);
+  if (ms !== undefined) return { kind: 'time', at: new Date(now - ms).toISOString() };
+  if (ISO.test(value) && !Number.isNaN(Date.parse(value))) return { kind: 'time', at: new Date(Date.parse(value)).toISOString() };
+  throw new UsageError(`${option} ${JSON.stringify(text)} is not a moment tds diff knows`, {
+    hint: 'give sync:N (a sync ID, or sync:-1 for the last sync), an ISO 8601 date-time (2026-03-01T12:00:00Z) or a duration ago (90m, 2h, 3d)',
+  });
+}

@@ -1,0 +1,133 @@
+import { TdsError, UsageError } from '../../core/errors.js';
+import type { Database } from '../../duckdb/engine.js';
+import { formatVersion } from '../mirror-db.js';
+import { loadStates, type TableState } from '../table-state.js';
+import { parseWhen, type When } from './diff-bounds.js';
+import { diffKeys } from './diff-keys.js';
+import type { Moment } from './snapshot-sql.js';
+import { TableDiff } from './table-diff.js';
+
+// `tds diff` (and the MCP tool diff_table): a mirror table found by its ID or name, WHEN resolved
+// against its syncs, and the diff ready to stream. Reads only the mirror.
+
+export interface DiffRequest {
+  /** The service table's ID or exact name, or the mirror table's name. */
+  table: string;
+  /** WHEN (diff-bounds.ts); default `sync:-2`, the state before the table's last sync. */
+  since?: string;
+  /** WHEN; default `now`, the table as it is. */
+  until?: string;
+  /** The current time for durations (ms); default the clock. */
+  now?: number;
+}
+
+/** A moment as asked, as resolved, and in words. */
+export interface ResolvedMoment {
+  given: string;
+  moment: Moment;
+  /** `sync 12`, `before the first sync`, `2026-03-01T12:00:00.000Z`, `now`. */
+  label: string;
+}
+
+export interface OpenedDiff {
+  tableId: string;
+  name: string;
+  mirrorTable: string;
+  since: ResolvedMoment;
+  until: ResolvedMoment;
+  diff: TableDiff;
+}
+
+export async function openDiff(db: Database, request: DiffRequest): Promise<OpenedDiff> {
+  await checkHistory(db);
+  const state = await findTable(db, request.table);
+  const syncs = await syncIds(db, state.tableId);
+  const resolve = (given: string, option: string): ResolvedMoment =>
+    resolveMoment(given, parseWhen(given, option, request.now), syncs, state);
+  const since = resolve(request.since ?? (syncs.length === 0 ? 'sync:-1' : 'sync:-2'), '--since');
+  const until = resolve(request.until ?? 'now', '--until');
+  return {
+    tableId: state.tableId,
+    name: state.name,
+    mirrorTable: state.mirrorTable,
+    since,
+    until,
+    diff: await diffOf(db, state, since.moment, until.moment),
+  };
+}
+
+/** What the table's sync `syncId` changed: the table after its sync before that one, against after that one. */
+export async function diffOfSync(db: Database, state: TableState, syncId: number): Promise<TableDiff> {
+  const reader = await db.connection.runAndReadAll(
+    'SELECT coalesce(max(sync_id), 0)::BIGINT AS id FROM _tds_syncs WHERE table_id = $1 AND sync_id < $2',
+    [state.tableId, syncId],
+  );
+  const previous = Number(reader.getRowObjectsJS()[0]!.id);
+  return diffOf(db, state, { kind: 'sync', n: previous }, { kind: 'sync', n: syncId });
+}
+
+async function diffOf(db: Database, state: TableState, since: Moment, until: Moment): Promise<TableDiff> {
+  const keys = await diffKeys(db.connection, state.tableId, state.mirrorTable);
+  return new TableDiff(db.connection, { table: state.mirrorTable, historyTable: state.historyTable! }, keys, since, until);
+}
+
+async function checkHistory(db: Database): Promise<void> {
+  const version = await formatVersion(db);
+  if (version === 1) {
+    throw new UsageError(`the mirror ${db.path} has no history yet: it was written by an earlier tds (mirror format 1)`, {
+      hint: 'the next `tds sync` upgrades it (every row kept); diffs cover what syncs bring from then on',
+    });
+  }
+  if (version === undefined || version === 0) {
+    throw new UsageError(`${db.path} is not a tds mirror`, { hint: 'give --db the mirror made by tds sync' });
+  }
+}
+
+/** The mirror table of a service table ID, a service table's exact name, or a mirror table's name. */
+export async function findTable(db: Database, ref: string): Promise<TableState> {
+  const states = await loadStates(db.connection);
+  const byId = states.find((state) => state.tableId === ref);
+  if (byId) return byId;
+  const byName = states.filter((state) => state.name === ref);
+  if (byName.length > 1) {
+    throw new UsageError(
+      `the table name "${ref}" matches ${byName.length} tables of the mirror: ${byName.map((state) => `${state.tableId} (${state.mirrorTable})`).join(', ')}`,
+      {
+        hint: 'give the table ID or the mirror table name instead',
+      },
+    );
+  }
+  const found = byName[0] ?? states.find((state) => state.mirrorTable.toLowerCase() === ref.toLowerCase());
+  if (found) return found;
+  throw new TdsError('NOT_FOUND', `the mirror ${db.path} has no table "${ref}"`, {
+    hint: `\`tds sync ${/\s/.test(ref) ? JSON.stringify(ref) : ref}\` mirrors it first; ${states.length > 0 ? `the mirror has ${states.map((state) => state.mirrorTable).join(', ')}` : 'the mirror has no tables yet'}`,
+  });
+}
+
+async function syncIds(db: Database, tableId: string): Promise<number[]> {
+  const reader = await db.connection.runAndReadAll('SELECT sync_id FROM _tds_syncs WHERE table_id = $1 ORDER BY sync_id', [tableId]);
+  return reader.getRowObjectsJS().map((row) => Number(row.sync_id));
+}
+
+function resolveMoment(given: string, when: When, syncs: readonly number[], state: TableState): ResolvedMoment {
+  if (when.kind === 'now') return { given, moment: when, label: 'now' };
+  if (when.kind === 'time') return { given, moment: when, label: when.at };
+  const n = when.n > 0 ? (syncs.includes(when.n) ? when.n : undefined) : relativeSync(syncs, -when.n);
+  if (n === undefined) {
+    const shown = syncs.slice(-10).join(', ');
+    throw new UsageError(`sync:${when.n} is not a sync of ${state.mirrorTable}`, {
+      hint:
+        syncs.length === 0
+          ? `${state.mirrorTable} has no sync yet`
+          : `its syncs are ${syncs.length > 10 ? `… ${shown} (${syncs.length} in all)` : shown}; sync:-1 is the last, sync:-${syncs.length + 1} before the first`,
+    });
+  }
+  return { given, moment: { kind: 'sync', n }, label: n === 0 ? 'before the first sync' : `sync ${n}` };
+}
+
+/** sync:-k: the k-th last sync; one more than there are: before the first (0). */
+function relativeSync(syncs: readonly number[], k: number): number | undefined {
+  if (k === 0) return 0;
+  if (k <= syncs.length) return syncs[syncs.length - k];
+  return k === syncs.length + 1 ? 0 : undefined;
+}

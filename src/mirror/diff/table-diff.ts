@@ -1,0 +1,159 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { plainValue } from '../../duckdb/result-values.js';
+import { quoteIdent, quoteLiteral } from '../../duckdb/sql-text.js';
+import { candidateIdsSql, snapshotSql, type HistoryTables, type Moment } from './snapshot-sql.js';
+
+// A table compared at two moments, in DuckDB: the rows whose versions may differ are found from a few
+// columns (snapshot-sql.ts), both snapshots of those rows joined by `_id`, and only the rows that
+// differ come out, streamed a chunk at a time: memory stays flat whatever the table's size.
+
+export type Change = 'added' | 'updated' | 'deleted';
+
+/** One row that differs: `before`/`after` keyed like an export (for `updated`, only the keys that differ). */
+export interface DiffRecord {
+  change: Change;
+  _id: string;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+}
+
+/** How often one key went from one value to another (the values as an export writes them). */
+export interface Transition {
+  before: unknown;
+  after: unknown;
+  count: number;
+}
+
+/** Per key of the updated rows: how many changed, and the most frequent transitions. */
+export interface KeyChanges {
+  key: string;
+  changed: number;
+  transitions: Transition[];
+  /** Transitions not listed. */
+  more: number;
+}
+
+export interface DiffCounts {
+  added: number;
+  updated: number;
+  deleted: number;
+}
+
+/** A key the diff compares, with its column's SQL type. */
+export interface DiffKey {
+  key: string;
+  type: string;
+}
+
+/** The diff of one mirror table between moments `since` and `until`, comparing `keys`. */
+export class TableDiff {
+  readonly keys: readonly string[];
+  private readonly sql: string | null;
+
+  constructor(
+    private readonly connection: DuckDBConnection,
+    tables: HistoryTables,
+    private readonly columns: readonly DiffKey[],
+    since: Moment,
+    until: Moment,
+  ) {
+    this.keys = columns.map((column) => column.key);
+    this.sql = pairsSql(tables, this.keys, since, until);
+  }
+
+  /**
+   * The rows that differ, in the order of their latest `_updatedAt`, then `_id`. DuckDB writes each
+   * side as JSON text (values as an export writes them), a chunk of rows at a time.
+   */
+  async *records(): AsyncGenerator<DiffRecord> {
+    if (this.sql === null) return;
+    const updatedAt = this.keys.indexOf('_updatedAt');
+    const result = await this.connection.stream(
+      `SELECT change, "_id", ${this.sideJson('b')} AS before, ${this.sideJson('a')} AS after ` +
+        `FROM (${this.sql}) ORDER BY coalesce(a${updatedAt}, b${updatedAt}), "_id"`,
+    );
+    for await (const rows of result.yieldRowsJs()) {
+      for (const [change, id, before, after] of rows) {
+        yield {
+          change: change as Change,
+          _id: String(id),
+          before: change === 'added' ? null : (JSON.parse(String(before)) as Record<string, unknown>),
+          after: change === 'deleted' ? null : (JSON.parse(String(after)) as Record<string, unknown>),
+        };
+      }
+    }
+  }
+
+  /** One side of a record as JSON text: every key for a row added or deleted, the keys that differ for one updated. */
+  private sideJson(side: 'a' | 'b'): string {
+    const entries = this.columns.map(({ key, type }, i) => {
+      const value = `${side}${i}`;
+      const json =
+        type === 'TIMESTAMP WITH TIME ZONE'
+          ? `'"' || strftime(${value} AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') || '"'`
+          : `CAST(to_json(${value}) AS VARCHAR)`;
+      return `CASE WHEN change <> 'updated' OR list_contains(changed, ${i}) THEN ${quoteLiteral(`${JSON.stringify(key)}:`)} || coalesce(${json}, 'null') END`;
+    });
+    return `'{' || array_to_string(list_filter([${entries.join(', ')}], x -> x IS NOT NULL), ',') || '}'`;
+  }
+
+  /** Counts per change, and per key of the updated rows its changes (the `top` most frequent transitions). */
+  async summary(top = 5): Promise<{ counts: DiffCounts; keys: KeyChanges[] }> {
+    const counts: DiffCounts = { added: 0, updated: 0, deleted: 0 };
+    if (this.sql === null) return { counts, keys: [] };
+    const pairs = `temp.tds_diff_${Math.random().toString(36).slice(2, 10)}`;
+    await this.connection.run(`CREATE TEMP TABLE ${pairs.slice('temp.'.length)} AS ${this.sql}`);
+    try {
+      const byChange = await this.connection.runAndReadAll(`SELECT change, count(*)::BIGINT AS n FROM ${pairs} GROUP BY change`);
+      for (const row of byChange.getRowObjectsJS()) counts[row.change as Change] = Number(row.n);
+      const byKey = await this.connection.runAndReadAll(
+        `SELECT k, count(*)::BIGINT AS n FROM (SELECT unnest(changed) AS k FROM ${pairs} WHERE change = 'updated') GROUP BY k ORDER BY k`,
+      );
+      const keys: KeyChanges[] = [];
+      for (const row of byKey.getRowObjectsJS()) keys.push(await this.transitions(pairs, Number(row.k), Number(row.n), top));
+      return { counts, keys };
+    } finally {
+      await this.connection.run(`DROP TABLE IF EXISTS ${pairs}`);
+    }
+  }
+
+  /** One key's most frequent transitions among the updated rows, its values as an export writes them. */
+  private async transitions(pairs: string, k: number, changed: number, top: number): Promise<KeyChanges> {
+    const where = `change = 'updated' AND list_contains(changed, ${k})`;
+    const kinds = await this.connection.runAndReadAll(
+      `SELECT count(*)::BIGINT AS n FROM (SELECT DISTINCT b${k}, a${k} FROM ${pairs} WHERE ${where})`,
+    );
+    const result = await this.connection.runAndReadAll(
+      `SELECT b${k} AS v0, a${k} AS v1, count(*)::BIGINT AS n FROM ${pairs} WHERE ${where} GROUP BY ALL ORDER BY n DESC, v0, v1 LIMIT ${top}`,
+    );
+    const types = result.columnTypes();
+    const transitions = result.getRowsJS().map((row) => ({
+      before: plainValue(row[0], types[0]!),
+      after: plainValue(row[1], types[1]!),
+      count: Number(row[2]),
+    }));
+    return { key: this.keys[k]!, changed, transitions, more: Number(kinds.getRowObjectsJS()[0]!.n) - transitions.length };
+  }
+}
+
+/**
+ * The rows that differ between two moments: `change`, `_id`, the values before (b0…) and after (a0…)
+ * in the keys' order, and `changed`, the indexes of the keys whose values differ. Null when the moments
+ * are the same.
+ */
+function pairsSql(tables: HistoryTables, keys: readonly string[], since: Moment, until: Moment): string | null {
+  const candidates = candidateIdsSql(tables, since, until);
+  if (candidates === null) return null;
+  const columns = ['"_id"', ...keys.map((key, i) => `${quoteIdent(key)} AS v${i}`)].join(', ');
+  const only = '"_id" IN (SELECT "_id" FROM candidates)';
+  const differs = keys.map((_, i) => `b.v${i} IS DISTINCT FROM a.v${i}`);
+  return (
+    `WITH candidates AS (${candidates}), ` +
+    `b AS (${snapshotSql(tables, since, columns, only)}), a AS (${snapshotSql(tables, until, columns, only)}) ` +
+    `SELECT CASE WHEN b."_id" IS NULL THEN 'added' WHEN a."_id" IS NULL THEN 'deleted' ELSE 'updated' END AS change, ` +
+    `coalesce(a."_id", b."_id") AS "_id", ${keys.map((_, i) => `b.v${i} AS b${i}`).join(', ')}, ${keys.map((_, i) => `a.v${i} AS a${i}`).join(', ')}, ` +
+    `list_filter([${keys.map((_, i) => `CASE WHEN ${differs[i]} THEN ${i} END`).join(', ')}], x -> x IS NOT NULL) AS changed ` +
+    `FROM b FULL OUTER JOIN a ON b."_id" = a."_id" ` +
+    `WHERE b."_id" IS NULL OR a."_id" IS NULL OR ${differs.join(' OR ')}`
+  );
+}

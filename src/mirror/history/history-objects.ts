@@ -1,0 +1,82 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteIdent, quoteLiteral } from '../../duckdb/sql-text.js';
+
+// Beside each mirror table T: T__history (every version the mirror held and replaced or deleted: T's
+// columns and _replacedBy, _change, _replacedAt) and two table macros that give T as it was,
+// T_at_sync(N) and T_at(MOMENT). Their names are kept in _tds_tables.
+
+/** The column of every mirror row: the sync that wrote its version. */
+export const SYNC_ID_KEY = '_syncId';
+/** The columns a version gets in T__history. */
+export const REPLACED_BY_KEY = '_replacedBy';
+export const CHANGE_KEY = '_change';
+export const REPLACED_AT_KEY = '_replacedAt';
+/** Keys no field may take in a mirror table (the history's own columns). */
+export const HISTORY_KEYS = [SYNC_ID_KEY, REPLACED_BY_KEY, CHANGE_KEY, REPLACED_AT_KEY] as const;
+
+/** The objects beside one mirror table. */
+export interface HistoryNames {
+  historyTable: string;
+  atSyncMacro: string;
+  atMacro: string;
+}
+
+/**
+ * `leads__history`, `leads_at_sync`, `leads_at`; a name that another object holds (`taken`, lower
+ * case: DuckDB's names ignore case) gets `_2`, `_3`, …. The names chosen are added to `taken`.
+ */
+export function historyNames(mirrorTable: string, taken: Set<string>): HistoryNames {
+  const free = (base: string): string => {
+    let name = base;
+    for (let n = 2; taken.has(name.toLowerCase()); n += 1) name = `${base}_${n}`;
+    taken.add(name.toLowerCase());
+    return name;
+  };
+  return { historyTable: free(`${mirrorTable}__history`), atSyncMacro: free(`${mirrorTable}_at_sync`), atMacro: free(`${mirrorTable}_at`) };
+}
+
+/** A table's columns, in order, with their SQL types (within the caller's transaction). */
+export async function tableColumns(connection: DuckDBConnection, table: string): Promise<Array<{ key: string; type: string }>> {
+  const reader = await connection.runAndReadAll(
+    "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' " +
+      `AND table_name = ${quoteLiteral(table)} ORDER BY column_index`,
+  );
+  return reader.getRowObjectsJS().map((row) => ({ key: String(row.column_name), type: String(row.data_type) }));
+}
+
+/** T__history, empty, with T's columns as they are now and the three of a replaced version. */
+export async function createHistoryTable(connection: DuckDBConnection, mirrorTable: string, names: HistoryNames): Promise<void> {
+  await connection.run(
+    `CREATE TABLE ${quoteIdent(names.historyTable)} AS SELECT *, NULL::BIGINT AS ${quoteIdent(REPLACED_BY_KEY)}, ` +
+      `NULL::VARCHAR AS ${quoteIdent(CHANGE_KEY)}, NULL::TIMESTAMPTZ AS ${quoteIdent(REPLACED_AT_KEY)} ` +
+      `FROM ${quoteIdent(mirrorTable)} LIMIT 0`,
+  );
+}
+
+/**
+ * The two macros, made again with T's columns as they are now (so they follow its drift):
+ * T_at_sync(N), the versions with _syncId <= N not replaced by N; T_at(MOMENT), the versions with
+ * _updatedAt <= MOMENT not replaced by then (a deletion from the start of the pass that found it).
+ */
+export async function createMacros(connection: DuckDBConnection, mirrorTable: string, names: HistoryNames): Promise<void> {
+  const columns = (await tableColumns(connection, mirrorTable)).map((column) => quoteIdent(column.key)).join(', ');
+  const current = quoteIdent(mirrorTable);
+  const history = quoteIdent(names.historyTable);
+  const syncId = quoteIdent(SYNC_ID_KEY);
+  const replacedBy = quoteIdent(REPLACED_BY_KEY);
+  const updatedAt = quoteIdent('_updatedAt');
+  const replacedAt = quoteIdent(REPLACED_AT_KEY);
+  // parameters shadow columns of their name inside a macro: names no column key is likely to have
+  const n = 'tds_sync_id';
+  const moment = 'CAST(tds_moment AS TIMESTAMPTZ)';
+  await connection.run(
+    `CREATE OR REPLACE MACRO ${quoteIdent(names.atSyncMacro)}(${n}) AS TABLE ` +
+      `SELECT ${columns} FROM ${current} WHERE ${syncId} <= ${n} ` +
+      `UNION ALL SELECT ${columns} FROM ${history} WHERE ${syncId} <= ${n} AND ${replacedBy} > ${n}`,
+  );
+  await connection.run(
+    `CREATE OR REPLACE MACRO ${quoteIdent(names.atMacro)}(tds_moment) AS TABLE ` +
+      `SELECT ${columns} FROM ${current} WHERE ${updatedAt} <= ${moment} ` +
+      `UNION ALL SELECT ${columns} FROM ${history} WHERE ${updatedAt} <= ${moment} AND ${replacedAt} > ${moment}`,
+  );
+}

@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { TDS_BIN } from '../helpers/cli.js';
+import { mirrorBench, SCALE, type MirrorBench } from '../mirror/helpers.js';
+import { ndjson, sqlRows, type DiffRecord } from './diff-support.js';
+
+// `tds sync --changes`: the diff records of each table's sync on stdout; with --follow under churn, a
+// stream in which each change comes once (replayed from an empty table, it gives the mirror table).
+
+let bench: MirrorBench | undefined;
+afterEach(async () => {
+  await bench?.close();
+  bench = undefined;
+});
+
+type ChangeRecord = DiffRecord & { table: string; tableId: string; syncId: number };
+
+/** Applies the records in order to a map of row ID → `_updatedAt`, checking each against what it says was before. */
+function replay(records: readonly ChangeRecord[]): Map<string, unknown> {
+  const rows = new Map<string, unknown>();
+  for (const record of records) {
+    const where = `${record.change} ${record._id} (sync ${record.syncId})`;
+    if (record.change === 'added') {
+      expect(rows.has(record._id), where).toBe(false);
+      rows.set(record._id, record.after!._updatedAt);
+    } else if (record.change === 'deleted') {
+      expect(rows.get(record._id), where).toBe(record.before!._updatedAt);
+      rows.delete(record._id);
+    } else {
+      expect(rows.has(record._id), where).toBe(true);
+      if ('_updatedAt' in record.before!) expect(rows.get(record._id), where).toBe(record.before!._updatedAt);
+      if ('_updatedAt' in record.after!) rows.set(record._id, record.after!._updatedAt);
+    }
+  }
+  return rows;
+}
+
+describe('tds sync --changes', () => {
+  it("prints each table's changes on stdout as NDJSON with the table's name, the summary on stderr", async () => {
+    bench = await mirrorBench();
+    const first = await bench.tds(['sync', 'Leads', 'Signups', '--changes']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/synced .*\n {2}leads +full/);
+    const records = ndjson(first.stdout) as unknown as ChangeRecord[];
+    const leads = await sqlRows(bench, 'SELECT "_id" FROM leads');
+    const signups = await sqlRows(bench, 'SELECT "_id" FROM signups');
+    expect(
+      records
+        .filter((record) => record.table === 'leads')
+        .map((record) => record._id)
+        .sort(),
+    ).toEqual(leads.map((row) => row._id).sort());
+    expect(records.filter((record) => record.table === 'signups')).toHaveLength(signups.length);
+    expect(new Set(records.map((record) => record.change))).toEqual(new Set(['added']));
+    expect(Object.keys(records[0]!)).toEqual(['table', 'tableId', 'syncId', 'change', '_id', 'before', 'after']);
+
+    // nothing new: nothing printed
+    const idle = await bench.tds(['sync', '--changes']);
+    expect(idle.code, idle.stderr).toBe(0);
+    expect(idle.stdout).toBe('');
+
+    const both = await bench.tds(['sync', '--changes', '--json']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--changes and --json both write to stdout/);
+  });
+
+  it('--follow under churn: a stream in which each change comes once, whole records to the last after Ctrl-C', async () => {
+    // a small table (the demo's Salaries, 15 rows): an incremental sync reads it whole, deletions included
+    bench = await mirrorBench({ churn: 'add:6/s,update:12/s,delete:2/s,table=Salaries', faultSeed: 11 } as never);
+    const b = bench;
+    const child = spawn(process.execPath, [TDS_BIN, 'sync', 'Salaries', '--follow', '--every', '0.2', '--changes'], {
+      env: {
+        ...process.env,
+        TDS_BASE_URL: b.emu.baseUrl,
+        TDS_API_KEY: b.emu.apiKey,
+        TDS_RATE_SCALE: String(SCALE),
+        TDS_DB: b.db,
+        NO_COLOR: '1',
+      },
+      cwd: b.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = once(child, 'exit');
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const syncsSeen = (): number =>
+      new Set(
+        stdout
+          .split('\n')
+          .filter((line) => line.endsWith('}'))
+          .map((line) => (JSON.parse(line) as ChangeRecord).syncId),
+      ).size;
+    try {
+      await vi.waitFor(() => expect(syncsSeen()).toBeGreaterThanOrEqual(8), { timeout: 60_000, interval: 50 });
+    } finally {
+      child.kill('SIGINT');
+    }
+    const [code] = (await exited) as [number | null];
+    expect(code, stderr).toBe(0);
+    expect(stdout.endsWith('\n')).toBe(true);
+    const records = ndjson(stdout) as unknown as ChangeRecord[];
+    expect(records.every((record) => record.table === 'salaries')).toBe(true);
+    // every kind of change came, each once: replayed from an empty table they give the mirror table
+    expect(new Set(records.map((record) => record.change))).toEqual(new Set(['added', 'updated', 'deleted']));
+    const mirror = await sqlRows(b, 'SELECT "_id", "_updatedAt" FROM salaries');
+    expect(replay(records)).toEqual(new Map(mirror.map((row) => [String(row._id), row._updatedAt])));
+    // and each version the mirror took (in the table, or replaced or deleted in the history) is one added or updated record
+    const versions = await sqlRows(b, 'SELECT (SELECT count(*) FROM salaries) + (SELECT count(*) FROM salaries__history) AS n');
+    expect(records.filter((record) => record.change !== 'deleted')).toHaveLength(Number(versions[0]!.n));
+  }, 90_000);
+});

@@ -1,0 +1,82 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mirrorBench, type MirrorBench } from '../mirror/helpers.js';
+import { sqlRows } from './diff-support.js';
+
+// The history's edges: --prune-history, and the names of the history tables and macros.
+
+let bench: MirrorBench | undefined;
+afterEach(async () => {
+  await bench?.close();
+  bench = undefined;
+});
+
+async function table(b: MirrorBench, name: string): Promise<string> {
+  const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {
+    workspace: 'Sales',
+    name,
+    fields: [{ label: 'Name', type: 'text' }],
+  });
+  await b.admin('POST', `/tables/${created.table.id}/rows`, {
+    rows: Array.from({ length: 5 }, (_, i) => ({ cells: { Name: `${name} ${i}` } })),
+  });
+  return created.table.id;
+}
+
+describe('tds sync --prune-history', () => {
+  it('drops the versions replaced longer ago than DURATION (on the service clock), says how many; nothing otherwise', async () => {
+    bench = await mirrorBench();
+    const id = await table(bench, 'Deals');
+    expect((await bench.tds(['sync', id])).code).toBe(0);
+    const rows = await sqlRows(bench, 'SELECT "_id" FROM deals');
+    for (const row of rows.slice(0, 3)) await bench.admin('PATCH', `/tables/${id}/rows/${String(row._id)}`, { cells: { Name: 'edited' } });
+    const json = async (args: string[]): Promise<{ pruned: number | null; stderr: string }> => {
+      const result = await bench!.tds(['sync', ...args]);
+      expect(result.code, result.stderr).toBe(0);
+      return {
+        pruned: (JSON.parse(result.stdout) as { tables: Array<{ pruned: number | null }> }).tables[0]!.pruned,
+        stderr: result.stderr,
+      };
+    };
+    expect((await json(['--full', '--json'])).pruned).toBeNull();
+    const versions = async (): Promise<number> => Number((await sqlRows(bench!, 'SELECT count(*) AS n FROM deals__history'))[0]!.n);
+    expect(await versions()).toBe(3);
+
+    // two days on the service's clock: replaced two days ago
+    await bench.admin('POST', '/clock', { advanceMs: 2 * 86_400_000 });
+    expect((await json(['--prune-history', '3d', '--json'])).pruned).toBe(0);
+    expect(await versions()).toBe(3);
+    const pruned = await bench.tds(['sync', '--prune-history', '36h']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.stderr).toMatch(/deals .* 3 old versions pruned/);
+    expect(await versions()).toBe(0);
+    // the current rows are untouched
+    expect(await sqlRows(bench, 'SELECT count(*) AS n FROM deals')).toEqual([{ n: 5 }]);
+
+    const bad = await bench.tds(['sync', '--prune-history', 'a while']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--prune-history "a while" is not a duration/);
+  });
+});
+
+describe('the history tables and macros: their names', () => {
+  it('a name another mirror table holds gets the usual suffix; _tds_tables lists them all', async () => {
+    bench = await mirrorBench();
+    const dealsAt = await table(bench, 'Deals At');
+    const deals = await table(bench, 'Deals');
+    // Deals At first: its table is deals_at, which the macro T_at of Deals would be called
+    expect((await bench.tds(['sync', dealsAt])).code).toBe(0);
+    expect((await bench.tds(['sync', deals])).code).toBe(0);
+    expect(
+      await sqlRows(bench, 'SELECT mirror_table, history_table, at_sync_macro, at_macro FROM _tds_tables ORDER BY mirror_table'),
+    ).toEqual([
+      { mirror_table: 'deals', history_table: 'deals__history', at_sync_macro: 'deals_at_sync', at_macro: 'deals_at_2' },
+      { mirror_table: 'deals_at', history_table: 'deals_at__history', at_sync_macro: 'deals_at_at_sync', at_macro: 'deals_at_at' },
+    ]);
+    expect(await sqlRows(bench, 'SELECT count(*) AS n FROM deals_at_2(now())')).toEqual([{ n: 5 }]);
+    expect(await sqlRows(bench, 'SELECT count(*) AS n FROM deals_at')).toEqual([{ n: 5 }]);
+    // and a new table takes none of these names: "Deals At Sync" is not deals_at_sync
+    const third = await table(bench, 'Deals At Sync');
+    const result = await bench.tds(['sync', third, '--json']);
+    expect((JSON.parse(result.stdout) as { tables: Array<{ mirrorTable: string }> }).tables[0]!.mirrorTable).toBe('sales_deals_at_sync');
+  });
+});

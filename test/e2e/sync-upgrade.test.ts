@@ -1,0 +1,167 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gunzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TDS_BIN } from '../helpers/cli.js';
+import { mirrorBench, SCALE, type MirrorBench } from '../mirror/helpers.js';
+import { diffRecords, sqlRows, type Row } from './diff-support.js';
+
+// A mirror written by the tds before history (format 1: test/fixtures/mirror-format-1, with the emulator
+// state it was synced from) is upgraded in place by the first sync, every row kept.
+
+const FIXTURE = (name: string): URL => new URL(`../fixtures/mirror-format-1/${name}.gz`, import.meta.url);
+const CONTACTS = 'tbl_2yvvL2lONPIcG1';
+
+let bench: MirrorBench | undefined;
+let stateDir: string | undefined;
+afterEach(async () => {
+  await bench?.close();
+  bench = undefined;
+  if (stateDir) await rm(stateDir, { recursive: true, force: true });
+  stateDir = undefined;
+});
+
+/** An emulator on the fixture's state, and the fixture's mirror as the bench's mirror. */
+async function fixtureBench(): Promise<MirrorBench> {
+  stateDir = await mkdtemp(join(tmpdir(), 'tds-upgrade-state-'));
+  const dataFile = join(stateDir, 'emulator-state.json');
+  await writeFile(dataFile, gunzipSync(await readFile(FIXTURE('emulator-state.json'))));
+  const b = await mirrorBench({ dataFile } as never);
+  await writeFile(b.db, gunzipSync(await readFile(FIXTURE('mirror.duckdb'))));
+  return b;
+}
+
+async function format(b: MirrorBench): Promise<number> {
+  const [row] = await sqlRows(b, "SELECT comment FROM duckdb_tables() WHERE table_name = '_tds_tables'");
+  return Number(/format (\d+)/.exec(String(row!.comment))![1]);
+}
+
+const withoutSyncId = (rows: Row[]): Row[] => rows.map(({ _syncId: _, ...rest }) => rest);
+
+describe('tds sync: a mirror of format 1', () => {
+  it('tds sql reads it as it is and says a sync upgrades it; tds diff says so too', async () => {
+    bench = await fixtureBench();
+    const read = await bench.tds(['sql', 'SELECT count(*) AS n FROM old_contacts', '--format', 'csv']);
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stdout).toBe('n\n34\n');
+    expect(read.stderr).toMatch(
+      /note: the mirror .* was written by an earlier tds \(mirror format 1\): it has no history yet; the next tds sync upgrades it/,
+    );
+    const diff = await bench.tds(['diff', 'old_contacts']);
+    expect(diff.code).toBe(2);
+    expect(diff.stderr).toMatch(
+      /has no history yet: it was written by an earlier tds \(mirror format 1\)\nhint: the next `tds sync` upgrades it/,
+    );
+    expect(await format(bench)).toBe(1);
+  });
+
+  it('the first sync upgrades it: every row kept as its last sync wrote it, syncs numbered in order, history tables and macros made', async () => {
+    bench = await fixtureBench();
+    const before = {
+      contacts: await sqlRows(bench, 'SELECT * FROM old_contacts ORDER BY "_id"'),
+      events: await sqlRows(bench, 'SELECT * FROM old_events ORDER BY "_id"'),
+      syncs: await sqlRows(bench, 'SELECT * FROM _tds_syncs ORDER BY started_at'),
+      view: await sqlRows(bench, 'SELECT count(*) AS n FROM big_contacts'),
+    };
+    const result = await bench.tds(['sync', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/the mirror .* was upgraded to format 2: every row kept/);
+    expect(await format(bench)).toBe(2);
+    const summary = JSON.parse(result.stdout) as {
+      tables: Array<{ mirrorTable: string; syncId: number; inserted: number; updated: number; deleted: number }>;
+    };
+    // nothing changed in the service since: the first syncs after the upgrade bring nothing
+    expect(
+      summary.tables.map(({ mirrorTable, syncId, inserted, updated, deleted }) => ({ mirrorTable, syncId, inserted, updated, deleted })),
+    ).toEqual([
+      { mirrorTable: 'old_contacts', syncId: 7, inserted: 0, updated: 0, deleted: 0 },
+      { mirrorTable: 'old_events', syncId: 8, inserted: 0, updated: 0, deleted: 0 },
+    ]);
+
+    // the syncs of format 1 numbered in the order they ran, their figures kept
+    const syncs = await sqlRows(bench, 'SELECT * FROM _tds_syncs WHERE sync_id <= 6 ORDER BY sync_id');
+    expect(syncs.map(({ sync_id: _id, pruned: _pruned, ...rest }) => rest)).toEqual(before.syncs);
+    expect(syncs.map((row) => row.sync_id)).toEqual([1, 2, 3, 4, 5, 6]);
+    // every row kept, as the table's last sync (5 and 6) wrote it
+    const contacts = await sqlRows(bench, 'SELECT * FROM old_contacts ORDER BY "_id"');
+    expect(withoutSyncId(contacts)).toEqual(before.contacts);
+    expect(new Set(contacts.map((row) => row._syncId))).toEqual(new Set([5]));
+    const events = await sqlRows(bench, 'SELECT * FROM old_events ORDER BY "_id"');
+    expect(withoutSyncId(events)).toEqual(before.events);
+    expect(new Set(events.map((row) => row._syncId))).toEqual(new Set([6]));
+    // the history tables (empty), the macros, the names in _tds_tables; the user's view still there
+    expect(await sqlRows(bench, 'SELECT count(*) AS n FROM old_contacts__history')).toEqual([{ n: 0 }]);
+    expect(withoutSyncId(await sqlRows(bench, 'SELECT * FROM old_contacts_at_sync(5) ORDER BY "_id"'))).toEqual(before.contacts);
+    expect(await sqlRows(bench, 'SELECT count(*) AS n FROM old_contacts_at_sync(4)')).toEqual([{ n: 0 }]);
+    expect(await sqlRows(bench, 'SELECT count(*) AS n FROM old_events_at(now())')).toEqual([{ n: 10 }]);
+    expect(
+      await sqlRows(bench, 'SELECT mirror_table, history_table, at_sync_macro, at_macro FROM _tds_tables ORDER BY mirror_table'),
+    ).toEqual([
+      {
+        mirror_table: 'old_contacts',
+        history_table: 'old_contacts__history',
+        at_sync_macro: 'old_contacts_at_sync',
+        at_macro: 'old_contacts_at',
+      },
+      { mirror_table: 'old_events', history_table: 'old_events__history', at_sync_macro: 'old_events_at_sync', at_macro: 'old_events_at' },
+    ]);
+    expect(await sqlRows(bench, 'SELECT count(*) AS n FROM big_contacts')).toEqual(before.view);
+
+    // from then on, the history: a row edited, a full sync, the diff
+    const id = String(before.contacts[0]!._id);
+    await bench.admin('PATCH', `/tables/${CONTACTS}/rows/${id}`, { cells: { Name: 'After the upgrade' } });
+    expect((await bench.tds(['sync', '--full'])).code).toBe(0);
+    const records = await diffRecords(bench, ['old_contacts']);
+    expect(records.map((record) => [record.change, record._id, record.before?.Name, record.after?.Name])).toEqual([
+      ['updated', id, before.contacts[0]!.Name, 'After the upgrade'],
+    ]);
+    // and the upgrade happened once
+    expect((await bench.tds(['sync'])).stderr).not.toMatch(/upgraded/);
+  });
+
+  it('SIGKILL at seeded random moments of the first sync: the mirror is of format 1 as it was, or upgraded, never half', async () => {
+    bench = await fixtureBench();
+    const b = bench;
+    const original = await readFile(b.db);
+    const before = await sqlRows(b, 'SELECT * FROM old_contacts ORDER BY "_id"');
+    const env = {
+      ...process.env,
+      TDS_BASE_URL: b.emu.baseUrl,
+      TDS_API_KEY: b.emu.apiKey,
+      TDS_RATE_SCALE: String(SCALE),
+      TDS_DB: b.db,
+      NO_COLOR: '1',
+    };
+    // when the upgrade runs has nothing to wait on from outside (it is the first thing the process does
+    // with the file): the kill comes after a seeded delay that spans the process's start and the upgrade
+    const delays = [180, 260, 330, 400, 470, 560];
+    const outcomes = new Set<number>();
+    for (const delay of delays) {
+      await writeFile(b.db, original);
+      const child = spawn(process.execPath, [TDS_BIN, 'sync'], { env, cwd: b.dir, stdio: 'ignore' });
+      const exited = once(child, 'exit');
+      await Promise.race([sleep(delay), exited]);
+      child.kill('SIGKILL');
+      await exited;
+      const version = await format(b);
+      outcomes.add(version);
+      const rows = await sqlRows(b, 'SELECT * FROM old_contacts ORDER BY "_id"');
+      if (version === 1) {
+        expect(rows).toEqual(before);
+        expect(await sqlRows(b, "SELECT count(*) AS n FROM duckdb_tables() WHERE table_name LIKE '%__history'")).toEqual([{ n: 0 }]);
+      } else {
+        expect(withoutSyncId(rows)).toEqual(before);
+        expect(await sqlRows(b, 'SELECT count(*) AS n FROM old_contacts__history')).toEqual([{ n: 0 }]);
+      }
+      // and the next sync leaves it upgraded and whole
+      expect((await b.tds(['sync'])).code).toBe(0);
+      expect(await format(b)).toBe(2);
+      expect(withoutSyncId(await sqlRows(b, 'SELECT * FROM old_contacts ORDER BY "_id"'))).toEqual(before);
+    }
+    expect(outcomes.size).toBeGreaterThan(0);
+  }, 120_000);
+});
