@@ -10,6 +10,7 @@ const tableResult = z.object({
   tableId: z.string(),
   name: z.string(),
   mirrorTable: z.string(),
+  syncId: z.number().describe("the sync's ID (`sync:N` for diff_table; the `_syncId` of the versions it wrote)"),
   mode: z.string().describe('full (every row read; rows gone deleted) or incremental (only rows created since the last sync)'),
   complete: z.boolean(),
   requests: z.number(),
@@ -18,6 +19,7 @@ const tableResult = z.object({
   updated: z.number(),
   deleted: z.number(),
   unfit: z.number().describe('values that did not fit their column type (kept as NULL)'),
+  pruned: z.number().nullable().describe('versions of the history dropped (null: no pruning was asked)'),
   seconds: z.number(),
 });
 
