@@ -24,6 +24,8 @@ export interface McpBench {
   /** a tool call; its result's text and structured content */
   call(name: string, args?: Record<string, unknown>, options?: Parameters<Client['callTool']>[1]): Promise<ToolResult>;
   tds(args: string[], options?: RunOptions): Promise<RunResult>;
+  /** An emulator-only admin route (`/_emulator` + path): its JSON answer. */
+  admin<T = unknown>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T>;
   /** ends the client (stdin closed, as a client going away does), then the emulator */
   close(): Promise<void>;
 }
@@ -87,6 +89,15 @@ export async function startMcp(options: McpBenchOptions = {}): Promise<McpBench>
         text: content.map((block) => block.text ?? '').join('\n'),
         structured: result.structuredContent as Record<string, unknown> | undefined,
       };
+    },
+    async admin<T>(method: string, path: string, body?: unknown): Promise<T> {
+      const response = await fetch(`${emu.baseUrl.replace(/\/v1$/, '')}/_emulator${path}`, {
+        method,
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
+      const json = (await response.json()) as T;
+      if (!response.ok) throw new Error(`${method} /_emulator${path}: ${response.status} ${JSON.stringify(json)}`);
+      return json;
     },
     tds: (args, runOptions = {}) => runTds(args, { ...runOptions, cwd: runOptions.cwd ?? dir, env: { ...env, ...runOptions.env } }),
     async close() {

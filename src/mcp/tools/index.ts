@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Session } from '../session.js';
 import type { Tool } from '../tool.js';
 import { describeTableTool } from './describe-table.js';
+import { diffTableTool } from './diff-table.js';
 import { listTablesTool } from './list-tables.js';
 import { pushRecordsTool } from './push-records.js';
 import { querySqlTool } from './query-sql.js';
@@ -20,6 +21,7 @@ export function addTools(session: Session, sink: ToolSink): void {
   sink.add(describeTableTool(session));
   sink.add(querySqlTool(session));
   sink.add(tableStatsTool(session));
+  sink.add(diffTableTool(session));
   sink.add(syncTablesTool(session));
   sink.add(searchRowsTool(session));
   if (session.options.allowPush) sink.add(pushRecordsTool(session));
