@@ -8,7 +8,13 @@ const HELP = `
 The mirror is a DuckDB file: one table per service table (named from the table's name in lower
 snake case: "🚀 Leads" → leads), with _id, _createdAt, _updatedAt, _createdByUserId, one typed
 column per field (keys as in exports), <key>.status and <key>.error after each action column, and
-_truncated; _tds_tables, _tds_columns and _tds_syncs describe it. Query it with \`tds sql\`.
+_truncated, and _syncId (the sync that wrote the row's version); _tds_tables, _tds_columns and
+_tds_syncs describe it. Query it with \`tds sql\`.
+
+Nothing the service changes or deletes is lost: a version a sync replaces (another _updatedAt) or a
+pass finds gone moves into T__history beside the table; T_at_sync(N) and T_at(MOMENT) give the
+table as it was, and \`tds diff TABLE\` what changed between two moments. --changes prints what each
+sync changed (NDJSON diff records) on stdout; --prune-history 30d drops versions replaced before.
 
 The first sync of a table, and --full, read every row and delete from the mirror the rows the
 service no longer has. Later syncs are incremental: unfiltered rows come newest first, so a sync
@@ -26,6 +32,7 @@ Examples:
   $ tds sync                             # every table already in the mirror
   $ tds sync --all --full                # the whole organization, deletions included
   $ tds sync Leads --follow --every 30   # keep the mirror current until Ctrl-C
+  $ tds sync --follow --changes | jq -c 'select(.change == "deleted")'
   $ tds sql "SELECT Stage, count(*) FROM leads GROUP BY Stage"`;
 
 export function syncCommand(ctx: Context): Command {

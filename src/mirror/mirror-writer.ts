@@ -83,18 +83,17 @@ export class MirrorWriter {
     this.current = 1 - this.current;
     const total = lane.seal();
     try {
-      let counts: GroupCounts | undefined;
       if (this.onlyNew) {
         // the primary key refuses a row the mirror has: the general way then (which meets any other failure again)
-        counts = await lane.transaction(state, () => this.insertNew(lane, total)).catch(() => undefined);
+        const counts = await lane.transaction(state, () => this.insertNew(lane, total)).catch(() => undefined);
+        if (counts) return counts;
       }
-      // matched by creation time first (fast); a row whose creation time changed is refused then: by `_id` alone
       // a row read twice in the group is written once, as read last (a sort of the group, only when there is one)
       const rows = lane.typedRows(await lane.hasRepeats());
+      // matched by creation time first (fast); a row whose creation time changed is refused then: by `_id` alone
       const upsert = (byCreation: boolean): Promise<GroupCounts> =>
         lane.transaction(state, () => this.upsert!.write(lane.connection, rows, rewrite, byCreation));
-      counts ??= await upsert(true).catch(() => undefined);
-      return (counts ??= await upsert(false));
+      return (await upsert(true).catch(() => undefined)) ?? (await upsert(false));
     } finally {
       await fitIndexMemory(lane.connection);
       await lane.makeTables();

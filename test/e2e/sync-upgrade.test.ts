@@ -138,7 +138,7 @@ describe('tds sync: a mirror of format 1', () => {
     };
     // when the upgrade runs has nothing to wait on from outside (it is the first thing the process does
     // with the file): the kill comes after a seeded delay that spans the process's start and the upgrade
-    const delays = [180, 260, 330, 400, 470, 560];
+    const delays = [200, 300, 400, 520];
     const outcomes = new Set<number>();
     for (const delay of delays) {
       await writeFile(b.db, original);
