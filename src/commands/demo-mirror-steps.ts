@@ -45,6 +45,11 @@ export function mirrorSteps({ dir, origin, tableIds }: DemoTour): DemoStep[] {
       args: ['sync'],
     },
     {
+      title: 'what that sync brought, row by row, from the mirror alone (every version it replaced is kept)',
+      display: 'tds diff Leads --format ndjson',
+      args: ['diff', 'Leads', '--format', 'ndjson'],
+    },
+    {
       title: "how did the enrichment go: Leads' fill, run states and failures grouped by cause, from the mirror",
       display: 'tds stats Leads --no-sync --columns Stage,Enrich --format table',
       args: ['stats', 'Leads', '--no-sync', '--columns', 'Stage,Enrich', '--format', 'table'],

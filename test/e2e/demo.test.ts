@@ -26,6 +26,8 @@ describe('tds demo', () => {
       '$ tds rows Inbox --columns Email,Domain,Company --status-columns --no-meta',
       '$ tds sync Leads Companies',
       '$ tds stats Leads --no-sync --columns Stage,Enrich --format table',
+      '$ tds diff Leads --format ndjson',
+      '"change":"added"',
       '$ cat .mcp.json',
       '"args": [\n        "tds",\n        "mcp"\n      ]',
       '$ tds sql "SELECT Stage, count(*) AS leads, count(*) FILTER (WHERE \\"Enrich.status\\" = \'failed\') AS failed FROM leads',
