@@ -137,17 +137,30 @@ export interface ListingLayout<T> {
 /** Writes the service's objects unchanged (csv/tsv/ndjson/json) or as a table, to stdout or atomically to a file. */
 export async function writeListing<T extends object>(ctx: Context, items: T[], spec: ListingLayout<T>): Promise<void> {
   const path = spec.output && spec.output !== '-' ? spec.output : undefined;
+  await writeWhole(ctx, (toFile) => listingText(ctx, items, spec, toFile), path, spec.open);
+}
+
+/**
+ * Output made whole in memory: to stdout, or to `path` through a temporary file renamed when complete
+ * (claimed, so no other tds command writes it meanwhile). `text` is told which of the two it is for.
+ */
+export async function writeWhole(
+  ctx: Context,
+  text: (toFile: boolean) => Buffer,
+  path: string | undefined,
+  open?: FileOpener,
+): Promise<void> {
   if (!path) {
-    await writeChunk(ctx.io.stdout, listingText(ctx, items, spec, false), 'stdout');
+    await writeChunk(ctx.io.stdout, text(false), 'stdout');
     return;
   }
   const lock = await claimOutput(path, 'another tds command');
   try {
-    const file = await createAtomicFile(path, { fresh: true, ...(spec.open ? { open: spec.open } : {}) });
+    const file = await createAtomicFile(path, { fresh: true, ...(open ? { open } : {}) });
     // A failed write also calls back with its error, which is what is reported.
     file.stream.on('error', () => undefined);
     try {
-      await writeChunk(file.stream, listingText(ctx, items, spec, true), file.partialPath);
+      await writeChunk(file.stream, text(true), file.partialPath);
       await file.commit().catch((error: unknown) => {
         throw asWriteError(file.partialPath, error);
       });

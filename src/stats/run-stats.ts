@@ -2,10 +2,7 @@ import { access } from 'node:fs/promises';
 import type { Context } from '../core/context.js';
 import { TdsError } from '../core/errors.js';
 import { openMirror } from '../mirror/mirror-db.js';
-import { createAtomicFile } from '../output/atomic-file.js';
-import { claimOutput } from '../output/claim-output.js';
-import { writeChunk } from '../output/table.js';
-import { asWriteError } from '../output/write-error.js';
+import { writeWhole } from '../output/table.js';
 import { statsText, type StatsFormat } from './stats-output.js';
 import { tableStats } from './table-stats.js';
 
@@ -54,25 +51,8 @@ export async function runStats(ctx: Context, request: StatsRequest): Promise<voi
   await writeText(ctx, text, request.output);
 }
 
-/** To stdout, or to FILE through a temporary file renamed when complete. */
+/** To stdout, or to FILE atomically. */
 async function writeText(ctx: Context, text: string, output: string | undefined): Promise<void> {
-  const chunk = Buffer.from(text);
-  if (output === undefined) return writeChunk(ctx.io.stdout, chunk, 'stdout');
-  const lock = await claimOutput(output, 'another tds command');
-  try {
-    const file = await createAtomicFile(output, { fresh: true });
-    file.stream.on('error', () => undefined);
-    try {
-      await writeChunk(file.stream, chunk, file.partialPath);
-      await file.commit().catch((error: unknown) => {
-        throw asWriteError(file.partialPath, error);
-      });
-    } catch (error) {
-      await file.discard();
-      throw error;
-    }
-  } finally {
-    await lock.release();
-  }
-  ctx.io.stderr.write(`stats written to ${output}\n`);
+  await writeWhole(ctx, () => Buffer.from(text), output);
+  if (output !== undefined) ctx.io.stderr.write(`stats written to ${output}\n`);
 }
