@@ -4,7 +4,7 @@ import type { ApiClient } from '../http/client.js';
 import type { Field, Table } from '../service/index.js';
 import { finishPass } from './finish-pass.js';
 import { pruneHistory } from './history/prune-history.js';
-import { beginSync, endSync, type SyncBegun } from './history/sync-record.js';
+import { beginSync, endSync, type SyncBegun, type SyncEnded } from './history/sync-record.js';
 import { newPass } from './new-pass.js';
 import { prepareTable, type PrepareOptions, type PreparedTable } from './prepare-table.js';
 import { readPages, UnknownField, type PassProgress } from './read-pages.js';
@@ -29,22 +29,12 @@ export interface TableSyncOptions extends PrepareOptions {
 }
 
 /** What syncing one table did (a row of the summary, and of _tds_syncs). */
-export interface TableSyncResult {
+export interface TableSyncResult extends SyncEnded {
   tableId: string;
   name: string;
   mirrorTable: string;
   /** The sync's ID in _tds_syncs (the `_syncId` of the versions it wrote). */
   syncId: number;
-  mode: PassState['mode'];
-  complete: boolean;
-  requests: number;
-  rowsRead: number;
-  inserted: number;
-  updated: number;
-  deleted: number;
-  unfit: number;
-  /** Versions dropped by --prune-history (null when it was not asked). */
-  pruned: number | null;
   seconds: number;
   startedAt: string;
 }

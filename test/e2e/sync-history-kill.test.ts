@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createPrng } from '../../src/emulator/seed/prng.js';
 import { TDS_BIN } from '../helpers/cli.js';
 import { exportRows, mirrorBench, SCALE, type MirrorBench } from '../mirror/helpers.js';
 import { diffRecords, expectedDiff, sqlRows, type Row } from './diff-support.js';
@@ -15,24 +16,12 @@ afterEach(async () => {
   bench = undefined;
 });
 
-/** mulberry32: the loop's choices, the same on every run. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 const CYCLES = 6;
 const ROWS = 600;
 
 describe('tds sync: versions through kills', () => {
   it('SIGKILL and SIGINT anywhere in a sync: every version once, the table as the service had it after each completed sync', async () => {
-    const random = prng(2026);
+    const random = createPrng(2026);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
     bench = await mirrorBench();
     const b = bench;
