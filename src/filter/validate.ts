@@ -47,29 +47,34 @@ export function validateQuery(body: QueryBody, fields: Field[]): void {
     }
   }
   if (body.filters !== undefined) {
-    const total = { entries: 0 };
-    checkGroup(body.filters, 'filters', 1, new Map(fields.map((field) => [field.id, field])), total);
+    checkGroup(body.filters, 'filters', 1, { fields: new Map(fields.map((field) => [field.id, field])), entries: 0 });
   }
 }
 
-function checkGroup(group: FilterGroup, path: string, depth: number, fields: Map<string, Field>, total: { entries: number }): void {
+/** What a walk of the filter groups knows: the table's fields by ID, and the entries seen so far. */
+interface FilterWalk {
+  fields: Map<string, Field>;
+  entries: number;
+}
+
+function checkGroup(group: FilterGroup, path: string, depth: number, walk: FilterWalk): void {
   if (depth > FILTER_MAX_DEPTH) raise(depthProblem(), { path });
   if (typeof group !== 'object' || group === null || !Array.isArray(group.rules)) raise(RULES_MISSING, { path });
   raise(combinatorProblem(group.combinator), { path: `${path}.combinator` });
   raise(groupSizeProblem(group.rules.length), { path: `${path}.rules` });
-  total.entries += group.rules.length;
-  raise(totalSizeProblem(total.entries), { path });
+  walk.entries += group.rules.length;
+  raise(totalSizeProblem(walk.entries), { path });
   group.rules.forEach((entry, index) => {
     const entryPath = `${path}.rules[${index}]`;
     if (typeof entry === 'object' && entry !== null && 'rules' in entry) {
-      checkGroup(entry, entryPath, depth + 1, fields, total);
+      checkGroup(entry, entryPath, depth + 1, walk);
       return;
     }
     if (typeof entry !== 'object' || entry === null) fail(entryPath, 'expected a rule or a group');
     const { fieldId, operator } = entry;
-    const field = fields.get(fieldId);
+    const field = walk.fields.get(fieldId);
     if (!field) {
-      const suggestion = didYouMean(String(fieldId), fields.keys());
+      const suggestion = didYouMean(String(fieldId), walk.fields.keys());
       fail(`${entryPath}.fieldId`, `unknown fieldId ${quoted(fieldId)}`, suggestion ?? '`tds schema TABLE` lists the column IDs');
     }
     if (!isOperator(operator)) fail(`${entryPath}.operator`, `unknown operator ${quoted(operator)}`);

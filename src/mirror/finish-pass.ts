@@ -1,10 +1,17 @@
 import type { Database } from '../duckdb/engine.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
-import { UNFINISHED_STATUSES, type Table } from '../service/index.js';
+import { UNFINISHED_STATUSES } from '../service/index.js';
 import { CHANGE_KEY, REPLACED_AT_KEY, REPLACED_BY_KEY, tableColumns } from './history/history-objects.js';
 import { unseenRows } from './pass-range.js';
 import { saveState, type PassState, type TableState } from './table-state.js';
 import { later, nextWatermark } from './watermark.js';
+
+/** A complete pass, with the sync it belongs to and the row count the service gave at its start. */
+export interface PassEnd {
+  pass: PassState;
+  syncId: number;
+  serviceRowCount: number;
+}
 
 /**
  * The end of a complete pass, in one transaction: rows the pass should have seen and did not (a full
@@ -13,7 +20,8 @@ import { later, nextWatermark } from './watermark.js';
  * the watermark moves (to the pass's start less the margin, see watermark.ts); the pass is cleared.
  * Returns the rows deleted.
  */
-export async function finishPass(db: Database, state: TableState, pass: PassState, table: Table, syncId: number): Promise<number> {
+export async function finishPass(db: Database, state: TableState, end: PassEnd): Promise<number> {
+  const { pass, syncId } = end;
   const { connection } = db;
   const target = quoteIdent(state.mirrorTable);
   const unseen = unseenRows(state.tableId, pass);
@@ -37,7 +45,7 @@ export async function finishPass(db: Database, state: TableState, pass: PassStat
       passStartedAt: pass.startedAt,
     });
     state.rowCount = Number((await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${target}`)).getRowObjectsJS()[0]?.n ?? 0);
-    state.serviceRowCount = table.rowCount;
+    state.serviceRowCount = end.serviceRowCount;
     state.lastSyncAt = new Date().toISOString();
     state.pass = null;
     await saveState(connection, state);

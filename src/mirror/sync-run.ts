@@ -68,7 +68,7 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
   try {
     const follow = new FollowMemory();
     for (let round = 0; ; round += 1) {
-      const results = await syncRound(ctx, client, db, request, follow, round === 0);
+      const results = await syncRound({ ctx, client, db, request }, follow, round === 0);
       if (round === 0 || results.some(changedAnything)) report(ctx, request, round === 0 ? results : results.filter(changedAnything));
       if (request.followEveryMs === undefined) return;
       if (!(await idle(ctx, request.followEveryMs))) return;
@@ -114,15 +114,17 @@ class FollowMemory {
 
 const changedAnything = (result: TableSyncResult): boolean => result.inserted + result.updated + result.deleted > 0 || !result.complete;
 
+/** What every round of one `tds sync` shares. */
+interface SyncSession {
+  ctx: Context;
+  client: ApiClient;
+  db: Database;
+  request: SyncRequest;
+}
+
 /** One sync of every table; the first round chooses the tables and reads their schemas, later ones (--follow) reuse them. */
-async function syncRound(
-  ctx: Context,
-  client: ApiClient,
-  db: Database,
-  request: SyncRequest,
-  memory: FollowMemory,
-  first: boolean,
-): Promise<TableSyncResult[]> {
+async function syncRound(session: SyncSession, memory: FollowMemory, first: boolean): Promise<TableSyncResult[]> {
+  const { ctx, client, db, request } = session;
   const states = await loadStates(db.connection);
   const listedNow = first || memory.listingDue;
   if (first) memory.tables = await chooseTables(ctx, client, request, states);

@@ -87,7 +87,7 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
       onServiceTime: (at) => (serviceNow = at),
     }));
     options.onFields?.(fields);
-    deleted = await finishPass(options.db, current, pass, table, syncId);
+    deleted = await finishPass(options.db, current, { pass, syncId, serviceRowCount: table.rowCount });
     if (options.pruneHistoryMs !== undefined) {
       pruned = await pruneHistory(connection, current.historyTable!, options.pruneHistoryMs, serviceNow ?? new Date().toISOString());
     }

@@ -6,14 +6,15 @@ import { sendJson } from '../http/http-io.js';
 
 const BAD_GATEWAY_PAGE = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>\n';
 
+/** The request a fault answers, and the server's set of stalled sockets (a `stall` joins it). */
+export interface FaultedCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  stalled: Set<Socket>;
+}
+
 /** Answers a request with an injected fault, in the error shape of the surface it hit. */
-export function sendFault(
-  kind: FaultKind,
-  surface: 'key' | 'webhook',
-  req: IncomingMessage,
-  res: ServerResponse,
-  stalled: Set<Socket>,
-): void {
+export function sendFault(kind: FaultKind, surface: 'key' | 'webhook', { req, res, stalled }: FaultedCall): void {
   const errorBody = surface === 'key' ? keyErrorBody : webhookErrorBody;
   const response = faultResponse(kind);
   switch (response) {

@@ -15,7 +15,7 @@ export async function keyCall(route: Route, call: RouteCall, stalled: Set<Socket
   const fault = deps.readFaults.next();
   if (fault) {
     if (entry) entry.fault = fault;
-    return sendFault(fault, 'key', req, res, stalled);
+    return sendFault(fault, 'key', { req, res, stalled });
   }
   const auth = authenticate(req, query, deps.state);
   if (!auth.ok) {

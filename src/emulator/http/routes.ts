@@ -42,7 +42,7 @@ export const SERVICE_ROUTES: readonly Route[] = [
     path: '/v1/tables/:tableId/rows/query',
     surface: 'key',
     bucket: 'rows',
-    handle: async ({ deps, org, params, req, query }) => ok(await queryPage(deps, org!, params.tableId!, req, query)),
+    handle: async ({ deps, org, params, req, query }) => ok(await queryPage(deps, org!, params.tableId!, { req, query })),
   },
   { method: 'POST', path: '/v1/webhook/:webhookId', surface: 'webhook', handle: webhook },
   { method: 'HEAD', path: '/v1/webhook/:webhookId', surface: 'webhook', handle: webhook },

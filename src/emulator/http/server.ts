@@ -17,6 +17,15 @@ export type { ServerDeps } from './server-deps.js';
 const REQUEST_LOG_MAX = 100_000;
 const SERVICE_TABLE = new RouteTable(SERVICE_ROUTES);
 
+/** A request, its response, and its request line taken apart. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  method: string;
+  path: string;
+  query: URLSearchParams;
+}
+
 export interface EmulatorServer {
   server: Server;
   /** Destroys sockets held by `stall` faults (they would keep close() waiting). */
@@ -28,10 +37,9 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
   const stalled = new Set<Socket>();
   const emulatorTable = new RouteTable(deps.admin ? [...EMULATOR_ROUTES, ...ADMIN_ROUTES] : EMULATOR_ROUTES);
   const server = createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
-    const { path, query } = splitUrl(req.url ?? '/');
-    const method = req.method ?? 'GET';
-    const hit = path.startsWith('/_emulator/') ? emulatorTable.match(method, path) : undefined;
-    const done = hit ? emulatorRoute(deps, hit, req, res, query) : serviceRoute(deps, stalled, req, res, { path, query, method });
+    const exchange: Exchange = { req, res, method: req.method ?? 'GET', ...splitUrl(req.url ?? '/') };
+    const hit = exchange.path.startsWith('/_emulator/') ? emulatorTable.match(exchange.method, exchange.path) : undefined;
+    const done = hit ? emulatorRoute(deps, hit, exchange) : serviceRoute(deps, stalled, exchange);
     done.catch(() => res.destroy());
   });
   return {
@@ -55,9 +63,7 @@ function splitUrl(rawUrl: string): { path: string; query: URLSearchParams } {
 async function emulatorRoute(
   deps: ServerDeps,
   hit: NonNullable<ReturnType<RouteTable<Route>['match']>>,
-  req: IncomingMessage,
-  res: ServerResponse,
-  query: URLSearchParams,
+  { req, res, query }: Exchange,
 ): Promise<void> {
   if ('allow' in hit) return sendJson(res, 405, keyErrorBody(405, `Use ${hit.allow.join(', ')}`), { allow: hit.allow.join(', ') });
   try {
@@ -68,20 +74,8 @@ async function emulatorRoute(
   }
 }
 
-interface RequestLine {
-  path: string;
-  query: URLSearchParams;
-  method: string;
-}
-
 /** A route of the service: logged; key routes and the webhook each with their faults, limits and error shape. */
-async function serviceRoute(
-  deps: ServerDeps,
-  stalled: Set<Socket>,
-  req: IncomingMessage,
-  res: ServerResponse,
-  { path, query, method }: RequestLine,
-): Promise<void> {
+async function serviceRoute(deps: ServerDeps, stalled: Set<Socket>, { req, res, path, query, method }: Exchange): Promise<void> {
   const entry = logEntry(deps, req, res, method);
   // the service's own clock, as its rows' times are (Node would send the real clock's)
   res.setHeader('date', new Date(deps.clock.now()).toUTCString());

@@ -52,8 +52,7 @@ export async function queryPage(
   deps: ReadDeps,
   org: OrgRec,
   tableId: string,
-  req: IncomingMessage,
-  params: URLSearchParams,
+  { req, query: params }: { req: IncomingMessage; query: URLSearchParams },
 ): Promise<RowsPage> {
   const table = findTable(deps, org, tableId);
   singleParams(params, []);

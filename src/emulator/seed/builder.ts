@@ -34,6 +34,13 @@ export interface SeedTable {
 }
 
 /** Deterministic ids and dates for seeds: one PRNG, one clock reading. */
+/** A seeded table's name, emoji, and whether it has a webhook. */
+export interface SeedTableHead {
+  name: string;
+  emoji: string | null;
+  webhook?: boolean;
+}
+
 export class SeedBuilder {
   readonly random: Prng;
 
@@ -61,7 +68,8 @@ export class SeedBuilder {
     return workspace;
   }
 
-  table(workspace: WorkspaceRec, name: string, emoji: string | null, specs: FieldDefinition[], webhook = false): SeedTable {
+  /** A table of `workspace` with fields of `specs` (`webhook`: it has a webhook URL). */
+  table(workspace: WorkspaceRec, { name, emoji, webhook = false }: SeedTableHead, specs: FieldDefinition[]): SeedTable {
     const fields = specs.map((spec) => this.field(spec));
     const rows = new RowList();
     const table: TableRec = {

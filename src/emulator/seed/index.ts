@@ -32,7 +32,7 @@ export function buildSeed(name: SeedName, now: number): EmulatorState {
   seedSalesTables(seed, sales);
   seedMarketingTables(seed, marketing);
 
-  const salaries = seed.table(people, 'Salaries', ':moneybag:', [
+  const salaries = seed.table(people, { name: 'Salaries', emoji: ':moneybag:' }, [
     { label: 'Employee', type: 'text' },
     { label: 'Salary', type: 'number' },
     { label: 'Currency', type: 'select', options: options(['US Dollar', 'USD'], ['Euro', 'EUR'], ['Pound Sterling', 'GBP']) },
@@ -49,7 +49,7 @@ export function buildSeed(name: SeedName, now: number): EmulatorState {
   );
 
   const globex = seed.org('Globex', DEMO_KEYS.Globex);
-  const accounts = seed.table(seed.workspace(globex, 'Globex HQ'), 'Accounts', null, [
+  const accounts = seed.table(seed.workspace(globex, 'Globex HQ'), { name: 'Accounts', emoji: null }, [
     { label: 'Name', type: 'text' },
     { label: 'Plan', type: 'select', options: options(['Basic', 'basic'], ['Premium', 'premium']) },
   ]);

@@ -55,7 +55,7 @@ const TAGS = ['vip', 'enterprise', 'smb', 'partner', 'newsletter'];
 
 /** Sales / "Leads": a column of every type, cells that test every client path. */
 export function seedLeads(seed: SeedBuilder, sales: WorkspaceRec, members: Member[]): SeedTable {
-  const leads = seed.table(sales, 'Leads', ':rocket:', LEADS_FIELDS);
+  const leads = seed.table(sales, { name: 'Leads', emoji: ':rocket:' }, LEADS_FIELDS);
   // Rows that arrive later (churn, admin routes) run Enrich: the domain of their Email.
   leads.field('enrich').action = { from: leads.field('email').id, derive: 'domain' };
   const specs: SeedRow[] = [];

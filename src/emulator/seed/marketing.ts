@@ -8,7 +8,7 @@ import { contacts } from './sales.js';
 /** Marketing / "Contacts", the webhook-fed "Signups" and "Inbox", and "Empty". */
 export function seedMarketingTables(seed: SeedBuilder, marketing: WorkspaceRec): void {
   const r = seed.random;
-  const marketingContacts = seed.table(marketing, 'Contacts', null, [
+  const marketingContacts = seed.table(marketing, { name: 'Contacts', emoji: null }, [
     { label: 'Name', type: 'text' },
     { label: 'Email', type: 'email' },
     { label: 'Source', type: 'select', options: options(['Webinar', 'webinar'], ['Ads', 'ads'], ['Referral', 'referral']) },
@@ -18,20 +18,14 @@ export function seedMarketingTables(seed: SeedBuilder, marketing: WorkspaceRec):
     contacts(seed, 10).map((contact) => ({ ...contact, source: pick(['webinar', 'ads', 'referral'], r()) })),
   );
 
-  const signups = seed.table(
-    marketing,
-    'Signups',
-    ':inbox_tray:',
-    [
-      { label: 'Payload', type: 'webhook' },
-      { label: 'Email', type: 'email', mapKey: 'email' },
-      { label: 'Name', type: 'text', mapKey: 'name' },
-      { label: 'Plan', type: 'select', mapKey: 'plan', options: options(['Free', 'free'], ['Pro', 'pro'], ['Team', 'team']) },
-      { label: 'Seats', type: 'number', mapKey: 'seats' },
-      { label: 'City', type: 'text', mapKey: 'address.city' },
-    ],
-    true,
-  );
+  const signups = seed.table(marketing, { name: 'Signups', emoji: ':inbox_tray:', webhook: true }, [
+    { label: 'Payload', type: 'webhook' },
+    { label: 'Email', type: 'email', mapKey: 'email' },
+    { label: 'Name', type: 'text', mapKey: 'name' },
+    { label: 'Plan', type: 'select', mapKey: 'plan', options: options(['Free', 'free'], ['Pro', 'pro'], ['Team', 'team']) },
+    { label: 'Seats', type: 'number', mapKey: 'seats' },
+    { label: 'City', type: 'text', mapKey: 'address.city' },
+  ]);
   const posted = contacts(seed, 10).map((contact, i) => ({
     email: contact.email,
     name: contact.name,
@@ -48,7 +42,7 @@ export function seedMarketingTables(seed: SeedBuilder, marketing: WorkspaceRec):
 
   seedInbox(seed, marketing);
 
-  seed.table(marketing, 'Empty', null, [
+  seed.table(marketing, { name: 'Empty', emoji: null }, [
     { label: 'Title', type: 'text' },
     { label: 'Body', type: 'text' },
   ]);
@@ -60,16 +54,10 @@ export function seedMarketingTables(seed: SeedBuilder, marketing: WorkspaceRec):
  * from that domain), which waits for Domain.
  */
 function seedInbox(seed: SeedBuilder, marketing: WorkspaceRec): void {
-  const inbox = seed.table(
-    marketing,
-    'Inbox',
-    ':incoming_envelope:',
-    [
-      { label: 'Payload', type: 'webhook' },
-      { label: 'Email', type: 'email', mapKey: 'email' },
-    ],
-    true,
-  );
+  const inbox = seed.table(marketing, { name: 'Inbox', emoji: ':incoming_envelope:', webhook: true }, [
+    { label: 'Payload', type: 'webhook' },
+    { label: 'Email', type: 'email', mapKey: 'email' },
+  ]);
   const [domain, company] = seed.addFields(
     inbox,
     [

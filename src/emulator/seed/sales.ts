@@ -6,7 +6,7 @@ import { CITIES, COMPANIES, FIRST_NAMES, LAST_NAMES, LONG_NOTE, slug } from './s
 /** Sales / "Companies", "Contacts" and "Edge Cases". */
 export function seedSalesTables(seed: SeedBuilder, sales: WorkspaceRec): void {
   seedCompanies(seed, sales);
-  const salesContacts = seed.table(sales, 'Contacts', null, [
+  const salesContacts = seed.table(sales, { name: 'Contacts', emoji: null }, [
     { label: 'Name', type: 'text' },
     { label: 'Email', type: 'email' },
     { label: 'Company', type: 'text' },
@@ -20,7 +20,7 @@ export function seedSalesTables(seed: SeedBuilder, sales: WorkspaceRec): void {
 
 function seedCompanies(seed: SeedBuilder, sales: WorkspaceRec): void {
   const r = seed.random;
-  const companies = seed.table(sales, 'Companies', ':office:', [
+  const companies = seed.table(sales, { name: 'Companies', emoji: ':office:' }, [
     { label: 'Name', type: 'text' },
     { label: 'Domain', type: 'url' },
     {
@@ -51,7 +51,7 @@ function seedCompanies(seed: SeedBuilder, sales: WorkspaceRec): void {
 }
 
 function seedEdgeCases(seed: SeedBuilder, sales: WorkspaceRec): void {
-  const edge = seed.table(sales, 'Edge Cases', null, [
+  const edge = seed.table(sales, { name: 'Edge Cases', emoji: null }, [
     { label: '_id', type: 'text', name: 'external_id' },
     { label: 'Value', type: 'text', name: 'value' },
     { label: 'Value', type: 'number', name: 'value_2' },

@@ -15,7 +15,7 @@ export async function webhookCall(route: Route, call: RouteCall, stalled: Set<So
   if (entry) entry.bucket = 'webhook';
   const fault = deps.webhookFaults.next();
   if (fault && entry) entry.fault = fault;
-  if (fault && !isAfterAccept(fault)) return sendFault(fault, 'webhook', req, res, stalled);
+  if (fault && !isAfterAccept(fault)) return sendFault(fault, 'webhook', { req, res, stalled });
   let answer: () => void;
   try {
     enforceLimit(deps.limiter, 'webhook', req.socket.remoteAddress ?? '');
@@ -25,6 +25,6 @@ export async function webhookCall(route: Route, call: RouteCall, stalled: Set<So
     if (!(error instanceof ApiProblem)) throw error;
     answer = () => sendJson(res, error.status, webhookErrorBody(error.status, error.message), error.headers);
   }
-  if (fault) sendFault(fault, 'webhook', req, res, stalled);
+  if (fault) sendFault(fault, 'webhook', { req, res, stalled });
   else answer();
 }

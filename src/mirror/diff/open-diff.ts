@@ -68,7 +68,7 @@ export async function diffOfSync(db: Database, state: TableState, syncId: number
 
 async function diffOf(db: Database, state: TableState, since: Moment, until: Moment): Promise<TableDiff> {
   const keys = await diffKeys(db.connection, state.tableId, state.mirrorTable);
-  return new TableDiff(db.connection, { table: state.mirrorTable, historyTable: state.historyTable! }, keys, since, until);
+  return new TableDiff(db.connection, { table: state.mirrorTable, historyTable: state.historyTable! }, keys, { since, until });
 }
 
 async function checkHistory(db: Database): Promise<void> {

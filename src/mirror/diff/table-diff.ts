@@ -54,11 +54,10 @@ export class TableDiff {
     private readonly connection: DuckDBConnection,
     tables: HistoryTables,
     private readonly columns: readonly DiffKey[],
-    since: Moment,
-    until: Moment,
+    span: { since: Moment; until: Moment },
   ) {
     this.keys = columns.map((column) => column.key);
-    this.sql = pairsSql(tables, this.keys, since, until);
+    this.sql = pairsSql(tables, this.keys, span.since, span.until);
   }
 
   /**
