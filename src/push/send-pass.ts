@@ -96,8 +96,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
   const result = emptyResult(pass.tally, reader.stats);
   const sender = new BatchSender({
     concurrency: delivery.concurrency,
-    maxRetries: delivery.maxRetries,
-    rateScale: delivery.rateScale,
+    retry: { maxRetries: delivery.maxRetries, rateScale: delivery.rateScale },
     limiter: options.limiter,
     post: (body) => options.client.post(body),
     journal: journal ?? { append: async () => undefined },
