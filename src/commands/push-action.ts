@@ -16,6 +16,7 @@ import type { UncertainPolicy } from '../push/plan/resume-plan.js';
 import { runPush } from '../push/run-push.js';
 import { WebhookClient } from '../push/deliver/webhook-client.js';
 import { webhookLimiter } from '../push/deliver/webhook-limiter.js';
+import { pushPace } from '../push/push-pace.js';
 import { pushArguments, webhookTarget, type WebhookTarget } from '../push/deliver/webhook-target.js';
 import { parseKeyMapping } from '../push/key/record-key.js';
 import type { KeyJob } from '../push/key/keyed-push.js';
@@ -113,7 +114,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
             },
           }
         : {}),
-      ...(client && waitUntil && options.table ? { wait: waitSpec(client, options.table, waitUntil, options.waitTimeout, output) } : {}),
+      ...(client && waitUntil && options.table ? { wait: waitSpec(client, options, waitUntil, output) } : {}),
       ...(client && options.key !== undefined && options.table ? { key: keyJob(client, options, mirror) } : {}),
       report: { json: Boolean(options.json), progress: !globals.verbose, ...(options.rejects ? { rejectsPath: options.rejects } : {}) },
       dryRun: Boolean(options.dryRun),
@@ -124,17 +125,11 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   }
 }
 
-function waitSpec(
-  client: ApiClient,
-  table: string,
-  until: 'visible' | 'settled',
-  timeoutS: number | undefined,
-  output: RowsOutput | undefined,
-): WaitOptions {
+function waitSpec(client: ApiClient, options: PushOptions, until: 'visible' | 'settled', output: RowsOutput | undefined): WaitOptions {
   return {
     client,
-    table,
-    timeoutMs: (timeoutS ?? WAIT_TIMEOUT_S[until]) * 1000,
+    table: options.table ?? '',
+    timeoutMs: (options.waitTimeout ?? WAIT_TIMEOUT_S[until]) * 1000,
     ...(until === 'settled' ? { settled: output ? { output } : {} } : {}),
   };
 }
@@ -260,13 +255,13 @@ async function checkOnly(
   settings: { maxRetries: number; timeoutMs: number; rateScale: number; json: boolean },
 ): Promise<void> {
   const client = new WebhookClient({ url: target.url, connections: 1, timeoutMs: settings.timeoutMs });
+  const pace = pushPace(settings.rateScale, settings.maxRetries);
   try {
     await checkWebhook({
       client,
       target,
-      limiter: webhookLimiter(RATE_LIMITS.webhook.requests, settings.rateScale),
-      maxRetries: settings.maxRetries,
-      rateScale: settings.rateScale,
+      limiter: webhookLimiter(RATE_LIMITS.webhook.requests, pace.webhookWindowMs),
+      retry: pace.retry,
       signal: ctx.signal,
       log: ctx.verbose,
     });

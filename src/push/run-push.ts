@@ -10,7 +10,6 @@ import { webhookLimiter } from './deliver/webhook-limiter.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
 import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
 import { PushedKeys } from './key/pushed-keys.js';
-import { INTAKE_LONGEST_MS } from './key/intake-window.js';
 import { KeyReconciler } from './key/reconcile.js';
 import { TableLock } from './key/table-lock.js';
 import { journalConfirmed } from './journal/confirm-batches.js';
@@ -20,12 +19,14 @@ import { defaultJournalPath } from './journal/journal-path.js';
 import { priorJournal } from './journal/prior-journal.js';
 import { JournalIndex } from './plan/resume-plan.js';
 import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob } from './push-job.js';
+import { pushPace, type PushPace } from './push-pace.js';
 import { PushReport, type KeyReport } from './push-report.js';
 import { emptyResult, sendPass, type KeyedSending, type SendResult } from './send-pass.js';
 import { waitAfterSending } from './wait-pass.js';
 
 interface Wire {
   delivery: DeliveryOptions;
+  pace: PushPace;
   client: WebhookClient;
   limiter: RateLimiter;
 }
@@ -42,22 +43,15 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
   const delivery = job.delivery;
   if (!delivery) throw new UsageError('no webhook given');
   const client = new WebhookClient({ url: delivery.target.url, connections: delivery.concurrency, timeoutMs: delivery.timeoutMs });
-  const limiter = webhookLimiter(delivery.rate, delivery.rateScale);
+  const pace = pushPace(delivery.rateScale, delivery.maxRetries);
+  const limiter = webhookLimiter(delivery.rate, pace.webhookWindowMs);
   try {
     // an unknown webhook exits 4 before any journal is read
-    await checkWebhook({
-      client,
-      target: delivery.target,
-      limiter,
-      maxRetries: delivery.maxRetries,
-      rateScale: delivery.rateScale,
-      signal: ctx.signal,
-      log: ctx.verbose,
-    });
+    await checkWebhook({ client, target: delivery.target, limiter, retry: pace.retry, signal: ctx.signal, log: ctx.verbose });
     const path = await journalPathOf(job.journal, delivery);
     const lock = path ? await lockJournal(path) : undefined;
     try {
-      await push(ctx, { ...job, journal: { ...job.journal, path } }, { delivery, client, limiter });
+      await push(ctx, { ...job, journal: { ...job.journal, path } }, { delivery, pace, client, limiter });
     } finally {
       await lock?.release();
     }
@@ -100,7 +94,7 @@ function headerOf(
     field: keyed.job.spec.field,
     compare: keyed.column.field.type === 'number' ? ('number' as const) : ('text' as const),
   };
-  return journalHeaderFor(job.input, job.limits.maxObjects, target, validation?.stats, key);
+  return journalHeaderFor({ input: job.input, batchSize: job.limits.maxObjects, target, stats: validation?.stats, key });
 }
 
 async function dryRun(ctx: Context, job: PushJob): Promise<void> {
@@ -138,7 +132,7 @@ async function push(ctx: Context, job: PushJob, wire: Wire): Promise<void> {
   if (nothing && !job.wait?.settled) return report.nothingToSend(validation);
   if (nothing) report.note(`nothing to send: every batch of ${sourceName(job.input)} was dealt with before`);
   // one push by key into a table at a time on this machine, from before its lookups until its rows show
-  const lock = keyed && !nothing ? await lockTable(ctx, job, keyed, wire.delivery.rateScale) : undefined;
+  const lock = keyed && !nothing ? await lockTable(ctx, job, keyed, wire.pace.intake.windowMs) : undefined;
   try {
     await sendAndWait(ctx, job, wire, { report, keyed, table, index, validation, validationKeys, lock });
   } finally {
@@ -168,7 +162,7 @@ async function sendAndWait(ctx: Context, job: PushJob, wire: Wire, prepared: Pre
     new KeyReconciler({
       lookups: keyed.lookups,
       field: keyed.job.spec.field,
-      rateScale: wire.delivery.rateScale,
+      intake: wire.pace.intake,
       signal: ctx.signal,
       log: ctx.verbose,
     });
@@ -187,6 +181,7 @@ async function sendAndWait(ctx: Context, job: PushJob, wire: Wire, prepared: Pre
           delivery: wire.delivery,
           client: wire.client,
           limiter: wire.limiter,
+          retry: wire.pace.retry,
           ...(keyed && reconciler ? { keyed: keyedSending(ctx, { push: keyed, reconciler, keys: sendKeys }, validation, lookup) } : {}),
         });
   await prepared.lock?.release({ shown: sent.stops.length === 0, lastRequestAt: sent.lastRequestAt });
@@ -197,17 +192,19 @@ async function sendAndWait(ctx: Context, job: PushJob, wire: Wire, prepared: Pre
   const since = reconciler?.serviceTimeBefore(began);
   const recent =
     !index && sent.sending.existing === 0 && baseline && since !== undefined ? { since, rowsBefore: baseline.rowCount } : undefined;
-  const wait = baseline ? await waitAfterSending(ctx, job, { baseline, sent, keyed, keys, recent }) : undefined;
+  const wait = baseline
+    ? await waitAfterSending(ctx, job, { baseline, sent, keyed, keys, recent, pollMs: wire.pace.waitPollMs })
+    : undefined;
   report.finish(sent, validation, wait, keyed && keyReport(keyed, lookup.text));
 }
 
 /** Takes the table's lock for a push by key, waiting (and saying so) while another push holds it. */
-function lockTable(ctx: Context, job: PushJob, keyed: KeyedPush, rateScale: number): Promise<TableLock> {
+function lockTable(ctx: Context, job: PushJob, keyed: KeyedPush, windowMs: number): Promise<TableLock> {
   return TableLock.take({
     service: keyed.job.client.baseUrl,
     table: keyed.table,
     input: sourceName(job.input),
-    windowMs: INTAKE_LONGEST_MS / rateScale,
+    windowMs,
     signal: ctx.signal,
     say: (line) => ctx.io.stderr.write(`${line}\n`),
   });

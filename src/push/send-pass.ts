@@ -1,5 +1,6 @@
 import type { Context } from '../core/context.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
+import type { RetryPolicy } from '../http/retry-policy.js';
 import { startLiveLine } from '../output/live-line.js';
 import { BatchSender, type SendEvent, type StopReason } from './deliver/send-batches.js';
 import type { WebhookClient } from './deliver/webhook-client.js';
@@ -32,9 +33,11 @@ export interface SendPassOptions {
   checked: boolean;
   rejectsPath?: string;
   progress: boolean;
-  delivery: DeliveryOptions;
+  delivery: Pick<DeliveryOptions, 'target' | 'concurrency' | 'timeoutMs'>;
   client: Pick<WebhookClient, 'post'>;
   limiter: RateLimiter;
+  /** --max-retries and the waits between tries */
+  retry: Omit<RetryPolicy, 'idempotent'>;
   keyed?: KeyedSending;
 }
 
@@ -96,8 +99,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
   const result = emptyResult(pass.tally, reader.stats);
   const sender = new BatchSender({
     concurrency: delivery.concurrency,
-    maxRetries: delivery.maxRetries,
-    rateScale: delivery.rateScale,
+    retry: options.retry,
     limiter: options.limiter,
     post: (body) => options.client.post(body),
     journal: journal ?? { append: async () => undefined },

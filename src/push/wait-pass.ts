@@ -11,15 +11,14 @@ import { RowStore } from './wait/row-store.js';
 import { waitUntilSettled, type SettledState } from './wait/settled-wait.js';
 import { writePushedRows, type RowsOutput } from './wait/write-rows.js';
 
-/** Rows show up asynchronously; polling every 2 s stays far inside the read limits. */
-const WAIT_POLL_MS = 2_000;
-
 export interface AfterSending {
   baseline: Table;
   sent: SendResult;
   keyed?: KeyedPush;
   keys: PushedKeys;
   recent?: { since: number; rowsBefore: number };
+  /** how often the table is read */
+  pollMs: number;
 }
 
 /**
@@ -27,8 +26,8 @@ export interface AfterSending {
  * rows' action cells are done, then writes them (-o). An interrupt ends the wait quietly.
  */
 export async function waitAfterSending(ctx: Context, job: PushJob, after: AfterSending): Promise<WaitSummary | undefined> {
-  const { wait, delivery } = job;
-  if (!wait || !delivery || ctx.signal.aborted) return undefined;
+  const { wait } = job;
+  if (!wait || ctx.signal.aborted) return undefined;
   const { sent, baseline, keyed } = after;
   const waiting =
     wait.settled && keyed
@@ -39,7 +38,7 @@ export async function waitAfterSending(ctx: Context, job: PushJob, after: AfterS
             keys: after.keys.wanted(),
             ...(after.recent ? { recent: after.recent } : {}),
             timeoutMs: wait.timeoutMs,
-            intervalMs: WAIT_POLL_MS / delivery.rateScale,
+            intervalMs: after.pollMs,
             progress: job.report.progress,
             ...(wait.settled.output ? { output: wait.settled.output } : {}),
           })
@@ -51,7 +50,7 @@ export async function waitAfterSending(ctx: Context, job: PushJob, after: AfterS
             before: baseline.rowCount,
             expected: sent.sending.sent.records,
             timeoutMs: wait.timeoutMs,
-            intervalMs: WAIT_POLL_MS / delivery.rateScale,
+            intervalMs: after.pollMs,
             signal: ctx.signal,
           }).then((result) => ({ mode: 'visible' as const, ...result }));
   return waiting?.catch((error: unknown) => {

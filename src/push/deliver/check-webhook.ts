@@ -2,7 +2,7 @@ import { TdsError } from '../../core/errors.js';
 import type { RateLimiter } from '../../http/rate-limiter.js';
 import { waitTooLong } from '../../http/errors.js';
 import { withRetries } from '../../http/retry.js';
-import { MAX_RETRY_AFTER_MS } from '../../http/retry-policy.js';
+import { MAX_RETRY_AFTER_MS, type RetryPolicy } from '../../http/retry-policy.js';
 import { attemptOutcome, describeResult } from './classify.js';
 import type { WebhookClient, WireResult } from './webhook-client.js';
 import type { WebhookTarget } from './webhook-target.js';
@@ -11,11 +11,10 @@ export interface WebhookCheckOptions {
   client: Pick<WebhookClient, 'head'>;
   target: WebhookTarget;
   limiter: Pick<RateLimiter, 'acquireSlot' | 'pause'>;
-  maxRetries: number;
-  rateScale: number;
+  /** --max-retries and the waits between tries (HEAD adds no row: it is safe to repeat) */
+  retry: Omit<RetryPolicy, 'idempotent'>;
   signal: AbortSignal;
   log?: (line: string) => void;
-  random?: () => number;
 }
 
 /**
@@ -26,7 +25,7 @@ export async function checkWebhook(options: WebhookCheckOptions): Promise<void> 
   const { target } = options;
   const { result, decision, attempts } = await withRetries<WireResult>({
     limiter: options.limiter,
-    policy: { maxRetries: options.maxRetries, idempotent: true, rateScale: options.rateScale, random: options.random },
+    policy: { ...options.retry, idempotent: true },
     signal: options.signal,
     attempt: () => options.client.head(),
     outcomeOf: (head) => (isAnswer(head) ? undefined : attemptOutcome(head)),

@@ -1,14 +1,14 @@
 import { narrowBatch, type Batch } from '../plan/batch.js';
 import type { SentRequest } from '../key/intake-window.js';
 import type { KeyReconciler, SentBatch } from '../key/reconcile.js';
-import type { BatchState, JournalEntry } from '../journal/journal-entry.js';
+import type { BatchJournal } from './batch-journal.js';
 import type { SendEvent } from './send-event.js';
 
 export interface ReconcileQueueOptions {
   reconciler: Pick<KeyReconciler, 'found'>;
   /** the request timeout: a request cut off while sending may have reached the webhook until then */
   timeoutMs: number;
-  journal(batch: Batch, state: BatchState, extra: Pick<JournalEntry, 'keep' | 'why'>): Promise<void>;
+  journal: BatchJournal;
   onOutcome(event: SendEvent): Promise<void> | void;
 }
 

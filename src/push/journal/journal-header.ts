@@ -44,14 +44,18 @@ export function journalHeader(input: HeaderInput): JournalHeader {
   };
 }
 
-/** The header for a push of this input with this batch size (the input's size and hash once it has been read). */
-export function journalHeaderFor(
-  input: { path: string; read: ReadOptions },
-  batchSize: number,
-  target: HeaderInput['target'],
-  stats?: Pick<ReadStats, 'bytes' | 'sha256'>,
-  key?: KeyBatching,
-): JournalHeader {
+/** A push as its journal's header describes it. */
+export interface PushHeaderSpec {
+  input: { path: string; read: ReadOptions };
+  batchSize: number;
+  target: HeaderInput['target'];
+  /** the input's size and hash, once it has been read */
+  stats?: Pick<ReadStats, 'bytes' | 'sha256'>;
+  key?: KeyBatching;
+}
+
+/** The header for a push of this input with this batch size. */
+export function journalHeaderFor({ input, batchSize, target, stats, key }: PushHeaderSpec): JournalHeader {
   return journalHeader({
     path: input.path,
     format: input.read.format,

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { INTAKE_QUIET_MS, type Row } from '../../service/index.js';
+import type { Row } from '../../service/index.js';
 import {
-  INTAKE_LONGEST_MS,
   missingProof,
   serviceAheadAtMost,
   type IntakeEvidence,
+  type IntakeTiming,
   type MissingProof,
   type SentRequest,
   type ShownRow,
@@ -20,8 +20,7 @@ export interface Watched {
 export interface WatchOptions {
   lookups: Pick<KeyLookups, 'rowCount' | 'reconcile' | 'newestCreatedAt'>;
   use: 'reconcile' | 'check';
-  /** TDS_RATE_SCALE: the service's windows are divided by it */
-  rateScale: number;
+  intake: IntakeTiming;
   signal: AbortSignal;
   /** when this run's last request ended: without other traffic, rows show a quiet period after it */
   lastRequestAt: number;
@@ -56,9 +55,7 @@ interface State {
  * lookup. `witnesses` are later requests of ours, looked for only as proof.
  */
 export async function watchIntake(targets: readonly Watched[], witnesses: readonly Watched[], options: WatchOptions): Promise<Watch[]> {
-  const scale = options.rateScale;
-  const windowMs = INTAKE_LONGEST_MS / scale;
-  const quietMs = INTAKE_QUIET_MS / scale;
+  const { windowMs, quietMs, pollMs } = options.intake;
   const pause = async (ms: number): Promise<void> => {
     if (ms <= 0) return;
     await sleep(ms, undefined, { signal: options.signal }).catch(() => {
@@ -88,7 +85,7 @@ export async function watchIntake(targets: readonly Watched[], witnesses: readon
 
     const newestCreatedAt = serviceAheadAtMost(shown) === undefined ? undefined : await options.lookups.newestCreatedAt(options.use);
     noteProofs(open(), { now: Date.now(), windowMs, shown, ...(newestCreatedAt !== undefined ? { newestCreatedAt } : {}) });
-    await untilNextLookup(Math.min(...open().map((state) => state.provenAt)), { count, startedAt, quietMs, scale, options, pause });
+    await untilNextLookup(Math.min(...open().map((state) => state.provenAt)), { count, startedAt, quietMs, pollMs, options, pause });
   }
   return states.map((state) => ({
     found: state.found,
@@ -131,13 +128,12 @@ function missingKeys(state: State): string[] {
 /** Polls rowCount until it moved (and a quiet period passed since the last lookup) or `deadline` comes. */
 async function untilNextLookup(
   deadline: number,
-  at: { count: number; startedAt: number; quietMs: number; scale: number; options: WatchOptions; pause(ms: number): Promise<void> },
+  at: { count: number; startedAt: number; quietMs: number; pollMs: number; options: WatchOptions; pause(ms: number): Promise<void> },
 ): Promise<void> {
-  const pollMs = 1000 / at.scale;
   for (;;) {
     const now = Date.now();
     if (now >= deadline) return;
-    await at.pause(Math.min(deadline, now + pollMs) - now);
+    await at.pause(Math.min(deadline, now + at.pollMs) - now);
     if (Date.now() >= deadline) return;
     if ((await at.options.lookups.rowCount()) !== at.count && Date.now() >= at.startedAt + at.quietMs) return;
   }

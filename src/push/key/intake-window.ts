@@ -16,6 +16,16 @@ import { INTAKE_MAX_MS } from '../../service/index.js';
 /** The longest intake window: "about 30 s", with a fifth more for the "about". */
 export const INTAKE_LONGEST_MS = INTAKE_MAX_MS * 1.2;
 
+/** The intake's times as this run waits them: the service's, divided by TDS_RATE_SCALE (push-pace.ts). */
+export interface IntakeTiming {
+  /** the longest intake window (INTAKE_LONGEST_MS) */
+  windowMs: number;
+  /** the quiet period after the last request to the webhook, before its rows show (INTAKE_QUIET_MS) */
+  quietMs: number;
+  /** how often the table's rowCount is read while rows are awaited */
+  pollMs: number;
+}
+
 /** One request to the webhook, on the local clock (ms). */
 export interface SentRequest {
   /** when it left; -Infinity when not known (a request of an earlier run) */
@@ -33,7 +43,7 @@ export interface ShownRow {
 export interface IntakeEvidence {
   /** the local time the lookup that decides starts at (evidence gathered before it) */
   now: number;
-  /** the longest intake window, as this run waits it (INTAKE_LONGEST_MS / TDS_RATE_SCALE) */
+  /** the longest intake window, as this run waits it (IntakeTiming.windowMs) */
   windowMs: number;
   /** some row of the request itself shows */
   ownRowShown: boolean;

@@ -3,7 +3,7 @@ import { TdsError } from '../../core/errors.js';
 import { INTAKE_MAX_MS } from '../../service/index.js';
 import type { Batch } from '../plan/batch.js';
 import { recordsText } from '../report/ranges.js';
-import { INTAKE_LONGEST_MS, serviceAheadAtLeast, type SentRequest, type ShownRow } from './intake-window.js';
+import { serviceAheadAtLeast, type IntakeTiming, type SentRequest, type ShownRow } from './intake-window.js';
 import { watchIntake, type Watch, type Watched } from './intake-watch.js';
 import type { KeyLookups } from './key-lookups.js';
 
@@ -11,8 +11,8 @@ export interface ReconcileOptions {
   lookups: Pick<KeyLookups, 'column' | 'rowCount' | 'reconcile' | 'newestCreatedAt'>;
   /** the --key FIELD, for messages */
   field: string;
-  /** TDS_RATE_SCALE: the intake windows are divided by it (give the emulator the same --rate-scale) */
-  rateScale: number;
+  /** the intake's windows, as this run waits them */
+  intake: IntakeTiming;
   signal: AbortSignal;
   log?: (line: string) => void;
 }
@@ -81,7 +81,7 @@ export class KeyReconciler {
   }
 
   private get windowMs(): number {
-    return INTAKE_LONGEST_MS / this.options.rateScale;
+    return this.options.intake.windowMs;
   }
 
   /** Whether the first batch taken in must show in the table by now (its longest intake window has passed) and was not checked. */
@@ -152,7 +152,7 @@ export class KeyReconciler {
     return watchIntake(targets, witnesses, {
       lookups: this.options.lookups,
       use,
-      rateScale: this.options.rateScale,
+      intake: this.options.intake,
       signal: this.options.signal,
       lastRequestAt,
       shown: this.shown,

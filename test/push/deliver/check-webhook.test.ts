@@ -15,10 +15,8 @@ async function check(answers: WireResult[], maxRetries = 3): Promise<{ outcome: 
     client: { head: async () => answers[Math.min(heads++, answers.length - 1)]! },
     target,
     limiter: new RateLimiter({ limit: 100, windowMs: 1 }),
-    maxRetries,
-    rateScale: 1000,
+    retry: { maxRetries, rateScale: 1000, random: () => 0 },
     signal: new AbortController().signal,
-    random: () => 0,
   }).then(
     () => 'exists',
     (error: unknown) => error,

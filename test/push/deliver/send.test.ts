@@ -44,15 +44,13 @@ async function run(
   const events: SendEvent[] = [];
   const stops = await new BatchSender({
     concurrency: 4,
-    maxRetries: 3,
-    rateScale: SCALE,
+    retry: { maxRetries: 3, rateScale: SCALE, random: () => 0.5 },
     limiter: new RateLimiter({ limit: 100, windowMs: 1000 / SCALE }),
     post: (body) => client.post(body),
     journal: { append: async (entry) => void journal.push(entry) },
     interrupt: new AbortController().signal,
     shown: target.shown,
     redact: target.redact,
-    random: () => 0.5,
     onOutcome: (event) => void events.push(event),
     ...options,
   }).run(source(list));
@@ -106,7 +104,7 @@ describe('BatchSender', () => {
   it('gives up on a batch after --max-retries 429s and stops starting batches', async () => {
     const { stops, events, server } = await run(batches(5), () => ({ status: 429, headers: { 'retry-after': '1' } }), {
       concurrency: 1,
-      maxRetries: 2,
+      retry: { maxRetries: 2, rateScale: SCALE, random: () => 0.5 },
     });
     expect(server.requests).toHaveLength(3);
     expect(stops).toMatchObject([{ kind: 'gave-up', detail: expect.stringContaining('after 3 attempts') }]);
@@ -122,7 +120,7 @@ describe('BatchSender', () => {
     let attempts = 0;
     const { stops, events, journal } = await run(batches(2), accepted, {
       concurrency: 1,
-      maxRetries: 2,
+      retry: { maxRetries: 2, rateScale: SCALE, random: () => 0.5 },
       post: (body) => {
         attempts += 1;
         return client.post(body);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INTAKE_LONGEST_MS, type ShownRow } from '../../../src/push/key/intake-window.js';
+import { INTAKE_LONGEST_MS, type IntakeTiming, type ShownRow } from '../../../src/push/key/intake-window.js';
 import { watchIntake, type Watched, type WatchOptions } from '../../../src/push/key/intake-watch.js';
 import { INTAKE_QUIET_MS } from '../../../src/service/index.js';
 import { FakeIntake } from './fake-intake.js';
@@ -11,11 +11,12 @@ import { FakeIntake } from './fake-intake.js';
 const SCALE = 30;
 const QUIET = INTAKE_QUIET_MS / SCALE;
 const WINDOW = INTAKE_LONGEST_MS / SCALE;
+const INTAKE: IntakeTiming = { windowMs: WINDOW, quietMs: QUIET, pollMs: 1000 / SCALE };
 
 const keys = (from: number, count: number): string[] => Array.from({ length: count }, (_, i) => `k${from + i}`);
 
 function options(intake: FakeIntake, lastRequestAt: number, shown: ShownRow[] = []): WatchOptions {
-  return { lookups: intake.api, use: 'reconcile', rateScale: SCALE, signal: new AbortController().signal, lastRequestAt, shown };
+  return { lookups: intake.api, use: 'reconcile', intake: INTAKE, signal: new AbortController().signal, lastRequestAt, shown };
 }
 
 /** A request that left 5 ms ago and answered now, carrying `keys`. */

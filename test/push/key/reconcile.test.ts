@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { TdsError } from '../../../src/core/errors.js';
-import { INTAKE_LONGEST_MS, type SentRequest } from '../../../src/push/key/intake-window.js';
+import { INTAKE_LONGEST_MS, type IntakeTiming, type SentRequest } from '../../../src/push/key/intake-window.js';
 import { KeyReconciler, type ReconcileOptions, type SentBatch } from '../../../src/push/key/reconcile.js';
 import { makeBatch, type Batch } from '../../../src/push/plan/batch.js';
 import { INTAKE_QUIET_MS } from '../../../src/service/index.js';
@@ -11,6 +11,7 @@ import { FakeIntake } from './fake-intake.js';
 const SCALE = 30;
 const QUIET = INTAKE_QUIET_MS / SCALE;
 const WINDOW = INTAKE_LONGEST_MS / SCALE;
+const INTAKE: IntakeTiming = { windowMs: WINDOW, quietMs: QUIET, pollMs: 1000 / SCALE };
 
 /** Batch `number` holding records first…first+count-1, keyed `k<record>` (a record in `keyless` has no key). */
 function batch(number: number, first: number, count: number, keyless: number[] = []): Batch {
@@ -42,7 +43,7 @@ function setup(intake: FakeIntake, options: Partial<ReconcileOptions> = {}) {
   const reconciler = new KeyReconciler({
     lookups: intake.api,
     field: 'email',
-    rateScale: SCALE,
+    intake: INTAKE,
     signal: new AbortController().signal,
     log: (line) => lines.push(line),
     ...options,
@@ -174,7 +175,10 @@ describe('KeyReconciler.found', () => {
     const intake = new FakeIntake();
     const controller = new AbortController();
     // unscaled: the quiet period alone would take 5 s
-    const { reconciler } = setup(intake, { signal: controller.signal, rateScale: 1 });
+    const { reconciler } = setup(intake, {
+      signal: controller.signal,
+      intake: { windowMs: INTAKE_LONGEST_MS, quietMs: INTAKE_QUIET_MS, pollMs: 1000 },
+    });
     setTimeout(() => controller.abort(new Error('stop')), 10);
     const entry = uncertain(intake, batch(1, 1, 1));
     expect(await reconciler.found([entry], entry.sent.end).catch((e: unknown) => e)).toEqual(new Error('stop'));

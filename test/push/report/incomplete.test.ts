@@ -34,34 +34,41 @@ describe('incompleteError', () => {
     expect(incompleteError({ summary: summaryOf((t) => add(t.sent, batch(1, 1, 100))), stops: [] })).toBeUndefined();
   });
 
-  it.each<[string, (t: PushTally) => void, number | null, StopReason[], RegExp, RegExp | undefined]>([
-    [
-      'uncertain',
-      (t) => t.markUncertain(batch(3, 21, 10), 'HTTP 500: boom'),
-      0,
-      [{ kind: 'uncertain', detail: 'HTTP 500' }],
-      /10 records are uncertain \(records 21–30, batch 3: HTTP 500: boom\)/,
-      /--resume --accept-uncertain 3 for the batches whose records are there and --resume --resend-uncertain 3 for those missing/,
-    ],
-    ['rejected', (t) => t.reject([4, 5, 9], true), 0, [], /3 records were rejected \(records 4–5, 9\)/, /--rejects FILE/],
-    [
-      'not sent',
-      () => undefined,
-      40,
-      [{ kind: 'gave-up', detail: 'batch 2: HTTP 429 after 6 attempts' }],
-      /40 records not sent \(batch 2: HTTP 429 after 6 attempts\)/,
-      /--resume to send the rest/,
-    ],
-    [
-      'the rest of a streamed input',
-      () => undefined,
-      null,
-      [{ kind: 'refused', status: 401, detail: 'HTTP 401' }],
+  it.each<{ name: string; build: (t: PushTally) => void; notSent: number | null; stops: StopReason[]; message: RegExp; hint?: RegExp }>([
+    {
+      name: 'uncertain',
+      build: (t) => t.markUncertain(batch(3, 21, 10), 'HTTP 500: boom'),
+      notSent: 0,
+      stops: [{ kind: 'uncertain', detail: 'HTTP 500' }],
+      message: /10 records are uncertain \(records 21–30, batch 3: HTTP 500: boom\)/,
+      hint: /--resume --accept-uncertain 3 for the batches whose records are there and --resume --resend-uncertain 3 for those missing/,
+    },
+    {
+      name: 'rejected',
+      build: (t) => t.reject([4, 5, 9], true),
+      notSent: 0,
+      stops: [],
+      message: /3 records were rejected \(records 4–5, 9\)/,
+      hint: /--rejects FILE/,
+    },
+    {
+      name: 'not sent',
+      build: () => undefined,
+      notSent: 40,
+      stops: [{ kind: 'gave-up', detail: 'batch 2: HTTP 429 after 6 attempts' }],
+      message: /40 records not sent \(batch 2: HTTP 429 after 6 attempts\)/,
+      hint: /--resume to send the rest/,
+    },
+    {
+      name: 'the rest of a streamed input',
+      build: () => undefined,
+      notSent: null,
+      stops: [{ kind: 'refused', status: 401, detail: 'HTTP 401' }],
       // the input is named: a file read as it streams is not "stdin" (issue 15, item 15)
-      /the rest of in\.csv not sent \(HTTP 401\)/,
-      /--resume/,
-    ],
-  ])('%s → exit 7 with what to do', (_name, build, notSent, stops, message, hint) => {
+      message: /the rest of in\.csv not sent \(HTTP 401\)/,
+      hint: /--resume/,
+    },
+  ])('$name → exit 7 with what to do', ({ build, notSent, stops, message, hint }) => {
     const error = incompleteError({ summary: summaryOf(build, notSent), stops });
     expect(error?.exitCode).toBe(7);
     expect(error?.message).toMatch(message);
