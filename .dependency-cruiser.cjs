@@ -8,6 +8,7 @@ const LAYERS = [
   ['core', 'service', 'collections'],
   ['records', 'filter'],
   ['http', 'output', 'duckdb'],
+  ['parquet'],
   ['config', 'export', 'push', 'mirror', 'emulator'],
   ['stats'],
   ['mcp'],

@@ -1,6 +1,6 @@
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
-import type { ListingColumn } from '../export/parquet-listing.js';
+import type { ListingColumn } from '../parquet/write-listing.js';
 import type { ExportFormat } from '../output/format.js';
 import { writeListing, type ListingLayout } from '../output/table.js';
 
@@ -19,7 +19,7 @@ export async function writeListingAs<T extends object>(ctx: Context, items: T[],
       hint: 'e.g. tds tables -o tables.parquet',
     });
   }
-  const { writeParquetListing } = await import('../export/parquet-listing.js');
+  const { writeParquetListing } = await import('../parquet/write-listing.js');
   const columns = spec.fields.map((key) => ({ key, type: parquetTypes[key] ?? 'VARCHAR' }));
   await writeParquetListing(items, columns, spec.output);
 }

@@ -2,46 +2,12 @@ import type { DuckDBType } from '@duckdb/node-api';
 import type { SqlType, TypedValue } from '../records/typed-values.js';
 import type { Database } from './engine.js';
 
+// Rows of typed values (records/typed-plan.ts) appended to a table a data chunk at a time: many times
+// faster than a value at a time. JSON and TIMESTAMPTZ travel as text, cast by the statement that moves
+// the rows on (the mirror and the Parquet staging file append each row as one JSON text: json-rows.ts).
+
 /** DuckDB's vector size: a data chunk holds at most this many rows. */
 const CHUNK_ROWS = 2048;
-
-/**
- * Appends rows of typed values (records/typed-plan.ts) to a staging table whose columns are the
- * staged types below, a data chunk (2,048 rows) at a time: many times faster than a value at a time.
- * JSON and TIMESTAMPTZ travel as text and are cast by the INSERT that moves the rows on.
- */
-export async function appendRows(
-  db: Database,
-  table: { name: string; catalog?: string },
-  types: readonly SqlType[],
-  rows: readonly TypedValue[][],
-): Promise<void> {
-  if (rows.length === 0) return;
-  const { duckdb } = db;
-  const vectorTypes = types.map((type) => stagedType(duckdb, type));
-  const appender = await db.connection.createAppender(table.name, 'main', table.catalog ?? null);
-  try {
-    for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
-      const part = rows.slice(start, start + CHUNK_ROWS);
-      const chunk = duckdb.DuckDBDataChunk.create(vectorTypes, part.length);
-      chunk.setColumns(types.map((type, column) => part.map((row) => engineValue(duckdb, type, row[column] ?? null))));
-      appender.appendDataChunk(chunk);
-    }
-    appender.closeSync();
-  } catch (error) {
-    try {
-      appender.closeSync();
-    } catch {
-      // the append's own error is the one to report
-    }
-    throw error;
-  }
-}
-
-/** The column type a staging table has for a typed column. */
-export function stagedSqlType(type: SqlType): string {
-  return type === 'JSON' || type === 'TIMESTAMPTZ' ? 'VARCHAR' : type;
-}
 
 function stagedType(duckdb: Database['duckdb'], type: SqlType): DuckDBType {
   switch (type) {

@@ -2,8 +2,8 @@ import type { SqlType, TypedValue } from '../records/typed-values.js';
 
 // Rows of typed values cross from JavaScript into DuckDB as one JSON text each (one value a row, not
 // one a cell: a value crossing costs more than DuckDB's JSON reader), appended to a one-column table of
-// VARCHAR, then typed by DuckDB as they move on. The Parquet export and the mirror both take this way,
-// so a value is the same in both.
+// VARCHAR, then typed by DuckDB as they move on. Parquet files (src/parquet/) and the mirror both take
+// this way, so a value is the same in both.
 
 /**
  * A row's typed values as one JSON array. A string with a lone surrogate (not valid Unicode) is made

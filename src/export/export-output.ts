@@ -1,8 +1,9 @@
 import { once } from 'node:events';
-import { lstat, rm, truncate, unlink } from 'node:fs/promises';
+import { lstat, truncate } from 'node:fs/promises';
 import { UsageError } from '../core/errors.js';
 import { createAtomicFile, type AtomicFile, type FileOpener } from '../output/atomic-file.js';
 import { asWriteError } from '../output/write-error.js';
+import { removeFile, removeStaging } from '../parquet/staging-files.js';
 
 /** Where an export goes, and what becomes of it at the end: ByteOutput, or Parquet's StagedOutput. */
 export interface ExportOutput {
@@ -95,27 +96,8 @@ async function cutPartial(partialPath: string, bytes: number): Promise<void> {
   if (size > bytes) await truncate(partialPath, bytes);
 }
 
-/** Parquet's staging file beside FILE (DuckDB adds `.wal` beside it): the rows of an export under way. */
-export function stagingPath(path: string): string {
-  return `${path}.tds-staging.duckdb`;
-}
-
 /** Removes what an earlier export to FILE left (--restart, or a fresh start): `FILE.partial`, Parquet's staging. */
 export async function removePartial(path: string): Promise<void> {
   await removeFile(`${path}.partial`);
   await removeStaging(path);
-}
-
-/** Removes Parquet's staging file, its WAL and the folder DuckDB spills to beside it. */
-export async function removeStaging(path: string): Promise<void> {
-  const staging = stagingPath(path);
-  await removeFile(staging);
-  await removeFile(`${staging}.wal`);
-  await rm(`${staging}.tmp`, { recursive: true, force: true });
-}
-
-async function removeFile(path: string): Promise<void> {
-  await unlink(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') throw error;
-  });
 }

@@ -4,7 +4,7 @@ import type { ExportRequest } from './export-request.js';
 import type { ExportState } from './export-state.js';
 import type { PageWriter } from './page-writer.js';
 import { parquetColumns } from './parquet-columns.js';
-import type { StagedOutput } from './parquet-output.js';
+import type { StagedOutput } from '../parquet/staged-output.js';
 
 /**
  * `--format parquet`: each page's rows as typed values (the mirror's mapping), staged a data chunk at a

@@ -6,9 +6,10 @@ import type { FileOpener } from '../output/atomic-file.js';
 import { claimOutput } from '../output/claim-output.js';
 import { checkpointPath, CheckpointWriter, readCheckpoint, removeStaleTemporaries, type Checkpoint } from './checkpoint.js';
 import type { TypedColumn } from '../records/typed-plan.js';
-import { fileOutput, removePartial, stagingPath, streamOutput, type ByteOutput } from './export-output.js';
+import { fileOutput, removePartial, streamOutput, type ByteOutput } from './export-output.js';
 import { fingerprintDifferences, type ExportFingerprint } from './fingerprint.js';
-import type { StagedOutput } from './parquet-output.js';
+import type { StagedOutput } from '../parquet/staged-output.js';
+import { stagingPath } from '../parquet/staging-files.js';
 
 export interface OutputRequest {
   /** `-o FILE`; stdout when undefined. */
@@ -85,7 +86,7 @@ async function prepareFile(ctx: Context, request: OutputRequest, path: string, l
     await removePartial(path);
   }
   const output = request.staged
-    ? await (await import('./parquet-output.js')).openStagedOutput(path, request.staged.columns, saved?.bytes)
+    ? await (await import('../parquet/staged-output.js')).openStagedOutput(path, request.staged.columns, saved?.bytes)
     : await fileOutput(path, saved?.bytes, request.open);
   const checkpoint = new CheckpointWriter(cpPath, () => output.syncData(), undefined, undefined, saved);
   if (!saved) await checkpoint.remove();

@@ -2,7 +2,6 @@ import { resolve } from 'node:path';
 import type { DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
-import { copyToParquetFile, parquetPartialPath } from '../duckdb/copy-parquet.js';
 import type { Database } from '../duckdb/engine.js';
 import type { FileAccess } from '../duckdb/file-access.js';
 import { interruptible, type Step } from '../duckdb/interruptible.js';
@@ -12,6 +11,7 @@ import { createAtomicFile } from '../output/atomic-file.js';
 import type { Format } from '../output/format.js';
 import { createRecordWriter } from '../output/record-writer.js';
 import { renderTable } from '../output/table.js';
+import { copyOut, partialPath } from '../parquet/copy-out.js';
 import { openMirror } from './mirror-db.js';
 import { sqlError } from './sql-errors.js';
 
@@ -29,6 +29,13 @@ export interface SqlRequest {
 /** A terminal table holds at most this many rows (the rest is said in a footer): --format csv streams any number. */
 const TABLE_MAX_ROWS = 1000;
 
+/** The statement, prepared on the mirror, and the step that runs DuckDB's calls so that Ctrl-C interrupts them. */
+interface PreparedSql {
+  db: Database;
+  statement: DuckDBPreparedStatement;
+  step: Step;
+}
+
 /**
  * `tds sql`: one statement (DuckDB's dialect) against the mirror, opened read-only unless --write and
  * without file access unless --files; a query's rows printed like an export, or written as Parquet by
@@ -36,7 +43,7 @@ const TABLE_MAX_ROWS = 1000;
  */
 export async function runSql(ctx: Context, request: SqlRequest): Promise<void> {
   const parquet = request.format === 'parquet' ? parquetTarget(request) : undefined;
-  const access: FileAccess = { files: request.files, ...(parquet ? { writablePaths: [parquetPartialPath(parquet)] } : {}) };
+  const access: FileAccess = { files: request.files, ...(parquet ? { writablePaths: [partialPath(parquet)] } : {}) };
   // only a sync upgrades a mirror of an earlier format; until then its tables are read as they are
   const db = await openMirror(request.db, {
     readOnly: !request.write,
@@ -50,8 +57,9 @@ export async function runSql(ctx: Context, request: SqlRequest): Promise<void> {
     );
     const step = interruptible(db, ctx.signal);
     const statement = await sqlStep(request.output, () => prepareOne(db, request.sql, access, step));
-    if (parquet) return await copyToParquet(db, statement, step, request.sql, parquet);
-    await printResult(ctx, db, statement, step, { ...request, format: request.format as Format });
+    const prepared = { db, statement, step };
+    if (parquet) return await copyToParquet(prepared, request.sql, parquet);
+    await printResult(ctx, prepared, { ...request, format: request.format as Format });
   } finally {
     db.close();
   }
@@ -74,13 +82,7 @@ async function sqlStep<T>(output: string | undefined, step: () => Promise<T>): P
   }
 }
 
-async function printResult(
-  ctx: Context,
-  db: Database,
-  statement: DuckDBPreparedStatement,
-  step: Step,
-  request: SqlRequest & { format: Format },
-): Promise<void> {
+async function printResult(ctx: Context, { db, statement, step }: PreparedSql, request: SqlRequest & { format: Format }): Promise<void> {
   const outcome = await sqlStep(request.output, () => runStatement(db, statement, step));
   if (outcome.kind !== 'rows') {
     ctx.io.stderr.write(outcome.kind === 'changed' ? `${outcome.count.toLocaleString('en-US')} rows changed\n` : 'ok\n');
@@ -98,7 +100,7 @@ async function printResult(
   const file = request.output ? await createAtomicFile(request.output) : undefined;
   const sink = file?.stream ?? ctx.io.stdout;
   try {
-    if (request.format === 'table') await writeTable(ctx, sink, columns, records, Boolean(file));
+    if (request.format === 'table') await writeTable(ctx, sink, { names: columns, records, toFile: Boolean(file) });
     else {
       const writer = createRecordWriter(sink, { format: request.format as Exclude<Format, 'table'>, columns });
       for await (const record of records) await writer.write(record);
@@ -113,12 +115,11 @@ async function printResult(
   }
 }
 
+/** The records as a terminal table (`toFile`: -o FILE, never sized to the terminal nor coloured). */
 async function writeTable(
   ctx: Context,
   sink: NodeJS.WritableStream,
-  names: string[],
-  records: AsyncIterable<ResultRecord>,
-  toFile: boolean,
+  { names, records, toFile }: { names: string[]; records: AsyncIterable<ResultRecord>; toFile: boolean },
 ): Promise<void> {
   const rows: ResultRecord[] = [];
   let more = 0;
@@ -138,15 +139,15 @@ async function writeTable(
 }
 
 /**
- * The query's rows as Parquet to `target`, by DuckDB's COPY (copyToParquetFile): tds's own statement
+ * The query's rows as Parquet to `target`, by DuckDB's COPY (copyOut): tds's own statement
  * around the user's query, the only write the sandbox allows.
  */
-async function copyToParquet(db: Database, statement: DuckDBPreparedStatement, step: Step, sql: string, target: string): Promise<void> {
+async function copyToParquet({ db, statement, step }: PreparedSql, sql: string, target: string): Promise<void> {
   const { StatementType } = db.duckdb;
   const type = statement.statementType;
   statement.destroySync();
   if (type !== StatementType.SELECT) throw new UsageError('--format parquet writes the rows of a query (SELECT …)');
   // on a line of its own, so that a comment at the end of the query does not swallow the rest
   const query = `${sql.trim().replace(/;+\s*$/, '')}\n`;
-  await copyToParquetFile((copy) => sqlStep(target, () => step(() => db.connection.run(copy))), query, target);
+  await copyOut({ run: (copy) => sqlStep(target, () => step(() => db.connection.run(copy))), query, path: target });
 }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
+import { returnFreedMemoryAtOnce } from '../duckdb/allocator.js';
 import type { Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
 import { pickTable } from '../http/resolve-table.js';
@@ -45,12 +46,6 @@ const MEMORY_LIMIT = '64MB';
  * and typed (the other core's work); more threads cost more CPU and memory than they save.
  */
 const THREADS = 1;
-/**
- * The allocator DuckDB bundles (jemalloc) keeps freed pages a while to reuse them: with a group's
- * tables made and dropped over and over that is memory held for nothing (see export/parquet-staging.ts).
- * Read from the environment when DuckDB's library loads, so it is set before (unless the user set it).
- */
-const ALLOCATOR_CONF = 'dirty_decay_ms:0,muzzy_decay_ms:0';
 
 /**
  * `tds sync`: the tables named (or every table already in the mirror) synced one after another with
@@ -58,7 +53,7 @@ const ALLOCATOR_CONF = 'dirty_decay_ms:0,muzzy_decay_ms:0';
  * again every --every seconds until Ctrl-C.
  */
 export async function runSync(ctx: Context, client: ApiClient, request: SyncRequest): Promise<void> {
-  process.env.DUCKDB_JE_MALLOC_CONF ??= ALLOCATOR_CONF;
+  returnFreedMemoryAtOnce();
   const db = await openMirror(request.db, {
     readOnly: false,
     memoryLimit: MEMORY_LIMIT,

@@ -1,19 +1,19 @@
-import { chmod, lstat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
-import { userFileMode } from '../core/private-files.js';
+import { returnFreedMemoryAtOnce } from '../duckdb/allocator.js';
 import { openDatabase, type Database } from '../duckdb/engine.js';
-import { systemRefusal } from '../duckdb/errors.js';
 import { jsonRowsFrom, jsonRowValues } from '../duckdb/json-rows.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
-import { OutputWriteError } from '../output/write-error.js';
 import type { TypedColumn } from '../records/typed-plan.js';
+import { copyOut, copyToPartial } from './copy-out.js';
+import { asWriteFailure } from './write-failure.js';
 
-// The staging file of a Parquet export to -o FILE: a DuckDB file beside it (FILE.tds-staging.duckdb) with
-// one table of the export's typed columns: the rows of the pages written so far, numbered in order.
-// Rows reach it through an in-memory inbox: each row's typed values as one JSON text, appended a data
-// chunk at a time (one value a row crosses from JavaScript into DuckDB, not one a cell), then typed by
-// DuckDB into the table when they are committed. At the end DuckDB copies the table out as Parquet.
+// The staging file of a Parquet file being written to FILE: a DuckDB file beside it (stagingPath) with one
+// table of the file's typed columns: the rows added so far, numbered in order. Rows reach it through an
+// in-memory inbox: each row's typed values as one JSON text, appended a data chunk at a time (one value a
+// row crosses from JavaScript into DuckDB, not one a cell), then typed by DuckDB into the table when they
+// are committed. At the end the table is copied out as Parquet (copy-out.ts).
 
 /** The staging file, as DuckDB attaches it. */
 const CATALOG = 'tds_staging';
@@ -34,15 +34,9 @@ export const STAGING_ROW_GROUP = 16_384;
 
 /** DuckDB's buffer pool: the export's memory stays flat; DuckDB spills beside the staging file if it must. */
 const MEMORY_LIMIT = '64MB';
-/** One thread while rows are staged (the export's own work needs the other cores); the copy at the end may use two. */
+/** One thread while rows are staged (reading and typing rows needs the other core); the copy at the end may use two. */
 const THREADS = 1;
 const COPY_THREADS = 2;
-/**
- * The allocator DuckDB bundles (jemalloc) keeps freed pages for a while to reuse them: with the staging
- * file's steady churn that is over 100 MB held for nothing. Returned at once, RSS stays flat. Read from
- * the environment when DuckDB's library loads, so it is set just before (unless the user set it).
- */
-const ALLOCATOR_CONF = 'dirty_decay_ms:0,muzzy_decay_ms:0';
 
 /** The staging file, open: the database and a second connection, so one commits while the other takes rows. */
 export interface Staging {
@@ -54,7 +48,7 @@ export interface Staging {
 /** Opens the staging file (a new one unless `resumeRows`), cut back to the rows a resumed checkpoint counts. */
 export async function openStaging(staging: string, columns: readonly TypedColumn[], resumeRows?: number): Promise<Staging> {
   if (resumeRows !== undefined) await checkStagingFile(staging);
-  process.env.DUCKDB_JE_MALLOC_CONF ??= ALLOCATOR_CONF;
+  returnFreedMemoryAtOnce();
   const db = await openDatabase(':memory:', {
     readOnly: false,
     what: 'the staging file',
@@ -80,7 +74,7 @@ export async function openStaging(staging: string, columns: readonly TypedColumn
   } catch (error) {
     second?.closeSync();
     db.close();
-    throw asStagingError(staging, error);
+    throw asWriteFailure(staging, error);
   }
   const connections: [DuckDBConnection, DuckDBConnection] = [db.connection, second];
   return {
@@ -165,21 +159,20 @@ export async function commitInbox(connection: DuckDBConnection, columns: readonl
   await connection.run(`CREATE TEMP TABLE ${INBOX_TABLE} (row_json VARCHAR)`);
 }
 
-/** Writes the rows table, in the order the rows were added, as Parquet at `target`. */
-export async function copyOut(connection: DuckDBConnection, columns: readonly TypedColumn[], target: string): Promise<void> {
+/**
+ * The staged rows, in the order they were added, as the Parquet file `path` (copyOut), or only as
+ * `path`.partial when `partialOnly` (FILE is not to be replaced).
+ */
+export async function copyStaged(
+  staging: Staging,
+  columns: readonly TypedColumn[],
+  target: { path: string; partialOnly?: boolean },
+): Promise<void> {
+  const { connection } = staging.db;
   const keys = columns.map((column) => quoteIdent(column.key)).join(', ');
   await connection.run(`SET threads = ${COPY_THREADS}`);
   // A plain scan keeps the order rows were inserted in (preserve_insertion_order): no sort needed.
-  await connection.run(`COPY (SELECT ${keys} FROM ${ROWS_TABLE}) TO ${quoteLiteral(target)} (FORMAT parquet)`);
-  await chmod(target, userFileMode()); // the export keeps the user's umask (the staging file holds a private one)
-}
-
-/** A DuckDB failure to write `target` as an OutputWriteError (exit 1, what was kept, how to go on); other errors as they are. */
-export function asStagingError(target: string, error: unknown): unknown {
-  if (error instanceof OutputWriteError || error instanceof UsageError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  const refusal = systemRefusal(error);
-  if (!refusal) return error;
-  const reason = /: ([^:]*)$/.exec(message.split('\n')[0]!)?.[1] ?? message;
-  return new OutputWriteError(target, Object.assign(new Error(reason.toLowerCase()), { code: refusal }));
+  const copy = { run: (sql: string) => connection.run(sql), query: `SELECT ${keys} FROM ${ROWS_TABLE}`, path: target.path };
+  if (target.partialOnly) await copyToPartial(copy);
+  else await copyOut(copy);
 }

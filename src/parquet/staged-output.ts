@@ -1,26 +1,28 @@
-import { open, rename } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { openRowAppender, type RowAppender } from '../duckdb/append-rows.js';
 import { rowJson } from '../duckdb/json-rows.js';
 import type { TypedColumn } from '../records/typed-plan.js';
 import type { TypedValue } from '../records/typed-values.js';
-import { removePartial, removeStaging, stagingPath, type ExportOutput } from './export-output.js';
-import { asStagingError, commitInbox, copyOut, INBOX_TABLE, openStaging, STAGING_ROW_GROUP, type Staging } from './parquet-staging.js';
+import { partialPath } from './copy-out.js';
+import { commitInbox, copyStaged, INBOX_TABLE, openStaging, STAGING_ROW_GROUP, type Staging } from './staging.js';
+import { removeFile, removeStaging, stagingPath } from './staging-files.js';
+import { asWriteFailure } from './write-failure.js';
 
-// A Parquet export's output: rows go into the staging file (parquet-staging.ts) in commits that run on
-// DuckDB's side while the next pages are read. Two connections take turns: while one commits the rows of
+// A Parquet file written from typed rows: rows go into the staging file (staging.ts) in commits that run
+// on DuckDB's side while the next rows are read. Two connections take turns: while one commits the rows of
 // its inbox, the other takes the next rows, so rows never wait in JavaScript. At the end DuckDB copies the
-// rows to FILE.partial, which is renamed to FILE. What a checkpoint counts is always committed.
+// rows to FILE.partial, which is renamed to FILE (copy-out.ts). What an export's checkpoint counts is
+// always committed.
 
 /** Rows are committed once a row group of the staging table is full, or this long after the last commit. */
 const COMMIT_EVERY_MS = 1000;
 /** While a commit runs, rows go to the other inbox; past this many, the export waits for the commit. */
 const MAX_PENDING_ROWS = 4 * STAGING_ROW_GROUP;
 
-/** An export's output while it is staged: ExportOutput's lifecycle, plus rows added instead of bytes written. */
-export interface StagedOutput extends ExportOutput {
+/** A Parquet file while its rows are staged: an export's output (rows added instead of bytes written). */
+export interface StagedOutput {
   readonly kind: 'staged';
-  /** The staging file. */
+  /** The staging file: what holds the rows while FILE is written. */
   readonly partialPath: string;
   /** Rows staged so far, committed or not: what a Parquet checkpoint's `bytes` counts. */
   readonly rows: number;
@@ -33,13 +35,25 @@ export interface StagedOutput extends ExportOutput {
   covering(): Promise<void> | undefined;
   /** Commits every row added so far, and waits for it. */
   settle(): Promise<void>;
+  /** DuckDB makes each commit durable: nothing to sync (settle() commits). */
+  syncData(): Promise<void>;
+  /** Every row is added: FILE is written whole and the staging file removed. */
+  commit(): Promise<void>;
+  /** Stops before the end: rows not committed are dropped; the staging file stays (an export's --resume). */
+  keep(): Promise<void>;
+  /** Every row is added but FILE is not to be replaced: FILE.partial is left whole, the staging file removed. */
+  keepWhole(): Promise<void>;
+  /** Stops, leaving nothing: the staging file and any FILE.partial are removed. */
+  discard(): Promise<void>;
 }
 
 /**
- * The output of a Parquet export to `path`: a new staging file, or (`resumeRows`) the one an interrupted
- * export left, cut back to the rows its checkpoint counts (a checkpoint may lag the staging file by a commit).
+ * A Parquet file of these columns to `path`: a new staging file (replacing one a crashed run left), or
+ * (`resumeRows`) the one an interrupted export left, cut back to the rows its checkpoint counts (a
+ * checkpoint may lag the staging file by a commit).
  */
 export async function openStagedOutput(path: string, columns: readonly TypedColumn[], resumeRows?: number): Promise<StagedOutput> {
+  if (resumeRows === undefined) await removeStaging(path);
   try {
     const staging = await openStaging(stagingPath(path), columns, resumeRows);
     return new ParquetOutput(path, staging, columns, resumeRows ?? 0);
@@ -123,15 +137,12 @@ class ParquetOutput implements StagedOutput {
 
   /** Every row is staged: DuckDB copies them to FILE.partial as Parquet, which becomes FILE. */
   async commit(): Promise<void> {
-    await this.copyToPartial();
-    await rename(`${this.path}.partial`, this.path);
-    await removeStaging(this.path);
+    await this.copy(false);
   }
 
   /** Every row is staged, but FILE is not to be replaced (--on-truncated error): FILE.partial is left whole. */
   async keepWhole(): Promise<void> {
-    await this.copyToPartial();
-    await removeStaging(this.path);
+    await this.copy(true);
   }
 
   /** The export stops: rows not committed are dropped (no checkpoint counts them); the staging file stays. */
@@ -141,21 +152,16 @@ class ParquetOutput implements StagedOutput {
 
   async discard(): Promise<void> {
     await this.close();
-    await removePartial(this.path);
+    await removeFile(partialPath(this.path));
+    await removeStaging(this.path);
   }
 
-  /** The staged rows, in the order they were added, as FILE.partial (synced), the staging file closed. */
-  private async copyToPartial(): Promise<void> {
+  /** The staged rows, in the order they were added, as FILE (or only FILE.partial); the staging file closed and removed. */
+  private async copy(partialOnly: boolean): Promise<void> {
     await this.settle();
-    const partial = `${this.path}.partial`;
-    await this.step(() => copyOut(this.staging.db.connection, this.columns, partial), partial);
+    await copyStaged(this.staging, this.columns, { path: this.path, partialOnly });
     await this.close();
-    const handle = await open(partial, 'r+');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await removeStaging(this.path);
   }
 
   /** The rows waiting, appended to the inbox taking rows. */
@@ -187,7 +193,7 @@ class ParquetOutput implements StagedOutput {
         this.committed = rows;
       },
       (error: unknown) => {
-        this.failure ??= asStagingError(this.partialPath, error);
+        this.failure ??= asWriteFailure(this.partialPath, error);
         throw this.failure;
       },
     );
@@ -198,12 +204,12 @@ class ParquetOutput implements StagedOutput {
     this.committing = tracked;
   }
 
-  /** A DuckDB step whose failure (a full disk) is a refused write of `target`. */
-  private async step(run: () => Promise<unknown>, target = this.partialPath): Promise<void> {
+  /** A DuckDB step whose failure (a full disk) is a refused write of the staging file. */
+  private async step(run: () => Promise<unknown>): Promise<void> {
     try {
       await run();
     } catch (error) {
-      this.failure ??= asStagingError(target, error);
+      this.failure ??= asWriteFailure(this.partialPath, error);
       throw this.failure;
     }
   }

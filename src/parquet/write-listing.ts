@@ -1,12 +1,12 @@
 import { rm, writeFile } from 'node:fs/promises';
-import { copyToParquetFile } from '../duckdb/copy-parquet.js';
 import { openDatabase } from '../duckdb/engine.js';
 import { quoteLiteral } from '../duckdb/sql-text.js';
 import { claimOutput } from '../output/claim-output.js';
 import { OutputWriteError } from '../output/write-error.js';
+import { copyOut } from './copy-out.js';
 
 // A listing (workspaces, tables, schema) as Parquet: a few hundred objects at most, written as NDJSON
-// beside FILE, typed by DuckDB's JSON reader with the listing's own column types, and copied out by COPY.
+// beside FILE, typed by DuckDB's JSON reader with the listing's own column types, and copied out (copy-out.ts).
 
 /** A listing's column: the object's key, and its Parquet type. */
 export interface ListingColumn {
@@ -31,7 +31,7 @@ export async function writeParquetListing(items: readonly object[], columns: rea
     try {
       const types = columns.map(({ key, type }) => `${quoteLiteral(key)}: ${quoteLiteral(type)}`).join(', ');
       const read = `read_json(${quoteLiteral(source)}, format = 'newline_delimited', columns = {${types}})`;
-      await copyToParquetFile((sql) => db.connection.run(sql), `SELECT * FROM ${read}`, path);
+      await copyOut({ run: (sql) => db.connection.run(sql), query: `SELECT * FROM ${read}`, path });
     } finally {
       db.close();
     }

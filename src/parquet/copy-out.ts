@@ -1,0 +1,55 @@
+import { chmod, open, rename, rm } from 'node:fs/promises';
+import { userFileMode } from '../core/private-files.js';
+import { quoteLiteral } from '../duckdb/sql-text.js';
+import { OutputWriteError } from '../output/write-error.js';
+import { asWriteFailure } from './write-failure.js';
+
+// The one way tds writes a Parquet file (exports, push's --wait settled -o, tds sql, the listings):
+// DuckDB's COPY of a query into FILE.partial (typed, never a row at a time in JavaScript), with the
+// mode of the user's umask and synced, then renamed to FILE. A failure leaves no FILE.partial.
+
+export interface CopyOut {
+  /** Runs a statement on the database the query reads (a caller may map DuckDB's errors, or interrupt it). */
+  run: (sql: string) => Promise<unknown>;
+  /** The rows, with the file's columns, in the file's order. */
+  query: string;
+  /** FILE. */
+  path: string;
+}
+
+/** Where DuckDB writes before the rename (a sandboxed database must allow this path). */
+export function partialPath(path: string): string {
+  return `${path}.partial`;
+}
+
+/** The rows of the query as a whole Parquet file at FILE.partial (left there: see copyOut). */
+export async function copyToPartial({ run, query, path }: CopyOut): Promise<string> {
+  const partial = partialPath(path);
+  try {
+    // written in place: no temporary file of DuckDB's beside it (a sandbox allows this one path)
+    await run(`COPY (${query}) TO ${quoteLiteral(partial)} (FORMAT parquet, USE_TMP_FILE false)`);
+    // the user's umask, though DuckDB may be creating its own files privately meanwhile
+    await chmod(partial, userFileMode());
+    const handle = await open(partial, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw asWriteFailure(partial, error);
+  }
+  return partial;
+}
+
+/** The rows of the query as the Parquet file FILE: copyToPartial, then the rename. */
+export async function copyOut(copy: CopyOut): Promise<void> {
+  const partial = await copyToPartial(copy);
+  try {
+    await rename(partial, copy.path);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw new OutputWriteError(copy.path, error);
+  }
+}
