@@ -10,7 +10,8 @@ import { runStatement, type ResultRecord } from '../duckdb/run-statement.js';
 import { createAtomicFile } from '../output/atomic-file.js';
 import type { Format } from '../output/format.js';
 import { createRecordWriter } from '../output/record-writer.js';
-import { renderTable } from '../output/table.js';
+import { firstRows, resultCellText } from '../output/result-table.js';
+import { renderTable, tableFit } from '../output/table.js';
 import { copyOut, partialPath } from '../parquet/copy-out.js';
 import { openMirror } from './mirror-db.js';
 import { sqlError } from './sql-errors.js';
@@ -121,17 +122,9 @@ async function writeTable(
   sink: NodeJS.WritableStream,
   { names, records, toFile }: { names: string[]; records: AsyncIterable<ResultRecord>; toFile: boolean },
 ): Promise<void> {
-  const rows: ResultRecord[] = [];
-  let more = 0;
-  for await (const record of records) {
-    if (rows.length < TABLE_MAX_ROWS) rows.push(record);
-    else more += 1;
-  }
-  const text = (value: unknown): string | null => (value === null ? null : typeof value === 'string' ? value : JSON.stringify(value));
-  const columns = names.map((name) => ({ header: name, value: (row: ResultRecord) => text(row[name]), shrink: true }));
-  const sized = !toFile && (ctx.io.stdoutIsTTY || Boolean(ctx.io.env.COLUMNS));
-  const color = !toFile && ctx.io.colorEnabled && ctx.io.stdoutIsTTY ? ctx.io.color : undefined;
-  sink.write(`${renderTable(rows, columns, { width: sized ? ctx.io.terminalWidth : Infinity, ...(color ? { color } : {}) })}\n`);
+  const { rows, more } = await firstRows(records, TABLE_MAX_ROWS);
+  const columns = names.map((name) => ({ header: name, value: (row: ResultRecord) => resultCellText(row[name]), shrink: true }));
+  sink.write(`${renderTable(rows, columns, tableFit(ctx.io, toFile))}\n`);
   const count = rows.length + more;
   ctx.io.stderr.write(
     `${count.toLocaleString('en-US')} ${count === 1 ? 'row' : 'rows'}${more > 0 ? ` (${more.toLocaleString('en-US')} not shown: use --format csv, or LIMIT)` : ''}\n`,

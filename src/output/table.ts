@@ -30,6 +30,17 @@ export interface RenderOptions {
   color?: ChalkInstance;
 }
 
+/**
+ * How a table is drawn where it goes: to a terminal (or a pipe given COLUMNS), fitted to its width; to
+ * another pipe or a file, whole cells. Coloured only when stdout itself is a terminal: colorEnabled also
+ * holds when only stderr is one, and `tds tables | less` must get plain text.
+ */
+export function tableFit(io: Context['io'], toFile: boolean): RenderOptions {
+  const sized = !toFile && (io.stdoutIsTTY || Boolean(io.env.COLUMNS));
+  const color = !toFile && io.colorEnabled && io.stdoutIsTTY ? io.color : undefined;
+  return { width: sized ? io.terminalWidth : Infinity, ...(color ? { color } : {}) };
+}
+
 // Measure text exactly as cli-table3 lays it out: with the string-width it depends on.
 const requireFromTable = createRequire(createRequire(import.meta.url).resolve('cli-table3'));
 const stringWidth = requireFromTable('string-width') as (text: string) => number;
@@ -184,13 +195,8 @@ function listingText<T extends object>(ctx: Context, items: T[], spec: ListingLa
     ctx.io.stderr.write(`${spec.emptyMessage}\n`);
     return Buffer.alloc(0);
   }
-  // A pipe without COLUMNS gets whole cells (`tds tables | grep …`); a terminal gets a fitted table.
-  const sized = !toFile && (ctx.io.stdoutIsTTY || Boolean(ctx.io.env.COLUMNS));
-  const width = sized ? ctx.io.terminalWidth : Infinity;
-  // colorEnabled also holds when only stderr is a terminal: `tds tables | less` must get plain text.
-  const color = !toFile && ctx.io.colorEnabled && ctx.io.stdoutIsTTY ? ctx.io.color : undefined;
   const footer = spec.footer?.(items);
-  return Buffer.from(`${renderTable(items, spec.columns, { width, color })}\n${footer ? `${footer}\n` : ''}`);
+  return Buffer.from(`${renderTable(items, spec.columns, tableFit(ctx.io, toFile))}\n${footer ? `${footer}\n` : ''}`);
 }
 
 /** Writes `chunk` and resolves once the system has taken it; a refused write is an OutputWriteError of `target`. */

@@ -1,4 +1,5 @@
 import type { Context } from '../core/context.js';
+import { tableFit } from '../output/table.js';
 import { createPageEncoder } from '../output/page-encoder.js';
 import type { DataFormat } from '../output/format.js';
 import type { OutputRecord } from '../records/output-record.js';
@@ -39,9 +40,8 @@ export function statsText(ctx: Context, stats: TableStats, format: StatsFormat, 
     case 'json':
       return `${JSON.stringify(stats, null, 2)}\n`;
     case 'table': {
-      const sized = !toFile && (ctx.io.stdoutIsTTY || Boolean(ctx.io.env.COLUMNS));
-      const color = !toFile && ctx.io.colorEnabled && ctx.io.stdoutIsTTY ? ctx.io.color : undefined;
-      return renderTerminalReport(stats, { width: sized ? ctx.io.terminalWidth : UNSIZED_WIDTH, ...(color ? { color } : {}) });
+      const fit = tableFit(ctx.io, toFile);
+      return renderTerminalReport(stats, { ...fit, width: Number.isFinite(fit.width) ? fit.width : UNSIZED_WIDTH });
     }
     default: {
       const keys = [...COLUMN_RECORD_KEYS];

@@ -1,7 +1,8 @@
 import type { Context } from '../../core/context.js';
 import type { DataFormat, Format } from '../../output/format.js';
 import { createRecordWriter } from '../../output/record-writer.js';
-import { renderTable } from '../../output/table.js';
+import { firstRows, resultCellText } from '../../output/result-table.js';
+import { renderTable, tableFit } from '../../output/table.js';
 import type { OutputRecord } from '../../records/output-record.js';
 import type { OpenedDiff } from './open-diff.js';
 import type { DiffCounts, DiffRecord, KeyChanges } from './table-diff.js';
@@ -66,22 +67,13 @@ async function* valueLines(records: AsyncIterable<DiffRecord>, onRecord: () => v
 }
 
 async function writeTable(ctx: Context, sink: NodeJS.WritableStream, lines: AsyncIterable<OutputRecord>, toFile: boolean): Promise<void> {
-  const rows: OutputRecord[] = [];
-  let more = 0;
-  for await (const line of lines) {
-    if (rows.length < TABLE_MAX_LINES) rows.push(line);
-    else more += 1;
-  }
-  const text = (value: unknown): string | null => (value === null ? null : typeof value === 'string' ? value : JSON.stringify(value));
+  const { rows, more } = await firstRows(lines, TABLE_MAX_LINES);
   const columns = LINE_KEYS.map((key) => ({
     header: key,
-    value: (row: OutputRecord) => text(row[key]),
+    value: (row: OutputRecord) => resultCellText(row[key]),
     shrink: key === 'before' || key === 'after',
   }));
-  const sized = !toFile && (ctx.io.stdoutIsTTY || Boolean(ctx.io.env.COLUMNS));
-  const color = !toFile && ctx.io.colorEnabled && ctx.io.stdoutIsTTY ? ctx.io.color : undefined;
-  if (rows.length > 0)
-    sink.write(`${renderTable(rows, columns, { width: sized ? ctx.io.terminalWidth : Infinity, ...(color ? { color } : {}) })}\n`);
+  if (rows.length > 0) sink.write(`${renderTable(rows, columns, tableFit(ctx.io, toFile))}\n`);
   if (more > 0)
     ctx.io.stderr.write(`(${more.toLocaleString('en-US')} more changed values not shown: use --format csv or ndjson, or --summary)\n`);
 }
