@@ -28,14 +28,13 @@ export type WriterFactory = (statusFields: readonly string[]) => PageWriter;
  */
 export async function writerFactory(ctx: Context, choice: WriterChoice): Promise<WriterFactory> {
   const { request, output } = choice;
+  const { format, fields, shape } = request;
   // The table writer (cli-table3, emoji) is loaded only for --format table: the data formats start faster without it.
-  const tableWriter = request.format === 'table' ? (await import('./table-writer.js')).createTableWriter : undefined;
+  const tableWriter = format === 'table' ? (await import('./table-writer.js')).createTableWriter : undefined;
   return (statusFields) => {
-    if (output.kind === 'staged') return createParquetWriter({ fields: request.fields, shape: request.shape }, output);
-    const { format } = request;
+    if (output.kind === 'staged') return createParquetWriter({ fields, shape }, output);
     // prepareOutput stages every parquet export, so a byte output never meets it
     if (format === 'parquet') throw new Error('a parquet export needs a staged output');
-    const { fields, shape } = request;
     if (format !== 'table') return createPageWriter({ fields, shape, csv: request.csv, format }, statusFields, output);
     const view: TableView = {
       table: request.table,
