@@ -1,10 +1,9 @@
 import type { Context } from '../core/context.js';
 import type { ExportFormat } from '../output/format.js';
-import type { ByteOutput } from './export-output.js';
 import type { EncodedRequest, PageWriter } from './page-writer.js';
 import { createPageWriter } from './page-writer.js';
-import type { StagedOutput } from './parquet-output.js';
 import { createParquetWriter } from './parquet-writer.js';
+import type { PreparedOutput } from './prepare-output.js';
 import type { TableView } from './table-writer.js';
 
 /** What the writer of an export is chosen by, and what the table writer needs besides. */
@@ -12,7 +11,8 @@ export interface WriterChoice {
   /** The format, and what its records and bytes are made of (the table, for `--format table`'s view). */
   request: Omit<EncodedRequest, 'format'> & Omit<TableView, 'unfiltered'> & { format: ExportFormat };
   unfiltered: boolean;
-  output: ByteOutput | StagedOutput;
+  /** Bytes (stdout, FILE.partial), or Parquet's staged rows. */
+  output: PreparedOutput['output'];
   /** Called just before a table is written (the progress line goes first). */
   beforeRender(): void;
   /** Rows exist beyond those read (-n, or the screenful, stopped the export). */
