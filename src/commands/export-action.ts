@@ -6,9 +6,9 @@ import { buildFilters } from '../filter/build.js';
 import { validateQuery } from '../filter/validate.js';
 import type { ApiClient } from '../http/client.js';
 import { resolveTable } from '../http/resolve-table.js';
-import { RATE_LIMITS, type Field, type FilterGroup, type QueryBody, type Table } from '../service/index.js';
+import type { Field, FilterGroup, QueryBody } from '../service/index.js';
 import { readExportFlags, type ExportFlags, type ExportFlagValues } from '../export/export-flags.js';
-import type { Endpoint, ExportRequest, ExportSummary, FetchPage } from '../export/export-request.js';
+import type { Endpoint, ExportRequest, ExportSource, ExportSummary, FetchPage } from '../export/export-request.js';
 import { pageLimit } from '../export/page-limit.js';
 import { runExport } from '../export/run-export.js';
 
@@ -52,9 +52,10 @@ export async function runExportCommand(ctx: Context, command: Command, tableRef:
       fields,
       endpoint,
       ...(filters ? { filters } : {}),
-      rowWindow: { requests: RATE_LIMITS.rows.requests, perMs: RATE_LIMITS.rows.perMs / settings.rateScale },
+      // the row-read limit as this client paces it (the settings' rate scale counted), for the ETA and --follow
+      rowWindow: client.pace.windows.rows,
     };
-    const summary = await runExport(ctx, fetcher(client, table, endpoint, flags, filters), request);
+    const summary = await runExport(ctx, fetcher(client, request), request);
     logSummary(ctx, summary, client);
   });
 }
@@ -78,8 +79,12 @@ function filtersOf(query: QueryInput, fields: Field[]): FilterGroup | undefined 
   });
 }
 
-function fetcher(client: ApiClient, table: Table, endpoint: Endpoint, flags: ExportFlags, filters?: FilterGroup): FetchPage {
-  const q = flags.search !== '' ? { q: flags.search } : {};
+/** One page of what the export reads: rows, or the query's rows, of its table. */
+function fetcher(
+  client: ApiClient,
+  { table, endpoint, search, filters }: Pick<ExportSource, 'table' | 'endpoint' | 'search' | 'filters'>,
+): FetchPage {
+  const q = search !== '' ? { q: search } : {};
   if (endpoint === 'rows') {
     return (cursor, limit, onBody) => client.rowsPage(table.id, { limit, ...(cursor ? { cursor } : {}), ...q }, onBody);
   }

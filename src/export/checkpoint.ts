@@ -75,6 +75,12 @@ export async function removeStaleTemporaries(path: string): Promise<void> {
   );
 }
 
+/** How often the checkpoint is fsynced (with the data file first), and the least time between two writes. */
+export interface CheckpointTiming {
+  syncEveryMs?: number;
+  minGapMs?: number;
+}
+
 /**
  * Writes the checkpoint after each page without holding the export up: one write at a time, at
  * most one every `minGapMs` (so pages paced by the service's limit, one a second at most, are each
@@ -94,16 +100,20 @@ export class CheckpointWriter {
   private failure: unknown;
   /** Each writer its own temporary file, so that no two writers can ever rename each other's. */
   private readonly temporary: string;
+  private readonly syncEveryMs: number;
+  private readonly minGapMs: number;
+  /** The checkpoint the file holds: a resumed export's at first, then each one saved. */
+  private saved: CheckpointState | undefined;
 
-  /** `onDisk`: the checkpoint the file holds already (a resumed export's). */
   constructor(
     private readonly path: string,
     private readonly syncData: () => Promise<void>,
-    private readonly syncEveryMs = 1000,
-    private readonly minGapMs = 100,
-    private saved?: CheckpointState,
+    options: CheckpointTiming & { saved?: CheckpointState } = {},
   ) {
     this.temporary = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    this.syncEveryMs = options.syncEveryMs ?? 1000;
+    this.minGapMs = options.minGapMs ?? 100;
+    this.saved = options.saved;
   }
 
   /** The state the checkpoint file holds, as far as this writer knows: what a resume would continue from. */

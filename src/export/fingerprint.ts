@@ -2,7 +2,7 @@ import type { ExportFormat } from '../output/format.js';
 import { planRecord } from '../records/record-plan.js';
 import type { ShapeOptions } from '../records/shape-options.js';
 import type { FilterGroup } from '../service/index.js';
-import type { ExportRequest } from './export-request.js';
+import type { ExportSource, ExportTarget } from './export-request.js';
 import { parquetColumns } from './parquet-columns.js';
 
 /**
@@ -22,7 +22,11 @@ export interface ExportFingerprint {
   csv: { bom: boolean; crlf: boolean; join: string | null; safeFormulas: boolean; maxCellChars: number | null };
 }
 
-export function exportFingerprint(request: ExportRequest): ExportFingerprint {
+/** What a fingerprint is taken of: the query, the record shape, and the format with its CSV options. */
+export type FingerprintOf = Pick<ExportSource, 'table' | 'endpoint' | 'search' | 'filters' | 'fields'> &
+  Pick<ExportTarget, 'format' | 'csv'> & { shape: ShapeOptions };
+
+export function exportFingerprint(request: FingerprintOf): ExportFingerprint {
   const { csv } = request;
   return {
     tableId: request.table.id,
@@ -37,7 +41,7 @@ export function exportFingerprint(request: ExportRequest): ExportFingerprint {
 }
 
 /** `fieldId=key` of each column written (Parquet: each typed column, its type too). */
-function columnsWritten(request: ExportRequest): string[] {
+function columnsWritten(request: FingerprintOf): string[] {
   if (request.format === 'parquet') {
     return parquetColumns(request.fields, request.shape).map((column) => `${column.field?.id ?? column.role}=${column.key}:${column.type}`);
   }

@@ -3,10 +3,11 @@ import { createRowShaper } from '../records/row-shaper.js';
 import { TruncationTally } from '../records/truncation-tally.js';
 import type { Row } from '../service/index.js';
 import type { ByteOutput } from './export-output.js';
-import type { ExportRequest } from './export-request.js';
+import type { ExportSource, ExportTarget } from './export-request.js';
 import type { ExportState } from './export-state.js';
 import { createPageEncoder } from '../output/page-encoder.js';
 import type { DataFormat } from '../output/format.js';
+import type { ShapeOptions } from '../records/shape-options.js';
 
 /** Rows → the export's output, a whole page at a time, keeping the export state's counts. */
 export interface PageWriter {
@@ -32,7 +33,7 @@ export interface DeferredRows {
 }
 
 /** What the bytes of a data format depend on. */
-export type EncodedRequest = Pick<ExportRequest, 'fields' | 'shape' | 'csv'> & { format: DataFormat };
+export type EncodedRequest = Pick<ExportSource, 'fields'> & Pick<ExportTarget, 'csv'> & { shape: ShapeOptions; format: DataFormat };
 
 /** `statusFields`: the columns given status keys (fixed by the first page or the checkpoint). */
 export function createPageWriter(request: EncodedRequest, statusFields: readonly string[], output: ByteOutput): PageWriter {

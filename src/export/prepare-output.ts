@@ -88,7 +88,7 @@ async function prepareFile(ctx: Context, request: OutputRequest, path: string, l
   const output = request.staged
     ? await (await import('../parquet/staged-output.js')).openStagedOutput(path, request.staged.columns, saved?.bytes)
     : await fileOutput(path, saved?.bytes, request.open);
-  const checkpoint = new CheckpointWriter(cpPath, () => output.syncData(), undefined, undefined, saved);
+  const checkpoint = new CheckpointWriter(cpPath, () => output.syncData(), saved ? { saved } : {});
   if (!saved) await checkpoint.remove();
   return { output, checkpoint, checkpointPath: cpPath, ...(saved ? { resumed: saved } : {}), release };
 }

@@ -2,13 +2,16 @@ import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
 import type { OutputWriteError } from '../output/write-error.js';
 import type { TruncationTally } from '../records/truncation-tally.js';
-import type { ExportRequest } from './export-request.js';
+import type { CsvOptions, ExportTarget } from './export-request.js';
 import type { ExportState } from './export-state.js';
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
+/** What the cut-cell report follows: --on-truncated, the file named in its error, and --excel's cell limit. */
+export type TruncationPolicy = Pick<ExportTarget, 'onTruncated' | 'output'> & { csv: Pick<CsvOptions, 'maxCellChars'> };
+
 /** The cut-cell warning at the end of an export; with --on-truncated error, the error to exit 8 with. */
-export function reportTruncation(ctx: Context, tally: TruncationTally, request: ExportRequest): TdsError | undefined {
+export function reportTruncation(ctx: Context, tally: TruncationTally, request: TruncationPolicy): TdsError | undefined {
   const fail = request.onTruncated === 'error';
   const label = fail ? ctx.io.color.red('tds:') : ctx.io.color.yellow('tds: warning:');
   for (const line of tally.summary(request.csv.maxCellChars ?? 0)) ctx.io.stderr.write(`${label} ${line}\n`);

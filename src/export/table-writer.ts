@@ -5,9 +5,17 @@ import { createRowShaper } from '../records/row-shaper.js';
 import { TruncationTally } from '../records/truncation-tally.js';
 import { renderRecordTable, type RecordColumn } from '../output/record-table.js';
 import { emojiFor } from '../output/table.js';
-import type { ExportRequest } from './export-request.js';
+import type { ShapeOptions } from '../records/shape-options.js';
+import type { ExportSource, ExportTarget } from './export-request.js';
 import type { ByteOutput } from './export-output.js';
 import type { PageWriter } from './page-writer.js';
+
+/** What the table shows: the table's records in the export's shape, and what its footer and hints say. */
+export interface TableView extends Pick<ExportSource, 'table' | 'fields'>, Pick<ExportTarget, 'screenful'> {
+  shape: ShapeOptions;
+  /** No search and no filter: every row of the table is expected (its row count is the total). */
+  unfiltered: boolean;
+}
 
 /** What the table writer is given by the export loop, and learns from it. */
 export interface TableHooks {
@@ -27,9 +35,9 @@ const count = (n: number): string => n.toLocaleString('en-US');
  * keeps them few) and written at the end as one table sized to the terminal, with a footer on a
  * terminal. Piped, it is plain aligned text with whole cells (cut only when COLUMNS is set).
  */
-export function createTableWriter(ctx: Context, request: ExportRequest, hooks: TableHooks): PageWriter {
-  const plan = planRecord(request.fields, request.shape, new Set(hooks.statusFields));
-  const shape = createRowShaper(plan, request.shape.cells);
+export function createTableWriter(ctx: Context, view: TableView, hooks: TableHooks): PageWriter {
+  const plan = planRecord(view.fields, view.shape, new Set(hooks.statusFields));
+  const shape = createRowShaper(plan, view.shape.cells);
   const records: OutputRecord[] = [];
   return {
     start: async () => undefined,
@@ -42,10 +50,10 @@ export function createTableWriter(ctx: Context, request: ExportRequest, hooks: T
     async end(state) {
       hooks.beforeRender();
       if (records.length === 0) {
-        ctx.io.stderr.write(`${unfiltered(request) ? 'no rows in this table' : 'no rows match'}\n`);
+        ctx.io.stderr.write(`${view.unfiltered ? 'no rows in this table' : 'no rows match'}\n`);
         return;
       }
-      const { text, hints } = tableText(ctx, request, plan, records, hooks.moreRows());
+      const { text, hints } = tableText(ctx, { view, plan, records, more: hooks.moreRows() });
       const chunk = Buffer.from(text);
       await hooks.output.write(chunk);
       state.bytes += chunk.length;
@@ -54,22 +62,24 @@ export function createTableWriter(ctx: Context, request: ExportRequest, hooks: T
   };
 }
 
+/** The records to show, and whether rows exist beyond them. */
+interface TableContent {
+  view: TableView;
+  plan: RecordPlan;
+  records: OutputRecord[];
+  more: boolean;
+}
+
 /** The table (with a footer on a terminal), and the hints that go under it on stderr. */
-function tableText(
-  ctx: Context,
-  request: ExportRequest,
-  plan: RecordPlan,
-  records: OutputRecord[],
-  more: boolean,
-): { text: string; hints: string[] } {
+function tableText(ctx: Context, { view, plan, records, more }: TableContent): { text: string; hints: string[] } {
   const { io } = ctx;
   const terminal = io.stdoutIsTTY;
   const width = terminal || io.env.COLUMNS ? io.terminalWidth : Infinity;
   const color = terminal && io.colorEnabled ? io.color : undefined;
-  const { text, hidden } = renderRecordTable(records, recordColumns(plan, request), { width, ...(color ? { color } : {}) });
-  const total = unfiltered(request) ? request.table.rowCount : undefined;
+  const { text, hidden } = renderRecordTable(records, recordColumns(plan, view.shape), { width, ...(color ? { color } : {}) });
+  const total = view.unfiltered ? view.table.rowCount : undefined;
   const hints: string[] = [];
-  if (more && request.screenful) {
+  if (more && view.screenful) {
     hints.push(
       total !== undefined && total > records.length
         ? `${count(total - records.length)} more rows: -n ${total} shows them all (the default is a screenful), --format csv writes every row for a pager or a file`
@@ -80,29 +90,33 @@ function tableText(
     const names = hidden.slice(0, 3).map((key) => JSON.stringify(key));
     hints.push(
       `${hidden.length} ${hidden.length === 1 ? 'column does' : 'columns do'} not fit the terminal (${names.join(', ')}${hidden.length > 3 ? ', …' : ''}): ` +
-        `pick columns with --columns${request.shape.meta ? ', or leave out _id and the other meta keys with --no-meta' : ''}`,
+        `pick columns with --columns${view.shape.meta ? ', or leave out _id and the other meta keys with --no-meta' : ''}`,
     );
   }
-  return { text: terminal ? `${text}\n${footer(request, records.length, more, total, hidden.length)}\n` : `${text}\n`, hints };
+  const counts = { shown: records.length, more, total, hidden: hidden.length };
+  return { text: terminal ? `${text}\n${footer(view.table, counts)}\n` : `${text}\n`, hints };
+}
+
+/** Rows shown, whether more exist (of `total` when known), and columns left out for want of room. */
+interface FooterCounts {
+  shown: number;
+  more: boolean;
+  total: number | undefined;
+  hidden: number;
 }
 
 /** `20 of 250 rows · 🚀 Leads · 14 columns not shown`. */
-function footer(request: ExportRequest, shown: number, more: boolean, total: number | undefined, hidden: number): string {
-  const { table } = request;
+function footer(table: ExportSource['table'], { shown, more, total, hidden }: FooterCounts): string {
   const rows = `${count(shown)}${more && total !== undefined ? ` of ${count(total)}` : ''} ${shown === 1 && !more ? 'row' : 'rows'}${more && total === undefined ? ' (more match)' : ''}`;
   const name = table.emoji ? `${emojiFor(table.emoji)} ${table.name}` : table.name;
   return [rows, name, ...(hidden > 0 ? [`${hidden} ${hidden === 1 ? 'column' : 'columns'} not shown`] : [])].join(' · ');
 }
 
-function recordColumns(plan: RecordPlan, request: ExportRequest): RecordColumn[] {
-  const numeric = new Set(request.shape.cells === 'value' ? plan.columns.filter((c) => c.field.type === 'number').map((c) => c.key) : []);
+function recordColumns(plan: RecordPlan, shape: ShapeOptions): RecordColumn[] {
+  const numeric = new Set(shape.cells === 'value' ? plan.columns.filter((c) => c.field.type === 'number').map((c) => c.key) : []);
   return plan.keys.map((key) => ({
     key,
     ...(numeric.has(key) ? { align: 'right' as const } : {}),
     ...(key === '_id' ? { dim: true, shrink: false } : {}),
   }));
-}
-
-function unfiltered(request: ExportRequest): boolean {
-  return request.search === '' && !request.filters?.rules.length;
 }

@@ -1,16 +1,16 @@
 import type { z } from 'zod';
-import { UsageError, type TdsError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import { type QueryBody, type RowsPage, type SchemaResponse, type TablesResponse, type WorkspacesResponse } from '../service/index.js';
 import { parseBaseUrl, type BaseUrl } from './base-url.js';
-import { errorCodeOf, errorFromNetwork, errorFromResponse, unexpectedResponse, waitTooLong, withoutSecrets } from './errors.js';
+import { callFailure, type Attempt } from './call-failure.js';
+import { errorCodeOf, unexpectedResponse } from './errors.js';
 import { checkKeyText } from './key-text.js';
 import { createPacing, type Bucket, type Pacing } from './pacing.js';
 import { formatRequestLine, type RequestLogLine } from './request-log.js';
 import { parseRetryAfter } from './retry-after.js';
-import { parseLenient } from './json-body.js';
-import { withRetries, type AttemptReport, type RetryResult } from './retry.js';
-import { MAX_RETRY_AFTER_MS, RETRY_NETWORK_CODES, type AttemptOutcome } from './retry-policy.js';
+import { withRetries, type AttemptReport } from './retry.js';
+import type { AttemptOutcome, RetryPolicy } from './retry-policy.js';
+import { servicePace, type ServicePace } from './service-pace.js';
 import { Transport, type RawResponse, type SendRequest } from './transport.js';
 import { isRowsPage } from './rows-page-check.js';
 
@@ -24,8 +24,8 @@ export interface ApiClientOptions {
   maxRetries?: number;
   /** Connect and stalled-body timeout. */
   timeoutMs?: number;
-  /** TDS_RATE_SCALE: every wait (pacing windows, retry-after, backoff, the 10 s default) divided by it. */
-  rateScale?: number;
+  /** The windows to pace requests to and the scale of retry waits (servicePace(settings.rateScale)); the service's own by default. */
+  pace?: ServicePace;
   /** --verbose lines (already redacted). */
   log?: (line: string) => void;
   signal?: AbortSignal;
@@ -55,15 +55,6 @@ type Schemas = typeof import('./schemas.js');
 /** Gets a 2xx answer's raw body before it is parsed, and its Date header when it has one. */
 export type OnBody = (body: string, date?: string) => void;
 
-type GiveUp = NonNullable<RetryResult<unknown>['decision']>;
-
-interface Attempt {
-  outcome: AttemptOutcome;
-  response?: RawResponse;
-  failure?: unknown;
-  ms: number;
-}
-
 /**
  * The service's key endpoints. Every attempt goes through pacing (one limiter per rate limit);
  * 429 pauses the whole bucket for `retry-after`; 5xx and broken connections are retried with
@@ -71,10 +62,11 @@ interface Attempt {
  */
 export class ApiClient {
   readonly stats = { requests: 0, retries: 0, rateLimited: 0, waitedMs: 0 };
+  /** The windows this client paces requests to: what an ETA of its reads counts on. */
+  readonly pace: ServicePace;
   private readonly base: BaseUrl;
   private readonly apiKey: string;
-  private readonly maxRetries: number;
-  private readonly rateScale: number;
+  private readonly policy: RetryPolicy;
   private readonly log?: (line: string) => void;
   private readonly signal?: AbortSignal;
   private readonly transport: Transport;
@@ -84,11 +76,8 @@ export class ApiClient {
     this.base = parseBaseUrl(options.baseUrl);
     checkKeyText(options.apiKey);
     this.apiKey = options.apiKey;
-    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    this.rateScale = options.rateScale ?? 1;
-    if (!(this.rateScale > 0) || !Number.isFinite(this.rateScale)) {
-      throw new UsageError(`the rate scale must be a positive number (got ${options.rateScale})`);
-    }
+    this.pace = options.pace ?? servicePace();
+    this.policy = { maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES, idempotent: true, rateScale: this.pace.retryScale };
     this.log = options.log;
     this.signal = options.signal;
     this.transport = new Transport({
@@ -96,7 +85,7 @@ export class ApiClient {
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       signal: options.signal,
     });
-    this.pacing = createPacing(this.rateScale);
+    this.pacing = createPacing(this.pace.windows);
   }
 
   /** The service's normalized base URL (it holds no secret). */
@@ -174,13 +163,13 @@ export class ApiClient {
     const limiter = this.pacing[call.bucket];
     const { result, attempts, decision } = await withRetries<Attempt>({
       limiter,
-      policy: { maxRetries: this.maxRetries, idempotent: true, rateScale: this.rateScale },
+      policy: this.policy,
       signal: this.signal,
       attempt: () => this.attempt(request),
       outcomeOf: (attempt) => (isSuccess(attempt.response) ? undefined : attempt.outcome),
       onAttempt: (report) => this.record(request, report),
     });
-    if (decision) throw this.failure(call, result, attempts, decision);
+    if (decision) throw callFailure({ what: call.what, last: result, attempts, decision, host: this.base.host, apiKey: this.apiKey });
     const response = result.response!;
     if (call.onBody) {
       const date = response.headers.date;
@@ -200,7 +189,7 @@ export class ApiClient {
     if (decision?.retry) {
       this.stats.retries += 1;
       if (decision.reason !== 'rate-limited') this.stats.waitedMs += decision.waitMs;
-      retry = { number: report.number, max: this.maxRetries, waitMs: decision.waitMs, reason: decision.reason };
+      retry = { number: report.number, max: this.policy.maxRetries, waitMs: decision.waitMs, reason: decision.reason };
     }
     if (!this.log) return;
     const line = formatRequestLine({ method: request.method, path: request.path, outcome: result.outcome, ms: result.ms, pacedMs, retry });
@@ -237,22 +226,6 @@ export class ApiClient {
     }
   }
 
-  /** The error a request ends with, with the key kept out of it (a service may echo the Authorization header). */
-  private failure(call: Call<unknown>, result: Attempt, attempts: AttemptOutcome[], decision: GiveUp): TdsError {
-    return withoutSecrets(this.describeFailure(call, result, attempts, decision), [this.apiKey]);
-  }
-
-  private describeFailure(call: Call<unknown>, result: Attempt, attempts: AttemptOutcome[], decision: GiveUp): TdsError {
-    const { response } = result;
-    if (decision.why === 'wait-too-long') return waitTooLong(call.what, decision.askedMs ?? 0, MAX_RETRY_AFTER_MS);
-    if (!response) {
-      const retryable = RETRY_NETWORK_CODES.includes(errorCodeOf(result.failure) ?? '');
-      return errorFromNetwork({ what: call.what, error: result.failure, attempts, retryable, target: this.base.host });
-    }
-    if (response.status >= 300 && response.status < 400) return redirectError(call.what, response);
-    return errorFromResponse({ what: call.what, status: response.status, body: parseLenient(response.text), attempts });
-  }
-
   private async parse<T>(call: Call<T>, response: RawResponse): Promise<T> {
     let json: unknown;
     try {
@@ -281,24 +254,4 @@ function queryString(query: Record<string, string | number | undefined> | undefi
 
 function isSuccess(response: RawResponse | undefined): boolean {
   return response !== undefined && response.status >= 200 && response.status < 300;
-}
-
-/** tds never follows a redirect: the key must not travel to another address. */
-function redirectError(what: string, response: RawResponse): TdsError {
-  const location = response.headers.location;
-  let target = '';
-  if (typeof location === 'string') {
-    try {
-      const url = new URL(location, 'http://relative.invalid');
-      target = url.host === 'relative.invalid' ? ` to ${url.pathname}` : ` to ${url.origin}${url.pathname}`;
-    } catch {
-      target = '';
-    }
-  }
-  return unexpectedResponse(
-    what,
-    `a redirect${target}`,
-    response.status,
-    'tds does not follow redirects (the API key goes only to the base URL); check the base URL',
-  );
 }

@@ -17,7 +17,7 @@ export interface RetryPolicy {
   maxRetries: number;
   /** Reads are; a webhook POST is not (a 5xx or a broken connection may have added rows). */
   idempotent: boolean;
-  /** TDS_RATE_SCALE: every wait divided by it (tests and the demo run faster). */
+  /** Every wait divided by it (a ServicePace's retryScale: TDS_RATE_SCALE, so tests and the demo run faster). */
   rateScale?: number;
   /** In [0, 1), for the backoff's jitter. */
   random?: () => number;

@@ -1,6 +1,7 @@
 import type { Context } from '../core/context.js';
 import { startLiveLine, type LiveLine } from '../output/live-line.js';
-import { RATE_LIMITS, type Table } from '../service/index.js';
+import type { RateWindow } from '../http/service-pace.js';
+import type { Table } from '../service/index.js';
 import type { PassProgress } from './read-pages.js';
 
 /** The progress line of a sync on a terminal: tables done, rows, rate, and an ETA of the whole run at the row-read limit the tables share. */
@@ -11,9 +12,10 @@ export interface SyncProgress extends PassProgress {
   stop(): void;
 }
 
-export async function startSyncProgress(ctx: Context, tables: readonly Table[]): Promise<SyncProgress | undefined> {
+/** `rowWindow`: the row-read limit as the client paces it (its rate scale counted), which the ETA counts on. */
+export async function startSyncProgress(ctx: Context, tables: readonly Table[], rowWindow: RateWindow): Promise<SyncProgress | undefined> {
   if (!ctx.io.stderrIsTTY || tables.length === 0) return undefined;
-  const rateScale = Number(ctx.io.env.TDS_RATE_SCALE ?? 1) || 1;
+  const perMinute = rowWindow.requests / (rowWindow.perMs / 60_000);
   const started = Date.now();
   let done = -1;
   let current: Table | undefined;
@@ -24,7 +26,7 @@ export async function startSyncProgress(ctx: Context, tables: readonly Table[]):
     const rate = seconds > 0 ? Math.round(rows / seconds) : 0;
     const here = pagesOf(Math.max(0, (current?.rowCount ?? 0) - tableRows));
     const later = tables.slice(done + 1).reduce((sum, table) => sum + Math.max(1, pagesOf(table.rowCount)), 0);
-    const eta = here + later > 0 ? ` · ${etaText(here, later, rateScale)}` : '';
+    const eta = here + later > 0 ? ` · ${etaText(here, later, perMinute)}` : '';
     return `tables ${Math.max(0, done)}/${tables.length} · ${current?.name ?? ''}: ${tableRows.toLocaleString('en-US')} rows · ${rate.toLocaleString('en-US')} rows/s${eta}`;
   };
   const line: LiveLine = await startLiveLine(ctx.io, render, 1000);
@@ -48,11 +50,10 @@ export async function startSyncProgress(ctx: Context, tables: readonly Table[]):
 const pagesOf = (rows: number): number => Math.ceil(rows / 100);
 
 /**
- * The time left at the most: every table is read at the row-read limit they all share (100 rows a
- * request), and a table's sync never reads more pages than the table has (an incremental one, fewer).
+ * The time left at the most: every table is read at the row-read limit they all share (`perMinute` requests, 100 rows
+ * each), and a table's sync never reads more pages than the table has (an incremental one, fewer).
  */
-function etaText(pagesHere: number, pagesLater: number, rateScale: number): string {
-  const perMinute = (RATE_LIMITS.rows.requests * rateScale) / (RATE_LIMITS.rows.perMs / 60_000);
+function etaText(pagesHere: number, pagesLater: number, perMinute: number): string {
   const all = `at most ${formatMinutes((pagesHere + pagesLater) / perMinute)} left`;
   return pagesLater > 0 && pagesHere > 0 ? `${all} (${formatMinutes(pagesHere / perMinute)} on this table)` : all;
 }

@@ -125,7 +125,9 @@ async function syncRound(session: SyncSession, memory: FollowMemory, first: bool
   if (first) memory.tables = await chooseTables(ctx, client, request, states);
   if (listedNow) memory.listed(first ? memory.tables : (await client.tables()).tables);
   const taken = await namesInUse(db, states);
-  const progress = first ? (request.progress?.(memory.tables) ?? (await startSyncProgress(ctx, memory.tables))) : undefined;
+  const progress = first
+    ? (request.progress?.(memory.tables) ?? (await startSyncProgress(ctx, memory.tables, client.pace.windows.rows)))
+    : undefined;
   const results: TableSyncResult[] = [];
   try {
     for (const table of memory.tables) {

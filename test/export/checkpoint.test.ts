@@ -39,7 +39,7 @@ describe('CheckpointWriter', () => {
   it('writes the latest state in the background, coalescing pages, and syncs the data on flush', async () => {
     const path = checkpointPath(join(await tempDir(), 'out.csv'));
     let syncs = 0;
-    const writer = new CheckpointWriter(path, async () => void (syncs += 1), 60_000, 0);
+    const writer = new CheckpointWriter(path, async () => void (syncs += 1), { syncEveryMs: 60_000, minGapMs: 0 });
     for (let rows = 1; rows <= 50; rows += 1) writer.update(state(rows));
     await writer.flush();
     expect(await readCheckpoint(path)).toMatchObject({ version: 1, rows: 50, cursor: 'c50', fingerprint });
@@ -50,7 +50,7 @@ describe('CheckpointWriter', () => {
 
   it('waits at least minGapMs between writes', async () => {
     const path = checkpointPath(join(await tempDir(), 'out.csv'));
-    const writer = new CheckpointWriter(path, async () => undefined, 60_000, 600);
+    const writer = new CheckpointWriter(path, async () => undefined, { syncEveryMs: 60_000, minGapMs: 600 });
     writer.update(state(1));
     while ((await readCheckpoint(path)) === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
     writer.update(state(2));

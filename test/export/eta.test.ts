@@ -7,13 +7,19 @@ const window = { requests: 60, perMs: 60_000 };
 
 describe('etaMs', () => {
   it.each([
-    ['nothing left', 0, [], 50, 0],
-    ['a few pages inside the free part of the window', 300, [], 50, 150],
+    { name: 'nothing left', remainingRows: 0, recentRequests: [], msPerPage: 50, expected: 0 },
+    { name: 'a few pages inside the free part of the window', remainingRows: 300, recentRequests: [], msPerPage: 50, expected: 150 },
     // 60 requests in the last second: the next one waits for the oldest to leave the window.
-    ['a full window', 100, Array.from({ length: 60 }, (_, i) => 1_000 + i), 10, 1_000 + 60_000 + 10 - 1_000],
+    {
+      name: 'a full window',
+      remainingRows: 100,
+      recentRequests: Array.from({ length: 60 }, (_, i) => 1_000 + i),
+      msPerPage: 10,
+      expected: 1_000 + 60_000 + 10 - 1_000,
+    },
     // 12,000 rows from scratch: 120 requests, the 61st at one minute, the 120th just after.
-    ['12,000 rows from scratch', 12_000, [], 20, 60_000 + 59 * 20 + 20],
-  ])('%s', (_name, remainingRows, recentRequests, msPerPage, expected) => {
+    { name: '12,000 rows from scratch', remainingRows: 12_000, recentRequests: [], msPerPage: 20, expected: 60_000 + 59 * 20 + 20 },
+  ])('$name', ({ remainingRows, recentRequests, msPerPage, expected }) => {
     expect(etaMs({ remainingRows, pageSize: 100, now: 1_000, recentRequests, msPerPage, window })).toBe(expected);
   });
 
