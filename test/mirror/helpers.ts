@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { STAGE_FIELD, TAGS_FIELD } from '../helpers/field-specs.js';
 import type { EmulatorBench as MirrorBench } from '../helpers/emulator-bench.js';
 
 // The mirror's tests: an emulator in this process and tds against it (emulator-bench.ts), a table of
@@ -27,22 +28,8 @@ export async function everyTypeTable(
         { label: 'Phone', type: 'phone_number' },
         { label: 'Site', type: 'url' },
         { label: 'Logo', type: 'image' },
-        {
-          label: 'Stage',
-          type: 'select',
-          options: [
-            { label: 'New', value: 'new' },
-            { label: 'Won', value: 'won' },
-          ],
-        },
-        {
-          label: 'Tags',
-          type: 'multi_select',
-          options: [
-            { label: 'VIP', value: 'vip' },
-            { label: 'SMB', value: 'smb' },
-          ],
-        },
+        STAGE_FIELD,
+        TAGS_FIELD,
         { label: 'Address', type: 'object' },
         { label: 'Score', type: 'formula' },
         { label: 'Enrich', type: 'action', action: { from: 'Email', derive: 'domain' } },
