@@ -37,29 +37,39 @@ describe('actionOutcome', () => {
   const bare: FieldRec = { ...email, id: 'b', type: 'action' };
   const row = (cells: StoredRow['cells']): StoredRow => ({ id: 'r', createdAt: 0, updatedAt: 0, createdByUserId: null, cells });
 
-  it.each([
-    ['derives the value on success', domain, { e: { value: 'x@y.example' } }, 0.1, { status: 'success', value: 'y.example' }],
-    ['fails when nothing can be derived', domain, { e: { value: 'nope' } }, 0.1, { status: 'failed', errorMessage: 'no domain in "nope"' }],
-    ['skips an empty input (run condition not met)', domain, {}, 0.1, { status: 'skipped' }],
-    [
-      'reads a dependency that succeeded',
-      company,
-      { d: { status: 'success', value: 'y.example' } },
-      0.5,
-      { status: 'success', value: 'Y' },
-    ],
-    ['skips when the dependency did not succeed', company, { d: { status: 'failed', errorMessage: 'x' } }, 0.1, { status: 'skipped' }],
-    [
-      'fails by the draw with a provider error',
-      domain,
-      { e: { value: 'x@y.example' } },
-      0.86,
-      { status: 'failed', errorMessage: expect.anything() },
-    ],
-    ['is skipped by the draw', domain, { e: { value: 'x@y.example' } }, 0.93, { status: 'skipped' }],
-    ['is stopped by the draw', domain, { e: { value: 'x@y.example' } }, 0.99, { status: 'stopped' }],
-    ['without an input reports that it ran', bare, {}, 0.2, { status: 'success', value: 'ok' }],
-  ] as Array<[string, FieldRec, StoredRow['cells'], number, unknown]>)('%s', (_name, field, cells, draw, expected) => {
+  it.each(
+    (
+      [
+        ['derives the value on success', domain, { e: { value: 'x@y.example' } }, 0.1, { status: 'success', value: 'y.example' }],
+        [
+          'fails when nothing can be derived',
+          domain,
+          { e: { value: 'nope' } },
+          0.1,
+          { status: 'failed', errorMessage: 'no domain in "nope"' },
+        ],
+        ['skips an empty input (run condition not met)', domain, {}, 0.1, { status: 'skipped' }],
+        [
+          'reads a dependency that succeeded',
+          company,
+          { d: { status: 'success', value: 'y.example' } },
+          0.5,
+          { status: 'success', value: 'Y' },
+        ],
+        ['skips when the dependency did not succeed', company, { d: { status: 'failed', errorMessage: 'x' } }, 0.1, { status: 'skipped' }],
+        [
+          'fails by the draw with a provider error',
+          domain,
+          { e: { value: 'x@y.example' } },
+          0.86,
+          { status: 'failed', errorMessage: expect.anything() },
+        ],
+        ['is skipped by the draw', domain, { e: { value: 'x@y.example' } }, 0.93, { status: 'skipped' }],
+        ['is stopped by the draw', domain, { e: { value: 'x@y.example' } }, 0.99, { status: 'stopped' }],
+        ['without an input reports that it ran', bare, {}, 0.2, { status: 'success', value: 'ok' }],
+      ] as Array<[string, FieldRec, StoredRow['cells'], number, unknown]>
+    ).map(([name, field, cells, draw, expected]) => ({ name, field, cells, draw, expected })),
+  )('$name', ({ field, cells, draw, expected }) => {
     expect(actionOutcome(field, row(cells), draw)).toEqual(expected);
   });
 });

@@ -201,38 +201,48 @@ describe('admin routes', () => {
     await admin(emu, 'DELETE', `/tables/${leads.table.id}/rows/${row!.id}`);
   });
 
-  it.each([
-    ['POST', '/tables/tbl_nope/rows', { rows: [{ cells: {} }] }, 404, /Table tbl_nope not found/],
-    ['PATCH', '/tables/tbl_nope/rows/r', { cells: {} }, 404, /Table tbl_nope not found/],
-    ['DELETE', '/tables/tbl_nope/fields/f', undefined, 404, /Table tbl_nope not found/],
-    ['POST', '/tables', { workspace: 'Nowhere', name: 'X', fields: [] }, 400, /no workspace "Nowhere"/],
-    ['POST', '/tables', { workspace: 'Sales', name: 'X', fields: [{ label: 'A', type: 'string' }] }, 400, /type must be one of: text/],
-    ['POST', '/tables', { workspace: 'Sales', name: 'X', fields: [{ label: 'A', type: 'webhook' }] }, 400, /webhook column/],
-    ['POST', '/tables', { workspace: 'Sales', name: 'X', fields: [{ label: 'A', type: 'text', mapKey: 'a' }] }, 400, /webhook-fed/],
-    ['POST', '/tables', { workspace: 'Sales', name: 'X', fields: [{ label: 'A', type: 'text', options: [] }] }, 400, /only select/],
-    ['POST', '/tables', { workspace: 'Sales', name: 'X', fields: [{ label: 'A', type: 'text', action: {} }] }, 400, /only action columns/],
-    [
-      'POST',
-      '/tables',
-      { workspace: 'Sales', name: 'X', fields: [{ label: 'A', type: 'action', action: { derive: 'x' } }] },
-      400,
-      /derive must be/,
-    ],
-    [
-      'POST',
-      '/tables',
-      { workspace: 'Sales', name: 'X', fields: [{ label: 'A', type: 'action', action: { dependsOn: 'A' } }] },
-      400,
-      /cycle/,
-    ],
-    ['POST', '/tables', { workspace: 'Sales', name: 'X', fields: [], color: 'red' }, 400, /unknown member "color"/],
-    ['POST', '/tables', { workspace: 'Sales', name: 'X', emoji: 'rocket', fields: [] }, 400, /emoji/],
-    ['POST', '/tables', '{"workspace": ', 400, /not valid JSON/],
-    ['POST', '/tables', [1], 400, /body must be a JSON object/],
-    ['POST', '/clock', { advanceMs: 1, offsetMs: 2 }, 400, /exactly one/],
-    ['POST', '/clock', { advanceMs: 1.5 }, 400, /whole number/],
-    ['GET', '/tables', undefined, 405, /Use POST/],
-  ])('%s %s %j: %i in the service error shape', async (method, path, body, status, message) => {
+  it.each(
+    (
+      [
+        ['POST', '/tables/tbl_nope/rows', { rows: [{ cells: {} }] }, 404, /Table tbl_nope not found/],
+        ['PATCH', '/tables/tbl_nope/rows/r', { cells: {} }, 404, /Table tbl_nope not found/],
+        ['DELETE', '/tables/tbl_nope/fields/f', undefined, 404, /Table tbl_nope not found/],
+        ['POST', '/tables', { workspace: 'Nowhere', name: 'X', fields: [] }, 400, /no workspace "Nowhere"/],
+        ['POST', '/tables', { workspace: 'Sales', name: 'X', fields: [{ label: 'A', type: 'string' }] }, 400, /type must be one of: text/],
+        ['POST', '/tables', { workspace: 'Sales', name: 'X', fields: [{ label: 'A', type: 'webhook' }] }, 400, /webhook column/],
+        ['POST', '/tables', { workspace: 'Sales', name: 'X', fields: [{ label: 'A', type: 'text', mapKey: 'a' }] }, 400, /webhook-fed/],
+        ['POST', '/tables', { workspace: 'Sales', name: 'X', fields: [{ label: 'A', type: 'text', options: [] }] }, 400, /only select/],
+        [
+          'POST',
+          '/tables',
+          { workspace: 'Sales', name: 'X', fields: [{ label: 'A', type: 'text', action: {} }] },
+          400,
+          /only action columns/,
+        ],
+        [
+          'POST',
+          '/tables',
+          { workspace: 'Sales', name: 'X', fields: [{ label: 'A', type: 'action', action: { derive: 'x' } }] },
+          400,
+          /derive must be/,
+        ],
+        [
+          'POST',
+          '/tables',
+          { workspace: 'Sales', name: 'X', fields: [{ label: 'A', type: 'action', action: { dependsOn: 'A' } }] },
+          400,
+          /cycle/,
+        ],
+        ['POST', '/tables', { workspace: 'Sales', name: 'X', fields: [], color: 'red' }, 400, /unknown member "color"/],
+        ['POST', '/tables', { workspace: 'Sales', name: 'X', emoji: 'rocket', fields: [] }, 400, /emoji/],
+        ['POST', '/tables', '{"workspace": ', 400, /not valid JSON/],
+        ['POST', '/tables', [1], 400, /body must be a JSON object/],
+        ['POST', '/clock', { advanceMs: 1, offsetMs: 2 }, 400, /exactly one/],
+        ['POST', '/clock', { advanceMs: 1.5 }, 400, /whole number/],
+        ['GET', '/tables', undefined, 405, /Use POST/],
+      ] as Array<[string, string, unknown, number, RegExp]>
+    ).map(([method, path, body, status, message]) => ({ method, path, body, status, message })),
+  )('$method $path: $status $message, in the service error shape', async ({ method, path, body, status, message }) => {
     const reply = await admin(emu, method, path, body);
     expect(reply.status).toBe(status);
     expect(reply.body).toEqual(apiError(status, message));
