@@ -121,11 +121,11 @@ async function floor(emu, table, maxPages = Infinity) {
  * @param {Emulator} emu
  * @param {Table} table
  * @param {string} file
- * @param {Record<string, string>} [extraEnv]
- * @param {string[]} [extraArgs]
+ * @param {{ env?: Record<string, string>, args?: string[] }} [extra] more variables and arguments for tds
  * @returns {Promise<ExportRun>}
  */
-function exportWithTds(emu, table, file, extraEnv = {}, extraArgs = []) {
+function exportWithTds(emu, table, file, extra = {}) {
+  const { env: extraEnv = {}, args: extraArgs = [] } = extra;
   const start = performance.now();
   const emuCpu = emulatorCpuMs(emu);
   const probe = `${file}.memory.json`;
@@ -211,7 +211,7 @@ async function throughput() {
   let csv;
   for (const format of ['csv', 'ndjson']) {
     const file = join(dir, `export.${format}`);
-    const run = await exportWithTds(fast, table, file, { TDS_RATE_SCALE: '1000000' });
+    const run = await exportWithTds(fast, table, file, { env: { TDS_RATE_SCALE: '1000000' } });
     if (format === 'csv') csv = run;
     const ratio = run.ms / base.ms;
     // With the CPUs shared (a busy machine), time is about the CPU both processes need; this ratio says it.
@@ -236,7 +236,7 @@ async function throughput() {
  */
 async function parquet(emu, table, csv) {
   const file = join(dir, 'export.parquet');
-  const run = await exportWithTds(emu, table, file, { TDS_RATE_SCALE: '1000000' });
+  const run = await exportWithTds(emu, table, file, { env: { TDS_RATE_SCALE: '1000000' } });
   const ratio = run.ms / csv.ms;
   const rows = await parquetRows(file);
   console.log(
@@ -276,7 +276,7 @@ async function rateLimited() {
   // Request k (0-based) may start at floor(k / 60) windows after the first: the 120th at one window.
   const idealMs = Math.floor((requests - 1) / ROWS_PER_MINUTE) * windowMs;
   const file = join(dir, 'limited.csv');
-  const run = await exportWithTds(limited, small, file, RATE_SCALE === 1 ? {} : { TDS_RATE_SCALE: String(RATE_SCALE) });
+  const run = await exportWithTds(limited, small, file, { env: RATE_SCALE === 1 ? {} : { TDS_RATE_SCALE: String(RATE_SCALE) } });
   const log = /** @type {LoggedRequest[]} */ (await (await request(`${limited.origin}/_emulator/requests`)).body.json());
   const rowReads = log.filter((entry) => entry.bucket === 'rows');
   const throttled = rowReads.filter((entry) => entry.status === 429).length;

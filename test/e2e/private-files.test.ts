@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { TDS_BIN } from '../helpers/cli.js';
-import { mirrorBench, SCALE, type MirrorBench } from '../mirror/helpers.js';
+import { mirrorBench, type MirrorBench } from '../mirror/helpers.js';
 import { api } from '../push/helpers/emulator.js';
 
 // Issue 20, item 10: the files that hold the organization's rows are readable by their owner only
@@ -45,22 +43,11 @@ describe('private files are 0600', () => {
 
   it('the staging file of a Parquet export and its WAL while the export runs, and the checkpoint a Ctrl-C leaves', async () => {
     // read requests: tables, schema, pages 1 and 2; page 3 gets no answer, so the export waits there
-    const stalled = await mirrorBench({ readFaults: 'stall@5' } as never);
+    const stalled = await mirrorBench({ readFaults: 'stall@5' });
     try {
       const file = join(stalled.dir, 'leads.parquet');
-      const child = spawn(process.execPath, [TDS_BIN, 'rows', 'Leads', '--page-size', '20', '-o', file], {
-        cwd: stalled.dir,
-        env: {
-          ...process.env,
-          NO_COLOR: '1',
-          TDS_BASE_URL: stalled.emu.baseUrl,
-          TDS_API_KEY: stalled.emu.apiKey,
-          TDS_RATE_SCALE: String(SCALE),
-          TDS_CONFIG_DIR: join(stalled.dir, 'config'),
-        },
-        stdio: 'ignore',
-      });
-      const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+      // a process: Ctrl-C is what leaves the checkpoint
+      const run = stalled.spawn(['rows', 'Leads', '--page-size', '20', '-o', file]);
       const staged = ['leads.parquet.tds-staging.duckdb', 'leads.parquet.tds-staging.duckdb.wal'];
       try {
         await vi.waitFor(() => expect(stalled.emu.requestLog.some((entry) => entry.fault === 'stall')).toBe(true), {
@@ -73,9 +60,9 @@ describe('private files are 0600', () => {
         });
         for (const name of staged) expect(`${name} ${await mode(join(stalled.dir, name))}`).toBe(`${name} 600`);
       } finally {
-        child.kill('SIGINT');
+        run.child.kill('SIGINT');
       }
-      expect(await exited).toBe(130);
+      expect(await run.exit).toBe(130);
       // kept for --resume
       for (const name of [...staged, 'leads.parquet.tds-checkpoint'])
         expect(`${name} ${await mode(join(stalled.dir, name))}`).toBe(`${name} 600`);

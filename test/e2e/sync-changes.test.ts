@@ -1,18 +1,11 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { TDS_BIN } from '../helpers/cli.js';
-import { mirrorBench, SCALE, type MirrorBench } from '../mirror/helpers.js';
+import { describe, expect, it, vi } from 'vitest';
 import { ndjson, sqlRows, type DiffRecord } from './diff-support.js';
+import { benchPerTest } from './sync-support.js';
 
 // `tds sync --changes`: the diff records of each table's sync on stdout; with --follow under churn, a
 // stream in which each change comes once (replayed from an empty table, it gives the mirror table).
 
-let bench: MirrorBench | undefined;
-afterEach(async () => {
-  await bench?.close();
-  bench = undefined;
-});
+const openBench = benchPerTest();
 
 type ChangeRecord = DiffRecord & { table: string; tableId: string; syncId: number };
 
@@ -38,7 +31,7 @@ function replay(records: readonly ChangeRecord[]): Map<string, unknown> {
 
 describe('tds sync --changes', () => {
   it("prints each table's changes on stdout as NDJSON with the table's name, the summary on stderr", async () => {
-    bench = await mirrorBench();
+    const bench = await openBench();
     const first = await bench.tds(['sync', 'Leads', 'Signups', '--changes']);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toMatch(/synced .*\n {2}leads +full/);
@@ -67,28 +60,13 @@ describe('tds sync --changes', () => {
 
   it('--follow under churn: a stream in which each change comes once, whole records to the last after Ctrl-C', async () => {
     // a small table (the demo's Salaries, 15 rows): an incremental sync reads it whole, deletions included
-    bench = await mirrorBench({ churn: 'add:6/s,update:12/s,delete:2/s,table=Salaries', faultSeed: 11 } as never);
-    const b = bench;
-    const child = spawn(process.execPath, [TDS_BIN, 'sync', 'Salaries', '--follow', '--every', '0.2', '--changes'], {
-      env: {
-        ...process.env,
-        TDS_BASE_URL: b.emu.baseUrl,
-        TDS_API_KEY: b.emu.apiKey,
-        TDS_RATE_SCALE: String(SCALE),
-        TDS_DB: b.db,
-        NO_COLOR: '1',
-      },
-      cwd: b.dir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const exited = once(child, 'exit');
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const b = await openBench({ churn: 'add:6/s,update:12/s,delete:2/s,table=Salaries', faultSeed: 11 });
+    // a process: its stdout shows the records as they come, and Ctrl-C ends it
+    const follow = b.spawn(['sync', 'Salaries', '--follow', '--every', '0.2', '--changes']);
     const syncsSeen = (): number =>
       new Set(
-        stdout
+        follow
+          .stdout()
           .split('\n')
           .filter((line) => line.endsWith('}'))
           .map((line) => (JSON.parse(line) as ChangeRecord).syncId),
@@ -96,13 +74,13 @@ describe('tds sync --changes', () => {
     try {
       await vi.waitFor(() => expect(syncsSeen()).toBeGreaterThanOrEqual(8), { timeout: 60_000, interval: 50 });
     } finally {
-      child.kill('SIGINT');
+      follow.child.kill('SIGINT');
     }
-    const [code] = (await exited) as [number | null];
+    const code = await follow.exit;
     // Ctrl-C ends --follow: at once between rounds (0), or within a sync (130); either way its records are whole
-    expect([0, 130], stderr).toContain(code);
-    expect(stdout.endsWith('\n')).toBe(true);
-    const records = ndjson(stdout) as unknown as ChangeRecord[];
+    expect([0, 130], follow.stderr()).toContain(code);
+    expect(follow.stdout().endsWith('\n')).toBe(true);
+    const records = ndjson(follow.stdout()) as unknown as ChangeRecord[];
     expect(records.every((record) => record.table === 'salaries')).toBe(true);
     // every kind of change came, each once: replayed from an empty table they give the mirror table
     expect(new Set(records.map((record) => record.change))).toEqual(new Set(['added', 'updated', 'deleted']));

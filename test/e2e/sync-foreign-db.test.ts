@@ -2,17 +2,14 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterEach, describe, expect, it } from 'vitest';
-import { mirrorBench, mirrorRows, type MirrorBench } from '../mirror/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { mirrorRows } from '../mirror/helpers.js';
+import { benchPerTest } from './sync-support.js';
 
 // A DuckDB file of another program is never written by tds; names the user gave objects in a mirror are
 // never taken by a mirror table (issue 20, item 7).
 
-let bench: MirrorBench | undefined;
-afterEach(async () => {
-  await bench?.close();
-  bench = undefined;
-});
+const openBench = benchPerTest();
 
 /** A DuckDB file made by "another program": these statements, nothing of tds. */
 async function theirDatabase(path: string, statements: string[]): Promise<void> {
@@ -39,7 +36,7 @@ describe('tds sync --db: a database that is not a mirror', () => {
       /is not a tds mirror: its table _tds_tables is not one tds made/,
     ],
   ])('%s: refused with exit 2, the file left byte for byte as it was', async (_name, statements, message) => {
-    bench = await mirrorBench();
+    const bench = await openBench();
     const theirs = join(bench.dir, 'theirs.duckdb');
     await theirDatabase(theirs, statements);
     const before = await digest(theirs);
@@ -59,7 +56,7 @@ describe('tds sync --db: a database that is not a mirror', () => {
   });
 
   it('an empty DuckDB file is made a mirror', async () => {
-    bench = await mirrorBench();
+    const bench = await openBench();
     const empty = join(bench.dir, 'empty.duckdb');
     await theirDatabase(empty, []);
     const result = await bench.tds(['sync', 'Leads', '--db', empty]);
@@ -69,7 +66,7 @@ describe('tds sync --db: a database that is not a mirror', () => {
 
 describe("tds sync: the user's own objects in a mirror", () => {
   it('a view the user made keeps its name: a new mirror table takes another', async () => {
-    bench = await mirrorBench();
+    const bench = await openBench();
     expect((await bench.tds(['sync', 'Leads'])).code).toBe(0);
     const view = await bench.tds(['sql', 'CREATE VIEW Signups AS SELECT * FROM leads', '--write']);
     expect(view.code, view.stderr).toBe(0);

@@ -1,20 +1,14 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createPrng } from '../../src/emulator/seed/prng.js';
-import { TDS_BIN } from '../helpers/cli.js';
-import { exportRows, mirrorBench, SCALE, type MirrorBench } from '../mirror/helpers.js';
+import { exportRows } from '../mirror/helpers.js';
 import { diffRecords, expectedDiff, sqlRows, type Row } from './diff-support.js';
+import { benchPerTest } from './sync-support.js';
 
 // SIGKILL and SIGINT at seeded random points of incremental and --full syncs, each followed by a sync
 // that completes: every version of every row that a sync could see is in the mirror (the table or its
 // history) exactly once, deletions once, and the table after each completed sync is what the service had.
 
-let bench: MirrorBench | undefined;
-afterEach(async () => {
-  await bench?.close();
-  bench = undefined;
-});
+const openBench = benchPerTest();
 
 const CYCLES = 6;
 const ROWS = 600;
@@ -23,8 +17,7 @@ describe('tds sync: versions through kills', () => {
   it('SIGKILL and SIGINT anywhere in a sync: every version once, the table as the service had it after each completed sync', async () => {
     const random = createPrng(2026);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-    bench = await mirrorBench();
-    const b = bench;
+    const b = await openBench();
     const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {
       workspace: 'Sales',
       name: 'Churned',
@@ -44,20 +37,18 @@ describe('tds sync: versions through kills', () => {
       });
     };
     await addRows(ROWS, (i) => (ROWS - i) * 3_600_000);
-    const env = { TDS_BASE_URL: b.emu.baseUrl, TDS_API_KEY: b.emu.apiKey, TDS_RATE_SCALE: String(SCALE), TDS_DB: b.db, NO_COLOR: '1' };
 
     /** Starts a sync and stops it with `signal` once the emulator has answered `after` of its row requests (if it has not ended by then). */
     const interrupted = async (args: string[], signal: 'SIGKILL' | 'SIGINT', after: number): Promise<void> => {
       const since = b.emu.requestLog.length;
-      const child = spawn(process.execPath, [TDS_BIN, 'sync', ...args], { env: { ...process.env, ...env }, cwd: b.dir, stdio: 'ignore' });
-      const exited = once(child, 'exit');
+      const sync = b.spawn(['sync', ...args]);
       let done = false;
-      void exited.then(() => (done = true));
+      void sync.ended.then(() => (done = true));
       const answered = (): number =>
         b.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows' && entry.status === 200).length;
       await vi.waitFor(() => expect(done || answered() >= after).toBe(true), { timeout: 20_000, interval: 2 });
-      if (!done) child.kill(signal);
-      const [code, killed] = (await exited) as [number | null, string | null];
+      if (!done) sync.child.kill(signal);
+      const { code, signal: killed } = await sync.ended;
       if (signal === 'SIGINT') expect([0, 130]).toContain(code);
       else expect(code === 0 || killed === 'SIGKILL').toBe(true);
     };

@@ -1,14 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { mirrorBench, type MirrorBench } from '../mirror/helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { MirrorBench } from '../mirror/helpers.js';
 import { sqlRows } from './diff-support.js';
+import { benchPerTest } from './sync-support.js';
 
 // The history's edges: --prune-history, and the names of the history tables and macros.
 
-let bench: MirrorBench | undefined;
-afterEach(async () => {
-  await bench?.close();
-  bench = undefined;
-});
+const openBench = benchPerTest();
 
 async function table(b: MirrorBench, name: string): Promise<string> {
   const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {
@@ -24,7 +21,7 @@ async function table(b: MirrorBench, name: string): Promise<string> {
 
 describe('tds sync --prune-history', () => {
   it('drops the versions replaced longer ago than DURATION (on the service clock), says how many; nothing otherwise', async () => {
-    bench = await mirrorBench();
+    const bench = await openBench();
     const id = await table(bench, 'Deals');
     expect((await bench.tds(['sync', id])).code).toBe(0);
     const rows = await sqlRows(bench, 'SELECT "_id" FROM deals');
@@ -60,7 +57,7 @@ describe('tds sync --prune-history', () => {
 
 describe('the history tables and macros: their names', () => {
   it('a name another mirror table holds gets the usual suffix; _tds_tables lists them all', async () => {
-    bench = await mirrorBench();
+    const bench = await openBench();
     const dealsAt = await table(bench, 'Deals At');
     const deals = await table(bench, 'Deals');
     // Deals At first: its table is deals_at, which the macro T_at of Deals would be called

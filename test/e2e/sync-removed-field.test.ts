@@ -1,14 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { everyTypeCells, everyTypeTable, mirrorBench, type MirrorBench } from '../mirror/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { everyTypeCells, everyTypeTable, type MirrorBench } from '../mirror/helpers.js';
+import { benchPerTest } from './sync-support.js';
 
 // A removed field's column is kept with the values it had when the field was removed, whatever is
 // synced after (issue 20, item 8).
 
-let bench: MirrorBench | undefined;
-afterEach(async () => {
-  await bench?.close();
-  bench = undefined;
-});
+const openBench = benchPerTest();
 
 async function column(b: MirrorBench, key: string): Promise<Map<string, unknown>> {
   const result = await b.tds(['sql', `SELECT _id, "${key}" AS v FROM every_type`, '--format', 'ndjson']);
@@ -22,7 +19,7 @@ async function column(b: MirrorBench, key: string): Promise<Map<string, unknown>
 
 describe('tds sync: a removed field', () => {
   it('its kept column keeps its values through incremental syncs that read rows again and through --full', async () => {
-    bench = await mirrorBench();
+    const bench = await openBench();
     const table = await everyTypeTable(bench);
     const DAY = 86_400_000;
     const created = await bench.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${table.id}/rows`, {

@@ -1,27 +1,11 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { mirrorBench, type MirrorBench } from '../mirror/helpers.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { MirrorBench } from '../mirror/helpers.js';
+import { benchPerTest, syncTables } from './sync-support.js';
 
 // Issue 25: the demo's Leads had action cells seeded queued, waiting and running that never moved, so the
 // watermark stayed at the oldest of them and every "incremental" sync read the whole table.
 
-let bench: MirrorBench | undefined;
-afterEach(async () => {
-  await bench?.close();
-  bench = undefined;
-});
-
-interface TableSummary {
-  name: string;
-  mode: string;
-  rowsRead: number;
-  requests: number;
-}
-
-async function sync(b: MirrorBench, args: string[]): Promise<TableSummary[]> {
-  const result = await b.tds(['sync', ...args, '--json']);
-  expect(result.code, result.stderr).toBe(0);
-  return (JSON.parse(result.stdout) as { tables: TableSummary[] }).tables;
-}
+const openBench = benchPerTest();
 
 /** Leads' action cells that are not final, read from the service (every page). */
 async function pendingEnrich(b: MirrorBench): Promise<number> {
@@ -47,17 +31,16 @@ async function pendingEnrich(b: MirrorBench): Promise<number> {
 
 describe('tds sync on the demo data: incremental syncs read a page once the seeded actions have run', () => {
   it('the seeded cells that were pending settle, and the next incremental sync of Leads and Companies reads one page each', async () => {
-    bench = await mirrorBench({ actionDelayMs: 200 });
-    const b = bench;
-    const first = await sync(b, ['Leads', 'Companies']);
+    const b = await openBench({ actionDelayMs: 200 });
+    const first = await syncTables(b, ['Leads', 'Companies']);
     expect(first.map((table) => [table.name, table.mode, table.rowsRead])).toEqual([
       ['Leads', 'full', 250],
       ['Companies', 'full', 40],
     ]);
     await vi.waitFor(async () => expect(await pendingEnrich(b)).toBe(0), { timeout: 20_000, interval: 200 });
-    await sync(b, []); // reads the rows that were pending at the first sync, now settled
+    await syncTables(b, []); // reads the rows that were pending at the first sync, now settled
     const before = b.emu.requestLog.length;
-    const next = await sync(b, []);
+    const next = await syncTables(b, []);
     expect(next.map((table) => [table.name, table.mode]).sort()).toEqual([
       ['Companies', 'incremental'],
       ['Leads', 'incremental'],

@@ -1,13 +1,10 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TDS_BIN } from '../helpers/cli.js';
-import { mirrorBench, SCALE, type MirrorBench } from '../mirror/helpers.js';
+import { mirrorBench, type MirrorBench } from '../mirror/helpers.js';
 import { diffRecords, sqlRows, type Row } from './diff-support.js';
 
 // A mirror written by the tds before history (format 1: test/fixtures/mirror-format-1, with the emulator
@@ -30,7 +27,7 @@ async function fixtureBench(): Promise<MirrorBench> {
   stateDir = await mkdtemp(join(tmpdir(), 'tds-upgrade-state-'));
   const dataFile = join(stateDir, 'emulator-state.json');
   await writeFile(dataFile, gunzipSync(await readFile(FIXTURE('emulator-state.json'))));
-  const b = await mirrorBench({ dataFile } as never);
+  const b = await mirrorBench({ dataFile });
   await writeFile(b.db, gunzipSync(await readFile(FIXTURE('mirror.duckdb'))));
   return b;
 }
@@ -128,25 +125,16 @@ describe('tds sync: a mirror of format 1', () => {
     const b = bench;
     const original = await readFile(b.db);
     const before = await sqlRows(b, 'SELECT * FROM old_contacts ORDER BY "_id"');
-    const env = {
-      ...process.env,
-      TDS_BASE_URL: b.emu.baseUrl,
-      TDS_API_KEY: b.emu.apiKey,
-      TDS_RATE_SCALE: String(SCALE),
-      TDS_DB: b.db,
-      NO_COLOR: '1',
-    };
     // when the upgrade runs has nothing to wait on from outside (it is the first thing the process does
     // with the file): the kill comes after a seeded delay that spans the process's start and the upgrade
     const delays = [200, 300, 400, 520];
     const outcomes = new Set<number>();
     for (const delay of delays) {
       await writeFile(b.db, original);
-      const child = spawn(process.execPath, [TDS_BIN, 'sync'], { env, cwd: b.dir, stdio: 'ignore' });
-      const exited = once(child, 'exit');
-      await Promise.race([sleep(delay), exited]);
-      child.kill('SIGKILL');
-      await exited;
+      const sync = b.spawn(['sync']);
+      await Promise.race([sleep(delay), sync.ended]);
+      sync.child.kill('SIGKILL');
+      await sync.ended;
       const version = await format(b);
       outcomes.add(version);
       const rows = await sqlRows(b, 'SELECT * FROM old_contacts ORDER BY "_id"');

@@ -34,12 +34,16 @@ describe('FilterError', () => {
 });
 
 describe('markPlace', () => {
-  it.each([
-    ['counts an emoji as one character', '😀 = x', 3, 1, '😀 = x', '  ^'],
-    ['shows control characters as spaces', 'a\n=\tb\u001b[31m', 4, 1, 'a = b [31m', '    ^'],
-    ['underlines a span', 'Age contains 5', 4, 8, 'Age contains 5', '    ^^^^^^^^'],
-    ['clips a span at the end of the text', 'ab', 1, 10, 'ab', ' ^'],
-  ])('%s', (_name, expression, position, length, line, caret) => {
+  it.each(
+    (
+      [
+        ['counts an emoji as one character', '😀 = x', 3, 1, '😀 = x', '  ^'],
+        ['shows control characters as spaces', 'a\n=\tb\u001b[31m', 4, 1, 'a = b [31m', '    ^'],
+        ['underlines a span', 'Age contains 5', 4, 8, 'Age contains 5', '    ^^^^^^^^'],
+        ['clips a span at the end of the text', 'ab', 1, 10, 'ab', ' ^'],
+      ] as Array<[string, string, number, number, string, string]>
+    ).map(([name, expression, position, length, line, caret]) => ({ name, expression, position, length, line, caret })),
+  )('$name', ({ expression, position, length, line, caret }) => {
     expect(markPlace(expression, position, length)).toEqual({ line, caret });
   });
 

@@ -4,8 +4,9 @@ import type { Field } from '../../src/service/index.js';
 // labels differ from its values, a label that equals another column's name ("rank"), and a
 // label that equals another column's ID ("fld_name").
 
-function field(id: string, name: string, label: string, type: Field['type'], extra: Partial<Field> = {}): Field {
-  return { id, name, label, type, options: null, isSystem: false, ...extra };
+/** A field; `type` is its type, or its type with other members (options, isSystem…). */
+function field(id: string, name: string, label: string, type: Field['type'] | (Partial<Field> & Pick<Field, 'type'>)): Field {
+  return { id, name, label, options: null, isSystem: false, ...(typeof type === 'string' ? { type } : type) };
 }
 
 export const fields: Field[] = [
@@ -18,7 +19,8 @@ export const fields: Field[] = [
   field('fld_phone', 'phone', 'Phone', 'phone_number'),
   field('fld_site', 'website', 'Website', 'url'),
   field('fld_logo', 'logo', 'Logo', 'image'),
-  field('fld_stage', 'stage', 'Stage', 'select', {
+  field('fld_stage', 'stage', 'Stage', {
+    type: 'select',
     options: [
       { label: 'Lead', value: 'opt_lead' },
       { label: 'Customer', value: 'opt_customer' },
@@ -26,7 +28,8 @@ export const fields: Field[] = [
       { label: 'Churned', value: 'Lead' }, // a value equal to another option's label: the value wins
     ],
   }),
-  field('fld_tags', 'tags', 'Tags', 'multi_select', {
+  field('fld_tags', 'tags', 'Tags', {
+    type: 'multi_select',
     options: [
       { label: 'VIP', value: 'tag_vip' },
       { label: 'Partner', value: 'tag_partner' },
@@ -41,7 +44,7 @@ export const fields: Field[] = [
   field('fld_rank_label', 'rank_position', 'rank', 'number'),
   field('fld_rank_name', 'rank', 'Rank (old)', 'text'),
   field('fld_alias', 'alias', 'fld_name', 'text'),
-  field('fld_created', 'created_at', 'Created at', 'date', { isSystem: true }),
+  field('fld_created', 'created_at', 'Created at', { type: 'date', isSystem: true }),
 ];
 
 export function fieldById(id: string): Field {

@@ -1,3 +1,4 @@
+import { TdsError } from '../../src/core/errors.js';
 import { streamsIO } from '../../src/core/io.js';
 import { run } from '../../src/main.js';
 import type { RunOptions, RunResult } from './cli.js';
@@ -9,12 +10,18 @@ import { inFolder } from './working-directory.js';
 // streams with an environment of its own: for what a user sees on stdout, stderr and in the exit code.
 // What only a process shows (signals, a pipe closed early, start-up) is spawned (spawn-tds.ts).
 
-/** Runs tds in-process; same options and result as runTds (`signal` is always null, as no process ends). */
-export async function runInProcess(args: string[], options: RunOptions = {}): Promise<RunResult> {
+export interface InProcessOptions extends RunOptions {
+  /** Aborting it interrupts the run as Ctrl-C interrupts a process (main.ts's first SIGINT). */
+  interrupt?: AbortSignal;
+}
+
+/** Runs tds in-process; the options and result of runTds (`signal` is always null, as no process ends). */
+export async function runInProcess(args: string[], options: InProcessOptions = {}): Promise<RunResult> {
   const env = runEnv(options.env);
   const streams = memoryStreams(options.input ?? '');
   const io = streamsIO({ ...streams, env }, { noColor: args.includes('--no-color') });
   const controller = new AbortController();
+  options.interrupt?.addEventListener('abort', () => controller.abort(new TdsError('INTERRUPTED', 'interrupted')), { once: true });
   return inFolder(options.cwd, async () => {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), options.timeoutMs ?? 60_000)));

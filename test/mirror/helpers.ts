@@ -1,61 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'vitest';
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
-import { runTds, type RunOptions, type RunResult } from '../helpers/cli.js';
+import { STAGE_FIELD, TAGS_FIELD } from '../helpers/field-specs.js';
+import type { EmulatorBench as MirrorBench } from '../helpers/emulator-bench.js';
 
-// An emulator in this process, its admin routes, and the real CLI against it, for the mirror's tests.
+// The mirror's tests: an emulator in this process and tds against it (emulator-bench.ts), a table of
+// every column type, and the mirror compared with an export of the service, value by value.
 
-export interface MirrorBench {
-  emu: RunningEmulator;
-  dir: string;
-  db: string;
-  tds(args: string[], options?: RunOptions): Promise<RunResult>;
-  admin<T = unknown>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T>;
-  close(): Promise<void>;
-}
-
-/** The emulator's rate windows and the client's pacing both run this many times faster. */
-export const SCALE = 50;
-
-export async function mirrorBench(options: EmulatorOptions = {}): Promise<MirrorBench> {
-  const emu = await startEmulator({ port: 0, ingestDelayMs: 20, actionDelayMs: 0, rateScale: SCALE, ...options } as EmulatorOptions);
-  const dir = await mkdtemp(join(tmpdir(), 'tds-mirror-'));
-  const origin = emu.baseUrl.replace(/\/v1$/, '');
-  return {
-    emu,
-    dir,
-    db: join(dir, 'mirror.duckdb'),
-    tds: (args, runOptions = {}) =>
-      runTds(args, {
-        ...runOptions,
-        cwd: runOptions.cwd ?? dir,
-        env: {
-          TDS_BASE_URL: emu.baseUrl,
-          TDS_API_KEY: emu.apiKey,
-          TDS_RATE_SCALE: String(SCALE),
-          TDS_DB: join(dir, 'mirror.duckdb'),
-          TDS_CONFIG_DIR: join(dir, 'config'),
-          ...runOptions.env,
-        },
-      }),
-    async admin<T>(method: string, path: string, body?: unknown): Promise<T> {
-      const response = await fetch(`${origin}/_emulator${path}`, {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const json = (await response.json()) as T;
-      expect(response.status, JSON.stringify(json)).toBeLessThan(300);
-      return json;
-    },
-    async close() {
-      await emu.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
+export { emulatorBench as mirrorBench, type EmulatorBench as MirrorBench } from '../helpers/emulator-bench.js';
 
 /** A table of every column type, made through the emulator's admin route. */
 export async function everyTypeTable(
@@ -78,22 +28,8 @@ export async function everyTypeTable(
         { label: 'Phone', type: 'phone_number' },
         { label: 'Site', type: 'url' },
         { label: 'Logo', type: 'image' },
-        {
-          label: 'Stage',
-          type: 'select',
-          options: [
-            { label: 'New', value: 'new' },
-            { label: 'Won', value: 'won' },
-          ],
-        },
-        {
-          label: 'Tags',
-          type: 'multi_select',
-          options: [
-            { label: 'VIP', value: 'vip' },
-            { label: 'SMB', value: 'smb' },
-          ],
-        },
+        STAGE_FIELD,
+        TAGS_FIELD,
         { label: 'Address', type: 'object' },
         { label: 'Score', type: 'formula' },
         { label: 'Enrich', type: 'action', action: { from: 'Email', derive: 'domain' } },

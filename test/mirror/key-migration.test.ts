@@ -10,7 +10,7 @@ import type { Field } from '../../src/service/index.js';
 
 const field = (id: string, label: string, type: Field['type']): Field => ({ id, name: id, label, type, options: null, isSystem: false });
 const fields = [field('f_enrich', 'Enrich', 'action'), field('f_text', 'Enrich.status', 'text')];
-const stored = (f: Field, position: number, key: string, statusKey: string | null, errorKey: string | null): StoredField => ({
+const stored = (f: Field, position: number, [key, statusKey, errorKey]: [string, string | null, string | null]): StoredField => ({
   fieldId: f.id,
   position,
   key,
@@ -23,7 +23,10 @@ const stored = (f: Field, position: number, key: string, statusKey: string | nul
   isSystem: false,
   removed: false,
 });
-const before = [stored(fields[0]!, 0, 'Enrich', 'Enrich.status (2)', 'Enrich.error'), stored(fields[1]!, 1, 'Enrich.status', null, null)];
+const before = [
+  stored(fields[0]!, 0, ['Enrich', 'Enrich.status (2)', 'Enrich.error']),
+  stored(fields[1]!, 1, ['Enrich.status', null, null]),
+];
 
 describe('planSchema: keys that changed with the rule', () => {
   it('renames the status column of a field whose own key stayed, and the column that took its key', async () => {
@@ -52,7 +55,7 @@ describe('planSchema: keys that changed with the rule', () => {
 
   it('a field that becomes an action column is retyped (its status and error columns added), not renamed', () => {
     const score = field('f_score', 'Score', 'text');
-    const plan = planSchema([stored(score, 0, 'Score', null, null)], [{ ...score, type: 'action' }], 'label');
+    const plan = planSchema([stored(score, 0, ['Score', null, null])], [{ ...score, type: 'action' }], 'label');
     expect(plan.changes.map((change) => change.kind)).toEqual(['retyped']);
   });
 });

@@ -1,100 +1,26 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/duckdb/engine.js';
-import { rowJson } from '../../src/duckdb/json-rows.js';
-import { createTableSql } from '../../src/mirror/apply-schema.js';
-import { createHistoryTable } from '../../src/mirror/history/history-objects.js';
-import { openMirror } from '../../src/mirror/mirror-db.js';
-import { MirrorWriter, type GroupCounts } from '../../src/mirror/mirror-writer.js';
-import { loadStates, type PassState, type TableState } from '../../src/mirror/table-state.js';
-import type { TypedColumn } from '../../src/records/typed-plan.js';
-import type { TypedValue } from '../../src/records/typed-values.js';
+import { describe, expect, it } from 'vitest';
+import { MirrorWriter } from '../../src/mirror/mirror-writer.js';
+import { loadStates } from '../../src/mirror/table-state.js';
+import {
+  COLUMNS,
+  contents,
+  db,
+  NAMES,
+  passIds,
+  reopenWriterDb,
+  row,
+  state,
+  TABLE,
+  TARGET,
+  useWriterDb,
+  writeRows,
+} from './writer-fixture.js';
 
 // The writer's two ways: rows inserted as they are while the table holds only the pass's rows, and the
 // upsert by `_id` otherwise (or when the primary key refuses a group); rows appended while a group is
 // written go to the next one.
 
-const COLUMNS: TypedColumn[] = [
-  { key: '_id', type: 'VARCHAR', role: 'id' },
-  { key: '_createdAt', type: 'TIMESTAMPTZ', role: 'meta' },
-  { key: '_updatedAt', type: 'TIMESTAMPTZ', role: 'meta' },
-  { key: 'n', type: 'DOUBLE', role: 'meta' },
-];
-const TABLE = 't';
-const NAMES = { historyTable: 't__history', atSyncMacro: 't_at_sync', atMacro: 't_at' };
-const TARGET = { table: TABLE, historyTable: NAMES.historyTable, syncId: 7 };
-
-async function makeTable(): Promise<void> {
-  await db.connection.run(createTableSql(TABLE, COLUMNS, [{ key: '_syncId', type: 'BIGINT' }]));
-  await createHistoryTable(db.connection, TABLE, NAMES);
-}
-
-let dir: string;
-let db: Database;
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'tds-writer-'));
-  db = await openMirror(join(dir, 'mirror.duckdb'), { readOnly: false });
-  await makeTable();
-});
-
-afterEach(async () => {
-  db.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-function state(pass: Partial<PassState> = {}): TableState {
-  return {
-    tableId: 'tbl_1',
-    name: 'T',
-    workspaceId: 'wsp_1',
-    workspaceName: 'W',
-    mirrorTable: TABLE,
-    header: 'label',
-    newestCreatedAt: null,
-    pendingSince: null,
-    watermark: null,
-    rowCount: null,
-    serviceRowCount: null,
-    lastSyncAt: null,
-    ...NAMES,
-    pass: {
-      mode: 'full',
-      cursor: 'c1',
-      startedAt: '2026-01-01T00:00:00.000Z',
-      top: null,
-      oldest: null,
-      requests: 1,
-      rows: 0,
-      inserted: 0,
-      updated: 0,
-      unfit: 0,
-      ...pass,
-    },
-  };
-}
-
-const row = (id: string, updatedAt: string, n: number): [string, string] => [
-  id,
-  rowJson([id, '2026-01-01T00:00:00.000Z', updatedAt, n] satisfies TypedValue[]),
-];
-
-async function contents(): Promise<Array<Record<string, unknown>>> {
-  const reader = await db.connection.runAndReadAll(`SELECT "_id", "_updatedAt"::VARCHAR AS u, n FROM ${TABLE} ORDER BY "_id"`);
-  return reader.getRowObjectsJS();
-}
-
-async function passIds(): Promise<string[]> {
-  const reader = await db.connection.runAndReadAll(`SELECT row_id FROM _tds_pass ORDER BY row_id`);
-  return reader.getRowObjectsJS().map((each) => String(each.row_id));
-}
-
-function writeRows(writer: MirrorWriter, rows: Array<[string, string]>, s: TableState, rewrite: boolean): Promise<GroupCounts> {
-  writer.append(rows);
-  return writer.write(s, rewrite);
-}
+useWriterDb();
 
 describe('MirrorWriter', () => {
   it('inserts the groups of a pass into an empty table, and falls back to the upsert for a row it already has', async () => {
@@ -202,9 +128,7 @@ describe('MirrorWriter', () => {
   });
 
   it('writes a table whose primary key outgrows the memory DuckDB was given (the limit follows the index)', async () => {
-    db.close();
-    db = await openMirror(join(dir, 'small.duckdb'), { readOnly: false, memoryLimit: '16MB', threads: 1 });
-    await makeTable();
+    await reopenWriterDb({ memoryLimit: '16MB', threads: 1 });
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
     await writer.open(0);
     const s = state();

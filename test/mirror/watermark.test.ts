@@ -7,13 +7,17 @@ const at = (ms: number): string => new Date(T0 + ms).toISOString();
 const MINUTE = 60_000;
 
 describe('nextWatermark', () => {
-  it.each([
-    ['an idle table: the pass start (the Date of its first answer) is later than the newest row', -3_600_000, null, 0, -MINUTE],
-    ['a burst just before the pass: its start still decides', -5_000, null, 0, -MINUTE],
-    ['a newest row later than the Date (a Date cut to whole seconds): the newest row decides', 800, null, 0, 800 - MINUTE],
-    ['a row still running an action: its creation time bounds it', -5_000, -7_200_000, 0, -7_200_000 - MINUTE],
-    ['a pending row newer than the start changes nothing', -5_000, 10_000, 0, -MINUTE],
-  ])('%s', (_name, newestMs, pendingMs, startMs, expectedMs) => {
+  it.each(
+    (
+      [
+        ['an idle table: the pass start (the Date of its first answer) is later than the newest row', -3_600_000, null, 0, -MINUTE],
+        ['a burst just before the pass: its start still decides', -5_000, null, 0, -MINUTE],
+        ['a newest row later than the Date (a Date cut to whole seconds): the newest row decides', 800, null, 0, 800 - MINUTE],
+        ['a row still running an action: its creation time bounds it', -5_000, -7_200_000, 0, -7_200_000 - MINUTE],
+        ['a pending row newer than the start changes nothing', -5_000, 10_000, 0, -MINUTE],
+      ] as Array<[string, number, number | null, number, number]>
+    ).map(([name, newestMs, pendingMs, startMs, expectedMs]) => ({ name, newestMs, pendingMs, startMs, expectedMs })),
+  )('$name', ({ newestMs, pendingMs, startMs, expectedMs }) => {
     const watermark = nextWatermark({
       newestCreatedAt: newestMs === null ? null : at(newestMs),
       pendingSince: pendingMs === null ? null : at(pendingMs),

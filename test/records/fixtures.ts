@@ -4,8 +4,9 @@ import type { Field, Row } from '../../src/service/index.js';
 // a meta key, a label that already looks disambiguated, selects whose labels differ from their
 // values, an action column, and a system column.
 
-function field(id: string, name: string, label: string, type: Field['type'], extra: Partial<Field> = {}): Field {
-  return { id, name, label, type, options: null, isSystem: false, ...extra };
+/** A field; `type` is its type, or its type with other members (options, isSystem…). */
+function field(id: string, name: string, label: string, type: Field['type'] | (Partial<Field> & Pick<Field, 'type'>)): Field {
+  return { id, name, label, options: null, isSystem: false, ...(typeof type === 'string' ? { type } : type) };
 }
 
 export const fields: Field[] = [
@@ -16,13 +17,15 @@ export const fields: Field[] = [
   field('f_v1', 'value', 'Value', 'text'),
   field('f_v2', 'value_2', 'Value', 'number'),
   field('f_v2label', 'value_old', 'Value (2)', 'text'),
-  field('f_stage', 'stage', 'Stage', 'select', {
+  field('f_stage', 'stage', 'Stage', {
+    type: 'select',
     options: [
       { label: 'Closed Won', value: 'closed_won' },
       { label: 'New', value: 'new' },
     ],
   }),
-  field('f_tags', 'tags', 'Tags', 'multi_select', {
+  field('f_tags', 'tags', 'Tags', {
+    type: 'multi_select',
     options: [
       { label: 'VIP', value: 'vip' },
       { label: 'Partner', value: 'partner' },
@@ -30,7 +33,7 @@ export const fields: Field[] = [
   }),
   field('f_addr', 'address', 'Address', 'object'),
   field('f_enrich', 'enrich', 'Enrich', 'action'),
-  field('f_created', 'created_at', 'Created At', 'date', { isSystem: true }),
+  field('f_created', 'created_at', 'Created At', { type: 'date', isSystem: true }),
 ];
 
 export function row(id: string, cells: Row['cells'], extra: Partial<Row> = {}): Row {

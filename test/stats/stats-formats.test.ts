@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/output/table.js';
 import { COLUMN_RECORD_KEYS } from '../../src/stats/stats-output.js';
 import type { TableStats } from '../../src/stats/stats-report.js';
-import { EXPECTED_COLUMNS, FIXTURE_NAME, makeFixture } from './fixture.js';
-import { statsBench, type StatsBench } from './stats-bench.js';
+import { FIXTURE_NAME, makeFixture } from './fixture.js';
+import { EXPECTED_COLUMNS } from './fixture-expected.js';
+import { statsBench, terminalEnv, type StatsBench } from './stats-bench.js';
 
 // `tds stats` in every format, to stdout and to -o FILE (atomically), and on a mirror as it is
 // (--no-sync: no request; a table not in it: exit 4 with a hint).
@@ -50,7 +51,7 @@ describe('tds stats: formats', () => {
   });
 
   it('table on a terminal: sections that read at a glance, no colour unless asked', async () => {
-    const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync'], { terminal: { columns: 120 } });
+    const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync'], { env: terminalEnv(120) });
     expect(result.code, result.stderr).toBe(0);
     const text = result.stdout;
     expect(text).not.toMatch(/\u001b\[/);
@@ -67,14 +68,14 @@ describe('tds stats: formats', () => {
 
   it('table sized to a narrow terminal', async () => {
     for (const columns of [60, 80]) {
-      const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync'], { terminal: { columns } });
+      const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync'], { env: terminalEnv(columns) });
       for (const line of lines(result.stdout)) expect(displayWidth(line), line).toBeLessThanOrEqual(columns);
       expect(result.stdout).toMatch(/^Stats Fixture · Sales · 15 rows · 11 columns( · synced [^\n]*)?\n {2}(synced|mirror) /);
     }
   });
 
   it('table in colour on a colour terminal', async () => {
-    const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync'], { terminal: { columns: 100, color: true } });
+    const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync'], { env: terminalEnv(100, true) });
     expect(result.stdout).toMatch(/\u001b\[32m█+\u001b\[39m/); // the success segment in green
   });
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TableStats } from '../../src/stats/stats-report.js';
-import { EXPECTED_COLUMNS, EXPECTED_PER_DAY, FIXTURE_NAME, FIXTURE_ROWS, expectedErrors, makeFixture, type Fixture } from './fixture.js';
-import { statsBench, type StatsBench } from './stats-bench.js';
+import { FIXTURE_NAME, FIXTURE_ROWS, makeFixture, type Fixture } from './fixture.js';
+import { EXPECTED_COLUMNS, EXPECTED_PER_DAY, expectedErrors } from './fixture-expected.js';
+import { statsBench, terminalEnv, type StatsBench } from './stats-bench.js';
 
 // `tds stats` computes exact figures: a fixture table whose counts are known by construction, synced
 // by the command itself (its first sync), then read back as JSON.
@@ -125,7 +126,7 @@ describe('tds stats: the figures of a table', () => {
       causes: null,
     });
     expect(empty.columns[1]).toMatchObject({ states: { success: 0, none: 0 }, errors: [], causes: 0 });
-    const terminal = await bench.tds(['stats', created.table.id, '--no-sync'], { terminal: { columns: 100 } });
+    const terminal = await bench.tds(['stats', created.table.id, '--no-sync'], { env: terminalEnv(100) });
     expect(terminal.stdout).toMatch(/^Amount +number +░+ +0% +0 +0 +empty$/m);
   });
 

@@ -27,4 +27,8 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('DELETE', '/_emulator/tables/:tableId/fields/:fieldId', deleteField),
   route('GET', '/_emulator/clock', readClock),
   route('POST', '/_emulator/clock', setClock),
+  route('POST', '/_emulator/actions/finish', ({ deps }) => {
+    deps.live.finishActions();
+    return ok({ finished: true });
+  }),
 ];

@@ -32,6 +32,11 @@ export class LiveRows {
     return row;
   }
 
+  /** Every action cell that is not final settles now, and cells that start later settle at once (POST /_emulator/actions/finish). */
+  finishActions(): void {
+    this.runner.finishAll();
+  }
+
   remove(table: TableRec, rowId: string): boolean {
     const row = table.rows.remove(rowId);
     if (row) this.runner.forgetRow(row);

@@ -80,9 +80,20 @@ describe('pages while rows change', () => {
     emu = undefined;
   });
 
+  interface Walk {
+    tableId: string;
+    limit: number;
+    /** the pause between pages (the churn goes on meanwhile) */
+    pauseMs: number;
+    query?: object | undefined;
+    /** told the number of pages read so far */
+    onPage?: (pages: number) => void;
+  }
+
   /** Every row of a walk of GET …/rows (or a query), `limit` a page, pausing between pages. */
-  const walk = async (e: RunningEmulator, tableId: string, limit: number, pauseMs: number, query?: object) => {
+  const walk = async (e: RunningEmulator, { tableId, limit, pauseMs, query, onPage }: Walk) => {
     const rows: Row[] = [];
+    let pages = 0;
     let cursor: string | null = null;
     do {
       const reply: { status: number; body: RowsPage } = query
@@ -90,6 +101,7 @@ describe('pages while rows change', () => {
         : await get<RowsPage>(e, `/tables/${tableId}/rows?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       expect(reply.status).toBe(200);
       rows.push(...reply.body.rows);
+      onPage?.((pages += 1));
       cursor = reply.body.nextCursor;
       if (pauseMs > 0) await sleep(pauseMs);
     } while (cursor !== null);
@@ -113,8 +125,10 @@ describe('pages while rows change', () => {
       const before = new Set((await allRows(e, table.id)).map((row) => row.id));
       // Rows near the end of the walk (the oldest, or the highest ids), deleted while it is near its start.
       const doomed = (query ? [...before].sort() : [...before]).slice(-40, -30);
-      const scan = walk(e, table.id, limit, 8, query);
-      await sleep(150);
+      let pagesRead = 0;
+      const scan = walk(e, { tableId: table.id, limit, pauseMs: 8, query, onPage: (pages) => (pagesRead = pages) });
+      // the walk is under way, near its start
+      await vi.waitFor(() => expect(pagesRead).toBeGreaterThanOrEqual(3), { timeout: 10_000, interval: 5 });
       expect((await admin(e, 'POST', `/tables/${table.id}/rows/delete`, { ids: doomed })).status).toBe(200);
       const deletedAt = Date.now();
       const seen = await scan;

@@ -1,0 +1,87 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { benchPerTest } from './sync-support.js';
+
+// `tds sync` refuses what it cannot do with a clear error and the right exit code: bad arguments and
+// mirrors, a mirror of a newer tds, a mirror another process is syncing.
+
+const openBench = benchPerTest();
+
+describe('tds sync: bad input', () => {
+  it.each([
+    ['an unknown table', ['sync', 'No Such Table'], 4, /no table with ID or name "No Such Table"/],
+    ['nothing to sync in a new mirror', ['sync'], 2, /has no tables yet: name the tables to sync/],
+    ['--every without --follow', ['sync', 'Leads', '--every', '5'], 2, /--every goes with --follow/],
+    [
+      'a --db that is not a DuckDB file',
+      ['sync', 'Leads', '--db', 'not-a-db.txt'],
+      2,
+      /the mirror .*not-a-db\.txt is not a DuckDB database/,
+    ],
+    [
+      'a --db that is a JSON file (which DuckDB would open as an empty in-memory database)',
+      ['sync', 'Leads', '--db', 'leads.json'],
+      2,
+      /the mirror leads\.json is not a DuckDB database/,
+    ],
+    [
+      'a --db that is a folder',
+      ['sync', 'Leads', '--db', '.'],
+      2,
+      /the mirror \. is a folder\nhint: give --db a file name, e\.g\. tds\.duckdb/,
+    ],
+    [
+      'a --db in a folder that is not there',
+      ['sync', 'Leads', '--db', '/nonexistent/dir/m.duckdb'],
+      2,
+      /cannot open the mirror \/nonexistent\/dir\/m\.duckdb: .*No such file or directory/,
+    ],
+    ['a different --header for a mirrored table', ['sync', 'Leads', '--header', 'id'], 2, /has keys by label, not by id/],
+  ])('%s: a clear error and the right exit code', async (_name, args, code, message) => {
+    const bench = await openBench();
+    await writeFile(join(bench.dir, 'not-a-db.txt'), 'hello, this is not a database\n');
+    await writeFile(join(bench.dir, 'leads.json'), '[{"Name": "Ada"}]\n');
+    if (args.includes('--header')) expect((await bench.tds(['sync', 'Leads'])).code).toBe(0);
+    const result = await bench.tds(args);
+    expect(result.code, result.stderr).toBe(code);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/bug in tds|at .*\.js/);
+  });
+
+  it('a mirror written by a newer tds is refused, by sync and sql alike', async () => {
+    const bench = await openBench();
+    const first = await bench.tds(['sync', 'Leads']);
+    expect(first.code, first.stderr).toBe(0);
+    const marked = await bench.tds(['sql', "COMMENT ON TABLE _tds_tables IS 'tds mirror format 9'", '--write']);
+    expect(marked.code, marked.stderr).toBe(0);
+    const newer = await bench.tds(['sync']);
+    expect(newer.code).toBe(2);
+    expect(newer.stderr).toMatch(/was written by a newer tds \(mirror format 9; this one reads format 2\)/);
+    expect((await bench.tds(['sql', 'SELECT 1'])).code).toBe(2);
+  });
+
+  it('a mirror in use by another sync is refused, not waited on', async () => {
+    const bench = await openBench();
+    expect((await bench.tds(['sync', 'Leads'])).code).toBe(0);
+
+    // a process: DuckDB's lock is held between processes
+    const follower = bench.spawn(['sync', '--follow', '--every', '0.2']);
+    try {
+      // its first round has synced: it holds the mirror from then on
+      await vi.waitFor(() => expect(follower.stderr()).toMatch(/synced/), { timeout: 20_000, interval: 20 });
+      const second = await bench.tds(['sync']);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toMatch(/the mirror .*mirror\.duckdb is in use by another process \(PID \d+\)/);
+      // DuckDB's lock keeps out even a read-only sql while a sync writes (README says so)
+      const reader = await bench.tds(['sql', 'SELECT count(*) FROM leads']);
+      expect(reader.code).toBe(2);
+      expect(reader.stderr).toMatch(
+        /in use by another process[\s\S]*hint: while a tds sync \(or tds sql --write\) writes a mirror, no other process can open it/,
+      );
+    } finally {
+      follower.child.kill('SIGINT');
+      await follower.ended;
+    }
+  });
+});

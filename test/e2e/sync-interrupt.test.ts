@@ -1,0 +1,89 @@
+import { describe, expect, it, vi } from 'vitest';
+import { everyTypeTable, type MirrorBench } from '../mirror/helpers.js';
+import { addEveryTypeRows, ago, benchPerTest, expectMirrorEqualsService, rowReadsSince } from './sync-support.js';
+
+// Interruptions leave a consistent mirror that the next sync completes. The interrupted syncs are
+// processes (a signal is what is tested); the syncs before and after run in-process.
+
+const openBench = benchPerTest();
+
+/**
+ * 50 pages of a table of two columns: the first group of rows is written at once, while the pass reads on
+ * (a commit's cost is the time of several pages); the signal comes once that group is saved, with pages
+ * still to read. Fewer pages, and the pass could end first.
+ */
+const ROWS = 5_000;
+
+/** A table of a name and a number, and its rows, created from oldest to newest; the row IDs in that order. */
+async function plainTable(bench: MirrorBench): Promise<{ id: string; ids: string[] }> {
+  const created = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
+    workspace: 'Sales',
+    name: 'Plain',
+    fields: [
+      { label: 'Name', type: 'text' },
+      { label: 'N', type: 'number' },
+    ],
+  });
+  const rows = Array.from({ length: ROWS }, (_, i) => ({ cells: { Name: `row ${i}`, N: i }, createdAt: ago((ROWS - i) * 60_000) }));
+  const added = await bench.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, { rows });
+  return { id: created.table.id, ids: added.rows.map((row) => row.id) };
+}
+
+describe('tds sync: interruptions leave a consistent mirror that the next sync completes', () => {
+  it.each([
+    ['SIGKILL', 'SIGKILL' as const, null],
+    ['SIGINT (exit 130)', 'SIGINT' as const, 130],
+  ])(
+    '%s in the middle of a --full sync; the next sync continues that pass, and it still deletes what it did not see',
+    async (_name, signal, code) => {
+      const bench = await openBench();
+      const { id: tableId, ids } = await plainTable(bench);
+      expect((await bench.tds(['sync', tableId])).code).toBe(0);
+      // the oldest rows go away: a full pass reads them last, so the interrupted one has not come to them
+      await bench.admin('POST', `/tables/${tableId}/rows/delete`, { ids: ids.slice(0, 5) });
+
+      // on a terminal (forced), the progress line shows the rows the pass has saved
+      const since = bench.emu.requestLog.length;
+      const sync = bench.spawn(['sync', '--full'], { env: { TDS_FORCE_TTY: '1' } });
+      await vi.waitFor(() => expect(sync.stderr()).toMatch(/Plain: [1-9][\d,]* rows/), { timeout: 20_000, interval: 5 });
+      // the pass was still reading
+      expect(rowReadsSince(bench, since)).toBeLessThan(ROWS / 100);
+      sync.child.kill(signal);
+      const ended = await sync.ended;
+      if (code !== null) expect(ended.code, sync.stderr()).toBe(code);
+      else expect(ended.signal).toBe('SIGKILL');
+      const state = await bench.tds([
+        'sql',
+        'SELECT pass_mode, pass_cursor IS NOT NULL AS saved, pass_rows FROM _tds_tables',
+        '--format',
+        'json',
+      ]);
+      const [saved] = JSON.parse(state.stdout) as Array<{ pass_mode: string; saved: boolean; pass_rows: number }>;
+      expect(saved).toMatchObject({ pass_mode: 'full', saved: true });
+      expect(saved!.pass_rows).toBeGreaterThan(0);
+
+      const resumed = await bench.tds(['sync', '--json']);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const summary = JSON.parse(resumed.stdout).tables[0] as { rowsRead: number };
+      expect(summary).toMatchObject({ mode: 'full', complete: true, deleted: 5 });
+      // it went on from where the interrupted one stopped (what that one had written is not read again)
+      expect(summary.rowsRead + saved!.pass_rows).toBe(ROWS - 5);
+      await expectMirrorEqualsService(bench, tableId, 'plain');
+
+      // a row deleted after a pass read it is found by the next --full, which always starts afresh
+      await bench.admin('POST', `/tables/${tableId}/rows/delete`, { ids: [ids.at(-1)] });
+      const full = await bench.tds(['sync', '--full', '--json']);
+      expect(JSON.parse(full.stdout).tables[0]).toMatchObject({ mode: 'full', deleted: 1 });
+      await expectMirrorEqualsService(bench, tableId, 'plain');
+    },
+  );
+
+  it('rides out injected 500s, 429s and resets (the client retries reads)', async () => {
+    const bench = await openBench({ readFaults: '500:0.1,429:0.05,reset:0.05', faultSeed: 3 });
+    const table = await everyTypeTable(bench);
+    await addEveryTypeRows(bench, table.id, { count: 800, from: 0, createdAgoMs: (i) => (800 - i) * 60_000 });
+    const result = await bench.tds(['sync', table.id, '--max-retries', '10']);
+    expect(result.code, result.stderr).toBe(0);
+    await expectMirrorEqualsService(bench, table.id);
+  });
+});
