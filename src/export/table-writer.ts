@@ -4,7 +4,7 @@ import { planRecord, type RecordPlan } from '../records/record-plan.js';
 import { createRowShaper } from '../records/row-shaper.js';
 import { TruncationTally } from '../records/truncation-tally.js';
 import { renderRecordTable, type RecordColumn } from '../output/record-table.js';
-import { emojiFor } from '../output/table.js';
+import { emojiFor, tableFit } from '../output/table.js';
 import type { ShapeOptions } from '../records/shape-options.js';
 import type { ExportSource, ExportTarget } from './export-request.js';
 import type { ByteOutput } from './export-output.js';
@@ -74,9 +74,7 @@ interface TableContent {
 function tableText(ctx: Context, { view, plan, records, more }: TableContent): { text: string; hints: string[] } {
   const { io } = ctx;
   const terminal = io.stdoutIsTTY;
-  const width = terminal || io.env.COLUMNS ? io.terminalWidth : Infinity;
-  const color = terminal && io.colorEnabled ? io.color : undefined;
-  const { text, hidden } = renderRecordTable(records, recordColumns(plan, view.shape), { width, ...(color ? { color } : {}) });
+  const { text, hidden } = renderRecordTable(records, recordColumns(plan, view.shape), tableFit(io, false));
   const total = view.unfiltered ? view.table.rowCount : undefined;
   const hints: string[] = [];
   if (more && view.screenful) {
