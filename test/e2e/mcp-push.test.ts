@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Table } from '../../src/service/index.js';
 import { startMcp, type McpBench } from '../mcp/harness.js';
+import { serviceTables } from './mcp-support.js';
 
 // push_records (only with --allow-push): by key into a webhook saved as @NAME, each record once, its
 // journal under the config folder; a URL is refused without being echoed.
@@ -13,8 +14,7 @@ let webhookUrl: string;
 
 beforeAll(async () => {
   bench = await startMcp({ args: ['--allow-push'] });
-  const response = await fetch(`${bench.emu.baseUrl}/tables`, { headers: { authorization: `Bearer ${bench.emu.apiKey}` } });
-  inbox = ((await response.json()) as { tables: Table[] }).tables.find((table) => table.name === 'Inbox')!;
+  inbox = (await serviceTables(bench.emu)).find((table) => table.name === 'Inbox')!;
   webhookUrl = bench.emu.webhooks[inbox.id]!;
   const saved = await bench.tds(['config', 'set', 'webhook.inbox'], { input: `${webhookUrl}\n` });
   expect(saved.code, saved.stderr).toBe(0);

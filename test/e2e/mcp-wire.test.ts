@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import type { Table } from '../../src/service/index.js';
 import { TDS_BIN, runTds } from '../helpers/cli.js';
+import { serviceTables } from './mcp-support.js';
 
 // What goes over the wire, seen raw: stdout holds JSON-RPC messages and not one other byte, while the
 // server logs (--verbose: every request) on stderr; the API key and the webhook URL appear in neither.
@@ -31,8 +31,7 @@ beforeAll(async () => {
     TDS_DB: join(dir, 'mirror.duckdb'),
     TDS_CONFIG_DIR: join(dir, 'config'),
   });
-  const response = await fetch(`${emu.baseUrl}/tables`, { headers: { authorization: `Bearer ${emu.apiKey}` } });
-  inbox = ((await response.json()) as { tables: Table[] }).tables.find((table) => table.name === 'Inbox')!.id;
+  inbox = (await serviceTables(emu)).find((table) => table.name === 'Inbox')!.id;
   webhookUrl = emu.webhooks[inbox]!;
   const saved = await runTds(['config', 'set', 'webhook.inbox'], { env, input: `${webhookUrl}\n` });
   expect(saved.code, saved.stderr).toBe(0);

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Table } from '../../src/service/index.js';
+import type { McpBench } from '../mcp/harness.js';
+import { closeMcp, startMcpWithTables, tableIn } from './mcp-support.js';
+
+// diff_table over a mirror of Leads (synced before the tests): what a later sync brought, as `tds diff`
+// says it, and its caps.
+
+let bench: McpBench;
+let tables: Table[];
+
+beforeAll(async () => ({ bench, tables } = await startMcpWithTables({ sync: ['Leads'] })));
+afterAll(() => closeMcp(bench));
+
+const named = (name: string, workspace?: string): Table => tableIn(tables, name, workspace);
+
+describe('diff_table', () => {
+  it('what the last sync brought: the rows added, updated and deleted, as `tds diff` says', async () => {
+    const leads = named('Leads');
+    const [first, second] = (await bench.call('query_sql', { sql: 'SELECT "_id" FROM leads ORDER BY "_id" LIMIT 2' })).structured!
+      .rows as Array<{
+      _id: string;
+    }>;
+    await bench.admin('PATCH', `/tables/${leads.id}/rows/${first!._id}`, { cells: { Name: 'Renamed by the test' } });
+    await bench.admin('DELETE', `/tables/${leads.id}/rows/${second!._id}`);
+    await bench.admin('POST', `/tables/${leads.id}/rows`, { rows: [{ cells: { Name: 'Added by the test' } }] });
+    const synced = await bench.call('sync_tables', { tables: ['leads'], full: true });
+    expect(synced.isError, synced.text).toBe(false);
+
+    const result = await bench.call('diff_table', { table: 'leads' });
+    expect(result.isError, result.text).toBe(false);
+    expect(result.structured).toMatchObject({
+      table: { id: leads.id, mirrorTable: 'leads' },
+      counts: { added: 1, updated: 1, deleted: 1 },
+      row_count: 3,
+      truncated: false,
+    });
+    const records = result.structured!.records as Array<{
+      change: string;
+      _id: string;
+      before: Record<string, unknown> | null;
+      after: Record<string, unknown> | null;
+    }>;
+    expect(records.find((record) => record.change === 'updated')).toMatchObject({
+      _id: first!._id,
+      after: { Name: 'Renamed by the test' },
+    });
+    expect(records.find((record) => record.change === 'deleted')).toMatchObject({ _id: second!._id, after: null });
+    expect(records.find((record) => record.change === 'added')).toMatchObject({ before: null, after: { Name: 'Added by the test' } });
+    const cli = await bench.tds(['diff', 'leads', '--format', 'ndjson']);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(records).toEqual(
+      cli.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    );
+  });
+
+  it('caps its records, with the counts of every change; a bad moment names the argument', async () => {
+    const all = await bench.call('diff_table', { table: 'Leads', since: 'sync:-3' });
+    expect(all.isError, all.text).toBe(false);
+    expect(all.structured).toMatchObject({ since: 'before the first sync', truncated: true, row_count: named('Leads').rowCount });
+    // whole rows: the text cap cuts them before the row cap
+    const kept = (all.structured!.records as unknown[]).length;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(100);
+    expect(Buffer.byteLength(all.text)).toBeLessThanOrEqual(50_000);
+    expect(all.structured!.hint).toMatch(new RegExp(`^only the first ${kept} of 250 rows are here: .*narrow the span`));
+    const bad = await bench.call('diff_table', { table: 'leads', since: 'yesterday-ish' });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toMatch(/^tds: --since "yesterday-ish" is not a moment/);
+    const none = await bench.call('diff_table', { table: 'Companies' });
+    expect(none.text).toMatch(/^tds: no table "Companies" in the mirror/);
+  });
+});
