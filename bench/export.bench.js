@@ -18,7 +18,7 @@
 // memory-probe.mjs), BENCH_TRACE_GC=DIR (V8's --trace-gc-nvp of each export, to DIR/<file>.gc.txt: `promoted=` per
 // young collection shows objects living longer than they should).
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -37,12 +37,12 @@ import {
   startEmulator,
   verdict,
 } from './support.mjs';
+import { generatedTable, requestLog } from './emulator-api.mjs';
+import { highWaterKb } from './tds-child.mjs';
 
-/** @typedef {import('#dist/service/index.js').Table} Table */
-/** @typedef {import('#dist/service/index.js').TablesResponse} TablesResponse */
+/** @typedef {import('./emulator-api.mjs').Table} Table */
 /** @typedef {import('#dist/service/index.js').RowsPage} RowsPage */
 /** @typedef {import('./support.mjs').Emulator} Emulator */
-/** One entry of the emulator's request log (GET /_emulator/requests), the fields this bench reads. @typedef {{ at: number, status: number, bucket?: string }} LoggedRequest */
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const LIMITED_ROWS = Number(process.env.BENCH_LIMITED_ROWS ?? 12_000);
@@ -67,20 +67,6 @@ async function getJson(dispatcher, url, apiKey) {
   const body = await response.body.json();
   if (response.statusCode !== 200) throw new Error(`GET ${url}: HTTP ${response.statusCode} ${JSON.stringify(body)}`);
   return /** @type {T} */ (body);
-}
-
-/**
- * @param {Emulator} emu
- * @returns {Promise<Table>}
- */
-async function generatedTable(emu) {
-  const dispatcher = new Agent();
-  /** @type {TablesResponse} */
-  const { tables } = await getJson(dispatcher, `${emu.baseUrl}/tables`, emu.apiKey);
-  await dispatcher.close();
-  const table = tables.find((candidate) => candidate.name === 'Generated');
-  if (!table) throw new Error('the emulator has no table named Generated');
-  return table;
 }
 
 /**
@@ -150,13 +136,8 @@ function exportWithTds(emu, table, file, extra = {}) {
   let peakKb = 0;
   let cpuMs = 0;
   const sample = () => {
-    try {
-      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (match) peakKb = Math.max(peakKb, Number(match[1]));
-      cpuMs = cpuMsOf(pid) ?? cpuMs;
-    } catch {
-      // the child has exited
-    }
+    peakKb = Math.max(peakKb, highWaterKb(pid));
+    cpuMs = cpuMsOf(pid) ?? cpuMs;
   };
   const timer = setInterval(sample, 50);
   return new Promise((resolve, reject) => {
@@ -277,7 +258,7 @@ async function rateLimited() {
   const idealMs = Math.floor((requests - 1) / ROWS_PER_MINUTE) * windowMs;
   const file = join(dir, 'limited.csv');
   const run = await exportWithTds(limited, small, file, { env: RATE_SCALE === 1 ? {} : { TDS_RATE_SCALE: String(RATE_SCALE) } });
-  const log = /** @type {LoggedRequest[]} */ (await (await request(`${limited.origin}/_emulator/requests`)).body.json());
+  const log = await requestLog(limited);
   const rowReads = log.filter((entry) => entry.bucket === 'rows');
   const throttled = rowReads.filter((entry) => entry.status === 429).length;
   // The limit governs the rows phase: from the first row request to the file being complete (start-up,

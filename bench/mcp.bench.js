@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { TDS_BIN, load, n, seconds, startEmulator, verdict } from './support.mjs';
+import { TDS_BIN, load, median, n, seconds, startEmulator, verdict } from './support.mjs';
 
 /** @typedef {import('./support.mjs').Emulator} Emulator */
 
@@ -44,11 +44,6 @@ function tdsEnv(/** @type {Record<string, string>} */ extra = {}) {
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('TDS_')) env[key] = value;
   return { ...env, NO_COLOR: '1', TDS_CONFIG_DIR: join(dir, 'config'), ...extra };
 }
-
-const median = (/** @type {number[]} */ values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-};
 
 /** Phase 1: spawn → the answer of initialize, a fresh process each time. */
 async function startUp() {

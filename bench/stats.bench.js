@@ -14,16 +14,16 @@
 // Wall times follow the machine's load (other processes on its cores): each run's CPU time is printed
 // beside it, and the ratio to SUMMARIZE, measured alike, holds under load.
 // Env: BENCH_ROWS (default 1000000), BENCH_ROUNDS (3), BENCH_HEAP_SNAPSHOT_MB (see memory-probe.mjs).
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { MEMORY_PROBE, TDS_BIN, describeProbe, load, mb, n, readProbe, seconds, startEmulator, verdict } from './support.mjs';
+import { load, mb, median, n, seconds, startEmulator, verdict } from './support.mjs';
+import { mustSucceed, runTds, tdsEnv } from './tds-child.mjs';
 
 /** @typedef {import('./support.mjs').Emulator} Emulator */
 /** @typedef {import('#dist/stats/stats-report.js').TableStats} TableStats */
-/** @typedef {{ code: number | null, signal: string | null, stdout: string, stderr: string, ms: number, peakKb: number, cpuSeconds: number, memory: string }} TdsRun */
+/** @typedef {import('./tds-child.mjs').TdsRun} TdsRun */
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -52,7 +52,7 @@ process.exit(missed() ? 1 : 0);
 async function buildMirror() {
   const started = performance.now();
   const emu = await startEmulator(['--no-rate-limits', '--rows', String(ROWS)], emulators);
-  const synced = await runTds(['sync', 'Generated', '--db', db], { ...FAST, TDS_BASE_URL: emu.baseUrl, TDS_API_KEY: emu.apiKey });
+  const synced = await runTds(['sync', 'Generated', '--db', db], { env: tdsEnv({ dir, emulator: emu, extra: FAST }), dir });
   mustSucceed(synced, 'tds sync');
   console.log(
     `\n1. mirror of ${n(ROWS)} rows: emulator and tds sync in ${seconds(performance.now() - started)}, ` +
@@ -72,9 +72,9 @@ async function compare() {
   /** @type {TdsRun[]} */
   const summaries = [];
   for (let round = 1; round <= ROUNDS; round += 1) {
-    const profiled = await runTds(['stats', 'Generated', '--no-sync', '--db', db, '--format', 'json'], {}, `stats-${round}`);
+    const profiled = await onMirror(['stats', 'Generated', '--no-sync', '--db', db, '--format', 'json'], `stats-${round}`);
     mustSucceed(profiled, 'tds stats');
-    const summarized = await runTds(['sql', 'SUMMARIZE generated', '--db', db, '--format', 'json'], {}, `summarize-${round}`);
+    const summarized = await onMirror(['sql', 'SUMMARIZE generated', '--db', db, '--format', 'json'], `summarize-${round}`);
     mustSucceed(summarized, 'tds sql SUMMARIZE');
     stats.push(profiled);
     summaries.push(summarized);
@@ -105,7 +105,7 @@ async function compare() {
 async function htmlReport() {
   console.log(`\n3. tds stats Generated --no-sync -o report.html. Targets: <= ${TARGET.htmlSeconds} s, the file <= ${TARGET.htmlMb} MB`);
   const file = join(dir, 'report.html');
-  const run = await runTds(['stats', 'Generated', '--no-sync', '--db', db, '-o', file], {}, 'html');
+  const run = await onMirror(['stats', 'Generated', '--no-sync', '--db', db, '-o', file], 'html');
   mustSucceed(run, 'tds stats -o report.html');
   const bytes = statSync(file).size;
   check(
@@ -115,63 +115,12 @@ async function htmlReport() {
   check(bytes <= TARGET.htmlMb * 1e6, `report.html ${(bytes / 1e3).toFixed(0)} kB (target <= ${TARGET.htmlMb} MB)`);
 }
 
-/** @param {number[]} values */
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
 /**
- * Runs `tds ARGS` as a child, sampling its peak RSS (VmHWM) until it exits; with `probe`, memory-probe.mjs says what the peak was.
+ * Runs `tds ARGS` on the mirror (no network), its peak RSS sampled every 20 ms (these runs last a few seconds);
+ * memory-probe.mjs says what the peak was.
  * @param {string[]} args
- * @param {Record<string, string>} env
- * @param {string} [probe]
- * @returns {Promise<TdsRun>}
+ * @param {string} probe
  */
-function runTds(args, env, probe) {
-  const probeFile = probe ? join(dir, `${probe}.memory.json`) : undefined;
-  const start = performance.now();
-  const child = spawn(process.execPath, [...(probeFile ? ['--import', MEMORY_PROBE] : []), TDS_BIN, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TDS_CONFIG_DIR: dir, NO_COLOR: '1', ...env, ...(probeFile ? { BENCH_MEMORY_PROBE: probeFile } : {}) },
-  });
-  const pid = child.pid;
-  if (pid === undefined) throw new Error('could not start tds');
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (/** @type {Buffer} */ chunk) => (stdout += chunk.toString()));
-  child.stderr.on('data', (/** @type {Buffer} */ chunk) => (stderr += chunk.toString()));
-  let peakKb = 0;
-  const timer = setInterval(() => {
-    try {
-      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (match) peakKb = Math.max(peakKb, Number(match[1]));
-    } catch {
-      // the child has exited
-    }
-  }, 20);
-  return new Promise((resolve) => {
-    child.once('close', (code, signal) => {
-      clearInterval(timer);
-      const report = probeFile ? readProbe(probeFile) : undefined;
-      resolve({
-        code,
-        signal,
-        stdout,
-        stderr,
-        ms: performance.now() - start,
-        peakKb: Math.max(peakKb, (report?.maxRssBytes ?? 0) / 1024),
-        cpuSeconds: report?.cpuSeconds ?? Number.NaN,
-        memory: describeProbe(report),
-      });
-    });
-  });
-}
-
-/**
- * @param {TdsRun} run
- * @param {string} what
- */
-function mustSucceed(run, what) {
-  if (run.code !== 0) throw new Error(`${what} exited with ${run.code ?? run.signal}: ${run.stderr}`);
+function onMirror(args, probe) {
+  return runTds(args, { env: tdsEnv({ dir }), dir, probe, sampleMs: 20 });
 }

@@ -106,6 +106,11 @@ export const n = (/** @type {number} */ value) => Math.round(value).toLocaleStri
 export const seconds = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(1)} s`;
 export const mb = (/** @type {number} */ kb) => `${(kb / 1024).toFixed(0)} MB`;
 export const rate = (/** @type {number} */ rows, /** @type {number} */ ms) => `${n((rows / ms) * 1000)} rows/s`;
+/** The middle of the values (the higher of the two middles when their count is even). */
+export const median = (/** @type {number[]} */ values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
 export const load = () =>
   loadavg()
     .map((value) => value.toFixed(1))
