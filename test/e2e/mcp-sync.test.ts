@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/duckdb/engine.js';
 import { startMcp, type McpBench, type ToolResult } from '../mcp/harness.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
 
 // sync_tables under the real row-read limit: the server paces its row requests at 60 a minute (its
-// TDS_RATE_SCALE is 1), so a 7,000-row table's first sync reads 60 pages at once and then waits a
+// TDS_RATE_SCALE is 1, slower than the emulator's limits, never faster), so a 7,000-row table's first sync reads 60 pages at once and then waits a
 // minute. Meanwhile: a second sync is refused, search_rows waits its turn within the same limit, and
 // the client goes away: the server interrupts the
 // sync, leaves the mirror consistent and ends; the command line's next sync completes the table.
@@ -99,7 +100,7 @@ describe('sync_tables: one at a time, and a client that goes away mid-sync', () 
     expect(counts.passRows).toBe(counts.rows);
     expect(counts.cursor).not.toBeNull();
 
-    const next = await bench.tds(['sync'], { env: { TDS_RATE_SCALE: '50' } });
+    const next = await bench.tds(['sync'], { env: { TDS_RATE_SCALE: String(RATE_SCALE) } });
     expect(next.code, next.stderr).toBe(0);
     expect(await mirrorCounts(bench.db)).toMatchObject({ rows: ROWS, ids: ROWS, passRows: null, cursor: null });
   });

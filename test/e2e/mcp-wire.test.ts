@@ -1,11 +1,13 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { TDS_BIN, runTds } from '../helpers/cli.js';
+import { runTds } from '../helpers/cli.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
+import { spawnTds, type SpawnedTds } from '../helpers/spawn-tds.js';
 import { serviceTables } from './mcp-support.js';
 
 // What goes over the wire, seen raw: stdout holds JSON-RPC messages and not one other byte, while the
@@ -19,18 +21,16 @@ let webhookUrl: string;
 let inbox: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ port: 0, ingestDelayMs: 20, actionDelayMs: 0, rateScale: 50 });
+  emu = await startEmulator({ port: 0, ingestDelayMs: 20, actionDelayMs: 0, rateScale: RATE_SCALE });
   dir = await mkdtemp(join(tmpdir(), 'tds-mcp-wire-'));
-  env = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('TDS_')) env[key] = value;
-  Object.assign(env, {
+  env = {
     NO_COLOR: '1',
     TDS_BASE_URL: emu.baseUrl,
     TDS_API_KEY: emu.apiKey,
-    TDS_RATE_SCALE: '50',
+    TDS_RATE_SCALE: String(RATE_SCALE),
     TDS_DB: join(dir, 'mirror.duckdb'),
     TDS_CONFIG_DIR: join(dir, 'config'),
-  });
+  };
   inbox = (await serviceTables(emu)).find((table) => table.name === 'Inbox')!.id;
   webhookUrl = emu.webhooks[inbox]!;
   const saved = await runTds(['config', 'set', 'webhook.inbox'], { env, input: `${webhookUrl}\n` });
@@ -43,33 +43,37 @@ afterAll(async () => {
 
 /** A server spoken to line by line: each request's answer, the notifications, all of stdout and stderr. */
 class RawServer {
-  readonly child: ChildProcessWithoutNullStreams;
+  readonly child: ChildProcess;
   readonly lines: string[] = [];
-  stderr = '';
+  private readonly run: SpawnedTds;
   private nextId = 1;
   private readonly waiting = new Map<number, (message: Record<string, unknown>) => void>();
   readonly exited: Promise<number | null>;
 
   constructor(args: string[]) {
-    this.child = spawn(process.execPath, [TDS_BIN, 'mcp', ...args], { env, cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
-    this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
-    createInterface({ input: this.child.stdout }).on('line', (line) => {
+    this.run = spawnTds(['mcp', ...args], { env, cwd: dir, openStdin: true });
+    this.child = this.run.child;
+    createInterface({ input: this.child.stdout! }).on('line', (line) => {
       this.lines.push(line);
       const message = JSON.parse(line) as { id?: number };
       if (typeof message.id === 'number') this.waiting.get(message.id)?.(message);
     });
-    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+    this.exited = this.run.exit;
+  }
+
+  get stderr(): string {
+    return this.run.stderr();
   }
 
   request(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     const id = this.nextId++;
     const answer = new Promise<Record<string, unknown>>((resolve) => this.waiting.set(id, resolve));
-    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    this.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
     return answer;
   }
 
   notify(method: string): void {
-    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method })}\n`);
+    this.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method })}\n`);
   }
 }
 
@@ -108,7 +112,7 @@ describe('tds mcp on the wire', () => {
     const badKey = await server.request('tools/call', { name: 'describe_table', arguments: { table: emu.apiKey } });
     expect(failed(badKey)).toBe(true);
 
-    server.child.stdin.end();
+    server.child.stdin!.end();
     expect(await server.exited).toBe(0);
     for (const line of server.lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
     expect(server.lines.length).toBeGreaterThanOrEqual(7);

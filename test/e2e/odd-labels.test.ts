@@ -8,14 +8,13 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js
 import { buildProgram } from '../../src/program.js';
 import { readParquet } from '../export/parquet-file.js';
 import { testContext } from '../helpers/context.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
 
 // Regression (issue 20, items 4 and 5): labels that differ only in case, that equal a generated key
 // (`_truncated`, `_syncId`, an action column's `<key>.status`), or that name an object's prototype
 // (`__proto__`, `constructor`, `toString`) get the same keys in NDJSON, JSON, CSV, Parquet and the
 // mirror, with every value; such a table neither fails a Parquet export (no staging file is left) nor
 // aborts `tds sync --all`. The commands run in this process against an emulator in this process.
-
-const SCALE = 50;
 
 /** The table's columns, in schema order; `Enrich` is an action column, the others text. */
 const LABELS = ['Email', 'email', '_truncated', 'Enrich', 'Enrich.status', '__proto__', 'constructor', 'toString', '_syncId'];
@@ -61,7 +60,7 @@ async function tds(args: string[]): Promise<Run> {
   // the base URL as a flag: commander reads TDS_BASE_URL from process.env, not from the context
   const ctx = testContext({
     TDS_API_KEY: emu.apiKey,
-    TDS_RATE_SCALE: String(SCALE),
+    TDS_RATE_SCALE: String(RATE_SCALE),
     TDS_CONFIG_DIR: join(dir, 'config'),
     NO_COLOR: '1',
   });
@@ -91,7 +90,7 @@ async function admin<T>(path: string, body: unknown): Promise<T> {
 }
 
 beforeAll(async () => {
-  emu = await startEmulator({ port: 0, actionDelayMs: 0, rateScale: SCALE });
+  emu = await startEmulator({ port: 0, actionDelayMs: 0, rateScale: RATE_SCALE });
   dir = await mkdtemp(join(tmpdir(), 'tds-odd-labels-'));
   const created = await admin<{ table: { id: string }; fields: Array<{ id: string }> }>('/tables', {
     workspace: 'Sales',

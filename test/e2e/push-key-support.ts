@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { expect, test } from 'vitest';
 import { DEFAULT_INGEST_DELAY_MS, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
-import { TDS_BIN } from '../helpers/cli.js';
-import { childEnv } from '../helpers/hermetic-env.js';
+import { spawnTds } from '../helpers/spawn-tds.js';
 import { api, pushBench, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 
 /** One scale for both sides: the client's waits (TDS_RATE_SCALE) and the emulator's intake run 40 times faster. */
@@ -128,25 +127,19 @@ export function seeded(seed: number): () => number {
  */
 export function killAfterPosts(bench: PushBench, args: string[], posts: number, keyEnv: Record<string, string> = KEY_ENV): Promise<string> {
   const target = webhookPosts(bench.emu).length + posts;
-  const env = childEnv({
+  const env = {
     ...keyEnv,
     TDS_BASE_URL: bench.emu.baseUrl,
     TDS_API_KEY: bench.emu.apiKey,
     TDS_CONFIG_DIR: join(bench.dir, 'config'),
-  });
-  const child = spawn(process.execPath, [TDS_BIN, ...args], { env, cwd: bench.dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  };
+  const { child, ended, stderr } = spawnTds(args, { env, cwd: bench.dir, stdio: ['ignore', 'ignore', 'pipe'] });
   const watch = setInterval(() => {
     if (webhookPosts(bench.emu).length >= target) child.kill('SIGKILL');
   }, 2);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearInterval(watch);
-      resolve(signal ? `killed after ${posts} posts` : `exit ${code}${code === 0 ? '' : `: ${stderr.trim()}`}`);
-    });
-  });
+  return ended
+    .then(({ code, signal }) => (signal ? `killed after ${posts} posts` : `exit ${code}${code === 0 ? '' : `: ${stderr().trim()}`}`))
+    .finally(() => clearInterval(watch));
 }
 
 /** Another client of the same webhook (a live form, another pipeline): one object a post, at a steady pace. */
@@ -191,18 +184,12 @@ export interface RunningTds {
 
 /** Starts tds against the bench's emulator (TDS_* of this process left out), stdin a pipe the test writes. */
 export function startTds(bench: PushBench, args: string[], keyEnv: Record<string, string> = KEY_ENV): RunningTds {
-  const env = childEnv({
+  const env = {
     ...keyEnv,
     TDS_BASE_URL: bench.emu.baseUrl,
     TDS_API_KEY: bench.emu.apiKey,
     TDS_CONFIG_DIR: join(bench.dir, 'config'),
-  });
-  const child = spawn(process.execPath, [TDS_BIN, ...args], { env, cwd: bench.dir, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-  child.stdin.on('error', () => undefined);
-  const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  return { child, pid: child.pid ?? 0, stdout: () => out, stderr: () => err, exit };
+  };
+  const { child, exit, stdout, stderr } = spawnTds(args, { env, cwd: bench.dir, openStdin: true });
+  return { child, pid: child.pid ?? 0, stdout, stderr, exit };
 }

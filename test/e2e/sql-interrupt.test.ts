@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runTds, TDS_BIN } from '../helpers/cli.js';
+import { runTds } from '../helpers/cli.js';
+import { spawnTds } from '../helpers/spawn-tds.js';
 
 // Issue 20, item 9: Ctrl-C stops `tds sql`: DuckDB is interrupted and tds exits 130, saying so, with
 // no line that claims the result complete and -o FILE never written as if complete. Signals are what
@@ -32,21 +32,16 @@ interface Ended {
  * that it runs the statement), and waits for its end.
  */
 async function interrupted(args: string[], options: { input?: string; ready?: () => Promise<boolean> } = {}): Promise<Ended> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TDS_')));
-  const child = spawn(process.execPath, [TDS_BIN, 'sql', '--verbose', '--db', db, ...args], {
+  const run = spawnTds(['sql', '--verbose', '--db', db, ...args], {
     cwd: dir,
-    env: { ...env, NO_COLOR: '1', TDS_CONFIG_DIR: join(dir, 'config') },
-    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { NO_COLOR: '1', TDS_CONFIG_DIR: join(dir, 'config') },
+    input: options.input ?? '',
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(options.input ?? '');
-  const ended = new Promise<Ended>((resolve) => child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const { child } = run;
+  const ended = run.ended.then(({ code, signal }) => ({ code, signal, stdout: run.stdout(), stderr: run.stderr() }));
   const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   try {
-    await vi.waitFor(() => expect(stderr).toMatch(/^sql: .*running the statement$/m), { timeout: 20_000, interval: 20 });
+    await vi.waitFor(() => expect(run.stderr()).toMatch(/^sql: .*running the statement$/m), { timeout: 20_000, interval: 20 });
     if (options.ready) await vi.waitFor(async () => expect(await options.ready!()).toBe(true), { timeout: 20_000, interval: 20 });
     child.kill('SIGINT');
     return await ended;

@@ -16,6 +16,8 @@ export interface SpawnOptions {
   stdio?: StdioOptions;
   /** written to the child's stdin (a pipe), which is then closed; without it, stdin is closed at once */
   input?: string | Buffer;
+  /** stdin stays open for the test to write (a client speaking to `tds mcp`, records fed as a push runs) */
+  openStdin?: boolean;
   /** node's own options, before bin/tds.js (e.g. --import HOOK) */
   nodeOptions?: string[];
   /** run through `sh -c 'ulimit -f BLOCKS; exec node …'`: writes past BLOCKS × 512 bytes fail with EFBIG */
@@ -50,7 +52,7 @@ export function spawnTds(args: string[], options: SpawnOptions = {}): SpawnedTds
   child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
   if (child.stdin) {
     child.stdin.on('error', () => undefined);
-    child.stdin.end(options.input ?? '');
+    if (!options.openStdin) child.stdin.end(options.input ?? '');
   }
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
     child.once('error', reject);

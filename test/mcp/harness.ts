@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { TDS_BIN, runTds, type RunOptions, type RunResult } from '../helpers/cli.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
 
 // A real MCP client (the SDK's Client and its stdio transport) that spawns `bin/tds.js mcp` against an
 // emulator in this process, with a temporary config folder and mirror; and the CLI against the same.
@@ -37,25 +38,24 @@ export interface ToolResult {
 }
 
 /** The emulator's rate windows and the client's pacing run this many times faster (unless told otherwise). */
-export const SCALE = 50;
 
 export interface McpBenchOptions {
   /** after `tds mcp` */
   args?: string[];
   emulator?: EmulatorOptions;
-  /** TDS_RATE_SCALE of the server (default SCALE) */
+  /** TDS_RATE_SCALE of the server (default RATE_SCALE, the emulator's; slower only, never faster) */
   rateScale?: number;
   env?: Record<string, string | undefined>;
 }
 
 export async function startMcp(options: McpBenchOptions = {}): Promise<McpBench> {
-  const emu = await startEmulator({ port: 0, ingestDelayMs: 20, actionDelayMs: 0, rateScale: SCALE, ...options.emulator });
+  const emu = await startEmulator({ port: 0, ingestDelayMs: 20, actionDelayMs: 0, rateScale: RATE_SCALE, ...options.emulator });
   const dir = await mkdtemp(join(tmpdir(), 'tds-mcp-'));
   const db = join(dir, 'mirror.duckdb');
   const env = cleanEnv({
     TDS_BASE_URL: emu.baseUrl,
     TDS_API_KEY: emu.apiKey,
-    TDS_RATE_SCALE: String(options.rateScale ?? SCALE),
+    TDS_RATE_SCALE: String(options.rateScale ?? RATE_SCALE),
     TDS_DB: db,
     TDS_CONFIG_DIR: join(dir, 'config'),
     ...options.env,
