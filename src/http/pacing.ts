@@ -1,5 +1,5 @@
 import { RateLimiter } from './rate-limiter.js';
-import type { ServicePace } from './service-pace.js';
+import type { RateWindow, ServicePace } from './service-pace.js';
 
 /** The service's two rate limits for key endpoints (service-api.md section 8). */
 export type Bucket = keyof ServicePace['windows'];
@@ -8,7 +8,6 @@ export type Pacing = Record<Bucket, RateLimiter>;
 
 /** One limiter per limit, each keeping its window as the pace gives it. */
 export function createPacing(windows: ServicePace['windows']): Pacing {
-  const make = (window: { requests: number; perMs: number }): RateLimiter =>
-    new RateLimiter({ limit: window.requests, windowMs: window.perMs });
+  const make = (window: RateWindow): RateLimiter => new RateLimiter({ limit: window.requests, windowMs: window.perMs });
   return { metadata: make(windows.metadata), rows: make(windows.rows) };
 }
