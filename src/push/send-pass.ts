@@ -8,8 +8,7 @@ import type { ReadStats } from './input/input-record.js';
 import { readInput } from './input/read-input.js';
 import { CONFIRMED_REASON, entryOf, type JournalHeader } from './journal/journal-entry.js';
 import { JournalWriter } from './journal/journal-writer.js';
-import type { KeyedPush } from './key/keyed-push.js';
-import { keyedOptions } from './key/keyed-push.js';
+import { type KeyedPush, keyedOptions } from './key/keyed-push.js';
 import { markExisting } from './key/mark-existing.js';
 import type { LookupPlan } from './key/lookup-plan.js';
 import type { PushedKeys } from './key/pushed-keys.js';
@@ -19,8 +18,7 @@ import { batchPass } from './plan/batch-pass.js';
 import type { JournalIndex } from './plan/resume-plan.js';
 import { add, PushTally } from './plan/tally.js';
 import { sourceName, type DeliveryOptions, type InputOptions, type JournalOptions } from './push-job.js';
-import { logDuplicate } from './report/log-duplicate.js';
-import { RejectsFile } from './report/rejects.js';
+import { logDuplicate, RejectsFile } from './report/rejects.js';
 
 export interface SendPassOptions {
   input: InputOptions;
@@ -104,7 +102,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     post: (body) => options.client.post(body),
     journal: journal ?? { append: async () => undefined },
     interrupt: ctx.signal,
-    shown: delivery.target.shown,
+    displayUrl: delivery.target.displayUrl,
     redact: delivery.target.redact,
     log: ctx.verbose,
     onOutcome: (event) => record(result, event, rejects, keyed?.keys),

@@ -23,15 +23,15 @@ export interface SendOptions {
   journal: { append(entry: JournalEntry): Promise<void> };
   /** ctx.signal (SIGINT): start no more batches; the ones in flight finish and are journaled */
   interrupt: AbortSignal;
-  /** how the webhook is shown in log lines */
-  shown: string;
+  /** the webhook URL as displayed (redacted) in log lines */
+  displayUrl: string;
   /** keeps the webhook URL out of service messages before they are journaled, logged or shown */
   redact(text: string): string;
   log?: (line: string) => void;
   /** Called once for every batch (or part) this run has dealt with, before its slot is freed. */
   onOutcome(event: SendEvent): Promise<void> | void;
   /** --key: uncertain batches are reconciled by looking their keys up, and the run goes on */
-  reconciler?: Pick<KeyReconciler, 'found' | 'noteAccepted' | 'checkDue' | 'checkKeysShow' | 'rowsVisible'>;
+  reconciler?: Pick<KeyReconciler, 'found' | 'noteAccepted' | 'checkDue' | 'checkKeysVisible' | 'rowsVisible'>;
   /** the request timeout: a request cut off while sending may have reached the webhook until then */
   timeoutMs?: number;
 }
@@ -108,7 +108,7 @@ export class BatchSender {
         continue;
       }
       const { reconciler } = this.options;
-      if (reconciler?.checkDue) await reconciler.checkKeysShow();
+      if (reconciler?.checkDue) await reconciler.checkKeysVisible();
       if (running.size >= this.options.concurrency) {
         await Promise.race(running);
         continue;

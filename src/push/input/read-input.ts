@@ -1,9 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../../core/errors.js';
-import { InputError } from './input-error.js';
-import type { InputFormat } from './input-format.js';
+import { InputError, type InputRecord, type ParsedRecord, type ReadStats, type InputFormat } from './input-record.js';
 import { stringifyExact } from './exact-numbers.js';
-import type { InputRecord, ParsedRecord, ReadStats } from './input-record.js';
 import { NestConflictError, nestKeys } from './nest-keys.js';
 import { readDelimited } from './read-delimited.js';
 import { readJson } from './read-json.js';

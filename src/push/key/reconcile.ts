@@ -3,7 +3,7 @@ import { TdsError } from '../../core/errors.js';
 import { INTAKE_MAX_MS } from '../../service/index.js';
 import type { Batch } from '../plan/batch.js';
 import { recordsText } from '../report/ranges.js';
-import { serviceAheadAtLeast, type IntakeTiming, type SentRequest, type ShownRow } from './intake-window.js';
+import { serviceAheadAtLeast, type IntakeTiming, type SentRequest, type VisibleRow } from './intake-window.js';
 import { watchIntake, type Watch, type Watched } from './intake-watch.js';
 import type { KeyLookups } from './key-lookups.js';
 
@@ -51,7 +51,7 @@ export class KeyReconciler {
   /** when the last request an earlier run had taken in ended */
   private earlierEnd = -Infinity;
   /** rows of our requests seen: they bound the service's clock */
-  private readonly shown: ShownRow[] = [];
+  private readonly visible: VisibleRow[] = [];
 
   constructor(private readonly options: ReconcileOptions) {}
 
@@ -73,10 +73,10 @@ export class KeyReconciler {
 
   /**
    * A service time no later than the createdAt of any row a request of this run that left after `local`
-   * (our clock) adds; undefined until some row of ours has shown (the service's clock is not ours).
+   * (our clock) adds; undefined until some row of ours is visible (the service's clock is not ours).
    */
   serviceTimeBefore(local: number): number | undefined {
-    const ahead = serviceAheadAtLeast(this.shown);
+    const ahead = serviceAheadAtLeast(this.visible);
     return ahead === undefined ? undefined : local + ahead;
   }
 
@@ -90,7 +90,7 @@ export class KeyReconciler {
   }
 
   /** Checks that the keys of the first batch taken in show, once they must. */
-  async checkKeysShow(): Promise<void> {
+  async checkKeysVisible(): Promise<void> {
     const sample = this.sample;
     if (!sample || this.confirmed) return;
     const [watch] = await this.watch([sample], [], 'check', sample.request.end);
@@ -107,7 +107,7 @@ export class KeyReconciler {
     const last = this.taken.filter((taken) => taken.request.end > latestStart);
     if (last.length === 0) {
       await this.pause(this.earlierEnd + this.windowMs - Date.now());
-      return this.checkKeysShow();
+      return this.checkKeysVisible();
     }
     // the first batch taken in, if not checked yet, is the one an error names
     const unchecked = this.confirmed ? undefined : this.sample;
@@ -155,7 +155,7 @@ export class KeyReconciler {
       intake: this.options.intake,
       signal: this.options.signal,
       lastRequestAt,
-      shown: this.shown,
+      visible: this.visible,
       onLookup: (plan, keys) =>
         this.options.log?.(
           `${use === 'reconcile' ? 'settling' : 'looking for'} ${keys} keys${use === 'reconcile' ? ' of uncertain records' : ' taken in'}: ${plan}`,
