@@ -39,7 +39,7 @@ export interface SendPassOptions {
   keyed?: KeyedSending;
 }
 
-/** --key: how the sending pass reads keys, skips existing ones and settles uncertain batches. */
+/** --key: how the sending pass reads keys, skips existing ones and reconciles uncertain batches. */
 export interface KeyedSending {
   push: KeyedPush;
   reconciler: KeyReconciler;
@@ -52,7 +52,7 @@ export interface KeyedSending {
 
 /** What the sending pass did. */
 export interface SendResult {
-  /** counts of the reading: what the input holds and what the journal settled before */
+  /** counts of the reading: what the input holds and what the journal had concluded before */
   scan: PushTally;
   /** what happened to this run's requests */
   sending: PushTally;
@@ -151,7 +151,7 @@ export function emptyResult(scan: PushTally, stats: ReadStats): SendResult {
 /** Counts one batch's outcome (and writes its rejected records). */
 async function record(result: SendResult, event: SendEvent, rejects: RejectsFile | undefined, keys: PushedKeys | undefined): Promise<void> {
   const { sending } = result;
-  if (event.kind === 'existing' || event.kind === 'settled') {
+  if (event.kind === 'existing' || event.kind === 'reconciled') {
     result.dealt += event.records;
     sending[event.kind] += event.records;
     return;

@@ -82,7 +82,7 @@ export type SendEvent =
   /** --skip-existing: records of the batch whose keys the table held (not sent) */
   | { kind: 'existing'; batch: Batch; records: number }
   /** --key: records of an uncertain request whose keys were found in the table (taken in) */
-  | { kind: 'settled'; batch: Batch; records: number };
+  | { kind: 'reconciled'; batch: Batch; records: number };
 
 /** Why a sending run stopped starting batches. */
 export type StopReason =

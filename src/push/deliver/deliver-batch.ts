@@ -84,7 +84,7 @@ export class BatchDelivery {
       await this.options.journal(batch, state, { status: outcome.status, ...('detail' in outcome ? { reason: outcome.detail } : {}) });
     } finally {
       if (state === 'accepted') byKey?.accepted(batch, sent);
-      // --key: settled once nothing is in flight, instead of stopping the run
+      // --key: reconciled once nothing is in flight, instead of stopping the run
       if (state === 'uncertain' && byKey) byKey.uncertain(batch, sent);
       else {
         if (stop) this.options.stops.stop(stop);

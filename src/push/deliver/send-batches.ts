@@ -38,7 +38,7 @@ export interface SendOptions {
 
 /**
  * Sends batches with at most `concurrency` in flight (deliver-batch.ts: one batch, from its POST to
- * its outcome). Stops starting batches at the first uncertain outcome (with --key: settles it by its
+ * its outcome). Stops starting batches at the first uncertain outcome (with --key: reconciles it by its
  * keys and goes on), give-up or interrupt; batches in flight always finish and are journaled.
  * Batches are pulled from the input only when a sender is free.
  */
@@ -96,7 +96,7 @@ export class BatchSender {
 
   /**
    * Starts batches while senders are free. With --key, uncertain batches wait until nothing is in
-   * flight, then are settled together; the records not found go first in the queue.
+   * flight, then are reconciled together; the records not found go first in the queue.
    */
   private async loop(iterator: AsyncIterator<Batch>): Promise<void> {
     const { running, byKey } = this;
@@ -119,7 +119,7 @@ export class BatchSender {
         inputDone = next.done === true;
         batch = next.done ? undefined : next.value;
       }
-      if (batch?.unsettled && byKey) byKey.earlier({ ...batch, unsettled: batch.unsettled });
+      if (batch?.unreconciled && byKey) byKey.earlier({ ...batch, unreconciled: batch.unreconciled });
       else if (batch) this.start(batch);
       else if (running.size > 0) await Promise.race(running);
       else return;

@@ -7,7 +7,7 @@ export const JOURNAL_VERSION = 1;
 
 /**
  * `narrowed`: only the records in `keep` go on, as the batch's part `k` (the others are in the table
- * already: `why` existing, or found there after an uncertain request: `why` settled).
+ * already: `why` existing, or found there after an uncertain request: `why` reconciled).
  */
 export type BatchState = 'sending' | 'accepted' | 'uncertain' | 'rejected' | 'split' | 'unsent' | 'narrowed';
 

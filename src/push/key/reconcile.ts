@@ -32,11 +32,11 @@ interface Taken extends Watched {
 const keysOf = (batch: Batch): string[] => batch.items.flatMap((item) => (item.key === undefined ? [] : [item.key]));
 
 /**
- * Settles uncertain batches by their keys. A key found in the table was taken in; a key not found is
+ * Reconciles uncertain batches by their keys. A key found in the table was taken in; a key not found is
  * missing only once the rows of its request would surely show (intake-window.ts: the longest intake
  * window has passed since the request, or rows of it or of a later request show), and only those
  * records are sent again. Checks on the way that the keys of batches taken in show at all (a webhook
- * that does not fill the key column would make every settling send twice), and at the end of a run
+ * that does not fill the key column would make every reconciling send twice), and at the end of a run
  * waits until this run's rows show, so a push by key after it finds them.
  */
 export class KeyReconciler {
@@ -165,15 +165,15 @@ export class KeyReconciler {
 
   /**
    * The keys of a request taken in must show once its rows must: else the webhook does not fill the key
-   * column (later lookups would all miss, and settling would send twice), unless its rows are not in the
+   * column (later lookups would all miss, and reconciling would send twice), unless its rows are not in the
    * table's rowCount yet (a slower intake than the service's, or an emulator not scaled as this run).
    */
-  private async mustShow(taken: Taken, watch: Watch, settling: boolean): Promise<void> {
+  private async mustShow(taken: Taken, watch: Watch, reconciling: boolean): Promise<void> {
     if (watch.found.size === 0 && (await this.rowsShow())) {
       const { lookup } = await this.options.lookups.reconcile(taken.keys, 'check');
       for (const key of (await lookup.find(taken.keys)).keys()) watch.found.add(key);
     }
-    if (watch.found.size === 0) throw this.unfindable(recordsText(taken), settling);
+    if (watch.found.size === 0) throw this.unfindable(recordsText(taken), reconciling);
     this.confirmed = true;
   }
 
@@ -204,16 +204,16 @@ export class KeyReconciler {
     });
   }
 
-  private unfindable(which: string, settling: boolean): TdsError {
+  private unfindable(which: string, reconciling: boolean): TdsError {
     const column = this.options.lookups.column.field.label;
-    const what = settling ? 'cannot settle uncertain records by key' : 'the keys cannot be found in the table';
+    const what = reconciling ? 'cannot settle uncertain records by key' : 'the keys cannot be found in the table';
     return new TdsError(
       'PUSH_INCOMPLETE',
       `${what}: the column "${column}" does not show the keys of ${which}, which the webhook took in`,
       {
         hint:
           `the webhook does not fill "${column}" from "${this.options.field}": map that key to the column in the table's webhook settings, ` +
-          `or name the column it fills with --key FIELD=COLUMN${settling ? '; the uncertain batches are left in the journal' : ''}`,
+          `or name the column it fills with --key FIELD=COLUMN${reconciling ? '; the uncertain batches are left in the journal' : ''}`,
       },
     );
   }

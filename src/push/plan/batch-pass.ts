@@ -20,7 +20,7 @@ export type PassOptions = Omit<DueOptions, 'tally' | 'maxBytes'> & {
   key?: KeyedOptions;
 };
 
-/** Records (→ their keys) → batches within `limits` → the batches due (on --resume, those the journal has not settled). */
+/** Records (→ their keys) → batches within `limits` → the batches due (on --resume, those the journal has not concluded). */
 export function batchPass(
   reader: { records: AsyncIterable<InputRecord[]>; stats: ReadStats },
   limits: BatchLimits,
@@ -64,7 +64,7 @@ export interface DueOptions {
 
 /**
  * The batches this run has to send, in input order, with everything else counted on the way: empty
- * and oversized records, and (on --resume) batches the journal already settled. Every batch the
+ * and oversized records, and (on --resume) batches the journal already concluded. Every batch the
  * journal knows is checked against the rebuilt one; a difference stops the run (exit 2). A batch the
  * journal does not know is held back until every batch the journal does know has been checked, so a
  * different input is refused before anything new is sent.
@@ -95,7 +95,7 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
           break;
         case 'known':
           if (decision.why === 'existing') tally.existing += decision.records;
-          else tally.settled += decision.records;
+          else tally.reconciled += decision.records;
           break;
         case 'confirmed':
           add(tally.already, decision.batch);
@@ -113,7 +113,7 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
           break;
         case 'reconcile':
           add(tally.toSend, decision.batch);
-          yield { ...decision.batch, unsettled: { at: Date.parse(decision.entry.at), cutOff: decision.entry.state === 'sending' } };
+          yield { ...decision.batch, unreconciled: { at: Date.parse(decision.entry.at), cutOff: decision.entry.state === 'sending' } };
           break;
         case 'mismatch':
           throw journalMismatch(options.journalPath, `batch ${batchId(decision.batch)}: ${decision.problem}`);

@@ -36,7 +36,7 @@ export class JournalIndex {
 export interface UncertainPolicy {
   resend?: BatchSelection;
   accept?: BatchSelection;
-  /** --key: every uncertain batch is settled by looking its keys up in the table */
+  /** --key: every uncertain batch is reconciled by looking its keys up in the table */
   byKey?: boolean;
 }
 

@@ -136,7 +136,7 @@ export function buildSummary(input: SummaryInput): PushSummary {
             duplicates: tally.duplicates.records,
             duplicatePairs: tally.duplicates.sample,
             existing: tally.existing,
-            settled: tally.settled,
+            settled: tally.reconciled,
             lookup: input.key.lookup,
             lookupRequests: Object.values(input.key.lookupRequests).reduce((sum, requests) => sum + requests, 0),
             lookupRequestsByUse: input.key.lookupRequests,
