@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { MirrorBench } from '../mirror/helpers.js';
 import { addEveryTypeRows, benchPerTest } from '../e2e/sync-support.js';
 import { everyTypeTable } from '../mirror/helpers.js';
+import { lakeFolder } from '../../src/lake/lake.js';
 
 // `tds sync --lake DIR` and `tds lake`: the lake read back with DuckDB as a reader would (its own SQL
 // here, not the README's), compared with the mirror row for row, now and as of each sync.
@@ -145,5 +146,63 @@ describe('tds sync --lake', () => {
     const againAtOne = `(SELECT ${columns} FROM ${second} WHERE "_syncId" <= 1 AND ("_replacedBy" IS NULL OR "_replacedBy" > 1))`;
     expect(await difference(bench, againAtOne, `(SELECT ${columns} FROM every_type_at_sync(1))`)).toBe(0);
     expect((await bench.tds(['lake', 'check', lake])).code).toBe(0);
+  });
+});
+
+describe('the lake: names and drift', () => {
+  it.each([
+    ['../../etc', 'etc'],
+    ['a/b', 'a_b'],
+    ['x=1', 'x_1'],
+    ['.hidden', 'hidden'],
+    ['_tds_tables', 'tds_tables'],
+    ['🚀', 'table'],
+    ['..', 'table'],
+  ])('the table folder of %j is %j', (name, folder) => {
+    expect(lakeFolder(name)).toBe(folder);
+  });
+
+  it('a name of 300 characters is cut to 100 with a hash that keeps two such names apart', () => {
+    const a = lakeFolder(`${'a'.repeat(299)}b`);
+    const b = lakeFolder(`${'a'.repeat(299)}c`);
+    expect(a).toHaveLength(100);
+    expect(a).not.toBe(b);
+    expect(a).toMatch(/^[a-z0-9_]+$/);
+  });
+
+  it('a hostile table name makes one safe folder inside the lake; a retyped field keeps its old type in older files', async () => {
+    const bench = await openBench();
+    const lake = join(bench.dir, 'lake');
+    const created = await bench.admin<{ table: { id: string }; fields: Array<{ id: string }> }>('POST', '/tables', {
+      workspace: 'Sales',
+      name: `../=🚀 ${'z'.repeat(300)}`,
+      fields: [{ label: 'Score', type: 'number' }],
+    });
+    const id = created.table.id;
+    await bench.admin('POST', `/tables/${id}/rows`, { rows: [{ cells: { Score: 5 } }, { cells: { Score: 7 } }] });
+    expect((await bench.tds(['sync', id, '--lake', lake])).code).toBe(0);
+    const [folder, ...others] = (await readdir(lake)).filter((name) => !name.startsWith('.'));
+    expect(others).toEqual([]);
+    expect(folder).toMatch(/^[a-z0-9_]{1,100}$/);
+
+    await bench.admin('PATCH', `/tables/${id}/fields/${created.fields[0]!.id}`, { type: 'text' });
+    await bench.admin('POST', `/tables/${id}/rows`, { rows: [{ cells: { Score: 'high' } }] });
+    const synced = await bench.tds(['sync', id, '--lake', lake]);
+    expect(synced.code, synced.stderr).toBe(0);
+    const typeIn = async (syncId: number): Promise<string> =>
+      String(
+        (
+          await sql<{ column_type: string }>(
+            bench,
+            `DESCRIBE SELECT "Score" FROM read_parquet('${lake}/${folder}/changes/sync_id=${syncId}/*.parquet')`,
+          )
+        )[0]!.column_type,
+      );
+    expect(await typeIn(1)).toBe('DOUBLE');
+    expect(await typeIn(2)).toBe('VARCHAR');
+    // read together by name, the values of both files are there
+    expect(
+      (await sql<{ Score: string }>(bench, `SELECT "Score" FROM ${changes(lake, folder!)} ORDER BY sync_id, "Score"`)).map((r) => r.Score),
+    ).toEqual(['5.0', '7.0', 'high']);
   });
 });
