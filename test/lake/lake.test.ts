@@ -91,6 +91,16 @@ describe('tds sync --lake', () => {
     expect(check.stderr).toMatch(/every_type: the lake matches the mirror \(30 rows\)/);
     const readme = await readFile(join(lake, 'every_type', 'README.md'), 'utf8');
     expect(readme).toMatch(/## DuckDB[\s\S]*## Spark SQL[\s\S]*## Trino/);
+    // the README's DuckDB recipes, run as written from the lake's folder
+    const recipe = (title: string): string => new RegExp(`-- ${title}\\n([^;]+);`).exec(readme)![1]!;
+    const inLake = async (query: string): Promise<string> => {
+      const result = await bench.tds(['sql', '--files', `COPY (${query}) TO 'recipe.parquet' (FORMAT parquet)`], { cwd: lake });
+      expect(result.code, result.stderr).toBe(0);
+      return `(SELECT ${columns} FROM read_parquet('${join(lake, 'recipe.parquet')}'))`;
+    };
+    expect(await difference(bench, await inLake(recipe('now')), `(SELECT ${columns} FROM every_type)`)).toBe(0);
+    const asOf = recipe("as of sync 42 \\(the mirror's every_type_at_sync\\(42\\)\\)").replaceAll('42', '1');
+    expect(await difference(bench, await inLake(asOf), `(SELECT ${columns} FROM every_type_at_sync(1))`)).toBe(0);
   });
 
   it('a lost partition is written again by the next sync; lake check says when the lake differs', async () => {
