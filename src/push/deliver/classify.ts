@@ -1,7 +1,5 @@
-import { describeNetworkCode, serviceMessage } from '../../http/errors.js';
-import { parseLenient } from '../../http/json-body.js';
-import { parseRetryAfter } from '../../http/retry-after.js';
-import { MAX_RETRY_AFTER_MS, wasNotSent, type AttemptOutcome, type RetryDecision } from '../../http/retry-policy.js';
+import { describeNetworkCode, parseLenient, serviceMessage } from '../../http/errors.js';
+import { MAX_RETRY_AFTER_MS, parseRetryAfter, wasNotSent, type AttemptOutcome, type RetryDecision } from '../../http/retry-policy.js';
 import type { BatchState } from '../journal/journal-entry.js';
 import { batchId, type Batch } from '../plan/batch.js';
 import type { WireResult } from './webhook-client.js';
