@@ -22,6 +22,9 @@ import { PushReport, type KeyReport } from './push-report.js';
 import { emptyResult, sendPass, type KeyedSending, type SendResult } from './send-pass.js';
 import { waitAfterSending } from './wait-pass.js';
 
+// push/: `tds push`. Public surface: runPush (this file) with PushJob (push-job.ts) and pushTimings
+// (push-timings.ts); the folders are its stages: input/ → journal/ → plan/ → key/ → deliver/ → report/, wait/.
+
 interface WebhookSession {
   delivery: DeliveryOptions;
   timings: PushTimings;

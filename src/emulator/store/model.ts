@@ -1,5 +1,8 @@
 import type { CellStatus, Field } from '../../service/index.js';
 
+// emulator/store/: the emulator's data. Public surface: the records (this file), EmulatorState
+// (state.ts), LiveRows, RowList, the generated tables (generated-rows.ts, generated-overlay.ts), persist.ts.
+
 // The emulator's own records. What the service shows of them is built in render-row.ts and read-routes.ts.
 
 export interface StoredCell {

@@ -8,6 +8,9 @@ import { readJson } from './read-json.js';
 import { readNdjson } from './read-ndjson.js';
 import { checkedUtf8, decodeUtf8 } from './utf8-text.js';
 
+// push/input/: reading the input. Public surface: readInput (this file) and the records, formats and
+// errors of input-record.ts; the readers per format are its own.
+
 export interface ReadOptions {
   format: InputFormat;
   /** `--types infer` (CSV/TSV) */

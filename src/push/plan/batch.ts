@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { InputRecord } from '../input/input-record.js';
 
+// push/plan/: batching. Public surface: Batch and batchRecords (this file), batchPass (the batches due),
+// the resume plan and batch selections (resume-plan.ts), PushTally (tally.ts).
+
 export interface BatchItem {
   record: number;
   json: string;
