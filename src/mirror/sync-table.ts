@@ -86,7 +86,7 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
     options.onFields?.(fields);
     deleted = await finishPass(options.db, current, { pass, syncId, serviceRowCount: table.rowCount });
     if (options.pruneHistoryMs !== undefined) {
-      pruned = await pruneHistory(connection, current.historyTable!, options.pruneHistoryMs, serviceNow ?? new Date().toISOString());
+      pruned = await pruneHistory(connection, current, options.pruneHistoryMs, serviceNow ?? new Date().toISOString());
     }
   } catch (error) {
     await endSync(connection, syncId, { ...summary(false), deleted: 0 }).catch(() => undefined);
