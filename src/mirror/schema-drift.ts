@@ -3,6 +3,7 @@ import type { HeaderMode } from '../records/shape-options.js';
 import { typedPlan, type TypedColumn } from '../records/typed-plan.js';
 import { SQL_TYPE_OF, type SqlType } from '../records/typed-values.js';
 import { HISTORY_KEYS } from './history/history-objects.js';
+import type { ArchivedColumn } from './history/retyped-columns.js';
 
 /** One field as the mirror last saw it (a row of _tds_columns). */
 export interface StoredField {
@@ -24,7 +25,7 @@ export type SchemaChange =
   | { kind: 'removed'; field: StoredField }
   | { kind: 'restored'; field: StoredField }
   | { kind: 'renamed'; field: StoredField; from: { key: string; statusKey: string | null; errorKey: string | null } }
-  | { kind: 'retyped'; field: StoredField; from: Field['type'] };
+  | { kind: 'retyped'; field: StoredField; from: Field['type']; archive?: ArchivedColumn };
 
 export interface SchemaPlan {
   /** The columns a row is written with now (removed fields' columns are left NULL). */
@@ -38,15 +39,22 @@ export interface SchemaPlan {
 /**
  * What the mirror's columns must become for the service's fields: a new field adds a column; a
  * relabelled (or renamed, with --header name) field renames its column; a removed field keeps its
- * column, marked removed; a retyped field's column is converted. A removed field's keys stay taken,
+ * column, marked removed; a retyped field's column is converted (the old one kept: see
+ * history/retyped-columns.ts). A removed field's keys stay taken,
  * so no later field reuses them.
  */
-export function planSchema(stored: readonly StoredField[], fields: readonly Field[], header: HeaderMode): SchemaPlan {
+export function planSchema(
+  stored: readonly StoredField[],
+  fields: readonly Field[],
+  header: HeaderMode,
+  archived: readonly string[] = [],
+): SchemaPlan {
   const current = new Set(fields.map((field) => field.id));
   const gone = stored.filter((field) => !current.has(field.fieldId));
-  // a field takes no key of the history's columns (_syncId, and those of T__history)
+  // a field takes no key of the history's columns (_syncId, and those of T__history), nor a retype's kept column
   const reserved = [
     ...HISTORY_KEYS,
+    ...archived,
     ...gone.flatMap((field) => [field.key, field.statusKey, field.errorKey]).filter((key): key is string => key !== null),
   ];
   const columns = typedPlan(fields, { header, reserved });

@@ -57,10 +57,16 @@ export async function createHistoryTable(connection: DuckDBConnection, mirrorTab
  * The two macros, made again with T's columns as they are now (so they follow its drift):
  * T_at_sync(N), the versions with _syncId <= N not replaced by N; T_at(MOMENT), the versions with
  * _updatedAt <= MOMENT not replaced by then (a deletion from the start of the pass that found it). A
- * history pruned (see HistoryHorizon) makes a moment before what it still knows an error.
+ * history pruned (see HistoryHorizon) makes a moment before what it still knows an error. `versions`:
+ * the columns and how a version's value is read (retyped-columns.ts: versionColumns).
  */
-export async function createMacros(connection: DuckDBConnection, mirrorTable: string, names: HistoryNames): Promise<void> {
-  const columns = (await tableColumns(connection, mirrorTable)).map((column) => quoteIdent(column.key)).join(', ');
+export async function createMacros(
+  connection: DuckDBConnection,
+  mirrorTable: string,
+  names: HistoryNames,
+  versions: ReadonlyArray<{ key: string; sql: string }>,
+): Promise<void> {
+  const columns = versions.map((column) => `${column.sql} AS ${quoteIdent(column.key)}`).join(', ');
   const current = quoteIdent(mirrorTable);
   const history = quoteIdent(names.historyTable);
   const syncId = quoteIdent(SYNC_ID_KEY);
@@ -71,11 +77,13 @@ export async function createMacros(connection: DuckDBConnection, mirrorTable: st
   const n = 'tds_sync_id';
   const moment = 'CAST(tds_moment AS TIMESTAMPTZ)';
   const horizon = await historyHorizon(connection, mirrorTable);
+  const message = (asked: string, known: string): string =>
+    `${quoteLiteral(`${mirrorTable}: `)} || ${asked} || ${quoteLiteral(` is before what its history still knows (--prune-history dropped older versions): it answers from ${known} on`)}`;
   // DuckDB raises error() when a row reaches it: one row of the table (or its history) does
   const refuse = (before: string, asked: string, known: string): string =>
     horizon
-      ? ` UNION ALL SELECT ${columns} FROM (SELECT ${columns} FROM ${current} UNION ALL SELECT ${columns} FROM ${history} LIMIT 1) ` +
-        `WHERE ${before} AND error(${quoteLiteral(`${mirrorTable}: `)} || ${asked} || ${quoteLiteral(
+      ? ` UNION ALL SELECT ${columns} FROM (SELECT * FROM ${current} LIMIT 1) WHERE ${before} AND error(${message(asked, known)}) IS NULL` +
+        ` UNION ALL SELECT ${columns} FROM (SELECT * FROM ${history} LIMIT 1) WHERE ${before} AND error(${quoteLiteral(`${mirrorTable}: `)} || ${asked} || ${quoteLiteral(
           ` is before what its history still knows (--prune-history dropped older versions): it answers from ${known} on`,
         )}) IS NULL`
       : '';

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, quoteLiteral } from '../../duckdb/sql-text.js';
 import type { TableState } from '../table-state.js';
 import { createMacros, hasTable, REPLACED_AT_KEY, REPLACED_BY_KEY } from './history-objects.js';
+import { versionColumns } from './retyped-columns.js';
 
 // `--prune-history`, and what it leaves the history able to answer for. A pruned version was alive from
 // its `_updatedAt` to its `_replacedAt`, and in the syncs before its `_replacedBy`: the table at a
@@ -42,11 +43,8 @@ export async function pruneHistory(connection: DuckDBConnection, state: TableSta
           'known_from = greatest(known_from, excluded.known_from), known_from_sync = greatest(known_from_sync, excluded.known_from_sync)',
         [state.tableId, new Date(found.known_from as Date).toISOString(), Number(found.known_from_sync)],
       );
-      await createMacros(connection, state.mirrorTable, {
-        historyTable: state.historyTable!,
-        atSyncMacro: state.atSyncMacro!,
-        atMacro: state.atMacro!,
-      });
+      const names = { historyTable: state.historyTable!, atSyncMacro: state.atSyncMacro!, atMacro: state.atMacro! };
+      await createMacros(connection, state.mirrorTable, names, await versionColumns(connection, state.mirrorTable));
     }
     await connection.run('COMMIT');
     return pruned;
