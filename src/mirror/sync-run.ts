@@ -1,3 +1,4 @@
+import { access, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
@@ -54,12 +55,17 @@ const THREADS = 1;
  */
 export async function runSync(ctx: Context, client: ApiClient, request: SyncRequest): Promise<void> {
   returnFreedMemoryAtOnce();
+  const fresh = await access(request.db).then(
+    () => false,
+    () => true,
+  );
   const db = await openMirror(request.db, {
     readOnly: false,
     memoryLimit: MEMORY_LIMIT,
     threads: THREADS,
     note: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
   });
+  let closed = false;
   try {
     const follow = new FollowMemory();
     const changes = request.changes ? await ChangesStream.open(ctx, db) : undefined;
@@ -69,8 +75,22 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
       if (request.followEveryMs === undefined) return;
       if (!(await idle(ctx, request.followEveryMs))) return;
     }
+  } catch (error) {
+    // a run that made the file and mirrored nothing (an unknown table, say) leaves no file behind
+    const empty =
+      fresh &&
+      (await loadStates(db.connection).then(
+        (states) => states.length === 0,
+        () => false,
+      ));
+    if (empty) {
+      closed = true;
+      db.close();
+      for (const path of [request.db, `${request.db}.wal`]) await rm(path, { force: true });
+    }
+    throw error;
   } finally {
-    db.close();
+    if (!closed) db.close();
   }
 }
 
