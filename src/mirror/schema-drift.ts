@@ -40,8 +40,8 @@ export interface SchemaPlan {
  * What the mirror's columns must become for the service's fields: a new field adds a column; a
  * relabelled (or renamed, with --header name) field renames its column; a removed field keeps its
  * column, marked removed; a retyped field's column is converted (the old one kept: see
- * history/retyped-columns.ts). A removed field's keys stay taken,
- * so no later field reuses them.
+ * history/retyped-columns.ts). The live fields have the keys an export gives them; a removed field's
+ * kept column whose key a live field now has takes a suffix (one rule for every output's keys).
  */
 export function planSchema(
   stored: readonly StoredField[],
@@ -51,13 +51,11 @@ export function planSchema(
 ): SchemaPlan {
   const current = new Set(fields.map((field) => field.id));
   const gone = stored.filter((field) => !current.has(field.fieldId));
-  // a field takes no key of the history's columns (_syncId, and those of T__history), nor a retype's kept column
-  const reserved = [
-    ...HISTORY_KEYS,
-    ...archived,
-    ...gone.flatMap((field) => [field.key, field.statusKey, field.errorKey]).filter((key): key is string => key !== null),
-  ];
+  // a field takes no key of the history's columns (_syncId, and those of T__history), nor a retype's kept
+  // column; a removed field's kept column yields its key to a live field (an export's key) and takes a suffix
+  const reserved = [...HISTORY_KEYS, ...archived];
   const columns = typedPlan(fields, { header, reserved });
+  const taken = new Set([...reserved, ...columns.map((column) => column.key)].map((key) => key.toLowerCase()));
   const byId = new Map(stored.map((field) => [field.fieldId, field]));
   const changes: SchemaChange[] = [];
   const next: StoredField[] = fields.map((field, position) => {
@@ -74,10 +72,32 @@ export function planSchema(
     return now;
   });
   for (const field of gone) {
-    if (!field.removed) changes.push({ kind: 'removed', field: { ...field, removed: true } });
-    next.push({ ...field, removed: true, position: next.length });
+    const now: StoredField = { ...field, ...keptKeys(field, taken), removed: true, position: next.length };
+    if (!field.removed) changes.push({ kind: 'removed', field: now });
+    if (renamedKeys(field, now).length > 0) changes.push({ kind: 'renamed', field: now, from: field });
+    next.push(now);
   }
   return { columns, fields: next, changes };
+}
+
+/**
+ * The keys of a removed field's kept column: its own while no live field (nor another kept column)
+ * has them, ignoring case; else its key with the next free ` (2)`, ` (3)`, … (`.status` and `.error`
+ * after it). The keys chosen are added to `taken`.
+ */
+function keptKeys(field: StoredField, taken: Set<string>): FieldKeys {
+  const keysOf = (key: string): FieldKeys => ({
+    key,
+    statusKey: field.statusKey === null ? null : `${key}.status`,
+    errorKey: field.errorKey === null ? null : `${key}.error`,
+  });
+  const free = (keys: FieldKeys): boolean =>
+    [keys.key, keys.statusKey, keys.errorKey].every((key) => key === null || !taken.has(key.toLowerCase()));
+  let keys: FieldKeys = { key: field.key, statusKey: field.statusKey, errorKey: field.errorKey };
+  const base = field.key.replace(/ \(\d+\)$/, '');
+  for (let n = 2; !free(keys); n += 1) keys = keysOf(`${base} (${n})`);
+  for (const key of [keys.key, keys.statusKey, keys.errorKey]) if (key !== null) taken.add(key.toLowerCase());
+  return keys;
 }
 
 function storedFieldOf(field: Field, position: number, columns: readonly TypedColumn[]): StoredField {
