@@ -6,7 +6,7 @@ import type { Field, Table } from '../service/index.js';
 import { applySchema, createTableSql, loadFields, saveFields } from './apply-schema.js';
 import { createHistoryTable, createMacros, historyNames, SYNC_ID_KEY, type HistoryNames } from './history/history-objects.js';
 import { archiveKeyOf, lastSyncId, loadArchives, saveArchive, versionColumns, type ArchivedColumn } from './history/retyped-columns.js';
-import { planSchema, sqlTypeOf, type SchemaPlan, type StoredField } from './schema-drift.js';
+import { checkFieldIds, planSchema, sqlTypeOf, type SchemaPlan, type StoredField } from './schema-drift.js';
 import { mirrorTableName } from './table-name.js';
 import { newPass } from './new-pass.js';
 import { saveState, type TableState } from './table-state.js';
@@ -42,6 +42,7 @@ export async function prepareTable(
       hint: `leave out --header (or give --header ${state.header}), or sync into another --db`,
     });
   }
+  checkFieldIds(table.name, fields);
   const header = state?.header ?? options.header ?? 'label';
   const stored = state ? await loadFields(connection, table.id) : [];
   const archived = state ? await loadArchives(connection, table.id) : [];

@@ -1,3 +1,4 @@
+import { TdsError } from '../core/errors.js';
 import type { Field } from '../service/index.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { typedPlan, type TypedColumn } from '../records/typed-plan.js';
@@ -78,6 +79,24 @@ export function planSchema(
     next.push(now);
   }
   return { columns, fields: next, changes };
+}
+
+/**
+ * A schema whose field IDs are not unique is the service's fault: the mirror keys its columns by field
+ * ID and cannot tell two fields of one ID apart, so the sync stops before it writes anything.
+ */
+export function checkFieldIds(table: string, fields: readonly Field[]): void {
+  const seen = new Map<string, Field>();
+  for (const field of fields) {
+    const first = seen.get(field.id);
+    if (first)
+      throw new TdsError(
+        'API',
+        `the service's schema of ${table} gives two fields one ID, ${field.id} (${JSON.stringify(first.label)} and ${JSON.stringify(field.label)}): the service is at fault, and nothing was written to the mirror`,
+        { hint: 'the table can still be exported (tds rows); report the schema to the service' },
+      );
+    seen.set(field.id, field);
+  }
 }
 
 /**
