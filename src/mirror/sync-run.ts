@@ -35,6 +35,8 @@ export interface SyncRequest {
   changes?: boolean;
   /** --prune-history: versions replaced longer ago than this many ms are dropped */
   pruneHistoryMs?: number;
+  /** Run after each table's sync, with the mirror open for writing (--lake writes what the sync changed). */
+  afterTable?: (db: Database, result: TableSyncResult) => Promise<void>;
 }
 
 /**
@@ -183,6 +185,7 @@ async function syncRound(session: SyncSession, memory: FollowMemory, first: bool
       }
       results.push(result);
       await changes?.deliver(table.id);
+      await request.afterTable?.(db, result);
     }
   } finally {
     progress?.stop();
