@@ -115,6 +115,18 @@ describe('query_sql', () => {
     const counted = await bench.call('query_sql', { sql: 'SELECT count(*) AS n FROM leads' });
     expect(counted.structured!.rows).toEqual([{ n: named('Leads').rowCount }]);
   });
+
+  it('query_sql: a name with spaces left unquoted, a misspelt column or table: the hint says what to write', async () => {
+    for (const [sql, hint] of [
+      ['SELECT Last Contacted FROM leads', 'hint: a name with spaces needs double quotes: "Last Contacted"'],
+      ['SELECT Nmae FROM leads', 'hint: did you mean "Name"?'],
+      ['SELECT * FROM leds', 'hint: did you mean leads?'],
+    ]) {
+      const result = await bench.call('query_sql', { sql: sql! });
+      expect(result.isError, sql).toBe(true);
+      expect(result.text).toContain(hint);
+    }
+  });
 });
 
 describe('table_stats, and the profile describe_table gives in short', () => {

@@ -169,6 +169,18 @@ describe('tds sql: read-only unless --write, and DuckDB errors as exit 2', () =>
       ['SELECT 1', '--db', 'missing.duckdb'],
       /the mirror missing\.duckdb does not exist\nhint: make it with `tds sync TABLE --db FILE` first/,
     ],
+    [
+      'a name with spaces left unquoted',
+      ['SELECT Last Contacted FROM leads'],
+      /^tds: SQL: Binder Error: Referenced column "Last" not found in FROM clause!\nhint: a name with spaces needs double quotes: "Last Contacted"$/m,
+    ],
+    [
+      'a name with spaces left unquoted in WHERE',
+      ['SELECT Name FROM leads WHERE Last Contacted > now()'],
+      /\nhint: a name with spaces needs double quotes: "Last Contacted"$/m,
+    ],
+    ['a misspelt column', ['SELECT Stage, count(*) FROM leads GROUP BY Stag'], /\nhint: did you mean "Stage"\?$/m],
+    ['a misspelt table', ['SELECT * FROM leds'], /\nhint: did you mean leads\?; SHOW TABLES lists/m],
   ])('%s exits 2 with what was wrong', async (_what, args, message) => {
     const result = await bench.tds(['sql', ...args]);
     expect(result.code).toBe(2);
