@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { redactSecrets } from '../core/redact.js';
 import { type QueryBody, type RowsPage, type SchemaResponse, type TablesResponse, type WorkspacesResponse } from '../service/index.js';
-import { parseBaseUrl, type BaseUrl } from './base-url.js';
+import { isLoopbackHost, parseBaseUrl, type BaseUrl } from './base-url.js';
 import { callFailure, type Attempt } from './call-failure.js';
 import { errorCodeOf, unexpectedResponse } from './errors.js';
 import { checkKeyText } from './key-text.js';
@@ -77,7 +77,12 @@ export class ApiClient {
     checkKeyText(options.apiKey);
     this.apiKey = options.apiKey;
     this.pace = options.pace ?? servicePace();
-    this.policy = { maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES, idempotent: true, rateScale: this.pace.retryScale };
+    this.policy = {
+      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      idempotent: true,
+      rateScale: this.pace.retryScale,
+      loopback: isLoopbackHost(new URL(this.base.origin).hostname),
+    };
     this.log = options.log;
     this.signal = options.signal;
     this.transport = new Transport({
