@@ -66,7 +66,7 @@ describe('tds emulator (process)', () => {
     const baseUrl = /^tds emulator listening on (http:\/\/127\.0\.0\.1:\d+\/v1)$/m.exec(text)?.[1];
     expect(baseUrl, text).toBeDefined();
     expect(text).toMatch(new RegExp(`^  export TDS_BASE_URL=${baseUrl!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'));
-    const apiKey = /^  export TDS_API_KEY=(\S+)$/m.exec(text)?.[1];
+    const apiKey = /^ {2}export TDS_API_KEY=(\S+)$/m.exec(text)?.[1];
     expect((await call({ baseUrl: baseUrl!, apiKey: apiKey! }, '/workspaces')).status).toBe(200);
     expect(text).toMatch(/^Stop it with Ctrl-C\./m);
     const code = await new Promise<number | null>((resolve) => {
