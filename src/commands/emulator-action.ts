@@ -83,7 +83,7 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
 /** The ready message for a person: where it listens, the lines to paste in another terminal, how to stop it. */
 function readyText(baseUrl: string, apiKey: string): string {
   return [
-    `tds emulator listening on ${baseUrl}`,
+    `The emulator listens on ${baseUrl}`,
     '',
     'In another terminal:',
     `  export TDS_BASE_URL=${baseUrl}`,

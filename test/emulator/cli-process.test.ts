@@ -63,7 +63,7 @@ describe('tds emulator (process)', () => {
       child.once('exit', (code) => reject(new Error(`tds emulator exited with ${code}; stderr:\n${run.stderr()}`)));
     });
     const text = run.stdout();
-    const baseUrl = /^tds emulator listening on (http:\/\/127\.0\.0\.1:\d+\/v1)$/m.exec(text)?.[1];
+    const baseUrl = /^The emulator listens on (http:\/\/127\.0\.0\.1:\d+\/v1)$/m.exec(text)?.[1];
     expect(baseUrl, text).toBeDefined();
     expect(text).toMatch(new RegExp(`^  export TDS_BASE_URL=${baseUrl!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'));
     const apiKey = /^ {2}export TDS_API_KEY=(\S+)$/m.exec(text)?.[1];
