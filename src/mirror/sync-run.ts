@@ -8,7 +8,7 @@ import { pickTable } from '../http/resolve-table.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import type { Field, Table } from '../service/index.js';
 import { openMirror } from './mirror-db.js';
-import { formatSyncSummary, syncSummary } from './sync-summary.js';
+import { formatSyncSummary, interruptedSync, syncSummary } from './sync-summary.js';
 import { startSyncProgress, type SyncProgress } from './sync-progress.js';
 import { printChanges } from './sync-changes.js';
 import { syncTable, type TableSyncResult } from './sync-table.js';
@@ -156,7 +156,9 @@ async function syncRound(session: SyncSession, memory: FollowMemory, first: bool
       } catch (error) {
         // what an interrupted sync wrote is said too (the next sync's changes are its own)
         if (request.changes && syncId !== undefined) await printChanges(ctx, db, table.id, syncId).catch(() => undefined);
-        throw error;
+        if (!ctx.signal.aborted || (error instanceof TdsError && error.code !== 'INTERRUPTED')) throw error;
+        const saved = (await loadStates(db.connection).catch(() => [])).find((candidate) => candidate.tableId === table.id);
+        throw interruptedSync({ db: request.db, table: table.name, savedRows: saved?.pass?.rows ?? 0, tablesDone: results.length });
       }
       results.push(result);
       if (request.changes) await printChanges(ctx, db, table.id, result.syncId);
