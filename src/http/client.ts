@@ -159,6 +159,11 @@ export class ApiClient {
     });
   }
 
+  /** Milliseconds until the row-read limit lets the next page request go (0: it would go now). */
+  rowReadWaitMs(): number {
+    return this.pacing.rows.delayUntilFree();
+  }
+
   close(): Promise<void> {
     return this.transport.close();
   }

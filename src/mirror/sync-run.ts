@@ -126,7 +126,8 @@ async function syncRound(session: SyncSession, memory: FollowMemory, first: bool
   if (listedNow) memory.listed(first ? memory.tables : (await client.tables()).tables);
   const taken = await namesInUse(db, states);
   const progress = first
-    ? (request.progress?.(memory.tables) ?? (await startSyncProgress(ctx, memory.tables, client.pace.windows.rows)))
+    ? (request.progress?.(memory.tables) ??
+      (await startSyncProgress(ctx, memory.tables, client.pace.windows.rows, () => client.rowReadWaitMs())))
     : undefined;
   const results: TableSyncResult[] = [];
   try {
