@@ -191,6 +191,17 @@ describe('search_rows', () => {
     expect(page.structured).toMatchObject({ returned: 3, more: true });
   });
 
+  it('a member is the same object in search_rows, query_sql and tds sql', async () => {
+    const live = await bench.call('search_rows', { table: 'Leads', where: 'Owner notNull', limit: 1 });
+    const record = (live.structured!.records as Array<{ _id: string; Owner: unknown }>)[0]!;
+    expect(record.Owner).toMatchObject({ id: expect.any(String), name: expect.any(String) });
+    const sql = `SELECT Owner FROM leads WHERE "_id" = '${record._id}'`;
+    const mirrored = await bench.call('query_sql', { sql });
+    expect(mirrored.structured!.rows).toEqual([{ Owner: record.Owner }]);
+    const cli = await bench.tds(['sql', sql, '--format', 'ndjson']);
+    expect(JSON.parse(cli.stdout)).toEqual({ Owner: record.Owner });
+  });
+
   it("search_rows: a mistake in `where` is told before any row is read, in the command line's words", async () => {
     const before = rowRequests();
     const result = await bench.call('search_rows', { table: 'Leads', where: 'Employes >= 100' });
