@@ -188,11 +188,6 @@ describe('tds sql: read-only unless --write, and DuckDB errors as exit 2', () =>
       /^tds: SQL: IO Error: .*x\.parquet\.partial.*\nhint: check that the folder of -o FILE exists and can be written$/m,
     ],
     [
-      'a mirror that does not exist',
-      ['SELECT 1', '--db', 'missing.duckdb'],
-      /the mirror missing\.duckdb does not exist\nhint: make it with `tds sync TABLE --db FILE` first/,
-    ],
-    [
       'a name with spaces left unquoted',
       ['SELECT Last Contacted FROM leads'],
       /^tds: SQL: Binder Error: Referenced column "Last" not found in FROM clause!\nhint: a name with spaces needs double quotes: "Last Contacted"$/m,
