@@ -26,9 +26,17 @@ export function columnsSection(columns: readonly ColumnStats[], width: number, c
     },
     ...(width >= 80 ? [{ header: 'filled', value: (column: ColumnStats) => column.filled, align: 'right' as const }] : []),
     { header: 'distinct', value: (column) => column.distinct, align: 'right' },
-    { header: 'values', value: valuesText, shrink: true },
+    { header: 'values', value: valuesText, shrink: true, style: (c, text) => greyCounts(c, text) },
   ];
   return renderTable([...columns], layout, { width, ...(color ? { color } : {}) });
+}
+
+/** Before a top value's count, so that `+1 555 0101 ×3` does not read as one more digit. */
+export const COUNT_MARK = '×';
+
+/** The counts of the values line greyed, apart from the values. */
+function greyCounts(color: ChalkInstance, text: string): string {
+  return text.replace(/ (×[\d,]+)(?= ·|$)/g, (_, counted: string) => ` ${color.dim(counted)}`);
 }
 
 /** What a field's values are, in a line. */
@@ -48,7 +56,7 @@ export function valuesText(column: ColumnStats): string {
         .slice(0, TOP_SHOWN)
         .map(
           (entry) =>
-            `${cutText(valueText(column.type === 'member' ? memberName(entry.value) : entry.value), VALUE_CHARS)} ${count(entry.count)}`,
+            `${cutText(valueText(column.type === 'member' ? memberName(entry.value) : entry.value), VALUE_CHARS)} ${COUNT_MARK}${count(entry.count)}`,
         )
         .join(' · '),
     );
