@@ -64,13 +64,17 @@ export function valuesText(column: ColumnStats): string {
   return parts.join(' · ');
 }
 
-/** A member cell holds the member as JSON text: people read its name. */
+/** A member (an object, or its JSON text in a mirror made by an earlier tds): people read its name. */
 function memberName(value: unknown): unknown {
-  if (typeof value !== 'string' || !value.startsWith('{')) return value;
-  try {
-    const member = JSON.parse(value) as { name?: unknown; email?: unknown };
-    return typeof member.name === 'string' ? member.name : typeof member.email === 'string' ? member.email : value;
-  } catch {
-    return value;
+  let member = value;
+  if (typeof value === 'string' && value.startsWith('{')) {
+    try {
+      member = JSON.parse(value) as unknown;
+    } catch {
+      return value;
+    }
   }
+  if (typeof member !== 'object' || member === null) return value;
+  const { name, email } = member as { name?: unknown; email?: unknown };
+  return typeof name === 'string' ? name : typeof email === 'string' ? email : value;
 }
