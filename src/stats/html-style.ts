@@ -49,7 +49,7 @@ td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space:
 td.cause { font-weight: 600; }
 td.example, td.ids, code { font-family: ${MONO}; font-size: 12px; }
 td.example { color: #52606d; }
-td, th, h1, h2, h3, p { overflow-wrap: anywhere; }
+td.values, td.example, td.ids, td.cause, h1, h2, h3, p { overflow-wrap: anywhere; }
 .count { color: #7b8794; font-variant-numeric: tabular-nums; }
 footer { margin-top: 40px; color: #7b8794; font-size: 12px; }
 /* a phone: nothing wider than the screen; each table row becomes a block of labelled lines */

@@ -118,7 +118,7 @@ describe('tds stats -o FILE.html: the report page', () => {
     // no rule gives anything a width in pixels or a minimum width that a 400-pixel screen lacks
     for (const [, value] of css.matchAll(/(?:^|[;{\s])(?:min-)?width:\s*(\d+)px/g)) expect(Number(value)).toBeLessThanOrEqual(360);
     expect(css).toMatch(/svg \{ max-width: 100%; height: auto; \}/);
-    expect(css).toMatch(/td, th, h1, h2, h3, p \{ overflow-wrap: anywhere; \}/);
+    expect(css).toMatch(/td.values, td.example, td.ids, td.cause, h1, h2, h3, p \{ overflow-wrap: anywhere; \}/);
     const phone = /@media \(max-width: 600px\) \{([\s\S]*?)\n\}/.exec(css)?.[1] ?? '';
     expect(phone).toMatch(/table, thead, tbody, tr, th, td \{ display: block; width: 100%; \}/);
     expect(phone).toContain('td[data-label]::before { content: attr(data-label)');
