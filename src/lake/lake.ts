@@ -39,6 +39,7 @@ const LAKE_TABLE = `CREATE TABLE IF NOT EXISTS _tds_lake (
   sync_id BIGINT NOT NULL,
   table_id VARCHAR NOT NULL,
   mirror_table VARCHAR NOT NULL,
+  folder VARCHAR NOT NULL,
   rows BIGINT NOT NULL,
   written_at TIMESTAMPTZ NOT NULL,
   PRIMARY KEY (lake_dir, sync_id)
@@ -77,11 +78,12 @@ export async function writeLake(connection: DuckDBConnection, request: LakeWrite
     const missing = await missingSyncs(connection, request.dir, table);
     for (const syncId of missing) {
       const rows = await writePartition(connection, { dir: request.dir, table, syncId });
-      await connection.run('INSERT OR REPLACE INTO _tds_lake VALUES ($1, $2, $3, $4, $5, now())', [
+      await connection.run('INSERT OR REPLACE INTO _tds_lake VALUES ($1, $2, $3, $4, $5, $6, now())', [
         request.dir,
         syncId,
         table.tableId,
         table.mirrorTable,
+        join(request.dir, lakeFolder(table.mirrorTable)),
         rows,
       ]);
       if (rows > 0) written.push({ mirrorTable: table.mirrorTable, syncId, rows });

@@ -89,6 +89,10 @@ describe('tds sync --lake', () => {
     const check = await bench.tds(['lake', 'check', lake]);
     expect(check.code, check.stderr).toBe(0);
     expect(check.stderr).toMatch(/every_type: the lake matches the mirror \(30 rows\)/);
+    // tds stats names the table's folder in the lake
+    const stats = await bench.tds(['stats', 'every_type', '--no-sync', '--format', 'json']);
+    expect(stats.code, stats.stderr).toBe(0);
+    expect((JSON.parse(stats.stdout) as { table: { lake: string } }).table.lake).toBe(join(lake, 'every_type'));
     const readme = await readFile(join(lake, 'every_type', 'README.md'), 'utf8');
     expect(readme).toMatch(/## DuckDB[\s\S]*## Spark SQL[\s\S]*## Trino/);
     // the README's DuckDB recipes, run as written from the lake's folder
