@@ -37,6 +37,22 @@ function splits(text: string): Buffer[][] {
   return Array.from({ length: bytes.length + 1 }, (_, i) => [bytes.subarray(0, i), bytes.subarray(i)]);
 }
 
+describe('CSV delimiters', () => {
+  it.each([
+    ['email,name\na@x.io,Bo\n', ','],
+    ['\uFEFFemail;name;city\r\na@x.io;Bo;Köln\r\n', ';'],
+    ['email\tname\na@x.io\tBo\n', '\t'],
+    ['email|name\na@x.io|Bo\n', '|'],
+    ['"a;b",c\n1,2\n', ','],
+    ['email\na@x.io\n', ','],
+  ])('%j is read with %j, from its header line', async (text, delimiter) => {
+    const told: string[] = [];
+    const { values } = await read(text, { format: 'csv', onDelimiter: (d) => told.push(d) });
+    expect(told).toEqual([delimiter]);
+    expect(Object.keys(values[0] as object).length).toBe(text.startsWith('email\n') ? 1 : text.includes('city') ? 3 : 2);
+  });
+});
+
 describe('CSV', () => {
   it('names keys by the header, leaves empty fields out, keeps strings', async () => {
     const { records } = await read('name,email,seats\nAda,ada@x.io,3\nBob,,\n', { format: 'csv' });
@@ -151,7 +167,7 @@ describe('CSV', () => {
           const expected = fields.map((row) =>
             Object.fromEntries(header.map((name, i) => [name, row[i]]).filter(([, value]) => value !== '')),
           );
-          expect((await read(chunks, { format: 'csv' })).values).toEqual(expected);
+          expect((await read(chunks, { format: 'csv', delimiter: ',' })).values).toEqual(expected);
         },
       ),
       { numRuns: 150 },
