@@ -37,22 +37,6 @@ function splits(text: string): Buffer[][] {
   return Array.from({ length: bytes.length + 1 }, (_, i) => [bytes.subarray(0, i), bytes.subarray(i)]);
 }
 
-describe('CSV delimiters', () => {
-  it.each([
-    ['email,name\na@x.io,Bo\n', ','],
-    ['\uFEFFemail;name;city\r\na@x.io;Bo;Köln\r\n', ';'],
-    ['email\tname\na@x.io\tBo\n', '\t'],
-    ['email|name\na@x.io|Bo\n', '|'],
-    ['"a;b",c\n1,2\n', ','],
-    ['email\na@x.io\n', ','],
-  ])('%j is read with %j, from its header line', async (text, delimiter) => {
-    const told: string[] = [];
-    const { values } = await read(text, { format: 'csv', onDelimiter: (d) => told.push(d) });
-    expect(told).toEqual([delimiter]);
-    expect(Object.keys(values[0] as object).length).toBe(text.startsWith('email\n') ? 1 : text.includes('city') ? 3 : 2);
-  });
-});
-
 describe('CSV', () => {
   it('names keys by the header, leaves empty fields out, keeps strings', async () => {
     const { records } = await read('name,email,seats\nAda,ada@x.io,3\nBob,,\n', { format: 'csv' });
