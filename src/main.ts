@@ -52,6 +52,11 @@ export async function run(argv: string[], io: IO, signal: AbortSignal): Promise<
   });
 
   try {
+    // bare `tds`: the top-level help, with its examples, as an answer (not an error)
+    if (argv.length === 0) {
+      program.outputHelp();
+      return EXIT.ok;
+    }
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (error) {

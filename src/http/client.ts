@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { redactSecrets } from '../core/redact.js';
 import type { QueryBody, RowsPage, SchemaResponse, TablesResponse, WorkspacesResponse } from '../service/index.js';
-import { parseBaseUrl, type BaseUrl } from './base-url.js';
+import { isLoopbackHost, parseBaseUrl, type BaseUrl } from './base-url.js';
 import { callFailure, type Attempt } from './call-failure.js';
 import { describeNetworkCode, errorCodeOf, unexpectedResponse } from './errors.js';
 import { checkKeyText } from './key-text.js';
@@ -76,7 +76,12 @@ export class ApiClient {
     checkKeyText(options.apiKey);
     this.apiKey = options.apiKey;
     this.timings = options.timings ?? serviceTimings();
-    this.policy = { maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES, idempotent: true, rateScale: this.timings.retryScale };
+    this.policy = {
+      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      idempotent: true,
+      rateScale: this.timings.retryScale,
+      loopback: isLoopbackHost(new URL(this.base.origin).hostname),
+    };
     this.log = options.log;
     this.signal = options.signal;
     this.transport = new Transport({
@@ -151,6 +156,11 @@ export class ApiClient {
       accepts: isRowsPage,
       onBody,
     });
+  }
+
+  /** Milliseconds until the row-read limit lets the next page request go (0: it would go now). */
+  rowReadWaitMs(): number {
+    return this.limiters.rows.delayUntilFree();
   }
 
   close(): Promise<void> {

@@ -9,7 +9,7 @@ import { pickTable } from '../http/resolve-table.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import type { Field, Table } from '../service/index.js';
 import { openMirror } from './mirror-db.js';
-import { formatSyncSummary, syncSummary } from './sync-summary.js';
+import { formatSyncSummary, interruptedSync, syncSummary } from './sync-summary.js';
 import { startSyncProgress, type SyncProgress } from './sync-progress.js';
 import { ChangesStream } from './sync-changes.js';
 import { syncTable, type TableSyncResult } from './sync-table.js';
@@ -151,7 +151,8 @@ async function syncRound(session: SyncSession, memory: FollowMemory, first: bool
   if (listedNow) memory.listed(first ? memory.tables : (await client.tables()).tables);
   const taken = await namesInUse(db, states);
   const progress = first
-    ? (request.progress?.(memory.tables) ?? (await startSyncProgress(ctx, memory.tables, client.timings.windows.rows)))
+    ? (request.progress?.(memory.tables) ??
+      (await startSyncProgress(ctx, memory.tables, client.timings.windows.rows, () => client.rowReadWaitMs())))
     : undefined;
   const results: TableSyncResult[] = [];
   try {
@@ -181,7 +182,9 @@ async function syncRound(session: SyncSession, memory: FollowMemory, first: bool
       } catch (error) {
         // what an interrupted sync wrote is said too (else the next --changes says it)
         await changes?.deliver(table.id).catch(() => undefined);
-        throw error;
+        if (!ctx.signal.aborted || (error instanceof TdsError && error.code !== 'INTERRUPTED')) throw error;
+        const saved = (await loadStates(db.connection).catch(() => [])).find((candidate) => candidate.tableId === table.id);
+        throw interruptedSync({ db: request.db, table: table.name, savedRows: saved?.pass?.rows ?? 0, tablesDone: results.length });
       }
       results.push(result);
       await changes?.deliver(table.id);

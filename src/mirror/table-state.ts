@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { matchName } from '../http/resolve-table.js';
 import type { HeaderMode } from '../records/shape-options.js';
 
 /** Where a pass over a table stands (saved with every group of pages, so an interrupted one continues). */
@@ -78,6 +79,18 @@ const iso = (value: unknown): string | null =>
   value === null || value === undefined ? null : new Date(value as string | number | Date).toISOString();
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/**
+ * The mirror's tables `ref` names, as the service's are named (see pickTable): a table ID; else its
+ * service name or mirror table name (`leads`) as written, or else ignoring case. Several: ambiguous.
+ */
+export function namedStates<T extends { state: TableState }>(items: readonly T[], ref: string): T[] {
+  const byId = items.filter(({ state }) => state.tableId === ref);
+  if (byId.length > 0) return byId;
+  return matchName(items, ref, ({ state }, name, folding = same) => folding(state.name) === name || folding(state.mirrorTable) === name);
+}
+
+const same = (text: string): string => text;
 
 export async function loadStates(connection: DuckDBConnection): Promise<TableState[]> {
   const reader = await connection.runAndReadAll(`SELECT ${COLUMNS.join(', ')} FROM _tds_tables ORDER BY mirror_table`);

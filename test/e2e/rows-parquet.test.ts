@@ -39,6 +39,7 @@ const PARQUET_TYPE: Record<string, string> = {
   boolean: 'BOOLEAN',
   date: 'TIMESTAMP WITH TIME ZONE',
   multi_select: 'VARCHAR[]',
+  member: 'JSON',
   object: 'JSON',
   webhook: 'JSON',
   formula: 'JSON',

@@ -72,6 +72,29 @@ describe('tds sql: a query printed like an export', () => {
     expect(result.stderr).toBe('1 row\n');
   });
 
+  it('renders like tds rows on a terminal: numbers right-aligned, lists joined, members by name', async () => {
+    const sql = `SELECT 7 AS n, ['VIP', 'SMB'] AS tags, '{"id":"usr_1","name":"Ada Lovelace"}'::JSON AS owner UNION ALL SELECT 1200, [], NULL`;
+    const result = await bench.tds(['sql', sql], { env: { TDS_FORCE_TTY: '1' } });
+    expect(result.code, result.stderr).toBe(0);
+    const [header, first, second] = lines(result.stdout);
+    expect(header).toMatch(/^ {3}n {2}tags {6}owner$/);
+    expect(first).toBe('   7  VIP, SMB  Ada Lovelace');
+    expect(second?.trimEnd()).toBe('1200');
+  });
+
+  it('goes through the pager (TDS_PAGER, PAGER) when longer than the terminal, never when not a terminal', async () => {
+    const sql = 'SELECT range AS n FROM range(30)';
+    const pager = { TDS_PAGER: "sed 's/^/paged: /'", LINES: '20' };
+    const paged = await bench.tds(['sql', sql], { env: { TDS_FORCE_TTY: '1', ...pager } });
+    expect(paged.code, paged.stderr).toBe(0);
+    expect(lines(paged.stdout)).toHaveLength(31);
+    for (const line of lines(paged.stdout)) expect(line).toMatch(/^paged: /);
+    const short = await bench.tds(['sql', 'SELECT range AS n FROM range(3)'], { env: { TDS_FORCE_TTY: '1', ...pager } });
+    expect(short.stdout).not.toContain('paged');
+    const piped = await bench.tds(['sql', sql, '--format', 'table'], { env: pager });
+    expect(piped.stdout).not.toContain('paged');
+  });
+
   it('reads the statement from stdin with -', async () => {
     const result = await bench.tds(['sql', '-', '--format', 'ndjson'], { input: 'SELECT count(*) AS n FROM leads\n' });
     expect(result.code, result.stderr).toBe(0);
@@ -164,6 +187,18 @@ describe('tds sql: read-only unless --write, and DuckDB errors as exit 2', () =>
       ['SELECT 1', '-o', '/nonexistent/dir/x.parquet'],
       /^tds: SQL: IO Error: .*x\.parquet\.partial.*\nhint: check that the folder of -o FILE exists and can be written$/m,
     ],
+    [
+      'a name with spaces left unquoted',
+      ['SELECT Last Contacted FROM leads'],
+      /^tds: SQL: Binder Error: Referenced column "Last" not found in FROM clause!\nhint: a name with spaces needs double quotes: "Last Contacted"$/m,
+    ],
+    [
+      'a name with spaces left unquoted in WHERE',
+      ['SELECT Name FROM leads WHERE Last Contacted > now()'],
+      /\nhint: a name with spaces needs double quotes: "Last Contacted"$/m,
+    ],
+    ['a misspelt column', ['SELECT Stage, count(*) FROM leads GROUP BY Stag'], /\nhint: did you mean "Stage"\?$/m],
+    ['a misspelt table', ['SELECT * FROM leds'], /\nhint: did you mean leads\?; SHOW TABLES lists/m],
   ])('%s exits 2 with what was wrong', async (_what, args, message) => {
     const result = await bench.tds(['sql', ...args]);
     expect(result.code).toBe(2);

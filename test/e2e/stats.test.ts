@@ -38,10 +38,10 @@ describe('tds stats (the built CLI)', () => {
     expect(coloured.stdout).toContain('Failure causes: Enrich (1 cause)');
     const noColor = await bench.tds(['stats', 'Leads', '--no-sync'], { env: { TDS_FORCE_TTY: '1', NO_COLOR: '1', COLUMNS: '100' } });
     expect(noColor.stdout).not.toMatch(ANSI);
-    // the same sections; without colour each run state has a character of its own
+    // the same sections; with colour or without, each run state has a character of its own
     expect(noColor.stdout.split('\n')).toHaveLength(coloured.stdout.split('\n').length);
-    expect(coloured.stdout.replace(ANSI_ALL, '')).toContain('█ success 61  █ failed 21');
-    expect(noColor.stdout).toContain('█ success 61  ▒ failed 21');
+    expect(coloured.stdout.replace(ANSI_ALL, '')).toContain('█ success 61  ▓ failed 21  ░ skipped 21  × stopped 21');
+    expect(noColor.stdout).toContain('█ success 61  ▓ failed 21  ░ skipped 21  × stopped 21');
     const flag = await bench.tds(['--no-color', 'stats', 'Leads', '--no-sync'], { env: { TDS_FORCE_TTY: '1', NO_COLOR: undefined } });
     expect(flag.stdout).not.toMatch(ANSI);
   });

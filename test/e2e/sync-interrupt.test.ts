@@ -52,6 +52,11 @@ describe('tds sync: interruptions leave a consistent mirror that the next sync c
       const ended = await sync.ended;
       if (code !== null) expect(ended.code, sync.stderr()).toBe(code);
       else expect(ended.signal).toBe('SIGKILL');
+      // Ctrl-C says what was kept and that the next sync goes on, as an export's does
+      if (code !== null)
+        expect(sync.stderr()).toMatch(
+          /tds: interrupted: the sync of Plain stopped: [1-9][\d,]* rows of it kept in \S+\nhint: the next `tds sync` continues where this one stopped/,
+        );
       const state = await bench.tds([
         'sql',
         'SELECT pass_mode, pass_cursor IS NOT NULL AS saved, pass_rows FROM _tds_tables',

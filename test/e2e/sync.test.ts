@@ -39,7 +39,7 @@ describe('tds sync: a mirror equal to the service', () => {
         { column_name: 'Enrich', data_type: 'JSON' },
         { column_name: 'Enrich.status', data_type: 'VARCHAR' },
         { column_name: 'Enrich.error', data_type: 'VARCHAR' },
-        { column_name: 'Owner', data_type: 'VARCHAR' },
+        { column_name: 'Owner', data_type: 'JSON' },
         { column_name: '_truncated', data_type: 'VARCHAR[]' },
       ]),
     );

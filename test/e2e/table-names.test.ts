@@ -82,6 +82,30 @@ describe('a table named as `tds tables` shows it, or with its emoji shortcode', 
   });
 });
 
+describe('one rule for a table name everywhere: exact, then ignoring case; a typo gets "did you mean"', () => {
+  it.each([
+    ['schema', ['schema', 'leads', '--format', 'csv']],
+    ['rows', ['rows', 'leads', '--columns', 'Name', '--no-meta', '-n', '1']],
+    ['sync', ['sync', 'leads', '--json']],
+    ['stats', ['stats', 'LEADS', '--no-sync', '--format', 'json']],
+    ['diff', ['diff', 'Leads', '--summary', '--format', 'json']],
+  ])('tds %s takes "leads" in any case', async (_command, args) => {
+    const result = await bench.tds(args);
+    expect(result.code, result.stderr).toBe(0);
+  });
+
+  it.each([
+    ['schema', ['schema', 'Leeds'], 'did you mean "Leads" (tbl_'],
+    ['sync', ['sync', 'Leeds'], 'did you mean "Leads" (tbl_'],
+    ['stats', ['stats', 'Leeds', '--no-sync'], 'did you mean "Leads" or "leads"?'],
+    ['diff', ['diff', 'Leeds'], 'did you mean "Leads" or "leads"?'],
+  ])('tds %s suggests the name a typo meant (exit 4)', async (_command, args, hint) => {
+    const result = await bench.tds(args);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain(hint);
+  });
+});
+
 async function inboxWebhook(): Promise<string> {
   const response = await fetch(`${bench.emu.baseUrl}/tables`, { headers: { authorization: `Bearer ${bench.emu.apiKey}` } });
   const { tables } = (await response.json()) as { tables: Array<{ id: string; name: string }> };

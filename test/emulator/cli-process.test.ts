@@ -53,6 +53,29 @@ describe('tds emulator (process)', () => {
     }
   });
 
+  it('on a terminal, says where it listens, the two export lines to paste, and how to stop it', async () => {
+    const run = spawnTds(['emulator', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { TDS_FORCE_TTY: '1' } });
+    const { child } = run;
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', () => {
+        if (run.stdout().includes('Ctrl-C')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`tds emulator exited with ${code}; stderr:\n${run.stderr()}`)));
+    });
+    const text = run.stdout();
+    const baseUrl = /^The emulator listens on (http:\/\/127\.0\.0\.1:\d+\/v1)$/m.exec(text)?.[1];
+    expect(baseUrl, text).toBeDefined();
+    expect(text).toMatch(new RegExp(`^  export TDS_BASE_URL=${baseUrl!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'));
+    const apiKey = /^ {2}export TDS_API_KEY=(\S+)$/m.exec(text)?.[1];
+    expect((await call({ baseUrl: baseUrl!, apiKey: apiKey! }, '/workspaces')).status).toBe(200);
+    expect(text).toMatch(/^Stop it with Ctrl-C\./m);
+    const code = await new Promise<number | null>((resolve) => {
+      child.once('exit', (exitCode) => resolve(exitCode));
+      child.kill('SIGINT');
+    });
+    expect(code).toBe(0);
+  });
+
   it('logs requests on stderr with --verbose, never a key or a webhook id', async () => {
     const emu = await startEmulatorProcess(['--verbose']);
     const webhook = Object.values(emu.webhooks)[0]!;

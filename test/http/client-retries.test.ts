@@ -80,18 +80,20 @@ describe('ApiClient retries', () => {
     expect(error.reason).toBe('rate-limit-exhausted');
   });
 
-  it('gives up on a refused connection, naming the address', async () => {
+  it('fails at the first refused connection on a loopback address: nothing listens there', async () => {
     const server = await serve(() => json(200, WORKSPACES));
     const baseUrl = server.baseUrl;
     await server.close();
     servers.length = 0;
-    const api = new ApiClient({ baseUrl, apiKey: KEY, maxRetries: 1, timings: serviceTimings(1000) });
+    const lines: string[] = [];
+    const api = new ApiClient({ baseUrl, apiKey: KEY, maxRetries: 5, timings: serviceTimings(1000), log: (line) => lines.push(line) });
     clients.push(api);
     const error = await failure(api.workspaces());
-    expect(error.code).toBe('GAVE_UP');
-    expect(error.message).toMatch(
-      /^list workspaces: gave up after 2 attempts \(connection refused ×2\): 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)$/,
-    );
+    expect(lines).toHaveLength(1);
+    expect(api.stats.retries).toBe(0);
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toMatch(/^list workspaces: nothing listens on 127\.0\.0\.1:\d+ — is `tds emulator` running\?$/);
+    expect(error.reason).toBe('unreachable');
   });
 
   it('stops waiting as soon as the signal is aborted', async () => {

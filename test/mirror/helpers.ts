@@ -117,6 +117,7 @@ export function expectedMirrorValue(type: string | undefined, value: unknown): u
         : null;
     case 'multi_select':
       return Array.isArray(value) ? value : [value];
+    case 'member':
     case 'object':
     case 'webhook':
     case 'formula':

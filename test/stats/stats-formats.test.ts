@@ -57,10 +57,10 @@ describe('tds stats: formats', () => {
     expect(text).not.toMatch(/\u001b\[/);
     expect(text).toMatch(/^Stats Fixture · Sales · 15 rows · 11 columns · synced .* · mirror table stats_fixture$/m);
     expect(text).toContain('rows created per day (UTC), the last 3 days with rows:');
-    expect(text).toMatch(/^ {2}2025-05-01 ███ 2025-05-04 {2}peak 5 on 2025-05-01$/m);
-    expect(text).toMatch(/^Stage +select +█+[▏▎▍▌▋▊▉]?░* +47% +7 +3 +New 4 · Won 2 · lost 1$/m);
+    expect(text).toMatch(/^ {2}2025-05-01 ██ █ 2025-05-04 {2}peak 5 on 2025-05-01$/m);
+    expect(text).toMatch(/^Stage +select +█+[▏▎▍▌▋▊▉]?░* +47% +7 +3 +New ×4 · Won ×2 · lost ×1$/m);
     expect(text).toMatch(/^Notes +text .* 2 cut at 200 characters · x+/m);
-    expect(text).toMatch(/█ success 2 {2}▒ failed 5 {2}░ skipped 1/);
+    expect(text).toMatch(/█ success 2 {2}▓ failed 5 {2}░ skipped 1 {2}× stopped 1 {2}- queued 1 {2}~ waiting 1/);
     expect(text).toContain('Failure causes: Enrich (3 causes)');
     expect(text).toMatch(/^ {2}3 {2}Domain <domain> could not be resolved$/m);
     expect(text).toMatch(/^ {5}e\.g\. Domain [abc]\.example could not be resolved · rows /m);

@@ -1,8 +1,9 @@
 import { TdsError, UsageError } from '../../core/errors.js';
 import type { Database } from '../../duckdb/engine.js';
+import { didYouMean } from '../../filter/suggest.js';
 import { historyHorizon, type HistoryHorizon } from '../history/history-objects.js';
 import { formatVersion } from '../mirror-db.js';
-import { loadStates, type TableState } from '../table-state.js';
+import { loadStates, namedStates, type TableState } from '../table-state.js';
 import { parseWhen, type When } from './diff-bounds.js';
 import { diffKeys } from './diff-keys.js';
 import type { Moment } from './snapshot-sql.js';
@@ -103,24 +104,30 @@ async function checkHistory(db: Database): Promise<void> {
   }
 }
 
-/** The mirror table of a service table ID, a service table's exact name, or a mirror table's name. */
+/** The mirror table of a service table ID, or a service table's or mirror table's name (exact, else ignoring case). */
 export async function findTable(db: Database, ref: string): Promise<TableState> {
   const states = await loadStates(db.connection);
-  const byId = states.find((state) => state.tableId === ref);
-  if (byId) return byId;
-  const byName = states.filter((state) => state.name === ref);
-  if (byName.length > 1) {
+  const named = namedStates(
+    states.map((state) => ({ state })),
+    ref,
+  );
+  if (named.length > 1) {
     throw new UsageError(
-      `the table name "${ref}" matches ${byName.length} tables of the mirror: ${byName.map((state) => `${state.tableId} (${state.mirrorTable})`).join(', ')}`,
+      `the table name "${ref}" matches ${named.length} tables of the mirror: ${named.map(({ state }) => `${state.tableId} (${state.mirrorTable})`).join(', ')}`,
       {
         hint: 'give the table ID or the mirror table name instead',
       },
     );
   }
-  const found = byName[0] ?? states.find((state) => state.mirrorTable.toLowerCase() === ref.toLowerCase());
-  if (found) return found;
+  if (named[0]) return named[0].state;
+  const near = didYouMean(
+    ref,
+    states.flatMap((state) => [state.name, state.mirrorTable]),
+  );
   throw new TdsError('NOT_FOUND', `the mirror ${db.path} has no table "${ref}"`, {
-    hint: `\`tds sync ${/\s/.test(ref) ? JSON.stringify(ref) : ref}\` mirrors it first; ${states.length > 0 ? `the mirror has ${states.map((state) => state.mirrorTable).join(', ')}` : 'the mirror has no tables yet'}`,
+    hint:
+      near ??
+      `\`tds sync ${/\s/.test(ref) ? JSON.stringify(ref) : ref}\` mirrors it first; ${states.length > 0 ? `the mirror has ${states.map((state) => state.mirrorTable).join(', ')}` : 'the mirror has no tables yet'}`,
   });
 }
 
