@@ -18,9 +18,14 @@ export interface SyncOptions {
   json?: boolean;
   changes?: boolean;
   pruneHistory?: string;
+  maxStale?: string;
+  maxShare?: number;
 }
 
 const DEFAULT_EVERY_SECONDS = 10;
+/** --max-stale when neither the flag nor the profile says: a day for a one-shot sync, an hour for --follow. */
+const DEFAULT_MAX_STALE = { once: '24h', follow: '1h' };
+const DEFAULT_MAX_SHARE = 0.5;
 
 export async function syncAction(ctx: Context, tables: string[], options: SyncOptions, command: Command): Promise<void> {
   if (options.every !== undefined && !options.follow) throw new UsageError('--every goes with --follow');
@@ -36,7 +41,13 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
   if (options.pruneHistory !== undefined && pruneHistoryMs === undefined) {
     throw new UsageError(`--prune-history ${JSON.stringify(options.pruneHistory)} is not a duration`, { hint: 'e.g. 30d, 12h, 90m' });
   }
+  if (options.maxShare !== undefined && !options.follow) throw new UsageError('--max-share goes with --follow');
   const settings = await loadSettings(ctx, command);
+  const maxStaleText = options.maxStale ?? settings.maxStale ?? (options.follow ? DEFAULT_MAX_STALE.follow : DEFAULT_MAX_STALE.once);
+  const maxStaleMs = maxStaleText.trim().toLowerCase() === 'off' ? undefined : parseDuration(maxStaleText);
+  if (maxStaleMs === undefined && maxStaleText.trim().toLowerCase() !== 'off') {
+    throw new UsageError(`--max-stale ${JSON.stringify(maxStaleText)} is not a duration`, { hint: 'e.g. 30m, 24h, 7d, or off' });
+  }
   await withClient(ctx, settings, (client) =>
     runSync(ctx, client, {
       tables,
@@ -49,6 +60,8 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
       ...(options.follow ? { followEveryMs: (options.every ?? DEFAULT_EVERY_SECONDS) * 1000 } : {}),
       ...(options.changes ? { changes: true } : {}),
       ...(pruneHistoryMs !== undefined ? { pruneHistoryMs } : {}),
+      ...(maxStaleMs !== undefined ? { maxStaleMs } : {}),
+      maxShare: options.maxShare ?? DEFAULT_MAX_SHARE,
     }),
   );
 }

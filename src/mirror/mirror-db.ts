@@ -1,3 +1,4 @@
+import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { openDatabase, type Database } from '../duckdb/engine.js';
 import type { FileAccess } from '../duckdb/file-access.js';
@@ -37,7 +38,9 @@ const META_TABLES = [
     pass_unfit BIGINT,
     history_table VARCHAR,
     at_sync_macro VARCHAR,
-    at_macro VARCHAR
+    at_macro VARCHAR,
+    verified_at TIMESTAMPTZ,
+    verify_pass VARCHAR
   )`,
   `CREATE TABLE IF NOT EXISTS _tds_columns (
     table_id VARCHAR NOT NULL,
@@ -74,6 +77,15 @@ export interface OpenMirror {
   keepFormat?: boolean;
   /** Told, in one line, that the mirror is of an earlier format (what it lacks, and that a sync upgrades it). */
   note?: (line: string) => void;
+  /** While another process holds the file: how long to wait (engine.ts LOCK_WAIT_MS by default), told who it is when long, ended by `signal`. */
+  lockWaitMs?: number;
+  onWait?(line: string): void;
+  signal?: AbortSignal;
+}
+
+/** A command's wait for a mirror another process holds: said on stderr when long, ended by Ctrl-C. */
+export function waitOn(ctx: Pick<Context, 'io' | 'signal'>): Pick<OpenMirror, 'onWait' | 'signal'> {
+  return { onWait: (line) => ctx.io.stderr.write(`tds: ${line}\n`), signal: ctx.signal };
 }
 
 /** Opens the mirror; a writable one gets its tables created (and is checked to be one this tds can write). */
@@ -84,6 +96,9 @@ export async function openMirror(path: string, options: OpenMirror): Promise<Dat
     memoryLimit: options.memoryLimit ?? '256MB',
     ...(options.threads ? { threads: options.threads } : {}),
     ...(options.access ? { access: options.access } : {}),
+    ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
+    ...(options.onWait ? { onWait: options.onWait } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   try {
     const version = await formatVersion(db);
@@ -110,11 +125,18 @@ export async function openMirror(path: string, options: OpenMirror): Promise<Dat
         `the mirror ${path} was written by an earlier tds (mirror format 1): it has no history yet; the next tds sync upgrades it`,
       );
     }
+    if (!options.readOnly && !(version === 1 && options.keepFormat)) await addVerifyColumns(db);
     return db;
   } catch (error) {
     db.close();
     throw error;
   }
+}
+
+/** The columns of verifications (issue 30), added to a mirror of format 2 made before them: none is the same as null. */
+async function addVerifyColumns(db: Database): Promise<void> {
+  await db.connection.run('ALTER TABLE _tds_tables ADD COLUMN IF NOT EXISTS verified_at TIMESTAMPTZ');
+  await db.connection.run('ALTER TABLE _tds_tables ADD COLUMN IF NOT EXISTS verify_pass VARCHAR');
 }
 
 /**

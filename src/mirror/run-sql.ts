@@ -13,7 +13,7 @@ import { createRecordWriter } from '../output/record-writer.js';
 import { firstRows, resultCellText } from '../output/result-table.js';
 import { renderTable, tableFit } from '../output/table.js';
 import { copyOut, partialPath } from '../parquet/copy-out.js';
-import { openMirror } from './mirror-db.js';
+import { openMirror, waitOn } from './mirror-db.js';
 import { sqlError } from './sql-errors.js';
 
 export interface SqlRequest {
@@ -50,6 +50,7 @@ export async function runSql(ctx: Context, request: SqlRequest): Promise<void> {
     readOnly: !request.write,
     access,
     keepFormat: true,
+    ...waitOn(ctx),
     note: (line) => ctx.io.stderr.write(`tds: note: ${line}\n`),
   });
   try {

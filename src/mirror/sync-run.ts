@@ -6,8 +6,12 @@ import type { Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
 import { pickTable } from '../http/resolve-table.js';
 import type { HeaderMode } from '../records/shape-options.js';
-import type { Field, Table } from '../service/index.js';
-import { openMirror } from './mirror-db.js';
+import type { Table } from '../service/index.js';
+import { describeHolder } from '../duckdb/engine.js';
+import { lockAddress, namedLockHolder, tryNamedLock, type ProcessLock } from '../core/process-lock.js';
+import { Verifier } from './follow-verify.js';
+import { FollowMemory } from './follow-memory.js';
+import { openMirror, waitOn } from './mirror-db.js';
 import { formatSyncSummary, syncSummary } from './sync-summary.js';
 import { startSyncProgress, type SyncProgress } from './sync-progress.js';
 import { printChanges } from './sync-changes.js';
@@ -34,6 +38,12 @@ export interface SyncRequest {
   changes?: boolean;
   /** --prune-history: versions replaced longer ago than this many ms are dropped */
   pruneHistoryMs?: number;
+  /** --max-stale (undefined: off): one-shot, a full pass for a table verified longer ago; --follow, the bound verification keeps */
+  maxStaleMs?: number;
+  /** --max-share: the share of the row-read limit --follow's verification may use */
+  maxShare?: number;
+  /** Another sync holds the mirror: 'skip' says so and leaves it (tds stats reads it as it is); else an error. */
+  whenBusy?: 'skip';
 }
 
 /**
@@ -54,57 +64,97 @@ const THREADS = 1;
  */
 export async function runSync(ctx: Context, client: ApiClient, request: SyncRequest): Promise<void> {
   returnFreedMemoryAtOnce();
-  const db = await openMirror(request.db, {
-    readOnly: false,
-    memoryLimit: MEMORY_LIMIT,
-    threads: THREADS,
-    note: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
-  });
+  const lock = await claimMirror(ctx, request);
+  if (!lock) return;
   try {
+    const session: SyncSession = {
+      ctx,
+      client,
+      request,
+      open: () =>
+        openMirror(request.db, {
+          readOnly: false,
+          memoryLimit: MEMORY_LIMIT,
+          threads: THREADS,
+          note: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
+          ...waitOn(ctx),
+        }),
+    };
     const follow = new FollowMemory();
-    for (let round = 0; ; round += 1) {
-      const results = await syncRound({ ctx, client, db, request }, follow, round === 0);
-      if (round === 0 || results.some(changedAnything)) report(ctx, request, round === 0 ? results : results.filter(changedAnything));
-      if (request.followEveryMs === undefined) return;
-      if (!(await idle(ctx, request.followEveryMs))) return;
-    }
+    const first = await withMirror(session, (db) => syncRound(session, db, follow));
+    report(ctx, request, first);
+    if (request.followEveryMs !== undefined) await followRounds(session, follow);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The mirror opened for `work` and closed after it: a sync holds the file only while it writes. */
+async function withMirror<T>(session: SyncSession, work: (db: Database) => Promise<T>): Promise<T> {
+  const db = await session.open();
+  try {
+    return await work(db);
   } finally {
     db.close();
   }
 }
 
 /**
- * How often --follow reads a table's schema even when its rows show no new field (a relabel or removal
- * shows in no row), and the list of tables (their row counts, which an incremental pass must reach).
+ * One sync at a time writes a mirror (its passes judge deletions by what they saw, see pass-range.ts):
+ * a second one is refused, naming the first; `whenBusy: 'skip'` (tds stats) leaves the mirror to it.
  */
-const SCHEMA_REFRESH_MS = 5 * 60_000;
-
-/** What --follow keeps between rounds, so an idle round costs one row request per table and nothing more. */
-class FollowMemory {
-  tables: Table[] = [];
-  private listedAt = -Infinity;
-  private readonly schemas = new Map<string, { fields: Field[]; at: number }>();
-
-  /** Whether the tables are to be listed again before this round (their row counts are old). */
-  get listingDue(): boolean {
-    return Date.now() - this.listedAt >= SCHEMA_REFRESH_MS;
+async function claimMirror(ctx: Context, request: SyncRequest): Promise<ProcessLock | undefined> {
+  const name = `tds sync ${lockAddress(request.db)}`;
+  const lock = await tryNamedLock(name);
+  if (lock) return lock;
+  const holder = describeHolder(await namedLockHolder(name));
+  if (request.whenBusy === 'skip') {
+    ctx.io.stderr.write(`tds: the mirror ${request.db} is being synced by ${holder}: its tables as they are\n`);
+    return undefined;
   }
+  throw new UsageError(`the mirror ${request.db} is being synced by ${holder}`, {
+    hint: 'one sync at a time writes a mirror: wait until it ends (a sync --follow runs until Ctrl-C), or read it meanwhile (tds sql, stats, diff)',
+  });
+}
 
-  listed(tables: readonly Table[]): void {
-    this.listedAt = Date.now();
-    const latest = new Map(tables.map((table) => [table.id, table]));
-    // a table gone from the list stays (its sync then says what became of it)
-    this.tables = this.tables.map((table) => latest.get(table.id) ?? table);
+/** --follow: a round every --every, and verification pages between rounds. */
+async function followRounds(session: SyncSession, follow: FollowMemory): Promise<void> {
+  const { ctx, request } = session;
+  const verifier = new Verifier(
+    {
+      ctx,
+      client: session.client,
+      open: session.open,
+      fieldsOf: (tableId) => follow.fieldsOf(tableId),
+      say: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
+      taken: follow.taken,
+      ...(request.changes ? { changed: (db: Database, tableId: string, syncId: number) => printChanges(ctx, db, tableId, syncId) } : {}),
+    },
+    { maxStaleMs: request.maxStaleMs, maxShare: request.maxShare ?? 0 },
+  );
+  verifier.plan(follow.tables);
+  for (;;) {
+    const roundAt = performance.now() + request.followEveryMs!;
+    while (verifier.dueAt <= roundAt) {
+      if (!(await idle(ctx, verifier.dueAt - performance.now()))) return;
+      await verifier.page(follow.tables);
+    }
+    if (!(await idle(ctx, roundAt - performance.now()))) return;
+    const results = await followRound(session, follow);
+    verifier.plan(follow.tables);
+    if (results.some(changedAnything)) report(ctx, request, results.filter(changedAnything));
   }
+}
 
-  fieldsOf(tableId: string): Field[] | undefined {
-    const known = this.schemas.get(tableId);
-    return known && Date.now() - known.at < SCHEMA_REFRESH_MS ? known.fields : undefined;
-  }
-
-  remember(tableId: string, fields: Field[]): void {
-    if (this.schemas.get(tableId)?.fields !== fields) this.schemas.set(tableId, { fields, at: Date.now() });
-  }
+/**
+ * A round of --follow: the listing (one request for every table); a table whose row count did not
+ * move, with no action cell still pending and no pass to continue, costs no row request.
+ */
+async function followRound(session: SyncSession, follow: FollowMemory): Promise<TableSyncResult[]> {
+  follow.listed((await session.client.tables()).tables);
+  const moved = follow.tables.filter((table) => follow.mayHaveChanged(table));
+  if (moved.length === 0) return [];
+  return withMirror(session, (db) => syncRound(session, db, follow, moved));
 }
 
 const changedAnything = (result: TableSyncResult): boolean => result.inserted + result.updated + result.deleted > 0 || !result.complete;
@@ -113,24 +163,25 @@ const changedAnything = (result: TableSyncResult): boolean => result.inserted + 
 interface SyncSession {
   ctx: Context;
   client: ApiClient;
-  db: Database;
   request: SyncRequest;
+  /** Opens the mirror for writing (each round, each verification page: closed after). */
+  open(): Promise<Database>;
 }
 
-/** One sync of every table; the first round chooses the tables and reads their schemas, later ones (--follow) reuse them. */
-async function syncRound(session: SyncSession, memory: FollowMemory, first: boolean): Promise<TableSyncResult[]> {
-  const { ctx, client, db, request } = session;
+/** One sync of every table (or of `only`); the first round chooses the tables and reads their schemas, later ones (--follow) reuse them. */
+async function syncRound(session: SyncSession, db: Database, memory: FollowMemory, only?: Table[]): Promise<TableSyncResult[]> {
+  const { ctx, client, request } = session;
+  const first = only === undefined;
   const states = await loadStates(db.connection);
-  const listedNow = first || memory.listingDue;
-  if (first) memory.tables = await chooseTables(ctx, client, request, states);
-  if (listedNow) memory.listed(first ? memory.tables : (await client.tables()).tables);
-  const taken = await namesInUse(db, states);
+  if (first) memory.listed((memory.tables = await chooseTables(ctx, client, request, states)));
+  const taken = (memory.taken = await namesInUse(db, states));
   const progress = first
     ? (request.progress?.(memory.tables) ?? (await startSyncProgress(ctx, memory.tables, client.pace.windows.rows)))
     : undefined;
+  const oneShot = request.followEveryMs === undefined;
   const results: TableSyncResult[] = [];
   try {
-    for (const table of memory.tables) {
+    for (const table of only ?? memory.tables) {
       const state = states.find((candidate) => candidate.tableId === table.id);
       const knownFields = first ? undefined : memory.fieldsOf(table.id);
       progress?.table(table);
@@ -146,7 +197,9 @@ async function syncRound(session: SyncSession, memory: FollowMemory, first: bool
         ...(progress ? { progress } : {}),
         ...(knownFields ? { knownFields } : {}),
         onFields: (fields) => memory.remember(table.id, fields),
-        listedNow,
+        listedNow: true,
+        deletionsByCount: oneShot,
+        ...(oneShot && request.maxStaleMs !== undefined ? { maxStaleMs: request.maxStaleMs } : {}),
         ...(request.pruneHistoryMs !== undefined ? { pruneHistoryMs: request.pruneHistoryMs } : {}),
         onSyncId: (id) => (syncId = id),
       });
@@ -164,6 +217,7 @@ async function syncRound(session: SyncSession, memory: FollowMemory, first: bool
   } finally {
     progress?.stop();
   }
+  memory.synced(await loadStates(db.connection));
   return results;
 }
 
@@ -217,10 +271,10 @@ function report(ctx: Context, request: SyncRequest, results: readonly TableSyncR
   else ctx.io.stderr.write(formatSyncSummary(summary));
 }
 
-/** Waits for the next round of --follow; false when Ctrl-C came meanwhile (a clean end). */
+/** Waits for the next round or page of --follow; false when Ctrl-C came meanwhile (a clean end). */
 async function idle(ctx: Context, ms: number): Promise<boolean> {
   try {
-    await sleep(ms, undefined, { signal: ctx.signal });
+    await sleep(Math.max(0, ms), undefined, { signal: ctx.signal });
     return true;
   } catch {
     return false;

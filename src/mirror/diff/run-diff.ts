@@ -2,7 +2,7 @@ import type { Context } from '../../core/context.js';
 import { createAtomicFile } from '../../output/atomic-file.js';
 import { claimOutput } from '../../output/claim-output.js';
 import type { Format } from '../../output/format.js';
-import { openMirror } from '../mirror-db.js';
+import { openMirror, waitOn } from '../mirror-db.js';
 import { openDiff, type DiffRequest } from './open-diff.js';
 import type { DiffRecord } from './table-diff.js';
 import { summaryReport, writeDiffRecords, writeDiffSummary } from './write-diff.js';
@@ -20,7 +20,7 @@ const MEMORY_LIMIT = '128MB';
 
 /** `tds diff`: the mirror opened read-only, the table compared at two moments, written to stdout or -o FILE. */
 export async function runDiff(ctx: Context, request: DiffCommandRequest): Promise<void> {
-  const db = await openMirror(request.db, { readOnly: true, memoryLimit: MEMORY_LIMIT });
+  const db = await openMirror(request.db, { readOnly: true, memoryLimit: MEMORY_LIMIT, ...waitOn(ctx) });
   try {
     const opened = await openDiff(db, request);
     const lock = request.output ? await claimOutput(request.output, 'another tds command') : undefined;
