@@ -50,7 +50,10 @@ export function syncCommand(ctx: Context): Command {
     )
     .option('--json', 'print the summary as JSON on stdout')
     .option('--changes', "print what each table's sync changed on stdout, as NDJSON diff records (summaries stay on stderr)")
-    .option('--max-stale <duration>', 'a table verified longer ago gets a full pass; with --follow, the bound of verification (default 24h, 1h with --follow; off)')
+    .option(
+      '--max-stale <duration>',
+      'a table verified longer ago gets a full pass; with --follow, the bound of verification (default 24h, 1h with --follow; off)',
+    )
     .option(
       '--max-share <share>',
       'with --follow: the share of the row-read limit that verification may use (0-1, default 0.5)',
