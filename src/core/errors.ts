@@ -12,6 +12,8 @@ export const EXIT = {
   pushIncomplete: 7,
   truncated: 8,
   interrupted: 130,
+  /** SIGTERM (systemd, Docker, Kubernetes), handled as SIGINT is. */
+  terminated: 143,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
