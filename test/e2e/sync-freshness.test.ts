@@ -154,3 +154,67 @@ describe('tds sync --follow: rounds and verification', () => {
     expect((await mirrorRows(bench, 'every_type')).map((row) => row._id)).toEqual((await exportRows(bench, id)).map((row) => row._id));
   });
 });
+
+/** The NDJSON records a process printed (each line whole). */
+const records = (stdout: string): Array<{ change: string; _id: string; syncId: number }> =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { change: string; _id: string; syncId: number });
+
+describe('tds sync --follow: stopped mid-verification', () => {
+  it.each(['SIGKILL', 'SIGTERM'] as const)(
+    '%s in the middle of a verification: the next follower continues it; every change once in the mirror, history and --changes',
+    async (signal) => {
+      const bench = await openBench();
+      const { id, ids } = await oldTable(bench, 450);
+      await syncTables(bench, [id]);
+      await bench.admin('PATCH', `/tables/${id}/rows/${ids[440]}`, { cells: { Name: 'Edited on page 1' } });
+      await bench.admin('PATCH', `/tables/${id}/rows/${ids[20]}`, { cells: { Name: 'Edited on page 5' } });
+      await bench.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[200]] });
+      await addEveryTypeRows(bench, id, { count: 1, from: 700, createdAgoMs: () => 20 * DAY });
+
+      // a page every ~0.5 s here (--max-stale 5m at the rate scale over 5 pages)
+      const args = ['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--changes'];
+      const first = bench.spawn(args);
+      await vi.waitFor(
+        async () => {
+          const state = await bench.tds(['sql', 'SELECT verify_pass FROM _tds_tables', '--format', 'json']);
+          expect(state.code, state.stderr).toBe(0);
+          expect(JSON.parse(state.stdout)[0].verify_pass).not.toBeNull();
+        },
+        { timeout: 30_000, interval: 20 },
+      );
+      first.child.kill(signal);
+      const ended = await first.ended;
+      if (signal === 'SIGTERM') expect(ended.code, first.stderr()).toBe(143);
+      const before = records(first.stdout());
+
+      const second = bench.spawn(args);
+      try {
+        await vi.waitFor(
+          () => {
+            const all = [...before, ...records(second.stdout())];
+            expect(all.filter((record) => record.change === 'deleted').map((record) => record._id)).toEqual([ids[200]]);
+            expect(all.filter((record) => record._id === ids[20])).toHaveLength(1);
+          },
+          { timeout: 60_000, interval: 50 },
+        );
+      } finally {
+        second.child.kill('SIGINT');
+        await second.ended;
+      }
+      const all = [...before, ...records(second.stdout())];
+      for (const changed of [ids[440], ids[20], ids[200]]) expect(all.filter((record) => record._id === changed)).toHaveLength(1);
+      await expectMirrorEqualsService(bench, id);
+      const history = await bench.tds(['sql', 'SELECT _id, _change FROM every_type__history ORDER BY _id', '--format', 'json']);
+      expect(JSON.parse(history.stdout)).toEqual(
+        [
+          { _id: ids[20], _change: 'updated' },
+          { _id: ids[200], _change: 'deleted' },
+          { _id: ids[440], _change: 'updated' },
+        ].sort((a, b) => (a._id! < b._id! ? -1 : 1)),
+      );
+    },
+  );
+});
