@@ -83,6 +83,24 @@ describe('tds sync: deletions and verified_at', () => {
   });
 });
 
+describe('tds diff: the default span', () => {
+  it('is what the last sync that changed the table brought: a sync that changed nothing does not empty it', async () => {
+    const bench = await openBench();
+    const { id } = await oldTable(bench, 40);
+    const [first] = await syncTables(bench, [id]);
+    const added = await addEveryTypeRows(bench, id, { count: 3, from: 100 });
+    expect((await syncTables(bench, []))[0]).toMatchObject({ inserted: 3 });
+    expect((await syncTables(bench, []))[0]).toMatchObject({ inserted: 0, updated: 0, deleted: 0 });
+    const diff = await bench.tds(['diff', 'every_type', '--format', 'ndjson']);
+    expect(diff.code, diff.stderr).toBe(0);
+    const changed = records(diff.stdout);
+    expect(changed.map((record) => [record.change, record._id])).toEqual([...added].sort().map((rowId) => ['added', rowId]));
+    expect(diff.stderr).toMatch(
+      new RegExp(`every_type: 3 rows differ between sync ${first!.syncId} and now; exact as of \\S+ \\(its last pass over every row\\)`),
+    );
+  });
+});
+
 describe('tds sync --follow: rounds and verification', () => {
   it('an idle round costs one listing and no row request, whatever the tables; a new row comes by the next round', async () => {
     const bench = await openBench();

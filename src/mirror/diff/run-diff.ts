@@ -37,7 +37,7 @@ export async function runDiff(ctx: Context, request: DiffCommandRequest): Promis
             toFile: Boolean(file),
           });
           ctx.io.stderr.write(
-            `${opened.mirrorTable}: ${count.toLocaleString('en-US')} ${count === 1 ? 'row differs' : 'rows differ'} between ${opened.since.label} and ${opened.until.label}\n`,
+            `${opened.mirrorTable}: ${count.toLocaleString('en-US')} ${count === 1 ? 'row differs' : 'rows differ'} between ${opened.since.label} and ${opened.until.label}; ${verifiedText(opened.verifiedAt)}\n`,
           );
         }
         await file?.commit();
@@ -59,4 +59,9 @@ async function* interruptible(ctx: Context, records: AsyncIterable<DiffRecord>):
     ctx.signal.throwIfAborted();
     yield record;
   }
+}
+
+/** When the mirror table was last exact (see Freshness in the README). */
+export function verifiedText(verifiedAt: string | null): string {
+  return verifiedAt === null ? 'not verified by a pass over every row yet' : `exact as of ${verifiedAt} (its last pass over every row)`;
 }
