@@ -141,8 +141,15 @@ describe('tds sync --follow: rounds and verification', () => {
     try {
       await vi.waitFor(
         async () => {
-          const result = await bench.tds(['sql', 'SELECT count(*) AS n FROM every_type', '--format', 'json']);
-          expect(result.code, result.stderr).toBe(0);
+          // every reader, each time: the follower holds the file only while it writes a page or a round
+          for (const args of [
+            ['sql', 'SELECT count(*) AS n FROM every_type', '--format', 'json'],
+            ['stats', 'every_type', '--no-sync', '--format', 'json'],
+            ['diff', 'every_type', '--summary', '--format', 'json'],
+          ]) {
+            const result = await bench.tds(args);
+            expect(result.code, `${args[0]}: ${result.stderr}`).toBe(0);
+          }
           reads += 1;
           const records = follow
             .stdout()

@@ -18,6 +18,7 @@ const tableSummary = z.object({
   mirrorTable: z.string().nullable().describe('the table name for query_sql; null when not mirrored'),
   rows: z.number().nullable().describe("rows in the mirror at its last sync (mirrored), else the service's row count"),
   lastSync: z.string().nullable(),
+  verifiedAt: z.string().nullable().describe('the mirror is exact as of this moment (its last pass over every row); null: not yet'),
 });
 type TableSummary = z.infer<typeof tableSummary>;
 
@@ -97,6 +98,7 @@ async function describeMirrored(session: Session, table: MirrorTable): Promise<D
       mirrorTable: state.mirrorTable,
       rows,
       lastSync: state.lastSyncAt,
+      verifiedAt: state.verifiedAt,
     },
     columns,
     notes: [],
@@ -107,7 +109,15 @@ async function describeFromService(client: ApiClient, ref: string, mirrorNote: s
   const table = pickTable((await client.tables()).tables, ref);
   const { fields } = await client.schema(table.id);
   return {
-    table: { id: table.id, name: table.name, workspace: table.workspaceName, mirrorTable: null, rows: table.rowCount, lastSync: null },
+    table: {
+      id: table.id,
+      name: table.name,
+      workspace: table.workspaceName,
+      mirrorTable: null,
+      rows: table.rowCount,
+      lastSync: null,
+      verifiedAt: null,
+    },
     columns: plannedColumns(fields),
     notes: [
       ...(mirrorNote ? [mirrorNote] : []),
