@@ -1,11 +1,15 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { loadSettings } from '../config/settings.js';
-import { parseDuration } from '../mirror/diff/diff-bounds.js';
+import { MAX_DURATION_DAYS, parseDuration } from '../mirror/diff/diff-bounds.js';
 import { runSync } from '../mirror/sync-run.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { withClient } from './client.js';
+import { writeLake } from '../lake/lake.js';
+import type { Database } from '../duckdb/engine.js';
+import type { TableSyncResult } from '../mirror/sync-table.js';
 
 export interface SyncOptions {
   workspace: string[];
@@ -20,6 +24,7 @@ export interface SyncOptions {
   pruneHistory?: string;
   maxStale?: string;
   maxShare?: number;
+  lake?: string;
 }
 
 const DEFAULT_EVERY_SECONDS = 10;
@@ -37,14 +42,16 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
       hint: 'leave out --json: with --changes the summaries stay on stderr',
     });
   }
-  const pruneHistoryMs = options.pruneHistory === undefined ? undefined : parseDuration(options.pruneHistory);
+  const pruneHistoryMs = options.pruneHistory === undefined ? undefined : parseDuration(options.pruneHistory, '--prune-history');
   if (options.pruneHistory !== undefined && pruneHistoryMs === undefined) {
-    throw new UsageError(`--prune-history ${JSON.stringify(options.pruneHistory)} is not a duration`, { hint: 'e.g. 30d, 12h, 90m' });
+    throw new UsageError(`--prune-history ${JSON.stringify(options.pruneHistory)} is not a duration`, {
+      hint: `e.g. 30d, 12h, 90m (up to ${MAX_DURATION_DAYS}d)`,
+    });
   }
   if (options.maxShare !== undefined && !options.follow) throw new UsageError('--max-share goes with --follow');
   const settings = await loadSettings(ctx, command);
   const maxStaleText = options.maxStale ?? settings.maxStale ?? (options.follow ? DEFAULT_MAX_STALE.follow : DEFAULT_MAX_STALE.once);
-  const maxStaleMs = maxStaleText.trim().toLowerCase() === 'off' ? undefined : parseDuration(maxStaleText);
+  const maxStaleMs = maxStaleText.trim().toLowerCase() === 'off' ? undefined : parseDuration(maxStaleText, '--max-stale');
   if (maxStaleMs === undefined && maxStaleText.trim().toLowerCase() !== 'off') {
     throw new UsageError(`--max-stale ${JSON.stringify(maxStaleText)} is not a duration`, { hint: 'e.g. 30m, 24h, 7d, or off' });
   }
@@ -62,6 +69,20 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
       ...(pruneHistoryMs !== undefined ? { pruneHistoryMs } : {}),
       ...(maxStaleMs !== undefined ? { maxStaleMs } : {}),
       maxShare: options.maxShare ?? DEFAULT_MAX_SHARE,
+      ...(settings.lake !== undefined ? { afterTable: lakeWriter(ctx, settings.lake) } : {}),
     }),
   );
+}
+
+/** --lake DIR: after each table's sync, the partitions the lake lacks for it, each said in one line. */
+function lakeWriter(ctx: Context, dir: string): (db: Database, result: TableSyncResult) => Promise<void> {
+  const root = resolve(dir);
+  return async (db, result) => {
+    const written = await writeLake(db.connection, { dir: root, tableId: result.tableId });
+    for (const partition of written) {
+      ctx.io.stderr.write(
+        `${partition.mirrorTable}: ${partition.rows} ${partition.rows === 1 ? 'version' : 'versions'} to the lake (sync_id=${partition.syncId})\n`,
+      );
+    }
+  };
 }

@@ -44,6 +44,8 @@ export interface SyncRequest {
   maxShare?: number;
   /** Another sync holds the mirror: 'skip' says so and leaves it (tds stats reads it as it is); else an error. */
   whenBusy?: 'skip';
+  /** Run after each table's sync, with the mirror open for writing (--lake writes what the sync changed). */
+  afterTable?: (db: Database, result: TableSyncResult) => Promise<void>;
 }
 
 /**
@@ -213,6 +215,7 @@ async function syncRound(session: SyncSession, db: Database, memory: FollowMemor
       }
       results.push(result);
       if (request.changes) await printChanges(ctx, db, table.id, result.syncId);
+      await request.afterTable?.(db, result);
     }
   } finally {
     progress?.stop();
