@@ -25,6 +25,13 @@ const listings = (bench: MirrorBench, since: number): number =>
 const rowReads = (bench: MirrorBench, since: number): number =>
   bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows').length;
 
+/** The NDJSON records a process printed (each line whole). */
+const records = (stdout: string): Array<{ change: string; _id: string; syncId: number }> =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { change: string; _id: string; syncId: number });
+
 describe('tds sync: deletions and verified_at', () => {
   it('a plain sync finds rows deleted on the service by the count, with a full pass in the same sync and one line why', async () => {
     const bench = await openBench();
@@ -78,8 +85,30 @@ describe('tds sync: deletions and verified_at', () => {
     expect(Date.parse(summary.verifiedAt)).toBeGreaterThan(Date.parse(verified!));
     await expectMirrorEqualsService(bench, id);
     // the config key says the same
-    expect((await bench.tds(['config', 'set', 'max-stale', '1s'])).code).toBe(0);
+    expect((await bench.tds(['config', 'set', 'max-stale', '1h'])).code).toBe(0);
+    expect((await bench.tds(['sql', `UPDATE _tds_tables SET verified_at = now() - INTERVAL 2 HOUR`, '--write'])).code).toBe(0);
     expect((await syncTables(bench, []))[0]).toMatchObject({ mode: 'full' });
+  });
+});
+
+describe("the emulator's re-run route", () => {
+  it('sends the action cells of the rows named (or all) back to queued, moving updatedAt: a pass over every row brings them', async () => {
+    const bench = await openBench();
+    const { id, ids } = await oldTable(bench, 30);
+    await syncTables(bench, [id]);
+    expect(await bench.admin('POST', `/tables/${id}/actions/rerun`, { field: 'Enrich', rows: [ids[2], ids[4]] })).toEqual({ queued: 2 });
+    const [some] = await syncTables(bench, ['--full']);
+    expect(some).toMatchObject({ mode: 'full', updated: 2 });
+    expect(await bench.admin('POST', `/tables/${id}/actions/rerun`, {})).toEqual({ queued: 30 });
+    const [all] = await syncTables(bench, ['--full']);
+    expect(all).toMatchObject({ mode: 'full', updated: 30 });
+    await expectMirrorEqualsService(bench, id);
+    const refused = await fetch(`${bench.emu.baseUrl.replace(/\/v1$/, '')}/_emulator/tables/${id}/actions/rerun`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ field: 'Name' }),
+    });
+    expect(refused.status).toBe(400);
   });
 });
 
@@ -137,36 +166,31 @@ describe('tds sync --follow: rounds and verification', () => {
     const since = bench.emu.requestLog.length;
     // 5 pages; --max-stale 10m at the rate scale (100) is 6 s here: a page every 1.1 s (the share alone would allow one every 20 ms)
     const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '10m', '--max-share', '0.5', '--changes']);
-    let reads = 0;
     try {
+      // every reader, ten times each, while the follower verifies: it holds the file only while it writes a page or a round
+      for (let k = 0; k < 10; k += 1) {
+        for (const args of [
+          ['sql', 'SELECT count(*) AS n FROM every_type', '--format', 'json'],
+          ['stats', 'every_type', '--no-sync', '--format', 'json'],
+          ['diff', 'every_type', '--summary', '--format', 'json'],
+        ]) {
+          const result = await bench.tds(args);
+          expect(result.code, `${args[0]}: ${result.stderr}`).toBe(0);
+        }
+      }
       await vi.waitFor(
-        async () => {
-          // every reader, each time: the follower holds the file only while it writes a page or a round
-          for (const args of [
-            ['sql', 'SELECT count(*) AS n FROM every_type', '--format', 'json'],
-            ['stats', 'every_type', '--no-sync', '--format', 'json'],
-            ['diff', 'every_type', '--summary', '--format', 'json'],
-          ]) {
-            const result = await bench.tds(args);
-            expect(result.code, `${args[0]}: ${result.stderr}`).toBe(0);
-          }
-          reads += 1;
-          const records = follow
-            .stdout()
-            .split('\n')
-            .filter(Boolean)
-            .map((line) => JSON.parse(line) as { change: string; _id: string });
+        () => {
+          const all = records(follow.stdout());
           expect(
-            records
+            all
               .filter((record) => record.change === 'deleted')
               .map((record) => record._id)
               .sort(),
           ).toEqual([ids[300], ids[301]].sort());
-          expect(records.filter((record) => record.change === 'updated').map((record) => record._id)).toContain(ids[20]);
+          expect(all.filter((record) => record.change === 'updated').map((record) => record._id)).toContain(ids[20]);
         },
         { timeout: 100_000, interval: 50 },
       );
-      expect(reads).toBeGreaterThan(3);
       // row reads stay within the share: pages spaced at least 2 s of the service (20 ms here) apart
       const reads_ = bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
       expect(reads_.length).toBeGreaterThan(0);
@@ -179,23 +203,12 @@ describe('tds sync --follow: rounds and verification', () => {
       follow.child.kill('SIGINT');
       await follow.ended;
     }
-    const records = follow
-      .stdout()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { change: string; _id: string });
-    expect(records.filter((record) => record._id === ids[20]).length).toBe(1);
-    expect(records.filter((record) => record._id === ids[300]).length).toBe(1);
+    const printed = records(follow.stdout());
+    expect(printed.filter((record) => record._id === ids[20]).length).toBe(1);
+    expect(printed.filter((record) => record._id === ids[300]).length).toBe(1);
     expect((await mirrorRows(bench, 'every_type')).map((row) => row._id)).toEqual((await exportRows(bench, id)).map((row) => row._id));
   }, 120_000);
 });
-
-/** The NDJSON records a process printed (each line whole). */
-const records = (stdout: string): Array<{ change: string; _id: string; syncId: number }> =>
-  stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { change: string; _id: string; syncId: number });
 
 describe('tds sync --follow: stopped mid-verification', () => {
   it.each(['SIGKILL', 'SIGTERM'] as const)(
@@ -251,5 +264,6 @@ describe('tds sync --follow: stopped mid-verification', () => {
         ].sort((a, b) => (a._id! < b._id! ? -1 : 1)),
       );
     },
+    120_000,
   );
 });
