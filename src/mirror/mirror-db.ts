@@ -1,6 +1,7 @@
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
-import { openDatabase, type Database } from '../duckdb/engine.js';
+import { lockAddress, namedLockHolder, tryNamedLock, type ProcessLock } from '../core/process-lock.js';
+import { describeHolder, openDatabase, type Database } from '../duckdb/engine.js';
 import type { FileAccess } from '../duckdb/file-access.js';
 import { quoteLiteral } from '../duckdb/sql-text.js';
 import { SYNCS_TABLE_2, upgradeFormat1 } from './history/upgrade-format-1.js';
@@ -86,6 +87,24 @@ export interface OpenMirror {
 /** A command's wait for a mirror another process holds: said on stderr when long, ended by Ctrl-C. */
 export function waitOn(ctx: Pick<Context, 'io' | 'signal'>): Pick<OpenMirror, 'onWait' | 'signal'> {
   return { onWait: (line) => ctx.io.stderr.write(`tds: ${line}\n`), signal: ctx.signal };
+}
+
+/**
+ * One sync at a time writes a mirror (its passes judge deletions by what they saw, see pass-range.ts):
+ * a second one is refused, naming the first; `whenBusy: 'skip'` (tds stats) leaves the mirror to it.
+ */
+export async function claimMirror(ctx: Pick<Context, 'io'>, path: string, whenBusy?: 'skip'): Promise<ProcessLock | undefined> {
+  const name = `tds sync ${lockAddress(path)}`;
+  const lock = await tryNamedLock(name);
+  if (lock) return lock;
+  const holder = describeHolder(await namedLockHolder(name));
+  if (whenBusy === 'skip') {
+    ctx.io.stderr.write(`tds: the mirror ${path} is being synced by ${holder}: its tables as they are\n`);
+    return undefined;
+  }
+  throw new UsageError(`the mirror ${path} is being synced by ${holder}`, {
+    hint: 'one sync at a time writes a mirror: wait until it ends (a sync --follow runs until Ctrl-C), or read it meanwhile (tds sql, stats, diff)',
+  });
 }
 
 /** Opens the mirror; a writable one gets its tables created (and is checked to be one this tds can write). */

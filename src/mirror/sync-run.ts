@@ -1,3 +1,4 @@
+import { access, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
@@ -7,14 +8,12 @@ import type { ApiClient } from '../http/client.js';
 import { pickTable } from '../http/resolve-table.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import type { Table } from '../service/index.js';
-import { describeHolder } from '../duckdb/engine.js';
-import { lockAddress, namedLockHolder, tryNamedLock, type ProcessLock } from '../core/process-lock.js';
 import { Verifier } from './follow-verify.js';
 import { FollowMemory } from './follow-memory.js';
-import { openMirror, waitOn } from './mirror-db.js';
+import { claimMirror, openMirror, waitOn } from './mirror-db.js';
 import { formatSyncSummary, syncSummary } from './sync-summary.js';
 import { startSyncProgress, type SyncProgress } from './sync-progress.js';
-import { printChanges } from './sync-changes.js';
+import { ChangesStream } from './sync-changes.js';
 import { syncTable, type TableSyncResult } from './sync-table.js';
 import { loadStates, type TableState } from './table-state.js';
 import { takenNames } from './taken-names.js';
@@ -66,7 +65,7 @@ const THREADS = 1;
  */
 export async function runSync(ctx: Context, client: ApiClient, request: SyncRequest): Promise<void> {
   returnFreedMemoryAtOnce();
-  const lock = await claimMirror(ctx, request);
+  const lock = await claimMirror(ctx, request.db, request.whenBusy);
   if (!lock) return;
   try {
     const session: SyncSession = {
@@ -83,11 +82,39 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
         }),
     };
     const follow = new FollowMemory();
-    const first = await withMirror(session, (db) => syncRound(session, db, follow));
+    const first = await firstRound(session, follow);
     report(ctx, request, first);
     if (request.followEveryMs !== undefined) await followRounds(session, follow);
   } finally {
     await lock.release();
+  }
+}
+
+/** The first round; a run that made the file and mirrored nothing (an unknown table, say) leaves no file behind. */
+async function firstRound(session: SyncSession, follow: FollowMemory): Promise<TableSyncResult[]> {
+  const { db: path } = session.request;
+  const fresh = await access(path).then(
+    () => false,
+    () => true,
+  );
+  let empty = false;
+  try {
+    return await withMirror(session, async (db) => {
+      try {
+        return await syncRound(session, db, follow);
+      } catch (error) {
+        empty =
+          fresh &&
+          (await loadStates(db.connection).then(
+            (states) => states.length === 0,
+            () => false,
+          ));
+        throw error;
+      }
+    });
+  } catch (error) {
+    if (empty) for (const file of [path, `${path}.wal`]) await rm(file, { force: true });
+    throw error;
   }
 }
 
@@ -101,24 +128,6 @@ async function withMirror<T>(session: SyncSession, work: (db: Database) => Promi
   }
 }
 
-/**
- * One sync at a time writes a mirror (its passes judge deletions by what they saw, see pass-range.ts):
- * a second one is refused, naming the first; `whenBusy: 'skip'` (tds stats) leaves the mirror to it.
- */
-async function claimMirror(ctx: Context, request: SyncRequest): Promise<ProcessLock | undefined> {
-  const name = `tds sync ${lockAddress(request.db)}`;
-  const lock = await tryNamedLock(name);
-  if (lock) return lock;
-  const holder = describeHolder(await namedLockHolder(name));
-  if (request.whenBusy === 'skip') {
-    ctx.io.stderr.write(`tds: the mirror ${request.db} is being synced by ${holder}: its tables as they are\n`);
-    return undefined;
-  }
-  throw new UsageError(`the mirror ${request.db} is being synced by ${holder}`, {
-    hint: 'one sync at a time writes a mirror: wait until it ends (a sync --follow runs until Ctrl-C), or read it meanwhile (tds sql, stats, diff)',
-  });
-}
-
 /** --follow: a round every --every, and verification pages between rounds. */
 async function followRounds(session: SyncSession, follow: FollowMemory): Promise<void> {
   const { ctx, request } = session;
@@ -130,7 +139,9 @@ async function followRounds(session: SyncSession, follow: FollowMemory): Promise
       fieldsOf: (tableId) => follow.fieldsOf(tableId),
       say: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
       taken: follow.taken,
-      ...(request.changes ? { changed: (db: Database, tableId: string, syncId: number) => printChanges(ctx, db, tableId, syncId) } : {}),
+      ...(request.changes
+        ? { changed: async (db: Database, tableId: string) => (await ChangesStream.open(ctx, db)).deliver(tableId) }
+        : {}),
     },
     { maxStaleMs: request.maxStaleMs, maxShare: request.maxShare ?? 0 },
   );
@@ -181,13 +192,15 @@ async function syncRound(session: SyncSession, db: Database, memory: FollowMemor
     ? (request.progress?.(memory.tables) ?? (await startSyncProgress(ctx, memory.tables, client.pace.windows.rows)))
     : undefined;
   const oneShot = request.followEveryMs === undefined;
+  const changes = request.changes ? await ChangesStream.open(ctx, db) : undefined;
   const results: TableSyncResult[] = [];
   try {
     for (const table of only ?? memory.tables) {
       const state = states.find((candidate) => candidate.tableId === table.id);
       const knownFields = first ? undefined : memory.fieldsOf(table.id);
       progress?.table(table);
-      let syncId: number | undefined;
+      // what an earlier run committed and did not deliver comes first
+      await changes?.deliver(table.id);
       const synced = syncTable(table, state, {
         ctx,
         client,
@@ -203,18 +216,17 @@ async function syncRound(session: SyncSession, db: Database, memory: FollowMemor
         deletionsByCount: oneShot,
         ...(oneShot && request.maxStaleMs !== undefined ? { maxStaleMs: request.maxStaleMs } : {}),
         ...(request.pruneHistoryMs !== undefined ? { pruneHistoryMs: request.pruneHistoryMs } : {}),
-        onSyncId: (id) => (syncId = id),
       });
       let result: TableSyncResult;
       try {
         result = await synced;
       } catch (error) {
         // what an interrupted sync wrote is said too (the next sync's changes are its own)
-        if (request.changes && syncId !== undefined) await printChanges(ctx, db, table.id, syncId).catch(() => undefined);
+        await changes?.deliver(table.id).catch(() => undefined);
         throw error;
       }
       results.push(result);
-      if (request.changes) await printChanges(ctx, db, table.id, result.syncId);
+      await changes?.deliver(table.id);
       await request.afterTable?.(db, result);
     }
   } finally {

@@ -24,8 +24,6 @@ export interface TableSyncOptions extends PrepareOptions {
   listedNow?: boolean;
   /** --prune-history: versions replaced longer ago than this are dropped after the sync. */
   pruneHistoryMs?: number;
-  /** Told this sync's ID as soon as it has one (before it writes anything). */
-  onSyncId?(syncId: number): void;
   /** --max-stale of a one-shot sync: a table verified longer ago than this gets a full pass (undefined: off). */
   maxStaleMs?: number;
   /** A plain sync: a mirror left holding more rows than the service listed gets a full pass in the same sync. */
@@ -69,7 +67,6 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
     startedAt,
     mode: passes.pass.mode,
   });
-  options.onSyncId?.(syncId);
   let serviceNow: string | null = null;
   let deleted = 0;
   let pruned: number | null = null;
@@ -96,7 +93,7 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
     }));
     options.onFields?.(fields);
     if (options.pruneHistoryMs !== undefined) {
-      pruned = await pruneHistory(connection, current.historyTable!, options.pruneHistoryMs, serviceNow ?? new Date().toISOString());
+      pruned = await pruneHistory(connection, current, options.pruneHistoryMs, serviceNow ?? new Date().toISOString());
     }
   } catch (error) {
     await endSync(connection, syncId, { ...summary(false), deleted: 0 }).catch(() => undefined);

@@ -25,6 +25,8 @@ export interface TableFigures {
   lastSync: string | null;
   /** When the table's last pass over every row began (the service's clock): exact as of then. */
   verifiedAt: string | null;
+  /** The table's folder in the lake of `tds sync --lake`, or null. */
+  lake: string | null;
 }
 
 export interface TopValue {

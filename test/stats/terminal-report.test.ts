@@ -44,6 +44,7 @@ const stats: TableStats = {
     ],
     lastSync: null,
     verifiedAt: null,
+    lake: null,
   },
   columns: [action],
 };

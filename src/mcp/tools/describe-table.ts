@@ -19,6 +19,7 @@ const tableSummary = z.object({
   rows: z.number().nullable().describe("rows in the mirror at its last sync (mirrored), else the service's row count"),
   lastSync: z.string().nullable(),
   verifiedAt: z.string().nullable().describe('the mirror is exact as of this moment (its last pass over every row); null: not yet'),
+  lake: z.string().nullable().describe('the folder of its changes as Parquet (tds sync --lake), if any'),
 });
 type TableSummary = z.infer<typeof tableSummary>;
 
@@ -86,9 +87,13 @@ async function describe(session: Session, ref: string): Promise<Description> {
 
 async function describeMirrored(session: Session, table: MirrorTable): Promise<Description> {
   const { state } = table;
-  const { columns, rows } = await session.mirror.read(async (db) => {
+  const { columns, rows, lake } = await session.mirror.read(async (db) => {
     const stats = await tableStats(db.connection, { table: state.tableId, db: session.mirror.path, top: 0 });
-    return { columns: withProfile(await mirroredColumns(db.connection, state.tableId, state.mirrorTable), stats), rows: stats.table.rows };
+    return {
+      columns: withProfile(await mirroredColumns(db.connection, state.tableId, state.mirrorTable), stats),
+      rows: stats.table.rows,
+      lake: stats.table.lake,
+    };
   });
   return {
     table: {
@@ -99,6 +104,7 @@ async function describeMirrored(session: Session, table: MirrorTable): Promise<D
       rows,
       lastSync: state.lastSyncAt,
       verifiedAt: state.verifiedAt,
+      lake,
     },
     columns,
     notes: [],
@@ -117,6 +123,7 @@ async function describeFromService(client: ApiClient, ref: string, mirrorNote: s
       rows: table.rowCount,
       lastSync: null,
       verifiedAt: null,
+      lake: null,
     },
     columns: plannedColumns(fields),
     notes: [
