@@ -21,7 +21,8 @@ export async function main(argv: string[]): Promise<ExitCode> {
     interrupts += 1;
     if (interrupts === 1 && name === 'SIGTERM') terminated = true;
     if (interrupts > 1) exitProcess(terminated ? EXIT.terminated : EXIT.interrupted);
-    controller.abort(new TdsError('INTERRUPTED', 'interrupted'));
+    // the reason says which: a command that ends cleanly on Ctrl-C (sync --follow) ends as interrupted on SIGTERM
+    controller.abort(new TdsError('INTERRUPTED', name === 'SIGTERM' ? 'terminated' : 'interrupted'));
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -57,8 +58,7 @@ export async function run(argv: string[], io: IO, signal: AbortSignal): Promise<
 
   try {
     await program.parseAsync(argv, { from: 'user' });
-    // a command that ends cleanly on a signal (sync --follow, rows --follow, mcp) still says SIGTERM stopped it
-    return terminated ? EXIT.terminated : EXIT.ok;
+    return EXIT.ok;
   } catch (error) {
     return report(error, ctx);
   }
@@ -84,7 +84,8 @@ function report(error: unknown, ctx: Pick<Context, 'io' | 'signal'>): ExitCode {
     return EXIT.usage;
   }
   if (ctx.signal.aborted && (!(error instanceof TdsError) || error.code === 'INTERRUPTED')) {
-    const detail = error instanceof TdsError && error.message !== 'interrupted' ? `: ${error.message}` : '';
+    const detail =
+      error instanceof TdsError && error.message !== 'interrupted' && error.message !== 'terminated' ? `: ${error.message}` : '';
     stderr.write(`tds: ${terminated ? 'terminated (SIGTERM)' : 'interrupted'}${detail}\n`);
     const hint = error instanceof TdsError ? hintsOf(error) : undefined;
     if (hint) stderr.write(`hint: ${hint}\n`);

@@ -286,12 +286,17 @@ function report(ctx: Context, request: SyncRequest, results: readonly TableSyncR
   else ctx.io.stderr.write(formatSyncSummary(summary));
 }
 
-/** Waits for the next round or page of --follow; false when Ctrl-C came meanwhile (a clean end). */
+/**
+ * Waits for the next round or page of --follow; false when Ctrl-C came meanwhile (a clean end). SIGTERM
+ * (a service manager stopping it) ends it as interrupted: exit 143, which says a signal stopped it.
+ */
 async function idle(ctx: Context, ms: number): Promise<boolean> {
   try {
     await sleep(Math.max(0, ms), undefined, { signal: ctx.signal });
     return true;
   } catch {
+    const reason: unknown = ctx.signal.reason;
+    if (reason instanceof TdsError && reason.message === 'terminated') throw reason;
     return false;
   }
 }
