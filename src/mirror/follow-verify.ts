@@ -71,12 +71,12 @@ export class Verifier {
       this.intervalMs = Infinity;
       return;
     }
-    const window = this.session.client.pace.windows.rows;
+    const window = this.session.client.timings.windows.rows;
     const shareMs = window.perMs / (window.requests * maxShare);
-    const staleMs = (0.9 * maxStaleMs) / this.session.client.pace.retryScale / pages;
+    const staleMs = (0.9 * maxStaleMs) / this.session.client.timings.retryScale / pages;
     if (shareMs > staleMs && !this.warned) {
       this.warned = true;
-      const keeps = formatAge(pages * shareMs * this.session.client.pace.retryScale);
+      const keeps = formatAge(pages * shareMs * this.session.client.timings.retryScale);
       this.session.say(
         `the followed tables are too large for --max-stale ${formatAge(maxStaleMs)} at --max-share ${maxShare}: ` +
           `their ${pages.toLocaleString('en-US')} pages are verified every ${keeps}, so changes to old rows reach the mirror within ${keeps}`,

@@ -189,7 +189,7 @@ async function syncRound(session: SyncSession, db: Database, memory: FollowMemor
   if (first) memory.listed((memory.tables = await chooseTables(ctx, client, request, states)));
   const taken = (memory.taken = await namesInUse(db, states));
   const progress = first
-    ? (request.progress?.(memory.tables) ?? (await startSyncProgress(ctx, memory.tables, client.pace.windows.rows)))
+    ? (request.progress?.(memory.tables) ?? (await startSyncProgress(ctx, memory.tables, client.timings.windows.rows)))
     : undefined;
   const oneShot = request.followEveryMs === undefined;
   const changes = request.changes ? await ChangesStream.open(ctx, db) : undefined;
