@@ -22,10 +22,15 @@ export interface SyncOptions {
   json?: boolean;
   changes?: boolean;
   pruneHistory?: string;
+  maxStale?: string;
+  maxShare?: number;
   lake?: string;
 }
 
 const DEFAULT_EVERY_SECONDS = 10;
+/** --max-stale when neither the flag nor the profile says: a day for a one-shot sync, an hour for --follow. */
+const DEFAULT_MAX_STALE = { once: '24h', follow: '1h' };
+const DEFAULT_MAX_SHARE = 0.5;
 
 export async function syncAction(ctx: Context, tables: string[], options: SyncOptions, command: Command): Promise<void> {
   if (options.every !== undefined && !options.follow) throw new UsageError('--every goes with --follow');
@@ -43,7 +48,13 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
       hint: `e.g. 30d, 12h, 90m (up to ${MAX_DURATION_DAYS}d)`,
     });
   }
+  if (options.maxShare !== undefined && !options.follow) throw new UsageError('--max-share goes with --follow');
   const settings = await loadSettings(ctx, command);
+  const maxStaleText = options.maxStale ?? settings.maxStale ?? (options.follow ? DEFAULT_MAX_STALE.follow : DEFAULT_MAX_STALE.once);
+  const maxStaleMs = maxStaleText.trim().toLowerCase() === 'off' ? undefined : parseDuration(maxStaleText, '--max-stale');
+  if (maxStaleMs === undefined && maxStaleText.trim().toLowerCase() !== 'off') {
+    throw new UsageError(`--max-stale ${JSON.stringify(maxStaleText)} is not a duration`, { hint: 'e.g. 30m, 24h, 7d, or off' });
+  }
   await withClient(ctx, settings, (client) =>
     runSync(ctx, client, {
       tables,
@@ -56,6 +67,8 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
       ...(options.follow ? { followEveryMs: (options.every ?? DEFAULT_EVERY_SECONDS) * 1000 } : {}),
       ...(options.changes ? { changes: true } : {}),
       ...(pruneHistoryMs !== undefined ? { pruneHistoryMs } : {}),
+      ...(maxStaleMs !== undefined ? { maxStaleMs } : {}),
+      maxShare: options.maxShare ?? DEFAULT_MAX_SHARE,
       ...(settings.lake !== undefined ? { afterTable: lakeWriter(ctx, settings.lake) } : {}),
     }),
   );

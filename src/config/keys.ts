@@ -59,6 +59,17 @@ const KEYS: ConfigKey[] = [
     normalize: (value) => String(parseNumberOption('timeout', 0.1, 3600)(value)),
   },
   {
+    name: 'max-stale',
+    secret: false,
+    description: 'tds sync --max-stale: a table verified longer ago gets a full pass (30m, 24h, 7d, or off)',
+    normalize: (value) => {
+      if (!/^(off|\d+(\.\d+)?\s*[smhdw])$/i.test(value.trim())) {
+        throw new UsageError(`max-stale must be a duration (30m, 24h, 7d) or off (got "${value}")`);
+      }
+      return value.trim().toLowerCase();
+    },
+  },
+  {
     name: 'db',
     secret: false,
     description: 'the mirror file of tds sync and tds sql (default: tds.duckdb in the current folder)',

@@ -20,6 +20,8 @@ export interface Settings {
   rateScale: number;
   /** The mirror file: --db, else TDS_DB, else the profile's `db`, else tds.duckdb. */
   db: string;
+  /** The profile's `max-stale` (tds sync --max-stale when not given). */
+  maxStale?: string;
   /** The lake folder of `tds sync`: --lake, else the profile's `lake`; none by default. */
   lake?: string;
 }
@@ -94,6 +96,7 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
         (env.TDS_DB?.trim() || undefined) ??
         fromProfile('db') ??
         DEFAULT_DB,
+      maxStale: fromProfile('max-stale'),
       ...lakeSetting(typeof opts.lake === 'string' && opts.lake !== '' ? opts.lake : fromProfile('lake')),
     },
     sources,

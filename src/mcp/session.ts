@@ -27,8 +27,8 @@ export interface McpServeOptions {
   secrets?: string[];
 }
 
-/** How long the read-only mirror stays open after the last read (so another process can sync it meanwhile). */
-const MIRROR_IDLE_MS = 10_000;
+/** The read-only mirror is closed right after each read: a sync --follow in another process writes it between reads. */
+const MIRROR_IDLE_MS = 0;
 
 /**
  * What the tools share for the life of the server: one API client (so every row request, a sync's

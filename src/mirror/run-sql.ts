@@ -15,7 +15,7 @@ import { renderRecordTable } from '../output/record-table.js';
 import { firstRows } from '../output/result-table.js';
 import { tableFit } from '../output/table.js';
 import { copyOut, partialPath } from '../parquet/copy-out.js';
-import { openMirror } from './mirror-db.js';
+import { openMirror, waitOn } from './mirror-db.js';
 import { sqlError } from './sql-errors.js';
 
 export interface SqlRequest {
@@ -52,6 +52,7 @@ export async function runSql(ctx: Context, request: SqlRequest): Promise<void> {
     readOnly: !request.write,
     access,
     keepFormat: true,
+    ...waitOn(ctx),
     note: (line) => ctx.io.stderr.write(`tds: note: ${line}\n`),
   });
   try {

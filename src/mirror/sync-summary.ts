@@ -30,6 +30,7 @@ export function formatSyncSummary(summary: SyncSummary): string {
     ...(table.unfit > 0 ? [`${n(table.unfit)} values that did not fit (NULL)`] : []),
     ...(table.pruned !== null ? [`${n(table.pruned)} old ${table.pruned === 1 ? 'version' : 'versions'} pruned`] : []),
     `${table.seconds.toFixed(1)} s`,
+    table.verifiedAt === null ? 'not verified yet' : `verified ${table.verifiedAt.replace(/\.\d+Z$/, 'Z')}`,
   ]);
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
   const lines = rows.map(

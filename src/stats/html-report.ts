@@ -29,6 +29,7 @@ export function renderHtmlReport(stats: TableStats): string {
           <p class="facts">
             ${table.workspace} · ${count(table.rows)} rows · ${count(table.columns)} columns ·
             ${table.lastSync ? `synced ${instantText(table.lastSync)}` : 'never synced'}
+            ${table.verifiedAt ? `(exact as of ${instantText(table.verifiedAt)})` : null}
           </p>
           ${table.firstCreatedAt && table.lastCreatedAt ? html`<p class="facts">created ${rangeText(table.firstCreatedAt, table.lastCreatedAt)}</p>` : null}
         </header>

@@ -33,6 +33,7 @@ function headerLines(stats: TableStats, width: number, color?: ChalkInstance): s
     `${count(table.rows)} ${table.rows === 1 ? 'row' : 'rows'}`,
     `${count(table.columns)} ${table.columns === 1 ? 'column' : 'columns'}`,
     table.lastSync ? `synced ${instantText(table.lastSync)}` : 'never synced',
+    ...(table.verifiedAt ? [`exact as of ${instantText(table.verifiedAt)}`] : []),
     `mirror table ${cellDisplay(table.mirrorTable)}`,
     ...(table.lake ? [`lake ${cellDisplay(table.lake)}`] : []),
   ];

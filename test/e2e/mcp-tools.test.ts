@@ -72,6 +72,7 @@ describe('tds mcp: the tools', () => {
       mirrorTable: null,
       rows: leads.rowCount,
       lastSync: null,
+      verifiedAt: null,
       lake: null,
     });
     const columns = result.structured!.columns as Array<{ key: string; sqlType: string; role: string; type?: string; options?: string[] }>;

@@ -42,6 +42,8 @@ describe('tds stats: the figures of a table', () => {
       lastCreatedAt: '2025-05-04T12:00:00.000Z',
       perDay: EXPECTED_PER_DAY,
       lastSync: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      verifiedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      lake: null,
     });
   });
 

@@ -45,6 +45,7 @@ const stats: TableStats = {
       { day: '2025-01-02', rows: 24 },
     ],
     lastSync: null,
+    verifiedAt: null,
     lake: null,
   },
   columns: [action],
