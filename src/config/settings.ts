@@ -20,6 +20,8 @@ export interface Settings {
   rateScale: number;
   /** The mirror file: --db, else TDS_DB, else the profile's `db`, else tds.duckdb. */
   db: string;
+  /** The profile's `checks`: the checks file of `tds check` when none is given. */
+  checks?: string;
 }
 
 /** Where the base URL and key came from, for messages (`--base-url`, `TDS_API_KEY`, `profile "work"`). */
@@ -92,6 +94,7 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
         (env.TDS_DB?.trim() || undefined) ??
         fromProfile('db') ??
         DEFAULT_DB,
+      checks: fromProfile('checks'),
     },
     sources,
   };

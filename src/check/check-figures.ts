@@ -1,0 +1,229 @@
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { Database } from '../duckdb/engine.js';
+import type { Step } from '../duckdb/interruptible.js';
+import { prepareOne } from '../duckdb/one-statement.js';
+import { runStatement } from '../duckdb/run-statement.js';
+import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
+import type { StoredField } from '../mirror/schema-drift.js';
+import type { TableState } from '../mirror/table-state.js';
+import { sqlError } from '../mirror/sql-errors.js';
+import { fieldSql } from '../stats/field-sql.js';
+import { judged, MAX_EXAMPLES, type CheckResult } from './check-result.js';
+import type { CheckSpec, DeclaredCheck } from './checks-file.js';
+
+// Each kind of check as DuckDB computes it over the mirror table: one aggregate for the figure, and a
+// LIMIT 3 for the example row IDs of a check that does not pass. No row is read into this process.
+
+export interface TableScope {
+  db: Database;
+  step: Step;
+  table: TableState;
+  /** The table's fields (removed ones are not). */
+  fields: StoredField[];
+  /** Now on the service's clock (ms): ages, spans and stuck cells are measured from it. */
+  now: number;
+  /** `_tds_tables.verified_at` of the table; undefined when the mirror has no such column yet. */
+  verifiedAt: string | null | undefined;
+}
+
+/** A result without its table, status or examples yet. */
+type Figure = Pick<CheckResult, 'observed' | 'threshold'> & {
+  ok: boolean;
+  /** A condition on the table's rows that holds for the rows at fault: the examples are read by it. */
+  faults?: string;
+  /** The examples, when the figure itself found them (a sql check's rows). */
+  examples?: string[];
+  message?: string;
+};
+
+/** Where a check could not be evaluated (a column the table does not have): an `error` result. */
+export class CheckProblem extends Error {
+  /** The column named that the table does not have. */
+  readonly missingColumn?: string;
+
+  constructor(message: string, missingColumn?: string) {
+    super(message);
+    if (missingColumn !== undefined) this.missingColumn = missingColumn;
+  }
+}
+
+const RUNNING_STATES = ['queued', 'waiting', 'running'];
+
+/**
+ * One check's result. A column the table does not have is an `error` naming the columns there are, or
+ * a `fail` when the schema contract declares it (`declared`): the contract's drift is then the cause.
+ */
+export async function evaluateCheck(
+  scope: TableScope,
+  declared: DeclaredCheck,
+  { tableRef, contractLabels }: { tableRef: string; contractLabels: ReadonlySet<string> },
+): Promise<CheckResult> {
+  const base = { table: tableRef, check: declared.name, kind: declared.spec.kind };
+  let figure: Figure;
+  try {
+    figure = await figureOf(scope, declared.spec);
+  } catch (error) {
+    if (!(error instanceof CheckProblem) && !isSqlCheck(declared.spec)) throw error;
+    const message = error instanceof CheckProblem ? error.message : (sqlError(error) as Error).message;
+    const declaredGone = error instanceof CheckProblem && error.missingColumn !== undefined && contractLabels.has(error.missingColumn);
+    return { ...base, status: declaredGone ? 'fail' : 'error', observed: null, threshold: thresholdOf(declared.spec), examples: [], message };
+  }
+  const examples = figure.ok ? [] : (figure.examples ?? (figure.faults ? await exampleIds(scope, figure.faults) : []));
+  const status = judged(figure.ok, declared.severity);
+  return { ...base, status, observed: figure.observed, threshold: figure.threshold, examples, message: figure.message ?? null };
+}
+
+function isSqlCheck(spec: CheckSpec): boolean {
+  return spec.kind === 'sql';
+}
+
+async function figureOf(scope: TableScope, spec: CheckSpec): Promise<Figure> {
+  const from = quoteIdent(scope.table.mirrorTable);
+  const threshold = thresholdOf(spec);
+  switch (spec.kind) {
+    case 'rows': {
+      const rows = await count(scope, `SELECT count(*) AS n FROM ${from}`);
+      return { observed: rows, threshold, ok: within(rows, spec.min, spec.max) };
+    }
+    case 'fill': {
+      const { filled } = fieldSql(columnOf(scope, spec.column));
+      const row = await first(scope, `SELECT count(*) AS total, count(*) FILTER (WHERE ${filled}) AS filled FROM ${from}`);
+      const total = Number(row.total);
+      const fill = total === 0 ? null : Number(row.filled) / total;
+      return { observed: fill, threshold, ok: fill === null || within(fill, spec.min, spec.max), faults: `NOT coalesce(${filled}, false)` };
+    }
+    case 'unique': {
+      const { filled, column } = fieldSql(columnOf(scope, spec.column));
+      const value = `CAST(${column} AS VARCHAR)`;
+      const repeated = `SELECT ${value} AS v FROM ${from} WHERE ${filled} GROUP BY 1 HAVING count(*) > 1`;
+      const rows = await count(scope, `SELECT count(*) AS n FROM ${from} WHERE ${filled} AND ${value} IN (${repeated})`);
+      return { observed: rows, threshold, ok: rows === 0, faults: `${filled} AND ${value} IN (${repeated})` };
+    }
+    case 'accepted': {
+      const sql = fieldSql(columnOf(scope, spec.column));
+      const list = `[${spec.values.map(quoteLiteral).join(', ')}]`;
+      const outside =
+        sql.sqlType === 'VARCHAR[]'
+          ? `len(list_filter(${sql.column}, x -> NOT list_contains(${list}, x))) > 0`
+          : `${sql.filled} AND NOT list_contains(${list}, CAST(${sql.column} AS VARCHAR))`;
+      const rows = await count(scope, `SELECT count(*) AS n FROM ${from} WHERE ${outside}`);
+      return { observed: rows, threshold, ok: rows === 0, faults: outside };
+    }
+    case 'failure_rate': {
+      const status = statusColumn(scope, spec.column);
+      const since = spec.since ? `_updatedAt >= ${instant(scope.now - spec.since.ms)}` : 'true';
+      const row = await first(
+        scope,
+        `SELECT count(*) FILTER (WHERE ${status} = 'failed') AS failed, count(*) FILTER (WHERE ${status} IN ('success', 'failed')) AS finished FROM ${from} WHERE ${since}`,
+      );
+      const finished = Number(row.finished);
+      const rate = finished === 0 ? null : Number(row.failed) / finished;
+      const ok = rate === null || rate <= spec.max;
+      return { observed: rate, threshold, ok, faults: `${status} = 'failed' AND ${since}` };
+    }
+    case 'stuck': {
+      const status = statusColumn(scope, spec.column);
+      const stuck = `${status} IN (${RUNNING_STATES.map(quoteLiteral).join(', ')}) AND _updatedAt < ${instant(scope.now - spec.maxAge.ms)}`;
+      const rows = await count(scope, `SELECT count(*) AS n FROM ${from} WHERE ${stuck}`);
+      return { observed: rows, threshold, ok: rows === 0, faults: stuck };
+    }
+    case 'activity': {
+      const row = await first(scope, `SELECT epoch_ms(max(_createdAt)) AS newest FROM ${from}`);
+      if (row.newest === null) return { observed: null, threshold, ok: false, message: 'the table has no rows' };
+      const age = Math.max(0, (scope.now - Number(row.newest)) / 1000);
+      return { observed: Math.round(age), threshold, ok: age * 1000 <= spec.maxQuiet.ms };
+    }
+    case 'fresh': {
+      if (scope.verifiedAt === undefined || scope.verifiedAt === null) throw new CheckProblem('not verified yet: no complete pass over the table is recorded');
+      const age = Math.max(0, (scope.now - Date.parse(scope.verifiedAt)) / 1000);
+      return { observed: Math.round(age), threshold, ok: age * 1000 <= spec.maxAge.ms };
+    }
+    case 'sql':
+      return sqlFigure(scope, spec, threshold);
+  }
+}
+
+/** The `sql` check: its query in the sandbox of `tds sql` (read-only, no file access); its rows are the faults. */
+async function sqlFigure(scope: TableScope, spec: Extract<CheckSpec, { kind: 'sql' }>, threshold: string): Promise<Figure> {
+  const statement = await prepareOne(scope.db, spec.query, { files: false }, scope.step);
+  const outcome = await runStatement(scope.db, statement, scope.step).finally(() => statement.destroySync());
+  if (outcome.kind !== 'rows') throw new CheckProblem('the query returns no rows to count: a sql check is a SELECT whose rows are the faults');
+  let rows = 0;
+  const ids: string[] = [];
+  const idColumn = outcome.columns.includes('_id') ? '_id' : outcome.columns[0];
+  for await (const record of outcome.rows) {
+    rows += 1;
+    if (ids.length < MAX_EXAMPLES && idColumn !== undefined && record[idColumn] !== null) ids.push(String(record[idColumn]));
+  }
+  return { observed: rows, threshold, ok: rows <= spec.max, examples: ids };
+}
+
+export function thresholdOf(spec: CheckSpec): string {
+  switch (spec.kind) {
+    case 'rows':
+    case 'fill': {
+      const show = (n: number): string => (spec.kind === 'fill' ? `${n * 100} %` : n.toLocaleString('en-US'));
+      if (spec.min !== undefined && spec.max !== undefined) return `${show(spec.min)} – ${show(spec.max)}`;
+      return spec.min !== undefined ? `≥ ${show(spec.min)}` : `≤ ${show(spec.max!)}`;
+    }
+    case 'unique':
+    case 'accepted':
+      return '0 rows';
+    case 'failure_rate':
+      return `≤ ${spec.max * 100} %${spec.since ? ` since ${spec.since.text}` : ''}`;
+    case 'stuck':
+      return `0 cells older than ${spec.maxAge.text}`;
+    case 'activity':
+      return `≤ ${spec.maxQuiet.text}`;
+    case 'fresh':
+      return `≤ ${spec.maxAge.text}`;
+    case 'sql':
+      return `≤ ${spec.max} rows`;
+  }
+}
+
+function within(value: number, min: number | undefined, max: number | undefined): boolean {
+  return (min === undefined || value >= min) && (max === undefined || value <= max);
+}
+
+/** A column of the table by key, field ID, label or name; one it does not have is a CheckProblem naming those it has. */
+export function columnOf(scope: TableScope, name: string): StoredField {
+  const { fields } = scope;
+  const found =
+    fields.find((field) => field.key === name) ??
+    fields.find((field) => field.fieldId === name) ??
+    fields.find((field) => field.label === name) ??
+    fields.find((field) => field.name === name);
+  if (found) return found;
+  const keys = fields.map((field) => field.key);
+  throw new CheckProblem(`the table has no column "${name}"; its columns: ${keys.join(', ') || '(none)'}`, name);
+}
+
+/** The run-state column (`<key>.status`) of an action column. */
+function statusColumn(scope: TableScope, name: string): string {
+  const field = columnOf(scope, name);
+  if (!field.statusKey) throw new CheckProblem(`"${name}" is a ${field.type} column: its cells have no run state (an action column has)`);
+  return quoteIdent(field.statusKey);
+}
+
+function instant(ms: number): string {
+  return `${quoteLiteral(new Date(ms).toISOString())}::TIMESTAMPTZ`;
+}
+
+async function first(scope: TableScope, sql: string, params: DuckDBValue[] = []): Promise<Record<string, unknown>> {
+  const connection: DuckDBConnection = scope.db.connection;
+  const reader = await scope.step(() => connection.runAndReadAll(sql, params));
+  return reader.getRowObjectsJS()[0] ?? {};
+}
+
+async function count(scope: TableScope, sql: string): Promise<number> {
+  return Number((await first(scope, sql)).n ?? 0);
+}
+
+async function exampleIds(scope: TableScope, faults: string): Promise<string[]> {
+  const from = quoteIdent(scope.table.mirrorTable);
+  const reader = await scope.step(() =>
+    scope.db.connection.runAndReadAll(`SELECT _id FROM ${from} WHERE ${faults} ORDER BY _createdAt DESC, _id LIMIT ${MAX_EXAMPLES}`),
+  );
+  return reader.getRowObjectsJS().map((row) => String(row._id));
+}
