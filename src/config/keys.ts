@@ -133,7 +133,9 @@ export function notifyConfigKey(name: string): string {
 
 /** A value as `config get` and `config list` show it: secrets redacted. */
 export function displayValue(name: string, value: string): string {
-  if (name.startsWith(WEBHOOK_PREFIX) || name.startsWith(NOTIFY_PREFIX)) return redactWebhookUrl(value);
+  if (name.startsWith(WEBHOOK_PREFIX)) return redactWebhookUrl(value);
+  // a notification URL's secret may be any part of its path (Slack's, Teams'): only its host is shown
+  if (name.startsWith(NOTIFY_PREFIX)) return URL.canParse(value) ? `${new URL(value).origin}/…` : '****';
   const known = KEYS.find((key) => key.name === name);
   return known && !known.secret ? value : redactKey(value);
 }
