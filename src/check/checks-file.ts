@@ -141,6 +141,7 @@ function readSchema(reader: NodeReader, node: Node, ref: string): SchemaContract
 
 function readCheck(reader: NodeReader, node: Node, ref: string): DeclaredCheck {
   const where = `table "${ref}": a check`;
+  if (isAlias(node)) throw reader.at(node, `${where}: aliases (*name) are not read in a checks file`);
   if (!isMap(node)) throw reader.at(node, `${where} must be a map such as \`- rows: {min: 1}\``);
   const keys = node.items.map((pair) => reader.text(pair.key as Node, where));
   const kinds = keys.filter((key) => (CHECK_KINDS as readonly string[]).includes(key));
