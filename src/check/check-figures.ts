@@ -63,18 +63,21 @@ export async function evaluateCheck(
   try {
     figure = await figureOf(scope, declared.spec);
   } catch (error) {
-    if (!(error instanceof CheckProblem) && !isSqlCheck(declared.spec)) throw error;
+    if (!(error instanceof CheckProblem) && declared.spec.kind !== 'sql') throw error;
     const message = error instanceof CheckProblem ? error.message : (sqlError(error) as Error).message;
     const declaredGone = error instanceof CheckProblem && error.missingColumn !== undefined && contractLabels.has(error.missingColumn);
-    return { ...base, status: declaredGone ? 'fail' : 'error', observed: null, threshold: thresholdOf(declared.spec), examples: [], message };
+    return {
+      ...base,
+      status: declaredGone ? 'fail' : 'error',
+      observed: null,
+      threshold: thresholdOf(declared.spec),
+      examples: [],
+      message,
+    };
   }
   const examples = figure.ok ? [] : (figure.examples ?? (figure.faults ? await exampleIds(scope, figure.faults) : []));
   const status = judged(figure.ok, declared.severity);
   return { ...base, status, observed: figure.observed, threshold: figure.threshold, examples, message: figure.message ?? null };
-}
-
-function isSqlCheck(spec: CheckSpec): boolean {
-  return spec.kind === 'sql';
 }
 
 async function figureOf(scope: TableScope, spec: CheckSpec): Promise<Figure> {
@@ -109,45 +112,61 @@ async function figureOf(scope: TableScope, spec: CheckSpec): Promise<Figure> {
       const rows = await count(scope, `SELECT count(*) AS n FROM ${from} WHERE ${outside}`);
       return { observed: rows, threshold, ok: rows === 0, faults: outside };
     }
-    case 'failure_rate': {
-      const status = statusColumn(scope, spec.column);
-      const since = spec.since ? `_updatedAt >= ${instant(scope.now - spec.since.ms)}` : 'true';
-      const row = await first(
-        scope,
-        `SELECT count(*) FILTER (WHERE ${status} = 'failed') AS failed, count(*) FILTER (WHERE ${status} IN ('success', 'failed')) AS finished FROM ${from} WHERE ${since}`,
-      );
-      const finished = Number(row.finished);
-      const rate = finished === 0 ? null : Number(row.failed) / finished;
-      const ok = rate === null || rate <= spec.max;
-      return { observed: rate, threshold, ok, faults: `${status} = 'failed' AND ${since}` };
-    }
-    case 'stuck': {
-      const status = statusColumn(scope, spec.column);
-      const stuck = `${status} IN (${RUNNING_STATES.map(quoteLiteral).join(', ')}) AND _updatedAt < ${instant(scope.now - spec.maxAge.ms)}`;
-      const rows = await count(scope, `SELECT count(*) AS n FROM ${from} WHERE ${stuck}`);
-      return { observed: rows, threshold, ok: rows === 0, faults: stuck };
-    }
-    case 'activity': {
-      const row = await first(scope, `SELECT epoch_ms(max(_createdAt)) AS newest FROM ${from}`);
-      if (row.newest === null) return { observed: null, threshold, ok: false, message: 'the table has no rows' };
-      const age = Math.max(0, (scope.now - Number(row.newest)) / 1000);
-      return { observed: Math.round(age), threshold, ok: age * 1000 <= spec.maxQuiet.ms };
-    }
-    case 'fresh': {
-      if (scope.verifiedAt === undefined || scope.verifiedAt === null) throw new CheckProblem('not verified yet: no complete pass over the table is recorded');
-      const age = Math.max(0, (scope.now - Date.parse(scope.verifiedAt)) / 1000);
-      return { observed: Math.round(age), threshold, ok: age * 1000 <= spec.maxAge.ms };
-    }
+    case 'failure_rate':
+    case 'stuck':
+      return runStateFigure(scope, spec, threshold);
+    case 'activity':
+    case 'fresh':
+      return ageFigure(scope, spec, threshold);
     case 'sql':
       return sqlFigure(scope, spec, threshold);
   }
+}
+
+/** Over the cells' run states (`<key>.status`): the share failed of those that finished, or the cells stuck running. */
+async function runStateFigure(
+  scope: TableScope,
+  spec: Extract<CheckSpec, { kind: 'failure_rate' | 'stuck' }>,
+  threshold: string,
+): Promise<Figure> {
+  const from = quoteIdent(scope.table.mirrorTable);
+  const status = statusColumn(scope, spec.column);
+  if (spec.kind === 'stuck') {
+    const stuck = `${status} IN (${RUNNING_STATES.map(quoteLiteral).join(', ')}) AND _updatedAt < ${instant(scope.now - spec.maxAge.ms)}`;
+    const rows = await count(scope, `SELECT count(*) AS n FROM ${from} WHERE ${stuck}`);
+    return { observed: rows, threshold, ok: rows === 0, faults: stuck };
+  }
+  const since = spec.since ? `_updatedAt >= ${instant(scope.now - spec.since.ms)}` : 'true';
+  const row = await first(
+    scope,
+    `SELECT count(*) FILTER (WHERE ${status} = 'failed') AS failed, count(*) FILTER (WHERE ${status} IN ('success', 'failed')) AS finished FROM ${from} WHERE ${since}`,
+  );
+  const finished = Number(row.finished);
+  const rate = finished === 0 ? null : Number(row.failed) / finished;
+  return { observed: rate, threshold, ok: rate === null || rate <= spec.max, faults: `${status} = 'failed' AND ${since}` };
+}
+
+/** The newest row's age (activity), or the last complete pass's (fresh), in seconds on the service's clock. */
+async function ageFigure(scope: TableScope, spec: Extract<CheckSpec, { kind: 'activity' | 'fresh' }>, threshold: string): Promise<Figure> {
+  let at: number;
+  if (spec.kind === 'activity') {
+    const row = await first(scope, `SELECT epoch_ms(max(_createdAt)) AS newest FROM ${quoteIdent(scope.table.mirrorTable)}`);
+    if (row.newest === null || row.newest === undefined) return { observed: null, threshold, ok: false, message: 'the table has no rows' };
+    at = Number(row.newest);
+  } else {
+    if (!scope.verifiedAt) throw new CheckProblem('not verified yet: no complete pass over the table is recorded');
+    at = Date.parse(scope.verifiedAt);
+  }
+  const age = Math.max(0, scope.now - at);
+  return { observed: Math.round(age / 1000), threshold, ok: age <= (spec.kind === 'activity' ? spec.maxQuiet.ms : spec.maxAge.ms) };
 }
 
 /** The `sql` check: its query in the sandbox of `tds sql` (read-only, no file access); its rows are the faults. */
 async function sqlFigure(scope: TableScope, spec: Extract<CheckSpec, { kind: 'sql' }>, threshold: string): Promise<Figure> {
   const statement = await prepareOne(scope.db, spec.query, { files: false }, scope.step);
   const outcome = await runStatement(scope.db, statement, scope.step).finally(() => statement.destroySync());
-  if (outcome.kind !== 'rows') throw new CheckProblem('the query returns no rows to count: a sql check is a SELECT whose rows are the faults');
+  if (outcome.kind !== 'rows')
+    throw new CheckProblem('the query returns no rows to count: a sql check is a SELECT whose rows are the faults');
   let rows = 0;
   const ids: string[] = [];
   const idColumn = outcome.columns.includes('_id') ? '_id' : outcome.columns[0];

@@ -77,7 +77,9 @@ export async function recordRun(
     await connection.run(CREATE);
     await connection.run('BEGIN TRANSACTION');
     try {
-      const run = Number((await connection.runAndReadAll('SELECT coalesce(max(run), 0) + 1 AS run FROM _tds_checks')).getRowObjectsJS()[0]!.run);
+      const run = Number(
+        (await connection.runAndReadAll('SELECT coalesce(max(run), 0) + 1 AS run FROM _tds_checks')).getRowObjectsJS()[0]!.run,
+      );
       const time = new Date().toISOString();
       const insert = await connection.prepare(
         `INSERT INTO _tds_checks VALUES ($run, $time::TIMESTAMPTZ, $table, $check, $kind, $status, $observed, $threshold,

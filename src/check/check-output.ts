@@ -89,7 +89,11 @@ export function junitXml(results: readonly CheckResult[]): string {
       else {
         const element = row.status === 'fail' ? 'failure' : 'error';
         const message = row.status === 'fail' ? summary : (row.message ?? summary);
-        lines.push(`${open}>`, `      <${element} message="${xml(message)}" type="${row.kind}">${xml(summary)}</${element}>`, '    </testcase>');
+        lines.push(
+          `${open}>`,
+          `      <${element} message="${xml(message)}" type="${row.kind}">${xml(summary)}</${element}>`,
+          '    </testcase>',
+        );
       }
     }
     lines.push('  </testsuite>');

@@ -39,7 +39,9 @@ export function tally(results: readonly CheckResult[]): Record<CheckStatus, numb
 /** `2 fail, 1 warn, 7 pass` (only the non-zero ones; errors too). */
 export function tallyText(results: readonly CheckResult[]): string {
   const counts = tally(results);
-  const parts = (['fail', 'error', 'warn', 'pass'] as const).filter((status) => counts[status] > 0).map((status) => `${counts[status]} ${status}`);
+  const parts = (['fail', 'error', 'warn', 'pass'] as const)
+    .filter((status) => counts[status] > 0)
+    .map((status) => `${counts[status]} ${status}`);
   return parts.length === 0 ? 'no checks' : parts.join(', ');
 }
 

@@ -147,7 +147,10 @@ function readCheck(reader: NodeReader, node: Node, ref: string): DeclaredCheck {
   const kinds = keys.filter((key) => (CHECK_KINDS as readonly string[]).includes(key));
   const unknown = keys.find((key) => key !== 'severity' && !kinds.includes(key));
   if (unknown !== undefined) {
-    throw reader.at(node.items[keys.indexOf(unknown)]!, `${where}: unknown key "${unknown}" (kinds: ${CHECK_KINDS.join(', ')}; and severity)`);
+    throw reader.at(
+      node.items[keys.indexOf(unknown)]!,
+      `${where}: unknown key "${unknown}" (kinds: ${CHECK_KINDS.join(', ')}; and severity)`,
+    );
   }
   if (kinds.length !== 1) throw reader.at(node, `${where} must have exactly one kind (${CHECK_KINDS.join(', ')}); it has ${kinds.length}`);
   const kind = kinds[0] as CheckSpec['kind'];
@@ -183,12 +186,12 @@ function readSpec(reader: NodeReader, kind: CheckSpec['kind'], node: Node, where
     case 'rows': {
       const bounds = { min: number('min', COUNT), max: number('max', COUNT) };
       if (bounds.min === undefined && bounds.max === undefined) throw reader.at(node, `${where}: give min, max or both`);
-      return { kind, ...defined(bounds) };
+      return { kind, ...bounds } as CheckSpec;
     }
     case 'fill': {
       const bounds = { min: number('min', SHARE), max: number('max', SHARE) };
       if (bounds.min === undefined && bounds.max === undefined) throw reader.at(node, `${where}: give min (0–1), max or both`);
-      return { kind, column: column(), ...defined(bounds) };
+      return { kind, column: column(), ...bounds } as CheckSpec;
     }
     case 'unique':
       return { kind, column: column() };
@@ -217,10 +220,6 @@ function readSpec(reader: NodeReader, kind: CheckSpec['kind'], node: Node, where
         max: number('max', COUNT) ?? 0,
       };
   }
-}
-
-function defined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, each]) => each !== undefined)) as never;
 }
 
 /** The readable name of a check: its kind and what it looks at. */
@@ -267,7 +266,8 @@ class NodeReader {
 
   number(node: Node, where: string, [min, max]: [number, number]): number {
     if (!isScalar(node) || typeof node.value !== 'number' || !Number.isFinite(node.value)) throw this.at(node, `${where} must be a number`);
-    if (node.value < min || node.value > max) throw this.at(node, `${where} must be between ${min} and ${max} (got ${node.source ?? node.value})`);
+    if (node.value < min || node.value > max)
+      throw this.at(node, `${where} must be between ${min} and ${max} (got ${node.source ?? node.value})`);
     return node.value;
   }
 

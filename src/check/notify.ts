@@ -69,7 +69,11 @@ export async function postNotification(message: Notification, options: NotifyOpt
   }
   const shown = `${url.protocol}//${url.host}/…`;
   const secrets = [options.url, url.pathname + url.search];
-  const transport = new Transport({ origin: url.origin, timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+  const transport = new Transport({
+    origin: url.origin,
+    timeoutMs: options.timeoutMs,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const body = JSON.stringify(message);
   try {
     const { result, attempts } = await withRetries<Posted>({
@@ -87,7 +91,11 @@ export async function postNotification(message: Notification, options: NotifyOpt
             body,
           });
           const retryAfterMs = response.status === 429 ? parseRetryAfter(response.headers['retry-after']) : undefined;
-          const outcome: AttemptOutcome = { kind: 'status', status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+          const outcome: AttemptOutcome = {
+            kind: 'status',
+            status: response.status,
+            ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+          };
           return { outcome, response, ms: performance.now() - started };
         } catch (error) {
           if (options.signal?.aborted) throw options.signal.reason;
@@ -126,9 +134,14 @@ export async function notifyChanges(
     ctx.verbose('notify: no status changed since the last run; nothing sent');
     return undefined;
   }
-  const sent = await postNotification(notification(outcome.changes, outcome.results), { ...options, signal: ctx.signal, log: (line) => ctx.verbose(line) });
+  const sent = await postNotification(notification(outcome.changes, outcome.results), {
+    ...options,
+    signal: ctx.signal,
+    log: (line) => ctx.verbose(line),
+  });
   const what = `${outcome.changes.length} ${outcome.changes.length === 1 ? 'change' : 'changes'}`;
   if (sent.delivered) ctx.io.stderr.write(`tds: notified ${what}\n`);
-  else ctx.io.stderr.write(`tds: warning: the notification of ${what} could not be delivered: ${sent.why} after ${sent.attempts} attempts\n`);
+  else
+    ctx.io.stderr.write(`tds: warning: the notification of ${what} could not be delivered: ${sent.why} after ${sent.attempts} attempts\n`);
   return sent;
 }

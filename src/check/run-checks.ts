@@ -3,7 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { TdsError } from '../core/errors.js';
 import { interruptible } from '../duckdb/interruptible.js';
 import { openMirror } from '../mirror/mirror-db.js';
-import { loadStates, type TableState } from '../mirror/table-state.js';
+import type { TableState } from '../mirror/table-state.js';
 import { findMirrorTable, mirrorFields } from '../stats/mirror-catalog.js';
 import { evaluateCheck, thresholdOf, type TableScope } from './check-figures.js';
 import { previousResults, recordRun, resultKey, statusChanges, type StatusChange } from './check-history.js';
@@ -111,6 +111,8 @@ async function verifiedTimes(connection: DuckDBConnection): Promise<Map<string, 
   if (column.currentRowCount === 0) return undefined;
   const reader = await connection.runAndReadAll('SELECT table_id, epoch_ms(verified_at) AS verified_at FROM _tds_tables');
   return new Map(
-    reader.getRowObjectsJS().map((row) => [String(row.table_id), row.verified_at === null ? null : new Date(Number(row.verified_at)).toISOString()]),
+    reader
+      .getRowObjectsJS()
+      .map((row) => [String(row.table_id), row.verified_at === null ? null : new Date(Number(row.verified_at)).toISOString()]),
   );
 }

@@ -87,7 +87,8 @@ async function syncTables(ctx: Context, settings: Settings, tables: readonly Tab
         ctx.io.stderr.write(`tds: warning: ${error.message}: its checks use the mirror as it is\n`);
       }
     }
-    if (ids.size > 0) await runSync(ctx, client, { tables: [...ids], workspaces: [], all: false, db: settings.db, full: false, json: false });
+    if (ids.size > 0)
+      await runSync(ctx, client, { tables: [...ids], workspaces: [], all: false, db: settings.db, full: false, json: false });
     return client.serviceNow();
   });
 }
@@ -98,5 +99,7 @@ function formatOfFile(path: string): CheckFormat {
   if (extension === '.xml') return 'junit';
   if (extension === '.json') return 'json';
   if (extension === '.txt') return 'table';
-  throw new UsageError(`cannot tell the format of "${path}" from its extension`, { hint: 'use .xml (JUnit), .json or .txt, or give --format' });
+  throw new UsageError(`cannot tell the format of "${path}" from its extension`, {
+    hint: 'use .xml (JUnit), .json or .txt, or give --format',
+  });
 }

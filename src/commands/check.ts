@@ -51,7 +51,9 @@ export function checkCommand(ctx: Context): Command {
     .argument('[file]', 'the checks file (default: the `checks` setting, else tds-checks.yaml)')
     .option('--db <file>', 'the mirror file (default: TDS_DB, the `db` setting, or tds.duckdb here)')
     .option('--no-sync', 'use the mirror as it is (no request to the service)')
-    .addOption(new Option('--format <format>', 'output format (default: table on a terminal, json otherwise)').choices(['table', 'json', 'junit']))
+    .addOption(
+      new Option('--format <format>', 'output format (default: table on a terminal, json otherwise)').choices(['table', 'json', 'junit']),
+    )
     .option('-o, --output <file>', 'write to FILE (atomically), in the format of its extension (.xml .json .txt)')
     .option('--notify <url|@name>', 'post a JSON message when some check changed status since the last run (a secret: prefer @NAME)')
     .addHelpText('after', HELP)

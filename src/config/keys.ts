@@ -79,7 +79,10 @@ const KEYS: ConfigKey[] = [
   },
 ];
 
-const webhookKey = (name: string, description = 'a saved webhook URL, used as `tds push @NAME` (read from stdin or a hidden prompt)'): ConfigKey => ({
+const webhookKey = (
+  name: string,
+  description = 'a saved webhook URL, used as `tds push @NAME` (read from stdin or a hidden prompt)',
+): ConfigKey => ({
   name,
   secret: true,
   description,
@@ -118,7 +121,9 @@ export function configKeyNames(): string[] {
 }
 
 export function configKeyHelp(): string {
-  return [...KEYS, webhookKey(`${WEBHOOK_PREFIX}NAME`), webhookKey(`${NOTIFY_PREFIX}NAME`, NOTIFY_DESCRIPTION)].map((key) => `  ${key.name.padEnd(16)} ${key.description}`).join('\n');
+  return [...KEYS, webhookKey(`${WEBHOOK_PREFIX}NAME`), webhookKey(`${NOTIFY_PREFIX}NAME`, NOTIFY_DESCRIPTION)]
+    .map((key) => `  ${key.name.padEnd(16)} ${key.description}`)
+    .join('\n');
 }
 
 export function webhookConfigKey(name: string): string {

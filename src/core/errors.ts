@@ -17,7 +17,7 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export type ErrorCode =
-    | 'USAGE'
+  | 'USAGE'
   | 'AUTH'
   | 'NOT_FOUND'
   | 'PAUSED'

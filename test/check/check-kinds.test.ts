@@ -86,7 +86,10 @@ describe('tds check: each kind over the mirror', () => {
   it('a column the table does not have is an error naming the columns there are', async () => {
     const run = await check('      - fill: {column: Mail, min: 0.5}\n      - stuck: {column: Email, max_age: 1h}');
     expect(run.code, run.stderr).toBe(0);
-    expect(run.results[0]).toMatchObject({ status: 'error', message: expect.stringMatching(/no column "Mail".*Email, Stage, Score, Enrich/) });
+    expect(run.results[0]).toMatchObject({
+      status: 'error',
+      message: expect.stringMatching(/no column "Mail".*Email, Stage, Score, Enrich/),
+    });
     expect(run.results[1]).toMatchObject({ status: 'error', message: expect.stringMatching(/no run state/) });
   });
 

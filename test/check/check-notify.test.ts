@@ -18,13 +18,20 @@ afterAll(() => bench?.close());
 
 /** A checks file whose check `name` fails (a check new to the mirror's runs: its first run is a change). */
 const failingCheck = (name: string): Promise<string> =>
-  writeChecks(bench, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - sql: {name: ${name}, query: "SELECT _id FROM check_fixture LIMIT 1"}\n`, `${name}.yaml`);
+  writeChecks(
+    bench,
+    `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - sql: {name: ${name}, query: "SELECT _id FROM check_fixture LIMIT 1"}\n`,
+    `${name}.yaml`,
+  );
 
 /** A checks file whose `rows` check passes up to `max` rows (the fixture has 10). */
 const rowsUpTo = (max: number): Promise<string> =>
   writeChecks(bench, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - rows: {max: ${max}}\n      - unique: Score\n`, `rows-${max}.yaml`);
 
-async function withReceiver(answer: Answer | undefined, work: (url: string, received: () => Notification[]) => Promise<void>): Promise<void> {
+async function withReceiver(
+  answer: Answer | undefined,
+  work: (url: string, received: () => Notification[]) => Promise<void>,
+): Promise<void> {
   const receiver = await startReceiver(answer);
   try {
     await work(receiver.url, () => receiver.received.map((each) => JSON.parse(each.body) as Notification));
@@ -40,7 +47,9 @@ describe('tds check --notify', () => {
       expect(failing.code, failing.stderr).toBe(9);
       expect(received()).toHaveLength(1);
       expect(received()[0]).toEqual({
-        text: expect.stringMatching(/^🔴 tds check: 1 check changed status \(now 1 fail, 1 pass\)\n• Check Fixture — rows: new → FAIL \(10, threshold ≤ 5\)$/),
+        text: expect.stringMatching(
+          /^🔴 tds check: 1 check changed status \(now 1 fail, 1 pass\)\n• Check Fixture — rows: new → FAIL \(10, threshold ≤ 5\)$/,
+        ),
         changes: [{ table: FIXTURE_NAME, check: 'rows', from: null, to: 'fail', observed: 10, threshold: '≤ 5', observedText: '10' }],
       });
       const same = await bench.tds(['check', await rowsUpTo(5), '--notify', url, '--verbose']);
@@ -88,7 +97,7 @@ describe('tds check --notify', () => {
     });
   });
 
-  it('an unreachable receiver: said on stderr after the retries (no secret), the exit status is the checks\'', async () => {
+  it("an unreachable receiver: said on stderr after the retries (no secret), the exit status is the checks'", async () => {
     const url = `http://127.0.0.1:${await closedPort()}/services/T0SECRET/B0TOKEN`;
     const run = await bench.tds(['check', await failingCheck('unreachable'), '--notify', url, '--max-retries', '2']);
     expect(run.code).toBe(9);

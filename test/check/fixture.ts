@@ -36,7 +36,8 @@ export async function makeFixture(bench: EmulatorBench): Promise<Fixture> {
       Stage: STAGES[i],
       ...(i < 7 ? { Score: i * 10 } : {}),
       // null: no run (a cell not given would run)
-      Enrich: state === null ? null : state === 'failed' ? { status: state, errorMessage: 'Provider rate limit reached' } : { status: state },
+      Enrich:
+        state === null ? null : state === 'failed' ? { status: state, errorMessage: 'Provider rate limit reached' } : { status: state },
     },
   }));
   const added = await bench.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, { rows });

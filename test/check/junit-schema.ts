@@ -61,7 +61,11 @@ const SCHEMA: Record<string, { required: string[]; optional: string[]; children:
     optional: ['failures', 'errors', 'skipped', 'time', 'disabled', 'timestamp', 'hostname', 'id', 'package'],
     children: ['properties', 'testcase', 'system-out', 'system-err'],
   },
-  testcase: { required: ['name'], optional: ['classname', 'time', 'assertions', 'status'], children: ['skipped', 'error', 'failure', 'system-out', 'system-err'] },
+  testcase: {
+    required: ['name'],
+    optional: ['classname', 'time', 'assertions', 'status'],
+    children: ['skipped', 'error', 'failure', 'system-out', 'system-err'],
+  },
   failure: { required: [], optional: ['message', 'type'], children: [] },
   error: { required: [], optional: ['message', 'type'], children: [] },
   skipped: { required: [], optional: ['message'], children: [] },
@@ -76,7 +80,8 @@ export function expectJUnit(root: XmlElement): void {
     const rule = SCHEMA[element.name];
     expect(rule, `<${element.name}> is not a JUnit element`).toBeDefined();
     for (const name of rule!.required) expect(element.attributes, `<${element.name}> needs ${name}`).toHaveProperty(name);
-    for (const name of Object.keys(element.attributes)) expect([...rule!.required, ...rule!.optional], `<${element.name} ${name}>`).toContain(name);
+    for (const name of Object.keys(element.attributes))
+      expect([...rule!.required, ...rule!.optional], `<${element.name} ${name}>`).toContain(name);
     for (const child of element.children) {
       expect(rule!.children, `<${child.name}> inside <${element.name}>`).toContain(child.name);
       walk(child);

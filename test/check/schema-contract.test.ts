@@ -39,7 +39,10 @@ describe('tds check: the schema contract', () => {
   });
 
   it('a field added: fail (or warn with on_drift: warn)', async () => {
-    const added = await bench.admin<{ field: { id: string } }>('POST', `/tables/${fixture.tableId}/fields`, { label: 'Notes', type: 'text' });
+    const added = await bench.admin<{ field: { id: string } }>('POST', `/tables/${fixture.tableId}/fields`, {
+      label: 'Notes',
+      type: 'text',
+    });
     const run = await contract();
     expect(run.code).toBe(9);
     expect(run.results[0]).toMatchObject({ status: 'fail', observed: 1, message: 'added "Notes" (text)' });
