@@ -48,6 +48,9 @@ export interface TableChecks {
   checks: DeclaredCheck[];
 }
 
+/** The checks file when none is named (and the `checks` setting names none). */
+export const DEFAULT_CHECKS_FILE = 'tds-checks.yaml';
+
 export const CHECK_KINDS = ['rows', 'fill', 'unique', 'accepted', 'failure_rate', 'stuck', 'activity', 'fresh', 'sql'] as const;
 
 /** Nesting deeper than the format has (tables → table → checks → check → arguments → values) is refused before it is walked. */

@@ -1,6 +1,7 @@
 import { access } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { TdsError } from '../core/errors.js';
+import type { Database } from '../duckdb/engine.js';
 import { interruptible } from '../duckdb/interruptible.js';
 import { openMirror } from '../mirror/mirror-db.js';
 import type { TableState } from '../mirror/table-state.js';
@@ -48,39 +49,53 @@ export async function runChecks(request: CheckRun): Promise<CheckOutcome> {
   });
   // read-only and without file access: the sandbox of `tds sql`, for the sql checks' queries
   const db = await openMirror(request.db, { readOnly: true, memoryLimit: MEMORY_LIMIT, access: { files: false } });
-  const results: CheckResult[] = [];
-  const matched = new Map<string, Record<string, string>>();
-  let previous: Awaited<ReturnType<typeof previousResults>>;
+  let evaluated: Evaluated;
   try {
-    const step = interruptible(db, request.signal);
-    previous = await previousResults(db.connection);
-    const verified = await verifiedTimes(db.connection);
-    for (const table of request.tables) {
-      let state: TableState;
-      try {
-        state = await findMirrorTable(db.connection, table.ref, request.db);
-      } catch (error) {
-        if (!(error instanceof TdsError) || error.code === 'INTERRUPTED') throw error;
-        results.push(...unreachable(table, error.message));
-        continue;
-      }
-      const fields = await mirrorFields(db.connection, state.tableId);
-      const scope: TableScope = { db, step, table: state, fields, now: request.now, verifiedAt: verified?.get(state.tableId) };
-      if (table.schema) {
-        const prior = previous.get(resultKey(table.ref, 'schema'))?.fields ?? null;
-        const contract = evaluateContract(table.schema, fields, table.ref, prior);
-        results.push(contract.result);
-        matched.set(table.ref, contract.matched);
-      }
-      const contractLabels = new Set(table.schema?.fields.map((field) => field.label) ?? []);
-      for (const check of table.checks) results.push(await evaluateCheck(scope, check, { tableRef: table.ref, contractLabels }));
-    }
+    evaluated = await evaluateChecks(db, request);
   } finally {
     db.close();
   }
-  const changes = statusChanges(results, previous);
-  const run = request.record ? await recordRun(request.db, results, matched) : null;
-  return { results, changes, run };
+  const run = request.record ? await recordRun(request.db, evaluated.results, evaluated.matched) : null;
+  return { results: evaluated.results, changes: evaluated.changes, run };
+}
+
+interface Evaluated {
+  results: CheckResult[];
+  changes: StatusChange[];
+  /** Per table, the field IDs its schema contract matched. */
+  matched: Map<string, Record<string, string>>;
+}
+
+/**
+ * Every check of `tables` on a mirror opened read-only without file access (the caller's: MCP's
+ * check_tables reads through the server's one instance), and what changed since the last recorded run.
+ */
+export async function evaluateChecks(db: Database, request: Pick<CheckRun, 'db' | 'tables' | 'now' | 'signal'>): Promise<Evaluated> {
+  const results: CheckResult[] = [];
+  const matched = new Map<string, Record<string, string>>();
+  const step = interruptible(db, request.signal);
+  const previous = await previousResults(db.connection);
+  const verified = await verifiedTimes(db.connection);
+  for (const table of request.tables) {
+    let state: TableState;
+    try {
+      state = await findMirrorTable(db.connection, table.ref, request.db);
+    } catch (error) {
+      if (!(error instanceof TdsError) || error.code === 'INTERRUPTED') throw error;
+      results.push(...unreachable(table, error.message));
+      continue;
+    }
+    const fields = await mirrorFields(db.connection, state.tableId);
+    const scope: TableScope = { db, step, table: state, fields, now: request.now, verifiedAt: verified?.get(state.tableId) };
+    if (table.schema) {
+      const contract = evaluateContract(table.schema, fields, table.ref, previous.get(resultKey(table.ref, 'schema'))?.fields ?? null);
+      results.push(contract.result);
+      matched.set(table.ref, contract.matched);
+    }
+    const contractLabels = new Set(table.schema?.fields.map((field) => field.label) ?? []);
+    for (const check of table.checks) results.push(await evaluateCheck(scope, check, { tableRef: table.ref, contractLabels }));
+  }
+  return { results, changes: statusChanges(results, previous), matched };
 }
 
 /** Every check of a table the mirror does not hold: an `error` that says so. */

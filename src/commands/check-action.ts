@@ -12,7 +12,7 @@ import { checkOutputTarget } from '../output/claim-output.js';
 import { writeWhole } from '../output/table.js';
 import { checksText, type CheckFormat } from '../check/check-output.js';
 import { tally, tallyText } from '../check/check-result.js';
-import { readChecksFile, type TableChecks } from '../check/checks-file.js';
+import { DEFAULT_CHECKS_FILE, readChecksFile, type TableChecks } from '../check/checks-file.js';
 import { notifyChanges, type NotifyOptions } from '../check/notify.js';
 import { runChecks } from '../check/run-checks.js';
 import { withClient } from './client.js';
@@ -25,8 +25,6 @@ export interface CheckOptions {
   output?: string;
   notify?: string;
 }
-
-export const DEFAULT_CHECKS_FILE = 'tds-checks.yaml';
 
 export async function checkAction(ctx: Context, file: string | undefined, options: CheckOptions, command: Command): Promise<void> {
   const output = options.output === '-' ? undefined : options.output;
