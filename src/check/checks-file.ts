@@ -122,9 +122,8 @@ function refuseDeepNesting(text: string, path: string): void {
     else if (char === ']' || char === '}') depth = Math.max(0, depth - 1);
     if (depth > MAX_DEPTH) throw new UsageError(`${path}:${line}: nested deeper than a checks file ever is (${MAX_DEPTH} levels)`);
   }
-  const indents = text.split('\n').map((each, i) => ({ indent: /^ */.exec(each)![0].length, line: i + 1 }));
-  const deep = indents.find((each) => each.indent > MAX_DEPTH * 8);
-  if (deep) throw new UsageError(`${path}:${deep.line}: indented deeper than a checks file ever is`);
+  const deep = text.split('\n').findIndex((each) => /^ */.exec(each)![0].length > MAX_DEPTH * 8);
+  if (deep >= 0) throw new UsageError(`${path}:${deep + 1}: indented deeper than a checks file ever is`);
 }
 
 function readSchema(reader: NodeReader, node: Node, ref: string): SchemaContract {
