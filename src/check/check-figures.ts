@@ -49,58 +49,88 @@ export class CheckProblem extends Error {
 
 const RUNNING_STATES = ['queued', 'waiting', 'running'];
 
-/**
- * One check's result. A column the table does not have is an `error` naming the columns there are, or
- * a `fail` when the schema contract declares it (`declared`): the contract's drift is then the cause.
- */
-export async function evaluateCheck(
-  scope: TableScope,
-  declared: DeclaredCheck,
-  { tableRef, contractLabels }: { tableRef: string; contractLabels: ReadonlySet<string> },
-): Promise<CheckResult> {
-  const base = { table: tableRef, check: declared.name, kind: declared.spec.kind };
-  let figure: Figure;
-  try {
-    figure = await figureOf(scope, declared.spec);
-  } catch (error) {
-    if (!(error instanceof CheckProblem) && declared.spec.kind !== 'sql') throw error;
-    const message = error instanceof CheckProblem ? error.message : (sqlError(error) as Error).message;
-    const declaredGone = error instanceof CheckProblem && error.missingColumn !== undefined && contractLabels.has(error.missingColumn);
-    return {
-      ...base,
-      status: declaredGone ? 'fail' : 'error',
-      observed: null,
-      threshold: thresholdOf(declared.spec),
-      examples: [],
-      message,
-    };
-  }
-  const examples = figure.ok ? [] : (figure.examples ?? (figure.faults ? await exampleIds(scope, figure.faults) : []));
-  const status = judged(figure.ok, declared.severity);
-  return { ...base, status, observed: figure.observed, threshold: figure.threshold, examples, message: figure.message ?? null };
+/** How a check's figure is had: aggregates of the table's one scan and a judgement of their values, or a query of its own. */
+type Plan = { exprs: string[]; judge(values: number[]): Figure } | { run(): Promise<Figure> };
+
+export interface TableChecksContext {
+  tableRef: string;
+  /** The labels the table's schema contract declares. */
+  contractLabels: ReadonlySet<string>;
 }
 
-async function figureOf(scope: TableScope, spec: CheckSpec): Promise<Figure> {
+/**
+ * The results of a table's checks: the aggregates of every check computed in one scan of the table
+ * (the same expression once), the sql checks and example rows by queries of their own. A column the
+ * table does not have is an `error` naming the columns there are, or a `fail` when the schema
+ * contract declares it: the contract's drift is then the cause.
+ */
+export async function evaluateTable(
+  scope: TableScope,
+  checks: readonly DeclaredCheck[],
+  context: TableChecksContext,
+): Promise<CheckResult[]> {
+  const plans = checks.map((declared) => {
+    try {
+      return planOf(scope, declared.spec);
+    } catch (error) {
+      if (!(error instanceof CheckProblem)) throw error;
+      return error;
+    }
+  });
+  const exprs = [...new Set(plans.flatMap((plan) => (plan instanceof CheckProblem || !('exprs' in plan) ? [] : plan.exprs)))];
   const from = quoteIdent(scope.table.mirrorTable);
+  const row = exprs.length === 0 ? {} : await first(scope, `SELECT ${exprs.map((expr, i) => `${expr} AS a${i}`).join(', ')} FROM ${from}`);
+  const valueOf = (expr: string): number => {
+    const value = row[`a${exprs.indexOf(expr)}`];
+    return value === null || value === undefined ? Number.NaN : Number(value);
+  };
+  const results: CheckResult[] = [];
+  for (const [i, declared] of checks.entries()) {
+    const plan = plans[i]!;
+    const base = { table: context.tableRef, check: declared.name, kind: declared.spec.kind, threshold: thresholdOf(declared.spec) };
+    let figure: Figure;
+    try {
+      if (plan instanceof CheckProblem) throw plan;
+      figure = 'exprs' in plan ? plan.judge(plan.exprs.map(valueOf)) : await plan.run();
+    } catch (error) {
+      if (!(error instanceof CheckProblem) && declared.spec.kind !== 'sql') throw error;
+      const message = error instanceof CheckProblem ? error.message : (sqlError(error) as Error).message;
+      const gone = error instanceof CheckProblem && error.missingColumn !== undefined && context.contractLabels.has(error.missingColumn);
+      results.push({ ...base, status: gone ? 'fail' : 'error', observed: null, examples: [], message });
+      continue;
+    }
+    const examples = figure.ok ? [] : (figure.examples ?? (figure.faults ? await exampleIds(scope, figure.faults) : []));
+    const status = judged(figure.ok, declared.severity);
+    results.push({ ...base, status, observed: figure.observed, examples, message: figure.message ?? null });
+  }
+  return results;
+}
+
+function planOf(scope: TableScope, spec: CheckSpec): Plan {
   const threshold = thresholdOf(spec);
   switch (spec.kind) {
-    case 'rows': {
-      const rows = await count(scope, `SELECT count(*) AS n FROM ${from}`);
-      return { observed: rows, threshold, ok: within(rows, spec.min, spec.max) };
-    }
+    case 'rows':
+      return { exprs: ['count(*)'], judge: ([rows]) => ({ observed: rows!, threshold, ok: within(rows!, spec.min, spec.max) }) };
     case 'fill': {
       const { filled } = fieldSql(columnOf(scope, spec.column));
-      const row = await first(scope, `SELECT count(*) AS total, count(*) FILTER (WHERE ${filled}) AS filled FROM ${from}`);
-      const total = Number(row.total);
-      const fill = total === 0 ? null : Number(row.filled) / total;
-      return { observed: fill, threshold, ok: fill === null || within(fill, spec.min, spec.max), faults: `NOT coalesce(${filled}, false)` };
+      const faults = `NOT coalesce(${filled}, false)`;
+      return {
+        exprs: ['count(*)', `count(*) FILTER (WHERE ${filled})`],
+        judge: ([total, count]) => {
+          const fill = total === 0 ? null : count! / total!;
+          return { observed: fill, threshold, ok: fill === null || within(fill, spec.min, spec.max), faults };
+        },
+      };
     }
     case 'unique': {
       const { filled, column } = fieldSql(columnOf(scope, spec.column));
       const value = `CAST(${column} AS VARCHAR)`;
-      const repeated = `SELECT ${value} AS v FROM ${from} WHERE ${filled} GROUP BY 1 HAVING count(*) > 1`;
-      const rows = await count(scope, `SELECT count(*) AS n FROM ${from} WHERE ${filled} AND ${value} IN (${repeated})`);
-      return { observed: rows, threshold, ok: rows === 0, faults: `${filled} AND ${value} IN (${repeated})` };
+      const repeated = `SELECT ${value} AS v FROM ${quoteIdent(scope.table.mirrorTable)} WHERE ${filled} GROUP BY 1 HAVING count(*) > 1`;
+      // the rows that repeat a value an earlier row has (a value on three rows: two)
+      return {
+        exprs: [`count(*) FILTER (WHERE ${filled}) - count(DISTINCT ${value}) FILTER (WHERE ${filled})`],
+        judge: ([repeats]) => ({ observed: repeats!, threshold, ok: repeats === 0, faults: `${filled} AND ${value} IN (${repeated})` }),
+      };
     }
     case 'accepted': {
       const sql = fieldSql(columnOf(scope, spec.column));
@@ -109,56 +139,56 @@ async function figureOf(scope: TableScope, spec: CheckSpec): Promise<Figure> {
         sql.sqlType === 'VARCHAR[]'
           ? `len(list_filter(${sql.column}, x -> NOT list_contains(${list}, x))) > 0`
           : `${sql.filled} AND NOT list_contains(${list}, CAST(${sql.column} AS VARCHAR))`;
-      const rows = await count(scope, `SELECT count(*) AS n FROM ${from} WHERE ${outside}`);
-      return { observed: rows, threshold, ok: rows === 0, faults: outside };
+      return {
+        exprs: [`count(*) FILTER (WHERE ${outside})`],
+        judge: ([rows]) => ({ observed: rows!, threshold, ok: rows === 0, faults: outside }),
+      };
     }
     case 'failure_rate':
     case 'stuck':
-      return runStateFigure(scope, spec, threshold);
+      return runStatePlan(scope, spec, threshold);
     case 'activity':
+      return {
+        exprs: ['epoch_ms(max(_createdAt))'],
+        judge: ([newest]) => {
+          if (Number.isNaN(newest)) return { observed: null, threshold, ok: false, message: 'the table has no rows' };
+          const age = Math.max(0, scope.now - newest!);
+          return { observed: Math.round(age / 1000), threshold, ok: age <= spec.maxQuiet.ms };
+        },
+      };
     case 'fresh':
-      return ageFigure(scope, spec, threshold);
+      return { run: () => Promise.resolve(freshFigure(scope, spec, threshold)) };
     case 'sql':
-      return sqlFigure(scope, spec, threshold);
+      return { run: () => sqlFigure(scope, spec, threshold) };
   }
+}
+
+/** The age of the table's last complete pass (verified_at), on the service's clock. */
+function freshFigure(scope: TableScope, spec: Extract<CheckSpec, { kind: 'fresh' }>, threshold: string): Figure {
+  if (!scope.verifiedAt) throw new CheckProblem('not verified yet: no complete pass over the table is recorded');
+  const age = Math.max(0, scope.now - Date.parse(scope.verifiedAt));
+  return { observed: Math.round(age / 1000), threshold, ok: age <= spec.maxAge.ms };
 }
 
 /** Over the cells' run states (`<key>.status`): the share failed of those that finished, or the cells stuck running. */
-async function runStateFigure(
-  scope: TableScope,
-  spec: Extract<CheckSpec, { kind: 'failure_rate' | 'stuck' }>,
-  threshold: string,
-): Promise<Figure> {
-  const from = quoteIdent(scope.table.mirrorTable);
+function runStatePlan(scope: TableScope, spec: Extract<CheckSpec, { kind: 'failure_rate' | 'stuck' }>, threshold: string): Plan {
   const status = statusColumn(scope, spec.column);
   if (spec.kind === 'stuck') {
     const stuck = `${status} IN (${RUNNING_STATES.map(quoteLiteral).join(', ')}) AND _updatedAt < ${instant(scope.now - spec.maxAge.ms)}`;
-    const rows = await count(scope, `SELECT count(*) AS n FROM ${from} WHERE ${stuck}`);
-    return { observed: rows, threshold, ok: rows === 0, faults: stuck };
+    return {
+      exprs: [`count(*) FILTER (WHERE ${stuck})`],
+      judge: ([cells]) => ({ observed: cells!, threshold, ok: cells === 0, faults: stuck }),
+    };
   }
   const since = spec.since ? `_updatedAt >= ${instant(scope.now - spec.since.ms)}` : 'true';
-  const row = await first(
-    scope,
-    `SELECT count(*) FILTER (WHERE ${status} = 'failed') AS failed, count(*) FILTER (WHERE ${status} IN ('success', 'failed')) AS finished FROM ${from} WHERE ${since}`,
-  );
-  const finished = Number(row.finished);
-  const rate = finished === 0 ? null : Number(row.failed) / finished;
-  return { observed: rate, threshold, ok: rate === null || rate <= spec.max, faults: `${status} = 'failed' AND ${since}` };
-}
-
-/** The newest row's age (activity), or the last complete pass's (fresh), in seconds on the service's clock. */
-async function ageFigure(scope: TableScope, spec: Extract<CheckSpec, { kind: 'activity' | 'fresh' }>, threshold: string): Promise<Figure> {
-  let at: number;
-  if (spec.kind === 'activity') {
-    const row = await first(scope, `SELECT epoch_ms(max(_createdAt)) AS newest FROM ${quoteIdent(scope.table.mirrorTable)}`);
-    if (row.newest === null || row.newest === undefined) return { observed: null, threshold, ok: false, message: 'the table has no rows' };
-    at = Number(row.newest);
-  } else {
-    if (!scope.verifiedAt) throw new CheckProblem('not verified yet: no complete pass over the table is recorded');
-    at = Date.parse(scope.verifiedAt);
-  }
-  const age = Math.max(0, scope.now - at);
-  return { observed: Math.round(age / 1000), threshold, ok: age <= (spec.kind === 'activity' ? spec.maxQuiet.ms : spec.maxAge.ms) };
+  const failed = `${status} = 'failed' AND ${since}`;
+  return {
+    exprs: [`count(*) FILTER (WHERE ${failed})`, `count(*) FILTER (WHERE ${status} IN ('success', 'failed') AND ${since})`],
+    judge: ([failures, finished]) => {
+      const rate = finished === 0 ? null : failures! / finished!;
+      return { observed: rate, threshold, ok: rate === null || rate <= spec.max, faults: failed };
+    },
+  };
 }
 
 /** The `sql` check: its query in the sandbox of `tds sql` (read-only, no file access); its rows are the faults. */
@@ -235,14 +265,8 @@ async function first(scope: TableScope, sql: string, params: DuckDBValue[] = [])
   return reader.getRowObjectsJS()[0] ?? {};
 }
 
-async function count(scope: TableScope, sql: string): Promise<number> {
-  return Number((await first(scope, sql)).n ?? 0);
-}
-
 async function exampleIds(scope: TableScope, faults: string): Promise<string[]> {
   const from = quoteIdent(scope.table.mirrorTable);
-  const reader = await scope.step(() =>
-    scope.db.connection.runAndReadAll(`SELECT _id FROM ${from} WHERE ${faults} ORDER BY _createdAt DESC, _id LIMIT ${MAX_EXAMPLES}`),
-  );
+  const reader = await scope.step(() => scope.db.connection.runAndReadAll(`SELECT _id FROM ${from} WHERE ${faults} LIMIT ${MAX_EXAMPLES}`));
   return reader.getRowObjectsJS().map((row) => String(row._id));
 }

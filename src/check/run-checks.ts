@@ -6,7 +6,7 @@ import { interruptible } from '../duckdb/interruptible.js';
 import { openMirror } from '../mirror/mirror-db.js';
 import type { TableState } from '../mirror/table-state.js';
 import { findMirrorTable, mirrorFields } from '../stats/mirror-catalog.js';
-import { evaluateCheck, thresholdOf, type TableScope } from './check-figures.js';
+import { evaluateTable, thresholdOf, type TableScope } from './check-figures.js';
 import { previousResults, recordRun, resultKey, statusChanges, type StatusChange } from './check-history.js';
 import type { CheckResult } from './check-result.js';
 import type { TableChecks } from './checks-file.js';
@@ -93,7 +93,7 @@ export async function evaluateChecks(db: Database, request: Pick<CheckRun, 'db' 
       matched.set(table.ref, contract.matched);
     }
     const contractLabels = new Set(table.schema?.fields.map((field) => field.label) ?? []);
-    for (const check of table.checks) results.push(await evaluateCheck(scope, check, { tableRef: table.ref, contractLabels }));
+    results.push(...(await evaluateTable(scope, table.checks, { tableRef: table.ref, contractLabels })));
   }
   return { results, changes: statusChanges(results, previous), matched };
 }

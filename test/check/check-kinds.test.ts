@@ -67,7 +67,7 @@ describe('tds check: each kind over the mirror', () => {
     expect(run.results.map((result) => [result.check, result.status, result.observed, [...result.examples].sort()])).toEqual([
       ['rows', 'fail', 10, []],
       ['fill Email', 'fail', 0.8, [ids[8], ids[9]].sort()],
-      ['unique Email', 'fail', 2, [ids[1], ids[2]].sort()],
+      ['unique Email', 'fail', 1, [ids[1], ids[2]].sort()],
       ['accepted Stage', 'fail', 1, [ids[8]]],
       ['failure_rate Enrich', 'fail', 2 / 6, [ids[2], ids[4]].sort()],
       ['stuck Enrich', 'fail', 2, [ids[5], ids[6]].sort()],

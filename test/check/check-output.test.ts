@@ -41,7 +41,7 @@ describe('tds check: output', () => {
     expect(lines[0]).toBe(FIXTURE_NAME);
     expect(lines[1]).toMatch(/^STATUS\s+CHECK\s+OBSERVED\s+THRESHOLD\s+DETAIL/);
     expect(run.stdout).toMatch(/✓ pass\s+rows\s+10\s+≥ 1/);
-    expect(run.stdout).toMatch(/✗ FAIL\s+unique Email\s+2\s+0 rows\s+e\.g\. row_/);
+    expect(run.stdout).toMatch(/✗ FAIL\s+unique Email\s+1\s+0 rows\s+e\.g\. row_/);
     expect(run.stdout).toMatch(/! warn\s+rows \(2\)\s+10\s+≤ 5/);
     expect(run.stdout).toMatch(/\? error\s+fill Nope\s+–/);
     expect(run.stdout).toMatch(/\n\nNot A Table\n/);
@@ -68,7 +68,7 @@ describe('tds check: output', () => {
       ['fill Nope', ['error']],
       ['sql odd <&> "name"', ['failure']],
     ]);
-    expect(fixtureSuite!.children[1]!.children[0]!.attributes.message).toMatch(/^unique Email: observed 2, threshold 0 rows/);
+    expect(fixtureSuite!.children[1]!.children[0]!.attributes.message).toMatch(/^unique Email: observed 1, threshold 0 rows/);
     expect(missing!.children[0]!.children[0]!.attributes.message).toMatch(/not in the mirror/);
   });
 
@@ -81,7 +81,7 @@ describe('tds check: output', () => {
       check: 'unique Email',
       kind: 'unique',
       status: 'fail',
-      observed: 2,
+      observed: 1,
       threshold: '0 rows',
       examples: [expect.stringMatching(/^row_/), expect.stringMatching(/^row_/)],
       message: null,
