@@ -19,6 +19,7 @@ import { statsCommand } from './commands/stats.js';
 import { mcpCommand } from './commands/mcp.js';
 import { diffCommand } from './commands/diff.js';
 import { checkCommand } from './commands/check.js';
+import { lakeCommand } from './commands/lake.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -52,6 +53,7 @@ export function buildProgram(ctx: Context): Command {
     checkCommand,
     mcpCommand,
     diffCommand,
+    lakeCommand,
     emulatorCommand,
     demoCommand,
     configCommand,

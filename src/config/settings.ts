@@ -22,6 +22,8 @@ export interface Settings {
   db: string;
   /** The profile's `checks`: the checks file of `tds check` when none is given. */
   checks?: string;
+  /** The lake folder of `tds sync`: --lake, else the profile's `lake`; none by default. */
+  lake?: string;
 }
 
 /** Where the base URL and key came from, for messages (`--base-url`, `TDS_API_KEY`, `profile "work"`). */
@@ -95,6 +97,7 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
         fromProfile('db') ??
         DEFAULT_DB,
       checks: fromProfile('checks'),
+      ...lakeSetting(typeof opts.lake === 'string' && opts.lake !== '' ? opts.lake : fromProfile('lake')),
     },
     sources,
   };
@@ -120,4 +123,8 @@ function envNumber(raw: string | undefined, parse: (raw: string) => number): num
 
 function numberOrUndefined(text: string | undefined): number | undefined {
   return text === undefined ? undefined : Number(text);
+}
+
+function lakeSetting(lake: string | undefined): { lake?: string } {
+  return lake === undefined ? {} : { lake };
 }
