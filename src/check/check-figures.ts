@@ -2,7 +2,6 @@ import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { Database } from '../duckdb/engine.js';
 import type { Step } from '../duckdb/interruptible.js';
 import { prepareOne } from '../duckdb/one-statement.js';
-import { runStatement } from '../duckdb/run-statement.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { StoredField } from '../mirror/schema-drift.js';
 import type { TableState } from '../mirror/table-state.js';
@@ -50,7 +49,9 @@ export class CheckProblem extends Error {
 const RUNNING_STATES = ['queued', 'waiting', 'running'];
 
 /** How a check's figure is had: aggregates of the table's one scan and a judgement of their values, or a query of its own. */
-type Plan = { exprs: string[]; judge(values: number[]): Figure } | { run(): Promise<Figure> };
+type Plan =
+  /** `alone`: its aggregates get a scan of their own (a distinct count's hash table is not to share the buffer pool with others). */
+  { exprs: string[]; alone?: boolean; judge(values: number[]): Figure } | { run(): Promise<Figure> };
 
 export interface TableChecksContext {
   tableRef: string;
@@ -77,13 +78,8 @@ export async function evaluateTable(
       return error;
     }
   });
-  const exprs = [...new Set(plans.flatMap((plan) => (plan instanceof CheckProblem || !('exprs' in plan) ? [] : plan.exprs)))];
-  const from = quoteIdent(scope.table.mirrorTable);
-  const row = exprs.length === 0 ? {} : await first(scope, `SELECT ${exprs.map((expr, i) => `${expr} AS a${i}`).join(', ')} FROM ${from}`);
-  const valueOf = (expr: string): number => {
-    const value = row[`a${exprs.indexOf(expr)}`];
-    return value === null || value === undefined ? Number.NaN : Number(value);
-  };
+  const valueOf = await aggregates(scope, plans);
+  const examplesOf = new Map<string, Promise<string[]>>();
   const results: CheckResult[] = [];
   for (const [i, declared] of checks.entries()) {
     const plan = plans[i]!;
@@ -99,11 +95,32 @@ export async function evaluateTable(
       results.push({ ...base, status: gone ? 'fail' : 'error', observed: null, examples: [], message });
       continue;
     }
-    const examples = figure.ok ? [] : (figure.examples ?? (figure.faults ? await exampleIds(scope, figure.faults) : []));
+    const faults = figure.faults;
+    if (!figure.ok && !figure.examples && faults && !examplesOf.has(faults)) examplesOf.set(faults, exampleIds(scope, faults));
+    const examples = figure.ok ? [] : (figure.examples ?? (faults ? await examplesOf.get(faults)! : []));
     const status = judged(figure.ok, declared.severity);
     results.push({ ...base, status, observed: figure.observed, examples, message: figure.message ?? null });
   }
   return results;
+}
+
+/** The values of the plans' aggregates: one scan for all of them but those that go alone (each expression once). */
+async function aggregates(scope: TableScope, plans: ReadonlyArray<Plan | CheckProblem>): Promise<(expr: string) => number> {
+  const scans = new Map<string, string[]>();
+  for (const plan of plans) {
+    if (plan instanceof CheckProblem || !('exprs' in plan)) continue;
+    for (const expr of plan.exprs) {
+      const key = plan.alone ? expr : '';
+      if (!scans.get(key)?.includes(expr)) scans.set(key, [...(scans.get(key) ?? []), expr]);
+    }
+  }
+  const values = new Map<string, number>();
+  for (const exprs of scans.values()) {
+    const sql = `SELECT ${exprs.map((expr, i) => `${expr} AS a${i}`).join(', ')} FROM ${quoteIdent(scope.table.mirrorTable)}`;
+    const row = await first(scope, sql);
+    exprs.forEach((expr, i) => values.set(expr, row[`a${i}`] === null || row[`a${i}`] === undefined ? Number.NaN : Number(row[`a${i}`])));
+  }
+  return (expr) => values.get(expr) ?? Number.NaN;
 }
 
 function planOf(scope: TableScope, spec: CheckSpec): Plan {
@@ -129,6 +146,7 @@ function planOf(scope: TableScope, spec: CheckSpec): Plan {
       // the rows that repeat a value an earlier row has (a value on three rows: two)
       return {
         exprs: [`count(*) FILTER (WHERE ${filled}) - count(DISTINCT ${value}) FILTER (WHERE ${filled})`],
+        alone: true,
         judge: ([repeats]) => ({ observed: repeats!, threshold, ok: repeats === 0, faults: `${filled} AND ${value} IN (${repeated})` }),
       };
     }
@@ -194,17 +212,25 @@ function runStatePlan(scope: TableScope, spec: Extract<CheckSpec, { kind: 'failu
 /** The `sql` check: its query in the sandbox of `tds sql` (read-only, no file access); its rows are the faults. */
 async function sqlFigure(scope: TableScope, spec: Extract<CheckSpec, { kind: 'sql' }>, threshold: string): Promise<Figure> {
   const statement = await prepareOne(scope.db, spec.query, { files: false }, scope.step);
-  const outcome = await runStatement(scope.db, statement, scope.step).finally(() => statement.destroySync());
-  if (outcome.kind !== 'rows')
-    throw new CheckProblem('the query returns no rows to count: a sql check is a SELECT whose rows are the faults');
-  let rows = 0;
-  const ids: string[] = [];
-  const idColumn = outcome.columns.includes('_id') ? '_id' : outcome.columns[0];
-  for await (const record of outcome.rows) {
-    rows += 1;
-    if (ids.length < MAX_EXAMPLES && idColumn !== undefined && record[idColumn] !== null) ids.push(String(record[idColumn]));
+  const type = statement.statementType;
+  const columns = Array.from({ length: statement.columnCount }, (_, i) => statement.columnName(i));
+  statement.destroySync();
+  if (type !== scope.db.duckdb.StatementType.SELECT) {
+    throw new CheckProblem('a sql check is a query (SELECT …) whose rows are the faults; this statement is not one');
   }
-  return { observed: rows, threshold, ok: rows <= spec.max, examples: ids };
+  // the checked query as a subquery, on a line of its own (a comment at its end swallows nothing of ours)
+  const query = `(\n${spec.query.trim().replace(/;+\s*$/, '')}\n) AS q`;
+  const rows = Number((await first(scope, `SELECT count(*) AS n FROM ${query}`)).n);
+  const idColumn = columns.includes('_id') ? '_id' : columns[0];
+  let examples: string[] = [];
+  if (rows > spec.max && idColumn !== undefined) {
+    const id = quoteIdent(idColumn);
+    const reader = await scope.step(() =>
+      scope.db.connection.runAndReadAll(`SELECT CAST(${id} AS VARCHAR) AS id FROM ${query} WHERE ${id} IS NOT NULL LIMIT ${MAX_EXAMPLES}`),
+    );
+    examples = reader.getRowObjectsJS().map((row) => String(row.id));
+  }
+  return { observed: rows, threshold, ok: rows <= spec.max, examples };
 }
 
 export function thresholdOf(spec: CheckSpec): string {

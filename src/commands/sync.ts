@@ -33,6 +33,7 @@ Examples:
   $ tds sync --all --full                # the whole organization, deletions included
   $ tds sync Leads --follow --every 30   # keep the mirror current until Ctrl-C
   $ tds sync --follow --changes | jq -c 'select(.change == "deleted")'
+  $ tds sync Leads --follow --check tds-checks.yaml --notify @team   # checks after each round that changed Leads
   $ tds sync --all --follow --lake ./lake # the changes as Parquet for Spark, Trino, BigQuery, DuckDB
   $ tds sql "SELECT Stage, count(*) FROM leads GROUP BY Stage"`;
 
@@ -52,6 +53,11 @@ export function syncCommand(ctx: Context): Command {
     .option('--json', 'print the summary as JSON on stdout')
     .option('--changes', "print what each table's sync changed on stdout, as NDJSON diff records (summaries stay on stderr)")
     .option('--lake <dir>', "also write what each table's sync changed to DIR as Parquet (Hive partitions; see `tds lake`)")
+    .option(
+      '--check <file>',
+      'after each round, run the checks of FILE (see tds check) for the tables it changed; the summary says how many fail',
+    )
+    .option('--notify <url|@name>', 'with --check: post a JSON message when some check changed status (see tds check --notify)')
     .option('--prune-history <duration>', 'drop the versions replaced longer ago than DURATION (30d, 12h) from the history tables')
     .addHelpText('after', HELP)
     .action(async (tables: string[], options: SyncOptions, command: Command) => {

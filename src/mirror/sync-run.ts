@@ -34,6 +34,11 @@ export interface SyncRequest {
   changes?: boolean;
   /** --prune-history: versions replaced longer ago than this many ms are dropped */
   pruneHistoryMs?: number;
+  /**
+   * Run after each round with the tables it changed (every table after the first), the mirror closed
+   * meanwhile so that the hook opens it as it needs (--follow --check).
+   */
+  afterRound?: (changed: readonly TableSyncResult[]) => Promise<void>;
   /** Run after each table's sync, with the mirror open for writing (--lake writes what the sync changed). */
   afterTable?: (db: Database, result: TableSyncResult) => Promise<void>;
 }
@@ -56,22 +61,31 @@ const THREADS = 1;
  */
 export async function runSync(ctx: Context, client: ApiClient, request: SyncRequest): Promise<void> {
   returnFreedMemoryAtOnce();
-  const db = await openMirror(request.db, {
-    readOnly: false,
-    memoryLimit: MEMORY_LIMIT,
-    threads: THREADS,
-    note: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
-  });
+  const open = (): Promise<Database> =>
+    openMirror(request.db, {
+      readOnly: false,
+      memoryLimit: MEMORY_LIMIT,
+      threads: THREADS,
+      note: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
+    });
+  let db: Database | undefined = await open();
   try {
     const follow = new FollowMemory();
     for (let round = 0; ; round += 1) {
+      db ??= await open();
       const results = await syncRound({ ctx, client, db, request }, follow, round === 0);
-      if (round === 0 || results.some(changedAnything)) report(ctx, request, round === 0 ? results : results.filter(changedAnything));
+      const changed = round === 0 ? results : results.filter(changedAnything);
+      if (round === 0 || changed.length > 0) report(ctx, request, changed);
+      if (request.afterRound && changed.length > 0) {
+        db.close();
+        db = undefined;
+        await request.afterRound(changed);
+      }
       if (request.followEveryMs === undefined) return;
       if (!(await idle(ctx, request.followEveryMs))) return;
     }
   } finally {
-    db.close();
+    db?.close();
   }
 }
 
