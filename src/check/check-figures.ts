@@ -7,7 +7,7 @@ import type { StoredField } from '../mirror/schema-drift.js';
 import type { TableState } from '../mirror/table-state.js';
 import { sqlError } from '../mirror/sql-errors.js';
 import { fieldSql } from '../stats/field-sql.js';
-import { judged, MAX_EXAMPLES, type CheckResult } from './check-result.js';
+import { judged, MAX_EXAMPLES, thresholdOf, type CheckResult } from './check-result.js';
 import type { CheckSpec, DeclaredCheck } from './checks-file.js';
 
 // Each kind of check as DuckDB computes it over the mirror table: one aggregate for the figure, and a
@@ -49,9 +49,7 @@ export class CheckProblem extends Error {
 const RUNNING_STATES = ['queued', 'waiting', 'running'];
 
 /** How a check's figure is had: aggregates of the table's one scan and a judgement of their values, or a query of its own. */
-type Plan =
-  /** `alone`: its aggregates get a scan of their own (a distinct count's hash table is not to share the buffer pool with others). */
-  { exprs: string[]; alone?: boolean; judge(values: number[]): Figure } | { run(): Promise<Figure> };
+type Plan = { exprs: string[]; judge(values: number[]): Figure } | { run(): Promise<Figure> };
 
 export interface TableChecksContext {
   tableRef: string;
@@ -104,23 +102,18 @@ export async function evaluateTable(
   return results;
 }
 
-/** The values of the plans' aggregates: one scan for all of them but those that go alone (each expression once). */
+/** The values of the plans' aggregates, all of them in one scan of the table (each expression once). */
 async function aggregates(scope: TableScope, plans: ReadonlyArray<Plan | CheckProblem>): Promise<(expr: string) => number> {
-  const scans = new Map<string, string[]>();
-  for (const plan of plans) {
-    if (plan instanceof CheckProblem || !('exprs' in plan)) continue;
-    for (const expr of plan.exprs) {
-      const key = plan.alone ? expr : '';
-      if (!scans.get(key)?.includes(expr)) scans.set(key, [...(scans.get(key) ?? []), expr]);
-    }
-  }
-  const values = new Map<string, number>();
-  for (const exprs of scans.values()) {
-    const sql = `SELECT ${exprs.map((expr, i) => `${expr} AS a${i}`).join(', ')} FROM ${quoteIdent(scope.table.mirrorTable)}`;
-    const row = await first(scope, sql);
-    exprs.forEach((expr, i) => values.set(expr, row[`a${i}`] === null || row[`a${i}`] === undefined ? Number.NaN : Number(row[`a${i}`])));
-  }
-  return (expr) => values.get(expr) ?? Number.NaN;
+  const exprs = [...new Set(plans.flatMap((plan) => (plan instanceof CheckProblem || !('exprs' in plan) ? [] : plan.exprs)))];
+  if (exprs.length === 0) return () => Number.NaN;
+  const row = await first(
+    scope,
+    `SELECT ${exprs.map((expr, i) => `${expr} AS a${i}`).join(', ')} FROM ${quoteIdent(scope.table.mirrorTable)}`,
+  );
+  return (expr) => {
+    const value = row[`a${exprs.indexOf(expr)}`];
+    return value === null || value === undefined ? Number.NaN : Number(value);
+  };
 }
 
 function planOf(scope: TableScope, spec: CheckSpec): Plan {
@@ -139,17 +132,8 @@ function planOf(scope: TableScope, spec: CheckSpec): Plan {
         },
       };
     }
-    case 'unique': {
-      const { filled, column } = fieldSql(columnOf(scope, spec.column));
-      const value = `CAST(${column} AS VARCHAR)`;
-      const repeated = `SELECT ${value} AS v FROM ${quoteIdent(scope.table.mirrorTable)} WHERE ${filled} GROUP BY 1 HAVING count(*) > 1`;
-      // the rows that repeat a value an earlier row has (a value on three rows: two)
-      return {
-        exprs: [`count(*) FILTER (WHERE ${filled}) - count(DISTINCT ${value}) FILTER (WHERE ${filled})`],
-        alone: true,
-        judge: ([repeats]) => ({ observed: repeats!, threshold, ok: repeats === 0, faults: `${filled} AND ${value} IN (${repeated})` }),
-      };
-    }
+    case 'unique':
+      return { run: () => uniqueFigure(scope, spec.column, threshold) };
     case 'accepted': {
       const sql = fieldSql(columnOf(scope, spec.column));
       const list = `[${spec.values.map(quoteLiteral).join(', ')}]`;
@@ -179,6 +163,38 @@ function planOf(scope: TableScope, spec: CheckSpec): Plan {
     case 'sql':
       return { run: () => sqlFigure(scope, spec, threshold) };
   }
+}
+
+/** A unique check's figure per column (two checks of one column make one GROUP BY). */
+const uniqueFigures = new WeakMap<TableScope, Map<string, Promise<Figure>>>();
+
+/**
+ * The rows that repeat a value an earlier row has (a value on three rows: two), from one GROUP BY of
+ * the column, which also names one repeated value: its rows are the examples.
+ */
+function uniqueFigure(scope: TableScope, name: string, threshold: string): Promise<Figure> {
+  const { filled, column, field } = fieldSql(columnOf(scope, name));
+  const memo = uniqueFigures.get(scope) ?? new Map<string, Promise<Figure>>();
+  uniqueFigures.set(scope, memo);
+  const known = memo.get(field.fieldId);
+  if (known) return known.then((figure) => ({ ...figure, threshold }));
+  const value = `CAST(${column} AS VARCHAR)`;
+  const from = quoteIdent(scope.table.mirrorTable);
+  const figure = first(
+    scope,
+    `SELECT coalesce(sum(n - 1), 0) AS repeats, min(v) FILTER (WHERE n > 1) AS repeated FROM (SELECT ${value} AS v, count(*) AS n FROM ${from} WHERE ${filled} GROUP BY 1)`,
+  ).then((row): Figure => {
+    const repeats = Number(row.repeats);
+    const repeated = row.repeated === null || row.repeated === undefined ? undefined : String(row.repeated);
+    return {
+      observed: repeats,
+      threshold,
+      ok: repeats === 0,
+      ...(repeated === undefined ? {} : { faults: `${value} = ${quoteLiteral(repeated)}` }),
+    };
+  });
+  memo.set(field.fieldId, figure);
+  return figure;
 }
 
 /** The age of the table's last complete pass (verified_at), on the service's clock. */
@@ -231,30 +247,6 @@ async function sqlFigure(scope: TableScope, spec: Extract<CheckSpec, { kind: 'sq
     examples = reader.getRowObjectsJS().map((row) => String(row.id));
   }
   return { observed: rows, threshold, ok: rows <= spec.max, examples };
-}
-
-export function thresholdOf(spec: CheckSpec): string {
-  switch (spec.kind) {
-    case 'rows':
-    case 'fill': {
-      const show = (n: number): string => (spec.kind === 'fill' ? `${n * 100} %` : n.toLocaleString('en-US'));
-      if (spec.min !== undefined && spec.max !== undefined) return `${show(spec.min)} – ${show(spec.max)}`;
-      return spec.min !== undefined ? `≥ ${show(spec.min)}` : `≤ ${show(spec.max!)}`;
-    }
-    case 'unique':
-    case 'accepted':
-      return '0 rows';
-    case 'failure_rate':
-      return `≤ ${spec.max * 100} %${spec.since ? ` since ${spec.since.text}` : ''}`;
-    case 'stuck':
-      return `0 cells older than ${spec.maxAge.text}`;
-    case 'activity':
-      return `≤ ${spec.maxQuiet.text}`;
-    case 'fresh':
-      return `≤ ${spec.maxAge.text}`;
-    case 'sql':
-      return `≤ ${spec.max} rows`;
-  }
 }
 
 function within(value: number, min: number | undefined, max: number | undefined): boolean {

@@ -1,4 +1,4 @@
-import type { CheckKind, Severity } from './checks-file.js';
+import type { CheckKind, CheckSpec, Severity } from './checks-file.js';
 
 // One check's outcome, as every format shows it, _tds_checks keeps it and a notification compares it.
 
@@ -74,4 +74,29 @@ export function observedText(result: CheckResult): string {
   if (result.kind === 'activity' || result.kind === 'fresh') return ageText(observed);
   if (result.kind === 'fill' || result.kind === 'failure_rate') return `${(observed * 100).toFixed(1).replace(/\.0$/, '')} %`;
   return observed.toLocaleString('en-US');
+}
+
+/** A check's threshold in words, as every format shows it. */
+export function thresholdOf(spec: CheckSpec): string {
+  switch (spec.kind) {
+    case 'rows':
+    case 'fill': {
+      const show = (n: number): string => (spec.kind === 'fill' ? `${n * 100} %` : n.toLocaleString('en-US'));
+      if (spec.min !== undefined && spec.max !== undefined) return `${show(spec.min)} – ${show(spec.max)}`;
+      return spec.min !== undefined ? `≥ ${show(spec.min)}` : `≤ ${show(spec.max!)}`;
+    }
+    case 'unique':
+    case 'accepted':
+      return '0 rows';
+    case 'failure_rate':
+      return `≤ ${spec.max * 100} %${spec.since ? ` since ${spec.since.text}` : ''}`;
+    case 'stuck':
+      return `0 cells older than ${spec.maxAge.text}`;
+    case 'activity':
+      return `≤ ${spec.maxQuiet.text}`;
+    case 'fresh':
+      return `≤ ${spec.maxAge.text}`;
+    case 'sql':
+      return `≤ ${spec.max} rows`;
+  }
 }

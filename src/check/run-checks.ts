@@ -6,9 +6,9 @@ import { interruptible } from '../duckdb/interruptible.js';
 import { openMirror } from '../mirror/mirror-db.js';
 import type { TableState } from '../mirror/table-state.js';
 import { findMirrorTable, mirrorFields } from '../stats/mirror-catalog.js';
-import { evaluateTable, thresholdOf, type TableScope } from './check-figures.js';
+import { evaluateTable, type TableScope } from './check-figures.js';
 import { previousResults, recordRun, resultKey, statusChanges, type StatusChange } from './check-history.js';
-import type { CheckResult } from './check-result.js';
+import { thresholdOf, type CheckResult } from './check-result.js';
 import type { TableChecks } from './checks-file.js';
 import { evaluateContract } from './schema-contract.js';
 
