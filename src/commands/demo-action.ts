@@ -64,7 +64,7 @@ async function runDemo(ctx: Context, emulator: RunningEmulator, dir: string): Pr
     stdout.write(step.show ? await step.show(result) : result.stdout);
     if (result.stderr.trim() && step.showStderr !== false) stdout.write(color.dim(result.stderr));
     stdout.write('\n');
-    if (result.code !== 0) {
+    if (result.code !== (step.expectCode ?? 0)) {
       throw new TdsError('UNEXPECTED', `demo step "${step.title}" failed with exit ${result.code}`, {
         hint: 'run the command above yourself to see more, or report it as a bug',
       });
