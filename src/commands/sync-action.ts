@@ -53,6 +53,11 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
     });
   }
   if (options.notify !== undefined && options.check === undefined) throw new UsageError('--notify goes with --check FILE');
+  if (options.check !== undefined && options.changes) {
+    throw new UsageError('--check and --changes are not taken together yet', {
+      hint: 'run tds check beside the sync, or leave out --changes',
+    });
+  }
   const settings = await loadSettings(ctx, command);
   const checks = options.check === undefined ? undefined : await checksAfterRounds(ctx, options, settings);
   await withClient(ctx, settings, (client) =>
