@@ -6,6 +6,13 @@ import { loadSettings } from '../config/settings.js';
 import { MAX_DURATION_DAYS, parseDuration } from '../mirror/diff/diff-bounds.js';
 import { runSync } from '../mirror/sync-run.js';
 import type { HeaderMode } from '../records/shape-options.js';
+import { observedText, tallyText } from '../check/check-result.js';
+import { readChecksFile } from '../check/checks-file.js';
+import { notifyChanges } from '../check/notify.js';
+import { runChecks } from '../check/run-checks.js';
+import type { Settings } from '../config/settings.js';
+import type { ApiClient } from '../http/client.js';
+import { notifyTarget } from './check-action.js';
 import { withClient } from './client.js';
 import { writeLake } from '../lake/lake.js';
 import type { Database } from '../duckdb/engine.js';
@@ -25,6 +32,8 @@ export interface SyncOptions {
   maxStale?: string;
   maxShare?: number;
   lake?: string;
+  check?: string;
+  notify?: string;
 }
 
 const DEFAULT_EVERY_SECONDS = 10;
@@ -48,6 +57,12 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
       hint: `e.g. 30d, 12h, 90m (up to ${MAX_DURATION_DAYS}d)`,
     });
   }
+  if (options.notify !== undefined && options.check === undefined) throw new UsageError('--notify goes with --check FILE');
+  if (options.check !== undefined && options.changes) {
+    throw new UsageError('--check and --changes are not taken together yet', {
+      hint: 'run tds check beside the sync, or leave out --changes',
+    });
+  }
   if (options.maxShare !== undefined && !options.follow) throw new UsageError('--max-share goes with --follow');
   const settings = await loadSettings(ctx, command);
   const maxStaleText = options.maxStale ?? settings.maxStale ?? (options.follow ? DEFAULT_MAX_STALE.follow : DEFAULT_MAX_STALE.once);
@@ -55,8 +70,10 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
   if (maxStaleMs === undefined && maxStaleText.trim().toLowerCase() !== 'off') {
     throw new UsageError(`--max-stale ${JSON.stringify(maxStaleText)} is not a duration`, { hint: 'e.g. 30m, 24h, 7d, or off' });
   }
+  const checks = options.check === undefined ? undefined : await checksAfterRounds(ctx, options, settings);
   await withClient(ctx, settings, (client) =>
     runSync(ctx, client, {
+      ...(checks ? { afterRound: (changed: readonly TableSyncResult[]) => checks(client, changed) } : {}),
       tables,
       workspaces: options.workspace,
       all: Boolean(options.all),
@@ -84,5 +101,27 @@ function lakeWriter(ctx: Context, dir: string): (db: Database, result: TableSync
         `${partition.mirrorTable}: ${partition.rows} ${partition.rows === 1 ? 'version' : 'versions'} to the lake (sync_id=${partition.syncId})\n`,
       );
     }
+  };
+}
+
+/** --check FILE [--notify …]: the checks of the tables a round changed, run on the mirror once the round is written. */
+async function checksAfterRounds(
+  ctx: Context,
+  options: SyncOptions,
+  settings: Settings,
+): Promise<(client: ApiClient, changed: readonly TableSyncResult[]) => Promise<void>> {
+  const tables = await readChecksFile(options.check!);
+  const notify = options.notify === undefined ? undefined : await notifyTarget(ctx, options.notify, settings);
+  return async (client, changed) => {
+    const names = new Set(changed.flatMap((result) => [result.tableId, result.name, result.mirrorTable]));
+    const due = tables.filter((table) => names.has(table.ref));
+    if (due.length === 0) return;
+    const now = client.serviceNow() ?? Date.now();
+    const outcome = await runChecks({ db: settings.db, tables: due, now, record: true, signal: ctx.signal });
+    const failing = outcome.results.filter((result) => result.status === 'fail');
+    ctx.io.stderr.write(`checks of ${due.map((table) => table.ref).join(', ')}: ${tallyText(outcome.results)}\n`);
+    for (const result of failing)
+      ctx.io.stderr.write(`  ✗ FAIL ${result.table}: ${result.check} (${observedText(result)}, threshold ${result.threshold})\n`);
+    if (notify) await notifyChanges(ctx, outcome, notify);
   };
 }

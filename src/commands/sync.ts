@@ -48,6 +48,7 @@ Examples:
   $ tds sync --follow --changes | jq -c 'select(.change == "deleted")'
   $ tds sync --follow --max-stale 30m --max-share 0.3   # exact within 30 min, 30% of the limit
   $ tds sync --max-stale off             # one-shot, never a full pass for staleness
+  $ tds sync Leads --follow --check tds-checks.yaml --notify @team   # checks after each round that changed Leads
   $ tds sync --all --follow --lake ./lake # the changes as Parquet for Spark, Trino, BigQuery, DuckDB
   $ tds sql "SELECT Stage, count(*) FROM leads GROUP BY Stage"`;
 
@@ -76,6 +77,11 @@ export function syncCommand(ctx: Context): Command {
       parseNumberOption('--max-share', 0, 1),
     )
     .option('--lake <dir>', "also write what each table's sync changed to DIR as Parquet (Hive partitions; see `tds lake`)")
+    .option(
+      '--check <file>',
+      'after each round, run the checks of FILE (see tds check) for the tables it changed; the summary says how many fail',
+    )
+    .option('--notify <url|@name>', 'with --check: post a JSON message when some check changed status (see tds check --notify)')
     .option('--prune-history <duration>', 'drop the versions replaced longer ago than DURATION (30d, 12h) from the history tables')
     .addHelpText('after', HELP)
     .action(async (tables: string[], options: SyncOptions, command: Command) => {

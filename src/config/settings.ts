@@ -22,6 +22,8 @@ export interface Settings {
   db: string;
   /** The profile's `max-stale` (tds sync --max-stale when not given). */
   maxStale?: string;
+  /** The profile's `checks`: the checks file of `tds check` when none is given. */
+  checks?: string;
   /** The lake folder of `tds sync`: --lake, else the profile's `lake`; none by default. */
   lake?: string;
 }
@@ -97,6 +99,7 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
         fromProfile('db') ??
         DEFAULT_DB,
       maxStale: fromProfile('max-stale'),
+      checks: fromProfile('checks'),
       ...lakeSetting(typeof opts.lake === 'string' && opts.lake !== '' ? opts.lake : fromProfile('lake')),
     },
     sources,

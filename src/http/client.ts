@@ -70,6 +70,8 @@ export class ApiClient {
   private readonly signal?: AbortSignal;
   private readonly transport: Transport;
   private readonly limiters: ServiceLimiters;
+  /** The Date of the service's latest answer, and when (this machine's clock) it came. */
+  private serviceDate?: { serviceMs: number; localMs: number };
 
   constructor(options: ApiClientOptions) {
     this.base = parseBaseUrl(options.baseUrl);
@@ -163,6 +165,11 @@ export class ApiClient {
     return this.limiters.rows.delayUntilFree();
   }
 
+  /** Now on the service's clock, from the Date of its latest answer (to the second); undefined before any. */
+  serviceNow(): number | undefined {
+    return this.serviceDate && this.serviceDate.serviceMs + (Date.now() - this.serviceDate.localMs);
+  }
+
   close(): Promise<void> {
     return this.transport.close();
   }
@@ -180,6 +187,8 @@ export class ApiClient {
     });
     if (decision) throw callFailure({ what: call.what, last: result, attempts, decision, host: this.base.host, apiKey: this.apiKey });
     const response = result.response!;
+    const dated = typeof response.headers.date === 'string' ? Date.parse(response.headers.date) : NaN;
+    if (!Number.isNaN(dated)) this.serviceDate = { serviceMs: dated, localMs: Date.now() };
     if (call.onBody) {
       const date = response.headers.date;
       call.onBody(response.text, typeof date === 'string' ? date : undefined);

@@ -8,6 +8,8 @@ import type { HintsOf } from './tool-result.js';
 export interface McpServeOptions {
   /** the mirror file */
   db: string;
+  /** the `checks` setting: check_tables's checks file (else tds-checks.yaml in the current folder) */
+  checks?: string;
   /** --allow-push: push_records is offered */
   allowPush: boolean;
   caps: Caps;

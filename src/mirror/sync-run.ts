@@ -43,6 +43,11 @@ export interface SyncRequest {
   maxShare?: number;
   /** Another sync holds the mirror: 'skip' says so and leaves it (tds stats reads it as it is); else an error. */
   whenBusy?: 'skip';
+  /**
+   * Run after each round with the tables it changed (every table after the first), the mirror closed
+   * meanwhile so that the hook opens it as it needs (--follow --check).
+   */
+  afterRound?: (changed: readonly TableSyncResult[]) => Promise<void>;
   /** Run after each table's sync, with the mirror open for writing (--lake writes what the sync changed). */
   afterTable?: (db: Database, result: TableSyncResult) => Promise<void>;
 }
@@ -84,6 +89,8 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
     const follow = new FollowMemory();
     const first = await firstRound(session, follow);
     report(ctx, request, first);
+    // the mirror is closed between rounds: the hook opens it as it needs
+    await request.afterRound?.(first);
     if (request.followEveryMs !== undefined) await followRounds(session, follow);
   } finally {
     await lock.release();
@@ -155,7 +162,11 @@ async function followRounds(session: SyncSession, follow: FollowMemory): Promise
     if (!(await idle(ctx, roundAt - performance.now()))) return;
     const results = await followRound(session, follow);
     verifier.plan(follow.tables);
-    if (results.some(changedAnything)) report(ctx, request, results.filter(changedAnything));
+    const changed = results.filter(changedAnything);
+    if (changed.length > 0) {
+      report(ctx, request, changed);
+      await request.afterRound?.(changed);
+    }
   }
 }
 

@@ -26,6 +26,8 @@ describe('tds demo', () => {
       '$ tds rows Inbox --columns Email,Domain,Company --status-columns --no-meta',
       '$ tds sync Leads Companies',
       '$ tds stats Leads --no-sync --columns Stage,Enrich --format table',
+      '$ tds check --notify http://127.0.0.1:PORT/hooks/demo --format table',
+      '• Leads — failure_rate Enrich: pass → FAIL',
       '$ tds diff Leads --format ndjson',
       '"change":"added"',
       '$ cat .mcp.json',

@@ -26,6 +26,7 @@ describe('tds mcp: the tools', () => {
       'diff_table',
       'sync_tables',
       'search_rows',
+      'check_tables',
     ]);
     for (const tool of tools) {
       expect(tool.description!.length, tool.name).toBeGreaterThan(200);

@@ -55,7 +55,9 @@ describe('tds stats: formats', () => {
     expect(result.code, result.stderr).toBe(0);
     const text = result.stdout;
     expect(text).not.toMatch(/\u001b\[/);
-    expect(text).toMatch(/^Stats Fixture · Sales · 15 rows · 11 columns · synced [^\n]*(\n {2}| · )exact as of [^\n]*(\n {2}| · )mirror table stats_fixture$/m);
+    expect(text).toMatch(
+      /^Stats Fixture · Sales · 15 rows · 11 columns · synced [^\n]*(\n {2}| · )exact as of [^\n]*(\n {2}| · )mirror table stats_fixture$/m,
+    );
     expect(text).toContain('rows created per day (UTC), the last 3 days with rows:');
     expect(text).toMatch(/^ {2}2025-05-01 ██ █ 2025-05-04 {2}peak 5 on 2025-05-01$/m);
     expect(text).toMatch(/^Stage +select +█+[▏▎▍▌▋▊▉]?░* +47% +7 +3 +New ×4 · Won ×2 · lost ×1$/m);
