@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { call, post, sleep, start, tableByName } from '../helpers.js';
+import { call, post, sleep, tableByName, emulatorOptions } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
 
 // service-api.md 4.7 rule 4: rows show a quiet delay after the last request, at most 6 x that while requests
 // keep arriving; rowCount counts only visible rows.
@@ -10,12 +11,11 @@ describe('asynchronous intake', () => {
   let emu: RunningEmulator;
   let inboxId: string;
   let url: string;
-  beforeAll(async () => {
-    emu = await start({ ingestDelayMs: DELAY });
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions({ ingestDelayMs: DELAY }))).emu;
     inboxId = (await tableByName(emu, 'Inbox')).id;
     url = emu.webhooks[inboxId]!;
   });
-  afterAll(() => emu.close());
 
   const rowCount = async () => (await tableByName(emu, 'Inbox')).rowCount;
   const push = (n = 1) =>
