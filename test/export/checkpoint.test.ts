@@ -51,11 +51,13 @@ describe('CheckpointWriter', () => {
   it('waits at least minGapMs between writes', async () => {
     const path = checkpointPath(join(await tempDir(), 'out.csv'));
     const writer = new CheckpointWriter(path, async () => undefined, { syncEveryMs: 60_000, minGapMs: 600 });
+    const before = Date.now();
     writer.update(state(1));
     while ((await readCheckpoint(path)) === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
     writer.update(state(2));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect((await readCheckpoint(path))?.rows).toBe(1); // the second write waits for its turn
+    // the second write waits for its turn: it shows no sooner than minGapMs after the first began
+    while ((await readCheckpoint(path))?.rows !== 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(Date.now() - before).toBeGreaterThanOrEqual(600);
     await writer.flush();
     expect((await readCheckpoint(path))?.rows).toBe(2);
   });

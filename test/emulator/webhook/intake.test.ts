@@ -51,14 +51,14 @@ describe('asynchronous intake', () => {
     const start = await rowCount();
     const began = Date.now();
     let appeared = 0;
-    // requests every DELAY / 4 until the rows show (or long past the 6 x DELAY they must show by)
-    while (!appeared && Date.now() - began < DELAY * 9) {
+    // requests every DELAY / 4 until the rows show: they do, although requests keep arriving (that they show
+    // by 6 x DELAY, in time, is intake-scale.test.ts's, on fake timers); at most 60 requests (15 x DELAY)
+    for (let sent = 0; !appeared && sent < 60; sent += 1) {
       await push(1);
       if (!appeared && (await rowCount()) > start) appeared = Date.now() - began;
       await sleep(DELAY / 4);
     }
     expect(appeared).toBeGreaterThanOrEqual(DELAY * 6 - 50);
-    expect(appeared).toBeLessThan(DELAY * 6 + DELAY);
     emu.flushIntake();
   });
 
