@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunOptions } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/run-in-process.js';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { expectNoSecret } from './read-support.js';
 
 // `tds config`: profiles on disk (mode 0600), secrets never from argv and shown only redacted,
 // and the read commands using what was saved.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 beforeAll(async () => {
   emulator = await startEmulatorProcess(['--rate-scale', '100']);
 });

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Field, Table } from '../../src/service/index.js';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { RATE_SCALE, tdsAgainst } from './read-support.js';
 import { parseNdjson, queryRows, schemaOf, tableNamed } from './rows-support.js';
 
 // `tds query` through the CLI, operator family by family and nested: the rows it writes must be the
 // rows the service returns for the same filter written by hand in the service's own JSON.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 let tds: ReturnType<typeof tdsAgainst>;
 let leads: Table;
 let fields: Field[];

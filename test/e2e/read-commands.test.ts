@@ -2,12 +2,12 @@ import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { fetchJson, tdsAgainst } from './read-support.js';
 
 // workspaces, tables and schema against the emulator's demo seed, in every format.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 let tds: ReturnType<typeof tdsAgainst>;
 let service: { workspaces: unknown[]; tables: Array<Record<string, unknown>>; leadsFields: unknown[] };
 

@@ -2,14 +2,14 @@ import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { exists, spawnAgainst, waitUntil } from './export-support.js';
 import { RATE_SCALE, emulatorRequests, tdsAgainst, type Target } from './read-support.js';
 
 // What a user sees of an export besides its records: limits, cut-cell warnings, interrupted and resumed
 // exports, a closed pipe, and progress on a terminal.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 let tds: ReturnType<typeof tdsAgainst>;
 
 beforeAll(async () => {

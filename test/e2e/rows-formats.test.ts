@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Field, Row, Table } from '../../src/service/index.js';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { RATE_SCALE, tdsAgainst } from './read-support.js';
 import {
   EDGE_KEYS,
@@ -20,7 +20,7 @@ import {
 
 // `tds rows` output in every format, field by field, against records computed from the emulator's answers.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 let tds: ReturnType<typeof tdsAgainst>;
 let leads: { table: Table; fields: Field[]; rows: Row[]; records: Rec[] };
 let edge: { table: Table; fields: Field[]; rows: Row[] };

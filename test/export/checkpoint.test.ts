@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { CheckpointWriter, checkpointPath, readCheckpoint, type CheckpointState } from '../../src/export/checkpoint.js';
 import { fileOutput } from '../../src/export/export-output.js';
 import { canonical, fingerprintDifferences, type ExportFingerprint } from '../../src/export/fingerprint.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 const fingerprint: ExportFingerprint = {
   tableId: 'tbl_1',
@@ -33,7 +33,11 @@ function state(rows: number): CheckpointState {
   };
 }
 
-const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'tds-checkpoint-'));
+let folder: string;
+it.beforeEach(({ tmp }) => {
+  folder = tmp;
+});
+const tempDir = (): Promise<string> => mkdtemp(join(folder, 'checkpoint-'));
 
 describe('CheckpointWriter', () => {
   it('writes the latest state in the background, coalescing pages, and syncs the data on flush', async () => {
