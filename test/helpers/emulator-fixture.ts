@@ -142,8 +142,11 @@ export async function openHarness(options: HarnessOptions = {}): Promise<Harness
       return path;
     },
     async close() {
-      await (inProcess ? inProcess.close() : (emulator as EmulatorProcess).stop());
-      await rm(dir, { recursive: true, force: true });
+      try {
+        await (inProcess ? inProcess.close() : (emulator as EmulatorProcess).stop());
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     },
   };
 }
@@ -196,8 +199,8 @@ export const test = base.extend<{
     },
     { scope: 'file' },
   ],
-  // eslint-disable-next-line no-empty-pattern
-  open: async ({}, use) => {
+  // after `tmp` is set up, so before it is removed: a test's emulator may save its --data file there on close
+  open: async ({ tmp: _tmp }, use) => {
     const pool = harnessPool();
     await use(pool.open);
     await pool.closeAll();

@@ -24,7 +24,9 @@ export default async function setup(): Promise<() => Promise<void>> {
     TEMP: temp,
   });
   return async () => {
-    const left = await readdir(temp);
+    // a push by key that ends before its rows show leaves a note for the next push into that table, on
+    // purpose (src/push/key/table-lock.ts): the tests that kill such a push leave it; it goes with the directory
+    const left = (await readdir(temp)).filter((name) => !/^tds-push-key-[0-9a-f]{16}\.json$/.test(name));
     await rm(home, { recursive: true, force: true });
     await rm(temp, { recursive: true, force: true });
     if (left.length > 0) throw new Error(`the tests left ${left.length} entries in the temporary directory: ${left.sort().join(', ')}`);
