@@ -20,6 +20,8 @@ export interface Settings {
   rateScale: number;
   /** The mirror file: --db, else TDS_DB, else the profile's `db`, else tds.duckdb. */
   db: string;
+  /** The lake folder of `tds sync`: --lake, else the profile's `lake`; none by default. */
+  lake?: string;
 }
 
 /** Where the base URL and key came from, for messages (`--base-url`, `TDS_API_KEY`, `profile "work"`). */
@@ -92,6 +94,7 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
         (env.TDS_DB?.trim() || undefined) ??
         fromProfile('db') ??
         DEFAULT_DB,
+      ...lakeSetting(typeof opts.lake === 'string' && opts.lake !== '' ? opts.lake : fromProfile('lake')),
     },
     sources,
   };
@@ -117,4 +120,8 @@ function envNumber(raw: string | undefined, parse: (raw: string) => number): num
 
 function numberOrUndefined(text: string | undefined): number | undefined {
   return text === undefined ? undefined : Number(text);
+}
+
+function lakeSetting(lake: string | undefined): { lake?: string } {
+  return lake === undefined ? {} : { lake };
 }
