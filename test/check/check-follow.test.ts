@@ -1,25 +1,24 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Notification } from '../../src/check/notify.js';
-import { emulatorBench, type EmulatorBench } from '../helpers/emulator-bench.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import { FIXTURE_NAME, makeFixture, writeChecks, type Fixture } from './fixture.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 // `tds sync --follow --check FILE --notify URL`: the table's checks run after each round that changed
 // it (the first round included), the summary says how many fail, and a change of status is notified.
 
-let bench: EmulatorBench;
+let bench: Harness;
 let fixture: Fixture;
 let receiver: Receiver;
 
-beforeAll(async () => {
-  bench = await emulatorBench();
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
   fixture = await makeFixture(bench);
   receiver = await startReceiver();
 });
-afterAll(async () => {
+it.afterAll(async () => {
   await receiver?.close();
-  await bench?.close();
 });
 
 async function until(what: string, done: () => boolean): Promise<void> {

@@ -1,19 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { CheckResult } from '../../src/check/check-result.js';
 import { openDatabase } from '../../src/duckdb/engine.js';
-import { emulatorBench, type EmulatorBench } from '../helpers/emulator-bench.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import { FIXTURE_NAME, makeFixture, writeChecks, type Fixture } from './fixture.js';
 
 // Each kind of check against a table whose figures are known by construction: pass, warn and fail.
 
-let bench: EmulatorBench;
+let bench: Harness;
 let fixture: Fixture;
 
-beforeAll(async () => {
-  bench = await emulatorBench();
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
   fixture = await makeFixture(bench);
 });
-afterAll(() => bench?.close());
 
 async function check(checks: string, extra: string[] = []): Promise<{ code: number | null; results: CheckResult[]; stderr: string }> {
   const file = await writeChecks(bench, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n${checks}`);

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { CheckResult } from '../../src/check/check-result.js';
 import type { Notification } from '../../src/check/notify.js';
-import { emulatorBench, type EmulatorBench } from '../helpers/emulator-bench.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import { writeChecks } from './fixture.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
@@ -9,7 +9,7 @@ import { startReceiver, type Receiver } from './receiver.js';
 // failed or skipped from the fault seed; an address without a domain fails), its clock route (the
 // service's clock, which ages and stuck cells are measured on), and the notification of the change.
 
-let bench: EmulatorBench;
+let bench: Harness;
 let receiver: Receiver;
 let tableId: string;
 let checks: string;
@@ -23,9 +23,10 @@ async function check(): Promise<{ code: number | null; results: CheckResult[]; s
 }
 const notifications = (): Notification[] => receiver.received.map((each) => JSON.parse(each.body) as Notification);
 
-beforeAll(async () => {
+it.override({ harnessOptions: { actionDelayMs: 3_600_000 } });
+it.beforeAll(async ({ harness }) => {
   // an hour between steps: the action cells stay queued until the test settles them
-  bench = await emulatorBench({ actionDelayMs: 3_600_000 });
+  bench = harness;
   receiver = await startReceiver();
   const created = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
     workspace: 'Sales',
@@ -42,9 +43,8 @@ beforeAll(async () => {
     'tables:\n  Living:\n    checks:\n      - stuck: {column: Enrich, max_age: 2h}\n      - failure_rate: {column: Enrich, max: 0.5, since: 1d}\n',
   );
 });
-afterAll(async () => {
+it.afterAll(async () => {
   await receiver?.close();
-  await bench?.close();
 });
 
 describe('tds check on the living emulator', () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Notification } from '../../src/check/notify.js';
-import { emulatorBench, type EmulatorBench } from '../helpers/emulator-bench.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import { FIXTURE_NAME, makeFixture, writeChecks } from './fixture.js';
 import { closedPort, startReceiver, type Answer } from './receiver.js';
 
@@ -8,13 +8,12 @@ import { closedPort, startReceiver, type Answer } from './receiver.js';
 // changed; 500 and 429 are retried; the URL (a secret) appears nowhere; an unreachable receiver is a
 // line on stderr and leaves the exit status to the checks.
 
-let bench: EmulatorBench;
+let bench: Harness;
 
-beforeAll(async () => {
-  bench = await emulatorBench();
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
   await makeFixture(bench);
 });
-afterAll(() => bench?.close());
 
 /** A checks file whose check `name` fails (a check new to the mirror's runs: its first run is a change). */
 const failingCheck = (name: string): Promise<string> =>

@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { CheckResult } from '../../src/check/check-result.js';
-import { emulatorBench, terminalEnv, type EmulatorBench } from '../helpers/emulator-bench.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { terminalEnv } from '../helpers/hermetic-env.js';
 import { FIXTURE_NAME, makeFixture, writeChecks } from './fixture.js';
 import { expectJUnit, parseXml } from './junit-schema.js';
 
@@ -9,7 +10,7 @@ import { expectJUnit, parseXml } from './junit-schema.js';
 // JUnit XML for CI (parsed and held to the JUnit schema), -o FILE atomically; the sql checks' sandbox;
 // the runs kept in _tds_checks.
 
-let bench: EmulatorBench;
+let bench: Harness;
 let file: string;
 
 const CHECKS = `tables:
@@ -26,12 +27,11 @@ const CHECKS = `tables:
       - rows: {min: 1}
 `;
 
-beforeAll(async () => {
-  bench = await emulatorBench();
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
   await makeFixture(bench);
   file = await writeChecks(bench, CHECKS);
 });
-afterAll(() => bench?.close());
 
 describe('tds check: output', () => {
   it('the terminal table: grouped by table, a mark per status that reads without colour', async () => {

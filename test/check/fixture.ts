@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { STAGE_FIELD } from '../helpers/field-specs.js';
-import type { EmulatorBench } from '../helpers/emulator-bench.js';
+import type { Harness } from '../helpers/emulator-fixture.js';
 
 // A table whose figures are known by construction: 10 rows created on 2025-05-01 and 02, 8 with an
 // Email (two share one), Stage New or Won but one "lost" (not an option), a Score on 7, and an Enrich
@@ -23,7 +23,7 @@ export interface Fixture {
   fieldIds: Record<string, string>;
 }
 
-export async function makeFixture(bench: EmulatorBench): Promise<Fixture> {
+export async function makeFixture(bench: Harness): Promise<Fixture> {
   const created = await bench.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
     workspace: 'Sales',
     name: FIXTURE_NAME,
@@ -49,7 +49,7 @@ export async function makeFixture(bench: EmulatorBench): Promise<Fixture> {
 }
 
 /** Writes a checks file into the bench's folder; returns its path. */
-export async function writeChecks(bench: EmulatorBench, text: string, name = 'checks.yaml'): Promise<string> {
+export async function writeChecks(bench: Harness, text: string, name = 'checks.yaml'): Promise<string> {
   const path = join(bench.dir, name);
   await writeFile(path, text);
   return path;

@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { CheckResult } from '../../src/check/check-result.js';
-import { emulatorBench, type EmulatorBench } from '../helpers/emulator-bench.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import { FIXTURE_NAME, makeFixture, writeChecks, type Fixture } from './fixture.js';
 
 // The schema contract under each drift the service's schema can take (the emulator's field routes):
 // a field added, removed, relabelled, retyped; on_drift decides fail or warn.
 
-let bench: EmulatorBench;
+let bench: Harness;
 let fixture: Fixture;
 
 const CONTRACT = (onDrift: string): string =>
@@ -25,11 +25,10 @@ async function contract(onDrift = 'fail'): Promise<{ code: number | null; result
   return { code: run.code, results: JSON.parse(run.stdout || '[]') as CheckResult[] };
 }
 
-beforeAll(async () => {
-  bench = await emulatorBench();
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
   fixture = await makeFixture(bench);
 });
-afterAll(() => bench?.close());
 
 describe('tds check: the schema contract', () => {
   it('the table as declared: pass', async () => {

@@ -1,12 +1,11 @@
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { runTds } from '../helpers/cli.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 describe('tds demo', () => {
-  it('walks through every main job on the embedded emulator and exits 0', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tds-demo-test-'));
+  it('walks through every main job on the embedded emulator and exits 0', async ({ tmp: dir }) => {
     // the user's own settings stay out of the demo: it mirrors into its folder, not into TDS_DB
     const elsewhere = join(dir, 'elsewhere.duckdb');
     const result = await runTds(['demo', '--dir', dir], { timeoutMs: 90_000, env: { TDS_DB: elsewhere } });

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/output/table.js';
 import type { Field, Row, Table } from '../../src/service/index.js';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { RATE_SCALE, emulatorRequests, tdsAgainst } from './read-support.js';
 import { LEADS_KEYS, allRows, expectedRecords, schemaOf, tableNamed, type Rec } from './rows-support.js';
 
 // Issue 16: `tds rows|query --format table`. On a terminal (TDS_FORCE_TTY=1, LINES and COLUMNS give its
 // size): a screenful of rows sized to the terminal, with a footer and hints; piped: plain aligned text.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 let tds: ReturnType<typeof tdsAgainst>;
 let leads: { table: Table; fields: Field[]; rows: Row[]; records: Rec[] };
 

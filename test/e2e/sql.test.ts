@@ -1,26 +1,26 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { readParquet } from '../export/parquet-file.js';
-import { mirrorBench, mirrorRows, type MirrorBench } from '../mirror/helpers.js';
+import { mirrorRows } from '../mirror/helpers.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // `tds sql` end to end: one statement against a mirror that `tds sync` made of the demo's Leads table,
 // printed in every format, written to files (Parquet by DuckDB's COPY), read-only unless --write, and
 // DuckDB's own errors as usage errors (exit 2).
 
-let bench: MirrorBench;
+let bench: Harness;
 /** The mirror's leads, as `SELECT *` gives them in NDJSON. */
 let leads: Array<Record<string, unknown>>;
 
-beforeAll(async () => {
-  bench = await mirrorBench();
+it.beforeAll(async ({ openForFile }) => {
+  bench = await openForFile();
   const synced = await bench.tds(['sync', 'Leads']);
   expect(synced.code, synced.stderr).toBe(0);
   leads = await mirrorRows(bench, 'leads');
   expect(leads.length).toBeGreaterThan(100);
 });
-afterAll(() => bench?.close());
 
 const lines = (text: string): string[] => text.trimEnd().split('\n');
 /** By `_id` as DuckDB orders text: by code point, not by locale. */

@@ -1,23 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { TableStats } from '../../src/stats/stats-report.js';
-import { mirrorBench, type MirrorBench } from '../mirror/helpers.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // `tds stats` as a user runs it (bin/tds.js): on the demo's Leads, the first run syncs the table; the
 // output is JSON in a pipe and sections on a terminal, in colour unless NO_COLOR or --no-color.
 
-let bench: MirrorBench;
+let bench: Harness;
 let leads: TableStats;
 let firstRun: string;
 
-beforeAll(async () => {
+it.beforeAll(async ({ openForFile }) => {
   // the seed's action states as seeded: the figures below are the seed's
-  bench = await mirrorBench({ seededActions: 'pending' });
+  bench = await openForFile({ seededActions: 'pending' });
   const result = await bench.tds(['stats', 'Leads']);
   expect(result.code, result.stderr).toBe(0);
   leads = JSON.parse(result.stdout) as TableStats;
   firstRun = result.stderr;
 });
-afterAll(() => bench?.close());
 
 const ANSI = /\u001b\[\d+m/;
 

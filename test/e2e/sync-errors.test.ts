@@ -1,12 +1,15 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { benchPerTest } from './sync-support.js';
+import { describe, expect, vi } from 'vitest';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // `tds sync` refuses what it cannot do with a clear error and the right exit code: bad arguments and
 // mirrors, a mirror of a newer tds, a mirror another process is syncing.
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
 describe('tds sync: bad input', () => {
   it.each([

@@ -1,28 +1,32 @@
-import { describe, expect, it, vi } from 'vitest';
-import { everyTypeTable, exportRows, mirrorRows, type MirrorBench } from '../mirror/helpers.js';
-import { addEveryTypeRows, benchPerTest, DAY, expectMirrorEqualsService, syncTables } from './sync-support.js';
+import { describe, expect, vi } from 'vitest';
+import { everyTypeTable, exportRows, mirrorRows } from '../mirror/helpers.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { addEveryTypeRows, DAY, expectMirrorEqualsService, syncTables } from './sync-support.js';
 
 // Freshness (issue 30): deletions found by a plain sync, verified_at and --max-stale, --follow rounds
 // that cost one listing and no row request when nothing moved, verification pages that bring edits
 // and deletions of old rows into the mirror and --changes once, and a followed mirror that readers read.
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
-async function tablesRow(bench: MirrorBench): Promise<{ verified_at: string | null; row_count: number }> {
+async function tablesRow(bench: Harness): Promise<{ verified_at: string | null; row_count: number }> {
   const result = await bench.tds(['sql', 'SELECT verified_at::VARCHAR AS verified_at, row_count FROM _tds_tables', '--format', 'json']);
   expect(result.code, result.stderr).toBe(0);
   return (JSON.parse(result.stdout) as Array<{ verified_at: string | null; row_count: number }>)[0]!;
 }
 
-async function oldTable(bench: MirrorBench, count = 250): Promise<{ id: string; ids: string[] }> {
+async function oldTable(bench: Harness, count = 250): Promise<{ id: string; ids: string[] }> {
   const table = await everyTypeTable(bench);
   const ids = await addEveryTypeRows(bench, table.id, { count, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
   return { id: table.id, ids };
 }
 
-const listings = (bench: MirrorBench, since: number): number =>
+const listings = (bench: Harness, since: number): number =>
   bench.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /\/v1\/tables(\?|$)/.test(entry.path)).length;
-const rowReads = (bench: MirrorBench, since: number): number =>
+const rowReads = (bench: Harness, since: number): number =>
   bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows').length;
 
 /** The NDJSON records a process printed (each line whole). */

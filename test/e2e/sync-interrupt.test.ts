@@ -1,11 +1,15 @@
-import { describe, expect, it, vi } from 'vitest';
-import { everyTypeTable, type MirrorBench } from '../mirror/helpers.js';
-import { addEveryTypeRows, ago, benchPerTest, expectMirrorEqualsService, rowReadsSince } from './sync-support.js';
+import { describe, expect, vi } from 'vitest';
+import { everyTypeTable } from '../mirror/helpers.js';
+import { addEveryTypeRows, ago, expectMirrorEqualsService, rowReadsSince } from './sync-support.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // Interruptions leave a consistent mirror that the next sync completes. The interrupted syncs are
 // processes (a signal is what is tested); the syncs before and after run in-process.
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
 /**
  * 50 pages of a table of two columns: the first group of rows is written at once, while the pass reads on
@@ -15,7 +19,7 @@ const openBench = benchPerTest();
 const ROWS = 5_000;
 
 /** A table of a name and a number, and its rows, created from oldest to newest; the row IDs in that order. */
-async function plainTable(bench: MirrorBench): Promise<{ id: string; ids: string[] }> {
+async function plainTable(bench: Harness): Promise<{ id: string; ids: string[] }> {
   const created = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
     workspace: 'Sales',
     name: 'Plain',

@@ -1,16 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mirrorBench, type MirrorBench } from '../mirror/helpers.js';
+import { describe, expect } from 'vitest';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // Issue 25: `tds tables` shows "🏢 Companies"; the same name, as shown or with its shortcode, is a TABLE
 // wherever one is taken (sync, schema, rows, query, push --table), and the ambiguity rule stays.
 
-let bench: MirrorBench;
-beforeAll(async () => {
-  bench = await mirrorBench();
+let bench: Harness;
+it.beforeAll(async ({ openForFile }) => {
+  bench = await openForFile();
 });
-afterAll(() => bench.close());
 
 describe('a table named as `tds tables` shows it, or with its emoji shortcode', () => {
   it('tds tables shows the emoji before the name', async () => {

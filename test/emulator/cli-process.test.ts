@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import { spawnTds } from '../helpers/spawn-tds.js';
@@ -19,7 +19,7 @@ async function call(emu: { baseUrl: string; apiKey: string }, path: string, init
   return { status: reply.statusCode, body: text ? JSON.parse(text) : undefined };
 }
 
-const exited = (emu: RunningEmulator) => emu.stop().then(() => emu.child.exitCode);
+const exited = (emu: EmulatorProcess) => emu.stop().then(() => emu.child.exitCode);
 
 describe('tds emulator (process)', () => {
   let dir: string;

@@ -33,3 +33,8 @@ function apply(env: Record<string, string>, overrides: EnvOverrides): Record<str
   }
   return env;
 }
+
+/** The variables that make stdout (and stderr) a terminal of `columns` columns, in colour or not. */
+export function terminalEnv(columns: number, color = false): EnvOverrides {
+  return { TDS_FORCE_TTY: '1', COLUMNS: String(columns), NO_COLOR: color ? undefined : '1' };
+}

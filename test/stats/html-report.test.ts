@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, type DefaultTreeAdapterMap } from 'parse5';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { FIXTURE_NAME, makeFixture } from './fixture.js';
-import { statsBench, type StatsBench } from './stats-bench.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // `tds stats -o FILE.html`: the page parsed as a browser parses it (parse5, the WHATWG algorithm):
 // its sections and charts, nothing it would load from outside, and outside text (a table name, labels,
@@ -43,13 +43,13 @@ const HOSTILE = {
   value: '<svg onload=alert(5)><a href="https://evil.example">x</a>',
 };
 
-let bench: StatsBench;
+let bench: Harness;
 let page: DefaultTreeAdapterMap['document'];
 let hostile: DefaultTreeAdapterMap['document'];
 let hostileText: string;
 
-beforeAll(async () => {
-  bench = await statsBench();
+it.beforeAll(async ({ openForFile }) => {
+  bench = await openForFile();
   await makeFixture(bench);
   const written = await bench.tds(['stats', FIXTURE_NAME, '-o', join(bench.dir, 'report.html')]);
   expect(written.code, written.stderr).toBe(0);
@@ -75,7 +75,6 @@ beforeAll(async () => {
   hostileText = await readFile(join(bench.dir, 'hostile.html'), 'utf8');
   hostile = parse(hostileText);
 });
-afterAll(() => bench?.close());
 
 describe('tds stats -o FILE.html: the report page', () => {
   it('has its sections: rows per day, fill per column, run states, failure causes, columns', () => {

@@ -1,28 +1,28 @@
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { displayWidth } from '../../src/output/table.js';
 import { COLUMN_RECORD_KEYS } from '../../src/stats/stats-output.js';
 import type { TableStats } from '../../src/stats/stats-report.js';
 import { FIXTURE_NAME, makeFixture } from './fixture.js';
 import { EXPECTED_COLUMNS } from './fixture-expected.js';
-import { statsBench, terminalEnv, type StatsBench } from './stats-bench.js';
+import { terminalEnv } from '../helpers/hermetic-env.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // `tds stats` in every format, to stdout and to -o FILE (atomically), and on a mirror as it is
 // (--no-sync: no request; a table not in it: exit 4 with a hint).
 
-let bench: StatsBench;
+let bench: Harness;
 let json: TableStats;
 
-beforeAll(async () => {
-  bench = await statsBench();
+it.beforeAll(async ({ openForFile }) => {
+  bench = await openForFile();
   await makeFixture(bench);
   const synced = await bench.tds(['stats', FIXTURE_NAME]);
   expect(synced.code, synced.stderr).toBe(0);
   json = JSON.parse(synced.stdout) as TableStats; // not a terminal: JSON
 });
-afterAll(() => bench?.close());
 
 const path = (name: string): string => join(bench.dir, name);
 const lines = (text: string): string[] => text.trimEnd().split('\n');
