@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { ndjson, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
-import { addRows, columnValues, expectEachOnce, KEY_EMULATOR, KEY_ENV, keyTest, rowRequests, webhookTable } from './push-key-support.js';
+import { addRows, columnValues, expectEachOnce, KEY_EMULATOR, keyTest, rowRequests, webhookTable } from './push-key-support.js';
 import { pushTest as test } from './push-support.js';
 
 // --skip-existing against a table that holds half the keys: the right lookup plan for the column's
@@ -75,10 +75,10 @@ describe('--skip-existing with half the keys in the table', () => {
       const path = await bench.file('input.ndjson', ndjson(keyCase.records));
       const before = rowRequests(bench.emu);
       const args = ['push', table.url, path, '--key', keyCase.key, '--table', 'Keys', '--skip-existing'];
-      const dry = await bench.tds([...args, '--dry-run'], { env: KEY_ENV });
+      const dry = await bench.tds([...args, '--dry-run']);
       expect(dry.code, dry.stderr).toBe(0);
       expect(dry.stderr).toMatch(keyCase.plan);
-      const result = await bench.tds([...args, '-v', '--json'], { env: KEY_ENV });
+      const result = await bench.tds([...args, '-v', '--json']);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(keyCase.plan);
       const summary = JSON.parse(result.stdout) as { records: { sent: number }; key: { existing: number } };
@@ -103,9 +103,7 @@ describe('--skip-existing with half the keys in the table', () => {
     // the table's cell is longer: its first 200 characters equal the key, but it is not the key
     await addRows(bench.emu, table.id, [{ Code: `${long}-and-more` }, { Code: 'short' }]);
     const path = await bench.file('input.ndjson', ndjson([{ code: long }, { code: 'short' }]));
-    const result = await bench.tds(['push', table.url, path, '--key', 'code', '--table', 'Keys', '--skip-existing', '--json'], {
-      env: KEY_ENV,
-    });
+    const result = await bench.tds(['push', table.url, path, '--key', 'code', '--table', 'Keys', '--skip-existing', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { records: { sent: number }; key: { existing: number } };
     expect(summary.key.existing).toBe(1);
@@ -125,9 +123,7 @@ describe('--skip-existing with half the keys in the table', () => {
       many.slice(0, 50).map((mail) => ({ Mail: mail })),
     );
     const path = await bench.file('input.ndjson', ndjson(many.map((mail) => ({ mail }))));
-    const result = await bench.tds(['push', table.url, path, '--key', 'mail', '--table', 'Small', '--skip-existing', '-v'], {
-      env: KEY_ENV,
-    });
+    const result = await bench.tds(['push', table.url, path, '--key', 'mail', '--table', 'Small', '--skip-existing', '-v']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/--skip-existing: the table's 50 rows read once \(1 row request\), 150 keys checked locally/);
     // the one query is the check, after sending, that the keys sent show in the table
@@ -149,12 +145,12 @@ describe('--skip-existing --db: the local mirror', () => {
       [...keys.slice(0, 100), ...older].map((mail) => ({ Mail: mail })),
       (i) => new Date(now - (i + 5) * 600_000).toISOString(),
     );
-    const synced = await bench.tds(['sync', 'Mirrored', '--db', 'm.duckdb'], { env: KEY_ENV });
+    const synced = await bench.tds(['sync', 'Mirrored', '--db', 'm.duckdb']);
     expect(synced.code, synced.stderr).toBe(0);
     const path = await bench.file('input.ndjson', ndjson(keys.map((mail) => ({ mail }))));
     const before = rowRequests(bench.emu);
     const args = ['push', table.url, path, '--key', 'mail', '--table', 'Mirrored', '--skip-existing', '--db', 'm.duckdb'];
-    const result = await bench.tds([...args, '-v', '--json'], { env: KEY_ENV });
+    const result = await bench.tds([...args, '-v', '--json']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/--skip-existing: the local mirror synced first \(about 1 row request\), 300 keys checked in it/);
     const summary = JSON.parse(result.stdout) as { records: { sent: number }; key: { existing: number } };
@@ -173,9 +169,7 @@ describe('a webhook that does not fill the key column', () => {
     // the webhook fills Mail from "email", but the push says the key "mail" fills Mail
     const table = await webhookTable(bench.emu, 'Unmapped', [{ label: 'Mail', type: 'email', mapKey: 'email' }]);
     const path = await bench.file('input.ndjson', ndjson(mails.slice(0, 20).map((mail) => ({ mail }))));
-    const result = await bench.tds(['push', table.url, path, '--key', 'mail=Mail', '--table', 'Unmapped', '--batch-size', '5'], {
-      env: KEY_ENV,
-    });
+    const result = await bench.tds(['push', table.url, path, '--key', 'mail=Mail', '--table', 'Unmapped', '--batch-size', '5']);
     expect(result.code, result.stderr).toBe(7);
     expect(result.stderr).toMatch(/the column "Mail" does not show the keys of records 1–5, which the webhook took in/);
     expect(result.stderr).toMatch(/the webhook does not fill "Mail" from "mail"/);
@@ -188,7 +182,7 @@ describe('a webhook that does not fill the key column', () => {
       const table = await webhookTable(bench.emu, 'Unmapped', [{ label: 'Mail', type: 'email', mapKey: 'email' }]);
       const path = await bench.file('input.ndjson', ndjson(mails.slice(0, 20).map((mail) => ({ mail }))));
       const args = ['push', table.url, path, '--key', 'mail=Mail', '--table', 'Unmapped', '--batch-size', '5', '--concurrency', '1'];
-      const result = await bench.tds(args, { env: KEY_ENV });
+      const result = await bench.tds(args);
       expect(result.code, result.stderr).toBe(7);
       expect(result.stderr).toMatch(/cannot settle uncertain records by key: the column "Mail" does not show the keys of records 1–5/);
       expect(result.stderr).toMatch(/the uncertain batches are left in the journal/);

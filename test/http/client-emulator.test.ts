@@ -1,22 +1,21 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { describe, expect } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ApiClient } from '../../src/http/client.js';
 import { serviceTimings } from '../../src/http/service-timings.js';
 import { paginate, rowsOf } from '../../src/http/paginate.js';
 import { resolveTable } from '../../src/http/resolve-table.js';
-import { RATE_SCALE } from '../helpers/rate-scale.js';
+import { test as it } from '../helpers/emulator-fixture.js';
+import { LIMITED_RATE_SCALE, RATE_SCALE } from '../helpers/rate-scale.js';
 
 // The HTTP core against the real emulator (in-process, rate limits 100x faster), asserting its
 // request log: how often requests were sent and how far apart.
 
-const SCALE = RATE_SCALE;
 let emulator: RunningEmulator;
 
 // an emulator per test: each starts with empty rate windows
-beforeEach(async () => {
-  emulator = await startEmulator({ port: 0, rateScale: SCALE });
+it.beforeEach(async ({ open }) => {
+  emulator = (await open()).emu;
 });
-afterEach(() => emulator?.close());
 
 async function withClient<T>(rateScale: number, work: (client: ApiClient) => Promise<T>): Promise<T> {
   const client = new ApiClient({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, timings: serviceTimings(rateScale) });
@@ -31,21 +30,23 @@ const rowRequests = (since: number) => emulator.requestLog.slice(since).filter((
 
 describe('ApiClient against the emulator', () => {
   it('paces row reads to the 60-a-minute limit (scaled): the full burst, then the window, and no 429', async () => {
-    const leads = await withClient(SCALE, (client) => resolveTable(client, 'Leads'));
+    const leads = await withClient(RATE_SCALE, (client) => resolveTable(client, 'Leads'));
     const since = emulator.requestLog.length;
-    await withClient(SCALE, (client) => Promise.all(Array.from({ length: 70 }, () => client.rowsPage(leads.id, { limit: 1 }))));
+    await withClient(RATE_SCALE, (client) => Promise.all(Array.from({ length: 70 }, () => client.rowsPage(leads.id, { limit: 1 }))));
     const log = rowRequests(since);
     expect(log).toHaveLength(70);
     expect(log.filter((entry) => entry.status === 429)).toHaveLength(0);
     const times = log.map((entry) => entry.at).sort((a, b) => a - b);
-    expect(times[60]! - times[0]!).toBeGreaterThanOrEqual(60_000 / SCALE);
+    expect(times[60]! - times[0]!).toBeGreaterThanOrEqual(60_000 / RATE_SCALE);
   });
 
-  it("honours the service's own 429s when another client used up the limit, and still gets every page", async () => {
-    const leads = await withClient(SCALE, (client) => resolveTable(client, 'Leads'));
+  it("honours the service's own 429s when another client used up the limit, and still gets every page", async ({ open }) => {
+    // the other client's 60 reads and this one's first must land in one window however loaded the machine
+    emulator = (await open({ rateScale: LIMITED_RATE_SCALE })).emu;
+    const leads = await withClient(LIMITED_RATE_SCALE, (client) => resolveTable(client, 'Leads'));
     const since = emulator.requestLog.length;
-    await withClient(SCALE, (other) => Promise.all(Array.from({ length: 60 }, () => other.rowsPage(leads.id, { limit: 1 }))));
-    const stats = await withClient(SCALE, async (client) => {
+    await withClient(LIMITED_RATE_SCALE, (other) => Promise.all(Array.from({ length: 60 }, () => other.rowsPage(leads.id, { limit: 1 }))));
+    const stats = await withClient(LIMITED_RATE_SCALE, async (client) => {
       await Promise.all(Array.from({ length: 10 }, () => client.rowsPage(leads.id, { limit: 1 })));
       return client.stats;
     });
@@ -56,7 +57,7 @@ describe('ApiClient against the emulator', () => {
   });
 
   it('pages through a whole table with paginate, each row once', async () => {
-    const rows = await withClient(SCALE, async (client) => {
+    const rows = await withClient(RATE_SCALE, async (client) => {
       const leads = await resolveTable(client, 'Leads');
       const ids: string[] = [];
       for await (const row of rowsOf(paginate((cursor) => client.rowsPage(leads.id, { limit: 100, cursor })))) ids.push(row.id);
@@ -67,7 +68,7 @@ describe('ApiClient against the emulator', () => {
   });
 
   it('checks every seeded response shape (a cut cell may lack value)', async () => {
-    await withClient(SCALE, async (client) => {
+    await withClient(RATE_SCALE, async (client) => {
       const { tables } = await client.tables();
       for (const table of tables) {
         await client.schema(table.id);
