@@ -20,6 +20,7 @@ describe('tds sync: a signal as the process ends after the summary', () => {
     ['SIGTERM', 143],
   ] as const)(
     '%s from the summary on: an exit code every time (0, or %i), never death by the signal',
+    { timeout: 180_000 },
     async ([signal, interrupted], { open }) => {
       const h = await open();
       const first = await h.tds(['sync', 'Salaries']);
@@ -55,6 +56,5 @@ describe('tds sync: a signal as the process ends after the summary', () => {
       expect(ends.filter((end) => end.signal !== null)).toEqual([]);
       for (const end of ends) expect([0, interrupted]).toContain(end.code);
     },
-    180_000,
   );
 });
