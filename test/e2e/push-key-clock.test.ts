@@ -14,7 +14,7 @@ test("--wait settled sees every row a push added when the service's clock runs 1
   try {
     // rows from before, so reading the newest rows (3 pages) is cheaper than 300 `=` rules (4 queries) or the whole table
     await addRows(
-      bench.emu,
+      bench,
       bench.inbox.id,
       people(600, 10_000).map((person) => ({ Email: person.email })),
       () => '2025-01-01T00:00:00Z',

@@ -10,13 +10,13 @@ const TIERS = Array.from({ length: 10 }, (_, i) => ({ label: `Tier ${i + 1}`, va
 
 /** A table of 2,000 other rows (a full read would cost 20 pages), fed by a webhook that fills Code, Mail and Tier. */
 async function keysTable(bench: PushBench): Promise<Awaited<ReturnType<typeof webhookTable>>> {
-  const table = await webhookTable(bench.emu, 'Keys', [
+  const table = await webhookTable(bench, 'Keys', [
     { label: 'Code', type: 'text', mapKey: 'code' },
     { label: 'Mail', type: 'email', mapKey: 'mail' },
     { label: 'Tier', type: 'select', mapKey: 'tier', options: TIERS },
   ]);
   await addRows(
-    bench.emu,
+    bench,
     table.id,
     Array.from({ length: 2000 }, (_, i) => ({ Code: `other-${i}`, Mail: `other${i}@elsewhere.org` })),
   );
@@ -71,7 +71,7 @@ describe('--skip-existing with half the keys in the table', () => {
   for (const keyCase of CASES) {
     keyTest(`${keyCase.name}: the cheapest plan, only the missing records sent, each key once`, async ({ bench }) => {
       const table = await keysTable(bench);
-      await addRows(bench.emu, table.id, keyCase.present);
+      await addRows(bench, table.id, keyCase.present);
       const path = await bench.file('input.ndjson', ndjson(keyCase.records));
       const before = rowRequests(bench.emu);
       const args = ['push', table.url, path, '--key', keyCase.key, '--table', 'Keys', '--skip-existing'];
@@ -101,7 +101,7 @@ describe('--skip-existing with half the keys in the table', () => {
     const table = await keysTable(bench);
     const long = 'k'.repeat(200);
     // the table's cell is longer: its first 200 characters equal the key, but it is not the key
-    await addRows(bench.emu, table.id, [{ Code: `${long}-and-more` }, { Code: 'short' }]);
+    await addRows(bench, table.id, [{ Code: `${long}-and-more` }, { Code: 'short' }]);
     const path = await bench.file('input.ndjson', ndjson([{ code: long }, { code: 'short' }]));
     const result = await bench.tds(['push', table.url, path, '--key', 'code', '--table', 'Keys', '--skip-existing', '--json']);
     expect(result.code, result.stderr).toBe(0);
@@ -116,9 +116,9 @@ describe('--skip-existing with half the keys in the table', () => {
   keyTest('a small table is read once rather than looked up key by key', async ({ bench }) => {
     // 150 email keys take 2 queries (97 `=` rules a query); the table's 50 rows, 1 page
     const many = Array.from({ length: 150 }, (_, i) => `reader${i + 1}@example.com`);
-    const table = await webhookTable(bench.emu, 'Small', [{ label: 'Mail', type: 'email', mapKey: 'mail' }]);
+    const table = await webhookTable(bench, 'Small', [{ label: 'Mail', type: 'email', mapKey: 'mail' }]);
     await addRows(
-      bench.emu,
+      bench,
       table.id,
       many.slice(0, 50).map((mail) => ({ Mail: mail })),
     );
@@ -134,13 +134,13 @@ describe('--skip-existing with half the keys in the table', () => {
 
 describe('--skip-existing --db: the local mirror', () => {
   keyTest('is synced incrementally and answers the lookup when that costs fewest row requests', async ({ bench }) => {
-    const table = await webhookTable(bench.emu, 'Mirrored', [{ label: 'Mail', type: 'email', mapKey: 'mail' }]);
+    const table = await webhookTable(bench, 'Mirrored', [{ label: 'Mail', type: 'email', mapKey: 'mail' }]);
     const keys = Array.from({ length: 300 }, (_, i) => `member${i + 1}@example.com`);
     // 1,000 rows made over the last days (100 of them with keys of the input), newest first
     const older = Array.from({ length: 900 }, (_, i) => `old${i}@elsewhere.org`);
     const now = Date.now();
     await addRows(
-      bench.emu,
+      bench,
       table.id,
       [...keys.slice(0, 100), ...older].map((mail) => ({ Mail: mail })),
       (i) => new Date(now - (i + 5) * 600_000).toISOString(),
@@ -167,7 +167,7 @@ describe('--skip-existing --db: the local mirror', () => {
 describe('a webhook that does not fill the key column', () => {
   keyTest('the push stops with a clear error after the first batch taken in, instead of settling into duplicates', async ({ bench }) => {
     // the webhook fills Mail from "email", but the push says the key "mail" fills Mail
-    const table = await webhookTable(bench.emu, 'Unmapped', [{ label: 'Mail', type: 'email', mapKey: 'email' }]);
+    const table = await webhookTable(bench, 'Unmapped', [{ label: 'Mail', type: 'email', mapKey: 'email' }]);
     const path = await bench.file('input.ndjson', ndjson(mails.slice(0, 20).map((mail) => ({ mail }))));
     const result = await bench.tds(['push', table.url, path, '--key', 'mail=Mail', '--table', 'Unmapped', '--batch-size', '5']);
     expect(result.code, result.stderr).toBe(7);
@@ -179,7 +179,7 @@ describe('a webhook that does not fill the key column', () => {
     // HEAD, batch 1 taken in, batch 2 answered 500 after its rows were stored
     const bench = await openBench({ ...KEY_EMULATOR, webhookFaults: '500@3' });
     try {
-      const table = await webhookTable(bench.emu, 'Unmapped', [{ label: 'Mail', type: 'email', mapKey: 'email' }]);
+      const table = await webhookTable(bench, 'Unmapped', [{ label: 'Mail', type: 'email', mapKey: 'email' }]);
       const path = await bench.file('input.ndjson', ndjson(mails.slice(0, 20).map((mail) => ({ mail }))));
       const args = ['push', table.url, path, '--key', 'mail=Mail', '--table', 'Unmapped', '--batch-size', '5', '--concurrency', '1'];
       const result = await bench.tds(args);

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { request } from 'undici';
 import { expect } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { adminRoute, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { api, PUSH_EMULATOR, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 import { pushTest } from './push-support.js';
@@ -35,15 +35,9 @@ export interface AdminTable {
   fields: Array<{ id: string; label: string; type: string }>;
 }
 
-async function admin(emu: RunningEmulator, method: string, path: string, body: unknown): Promise<unknown> {
-  const reply = await adminRoute(emu, method, path, body);
-  expect(reply.status, JSON.stringify(reply.body)).toBeLessThan(300);
-  return reply.body;
-}
-
 /** A webhook-fed table made through the emulator's admin route. */
-export async function webhookTable(emu: RunningEmulator, name: string, fields: FieldDefinition[]): Promise<AdminTable> {
-  const reply = (await admin(emu, 'POST', '/tables', { workspace: 'Marketing', name, webhook: true, fields })) as {
+export async function webhookTable(bench: Harness, name: string, fields: FieldDefinition[]): Promise<AdminTable> {
+  const reply = (await bench.admin('POST', '/tables', { workspace: 'Marketing', name, webhook: true, fields })) as {
     table: { id: string };
     fields: AdminTable['fields'];
     webhookUrl: string;
@@ -53,14 +47,14 @@ export async function webhookTable(emu: RunningEmulator, name: string, fields: F
 
 /** Rows added directly (cells by column label), in chunks; `createdAt(i)` dates row i (default: now). */
 export async function addRows(
-  emu: RunningEmulator,
+  bench: Harness,
   tableId: string,
   rows: Array<Record<string, unknown>>,
   createdAt?: (i: number) => string,
 ): Promise<void> {
   const specs = rows.map((cells, i) => ({ cells, ...(createdAt ? { createdAt: createdAt(i) } : {}) }));
   for (let start = 0; start < specs.length; start += 5000) {
-    await admin(emu, 'POST', `/tables/${tableId}/rows`, { rows: specs.slice(start, start + 5000) });
+    await bench.admin('POST', `/tables/${tableId}/rows`, { rows: specs.slice(start, start + 5000) });
   }
 }
 
