@@ -55,6 +55,23 @@ describe('uncertain batches are settled by key', () => {
   }, 60_000);
 });
 
+describe('a push by key run again', () => {
+  keyTest('killed, then run again without --resume on an input that changed: settled by its keys, each record once', async ({ bench }) => {
+    const path = await bench.file('leads.ndjson', ndjson(people(60)));
+    const push = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5'];
+    expect(await killAfterPosts(bench, push, 4)).toMatch(/^killed/);
+    const before = (await columnValues(bench.emu, bench.inbox.id, 'Email')).length;
+    // a record in front shifts every batch; two at the end are new
+    await bench.file('leads.ndjson', ndjson([...people(1, 100), ...people(60), ...people(2, 61)]));
+    const again = await bench.tds([...push, '--json'], { env: KEY_ENV });
+    expect(again.code, again.stderr).toBe(0);
+    expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), [...emails(1, 100), ...emails(62)]);
+    const summary = JSON.parse(again.stdout) as { records: { sent: number } };
+    expect(before).toBeGreaterThan(0);
+    expect(summary.records.sent).toBe(63 - before);
+  });
+});
+
 describe('keys in the input', () => {
   const input = [
     { email: 'Ada@Example.com', n: 1 },
