@@ -12,6 +12,8 @@ import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES } from '../service/index.js';
 import { checkWebhook } from '../push/deliver/check-webhook.js';
 import { inputFormatOf, type InputFormat } from '../push/input/input-record.js';
 import { csvDelimiter } from '../push/input/read-delimited.js';
+import type { ReadOptions } from '../push/input/read-input.js';
+import { encodingNote, type InputEncoding } from '../push/input/utf8-text.js';
 import { overlaps, parseBatchSelection, type UncertainPolicy } from '../push/plan/resume-plan.js';
 import { runPush } from '../push/run-push.js';
 import { WebhookClient, webhookLimiter } from '../push/deliver/webhook-client.js';
@@ -32,6 +34,7 @@ export interface PushOptions {
   nest?: string;
   relaxColumns?: boolean;
   delimiter?: string;
+  encoding?: InputEncoding;
   batchSize: number;
   concurrency: number;
   rate: number;
@@ -81,8 +84,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   }
   const output = options.output ? await rowsOutput(options) : undefined;
   const pipe = await checkInput(ctx, args.input);
-  const delimiter = csvDelimiter(options.delimiter, format === 'csv' ? args.input : undefined, (line) => ctx.io.stderr.write(line));
-  const read = { format, infer: options.types === 'infer', nest: options.nest, relaxColumns: Boolean(options.relaxColumns), ...delimiter };
+  const read = readOptions(ctx, args.input, format, options);
 
   const needsApi = options.key !== undefined || (waitUntil !== undefined && !options.dryRun);
   const client = needsApi ? await connect(ctx, command) : undefined;
@@ -124,6 +126,20 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
     mirror?.close();
     await client?.close();
   }
+}
+
+/** How the input is read; what was found out about it (its delimiter, its encoding) is said on stderr. */
+function readOptions(ctx: Context, input: string, format: InputFormat, options: PushOptions): ReadOptions {
+  const say = (line: string): void => void ctx.io.stderr.write(line);
+  return {
+    format,
+    infer: options.types === 'infer',
+    nest: options.nest,
+    relaxColumns: Boolean(options.relaxColumns),
+    ...csvDelimiter(options.delimiter, format === 'csv' ? input : undefined, say),
+    ...(options.encoding ? { encoding: options.encoding } : {}),
+    onEncoding: encodingNote(input, say),
+  };
 }
 
 function waitSpec(client: ApiClient, options: PushOptions, until: 'visible' | 'settled', output: RowsOutput | undefined): WaitOptions {
