@@ -64,6 +64,7 @@ export interface SendResult {
   dealt: number;
   /** messages of 2xx answers that said success: false */
   warnings: Set<string>;
+  /** from the start of the pass to the last answer */
   seconds: number;
   /** when the last request to the webhook ended (0: none) */
   lastRequestAt: number;
@@ -109,6 +110,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     ...(keyed ? { reconciler: keyed.reconciler, timeoutMs: delivery.timeoutMs } : {}),
   });
   const started = performance.now();
+  const startedAt = Date.now();
   const line = options.progress
     ? await startLiveLine(ctx.io, () => progressText(result, reader.stats, sender.inFlight, started), 250)
     : undefined;
@@ -121,7 +123,8 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
   }
   result.exhausted = pass.exhausted;
   result.lastRequestAt = sender.lastRequestAt;
-  result.seconds = (performance.now() - started) / 1000;
+  // up to the last answer: the wait after it, until this run's rows show (--key), is not sending
+  result.seconds = sender.lastRequestAt > 0 ? (sender.lastRequestAt - startedAt) / 1000 : (performance.now() - started) / 1000;
   return result;
 }
 

@@ -70,7 +70,7 @@ export interface DueOptions {
  * journal does not know is held back until every batch the journal does know has been checked, so a
  * different input is refused before anything new is sent. With --key the key is the record's identity,
  * so a changed input is not refused: once a batch differs from the journal's, it and every later batch
- * the journal has not concluded are settled by their keys (the records whose keys the table holds are
+ * the journal has not concluded are reconciled by their keys (the records whose keys the table holds are
  * not sent again).
  */
 export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: DueOptions): AsyncGenerator<Batch> {
@@ -79,7 +79,7 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
   let lastNumber = 0;
   // --key: the input differs from the journal's, so a batch of it the journal does not know may hold records sent before
   let changed = false;
-  /** a batch to settle by key: its journaled state's time, or (none) the journal's last line's, when every request of it had left */
+  /** a batch to reconcile by key: its journaled state's time, or (none) the journal's last line's, when every request of it had left */
   const byKey = (batch: Batch, entry?: JournalEntry): Batch => {
     add(tally.toSend, batch);
     const unreconciled = entry ? { at: Date.parse(entry.at), cutOff: entry.state === 'sending' } : { at: index?.lastAt ?? 0, cutOff: true };
@@ -120,7 +120,7 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
       for (const due of held.splice(0)) yield changed ? byKey(due) : asItIs(due);
     }
   }
-  // --key: an input that makes fewer batches than the journal knows changed; what it still holds is settled by key
+  // --key: an input that makes fewer batches than the journal knows changed; what it still holds is reconciled by key
   if (options.uncertain.byKey) for (const due of held.splice(0)) yield byKey(due);
   if (index && lastNumber < index.maxBatch && !options.uncertain.byKey) {
     throw journalMismatch(options.journalPath, `the journal records batch ${index.maxBatch}, the input makes ${lastNumber} batches`);
