@@ -7,6 +7,7 @@ import { errorCodeOf, unexpectedResponse } from './errors.js';
 import { checkKeyText } from './key-text.js';
 import { createPacing, type Bucket, type Pacing } from './pacing.js';
 import { formatRequestLine, type RequestLogLine } from './request-log.js';
+import { proxyFor, shownProxy, type ProxySettings } from './proxy.js';
 import { parseRetryAfter } from './retry-after.js';
 import { withRetries, type AttemptReport } from './retry.js';
 import type { AttemptOutcome, RetryPolicy } from './retry-policy.js';
@@ -29,6 +30,8 @@ export interface ApiClientOptions {
   /** --verbose lines (already redacted). */
   log?: (line: string) => void;
   signal?: AbortSignal;
+  /** HTTPS_PROXY, HTTP_PROXY and NO_PROXY (proxy.ts says the rule). */
+  proxy?: ProxySettings;
 }
 
 export const DEFAULT_MAX_RETRIES = 5;
@@ -65,6 +68,8 @@ export class ApiClient {
   /** The windows this client paces requests to: what an ETA of its reads counts on. */
   readonly pace: ServicePace;
   private readonly base: BaseUrl;
+  /** `host:port`, and the proxy when there is one: what a network error names. */
+  private readonly target: string;
   private readonly apiKey: string;
   private readonly policy: RetryPolicy;
   private readonly log?: (line: string) => void;
@@ -80,10 +85,14 @@ export class ApiClient {
     this.policy = { maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES, idempotent: true, rateScale: this.pace.retryScale };
     this.log = options.log;
     this.signal = options.signal;
+    const proxy = options.proxy ? proxyFor(new URL(this.base.origin), options.proxy) : undefined;
+    this.target = proxy ? `${this.base.host} through the proxy ${shownProxy(proxy)}` : this.base.host;
+    if (proxy) this.log?.(`connecting to ${this.base.host} through the proxy ${shownProxy(proxy)} (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)`);
     this.transport = new Transport({
       origin: this.base.origin,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       signal: options.signal,
+      ...(proxy ? { proxy } : {}),
     });
     this.pacing = createPacing(this.pace.windows);
   }
@@ -169,7 +178,7 @@ export class ApiClient {
       outcomeOf: (attempt) => (isSuccess(attempt.response) ? undefined : attempt.outcome),
       onAttempt: (report) => this.record(request, report),
     });
-    if (decision) throw callFailure({ what: call.what, last: result, attempts, decision, host: this.base.host, apiKey: this.apiKey });
+    if (decision) throw callFailure({ what: call.what, last: result, attempts, decision, host: this.target, apiKey: this.apiKey });
     const response = result.response!;
     if (call.onBody) {
       const date = response.headers.date;

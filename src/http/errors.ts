@@ -1,5 +1,6 @@
 import { TdsError, type ErrorCode, type FailureReason } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
+import { certificateProblem, isCertificateCode } from './certificate-error.js';
 import { RESPONSE_DEADLINE, RESPONSE_TOO_LARGE } from './read-body.js';
 import { RETRY_STATUSES, type AttemptOutcome } from './retry-policy.js';
 
@@ -51,6 +52,9 @@ export interface NetworkFailure {
 
 export function errorFromNetwork(failure: NetworkFailure): TdsError {
   const code = errorCodeOf(failure.error);
+  if (isCertificateCode(code)) {
+    return new TdsError('API', `${failure.what}: ${certificateProblem(code!, failure.target, failure.error)}`, { cause: failure.error });
+  }
   const reason = `${describeNetworkCode(code)}${code ? ` (${code})` : ''}`;
   const tried = failure.attempts.length > 1 ? `gave up after ${describeAttempts(failure.attempts)}: ` : '';
   return new TdsError(failure.retryable ? 'GAVE_UP' : 'API', `${failure.what}: ${tried}${failure.target}: ${reason}`, {
