@@ -10,7 +10,7 @@ const LAYERS = [
   ['http', 'output', 'duckdb'],
   ['parquet'],
   ['config', 'export', 'push', 'mirror', 'emulator'],
-  ['stats'],
+  ['stats', 'lake'],
   ['mcp'],
   ['commands'],
   ['program.ts'],

@@ -7,6 +7,7 @@
 //    `tds rows Generated --format csv -o FILE`, then a full `tds sync Generated --db FILE` into a fresh file,
 //    both with TDS_RATE_SCALE high enough that client pacing never waits.
 //    Targets: sync time <= 1.5x the export's time (same run, same emulator); sync peak RSS <= 300 MB.
+// 1c. --lake (sync/lake.mjs): the same full sync with and without --lake, the lake's size, 1,000 rows more.
 // 2. Emulator child from the same --data file with its real limits (scale 1); 1,000 new rows added (admin
 //    route); `tds sync --db FILE` (incremental, the client's real pacing).
 //    Targets: <= 12 row requests (a re-export would need 10,000); wall time <= 15 s.
@@ -36,12 +37,14 @@ import { createContext } from './sync/context.mjs';
 import { fullSync } from './sync/first-sync.mjs';
 import { idleFollow } from './sync/idle-follow.mjs';
 import { incrementalSync } from './sync/incremental.mjs';
+import { lakeSync } from './sync/lake.mjs';
 
 const ctx = createContext();
 
 console.log(`load average before: ${load()} on ${availableParallelism()} CPUs`);
 try {
   await fullSync(ctx);
+  if (process.env.BENCH_SKIP_LAKE !== '1') await lakeSync(ctx);
   await incrementalSync(ctx);
   await idleFollow(ctx);
 } finally {

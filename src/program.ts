@@ -18,6 +18,7 @@ import { syncCommand } from './commands/sync.js';
 import { statsCommand } from './commands/stats.js';
 import { mcpCommand } from './commands/mcp.js';
 import { diffCommand } from './commands/diff.js';
+import { lakeCommand } from './commands/lake.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -50,6 +51,7 @@ export function buildProgram(ctx: Context): Command {
     statsCommand,
     mcpCommand,
     diffCommand,
+    lakeCommand,
     emulatorCommand,
     demoCommand,
     configCommand,

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
@@ -6,6 +7,9 @@ import { parseDuration } from '../mirror/diff/diff-bounds.js';
 import { runSync } from '../mirror/sync-run.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { withClient } from './client.js';
+import { writeLake } from '../lake/lake.js';
+import type { Database } from '../duckdb/engine.js';
+import type { TableSyncResult } from '../mirror/sync-table.js';
 
 export interface SyncOptions {
   workspace: string[];
@@ -18,6 +22,7 @@ export interface SyncOptions {
   json?: boolean;
   changes?: boolean;
   pruneHistory?: string;
+  lake?: string;
 }
 
 const DEFAULT_EVERY_SECONDS = 10;
@@ -49,6 +54,20 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
       ...(options.follow ? { followEveryMs: (options.every ?? DEFAULT_EVERY_SECONDS) * 1000 } : {}),
       ...(options.changes ? { changes: true } : {}),
       ...(pruneHistoryMs !== undefined ? { pruneHistoryMs } : {}),
+      ...(settings.lake !== undefined ? { afterTable: lakeWriter(ctx, settings.lake) } : {}),
     }),
   );
+}
+
+/** --lake DIR: after each table's sync, the partitions the lake lacks for it, each said in one line. */
+function lakeWriter(ctx: Context, dir: string): (db: Database, result: TableSyncResult) => Promise<void> {
+  const root = resolve(dir);
+  return async (db, result) => {
+    const written = await writeLake(db.connection, { dir: root, tableId: result.tableId });
+    for (const partition of written) {
+      ctx.io.stderr.write(
+        `${partition.mirrorTable}: ${partition.rows} ${partition.rows === 1 ? 'version' : 'versions'} to the lake (sync_id=${partition.syncId})\n`,
+      );
+    }
+  };
 }

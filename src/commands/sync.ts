@@ -33,6 +33,7 @@ Examples:
   $ tds sync --all --full                # the whole organization, deletions included
   $ tds sync Leads --follow --every 30   # keep the mirror current until Ctrl-C
   $ tds sync --follow --changes | jq -c 'select(.change == "deleted")'
+  $ tds sync --all --follow --lake ./lake # the changes as Parquet for Spark, Trino, BigQuery, DuckDB
   $ tds sql "SELECT Stage, count(*) FROM leads GROUP BY Stage"`;
 
 export function syncCommand(ctx: Context): Command {
@@ -50,6 +51,7 @@ export function syncCommand(ctx: Context): Command {
     )
     .option('--json', 'print the summary as JSON on stdout')
     .option('--changes', "print what each table's sync changed on stdout, as NDJSON diff records (summaries stay on stderr)")
+    .option('--lake <dir>', "also write what each table's sync changed to DIR as Parquet (Hive partitions; see `tds lake`)")
     .option('--prune-history <duration>', 'drop the versions replaced longer ago than DURATION (30d, 12h) from the history tables')
     .addHelpText('after', HELP)
     .action(async (tables: string[], options: SyncOptions, command: Command) => {

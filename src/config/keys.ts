@@ -67,6 +67,15 @@ const KEYS: ConfigKey[] = [
       return value;
     },
   },
+  {
+    name: 'lake',
+    secret: false,
+    description: 'the folder tds sync writes its changes to as Parquet (as --lake DIR)',
+    normalize: (value) => {
+      if (value.trim() === '') throw new UsageError('lake needs a folder name');
+      return value;
+    },
+  },
 ];
 
 const webhookKey = (name: string): ConfigKey => ({

@@ -23,6 +23,8 @@ export interface Settings {
   db: string;
   /** HTTPS_PROXY, HTTP_PROXY, NO_PROXY (and their lower-case forms): for the service and the webhook. */
   proxy?: ProxySettings;
+  /** The lake folder of `tds sync`: --lake, else the profile's `lake`; none by default. */
+  lake?: string;
 }
 
 /** Where the base URL and key came from, for messages (`--base-url`, `TDS_API_KEY`, `profile "work"`). */
@@ -96,6 +98,7 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
         fromProfile('db') ??
         DEFAULT_DB,
       ...proxySettings(env),
+      ...lakeSetting(typeof opts.lake === 'string' && opts.lake !== '' ? opts.lake : fromProfile('lake')),
     },
     sources,
   };
@@ -121,4 +124,8 @@ function envNumber(raw: string | undefined, parse: (raw: string) => number): num
 
 function numberOrUndefined(text: string | undefined): number | undefined {
   return text === undefined ? undefined : Number(text);
+}
+
+function lakeSetting(lake: string | undefined): { lake?: string } {
+  return lake === undefined ? {} : { lake };
 }

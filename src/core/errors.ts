@@ -11,12 +11,23 @@ export const EXIT = {
   gaveUp: 6,
   pushIncomplete: 7,
   truncated: 8,
+  checkFailed: 9,
   interrupted: 130,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export type ErrorCode =
-  'USAGE' | 'AUTH' | 'NOT_FOUND' | 'PAUSED' | 'GAVE_UP' | 'PUSH_INCOMPLETE' | 'TRUNCATED' | 'INTERRUPTED' | 'API' | 'UNEXPECTED';
+  | 'USAGE'
+  | 'AUTH'
+  | 'NOT_FOUND'
+  | 'PAUSED'
+  | 'GAVE_UP'
+  | 'PUSH_INCOMPLETE'
+  | 'TRUNCATED'
+  | 'CHECK_FAILED'
+  | 'INTERRUPTED'
+  | 'API'
+  | 'UNEXPECTED';
 
 const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   USAGE: EXIT.usage,
@@ -26,6 +37,7 @@ const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   GAVE_UP: EXIT.gaveUp,
   PUSH_INCOMPLETE: EXIT.pushIncomplete,
   TRUNCATED: EXIT.truncated,
+  CHECK_FAILED: EXIT.checkFailed,
   INTERRUPTED: EXIT.interrupted,
   API: EXIT.unexpected,
   UNEXPECTED: EXIT.unexpected,

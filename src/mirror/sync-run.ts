@@ -34,6 +34,8 @@ export interface SyncRequest {
   changes?: boolean;
   /** --prune-history: versions replaced longer ago than this many ms are dropped */
   pruneHistoryMs?: number;
+  /** Run after each table's sync, with the mirror open for writing (--lake writes what the sync changed). */
+  afterTable?: (db: Database, result: TableSyncResult) => Promise<void>;
 }
 
 /**
@@ -160,6 +162,7 @@ async function syncRound(session: SyncSession, memory: FollowMemory, first: bool
       }
       results.push(result);
       if (request.changes) await printChanges(ctx, db, table.id, result.syncId);
+      await request.afterTable?.(db, result);
     }
   } finally {
     progress?.stop();

@@ -15,6 +15,8 @@ export interface CopyOut {
   query: string;
   /** FILE. */
   path: string;
+  /** Parquet's compression codec (DuckDB's default, snappy, when absent). */
+  compression?: 'zstd';
 }
 
 /** Where DuckDB writes before the rename (a sandboxed database must allow this path). */
@@ -23,11 +25,12 @@ export function partialPath(path: string): string {
 }
 
 /** The rows of the query as a whole Parquet file at FILE.partial (left there: see copyOut). */
-export async function copyToPartial({ run, query, path }: CopyOut): Promise<string> {
+export async function copyToPartial({ run, query, path, compression }: CopyOut): Promise<string> {
   const partial = partialPath(path);
   try {
     // written in place: no temporary file of DuckDB's beside it (a sandbox allows this one path)
-    await run(`COPY (${query}) TO ${quoteLiteral(partial)} (FORMAT parquet, USE_TMP_FILE false)`);
+    const codec = compression ? `, COMPRESSION ${compression}` : '';
+    await run(`COPY (${query}) TO ${quoteLiteral(partial)} (FORMAT parquet${codec}, USE_TMP_FILE false)`);
     // the user's umask, though DuckDB may be creating its own files privately meanwhile
     await chmod(partial, userFileMode());
     const handle = await open(partial, 'r+');

@@ -1,8 +1,13 @@
 import { describeNetworkCode, serviceMessage } from '../../http/errors.js';
 import { parseLenient } from '../../http/json-body.js';
 import { parseRetryAfter } from '../../http/retry-after.js';
-import { wasNotSent, type AttemptOutcome } from '../../http/retry-policy.js';
+import { MAX_RETRY_AFTER_MS, wasNotSent, type AttemptOutcome, type RetryDecision } from '../../http/retry-policy.js';
+import type { BatchState } from '../journal/journal-entry.js';
+import { batchId, type Batch } from '../plan/batch.js';
 import type { WireResult } from './webhook-client.js';
+
+// What a webhook answer means: for the batch (PostOutcome), and, once final, for the journal (its
+// state), the count (SendEvent) and the run (StopReason).
 
 /** What a webhook POST's result means for its batch (service-api.md 4.7 and 7). */
 export type PostOutcome =
@@ -64,4 +69,74 @@ export function describeFailure(result: Extract<WireResult, { kind: 'failure' }>
 /** `HTTP 404` or `connection reset (ECONNRESET)`. */
 export function describeResult(result: WireResult): string {
   return result.kind === 'response' ? describeStatus(result) : describeFailure(result);
+}
+
+/** What became of a batch (or part) a sending run dealt with. */
+export type SendEvent =
+  | { kind: 'accepted'; batch: Batch; status: number; success?: boolean; message?: string }
+  /** 400, or 413 for a single object: not taken in because of the records */
+  | { kind: 'rejected'; batch: Batch; reason: string }
+  | { kind: 'uncertain'; batch: Batch; reason: string }
+  /** due, but not sent because the run is stopping */
+  | { kind: 'pending'; batch: Batch }
+  /** --skip-existing: records of the batch whose keys the table held (not sent) */
+  | { kind: 'existing'; batch: Batch; records: number }
+  /** --key: records of an uncertain request whose keys were found in the table (taken in) */
+  | { kind: 'settled'; batch: Batch; records: number };
+
+/** Why a sending run stopped starting batches. */
+export type StopReason =
+  | { kind: 'uncertain'; detail: string }
+  | { kind: 'interrupted' }
+  /** 429s or refused connections beyond --max-retries */
+  | { kind: 'gave-up'; detail: string }
+  /** an answer that takes nothing in and will not change on retry (404, 401, a redirect…) */
+  | { kind: 'refused'; status?: number; detail: string }
+  /** the journal could not be written, or the input failed while streaming */
+  | { kind: 'failed'; error: unknown };
+
+/** A final answer to a batch's POST that is not a 413 (413s split the batch). */
+export type FinalOutcome = Exclude<PostOutcome, { kind: 'retry' | 'too-large' }>;
+
+/** What a final answer means for its batch: the state journaled, the event counted, and whether the run stops. */
+export interface Meaning {
+  state: BatchState;
+  event: SendEvent;
+  stop?: StopReason;
+}
+
+export function meaningOf(batch: Batch, outcome: FinalOutcome): Meaning {
+  switch (outcome.kind) {
+    case 'accepted':
+      return {
+        state: 'accepted',
+        event: { kind: 'accepted', batch, status: outcome.status, success: outcome.success, message: outcome.message },
+      };
+    case 'rejected':
+      return { state: 'rejected', event: { kind: 'rejected', batch, reason: outcome.detail } };
+    case 'uncertain':
+      return {
+        state: 'uncertain',
+        event: { kind: 'uncertain', batch, reason: outcome.detail },
+        stop: { kind: 'uncertain', detail: outcome.detail },
+      };
+    case 'stop':
+      return {
+        state: 'unsent',
+        event: { kind: 'pending', batch },
+        stop: { kind: 'refused', status: outcome.status, detail: outcome.detail },
+      };
+  }
+}
+
+/** Why the retries of a batch ended without an answer that takes it in or refuses it. */
+export function gaveUpDetail(
+  batch: Batch,
+  ended: { detail: string; attempts: number; decision?: Extract<RetryDecision, { retry: false }> },
+): string {
+  const why =
+    ended.decision?.why === 'wait-too-long'
+      ? `the webhook asked to wait ${Math.round((ended.decision.askedMs ?? 0) / 1000)} s (${ended.detail}); tds waits at most ${MAX_RETRY_AFTER_MS / 1000} s`
+      : `${ended.detail} after ${ended.attempts} attempts`;
+  return `batch ${batchId(batch)}: ${why}`;
 }

@@ -1,15 +1,11 @@
 import type { RateLimiter } from '../../http/rate-limiter.js';
-import { withRetries } from '../../http/retry.js';
-import type { RetryPolicy } from '../../http/retry-policy.js';
+import { withRetries, type AttemptReport } from '../../http/retry.js';
+import type { RetryDecision, RetryPolicy } from '../../http/retry-policy.js';
+import { entryOf, type BatchState, type JournalEntry } from '../journal/journal-entry.js';
 import type { SentRequest } from '../key/intake-window.js';
-import { narrowBatch, splitBatch, type Batch } from '../plan/batch.js';
-import type { BatchJournal } from './batch-journal.js';
-import type { BatchPoster, Posted } from './batch-poster.js';
-import type { PostOutcome } from './classify.js';
-import type { KeyHandOff } from './key-hand-off.js';
-import { gaveUpDetail, meaningOf } from './outcome-meaning.js';
-import type { SendEvent } from './send-event.js';
-import type { RunStops } from './stop-reason.js';
+import { batchId, narrowBatch, splitBatch, type Batch } from '../plan/batch.js';
+import { classifyPost, gaveUpDetail, meaningOf, type PostOutcome, type SendEvent, type StopReason } from './classify.js';
+import type { WireResult } from './webhook-client.js';
 
 export interface BatchDeliveryOptions {
   poster: Pick<BatchPoster, 'post' | 'attempted'>;
@@ -20,8 +16,11 @@ export interface BatchDeliveryOptions {
   journal: BatchJournal;
   /** called once for every batch (or part) dealt with */
   onOutcome(event: SendEvent): Promise<void> | void;
-  /** --key: batches taken in are noted, uncertain ones settled by their keys instead of stopping the run */
-  byKey?: Pick<KeyHandOff, 'accepted' | 'uncertain'>;
+  /** --key: batches taken in are noted, uncertain ones reconciled by their keys instead of stopping the run (reconcile-queue.ts) */
+  byKey?: {
+    accepted(batch: Batch, sent: SentRequest): void;
+    uncertain(batch: Batch, sent: SentRequest): void;
+  };
 }
 
 /**
@@ -103,5 +102,110 @@ export class BatchDelivery {
     }
     await this.options.journal(batch, 'split', { status: outcome.status, reason: outcome.detail });
     for (const half of splitBatch(batch)) await this.deliver(half);
+  }
+}
+
+export interface PosterOptions {
+  post(body: Buffer): Promise<WireResult>;
+  journal: BatchJournal;
+  /** how the webhook is shown in log lines */
+  shown: string;
+  /** keeps the webhook URL out of service messages before they are journaled, logged or shown */
+  redact(text: string): string;
+  log?: (line: string) => void;
+}
+
+/** One POST of a batch, when it left and ended, and what it means. */
+export interface Posted {
+  wire: WireResult;
+  outcome: PostOutcome;
+  sent: SentRequest;
+}
+
+/** Posts batches to the webhook and keeps count of the requests on the wire. */
+export class BatchPoster {
+  /** requests on the wire now (for the progress line) */
+  inFlight = 0;
+  /** when this run's last request to the webhook ended (0: none) */
+  lastRequestAt = 0;
+
+  constructor(private readonly options: PosterOptions) {}
+
+  /** Journals the batch as being sent (fsynced), then sends it: the journal never misses a request that left. */
+  async post(batch: Batch): Promise<Posted> {
+    await this.options.journal(batch, 'sending');
+    this.inFlight += 1;
+    const start = Date.now();
+    let wire: WireResult;
+    try {
+      wire = await this.options.post(batch.body);
+    } finally {
+      this.inFlight -= 1;
+      this.lastRequestAt = Date.now();
+    }
+    const outcome = classifyPost(wire);
+    if ('detail' in outcome) outcome.detail = this.options.redact(outcome.detail);
+    return { wire, outcome, sent: { start, end: this.lastRequestAt } };
+  }
+
+  /** Logs an attempt; one that took nothing in and will be tried again (or given up) is journaled as unsent. */
+  async attempted(batch: Batch, report: AttemptReport<Posted>): Promise<void> {
+    const { wire, outcome } = report.result;
+    this.options.log?.(this.options.redact(postLogLine(this.options.shown, { batch, wire, outcome, decision: report.decision })));
+    if (outcome.kind === 'retry') await this.options.journal(batch, 'unsent', { status: outcome.status, reason: outcome.detail });
+  }
+}
+
+/** One attempt to post a batch, as --verbose logs it. */
+export interface PostAttempt {
+  batch: Batch;
+  wire: WireResult;
+  outcome: PostOutcome;
+  /** undefined for a final answer */
+  decision?: RetryDecision;
+}
+
+/** The --verbose line of one POST: the answer, its time, the batch and what became of it (the URL as `shown`). */
+export function postLogLine(shown: string, { batch, wire, outcome, decision }: PostAttempt): string {
+  const answer = wire.kind === 'response' ? String(wire.status) : 'detail' in outcome ? outcome.detail : 'failed';
+  const retry = decision?.retry ? `; retry in ${Math.round(decision.waitMs)}ms` : '';
+  const records = `records ${batch.first}–${batch.last} (${batch.items.length} objects, ${batch.bytes} bytes)`;
+  return `POST ${shown} ${answer} ${Math.round(wire.ms)}ms: batch ${batchId(batch)}, ${records} → ${outcome.kind}${retry}`;
+}
+
+/** What a journal line adds to the batch and its state: the answer's status, a reason, the records kept. */
+export type JournalExtra = Parameters<typeof entryOf>[2];
+
+/** Journals a state of a batch (or part); resolves once the line is written. */
+export type BatchJournal = (batch: Batch, state: BatchState, extra?: JournalExtra) => Promise<void>;
+
+export function batchJournal(journal: { append(entry: JournalEntry): Promise<void> }): BatchJournal {
+  return (batch, state, extra = {}) => journal.append(entryOf(batch, state, extra));
+}
+
+/**
+ * The reasons a sending run stops, in the order they came. The first one aborts `signal`: a batch
+ * waiting for a rate-limit slot or a retry is then not sent.
+ */
+export class RunStops {
+  readonly reasons: StopReason[] = [];
+  private readonly halt = new AbortController();
+
+  get signal(): AbortSignal {
+    return this.halt.signal;
+  }
+
+  get halted(): boolean {
+    return this.halt.signal.aborted;
+  }
+
+  stop(reason: StopReason): void {
+    this.reasons.push(reason);
+    this.halt.abort(reason);
+  }
+
+  /** Whether `error` is this run's stop, ending a wait for a slot or a retry. */
+  cutShort(error: unknown): boolean {
+    return this.halted && error === this.halt.signal.reason;
   }
 }

@@ -1,11 +1,11 @@
 import { narrowBatch, type Batch } from '../plan/batch.js';
 import type { SentRequest } from '../key/intake-window.js';
 import type { KeyReconciler, SentBatch } from '../key/reconcile.js';
-import type { BatchJournal } from './batch-journal.js';
-import type { SendEvent } from './send-event.js';
+import type { SendEvent } from './classify.js';
+import type { BatchJournal } from './deliver-batch.js';
 
 export interface ReconcileQueueOptions {
-  reconciler: Pick<KeyReconciler, 'found'>;
+  reconciler: Pick<KeyReconciler, 'found' | 'noteAccepted' | 'rowsVisible'>;
   /** the request timeout: a request cut off while sending may have reached the webhook until then */
   timeoutMs: number;
   journal: BatchJournal;
@@ -13,22 +13,31 @@ export interface ReconcileQueueOptions {
 }
 
 /**
- * --key: the uncertain batches waiting to be settled by their keys, and the records the table turned
- * out not to hold, waiting to be sent again.
+ * --key: where the sender meets the reconciler. Batches taken in are noted (their keys must show in
+ * the table); uncertain ones, of this run or an earlier one, wait to be reconciled by their keys; the
+ * records the table turned out not to hold wait to be sent again.
  */
 export class ReconcileQueue {
   /** each with its request: its end is when the webhook may have had it by, at the latest */
   private readonly unsettled: SentBatch[] = [];
   private readonly again: Batch[] = [];
+  private acceptedAny = false;
 
   constructor(private readonly options: ReconcileQueueOptions) {}
 
+  /** Uncertain batches wait to be reconciled (once nothing is in flight). */
   get waiting(): boolean {
     return this.unsettled.length > 0;
   }
 
-  /** A batch of this run whose outcome is uncertain. */
-  add(batch: Batch, sent: SentRequest): void {
+  /** A batch of this run the webhook took in. */
+  accepted(batch: Batch, sent: SentRequest): void {
+    this.acceptedAny = true;
+    this.options.reconciler.noteAccepted(batch, sent);
+  }
+
+  /** A batch of this run whose outcome is uncertain: reconciled later, instead of stopping the run. */
+  uncertain(batch: Batch, sent: SentRequest): void {
     this.unsettled.push({ batch, sent });
   }
 
@@ -36,7 +45,7 @@ export class ReconcileQueue {
    * An uncertain batch of an earlier run: its request reached the webhook, if at all, by the time it was
    * journaled uncertain, or (cut off while sending) within the request timeout of its journaled start.
    */
-  addEarlier(batch: Batch & { unsettled: NonNullable<Batch['unsettled']> }): void {
+  earlier(batch: Batch & { unsettled: NonNullable<Batch['unsettled']> }): void {
     const { at, cutOff } = batch.unsettled;
     this.unsettled.push({ batch, sent: { start: -Infinity, end: cutOff ? Math.min(Date.now(), at + this.options.timeoutMs) : at } });
   }
@@ -65,6 +74,11 @@ export class ReconcileQueue {
       const rest = narrowBatch(batch, new Set(keep));
       if (rest) this.again.push(rest);
     }
+  }
+
+  /** A run that left nothing uncertain: waits until its rows show and their keys can be found (a later run depends on it). */
+  async finish(lastRequestAt: number): Promise<void> {
+    if (this.acceptedAny) await this.options.reconciler.rowsVisible(lastRequestAt);
   }
 
   /** A run that stops leaves its unsettled batches uncertain (as journaled) and its queue unsent. */

@@ -1,17 +1,18 @@
 import type { RateLimiter } from '../../http/rate-limiter.js';
 import type { RetryPolicy } from '../../http/retry-policy.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
+import type { KeyReconciler } from '../key/reconcile.js';
 import type { Batch } from '../plan/batch.js';
-import { batchJournal } from './batch-journal.js';
-import { BatchPoster } from './batch-poster.js';
-import { BatchDelivery } from './deliver-batch.js';
-import { KeyHandOff, type KeyHandOffOptions } from './key-hand-off.js';
-import type { SendEvent } from './send-event.js';
-import { RunStops, type StopReason } from './stop-reason.js';
+import type { SendEvent, StopReason } from './classify.js';
+import { BatchDelivery, BatchPoster, batchJournal, RunStops } from './deliver-batch.js';
+import { ReconcileQueue } from './reconcile-queue.js';
 import type { WireResult } from './webhook-client.js';
 
-export type { SendEvent } from './send-event.js';
-export type { StopReason } from './stop-reason.js';
+// push/deliver: sending batches to the webhook. Public surface: BatchSender (this file) with its
+// SendEvent and StopReason (classify.ts), WebhookClient (webhook-client.ts), webhookTarget
+// (webhook-target.ts) and checkWebhook (check-webhook.ts).
+
+export type { SendEvent, StopReason } from './classify.js';
 
 export interface SendOptions {
   concurrency: number;
@@ -29,8 +30,8 @@ export interface SendOptions {
   log?: (line: string) => void;
   /** Called once for every batch (or part) this run has dealt with, before its slot is freed. */
   onOutcome(event: SendEvent): Promise<void> | void;
-  /** --key: uncertain batches are settled by looking their keys up, and the run goes on */
-  reconciler?: KeyHandOffOptions['reconciler'];
+  /** --key: uncertain batches are reconciled by looking their keys up, and the run goes on */
+  reconciler?: Pick<KeyReconciler, 'found' | 'noteAccepted' | 'checkDue' | 'checkKeysShow' | 'rowsVisible'>;
   /** the request timeout: a request cut off while sending may have reached the webhook until then */
   timeoutMs?: number;
 }
@@ -45,15 +46,15 @@ export class BatchSender {
   private readonly stops = new RunStops();
   private readonly poster: BatchPoster;
   private readonly delivery: BatchDelivery;
-  /** --key: uncertain batches to settle by key, and records to send again */
-  private readonly byKey?: KeyHandOff;
+  /** --key: uncertain batches to reconcile by key, and records to send again */
+  private readonly byKey?: ReconcileQueue;
   private readonly running = new Set<Promise<void>>();
 
   constructor(private readonly options: SendOptions) {
     const journal = batchJournal(options.journal);
     this.poster = new BatchPoster({ ...options, journal });
     if (options.reconciler) {
-      this.byKey = new KeyHandOff({
+      this.byKey = new ReconcileQueue({
         reconciler: options.reconciler,
         timeoutMs: options.timeoutMs ?? 0,
         journal,
@@ -103,10 +104,11 @@ export class BatchSender {
     while (!this.stops.halted) {
       if (byKey?.waiting) {
         if (running.size > 0) await Promise.race(running);
-        else await byKey.settle(this.lastRequestAt);
+        else await byKey.reconcile(this.lastRequestAt);
         continue;
       }
-      if (byKey?.checkDue) await byKey.checkKeysShow();
+      const { reconciler } = this.options;
+      if (reconciler?.checkDue) await reconciler.checkKeysShow();
       if (running.size >= this.options.concurrency) {
         await Promise.race(running);
         continue;

@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { errorCodeOf } from '../../http/errors.js';
+import { RateLimiter } from '../../http/rate-limiter.js';
 import { readBodyText } from '../../http/read-body.js';
 
 /** What one request ended with: a response (any status), or a transport failure. */
@@ -72,4 +73,17 @@ export class WebhookClient {
       };
     }
   }
+}
+
+/** Share of the window kept free for the jitter between our clock and the service's. */
+const MARGIN = 0.01;
+
+/**
+ * Paces webhook requests (HEAD included) to `rate` in any window of `windowMs` (the webhook's second, scaled).
+ * Each slot is re-dated to the end of its request (RateLimitSlot.done), after the service counted
+ * it, so requests that bunch on the way (a stall in either process) cannot draw a 429; every 429
+ * stops every sender for a whole retry-after (1 s or more).
+ */
+export function webhookLimiter(rate: number, windowMs: number): RateLimiter {
+  return new RateLimiter({ limit: rate, windowMs, marginMs: windowMs * MARGIN });
 }

@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { classifyPost } from '../../../src/push/deliver/classify.js';
-import { BatchDelivery, type BatchDeliveryOptions } from '../../../src/push/deliver/deliver-batch.js';
-import type { SendEvent } from '../../../src/push/deliver/send-event.js';
-import { RunStops } from '../../../src/push/deliver/stop-reason.js';
+import { classifyPost, type SendEvent } from '../../../src/push/deliver/classify.js';
+import {
+  BatchDelivery,
+  BatchPoster,
+  postLogLine,
+  RunStops,
+  type BatchDeliveryOptions,
+  type Posted,
+} from '../../../src/push/deliver/deliver-batch.js';
 import type { WireResult } from '../../../src/push/deliver/webhook-client.js';
+import type { BatchState } from '../../../src/push/journal/journal-entry.js';
 import type { SentRequest } from '../../../src/push/key/intake-window.js';
-import { batchId, type Batch } from '../../../src/push/plan/batch.js';
+import { batchId, splitBatch, type Batch } from '../../../src/push/plan/batch.js';
 import { batches } from '../helpers/batches.js';
 
 const response = (status: number): WireResult => ({ kind: 'response', status, headers: {}, text: '', ms: 1 });
@@ -85,5 +91,149 @@ describe('BatchDelivery', () => {
       ['accepted', '1', { start: 1, end: 1.5 }],
       ['uncertain', '2', { start: 2, end: 2.5 }],
     ]);
+  });
+});
+
+const SECRET = 'wh_secret_0123456789';
+const answer = (status: number, text = ''): WireResult => ({ kind: 'response', status, headers: {}, text, ms: 2 });
+
+/** A poster whose webhook answers with `answerWith`; `log` holds journal lines, requests and log lines in order. */
+function poster(answerWith: (body: Buffer) => Promise<WireResult>, journalFails = false) {
+  const log: string[] = [];
+  const journaled: Array<{ state: BatchState; status?: number; reason?: string }> = [];
+  const subject: BatchPoster = new BatchPoster({
+    post: async (body) => {
+      log.push(`post (${subject.inFlight} in flight)`);
+      return answerWith(body);
+    },
+    journal: async (batch: Batch, state, extra = {}) => {
+      if (journalFails) throw new Error('disk full');
+      log.push(`journal ${batchId(batch)} ${state}`);
+      journaled.push({ state, ...extra });
+    },
+    shown: 'https://hook/…',
+    redact: (text) => text.replaceAll(SECRET, '***'),
+    log: (line) => log.push(line),
+  });
+  return { subject, log, journaled };
+}
+
+describe('BatchPoster', () => {
+  it('journals the batch as sending before its request leaves, and counts it in flight until it ends', async () => {
+    const { subject, log } = poster(async () => answer(200, '{"success":true}'));
+    const before = Date.now();
+    const posted = await subject.post(batches(1)[0]!);
+    expect(log).toEqual(['journal 1 sending', 'post (1 in flight)']);
+    expect(subject.inFlight).toBe(0);
+    expect(posted.outcome).toMatchObject({ kind: 'accepted', status: 200, success: true });
+    expect(posted.sent.start).toBeGreaterThanOrEqual(before);
+    expect(posted.sent.end).toBe(subject.lastRequestAt);
+    expect(posted.sent.end).toBeGreaterThanOrEqual(posted.sent.start);
+  });
+
+  it('sends nothing when the journal cannot say it is sending', async () => {
+    const { subject, log } = poster(async () => answer(200), true);
+    await expect(subject.post(batches(1)[0]!)).rejects.toThrow('disk full');
+    expect(log).toEqual([]);
+    expect(subject.lastRequestAt).toBe(0);
+  });
+
+  it('notes when a request that failed ended, and no longer counts it', async () => {
+    const { subject } = poster(() => Promise.reject(new Error('boom')));
+    await expect(subject.post(batches(1)[0]!)).rejects.toThrow('boom');
+    expect(subject.inFlight).toBe(0);
+    expect(subject.lastRequestAt).toBeGreaterThan(0);
+  });
+
+  it('keeps the webhook URL out of the answer it passes on', async () => {
+    const { subject } = poster(async () => answer(400, `{"message":"no webhook ${SECRET}"}`));
+    const posted = await subject.post(batches(1)[0]!);
+    expect(posted.outcome).toMatchObject({ kind: 'rejected', detail: 'HTTP 400: no webhook ***' });
+  });
+
+  it('logs each attempt, and journals one that took nothing in as unsent', async () => {
+    const { subject, log, journaled } = poster(async () => answer(429));
+    const batch = batches(1)[0]!;
+    const posted: Posted = await subject.post(batch);
+    await subject.attempted(batch, {
+      result: posted,
+      number: 1,
+      pacedMs: 0,
+      decision: { retry: true, reason: 'rate-limited', waitMs: 10 },
+    });
+    expect(log.slice(2)).toEqual([
+      'POST https://hook/… 429 2ms: batch 1, records 1–3 (3 objects, 25 bytes) → retry; retry in 10ms',
+      'journal 1 unsent',
+    ]);
+    expect(journaled.at(-1)).toEqual({ state: 'unsent', status: 429, reason: 'HTTP 429' });
+  });
+
+  it('journals nothing after an attempt with a final answer', async () => {
+    const { subject, log } = poster(async () => answer(202));
+    const batch = batches(1)[0]!;
+    await subject.attempted(batch, { result: await subject.post(batch), number: 1, pacedMs: 0 });
+    expect(log.filter((line) => line.startsWith('journal'))).toEqual(['journal 1 sending']);
+  });
+});
+
+const [logBatch] = batches(7, 3).slice(6); // records 19–21, 3 objects of 8 bytes, a body of 28
+const logged = (status: number, text = ''): WireResult => ({ kind: 'response', status, headers: {}, text, ms: 12.4 });
+
+describe('postLogLine', () => {
+  it.each<[string, WireResult, Parameters<typeof postLogLine>[1]['decision'], string]>([
+    [
+      'an answer taken in',
+      logged(200, '{"success":true}'),
+      undefined,
+      'POST hook 200 12ms: batch 7, records 19–21 (3 objects, 28 bytes) → accepted',
+    ],
+    [
+      'a 429 to be tried again',
+      logged(429),
+      { retry: true, reason: 'rate-limited', waitMs: 10.6 },
+      'POST hook 429 12ms: batch 7, records 19–21 (3 objects, 28 bytes) → retry; retry in 11ms',
+    ],
+    [
+      'a 429 given up',
+      logged(429),
+      { retry: false, why: 'exhausted', reason: 'rate-limited' },
+      'POST hook 429 12ms: batch 7, records 19–21 (3 objects, 28 bytes) → retry',
+    ],
+    [
+      'no answer: the failure named',
+      { kind: 'failure', code: 'ECONNRESET', message: 'socket hang up', ms: 3 },
+      undefined,
+      'POST hook connection reset (ECONNRESET) 3ms: batch 7, records 19–21 (3 objects, 28 bytes) → uncertain',
+    ],
+  ])('%s', (_name, wire, decision, line) => {
+    expect(postLogLine('hook', { batch: logBatch!, wire, outcome: classifyPost(wire), decision })).toBe(line);
+  });
+
+  it('names a part of a batch that a 413 split', () => {
+    const [half] = splitBatch(logBatch!);
+    expect(postLogLine('hook', { batch: half!, wire: logged(202), outcome: classifyPost(logged(202)) })).toContain(
+      'batch 7.1, records 19–20 (2 objects, 19 bytes) → accepted',
+    );
+  });
+});
+
+describe('RunStops', () => {
+  it('keeps every reason in order; the first one aborts the signal', () => {
+    const stops = new RunStops();
+    expect(stops.halted).toBe(false);
+    stops.stop({ kind: 'uncertain', detail: 'HTTP 500' });
+    stops.stop({ kind: 'interrupted' });
+    expect(stops.halted).toBe(true);
+    expect(stops.signal.reason).toEqual({ kind: 'uncertain', detail: 'HTTP 500' });
+    expect(stops.reasons).toEqual([{ kind: 'uncertain', detail: 'HTTP 500' }, { kind: 'interrupted' }]);
+  });
+
+  it('tells its own stop from another error that ended a wait', () => {
+    const stops = new RunStops();
+    const other = new Error('disk full');
+    expect(stops.cutShort(other)).toBe(false);
+    stops.stop({ kind: 'interrupted' });
+    expect(stops.cutShort(stops.signal.reason)).toBe(true);
+    expect(stops.cutShort(other)).toBe(false);
   });
 });

@@ -1,0 +1,301 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
+import { copyToPartial } from '../parquet/copy-out.js';
+import { tableReadme } from './recipes.js';
+
+// The lake (`tds sync --lake DIR`): what each sync of a mirror table wrote, as Parquet files in Hive
+// partitions that Spark, Trino, BigQuery, Athena and DuckDB read without tds. This file is the folder's
+// surface for writing: `writeLake` after a table's sync, `lakeFolder` for a table's folder name, and
+// the `_tds_lake` table that records which syncs reached which lake. `compact.ts` rewrites a table's
+// changes into a snapshot; `lake-check.ts` compares a lake with its mirror.
+//
+// A partition is derived from the mirror alone (never a second read of the service): sync N wrote the
+// versions whose `_syncId` is N (in T, or in T__history when a later sync replaced them) and deleted
+// the rows whose version in T__history has `_replacedBy` N and `_change` 'deleted'. So a partition is
+// the same whenever it is written, and a sync killed before its partition reached the lake leaves it
+// to the next sync, which writes every partition the lake lacks.
+
+/** The partition's own columns, after the mirror's. */
+export const CHANGE_COLUMN = '_change';
+export const VALID_FROM_COLUMN = '_valid_from';
+/** The folder of each sync's partition under `<table>/changes/`, Hive style. */
+export const SYNC_PARTITION = 'sync_id';
+/** The folder of a snapshot under `<table>/snapshot/`: the last sync it holds. */
+export const SNAPSHOT_PARTITION = 'as_of';
+/** A snapshot version's end (null: current). */
+export const VALID_TO_COLUMN = '_valid_to';
+/** Written last in a partition: the partition is whole (Spark's marker). */
+export const SUCCESS_FILE = '_SUCCESS';
+/** Where files are written before their rename; readers skip folders that start with `_`. */
+const TEMPORARY = '_temporary';
+const PART_FILE = 'part-0.parquet';
+
+/** The mirror's record of the partitions each lake holds (so a missing one is written by the next sync). */
+const LAKE_TABLE = `CREATE TABLE IF NOT EXISTS _tds_lake (
+  lake_dir VARCHAR NOT NULL,
+  sync_id BIGINT NOT NULL,
+  table_id VARCHAR NOT NULL,
+  mirror_table VARCHAR NOT NULL,
+  rows BIGINT NOT NULL,
+  written_at TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (lake_dir, sync_id)
+)`;
+
+/** The mirror table and history of one service table (from _tds_tables). */
+export interface LakeTable {
+  tableId: string;
+  name: string;
+  mirrorTable: string;
+  historyTable: string;
+}
+
+export interface LakeWrite {
+  /** The lake's folder (absolute). */
+  dir: string;
+  /** Only this table (its ID); every mirrored table when absent. */
+  tableId?: string;
+}
+
+/** One partition written to the lake. */
+export interface PartitionWritten {
+  mirrorTable: string;
+  syncId: number;
+  rows: number;
+}
+
+/**
+ * Writes the partitions the lake lacks for each table: one per finished sync of the table that changed
+ * something (a sync that changed nothing is recorded, with no folder). Returns what it wrote.
+ */
+export async function writeLake(connection: DuckDBConnection, request: LakeWrite): Promise<PartitionWritten[]> {
+  await connection.run(LAKE_TABLE);
+  const written: PartitionWritten[] = [];
+  for (const table of await lakeTables(connection, request.tableId)) {
+    const missing = await missingSyncs(connection, request.dir, table);
+    for (const syncId of missing) {
+      const rows = await writePartition(connection, { dir: request.dir, table, syncId });
+      await connection.run('INSERT OR REPLACE INTO _tds_lake VALUES ($1, $2, $3, $4, $5, now())', [
+        request.dir,
+        syncId,
+        table.tableId,
+        table.mirrorTable,
+        rows,
+      ]);
+      if (rows > 0) written.push({ mirrorTable: table.mirrorTable, syncId, rows });
+    }
+    if (missing.length > 0) await describeFolder(connection, join(request.dir, lakeFolder(table.mirrorTable)), table);
+  }
+  return written;
+}
+
+/** The tables of the mirror (or the one asked for) with their history tables. */
+export async function lakeTables(connection: DuckDBConnection, tableId?: string): Promise<LakeTable[]> {
+  const reader = await connection.runAndReadAll(
+    'SELECT table_id, name, mirror_table, history_table FROM _tds_tables WHERE history_table IS NOT NULL' +
+      (tableId === undefined ? '' : ' AND table_id = $1') +
+      ' ORDER BY mirror_table',
+    tableId === undefined ? [] : [tableId],
+  );
+  return reader.getRowObjectsJS().map((row) => ({
+    tableId: String(row.table_id),
+    name: String(row.name),
+    mirrorTable: String(row.mirror_table),
+    historyTable: String(row.history_table),
+  }));
+}
+
+/**
+ * The table's syncs whose partition the lake lacks: not recorded yet, or recorded with rows and yet not
+ * whole on disk (removed by hand, or left without `_SUCCESS` by a crash) unless a snapshot holds them.
+ */
+async function missingSyncs(connection: DuckDBConnection, dir: string, table: LakeTable): Promise<number[]> {
+  const reader = await connection.runAndReadAll(
+    'SELECT s.sync_id, l.rows FROM _tds_syncs s LEFT JOIN _tds_lake l ON l.sync_id = s.sync_id AND l.lake_dir = $2 ' +
+      'WHERE s.table_id = $1 ORDER BY s.sync_id',
+    [table.tableId, dir],
+  );
+  const state = await folderState(join(dir, lakeFolder(table.mirrorTable)));
+  const whole = new Set(state.changes);
+  return reader
+    .getRowObjectsJS()
+    .filter((row) => {
+      if (row.rows === null) return true;
+      const syncId = Number(row.sync_id);
+      return Number(row.rows) > 0 && !whole.has(syncId) && (state.snapshotAsOf === undefined || syncId > state.snapshotAsOf);
+    })
+    .map((row) => Number(row.sync_id));
+}
+
+/**
+ * The versions sync N wrote, each with how it came (`inserted`, or `updated` when it replaced a version
+ * of the same row) and from when it holds (its `_updatedAt`), and a tombstone carrying the last values
+ * of each row it found gone (from the start of the pass that found it).
+ */
+export function partitionQuery(table: LakeTable, syncId: number): string {
+  const t = quoteIdent(table.mirrorTable);
+  const h = quoteIdent(table.historyTable);
+  const n = String(syncId);
+  const historyOnly = `EXCLUDE ("_replacedBy", "_change", "_replacedAt")`;
+  return `WITH written AS (
+      SELECT * FROM ${t} WHERE "_syncId" = ${n}
+      UNION ALL BY NAME
+      SELECT * ${historyOnly} FROM ${h} WHERE "_syncId" = ${n}
+    ), replaced AS (
+      SELECT DISTINCT "_id" FROM ${h} WHERE "_replacedBy" = ${n} AND "_change" = 'updated'
+    )
+    SELECT written.*,
+      CASE WHEN written."_id" IN (SELECT "_id" FROM replaced) THEN 'updated' ELSE 'inserted' END AS ${CHANGE_COLUMN},
+      written."_updatedAt"::TIMESTAMPTZ AS ${VALID_FROM_COLUMN}
+    FROM written
+    UNION ALL BY NAME
+    SELECT * ${historyOnly}, 'deleted' AS ${CHANGE_COLUMN}, "_replacedAt" AS ${VALID_FROM_COLUMN}
+    FROM ${h} WHERE "_replacedBy" = ${n} AND "_change" = 'deleted'`;
+}
+
+interface PartitionTarget {
+  dir: string;
+  table: LakeTable;
+  syncId: number;
+}
+
+/** One partition of `<table>/changes/`; returns the rows written (0: no folder). */
+async function writePartition(connection: DuckDBConnection, target: PartitionTarget): Promise<number> {
+  const changes = join(target.dir, lakeFolder(target.table.mirrorTable), 'changes');
+  return writeWhole({
+    connection,
+    query: partitionQuery(target.table, target.syncId),
+    folder: join(changes, `${SYNC_PARTITION}=${target.syncId}`),
+    temporary: join(changes, TEMPORARY),
+  });
+}
+
+export interface WholeWrite {
+  connection: DuckDBConnection;
+  query: string;
+  /** The partition folder the file goes into, with `_SUCCESS` last. */
+  folder: string;
+  /** Where the file is written first. */
+  temporary: string;
+}
+
+/**
+ * The query's rows as `folder/part-0.parquet` (zstd), as Spark's committers make a partition: the
+ * file written under `_temporary/`, synced, renamed into the folder, then `_SUCCESS`. A folder an
+ * earlier, killed run left is replaced (a partition's content is the same by construction). No rows:
+ * no folder. Returns the rows written.
+ */
+export async function writeWhole({ connection, query, folder, temporary }: WholeWrite): Promise<number> {
+  await mkdir(temporary, { recursive: true });
+  const aside = join(temporary, `${randomBytes(6).toString('hex')}.parquet`);
+  const partial = await copyToPartial({ run: (sql) => connection.run(sql), query, path: aside, compression: 'zstd' });
+  try {
+    const counted = await connection.runAndReadAll(`SELECT num_rows::BIGINT AS n FROM parquet_file_metadata(${quoteLiteral(partial)})`);
+    const rows = Number(counted.getRowObjectsJS()[0]?.n ?? 0);
+    if (rows === 0) return 0;
+    await rm(folder, { recursive: true, force: true });
+    await mkdir(folder, { recursive: true });
+    await rename(partial, join(folder, PART_FILE));
+    await writeFile(join(folder, SUCCESS_FILE), '');
+    await syncFolder(folder);
+    return rows;
+  } finally {
+    await rm(partial, { force: true });
+    await rmdir(temporary).catch(() => undefined);
+  }
+}
+
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The longest folder name a table gets (file systems allow 255 bytes a name). */
+const FOLDER_MAX = 100;
+
+/**
+ * A table's folder in the lake: its mirror table name (lower snake case) with anything else than
+ * letters, digits, `_` and `-` replaced, never `.`/`..` or hidden, and cut with a hash past 100
+ * characters, so any table name makes one safe folder.
+ */
+export function lakeFolder(mirrorTable: string): string {
+  let name = mirrorTable.replace(/[^A-Za-z0-9_-]/g, '_').replace(/^[_-]+/, '');
+  if (name === '') name = 'table';
+  if (name.length <= FOLDER_MAX) return name;
+  const hash = createHash('sha256').update(mirrorTable).digest('hex').slice(0, 8);
+  return `${name.slice(0, FOLDER_MAX - 9)}_${hash}`;
+}
+
+/** The partitions of a table's `changes/` (or `snapshot/`) folder that are whole, by their number. */
+export async function wholePartitions(folder: string, key: string): Promise<number[]> {
+  const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+  const found: number[] = [];
+  for (const entry of entries) {
+    const match = new RegExp(`^${key}=(\\d+)$`).exec(entry.name);
+    if (!entry.isDirectory() || !match) continue;
+    const inside = await readdir(join(folder, entry.name));
+    if (inside.includes(SUCCESS_FILE)) found.push(Number(match[1]));
+  }
+  return found.sort((a, b) => a - b);
+}
+
+/** What a table's folder says about itself (`_table.json`), so the lake is read and compacted without the mirror. */
+export interface FolderIdentity {
+  tableId: string;
+  name: string;
+  mirrorTable: string;
+}
+
+const IDENTITY_FILE = '_table.json';
+
+export async function folderIdentity(folder: string): Promise<FolderIdentity | undefined> {
+  try {
+    return JSON.parse(await readFile(join(folder, IDENTITY_FILE), 'utf8')) as FolderIdentity;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a table's folder holds now: its newest whole snapshot, and whether changes newer than it are there. */
+export async function folderState(folder: string): Promise<{ snapshotAsOf?: number; changes: number[] }> {
+  const snapshots = await wholePartitions(join(folder, 'snapshot'), SNAPSHOT_PARTITION);
+  const snapshotAsOf = snapshots.at(-1);
+  const changes = (await wholePartitions(join(folder, 'changes'), SYNC_PARTITION)).filter(
+    (n) => snapshotAsOf === undefined || n > snapshotAsOf,
+  );
+  return snapshotAsOf === undefined ? { changes } : { snapshotAsOf, changes };
+}
+
+/** The folder's `_table.json` and README.md, written again for what the folder holds now. */
+export async function describeFolder(connection: DuckDBConnection, folder: string, table: FolderIdentity): Promise<void> {
+  const state = await folderState(folder);
+  if (state.snapshotAsOf === undefined && state.changes.length === 0) return;
+  const identity: FolderIdentity = { tableId: table.tableId, name: table.name, mirrorTable: table.mirrorTable };
+  await writeFile(join(folder, IDENTITY_FILE), `${JSON.stringify(identity, null, 2)}\n`);
+  const files = [
+    ...(state.changes.length > 0 ? [join(folder, 'changes', `${SYNC_PARTITION}=*`, '*.parquet')] : []),
+    ...(state.snapshotAsOf !== undefined ? [join(folder, 'snapshot', `${SNAPSHOT_PARTITION}=${state.snapshotAsOf}`, '*.parquet')] : []),
+  ];
+  const described = await connection.runAndReadAll(
+    `DESCRIBE SELECT * FROM read_parquet([${files.map(quoteLiteral).join(', ')}], union_by_name = true)`,
+  );
+  const own = new Set([CHANGE_COLUMN, VALID_FROM_COLUMN, VALID_TO_COLUMN, '_replacedBy', SYNC_PARTITION]);
+  const columns = described
+    .getRowObjectsJS()
+    .map((row) => ({ key: String(row.column_name), type: String(row.column_type) }))
+    .filter((column) => !own.has(column.key));
+  const readme = tableReadme({
+    name: table.name,
+    folder: lakeFolder(table.mirrorTable),
+    columns,
+    ...(state.snapshotAsOf !== undefined ? { snapshotAsOf: state.snapshotAsOf } : {}),
+    hasChanges: state.changes.length > 0,
+  });
+  await writeFile(join(folder, 'README.md'), readme);
+}

@@ -1,0 +1,131 @@
+// The README that tds writes into each table's folder of the lake: what the files are, and the SQL for
+// the table as it is now and as it was, in DuckDB, Spark SQL and Trino. It is written again whenever the
+// folder changes (a new partition, a compaction), so the SQL always fits what is there.
+
+export interface ReadmeTable {
+  /** The service table's name. */
+  name: string;
+  /** Its folder in the lake. */
+  folder: string;
+  /** The mirror's columns with their DuckDB types, in order. */
+  columns: ReadonlyArray<{ key: string; type: string }>;
+  /** The sync of the newest whole snapshot (`snapshot/as_of=<S>`), if any. */
+  snapshotAsOf?: number;
+  /** Whether partitions newer than the snapshot (or any, without one) are in `changes/`. */
+  hasChanges: boolean;
+}
+
+const CHANGES = (folder: string): string =>
+  `read_parquet('${folder}/changes/sync_id=*/*.parquet', hive_partitioning = true, union_by_name = true)`;
+const SNAPSHOT = (folder: string, asOf: number): string =>
+  `read_parquet('${folder}/snapshot/as_of=${asOf}/*.parquet', union_by_name = true)`;
+
+/** The newest version of each row among `source` (a relation), tombstones kept so that they hide the row. */
+const latest = (source: string, order: string): string =>
+  `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY _id ORDER BY ${order}) AS _n FROM ${source}) WHERE _n = 1`;
+
+/** DuckDB: the rows as of sync N (`bound` = `sync_id <= N`), or now (no bound). */
+function duckdbAt(table: ReadmeTable, bound: { changes: string; snapshot: string } | undefined): string {
+  const changesWhere = [table.snapshotAsOf !== undefined ? `sync_id > ${table.snapshotAsOf}` : '', bound?.changes ?? '']
+    .filter(Boolean)
+    .join(' AND ');
+  const changes = `(SELECT * FROM ${CHANGES(table.folder)}${changesWhere ? ` WHERE ${changesWhere}` : ''})`;
+  const fromChanges = `${latest(changes, 'sync_id DESC, _valid_from DESC')}`;
+  if (table.snapshotAsOf === undefined) return `SELECT * EXCLUDE (_n) FROM (${fromChanges}) WHERE _change <> 'deleted';`;
+  const snapshotWhere = bound?.snapshot ?? '_valid_to IS NULL';
+  const snapshot = `SELECT * FROM ${SNAPSHOT(table.folder, table.snapshotAsOf)} WHERE ${snapshotWhere}`;
+  if (!table.hasChanges) return `${snapshot};`;
+  return `WITH newer AS (${fromChanges})
+${snapshot} AND _id NOT IN (SELECT _id FROM newer)
+UNION ALL BY NAME
+SELECT * EXCLUDE (_n) FROM newer WHERE _change <> 'deleted';`;
+}
+
+const TRINO_TYPES: Record<string, string> = {
+  VARCHAR: 'varchar',
+  DOUBLE: 'double',
+  BOOLEAN: 'boolean',
+  BIGINT: 'bigint',
+  INTEGER: 'integer',
+  'TIMESTAMP WITH TIME ZONE': 'timestamp(3) with time zone',
+  JSON: 'varchar',
+  'VARCHAR[]': 'array(varchar)',
+};
+
+function trinoColumns(table: ReadmeTable): string {
+  return table.columns
+    .map(({ key, type }) => `  "${key.replace(/"/g, '""')}" ${TRINO_TYPES[type] ?? 'varchar'}`)
+    .concat(['  _change varchar', '  _valid_from timestamp(3) with time zone', '  sync_id bigint'])
+    .join(',\n');
+}
+
+/** DuckDB's query of the table as it is now, from the folder at `folder` (a path DuckDB can read). */
+export function lakeNowQuery(table: Omit<ReadmeTable, 'columns' | 'name'>): string {
+  return duckdbAt({ ...table, name: '', columns: [] }, undefined).replace(/;$/, '');
+}
+
+/** The README of a table's folder. */
+export function tableReadme(table: ReadmeTable): string {
+  const f = table.folder;
+  const snapshotNote =
+    table.snapshotAsOf === undefined
+      ? ''
+      : `\`snapshot/as_of=${table.snapshotAsOf}/\` holds every version up to sync ${table.snapshotAsOf} (from \`tds lake compact\`), each with \`_valid_from\` and \`_valid_to\` (null: still current) and \`_replacedBy\` (the sync that replaced it); \`changes/\` holds the syncs after it${table.hasChanges ? '' : ' (none yet)'}. In Spark and Trino, read the snapshot's rows whose \`_valid_to\` is null and put the changes after sync ${table.snapshotAsOf} over them, as the DuckDB query below does.\n\n`;
+  return `# ${f}: the lake of the table "${table.name}"
+
+Written by \`tds sync --lake\`; do not edit. \`changes/sync_id=<N>/part-*.parquet\` holds one row per
+version that sync N of the mirror wrote: the mirror's columns, \`_change\` (\`inserted\`, \`updated\`,
+or \`deleted\`: a tombstone carrying the last values) and \`_valid_from\` (the service's clock). A
+partition is whole when its \`_SUCCESS\` is there. Files written later can have more columns (a field
+added later: read with union by name), and a retyped field keeps its old type in older files.
+
+${snapshotNote}Run these from the lake's folder (the one that holds \`${f}/\`).
+
+## DuckDB
+
+\`\`\`sql
+-- now
+${duckdbAt(table, undefined)}
+
+-- as of sync 42 (the mirror's ${f}_at_sync(42))
+${duckdbAt(table, { changes: 'sync_id <= 42', snapshot: '_syncId <= 42 AND (_replacedBy IS NULL OR _replacedBy > 42)' })}
+
+-- every version of one row, oldest first
+SELECT * FROM ${CHANGES(f)} WHERE _id = 'ROW_ID' ORDER BY sync_id, _valid_from;
+\`\`\`
+
+## Spark SQL
+
+\`\`\`sql
+CREATE OR REPLACE TEMPORARY VIEW ${f}_changes
+USING parquet OPTIONS (path '${f}/changes', mergeSchema 'true');
+
+-- now
+SELECT * FROM (
+  SELECT *, row_number() OVER (PARTITION BY _id ORDER BY sync_id DESC, _valid_from DESC) AS _n
+  FROM ${f}_changes
+) WHERE _n = 1 AND _change <> 'deleted';
+
+-- as of a moment (the mirror's ${f}_at(MOMENT))
+SELECT * FROM (
+  SELECT *, row_number() OVER (PARTITION BY _id ORDER BY _valid_from DESC) AS _n
+  FROM ${f}_changes WHERE _valid_from <= TIMESTAMP '2026-01-31 00:00:00 UTC'
+) WHERE _n = 1 AND _change <> 'deleted';
+\`\`\`
+
+## Trino (Hive connector, the folder copied to an object store)
+
+\`\`\`sql
+CREATE TABLE hive.lake.${f}_changes (
+${trinoColumns(table)}
+) WITH (external_location = 's3://BUCKET/lake/${f}/changes', format = 'PARQUET', partitioned_by = ARRAY['sync_id']);
+CALL hive.system.sync_partition_metadata('lake', '${f}_changes', 'ADD');
+
+-- now
+SELECT * FROM (
+  SELECT *, row_number() OVER (PARTITION BY _id ORDER BY sync_id DESC, _valid_from DESC) AS _n
+  FROM hive.lake.${f}_changes
+) WHERE _n = 1 AND _change <> 'deleted';
+\`\`\`
+`;
+}

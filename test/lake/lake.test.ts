@@ -1,0 +1,218 @@
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { MirrorBench } from '../mirror/helpers.js';
+import { addEveryTypeRows, benchPerTest } from '../e2e/sync-support.js';
+import { everyTypeTable } from '../mirror/helpers.js';
+import { lakeFolder } from '../../src/lake/lake.js';
+
+// `tds sync --lake DIR` and `tds lake`: the lake read back with DuckDB as a reader would (its own SQL
+// here, not the README's), compared with the mirror row for row, now and as of each sync.
+
+const openBench = benchPerTest();
+
+async function sql<T = Record<string, unknown>>(bench: MirrorBench, query: string): Promise<T[]> {
+  const result = await bench.tds(['sql', '--files', query, '--format', 'ndjson']);
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T);
+}
+
+const changes = (lake: string, table: string): string =>
+  `read_parquet('${lake}/${table}/changes/sync_id=*/*.parquet', hive_partitioning = true, union_by_name = true)`;
+
+/** The table from the lake's changes up to sync `upTo`: each row's newest version unless it is a tombstone. */
+const lakeAt = (lake: string, table: string, upTo = 1e9): string =>
+  `(SELECT * EXCLUDE (_n, _change, _valid_from, sync_id) FROM (
+     SELECT *, row_number() OVER (PARTITION BY _id ORDER BY sync_id DESC) AS _n FROM ${changes(lake, table)} WHERE sync_id <= ${upTo}
+   ) WHERE _n = 1 AND _change <> 'deleted')`;
+
+/** Rows in one relation and not the other, both ways (0 when equal as multisets), compared by their JSON text. */
+async function difference(bench: MirrorBench, a: string, b: string): Promise<number> {
+  const rows = await sql<{ n: number }>(
+    bench,
+    `WITH a AS (SELECT to_json(x)::VARCHAR AS j FROM ${a} x), b AS (SELECT to_json(y)::VARCHAR AS j FROM ${b} y)
+     SELECT count(*) AS n FROM ((SELECT j FROM a EXCEPT ALL SELECT j FROM b) UNION ALL (SELECT j FROM b EXCEPT ALL SELECT j FROM a))`,
+  );
+  return Number(rows[0]!.n);
+}
+
+const mirrorColumns = async (bench: MirrorBench, table: string): Promise<string> =>
+  (await sql<{ column_name: string }>(bench, `DESCRIBE ${table}`)).map((c) => `"${c.column_name.replace(/"/g, '""')}"`).join(', ');
+
+describe('tds sync --lake', () => {
+  it('writes each sync that changed something as a partition; now and as of each sync equal the mirror', async () => {
+    const bench = await openBench();
+    const lake = join(bench.dir, 'lake');
+    const table = await everyTypeTable(bench);
+    const ids = await addEveryTypeRows(bench, table.id, { count: 30, from: 1 });
+    const first = await bench.tds(['sync', table.id, '--lake', lake]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/every_type: 30 versions to the lake \(sync_id=1\)/);
+    expect(await sql(bench, `SELECT _change, count(*) AS n FROM ${changes(lake, 'every_type')} GROUP BY ALL`)).toEqual([
+      { _change: 'inserted', n: 30 },
+    ]);
+
+    // edits of two rows, one deletion, one new row, and a field added
+    await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[0]}`, { cells: { Name: 'edited 0' } });
+    await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[1]}`, { cells: { Amount: 99 } });
+    await bench.admin('DELETE', `/tables/${table.id}/rows/${ids[2]}`);
+    await bench.admin('POST', `/tables/${table.id}/fields`, { label: 'Region', type: 'text' });
+    await addEveryTypeRows(bench, table.id, { count: 1, from: 100 });
+    const second = await bench.tds(['sync', table.id, '--full', '--lake', lake]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(
+      await sql(bench, `SELECT _change, count(*) AS n FROM ${changes(lake, 'every_type')} WHERE sync_id = 2 GROUP BY ALL ORDER BY 1`),
+    ).toEqual([
+      { _change: 'deleted', n: 1 },
+      { _change: 'inserted', n: 1 },
+      { _change: 'updated', n: 2 },
+    ]);
+    // the field added later is in the later file only
+    const firstFile = await sql(bench, `DESCRIBE SELECT * FROM read_parquet('${lake}/every_type/changes/sync_id=1/*.parquet')`);
+    expect(firstFile.map((c) => c.column_name)).not.toContain('Region');
+
+    // a sync that changed nothing writes nothing
+    const third = await bench.tds(['sync', table.id, '--lake', lake]);
+    expect(third.code, third.stderr).toBe(0);
+    expect((await readdir(join(lake, 'every_type', 'changes'))).sort()).toEqual(['sync_id=1', 'sync_id=2']);
+
+    const columns = await mirrorColumns(bench, 'every_type');
+    const now = `(SELECT ${columns} FROM ${lakeAt(lake, 'every_type')})`;
+    expect(await difference(bench, now, `(SELECT ${columns} FROM every_type)`)).toBe(0);
+    const atOne = `(SELECT ${columns} FROM ${lakeAt(lake, 'every_type', 1)})`;
+    expect(await difference(bench, atOne, `(SELECT ${columns} FROM every_type_at_sync(1))`)).toBe(0);
+    expect(await sql(bench, `SELECT count(*) AS n FROM ${atOne}`)).toEqual([{ n: 30 }]);
+
+    const check = await bench.tds(['lake', 'check', lake]);
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stderr).toMatch(/every_type: the lake matches the mirror \(30 rows\)/);
+    const readme = await readFile(join(lake, 'every_type', 'README.md'), 'utf8');
+    expect(readme).toMatch(/## DuckDB[\s\S]*## Spark SQL[\s\S]*## Trino/);
+    // the README's DuckDB recipes, run as written from the lake's folder
+    const recipe = (title: string): string => new RegExp(`-- ${title}\\n([^;]+);`).exec(readme)![1]!;
+    const inLake = async (query: string): Promise<string> => {
+      const result = await bench.tds(['sql', '--files', `COPY (${query}) TO 'recipe.parquet' (FORMAT parquet)`], { cwd: lake });
+      expect(result.code, result.stderr).toBe(0);
+      return `(SELECT ${columns} FROM read_parquet('${join(lake, 'recipe.parquet')}'))`;
+    };
+    expect(await difference(bench, await inLake(recipe('now')), `(SELECT ${columns} FROM every_type)`)).toBe(0);
+    const asOf = recipe("as of sync 42 \\(the mirror's every_type_at_sync\\(42\\)\\)").replaceAll('42', '1');
+    expect(await difference(bench, await inLake(asOf), `(SELECT ${columns} FROM every_type_at_sync(1))`)).toBe(0);
+  });
+
+  it('a lost partition is written again by the next sync; lake check says when the lake differs', async () => {
+    const bench = await openBench();
+    const lake = join(bench.dir, 'lake');
+    const table = await everyTypeTable(bench);
+    const ids = await addEveryTypeRows(bench, table.id, { count: 10, from: 1 });
+    expect((await bench.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
+    await bench.admin('DELETE', `/tables/${table.id}/rows/${ids[0]}`);
+    expect((await bench.tds(['sync', table.id, '--full', '--lake', lake])).code).toBe(0);
+    // a partition lost (removed by hand, or a copy of the lake that missed it)
+    await rm(join(lake, 'every_type', 'changes', 'sync_id=2'), { recursive: true });
+    const differs = await bench.tds(['lake', 'check', lake]);
+    expect(differs.code).toBe(9);
+    expect(differs.stderr).toMatch(/every_type: the lake differs: mirror 9 rows .* lake 10 rows/);
+    expect((await bench.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
+    expect((await bench.tds(['lake', 'check', lake])).code).toBe(0);
+  });
+
+  it('compaction keeps now and as-of identical; --drop-changes removes what the snapshot holds', async () => {
+    const bench = await openBench();
+    const lake = join(bench.dir, 'lake');
+    const table = await everyTypeTable(bench);
+    const ids = await addEveryTypeRows(bench, table.id, { count: 12, from: 1 });
+    expect((await bench.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
+    await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[3]}`, { cells: { Name: 'edited' } });
+    await bench.admin('DELETE', `/tables/${table.id}/rows/${ids[4]}`);
+    expect((await bench.tds(['sync', table.id, '--full', '--lake', lake])).code).toBe(0);
+
+    const compact = await bench.tds(['lake', 'compact', lake, '--drop-changes']);
+    expect(compact.code, compact.stderr).toBe(0);
+    expect(compact.stderr).toMatch(/every_type: 13 versions into snapshot\/as_of=2; [\d.]+ MB of changes removed/);
+    expect(await readdir(join(lake, 'every_type', 'changes')).catch(() => [])).toEqual([]);
+
+    const snapshot = `read_parquet('${lake}/every_type/snapshot/as_of=2/*.parquet')`;
+    const columns = await mirrorColumns(bench, 'every_type');
+    expect(
+      await difference(bench, `(SELECT ${columns} FROM ${snapshot} WHERE _valid_to IS NULL)`, `(SELECT ${columns} FROM every_type)`),
+    ).toBe(0);
+    const atOne = `(SELECT ${columns} FROM ${snapshot} WHERE "_syncId" <= 1 AND ("_replacedBy" IS NULL OR "_replacedBy" > 1))`;
+    expect(await difference(bench, atOne, `(SELECT ${columns} FROM every_type_at_sync(1))`)).toBe(0);
+
+    // changes after the snapshot, then a second compaction that carries the first one's current versions on
+    await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[5]}`, { cells: { Name: 'edited again' } });
+    expect((await bench.tds(['sync', table.id, '--full', '--lake', lake])).code).toBe(0);
+    expect((await bench.tds(['lake', 'check', lake])).code).toBe(0);
+    expect((await bench.tds(['lake', 'compact', lake])).code).toBe(0);
+    expect(await readdir(join(lake, 'every_type', 'snapshot'))).toEqual(['as_of=3']);
+    const second = `read_parquet('${lake}/every_type/snapshot/as_of=3/*.parquet')`;
+    expect(
+      await difference(bench, `(SELECT ${columns} FROM ${second} WHERE _valid_to IS NULL)`, `(SELECT ${columns} FROM every_type)`),
+    ).toBe(0);
+    const againAtOne = `(SELECT ${columns} FROM ${second} WHERE "_syncId" <= 1 AND ("_replacedBy" IS NULL OR "_replacedBy" > 1))`;
+    expect(await difference(bench, againAtOne, `(SELECT ${columns} FROM every_type_at_sync(1))`)).toBe(0);
+    expect((await bench.tds(['lake', 'check', lake])).code).toBe(0);
+  });
+});
+
+describe('the lake: names and drift', () => {
+  it.each([
+    ['../../etc', 'etc'],
+    ['a/b', 'a_b'],
+    ['x=1', 'x_1'],
+    ['.hidden', 'hidden'],
+    ['_tds_tables', 'tds_tables'],
+    ['🚀', 'table'],
+    ['..', 'table'],
+  ])('the table folder of %j is %j', (name, folder) => {
+    expect(lakeFolder(name)).toBe(folder);
+  });
+
+  it('a name of 300 characters is cut to 100 with a hash that keeps two such names apart', () => {
+    const a = lakeFolder(`${'a'.repeat(299)}b`);
+    const b = lakeFolder(`${'a'.repeat(299)}c`);
+    expect(a).toHaveLength(100);
+    expect(a).not.toBe(b);
+    expect(a).toMatch(/^[a-z0-9_]+$/);
+  });
+
+  it('a hostile table name makes one safe folder inside the lake; a retyped field keeps its old type in older files', async () => {
+    const bench = await openBench();
+    const lake = join(bench.dir, 'lake');
+    const created = await bench.admin<{ table: { id: string }; fields: Array<{ id: string }> }>('POST', '/tables', {
+      workspace: 'Sales',
+      name: `../=🚀 ${'z'.repeat(300)}`,
+      fields: [{ label: 'Score', type: 'number' }],
+    });
+    const id = created.table.id;
+    await bench.admin('POST', `/tables/${id}/rows`, { rows: [{ cells: { Score: 5 } }, { cells: { Score: 7 } }] });
+    expect((await bench.tds(['sync', id, '--lake', lake])).code).toBe(0);
+    const [folder, ...others] = (await readdir(lake)).filter((name) => !name.startsWith('.'));
+    expect(others).toEqual([]);
+    expect(folder).toMatch(/^[a-z0-9_]{1,100}$/);
+
+    await bench.admin('PATCH', `/tables/${id}/fields/${created.fields[0]!.id}`, { type: 'text' });
+    await bench.admin('POST', `/tables/${id}/rows`, { rows: [{ cells: { Score: 'high' } }] });
+    const synced = await bench.tds(['sync', id, '--lake', lake]);
+    expect(synced.code, synced.stderr).toBe(0);
+    const typeIn = async (syncId: number): Promise<string> =>
+      String(
+        (
+          await sql<{ column_type: string }>(
+            bench,
+            `DESCRIBE SELECT "Score" FROM read_parquet('${lake}/${folder}/changes/sync_id=${syncId}/*.parquet')`,
+          )
+        )[0]!.column_type,
+      );
+    expect(await typeIn(1)).toBe('DOUBLE');
+    expect(await typeIn(2)).toBe('VARCHAR');
+    // read together by name, the values of both files are there
+    expect(
+      (await sql<{ Score: string }>(bench, `SELECT "Score" FROM ${changes(lake, folder!)} ORDER BY sync_id, "Score"`)).map((r) => r.Score),
+    ).toEqual(['5.0', '7.0', 'high']);
+  });
+});
