@@ -1,3 +1,4 @@
+import { proxyFor, type ProxySettings } from '../http/proxy.js';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -33,7 +34,7 @@ export interface PushOptions {
   nest?: string;
   relaxColumns?: boolean;
   batchSize: number;
-  concurrency: number;
+  concurrency?: number;
   rate: number;
   journal?: string;
   resume?: boolean;
@@ -72,7 +73,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
 
   if (options.check) {
     if (!target) throw new UsageError('--check needs a webhook');
-    return checkOnly(ctx, target, { maxRetries, timeoutMs, rateScale: settings.rateScale, json: Boolean(options.json) });
+    return checkOnly(ctx, target, { maxRetries, timeoutMs, rateScale: settings.rateScale, json: Boolean(options.json), proxy: settings.proxy });
   }
   const waitUntil = checkCombinations(options);
   const format = inputFormatOf(args.input, options.inputFormat);
@@ -105,7 +106,8 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
         ? {
             delivery: {
               target,
-              concurrency: options.concurrency,
+              ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+              ...(settings.proxy ? { proxy: settings.proxy } : {}),
               rate: options.rate,
               timeoutMs,
               maxRetries,
@@ -251,9 +253,10 @@ async function checkInput(ctx: Context, input: string): Promise<boolean> {
 async function checkOnly(
   ctx: Context,
   target: WebhookTarget,
-  settings: { maxRetries: number; timeoutMs: number; rateScale: number; json: boolean },
+  settings: { maxRetries: number; timeoutMs: number; rateScale: number; json: boolean; proxy?: ProxySettings | undefined },
 ): Promise<void> {
-  const client = new WebhookClient({ url: target.url, connections: 1, timeoutMs: settings.timeoutMs });
+  const proxy = settings.proxy && proxyFor(target.url, settings.proxy);
+  const client = new WebhookClient({ url: target.url, connections: 1, timeoutMs: settings.timeoutMs, ...(proxy ? { proxy } : {}) });
   const pace = pushPace(settings.rateScale, settings.maxRetries);
   try {
     await checkWebhook({

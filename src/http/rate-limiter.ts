@@ -6,6 +6,13 @@ export interface RateLimiterOptions {
   windowMs: number;
   /** Extra wait past the window, for the gap between our send time and the service's arrival time. */
   marginMs?: number;
+  /**
+   * At most this long after it was sent is a slot re-dated by `done()` (default: no bound, to the end of
+   * its request). The service counted the request on arrival: for a far service whose requests take
+   * about the same way there, a bound near the round trip's jitter keeps the limit without paying the
+   * whole round trip in every window.
+   */
+  redateBoundMs?: () => number;
   now?: () => number;
 }
 
@@ -14,9 +21,9 @@ export interface RateLimitSlot {
   /** Milliseconds spent waiting for the slot. */
   waitedMs: number;
   /**
-   * The request is over: its time in the log moves from "sent" to "now". The service counted it on
-   * arrival, somewhere between the two, so pacing from the later time can never outrun it, even when
-   * requests queue for a connection after taking their slot.
+   * The request is over: its time in the log moves from "sent" to "now" (or to `redateBoundMs` after
+   * "sent"). The service counted it on arrival, somewhere between the two, so pacing from the later
+   * time can never outrun it, even when requests queue for a connection after taking their slot.
    */
   done(): void;
 }
@@ -36,7 +43,8 @@ export class RateLimiter {
   private readonly windowMs: number;
   private readonly marginMs: number;
   private readonly now: () => number;
-  /** Oldest first; `done()` moves an entry to the end with the current time, which keeps the order. */
+  private readonly redateBoundMs?: () => number;
+  /** Oldest first; `done()` moves an entry to its new time's place. */
   private readonly sent: Entry[] = [];
   private pausedUntil = 0;
   private sleeps = 0;
@@ -47,6 +55,7 @@ export class RateLimiter {
     this.windowMs = options.windowMs;
     this.marginMs = options.marginMs ?? Math.ceil(options.windowMs / 100);
     this.now = options.now ?? Date.now;
+    if (options.redateBoundMs) this.redateBoundMs = options.redateBoundMs;
   }
 
   /** Waits for a slot (callers are served in order) and records the send. Resolves to the ms waited. */
@@ -105,7 +114,10 @@ export class RateLimiter {
   private moveToNow(entry: Entry): void {
     const index = this.sent.indexOf(entry);
     if (index >= 0) this.sent.splice(index, 1);
-    entry.at = this.now();
-    this.sent.push(entry);
+    const bound = this.redateBoundMs?.();
+    entry.at = bound === undefined ? this.now() : Math.min(this.now(), entry.at + bound);
+    let at = this.sent.length;
+    while (at > 0 && this.sent[at - 1]!.at > entry.at) at -= 1;
+    this.sent.splice(at, 0, entry);
   }
 }

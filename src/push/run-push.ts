@@ -7,6 +7,8 @@ import { validatePass, type ValidationResult } from './validate-pass.js';
 import { checkWebhook } from './deliver/check-webhook.js';
 import { WebhookClient, webhookLimiter } from './deliver/webhook-client.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
+import { proxyFor, shownProxy } from '../http/proxy.js';
+import { FlightControl, MAX_IN_FLIGHT } from './deliver/in-flight.js';
 import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
 import { PushedKeys } from './key/pushed-keys.js';
 import { KeyReconciler } from './key/reconcile.js';
@@ -28,6 +30,7 @@ interface Wire {
   pace: PushPace;
   client: WebhookClient;
   limiter: RateLimiter;
+  flight: FlightControl;
 }
 
 /**
@@ -41,16 +44,26 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
   if (job.dryRun) return dryRun(ctx, { ...job, journal: { ...job.journal, path: await journalPathOf(job.journal, job.delivery) } });
   const delivery = job.delivery;
   if (!delivery) throw new UsageError('no webhook given');
-  const client = new WebhookClient({ url: delivery.target.url, connections: delivery.concurrency, timeoutMs: delivery.timeoutMs });
   const pace = pushPace(delivery.rateScale, delivery.maxRetries);
-  const limiter = webhookLimiter(delivery.rate, pace.webhookWindowMs);
+  const limits = { rate: delivery.rate, windowMs: pace.webhookWindowMs, ...(delivery.concurrency ? { ceiling: delivery.concurrency } : {}) };
+  const flight = new FlightControl(limits, ctx.verbose);
+  const proxy = delivery.proxy && proxyFor(delivery.target.url, delivery.proxy);
+  if (proxy) ctx.verbose(`sending to ${delivery.target.shown} through the proxy ${shownProxy(proxy)} (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)`);
+  const client = new WebhookClient({
+    url: delivery.target.url,
+    connections: delivery.concurrency ?? MAX_IN_FLIGHT,
+    timeoutMs: delivery.timeoutMs,
+    onResult: (result) => flight.note(result),
+    ...(proxy ? { proxy } : {}),
+  });
+  const limiter = webhookLimiter(delivery.rate, pace.webhookWindowMs, () => flight.jitterMs);
   try {
     // an unknown webhook exits 4 before any journal is read
     await checkWebhook({ client, target: delivery.target, limiter, retry: pace.retry, signal: ctx.signal, log: ctx.verbose });
     const path = await journalPathOf(job.journal, delivery);
     const lock = path ? await lockJournal(path) : undefined;
     try {
-      await push(ctx, { ...job, journal: { ...job.journal, path } }, { delivery, pace, client, limiter });
+      await push(ctx, { ...job, journal: { ...job.journal, path } }, { delivery, pace, client, limiter, flight });
     } finally {
       await lock?.release();
     }
@@ -180,6 +193,7 @@ async function sendAndWait(ctx: Context, job: PushJob, wire: Wire, prepared: Pre
           delivery: wire.delivery,
           client: wire.client,
           limiter: wire.limiter,
+          flight: wire.flight,
           retry: wire.pace.retry,
           ...(keyed && reconciler ? { keyed: keyedSending(ctx, { push: keyed, reconciler, keys: sendKeys }, validation, lookup) } : {}),
         });

@@ -65,6 +65,8 @@ export interface PushSummary {
   sendSeconds?: number;
   /** records sent (dry run: read) per second of the whole run */
   recordsPerSecond: number;
+  /** the webhook's round trip as measured (ms) and the requests in flight the push settled on */
+  network?: { roundTripMs: number; inFlight: number };
   uncertain: UncertainBatch[];
   /** record numbers of rejected records (the first 1000) */
   rejectedRecords: number[];
@@ -86,6 +88,7 @@ export interface SummaryInput {
   seconds: number;
   checkSeconds?: number;
   sendSeconds?: number;
+  network?: { roundTripMs: number; inFlight: number };
   journal?: string;
   rejects?: string;
   wait?: WaitSummary;
@@ -123,6 +126,7 @@ export function buildSummary(input: SummaryInput): PushSummary {
     ...(input.checkSeconds !== undefined ? { checkSeconds: round(input.checkSeconds) } : {}),
     ...(input.sendSeconds !== undefined ? { sendSeconds: round(input.sendSeconds) } : {}),
     recordsPerSecond: input.seconds > 0 ? perSecond(moved / input.seconds) : 0,
+    ...(input.network ? { network: input.network } : {}),
     uncertain: tally.uncertain,
     rejectedRecords: tally.rejected.sample,
     journal: input.journal ?? null,
@@ -186,6 +190,10 @@ export function formatSummary(summary: PushSummary): string {
     summary.sendSeconds !== undefined ? `${summary.sendSeconds.toFixed(1)} s sending` : undefined,
   ].filter(Boolean);
   row('time', `${summary.seconds.toFixed(1)} s${phases.length ? ` (${phases.join(', ')})` : ''}, ${n(summary.recordsPerSecond)} records/s`);
+  if (summary.network) {
+    const { roundTripMs, inFlight } = summary.network;
+    row('network', `round trip ${n(roundTripMs)} ms, ${inFlight} request${inFlight === 1 ? '' : 's'} in flight`);
+  }
   if (summary.wait) waitRows(summary.wait, row);
   if (summary.journal) row('journal', summary.journal);
   return `${lines.join('\n')}\n`;
