@@ -1,4 +1,4 @@
-import { proxyFor, type ProxySettings } from '../http/proxy.js';
+import type { ProxySettings } from '../http/proxy.js';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -73,7 +73,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
 
   if (options.check) {
     if (!target) throw new UsageError('--check needs a webhook');
-    return checkOnly(ctx, target, { maxRetries, timeoutMs, rateScale: settings.rateScale, json: Boolean(options.json), proxy: settings.proxy });
+    return checkOnly(ctx, target, { ...settings, maxRetries, timeoutMs, json: Boolean(options.json) });
   }
   const waitUntil = checkCombinations(options);
   const format = inputFormatOf(args.input, options.inputFormat);
@@ -106,8 +106,8 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
         ? {
             delivery: {
               target,
-              ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-              ...(settings.proxy ? { proxy: settings.proxy } : {}),
+              concurrency: options.concurrency,
+              proxy: settings.proxy,
               rate: options.rate,
               timeoutMs,
               maxRetries,
@@ -255,8 +255,7 @@ async function checkOnly(
   target: WebhookTarget,
   settings: { maxRetries: number; timeoutMs: number; rateScale: number; json: boolean; proxy?: ProxySettings | undefined },
 ): Promise<void> {
-  const proxy = settings.proxy && proxyFor(target.url, settings.proxy);
-  const client = new WebhookClient({ url: target.url, connections: 1, timeoutMs: settings.timeoutMs, ...(proxy ? { proxy } : {}) });
+  const client = new WebhookClient({ target, connections: 1, timeoutMs: settings.timeoutMs, proxy: settings.proxy, log: ctx.verbose });
   const pace = pushPace(settings.rateScale, settings.maxRetries);
   try {
     await checkWebhook({

@@ -7,12 +7,13 @@ export interface RateLimiterOptions {
   /** Extra wait past the window, for the gap between our send time and the service's arrival time. */
   marginMs?: number;
   /**
-   * At most this long after it was sent is a slot re-dated by `done()` (default: no bound, to the end of
-   * its request). The service counted the request on arrival: for a far service whose requests take
-   * about the same way there, a bound near the round trip's jitter keeps the limit without paying the
+   * Without it, `done()` re-dates a slot to the end of its request. With it, once `limit` requests
+   * are done, to at most the spread of the last `limit` requests' durations (slowest − fastest, and
+   * this many ms at least) after it was sent. The service counts a request when it arrives; over a far network the way there takes about
+   * the same time for every request, within that spread: so the limit is kept without paying the
    * whole round trip in every window.
    */
-  redateBoundMs?: () => number;
+  spreadFloorMs?: number;
   now?: () => number;
 }
 
@@ -21,8 +22,7 @@ export interface RateLimitSlot {
   /** Milliseconds spent waiting for the slot. */
   waitedMs: number;
   /**
-   * The request is over: its time in the log moves from "sent" to "now" (or to `redateBoundMs` after
-   * "sent"). The service counted it on arrival, somewhere between the two, so pacing from the later
+   * The request is over: its time in the log moves from "sent" to "now" (or towards it: spreadFloorMs). The service counted it on arrival, somewhere between the two, so pacing from the later
    * time can never outrun it, even when requests queue for a connection after taking their slot.
    */
   done(): void;
@@ -43,7 +43,10 @@ export class RateLimiter {
   private readonly windowMs: number;
   private readonly marginMs: number;
   private readonly now: () => number;
-  private readonly redateBoundMs?: () => number;
+  private readonly spreadFloorMs?: number;
+  /** the durations (sent → done) of the last `limit` requests, when re-dating by their spread */
+  private readonly durations: number[] = [];
+  private durationAt = 0;
   /** Oldest first; `done()` moves an entry to its new time's place. */
   private readonly sent: Entry[] = [];
   private pausedUntil = 0;
@@ -55,7 +58,7 @@ export class RateLimiter {
     this.windowMs = options.windowMs;
     this.marginMs = options.marginMs ?? Math.ceil(options.windowMs / 100);
     this.now = options.now ?? Date.now;
-    if (options.redateBoundMs) this.redateBoundMs = options.redateBoundMs;
+    if (options.spreadFloorMs !== undefined) this.spreadFloorMs = options.spreadFloorMs;
   }
 
   /** Waits for a slot (callers are served in order) and records the send. Resolves to the ms waited. */
@@ -111,11 +114,19 @@ export class RateLimiter {
     }
   }
 
+  /** Notes one more duration; the spread of the last `limit` ones (at least spreadFloorMs; until there are that many, no bound). */
+  private spread(durationMs: number): number {
+    this.durations[this.durationAt] = durationMs;
+    this.durationAt = (this.durationAt + 1) % this.limit;
+    if (this.durations.length < this.limit) return Infinity;
+    return Math.max(this.spreadFloorMs ?? 0, Math.max(...this.durations) - Math.min(...this.durations));
+  }
+
   private moveToNow(entry: Entry): void {
     const index = this.sent.indexOf(entry);
     if (index >= 0) this.sent.splice(index, 1);
-    const bound = this.redateBoundMs?.();
-    entry.at = bound === undefined ? this.now() : Math.min(this.now(), entry.at + bound);
+    const now = this.now();
+    entry.at = this.spreadFloorMs === undefined ? now : Math.min(now, entry.at + this.spread(now - entry.at));
     let at = this.sent.length;
     while (at > 0 && this.sent[at - 1]!.at > entry.at) at -= 1;
     this.sent.splice(at, 0, entry);

@@ -32,9 +32,9 @@ export interface JournalOptions {
 export interface DeliveryOptions {
   target: WebhookTarget;
   /** --concurrency: the user's ceiling on requests in flight (without it, the in-flight rule alone decides: in-flight.ts) */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** HTTPS_PROXY, HTTP_PROXY, NO_PROXY */
-  proxy?: ProxySettings;
+  proxy?: ProxySettings | undefined;
   /** requests a second */
   rate: number;
   timeoutMs: number;

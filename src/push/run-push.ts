@@ -5,9 +5,8 @@ import { resolveTable } from '../http/resolve-table.js';
 import type { Table } from '../service/index.js';
 import { validatePass, type ValidationResult } from './validate-pass.js';
 import { checkWebhook } from './deliver/check-webhook.js';
-import { WebhookClient, webhookLimiter } from './deliver/webhook-client.js';
+import { WebhookClient, webhookLimiter, type WireResult } from './deliver/webhook-client.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
-import { proxyFor, shownProxy } from '../http/proxy.js';
 import { FlightControl, MAX_IN_FLIGHT } from './deliver/in-flight.js';
 import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
 import { PushedKeys } from './key/pushed-keys.js';
@@ -44,19 +43,12 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
   if (job.dryRun) return dryRun(ctx, { ...job, journal: { ...job.journal, path: await journalPathOf(job.journal, job.delivery) } });
   const delivery = job.delivery;
   if (!delivery) throw new UsageError('no webhook given');
+  const { rate, concurrency } = delivery;
   const pace = pushPace(delivery.rateScale, delivery.maxRetries);
-  const limits = { rate: delivery.rate, windowMs: pace.webhookWindowMs, ...(delivery.concurrency ? { ceiling: delivery.concurrency } : {}) };
-  const flight = new FlightControl(limits, ctx.verbose);
-  const proxy = delivery.proxy && proxyFor(delivery.target.url, delivery.proxy);
-  if (proxy) ctx.verbose(`sending to ${delivery.target.shown} through the proxy ${shownProxy(proxy)} (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)`);
-  const client = new WebhookClient({
-    url: delivery.target.url,
-    connections: delivery.concurrency ?? MAX_IN_FLIGHT,
-    timeoutMs: delivery.timeoutMs,
-    onResult: (result) => flight.note(result),
-    ...(proxy ? { proxy } : {}),
-  });
-  const limiter = webhookLimiter(delivery.rate, pace.webhookWindowMs, () => flight.jitterMs);
+  const flight = new FlightControl({ rate, windowMs: pace.webhookWindowMs, ceiling: concurrency }, ctx.verbose);
+  const posted = { onPosted: (result: WireResult) => flight.note(result), log: ctx.verbose };
+  const client = new WebhookClient({ ...delivery, connections: concurrency ?? MAX_IN_FLIGHT, ...posted });
+  const limiter = webhookLimiter(delivery.rate, pace.webhookWindowMs);
   try {
     // an unknown webhook exits 4 before any journal is read
     await checkWebhook({ client, target: delivery.target, limiter, retry: pace.retry, signal: ctx.signal, log: ctx.verbose });

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runTds } from '../helpers/cli.js';
@@ -52,6 +55,28 @@ describe('proxies', () => {
     expect(proxy.tunnels.slice(before)).toEqual([
       { target: `service.test:${service.port}`, authorization: `Basic ${Buffer.from('alice:s3cret').toString('base64')}` },
     ]);
+  });
+
+  it('sends a push to the webhook through the proxy too: every record arrives', async () => {
+    const service = await front(certs.service);
+    const before = proxy.tunnels.length;
+    const inbox = Object.entries(emu.webhooks)[0]!;
+    const webhook = inbox[1].replace(/^http:\/\/[^/]+/, `https://service.test:${service.port}`);
+    const dir = await mkdtemp(join(tmpdir(), 'tds-proxy-push-'));
+    try {
+      const file = join(dir, 'p.ndjson');
+      await writeFile(file, Array.from({ length: 30 }, (_, i) => JSON.stringify({ n: i + 1 })).join('\n'));
+      const env = { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: certs.caFile };
+      const result = await runTds(['push', webhook, file, '--batch-size', '10', '--json', '--verbose'], { env });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).records.sent).toBe(30);
+      expect(result.stderr).toMatch(
+        /sending to https:\/\/service\.test:\d+\/v1\/webhook\/….{4} through the proxy http:\/\/127\.0\.0\.1:\d+/,
+      );
+      expect(new Set(proxy.tunnels.slice(before).map((tunnel) => tunnel.target))).toEqual(new Set([`service.test:${service.port}`]));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('takes the lower-case names too, and goes direct to what NO_PROXY lists', async () => {

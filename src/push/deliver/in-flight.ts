@@ -6,14 +6,15 @@ import type { WireResult } from './webhook-client.js';
 // with N requests in flight and a round trip of RTT sends at most N / RTT a second, so it keeps about
 // rate × RTT in flight (the bandwidth-delay product), as TCP's congestion control does. The round trip is
 // measured on the push's own requests (a smoothed mean and mean deviation, as TCP's timer of RFC 6298);
-// the jitter headroom counts on the high side of it (mean + 4 deviations) and 25 % more. 429s and 5xx
-// halve a congestion window that grows back by one request per round of answers (AIMD), so a service
-// in trouble gets fewer requests at once. The rate limiter, not this count, paces requests to the limit:
+// the jitter headroom counts on the high side of it (mean + 4 deviations) and 25 % more. A congestion
+// window bounds it as TCP's does: it starts at 4 and grows by one per answer (doubling each round
+// trip: a push that fails at once has not sent much), 429s and 5xx halve it, and from then on it grows
+// by one request per round of answers (AIMD), so a service in trouble gets fewer requests at once. The rate limiter, not this count, paces requests to the limit:
 // more in flight never sends faster than the limit allows.
 
 /** A request's body is at most 1 MB (the webhook's limit): 64 in flight hold at most 64 MB of bodies. */
 export const MAX_IN_FLIGHT = 64;
-/** Before any round trip is known (a push's first requests, before the HEAD check's answer). */
+/** Before any round trip is known (a push's first requests): as many as before this rule. */
 const FIRST_IN_FLIGHT = 4;
 const HEADROOM = 1.25;
 
@@ -24,6 +25,8 @@ export interface FlightState {
   rttvarMs: number;
   /** the congestion window: halved on 429 and 5xx, grows back by one per round of answers */
   window: number;
+  /** below it the window grows by one per answer (slow start), above it by one per round */
+  threshold: number;
 }
 
 export interface FlightLimits {
@@ -32,29 +35,28 @@ export interface FlightLimits {
   /** the window of that limit, ms (1000, divided by the rate scale) */
   windowMs: number;
   /** --concurrency, the user's ceiling */
-  ceiling?: number;
+  ceiling?: number | undefined;
 }
 
 /** What one request of the push ended with. */
 export type FlightAnswer = { kind: 'answered'; rttMs: number } | { kind: 'throttled' } | { kind: 'server-error' };
 
 export function firstFlight(): FlightState {
-  return { rttvarMs: 0, window: MAX_IN_FLIGHT };
+  return { rttvarMs: 0, window: FIRST_IN_FLIGHT, threshold: MAX_IN_FLIGHT };
 }
 
 /** The state after one more answer (pure). */
 export function nextFlight(state: FlightState, answer: FlightAnswer): FlightState {
   if (answer.kind !== 'answered') {
     const window = Math.max(1, Math.floor(state.window / 2));
-    // a 429 says requests reached the service closer together than the jitter allowed for: allow more
-    const rttvarMs = answer.kind === 'throttled' ? Math.max(2 * state.rttvarMs, (state.srttMs ?? 0) / 2) : state.rttvarMs;
-    return { ...state, rttvarMs, window };
+    return { ...state, window, threshold: window };
   }
-  const window = Math.min(MAX_IN_FLIGHT, state.window + 1 / state.window);
+  const { threshold } = state;
+  const window = Math.min(MAX_IN_FLIGHT, state.window + (state.window < threshold ? 1 : 1 / state.window));
   const rtt = answer.rttMs;
-  if (state.srttMs === undefined) return { srttMs: rtt, rttvarMs: rtt / 2, window };
+  if (state.srttMs === undefined) return { srttMs: rtt, rttvarMs: rtt / 2, window, threshold };
   const rttvarMs = 0.75 * state.rttvarMs + 0.25 * Math.abs(state.srttMs - rtt);
-  return { srttMs: 0.875 * state.srttMs + 0.125 * rtt, rttvarMs, window };
+  return { srttMs: 0.875 * state.srttMs + 0.125 * rtt, rttvarMs, window, threshold };
 }
 
 /** How many requests to keep in flight (pure): rate × RTT with headroom, within the window and every bound. */
@@ -63,11 +65,6 @@ export function inFlightFor(state: FlightState, limits: FlightLimits): number {
   if (state.srttMs === undefined) return Math.max(1, Math.min(FIRST_IN_FLIGHT, bound));
   const needed = Math.ceil(((limits.rate * (state.srttMs + 4 * state.rttvarMs)) / limits.windowMs) * HEADROOM) + 1;
   return Math.max(1, Math.min(needed, bound));
-}
-
-/** The round trip's jitter headroom in ms (mean deviation × 4), for the rate limiter's dating of slots. */
-export function jitterMs(state: FlightState): number {
-  return 4 * state.rttvarMs;
 }
 
 /** What a request's result tells the rule: its round trip, or a 429 or a 5xx (a failure counts as one). */
@@ -105,10 +102,6 @@ export class FlightControl {
   get settled(): { roundTripMs: number; inFlight: number } | undefined {
     const { srttMs } = this.state;
     return srttMs === undefined ? undefined : { roundTripMs: Math.round(srttMs), inFlight: inFlightFor(this.state, this.limits) };
-  }
-
-  get jitterMs(): number {
-    return jitterMs(this.state);
   }
 
   private describe(): string {

@@ -2,9 +2,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { certificateProblem, isCertificateCode } from '../../http/certificate-error.js';
 import { errorCodeOf } from '../../http/errors.js';
-import { originPool } from '../../http/proxy.js';
+import { originPool, proxyFor, shownProxy, type ProxySettings } from '../../http/proxy.js';
 import { RateLimiter } from '../../http/rate-limiter.js';
 import { readBodyText } from '../../http/read-body.js';
+import type { WebhookTarget } from './webhook-target.js';
 
 /** What one request ended with: a response (any status), or a transport failure. */
 export type WireResult =
@@ -12,13 +13,18 @@ export type WireResult =
   | { kind: 'failure'; code: string | undefined; message: string; ms: number; certificate?: string };
 
 export interface WebhookClientOptions {
-  url: URL;
+  target: Pick<WebhookTarget, 'url' | 'shown'>;
   connections: number;
   timeoutMs: number;
-  /** The proxy to reach the webhook through (proxyFor), if any. */
-  proxy?: URL;
-  /** Hears every request's result (the in-flight rule measures the round trip on them). */
-  onResult?: (result: WireResult) => void;
+  /** HTTPS_PROXY, HTTP_PROXY, NO_PROXY (proxy.ts says which proxy, if any, the webhook is reached through) */
+  proxy?: ProxySettings | undefined;
+  /** --verbose: says when a proxy is used */
+  log?: (line: string) => void;
+  /**
+   * Hears every POST's result (the in-flight rule measures the round trip on them; not on the HEAD
+   * check, whose time holds the connection's set-up).
+   */
+  onPosted?: (result: WireResult) => void;
 }
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -35,15 +41,18 @@ export class WebhookClient {
   private readonly origin: string;
   private readonly path: string;
   private readonly deadlineMs: number;
-  private readonly onResult?: (result: WireResult) => void;
+  private readonly onPosted?: (result: WireResult) => void;
 
   constructor(options: WebhookClientOptions) {
-    this.origin = options.url.origin;
-    this.path = options.url.pathname + options.url.search;
+    const { url, shown } = options.target;
+    this.origin = url.origin;
+    this.path = url.pathname + url.search;
     this.deadlineMs = options.timeoutMs * DEADLINE_TIMEOUTS;
-    if (options.onResult) this.onResult = options.onResult;
+    if (options.onPosted) this.onPosted = options.onPosted;
     const poolOptions = { connections: options.connections, pipelining: 1, timeoutMs: options.timeoutMs };
-    this.pool = originPool(this.origin, poolOptions, options.proxy);
+    const proxy = options.proxy && proxyFor(url, options.proxy);
+    if (proxy) options.log?.(`sending to ${shown} through the proxy ${shownProxy(proxy)} (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)`);
+    this.pool = originPool(this.origin, poolOptions, proxy);
     this.pool.catch(() => undefined);
   }
 
@@ -51,8 +60,10 @@ export class WebhookClient {
     return this.send('HEAD');
   }
 
-  post(body: Buffer): Promise<WireResult> {
-    return this.send('POST', body);
+  async post(body: Buffer): Promise<WireResult> {
+    const result = await this.send('POST', body);
+    this.onPosted?.(result);
+    return result;
   }
 
   async close(): Promise<void> {
@@ -60,12 +71,6 @@ export class WebhookClient {
   }
 
   private async send(method: 'HEAD' | 'POST', body?: Buffer): Promise<WireResult> {
-    const result = await this.exchange(method, body);
-    this.onResult?.(result);
-    return result;
-  }
-
-  private async exchange(method: 'HEAD' | 'POST', body?: Buffer): Promise<WireResult> {
     const started = performance.now();
     const headers: Record<string, string> = { 'user-agent': 'tds', accept: 'application/json' };
     if (body) headers['content-type'] = 'application/json';
@@ -95,21 +100,16 @@ export class WebhookClient {
 const MARGIN = 0.01;
 
 /** The least a slot is re-dated past its send, in real ms: a stall of either process on a loaded machine. */
-const REDATE_FLOOR_MS = 25;
+const SPREAD_FLOOR_MS = 25;
 
 /**
  * Paces webhook requests (HEAD included) to `rate` in any window of `windowMs` (the webhook's second, scaled).
  * Each slot is re-dated towards the end of its request (RateLimitSlot.done), when the service has
- * counted it: by `jitterMs()` at most (the round trip's measured jitter; 25 ms at least), so requests
+ * counted it: by the spread of the recent requests' durations at most (25 ms at least), so requests
  * that bunch on the way (a stall in either process, a jittery network) cannot draw a 429, while a far
- * service does not cost a whole round trip in every window. Without `jitterMs`, to the end. Every 429
- * stops every sender for a whole retry-after (1 s or more).
+ * service does not cost a whole round trip in every window. Every 429 stops every sender for a whole
+ * retry-after (1 s or more).
  */
-export function webhookLimiter(rate: number, windowMs: number, jitterMs?: () => number): RateLimiter {
-  return new RateLimiter({
-    limit: rate,
-    windowMs,
-    marginMs: windowMs * MARGIN,
-    ...(jitterMs ? { redateBoundMs: () => Math.max(REDATE_FLOOR_MS, jitterMs()) } : {}),
-  });
+export function webhookLimiter(rate: number, windowMs: number): RateLimiter {
+  return new RateLimiter({ limit: rate, windowMs, marginMs: windowMs * MARGIN, spreadFloorMs: SPREAD_FLOOR_MS });
 }

@@ -39,7 +39,7 @@ async function run(
   const server = await testWebhook((request) => answer(request, journal));
   servers.push(server);
   const target = webhookTarget(server.url);
-  const client = new WebhookClient({ url: target.url, connections: options.inFlightLimit?.() ?? 4, timeoutMs: options.timeoutMs ?? 5000 });
+  const client = new WebhookClient({ target, connections: options.inFlightLimit?.() ?? 4, timeoutMs: options.timeoutMs ?? 5000 });
   clients.push(client);
   const events: SendEvent[] = [];
   const stops = await new BatchSender({
@@ -115,7 +115,7 @@ describe('BatchSender', () => {
     const closed = await testWebhook(accepted);
     const url = closed.url;
     await closed.close();
-    const client = new WebhookClient({ url: new URL(url), connections: 1, timeoutMs: 2000 });
+    const client = new WebhookClient({ target: webhookTarget(url), connections: 1, timeoutMs: 2000 });
     clients.push(client);
     let attempts = 0;
     const { stops, events, journal } = await run(batches(2), accepted, {
@@ -135,10 +135,10 @@ describe('BatchSender', () => {
   it('sends after a refused connection once the webhook answers', async () => {
     const closed = await testWebhook(accepted);
     await closed.close();
-    const dead = new WebhookClient({ url: new URL(closed.url), connections: 1, timeoutMs: 2000 });
+    const dead = new WebhookClient({ target: webhookTarget(closed.url), connections: 1, timeoutMs: 2000 });
     const liveServer = await testWebhook(accepted);
     servers.push(liveServer);
-    const live = new WebhookClient({ url: new URL(liveServer.url), connections: 1, timeoutMs: 2000 });
+    const live = new WebhookClient({ target: webhookTarget(liveServer.url), connections: 1, timeoutMs: 2000 });
     clients.push(dead, live);
     let attempts = 0;
     const { events } = await run(batches(2), accepted, {
