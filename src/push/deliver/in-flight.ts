@@ -5,8 +5,9 @@ import type { WireResult } from './webhook-client.js';
 // The ceiling of a push is the webhook's rate (100 requests a second), not the round trip: a sender
 // with N requests in flight and a round trip of RTT sends at most N / RTT a second, so it keeps about
 // rate × RTT in flight (the bandwidth-delay product), as TCP's congestion control does. The round trip is
-// measured on the push's own requests (a smoothed mean and mean deviation, as TCP's timer of RFC 6298);
-// the jitter headroom counts on the high side of it (mean + 4 deviations) and 25 % more. A congestion
+// measured on the push's own requests: the shortest of the last 100 (the way there and back; a queue
+// at an overloaded service would only grow with more requests, as BBR reasons), plus a jitter headroom
+// of 4 mean deviations (as TCP's timer of RFC 6298), at most as much again, and 25 % more. A congestion
 // window bounds it as TCP's does: it starts at 4 and grows by one per answer (doubling each round
 // trip: a push that fails at once has not sent much), 429s and 5xx halve it, and from then on it grows
 // by one request per round of answers (AIMD), so a service in trouble gets fewer requests at once. The rate limiter, not this count, paces requests to the limit:
@@ -17,6 +18,7 @@ export const MAX_IN_FLIGHT = 64;
 /** Before any round trip is known (a push's first requests): as many as before this rule. */
 const FIRST_IN_FLIGHT = 4;
 const HEADROOM = 1.25;
+const MIN_RTT_SAMPLES = 100;
 
 export interface FlightState {
   /** smoothed round trip, ms (undefined: none measured yet) */
@@ -27,6 +29,11 @@ export interface FlightState {
   window: number;
   /** below it the window grows by one per answer (slow start), above it by one per round */
   threshold: number;
+  /** the shortest round trip of the last 100 answers (the way there and back without queues), ms */
+  minRttMs?: number;
+  /** the shortest of the answers since the last 100 began, and how many there were */
+  recentMinMs?: number;
+  recent: number;
 }
 
 export interface FlightLimits {
@@ -42,7 +49,7 @@ export interface FlightLimits {
 export type FlightAnswer = { kind: 'answered'; rttMs: number } | { kind: 'throttled' } | { kind: 'server-error' };
 
 export function firstFlight(): FlightState {
-  return { rttvarMs: 0, window: FIRST_IN_FLIGHT, threshold: MAX_IN_FLIGHT };
+  return { rttvarMs: 0, window: FIRST_IN_FLIGHT, threshold: MAX_IN_FLIGHT, recent: 0 };
 }
 
 /** The state after one more answer (pure). */
@@ -54,16 +61,25 @@ export function nextFlight(state: FlightState, answer: FlightAnswer): FlightStat
   const { threshold } = state;
   const window = Math.min(MAX_IN_FLIGHT, state.window + (state.window < threshold ? 1 : 1 / state.window));
   const rtt = answer.rttMs;
-  if (state.srttMs === undefined) return { srttMs: rtt, rttvarMs: rtt / 2, window, threshold };
+  const recentMinMs = Math.min(state.recentMinMs ?? rtt, rtt);
+  // the minimum of the last 100 answers, renewed every 100: a longer way stays seen, a queue that went does not
+  const renewed = state.recent + 1 >= MIN_RTT_SAMPLES;
+  const minima = {
+    minRttMs: renewed ? recentMinMs : Math.min(state.minRttMs ?? rtt, rtt),
+    ...(renewed ? { recent: 0 } : { recentMinMs, recent: state.recent + 1 }),
+  };
+  if (state.srttMs === undefined) return { srttMs: rtt, rttvarMs: rtt / 2, window, threshold, ...minima };
   const rttvarMs = 0.75 * state.rttvarMs + 0.25 * Math.abs(state.srttMs - rtt);
-  return { srttMs: 0.875 * state.srttMs + 0.125 * rtt, rttvarMs, window, threshold };
+  return { srttMs: 0.875 * state.srttMs + 0.125 * rtt, rttvarMs, window, threshold, ...minima };
 }
 
 /** How many requests to keep in flight (pure): rate × RTT with headroom, within the window and every bound. */
 export function inFlightFor(state: FlightState, limits: FlightLimits): number {
   const bound = Math.min(MAX_IN_FLIGHT, limits.rate, limits.ceiling ?? Infinity, Math.floor(state.window));
-  if (state.srttMs === undefined) return Math.max(1, Math.min(FIRST_IN_FLIGHT, bound));
-  const needed = Math.ceil(((limits.rate * (state.srttMs + 4 * state.rttvarMs)) / limits.windowMs) * HEADROOM) + 1;
+  const { minRttMs } = state;
+  if (minRttMs === undefined) return Math.max(1, Math.min(FIRST_IN_FLIGHT, bound));
+  const roundTrip = minRttMs + Math.min(4 * state.rttvarMs, minRttMs);
+  const needed = Math.ceil(((limits.rate * roundTrip) / limits.windowMs) * HEADROOM) + 1;
   return Math.max(1, Math.min(needed, bound));
 }
 

@@ -32,6 +32,12 @@ describe('inFlightFor', () => {
     ['200 ms: rate × RTT = 20, with headroom 27', steady(200), WEBHOOK, 27],
     ['400 ms: rate × RTT = 40, with headroom 52', steady(400), WEBHOOK, 52],
     ['2 s: the memory bound', steady(2000), WEBHOOK, MAX_IN_FLIGHT],
+    [
+      'a queue at the service (200 ms, then 800): the shortest way counts, not the queue',
+      [...steady(200, 20), ...steady(800, 40)],
+      WEBHOOK,
+      51,
+    ],
     ['200 ms under --concurrency 8: the user ceiling', steady(200), { ...WEBHOOK, ceiling: 8 }, 8],
     ['200 ms at --rate 10: 10 a second need 4', steady(200), { ...WEBHOOK, rate: 10 }, 4],
     ['1 s at --rate 10: never more than the limit', steady(1000), { ...WEBHOOK, rate: 10 }, 10],
