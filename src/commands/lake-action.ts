@@ -45,6 +45,11 @@ export async function lakeCheckAction(ctx: Context, dir: string, options: LakeCh
     const checks = await checkLake(db.connection, root);
     if (options.json) ctx.io.stdout.write(`${JSON.stringify(checks)}\n`);
     for (const check of checks) {
+      if (check.retyped.length > 0) {
+        ctx.io.stderr.write(
+          `${check.mirrorTable}: ${check.retyped.join(', ')} left out of the checksum (retyped: older files keep the old type)\n`,
+        );
+      }
       ctx.io.stderr.write(
         check.matches
           ? `${check.mirrorTable}: the lake matches the mirror (${check.mirror.rows} rows)\n`

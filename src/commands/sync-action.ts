@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { loadSettings } from '../config/settings.js';
-import { parseDuration } from '../mirror/diff/diff-bounds.js';
+import { MAX_DURATION_DAYS, parseDuration } from '../mirror/diff/diff-bounds.js';
 import { runSync } from '../mirror/sync-run.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { withClient } from './client.js';
@@ -37,9 +37,11 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
       hint: 'leave out --json: with --changes the summaries stay on stderr',
     });
   }
-  const pruneHistoryMs = options.pruneHistory === undefined ? undefined : parseDuration(options.pruneHistory);
+  const pruneHistoryMs = options.pruneHistory === undefined ? undefined : parseDuration(options.pruneHistory, '--prune-history');
   if (options.pruneHistory !== undefined && pruneHistoryMs === undefined) {
-    throw new UsageError(`--prune-history ${JSON.stringify(options.pruneHistory)} is not a duration`, { hint: 'e.g. 30d, 12h, 90m' });
+    throw new UsageError(`--prune-history ${JSON.stringify(options.pruneHistory)} is not a duration`, {
+      hint: `e.g. 30d, 12h, 90m (up to ${MAX_DURATION_DAYS}d)`,
+    });
   }
   const settings = await loadSettings(ctx, command);
   await withClient(ctx, settings, (client) =>

@@ -14,7 +14,9 @@ _tds_syncs describe it. Query it with \`tds sql\`.
 Nothing the service changes or deletes is lost: a version a sync replaces (another _updatedAt) or a
 pass finds gone moves into T__history beside the table; T_at_sync(N) and T_at(MOMENT) give the
 table as it was, and \`tds diff TABLE\` what changed between two moments. --changes prints what each
-sync changed (NDJSON diff records) on stdout; --prune-history 30d drops versions replaced before.
+sync changed (NDJSON diff records) on stdout, every change at least once: what an earlier run
+committed and did not deliver (a closed pipe, a kill) comes first, a repeat named by its syncId and
+_id; --prune-history 30d drops versions replaced before.
 
 The first sync of a table, and --full, read every row and delete from the mirror the rows the
 service no longer has. Later syncs are incremental: unfiltered rows come newest first, so a sync

@@ -1,7 +1,7 @@
 import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { UsageError } from '../core/errors.js';
+import { TdsError, UsageError } from '../core/errors.js';
 import { noteStuckNativeWork } from '../core/exit-process.js';
 import { holdPrivateUmask } from '../core/private-files.js';
 import { duckdbFailure, firstLine, lockHolder, systemRefusal } from './errors.js';
@@ -136,7 +136,8 @@ function openError(path: string, options: OpenOptions, error: unknown): Error {
     return new UsageError(`${what} is not a DuckDB database`, { hint: 'give --db a new file name, or a mirror made by tds sync' });
   }
   if (failure === 'no-database') {
-    return new UsageError(`${what} does not exist`, { hint: 'make it with `tds sync TABLE --db FILE` first' });
+    // not found (exit 4), as a table the mirror lacks: one code for "the mirror has nothing to read" in every command
+    return new TdsError('NOT_FOUND', `${what} does not exist`, { hint: 'make it with `tds sync TABLE --db FILE` first' });
   }
   if (failure === 'other-version') {
     return new UsageError(`${what} was written by another version of DuckDB: ${firstLine(error)}`);

@@ -34,7 +34,8 @@ function group(match: RegExpExecArray): (index: number) => number {
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-function isCalendarDate(year: number, month: number, day: number): boolean {
+/** Whether the year, month (1-12) and day name a day of the calendar (2026-02-30 does not). */
+export function isCalendarDate(year: number, month: number, day: number): boolean {
   if (month < 1 || month > 12 || day < 1) return false;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number);

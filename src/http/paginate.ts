@@ -97,15 +97,22 @@ export async function* paginate(
   }
 }
 
+/** A page chain the service broke is given up on (exit 6), as retries exhausted are: the service is at fault, not tds. */
+const FOLLOW_HINT = "the service's pages could not be followed to the end; try again later, and report it to the service if it lasts";
+
 /** The next cursor of a page that says there are more, refusing one that would loop or that the service itself would refuse. */
 function checkedNext(page: RowsPage, cursor: string | undefined, used: HashedStringSet): string {
   const next = page.nextCursor;
   if (!next) {
-    throw new TdsError('API', 'the service said there are more rows (hasNextPage) but gave no nextCursor');
+    throw new TdsError('GAVE_UP', 'the service said there are more rows (hasNextPage) but gave no nextCursor; stopping', {
+      hint: FOLLOW_HINT,
+    });
   }
   // A cursor seen before would loop forever over the same pages.
   if (next === cursor || used.has(next)) {
-    throw new TdsError('API', 'the service returned a cursor it had already returned; stopping to avoid a loop');
+    throw new TdsError('GAVE_UP', 'the service returned a cursor it had already returned; stopping to avoid a loop', {
+      hint: FOLLOW_HINT,
+    });
   }
   if (next.length > CURSOR_MAX_CHARS) {
     throw new TdsError(

@@ -3,6 +3,7 @@ import { mkdir, open, readFile, readdir, rename, rm, rmdir, writeFile } from 'no
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
+import { versionColumns, type VersionColumn } from '../mirror/history/retyped-columns.js';
 import { copyToPartial } from '../parquet/copy-out.js';
 import { tableReadme } from './recipes.js';
 
@@ -39,6 +40,7 @@ const LAKE_TABLE = `CREATE TABLE IF NOT EXISTS _tds_lake (
   sync_id BIGINT NOT NULL,
   table_id VARCHAR NOT NULL,
   mirror_table VARCHAR NOT NULL,
+  folder VARCHAR NOT NULL,
   rows BIGINT NOT NULL,
   written_at TIMESTAMPTZ NOT NULL,
   PRIMARY KEY (lake_dir, sync_id)
@@ -77,11 +79,12 @@ export async function writeLake(connection: DuckDBConnection, request: LakeWrite
     const missing = await missingSyncs(connection, request.dir, table);
     for (const syncId of missing) {
       const rows = await writePartition(connection, { dir: request.dir, table, syncId });
-      await connection.run('INSERT OR REPLACE INTO _tds_lake VALUES ($1, $2, $3, $4, $5, now())', [
+      await connection.run('INSERT OR REPLACE INTO _tds_lake VALUES ($1, $2, $3, $4, $5, $6, now())', [
         request.dir,
         syncId,
         table.tableId,
         table.mirrorTable,
+        join(request.dir, lakeFolder(table.mirrorTable)),
         rows,
       ]);
       if (rows > 0) written.push({ mirrorTable: table.mirrorTable, syncId, rows });
@@ -132,27 +135,29 @@ async function missingSyncs(connection: DuckDBConnection, dir: string, table: La
 /**
  * The versions sync N wrote, each with how it came (`inserted`, or `updated` when it replaced a version
  * of the same row) and from when it holds (its `_updatedAt`), and a tombstone carrying the last values
- * of each row it found gone (from the start of the pass that found it).
+ * of each row it found gone (from the start of the pass that found it). Values are read as the table as
+ * it was gives them (`columns`: versionColumns), so the columns a retype keeps are not part of it.
  */
-export function partitionQuery(table: LakeTable, syncId: number): string {
+export function partitionQuery(table: LakeTable, syncId: number, columns: readonly VersionColumn[]): string {
   const t = quoteIdent(table.mirrorTable);
   const h = quoteIdent(table.historyTable);
   const n = String(syncId);
-  const historyOnly = `EXCLUDE ("_replacedBy", "_change", "_replacedAt")`;
+  const values = columns.map((column) => `${column.sql} AS ${quoteIdent(column.key)}`).join(', ');
   return `WITH written AS (
-      SELECT * FROM ${t} WHERE "_syncId" = ${n}
-      UNION ALL BY NAME
-      SELECT * ${historyOnly} FROM ${h} WHERE "_syncId" = ${n}
+      SELECT ${values} FROM ${t} WHERE "_syncId" = ${n}
+      UNION ALL
+      SELECT ${values} FROM ${h} WHERE "_syncId" = ${n}
     ), replaced AS (
       SELECT DISTINCT "_id" FROM ${h} WHERE "_replacedBy" = ${n} AND "_change" = 'updated'
+    ), gone AS (
+      SELECT ${values}, "_replacedAt" AS gone_at FROM ${h} WHERE "_replacedBy" = ${n} AND "_change" = 'deleted'
     )
     SELECT written.*,
       CASE WHEN written."_id" IN (SELECT "_id" FROM replaced) THEN 'updated' ELSE 'inserted' END AS ${CHANGE_COLUMN},
       written."_updatedAt"::TIMESTAMPTZ AS ${VALID_FROM_COLUMN}
     FROM written
-    UNION ALL BY NAME
-    SELECT * ${historyOnly}, 'deleted' AS ${CHANGE_COLUMN}, "_replacedAt" AS ${VALID_FROM_COLUMN}
-    FROM ${h} WHERE "_replacedBy" = ${n} AND "_change" = 'deleted'`;
+    UNION ALL
+    SELECT gone.* EXCLUDE (gone_at), 'deleted' AS ${CHANGE_COLUMN}, gone_at AS ${VALID_FROM_COLUMN} FROM gone`;
 }
 
 interface PartitionTarget {
@@ -164,9 +169,10 @@ interface PartitionTarget {
 /** One partition of `<table>/changes/`; returns the rows written (0: no folder). */
 async function writePartition(connection: DuckDBConnection, target: PartitionTarget): Promise<number> {
   const changes = join(target.dir, lakeFolder(target.table.mirrorTable), 'changes');
+  const columns = await versionColumns(connection, target.table.mirrorTable);
   return writeWhole({
     connection,
-    query: partitionQuery(target.table, target.syncId),
+    query: partitionQuery(target.table, target.syncId, columns),
     folder: join(changes, `${SYNC_PARTITION}=${target.syncId}`),
     temporary: join(changes, TEMPORARY),
   });

@@ -1,6 +1,7 @@
 import { Readable, Writable } from 'node:stream';
 import { Chalk } from 'chalk';
 import type { Context } from '../core/context.js';
+import { boundText } from './tool-result.js';
 
 /** The Context a tool runs the command code with, and what that code printed. */
 export interface CallContext {
@@ -12,7 +13,8 @@ export interface CallContext {
 }
 
 /**
- * A Context for one tool call: stdout captured, stderr kept and passed on to the log, no stdin, no
+ * A Context for one tool call: stdout captured, stderr kept and passed on to the log (each line
+ * bounded), no stdin, no
  * terminal (so no progress line or colour), and the call's signal (cancelled, or the server ending).
  */
 export function callContext(base: Context, signal: AbortSignal): CallContext {
@@ -26,8 +28,13 @@ export function callContext(base: Context, signal: AbortSignal): CallContext {
   });
   const stderr = new Writable({
     write(chunk: Buffer | string, _encoding, callback) {
-      err.push(String(chunk));
-      base.io.stderr.write(chunk, callback);
+      // each line cut to MAX_LINE_CHARS: a note may echo an argument of megabytes
+      const text = String(chunk)
+        .split('\n')
+        .map((line) => boundText(line))
+        .join('\n');
+      err.push(text);
+      base.io.stderr.write(text, callback);
     },
   });
   const ctx: Context = {

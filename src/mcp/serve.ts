@@ -2,12 +2,12 @@ import { McpServer, type CallToolResult, type ServerContext } from '@modelcontex
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { z } from 'zod';
 import type { Context } from '../core/context.js';
-import { TdsError } from '../core/errors.js';
+import { TdsError, UsageError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import { callContext } from './call-context.js';
 import { claimStdout } from './protocol-stdout.js';
 import { Session, type McpServeOptions } from './session.js';
-import { toolFailure, toolSuccess } from './tool-result.js';
+import { boundText, toolFailure, toolSuccess } from './tool-result.js';
 import { ToolFailure, type Tool, type ToolCall } from './tool.js';
 import { addTools } from './tools/index.js';
 
@@ -86,18 +86,34 @@ async function runTool<S extends z.ZodObject>(
   try {
     const result = await tool.run(args, { session, call, signal, progress });
     session.ctx.verbose(`tds mcp: ${tool.name} answered in ${Math.round(performance.now() - started)} ms`);
-    return toolSuccess(result);
+    return withinCap(session, tool.name, toolSuccess(result));
   } catch (error) {
     const cause = error instanceof ToolFailure ? error.failure : error;
     const detail = cause instanceof TdsError ? cause.message : cause instanceof Error ? (cause.stack ?? cause.message) : String(cause);
     log(session, `${tool.name} failed: ${detail}`);
-    const { hintsOf } = session.options;
-    if (error instanceof ToolFailure) return toolFailure(error.failure, { hintsOf, secrets: session.secrets, detail: error.detail });
-    return toolFailure(error, { hintsOf, secrets: session.secrets });
+    const options = { hintsOf: session.options.hintsOf, secrets: session.secrets, maxBytes: session.caps.maxBytes };
+    if (error instanceof ToolFailure) return toolFailure(error.failure, { ...options, detail: error.detail });
+    return toolFailure(error, options);
   }
 }
 
-/** One line on stderr, the server's log (secrets redacted). */
+/** A result whose text the tool could not cut to the server's --max-bytes (its envelope alone is larger) becomes a failure that says so. */
+function withinCap(session: Session, tool: string, result: CallToolResult): CallToolResult {
+  const text = (result.content[0] as { text: string }).text;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  const { maxBytes } = session.caps;
+  if (bytes <= maxBytes) return result;
+  log(session, `${tool}: a result of ${bytes} bytes was not sent (--max-bytes ${maxBytes})`);
+  const error = new UsageError(
+    `the result of ${tool} is ${bytes.toLocaleString('en-US')} bytes even cut, more than the server's --max-bytes ${maxBytes.toLocaleString('en-US')}`,
+    {
+      hint: 'ask for less: fewer or shorter columns, or a narrower question',
+    },
+  );
+  return toolFailure(error, { hintsOf: session.options.hintsOf, secrets: session.secrets, maxBytes });
+}
+
+/** One line on stderr, the server's log (secrets redacted, then cut to MAX_LINE_CHARS: an argument may be megabytes). */
 function log(session: Session, line: string): void {
-  session.ctx.io.stderr.write(`tds mcp: ${redactSecrets(line, session.secrets)}\n`);
+  session.ctx.io.stderr.write(`tds mcp: ${boundText(redactSecrets(line, session.secrets))}\n`);
 }

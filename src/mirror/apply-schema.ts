@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { TypedColumn } from '../records/typed-plan.js';
 import type { SqlType } from '../records/typed-values.js';
+import { convertExpression } from './history/retyped-columns.js';
 import { describeChange, sqlTypeOf, type SchemaChange, type SchemaPlan, type StoredField } from './schema-drift.js';
 
 // Schema changes made to a mirror table, and _tds_columns written to match, inside the caller's transaction.
@@ -32,7 +33,7 @@ export async function applySchema(
   for (const change of plan.changes) {
     let line = describeChange(change);
     if (change.kind === 'added') await addColumns(connection, table, change.field);
-    if (change.kind === 'retyped') line += await retype(connection, table, previous.get(change.field.fieldId)!, change.field);
+    if (change.kind === 'retyped') line += await retype(connection, table, previous.get(change.field.fieldId)!, change);
     lines.push(line);
   }
   return lines;
@@ -60,48 +61,44 @@ async function addColumns(connection: DuckDBConnection, table: string, field: St
   if (field.errorKey) await add(field.errorKey, 'VARCHAR');
 }
 
-/** Converts a retyped field's column where its values cast (the others become NULL and are counted). */
-async function retype(connection: DuckDBConnection, table: string, before: StoredField, after: StoredField): Promise<string> {
+/**
+ * A retyped field's column: the column as it was kept under its archive key (its values are the
+ * versions' own, see history/retyped-columns.ts), and a new one of the new type filled where the
+ * values convert (the others are NULL and counted; the full pass that follows writes the service's).
+ */
+async function retype(connection: DuckDBConnection, table: string, before: StoredField, change: RetypedChange): Promise<string> {
+  const after = change.field;
   const from = sqlTypeOf(before);
   const to = sqlTypeOf(after);
   let note = '';
-  if (from !== to) {
+  const target = quoteIdent(table);
+  if (from !== to && change.archive) {
     const column = quoteIdent(after.key);
-    const expression = convertExpression(column, from, to);
+    const kept = quoteIdent(change.archive.archiveKey);
+    await connection.run(`ALTER TABLE ${target} RENAME COLUMN ${column} TO ${kept}`);
+    await connection.run(`ALTER TABLE ${target} ADD COLUMN ${column} ${to}`);
+    await connection.run(`UPDATE ${target} SET ${column} = ${convertExpression(kept, from, to)} WHERE ${kept} IS NOT NULL`);
     const reader = await connection.runAndReadAll(
-      `SELECT count(*)::INTEGER AS lost FROM ${quoteIdent(table)} WHERE ${column} IS NOT NULL AND (${expression}) IS NULL`,
+      `SELECT count(*)::INTEGER AS lost FROM ${target} WHERE ${kept} IS NOT NULL AND ${column} IS NULL`,
     );
     const lost = Number(reader.getRowObjectsJS()[0]?.lost ?? 0);
-    await connection.run(`ALTER TABLE ${quoteIdent(table)} ALTER COLUMN ${column} TYPE ${to} USING ${expression}`);
     note =
       lost > 0
-        ? `: converted; ${lost} ${lost === 1 ? 'value that does not fit is' : 'values that do not fit are'} NULL now`
-        : ': converted';
+        ? `: converted; ${lost} ${lost === 1 ? 'value that does not fit is' : 'values that do not fit are'} NULL now (the column as it was is kept as ${JSON.stringify(change.archive.archiveKey)})`
+        : `: converted (the column as it was is kept as ${JSON.stringify(change.archive.archiveKey)})`;
   }
   // a field that starts or stops running an action gains or loses its status and error columns
   for (const [was, now] of [
     [before.statusKey, after.statusKey],
     [before.errorKey, after.errorKey],
   ] as const) {
-    if (was && !now) await connection.run(`ALTER TABLE ${quoteIdent(table)} DROP COLUMN ${quoteIdent(was)}`);
-    if (!was && now) await connection.run(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(now)} VARCHAR`);
+    if (was && !now) await connection.run(`ALTER TABLE ${target} DROP COLUMN ${quoteIdent(was)}`);
+    if (!was && now) await connection.run(`ALTER TABLE ${target} ADD COLUMN ${quoteIdent(now)} VARCHAR`);
   }
   return note;
 }
 
-/** SQL that turns a value of type `from` into `to`, NULL where it cannot. */
-export function convertExpression(column: string, from: SqlType, to: SqlType): string {
-  if (to === 'JSON') return `to_json(${column})`;
-  const text =
-    from === 'JSON'
-      ? `CASE WHEN json_type(${column}) = 'VARCHAR' THEN json_extract_string(${column}, '$') ELSE CAST(${column} AS VARCHAR) END`
-      : from === 'VARCHAR[]'
-        ? `array_to_string(${column}, ', ')`
-        : `CAST(${column} AS VARCHAR)`;
-  if (to === 'VARCHAR') return text;
-  if (to === 'VARCHAR[]') return `CASE WHEN ${column} IS NULL THEN NULL ELSE [${text}] END`;
-  return `TRY_CAST(${text} AS ${to})`;
-}
+type RetypedChange = Extract<SchemaChange, { kind: 'retyped' }>;
 
 /** Replaces the table's rows of _tds_columns with `fields`. */
 export async function saveFields(connection: DuckDBConnection, tableId: string, fields: readonly StoredField[]): Promise<void> {

@@ -1,8 +1,10 @@
+import { TdsError } from '../core/errors.js';
 import type { Field } from '../service/index.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { typedPlan, type TypedColumn } from '../records/typed-plan.js';
 import { SQL_TYPE_OF, type SqlType } from '../records/typed-values.js';
 import { HISTORY_KEYS } from './history/history-objects.js';
+import type { ArchivedColumn } from './history/retyped-columns.js';
 
 /** One field as the mirror last saw it (a row of _tds_columns). */
 export interface StoredField {
@@ -24,7 +26,7 @@ export type SchemaChange =
   | { kind: 'removed'; field: StoredField }
   | { kind: 'restored'; field: StoredField }
   | { kind: 'renamed'; field: StoredField; from: { key: string; statusKey: string | null; errorKey: string | null } }
-  | { kind: 'retyped'; field: StoredField; from: Field['type'] };
+  | { kind: 'retyped'; field: StoredField; from: Field['type']; archive?: ArchivedColumn };
 
 export interface SchemaPlan {
   /** The columns a row is written with now (removed fields' columns are left NULL). */
@@ -38,18 +40,23 @@ export interface SchemaPlan {
 /**
  * What the mirror's columns must become for the service's fields: a new field adds a column; a
  * relabelled (or renamed, with --header name) field renames its column; a removed field keeps its
- * column, marked removed; a retyped field's column is converted. A removed field's keys stay taken,
- * so no later field reuses them.
+ * column, marked removed; a retyped field's column is converted (the old one kept: see
+ * history/retyped-columns.ts). The live fields have the keys an export gives them; a removed field's
+ * kept column whose key a live field now has takes a suffix (one rule for every output's keys).
  */
-export function planSchema(stored: readonly StoredField[], fields: readonly Field[], header: HeaderMode): SchemaPlan {
+export function planSchema(
+  stored: readonly StoredField[],
+  fields: readonly Field[],
+  header: HeaderMode,
+  archived: readonly string[] = [],
+): SchemaPlan {
   const current = new Set(fields.map((field) => field.id));
   const gone = stored.filter((field) => !current.has(field.fieldId));
-  // a field takes no key of the history's columns (_syncId, and those of T__history)
-  const reserved = [
-    ...HISTORY_KEYS,
-    ...gone.flatMap((field) => [field.key, field.statusKey, field.errorKey]).filter((key): key is string => key !== null),
-  ];
+  // a field takes no key of the history's columns (_syncId, and those of T__history), nor a retype's kept
+  // column; a removed field's kept column yields its key to a live field (an export's key) and takes a suffix
+  const reserved = [...HISTORY_KEYS, ...archived];
   const columns = typedPlan(fields, { header, reserved });
+  const taken = new Set([...reserved, ...columns.map((column) => column.key)].map((key) => key.toLowerCase()));
   const byId = new Map(stored.map((field) => [field.fieldId, field]));
   const changes: SchemaChange[] = [];
   const next: StoredField[] = fields.map((field, position) => {
@@ -66,10 +73,50 @@ export function planSchema(stored: readonly StoredField[], fields: readonly Fiel
     return now;
   });
   for (const field of gone) {
-    if (!field.removed) changes.push({ kind: 'removed', field: { ...field, removed: true } });
-    next.push({ ...field, removed: true, position: next.length });
+    const now: StoredField = { ...field, ...keptKeys(field, taken), removed: true, position: next.length };
+    if (!field.removed) changes.push({ kind: 'removed', field: now });
+    if (renamedKeys(field, now).length > 0) changes.push({ kind: 'renamed', field: now, from: field });
+    next.push(now);
   }
   return { columns, fields: next, changes };
+}
+
+/**
+ * A schema whose field IDs are not unique is the service's fault: the mirror keys its columns by field
+ * ID and cannot tell two fields of one ID apart, so the sync stops before it writes anything.
+ */
+export function checkFieldIds(table: string, fields: readonly Field[]): void {
+  const seen = new Map<string, Field>();
+  for (const field of fields) {
+    const first = seen.get(field.id);
+    if (first)
+      throw new TdsError(
+        'API',
+        `the service's schema of ${table} gives two fields one ID, ${field.id} (${JSON.stringify(first.label)} and ${JSON.stringify(field.label)}): the service is at fault, and nothing was written to the mirror`,
+        { hint: 'the table can still be exported (tds rows); report the schema to the service' },
+      );
+    seen.set(field.id, field);
+  }
+}
+
+/**
+ * The keys of a removed field's kept column: its own while no live field (nor another kept column)
+ * has them, ignoring case; else its key with the next free ` (2)`, ` (3)`, … (`.status` and `.error`
+ * after it). The keys chosen are added to `taken`.
+ */
+function keptKeys(field: StoredField, taken: Set<string>): FieldKeys {
+  const keysOf = (key: string): FieldKeys => ({
+    key,
+    statusKey: field.statusKey === null ? null : `${key}.status`,
+    errorKey: field.errorKey === null ? null : `${key}.error`,
+  });
+  const free = (keys: FieldKeys): boolean =>
+    [keys.key, keys.statusKey, keys.errorKey].every((key) => key === null || !taken.has(key.toLowerCase()));
+  let keys: FieldKeys = { key: field.key, statusKey: field.statusKey, errorKey: field.errorKey };
+  const base = field.key.replace(/ \(\d+\)$/, '');
+  for (let n = 2; !free(keys); n += 1) keys = keysOf(`${base} (${n})`);
+  for (const key of [keys.key, keys.statusKey, keys.errorKey]) if (key !== null) taken.add(key.toLowerCase());
+  return keys;
 }
 
 function storedFieldOf(field: Field, position: number, columns: readonly TypedColumn[]): StoredField {

@@ -1,3 +1,4 @@
+import { access, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
@@ -10,7 +11,7 @@ import type { Field, Table } from '../service/index.js';
 import { openMirror } from './mirror-db.js';
 import { formatSyncSummary, syncSummary } from './sync-summary.js';
 import { startSyncProgress, type SyncProgress } from './sync-progress.js';
-import { printChanges } from './sync-changes.js';
+import { ChangesStream } from './sync-changes.js';
 import { syncTable, type TableSyncResult } from './sync-table.js';
 import { loadStates, type TableState } from './table-state.js';
 import { takenNames } from './taken-names.js';
@@ -56,22 +57,42 @@ const THREADS = 1;
  */
 export async function runSync(ctx: Context, client: ApiClient, request: SyncRequest): Promise<void> {
   returnFreedMemoryAtOnce();
+  const fresh = await access(request.db).then(
+    () => false,
+    () => true,
+  );
   const db = await openMirror(request.db, {
     readOnly: false,
     memoryLimit: MEMORY_LIMIT,
     threads: THREADS,
     note: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
   });
+  let closed = false;
   try {
     const follow = new FollowMemory();
+    const changes = request.changes ? await ChangesStream.open(ctx, db) : undefined;
     for (let round = 0; ; round += 1) {
-      const results = await syncRound({ ctx, client, db, request }, follow, round === 0);
+      const results = await syncRound({ ctx, client, db, request, changes }, follow, round === 0);
       if (round === 0 || results.some(changedAnything)) report(ctx, request, round === 0 ? results : results.filter(changedAnything));
       if (request.followEveryMs === undefined) return;
       if (!(await idle(ctx, request.followEveryMs))) return;
     }
+  } catch (error) {
+    // a run that made the file and mirrored nothing (an unknown table, say) leaves no file behind
+    const empty =
+      fresh &&
+      (await loadStates(db.connection).then(
+        (states) => states.length === 0,
+        () => false,
+      ));
+    if (empty) {
+      closed = true;
+      db.close();
+      for (const path of [request.db, `${request.db}.wal`]) await rm(path, { force: true });
+    }
+    throw error;
   } finally {
-    db.close();
+    if (!closed) db.close();
   }
 }
 
@@ -117,11 +138,13 @@ interface SyncSession {
   client: ApiClient;
   db: Database;
   request: SyncRequest;
+  /** --changes: every table's changes delivered before and after its sync */
+  changes: ChangesStream | undefined;
 }
 
 /** One sync of every table; the first round chooses the tables and reads their schemas, later ones (--follow) reuse them. */
 async function syncRound(session: SyncSession, memory: FollowMemory, first: boolean): Promise<TableSyncResult[]> {
-  const { ctx, client, db, request } = session;
+  const { ctx, client, db, request, changes } = session;
   const states = await loadStates(db.connection);
   const listedNow = first || memory.listingDue;
   if (first) memory.tables = await chooseTables(ctx, client, request, states);
@@ -136,7 +159,8 @@ async function syncRound(session: SyncSession, memory: FollowMemory, first: bool
       const state = states.find((candidate) => candidate.tableId === table.id);
       const knownFields = first ? undefined : memory.fieldsOf(table.id);
       progress?.table(table);
-      let syncId: number | undefined;
+      // what an earlier run committed and did not deliver comes first
+      await changes?.deliver(table.id);
       const synced = syncTable(table, state, {
         ctx,
         client,
@@ -150,18 +174,17 @@ async function syncRound(session: SyncSession, memory: FollowMemory, first: bool
         onFields: (fields) => memory.remember(table.id, fields),
         listedNow,
         ...(request.pruneHistoryMs !== undefined ? { pruneHistoryMs: request.pruneHistoryMs } : {}),
-        onSyncId: (id) => (syncId = id),
       });
       let result: TableSyncResult;
       try {
         result = await synced;
       } catch (error) {
-        // what an interrupted sync wrote is said too (the next sync's changes are its own)
-        if (request.changes && syncId !== undefined) await printChanges(ctx, db, table.id, syncId).catch(() => undefined);
+        // what an interrupted sync wrote is said too (else the next --changes says it)
+        await changes?.deliver(table.id).catch(() => undefined);
         throw error;
       }
       results.push(result);
-      if (request.changes) await printChanges(ctx, db, table.id, result.syncId);
+      await changes?.deliver(table.id);
       await request.afterTable?.(db, result);
     }
   } finally {

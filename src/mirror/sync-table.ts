@@ -24,8 +24,6 @@ export interface TableSyncOptions extends PrepareOptions {
   listedNow?: boolean;
   /** --prune-history: versions replaced longer ago than this are dropped after the sync. */
   pruneHistoryMs?: number;
-  /** Told this sync's ID as soon as it has one (before it writes anything). */
-  onSyncId?(syncId: number): void;
 }
 
 /** What syncing one table did (a row of the summary, and of _tds_syncs). */
@@ -58,7 +56,6 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
   let { current } = prepared;
   const pass = choosePass(current, options);
   const syncId = await begin(connection, current, { tableId: table.id, mirrorTable: current.mirrorTable, startedAt, mode: pass.mode });
-  options.onSyncId?.(syncId);
   let serviceNow: string | null = null;
   const before = { ...pass };
   let deleted = 0;
@@ -89,7 +86,7 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
     options.onFields?.(fields);
     deleted = await finishPass(options.db, current, { pass, syncId, serviceRowCount: table.rowCount });
     if (options.pruneHistoryMs !== undefined) {
-      pruned = await pruneHistory(connection, current.historyTable!, options.pruneHistoryMs, serviceNow ?? new Date().toISOString());
+      pruned = await pruneHistory(connection, current, options.pruneHistoryMs, serviceNow ?? new Date().toISOString());
     }
   } catch (error) {
     await endSync(connection, syncId, { ...summary(false), deleted: 0 }).catch(() => undefined);

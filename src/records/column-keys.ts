@@ -9,8 +9,20 @@ import { META_KEYS, type HeaderMode } from './shape-options.js';
 export const TRUNCATED_KEY = '_truncated';
 /** The sync that wrote a row's version (the mirror). */
 export const SYNC_ID_KEY = '_syncId';
-/** Keys no column takes, whichever output it is: the meta keys, and the keys tds generates. */
-export const RESERVED_KEYS: readonly string[] = [...META_KEYS, TRUNCATED_KEY, SYNC_ID_KEY];
+/**
+ * Keys no column takes, whichever output it is: the meta keys, and the keys tds generates (the mirror's,
+ * its history's `_replacedBy`, `_change`, `_replacedAt`, and the lake's `_valid_from`, `_valid_to`).
+ */
+export const RESERVED_KEYS: readonly string[] = [
+  ...META_KEYS,
+  TRUNCATED_KEY,
+  SYNC_ID_KEY,
+  '_replacedBy',
+  '_change',
+  '_replacedAt',
+  '_valid_from',
+  '_valid_to',
+];
 
 export interface KeyedField {
   field: Field;

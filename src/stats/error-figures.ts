@@ -1,13 +1,15 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent } from '../duckdb/sql-text.js';
 import type { StoredField } from '../mirror/schema-drift.js';
-import { causeSql } from './error-cause.js';
+import { causeSql, cutSql } from './error-cause.js';
 import type { ErrorCause } from './stats-report.js';
 
 /** Causes listed per column, most frequent first (`causes` says how many there are in all). */
 export const MAX_CAUSES = 20;
 /** Row IDs given per cause. */
 export const IDS_PER_CAUSE = 3;
+/** The longest example message, in characters; a longer one is cut there and ends with `…` (its row still counts). */
+export const MAX_EXAMPLE_CHARS = 500;
 /** The cause of a failed cell that has no error message. */
 export const NO_MESSAGE = '(no message)';
 
@@ -31,7 +33,7 @@ export async function errorFigures(connection: DuckDBConnection, table: string, 
       SELECT cells.id, cells.message, coalesce(nullif(messages.cause, ''), '${NO_MESSAGE}') AS cause
       FROM cells LEFT JOIN messages ON cells.message = messages.message
     )
-    SELECT cause, count(*) AS n, arg_min(message, id) AS example, min(id, ${IDS_PER_CAUSE}) AS ids, count(*) OVER () AS causes
+    SELECT cause, count(*) AS n, ${cutSql('arg_min(message, id)', MAX_EXAMPLE_CHARS)} AS example, min(id, ${IDS_PER_CAUSE}) AS ids, count(*) OVER () AS causes
     FROM rows GROUP BY cause ORDER BY n DESC, cause LIMIT ${MAX_CAUSES}`);
   const rows = reader.getRowObjectsJS();
   return {

@@ -34,7 +34,10 @@ export function renderHtmlReport(stats: TableStats): string {
         </header>
         ${perDaySection(stats)} ${fillSection(stats)} ${runStatesSection(stats.columns)} ${causesSection(stats.columns)}
         ${columnsSection(stats.columns)}
-        <footer>Made by <code>tds stats</code> from the mirror table <code>${table.mirrorTable}</code> (table ${table.id}).</footer>
+        <footer>
+          Made by <code>tds stats</code> from the mirror table <code>${table.mirrorTable}</code> (table ${table.id}).
+          ${table.lake ? html`Its changes as Parquet: <code>${table.lake}</code>.` : null}
+        </footer>
       </body>
     </html> `;
   return page.text;

@@ -50,3 +50,16 @@ export function pickFields(fields: readonly StoredField[], columns?: readonly st
   }));
   return selectColumns(columns, keyed).map((picked) => fields[keyed.indexOf(picked)]!);
 }
+
+/** The table's folder in the lake that `tds sync --lake` writes (the newest one), or null: no lake. */
+export async function lakeFolderOf(connection: DuckDBConnection, tableId: string): Promise<string | null> {
+  const exists = await connection.runAndReadAll(
+    "SELECT 1 FROM duckdb_tables() WHERE table_name = '_tds_lake' AND schema_name = 'main' AND database_name = current_database()",
+  );
+  if (exists.getRowObjectsJS().length === 0) return null;
+  const reader = await connection.runAndReadAll('SELECT folder FROM _tds_lake WHERE table_id = $1 ORDER BY written_at DESC LIMIT 1', [
+    tableId,
+  ]);
+  const row = reader.getRowObjectsJS()[0];
+  return row ? String(row.folder) : null;
+}

@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent } from '../duckdb/sql-text.js';
 import { errorFigures } from './error-figures.js';
 import { fieldSql } from './field-sql.js';
-import { findMirrorTable, mirrorFields, pickFields } from './mirror-catalog.js';
+import { findMirrorTable, lakeFolderOf, mirrorFields, pickFields } from './mirror-catalog.js';
 import { scanFigures } from './scan-figures.js';
 import type { ColumnStats, TableStats } from './stats-report.js';
 import { truncatedCounts, valueFigures } from './value-figures.js';
@@ -69,6 +69,7 @@ export async function tableStats(connection: DuckDBConnection, query: StatsQuery
       lastCreatedAt: scan.lastCreatedAt,
       perDay: await perDay(connection, table),
       lastSync: state.lastSyncAt,
+      lake: await lakeFolderOf(connection, state.tableId),
     },
     columns,
   };

@@ -33,6 +33,7 @@ function headerLines(stats: TableStats, width: number, color?: ChalkInstance): s
     `${count(table.columns)} ${table.columns === 1 ? 'column' : 'columns'}`,
     table.lastSync ? `synced ${instantText(table.lastSync)}` : 'never synced',
     `mirror table ${cellDisplay(table.mirrorTable)}`,
+    ...(table.lake ? [`lake ${cellDisplay(table.lake)}`] : []),
   ];
   const lines = wrapParts([color ? color.bold(title) : title, ...facts], { width, indent: '  ', first: '', separator: ' · ' });
   if (table.firstCreatedAt && table.lastCreatedAt) lines.push(`created ${rangeText(table.firstCreatedAt, table.lastCreatedAt)}`);

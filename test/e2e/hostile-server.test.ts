@@ -1,5 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { RunResult } from '../helpers/cli.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
@@ -144,6 +147,44 @@ describe('responses too large, too slow, or endless (item 11)', () => {
     expect(result.code, result.stderr).toBe(6);
     expect(result.stderr).toMatch(/a cursor of 100,000 characters \(at most 500 are valid\); stopping/);
     expect(requests.filter((url) => url.includes('cursor='))).toEqual([]);
+  });
+});
+
+describe('a cursor chain the service breaks (issue 29)', () => {
+  it.each([
+    [
+      'a cursor returned again',
+      (n: number) => ({ nextCursor: n % 2 ? 'a' : 'b', hasNextPage: true }),
+      /a cursor it had already returned; stopping to avoid a loop/,
+    ],
+    ['more pages without a cursor', () => ({ nextCursor: null, hasNextPage: true }), /hasNextPage\) but gave no nextCursor; stopping/],
+  ])('%s: tds rows and tds sync give up with exit 6 and say why', async (_what, chain, message) => {
+    let pages = 0;
+    const baseUrl = await hostile((req, res) => {
+      if (req.url?.startsWith('/v1/tables/t1/schema')) return json(res, 200, { table: { id: 't1', name: 'T' }, fields: [] });
+      if (!req.url?.startsWith('/v1/tables/t1/rows')) {
+        return json(res, 200, {
+          tables: [{ id: 't1', name: 'T', emoji: null, workspaceId: 'w', workspaceName: 'W', rowCount: 5, fieldCount: 0 }],
+          total: 1,
+        });
+      }
+      pages += 1;
+      const at = '2026-01-01T00:00:00Z';
+      const row = { id: `r${pages}`, tableId: 't1', createdAt: at, updatedAt: at, createdByUserId: null, cells: {} };
+      json(res, 200, { rows: [row], limit: 100, ...chain(pages) });
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'tds-loop-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    for (const args of [
+      ['rows', 't1', '--format', 'ndjson'],
+      ['sync', 't1', '--db', join(dir, 'mirror.duckdb')],
+    ]) {
+      const result = await tds(baseUrl, args);
+      expect(result.code, result.stderr).toBe(6);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).toMatch(/\nhint: the service's pages could not be followed to the end/);
+      expect(result.stderr).not.toMatch(/unexpected failure|\n\s+at /);
+    }
   });
 });
 

@@ -72,6 +72,7 @@ describe('tds mcp: the tools', () => {
       mirrorTable: null,
       rows: leads.rowCount,
       lastSync: null,
+      lake: null,
     });
     const columns = result.structured!.columns as Array<{ key: string; sqlType: string; role: string; type?: string; options?: string[] }>;
     expect(columns.slice(0, 4).map((column) => column.key)).toEqual(['_id', '_createdAt', '_updatedAt', '_createdByUserId']);

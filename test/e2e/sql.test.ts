@@ -164,11 +164,6 @@ describe('tds sql: read-only unless --write, and DuckDB errors as exit 2', () =>
       ['SELECT 1', '-o', '/nonexistent/dir/x.parquet'],
       /^tds: SQL: IO Error: .*x\.parquet\.partial.*\nhint: check that the folder of -o FILE exists and can be written$/m,
     ],
-    [
-      'a mirror that does not exist',
-      ['SELECT 1', '--db', 'missing.duckdb'],
-      /the mirror missing\.duckdb does not exist\nhint: make it with `tds sync TABLE --db FILE` first/,
-    ],
   ])('%s exits 2 with what was wrong', async (_what, args, message) => {
     const result = await bench.tds(['sql', ...args]);
     expect(result.code).toBe(2);

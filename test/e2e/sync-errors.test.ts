@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { benchPerTest } from './sync-support.js';
@@ -47,6 +47,20 @@ describe('tds sync: bad input', () => {
     expect(result.code, result.stderr).toBe(code);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/bug in tds|at .*\.js/);
+  });
+
+  it('a sync that fails before it mirrors a table leaves no file; a mirror it did not make is kept', async () => {
+    const bench = await openBench();
+    const files = async (): Promise<string[]> => (await readdir(bench.dir)).filter((name) => name.startsWith('none.duckdb')).sort();
+    const unknown = await bench.tds(['sync', 'NoSuchTable', '--db', 'none.duckdb']);
+    expect(unknown.code, unknown.stderr).toBe(4);
+    expect(await files()).toEqual([]);
+    const nothing = await bench.tds(['sync', '--db', 'none.duckdb']);
+    expect(nothing.code, nothing.stderr).toBe(2);
+    expect(await files()).toEqual([]);
+    expect((await bench.tds(['sync', 'Leads', '--db', 'none.duckdb'])).code).toBe(0);
+    expect((await bench.tds(['sync', 'NoSuchTable', '--db', 'none.duckdb'])).code).toBe(4);
+    expect(await files()).toEqual(['none.duckdb']);
   });
 
   it('a mirror written by a newer tds is refused, by sync and sql alike', async () => {

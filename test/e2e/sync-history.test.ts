@@ -55,6 +55,52 @@ describe('tds sync --prune-history', () => {
   });
 });
 
+describe('a pruned history says what it no longer knows', () => {
+  it('a diff span or a macro moment before the versions kept is exit 2 naming the earliest it answers for', async () => {
+    const bench = await openBench();
+    const id = await table(bench, 'Deals');
+    // the stream of changes starts here: what a sync replaced is kept until --changes has said it
+    expect((await bench.tds(['sync', id, '--changes'])).code).toBe(0);
+    const rows = await sqlRows(bench, 'SELECT "_id" FROM deals');
+    for (const row of rows.slice(0, 3)) await bench.admin('PATCH', `/tables/${id}/rows/${String(row._id)}`, { cells: { Name: 'edited' } });
+    const before = (await sqlRows(bench, 'SELECT max("_updatedAt") AS t FROM deals'))[0]!.t as string;
+    await bench.admin('POST', '/clock', { advanceMs: 10_000 });
+    const full = await bench.tds(['sync', id, '--full', '--changes', '--prune-history', '1s']);
+    expect(full.code, full.stderr).toBe(0);
+    const changes = full.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { change: string; before: Record<string, unknown>; after: Record<string, unknown> });
+    expect(changes.map((record) => [record.change, /^Deals \d$/.test(String(record.before.Name)), record.after.Name])).toEqual(
+      Array(3).fill(['updated', true, 'edited']),
+    );
+    expect(changes).toHaveLength(3);
+    // delivered: the next prune drops them
+    const pruned = await bench.tds(['sync', id, '--prune-history', '1s', '--json']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect((JSON.parse(pruned.stdout) as { tables: Array<{ pruned: number }> }).tables[0]!.pruned).toBe(3);
+    const syncs = (await sqlRows(bench, 'SELECT sync_id FROM _tds_syncs ORDER BY sync_id')).map((row) => Number(row.sync_id));
+    const [, second] = syncs;
+
+    const diff = await bench.tds(['diff', 'deals', '--since', `sync:${syncs[0]}`, '--until', `sync:${second}`]);
+    expect(diff.code).toBe(2);
+    expect(diff.stdout).toBe('');
+    expect(diff.stderr).toMatch(new RegExp(`--since sync:${syncs[0]} .* is before what the history of deals still knows`));
+    expect(diff.stderr).toMatch(new RegExp(`sync:${second} and later`));
+    const early = await bench.tds(['diff', 'deals', '--since', new Date(Date.parse(before) - 1000).toISOString()]);
+    expect(early.code).toBe(2);
+    // from the horizon on, the diff answers: what the sync that replaced them brought
+    const known = await bench.tds(['diff', 'deals', '--since', `sync:${second}`, '--format', 'ndjson']);
+    expect(known.code, known.stderr).toBe(0);
+    const atSync = await bench.tds(['sql', `SELECT count(*) AS n FROM deals_at_sync(${syncs[0]})`]);
+    expect(atSync.code).toBe(2);
+    expect(atSync.stderr).toMatch(new RegExp(`deals: sync ${syncs[0]} is before what its history still knows .* from sync ${second} on`));
+    const at = await bench.tds(['sql', `SELECT count(*) AS n FROM deals_at('${new Date(Date.parse(before) - 1000).toISOString()}')`]);
+    expect(at.code).toBe(2);
+    expect(await sqlRows(bench, `SELECT count(*) AS n FROM deals_at_sync(${second})`)).toEqual([{ n: 5 }]);
+  });
+});
+
 describe('the history tables and macros: their names', () => {
   it('a name another mirror table holds gets the usual suffix; _tds_tables lists them all', async () => {
     const bench = await openBench();

@@ -57,3 +57,61 @@ describe('tds sync: a removed field', () => {
     kept(await column(bench, 'Enrich.status'), enrich);
   });
 });
+
+describe('a field removed and another added with its label', () => {
+  it('the live field keeps the label in every output (export, mirror, diff, stats); the kept column takes " (2)"', async () => {
+    const b = await openBench();
+    const created = await b.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
+      workspace: 'Sales',
+      name: 'Flags',
+      fields: [
+        { label: 'Name', type: 'text' },
+        { label: 'Flag', type: 'boolean' },
+      ],
+    });
+    const tableId = created.table.id;
+    const rows = await b.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${tableId}/rows`, {
+      rows: [{ cells: { Name: 'a', Flag: true } }, { cells: { Name: 'b', Flag: false } }],
+    });
+    expect((await b.tds(['sync', tableId])).code).toBe(0);
+    await b.admin('DELETE', `/tables/${tableId}/fields/${created.fields.find((field) => field.label === 'Flag')!.id}`);
+    await b.admin('POST', `/tables/${tableId}/fields`, { label: 'Flag', type: 'text' });
+    for (const [i, row] of rows.rows.entries())
+      await b.admin('PATCH', `/tables/${tableId}/rows/${row.id}`, { cells: { Flag: `new ${i}` } });
+    const synced = await b.tds(['sync', tableId]);
+    expect(synced.code, synced.stderr).toBe(0);
+    expect(synced.stderr).toMatch(/column "Flag" renamed to "Flag \(2\)"/);
+
+    const exported = await b.tds(['rows', tableId, '--format', 'ndjson']);
+    const exportFlags = exported.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as Record<string, unknown>).Flag)
+      .sort();
+    expect(exportFlags).toEqual(['new 0', 'new 1']);
+    const mirror = await b.tds(['sql', 'SELECT "Flag", "Flag (2)" FROM flags ORDER BY "Flag"', '--format', 'ndjson']);
+    expect(
+      mirror.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual([
+      { Flag: 'new 0', 'Flag (2)': true },
+      { Flag: 'new 1', 'Flag (2)': false },
+    ]);
+    const diff = await b.tds(['diff', 'flags', '--format', 'ndjson']);
+    const afters = diff.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { after: Record<string, unknown> }).after.Flag)
+      .sort();
+    expect(afters).toEqual(['new 0', 'new 1']);
+    const stats = await b.tds(['stats', 'flags', '--no-sync', '--format', 'json']);
+    expect(stats.code, stats.stderr).toBe(0);
+    // stats profiles the live fields: Flag is the text field
+    const columns = (JSON.parse(stats.stdout) as { columns: Array<{ key: string; type: string }> }).columns;
+    expect(columns.filter((column) => column.key.startsWith('Flag')).map((column) => [column.key, column.type])).toEqual([
+      ['Flag', 'text'],
+    ]);
+  });
+});

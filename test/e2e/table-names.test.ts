@@ -87,3 +87,35 @@ async function inboxWebhook(): Promise<string> {
   const { tables } = (await response.json()) as { tables: Array<{ id: string; name: string }> };
   return bench.emu.webhooks[tables.find((table) => table.name === 'Inbox')!.id]!;
 }
+
+describe("a service table named like DuckDB's catalog (issue 29, item 11)", () => {
+  it('is mirrored under another name: SHOW TABLES and information_schema still answer', async () => {
+    for (const name of ['duckdb_tables', 'sqlite_master', 'information_schema', 'pg_catalog']) {
+      await bench.admin('POST', '/tables', { workspace: 'Sales', name, fields: [{ label: 'Name', type: 'text' }] });
+    }
+    const synced = await bench.tds([
+      'sync',
+      'duckdb_tables',
+      'sqlite_master',
+      'information_schema',
+      'pg_catalog',
+      '--db',
+      'catalog.duckdb',
+    ]);
+    expect(synced.code, synced.stderr).toBe(0);
+    const shown = await bench.tds(['sql', 'SHOW TABLES', '--db', 'catalog.duckdb', '--format', 'csv']);
+    expect(shown.code, shown.stderr).toBe(0);
+    for (const name of ['sales_duckdb_tables', 'sales_sqlite_master', 'sales_information_schema', 'sales_pg_catalog']) {
+      expect(shown.stdout).toMatch(new RegExp(`^${name}$`, 'm'));
+    }
+    const columns = await bench.tds([
+      'sql',
+      "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'sales_pg_catalog'",
+      '--db',
+      'catalog.duckdb',
+      '--format',
+      'csv',
+    ]);
+    expect(columns.stdout).toBe('n\n1\n');
+  });
+});

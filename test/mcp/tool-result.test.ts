@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TdsError, UsageError } from '../../src/core/errors.js';
-import { toolFailure, toolSuccess } from '../../src/mcp/tool-result.js';
+import { boundText, MAX_LINE_CHARS, toolFailure, toolSuccess } from '../../src/mcp/tool-result.js';
 import { hintsOf } from '../../src/commands/hints.js';
 
 // A tool's answer: the structured result and the same as text; a failure as the command line says it.
@@ -45,5 +45,31 @@ describe('toolFailure', () => {
     const result = toolFailure(new UsageError(`bad ${key} at ${url}`, { hint: `not ${url}` }), { hintsOf, secrets: [key, url] });
     expect(text(result)).not.toContain(key);
     expect(text(result)).not.toContain(url);
+  });
+
+  it('is bounded: the message and hint lines, and the whole in --max-bytes; a secret is redacted before any cut (issue 29, item 10)', () => {
+    const key = 'sk_live_0123456789abcdef';
+    const long = `${'a'.repeat(3_000_000)}${key}`;
+    const result = text(toolFailure(new UsageError(`no table "${long}"`, { hint: long }), { hintsOf, secrets: [key], maxBytes: 5_000 }));
+    const [message, hint] = result.split('\n');
+    expect(message!.length).toBeLessThanOrEqual(MAX_LINE_CHARS);
+    expect(message).toMatch(/^tds: no table "a+…\[2,999,\d{3} characters cut\]…a+\*\*\*"$/);
+    expect(hint!.length).toBeLessThanOrEqual(MAX_LINE_CHARS);
+    expect(result).not.toContain(key.slice(0, 8));
+    const detail = text(
+      toolFailure(new UsageError('push incomplete'), { hintsOf, secrets: [], detail: 'é'.repeat(10_000), maxBytes: 5_000 }),
+    );
+    expect(Buffer.byteLength(detail)).toBeLessThanOrEqual(5_000);
+    expect(detail).toMatch(/é\n…\[cut: the server's --max-bytes\]$/);
+  });
+});
+
+describe('boundText', () => {
+  it('keeps a text that fits, and cuts the middle of a longer one without splitting a character', () => {
+    expect(boundText('short')).toBe('short');
+    expect(boundText('x'.repeat(MAX_LINE_CHARS))).toBe('x'.repeat(MAX_LINE_CHARS));
+    const cut = boundText('😀'.repeat(5_000), 100);
+    expect(cut.length).toBeLessThanOrEqual(100);
+    expect(cut).toMatch(/^(😀)+…\[\d[\d,]* characters cut\]…(😀)+$/u);
   });
 });

@@ -22,3 +22,18 @@ describe('mirrorTableName', () => {
     expect(mirrorTableName({ name: 'Contacts', workspaceName: 'Marketing' }, taken)).toBe('marketing_contacts_2');
   });
 });
+
+describe("mirrorTableName: names of DuckDB's catalog", () => {
+  it.each([
+    ['duckdb_tables', 'sales_duckdb_tables'],
+    ['sqlite_master', 'sales_sqlite_master'],
+    ['information_schema', 'sales_information_schema'],
+    ['pg_catalog', 'sales_pg_catalog'],
+  ])('a table named %s is %s: it shadows nothing SHOW TABLES or the hints rely on', (name, expected) => {
+    expect(mirrorTableName({ name, workspaceName: 'Sales' }, new Set())).toBe(expected);
+  });
+
+  it('a workspace whose prefix makes a catalog name counts on', () => {
+    expect(mirrorTableName({ name: 'Catalog', workspaceName: 'PG' }, new Set(['catalog']))).toBe('t_pg_catalog');
+  });
+});

@@ -14,13 +14,15 @@ describe('causeOf: variable parts become placeholders', () => {
     ['See (https://status.example/incident/12).', 'See (<url>).'],
     ['No person found for ada.lovelace+work@mail.example', 'No person found for <email>'],
     ['Column "Company Name" is empty', 'Column "<text>" is empty'],
-    ["Field 'domain' can't be read", "Field '<text>' can't be read"],
+    ["Field 'domain' can't be read", 'Field "<text>" can\'t be read'],
     ["can't resolve it", "can't resolve it"],
-    ['Unknown value `foo bar`', 'Unknown value `<text>`'],
-    ['Expected “Yes” or ‘No’', 'Expected “<text>” or ‘<text>’'],
+    ['Unknown value `foo bar`', 'Unknown value "<text>"'],
+    ['Expected “Yes” or ‘No’', 'Expected "<text>" or "<text>"'],
     ['Row row_8f3a2c9d1 not found', 'Row <id> not found'],
     ['Request 0f8fad5b-d9cb-469f-a165-70867728950e failed', 'Request <id> failed'],
     ['Timeout after 30000 ms (attempt 3 of 5)', 'Timeout after <n> ms (attempt <n> of <n>)'],
+    ['Timeout after 45.5s', 'Timeout after <n>s'],
+    ['Took 100ms, then 2.5min', 'Took <n>ms, then <n>min'],
     ['Spent 1,250.50 credits, 3.5 left', 'Spent <n> credits, <n> left'],
     ['Error404: page gone', '<id>: page gone'],
     ['HTTP2 stream usr_3 reset', 'HTTP<n> stream usr_<n> reset'],
@@ -71,6 +73,8 @@ const VARIABLE_PARTS = {
     fc
       .tuple(fc.stringMatching(/^([a-z]{2,4}_)?$/), fc.array(fc.constantFrom(...alnum), { minLength: 6, maxLength: 20 }))
       .filter(([, chars]) => chars.some((c) => /[0-9]/.test(c)) && chars.some((c) => /[A-Za-z]/.test(c)))
+      // digits and up to 3 letters are a number with its unit (100ms), not an ID
+      .filter(([prefix, chars]) => !/^[0-9]+[A-Za-z]{1,3}$/.test(prefix + chars.join('')))
       .map(([prefix, chars]) => prefix + chars.join('')),
     fc.uuid(),
   ),
@@ -96,6 +100,25 @@ const filled = (parts: Template) =>
     fc.tuple(...parts.map((part) => ('slot' in part ? VARIABLE_PARTS[part.slot] : fc.constant('')))),
     fc.array(fc.constantFrom('', '', '.', ',', ':', ';', '!', '?'), { minLength: parts.length, maxLength: parts.length }),
   );
+
+describe('causeOf: one cause for what differs only in a number or a quote style (issue 29, item 14)', () => {
+  it.each([
+    ['Timeout after 30s', 'Timeout after 45.5s', 'Timeout after <n>s'],
+    ['Timeout after 30 s', 'Timeout after 45.5 s', 'Timeout after <n> s'],
+    [`User 'x' not found`, 'User "x" not found', 'User "<text>" not found'],
+    ['User `x` not found', 'User “x” not found', 'User "<text>" not found'],
+  ])('%j and %j are %j', (a, b, cause) => {
+    expect(causeOf(a)).toBe(cause);
+    expect(causeOf(b)).toBe(cause);
+  });
+
+  it('a cause is at most 200 characters, cut with …', () => {
+    expect(causeOf('Failed: ' + 'x'.repeat(100_000))).toBe(`Failed: ${'x'.repeat(192)}…`);
+    expect(causeOf('é'.repeat(300))).toBe(`${'é'.repeat(200)}…`);
+    expect(causeOf('😀'.repeat(300))).toBe(`${'😀'.repeat(200)}…`);
+    expect(causeOf('y'.repeat(200))).toBe('y'.repeat(200));
+  });
+});
 
 describe('causeOf: properties', () => {
   it('two messages that differ only in their variable parts are one cause', () => {
@@ -167,6 +190,10 @@ describe('causeSql: DuckDB finds the same cause', () => {
       '{"error":"no message member"}',
       '{not json',
       '',
+      'Timeout after 45.5s',
+      `User 'x'`,
+      'Failed: ' + 'x'.repeat(100_000),
+      '😀'.repeat(300),
     ];
     expect(await inDuckDB(messages)).toEqual(messages.map(causeOf));
   });

@@ -43,6 +43,7 @@ const stats: TableStats = {
       { day: '2025-01-02', rows: 24 },
     ],
     lastSync: null,
+    lake: null,
   },
   columns: [action],
 };

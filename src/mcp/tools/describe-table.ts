@@ -18,6 +18,7 @@ const tableSummary = z.object({
   mirrorTable: z.string().nullable().describe('the table name for query_sql; null when not mirrored'),
   rows: z.number().nullable().describe("rows in the mirror at its last sync (mirrored), else the service's row count"),
   lastSync: z.string().nullable(),
+  lake: z.string().nullable().describe('the folder of its changes as Parquet (tds sync --lake), if any'),
 });
 type TableSummary = z.infer<typeof tableSummary>;
 
@@ -85,9 +86,13 @@ async function describe(session: Session, ref: string): Promise<Description> {
 
 async function describeMirrored(session: Session, table: MirrorTable): Promise<Description> {
   const { state } = table;
-  const { columns, rows } = await session.mirror.read(async (db) => {
+  const { columns, rows, lake } = await session.mirror.read(async (db) => {
     const stats = await tableStats(db.connection, { table: state.tableId, db: session.mirror.path, top: 0 });
-    return { columns: withProfile(await mirroredColumns(db.connection, state.tableId, state.mirrorTable), stats), rows: stats.table.rows };
+    return {
+      columns: withProfile(await mirroredColumns(db.connection, state.tableId, state.mirrorTable), stats),
+      rows: stats.table.rows,
+      lake: stats.table.lake,
+    };
   });
   return {
     table: {
@@ -97,6 +102,7 @@ async function describeMirrored(session: Session, table: MirrorTable): Promise<D
       mirrorTable: state.mirrorTable,
       rows,
       lastSync: state.lastSyncAt,
+      lake,
     },
     columns,
     notes: [],
@@ -107,7 +113,15 @@ async function describeFromService(client: ApiClient, ref: string, mirrorNote: s
   const table = pickTable((await client.tables()).tables, ref);
   const { fields } = await client.schema(table.id);
   return {
-    table: { id: table.id, name: table.name, workspace: table.workspaceName, mirrorTable: null, rows: table.rowCount, lastSync: null },
+    table: {
+      id: table.id,
+      name: table.name,
+      workspace: table.workspaceName,
+      mirrorTable: null,
+      rows: table.rowCount,
+      lastSync: null,
+      lake: null,
+    },
     columns: plannedColumns(fields),
     notes: [
       ...(mirrorNote ? [mirrorNote] : []),

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.js';
+import { holdPrivateUmask } from '../../core/private-files.js';
 import { loadWebhook } from '../../config/webhooks.js';
-import { webhookTarget } from '../../push/deliver/webhook-target.js';
-import { parseKeyMapping } from '../../push/key/record-key.js';
+import type { ApiClient } from '../../http/client.js';
+import { webhookTarget, type WebhookTarget } from '../../push/deliver/webhook-target.js';
+import { parseKeyMapping, type KeyMapping } from '../../push/key/record-key.js';
 import type { PushJob } from '../../push/push-job.js';
 import type { PushSummary } from '../../push/report/summary.js';
-import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS } from '../../service/index.js';
-import { firstRejects, pushFiles } from '../push-input.js';
+import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS, type Table } from '../../service/index.js';
+import { firstRejects, JOURNAL_KEEP_DAYS, pushFiles } from '../push-input.js';
 import type { Session } from '../session.js';
 import { serviceTable } from '../table-ref.js';
 import { defineTool, ToolFailure, type Tool, type ToolCall } from '../tool.js';
@@ -25,7 +27,11 @@ const input = z
   })
   .strict();
 
+/** The push_records calls under way, by table ID: each ends (resolves) when its call has answered. */
+type UnderWay = Map<string, Promise<void>>;
+
 export function pushRecordsTool(session: Session): Tool<typeof input> {
+  const underWay: UnderWay = new Map();
   return defineTool({
     name: 'push_records',
     title: 'Push records into a table',
@@ -35,18 +41,23 @@ export function pushRecordsTool(session: Session): Tool<typeof input> {
       'conversation). `key` is the record field that identifies a record (FIELD, or FIELD=COLUMN when the table column',
       'has another label); records whose key repeats an earlier one are not sent, and with `skip_existing: true` nor are',
       'those whose key the table already holds (use it when retrying). A journal under the config folder records what',
-      'was sent: the same call made again sends nothing twice. Rows show in the table within about a minute (the',
+      `was sent: the same call made again within ${JOURNAL_KEEP_DAYS} days sends nothing twice. One push into a table at a time: a`,
+      'call made while another pushes into the same table waits for it to end. Rows show in the table within about a minute (the',
       `webhook's intake). At most ${MAX_RECORDS.toLocaleString('en-US')} records a call. Returns the push summary (records read, sent,`,
       'duplicates, existing, rejected, uncertain).',
     ].join(' '),
     input,
     output: z.looseObject({ records: z.looseObject({ read: z.number(), sent: z.number() }), notes: z.array(z.string()) }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-    run: (args, call) => push(session, args, call),
+    run: (args, call) => push(session, args, { call, underWay }),
   });
 }
 
-async function push(session: Session, args: z.output<typeof input>, call: ToolCall): Promise<Record<string, unknown>> {
+async function push(
+  session: Session,
+  args: z.output<typeof input>,
+  { call, underWay }: { call: ToolCall; underWay: UnderWay },
+): Promise<Record<string, unknown>> {
   const { ctx } = call.call;
   if (!args.webhook.startsWith('@')) {
     // not echoed: it may be the secret URL itself
@@ -63,6 +74,32 @@ async function push(session: Session, args: z.output<typeof input>, call: ToolCa
     if (secret) session.secrets.add(secret);
   const client = await session.service();
   const table = await serviceTable(session, (await client.tables()).tables, args.table);
+  const turn = await takeTurn(underWay, table, call);
+  // what a push writes under the config folder is the user's alone, its rejects too
+  const releaseUmask = holdPrivateUmask();
+  try {
+    return await pushAs(session, args, { call, table, key, target, client });
+  } finally {
+    releaseUmask();
+    turn.end();
+  }
+}
+
+interface Push {
+  call: ToolCall;
+  table: Table;
+  key: KeyMapping;
+  target: WebhookTarget;
+  client: ApiClient;
+}
+
+/** The push itself, once it has the table to itself. */
+async function pushAs(
+  session: Session,
+  args: z.output<typeof input>,
+  { call, table, key, target, client }: Push,
+): Promise<Record<string, unknown>> {
+  const { ctx } = call.call;
   const files = await pushFiles(ctx.io.env, {
     webhookFingerprint: target.fingerprint,
     table: table.id,
@@ -95,8 +132,47 @@ async function push(session: Session, args: z.output<typeof input>, call: ToolCa
     await runPush(ctx, job);
   } catch (error) {
     throw await failureOf(error, call, files.rejects);
+  } finally {
+    await files.remove();
   }
   return { ...(JSON.parse(call.call.stdout()) as PushSummary), notes: call.call.notes() };
+}
+
+/**
+ * One push_records call into a table at a time, as the command line's lock has it for push by key
+ * (two at once would each look up the other's keys before they show, and two identical ones would
+ * share a journal): a call finding another under way says so and waits for it to end.
+ */
+async function takeTurn(underWay: UnderWay, table: Table, call: ToolCall): Promise<{ end(): void }> {
+  let ahead = underWay.get(table.id);
+  if (ahead) {
+    call.call.ctx.io.stderr.write(
+      `another push_records call into table "${table.name}" (${table.id}) is under way; waiting for it to end (one push into a table at a time)\n`,
+    );
+  }
+  // every waiter wakes when the call ahead ends; the first to run takes the turn, the others wait on
+  for (; ahead; ahead = underWay.get(table.id)) await untilDone(ahead, call.signal);
+  let end!: () => void;
+  underWay.set(table.id, new Promise<void>((resolve) => (end = resolve)));
+  return {
+    end: () => {
+      underWay.delete(table.id);
+      end();
+    },
+  };
+}
+
+/** Resolves when `work` ends, or rejects with the reason of `signal` when it aborts first. */
+function untilDone(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  return new Promise<void>((resolve, reject) => {
+    const abort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    void work.finally(() => {
+      signal.removeEventListener('abort', abort);
+      resolve();
+    });
+  });
 }
 
 /** A push that ended short: its error, with the summary, the first rejected records and how to go on. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { capRows } from '../caps.js';
+import { UsageError } from '../../core/errors.js';
+import { capRows, jsonBytes } from '../caps.js';
 import { QUERY_TIMEOUT_MS } from '../query-errors.js';
 import { runQuery } from '../run-query.js';
 import type { Session } from '../session.js';
@@ -46,7 +47,7 @@ export function querySqlTool(session: Session): Tool<Input> {
         runQuery(db, args.sql, { limit, signal: call.signal, timeoutMs: QUERY_TIMEOUT_MS, onAbandoned: () => session.mirror.discard() }),
       );
       const caps = { ...session.caps, maxRows: limit };
-      return capRows(result.rows, caps, (rows, cutBy) => ({
+      const capped = capRows(result.rows, caps, (rows, cutBy) => ({
         columns: result.columns,
         rows,
         row_count: result.rowCount,
@@ -56,6 +57,15 @@ export function querySqlTool(session: Session): Tool<Input> {
           'aggregate in SQL (GROUP BY, count(*), avg(…)) or ask for what matters (WHERE, ORDER BY … LIMIT)',
         ),
       })).result;
+      // the column names count too: a result cut to no row may still be over the cap
+      const columnBytes = jsonBytes(result.columns);
+      if (jsonBytes(capped) > caps.maxBytes) {
+        throw new UsageError(
+          `the result's column names take ${columnBytes.toLocaleString('en-US')} bytes: with them not even a result without rows fits in the server's --max-bytes ${caps.maxBytes.toLocaleString('en-US')}`,
+          { hint: 'name long columns with AS (SELECT length(x) AS n …): a column is named after its expression otherwise' },
+        );
+      }
+      return capped;
     },
   });
 }

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { tableColumns } from '../history/history-objects.js';
+import { versionColumns } from '../history/retyped-columns.js';
 import type { DiffKey } from './table-diff.js';
 
 const META = ['_createdAt', '_updatedAt', '_createdByUserId'];
@@ -7,7 +7,8 @@ const META = ['_createdAt', '_updatedAt', '_createdByUserId'];
 /**
  * The keys a diff compares, keyed like an export: the meta keys (but `_id`, which names the record),
  * then each field's column with its `.status` and `.error`, in schema order (a removed field's kept
- * column after them); not `_truncated` nor `_syncId`, which the mirror keeps for itself.
+ * column after them); not `_truncated` nor `_syncId`, which the mirror keeps for itself. Each is read as
+ * the version's own value (a retype's kept column for the versions before it).
  */
 export async function diffKeys(connection: DuckDBConnection, tableId: string, mirrorTable: string): Promise<DiffKey[]> {
   const reader = await connection.runAndReadAll(
@@ -17,6 +18,6 @@ export async function diffKeys(connection: DuckDBConnection, tableId: string, mi
   const fields = reader
     .getRowObjectsJS()
     .flatMap((row) => [row.key, row.status_key, row.error_key].filter((key) => key !== null).map(String));
-  const types = new Map((await tableColumns(connection, mirrorTable)).map((column) => [column.key, column.type]));
-  return [...META, ...fields].filter((key) => types.has(key)).map((key) => ({ key, type: types.get(key)! }));
+  const columns = new Map((await versionColumns(connection, mirrorTable)).map((column) => [column.key, column]));
+  return [...META, ...fields].filter((key) => columns.has(key)).map((key) => columns.get(key)!);
 }

@@ -1,5 +1,6 @@
 import { TdsError, UsageError } from '../../core/errors.js';
 import type { Database } from '../../duckdb/engine.js';
+import { historyHorizon, type HistoryHorizon } from '../history/history-objects.js';
 import { formatVersion } from '../mirror-db.js';
 import { loadStates, type TableState } from '../table-state.js';
 import { parseWhen, type When } from './diff-bounds.js';
@@ -46,6 +47,13 @@ export async function openDiff(db: Database, request: DiffRequest): Promise<Open
     resolveMoment(given, parseWhen(given, option, request.now), syncs, state);
   const since = resolve(request.since ?? (syncs.length === 0 ? 'sync:-1' : 'sync:-2'), '--since');
   const until = resolve(request.until ?? 'now', '--until');
+  const horizon = await historyHorizon(db.connection, state.mirrorTable);
+  if (horizon)
+    for (const [option, moment] of [
+      ['--since', since],
+      ['--until', until],
+    ] as const)
+      checkKnown(state, horizon, option, moment);
   return {
     tableId: state.tableId,
     name: state.name,
@@ -69,6 +77,18 @@ export async function diffOfSync(db: Database, state: TableState, syncId: number
 async function diffOf(db: Database, state: TableState, since: Moment, until: Moment): Promise<TableDiff> {
   const keys = await diffKeys(db.connection, state.tableId, state.mirrorTable);
   return new TableDiff(db.connection, { table: state.mirrorTable, historyTable: state.historyTable! }, keys, { since, until });
+}
+
+/** A moment before what a pruned history still knows is an error that names the earliest it answers for. */
+function checkKnown(state: TableState, horizon: HistoryHorizon, option: string, resolved: ResolvedMoment): void {
+  const { moment } = resolved;
+  const before =
+    (moment.kind === 'sync' && moment.n < horizon.fromSync) || (moment.kind === 'time' && Date.parse(moment.at) < Date.parse(horizon.from));
+  if (!before) return;
+  throw new UsageError(
+    `${option} ${resolved.given} (${resolved.label}) is before what the history of ${state.mirrorTable} still knows: --prune-history dropped the versions replaced until ${horizon.from}`,
+    { hint: `the mirror answers for sync:${horizon.fromSync} and later, or ${horizon.from} and later` },
+  );
 }
 
 async function checkHistory(db: Database): Promise<void> {

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { plainValue } from '../../duckdb/result-values.js';
-import { quoteIdent, quoteLiteral } from '../../duckdb/sql-text.js';
+import { quoteLiteral } from '../../duckdb/sql-text.js';
 import { candidateIdsSql, snapshotSql, type HistoryTables, type Moment } from './snapshot-sql.js';
 
 // A table compared at two moments, in DuckDB: the rows whose versions may differ are found from a few
@@ -39,10 +39,11 @@ export interface DiffCounts {
   deleted: number;
 }
 
-/** A key the diff compares, with its column's SQL type. */
+/** A key the diff compares, with its column's SQL type and the SQL that reads a version's value. */
 export interface DiffKey {
   key: string;
   type: string;
+  sql: string;
 }
 
 /** The diff of one mirror table between moments `since` and `until`, comparing `keys`. */
@@ -57,7 +58,7 @@ export class TableDiff {
     span: { since: Moment; until: Moment },
   ) {
     this.keys = columns.map((column) => column.key);
-    this.sql = pairsSql(tables, this.keys, span.since, span.until);
+    this.sql = pairsSql(tables, columns, span.since, span.until);
   }
 
   /**
@@ -140,10 +141,10 @@ export class TableDiff {
  * in the keys' order, and `changed`, the indexes of the keys whose values differ. Null when the moments
  * are the same.
  */
-function pairsSql(tables: HistoryTables, keys: readonly string[], since: Moment, until: Moment): string | null {
+function pairsSql(tables: HistoryTables, keys: readonly DiffKey[], since: Moment, until: Moment): string | null {
   const candidates = candidateIdsSql(tables, since, until);
   if (candidates === null) return null;
-  const columns = ['"_id"', ...keys.map((key, i) => `${quoteIdent(key)} AS v${i}`)].join(', ');
+  const columns = ['"_id"', ...keys.map((key, i) => `${key.sql} AS v${i}`)].join(', ');
   const only = '"_id" IN (SELECT "_id" FROM candidates)';
   const differs = keys.map((_, i) => `b.v${i} IS DISTINCT FROM a.v${i}`);
   return (

@@ -56,10 +56,17 @@ export async function createHistoryTable(connection: DuckDBConnection, mirrorTab
 /**
  * The two macros, made again with T's columns as they are now (so they follow its drift):
  * T_at_sync(N), the versions with _syncId <= N not replaced by N; T_at(MOMENT), the versions with
- * _updatedAt <= MOMENT not replaced by then (a deletion from the start of the pass that found it).
+ * _updatedAt <= MOMENT not replaced by then (a deletion from the start of the pass that found it). A
+ * history pruned (see HistoryHorizon) makes a moment before what it still knows an error. `versions`:
+ * the columns and how a version's value is read (retyped-columns.ts: versionColumns).
  */
-export async function createMacros(connection: DuckDBConnection, mirrorTable: string, names: HistoryNames): Promise<void> {
-  const columns = (await tableColumns(connection, mirrorTable)).map((column) => quoteIdent(column.key)).join(', ');
+export async function createMacros(
+  connection: DuckDBConnection,
+  mirrorTable: string,
+  names: HistoryNames,
+  versions: ReadonlyArray<{ key: string; sql: string }>,
+): Promise<void> {
+  const columns = versions.map((column) => `${column.sql} AS ${quoteIdent(column.key)}`).join(', ');
   const current = quoteIdent(mirrorTable);
   const history = quoteIdent(names.historyTable);
   const syncId = quoteIdent(SYNC_ID_KEY);
@@ -69,14 +76,53 @@ export async function createMacros(connection: DuckDBConnection, mirrorTable: st
   // parameters shadow columns of their name inside a macro: names no column key is likely to have
   const n = 'tds_sync_id';
   const moment = 'CAST(tds_moment AS TIMESTAMPTZ)';
+  const horizon = await historyHorizon(connection, mirrorTable);
+  const message = (asked: string, known: string): string =>
+    `${quoteLiteral(`${mirrorTable}: `)} || ${asked} || ${quoteLiteral(` is before what its history still knows (--prune-history dropped older versions): it answers from ${known} on`)}`;
+  // DuckDB raises error() when a row reaches it: one row of the table (or its history) does
+  const refuse = (before: string, asked: string, known: string): string =>
+    horizon
+      ? ` UNION ALL SELECT ${columns} FROM (SELECT * FROM ${current} LIMIT 1) WHERE ${before} AND error(${message(asked, known)}) IS NULL` +
+        ` UNION ALL SELECT ${columns} FROM (SELECT * FROM ${history} LIMIT 1) WHERE ${before} AND error(${quoteLiteral(`${mirrorTable}: `)} || ${asked} || ${quoteLiteral(
+          ` is before what its history still knows (--prune-history dropped older versions): it answers from ${known} on`,
+        )}) IS NULL`
+      : '';
   await connection.run(
     `CREATE OR REPLACE MACRO ${quoteIdent(names.atSyncMacro)}(${n}) AS TABLE ` +
       `SELECT ${columns} FROM ${current} WHERE ${syncId} <= ${n} ` +
-      `UNION ALL SELECT ${columns} FROM ${history} WHERE ${syncId} <= ${n} AND ${replacedBy} > ${n}`,
+      `UNION ALL SELECT ${columns} FROM ${history} WHERE ${syncId} <= ${n} AND ${replacedBy} > ${n}` +
+      refuse(`${n} < ${horizon?.fromSync}`, `'sync ' || ${n}`, `sync ${horizon?.fromSync}`),
   );
   await connection.run(
     `CREATE OR REPLACE MACRO ${quoteIdent(names.atMacro)}(tds_moment) AS TABLE ` +
       `SELECT ${columns} FROM ${current} WHERE ${updatedAt} <= ${moment} ` +
-      `UNION ALL SELECT ${columns} FROM ${history} WHERE ${updatedAt} <= ${moment} AND ${replacedAt} > ${moment}`,
+      `UNION ALL SELECT ${columns} FROM ${history} WHERE ${updatedAt} <= ${moment} AND ${replacedAt} > ${moment}` +
+      refuse(`${moment} < ${quoteLiteral(horizon?.from ?? '')}::TIMESTAMPTZ`, `CAST(${moment} AS VARCHAR)`, horizon?.from ?? ''),
   );
+}
+
+/** The earliest moment (the service's clock) and sync a table's history answers for, after pruning (prune-history.ts). */
+export interface HistoryHorizon {
+  from: string;
+  fromSync: number;
+}
+
+/** The table's horizon (found by the mirror table's name); undefined when its history was never pruned. */
+export async function historyHorizon(connection: DuckDBConnection, mirrorTable: string): Promise<HistoryHorizon | undefined> {
+  if (!(await hasTable(connection, '_tds_pruned'))) return undefined;
+  const reader = await connection.runAndReadAll(
+    'SELECT p.known_from, p.known_from_sync FROM _tds_pruned p JOIN _tds_tables t USING (table_id) WHERE t.mirror_table = $1',
+    [mirrorTable],
+  );
+  const row = reader.getRowObjectsJS()[0];
+  return row ? { from: new Date(row.known_from as Date).toISOString(), fromSync: Number(row.known_from_sync) } : undefined;
+}
+
+/** Whether the mirror has a table of this name (a table tds adds when first needed). */
+export async function hasTable(connection: DuckDBConnection, name: string): Promise<boolean> {
+  const reader = await connection.runAndReadAll(
+    "SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $1",
+    [name],
+  );
+  return Number(reader.getRowObjectsJS()[0]?.n ?? 0) > 0;
 }

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent } from '../../duckdb/sql-text.js';
 import { takenNames } from '../taken-names.js';
 import { createHistoryTable, createMacros, historyNames, SYNC_ID_KEY } from './history-objects.js';
+import { versionColumns } from './retyped-columns.js';
 
 // A mirror of format 1 (before history) made one of format 2, in place and in one transaction: a crash
 // leaves it as it was or upgraded, never half. Every row is kept, as the version written by its table's
@@ -52,7 +53,7 @@ export async function upgradeFormat1(connection: DuckDBConnection, done: () => P
       await connection.run(`ALTER TABLE ${target} ALTER COLUMN ${quoteIdent(SYNC_ID_KEY)} DROP DEFAULT`);
       const names = historyNames(table.mirrorTable, taken);
       await createHistoryTable(connection, table.mirrorTable, names);
-      await createMacros(connection, table.mirrorTable, names);
+      await createMacros(connection, table.mirrorTable, names, await versionColumns(connection, table.mirrorTable));
       await connection.run('UPDATE _tds_tables SET history_table = $2, at_sync_macro = $3, at_macro = $4 WHERE table_id = $1', [
         table.tableId,
         names.historyTable,

@@ -1,0 +1,134 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createPrng } from '../../src/emulator/seed/prng.js';
+import { diffRecords, type DiffRecord, type Row } from './diff-support.js';
+import { benchPerTest } from './sync-support.js';
+import type { MirrorBench } from '../mirror/helpers.js';
+
+// `tds sync --changes` delivers every change at least once, each repeat the same record with the same
+// (syncId, _id): replaying every whole line that any run printed (a pipe closed early, a SIGKILL at a
+// seeded moment) onto the table as it stood before, repeats dropped, gives the mirror table.
+
+const openBench = benchPerTest();
+
+type ChangeRecord = DiffRecord & { table: string; tableId: string; syncId: number };
+
+/** The whole lines of what a run printed (a kill or a closed pipe may cut the last one). */
+const wholeLines = (text: string): ChangeRecord[] =>
+  text
+    .split('\n')
+    .slice(0, -1)
+    .map((line) => JSON.parse(line) as ChangeRecord);
+
+/** Each row as the diff keys it (every value), by ID: the table at `until`. */
+async function tableAt(bench: MirrorBench, table: string, until: string): Promise<Map<string, Row>> {
+  const records = await diffRecords(bench, [table, '--since', '1970-01-01T00:00:00Z', '--until', until]);
+  return new Map(records.map((record) => [record._id, record.after!]));
+}
+
+/** The records applied in order onto `start`, a repeat (the same syncId and _id) dropped. */
+function replay(start: Map<string, Row>, records: readonly ChangeRecord[]): Map<string, Row> {
+  const rows = new Map([...start].map(([id, row]) => [id, { ...row }]));
+  const seen = new Map<string, string>();
+  for (const record of records) {
+    const name = `${record.syncId} ${record._id}`;
+    const text = JSON.stringify(record);
+    if (seen.has(name)) {
+      expect(text, `a repeat of ${name} is the same record`).toBe(seen.get(name));
+      continue;
+    }
+    seen.set(name, text);
+    if (record.change === 'added') {
+      expect(rows.has(record._id), name).toBe(false);
+      rows.set(record._id, record.after!);
+    } else if (record.change === 'deleted') {
+      expect(rows.has(record._id), name).toBe(true);
+      rows.delete(record._id);
+    } else {
+      expect(rows.has(record._id), name).toBe(true);
+      rows.set(record._id, { ...rows.get(record._id), ...record.after });
+    }
+  }
+  return rows;
+}
+
+describe('tds sync --changes: each change delivered', () => {
+  it('a pipe closed early and SIGKILLs at seeded moments lose no change: the replay of every printed line gives the mirror', async () => {
+    const random = createPrng(29);
+    const b = await openBench();
+    const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {
+      workspace: 'Sales',
+      name: 'Stream',
+      fields: [
+        { label: 'Name', type: 'text' },
+        { label: 'N', type: 'number' },
+      ],
+    });
+    const rowsPath = `/tables/${created.table.id}/rows`;
+    const ids: string[] = [];
+    const addRows = async (count: number): Promise<void> => {
+      const added = await b.admin<{ rows: Array<{ id: string }> }>('POST', rowsPath, {
+        rows: Array.from({ length: count }, (_, i) => ({ cells: { Name: `row ${ids.length + i}`, N: i } })),
+      });
+      ids.push(...added.rows.map((row) => row.id));
+    };
+    await addRows(40);
+    const first = await b.tds(['sync', 'Stream']);
+    expect(first.code, first.stderr).toBe(0);
+    const start = await tableAt(b, 'stream', 'sync:-1');
+    const printed: ChangeRecord[] = [];
+
+    // (a) 450 rows added, the reader gone after 300 bytes: exit 0, the rest delivered by the next --changes
+    await addRows(450);
+    const cut = b.spawn(['sync', 'Stream', '--changes']);
+    let got = 0;
+    cut.child.stdout!.on('data', (chunk: Buffer) => {
+      got += chunk.length;
+      if (got >= 300) cut.child.stdout!.destroy();
+    });
+    expect(await cut.exit, cut.stderr()).toBe(0);
+    printed.push(...wholeLines(cut.stdout()));
+    expect(printed.length).toBeLessThan(450);
+
+    // (b) edits, additions and deletions, each sync killed at a seeded moment: in its pass, or as it prints
+    for (let cycle = 0; cycle < 6; cycle += 1) {
+      const live = ids.filter(Boolean);
+      for (let k = 0; k < 12; k += 1) {
+        const id = live[Math.floor(random() * live.length)]!;
+        await b.admin('PATCH', `${rowsPath}/${id}`, { cells: { N: Math.floor(random() * 1000), Name: `edited ${cycle}.${k}` } });
+      }
+      const gone = [0, 1, 2].map(() => live[Math.floor(random() * live.length)]!);
+      await b.admin('POST', `${rowsPath}/delete`, { ids: gone });
+      for (const id of gone) ids[ids.indexOf(id)] = '';
+      await addRows(150);
+      const since = b.emu.requestLog.length;
+      const sync = b.spawn(['sync', 'Stream', '--full', '--changes']);
+      let done = false;
+      void sync.ended.then(() => (done = true));
+      const inPass = random() < 0.5;
+      const pages = 1 + Math.floor(random() * 6);
+      const bytes = 1 + Math.floor(random() * 40_000);
+      const answered = (): number =>
+        b.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows' && entry.status === 200).length;
+      await vi.waitFor(() => expect(done || (inPass ? answered() >= pages : sync.stdout().length >= bytes)).toBe(true), {
+        timeout: 30_000,
+        interval: 2,
+      });
+      if (!done) sync.child.kill('SIGKILL');
+      const { code, signal } = await sync.ended;
+      expect(code === 0 || signal === 'SIGKILL', sync.stderr()).toBe(true);
+      printed.push(...wholeLines(sync.stdout()));
+    }
+
+    // the last run delivers what the others committed and did not deliver, first
+    const last = await b.tds(['sync', 'Stream', '--full', '--changes']);
+    expect(last.code, last.stderr).toBe(0);
+    printed.push(...wholeLines(last.stdout));
+    expect(new Set(printed.map((record) => record.change))).toEqual(new Set(['added', 'updated', 'deleted']));
+    expect(replay(start, printed)).toEqual(await tableAt(b, 'stream', 'now'));
+
+    // all delivered: the next --changes has nothing to say
+    const idle = await b.tds(['sync', 'Stream', '--changes']);
+    expect(idle.code, idle.stderr).toBe(0);
+    expect(idle.stdout).toBe('');
+  }, 240_000);
+});
