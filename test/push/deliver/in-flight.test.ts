@@ -36,7 +36,7 @@ describe('inFlightFor', () => {
       'a queue at the service (200 ms, then 800): the shortest way counts, not the queue',
       [...steady(200, 20), ...steady(800, 40)],
       WEBHOOK,
-      51,
+      29,
     ],
     ['200 ms under --concurrency 8: the user ceiling', steady(200), { ...WEBHOOK, ceiling: 8 }, 8],
     ['200 ms at --rate 10: 10 a second need 4', steady(200), { ...WEBHOOK, rate: 10 }, 4],
