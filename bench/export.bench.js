@@ -7,8 +7,8 @@
 //    Then `bin/tds.js rows Generated -o FILE` as a child, for csv and for ndjson, with TDS_RATE_SCALE
 //    high enough that client pacing never waits: rows/s, and peak RSS (VmHWM of /proc/PID/status).
 //    Targets: export time <= 1.3x the floor, peak RSS <= 150 MB. memory-probe.mjs says what the peak was made of.
-//    Then `-o export.parquet` (rows staged in DuckDB, copied out as Parquet at the end): time <= 1.5x the csv
-//    export of this run, peak RSS <= 300 MB, and the file read back by DuckDB holds every row.
+//    Then `-o export.parquet` (rows staged in DuckDB, copied out as Parquet at the end): tds's CPU time <= 1.3x
+//    the csv export's of this run, peak RSS <= 250 MB, and the file read back by DuckDB holds every row.
 // 2. Emulator child with its real rate limits and a 12,000-row table: one export (120 requests at 60 a
 //    minute). Target: within 5% of the ideal time the limit allows, at most one 429.
 //
@@ -219,13 +219,16 @@ async function parquet(emu, table, csv) {
   const file = join(dir, 'export.parquet');
   const run = await exportWithTds(emu, table, file, { env: { TDS_RATE_SCALE: '1000000' } });
   const ratio = run.ms / csv.ms;
+  // On a shared machine wall time is mostly waiting for a core: the target is on tds's own CPU time.
+  const cpuRatio = run.cpuMs / csv.cpuMs;
   const rows = await parquetRows(file);
   console.log(
-    `tds rows -o export.parquet: ${seconds(run.ms)} = ${rate(ROWS, run.ms)}, ${(run.bytes / 1e6).toFixed(0)} MB written, peak RSS ${mb(run.peakKb)}; ` +
+    `tds rows -o export.parquet: ${seconds(run.ms)} = ${rate(ROWS, run.ms)} (${ratio.toFixed(2)}x the csv export's time), ` +
+      `${(run.bytes / 1e6).toFixed(0)} MB written, peak RSS ${mb(run.peakKb)}; ` +
       `CPU: tds ${seconds(run.cpuMs)}, emulator ${seconds(run.emuCpuMs)} (csv: tds ${seconds(csv.cpuMs)})`,
   );
-  check(ratio <= 1.5, `time ${ratio.toFixed(2)}x the csv export (target <= 1.5x)`);
-  check(run.peakKb <= 300 * 1024, `peak RSS ${mb(run.peakKb)} (target <= 300 MB); ${run.memory}`);
+  check(cpuRatio <= 1.3, `CPU ${cpuRatio.toFixed(2)}x the csv export's (target <= 1.3x)`);
+  check(run.peakKb <= 250 * 1024, `peak RSS ${mb(run.peakKb)} (target <= 250 MB); ${run.memory}`);
   check(
     rows === table.rowCount,
     `${rows.toLocaleString('en-US')} rows read back from the file (${table.rowCount.toLocaleString('en-US')} in the table)`,

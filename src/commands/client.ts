@@ -4,7 +4,7 @@ import { TdsError, UsageError } from '../core/errors.js';
 import { loadSettings, type Settings } from '../config/settings.js';
 import { parseBaseUrl } from '../http/base-url.js';
 import { ApiClient } from '../http/client.js';
-import { servicePace } from '../http/service-pace.js';
+import { serviceTimings } from '../http/service-timings.js';
 
 // The API client for the resolved settings: the one place a command gets its connection to the service.
 
@@ -34,7 +34,7 @@ export function connectWith(ctx: Context, settings: Settings, overrides: { maxRe
     apiKey: settings.apiKey,
     maxRetries: overrides.maxRetries ?? settings.maxRetries,
     timeoutMs: settings.timeoutMs,
-    pace: servicePace(settings.rateScale),
+    timings: serviceTimings(settings.rateScale),
     ...(settings.proxy ? { proxy: settings.proxy } : {}),
     ...(ctx.isVerbose?.() === false ? {} : { log: (line: string) => ctx.verbose(line) }),
     signal: ctx.signal,

@@ -1,16 +1,18 @@
+import { readFile } from 'node:fs/promises';
+import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
 import { loadSettings } from '../config/settings.js';
-import { withClient } from './client.js';
+import type { Context } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { readExportFlags, type ExportFlags, type ExportFlagValues } from '../export/export-flags.js';
+import { pageLimit, type Endpoint, type ExportRequest, type ExportSummary, type FetchPage } from '../export/export-request.js';
+import { runExport } from '../export/run-export.js';
 import { buildFilters } from '../filter/build.js';
 import { validateQuery } from '../filter/validate.js';
 import type { ApiClient } from '../http/client.js';
 import { resolveTable } from '../http/resolve-table.js';
 import type { Field, FilterGroup, QueryBody } from '../service/index.js';
-import { readExportFlags, type ExportFlags, type ExportFlagValues } from '../export/export-flags.js';
-import type { Endpoint, ExportRequest, ExportSource, ExportSummary, FetchPage } from '../export/export-request.js';
-import { pageLimit } from '../export/page-limit.js';
-import { runExport } from '../export/run-export.js';
+import { withClient } from './client.js';
 
 /** What `tds query` adds to the shared flags. */
 export interface QueryInput {
@@ -52,8 +54,8 @@ export async function runExportCommand(ctx: Context, command: Command, tableRef:
       fields,
       endpoint,
       ...(filters ? { filters } : {}),
-      // the row-read limit as this client paces it (the settings' rate scale counted), for the ETA and --follow
-      rowWindow: client.pace.windows.rows,
+      // the row-read limit as this client spaces it (the settings' rate scale counted), for the ETA and --follow
+      rowWindow: client.timings.windows.rows,
     };
     const summary = await runExport(ctx, fetcher(client, request), request);
     logSummary(ctx, summary, client);
@@ -82,7 +84,7 @@ function filtersOf(query: QueryInput, fields: Field[]): FilterGroup | undefined 
 /** One page of what the export reads: rows, or the query's rows, of its table. */
 function fetcher(
   client: ApiClient,
-  { table, endpoint, search, filters }: Pick<ExportSource, 'table' | 'endpoint' | 'search' | 'filters'>,
+  { table, endpoint, search, filters }: Pick<ExportRequest, 'table' | 'endpoint' | 'search' | 'filters'>,
 ): FetchPage {
   const q = search !== '' ? { q: search } : {};
   if (endpoint === 'rows') {
@@ -100,4 +102,23 @@ function logSummary(ctx: Context, summary: ExportSummary, client: ApiClient): vo
       `${summary.duplicates} duplicate rows dropped; ${summary.truncatedCells} cut cells; ` +
       `${requests} requests, ${retries} retries, ${rateLimited} rate-limited, ${(waitedMs / 1000).toFixed(1)}s waited`,
   );
+}
+
+/**
+ * The text of `--filter JSON|@FILE|-`: inline JSON, a file, or stdin. `stdinTaken` when the API
+ * key is read from stdin too (--api-key-file -): both cannot have it.
+ */
+export async function readFilterText(ctx: Context, raw: string, stdinTaken: boolean): Promise<string> {
+  if (raw === '-') {
+    if (stdinTaken) throw new UsageError('--filter - and --api-key-file - cannot both read stdin', { hint: 'give the filter as @FILE' });
+    return text(ctx.io.stdin);
+  }
+  if (!raw.startsWith('@')) return raw;
+  const path = raw.slice(1);
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--filter: cannot read ${path}${code ? ` (${code})` : ''}`);
+  }
 }

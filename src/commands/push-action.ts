@@ -8,21 +8,19 @@ import { UsageError } from '../core/errors.js';
 import { loadSettings } from '../config/settings.js';
 import { connect } from './client.js';
 import { loadWebhook } from '../config/webhooks.js';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../http/client.js';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ApiClient } from '../http/client.js';
 import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES } from '../service/index.js';
 import { checkWebhook } from '../push/deliver/check-webhook.js';
-import { inputFormatOf, type InputFormat } from '../push/input/input-format.js';
-import { overlaps, parseBatchSelection } from '../push/plan/batch-selection.js';
-import type { UncertainPolicy } from '../push/plan/resume-plan.js';
+import { inputFormatOf, type InputFormat } from '../push/input/input-record.js';
+import { overlaps, parseBatchSelection, type UncertainPolicy } from '../push/plan/resume-plan.js';
 import { runPush } from '../push/run-push.js';
 import { WebhookClient, webhookLimiter } from '../push/deliver/webhook-client.js';
-import { pushPace } from '../push/push-pace.js';
+import { pushTimings } from '../push/push-timings.js';
 import { pushArguments, webhookTarget, type WebhookTarget } from '../push/deliver/webhook-target.js';
 import { parseKeyMapping } from '../push/key/record-key.js';
 import type { KeyJob } from '../push/key/keyed-push.js';
 import type { WaitOptions } from '../push/push-job.js';
 import type { RowsOutput } from '../push/wait/write-rows.js';
-import type { ApiClient } from '../http/client.js';
 import { checkOutputTarget } from '../output/claim-output.js';
 import { chooseExportFormat, type ExportFormat } from '../output/format.js';
 import type { HeaderMode } from '../records/shape-options.js';
@@ -256,18 +254,18 @@ async function checkOnly(
   settings: { maxRetries: number; timeoutMs: number; rateScale: number; json: boolean; proxy?: ProxySettings | undefined },
 ): Promise<void> {
   const client = new WebhookClient({ target, connections: 1, timeoutMs: settings.timeoutMs, proxy: settings.proxy, log: ctx.verbose });
-  const pace = pushPace(settings.rateScale, settings.maxRetries);
+  const timings = pushTimings(settings.rateScale, settings.maxRetries);
   try {
     await checkWebhook({
       client,
       target,
-      limiter: webhookLimiter(RATE_LIMITS.webhook.requests, pace.webhookWindowMs),
-      retry: pace.retry,
+      limiter: webhookLimiter(RATE_LIMITS.webhook.requests, timings.webhookWindowMs),
+      retry: timings.retry,
       signal: ctx.signal,
       log: ctx.verbose,
     });
-    if (settings.json) ctx.io.stdout.write(`${JSON.stringify({ webhook: target.shown, exists: true })}\n`);
-    else ctx.io.stderr.write(`webhook exists: ${target.shown}\n`);
+    if (settings.json) ctx.io.stdout.write(`${JSON.stringify({ webhook: target.displayUrl, exists: true })}\n`);
+    else ctx.io.stderr.write(`webhook exists: ${target.displayUrl}\n`);
   } finally {
     await client.close();
   }

@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import type { Context } from '../core/context.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import { RATE_LIMITS, WEBHOOK_MAX_OBJECTS } from '../service/index.js';
-import { INPUT_FORMATS } from '../push/input/input-format.js';
+import { INPUT_FORMATS } from '../push/input/input-record.js';
 import { HEADER_MODES } from '../records/shape-options.js';
 import type { PushOptions } from './push-action.js';
 

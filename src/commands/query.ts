@@ -38,7 +38,7 @@ Examples:
   $ tds query Leads --where "Enrich hasError" --status-columns -o failed.csv`,
     )
     .action(async (table: string, options: QueryOptions, cmd: Command) => {
-      const { readFilterText } = await import('../export/filter-text.js');
+      const { readFilterText } = await import('./export-action.js');
       const { runExportCommand } = await import('./export-action.js');
       const stdinTaken = cmd.optsWithGlobals<{ apiKeyFile?: string }>().apiKeyFile === '-';
       const filterText = options.filter === undefined ? undefined : await readFilterText(ctx, options.filter, stdinTaken);

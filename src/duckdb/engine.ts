@@ -4,7 +4,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { TdsError, UsageError } from '../core/errors.js';
 import { noteStuckNativeWork } from '../core/exit-process.js';
 import { holdPrivateUmask } from '../core/private-files.js';
-import { duckdbFailure, firstLine, lockHolder, systemRefusal } from './errors.js';
+import { duckdbFailure, firstLine, firstLineReason, lockHolder, systemRefusal } from './errors.js';
 import { lockdownStatements, openSettings, type FileAccess } from './file-access.js';
 
 // The DuckDB engine (@duckdb/node-api), loaded only by the commands that use it: every other command
@@ -144,7 +144,7 @@ function openError(path: string, options: OpenOptions, error: unknown): Error {
   }
   const refusal = systemRefusal(error);
   if (failure === 'cannot-open-file' || refusal === 'EACCES' || refusal === 'EROFS') {
-    return new UsageError(`cannot open ${what}: ${firstLine(error).replace(/^IO Error: /, '')}`, {
+    return new UsageError(`cannot open ${what}: ${firstLineReason(error)}`, {
       hint: 'check that its folder exists and can be written',
     });
   }

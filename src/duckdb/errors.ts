@@ -54,6 +54,11 @@ export function firstLine(error: unknown): string {
   return messageOf(error).split('\n')[0]!.trim();
 }
 
+/** The first line without DuckDB's `IO Error: ` class (`IO Error: Cannot open file …` → `Cannot open file …`). */
+export function firstLineReason(error: unknown): string {
+  return firstLine(error).replace(/^IO Error: /, '');
+}
+
 /** The process that holds a database's lock, as DuckDB names it. */
 export function lockHolder(error: unknown): string | undefined {
   return /\(PID (\d+)\)/.exec(messageOf(error))?.[1];

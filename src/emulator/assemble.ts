@@ -1,16 +1,16 @@
 import { ActionRunner } from './actions/action-runner.js';
-import { resumeSeededActions } from './actions/seeded-actions.js';
-import { addBenchTable } from './store/bench-table.js';
-import { Churn } from './churn/churn.js';
 import { ChurnSpecError, parseChurnRates } from './churn/churn-rates.js';
-import { EmulatorClock } from './store/clock.js';
+import { Churn } from './churn/churn.js';
 import { DEFAULT_ACTION_DELAY_MS, DEFAULT_INGEST_DELAY_MS } from './defaults.js';
-import { Intake } from './webhook/intake.js';
+import { buildSeed } from './seed/index.js';
+import { createPrng } from './seed/prng.js';
+import { EmulatorClock } from './store/clock.js';
+import { addBenchTable } from './store/generated-overlay.js';
 import { LiveRows } from './store/live-rows.js';
 import { loadState } from './store/persist.js';
-import { buildSeed } from './seed/index.js';
 import type { EmulatorState } from './store/state.js';
 import type { EmulatorOptions } from './store/types.js';
+import { Intake } from './webhook/intake.js';
 
 /** The parts of an emulator that live apart from its HTTP server. */
 export interface EmulatorParts {
@@ -45,4 +45,14 @@ export async function assemble(options: EmulatorOptions): Promise<EmulatorParts>
     parts.churn = new Churn(churnSpec, { tables: () => state.tables, live, now: clock.now, seed });
   }
   return parts;
+}
+
+/**
+ * The seed's action cells that are not final (queued, waiting, running) run on, as new ones do, so a living
+ * organization has no cell stuck forever. Their outcomes come from the fault seed, on a stream of their own:
+ * the outcomes of rows that arrive later are the same whether seeded cells run or not.
+ */
+export function resumeSeededActions(state: EmulatorState, runner: ActionRunner, faultSeed: number): void {
+  const draw = createPrng((faultSeed ^ 0x5eed_ac75) >>> 0);
+  for (const table of state.tables) runner.resume(table, table.rows.held(), draw);
 }

@@ -1,12 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { open, readFile, readdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { open, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../core/errors.js';
 import { PRIVATE_FILE_MODE } from '../core/private-files.js';
+import type { ExportFormat } from '../output/format.js';
 import { asWriteError } from '../output/write-error.js';
-import type { TallyJSON } from '../records/truncation-tally.js';
-import type { ExportFingerprint } from './fingerprint.js';
+import { planRecord } from '../records/record-plan.js';
+import type { ShapeOptions } from '../records/shape-options.js';
+import { TruncationTally, type TallyJSON } from '../records/truncation-tally.js';
+import type { FilterGroup } from '../service/index.js';
+import type { ExportRequest } from './export-request.js';
+import { parquetColumns } from './parquet-columns.js';
 
 const VERSION = 1;
 
@@ -190,5 +195,121 @@ export class CheckpointWriter {
     }
     this.saved = state;
     this.lastWrite = Date.now();
+  }
+}
+
+/**
+ * What must be the same for a resumed export to continue the partial file: the query (table,
+ * endpoint, search text, filters), the record shape (flags and the columns they resolved to), and
+ * the output format with its CSV options. Page size and --limit may change between runs.
+ */
+export interface ExportFingerprint {
+  tableId: string;
+  endpoint: 'rows' | 'query';
+  search: string;
+  filters: FilterGroup | null;
+  shape: ShapeOptions;
+  /** `fieldId=key` of each column written, in order (changes when the table's columns change). */
+  columns: string[];
+  format: ExportFormat;
+  csv: { bom: boolean; crlf: boolean; join: string | null; safeFormulas: boolean; maxCellChars: number | null };
+}
+
+/** What a fingerprint is taken of: the query, the record shape, and the format with its CSV options. */
+export type FingerprintOf = Pick<ExportRequest, 'table' | 'endpoint' | 'search' | 'filters' | 'fields' | 'format' | 'csv' | 'shape'>;
+
+export function exportFingerprint(request: FingerprintOf): ExportFingerprint {
+  const { csv } = request;
+  return {
+    tableId: request.table.id,
+    endpoint: request.endpoint,
+    search: request.search,
+    filters: request.filters ?? null,
+    shape: request.shape,
+    columns: columnsWritten(request),
+    format: request.format,
+    csv: { bom: csv.bom, crlf: csv.crlf, join: csv.join ?? null, safeFormulas: csv.safeFormulas, maxCellChars: csv.maxCellChars ?? null },
+  };
+}
+
+/** `fieldId=key` of each column written (Parquet: each typed column, its type too). */
+function columnsWritten(request: FingerprintOf): string[] {
+  if (request.format === 'parquet') {
+    return parquetColumns(request.fields, request.shape).map((column) => `${column.field?.id ?? column.role}=${column.key}:${column.type}`);
+  }
+  return planRecord(request.fields, request.shape).columns.map((column) => `${column.field.id}=${column.key}`);
+}
+
+const WHAT: Record<keyof ExportFingerprint, string> = {
+  tableId: 'the table',
+  endpoint: 'the command (rows or query)',
+  search: 'the search text (-q)',
+  filters: 'the filters (--where/--filter)',
+  shape: 'the record options (--header, --columns, --no-meta, --no-system, --cells, --status-columns)',
+  columns: "the table's columns (changed since the export began)",
+  format: 'the output format',
+  csv: 'the CSV options (--bom, --excel, --join, --safe-formulas)',
+};
+
+/** What differs between the fingerprint in a checkpoint and the current one, for the message; empty when they match. */
+export function fingerprintDifferences(saved: ExportFingerprint, current: ExportFingerprint): string[] {
+  return (Object.keys(WHAT) as Array<keyof ExportFingerprint>)
+    .filter((member) => canonical(saved[member]) !== canonical(current[member]))
+    .map((member) => WHAT[member]);
+}
+
+/** JSON text with object keys sorted, so equal values compare equal whatever their key order. */
+export function canonical(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, inner: unknown) =>
+      inner && typeof inner === 'object' && !Array.isArray(inner)
+        ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : inner,
+    ) ?? 'undefined'
+  );
+}
+
+/** How far an export has come: what a checkpoint saves after each page. */
+export class ExportState {
+  rows = 0;
+  bytes = 0;
+  /** The `nextCursor` after the last page written. */
+  cursor: string | null = null;
+  done = false;
+  duplicates = 0;
+  lastPageIds: string[] = [];
+  tally = new TruncationTally();
+  /** Parquet: values that did not fit their column's type (written as NULL), per column key. */
+  unfit = new Map<string, number>();
+  /** Fixed by the first page (or the checkpoint); undefined until then. */
+  statusFields: string[] | undefined;
+
+  static resume(checkpoint: Checkpoint): ExportState {
+    const state = new ExportState();
+    state.rows = checkpoint.rows;
+    state.bytes = checkpoint.bytes;
+    state.cursor = checkpoint.cursor;
+    state.done = checkpoint.done;
+    state.duplicates = checkpoint.duplicates;
+    state.lastPageIds = checkpoint.lastPageIds;
+    state.tally = TruncationTally.fromJSON(checkpoint.truncated);
+    state.statusFields = checkpoint.statusFields;
+    state.unfit = new Map(Object.entries(checkpoint.unfit ?? {}));
+    return state;
+  }
+
+  toCheckpoint(fingerprint: ExportFingerprint): CheckpointState {
+    return {
+      fingerprint,
+      statusFields: this.statusFields ?? [],
+      cursor: this.cursor,
+      done: this.done,
+      rows: this.rows,
+      bytes: this.bytes,
+      lastPageIds: this.lastPageIds,
+      duplicates: this.duplicates,
+      truncated: this.tally.toJSON(),
+      ...(this.unfit.size > 0 ? { unfit: Object.fromEntries(this.unfit) } : {}),
+    };
   }
 }

@@ -1,4 +1,4 @@
-import type { RateWindow } from '../http/service-pace.js';
+import type { RateWindow } from '../http/service-timings.js';
 import type { ExportFormat } from '../output/format.js';
 import type { ShapeOptions } from '../records/shape-options.js';
 import type { Field, FilterGroup, RowsPage, Table } from '../service/index.js';
@@ -16,8 +16,12 @@ export interface CsvOptions {
   maxCellChars?: number;
 }
 
-/** What to read: the table and its query, how far (-n) and in what pages, and whether to follow it afterwards. */
-export interface ExportSource {
+/**
+ * Everything that decides one export of `tds rows` or `tds query`, as the command gathers it from the
+ * flags, the schema and the client. Each stage reads the fields it needs.
+ */
+export interface ExportRequest {
+  // what to read: the table and its query, how far (-n) and in what pages
   table: Table;
   fields: Field[];
   endpoint: Endpoint;
@@ -29,10 +33,9 @@ export interface ExportSource {
   pageSize: number;
   /** `tds rows --follow`: after the export, poll the newest page this often and write the rows created since. */
   follow?: { everyMs: number };
-}
 
-/** How to write: the format with its options, where to, and what to do about cut cells. */
-export interface ExportTarget {
+  // how to shape the records and write them
+  shape: ShapeOptions;
   /**
    * `table`: stdout only, the records held until the end and printed as a table (createTableWriter).
    * `parquet`: -o FILE only, typed columns (parquetColumns) staged in DuckDB and copied out at the end.
@@ -44,26 +47,13 @@ export interface ExportTarget {
   onTruncated: OnTruncated;
   /** The limit is a screenful chosen for `--format table` on a terminal, not the user's -n. */
   screenful?: boolean;
-}
 
-/** What becomes of an interrupted export to -o FILE (readExportFlags refuses both flags without it). */
-export interface ExportControl {
+  // what becomes of an interrupted export to -o FILE (readExportFlags refuses both flags without it)
   resume: boolean;
   restart: boolean;
-}
 
-/** How fast rows can be read: the row-read limit as the client paces it (its rate scale counted), for the ETA and --follow. */
-export interface ExportPacing {
+  /** How fast rows can be read: the row-read limit as the client's limiter spaces it (its rate scale counted), for the ETA and --follow. */
   rowWindow: RateWindow;
-}
-
-/**
- * Everything that decides one export of `tds rows` or `tds query`, as the command gathers it from the
- * flags, the schema and the client; runExport gives each stage its part: what to read, how to shape
- * the records, how to write them, what to do with an earlier run, and the pace of reads.
- */
-export interface ExportRequest extends ExportSource, ExportTarget, ExportControl, ExportPacing {
-  shape: ShapeOptions;
 }
 
 /** One page of the export's endpoint: `limit` rows at most, after `cursor`; `onBody` as in paginate. */
@@ -78,4 +68,9 @@ export interface ExportSummary {
   pages: number;
   truncatedCells: number;
   elapsedMs: number;
+}
+
+/** The `limit` of the next page request: the page size, or fewer when --limit needs fewer rows. */
+export function pageLimit(pageSize: number, limit: number | undefined, written: number): number {
+  return limit === undefined ? pageSize : Math.max(1, Math.min(pageSize, limit - written));
 }

@@ -2,13 +2,13 @@ import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
 import type { OutputWriteError } from '../output/write-error.js';
 import type { TruncationTally } from '../records/truncation-tally.js';
-import type { CsvOptions, ExportTarget } from './export-request.js';
-import type { ExportState } from './export-state.js';
+import type { ExportState } from './checkpoint.js';
+import type { CsvOptions, ExportRequest } from './export-request.js';
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
 /** What the cut-cell report follows: --on-truncated, the file named in its error, and --excel's cell limit. */
-export type TruncationPolicy = Pick<ExportTarget, 'onTruncated' | 'output'> & { csv: Pick<CsvOptions, 'maxCellChars'> };
+export type TruncationPolicy = Pick<ExportRequest, 'onTruncated' | 'output'> & { csv: Pick<CsvOptions, 'maxCellChars'> };
 
 /** The cut-cell warning at the end of an export; with --on-truncated error, the error to exit 8 with. */
 export function reportTruncation(ctx: Context, tally: TruncationTally, request: TruncationPolicy): TdsError | undefined {

@@ -1,20 +1,20 @@
+import { HashedStringSet } from '../collections/hashed-string-set.js';
 import type { Context } from '../core/context.js';
 import type { FileOpener } from '../output/atomic-file.js';
-import { statusFieldIds } from '../records/status-columns.js';
-import { HashedStringSet } from '../collections/hashed-string-set.js';
 import { OutputWriteError } from '../output/write-error.js';
-import { commitOutput, failOnTruncation } from './commit-output.js';
-import { ExportState } from './export-state.js';
+import { statusFieldIds } from '../records/status-columns.js';
+import { exportFingerprint, ExportState, type ExportFingerprint } from './checkpoint.js';
 import type { ExportRequest, ExportSummary, FetchPage } from './export-request.js';
-import { writerFactory } from './export-writer.js';
-import { exportFingerprint, type ExportFingerprint } from './fingerprint.js';
-import { followNewRows } from './follow-export.js';
-import { PageLoop } from './page-loop.js';
+import { commitOutput, failOnTruncation, prepareOutput, stopExport, type PreparedOutput } from './output.js';
+import { followNewRows, PageLoop } from './page-loop.js';
 import { parquetColumns } from './parquet-columns.js';
-import { prepareOutput, type PreparedOutput } from './prepare-output.js';
 import { createProgress, type ExportProgress } from './progress.js';
 import { reportUnfit } from './report.js';
-import { stopExport } from './stop-export.js';
+import { writerFactory } from './writers.js';
+
+// export/: `tds rows` and `tds query` exports. Public surface: runExport (this file) with ExportRequest
+// (export-request.ts), readExportFlags (export-flags.ts). Inside: page-loop.ts reads, writers.ts and
+// table-writer.ts write, output.ts prepares, commits and stops the output, checkpoint.ts resumes.
 
 /** What an export uses besides its request; tests give a file opener whose writes fail. */
 export interface ExportDeps {

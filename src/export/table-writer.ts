@@ -1,17 +1,16 @@
 import type { Context } from '../core/context.js';
-import type { OutputRecord } from '../records/output-record.js';
-import { planRecord, type RecordPlan } from '../records/record-plan.js';
-import { createRowShaper } from '../records/row-shaper.js';
-import { TruncationTally } from '../records/truncation-tally.js';
 import { renderRecordTable, type RecordColumn } from '../output/record-table.js';
 import { emojiFor, tableFit } from '../output/table.js';
+import { createRowShaper, type OutputRecord } from '../records/row-shaper.js';
+import { planRecord, type RecordPlan } from '../records/record-plan.js';
 import type { ShapeOptions } from '../records/shape-options.js';
-import type { ExportSource, ExportTarget } from './export-request.js';
-import type { ByteOutput } from './export-output.js';
-import type { PageWriter } from './page-writer.js';
+import { TruncationTally } from '../records/truncation-tally.js';
+import type { Table } from '../service/index.js';
+import type { ExportRequest } from './export-request.js';
+import type { ByteOutput, PageWriter } from './output.js';
 
 /** What the table shows: the table's records in the export's shape, and what its footer and hints say. */
-export interface TableView extends Pick<ExportSource, 'table' | 'fields'>, Pick<ExportTarget, 'screenful'> {
+export interface TableView extends Pick<ExportRequest, 'table' | 'fields' | 'screenful'> {
   shape: ShapeOptions;
   /** No search and no filter: every row of the table is expected (its row count is the total). */
   unfiltered: boolean;
@@ -104,7 +103,7 @@ interface FooterCounts {
 }
 
 /** `20 of 250 rows · 🚀 Leads · 14 columns not shown`. */
-function footer(table: ExportSource['table'], { shown, more, total, hidden }: FooterCounts): string {
+function footer(table: Table, { shown, more, total, hidden }: FooterCounts): string {
   const rows = `${count(shown)}${more && total !== undefined ? ` of ${count(total)}` : ''} ${shown === 1 && !more ? 'row' : 'rows'}${more && total === undefined ? ' (more match)' : ''}`;
   const name = table.emoji ? `${emojiFor(table.emoji)} ${table.name}` : table.name;
   return [rows, name, ...(hidden > 0 ? [`${hidden} ${hidden === 1 ? 'column' : 'columns'} not shown`] : [])].join(' · ');

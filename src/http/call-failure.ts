@@ -1,6 +1,13 @@
 import type { TdsError } from '../core/errors.js';
-import { errorCodeOf, errorFromNetwork, errorFromResponse, unexpectedResponse, waitTooLong, withoutSecrets } from './errors.js';
-import { parseLenient } from './json-body.js';
+import {
+  errorCodeOf,
+  errorFromNetwork,
+  errorFromResponse,
+  parseLenient,
+  unexpectedResponse,
+  waitTooLong,
+  withoutSecrets,
+} from './errors.js';
 import type { RetryResult } from './retry.js';
 import { MAX_RETRY_AFTER_MS, RETRY_NETWORK_CODES, type AttemptOutcome } from './retry-policy.js';
 import type { RawResponse } from './transport.js';

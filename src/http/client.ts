@@ -1,19 +1,18 @@
 import type { z } from 'zod';
 import { redactSecrets } from '../core/redact.js';
-import { type QueryBody, type RowsPage, type SchemaResponse, type TablesResponse, type WorkspacesResponse } from '../service/index.js';
+import type { QueryBody, RowsPage, SchemaResponse, TablesResponse, WorkspacesResponse } from '../service/index.js';
 import { parseBaseUrl, type BaseUrl } from './base-url.js';
 import { callFailure, type Attempt } from './call-failure.js';
-import { errorCodeOf, unexpectedResponse } from './errors.js';
+import { describeNetworkCode, errorCodeOf, unexpectedResponse } from './errors.js';
 import { checkKeyText } from './key-text.js';
-import { createPacing, type Bucket, type Pacing } from './pacing.js';
-import { formatRequestLine, type RequestLogLine } from './request-log.js';
 import { proxyFor, shownProxy, type ProxySettings } from './proxy.js';
-import { parseRetryAfter } from './retry-after.js';
+import { parseRetryAfter, type AttemptOutcome, type RetryPolicy, type RetryReason } from './retry-policy.js';
 import { withRetries, type AttemptReport } from './retry.js';
-import type { AttemptOutcome, RetryPolicy } from './retry-policy.js';
-import { servicePace, type ServicePace } from './service-pace.js';
+import { createLimiters, serviceTimings, type Bucket, type ServiceLimiters, type ServiceTimings } from './service-timings.js';
 import { Transport, type RawResponse, type SendRequest } from './transport.js';
-import { isRowsPage } from './rows-page-check.js';
+
+// http/: the one HTTP core. Public surface: ApiClient (this file), serviceTimings (service-timings.ts),
+// paginate, resolveTable, RateLimiter and withRetries (the one retry loop), the errors of errors.ts.
 
 export type { WorkspacesResponse, TablesResponse, SchemaResponse, RowsPage, QueryBody };
 
@@ -25,8 +24,8 @@ export interface ApiClientOptions {
   maxRetries?: number;
   /** Connect and stalled-body timeout. */
   timeoutMs?: number;
-  /** The windows to pace requests to and the scale of retry waits (servicePace(settings.rateScale)); the service's own by default. */
-  pace?: ServicePace;
+  /** The windows to space requests to and the scale of retry waits (serviceTimings(settings.rateScale)); the service's own by default. */
+  timings?: ServiceTimings;
   /** --verbose lines (already redacted). */
   log?: (line: string) => void;
   signal?: AbortSignal;
@@ -59,14 +58,14 @@ type Schemas = typeof import('./schemas.js');
 export type OnBody = (body: string, date?: string) => void;
 
 /**
- * The service's key endpoints. Every attempt goes through pacing (one limiter per rate limit);
+ * The service's key endpoints. Every attempt goes through the limiters (one per rate limit);
  * 429 pauses the whole bucket for `retry-after`; 5xx and broken connections are retried with
  * backoff; every other failure becomes a TdsError from errors.ts.
  */
 export class ApiClient {
   readonly stats = { requests: 0, retries: 0, rateLimited: 0, waitedMs: 0 };
-  /** The windows this client paces requests to: what an ETA of its reads counts on. */
-  readonly pace: ServicePace;
+  /** The windows this client spaces requests to: what an ETA of its reads counts on. */
+  readonly timings: ServiceTimings;
   private readonly base: BaseUrl;
   /** `host:port`, and the proxy when there is one: what a network error names. */
   private readonly target: string;
@@ -75,14 +74,14 @@ export class ApiClient {
   private readonly log?: (line: string) => void;
   private readonly signal?: AbortSignal;
   private readonly transport: Transport;
-  private readonly pacing: Pacing;
+  private readonly limiters: ServiceLimiters;
 
   constructor(options: ApiClientOptions) {
     this.base = parseBaseUrl(options.baseUrl);
     checkKeyText(options.apiKey);
     this.apiKey = options.apiKey;
-    this.pace = options.pace ?? servicePace();
-    this.policy = { maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES, idempotent: true, rateScale: this.pace.retryScale };
+    this.timings = options.timings ?? serviceTimings();
+    this.policy = { maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES, idempotent: true, rateScale: this.timings.retryScale };
     this.log = options.log;
     this.signal = options.signal;
     const proxy = options.proxy ? proxyFor(new URL(this.base.origin), options.proxy) : undefined;
@@ -94,7 +93,7 @@ export class ApiClient {
       signal: options.signal,
       ...(proxy ? { proxy } : {}),
     });
-    this.pacing = createPacing(this.pace.windows);
+    this.limiters = createLimiters(this.timings.windows);
   }
 
   /** The service's normalized base URL (it holds no secret). */
@@ -169,7 +168,7 @@ export class ApiClient {
 
   private async call<T>(call: Call<T>): Promise<T> {
     const request = this.buildRequest(call);
-    const limiter = this.pacing[call.bucket];
+    const limiter = this.limiters[call.bucket];
     const { result, attempts, decision } = await withRetries<Attempt>({
       limiter,
       policy: this.policy,
@@ -263,4 +262,73 @@ function queryString(query: Record<string, string | number | undefined> | undefi
 
 function isSuccess(response: RawResponse | undefined): boolean {
   return response !== undefined && response.status >= 200 && response.status < 300;
+}
+
+export interface RequestLogLine {
+  method: string;
+  /** Path and query as sent. */
+  path: string;
+  outcome: AttemptOutcome;
+  ms: number;
+  /** Time spent waiting for a limiter slot before this attempt. */
+  pacedMs: number;
+  retry?: { number: number; max: number; waitMs: number; reason: RetryReason };
+}
+
+/** One --verbose line: `GET /v1/tables?workspaceId=ws_1 200 12ms`, plus waits and the retry plan. */
+export function formatRequestLine(line: RequestLogLine): string {
+  const result =
+    line.outcome.kind === 'status'
+      ? String(line.outcome.status)
+      : `${describeNetworkCode(line.outcome.code)}${line.outcome.code ? ` (${line.outcome.code})` : ''}`;
+  let text = `${line.method} ${shortenCursor(line.path)} ${result} ${Math.round(line.ms)}ms`;
+  if (line.pacedMs > 0) text += ` (paced ${Math.round(line.pacedMs)}ms)`;
+  if (line.retry) {
+    const { number, max, waitMs, reason } = line.retry;
+    const why = reason === 'rate-limited' ? 'rate limited' : reason === 'server-error' ? 'server error' : 'network';
+    text += `; retry ${number}/${max} in ${Math.round(waitMs)}ms (${why})`;
+  }
+  return text;
+}
+
+/** Cursors run to 500 characters; a log line shows the first few. */
+function shortenCursor(path: string): string {
+  return path.replace(/([?&]cursor=)([^&]{12})[^&]+/, '$1$2…');
+}
+
+// A page of rows is checked once per request on the export's critical path, where zod costs about a
+// second per million rows. This hand-written check accepts only what rowsPageSchema accepts; anything it
+// does not accept goes to zod, which then either accepts it or describes the problem.
+
+type Loose = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Loose => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isOptional = (value: unknown, type: 'string' | 'boolean'): boolean => value === undefined || typeof value === type;
+
+function isCell(cell: unknown): boolean {
+  return (
+    isObject(cell) &&
+    (cell.status === undefined || cell.status === null || typeof cell.status === 'string') &&
+    isOptional(cell.isTruncated, 'boolean') &&
+    isOptional(cell.valuePreview, 'string')
+  );
+}
+
+function isRow(row: unknown): boolean {
+  if (!isObject(row)) return false;
+  if (typeof row.id !== 'string' || typeof row.tableId !== 'string') return false;
+  if (typeof row.createdAt !== 'string' || typeof row.updatedAt !== 'string') return false;
+  if (row.createdByUserId !== null && typeof row.createdByUserId !== 'string') return false;
+  const { cells } = row;
+  if (!isObject(cells)) return false;
+  for (const key in cells) if (!isCell(cells[key])) return false;
+  return true;
+}
+
+export function isRowsPage(value: unknown): value is RowsPage {
+  if (!isObject(value)) return false;
+  const { rows, limit, nextCursor, hasNextPage } = value;
+  if (!Number.isSafeInteger(limit) || typeof hasNextPage !== 'boolean') return false;
+  if (nextCursor !== null && typeof nextCursor !== 'string') return false;
+  return Array.isArray(rows) && rows.every(isRow);
 }

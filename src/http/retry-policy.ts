@@ -17,7 +17,7 @@ export interface RetryPolicy {
   maxRetries: number;
   /** Reads are; a webhook POST is not (a 5xx or a broken connection may have added rows). */
   idempotent: boolean;
-  /** Every wait divided by it (a ServicePace's retryScale: TDS_RATE_SCALE, so tests and the demo run faster). */
+  /** Every wait divided by it (a ServiceTimings's retryScale: TDS_RATE_SCALE, so tests and the demo run faster). */
   rateScale?: number;
   /** In [0, 1), for the backoff's jitter. */
   random?: () => number;
@@ -101,4 +101,17 @@ export function backoffMs(attempt: number, random: number, options: BackoffOptio
   const cap = options.capMs ?? BACKOFF_CAP_MS;
   const ceiling = Math.min(cap, base * 2 ** Math.min(attempt, 30));
   return Math.floor(Math.min(Math.max(random, 0), 1) * ceiling);
+}
+
+/**
+ * Milliseconds to wait from a `retry-after` header: delay-seconds (decimals accepted) or an HTTP date.
+ * Undefined when absent or unreadable, so the caller applies its default.
+ */
+export function parseRetryAfter(header: string | string[] | undefined, now: number = Date.now()): number | undefined {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  const date = Date.parse(value);
+  if (Number.isNaN(date) || !/[a-z]/i.test(value)) return undefined;
+  return Math.max(0, date - now);
 }

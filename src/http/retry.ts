@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RateLimiter } from './rate-limiter.js';
 import { decideRetry, type AttemptOutcome, type RetryDecision, type RetryPolicy } from './retry-policy.js';
 
-// The one retry mechanism: every attempt takes a pacing slot first, so a retry never outruns a rate
+// The one retry mechanism: every attempt takes a limiter slot first, so a retry never outruns a rate
 // limit; a 429 pauses the whole limiter (every request waits, this one included); other retries wait
 // their backoff. What is worth retrying is decided by retry-policy.ts.
 
@@ -11,7 +11,7 @@ export interface RetryLoop<T> {
   policy: RetryPolicy;
   /** Aborting it ends the loop with the signal's reason, at the next slot or wait. */
   signal?: AbortSignal;
-  /** One try, made while a pacing slot is held (the slot is re-dated to its end). */
+  /** One try, made while a limiter slot is held (the slot is re-dated to its end). */
   attempt(): Promise<T>;
   /** The outcome to judge for a retry; undefined when the result is final (a success, or no retry question). */
   outcomeOf(result: T): AttemptOutcome | undefined;
@@ -23,7 +23,7 @@ export interface AttemptReport<T> {
   result: T;
   /** 1 for the first attempt. */
   number: number;
-  /** Time spent waiting for the pacing slot. */
+  /** Time spent waiting for the limiter slot. */
   pacedMs: number;
   /** Undefined for a final result. */
   decision?: RetryDecision;

@@ -1,7 +1,7 @@
 import type { Context } from '../core/context.js';
 import type { Database } from '../duckdb/engine.js';
 import { createRecordWriter } from '../output/record-writer.js';
-import type { OutputRecord } from '../records/output-record.js';
+import type { OutputRecord } from '../records/row-shaper.js';
 import { diffOfSync } from './diff/open-diff.js';
 import { loadStates } from './table-state.js';
 

@@ -151,7 +151,7 @@ async function syncRound(session: SyncSession, memory: FollowMemory, first: bool
   if (listedNow) memory.listed(first ? memory.tables : (await client.tables()).tables);
   const taken = await namesInUse(db, states);
   const progress = first
-    ? (request.progress?.(memory.tables) ?? (await startSyncProgress(ctx, memory.tables, client.pace.windows.rows)))
+    ? (request.progress?.(memory.tables) ?? (await startSyncProgress(ctx, memory.tables, client.timings.windows.rows)))
     : undefined;
   const results: TableSyncResult[] = [];
   try {

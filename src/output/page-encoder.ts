@@ -1,8 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
-import { cellText, guardFormula } from './cell-text.js';
+import type { OutputRecord } from '../records/row-shaper.js';
 import type { DataFormat } from './format.js';
-import type { OutputRecord } from '../records/output-record.js';
-import { recordToJson } from './json-text.js';
 
 export interface PageEncoderOptions {
   format: DataFormat;
@@ -94,5 +92,50 @@ function delimitedEncoder(options: PageEncoderOptions): PageEncoder {
       return text ? Buffer.from(text) : EMPTY;
     },
     epilogue: () => EMPTY,
+  };
+}
+
+export interface CellTextOptions {
+  /** Join arrays of scalars with this separator instead of writing them as JSON. */
+  join?: string;
+}
+
+/** A record value as CSV/TSV text: null → empty, strings as is, everything else as compact JSON. */
+export function cellText(value: unknown, options: CellTextOptions = {}): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (options.join !== undefined && Array.isArray(value) && value.every(isScalar)) {
+    return value.map((item) => (item === null ? '' : typeof item === 'string' ? item : JSON.stringify(item))).join(options.join);
+  }
+  return JSON.stringify(value);
+}
+
+function isScalar(value: unknown): boolean {
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value);
+}
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** Spreadsheet formula-injection guard: text that a spreadsheet would run as a formula gets a leading `'`. */
+export function guardFormula(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
+// JSON text of a record with its keys in the plan's order. JSON.stringify writes keys that look
+// like array indexes ("2024") first whatever the insertion order, so when a key does, the object
+// is written key by key instead.
+
+const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
+
+export type RecordToJson = (record: OutputRecord) => string;
+
+export function recordToJson(keys: readonly string[]): RecordToJson {
+  const reordered = keys.some((key) => ARRAY_INDEX.test(key) && Number(key) < 2 ** 32 - 1);
+  if (!reordered) return (record) => JSON.stringify(record);
+  const prefixes = keys.map((key, i) => `${i === 0 ? '{' : ','}${JSON.stringify(key)}:`);
+  return (record) => {
+    let text = '';
+    for (let i = 0; i < keys.length; i += 1) text += prefixes[i]! + (JSON.stringify(record[keys[i]!]) ?? 'null');
+    return keys.length === 0 ? '{}' : `${text}}`;
   };
 }

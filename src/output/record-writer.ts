@@ -1,6 +1,6 @@
 import { createPageEncoder } from './page-encoder.js';
 import type { DataFormat } from './format.js';
-import type { OutputRecord } from '../records/output-record.js';
+import type { OutputRecord } from '../records/row-shaper.js';
 
 export interface RecordWriterOptions {
   format: DataFormat;

@@ -39,7 +39,7 @@ export interface DeliveryOptions {
   rate: number;
   timeoutMs: number;
   maxRetries: number;
-  /** TDS_RATE_SCALE: run-push.ts works out every stage's times from it once (push-pace.ts) */
+  /** TDS_RATE_SCALE: run-push.ts works out every stage's times from it once (push-timings.ts) */
   rateScale: number;
 }
 

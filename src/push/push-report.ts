@@ -95,7 +95,7 @@ export class PushReport {
     return buildSummary({
       input: sourceName(job.input),
       format: job.input.read.format,
-      webhook: job.delivery?.target.shown,
+      webhook: job.delivery?.target.displayUrl,
       dryRun: job.dryRun,
       resumed: job.journal.resume,
       journal: job.dryRun && !job.journal.resume ? undefined : job.journal.path,

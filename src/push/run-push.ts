@@ -12,21 +12,23 @@ import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
 import { PushedKeys } from './key/pushed-keys.js';
 import { KeyReconciler } from './key/reconcile.js';
 import { TableLock } from './key/table-lock.js';
-import { journalConfirmed } from './journal/confirm-batches.js';
+import { journalConfirmed } from './journal/journal-writer.js';
 import type { JournalContents, JournalHeader } from './journal/journal-entry.js';
 import { journalHeaderFor } from './journal/journal-header.js';
-import { defaultJournalPath } from './journal/journal-path.js';
-import { priorJournal } from './journal/prior-journal.js';
+import { defaultJournalPath, priorJournal } from './journal/prior-journal.js';
 import { JournalIndex } from './plan/resume-plan.js';
 import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob } from './push-job.js';
-import { pushPace, type PushPace } from './push-pace.js';
+import { pushTimings, type PushTimings } from './push-timings.js';
 import { PushReport, type KeyReport } from './push-report.js';
 import { emptyResult, sendPass, type KeyedSending, type SendResult } from './send-pass.js';
 import { waitAfterSending } from './wait-pass.js';
 
-interface Wire {
+// push/: `tds push`. Public surface: runPush (this file) with PushJob (push-job.ts) and pushTimings
+// (push-timings.ts); the folders are its stages: input/ → journal/ → plan/ → key/ → deliver/ → report/, wait/.
+
+interface WebhookSession {
   delivery: DeliveryOptions;
-  pace: PushPace;
+  timings: PushTimings;
   client: WebhookClient;
   limiter: RateLimiter;
   flight: FlightControl;
@@ -44,18 +46,18 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
   const delivery = job.delivery;
   if (!delivery) throw new UsageError('no webhook given');
   const { rate, concurrency } = delivery;
-  const pace = pushPace(delivery.rateScale, delivery.maxRetries);
-  const flight = new FlightControl({ rate, windowMs: pace.webhookWindowMs, ceiling: concurrency }, ctx.verbose);
+  const timings = pushTimings(delivery.rateScale, delivery.maxRetries);
+  const flight = new FlightControl({ rate, windowMs: timings.webhookWindowMs, ceiling: concurrency }, ctx.verbose);
   const posted = { onPosted: (result: WireResult) => flight.note(result), log: ctx.verbose };
   const client = new WebhookClient({ ...delivery, connections: concurrency ?? MAX_IN_FLIGHT, ...posted });
-  const limiter = webhookLimiter(delivery.rate, pace.webhookWindowMs);
+  const limiter = webhookLimiter(delivery.rate, timings.webhookWindowMs);
   try {
     // an unknown webhook exits 4 before any journal is read
-    await checkWebhook({ client, target: delivery.target, limiter, retry: pace.retry, signal: ctx.signal, log: ctx.verbose });
+    await checkWebhook({ client, target: delivery.target, limiter, retry: timings.retry, signal: ctx.signal, log: ctx.verbose });
     const path = await journalPathOf(job.journal, delivery);
     const lock = path ? await lockJournal(path) : undefined;
     try {
-      await push(ctx, { ...job, journal: { ...job.journal, path } }, { delivery, pace, client, limiter, flight });
+      await push(ctx, { ...job, journal: { ...job.journal, path } }, { delivery, timings, client, limiter, flight });
     } finally {
       await lock?.release();
     }
@@ -84,13 +86,13 @@ async function lockJournal(path: string): Promise<ProcessLock> {
 /** The journal of an earlier run (--resume), checked to be of this push. */
 function readPrior(job: PushJob, keyed: KeyedPush | undefined): Promise<JournalContents | undefined> {
   return priorJournal({ ...job.journal, dryRun: job.dryRun }, (journaled) =>
-    headerOf(job, job.delivery?.target ?? { shown: journaled.webhook.shown, fingerprint: journaled.webhook.sha256 }, keyed),
+    headerOf(job, job.delivery?.target ?? { displayUrl: journaled.webhook.shown, fingerprint: journaled.webhook.sha256 }, keyed),
   );
 }
 
 function headerOf(
   job: PushJob,
-  target: { shown: string; fingerprint: string },
+  target: { displayUrl: string; fingerprint: string },
   keyed: KeyedPush | undefined,
   validation?: ValidationResult,
 ): JournalHeader {
@@ -117,7 +119,7 @@ async function dryRun(ctx: Context, job: PushJob): Promise<void> {
   report.dryRun(validation, keyed && keyReport(keyed, lookup));
 }
 
-async function push(ctx: Context, job: PushJob, wire: Wire): Promise<void> {
+async function push(ctx: Context, job: PushJob, session: WebhookSession): Promise<void> {
   const report = new PushReport(ctx, job);
   const keyed = job.key && (await prepareKeyed(job.key));
   const prior = await readPrior(job, keyed);
@@ -136,11 +138,11 @@ async function push(ctx: Context, job: PushJob, wire: Wire): Promise<void> {
   if (nothing && !job.wait?.settled) return report.nothingToSend(validation);
   if (nothing) report.note(`nothing to send: every batch of ${sourceName(job.input)} was dealt with before`);
   // one push by key into a table at a time on this machine, from before its lookups until its rows show
-  const lock = keyed && !nothing ? await lockTable(ctx, job, keyed, wire.pace.intake.windowMs) : undefined;
+  const lock = keyed && !nothing ? await lockTable(ctx, job, keyed, session.timings.intake.windowMs) : undefined;
   try {
-    await sendAndWait(ctx, job, wire, { report, keyed, table, index, validation, validationKeys, lock });
+    await sendAndWait(ctx, job, session, { report, keyed, table, index, validation, validationKeys, lock });
   } finally {
-    await lock?.release({ shown: false, lastRequestAt: Date.now() });
+    await lock?.release({ visible: false, lastRequestAt: Date.now() });
   }
 }
 
@@ -155,7 +157,7 @@ interface Prepared {
 }
 
 /** The send pass (the table's lock released once this run's rows show), the wait, the summary. */
-async function sendAndWait(ctx: Context, job: PushJob, wire: Wire, prepared: Prepared): Promise<void> {
+async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, prepared: Prepared): Promise<void> {
   const { report, keyed, table, index, validation } = prepared;
   // the row count as close as possible to the first POST
   const baseline =
@@ -166,7 +168,7 @@ async function sendAndWait(ctx: Context, job: PushJob, wire: Wire, prepared: Pre
     new KeyReconciler({
       lookups: keyed.lookups,
       field: keyed.job.spec.field,
-      intake: wire.pace.intake,
+      intake: session.timings.intake,
       signal: ctx.signal,
       log: ctx.verbose,
     });
@@ -179,17 +181,17 @@ async function sendAndWait(ctx: Context, job: PushJob, wire: Wire, prepared: Pre
       : await sendPass(ctx, {
           ...job,
           index,
-          header: headerOf(job, wire.delivery.target, keyed, validation),
+          header: headerOf(job, session.delivery.target, keyed, validation),
           checked: validation !== undefined,
           ...job.report,
-          delivery: wire.delivery,
-          client: wire.client,
-          limiter: wire.limiter,
-          flight: wire.flight,
-          retry: wire.pace.retry,
+          delivery: session.delivery,
+          client: session.client,
+          limiter: session.limiter,
+          flight: session.flight,
+          retry: session.timings.retry,
           ...(keyed && reconciler ? { keyed: keyedSending(ctx, { push: keyed, reconciler, keys: sendKeys }, validation, lookup) } : {}),
         });
-  await prepared.lock?.release({ shown: sent.stops.length === 0, lastRequestAt: sent.lastRequestAt });
+  await prepared.lock?.release({ visible: sent.stops.length === 0, lastRequestAt: sent.lastRequestAt });
   warnAfterSending(report, job, sent, validation);
   const keys = validation ? prepared.validationKeys : sendKeys;
   keys.rejectAll(validation ? sendKeys : prepared.validationKeys);
@@ -198,7 +200,7 @@ async function sendAndWait(ctx: Context, job: PushJob, wire: Wire, prepared: Pre
   const recent =
     !index && sent.sending.existing === 0 && baseline && since !== undefined ? { since, rowsBefore: baseline.rowCount } : undefined;
   const wait = baseline
-    ? await waitAfterSending(ctx, job, { baseline, sent, keyed, keys, recent, pollMs: wire.pace.waitPollMs })
+    ? await waitAfterSending(ctx, job, { baseline, sent, keyed, keys, recent, pollMs: session.timings.waitPollMs })
     : undefined;
   report.finish(sent, validation, wait, keyed && keyReport(keyed, lookup.text));
 }

@@ -9,8 +9,7 @@ import type { ReadStats } from './input/input-record.js';
 import { readInput } from './input/read-input.js';
 import { CONFIRMED_REASON, entryOf, type JournalHeader } from './journal/journal-entry.js';
 import { JournalWriter } from './journal/journal-writer.js';
-import type { KeyedPush } from './key/keyed-push.js';
-import { keyedOptions } from './key/keyed-push.js';
+import { type KeyedPush, keyedOptions } from './key/keyed-push.js';
 import { markExisting } from './key/mark-existing.js';
 import type { LookupPlan } from './key/lookup-plan.js';
 import type { PushedKeys } from './key/pushed-keys.js';
@@ -20,8 +19,7 @@ import { batchPass } from './plan/batch-pass.js';
 import type { JournalIndex } from './plan/resume-plan.js';
 import { add, PushTally } from './plan/tally.js';
 import { sourceName, type DeliveryOptions, type InputOptions, type JournalOptions } from './push-job.js';
-import { logDuplicate } from './report/log-duplicate.js';
-import { RejectsFile } from './report/rejects.js';
+import { logDuplicate, RejectsFile } from './report/rejects.js';
 
 export interface SendPassOptions {
   input: InputOptions;
@@ -44,7 +42,7 @@ export interface SendPassOptions {
   keyed?: KeyedSending;
 }
 
-/** --key: how the sending pass reads keys, skips existing ones and settles uncertain batches. */
+/** --key: how the sending pass reads keys, skips existing ones and reconciles uncertain batches. */
 export interface KeyedSending {
   push: KeyedPush;
   reconciler: KeyReconciler;
@@ -57,7 +55,7 @@ export interface KeyedSending {
 
 /** What the sending pass did. */
 export interface SendResult {
-  /** counts of the reading: what the input holds and what the journal settled before */
+  /** counts of the reading: what the input holds and what the journal had concluded before */
   scan: PushTally;
   /** what happened to this run's requests */
   sending: PushTally;
@@ -109,7 +107,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     post: (body) => options.client.post(body),
     journal: journal ?? { append: async () => undefined },
     interrupt: ctx.signal,
-    shown: delivery.target.shown,
+    displayUrl: delivery.target.displayUrl,
     redact: delivery.target.redact,
     log: ctx.verbose,
     onOutcome: (event) => record(result, event, rejects, keyed?.keys),
@@ -160,7 +158,7 @@ export function emptyResult(scan: PushTally, stats: ReadStats): SendResult {
 /** Counts one batch's outcome (and writes its rejected records). */
 async function record(result: SendResult, event: SendEvent, rejects: RejectsFile | undefined, keys: PushedKeys | undefined): Promise<void> {
   const { sending } = result;
-  if (event.kind === 'existing' || event.kind === 'settled') {
+  if (event.kind === 'existing' || event.kind === 'reconciled') {
     result.dealt += event.records;
     sending[event.kind] += event.records;
     return;

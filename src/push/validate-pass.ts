@@ -2,7 +2,7 @@ import type { Context } from '../core/context.js';
 import { startLiveLine } from '../output/live-line.js';
 import { readInput } from './input/read-input.js';
 import { keyedOptions, type KeyedPush } from './key/keyed-push.js';
-import { logDuplicate } from './report/log-duplicate.js';
+import { logDuplicate, RejectsFile } from './report/rejects.js';
 import type { PushedKeys } from './key/pushed-keys.js';
 import type { ReadStats } from './input/input-record.js';
 import type { Batch, BatchLimits } from './plan/batch.js';
@@ -10,7 +10,6 @@ import { batchPass } from './plan/batch-pass.js';
 import type { JournalIndex } from './plan/resume-plan.js';
 import type { PushTally } from './plan/tally.js';
 import { sourceName, type InputOptions, type JournalOptions } from './push-job.js';
-import { RejectsFile } from './report/rejects.js';
 
 /** What reading the whole input without sending found. */
 export interface ValidationResult {

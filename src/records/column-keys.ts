@@ -1,5 +1,4 @@
 import type { Field } from '../service/index.js';
-import { KeySet, foldKey } from './key-set.js';
 import { META_KEYS, type HeaderMode } from './shape-options.js';
 
 // The one rule that makes the keys of every output (CLI.md "Row records"): an export's records, the
@@ -78,4 +77,38 @@ export function keyFields(fields: readonly Field[], header: HeaderMode, reserved
 
 function keysOf(field: Field, key: string): string[] {
   return carriesStatus(field) ? [key, `${key}.status`, `${key}.error`] : [key];
+}
+
+/**
+ * A key as it is compared: each character lower-cased on its own, so `Email` and `email` are one key.
+ * Character by character (not String.prototype.toLowerCase on the whole key, whose Greek final sigma
+ * depends on what follows), a key's fold is its parts' folds put together: the fold of `<key>.status`
+ * is the fold of `<key>` and `.status`. DuckDB folds only A–Z, so keys unique here are unique there.
+ */
+export function foldKey(key: string): string {
+  if (!/[^ -~]/.test(key)) return key.toLowerCase(); // printable ASCII: the same, faster
+  let folded = '';
+  for (const char of key) folded += char.toLowerCase();
+  return folded;
+}
+
+/** A set of keys that ignores case (see foldKey). */
+export class KeySet {
+  private readonly folded = new Set<string>();
+
+  constructor(keys: Iterable<string> = []) {
+    for (const key of keys) this.add(key);
+  }
+
+  has(key: string): boolean {
+    return this.folded.has(foldKey(key));
+  }
+
+  /** Adds `key`; false when the set had it already (ignoring case). */
+  add(key: string): boolean {
+    const folded = foldKey(key);
+    if (this.folded.has(folded)) return false;
+    this.folded.add(folded);
+    return true;
+  }
 }

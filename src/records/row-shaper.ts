@@ -1,4 +1,3 @@
-import type { OutputRecord } from './output-record.js';
 import type { Row } from '../service/index.js';
 import { cellValue, optionLabels } from './cell-value.js';
 import type { RecordPlan } from './record-plan.js';
@@ -35,3 +34,7 @@ export function createRowShaper(plan: RecordPlan, cells: CellsMode): RowShaper {
     return record;
   };
 }
+
+/** One row as a record: keys in the plan's order (CLI.md "Row records"), values as they are written.
+ * Made without a prototype (Object.create(null)), so that no key reaches one: `__proto__` is a key like any other. */
+export type OutputRecord = Record<string, unknown>;

@@ -2,7 +2,7 @@ import type { Context } from '../core/context.js';
 import { tableFit } from '../output/table.js';
 import { createPageEncoder } from '../output/page-encoder.js';
 import type { DataFormat } from '../output/format.js';
-import type { OutputRecord } from '../records/output-record.js';
+import type { OutputRecord } from '../records/row-shaper.js';
 import { renderHtmlReport } from './html-report.js';
 import type { ColumnStats, TableStats } from './stats-report.js';
 import { renderTerminalReport } from './terminal-report.js';

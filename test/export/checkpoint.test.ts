@@ -4,9 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { CheckpointWriter, checkpointPath, readCheckpoint, type CheckpointState } from '../../src/export/checkpoint.js';
-import { fileOutput } from '../../src/export/export-output.js';
-import { canonical, fingerprintDifferences, type ExportFingerprint } from '../../src/export/fingerprint.js';
+import {
+  canonical,
+  checkpointPath,
+  CheckpointWriter,
+  fingerprintDifferences,
+  readCheckpoint,
+  type CheckpointState,
+  type ExportFingerprint,
+} from '../../src/export/checkpoint.js';
+import { fileOutput } from '../../src/export/output.js';
 
 const fingerprint: ExportFingerprint = {
   tableId: 'tbl_1',

@@ -2,9 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, readFile, readdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CheckpointWriter, checkpointPath, type CheckpointState } from '../../src/export/checkpoint.js';
+import { checkpointPath, CheckpointWriter, exportFingerprint, type CheckpointState } from '../../src/export/checkpoint.js';
 import type { ExportRequest } from '../../src/export/export-request.js';
-import { exportFingerprint } from '../../src/export/fingerprint.js';
 import { runExport } from '../../src/export/run-export.js';
 import { context, request, rows, service, tempFile } from './export-fixtures.js';
 

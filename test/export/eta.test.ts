@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { etaMs, formatDuration } from '../../src/export/eta.js';
-import { pageLimit } from '../../src/export/page-limit.js';
-import { progressText } from '../../src/export/progress-text.js';
+import { etaMs, formatDuration, progressText } from '../../src/export/progress.js';
+import { pageLimit } from '../../src/export/export-request.js';
 
 const window = { requests: 60, perMs: 60_000 };
 

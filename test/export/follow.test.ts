@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HashedStringSet } from '../../src/collections/hashed-string-set.js';
-import { follow, newRowsSince, remember, type Known } from '../../src/export/follow.js';
+import { follow, newRowsSince, remember, type Known } from '../../src/export/page-loop.js';
 import { runExport } from '../../src/export/run-export.js';
 import type { Row } from '../../src/service/index.js';
 import { context, makeRow, request, service } from './export-fixtures.js';

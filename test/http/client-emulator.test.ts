@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { ApiClient } from '../../src/http/client.js';
-import { servicePace } from '../../src/http/service-pace.js';
+import { serviceTimings } from '../../src/http/service-timings.js';
 import { paginate, rowsOf } from '../../src/http/paginate.js';
 import { resolveTable } from '../../src/http/resolve-table.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
@@ -19,7 +19,7 @@ beforeEach(async () => {
 afterEach(() => emulator?.close());
 
 async function withClient<T>(rateScale: number, work: (client: ApiClient) => Promise<T>): Promise<T> {
-  const client = new ApiClient({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, pace: servicePace(rateScale) });
+  const client = new ApiClient({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, timings: serviceTimings(rateScale) });
   try {
     return await work(client);
   } finally {

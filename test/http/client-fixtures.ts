@@ -1,7 +1,7 @@
 import { afterEach, expect } from 'vitest';
 import { TdsError } from '../../src/core/errors.js';
 import { ApiClient, type ApiClientOptions } from '../../src/http/client.js';
-import { servicePace } from '../../src/http/service-pace.js';
+import { serviceTimings } from '../../src/http/service-timings.js';
 import { startTestServer, type Reply, type RecordedRequest, type TestServer } from './test-server.js';
 
 // The ApiClient tests' fixtures: a test server per test and clients of it, both closed after each test.
@@ -22,7 +22,7 @@ export async function serve(answer: (request: RecordedRequest, index: number) =>
 }
 
 export function client(server: TestServer, options: Partial<ApiClientOptions> = {}): ApiClient {
-  const created = new ApiClient({ baseUrl: server.baseUrl, apiKey: KEY, pace: servicePace(1000), ...options });
+  const created = new ApiClient({ baseUrl: server.baseUrl, apiKey: KEY, timings: serviceTimings(1000), ...options });
   clients.push(created);
   return created;
 }

@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../../src/http/client.js';
-import { servicePace } from '../../src/http/service-pace.js';
+import { serviceTimings } from '../../src/http/service-timings.js';
 import { client, clients, failure, gaps, KEY, serve, servers } from './client-fixtures.js';
 import { TABLES, WORKSPACES, apiError, json, type Reply } from './test-server.js';
 
@@ -31,7 +31,7 @@ describe('ApiClient retries', () => {
 
   it('waits retry-after seconds (scaled) on 429, then succeeds', async () => {
     const server = await serve((_r, i) => (i === 0 ? apiError(429, 'slow down', { 'retry-after': '2' }) : json(200, WORKSPACES)));
-    const api = client(server, { pace: servicePace(20) }); // 2 s / 20 = 100 ms
+    const api = client(server, { timings: serviceTimings(20) }); // 2 s / 20 = 100 ms
     await api.workspaces();
     expect(gaps(server.requests)[0]).toBeGreaterThanOrEqual(95);
     expect(api.stats).toMatchObject({ requests: 2, retries: 1, rateLimited: 1 });
@@ -40,7 +40,7 @@ describe('ApiClient retries', () => {
 
   it('waits the 10 s default (scaled) on a 429 without retry-after', async () => {
     const server = await serve((_r, i) => (i === 0 ? apiError(429, 'slow down') : json(200, WORKSPACES)));
-    const api = client(server, { pace: servicePace(100) }); // 10 s / 100 = 100 ms
+    const api = client(server, { timings: serviceTimings(100) }); // 10 s / 100 = 100 ms
     await api.workspaces();
     const gap = gaps(server.requests)[0]!;
     expect(gap).toBeGreaterThanOrEqual(95);
@@ -54,7 +54,7 @@ describe('ApiClient retries', () => {
       if (request.url.includes('/rows')) return json(200, page);
       return request.url.startsWith('/v1/tables') ? json(200, TABLES) : json(200, WORKSPACES);
     });
-    const api = client(server, { pace: servicePace(20) }); // 150 ms pause
+    const api = client(server, { timings: serviceTimings(20) }); // 150 ms pause
     const first = api.workspaces();
     await new Promise((resolve) => setTimeout(resolve, 30));
     const started = Date.now();
@@ -85,7 +85,7 @@ describe('ApiClient retries', () => {
     const baseUrl = server.baseUrl;
     await server.close();
     servers.length = 0;
-    const api = new ApiClient({ baseUrl, apiKey: KEY, maxRetries: 1, pace: servicePace(1000) });
+    const api = new ApiClient({ baseUrl, apiKey: KEY, maxRetries: 1, timings: serviceTimings(1000) });
     clients.push(api);
     const error = await failure(api.workspaces());
     expect(error.code).toBe('GAVE_UP');
@@ -97,7 +97,7 @@ describe('ApiClient retries', () => {
   it('stops waiting as soon as the signal is aborted', async () => {
     const controller = new AbortController();
     const server = await serve(() => apiError(429, 'slow', { 'retry-after': '60' }));
-    const api = client(server, { pace: servicePace(1), signal: controller.signal });
+    const api = client(server, { timings: serviceTimings(1), signal: controller.signal });
     const pending = api.workspaces();
     setTimeout(() => controller.abort(new Error('interrupted')), 50);
     const started = Date.now();
@@ -130,7 +130,7 @@ describe('ApiClient pacing', () => {
   it('sends the full burst of a limit at once, then waits for the window', async () => {
     const page = { rows: [], limit: 100, nextCursor: null, hasNextPage: false };
     const server = await serve(() => json(200, page));
-    const api = client(server, { pace: servicePace(300) }); // rows: 60 per 200 ms
+    const api = client(server, { timings: serviceTimings(300) }); // rows: 60 per 200 ms
     await Promise.all(Array.from({ length: 61 }, () => api.rowsPage('t1', {})));
     const times = server.requests.map((r) => r.at).sort((a, b) => a - b);
     expect(times[59]! - times[0]!).toBeLessThan(150);

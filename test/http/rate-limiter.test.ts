@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
-import { parseRetryAfter } from '../../src/http/retry-after.js';
+import { parseRetryAfter } from '../../src/http/retry-policy.js';
 
 describe('RateLimiter', () => {
   it('allows the full burst, then one request per freed slot of the sliding window', async () => {

@@ -40,7 +40,7 @@ async function script(outcomes: Array<AttemptOutcome | undefined>, options: { ma
 }
 
 describe('withRetries', () => {
-  it('takes a pacing slot for every attempt, the first one included, and frees each', async () => {
+  it('takes a limiter slot for every attempt, the first one included, and frees each', async () => {
     const { result, seen, calls } = await script([status(500), status(503), undefined]);
     expect(calls).toBe(3);
     expect(seen).toMatchObject({ slots: 3, done: 3 });

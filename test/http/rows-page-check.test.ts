@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { isRowsPage } from '../../src/http/rows-page-check.js';
+import { isRowsPage } from '../../src/http/client.js';
 import { rowsPageSchema } from '../../src/http/schemas.js';
 
 const row = {

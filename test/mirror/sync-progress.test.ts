@@ -1,7 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.js';
-import { servicePace } from '../../src/http/service-pace.js';
+import { serviceTimings } from '../../src/http/service-timings.js';
 import { startSyncProgress } from '../../src/mirror/sync-progress.js';
 import type { Table } from '../../src/service/index.js';
 import { testContext } from '../helpers/context.js';
@@ -32,7 +32,7 @@ describe('the sync progress line', () => {
     // 60 row requests a minute: Leads 30,000 rows (300 pages), Big 60,000 (600), Empty (at least 1 page)
     const { ctx, last } = terminal({});
     const tables = [table('Leads', 30_000), table('Big', 60_000), table('Empty', 0)];
-    const progress = (await startSyncProgress(ctx, tables, servicePace(1).windows.rows))!;
+    const progress = (await startSyncProgress(ctx, tables, serviceTimings(1).windows.rows))!;
     expect(last()).toMatch(/^tables 0\/3 · : 0 rows · 0 rows\/s · at most 15m left$/);
     progress.table(tables[0]!);
     expect(last()).toMatch(/^tables 0\/3 · Leads: 0 rows .* at most 15m left \(5m on this table\)$/);
@@ -50,7 +50,7 @@ describe('the sync progress line', () => {
     // the environment says 1000: the line takes the scale only from the pace the client keeps
     const { ctx, last } = terminal({ TDS_RATE_SCALE: '1000' });
     const tables = [table('Leads', 30_000)];
-    const rows = servicePace(10).windows.rows;
+    const rows = serviceTimings(10).windows.rows;
     const progress = (await startSyncProgress(ctx, tables, rows))!;
     progress.table(tables[0]!);
     expect(last()).toMatch(/^tables 0\/1 · Leads: 0 rows · 0 rows\/s · at most 30s left$/);

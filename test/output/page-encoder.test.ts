@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
 import { createPageEncoder, type PageEncoderOptions } from '../../src/output/page-encoder.js';
 import { createRecordWriter } from '../../src/output/record-writer.js';
-import type { OutputRecord } from '../../src/records/output-record.js';
+import type { OutputRecord } from '../../src/records/row-shaper.js';
 import type { DataFormat } from '../../src/output/format.js';
 
 /** What one createRecordWriter writes for all the records: the reference the pages must reproduce. */

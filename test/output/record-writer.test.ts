@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { createRecordWriter, type RecordWriterOptions } from '../../src/output/record-writer.js';
-import type { OutputRecord } from '../../src/records/output-record.js';
+import type { OutputRecord } from '../../src/records/row-shaper.js';
 import { createAtomicFile } from '../../src/output/atomic-file.js';
 import { chooseFormat } from '../../src/output/format.js';
-import { cellText, guardFormula } from '../../src/output/cell-text.js';
+import { cellText, guardFormula } from '../../src/output/page-encoder.js';
 
 async function render(records: OutputRecord[], options: RecordWriterOptions): Promise<string> {
   const sink = new PassThrough();

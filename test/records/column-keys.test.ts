@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { keyFields, RESERVED_KEYS, type KeyedField } from '../../src/records/column-keys.js';
-import { foldKey, KeySet } from '../../src/records/key-set.js';
+import { foldKey, keyFields, KeySet, RESERVED_KEYS, type KeyedField } from '../../src/records/column-keys.js';
 import { planRecord } from '../../src/records/record-plan.js';
 import type { ShapeOptions } from '../../src/records/shape-options.js';
 import { statusFieldIds } from '../../src/records/status-columns.js';

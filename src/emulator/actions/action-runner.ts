@@ -1,9 +1,7 @@
 import type { CellStatus } from '../../service/index.js';
-import { actionOutcome } from './action-outcome.js';
-import type { FieldRec, StoredRow, TableRec } from '../store/model.js';
 import { createPrng, type Prng } from '../seed/prng.js';
-import { StepScheduler } from './step-scheduler.js';
-import { touchRow } from '../store/touch-row.js';
+import { deriveValue, isEmptyValue } from '../store/cells.js';
+import { touchRow, type FieldRec, type StoredCell, type StoredRow, type TableRec } from '../store/model.js';
 
 type Phase = 'waiting' | 'queued' | 'running';
 
@@ -156,5 +154,127 @@ export class ActionRunner {
     const runs = this.runs.get(run.row);
     runs?.delete(run.field.id);
     if (runs?.size === 0) this.runs.delete(run.row);
+  }
+}
+
+/** The realistic mix of final states (cumulative): mostly success. */
+const SUCCESS = 0.85;
+const FAILED = 0.92;
+const SKIPPED = 0.96;
+
+const PROVIDER_ERRORS: readonly unknown[] = [
+  'The provider did not answer in time',
+  { code: 'RATE_LIMITED', message: 'Provider rate limit reached' },
+  'Provider returned an unexpected response',
+];
+
+/**
+ * The final cell of an action run, from the row as it is when the run ends and a draw in [0, 1) made when
+ * it started. An action with an input column (`from`, else the value of the action it depends on) is
+ * skipped when that input is empty (its run condition is not met); otherwise the draw decides:
+ * success (the derived value, or failed when nothing can be derived), failed, skipped or stopped.
+ */
+export function actionOutcome(field: FieldRec, row: StoredRow, draw: number): StoredCell {
+  const { from, dependsOn, derive } = field.action ?? {};
+  const hasInput = from !== undefined || dependsOn !== undefined;
+  const input = from !== undefined ? row.cells[from]?.value : dependsOn !== undefined ? dependencyValue(row.cells[dependsOn]) : undefined;
+  if (hasInput && isEmptyValue(input)) return { status: 'skipped' };
+  if (draw < SUCCESS) {
+    if (!hasInput && derive === undefined) return { status: 'success', value: 'ok' };
+    const derived = deriveValue(derive, input);
+    return 'error' in derived ? { status: 'failed', errorMessage: derived.error } : { status: 'success', value: derived.value };
+  }
+  if (draw < FAILED) {
+    const which = Math.floor(((draw - SUCCESS) / (FAILED - SUCCESS)) * PROVIDER_ERRORS.length);
+    return { status: 'failed', errorMessage: PROVIDER_ERRORS[Math.min(which, PROVIDER_ERRORS.length - 1)] };
+  }
+  return { status: draw < SKIPPED ? 'skipped' : 'stopped' };
+}
+
+function dependencyValue(cell: StoredCell | undefined): unknown {
+  return cell?.status === 'success' || cell?.status === 'manual' ? cell.value : undefined;
+}
+
+/**
+ * Runs items `delayMs` after they were added, in batches: due times are rounded up to a grain (1/20 of the
+ * delay, 1 to 100 ms), and each due time has one timer (unref'd), however many items share it. With delay
+ * 0, or once `finishAll` was called, items run in `drain()`, in the same turn that added them.
+ */
+export class StepScheduler<T> {
+  private readonly due = new Map<number, T[]>();
+  private readonly timers = new Map<number, NodeJS.Timeout>();
+  private readonly grain: number;
+  private pending: T[] = [];
+  private instant: boolean;
+  private draining = false;
+
+  constructor(
+    private readonly delayMs: number,
+    private readonly run: (items: T[]) => void,
+  ) {
+    this.grain = Math.min(100, Math.max(1, Math.floor(delayMs / 20)));
+    this.instant = delayMs === 0;
+  }
+
+  get size(): number {
+    let count = this.pending.length;
+    for (const items of this.due.values()) count += items.length;
+    return count;
+  }
+
+  add(item: T): void {
+    if (this.instant) {
+      this.pending.push(item);
+      return;
+    }
+    const at = Math.ceil((Date.now() + this.delayMs) / this.grain) * this.grain;
+    const items = this.due.get(at);
+    if (items) return void items.push(item);
+    this.due.set(at, [item]);
+    this.timers.set(at, setTimeout(() => this.fire(at), Math.max(0, at - Date.now())).unref());
+  }
+
+  /** Runs what is pending now (delay 0, or after finishAll), including what those runs add. */
+  drain(): void {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.pending.length > 0) {
+        const items = this.pending;
+        this.pending = [];
+        this.run(items);
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  /** Runs everything now, in due order, and from then on runs what is added at once. */
+  finishAll(): void {
+    this.instant = true;
+    for (const at of [...this.due.keys()].sort((a, b) => a - b)) this.pending.push(...this.take(at));
+    this.drain();
+  }
+
+  /** Drops everything without running it. */
+  clear(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.due.clear();
+    this.pending = [];
+  }
+
+  private fire(at: number): void {
+    const items = this.take(at);
+    if (items.length > 0) this.run(items);
+    this.drain();
+  }
+
+  private take(at: number): T[] {
+    clearTimeout(this.timers.get(at));
+    this.timers.delete(at);
+    const items = this.due.get(at) ?? [];
+    this.due.delete(at);
+    return items;
   }
 }

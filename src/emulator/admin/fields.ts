@@ -1,11 +1,10 @@
 import { adminField, adminTable } from './lookup.js';
 import { allowOnly, nonEmptyString, readJsonObject } from './body.js';
-import { buildField, resolveAction } from '../store/build-field.js';
+import { buildField, columnType, fieldOptions, parseFieldInput, resolveAction } from '../store/field-input.js';
 import { badRequest } from '../http/errors.js';
-import { columnType, fieldOptions, parseFieldInput } from '../store/field-input.js';
 import { freshId } from '../store/ids.js';
 import type { FieldRec, TableRec } from '../store/model.js';
-import { publicField } from '../read/public-field.js';
+import { publicField } from '../read/render-row.js';
 import { ok, type Reply, type RouteCall } from '../http/server-deps.js';
 
 /** POST /_emulator/tables/{tableId}/fields FieldDefinition -> 201 {field}, added last; existing rows keep it empty. */

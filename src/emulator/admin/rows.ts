@@ -1,6 +1,6 @@
 import { adminTable } from './lookup.js';
 import { allowOnly, asObject, readJsonObject } from './body.js';
-import { parseCells } from '../store/cell-input.js';
+import { parseCells } from '../store/field-input.js';
 import { parseDateTime } from '../store/dates.js';
 import { ApiProblem, badRequest } from '../http/errors.js';
 import { freshId } from '../store/ids.js';

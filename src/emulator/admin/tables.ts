@@ -1,10 +1,9 @@
 import { allowOnly, nonEmptyString, readJsonObject } from './body.js';
-import { buildField, resolveAction } from '../store/build-field.js';
+import { buildField, parseFieldInput, resolveAction } from '../store/field-input.js';
 import { badRequest } from '../http/errors.js';
-import { parseFieldInput } from '../store/field-input.js';
 import { freshId } from '../store/ids.js';
 import type { FieldRec, TableRec, WorkspaceRec } from '../store/model.js';
-import { publicField } from '../read/public-field.js';
+import { publicField } from '../read/render-row.js';
 import { RowList } from '../store/row-list.js';
 import { WEBHOOK_PATH_PREFIX } from '../http/secrets.js';
 import { ok, type Reply, type RouteCall } from '../http/server-deps.js';

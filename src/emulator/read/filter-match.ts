@@ -1,5 +1,5 @@
 import { ANY_OF_MAX_ITEMS, type DatePreset, type FilterValue } from '../../service/index.js';
-import { cellText, isEmptyValue } from '../store/cell-text.js';
+import { cellText, isEmptyValue } from '../store/cells.js';
 import { parseDateOrDateTime, parseDateTime, presetRange, type Range } from '../store/dates.js';
 import { badRequest } from '../http/errors.js';
 import type { CheckedGroup, CheckedRule } from './filter-check.js';

@@ -1,16 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { RowsPage, SchemaResponse, TablesResponse, WorkspacesResponse } from '../../service/index.js';
-import type { CursorCodec, CursorScope } from './cursor.js';
 import { ApiProblem, badRequest } from '../http/errors.js';
-import { compileFilters, type RowPredicate } from './filter-match.js';
 import { isJsonContentType, readBody } from '../http/http-io.js';
-import type { OrgRec, TableRec } from '../store/model.js';
-import { publicField } from './public-field.js';
-import { parseQueryBody, parseRowsParams, singleParams, type PageRequest } from './page-request.js';
-import { readPage } from './paginate.js';
-import { searchPredicate } from './search.js';
-import { renderRow } from './render-row.js';
+import { cellText } from '../store/cells.js';
+import type { FieldRec, OrgRec, RowSource, StoredRow, TableRec } from '../store/model.js';
 import type { EmulatorState } from '../store/state.js';
+import type { CursorCodec, CursorPosition, CursorScope } from './cursor.js';
+import { compileFilters, type RowPredicate } from './filter-match.js';
+import { parseQueryBody, parseRowsParams, singleParams, type PageRequest } from './page-request.js';
+import { publicField, renderRow } from './render-row.js';
 
 /** A query body bigger than this is refused (the spec's limits keep real bodies far below it). */
 const QUERY_BODY_MAX_BYTES = 1_000_000;
@@ -92,4 +90,50 @@ function findTable({ state }: ReadDeps, org: OrgRec, tableId: string): TableRec 
   const table = state.tableOf(org, tableId);
   if (!table) throw new ApiProblem(404, `Table ${tableId} not found`);
   return table;
+}
+
+/** Case-insensitive substring search across every cell's value (objects as JSON text). */
+export function searchPredicate(search: string, fields: readonly FieldRec[]): RowPredicate {
+  const needle = search.toLowerCase();
+  const ids = fields.map((field) => field.id);
+  return (row) => {
+    for (const id of ids) {
+      const cell = row.cells[id];
+      if (cell !== undefined && cellText(cell.value).toLowerCase().includes(needle)) return true;
+    }
+    return false;
+  };
+}
+
+export interface PageQuery {
+  /** Newest first (createdAt then id, descending), or ascending by row id. */
+  order: 'newest' | 'id';
+  after?: CursorPosition;
+  limit: number;
+  match?: RowPredicate;
+}
+
+export interface Page {
+  rows: StoredRow[];
+  hasNextPage: boolean;
+}
+
+/**
+ * One page, resumed just past the cursor's row by its sort key (not an offset), so rows that arrive or go
+ * between pages never make a page skip or repeat a row that stays. A plain page touches only the rows it
+ * returns; a filtered page scans from the cursor until it has `limit` matches and knows whether one more exists.
+ */
+export function readPage(source: RowSource, query: PageQuery): Page {
+  const rows: StoredRow[] = [];
+  const { match, limit, after } = query;
+  const walk =
+    query.order === 'newest'
+      ? source.newest(after === undefined ? undefined : { id: after.id, createdAt: after.createdAt ?? 0 })
+      : source.byId(after?.id);
+  for (const row of walk) {
+    if (match && !match(row)) continue;
+    if (rows.length === limit) return { rows, hasNextPage: true };
+    rows.push(row);
+  }
+  return { rows, hasNextPage: false };
 }

@@ -1,5 +1,5 @@
-import { CELL_MAX_CHARS, type Cell, type Row } from '../../service/index.js';
-import { cellText, isEmptyCell } from '../store/cell-text.js';
+import { CELL_MAX_CHARS, type Cell, type Field, type Row } from '../../service/index.js';
+import { cellText, isEmptyCell } from '../store/cells.js';
 import type { FieldRec, StoredRow } from '../store/model.js';
 
 /** A row as the service sends it: empty cells left out, long values cut with `isTruncated` and `valuePreview`. */
@@ -37,4 +37,9 @@ function cutText(value: unknown): string | undefined {
   if (text.length <= CELL_MAX_CHARS) return undefined;
   const chars = Array.from(text);
   return chars.length > CELL_MAX_CHARS ? chars.slice(0, CELL_MAX_CHARS).join('') : undefined;
+}
+
+/** A column as the service shows it: action settings, mapped keys and the like stay inside. */
+export function publicField({ id, name, label, type, options, isSystem }: FieldRec): Field {
+  return { id, name, label, type, options, isSystem };
 }

@@ -1,7 +1,8 @@
-import { COLUMN_TYPES, type ColumnType, type FieldOption } from '../../service/index.js';
+import { CELL_STATUSES, COLUMN_TYPES, type CellStatus, type ColumnType, type FieldOption } from '../../service/index.js';
 import { allowOnly, asObject, nonEmptyString } from '../admin/body.js';
 import { badRequest } from '../http/errors.js';
-import { DERIVE_RULES, type DeriveRule } from './model.js';
+import type { CellChanges } from './live-rows.js';
+import { DERIVE_RULES, type ActionSettings, type DeriveRule, type FieldRec, type StoredCell } from './model.js';
 
 /** A column as the admin routes take it; action refs are field IDs, labels or names, resolved later. */
 export interface FieldInput {
@@ -70,4 +71,113 @@ function actionSpec(value: unknown, type: ColumnType, where: string): NonNullabl
     action.derive = record.derive as DeriveRule;
   }
   return action;
+}
+
+/** A column named by its ID, else its label (which must then be unique), else its internal name; else a 400. */
+export function resolveFieldRef(fields: readonly FieldRec[], ref: string, where: string): FieldRec {
+  const byId = fields.find((field) => field.id === ref);
+  if (byId) return byId;
+  const byLabel = fields.filter((field) => field.label === ref);
+  if (byLabel.length > 1) {
+    throw badRequest(`${where}: label "${ref}" is shared by columns ${byLabel.map((field) => field.id).join(', ')}: give the ID or name`);
+  }
+  const found = byLabel[0] ?? fields.find((field) => field.name === ref);
+  if (!found) throw badRequest(`${where}: no column "${ref}" in this table (give a field ID, label or name)`);
+  return found;
+}
+
+/** A new column from a checked FieldDefinition; its internal name defaults to the label in snake case, made unique. */
+export function buildField(spec: FieldInput, id: string, taken: readonly FieldRec[], where: string): FieldRec {
+  const names = new Set(taken.map((field) => field.name));
+  let name = spec.name;
+  if (name !== undefined && names.has(name)) throw badRequest(`${where}.name: "${name}" is the name of another column of this table`);
+  if (name === undefined) {
+    const base = snakeCase(spec.label) || 'field';
+    name = base;
+    for (let n = 2; names.has(name); n += 1) name = `${base}_${n}`;
+  }
+  return {
+    id,
+    name,
+    label: spec.label,
+    type: spec.type,
+    options: spec.options ?? (spec.type === 'select' || spec.type === 'multi_select' ? [] : null),
+    isSystem: false,
+    ...(spec.mapKey !== undefined ? { mapKey: spec.mapKey } : {}),
+    ...(spec.type === 'action' ? { runsAction: true } : {}),
+  };
+}
+
+/**
+ * The action settings of a new column, its refs resolved among the table's columns: `from` any column but
+ * itself, `dependsOn` another action column, with no cycle of dependencies.
+ */
+export function resolveAction(field: FieldRec, input: FieldInput['action'], fields: readonly FieldRec[], where: string): ActionSettings {
+  const action: ActionSettings = {};
+  if (input?.from !== undefined) {
+    const from = resolveFieldRef(fields, input.from, `${where}.from`);
+    if (from.id === field.id) throw badRequest(`${where}.from: a column cannot be its own input`);
+    action.from = from.id;
+  }
+  if (input?.dependsOn !== undefined) {
+    const on = resolveFieldRef(fields, input.dependsOn, `${where}.dependsOn`);
+    if (on.type !== 'action') throw badRequest(`${where}.dependsOn: column "${on.label}" is not an action column`);
+    let at: FieldRec | undefined = on;
+    for (let steps = 0; at && steps <= fields.length; steps += 1) {
+      if (at.id === field.id) throw badRequest(`${where}.dependsOn: "${on.label}" depends on this column (a cycle)`);
+      const next: string | undefined = at.action?.dependsOn;
+      at = fields.find((candidate) => candidate.id === next);
+    }
+    action.dependsOn = on.id;
+  }
+  if (input?.derive !== undefined) action.derive = input.derive;
+  return action;
+}
+
+export function snakeCase(label: string): string {
+  return label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+}
+
+const CELL_MEMBERS = ['value', 'status', 'errorMessage'];
+
+/**
+ * The `cells` of an admin request: keys are field IDs, labels or names; a value is either the cell's value,
+ * or a cell `{value?, status?, errorMessage?}` (an object with only those members, at least one); null clears
+ * the cell. A status is one of the service's and only on a column that runs an action.
+ */
+export function parseCells(raw: unknown, fields: readonly FieldRec[], where: string): CellChanges {
+  const record = asObject(raw, where);
+  const changes: CellChanges = {};
+  for (const [ref, value] of Object.entries(record)) {
+    const field = resolveFieldRef(fields, ref, `${where}["${ref}"]`);
+    if (field.id in changes) throw badRequest(`${where}: column ${field.id} is given twice ("${ref}")`);
+    changes[field.id] = value === null ? null : cellOf(value, field, `${where}["${ref}"]`);
+  }
+  return changes;
+}
+
+function cellOf(value: unknown, field: FieldRec, where: string): StoredCell {
+  if (!isCellForm(value)) return { value };
+  const cell: StoredCell = {};
+  if (value.value !== undefined) cell.value = value.value;
+  if (value.errorMessage !== undefined) cell.errorMessage = value.errorMessage;
+  if (value.status !== undefined && value.status !== null) {
+    if (typeof value.status !== 'string' || !(CELL_STATUSES as readonly string[]).includes(value.status)) {
+      throw badRequest(`${where}.status must be one of: ${CELL_STATUSES.join(', ')} (or null)`);
+    }
+    if (field.type !== 'action' && !field.runsAction) {
+      throw badRequest(`${where}.status: only cells of action columns have a status ("${field.label}" is ${field.type})`);
+    }
+    cell.status = value.status as CellStatus;
+  }
+  return cell;
+}
+
+function isCellForm(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return keys.length > 0 && keys.every((key) => CELL_MEMBERS.includes(key));
 }

@@ -1,4 +1,4 @@
-import { firstIndex } from '../read/first-index.js';
+import { firstIndex } from './row-list.js';
 import { decodeFixed, encodeFixed, ID_ALPHABET } from './ids.js';
 import { compareCreated, compareIds, type RowKey, type RowSource, type StoredCell, type StoredRow } from './model.js';
 import { hash32 } from '../seed/prng.js';

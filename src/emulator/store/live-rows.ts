@@ -1,6 +1,5 @@
 import type { ActionRunner } from '../actions/action-runner.js';
-import type { StoredCell, StoredRow, TableRec } from './model.js';
-import { touchRow } from './touch-row.js';
+import { touchRow, type StoredCell, type StoredRow, type TableRec } from './model.js';
 
 /** Cell changes by field id; null clears the cell. */
 export type CellChanges = Record<string, StoredCell | null>;

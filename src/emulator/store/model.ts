@@ -1,5 +1,8 @@
 import type { CellStatus, Field } from '../../service/index.js';
 
+// emulator/store/: the emulator's data. Public surface: the records (this file), EmulatorState
+// (state.ts), LiveRows, RowList, the generated tables (generated-rows.ts, generated-overlay.ts), persist.ts.
+
 // The emulator's own records. What the service shows of them is built in render-row.ts and read-routes.ts.
 
 export interface StoredCell {
@@ -103,4 +106,12 @@ export function compareCreated(a: Pick<StoredRow, 'createdAt' | 'id'>, b: Pick<S
 
 export function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Marks a change of the row: updatedAt becomes the clock's time, and always moves forward (by 1 ms at least,
+ * when the clock stands still or two changes fall in the same millisecond), so every change is visible in it.
+ */
+export function touchRow(row: StoredRow, now: number): void {
+  row.updatedAt = Math.max(now, row.updatedAt + 1);
 }

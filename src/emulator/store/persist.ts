@@ -1,9 +1,8 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { generatedTable } from './bench-table.js';
-import { GeneratedOverlay } from './generated-overlay.js';
+import { GeneratedOverlay, generatedTable } from './generated-overlay.js';
 import type { GeneratedShape } from './generated-rows.js';
 import type { FieldRec, StoredCell, StoredRow, TableRec } from './model.js';
-import { plainCells } from './plain-cells.js';
+import { plainCells } from './cells.js';
 import { RowList } from './row-list.js';
 import { EmulatorState } from './state.js';
 

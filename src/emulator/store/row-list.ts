@@ -1,4 +1,3 @@
-import { firstIndex } from '../read/first-index.js';
 import { compareCreated, compareIds, type RowKey, type RowStore, type StoredRow } from './model.js';
 
 const BULK_APPEND = 64;
@@ -108,4 +107,16 @@ function insertSorted<T>(items: T[], item: T, compare: (a: T, b: T) => number): 
     0,
     item,
   );
+}
+
+/** The first index in [0, size) where the monotone `isAtOrPast` holds (size when none). */
+export function firstIndex(size: number, isAtOrPast: (index: number) => boolean): number {
+  let low = 0;
+  let high = size;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (isAtOrPast(mid)) high = mid;
+    else low = mid + 1;
+  }
+  return low;
 }

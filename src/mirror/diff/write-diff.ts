@@ -3,7 +3,7 @@ import type { DataFormat, Format } from '../../output/format.js';
 import { createRecordWriter } from '../../output/record-writer.js';
 import { firstRows, resultCellText } from '../../output/result-table.js';
 import { renderTable, tableFit } from '../../output/table.js';
-import type { OutputRecord } from '../../records/output-record.js';
+import type { OutputRecord } from '../../records/row-shaper.js';
 import type { OpenedDiff } from './open-diff.js';
 import type { DiffCounts, DiffRecord, KeyChanges } from './table-diff.js';
 

@@ -31,22 +31,25 @@ export async function checkWebhook(options: WebhookCheckOptions): Promise<void> 
     outcomeOf: (head) => (isAnswer(head) ? undefined : attemptOutcome(head)),
     onAttempt: ({ result: head }) => {
       const answer = head.kind === 'response' ? String(head.status) : describeResult(head);
-      options.log?.(`HEAD ${target.shown} ${answer} ${Math.round(head.ms)}ms`);
+      options.log?.(`HEAD ${target.displayUrl} ${answer} ${Math.round(head.ms)}ms`);
     },
   });
   const detail = target.redact(describeResult(result));
   if (decision?.why === 'wait-too-long')
-    throw waitTooLong(`checking the webhook ${target.shown}`, decision.askedMs ?? 0, MAX_RETRY_AFTER_MS);
+    throw waitTooLong(`checking the webhook ${target.displayUrl}`, decision.askedMs ?? 0, MAX_RETRY_AFTER_MS);
   if (decision?.why === 'exhausted') {
-    throw new TdsError('GAVE_UP', `checking the webhook ${target.shown}: ${detail} after ${attempts.length} attempts; nothing was sent`);
+    throw new TdsError(
+      'GAVE_UP',
+      `checking the webhook ${target.displayUrl}: ${detail} after ${attempts.length} attempts; nothing was sent`,
+    );
   }
   if (decision) {
-    throw new TdsError('API', `checking the webhook ${target.shown}: ${detail}; nothing was sent`, {
+    throw new TdsError('API', `checking the webhook ${target.displayUrl}: ${detail}; nothing was sent`, {
       ...(result.kind === 'response' ? { status: result.status } : {}),
     });
   }
   if (result.kind === 'response' && result.status === 404) {
-    throw new TdsError('NOT_FOUND', `the webhook ${target.shown} does not exist (HTTP 404); nothing was sent`, {
+    throw new TdsError('NOT_FOUND', `the webhook ${target.displayUrl} does not exist (HTTP 404); nothing was sent`, {
       status: 404,
       hint: "copy the URL again from the table's webhook settings",
     });

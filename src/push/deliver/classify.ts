@@ -1,7 +1,5 @@
-import { describeNetworkCode, serviceMessage } from '../../http/errors.js';
-import { parseLenient } from '../../http/json-body.js';
-import { parseRetryAfter } from '../../http/retry-after.js';
-import { MAX_RETRY_AFTER_MS, wasNotSent, type AttemptOutcome, type RetryDecision } from '../../http/retry-policy.js';
+import { describeNetworkCode, parseLenient, serviceMessage } from '../../http/errors.js';
+import { MAX_RETRY_AFTER_MS, parseRetryAfter, wasNotSent, type AttemptOutcome, type RetryDecision } from '../../http/retry-policy.js';
 import type { BatchState } from '../journal/journal-entry.js';
 import { batchId, type Batch } from '../plan/batch.js';
 import type { WireResult } from './webhook-client.js';
@@ -84,7 +82,7 @@ export type SendEvent =
   /** --skip-existing: records of the batch whose keys the table held (not sent) */
   | { kind: 'existing'; batch: Batch; records: number }
   /** --key: records of an uncertain request whose keys were found in the table (taken in) */
-  | { kind: 'settled'; batch: Batch; records: number };
+  | { kind: 'reconciled'; batch: Batch; records: number };
 
 /** Why a sending run stopped starting batches. */
 export type StopReason =

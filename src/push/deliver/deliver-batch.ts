@@ -84,7 +84,7 @@ export class BatchDelivery {
       await this.options.journal(batch, state, { status: outcome.status, ...('detail' in outcome ? { reason: outcome.detail } : {}) });
     } finally {
       if (state === 'accepted') byKey?.accepted(batch, sent);
-      // --key: settled once nothing is in flight, instead of stopping the run
+      // --key: reconciled once nothing is in flight, instead of stopping the run
       if (state === 'uncertain' && byKey) byKey.uncertain(batch, sent);
       else {
         if (stop) this.options.stops.stop(stop);
@@ -108,8 +108,8 @@ export class BatchDelivery {
 export interface PosterOptions {
   post(body: Buffer): Promise<WireResult>;
   journal: BatchJournal;
-  /** how the webhook is shown in log lines */
-  shown: string;
+  /** the webhook URL as displayed (redacted) in log lines */
+  displayUrl: string;
   /** keeps the webhook URL out of service messages before they are journaled, logged or shown */
   redact(text: string): string;
   log?: (line: string) => void;
@@ -151,7 +151,7 @@ export class BatchPoster {
   /** Logs an attempt; one that took nothing in and will be tried again (or given up) is journaled as unsent. */
   async attempted(batch: Batch, report: AttemptReport<Posted>): Promise<void> {
     const { wire, outcome } = report.result;
-    this.options.log?.(this.options.redact(postLogLine(this.options.shown, { batch, wire, outcome, decision: report.decision })));
+    this.options.log?.(this.options.redact(postLogLine(this.options.displayUrl, { batch, wire, outcome, decision: report.decision })));
     if (outcome.kind === 'retry') await this.options.journal(batch, 'unsent', { status: outcome.status, reason: outcome.detail });
   }
 }
@@ -165,12 +165,12 @@ export interface PostAttempt {
   decision?: RetryDecision;
 }
 
-/** The --verbose line of one POST: the answer, its time, the batch and what became of it (the URL as `shown`). */
-export function postLogLine(shown: string, { batch, wire, outcome, decision }: PostAttempt): string {
+/** The --verbose line of one POST: the answer, its time, the batch and what became of it (the URL as `displayUrl`). */
+export function postLogLine(displayUrl: string, { batch, wire, outcome, decision }: PostAttempt): string {
   const answer = wire.kind === 'response' ? String(wire.status) : 'detail' in outcome ? outcome.detail : 'failed';
   const retry = decision?.retry ? `; retry in ${Math.round(decision.waitMs)}ms` : '';
   const records = `records ${batch.first}–${batch.last} (${batch.items.length} objects, ${batch.bytes} bytes)`;
-  return `POST ${shown} ${answer} ${Math.round(wire.ms)}ms: batch ${batchId(batch)}, ${records} → ${outcome.kind}${retry}`;
+  return `POST ${displayUrl} ${answer} ${Math.round(wire.ms)}ms: batch ${batchId(batch)}, ${records} → ${outcome.kind}${retry}`;
 }
 
 /** What a journal line adds to the batch and its state: the answer's status, a reason, the records kept. */

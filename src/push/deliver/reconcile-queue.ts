@@ -19,7 +19,7 @@ export interface ReconcileQueueOptions {
  */
 export class ReconcileQueue {
   /** each with its request: its end is when the webhook may have had it by, at the latest */
-  private readonly unsettled: SentBatch[] = [];
+  private readonly unreconciled: SentBatch[] = [];
   private readonly again: Batch[] = [];
   private acceptedAny = false;
 
@@ -27,7 +27,7 @@ export class ReconcileQueue {
 
   /** Uncertain batches wait to be reconciled (once nothing is in flight). */
   get waiting(): boolean {
-    return this.unsettled.length > 0;
+    return this.unreconciled.length > 0;
   }
 
   /** A batch of this run the webhook took in. */
@@ -38,16 +38,16 @@ export class ReconcileQueue {
 
   /** A batch of this run whose outcome is uncertain: reconciled later, instead of stopping the run. */
   uncertain(batch: Batch, sent: SentRequest): void {
-    this.unsettled.push({ batch, sent });
+    this.unreconciled.push({ batch, sent });
   }
 
   /**
    * An uncertain batch of an earlier run: its request reached the webhook, if at all, by the time it was
    * journaled uncertain, or (cut off while sending) within the request timeout of its journaled start.
    */
-  earlier(batch: Batch & { unsettled: NonNullable<Batch['unsettled']> }): void {
-    const { at, cutOff } = batch.unsettled;
-    this.unsettled.push({ batch, sent: { start: -Infinity, end: cutOff ? Math.min(Date.now(), at + this.options.timeoutMs) : at } });
+  earlier(batch: Batch & { unreconciled: NonNullable<Batch['unreconciled']> }): void {
+    const { at, cutOff } = batch.unreconciled;
+    this.unreconciled.push({ batch, sent: { start: -Infinity, end: cutOff ? Math.min(Date.now(), at + this.options.timeoutMs) : at } });
   }
 
   /** The next records to send again, if any. */
@@ -57,20 +57,20 @@ export class ReconcileQueue {
 
   /** Reconciles every waiting batch: found records journaled and counted, the others queued to be sent again. */
   async reconcile(lastRequestAt: number): Promise<void> {
-    const waiting = this.unsettled.splice(0);
+    const waiting = this.unreconciled.splice(0);
     let found;
     try {
       found = await this.options.reconciler.found(waiting, lastRequestAt);
     } catch (error) {
-      // not settled: they stay uncertain (as journaled), and the run reports them so
-      this.unsettled.push(...waiting);
+      // not reconciled: they stay uncertain (as journaled), and the run reports them so
+      this.unreconciled.push(...waiting);
       throw error;
     }
     for (const [i, { batch }] of waiting.entries()) {
       const taken = found[i]!;
       const keep = batch.items.filter((item) => !taken.has(item.record)).map((item) => item.record);
       await this.options.journal(batch, 'narrowed', { keep, why: 'settled' });
-      if (taken.size > 0) await this.options.onOutcome({ kind: 'settled', batch, records: taken.size });
+      if (taken.size > 0) await this.options.onOutcome({ kind: 'reconciled', batch, records: taken.size });
       const rest = narrowBatch(batch, new Set(keep));
       if (rest) this.again.push(rest);
     }
@@ -81,9 +81,9 @@ export class ReconcileQueue {
     if (this.acceptedAny) await this.options.reconciler.rowsVisible(lastRequestAt);
   }
 
-  /** A run that stops leaves its unsettled batches uncertain (as journaled) and its queue unsent. */
+  /** A run that stops leaves its unreconciled batches uncertain (as journaled) and its queue unsent. */
   async leftOver(): Promise<void> {
-    for (const { batch } of this.unsettled.splice(0)) {
+    for (const { batch } of this.unreconciled.splice(0)) {
       await this.options.onOutcome({ kind: 'uncertain', batch, reason: 'not settled: the run stopped first' });
     }
     for (const batch of this.again.splice(0)) await this.options.onOutcome({ kind: 'pending', batch });

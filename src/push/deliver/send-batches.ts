@@ -24,22 +24,22 @@ export interface SendOptions {
   journal: { append(entry: JournalEntry): Promise<void> };
   /** ctx.signal (SIGINT): start no more batches; the ones in flight finish and are journaled */
   interrupt: AbortSignal;
-  /** how the webhook is shown in log lines */
-  shown: string;
+  /** the webhook URL as displayed (redacted) in log lines */
+  displayUrl: string;
   /** keeps the webhook URL out of service messages before they are journaled, logged or shown */
   redact(text: string): string;
   log?: (line: string) => void;
   /** Called once for every batch (or part) this run has dealt with, before its slot is freed. */
   onOutcome(event: SendEvent): Promise<void> | void;
   /** --key: uncertain batches are reconciled by looking their keys up, and the run goes on */
-  reconciler?: Pick<KeyReconciler, 'found' | 'noteAccepted' | 'checkDue' | 'checkKeysShow' | 'rowsVisible'>;
+  reconciler?: Pick<KeyReconciler, 'found' | 'noteAccepted' | 'checkDue' | 'checkKeysVisible' | 'rowsVisible'>;
   /** the request timeout: a request cut off while sending may have reached the webhook until then */
   timeoutMs?: number;
 }
 
 /**
  * Sends batches with at most `inFlightLimit()` in flight (deliver-batch.ts: one batch, from its POST to
- * its outcome). Stops starting batches at the first uncertain outcome (with --key: settles it by its
+ * its outcome). Stops starting batches at the first uncertain outcome (with --key: reconciles it by its
  * keys and goes on), give-up or interrupt; batches in flight always finish and are journaled.
  * Batches are pulled from the input only when a sender is free.
  */
@@ -97,7 +97,7 @@ export class BatchSender {
 
   /**
    * Starts batches while senders are free. With --key, uncertain batches wait until nothing is in
-   * flight, then are settled together; the records not found go first in the queue.
+   * flight, then are reconciled together; the records not found go first in the queue.
    */
   private async loop(iterator: AsyncIterator<Batch>): Promise<void> {
     const { running, byKey } = this;
@@ -109,7 +109,7 @@ export class BatchSender {
         continue;
       }
       const { reconciler } = this.options;
-      if (reconciler?.checkDue) await reconciler.checkKeysShow();
+      if (reconciler?.checkDue) await reconciler.checkKeysVisible();
       if (running.size >= this.options.inFlightLimit()) {
         await Promise.race(running);
         continue;
@@ -120,7 +120,7 @@ export class BatchSender {
         inputDone = next.done === true;
         batch = next.done ? undefined : next.value;
       }
-      if (batch?.unsettled && byKey) byKey.earlier({ ...batch, unsettled: batch.unsettled });
+      if (batch?.unreconciled && byKey) byKey.earlier({ ...batch, unreconciled: batch.unreconciled });
       else if (batch) this.start(batch);
       else if (running.size > 0) await Promise.race(running);
       else return;

@@ -13,7 +13,7 @@ export type WireResult =
   | { kind: 'failure'; code: string | undefined; message: string; ms: number; certificate?: string };
 
 export interface WebhookClientOptions {
-  target: Pick<WebhookTarget, 'url' | 'shown'>;
+  target: Pick<WebhookTarget, 'url' | 'displayUrl'>;
   connections: number;
   timeoutMs: number;
   /** HTTPS_PROXY, HTTP_PROXY, NO_PROXY (proxy.ts says which proxy, if any, the webhook is reached through) */
@@ -44,14 +44,14 @@ export class WebhookClient {
   private readonly onPosted?: (result: WireResult) => void;
 
   constructor(options: WebhookClientOptions) {
-    const { url, shown } = options.target;
+    const { url, displayUrl } = options.target;
     this.origin = url.origin;
     this.path = url.pathname + url.search;
     this.deadlineMs = options.timeoutMs * DEADLINE_TIMEOUTS;
     if (options.onPosted) this.onPosted = options.onPosted;
     const poolOptions = { connections: options.connections, pipelining: 1, timeoutMs: options.timeoutMs };
     const proxy = options.proxy && proxyFor(url, options.proxy);
-    if (proxy) options.log?.(`sending to ${shown} through the proxy ${shownProxy(proxy)} (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)`);
+    if (proxy) options.log?.(`sending to ${displayUrl} through the proxy ${shownProxy(proxy)} (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)`);
     this.pool = originPool(this.origin, poolOptions, proxy);
     this.pool.catch(() => undefined);
   }

@@ -6,8 +6,8 @@ import { isLoopbackHost } from '../../http/base-url.js';
 /** A checked webhook URL and everything needed to keep it out of output. */
 export interface WebhookTarget {
   url: URL;
-  /** `https://host/…abcd`: the only form ever shown */
-  shown: string;
+  /** `https://host/…abcd`: the only form ever displayed */
+  displayUrl: string;
   /** sha256 of the URL, so a journal can tell webhooks apart without holding the secret */
   fingerprint: string;
   /** Replaces the URL and its id in any text (service messages, error texts). */
@@ -24,7 +24,7 @@ export function webhookTarget(raw: string): WebhookTarget {
   } catch {
     throw new UsageError('the webhook URL is not a valid URL', { hint: HINT });
   }
-  const shown = redactWebhookUrl(url.href);
+  const displayUrl = redactWebhookUrl(url.href);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`the webhook URL must use https:// (got ${url.protocol}//)`, { hint: HINT });
   }
@@ -38,7 +38,7 @@ export function webhookTarget(raw: string): WebhookTarget {
   const secrets = [raw.trim(), url.href, url.pathname, id && id.length >= 8 ? id : undefined];
   return {
     url,
-    shown,
+    displayUrl,
     fingerprint: createHash('sha256').update(url.href).digest('hex'),
     redact: (text) => redactSecrets(text, secrets),
   };

@@ -1,3 +1,5 @@
+import { extname } from 'node:path';
+import { UsageError } from '../../core/errors.js';
 import type { PlainObject } from './nest-keys.js';
 
 /** A record as a reader parsed it. */
@@ -27,4 +29,48 @@ export interface ReadStats {
   /** CSV/TSV with --relax-columns: rows whose non-empty fields past the header were dropped */
   extraFieldRows: number;
   sha256?: string;
+}
+
+export interface InputPlace {
+  /** 1-based line of the input, when the format has lines. */
+  line?: number;
+  /** 1-based record number (CSV/TSV: data rows after the header). */
+  record?: number;
+}
+
+/** Bad input (exit 2), with where it is: `data.csv: line 12: …`. */
+export class InputError extends UsageError {
+  readonly place: InputPlace;
+
+  constructor(source: string, place: InputPlace, problem: string, hint?: string) {
+    const where = [
+      place.record !== undefined ? `record ${place.record}` : undefined,
+      place.line !== undefined ? `line ${place.line}` : undefined,
+    ].filter(Boolean);
+    super(`${source}${where.length ? `: ${where.join(', ')}` : ''}: ${problem}`, { hint });
+    this.name = 'InputError';
+    this.place = place;
+  }
+}
+
+export const INPUT_FORMATS = ['csv', 'tsv', 'ndjson', 'json'] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
+
+const BY_EXTENSION: Record<string, InputFormat> = {
+  '.csv': 'csv',
+  '.tsv': 'tsv',
+  '.tab': 'tsv',
+  '.ndjson': 'ndjson',
+  '.jsonl': 'ndjson',
+  '.json': 'json',
+};
+
+/** `--input-format` when given, else the file's extension; stdin needs the flag. */
+export function inputFormatOf(path: string, explicit: InputFormat | undefined): InputFormat {
+  if (explicit) return explicit;
+  const hint = 'give --input-format csv|tsv|ndjson|json';
+  if (path === '-') throw new UsageError('cannot tell the format of stdin', { hint });
+  const format = BY_EXTENSION[extname(path).toLowerCase()];
+  if (!format) throw new UsageError(`cannot tell the format of ${path} from its extension`, { hint });
+  return format;
 }

@@ -1,8 +1,6 @@
-import { parse, CsvError } from 'csv-parse';
-import { inferValue } from './infer-value.js';
-import { InputError } from './input-error.js';
+import { CsvError, parse } from 'csv-parse';
+import { InputError, type ParsedRecord, type ReadStats } from './input-record.js';
 import { setOwn, type PlainObject } from './nest-keys.js';
-import type { ParsedRecord, ReadStats } from './input-record.js';
 
 export interface DelimitedOptions {
   source: string;
@@ -94,4 +92,21 @@ function csvInputError(error: unknown, source: string, headerWidth: number | und
     );
   }
   return new InputError(source, { line: details.lines }, error.message.replace(/ (at|on) line \d+/, ''));
+}
+
+// `--types infer`: CSV/TSV text that is plainly a number or a boolean becomes one; anything that would
+// change when written back (leading zeros, `-0`, digits past double precision, `TRUE`) stays text.
+
+const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+const MAX_EXACT_DIGITS = 15;
+
+export function inferValue(text: string): string | number | boolean {
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  if (text.length > MAX_EXACT_DIGITS + 2 || !NUMBER.test(text) || text === '-0') return text;
+  const digits = text
+    .replace(/^-/, '')
+    .replace('.', '')
+    .replace(/^0+(?=\d)/, '');
+  return digits.length <= MAX_EXACT_DIGITS ? Number(text) : text;
 }

@@ -1,14 +1,15 @@
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../../core/errors.js';
-import { InputError } from './input-error.js';
-import type { InputFormat } from './input-format.js';
+import { InputError, type InputRecord, type ParsedRecord, type ReadStats, type InputFormat } from './input-record.js';
 import { stringifyExact } from './exact-numbers.js';
-import type { InputRecord, ParsedRecord, ReadStats } from './input-record.js';
 import { NestConflictError, nestKeys } from './nest-keys.js';
 import { readDelimited } from './read-delimited.js';
 import { readJson } from './read-json.js';
 import { readNdjson } from './read-ndjson.js';
 import { checkedUtf8, decodeUtf8 } from './utf8-text.js';
+
+// push/input/: reading the input. Public surface: readInput (this file) and the records, formats and
+// errors of input-record.ts; the readers per format are its own.
 
 export interface ReadOptions {
   format: InputFormat;

@@ -1,8 +1,7 @@
 import { describeJsonFault } from '../../core/json-error.js';
 import { parseExact, type ExactValue } from './exact-numbers.js';
-import { InputError } from './input-error.js';
+import { InputError, type ParsedRecord, type ReadStats } from './input-record.js';
 import { DATA_ALONE, JsonFrameError, JsonRecordSplitter, type RawRecord } from './json-splitter.js';
-import type { ParsedRecord, ReadStats } from './input-record.js';
 import { toObjectRecord } from './to-object-record.js';
 
 /**

@@ -1,7 +1,6 @@
 import { findJsonFault } from '../../core/json-error.js';
 import { parseExact, type ExactValue } from './exact-numbers.js';
-import { InputError } from './input-error.js';
-import type { ParsedRecord, ReadStats } from './input-record.js';
+import { InputError, type ParsedRecord, type ReadStats } from './input-record.js';
 import { toObjectRecord } from './to-object-record.js';
 
 /**

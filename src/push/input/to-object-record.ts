@@ -1,7 +1,6 @@
-import { InputError } from './input-error.js';
+import { InputError, type ParsedRecord } from './input-record.js';
 import type { PlainObject } from './nest-keys.js';
 import type { ExactValue } from './exact-numbers.js';
-import type { ParsedRecord } from './input-record.js';
 
 /** A parsed JSON value as a record, or an input error naming the record when it is not an object. */
 export function toObjectRecord(parsed: ExactValue, where: { source: string; record: number; line?: number }): ParsedRecord {

@@ -1,7 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { InputError } from './input-error.js';
-import type { ReadStats } from './input-record.js';
+import { InputError, type ReadStats } from './input-record.js';
 
 // The input's bytes checked as UTF-8 and hashed (the journal knows a file by its hash) on the way.
 

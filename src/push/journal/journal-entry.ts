@@ -1,4 +1,4 @@
-import type { InputFormat } from '../input/input-format.js';
+import type { InputFormat } from '../input/input-record.js';
 
 // The push journal: JSON lines, a header and then one line per batch state change, each written and
 // fsynced before the step it records goes on (before a POST starts, after its outcome is known).
@@ -7,7 +7,7 @@ export const JOURNAL_VERSION = 1;
 
 /**
  * `narrowed`: only the records in `keep` go on, as the batch's part `k` (the others are in the table
- * already: `why` existing, or found there after an uncertain request: `why` settled).
+ * already: `why` existing, or found there after an uncertain request: `why` reconciled).
  */
 export type BatchState = 'sending' | 'accepted' | 'uncertain' | 'rejected' | 'split' | 'unsent' | 'narrowed';
 
@@ -26,6 +26,7 @@ export interface JournalHeader {
     /** --key FIELD and how its column compares keys (a repeated key is left out of the batches); absent in older journals */
     key?: { field: string; compare: 'text' | 'number' } | null;
   };
+  /** `shown`: the displayUrl (the field keeps its name: journals of earlier runs are read too) */
   webhook: { shown: string; sha256: string };
 }
 

@@ -2,7 +2,7 @@ import { WEBHOOK_MAX_BODY_BYTES } from '../../service/index.js';
 import { JOURNAL_VERSION, type JournalHeader } from './journal-entry.js';
 
 type KeyBatching = NonNullable<JournalHeader['batching']['key']>;
-import type { InputFormat } from '../input/input-format.js';
+import type { InputFormat } from '../input/input-record.js';
 import type { ReadStats } from '../input/input-record.js';
 import type { ReadOptions } from '../input/read-input.js';
 
@@ -15,8 +15,8 @@ export interface HeaderInput {
   nest?: string;
   relaxColumns: boolean;
   key?: KeyBatching;
-  /** how the webhook is shown, and its fingerprint (the hash of its URL) */
-  target: { shown: string; fingerprint: string };
+  /** the webhook as displayed (redacted), and its fingerprint (the hash of its URL) */
+  target: { displayUrl: string; fingerprint: string };
   bytes?: number;
   sha256?: string;
 }
@@ -40,7 +40,7 @@ export function journalHeader(input: HeaderInput): JournalHeader {
       relaxColumns: input.relaxColumns,
       key: input.key ?? null,
     },
-    webhook: { shown: input.target.shown, sha256: input.target.fingerprint },
+    webhook: { shown: input.target.displayUrl, sha256: input.target.fingerprint },
   };
 }
 

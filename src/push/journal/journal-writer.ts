@@ -2,7 +2,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { TdsError, UsageError } from '../../core/errors.js';
 import { PRIVATE_FILE_MODE } from '../../core/private-files.js';
-import type { JournalEntry, JournalHeader } from './journal-entry.js';
+import { CONFIRMED_REASON, entryOf, type BatchRef, type JournalEntry, type JournalHeader } from './journal-entry.js';
 
 interface Pending {
   text: string;
@@ -166,4 +166,14 @@ function journalError(path: string, error: unknown): TdsError {
   return new TdsError('UNEXPECTED', `cannot write the journal ${path}${code ? ` (${code})` : ''}: ${(error as Error).message}`, {
     cause: error,
   });
+}
+
+/** Records uncertain batches the user found in the table (--accept-uncertain) as accepted, when nothing else is sent. */
+export async function journalConfirmed(path: string, batches: readonly BatchRef[]): Promise<void> {
+  const journal = JournalWriter.reopen(path);
+  try {
+    for (const batch of batches) await journal.append(entryOf(batch, 'accepted', { reason: CONFIRMED_REASON }));
+  } finally {
+    await journal.close();
+  }
 }

@@ -7,7 +7,7 @@ import {
   type IntakeTiming,
   type MissingProof,
   type SentRequest,
-  type ShownRow,
+  type VisibleRow,
 } from './intake-window.js';
 import type { KeyLookups } from './key-lookups.js';
 
@@ -25,7 +25,7 @@ export interface WatchOptions {
   /** when this run's last request ended: without other traffic, rows show a quiet period after it */
   lastRequestAt: number;
   /** rows of our requests seen so far (kept across watches: they bound the service's clock); appended to */
-  shown: ShownRow[];
+  visible: VisibleRow[];
   /** told each lookup's plan and how many keys it looks for */
   onLookup?(plan: string, keys: number): void;
 }
@@ -71,7 +71,7 @@ export async function watchIntake(targets: readonly Watched[], witnesses: readon
   }));
   const open = (): State[] => states.filter((state) => !state.done);
   const unseen = new Set(witnesses);
-  const { shown } = options;
+  const { visible } = options;
 
   if (open().length > 0) await pause(Math.min(options.lastRequestAt + quietMs, ...open().map((state) => state.provenAt)) - Date.now());
   while (open().length > 0) {
@@ -80,11 +80,11 @@ export async function watchIntake(targets: readonly Watched[], witnesses: readon
     const keys = [...new Set([...open().flatMap(missingKeys), ...[...unseen].flatMap((witness) => witness.keys)])];
     const { plan, lookup } = await options.lookups.reconcile(keys, options.use, count);
     options.onLookup?.(plan.text, keys.length);
-    takeIn(await lookup.find(keys), { open: open(), unseen, shown, startedAt });
+    takeIn(await lookup.find(keys), { open: open(), unseen, visible, startedAt });
     if (open().length === 0) break;
 
-    const newestCreatedAt = serviceAheadAtMost(shown) === undefined ? undefined : await options.lookups.newestCreatedAt(options.use);
-    noteProofs(open(), { now: Date.now(), windowMs, shown, ...(newestCreatedAt !== undefined ? { newestCreatedAt } : {}) });
+    const newestCreatedAt = serviceAheadAtMost(visible) === undefined ? undefined : await options.lookups.newestCreatedAt(options.use);
+    noteProofs(open(), { now: Date.now(), windowMs, visible, ...(newestCreatedAt !== undefined ? { newestCreatedAt } : {}) });
     await untilNextLookup(Math.min(...open().map((state) => state.provenAt)), { count, startedAt, quietMs, pollMs, options, pause });
   }
   return states.map((state) => ({
@@ -94,12 +94,15 @@ export async function watchIntake(targets: readonly Watched[], witnesses: readon
 }
 
 /** Keys a lookup (begun at `startedAt`) found: targets decided when all found or proven before it; witnesses seen. */
-function takeIn(rows: ReadonlyMap<string, Row>, at: { open: State[]; unseen: Set<Watched>; shown: ShownRow[]; startedAt: number }): void {
+function takeIn(
+  rows: ReadonlyMap<string, Row>,
+  at: { open: State[]; unseen: Set<Watched>; visible: VisibleRow[]; startedAt: number },
+): void {
   for (const state of at.open) {
     for (const key of state.watched.keys) {
       const row = rows.get(key);
       if (!row) continue;
-      if (state.found.size === 0) at.shown.push({ request: state.watched.request, createdAt: Date.parse(row.createdAt) });
+      if (state.found.size === 0) at.visible.push({ request: state.watched.request, createdAt: Date.parse(row.createdAt) });
       state.found.add(key);
     }
     if (state.found.size === state.watched.keys.length || state.provenAt <= at.startedAt) state.done = true;
@@ -107,16 +110,16 @@ function takeIn(rows: ReadonlyMap<string, Row>, at: { open: State[]; unseen: Set
   for (const witness of at.unseen) {
     const row = witness.keys.map((key) => rows.get(key)).find((found) => found !== undefined);
     if (row) {
-      at.shown.push({ request: witness.request, createdAt: Date.parse(row.createdAt) });
+      at.visible.push({ request: witness.request, createdAt: Date.parse(row.createdAt) });
       at.unseen.delete(witness);
     }
   }
 }
 
 /** What was seen by `evidence.now` proves some rows would show: the next lookup decides them. */
-function noteProofs(open: State[], evidence: Omit<IntakeEvidence, 'ownRowShown'>): void {
+function noteProofs(open: State[], evidence: Omit<IntakeEvidence, 'ownRowVisible'>): void {
   for (const state of open) {
-    const proof = missingProof(state.watched.request, { ...evidence, ownRowShown: state.found.size > 0 });
+    const proof = missingProof(state.watched.request, { ...evidence, ownRowVisible: state.found.size > 0 });
     if (proof && proof !== 'window' && evidence.now < state.provenAt) Object.assign(state, { provenAt: evidence.now, proof });
   }
 }

@@ -16,7 +16,7 @@ import { INTAKE_MAX_MS } from '../../service/index.js';
 /** The longest intake window: "about 30 s", with a fifth more for the "about". */
 export const INTAKE_LONGEST_MS = INTAKE_MAX_MS * 1.2;
 
-/** The intake's times as this run waits them: the service's, divided by TDS_RATE_SCALE (push-pace.ts). */
+/** The intake's times as this run waits them: the service's, divided by TDS_RATE_SCALE (push-timings.ts). */
 export interface IntakeTiming {
   /** the longest intake window (INTAKE_LONGEST_MS) */
   windowMs: number;
@@ -35,7 +35,7 @@ export interface SentRequest {
 }
 
 /** A row of one of our requests that the table shows, with its createdAt on the service's clock. */
-export interface ShownRow {
+export interface VisibleRow {
   request: SentRequest;
   createdAt: number;
 }
@@ -46,9 +46,9 @@ export interface IntakeEvidence {
   /** the longest intake window, as this run waits it (IntakeTiming.windowMs) */
   windowMs: number;
   /** some row of the request itself shows */
-  ownRowShown: boolean;
+  ownRowVisible: boolean;
   /** rows of our requests that show */
-  shown: readonly ShownRow[];
+  visible: readonly VisibleRow[];
   /** the newest createdAt the table shows (service clock), when read */
   newestCreatedAt?: number;
 }
@@ -60,10 +60,10 @@ export type MissingProof = 'window' | 'own-row' | 'later-request' | 'later-row';
  * undefined while they could still appear.
  */
 export function missingProof(request: SentRequest, evidence: IntakeEvidence): MissingProof | undefined {
-  if (evidence.ownRowShown) return 'own-row';
+  if (evidence.ownRowVisible) return 'own-row';
   if (evidence.now >= request.end + evidence.windowMs) return 'window';
-  if (evidence.shown.some((row) => row.request.start > request.end)) return 'later-request';
-  const ahead = serviceAheadAtMost(evidence.shown);
+  if (evidence.visible.some((row) => row.request.start > request.end)) return 'later-request';
+  const ahead = serviceAheadAtMost(evidence.visible);
   if (ahead !== undefined && evidence.newestCreatedAt !== undefined && evidence.newestCreatedAt > request.end + ahead) {
     return 'later-row';
   }
@@ -74,9 +74,9 @@ export function missingProof(request: SentRequest, evidence: IntakeEvidence): Mi
  * How far the service's clock is ahead of ours at most (ms, negative when behind), from rows of our
  * requests: a row's createdAt is the service's time when its request arrived, after it left.
  */
-export function serviceAheadAtMost(shown: readonly ShownRow[]): number | undefined {
+export function serviceAheadAtMost(visible: readonly VisibleRow[]): number | undefined {
   let ahead: number | undefined;
-  for (const row of shown) {
+  for (const row of visible) {
     if (!Number.isFinite(row.request.start)) continue;
     const bound = row.createdAt - row.request.start;
     if (ahead === undefined || bound < ahead) ahead = bound;
@@ -89,9 +89,9 @@ export function serviceAheadAtMost(shown: readonly ShownRow[]): number | undefin
  * createdAt came no later than the longest window after its request ended (whether createdAt is its
  * request's arrival or the moment the intake took it in).
  */
-export function serviceAheadAtLeast(shown: readonly ShownRow[], windowMs = INTAKE_LONGEST_MS): number | undefined {
+export function serviceAheadAtLeast(visible: readonly VisibleRow[], windowMs = INTAKE_LONGEST_MS): number | undefined {
   let ahead: number | undefined;
-  for (const row of shown) {
+  for (const row of visible) {
     const bound = row.createdAt - row.request.end - windowMs;
     if (ahead === undefined || bound > ahead) ahead = bound;
   }

@@ -8,6 +8,9 @@ import type { MirrorSource } from './mirror-snapshot.js';
 import type { PushedKeys } from './pushed-keys.js';
 import type { KeyMapping } from './record-key.js';
 
+// push/key/: push by key (--key). Public surface: prepareKeyed and KeyedPush (this file), KeyReconciler
+// (reconcile.ts), TableLock, PushedKeys and markExisting; the rest is how keys are read and looked up.
+
 /** `--key FIELD[=COLUMN]` with `--table`, as the command gives it. */
 export interface KeyJob {
   spec: KeyMapping;

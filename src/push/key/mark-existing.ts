@@ -40,8 +40,8 @@ export async function* markExisting(batches: AsyncIterable<Batch>, options: Exis
     held = 0;
   };
   for await (const batch of batches) {
-    // an uncertain batch of an earlier run is settled by its own lookup
-    if (batch.unsettled) {
+    // an uncertain batch of an earlier run is reconciled by its own lookup
+    if (batch.unreconciled) {
       yield batch;
       continue;
     }

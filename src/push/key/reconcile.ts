@@ -3,7 +3,7 @@ import { TdsError } from '../../core/errors.js';
 import { INTAKE_MAX_MS } from '../../service/index.js';
 import type { Batch } from '../plan/batch.js';
 import { recordsText } from '../report/ranges.js';
-import { serviceAheadAtLeast, type IntakeTiming, type SentRequest, type ShownRow } from './intake-window.js';
+import { serviceAheadAtLeast, type IntakeTiming, type SentRequest, type VisibleRow } from './intake-window.js';
 import { watchIntake, type Watch, type Watched } from './intake-watch.js';
 import type { KeyLookups } from './key-lookups.js';
 
@@ -32,11 +32,11 @@ interface Taken extends Watched {
 const keysOf = (batch: Batch): string[] => batch.items.flatMap((item) => (item.key === undefined ? [] : [item.key]));
 
 /**
- * Settles uncertain batches by their keys. A key found in the table was taken in; a key not found is
+ * Reconciles uncertain batches by their keys. A key found in the table was taken in; a key not found is
  * missing only once the rows of its request would surely show (intake-window.ts: the longest intake
  * window has passed since the request, or rows of it or of a later request show), and only those
  * records are sent again. Checks on the way that the keys of batches taken in show at all (a webhook
- * that does not fill the key column would make every settling send twice), and at the end of a run
+ * that does not fill the key column would make every reconciling send twice), and at the end of a run
  * waits until this run's rows show, so a push by key after it finds them.
  */
 export class KeyReconciler {
@@ -51,7 +51,7 @@ export class KeyReconciler {
   /** when the last request an earlier run had taken in ended */
   private earlierEnd = -Infinity;
   /** rows of our requests seen: they bound the service's clock */
-  private readonly shown: ShownRow[] = [];
+  private readonly visible: VisibleRow[] = [];
 
   constructor(private readonly options: ReconcileOptions) {}
 
@@ -73,10 +73,10 @@ export class KeyReconciler {
 
   /**
    * A service time no later than the createdAt of any row a request of this run that left after `local`
-   * (our clock) adds; undefined until some row of ours has shown (the service's clock is not ours).
+   * (our clock) adds; undefined until some row of ours is visible (the service's clock is not ours).
    */
   serviceTimeBefore(local: number): number | undefined {
-    const ahead = serviceAheadAtLeast(this.shown);
+    const ahead = serviceAheadAtLeast(this.visible);
     return ahead === undefined ? undefined : local + ahead;
   }
 
@@ -90,7 +90,7 @@ export class KeyReconciler {
   }
 
   /** Checks that the keys of the first batch taken in show, once they must. */
-  async checkKeysShow(): Promise<void> {
+  async checkKeysVisible(): Promise<void> {
     const sample = this.sample;
     if (!sample || this.confirmed) return;
     const [watch] = await this.watch([sample], [], 'check', sample.request.end);
@@ -107,7 +107,7 @@ export class KeyReconciler {
     const last = this.taken.filter((taken) => taken.request.end > latestStart);
     if (last.length === 0) {
       await this.pause(this.earlierEnd + this.windowMs - Date.now());
-      return this.checkKeysShow();
+      return this.checkKeysVisible();
     }
     // the first batch taken in, if not checked yet, is the one an error names
     const unchecked = this.confirmed ? undefined : this.sample;
@@ -155,7 +155,7 @@ export class KeyReconciler {
       intake: this.options.intake,
       signal: this.options.signal,
       lastRequestAt,
-      shown: this.shown,
+      visible: this.visible,
       onLookup: (plan, keys) =>
         this.options.log?.(
           `${use === 'reconcile' ? 'settling' : 'looking for'} ${keys} keys${use === 'reconcile' ? ' of uncertain records' : ' taken in'}: ${plan}`,
@@ -165,15 +165,15 @@ export class KeyReconciler {
 
   /**
    * The keys of a request taken in must show once its rows must: else the webhook does not fill the key
-   * column (later lookups would all miss, and settling would send twice), unless its rows are not in the
+   * column (later lookups would all miss, and reconciling would send twice), unless its rows are not in the
    * table's rowCount yet (a slower intake than the service's, or an emulator not scaled as this run).
    */
-  private async mustShow(taken: Taken, watch: Watch, settling: boolean): Promise<void> {
+  private async mustShow(taken: Taken, watch: Watch, reconciling: boolean): Promise<void> {
     if (watch.found.size === 0 && (await this.rowsShow())) {
       const { lookup } = await this.options.lookups.reconcile(taken.keys, 'check');
       for (const key of (await lookup.find(taken.keys)).keys()) watch.found.add(key);
     }
-    if (watch.found.size === 0) throw this.unfindable(recordsText(taken), settling);
+    if (watch.found.size === 0) throw this.unfindable(recordsText(taken), reconciling);
     this.confirmed = true;
   }
 
@@ -204,16 +204,16 @@ export class KeyReconciler {
     });
   }
 
-  private unfindable(which: string, settling: boolean): TdsError {
+  private unfindable(which: string, reconciling: boolean): TdsError {
     const column = this.options.lookups.column.field.label;
-    const what = settling ? 'cannot settle uncertain records by key' : 'the keys cannot be found in the table';
+    const what = reconciling ? 'cannot settle uncertain records by key' : 'the keys cannot be found in the table';
     return new TdsError(
       'PUSH_INCOMPLETE',
       `${what}: the column "${column}" does not show the keys of ${which}, which the webhook took in`,
       {
         hint:
           `the webhook does not fill "${column}" from "${this.options.field}": map that key to the column in the table's webhook settings, ` +
-          `or name the column it fills with --key FIELD=COLUMN${settling ? '; the uncertain batches are left in the journal' : ''}`,
+          `or name the column it fills with --key FIELD=COLUMN${reconciling ? '; the uncertain batches are left in the journal' : ''}`,
       },
     );
   }

@@ -72,12 +72,12 @@ export class TableLock {
     }
   }
 
-  /** Lets the next push go on: `shown` when every row this push took in shows, else when its last request ended. */
-  async release(end: { shown: boolean; lastRequestAt?: number }): Promise<void> {
+  /** Lets the next push go on: `visible` when every row this push took in shows, else when its last request ended. */
+  async release(end: { visible: boolean; lastRequestAt?: number }): Promise<void> {
     if (this.released) return;
     this.released = true;
-    // rows all shown: nothing for the next push to wait for, no note left behind
-    if (end.shown) await rm(this.note, { force: true }).catch(() => undefined);
+    // rows all visible: nothing for the next push to wait for, no note left behind
+    if (end.visible) await rm(this.note, { force: true }).catch(() => undefined);
     else await writeNote(this.note, { ...this.mine, state: 'stopped', ...(end.lastRequestAt ? { lastRequestAt: end.lastRequestAt } : {}) });
     await this.lock.release();
   }

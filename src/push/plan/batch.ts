@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { InputRecord } from '../input/input-record.js';
 
+// push/plan/: batching. Public surface: Batch and batchRecords (this file), batchPass (the batches due),
+// the resume plan and batch selections (resume-plan.ts), PushTally (tally.ts).
+
 export interface BatchItem {
   record: number;
   json: string;
@@ -24,10 +27,10 @@ export interface Batch {
   body: Buffer;
   sha256: string;
   /**
-   * --key: an uncertain batch of an earlier run, to be settled by looking its keys up (not sent as it
+   * --key: an uncertain batch of an earlier run, to be reconciled by looking its keys up (not sent as it
    * is): when it was journaled, and whether it was cut off while sending (not known to be answered)
    */
-  unsettled?: { at: number; cutOff: boolean };
+  unreconciled?: { at: number; cutOff: boolean };
   /** --skip-existing: the records whose keys the table already holds */
   existing?: ReadonlySet<number>;
 }

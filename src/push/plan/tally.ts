@@ -38,7 +38,7 @@ export class PushTally {
   /** --skip-existing: records whose key the table already held (not sent) */
   existing = 0;
   /** --key: records of uncertain requests whose keys were then found in the table */
-  settled = 0;
+  reconciled = 0;
 
   duplicate(record: number, of: number): void {
     this.duplicates.records += 1;
@@ -76,7 +76,7 @@ export class PushTally {
     all.duplicates.records = scan.duplicates.records;
     all.duplicates.sample.push(...scan.duplicates.sample);
     all.existing = scan.existing + send.existing;
-    all.settled = scan.settled + send.settled;
+    all.reconciled = scan.reconciled + send.reconciled;
     for (const part of [scan, send]) {
       all.rejected.records += part.rejected.records;
       all.rejected.oversized += part.rejected.oversized;

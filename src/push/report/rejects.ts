@@ -1,4 +1,5 @@
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import type { BatchItem } from '../plan/batch.js';
 
@@ -46,4 +47,9 @@ export class RejectsFile {
     await this.handle.close();
     await unlink(this.staged ? `${this.path}.partial` : this.path).catch(() => undefined);
   }
+}
+
+/** --verbose lists each record left out for its repeated key. */
+export function logDuplicate(ctx: Context): (record: number, of: number, key: string) => void {
+  return (record, of, key) => ctx.verbose(`record ${record} not sent: its key ${JSON.stringify(key)} repeats record ${of}'s`);
 }

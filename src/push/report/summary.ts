@@ -4,6 +4,9 @@ import type { PushTally, UncertainBatch } from '../plan/tally.js';
 import type { SettledResult } from '../wait/settled-wait.js';
 import type { WaitResult } from '../wait/wait-rows.js';
 
+// push/report/: what a push tells. Public surface: the summary (this file), incompleteError
+// (incomplete.ts) and RejectsFile (rejects.ts).
+
 /** --wait: the rows visible (rowCount), or with --key the rows settled; with -o, the file written. */
 export type WaitSummary =
   | ({ mode: 'visible' } & WaitResult)
@@ -140,7 +143,7 @@ export function buildSummary(input: SummaryInput): PushSummary {
             duplicates: tally.duplicates.records,
             duplicatePairs: tally.duplicates.sample,
             existing: tally.existing,
-            settled: tally.settled,
+            settled: tally.reconciled,
             lookup: input.key.lookup,
             lookupRequests: Object.values(input.key.lookupRequests).reduce((sum, requests) => sum + requests, 0),
             lookupRequestsByUse: input.key.lookupRequests,

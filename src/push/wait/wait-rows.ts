@@ -2,6 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient } from '../../http/client.js';
 import { resolveTable } from '../../http/resolve-table.js';
 
+// push/wait/: --wait. Public surface: waitForRows (this file), the settled wait (settled-wait.ts) and
+// writeRows (-o, write-rows.ts).
+
 export interface WaitOptions {
   client: ApiClient;
   tableId: string;

@@ -2,14 +2,16 @@ import { createAtomicFile } from '../../output/atomic-file.js';
 import { claimOutput } from '../../output/claim-output.js';
 import type { DataFormat, ExportFormat } from '../../output/format.js';
 import { createRecordWriter } from '../../output/record-writer.js';
+import { writeParquetFile } from '../../parquet/write-parquet-file.js';
 import { planRecord } from '../../records/record-plan.js';
 import { createRowShaper } from '../../records/row-shaper.js';
 import type { HeaderMode } from '../../records/shape-options.js';
 import { statusFieldIds } from '../../records/status-columns.js';
 import { TruncationTally } from '../../records/truncation-tally.js';
+import { typedPlan, typedRowReader } from '../../records/typed-plan.js';
+import type { TypedValue } from '../../records/typed-values.js';
 import type { Field, Row } from '../../service/index.js';
 import type { RowStore } from './row-store.js';
-import { writeParquetRows } from './write-parquet.js';
 
 /** `-o FILE` of `--wait settled`. */
 export interface RowsOutput {
@@ -75,4 +77,37 @@ async function* storedRows(keys: readonly string[], store: RowStore): AsyncGener
     const row = await store.get(key);
     if (row) yield row;
   }
+}
+
+/** Rows typed before they are handed on together (a few data chunks). */
+const BATCH_ROWS = 8192;
+
+/**
+ * The pushed rows as Parquet, with the typed columns of the mirror and of `tds rows --format parquet`
+ * (the action columns' status and error included), written as an export writes one (writeParquetFile).
+ */
+export async function writeParquetRows(
+  path: string,
+  header: HeaderMode,
+  fields: readonly Field[],
+  rows: AsyncIterable<Row>,
+): Promise<{ rows: number; unfit: number }> {
+  const columns = typedPlan(fields, { header });
+  const read = typedRowReader(columns);
+  let count = 0;
+  let unfit = 0;
+  async function* batches(): AsyncGenerator<TypedValue[][]> {
+    let batch: TypedValue[][] = [];
+    for await (const row of rows) {
+      batch.push(read(row, () => (unfit += 1)));
+      count += 1;
+      if (batch.length >= BATCH_ROWS) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
+  await writeParquetFile(path, columns, batches());
+  return { rows: count, unfit };
 }

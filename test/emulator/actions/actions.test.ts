@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { actionOutcome } from '../../../src/emulator/actions/action-outcome.js';
-import { deriveValue } from '../../../src/emulator/store/derive-value.js';
+import { actionOutcome, StepScheduler } from '../../../src/emulator/actions/action-runner.js';
+import { deriveValue } from '../../../src/emulator/store/cells.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/index.js';
 import type { FieldRec, StoredRow } from '../../../src/emulator/store/model.js';
-import { StepScheduler } from '../../../src/emulator/actions/step-scheduler.js';
 import type { Row, RowsPage } from '../../../src/service/index.js';
 import { admin, allRows, get, post, tableInfo } from '../helpers.js';
 

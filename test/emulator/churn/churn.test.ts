@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ActionRunner } from '../../../src/emulator/actions/action-runner.js';
-import { addBenchTable } from '../../../src/emulator/store/bench-table.js';
+import { addBenchTable, GeneratedOverlay } from '../../../src/emulator/store/generated-overlay.js';
 import { Churn } from '../../../src/emulator/churn/churn.js';
 import { ChurnSpecError, parseChurnRates, startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { GeneratedOverlay } from '../../../src/emulator/store/generated-overlay.js';
 import { LiveRows } from '../../../src/emulator/store/live-rows.js';
-import { hasPlainCells } from '../../../src/emulator/store/plain-cells.js';
+import { hasPlainCells } from '../../../src/emulator/store/cells.js';
 import { buildSeed } from '../../../src/emulator/seed/index.js';
 import type { Row, RowsPage } from '../../../src/service/index.js';
 import { admin, allRows, get, NOW, post, sleep, tableInfo } from '../helpers.js';

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generatedTable } from '../../../src/emulator/store/bench-table.js';
-import { GeneratedOverlay } from '../../../src/emulator/store/generated-overlay.js';
+import { GeneratedOverlay, generatedTable } from '../../../src/emulator/store/generated-overlay.js';
 import { compareCreated, compareIds, type RowStore, type StoredRow } from '../../../src/emulator/store/model.js';
 import { RouteTable } from '../../../src/emulator/http/route-table.js';
 import { RowList } from '../../../src/emulator/store/row-list.js';

@@ -111,7 +111,7 @@ function poster(answerWith: (body: Buffer) => Promise<WireResult>, journalFails 
       log.push(`journal ${batchId(batch)} ${state}`);
       journaled.push({ state, ...extra });
     },
-    shown: 'https://hook/…',
+    displayUrl: 'https://hook/…',
     redact: (text) => text.replaceAll(SECRET, '***'),
     log: (line) => log.push(line),
   });

@@ -35,11 +35,11 @@ describe('ReconcileQueue', () => {
     const { queue, events } = setup([2]);
     const [first, second] = batches(2);
     queue.uncertain(first!, { start: 1, end: 2 });
-    queue.earlier({ ...second!, unsettled: { at: Date.now(), cutOff: false } });
+    queue.earlier({ ...second!, unreconciled: { at: Date.now(), cutOff: false } });
     expect(queue.waiting).toBe(true);
     await queue.reconcile(3);
     expect(queue.waiting).toBe(false);
-    expect(events.map((e) => `${e.kind}:${batchId(e.batch)}`)).toEqual(['settled:1']);
+    expect(events.map((e) => `${e.kind}:${batchId(e.batch)}`)).toEqual(['reconciled:1']);
     expect([queue.next(), queue.next(), queue.next()].map((b) => b && b.items.map((item) => item.record))).toEqual([
       [1, 3],
       [4, 5, 6],

@@ -3,10 +3,10 @@ import type { Batch } from '../../../src/push/plan/batch.js';
 import { batches, BOOM, FakeSettler, kinds, OK, run, statesOf } from '../helpers/keyed-sender.js';
 
 describe('BatchSender with batches an earlier run left uncertain', () => {
-  it('settles them by key without posting them, then sends the records not found', async () => {
+  it('reconciles them by key without posting them, then sends the records not found', async () => {
     const at = Date.now() - 5000;
     const list = batches(3);
-    list[1] = { ...list[1]!, unsettled: { at, cutOff: false } };
+    list[1] = { ...list[1]!, unreconciled: { at, cutOff: false } };
     const reconciler = new FakeSettler(new Set([4]));
     const { seen, journal, events } = await run(list, reconciler, () => OK);
     expect(seen.map((request) => request.records)).toEqual([
@@ -16,7 +16,7 @@ describe('BatchSender with batches an earlier run left uncertain', () => {
     ]);
     expect(statesOf(journal, '2')).toEqual(['narrowed']);
     expect(journal.find((entry) => entry.batch === 2)).toMatchObject({ keep: [5, 6], why: 'settled' });
-    expect(kinds(events)).toEqual(['accepted:1', 'settled:2(1)', 'accepted:2.k', 'accepted:3']);
+    expect(kinds(events)).toEqual(['accepted:1', 'reconciled:2(1)', 'accepted:2.k', 'accepted:3']);
     // the webhook may have had batch 1's request until it ended, after batch 2's
     expect(reconciler.calls[0]!.lastRequestAt).toBeGreaterThan(at);
   });
@@ -25,7 +25,7 @@ describe('BatchSender with batches an earlier run left uncertain', () => {
     const at = Date.now() - 5000;
     const first = (cutOff: boolean): Batch[] => {
       const list = batches(1);
-      list[0] = { ...list[0]!, unsettled: { at, cutOff } };
+      list[0] = { ...list[0]!, unreconciled: { at, cutOff } };
       return list;
     };
     const plain = new FakeSettler(new Set([1, 2, 3]));
@@ -65,7 +65,7 @@ describe('BatchSender with --key: checks and stops', () => {
     expect(reconciler.checks).toEqual([]);
   });
 
-  it('on interrupt, reports the batches not settled yet as uncertain', async () => {
+  it('on interrupt, reports the batches not reconciled yet as uncertain', async () => {
     const interrupt = new AbortController();
     const reconciler = new FakeSettler(new Set());
     const { events, stops, journal, seen } = await run(
@@ -85,7 +85,7 @@ describe('BatchSender with --key: checks and stops', () => {
     expect(reconciler.checks).toEqual([]);
   });
 
-  it('on interrupt while settling, reports the records to send again as pending', async () => {
+  it('on interrupt while reconciling, reports the records to send again as pending', async () => {
     const interrupt = new AbortController();
     const reconciler = new FakeSettler(new Set([2]));
     reconciler.onFound = () => interrupt.abort();
@@ -94,14 +94,14 @@ describe('BatchSender with --key: checks and stops', () => {
     });
     expect(stops).toEqual([{ kind: 'interrupted' }]);
     expect(seen).toHaveLength(1);
-    expect(kinds(events)).toEqual(['settled:1(1)', 'pending:1.k']);
+    expect(kinds(events)).toEqual(['reconciled:1(1)', 'pending:1.k']);
     expect(events[1]!.batch.items.map((item) => item.record)).toEqual([1, 3]);
   });
 
-  it("on interrupt, reports an earlier run's unsettled batches as uncertain without settling them", async () => {
+  it("on interrupt, reports an earlier run's unreconciled batches as uncertain without reconciling them", async () => {
     const interrupt = new AbortController();
     const list = batches(2);
-    list[1] = { ...list[1]!, unsettled: { at: Date.now(), cutOff: false } };
+    list[1] = { ...list[1]!, unreconciled: { at: Date.now(), cutOff: false } };
     const reconciler = new FakeSettler(new Set());
     const { events } = await run(
       list,

@@ -4,8 +4,8 @@ import { TdsError } from '../../../src/core/errors.js';
 import { batchId } from '../../../src/push/plan/batch.js';
 import { batches, BOOM, FakeSettler, kinds, OK, run, statesOf } from '../helpers/keyed-sender.js';
 
-describe('BatchSender with --key: uncertain batches settled by key', () => {
-  it('does not stop at an uncertain outcome: settles the batch and sends the records not found as part k', async () => {
+describe('BatchSender with --key: uncertain batches reconciled by key', () => {
+  it('does not stop at an uncertain outcome: reconciles the batch and sends the records not found as part k', async () => {
     const reconciler = new FakeSettler(new Set([4]));
     const { events, journal, stops, seen } = await run(batches(4), reconciler, (request) => (request.n === 2 ? BOOM : OK));
     expect(stops).toEqual([]);
@@ -16,7 +16,7 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
       [7, 8, 9],
       [10, 11, 12],
     ]);
-    expect(kinds(events)).toEqual(['accepted:1', 'settled:2(1)', 'accepted:2.k', 'accepted:3', 'accepted:4']);
+    expect(kinds(events)).toEqual(['accepted:1', 'reconciled:2(1)', 'accepted:2.k', 'accepted:3', 'accepted:4']);
     expect(statesOf(journal, '2')).toEqual(['sending', 'uncertain', 'narrowed']);
     expect(statesOf(journal, '2.k')).toEqual(['sending', 'accepted']);
     expect(journal.find((entry) => entry.state === 'uncertain')).toMatchObject({ batch: 2, status: 500, reason: 'HTTP 500: boom' });
@@ -29,7 +29,7 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
       why: 'settled',
     });
     expect(journal.find((entry) => entry.part === 'k' && entry.state === 'accepted')).toMatchObject({ first: 5, last: 6, count: 2 });
-    // the uncertain batch is not reported as uncertain: it was settled
+    // the uncertain batch is not reported as uncertain: it was reconciled
     expect(events.some((event) => event.kind === 'uncertain')).toBe(false);
     expect(reconciler.calls.map((call) => call.batches)).toEqual([['2']]);
     expect(reconciler.accepted).toEqual([
@@ -61,7 +61,7 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
     const failed = log.indexOf('journal 2 uncertain');
     expect(failed).toBeGreaterThan(0);
     expect(found).toBeGreaterThan(failed);
-    // between the uncertain outcome and the settling, no request starts
+    // between the uncertain outcome and the reconciling, no request starts
     expect(log.slice(failed + 1, found).filter((line) => line.startsWith('start'))).toEqual([]);
     expect(log.slice(failed + 1, found).filter((line) => line.startsWith('end')).length).toBeGreaterThan(0);
     // every request started before it has ended
@@ -109,10 +109,10 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
       [1, 2, 3],
       [4, 5, 6],
     ]);
-    expect(kinds(events)).toEqual(['settled:1(3)', 'accepted:2']);
+    expect(kinds(events)).toEqual(['reconciled:1(3)', 'accepted:2']);
   });
 
-  it('settles part k again when its request is uncertain too (part k.k)', async () => {
+  it('reconciles part k again when its request is uncertain too (part k.k)', async () => {
     const reconciler = new FakeSettler(new Set([5]));
     const { journal, seen, events } = await run(batches(2), reconciler, (request) => (request.n <= 2 ? BOOM : OK));
     expect(seen.map((request) => request.records)).toEqual([
@@ -127,7 +127,7 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
     expect(kinds(events)).toEqual(['accepted:1.k.k', 'accepted:2']);
   });
 
-  it('settles uncertain batches together when several come back at once', async () => {
+  it('reconciles uncertain batches together when several come back at once', async () => {
     const reconciler = new FakeSettler(new Set([1, 5]));
     const { journal, events } = await run(
       batches(3),
@@ -143,10 +143,10 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
       [1, [2, 3]],
       [2, [4, 6]],
     ]);
-    expect(kinds(events).sort()).toEqual(['accepted:1.k', 'accepted:2.k', 'accepted:3', 'settled:1(1)', 'settled:2(1)']);
+    expect(kinds(events).sort()).toEqual(['accepted:1.k', 'accepted:2.k', 'accepted:3', 'reconciled:1(1)', 'reconciled:2(1)']);
   });
 
-  it('fails the run when settling fails, and sends nothing more', async () => {
+  it('fails the run when reconciling fails, and sends nothing more', async () => {
     const reconciler = new FakeSettler(new Set());
     reconciler.fail = new TdsError('PUSH_INCOMPLETE', 'cannot settle uncertain records by key');
     const { stops, seen } = await run(batches(3), reconciler, (request) => (request.n === 1 ? BOOM : OK));
@@ -154,10 +154,10 @@ describe('BatchSender with --key: uncertain batches settled by key', () => {
     expect(seen).toHaveLength(1);
   });
 
-  // send-batches.ts settleAll() takes the batches out of `unsettled` (splice) before found() answers;
+  // reconcile-queue.ts reconcile() takes the batches out of `unreconciled` (splice) before found() answers;
   // when found() throws, leftOver() has nothing to report, so the batch the journal left uncertain
   // is never counted as uncertain (nor as anything else) in the summary.
-  it('reports the batches it could not settle as uncertain when settling fails', async () => {
+  it('reports the batches it could not reconcile as uncertain when reconciling fails', async () => {
     const reconciler = new FakeSettler(new Set());
     reconciler.fail = new TdsError('PUSH_INCOMPLETE', 'cannot settle uncertain records by key');
     const { events } = await run(batches(3), reconciler, (request) => (request.n === 1 ? BOOM : OK));

@@ -49,7 +49,7 @@ async function run(
     post: (body) => client.post(body),
     journal: { append: async (entry) => void journal.push(entry) },
     interrupt: new AbortController().signal,
-    shown: target.shown,
+    displayUrl: target.displayUrl,
     redact: target.redact,
     onOutcome: (event) => void events.push(event),
     ...options,

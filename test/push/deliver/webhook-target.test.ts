@@ -18,7 +18,7 @@ describe('pushArguments', () => {
 describe('webhookTarget', () => {
   it('shows only the host and the last 4 characters, and redacts the URL and its id anywhere', () => {
     const target = webhookTarget(SECRET);
-    expect(target.shown).toBe('https://hooks.example.com/v1/webhook/…WXYZ');
+    expect(target.displayUrl).toBe('https://hooks.example.com/v1/webhook/…WXYZ');
     expect(target.redact(`failed: ${SECRET} (id wh_Secret-1234_abcdWXYZ)`)).not.toContain('Secret');
     expect(target.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(target.fingerprint).not.toContain('Secret');

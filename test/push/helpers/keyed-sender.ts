@@ -55,7 +55,7 @@ export class FakeSettler {
     this.acceptedSent.push(sent);
   }
 
-  async checkKeysShow(): Promise<void> {
+  async checkKeysVisible(): Promise<void> {
     this.checks.push(undefined);
     this.checkDue = false;
   }
@@ -102,7 +102,7 @@ export async function run(
       },
     },
     interrupt: new AbortController().signal,
-    shown: 'https://hook/…',
+    displayUrl: 'https://hook/…',
     redact: (text) => text,
     onOutcome: (event) => void events.push(event),
     reconciler,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inferValue } from '../../../src/push/input/infer-value.js';
+import { inferValue } from '../../../src/push/input/read-delimited.js';
 
 describe('inferValue (--types infer)', () => {
   it.each([

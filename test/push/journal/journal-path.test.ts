@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { entryOf } from '../../../src/push/journal/journal-entry.js';
 import { journalHeader } from '../../../src/push/journal/journal-header.js';
-import { defaultJournalPath } from '../../../src/push/journal/journal-path.js';
+import { defaultJournalPath } from '../../../src/push/journal/prior-journal.js';
 import { JournalWriter } from '../../../src/push/journal/journal-writer.js';
 import { makeBatch } from '../../../src/push/plan/batch.js';
 
@@ -34,7 +34,7 @@ async function legacyJournal(fingerprint: string): Promise<string> {
       maxBytes: 1_000_000,
       infer: false,
       relaxColumns: false,
-      target: { shown: 'https://hook.example/…abcd', fingerprint },
+      target: { displayUrl: 'https://hook.example/…abcd', fingerprint },
     }),
   );
   await writer.append(entryOf(makeBatch(1, '', [{ record: 1, json: '{"email":"a@x.io"}', bytes: 18 }]), 'sending'));

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeBatch, type Batch, type BatchEvent } from '../../../src/push/plan/batch.js';
-import { dueBatches } from '../../../src/push/plan/due-batches.js';
+import { dueBatches } from '../../../src/push/plan/batch-pass.js';
 import { JournalIndex } from '../../../src/push/plan/resume-plan.js';
 import { PushTally } from '../../../src/push/plan/tally.js';
 import { JournalWriter, type OpenFile } from '../../../src/push/journal/journal-writer.js';
-import { readJournal } from '../../../src/push/journal/read-journal.js';
+import { readJournal } from '../../../src/push/journal/prior-journal.js';
 import { headerDifferences, journalHeader, type HeaderInput } from '../../../src/push/journal/journal-header.js';
 import { entryOf, type JournalEntry } from '../../../src/push/journal/journal-entry.js';
 
@@ -18,7 +18,7 @@ const headerInput: HeaderInput = {
   maxBytes: 1_000_000,
   infer: false,
   relaxColumns: false,
-  target: { shown: 'https://h/…abcd', fingerprint: 'f'.repeat(64) },
+  target: { displayUrl: 'https://h/…abcd', fingerprint: 'f'.repeat(64) },
   bytes: 10,
   sha256: 'a'.repeat(64),
 };
@@ -113,7 +113,7 @@ describe('headerDifferences', () => {
       infer: true,
       nest: '.',
       relaxColumns: true,
-      target: { shown: 'https://h/…wxyz', fingerprint: 'e'.repeat(64) },
+      target: { displayUrl: 'https://h/…wxyz', fingerprint: 'e'.repeat(64) },
     });
     expect(headerDifferences(journalHeader(headerInput), now)).toEqual([
       'the input format was "csv", now "tsv"',

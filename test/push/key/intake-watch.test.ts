@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INTAKE_LONGEST_MS, type IntakeTiming, type ShownRow } from '../../../src/push/key/intake-window.js';
+import { INTAKE_LONGEST_MS, type IntakeTiming, type VisibleRow } from '../../../src/push/key/intake-window.js';
 import { watchIntake, type Watched, type WatchOptions } from '../../../src/push/key/intake-watch.js';
 import { INTAKE_QUIET_MS } from '../../../src/service/index.js';
 import { FakeIntake } from './fake-intake.js';
@@ -15,8 +15,8 @@ const INTAKE: IntakeTiming = { windowMs: WINDOW, quietMs: QUIET, pollMs: 1000 / 
 
 const keys = (from: number, count: number): string[] => Array.from({ length: count }, (_, i) => `k${from + i}`);
 
-function options(intake: FakeIntake, lastRequestAt: number, shown: ShownRow[] = []): WatchOptions {
-  return { lookups: intake.api, use: 'reconcile', intake: INTAKE, signal: new AbortController().signal, lastRequestAt, shown };
+function options(intake: FakeIntake, lastRequestAt: number, visible: VisibleRow[] = []): WatchOptions {
+  return { lookups: intake.api, use: 'reconcile', intake: INTAKE, signal: new AbortController().signal, lastRequestAt, visible };
 }
 
 /** A request that left 5 ms ago and answered now, carrying `keys`. */
@@ -103,8 +103,8 @@ describe('watchIntake', () => {
   describe("rows by the service's clock (10 minutes ahead of ours)", () => {
     const AHEAD = 600_000;
 
-    /** One of our earlier requests, shown with a createdAt 20 ms after it left: the clock bound. */
-    const anchor = (at: number): ShownRow => ({ request: { start: at - 50, end: at - 10 }, createdAt: at - 30 + AHEAD });
+    /** One of our earlier requests, visible with a createdAt 20 ms after it left: the clock bound. */
+    const anchor = (at: number): VisibleRow => ({ request: { start: at - 50, end: at - 10 }, createdAt: at - 30 + AHEAD });
 
     it("another writer's row created after the request could arrive shows: the keys are missing, before the window", async () => {
       const intake = new FakeIntake(0, AHEAD);
@@ -120,7 +120,7 @@ describe('watchIntake', () => {
     it('a row that looks later only by comparing the clocks as they are proves nothing: the keys that show later are found', async () => {
       const intake = new FakeIntake(0, AHEAD);
       const target = justSent(keys(1, 2));
-      // arrived before the request, and shown before it: 10 minutes "after" it on the service's clock
+      // arrived before the request, and visible before it: 10 minutes "after" it on the service's clock
       intake.other(target.request.start - 20, target.request.end);
       intake.stored(target.keys, target.request.end, target.request.end + 3 * QUIET);
       const [watch] = await watchIntake([target], [], options(intake, target.request.end, [anchor(target.request.start)]));

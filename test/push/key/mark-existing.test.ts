@@ -135,12 +135,12 @@ describe('markExisting', () => {
     expect(fake.existingCalls.map(({ found }) => found)).toEqual([0, undefined]);
   });
 
-  it('passes an unsettled batch of an earlier run through at once, untouched and not looked up', async () => {
+  it('passes an unreconciled batch of an earlier run through at once, untouched and not looked up', async () => {
     const fake = fakeLookups('text', ['k4', 'k1']);
-    const unsettled = batch(2, 3, { unsettled: { at: 1000, cutOff: false } });
-    const { out } = await run([batch(1, 3), unsettled, batch(3, 3)], fake);
+    const unreconciled = batch(2, 3, { unreconciled: { at: 1000, cutOff: false } });
+    const { out } = await run([batch(1, 3), unreconciled, batch(3, 3)], fake);
     expect(out.map((b) => b.number)).toEqual([2, 1, 3]);
-    expect(out[0]).toBe(unsettled);
+    expect(out[0]).toBe(unreconciled);
     expect(out[0]!.existing).toBeUndefined();
     expect(fake.log.indexOf('out 2')).toBeLessThan(fake.log.indexOf('read 3'));
     expect(fake.existingCalls[0]!.sample).not.toContain('k4');

@@ -186,7 +186,7 @@ describe('KeyReconciler.found', () => {
   });
 });
 
-describe('KeyReconciler.checkDue and checkKeysShow', () => {
+describe('KeyReconciler.checkDue and checkKeysVisible', () => {
   it('is due once the longest window of the first batch taken in has passed, until checked', async () => {
     const intake = new FakeIntake();
     const { reconciler } = setup(intake);
@@ -197,11 +197,11 @@ describe('KeyReconciler.checkDue and checkKeysShow', () => {
     expect(reconciler.checkDue).toBe(false);
     await sleep(WINDOW + 5);
     expect(reconciler.checkDue).toBe(true);
-    await reconciler.checkKeysShow();
+    await reconciler.checkKeysVisible();
     expect(intake.lookups.map((lookup) => lookup.keys)).toEqual([['k1', 'k2', 'k3']]);
     expect(reconciler.checkDue).toBe(false);
     // checked once: no more lookups
-    await reconciler.checkKeysShow();
+    await reconciler.checkKeysVisible();
     expect(intake.lookups).toHaveLength(1);
   });
 
@@ -219,7 +219,7 @@ describe('KeyReconciler.checkDue and checkKeysShow', () => {
     const intake = new FakeIntake();
     const { reconciler } = setup(intake);
     reconciler.noteAccepted(batch(1, 4, 3), { start: -Infinity, end: Date.now() - 10_000 }, false);
-    const error = await reconciler.checkKeysShow().catch((e: unknown) => e);
+    const error = await reconciler.checkKeysVisible().catch((e: unknown) => e);
     expect((error as TdsError).code).toBe('PUSH_INCOMPLETE');
     expect((error as TdsError).message).toBe(
       'the keys cannot be found in the table: the column "Email" does not show the keys of records 4–6, which the webhook took in',
@@ -237,7 +237,7 @@ describe('KeyReconciler.checkDue and checkKeysShow', () => {
     const sent = sentAgo(10_000);
     reconciler.noteAccepted(batch(1, 1, 3), sent);
     intake.stored(['k1', 'k2', 'k3'], sent.end, Date.now() + 300);
-    await reconciler.checkKeysShow();
+    await reconciler.checkKeysVisible();
     expect(intake.lookups.at(-1)!.found).toEqual(['k1', 'k2', 'k3']);
     expect(reconciler.checkDue).toBe(false);
   });

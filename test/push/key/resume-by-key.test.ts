@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { entryOf, type BatchState, type JournalEntry } from '../../../src/push/journal/journal-entry.js';
 import { batchId, makeBatch, narrowBatch, splitBatch, type Batch, type BatchEvent } from '../../../src/push/plan/batch.js';
-import { dueBatches } from '../../../src/push/plan/due-batches.js';
+import { dueBatches } from '../../../src/push/plan/batch-pass.js';
 import { decide, JournalIndex, type Decision, type UncertainPolicy } from '../../../src/push/plan/resume-plan.js';
 import { PushTally } from '../../../src/push/plan/tally.js';
 
@@ -149,7 +149,7 @@ describe('dueBatches with --key', () => {
     const e1 = { ...entry(b1, 'uncertain'), at: '2026-03-01T10:00:00.000Z' };
     const e2 = { ...entry(b2, 'sending'), at: '2026-03-01T10:00:05.000Z' };
     const { out, tally } = await due([b1, b2, b3], [entry(b1, 'sending'), e1, e2, entry(b3, 'accepted')], { byKey: true });
-    expect(out.map((b) => [batchId(b), b.unsettled])).toEqual([
+    expect(out.map((b) => [batchId(b), b.unreconciled])).toEqual([
       ['1', { at: Date.parse('2026-03-01T10:00:00.000Z'), cutOff: false }],
       ['2', { at: Date.parse('2026-03-01T10:00:05.000Z'), cutOff: true }],
     ]);
@@ -166,9 +166,9 @@ describe('dueBatches with --key', () => {
       [narrowed(b1, [4], 'existing'), entry(k1, 'accepted'), entry(b2, 'uncertain'), narrowed(b2, [6, 7], 'settled')],
       { byKey: true },
     );
-    expect(out.map((b) => [batchId(b), b.items.map((item) => item.record), b.unsettled])).toEqual([['2.k', [6, 7], undefined]]);
+    expect(out.map((b) => [batchId(b), b.items.map((item) => item.record), b.unreconciled])).toEqual([['2.k', [6, 7], undefined]]);
     expect(tally.existing).toBe(3);
-    expect(tally.settled).toBe(2);
+    expect(tally.reconciled).toBe(2);
     expect(tally.already).toEqual({ batches: 1, records: 1 });
     expect(tally.planned.records).toBe(8);
   });
@@ -185,12 +185,12 @@ describe('PushTally.combine', () => {
   it('adds the existing and settled records of the scan and the sending', () => {
     const scan = new PushTally();
     scan.existing = 3;
-    scan.settled = 2;
+    scan.reconciled = 2;
     const send = new PushTally();
     send.existing = 10;
-    send.settled = 1;
+    send.reconciled = 1;
     const all = PushTally.combine(scan, send);
-    expect([all.existing, all.settled]).toEqual([13, 3]);
+    expect([all.existing, all.reconciled]).toEqual([13, 3]);
   });
 
   it('keeps the duplicates the scan counted', () => {

@@ -41,7 +41,7 @@ describe('TableLock', () => {
     const lock = await TableLock.take(options(said));
     expect(said).toEqual([]);
     expect(await note()).toMatchObject({ pid: process.pid, input: 'leads.csv', state: 'pushing' });
-    await lock.release({ shown: true });
+    await lock.release({ visible: true });
     // its rows all showed: no note is left behind
     await expect(note()).rejects.toMatchObject({ code: 'ENOENT' });
   });
@@ -61,25 +61,25 @@ describe('TableLock', () => {
       ),
     );
     expect(taken).toBe(false);
-    await first.release({ shown: true });
+    await first.release({ visible: true });
     const lock = await second;
     expect(await note()).toMatchObject({ input: 'b.csv', state: 'pushing' });
     // the first's rows all showed: nothing more to wait for, nothing more said
     expect(said).toHaveLength(1);
-    await lock.release({ shown: true });
+    await lock.release({ visible: true });
   });
 
   it('another table, or the same table on another service, is another lock', async () => {
     const lock = await TableLock.take(options([]));
     const other = await TableLock.take(options([], { table: { id: 'tbl_2', name: 'Other' } }));
     const elsewhere = await TableLock.take(options([], { service: `${service}x` }));
-    await Promise.all([lock, other, elsewhere].map((held) => held.release({ shown: true })));
+    await Promise.all([lock, other, elsewhere].map((held) => held.release({ visible: true })));
   });
 
   it('after a push that stopped before its rows showed, waits out the window since its last request', async () => {
     const first = await TableLock.take(options([]));
     const lastRequestAt = Date.now();
-    await first.release({ shown: false, lastRequestAt });
+    await first.release({ visible: false, lastRequestAt });
     const said: string[] = [];
     const lock = await TableLock.take(options(said));
     expect(Date.now()).toBeGreaterThanOrEqual(lastRequestAt + 300 - 1);
@@ -88,14 +88,14 @@ describe('TableLock', () => {
         /^the last push by key into table "Leads" \(tbl_1\) \(PID \d+, leads\.csv\) ended before its rows showed; waiting 1 s/,
       ),
     ]);
-    await lock.release({ shown: true });
+    await lock.release({ visible: true });
   });
 
   it('does not wait when that window has passed already', async () => {
     const first = await TableLock.take(options([]));
-    await first.release({ shown: false, lastRequestAt: Date.now() - 10_000 });
+    await first.release({ visible: false, lastRequestAt: Date.now() - 10_000 });
     const said: string[] = [];
-    await (await TableLock.take(options(said))).release({ shown: true });
+    await (await TableLock.take(options(said))).release({ visible: true });
     expect(said).toEqual([]);
   });
 
@@ -109,7 +109,7 @@ describe('TableLock', () => {
     const lock = await TableLock.take(options(said));
     expect(Date.now()).toBeGreaterThanOrEqual(before + 300 - 1);
     expect(said[0]).toContain('(PID 999999, x.csv) ended before its rows showed');
-    await lock.release({ shown: true });
+    await lock.release({ visible: true });
   });
 
   it('an interrupt while waiting ends the wait with its reason', async () => {
@@ -120,6 +120,6 @@ describe('TableLock', () => {
     await expect.poll(() => said.length).toBe(1);
     controller.abort(new Error('interrupted'));
     expect(await waiting).toEqual(new Error('interrupted'));
-    await first.release({ shown: true });
+    await first.release({ visible: true });
   });
 });

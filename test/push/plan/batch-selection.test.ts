@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { overlaps, parseBatchSelection, selects } from '../../../src/push/plan/batch-selection.js';
+import { overlaps, parseBatchSelection, selects } from '../../../src/push/plan/resume-plan.js';
 
 describe('parseBatchSelection', () => {
   it.each([

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { makeBatch, type Batch, type BatchEvent } from '../../../src/push/plan/batch.js';
-import { dueBatches } from '../../../src/push/plan/due-batches.js';
-import type { BatchState } from '../../../src/push/journal/journal-entry.js';
+import { dueBatches } from '../../../src/push/plan/batch-pass.js';
+import { type BatchState, entryOf } from '../../../src/push/journal/journal-entry.js';
 import { JournalIndex } from '../../../src/push/plan/resume-plan.js';
-import { entryOf } from '../../../src/push/journal/journal-entry.js';
 import { PushTally } from '../../../src/push/plan/tally.js';
 
 const batch = (number: number, tag = ''): Batch => {

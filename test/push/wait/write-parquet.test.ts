@@ -2,7 +2,7 @@ import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeParquetRows } from '../../../src/push/wait/write-parquet.js';
+import { writeParquetRows } from '../../../src/push/wait/write-rows.js';
 import type { Field, Row } from '../../../src/service/index.js';
 import { readParquet } from '../../export/parquet-file.js';
 

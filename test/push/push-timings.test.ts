@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { INTAKE_LONGEST_MS } from '../../src/push/key/intake-window.js';
-import { pushPace } from '../../src/push/push-pace.js';
+import { pushTimings } from '../../src/push/push-timings.js';
 import { INTAKE_QUIET_MS, RATE_LIMITS } from '../../src/service/index.js';
 
-describe('pushPace', () => {
+describe('pushTimings', () => {
   it("unscaled, is the service's windows, a poll of rowCount a second and of --wait every 2 s", () => {
-    expect(pushPace(1, 5)).toEqual({
+    expect(pushTimings(1, 5)).toEqual({
       retry: { maxRetries: 5, rateScale: 1 },
       webhookWindowMs: RATE_LIMITS.webhook.perMs,
       intake: { windowMs: INTAKE_LONGEST_MS, quietMs: INTAKE_QUIET_MS, pollMs: 1000 },
@@ -14,11 +14,11 @@ describe('pushPace', () => {
   });
 
   it.each([10, 100])('divides every window and wait by TDS_RATE_SCALE %i, and hands the scale to the retry policy', (scale) => {
-    const unscaled = pushPace(1, 3);
-    const pace = pushPace(scale, 3);
-    expect(pace.retry).toEqual({ maxRetries: 3, rateScale: scale });
-    expect(pace.webhookWindowMs).toBe(unscaled.webhookWindowMs / scale);
-    expect(pace.waitPollMs).toBe(unscaled.waitPollMs / scale);
-    for (const [name, ms] of Object.entries(unscaled.intake)) expect(pace.intake).toHaveProperty(name, ms / scale);
+    const unscaled = pushTimings(1, 3);
+    const timings = pushTimings(scale, 3);
+    expect(timings.retry).toEqual({ maxRetries: 3, rateScale: scale });
+    expect(timings.webhookWindowMs).toBe(unscaled.webhookWindowMs / scale);
+    expect(timings.waitPollMs).toBe(unscaled.waitPollMs / scale);
+    for (const [name, ms] of Object.entries(unscaled.intake)) expect(timings.intake).toHaveProperty(name, ms / scale);
   });
 });

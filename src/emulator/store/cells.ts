@@ -1,5 +1,39 @@
-import { cellText } from './cell-text.js';
-import type { DeriveRule } from './model.js';
+import type { DeriveRule, StoredCell } from './model.js';
+
+/** A cell value as text: strings as they are, everything else as JSON text ('' when empty). */
+export function cellText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** No value: absent, null, '' or an empty list. */
+export function isEmptyValue(value: unknown): boolean {
+  return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
+}
+
+/** A cell with nothing to show is left out of row responses. */
+export function isEmptyCell(cell: StoredCell | undefined): boolean {
+  return (
+    cell === undefined ||
+    (isEmptyValue(cell.value) && (cell.status === undefined || cell.status === null) && isEmptyValue(cell.errorMessage))
+  );
+}
+
+/** An editable copy of a row's cells: computed cells (getters on a prototype) become plain members. */
+export function plainCells(cells: Record<string, StoredCell>): Record<string, StoredCell> {
+  const copy: Record<string, StoredCell> = {};
+  // for…in on purpose: it lists the computed cells, which are inherited getters.
+  for (const id in cells) {
+    const cell = cells[id];
+    if (cell !== undefined) copy[id] = cell;
+  }
+  return copy;
+}
+
+/** Whether the cells are a plain object (safe to edit in place). */
+export function hasPlainCells(cells: Record<string, StoredCell>): boolean {
+  return Object.getPrototypeOf(cells) === Object.prototype;
+}
 
 export type Derived = { value: unknown } | { error: string };
 

@@ -8,7 +8,7 @@ const WAIT_POLL_MS = 2_000;
 const INTAKE_POLL_MS = 1_000;
 
 /** The times of a push, as each stage uses them. */
-export interface PushPace {
+export interface PushTimings {
   /** --max-retries, and the waits of retry-after and backoff (each stage says whether its request may be repeated) */
   retry: Omit<RetryPolicy, 'idempotent'>;
   /** the webhook's rate-limit window */
@@ -23,7 +23,7 @@ export interface PushPace {
  * The service's windows and waits divided by TDS_RATE_SCALE (tests and the demo run the client and
  * the emulator faster alike), worked out once for the whole push: no stage knows the scale.
  */
-export function pushPace(rateScale: number, maxRetries: number): PushPace {
+export function pushTimings(rateScale: number, maxRetries: number): PushTimings {
   return {
     retry: { maxRetries, rateScale },
     webhookWindowMs: RATE_LIMITS.webhook.perMs / rateScale,
