@@ -1,5 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-
 export interface RateLimiterOptions {
   /** Requests allowed in any window of `windowMs`. */
   limit: number;
@@ -22,8 +20,10 @@ export interface RateLimitSlot {
   /** Milliseconds spent waiting for the slot. */
   waitedMs: number;
   /**
-   * The request is over: its time in the log moves from "sent" to "now" (or towards it: spreadFloorMs). The service counted it on arrival, somewhere between the two, so pacing from the later
-   * time can never outrun it, even when requests queue for a connection after taking their slot.
+   * The request is over: its time in the log moves from "sent" to "now" (or towards it: spreadFloorMs).
+   * The service counted it on arrival, somewhere between the two. Until then the slot counts as
+   * sent "now": a request that waits for a connection after taking its slot may arrive at any time,
+   * so it never leaves the window before it is over.
    */
   done(): void;
 }
@@ -49,6 +49,10 @@ export class RateLimiter {
   private durationAt = 0;
   /** Oldest first; `done()` moves an entry to its new time's place. */
   private readonly sent: Entry[] = [];
+  /** Slots whose request is not over: each counts in every window until `done()`. */
+  private pending = 0;
+  /** Wakes the caller waiting for a slot when a request ends (its slot may free one sooner). */
+  private wake?: () => void;
   private pausedUntil = 0;
   private sleeps = 0;
   private queue: Promise<unknown> = Promise.resolve();
@@ -63,13 +67,17 @@ export class RateLimiter {
 
   /** Waits for a slot (callers are served in order) and records the send. Resolves to the ms waited. */
   acquire(signal?: AbortSignal): Promise<number> {
-    return this.acquireSlot(signal).then((slot) => slot.waitedMs);
+    return this.take(false, signal).then((slot) => slot.waitedMs);
   }
 
-  /** Like acquire(), and the slot's time can be moved to the end of the request with `done()`. */
+  /** Like acquire(), but the slot counts as taken "now" until `done()`, then from the end of its request. */
   acquireSlot(signal?: AbortSignal): Promise<RateLimitSlot> {
+    return this.take(true, signal);
+  }
+
+  private take(pending: boolean, signal?: AbortSignal): Promise<RateLimitSlot> {
     const since = { at: this.now(), sleeps: this.sleeps };
-    const turn = this.queue.then(() => this.waitForSlot(since, signal));
+    const turn = this.queue.then(() => this.waitForSlot(since, pending, signal));
     this.queue = turn.catch(() => undefined);
     return turn;
   }
@@ -88,30 +96,60 @@ export class RateLimiter {
     const now = this.now();
     const horizon = now - this.windowMs - this.marginMs;
     while (this.sent.length > 0 && this.sent[0]!.at <= horizon) this.sent.shift();
+    // the pending slots are the newest: the oldest of the last `limit` is a finished one, or none frees
+    const finished = this.limit - this.pending;
+    if (finished <= 0) return Infinity;
     let ready = this.pausedUntil;
-    if (this.sent.length >= this.limit) {
-      ready = Math.max(ready, this.sent[this.sent.length - this.limit]!.at + this.windowMs + this.marginMs);
+    if (this.sent.length >= finished) {
+      ready = Math.max(ready, this.sent[this.sent.length - finished]!.at + this.windowMs + this.marginMs);
     }
     return ready;
   }
 
   /** `since`: when the caller asked, and how many pacing sleeps had happened then (its own or those ahead of it). */
-  private async waitForSlot(since: { at: number; sleeps: number }, signal?: AbortSignal): Promise<RateLimitSlot> {
+  private async waitForSlot(since: { at: number; sleeps: number }, pending: boolean, signal?: AbortSignal): Promise<RateLimitSlot> {
     for (;;) {
       signal?.throwIfAborted();
       const wait = this.readyAt() - this.now();
       if (wait <= 0) {
-        const entry: Entry = { at: this.now() };
-        this.sent.push(entry);
+        const sentAt = this.now();
         // Without any pacing sleep meanwhile, elapsed time was the event loop's, not a wait for the limit.
-        const waitedMs = this.sleeps === since.sleeps ? 0 : this.now() - since.at;
-        return { waitedMs, done: () => this.moveToNow(entry) };
+        const waitedMs = this.sleeps === since.sleeps ? 0 : sentAt - since.at;
+        if (!pending) {
+          this.insert({ at: sentAt });
+          return { waitedMs, done: () => undefined };
+        }
+        this.pending += 1;
+        let over = false;
+        const done = (): void => {
+          if (over) return;
+          over = true;
+          this.pending -= 1;
+          this.finish(sentAt);
+        };
+        return { waitedMs, done };
       }
       this.sleeps += 1;
-      await sleep(wait, undefined, { signal }).catch((error: unknown) => {
-        throw signal?.aborted ? signal.reason : error;
-      });
+      await this.sleepOrWake(wait, signal);
     }
+  }
+
+  /** Sleeps `ms` (Infinity: until a request ends), or less when a request ends meanwhile. */
+  private sleepOrWake(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const end = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.wake = undefined;
+      };
+      const onAbort = (): void => {
+        end();
+        reject(signal!.reason);
+      };
+      const timer = Number.isFinite(ms) ? setTimeout(() => (end(), resolve()), ms) : undefined;
+      this.wake = () => (end(), resolve());
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   /** Notes one more duration; the spread of the last `limit` ones (at least spreadFloorMs; until there are that many, no bound). */
@@ -122,11 +160,14 @@ export class RateLimiter {
     return Math.max(this.spreadFloorMs ?? 0, Math.max(...this.durations) - Math.min(...this.durations));
   }
 
-  private moveToNow(entry: Entry): void {
-    const index = this.sent.indexOf(entry);
-    if (index >= 0) this.sent.splice(index, 1);
+  /** A request sent at `sentAt` is over: it counts from now (or from its spread past `sentAt`). */
+  private finish(sentAt: number): void {
     const now = this.now();
-    entry.at = this.spreadFloorMs === undefined ? now : Math.min(now, entry.at + this.spread(now - entry.at));
+    this.insert({ at: this.spreadFloorMs === undefined ? now : Math.min(now, sentAt + this.spread(now - sentAt)) });
+    this.wake?.();
+  }
+
+  private insert(entry: Entry): void {
     let at = this.sent.length;
     while (at > 0 && this.sent[at - 1]!.at > entry.at) at -= 1;
     this.sent.splice(at, 0, entry);
