@@ -88,9 +88,19 @@ export interface PoolOptions {
   connections: number;
   /** Connect timeout, time to the response headers, and longest silence inside a body. */
   timeoutMs: number;
-  keepAliveTimeout?: number;
   pipelining?: number;
+  /** The longest a connection is reused after being idle (IDLE_REUSE_MS unless given). */
+  idleReuseMs?: number;
 }
+
+/**
+ * A connection idle this long is not reused: well inside the idle timeout servers close a connection
+ * at (Node's 5 s, the emulator's 10 s, 60 s and more behind load balancers). undici keeps an idle
+ * connection until 2 s before the timeout the server states, a margin a stall of this process on a
+ * loaded machine can eat: the request is then written onto a connection the server is closing, and a
+ * POST that fails there is an uncertain batch.
+ */
+export const IDLE_REUSE_MS = 4_000;
 
 /**
  * A keep-alive pool for one origin, reached directly or through a proxy (a CONNECT tunnel per
@@ -99,12 +109,14 @@ export interface PoolOptions {
  */
 export async function originPool(origin: string, options: PoolOptions, proxy?: URL): Promise<Dispatcher> {
   const { Pool, ProxyAgent } = await import('undici');
-  const { connections, timeoutMs, keepAliveTimeout, pipelining } = options;
+  const { connections, timeoutMs, pipelining, idleReuseMs = IDLE_REUSE_MS } = options;
   const common = {
     connections,
+    keepAliveMaxTimeout: idleReuseMs,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    ...(keepAliveTimeout !== undefined ? { keepAliveTimeout } : {}),
+    // without a stated timeout too
+    keepAliveTimeout: idleReuseMs,
     ...(pipelining !== undefined ? { pipelining } : {}),
   };
   if (!proxy) return new Pool(origin, { ...common, connect: { timeout: timeoutMs } });

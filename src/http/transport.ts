@@ -77,7 +77,7 @@ export class Transport {
   // undici loads on the first request, so commands that send none (help, config, emulator) start faster.
   private async createPool(): Promise<Dispatcher> {
     const { origin, timeoutMs, signal, proxy } = this.options;
-    const pool = await originPool(origin, { connections: 8, timeoutMs, keepAliveTimeout: 10_000 }, proxy);
+    const pool = await originPool(origin, { connections: 8, timeoutMs }, proxy);
     if (signal?.aborted) void pool.destroy(null).catch(() => undefined);
     signal?.throwIfAborted();
     // One abort listener for the pool: per-request ones, once removed, stay linked to the next and keep its response alive.

@@ -1,5 +1,9 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { proxyFor, proxySettings, shownProxy, type ProxySettings } from '../../src/http/proxy.js';
+import { originPool, proxyFor, proxySettings, shownProxy, type ProxySettings } from '../../src/http/proxy.js';
 
 // The proxy rule (proxy.ts), as a table: which proxy a request to a URL goes through, if any.
 
@@ -45,5 +49,30 @@ describe('shownProxy', () => {
   it('never shows a user name or password', () => {
     expect(shownProxy(new URL('http://alice:s3cret@proxy.corp:3128'))).toBe('http://***@proxy.corp:3128');
     expect(shownProxy(new URL('https://proxy.corp'))).toBe('https://proxy.corp');
+  });
+});
+
+describe('originPool', () => {
+  it('does not reuse a connection idle longer than idleReuseMs, however long the server keeps it', async () => {
+    // the emulator keeps an idle connection 10 s and says so; undici alone would reuse it for 8 s
+    const server = createServer({ keepAliveTimeout: 10_000 }, (_req, res) => res.end('ok'));
+    let connections = 0;
+    server.on('connection', () => (connections += 1));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const pool = await originPool(origin, { connections: 1, timeoutMs: 5_000, idleReuseMs: 200 });
+    try {
+      const get = async (): Promise<void> => void (await (await pool.request({ origin, method: 'GET', path: '/' })).body.text());
+      await get();
+      await get();
+      expect(connections).toBe(1);
+      await setTimeout(500);
+      await get();
+      expect(connections).toBe(2);
+    } finally {
+      await pool.close();
+      server.close();
+    }
   });
 });
