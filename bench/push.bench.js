@@ -175,7 +175,10 @@ function summaryOf(run, what) {
  * @param {PushSummary} summary
  */
 function complete(run, summary) {
-  return run.code === 0 && summary.records.sent === RECORDS;
+  const ok = run.code === 0 && summary.records.sent === RECORDS;
+  // what tds said is the only clue to an exit 7 (an uncertain batch) or 5
+  if (!ok) process.stderr.write(`  tds exited ${run.code}; its last messages:\n${run.stderr.trim().split('\n').slice(-6).join('\n')}\n`);
+  return ok;
 }
 
 /**
