@@ -11,6 +11,7 @@ const LAYERS = [
   ['parquet'],
   ['config', 'export', 'push', 'mirror', 'emulator'],
   ['stats', 'lake'],
+  ['check'],
   ['mcp'],
   ['commands'],
   ['program.ts'],

@@ -15,12 +15,17 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const io = processIO({ noColor: argv.includes('--no-color') });
   const controller = new AbortController();
 
+  // SIGTERM (a service manager stopping tds) is handled as Ctrl-C is, and exits 143; a second signal ends at once
   let interrupts = 0;
-  process.on('SIGINT', () => {
+  const onSignal = (name: NodeJS.Signals): void => {
     interrupts += 1;
-    if (interrupts > 1) exitProcess(EXIT.interrupted);
-    controller.abort(new TdsError('INTERRUPTED', 'interrupted'));
-  });
+    if (interrupts === 1 && name === 'SIGTERM') terminated = true;
+    if (interrupts > 1) exitProcess(terminated ? EXIT.terminated : EXIT.interrupted);
+    // the reason says which: a command that ends cleanly on Ctrl-C (sync --follow) ends as interrupted on SIGTERM
+    controller.abort(new TdsError('INTERRUPTED', name === 'SIGTERM' ? 'terminated' : 'interrupted'));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   // `tds … | head` closes stdout early: that is a normal end, not a failure. Any other failed write to
   // stdout (a full disk: `> /dev/full`) ends the run at once with one line and exit 1, whatever the
   // command was doing: its output is lost, and a command still waiting to write would never finish.
@@ -52,12 +57,20 @@ export async function run(argv: string[], io: IO, signal: AbortSignal): Promise<
   });
 
   try {
+    // bare `tds`: the top-level help, with its examples, as an answer (not an error)
+    if (argv.length === 0) {
+      program.outputHelp();
+      return EXIT.ok;
+    }
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (error) {
     return report(error, ctx);
   }
 }
+
+/** Set by a SIGTERM that came first: the run ends as interrupted, with 143. */
+let terminated = false;
 
 /** Set once the failure to write stdout has been reported (stdout's 'error' event must not repeat it). */
 let stdoutFailureReported = false;
@@ -76,11 +89,12 @@ function report(error: unknown, ctx: Pick<Context, 'io' | 'signal'>): ExitCode {
     return EXIT.usage;
   }
   if (ctx.signal.aborted && (!(error instanceof TdsError) || error.code === 'INTERRUPTED')) {
-    const detail = error instanceof TdsError && error.message !== 'interrupted' ? `: ${error.message}` : '';
-    stderr.write(`tds: interrupted${detail}\n`);
+    const detail =
+      error instanceof TdsError && error.message !== 'interrupted' && error.message !== 'terminated' ? `: ${error.message}` : '';
+    stderr.write(`tds: ${terminated ? 'terminated (SIGTERM)' : 'interrupted'}${detail}\n`);
     const hint = error instanceof TdsError ? hintsOf(error) : undefined;
     if (hint) stderr.write(`hint: ${hint}\n`);
-    return EXIT.interrupted;
+    return terminated ? EXIT.terminated : EXIT.interrupted;
   }
   if (error instanceof TdsError) {
     stderr.write(`${color.red('tds:')} ${error.message}\n`);

@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command, Help, Option } from 'commander';
 import { createRequire } from 'node:module';
 import type { Context } from './core/context.js';
 import { parseIntegerOption, parseNumberOption } from './core/number-option.js';
@@ -18,9 +18,20 @@ import { syncCommand } from './commands/sync.js';
 import { statsCommand } from './commands/stats.js';
 import { mcpCommand } from './commands/mcp.js';
 import { diffCommand } from './commands/diff.js';
+import { checkCommand } from './commands/check.js';
 import { lakeCommand } from './commands/lake.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+const ROOT_EXAMPLES = `
+Examples:
+  $ tds tables
+  $ tds rows Leads -o leads.csv
+  $ tds query Leads --where 'Stage = "Closed Won"' --format table
+  $ tds sync Leads && tds sql "SELECT Stage, count(*) FROM leads GROUP BY Stage"
+  $ tds push @leads people.csv --key email --table Leads --skip-existing
+
+new here? run \`tds demo\` (a guided tour on a local emulator)`;
 
 export function buildProgram(ctx: Context): Command {
   const program = new Command('tds')
@@ -36,7 +47,8 @@ export function buildProgram(ctx: Context): Command {
         .argParser(parseNumberOption('--timeout', 0.1, 3600)),
     )
     .option('-v, --verbose', 'log each request (method, path, status, time) on stderr; secrets redacted')
-    .option('--no-color', 'no colour in output (NO_COLOR is honoured too)');
+    .option('--no-color', 'no colour in output (NO_COLOR is honoured too)')
+    .addHelpText('after', ROOT_EXAMPLES);
 
   // Command definitions are light: each action imports its implementation, so a run loads only its own modules.
   for (const make of [
@@ -49,6 +61,7 @@ export function buildProgram(ctx: Context): Command {
     syncCommand,
     sqlCommand,
     statsCommand,
+    checkCommand,
     mcpCommand,
     diffCommand,
     lakeCommand,
@@ -60,16 +73,79 @@ export function buildProgram(ctx: Context): Command {
   ]) {
     program.addCommand(make(ctx));
   }
+  const width = helpWidth(ctx.io);
   applyEverywhere(program, (command) =>
     command
       .exitOverride()
-      .showHelpAfterError('(run with --help for usage)')
+      .configureHelp({ helpWidth: width, optionDescription: withoutEmptyDefault })
       .configureOutput({
-        writeOut: (text) => ctx.io.stdout.write(text),
+        writeOut: (text) => ctx.io.stdout.write(wrapHelp(text, width)),
         writeErr: (text) => ctx.io.stderr.write(text),
+        outputError: (text, write) => write(commanderError(text, command)),
+        getOutHelpWidth: () => width,
+        getErrHelpWidth: () => width,
       }),
   );
   return program;
+}
+
+/** Help is wrapped at the terminal's width; not on a terminal, at COLUMNS or 80. */
+function helpWidth(io: Context['io']): number {
+  return io.stdoutIsTTY ? io.terminalWidth : Number(io.env.COLUMNS) || 80;
+}
+
+/** An option's description without commander's `(default: [])` of a repeatable option. */
+function withoutEmptyDefault(this: Help, option: Option): string {
+  const empty = Array.isArray(option.defaultValue) && option.defaultValue.length === 0;
+  const shown = empty
+    ? Object.assign(Object.create(Object.getPrototypeOf(option) as object) as Option, option, { defaultValue: undefined })
+    : option;
+  return Help.prototype.optionDescription.call(this, shown);
+}
+
+/**
+ * The help's own text (descriptions, examples) wrapped at `width` by words, a continued line indented as
+ * its first; an example too long with its comment gets the comment on a line of its own above it (a
+ * command is never cut: it has to stay copyable).
+ */
+export function wrapHelp(text: string, width: number): string {
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      if (line.length <= width) return [line];
+      const example = /^(\s*)(\$ .*?)\s+(# .*)$/.exec(line);
+      if (example) return [...wrapWords(`${example[1]}${example[3]}`, width), `${example[1]}${example[2]}`];
+      if (/^\s*\$ /.test(line)) return [line];
+      return wrapWords(line, width);
+    })
+    .join('\n');
+}
+
+function wrapWords(line: string, width: number): string[] {
+  const indent = /^\s*(?:[-*] |# )?/.exec(line)![0].replace(/\S/g, ' ');
+  const lines: string[] = [];
+  let current = '';
+  for (const word of line.trim().split(/\s+/)) {
+    const next =
+      current === ''
+        ? `${lines.length === 0 ? line.slice(0, line.length - line.trimStart().length) : indent}${word}`
+        : `${current} ${word}`;
+    if (current !== '' && next.length > width) {
+      lines.push(current);
+      current = `${indent}${word}`;
+    } else current = next;
+  }
+  return [...lines, current];
+}
+
+/** commander's own errors (a missing argument, an unknown option) in tds's form: `tds: …` and a hint. */
+function commanderError(text: string, command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
+  const [first = '', ...rest] = text.trim().split('\n');
+  const suggestion = rest.map((line) => /^\(Did you mean (.*)\?\)$/.exec(line.trim())?.[1]).find(Boolean);
+  const usage = `run \`${names.join(' ')} --help\` for usage`;
+  return `tds: ${first.replace(/^error: /, '')}\nhint: ${suggestion ? `did you mean ${suggestion}; ` : ''}${usage}\n`;
 }
 
 /** Commands added with addCommand() do not inherit settings: apply them to the whole tree. */

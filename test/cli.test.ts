@@ -33,4 +33,38 @@ describe('tds program', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("unknown option '--bogus'");
   });
+
+  it("commander's own errors use the `tds: … hint: …` form", async () => {
+    const missing = await runInProcess(['rows']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe("tds: missing required argument 'table'\nhint: run `tds rows --help` for usage\n");
+    const typo = await runInProcess(['rows', 'Leads', '--fomat', 'csv']);
+    expect(typo.stderr).toBe("tds: unknown option '--fomat'\nhint: did you mean --format; run `tds rows --help` for usage\n");
+  });
+
+  it('bare tds prints the top-level help with examples and where to start, and exits 0', async () => {
+    const result = await runInProcess([]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: tds /);
+    expect(result.stdout).toMatch(/^Examples:\n {2}\$ tds /m);
+    expect(result.stdout).toContain('new here? run `tds demo`');
+  });
+
+  it.each([
+    ['not a terminal, COLUMNS unset', {}, 80],
+    ['not a terminal, COLUMNS=60', { COLUMNS: '60' }, 60],
+    ['a terminal of 120 columns', { TDS_FORCE_TTY: '1', COLUMNS: '120' }, 120],
+  ])('--help of every command wraps at the width (%s), with no (default: [])', async (_what, env, width) => {
+    for (const command of [[], ...COMMANDS.map((c) => [c.name()])]) {
+      const result = await runInProcess([...command, '--help'], { env });
+      expect(result.code).toBe(0);
+      for (const line of result.stdout.split('\n')) {
+        // an example command is kept whole so that it can be copied
+        if (!/^\s*\$ /.test(line)) expect(line.length, `tds ${command.join(' ')}: ${line}`).toBeLessThanOrEqual(width);
+      }
+      expect(result.stdout).not.toContain('(default: [])');
+    }
+    const wide = await runInProcess(['rows', '--help'], { env });
+    expect(wide.stdout.split('\n').some((line) => line.length > width - 20)).toBe(true);
+  });
 });

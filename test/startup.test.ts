@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type RunningEmulator } from './helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from './helpers/emulator-process.js';
 import { spawnTds } from './helpers/spawn-tds.js';
 
 // Each command loads only its own modules: building the command tree (--version, --help, completion)
@@ -96,7 +96,7 @@ describe.concurrent('start-up', () => {
   });
 
   describe('tds rows', () => {
-    let emulator: RunningEmulator;
+    let emulator: EmulatorProcess;
     beforeAll(async () => {
       emulator = await startEmulatorProcess();
     });

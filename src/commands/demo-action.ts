@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Context } from '../core/context.js';
 import { TdsError } from '../core/errors.js';
 import { startEmulator, type RunningEmulator } from '../emulator/index.js';
+import { checkSteps } from './demo-check-steps.js';
 import { mirrorSteps } from './demo-mirror-steps.js';
 import { pushSteps } from './demo-push-steps.js';
 import { readSteps } from './demo-read-steps.js';
@@ -66,7 +67,7 @@ async function runDemo(ctx: Context, emulator: RunningEmulator, dir: string): Pr
     stdout.write(step.show ? await step.show(result) : result.stdout);
     if (result.stderr.trim() && step.showStderr !== false) stdout.write(color.dim(result.stderr));
     stdout.write('\n');
-    if (result.code !== 0) {
+    if (result.code !== (step.expectCode ?? 0)) {
       throw new TdsError('UNEXPECTED', `demo step "${step.title}" failed with exit ${result.code}`, {
         hint: 'run the command above yourself to see more, or report it as a bug',
       });
@@ -125,7 +126,7 @@ Press Ctrl-C to stop it.
 // The walk-through of `tds demo`, one group of steps per main job, in the order a newcomer meets them.
 
 export function demoSteps(tour: DemoTour): DemoStep[] {
-  return [...readSteps(tour), ...pushSteps(tour), ...mirrorSteps(tour), ...agentSteps()];
+  return [...readSteps(tour), ...pushSteps(tour), ...mirrorSteps(tour), ...checkSteps(tour), ...agentSteps()];
 }
 
 /** What an MCP client (Claude Desktop or Code, Cursor) needs to use the tables: `tds mcp` on stdio. */

@@ -20,6 +20,8 @@ export interface DemoStep {
   /** What the step shows (default: its stdout); its stderr follows unless `showStderr` is false. */
   show?: (result: StepResult) => Promise<string>;
   showStderr?: boolean;
+  /** The exit code the step ends with (default 0): `tds check` that finds a failing check exits 9. */
+  expectCode?: number;
 }
 
 /** What the steps know of the demo's emulator and folder. */

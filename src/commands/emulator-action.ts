@@ -72,7 +72,8 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
     throw new TdsError('UNEXPECTED', `the emulator could not start: ${error.message}`, { cause: error });
   });
   const { baseUrl, apiKey, webhooks } = emulator;
-  ctx.io.stdout.write(`${JSON.stringify({ baseUrl, apiKey, webhooks })}\n`);
+  // a program reads the JSON line (always the first line when stdout is not a terminal); a person, what to do with it
+  ctx.io.stdout.write(ctx.io.stdoutIsTTY ? readyText(baseUrl, apiKey) : `${JSON.stringify({ baseUrl, apiKey, webhooks })}\n`);
 
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
@@ -80,4 +81,19 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
     process.once('SIGTERM', () => resolve());
   });
   await emulator.close();
+}
+
+/** The ready message for a person: where it listens, the lines to paste in another terminal, how to stop it. */
+function readyText(baseUrl: string, apiKey: string): string {
+  return [
+    `The emulator listens on ${baseUrl}`,
+    '',
+    'In another terminal:',
+    `  export TDS_BASE_URL=${baseUrl}`,
+    `  export TDS_API_KEY=${apiKey}`,
+    '  tds tables',
+    '',
+    'Stop it with Ctrl-C. (Piped or redirected, stdout gets one JSON line instead: baseUrl, apiKey, webhooks.)',
+    '',
+  ].join('\n');
 }

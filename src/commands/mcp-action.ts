@@ -43,6 +43,7 @@ export async function mcpAction(ctx: Context, flags: McpFlags, command: Command)
       { ...ctx, signal: AbortSignal.any([ctx.signal, terminated.signal]) },
       {
         db: settings.db,
+        ...(settings.checks ? { checks: settings.checks } : {}),
         allowPush: Boolean(flags.allowPush),
         caps: { maxRows: flags.maxRows ?? DEFAULT_CAPS.maxRows, maxBytes: flags.maxBytes ?? DEFAULT_CAPS.maxBytes },
         version,

@@ -12,6 +12,7 @@ import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ApiClient } from '../http
 import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES } from '../service/index.js';
 import { checkWebhook } from '../push/deliver/check-webhook.js';
 import { inputFormatOf, type InputFormat } from '../push/input/input-record.js';
+import { csvDelimiter } from '../push/input/read-delimited.js';
 import { overlaps, parseBatchSelection, type UncertainPolicy } from '../push/plan/resume-plan.js';
 import { runPush } from '../push/run-push.js';
 import { WebhookClient, webhookLimiter } from '../push/deliver/webhook-client.js';
@@ -31,6 +32,7 @@ export interface PushOptions {
   types: 'strings' | 'infer';
   nest?: string;
   relaxColumns?: boolean;
+  delimiter?: string;
   batchSize: number;
   concurrency?: number;
   rate: number;
@@ -80,7 +82,9 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   }
   const output = options.output ? await rowsOutput(options) : undefined;
   const pipe = await checkInput(ctx, args.input);
-  const read = { format, infer: options.types === 'infer', nest: options.nest, relaxColumns: Boolean(options.relaxColumns) };
+  const delimiter = csvDelimiter(options.delimiter, format === 'csv' ? args.input : undefined, (line) => ctx.io.stderr.write(line));
+  const read = { format, infer: options.types === 'infer', nest: options.nest, relaxColumns: Boolean(options.relaxColumns), ...delimiter };
+
   const needsApi = options.key !== undefined || (waitUntil !== undefined && !options.dryRun);
   const client = needsApi ? await connect(ctx, command) : undefined;
   const mirror = client && options.db ? new MirrorKeys(ctx, client, settings.db) : undefined;

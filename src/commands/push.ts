@@ -70,6 +70,7 @@ export function pushCommand(ctx: Context): Command {
         .default('strings'),
     )
     .option('--nest <sep>', 'build nested objects from keys containing SEP (--nest . turns address.city into {"address": {"city": …}})')
+    .option('--delimiter <char>', 'CSV: the field delimiter: , ; tab | (or comma, semicolon, pipe); default: the one the header line shows')
     .option('--relax-columns', 'CSV/TSV: accept rows with fewer or more fields than the header (extra values are dropped)')
     .option(
       '--batch-size <n>',

@@ -39,7 +39,15 @@ export async function statsAction(ctx: Context, table: string, options: StatsOpt
   if (options.sync) {
     ref = await withClient(ctx, settings, async (client) => {
       const found = pickTable((await client.tables()).tables, table);
-      await runSync(ctx, client, { tables: [found.id], workspaces: [], all: false, db: settings.db, full: false, json: false });
+      await runSync(ctx, client, {
+        tables: [found.id],
+        workspaces: [],
+        all: false,
+        db: settings.db,
+        full: false,
+        json: false,
+        whenBusy: 'skip',
+      });
       return found.id;
     });
   }

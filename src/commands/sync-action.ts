@@ -6,6 +6,13 @@ import { loadSettings } from '../config/settings.js';
 import { MAX_DURATION_DAYS, parseDuration } from '../mirror/diff/diff-bounds.js';
 import { runSync } from '../mirror/sync-run.js';
 import type { HeaderMode } from '../records/shape-options.js';
+import { observedText, tallyText } from '../check/check-result.js';
+import { readChecksFile } from '../check/checks-file.js';
+import { notifyChanges } from '../check/notify.js';
+import { runChecks } from '../check/run-checks.js';
+import type { Settings } from '../config/settings.js';
+import type { ApiClient } from '../http/client.js';
+import { notifyTarget } from './check-action.js';
 import { withClient } from './client.js';
 import { writeLake } from '../lake/lake.js';
 import type { Database } from '../duckdb/engine.js';
@@ -22,10 +29,17 @@ export interface SyncOptions {
   json?: boolean;
   changes?: boolean;
   pruneHistory?: string;
+  maxStale?: string;
+  maxShare?: number;
   lake?: string;
+  check?: string;
+  notify?: string;
 }
 
 const DEFAULT_EVERY_SECONDS = 10;
+/** --max-stale when neither the flag nor the profile says: a day for a one-shot sync, an hour for --follow. */
+const DEFAULT_MAX_STALE = { once: '24h', follow: '1h' };
+const DEFAULT_MAX_SHARE = 0.5;
 
 export async function syncAction(ctx: Context, tables: string[], options: SyncOptions, command: Command): Promise<void> {
   if (options.every !== undefined && !options.follow) throw new UsageError('--every goes with --follow');
@@ -43,9 +57,23 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
       hint: `e.g. 30d, 12h, 90m (up to ${MAX_DURATION_DAYS}d)`,
     });
   }
+  if (options.notify !== undefined && options.check === undefined) throw new UsageError('--notify goes with --check FILE');
+  if (options.check !== undefined && options.changes) {
+    throw new UsageError('--check and --changes are not taken together yet', {
+      hint: 'run tds check beside the sync, or leave out --changes',
+    });
+  }
+  if (options.maxShare !== undefined && !options.follow) throw new UsageError('--max-share goes with --follow');
   const settings = await loadSettings(ctx, command);
+  const maxStaleText = options.maxStale ?? settings.maxStale ?? (options.follow ? DEFAULT_MAX_STALE.follow : DEFAULT_MAX_STALE.once);
+  const maxStaleMs = maxStaleText.trim().toLowerCase() === 'off' ? undefined : parseDuration(maxStaleText, '--max-stale');
+  if (maxStaleMs === undefined && maxStaleText.trim().toLowerCase() !== 'off') {
+    throw new UsageError(`--max-stale ${JSON.stringify(maxStaleText)} is not a duration`, { hint: 'e.g. 30m, 24h, 7d, or off' });
+  }
+  const checks = options.check === undefined ? undefined : await checksAfterRounds(ctx, options, settings);
   await withClient(ctx, settings, (client) =>
     runSync(ctx, client, {
+      ...(checks ? { afterRound: (changed: readonly TableSyncResult[]) => checks(client, changed) } : {}),
       tables,
       workspaces: options.workspace,
       all: Boolean(options.all),
@@ -56,6 +84,8 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
       ...(options.follow ? { followEveryMs: (options.every ?? DEFAULT_EVERY_SECONDS) * 1000 } : {}),
       ...(options.changes ? { changes: true } : {}),
       ...(pruneHistoryMs !== undefined ? { pruneHistoryMs } : {}),
+      ...(maxStaleMs !== undefined ? { maxStaleMs } : {}),
+      maxShare: options.maxShare ?? DEFAULT_MAX_SHARE,
       ...(settings.lake !== undefined ? { afterTable: lakeWriter(ctx, settings.lake) } : {}),
     }),
   );
@@ -71,5 +101,27 @@ function lakeWriter(ctx: Context, dir: string): (db: Database, result: TableSync
         `${partition.mirrorTable}: ${partition.rows} ${partition.rows === 1 ? 'version' : 'versions'} to the lake (sync_id=${partition.syncId})\n`,
       );
     }
+  };
+}
+
+/** --check FILE [--notify …]: the checks of the tables a round changed, run on the mirror once the round is written. */
+async function checksAfterRounds(
+  ctx: Context,
+  options: SyncOptions,
+  settings: Settings,
+): Promise<(client: ApiClient, changed: readonly TableSyncResult[]) => Promise<void>> {
+  const tables = await readChecksFile(options.check!);
+  const notify = options.notify === undefined ? undefined : await notifyTarget(ctx, options.notify, settings);
+  return async (client, changed) => {
+    const names = new Set(changed.flatMap((result) => [result.tableId, result.name, result.mirrorTable]));
+    const due = tables.filter((table) => names.has(table.ref));
+    if (due.length === 0) return;
+    const now = client.serviceNow() ?? Date.now();
+    const outcome = await runChecks({ db: settings.db, tables: due, now, record: true, signal: ctx.signal });
+    const failing = outcome.results.filter((result) => result.status === 'fail');
+    ctx.io.stderr.write(`checks of ${due.map((table) => table.ref).join(', ')}: ${tallyText(outcome.results)}\n`);
+    for (const result of failing)
+      ctx.io.stderr.write(`  ✗ FAIL ${result.table}: ${result.check} (${observedText(result)}, threshold ${result.threshold})\n`);
+    if (notify) await notifyChanges(ctx, outcome, notify);
   };
 }

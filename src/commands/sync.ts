@@ -23,10 +23,21 @@ service no longer has. Later syncs are incremental: unfiltered rows come newest 
 reads from the newest row down to its watermark (the start of the last sync on the service's clock,
 or the oldest row whose action cells were still running, less a minute): the cost is the rows
 created since, not the table. A mirror still short of the service's row count there reads further
-back. Incremental syncs do not see edits of older rows or deletions; run --full now and then. Schema changes (added, relabelled, removed, retyped fields) are
+back. Schema changes (added, relabelled, removed, retyped fields) are
 applied first, each said in one line. Every group of pages is written in one transaction with the
 table's progress: after Ctrl-C (exit 130), a crash or a failure the mirror is consistent and the
 next sync continues where this one stopped.
+
+Freshness: an incremental pass cannot see edits of older rows, re-runs or deletions, so the mirror
+checks itself. A sync whose mirror holds more rows than the service lists reads every row (rows
+were deleted); a table verified (read whole) longer ago than --max-stale (default 24h; config key
+max-stale; off) gets a full pass; _tds_tables.verified_at says when. With --follow, each round reads
+the table listing once and no row of a table whose row count did not move, and between rounds it
+re-reads every table page by page with --max-share (default 0.5) of the 60-a-minute row-read limit,
+so every change is in the mirror and --changes within --max-stale (default 1h with --follow): P pages
+at share s take P / (60 * s) minutes (20,000 rows = 200 pages at 0.5: 6.7 min). A followed mirror
+stays readable: tds sql, stats, diff and mcp wait for the moment a write takes. SIGTERM is handled
+as Ctrl-C (exit 143).
 
 Examples:
   $ tds sync Leads                       # first time: every row; then only what changed
@@ -35,6 +46,9 @@ Examples:
   $ tds sync --all --full                # the whole organization, deletions included
   $ tds sync Leads --follow --every 30   # keep the mirror current until Ctrl-C
   $ tds sync --follow --changes | jq -c 'select(.change == "deleted")'
+  $ tds sync --follow --max-stale 30m --max-share 0.3   # exact within 30 min, 30% of the limit
+  $ tds sync --max-stale off             # one-shot, never a full pass for staleness
+  $ tds sync Leads --follow --check tds-checks.yaml --notify @team   # checks after each round that changed Leads
   $ tds sync --all --follow --lake ./lake # the changes as Parquet for Spark, Trino, BigQuery, DuckDB
   $ tds sql "SELECT Stage, count(*) FROM leads GROUP BY Stage"`;
 
@@ -53,7 +67,21 @@ export function syncCommand(ctx: Context): Command {
     )
     .option('--json', 'print the summary as JSON on stdout')
     .option('--changes', "print what each table's sync changed on stdout, as NDJSON diff records (summaries stay on stderr)")
+    .option(
+      '--max-stale <duration>',
+      'a table verified longer ago gets a full pass; with --follow, the bound of verification (default 24h, 1h with --follow; off)',
+    )
+    .option(
+      '--max-share <share>',
+      'with --follow: the share of the row-read limit that verification may use (0-1, default 0.5)',
+      parseNumberOption('--max-share', 0, 1),
+    )
     .option('--lake <dir>', "also write what each table's sync changed to DIR as Parquet (Hive partitions; see `tds lake`)")
+    .option(
+      '--check <file>',
+      'after each round, run the checks of FILE (see tds check) for the tables it changed; the summary says how many fail',
+    )
+    .option('--notify <url|@name>', 'with --check: post a JSON message when some check changed status (see tds check --notify)')
     .option('--prune-history <duration>', 'drop the versions replaced longer ago than DURATION (30d, 12h) from the history tables')
     .addHelpText('after', HELP)
     .action(async (tables: string[], options: SyncOptions, command: Command) => {

@@ -17,6 +17,7 @@ export interface ConfigKey {
 }
 
 const WEBHOOK_PREFIX = 'webhook.';
+const NOTIFY_PREFIX = 'notify.';
 const WEBHOOK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 const KEYS: ConfigKey[] = [
@@ -59,11 +60,31 @@ const KEYS: ConfigKey[] = [
     normalize: (value) => String(parseNumberOption('timeout', 0.1, 3600)(value)),
   },
   {
+    name: 'max-stale',
+    secret: false,
+    description: 'tds sync --max-stale: a table verified longer ago gets a full pass (30m, 24h, 7d, or off)',
+    normalize: (value) => {
+      if (!/^(off|\d+(\.\d+)?\s*[smhdw])$/i.test(value.trim())) {
+        throw new UsageError(`max-stale must be a duration (30m, 24h, 7d) or off (got "${value}")`);
+      }
+      return value.trim().toLowerCase();
+    },
+  },
+  {
     name: 'db',
     secret: false,
     description: 'the mirror file of tds sync and tds sql (default: tds.duckdb in the current folder)',
     normalize: (value) => {
       if (value.trim() === '') throw new UsageError('db needs a file name');
+      return value;
+    },
+  },
+  {
+    name: 'checks',
+    secret: false,
+    description: 'the checks file of tds check (default: tds-checks.yaml in the current folder)',
+    normalize: (value) => {
+      if (value.trim() === '') throw new UsageError('checks needs a file name');
       return value;
     },
   },
@@ -78,10 +99,13 @@ const KEYS: ConfigKey[] = [
   },
 ];
 
-const webhookKey = (name: string): ConfigKey => ({
+const webhookKey = (
+  name: string,
+  description = 'a saved webhook URL, used as `tds push @NAME` (read from stdin or a hidden prompt)',
+): ConfigKey => ({
   name,
   secret: true,
-  description: 'a saved webhook URL, used as `tds push @NAME` (read from stdin or a hidden prompt)',
+  description,
   normalize: (value) => {
     let url: URL;
     try {
@@ -97,6 +121,11 @@ const webhookKey = (name: string): ConfigKey => ({
 export function configKey(name: string): ConfigKey {
   const known = KEYS.find((key) => key.name === name);
   if (known) return known;
+  if (name.startsWith(NOTIFY_PREFIX)) {
+    const receiver = name.slice(NOTIFY_PREFIX.length);
+    if (!WEBHOOK_NAME.test(receiver)) throw new UsageError(`"${receiver}" is not a notification name: use letters, digits, - and _`);
+    return webhookKey(name, NOTIFY_DESCRIPTION);
+  }
   if (name.startsWith(WEBHOOK_PREFIX)) {
     const webhook = name.slice(WEBHOOK_PREFIX.length);
     if (!WEBHOOK_NAME.test(webhook)) {
@@ -108,20 +137,30 @@ export function configKey(name: string): ConfigKey {
 }
 
 export function configKeyNames(): string[] {
-  return [...KEYS.map((key) => key.name), `${WEBHOOK_PREFIX}NAME`];
+  return [...KEYS.map((key) => key.name), `${WEBHOOK_PREFIX}NAME`, `${NOTIFY_PREFIX}NAME`];
 }
 
 export function configKeyHelp(): string {
-  return [...KEYS, webhookKey(`${WEBHOOK_PREFIX}NAME`)].map((key) => `  ${key.name.padEnd(16)} ${key.description}`).join('\n');
+  return [...KEYS, webhookKey(`${WEBHOOK_PREFIX}NAME`), webhookKey(`${NOTIFY_PREFIX}NAME`, NOTIFY_DESCRIPTION)]
+    .map((key) => `  ${key.name.padEnd(16)} ${key.description}`)
+    .join('\n');
 }
 
 export function webhookConfigKey(name: string): string {
   return `${WEBHOOK_PREFIX}${name}`;
 }
 
+const NOTIFY_DESCRIPTION = 'a saved notification URL (Slack, Teams or any receiver of JSON), used as `tds check --notify @NAME`';
+
+export function notifyConfigKey(name: string): string {
+  return `${NOTIFY_PREFIX}${name}`;
+}
+
 /** A value as `config get` and `config list` show it: secrets redacted. */
 export function displayValue(name: string, value: string): string {
   if (name.startsWith(WEBHOOK_PREFIX)) return redactWebhookUrl(value);
+  // a notification URL's secret may be any part of its path (Slack's, Teams'): only its host is shown
+  if (name.startsWith(NOTIFY_PREFIX)) return URL.canParse(value) ? `${new URL(value).origin}/…` : '****';
   const known = KEYS.find((key) => key.name === name);
   return known && !known.secret ? value : redactKey(value);
 }

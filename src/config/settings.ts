@@ -23,6 +23,10 @@ export interface Settings {
   db: string;
   /** HTTPS_PROXY, HTTP_PROXY, NO_PROXY (and their lower-case forms): for the service and the webhook. */
   proxy?: ProxySettings;
+  /** The profile's `max-stale` (tds sync --max-stale when not given). */
+  maxStale?: string;
+  /** The profile's `checks`: the checks file of `tds check` when none is given. */
+  checks?: string;
   /** The lake folder of `tds sync`: --lake, else the profile's `lake`; none by default. */
   lake?: string;
 }
@@ -98,6 +102,8 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
         fromProfile('db') ??
         DEFAULT_DB,
       ...proxySettings(env),
+      maxStale: fromProfile('max-stale'),
+      checks: fromProfile('checks'),
       ...lakeSetting(typeof opts.lake === 'string' && opts.lake !== '' ? opts.lake : fromProfile('lake')),
     },
     sources,

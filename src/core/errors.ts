@@ -13,6 +13,8 @@ export const EXIT = {
   truncated: 8,
   checkFailed: 9,
   interrupted: 130,
+  /** SIGTERM (systemd, Docker, Kubernetes), handled as SIGINT is. */
+  terminated: 143,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

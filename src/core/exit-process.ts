@@ -15,9 +15,10 @@ export function noteStuckNativeWork(): void {
  * thread at once, where process.exit would wait for them.
  */
 export function exitProcess(code: number): never {
-  if (code === 130 && stuck > 0) {
-    process.removeAllListeners('SIGINT');
-    process.kill(process.pid, 'SIGINT');
+  const signal = code === 130 ? 'SIGINT' : code === 143 ? 'SIGTERM' : undefined;
+  if (signal && stuck > 0) {
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
   }
   process.exit(code);
 }

@@ -23,8 +23,22 @@ export function tryLock(path: string): Promise<ProcessLock | undefined> {
 
 /** Takes the lock called `name` rather than a file's: one lock for every process of the machine that names it. */
 export function tryNamedLock(name: string): Promise<ProcessLock | undefined> {
-  return lockAt(addressOf(createHash('sha256').update(`named\n${name}`).digest('hex').slice(0, 32)));
+  return lockAt(addressOf(namedKey(name)));
 }
+
+/** The PID of the process that holds the lock called `name`; undefined when none does (or it does not say). */
+export function namedLockHolder(name: string): Promise<string | undefined> {
+  return new Promise((done) => {
+    const socket = createConnection({ path: addressOf(namedKey(name)) });
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.once('end', () => done(/^\d+$/.test(text) ? text : undefined));
+    socket.once('error', () => done(undefined));
+  });
+}
+
+const namedKey = (name: string): string => createHash('sha256').update(`named\n${name}`).digest('hex').slice(0, 32);
 
 async function lockAt(address: string): Promise<ProcessLock | undefined> {
   let server = await listen(address);
@@ -62,7 +76,8 @@ function addressOf(key: string): string {
 
 function listen(address: string): Promise<Server | 'in-use'> {
   return new Promise((done, fail) => {
-    const server = createServer((socket) => socket.destroy());
+    // a process that asks is told the holder's PID (a message can name it)
+    const server = createServer((socket) => socket.end(String(process.pid)));
     server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? done('in-use') : fail(error)));
     server.listen({ path: address, exclusive: true }, () => done(server));
   });

@@ -1,5 +1,6 @@
 import { open, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { TdsError, UsageError } from '../core/errors.js';
 import { noteStuckNativeWork } from '../core/exit-process.js';
@@ -32,7 +33,20 @@ export interface OpenOptions {
    * private (0600): the default for a database file; an in-memory database that attaches one says so.
    */
   privateFiles?: boolean;
+  /**
+   * How long to wait while another process holds the file (a sync writing a group, a reader reading):
+   * each holds it only that long. Default LOCK_WAIT_MS; 0 refuses at once.
+   */
+  lockWaitMs?: number;
+  /** Told once, when a wait grows long, who holds the file (PID, command). */
+  onWait?(line: string): void;
+  /** Ends a wait early (Ctrl-C). */
+  signal?: AbortSignal;
 }
+
+/** How long an open waits for the file by default, and after how long it says who holds it. */
+export const LOCK_WAIT_MS = 120_000;
+const LOCK_NOTE_MS = 3_000;
 
 export interface Database {
   readonly path: string;
@@ -60,7 +74,7 @@ export async function openDatabase(path: string, options: OpenOptions): Promise<
   const release = (options.privateFiles ?? path !== ':memory:') ? holdPrivateUmask() : () => undefined;
   let instance: DuckDBInstance;
   try {
-    instance = await duckdb.DuckDBInstance.create(path, settings);
+    instance = await createWaiting(duckdb, path, settings, options);
   } catch (error) {
     release();
     throw openError(path, options, error);
@@ -101,6 +115,54 @@ export async function openDatabase(path: string, options: OpenOptions): Promise<
 }
 
 /**
+ * DuckDB locks a file for one writing process or any number of reading ones. Tds's writers and readers
+ * hold it for a moment each (a group of a sync, a query), so a refusal is retried, more slowly as it
+ * lasts, for up to `lockWaitMs`; once the wait is long, `onWait` hears who holds the file.
+ */
+async function createWaiting(
+  duckdb: DuckDBModule,
+  path: string,
+  settings: Record<string, string>,
+  options: OpenOptions,
+): Promise<DuckDBInstance> {
+  const started = performance.now();
+  const limit = options.lockWaitMs ?? LOCK_WAIT_MS;
+  let pause = 5;
+  let noted = false;
+  for (;;) {
+    try {
+      return await duckdb.DuckDBInstance.create(path, settings);
+    } catch (error) {
+      const waited = performance.now() - started;
+      if (duckdbFailure(error) !== 'locked' || waited >= limit || options.signal?.aborted) throw error;
+      if (!noted && waited >= LOCK_NOTE_MS && options.onWait) {
+        noted = true;
+        options.onWait(`waiting for ${options.what} ${path}: ${describeHolder(lockHolder(error))} holds it`);
+      }
+      await new Promise((done) => setTimeout(done, Math.min(pause, limit - waited)));
+      pause = Math.min(pause * 2, 250);
+    }
+  }
+}
+
+/**
+ * `PID 123 (tds sync)`: the program and its command from /proc where the system has it; never the rest
+ * of its arguments, which may hold a secret (a webhook URL).
+ */
+export function describeHolder(pid: string | undefined): string {
+  if (pid === undefined) return 'another process';
+  let words: string[] = [];
+  try {
+    words = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter(Boolean);
+  } catch {
+    // not Linux, or the process has ended
+  }
+  const tds = words.findIndex((word) => /^tds(\.js)?$/.test(basename(word)));
+  const command = tds >= 0 ? ['tds', ...words.slice(tds + 1, tds + 2)].join(' ') : words[0] && basename(words[0]);
+  return `PID ${pid}${command ? ` (${command})` : ''}`;
+}
+
+/**
  * An existing path must be a DuckDB file: DuckDB fails on a folder with a bare I/O error, and opens a
  * CSV, JSON or Parquet file as an empty in-memory database (its shell's convenience), where a sync
  * would write rows that vanish at exit. A DuckDB file has "DUCK" at byte 8; a new path is created.
@@ -128,9 +190,13 @@ function openError(path: string, options: OpenOptions, error: unknown): Error {
   const failure = duckdbFailure(error);
   if (failure === 'locked') {
     const pid = lockHolder(error);
-    return new UsageError(`${what} is in use by another process${pid ? ` (PID ${pid})` : ''}`, {
-      hint: 'while a tds sync (or tds sql --write) writes a mirror, no other process can open it, not even to read: wait until it ends (a sync --follow runs until Ctrl-C)',
-    });
+    const waited = options.lockWaitMs ?? LOCK_WAIT_MS;
+    return new UsageError(
+      `${what} is in use by another process (${describeHolder(pid)})${waited > 0 ? ` and stayed so for ${Math.round(waited / 1000)} s` : ''}`,
+      {
+        hint: 'a tds sync or tds sql holds a mirror only while it writes a group or runs a statement; another program (a DuckDB client opened for writing) may hold it for as long as it runs: close it, or wait',
+      },
+    );
   }
   if (failure === 'not-a-database') {
     return new UsageError(`${what} is not a DuckDB database`, { hint: 'give --db a new file name, or a mirror made by tds sync' });

@@ -2,6 +2,8 @@
 // nowhere else, by its text in the pinned DuckDB version: test/duckdb/errors.test.ts provokes every one
 // of them, so an upgrade that rewords a message fails a test there, not a user.
 
+import { closest, didYouMean } from '../filter/suggest.js';
+
 export type DuckDBFailure =
   /** `INTERRUPT Error: Interrupted!`: the statement was stopped by connection.interrupt(). */
   | 'interrupted'
@@ -80,3 +82,43 @@ export function systemRefusal(error: unknown): SystemRefusal | undefined {
   const message = messageOf(error);
   return REFUSALS.find(([, pattern]) => pattern.test(message))?.[0];
 }
+
+/**
+ * What to do about a name DuckDB could not find in a statement, from the rest of its message: an
+ * unquoted name with spaces (`Last Contacted` → DuckDB looks for `Last`) → quote it; a misspelt column
+ * (from DuckDB's candidate bindings) or table (DuckDB's own "Did you mean") → did you mean.
+ */
+export function nameHint(error: unknown): string | undefined {
+  const message = messageOf(error);
+  const column = /^Binder Error: Referenced column "([^"]+)" not found/.exec(message)?.[1];
+  if (column !== undefined) {
+    const candidates = [...(/\nCandidate bindings: (.*)/.exec(message)?.[1] ?? '').matchAll(/"([^"]+)"/g)].map((m) =>
+      m[1]!.replace(/^.*\./, ''),
+    );
+    const spaced = candidates.find((name) => name.toLowerCase().startsWith(`${column.toLowerCase()} `));
+    if (spaced) return quoteHint(spaced);
+    return didYouMean(column, candidates);
+  }
+  // DuckDB suggests its catalog's own tables too (pg_enum for nope): only a near name is said
+  const [, table, near] = /^Catalog Error: Table with name (.*) does not exist!\nDid you mean "([^"]+)"/.exec(message) ?? [];
+  if (table !== undefined && near !== undefined && closest(table, [near]).length > 0) return `did you mean ${near}?`;
+  // the caret line under "LINE n: <statement>" points at the word DuckDB stopped at
+  const syntax = /\bParser Error: syntax error at or near "([^"]+)"\n\n(LINE \d+: .*)\n( *)\^/.exec(message);
+  if (!syntax) return undefined;
+  const [, word, line, pad] = syntax;
+  const previous = /([\p{L}_][\p{L}\p{N}_]*)\s+$/u.exec(line!.slice(0, pad!.length))?.[1];
+  if (!previous || SQL_WORDS.has(previous.toUpperCase()) || !/^[\p{L}_][\p{L}\p{N}_]*$/u.test(word!)) return undefined;
+  return quoteHint(`${previous} ${word}`);
+}
+
+/** Hints said one after the other; undefined when there is none. */
+export const joinHints = (...hints: Array<string | undefined>): string | undefined => hints.filter(Boolean).join('; ') || undefined;
+
+const quoteHint = (name: string): string => `a name with spaces needs double quotes: "${name}"`;
+
+/** Words after which a second word is SQL, not the rest of a name. */
+const SQL_WORDS = new Set(
+  'SELECT FROM WHERE AND OR NOT BY GROUP ORDER AS ON JOIN LEFT RIGHT INNER OUTER FULL CROSS HAVING LIMIT OFFSET DISTINCT CASE WHEN THEN ELSE END IS IN LIKE ILIKE BETWEEN UNION ALL WITH ASC DESC NULLS DESCRIBE SUMMARIZE SHOW PIVOT UNPIVOT USING QUALIFY WINDOW OVER PARTITION INTO VALUES SET'.split(
+    ' ',
+  ),
+);

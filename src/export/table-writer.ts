@@ -3,7 +3,7 @@ import { renderRecordTable, type RecordColumn } from '../output/record-table.js'
 import { emojiFor, tableFit } from '../output/table.js';
 import { createRowShaper, type OutputRecord } from '../records/row-shaper.js';
 import { planRecord, type RecordPlan } from '../records/record-plan.js';
-import type { ShapeOptions } from '../records/shape-options.js';
+import { META_KEYS, type ShapeOptions } from '../records/shape-options.js';
 import { TruncationTally } from '../records/truncation-tally.js';
 import type { Table } from '../service/index.js';
 import type { ExportRequest } from './export-request.js';
@@ -109,11 +109,20 @@ function footer(table: Table, { shown, more, total, hidden }: FooterCounts): str
   return [rows, name, ...(hidden > 0 ? [`${hidden} ${hidden === 1 ? 'column' : 'columns'} not shown`] : [])].join(' · ');
 }
 
+/**
+ * The table's columns: the table's own first, then the meta keys (_id, _createdAt, …), which a person
+ * reads last; the columns named by --columns and the status columns of --status-columns are left out
+ * for want of room only after the others.
+ */
 function recordColumns(plan: RecordPlan, shape: ShapeOptions): RecordColumn[] {
   const numeric = new Set(shape.cells === 'value' ? plan.columns.filter((c) => c.field.type === 'number').map((c) => c.key) : []);
-  return plan.keys.map((key) => ({
+  const status = new Set(plan.columns.flatMap((column) => (column.statusKey ? [column.statusKey, column.errorKey!] : [])));
+  const meta = new Set<string>(META_KEYS);
+  const keys = [...plan.keys.filter((key) => !meta.has(key)), ...plan.keys.filter((key) => meta.has(key))];
+  return keys.map((key) => ({
     key,
     ...(numeric.has(key) ? { align: 'right' as const } : {}),
     ...(key === '_id' ? { dim: true, shrink: false } : {}),
+    ...((shape.columns && !meta.has(key)) || status.has(key) ? { asked: true } : {}),
   }));
 }

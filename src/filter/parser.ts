@@ -92,7 +92,7 @@ class Parser {
       throw this.error(`expected a condition${after}, got ${describe(start)}`, start, EXAMPLE);
     }
     this.index += 1;
-    const column = start.text;
+    const column = start.kind === 'word' ? this.labelWords(start) : start.text;
     const operatorToken = this.next();
     const operator = this.operatorOf(operatorToken, column);
     let value: WhereValue | undefined;
@@ -115,6 +115,20 @@ class Parser {
     const term: WhereTerm = { kind: 'term', column, columnPos: start.pos, operator, operatorPos: operatorToken.pos, valuePos };
     if (value !== undefined) term.value = value;
     return term;
+  }
+
+  /**
+   * An unquoted label of several words (`Lead score > 90`): the bare words up to an operator, as
+   * written; the column then has to match that label exactly. Without an operator after them, the
+   * first word alone (the next one is reported as an unknown operator).
+   */
+  private labelWords(start: Token): string {
+    let next = this.index;
+    while (isPlainWord(this.tokens[next] as Token)) next += 1;
+    const after = this.tokens[next] as Token;
+    if (next === this.index || (after.kind !== 'word' && after.kind !== 'symbol') || !operatorNamed(after.text)) return start.text;
+    this.index = next;
+    return this.text.slice(start.pos, (this.tokens[next - 1] as Token).end);
   }
 
   private parseParenthesized(open: Token): WhereExpr {
@@ -259,4 +273,9 @@ function endsTerm(token: Token): boolean {
 function describe(token: Token): string {
   if (token.kind === 'end') return 'the end of the expression';
   return quoted(token.text, 40);
+}
+
+/** A bare word that can be part of a label: no operator, no alias of one, no and/or. */
+function isPlainWord(token: Token): boolean {
+  return token.kind === 'word' && !operatorNamed(token.text) && !ALIASES.has(token.text.toLowerCase()) && !endsTerm(token);
 }

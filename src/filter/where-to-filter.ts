@@ -33,7 +33,9 @@ function termToRule(term: WhereTerm, fields: Field[], where: WhereSource): Filte
     return rule;
   } catch (error) {
     if (!(error instanceof FilterError)) throw error;
-    throw error.at({ ...where, position, length: spanLength(where.expression, position) });
+    // an unquoted label of several words is underlined whole
+    const bare = position === term.columnPos && where.expression.startsWith(term.column, position);
+    throw error.at({ ...where, position, length: bare ? term.column.length : spanLength(where.expression, position) });
   }
 }
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { redactSecrets } from '../core/redact.js';
 import type { QueryBody, RowsPage, SchemaResponse, TablesResponse, WorkspacesResponse } from '../service/index.js';
-import { parseBaseUrl, type BaseUrl } from './base-url.js';
+import { isLoopbackHost, parseBaseUrl, type BaseUrl } from './base-url.js';
 import { callFailure, type Attempt } from './call-failure.js';
 import { describeNetworkCode, errorCodeOf, unexpectedResponse } from './errors.js';
 import { checkKeyText } from './key-text.js';
@@ -75,13 +75,20 @@ export class ApiClient {
   private readonly signal?: AbortSignal;
   private readonly transport: Transport;
   private readonly limiters: ServiceLimiters;
+  /** The Date of the service's latest answer, and when (this machine's clock) it came. */
+  private serviceDate?: { serviceMs: number; localMs: number };
 
   constructor(options: ApiClientOptions) {
     this.base = parseBaseUrl(options.baseUrl);
     checkKeyText(options.apiKey);
     this.apiKey = options.apiKey;
     this.timings = options.timings ?? serviceTimings();
-    this.policy = { maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES, idempotent: true, rateScale: this.timings.retryScale };
+    this.policy = {
+      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      idempotent: true,
+      rateScale: this.timings.retryScale,
+      loopback: isLoopbackHost(new URL(this.base.origin).hostname),
+    };
     this.log = options.log;
     this.signal = options.signal;
     const proxy = options.proxy ? proxyFor(new URL(this.base.origin), options.proxy) : undefined;
@@ -162,6 +169,16 @@ export class ApiClient {
     });
   }
 
+  /** Milliseconds until the row-read limit lets the next page request go (0: it would go now). */
+  rowReadWaitMs(): number {
+    return this.limiters.rows.delayUntilFree();
+  }
+
+  /** Now on the service's clock, from the Date of its latest answer (to the second); undefined before any. */
+  serviceNow(): number | undefined {
+    return this.serviceDate && this.serviceDate.serviceMs + (Date.now() - this.serviceDate.localMs);
+  }
+
   close(): Promise<void> {
     return this.transport.close();
   }
@@ -179,6 +196,8 @@ export class ApiClient {
     });
     if (decision) throw callFailure({ what: call.what, last: result, attempts, decision, host: this.target, apiKey: this.apiKey });
     const response = result.response!;
+    const dated = typeof response.headers.date === 'string' ? Date.parse(response.headers.date) : NaN;
+    if (!Number.isNaN(dated)) this.serviceDate = { serviceMs: dated, localMs: Date.now() };
     if (call.onBody) {
       const date = response.headers.date;
       call.onBody(response.text, typeof date === 'string' ? date : undefined);

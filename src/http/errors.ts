@@ -2,6 +2,7 @@ import { TdsError, type ErrorCode, type FailureReason } from '../core/errors.js'
 import { redactSecrets } from '../core/redact.js';
 import { certificateProblem, isCertificateCode } from './certificate-error.js';
 import { RESPONSE_DEADLINE, RESPONSE_TOO_LARGE } from './read-body.js';
+import { isLoopbackHost } from './base-url.js';
 import { RETRY_STATUSES, type AttemptOutcome } from './retry-policy.js';
 
 // The one place that turns a failed request into a TdsError with the right code, message and reason
@@ -54,6 +55,12 @@ export function errorFromNetwork(failure: NetworkFailure): TdsError {
   const code = errorCodeOf(failure.error);
   if (isCertificateCode(code)) {
     return new TdsError('API', `${failure.what}: ${certificateProblem(code!, failure.target, failure.error)}`, { cause: failure.error });
+  }
+  if (code === 'ECONNREFUSED' && failure.attempts.length <= 1 && isLoopbackHost(failure.target.replace(/:\d+$/, ''))) {
+    return new TdsError('API', `${failure.what}: nothing listens on ${failure.target} — is \`tds emulator\` running?`, {
+      cause: failure.error,
+      reason: 'unreachable',
+    });
   }
   const reason = `${describeNetworkCode(code)}${code ? ` (${code})` : ''}`;
   const tried = failure.attempts.length > 1 ? `gave up after ${describeAttempts(failure.attempts)}: ` : '';

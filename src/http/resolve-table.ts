@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { TdsError, UsageError } from '../core/errors.js';
+import { closest } from '../filter/suggest.js';
 import type { Table } from '../service/index.js';
 import type { ApiClient } from './client.js';
 
@@ -12,11 +13,14 @@ export async function resolveTable(client: ApiClient, ref: string): Promise<Tabl
   return pickTable(tables, ref);
 }
 
-/** TABLE as every command takes it: an ID first, then a name as `tableNameMatches` reads it. */
+/**
+ * TABLE as every command takes it: an ID first, then a name as `tableNameMatches` reads it; when no
+ * name matches exactly, one that matches ignoring case (`leads` → "Leads"). A typo gets "did you mean".
+ */
 export function pickTable(tables: Table[], ref: string): Table {
   const byId = tables.find((table) => table.id === ref);
   if (byId) return byId;
-  const named = tables.filter((table) => tableNameMatches(table, ref));
+  const named = matchName(tables, ref, (table, name, folding) => tableNameMatches(foldTable(table, folding), name));
   if (named.length === 1) return named[0]!;
   if (named.length > 1) {
     const list = named.map((table) => `${table.id} (workspace "${table.workspaceName}")`).join(', ');
@@ -24,16 +28,41 @@ export function pickTable(tables: Table[], ref: string): Table {
       hint: 'give the table ID instead of its name',
     });
   }
-  const folded = fold(ref);
-  const close = tables.filter(
-    (table) => tableNameMatches({ name: fold(table.name), emoji: table.emoji }, folded) || table.id.toLowerCase() === folded,
+  const near = new Set(
+    closest(
+      plainName(ref),
+      tables.map((table) => table.name),
+    ),
   );
+  const close = tables.filter((table) => near.has(table.name) || table.id.toLowerCase() === fold(ref));
   throw new TdsError('NOT_FOUND', `no table with ID or name "${ref}" in this organization`, {
     ...(close.length
-      ? { hint: `did you mean ${close.map((table) => `"${table.name}" (${table.id})`).join(' or ')}? names are matched exactly` }
+      ? { hint: `did you mean ${close.map((table) => `"${table.name}" (${table.id})`).join(' or ')}?` }
       : { reason: 'unknown-table' as const }),
   });
 }
+
+/**
+ * The one rule for a name: the items `matches` finds for `ref` as written; when none, those it finds
+ * for `ref` lower-cased, comparing lower-cased names (`matches` gets the folding to apply to them).
+ */
+export function matchName<T>(
+  items: readonly T[],
+  ref: string,
+  matches: (item: T, ref: string, fold?: (text: string) => string) => boolean,
+): T[] {
+  const exact = items.filter((item) => matches(item, ref));
+  if (exact.length > 0) return exact;
+  return items.filter((item) => matches(item, fold(ref), fold));
+}
+
+/** A reference without its leading emoji or shortcode, for "did you mean" (`:rocket: Leeds` → `Leeds`). */
+export function plainName(ref: string): string {
+  return ref.replace(/^(:[^:\s]+:|[\p{Extended_Pictographic}\p{Regional_Indicator}\uFE0F\u20E3\u200D]+)\s?/u, '');
+}
+
+const foldTable = (table: Table, folding?: (text: string) => string): Pick<Table, 'name' | 'emoji'> =>
+  folding ? { name: folding(table.name), emoji: table.emoji } : table;
 
 /**
  * Whether `ref` names the table: its exact name, or the name after its emoji as `tds tables` shows it
@@ -75,4 +104,4 @@ function emojiGlyph(code: string): string | undefined {
 }
 
 const bare = (glyph: string): string => glyph.replaceAll('\uFE0F', '');
-const fold = (text: string): string => text.trim().toLowerCase();
+const fold = (text: string): string => text.toLowerCase();

@@ -21,6 +21,8 @@ export interface RetryPolicy {
   rateScale?: number;
   /** In [0, 1), for the backoff's jitter. */
   random?: () => number;
+  /** The service is on this machine: a refused connection means nothing listens there, and no retry mends that. */
+  loopback?: boolean;
 }
 
 export const RETRY_STATUSES: readonly number[] = [429, 500, 502, 503, 504];
@@ -72,6 +74,7 @@ export const MAX_RETRY_AFTER_MS = 300_000;
 
 /** Whether to try again after `retriesSoFar` retries, and how long to wait first. */
 export function decideRetry(outcome: AttemptOutcome, retriesSoFar: number, policy: RetryPolicy): RetryDecision {
+  if (policy.loopback && outcome.kind === 'network' && outcome.code === 'ECONNREFUSED') return { retry: false, why: 'final' };
   const reason = retryReason(outcome, policy.idempotent);
   if (!reason) return { retry: false, why: 'final' };
   if (retriesSoFar >= policy.maxRetries) return { retry: false, why: 'exhausted', reason };

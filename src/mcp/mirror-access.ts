@@ -82,7 +82,11 @@ export class MirrorAccess {
 
   private open(): Promise<Database> {
     // every read runs without file access: query_sql's statements, and the tools' own
-    this.db ??= openMirror(this.path, { readOnly: true, access: { files: false } }).catch((error: unknown) => {
+    this.db ??= openMirror(this.path, {
+      readOnly: true,
+      access: { files: false },
+      onWait: (line) => process.stderr.write(`tds: ${line}\n`),
+    }).catch((error: unknown) => {
       this.db = undefined;
       throw error;
     });
@@ -94,6 +98,8 @@ export class MirrorAccess {
     this.readersDone = undefined;
     if (done) return done();
     clearTimeout(this.idle);
+    // closed at once by default: a sync --follow in another process writes the file between queries
+    if (this.idleMs === 0) return void this.closeDb();
     this.idle = setTimeout(() => void this.closeDb(), this.idleMs);
     this.idle.unref();
   }

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { TdsError, UsageError } from '../core/errors.js';
-import { loadStates, type TableState } from '../mirror/table-state.js';
+import { loadStates, namedStates, type TableState } from '../mirror/table-state.js';
 import type { Session } from './session.js';
 
 /** A table of the mirror, as _tds_tables and _tds_columns describe it. */
@@ -44,13 +44,11 @@ async function hasCatalog(connection: DuckDBConnection): Promise<boolean> {
 }
 
 /**
- * The mirror table a reference names: a table ID, a mirror table name (`leads`, any case) or the
- * table's exact name; undefined when none. A name several tables share is an error listing them.
+ * The mirror table a reference names: a table ID, or a service or mirror table name (`leads`), exact
+ * or else ignoring case; undefined when none. A name several tables share is an error listing them.
  */
 export function findMirrorTable(tables: readonly MirrorTable[], ref: string): MirrorTable | undefined {
-  const byId = tables.find(({ state }) => state.tableId === ref || state.mirrorTable.toLowerCase() === ref.toLowerCase());
-  if (byId) return byId;
-  const named = tables.filter(({ state }) => state.name === ref);
+  const named = namedStates(tables, ref);
   if (named.length > 1) {
     const list = named.map(({ state }) => `${state.tableId} (mirror table ${state.mirrorTable})`).join(', ');
     throw new UsageError(`table name "${ref}" matches ${named.length} mirrored tables: ${list}`, {

@@ -1,5 +1,5 @@
 import { TdsError, UsageError } from '../core/errors.js';
-import { duckdbFailure, firstLine } from '../duckdb/errors.js';
+import { duckdbFailure, firstLine, joinHints, nameHint } from '../duckdb/errors.js';
 import { FILES_HINT } from '../duckdb/one-statement.js';
 
 /** How long query_sql's statement may run. */
@@ -28,6 +28,6 @@ export function queryError(error: unknown, signals: { call: AbortSignal; limit: 
   if (signals.call.aborted) return new TdsError('INTERRUPTED', 'the statement was stopped: the call was cancelled');
   // a statement whose job is files, refused by its type: query_sql has no --files to offer
   if (error instanceof TdsError) return error.hint === FILES_HINT ? new UsageError(error.message, { hint: NO_FILES }) : error;
-  const hint = HINTS[duckdbFailure(error)];
+  const hint = joinHints(nameHint(error), HINTS[duckdbFailure(error)]);
   return new UsageError(`SQL: ${firstLine(error)}`, hint ? { hint } : {});
 }

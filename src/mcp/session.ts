@@ -8,6 +8,8 @@ import type { HintsOf } from './tool-result.js';
 export interface McpServeOptions {
   /** the mirror file */
   db: string;
+  /** the `checks` setting: check_tables's checks file (else tds-checks.yaml in the current folder) */
+  checks?: string;
   /** --allow-push: push_records is offered */
   allowPush: boolean;
   caps: Caps;
@@ -27,8 +29,8 @@ export interface McpServeOptions {
   secrets?: string[];
 }
 
-/** How long the read-only mirror stays open after the last read (so another process can sync it meanwhile). */
-const MIRROR_IDLE_MS = 10_000;
+/** The read-only mirror is closed right after each read: a sync --follow in another process writes it between reads. */
+const MIRROR_IDLE_MS = 0;
 
 /**
  * What the tools share for the life of the server: one API client (so every row request, a sync's

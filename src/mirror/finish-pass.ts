@@ -1,3 +1,4 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Database } from '../duckdb/engine.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import { UNFINISHED_STATUSES } from '../service/index.js';
@@ -27,15 +28,7 @@ export async function finishPass(db: Database, state: TableState, end: PassEnd):
   const unseen = unseenRows(state.tableId, pass);
   await connection.run('BEGIN TRANSACTION');
   try {
-    const keys = (await tableColumns(connection, state.mirrorTable)).map((column) => quoteIdent(column.key)).join(', ');
-    const foundGone = pass.startedAt === null ? 'now()' : `${quoteLiteral(pass.startedAt)}::TIMESTAMPTZ`;
-    await connection.run(
-      `INSERT INTO ${quoteIdent(state.historyTable!)} (${keys}, ${quoteIdent(REPLACED_BY_KEY)}, ${quoteIdent(CHANGE_KEY)}, ${quoteIdent(REPLACED_AT_KEY)}) ` +
-        `SELECT ${keys}, ${syncId}, 'deleted', ${foundGone} FROM ${target} WHERE ${unseen}`,
-    );
-    // a DELETE answers with the number of rows it deleted
-    const reader = await connection.runAndReadAll(`DELETE FROM ${target} WHERE ${unseen}`);
-    const deleted = Number(reader.getRows()[0]?.[0] ?? 0);
+    const deleted = await deleteGone(connection, state, { where: unseen, syncId, foundGoneAt: pass.startedAt });
     await connection.run(`DELETE FROM _tds_pass WHERE table_id = ${quoteLiteral(state.tableId)}`);
     state.newestCreatedAt = later(state.newestCreatedAt, pass.top);
     state.pendingSince = await pendingSince(db, state);
@@ -47,6 +40,11 @@ export async function finishPass(db: Database, state: TableState, end: PassEnd):
     state.rowCount = Number((await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${target}`)).getRowObjectsJS()[0]?.n ?? 0);
     state.serviceRowCount = end.serviceRowCount;
     state.lastSyncAt = new Date().toISOString();
+    if (pass.mode === 'full') {
+      // every row read: the mirror is exact as of the pass's start, and a verification under way is moot
+      state.verifiedAt = pass.startedAt ?? state.verifiedAt;
+      state.verify = null;
+    }
     state.pass = null;
     await saveState(connection, state);
     await connection.run('COMMIT');
@@ -55,6 +53,31 @@ export async function finishPass(db: Database, state: TableState, end: PassEnd):
     await connection.run('ROLLBACK').catch(() => undefined);
     throw error;
   }
+}
+
+/** Rows found gone, and when the pass that found them began (null: unknown, now). */
+export interface GoneRows {
+  /** SQL condition on the mirror table. */
+  where: string;
+  syncId: number;
+  foundGoneAt: string | null;
+}
+
+/**
+ * The rows `gone.where` picks move into the history table as deleted by the sync, at the start of the
+ * pass that found them gone, and leave the table (inside the caller's transaction). Returns how many.
+ */
+export async function deleteGone(connection: DuckDBConnection, state: TableState, gone: GoneRows): Promise<number> {
+  const target = quoteIdent(state.mirrorTable);
+  const keys = (await tableColumns(connection, state.mirrorTable)).map((column) => quoteIdent(column.key)).join(', ');
+  const foundGone = gone.foundGoneAt === null ? 'now()' : `${quoteLiteral(gone.foundGoneAt)}::TIMESTAMPTZ`;
+  await connection.run(
+    `INSERT INTO ${quoteIdent(state.historyTable!)} (${keys}, ${quoteIdent(REPLACED_BY_KEY)}, ${quoteIdent(CHANGE_KEY)}, ${quoteIdent(REPLACED_AT_KEY)}) ` +
+      `SELECT ${keys}, ${gone.syncId}, 'deleted', ${foundGone} FROM ${target} WHERE ${gone.where}`,
+  );
+  // a DELETE answers with the number of rows it deleted
+  const reader = await connection.runAndReadAll(`DELETE FROM ${target} WHERE ${gone.where}`);
+  return Number(reader.getRows()[0]?.[0] ?? 0);
 }
 
 /** Creation time of the oldest row with an action cell still queued, waiting or running. */

@@ -1,5 +1,7 @@
+import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
-import { openDatabase, type Database } from '../duckdb/engine.js';
+import { lockAddress, namedLockHolder, tryNamedLock, type ProcessLock } from '../core/process-lock.js';
+import { describeHolder, openDatabase, type Database } from '../duckdb/engine.js';
 import type { FileAccess } from '../duckdb/file-access.js';
 import { quoteLiteral } from '../duckdb/sql-text.js';
 import { SYNCS_TABLE_2, upgradeFormat1 } from './history/upgrade-format-1.js';
@@ -37,7 +39,9 @@ const META_TABLES = [
     pass_unfit BIGINT,
     history_table VARCHAR,
     at_sync_macro VARCHAR,
-    at_macro VARCHAR
+    at_macro VARCHAR,
+    verified_at TIMESTAMPTZ,
+    verify_pass VARCHAR
   )`,
   `CREATE TABLE IF NOT EXISTS _tds_columns (
     table_id VARCHAR NOT NULL,
@@ -74,6 +78,33 @@ export interface OpenMirror {
   keepFormat?: boolean;
   /** Told, in one line, that the mirror is of an earlier format (what it lacks, and that a sync upgrades it). */
   note?: (line: string) => void;
+  /** While another process holds the file: how long to wait (engine.ts LOCK_WAIT_MS by default), told who it is when long, ended by `signal`. */
+  lockWaitMs?: number;
+  onWait?(line: string): void;
+  signal?: AbortSignal;
+}
+
+/** A command's wait for a mirror another process holds: said on stderr when long, ended by Ctrl-C. */
+export function waitOn(ctx: Pick<Context, 'io' | 'signal'>): Pick<OpenMirror, 'onWait' | 'signal'> {
+  return { onWait: (line) => ctx.io.stderr.write(`tds: ${line}\n`), signal: ctx.signal };
+}
+
+/**
+ * One sync at a time writes a mirror (its passes judge deletions by what they saw, see pass-range.ts):
+ * a second one is refused, naming the first; `whenBusy: 'skip'` (tds stats) leaves the mirror to it.
+ */
+export async function claimMirror(ctx: Pick<Context, 'io'>, path: string, whenBusy?: 'skip'): Promise<ProcessLock | undefined> {
+  const name = `tds sync ${lockAddress(path)}`;
+  const lock = await tryNamedLock(name);
+  if (lock) return lock;
+  const holder = describeHolder(await namedLockHolder(name));
+  if (whenBusy === 'skip') {
+    ctx.io.stderr.write(`tds: the mirror ${path} is being synced by ${holder}: its tables as they are\n`);
+    return undefined;
+  }
+  throw new UsageError(`the mirror ${path} is being synced by ${holder}`, {
+    hint: 'one sync at a time writes a mirror: wait until it ends (a sync --follow runs until Ctrl-C), or read it meanwhile (tds sql, stats, diff)',
+  });
 }
 
 /** Opens the mirror; a writable one gets its tables created (and is checked to be one this tds can write). */
@@ -84,6 +115,9 @@ export async function openMirror(path: string, options: OpenMirror): Promise<Dat
     memoryLimit: options.memoryLimit ?? '256MB',
     ...(options.threads ? { threads: options.threads } : {}),
     ...(options.access ? { access: options.access } : {}),
+    ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
+    ...(options.onWait ? { onWait: options.onWait } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   try {
     const version = await formatVersion(db);
@@ -110,11 +144,18 @@ export async function openMirror(path: string, options: OpenMirror): Promise<Dat
         `the mirror ${path} was written by an earlier tds (mirror format 1): it has no history yet; the next tds sync upgrades it`,
       );
     }
+    if (!options.readOnly && !(version === 1 && options.keepFormat)) await addVerifyColumns(db);
     return db;
   } catch (error) {
     db.close();
     throw error;
   }
+}
+
+/** The columns of verifications (issue 30), added to a mirror of format 2 made before them: none is the same as null. */
+async function addVerifyColumns(db: Database): Promise<void> {
+  await db.connection.run('ALTER TABLE _tds_tables ADD COLUMN IF NOT EXISTS verified_at TIMESTAMPTZ');
+  await db.connection.run('ALTER TABLE _tds_tables ADD COLUMN IF NOT EXISTS verify_pass VARCHAR');
 }
 
 /**

@@ -78,21 +78,21 @@ export class MirrorWriter {
    * written again only when `rewrite` (a full pass brings every row to the current labels and types)
    * and its values differ, as the same version. Rows appended meanwhile go to the next write. One write at a time.
    */
-  async write(state: TableState, rewrite: boolean): Promise<GroupCounts> {
+  async write(state: TableState, rewrite: boolean, also?: (connection: DuckDBConnection) => Promise<void>): Promise<GroupCounts> {
     const lane = this.lanes[this.current]!;
     this.current = 1 - this.current;
     const total = lane.seal();
     try {
       if (this.onlyNew) {
         // the primary key refuses a row the mirror has: the general way then (which meets any other failure again)
-        const counts = await lane.transaction(state, () => this.insertNew(lane, total)).catch(() => undefined);
+        const counts = await lane.transaction(state, () => this.insertNew(lane, total), also).catch(() => undefined);
         if (counts) return counts;
       }
       // a row read twice in the group is written once, as read last (a sort of the group, only when there is one)
       const rows = lane.typedRows(await lane.hasRepeats());
       // matched by creation time first (fast); a row whose creation time changed is refused then: by `_id` alone
       const upsert = (byCreation: boolean): Promise<GroupCounts> =>
-        lane.transaction(state, () => this.upsert!.write(lane.connection, rows, rewrite, byCreation));
+        lane.transaction(state, () => this.upsert!.write(lane.connection, rows, rewrite, byCreation), also);
       return (await upsert(true).catch(() => undefined)) ?? (await upsert(false));
     } finally {
       await fitIndexMemory(lane.connection);
@@ -139,12 +139,18 @@ class Lane {
     return rows;
   }
 
-  async transaction(state: TableState, apply: () => Promise<GroupCounts>): Promise<GroupCounts> {
+  /** `also`: more of the same transaction, after the rows (a verification's deletions). Without a pass, no IDs are noted. */
+  async transaction(
+    state: TableState,
+    apply: () => Promise<GroupCounts>,
+    also?: (connection: DuckDBConnection) => Promise<void>,
+  ): Promise<GroupCounts> {
     const { connection } = this;
     await connection.run('BEGIN TRANSACTION');
     try {
-      await connection.run(`INSERT INTO _tds_pass SELECT ${quoteLiteral(state.tableId)}, id FROM ${this.inbox}`);
+      if (state.pass) await connection.run(`INSERT INTO _tds_pass SELECT ${quoteLiteral(state.tableId)}, id FROM ${this.inbox}`);
       const counts = await apply();
+      await also?.(connection);
       if (state.pass) {
         state.pass.inserted += counts.inserted;
         state.pass.updated += counts.updated;

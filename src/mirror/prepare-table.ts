@@ -123,6 +123,8 @@ function newState(table: Table, options: PrepareOptions): TableState {
     rowCount: null,
     serviceRowCount: null,
     lastSyncAt: null,
+    verifiedAt: null,
+    verify: null,
     pass: null,
   };
 }

@@ -14,7 +14,10 @@ import { reachesWatermark, serviceDate } from './watermark.js';
 
 /** Told after each page is written (for the progress line). */
 export interface PassProgress {
+  /** Rows of the pass so far, after each page written. */
   page(rows: number): void;
+  /** The rows an interrupted pass had saved, when this one continues it (not read by this run). */
+  continues?(rows: number): void;
 }
 
 export interface ReadPagesOptions {
@@ -81,6 +84,7 @@ async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promis
   const group = new GroupedWrites(writer, state);
   let fresh = pass.cursor === null;
   let short = false;
+  if (!fresh) options.progress?.continues?.(pass.rows);
   try {
     for await (const { page } of paginate((cursor, onBody) => fetch(options, cursor, onBody), {
       ...(pass.cursor !== null ? { cursor: pass.cursor } : {}),

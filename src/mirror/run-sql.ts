@@ -10,10 +10,12 @@ import { runStatement, type ResultRecord } from '../duckdb/run-statement.js';
 import { createAtomicFile } from '../output/atomic-file.js';
 import type { Format } from '../output/format.js';
 import { createRecordWriter } from '../output/record-writer.js';
-import { firstRows, resultCellText } from '../output/result-table.js';
-import { renderTable, tableFit } from '../output/table.js';
+import { writePaged } from '../output/pager.js';
+import { renderRecordTable } from '../output/record-table.js';
+import { firstRows } from '../output/result-table.js';
+import { tableFit } from '../output/table.js';
 import { copyOut, partialPath } from '../parquet/copy-out.js';
-import { openMirror } from './mirror-db.js';
+import { openMirror, waitOn } from './mirror-db.js';
 import { sqlError } from './sql-errors.js';
 
 export interface SqlRequest {
@@ -50,6 +52,7 @@ export async function runSql(ctx: Context, request: SqlRequest): Promise<void> {
     readOnly: !request.write,
     access,
     keepFormat: true,
+    ...waitOn(ctx),
     note: (line) => ctx.io.stderr.write(`tds: note: ${line}\n`),
   });
   try {
@@ -116,19 +119,34 @@ async function printResult(ctx: Context, { db, statement, step }: PreparedSql, r
   }
 }
 
-/** The records as a terminal table (`toFile`: -o FILE, never sized to the terminal nor coloured). */
+/**
+ * The records as a terminal table, as `tds rows` shows them (numbers right-aligned, lists joined,
+ * members by name, the columns that do not fit left out and named), through the pager when long
+ * (`toFile`: -o FILE, never sized to the terminal nor coloured nor paged).
+ */
 async function writeTable(
   ctx: Context,
   sink: NodeJS.WritableStream,
   { names, records, toFile }: { names: string[]; records: AsyncIterable<ResultRecord>; toFile: boolean },
 ): Promise<void> {
   const { rows, more } = await firstRows(records, TABLE_MAX_ROWS);
-  const columns = names.map((name) => ({ header: name, value: (row: ResultRecord) => resultCellText(row[name]), shrink: true }));
-  sink.write(`${renderTable(rows, columns, tableFit(ctx.io, toFile))}\n`);
+  const numeric = (key: string): boolean =>
+    rows.some((row) => row[key] !== null) && rows.every((row) => row[key] === null || ['number', 'bigint'].includes(typeof row[key]));
+  const columns = names.map((key) => ({ key, ...(numeric(key) ? { align: 'right' as const } : {}) }));
+  const { text, hidden } = renderRecordTable(rows, columns, tableFit(ctx.io, toFile));
+  if (toFile) sink.write(`${text}\n`);
+  else await writePaged(ctx, `${text}\n`);
   const count = rows.length + more;
   ctx.io.stderr.write(
     `${count.toLocaleString('en-US')} ${count === 1 ? 'row' : 'rows'}${more > 0 ? ` (${more.toLocaleString('en-US')} not shown: use --format csv, or LIMIT)` : ''}\n`,
   );
+  if (hidden.length > 0)
+    ctx.io.stderr.write(
+      `hint: ${hidden.length} ${hidden.length === 1 ? 'column does' : 'columns do'} not fit the terminal (${hidden
+        .slice(0, 3)
+        .map((key) => JSON.stringify(key))
+        .join(', ')}${hidden.length > 3 ? ', …' : ''}): name the columns in SELECT, or use --format csv\n`,
+    );
 }
 
 /**

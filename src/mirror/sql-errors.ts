@@ -1,5 +1,5 @@
 import { TdsError, UsageError } from '../core/errors.js';
-import { duckdbFailure, firstLine } from '../duckdb/errors.js';
+import { duckdbFailure, firstLine, joinHints, nameHint } from '../duckdb/errors.js';
 import { FILES_HINT } from '../duckdb/one-statement.js';
 
 /**
@@ -9,7 +9,7 @@ import { FILES_HINT } from '../duckdb/one-statement.js';
  */
 export function sqlError(error: unknown, context: { output?: string } = {}): unknown {
   if (error instanceof TdsError || (error instanceof Error && error.name === 'TimeoutError')) return error;
-  const hint = HINTS[duckdbFailure(error)];
+  const hint = joinHints(nameHint(error), HINTS[duckdbFailure(error)]);
   const folderHint = duckdbFailure(error) === 'cannot-open-file' && context.output;
   return new UsageError(`SQL: ${firstLine(error)}`, {
     ...(hint ? { hint } : folderHint ? { hint: 'check that the folder of -o FILE exists and can be written' } : {}),

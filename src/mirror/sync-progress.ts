@@ -12,8 +12,16 @@ export interface SyncProgress extends PassProgress {
   stop(): void;
 }
 
-/** `rowWindow`: the row-read limit as the client paces it (its rate scale counted), which the ETA counts on. */
-export async function startSyncProgress(ctx: Context, tables: readonly Table[], rowWindow: RateWindow): Promise<SyncProgress | undefined> {
+/**
+ * `rowWindow`: the row-read limit as the client paces it (its rate scale counted), which the ETA counts on;
+ * `rowReadWaitMs`: how long the next page waits for that limit (the line says so instead of standing still).
+ */
+export async function startSyncProgress(
+  ctx: Context,
+  tables: readonly Table[],
+  rowWindow: RateWindow,
+  rowReadWaitMs: () => number = () => 0,
+): Promise<SyncProgress | undefined> {
   if (!ctx.io.stderrIsTTY || tables.length === 0) return undefined;
   const perMinute = rowWindow.requests / (rowWindow.perMs / 60_000);
   const started = Date.now();
@@ -27,7 +35,9 @@ export async function startSyncProgress(ctx: Context, tables: readonly Table[], 
     const here = pagesOf(Math.max(0, (current?.rowCount ?? 0) - tableRows));
     const later = tables.slice(done + 1).reduce((sum, table) => sum + Math.max(1, pagesOf(table.rowCount)), 0);
     const eta = here + later > 0 ? ` · ${etaText(here, later, perMinute)}` : '';
-    return `tables ${Math.max(0, done)}/${tables.length} · ${current?.name ?? ''}: ${tableRows.toLocaleString('en-US')} rows · ${rate.toLocaleString('en-US')} rows/s${eta}`;
+    const waitMs = rowReadWaitMs();
+    const waiting = waitMs >= 1000 ? ` · waiting for the row-read limit, ${Math.ceil(waitMs / 1000)} s` : '';
+    return `tables ${Math.max(0, done)}/${tables.length} · ${current?.name ?? ''}: ${tableRows.toLocaleString('en-US')} rows · ${rate.toLocaleString('en-US')} rows/s${waiting}${eta}`;
   };
   const line: LiveLine = await startLiveLine(ctx.io, render, 1000);
   return {
@@ -35,6 +45,11 @@ export async function startSyncProgress(ctx: Context, tables: readonly Table[], 
       done += 1;
       current = table;
       tableRows = 0;
+      line.refresh();
+    },
+    continues(saved) {
+      // rows an earlier sync read: left out of this run's rate, counted in what is left
+      tableRows = saved;
       line.refresh();
     },
     page(total) {

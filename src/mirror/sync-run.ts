@@ -7,9 +7,11 @@ import type { Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
 import { pickTable } from '../http/resolve-table.js';
 import type { HeaderMode } from '../records/shape-options.js';
-import type { Field, Table } from '../service/index.js';
-import { openMirror } from './mirror-db.js';
-import { formatSyncSummary, syncSummary } from './sync-summary.js';
+import type { Table } from '../service/index.js';
+import { Verifier } from './follow-verify.js';
+import { FollowMemory } from './follow-memory.js';
+import { claimMirror, openMirror, waitOn } from './mirror-db.js';
+import { formatSyncSummary, interruptedSync, syncSummary } from './sync-summary.js';
 import { startSyncProgress, type SyncProgress } from './sync-progress.js';
 import { ChangesStream } from './sync-changes.js';
 import { syncTable, type TableSyncResult } from './sync-table.js';
@@ -35,6 +37,17 @@ export interface SyncRequest {
   changes?: boolean;
   /** --prune-history: versions replaced longer ago than this many ms are dropped */
   pruneHistoryMs?: number;
+  /** --max-stale (undefined: off): one-shot, a full pass for a table verified longer ago; --follow, the bound verification keeps */
+  maxStaleMs?: number;
+  /** --max-share: the share of the row-read limit --follow's verification may use */
+  maxShare?: number;
+  /** Another sync holds the mirror: 'skip' says so and leaves it (tds stats reads it as it is); else an error. */
+  whenBusy?: 'skip';
+  /**
+   * Run after each round with the tables it changed (every table after the first), the mirror closed
+   * meanwhile so that the hook opens it as it needs (--follow --check).
+   */
+  afterRound?: (changed: readonly TableSyncResult[]) => Promise<void>;
   /** Run after each table's sync, with the mirror open for writing (--lake writes what the sync changed). */
   afterTable?: (db: Database, result: TableSyncResult) => Promise<void>;
 }
@@ -57,77 +70,115 @@ const THREADS = 1;
  */
 export async function runSync(ctx: Context, client: ApiClient, request: SyncRequest): Promise<void> {
   returnFreedMemoryAtOnce();
-  const fresh = await access(request.db).then(
+  const lock = await claimMirror(ctx, request.db, request.whenBusy);
+  if (!lock) return;
+  try {
+    const session: SyncSession = {
+      ctx,
+      client,
+      request,
+      open: () =>
+        openMirror(request.db, {
+          readOnly: false,
+          memoryLimit: MEMORY_LIMIT,
+          threads: THREADS,
+          note: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
+          ...waitOn(ctx),
+        }),
+    };
+    const follow = new FollowMemory();
+    const first = await firstRound(session, follow);
+    report(ctx, request, first);
+    // the mirror is closed between rounds: the hook opens it as it needs
+    await request.afterRound?.(first);
+    if (request.followEveryMs !== undefined) await followRounds(session, follow);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The first round; a run that made the file and mirrored nothing (an unknown table, say) leaves no file behind. */
+async function firstRound(session: SyncSession, follow: FollowMemory): Promise<TableSyncResult[]> {
+  const { db: path } = session.request;
+  const fresh = await access(path).then(
     () => false,
     () => true,
   );
-  const db = await openMirror(request.db, {
-    readOnly: false,
-    memoryLimit: MEMORY_LIMIT,
-    threads: THREADS,
-    note: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
-  });
-  let closed = false;
+  let empty = false;
   try {
-    const follow = new FollowMemory();
-    const changes = request.changes ? await ChangesStream.open(ctx, db) : undefined;
-    for (let round = 0; ; round += 1) {
-      const results = await syncRound({ ctx, client, db, request, changes }, follow, round === 0);
-      if (round === 0 || results.some(changedAnything)) report(ctx, request, round === 0 ? results : results.filter(changedAnything));
-      if (request.followEveryMs === undefined) return;
-      if (!(await idle(ctx, request.followEveryMs))) return;
-    }
+    return await withMirror(session, async (db) => {
+      try {
+        return await syncRound(session, db, follow);
+      } catch (error) {
+        empty =
+          fresh &&
+          (await loadStates(db.connection).then(
+            (states) => states.length === 0,
+            () => false,
+          ));
+        throw error;
+      }
+    });
   } catch (error) {
-    // a run that made the file and mirrored nothing (an unknown table, say) leaves no file behind
-    const empty =
-      fresh &&
-      (await loadStates(db.connection).then(
-        (states) => states.length === 0,
-        () => false,
-      ));
-    if (empty) {
-      closed = true;
-      db.close();
-      for (const path of [request.db, `${request.db}.wal`]) await rm(path, { force: true });
-    }
+    if (empty) for (const file of [path, `${path}.wal`]) await rm(file, { force: true });
     throw error;
+  }
+}
+
+/** The mirror opened for `work` and closed after it: a sync holds the file only while it writes. */
+async function withMirror<T>(session: SyncSession, work: (db: Database) => Promise<T>): Promise<T> {
+  const db = await session.open();
+  try {
+    return await work(db);
   } finally {
-    if (!closed) db.close();
+    db.close();
+  }
+}
+
+/** --follow: a round every --every, and verification pages between rounds. */
+async function followRounds(session: SyncSession, follow: FollowMemory): Promise<void> {
+  const { ctx, request } = session;
+  const verifier = new Verifier(
+    {
+      ctx,
+      client: session.client,
+      open: session.open,
+      fieldsOf: (tableId) => follow.fieldsOf(tableId),
+      say: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
+      taken: follow.taken,
+      ...(request.changes
+        ? { changed: async (db: Database, tableId: string) => (await ChangesStream.open(ctx, db)).deliver(tableId) }
+        : {}),
+    },
+    { maxStaleMs: request.maxStaleMs, maxShare: request.maxShare ?? 0 },
+  );
+  verifier.plan(follow.tables);
+  for (;;) {
+    const roundAt = performance.now() + request.followEveryMs!;
+    while (verifier.dueAt <= roundAt) {
+      if (!(await idle(ctx, verifier.dueAt - performance.now()))) return;
+      await verifier.page(follow.tables);
+    }
+    if (!(await idle(ctx, roundAt - performance.now()))) return;
+    const results = await followRound(session, follow);
+    verifier.plan(follow.tables);
+    const changed = results.filter(changedAnything);
+    if (changed.length > 0) {
+      report(ctx, request, changed);
+      await request.afterRound?.(changed);
+    }
   }
 }
 
 /**
- * How often --follow reads a table's schema even when its rows show no new field (a relabel or removal
- * shows in no row), and the list of tables (their row counts, which an incremental pass must reach).
+ * A round of --follow: the listing (one request for every table); a table whose row count did not
+ * move, with no action cell still pending and no pass to continue, costs no row request.
  */
-const SCHEMA_REFRESH_MS = 5 * 60_000;
-
-/** What --follow keeps between rounds, so an idle round costs one row request per table and nothing more. */
-class FollowMemory {
-  tables: Table[] = [];
-  private listedAt = -Infinity;
-  private readonly schemas = new Map<string, { fields: Field[]; at: number }>();
-
-  /** Whether the tables are to be listed again before this round (their row counts are old). */
-  get listingDue(): boolean {
-    return Date.now() - this.listedAt >= SCHEMA_REFRESH_MS;
-  }
-
-  listed(tables: readonly Table[]): void {
-    this.listedAt = Date.now();
-    const latest = new Map(tables.map((table) => [table.id, table]));
-    // a table gone from the list stays (its sync then says what became of it)
-    this.tables = this.tables.map((table) => latest.get(table.id) ?? table);
-  }
-
-  fieldsOf(tableId: string): Field[] | undefined {
-    const known = this.schemas.get(tableId);
-    return known && Date.now() - known.at < SCHEMA_REFRESH_MS ? known.fields : undefined;
-  }
-
-  remember(tableId: string, fields: Field[]): void {
-    if (this.schemas.get(tableId)?.fields !== fields) this.schemas.set(tableId, { fields, at: Date.now() });
-  }
+async function followRound(session: SyncSession, follow: FollowMemory): Promise<TableSyncResult[]> {
+  follow.listed((await session.client.tables()).tables);
+  const moved = follow.tables.filter((table) => follow.mayHaveChanged(table));
+  if (moved.length === 0) return [];
+  return withMirror(session, (db) => syncRound(session, db, follow, moved));
 }
 
 const changedAnything = (result: TableSyncResult): boolean => result.inserted + result.updated + result.deleted > 0 || !result.complete;
@@ -136,26 +187,27 @@ const changedAnything = (result: TableSyncResult): boolean => result.inserted + 
 interface SyncSession {
   ctx: Context;
   client: ApiClient;
-  db: Database;
   request: SyncRequest;
-  /** --changes: every table's changes delivered before and after its sync */
-  changes: ChangesStream | undefined;
+  /** Opens the mirror for writing (each round, each verification page: closed after). */
+  open(): Promise<Database>;
 }
 
-/** One sync of every table; the first round chooses the tables and reads their schemas, later ones (--follow) reuse them. */
-async function syncRound(session: SyncSession, memory: FollowMemory, first: boolean): Promise<TableSyncResult[]> {
-  const { ctx, client, db, request, changes } = session;
+/** One sync of every table (or of `only`); the first round chooses the tables and reads their schemas, later ones (--follow) reuse them. */
+async function syncRound(session: SyncSession, db: Database, memory: FollowMemory, only?: Table[]): Promise<TableSyncResult[]> {
+  const { ctx, client, request } = session;
+  const first = only === undefined;
   const states = await loadStates(db.connection);
-  const listedNow = first || memory.listingDue;
-  if (first) memory.tables = await chooseTables(ctx, client, request, states);
-  if (listedNow) memory.listed(first ? memory.tables : (await client.tables()).tables);
-  const taken = await namesInUse(db, states);
+  if (first) memory.listed((memory.tables = await chooseTables(ctx, client, request, states)));
+  const taken = (memory.taken = await namesInUse(db, states));
   const progress = first
-    ? (request.progress?.(memory.tables) ?? (await startSyncProgress(ctx, memory.tables, client.timings.windows.rows)))
+    ? (request.progress?.(memory.tables) ??
+      (await startSyncProgress(ctx, memory.tables, client.timings.windows.rows, () => client.rowReadWaitMs())))
     : undefined;
+  const oneShot = request.followEveryMs === undefined;
+  const changes = request.changes ? await ChangesStream.open(ctx, db) : undefined;
   const results: TableSyncResult[] = [];
   try {
-    for (const table of memory.tables) {
+    for (const table of only ?? memory.tables) {
       const state = states.find((candidate) => candidate.tableId === table.id);
       const knownFields = first ? undefined : memory.fieldsOf(table.id);
       progress?.table(table);
@@ -172,16 +224,20 @@ async function syncRound(session: SyncSession, memory: FollowMemory, first: bool
         ...(progress ? { progress } : {}),
         ...(knownFields ? { knownFields } : {}),
         onFields: (fields) => memory.remember(table.id, fields),
-        listedNow,
+        listedNow: true,
+        deletionsByCount: oneShot,
+        ...(oneShot && request.maxStaleMs !== undefined ? { maxStaleMs: request.maxStaleMs } : {}),
         ...(request.pruneHistoryMs !== undefined ? { pruneHistoryMs: request.pruneHistoryMs } : {}),
       });
       let result: TableSyncResult;
       try {
         result = await synced;
       } catch (error) {
-        // what an interrupted sync wrote is said too (else the next --changes says it)
+        // what an interrupted sync wrote is said too (the next sync's changes are its own)
         await changes?.deliver(table.id).catch(() => undefined);
-        throw error;
+        if (!ctx.signal.aborted || (error instanceof TdsError && error.code !== 'INTERRUPTED')) throw error;
+        const saved = (await loadStates(db.connection).catch(() => [])).find((candidate) => candidate.tableId === table.id);
+        throw interruptedSync({ db: request.db, table: table.name, savedRows: saved?.pass?.rows ?? 0, tablesDone: results.length });
       }
       results.push(result);
       await changes?.deliver(table.id);
@@ -190,6 +246,7 @@ async function syncRound(session: SyncSession, memory: FollowMemory, first: bool
   } finally {
     progress?.stop();
   }
+  memory.synced(await loadStates(db.connection));
   return results;
 }
 
@@ -243,12 +300,17 @@ function report(ctx: Context, request: SyncRequest, results: readonly TableSyncR
   else ctx.io.stderr.write(formatSyncSummary(summary));
 }
 
-/** Waits for the next round of --follow; false when Ctrl-C came meanwhile (a clean end). */
+/**
+ * Waits for the next round or page of --follow; false when Ctrl-C came meanwhile (a clean end). SIGTERM
+ * (a service manager stopping it) ends it as interrupted: exit 143, which says a signal stopped it.
+ */
 async function idle(ctx: Context, ms: number): Promise<boolean> {
   try {
-    await sleep(ms, undefined, { signal: ctx.signal });
+    await sleep(Math.max(0, ms), undefined, { signal: ctx.signal });
     return true;
   } catch {
+    const reason: unknown = ctx.signal.reason;
+    if (reason instanceof TdsError && reason.message === 'terminated') throw reason;
     return false;
   }
 }

@@ -1,3 +1,4 @@
+import { TdsError } from '../core/errors.js';
 import type { TableSyncResult } from './sync-table.js';
 
 /** What `tds sync --json` prints: the mirror and a row per table. */
@@ -29,6 +30,7 @@ export function formatSyncSummary(summary: SyncSummary): string {
     ...(table.unfit > 0 ? [`${n(table.unfit)} values that did not fit (NULL)`] : []),
     ...(table.pruned !== null ? [`${n(table.pruned)} old ${table.pruned === 1 ? 'version' : 'versions'} pruned`] : []),
     `${table.seconds.toFixed(1)} s`,
+    table.verifiedAt === null ? 'not verified yet' : `verified ${table.verifiedAt.replace(/\.\d+Z$/, 'Z')}`,
   ]);
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
   const lines = rows.map(
@@ -39,4 +41,17 @@ export function formatSyncSummary(summary: SyncSummary): string {
         .trimEnd()}`,
   );
   return `synced ${summary.db}\n${lines.join('\n')}\n`;
+}
+
+/**
+ * Ctrl-C during a sync, as an export's says it: what the mirror keeps (the tables done, the rows of the
+ * interrupted pass saved so far) and that the next `tds sync` continues from there.
+ */
+export function interruptedSync(where: { db: string; table: string; savedRows: number; tablesDone: number }): TdsError {
+  const done = where.tablesDone > 0 ? `; ${n(where.tablesDone)} ${where.tablesDone === 1 ? 'table' : 'tables'} synced before it` : '';
+  return new TdsError(
+    'INTERRUPTED',
+    `the sync of ${where.table} stopped: ${n(where.savedRows)} ${where.savedRows === 1 ? 'row' : 'rows'} of it kept in ${where.db}${done}`,
+    { hint: 'the next `tds sync` continues where this one stopped (what is saved is not read again)' },
+  );
 }

@@ -24,6 +24,10 @@ export interface TableSyncOptions extends PrepareOptions {
   listedNow?: boolean;
   /** --prune-history: versions replaced longer ago than this are dropped after the sync. */
   pruneHistoryMs?: number;
+  /** --max-stale of a one-shot sync: a table verified longer ago than this gets a full pass (undefined: off). */
+  maxStaleMs?: number;
+  /** A plain sync: a mirror left holding more rows than the service listed gets a full pass in the same sync. */
+  deletionsByCount?: boolean;
 }
 
 /** What syncing one table did (a row of the summary, and of _tds_syncs). */
@@ -35,6 +39,8 @@ export interface TableSyncResult extends SyncEnded {
   syncId: number;
   seconds: number;
   startedAt: string;
+  /** _tds_tables.verified_at after the sync. */
+  verifiedAt: string | null;
 }
 
 /**
@@ -54,10 +60,14 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
   const prepared = await prepareTable(table, state, fields, options);
   const { plan } = prepared;
   let { current } = prepared;
-  const pass = choosePass(current, options);
-  const syncId = await begin(connection, current, { tableId: table.id, mirrorTable: current.mirrorTable, startedAt, mode: pass.mode });
+  const passes = new SyncPasses(choosePass(current, options));
+  const syncId = await begin(connection, current, {
+    tableId: table.id,
+    mirrorTable: current.mirrorTable,
+    startedAt,
+    mode: passes.pass.mode,
+  });
   let serviceNow: string | null = null;
-  const before = { ...pass };
   let deleted = 0;
   let pruned: number | null = null;
   const summary = (complete: boolean): TableSyncResult => ({
@@ -65,26 +75,23 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
     name: table.name,
     mirrorTable: current.mirrorTable,
     syncId,
-    mode: pass.mode,
+    mode: passes.pass.mode,
     complete,
     requests: options.client.stats.requests - requestsBefore,
-    rowsRead: pass.rows - before.rows,
-    inserted: pass.inserted - before.inserted,
-    updated: pass.updated - before.updated,
+    ...passes.counts(),
     deleted,
-    unfit: pass.unfit - before.unfit,
     pruned,
     seconds: (performance.now() - started) / 1000,
     startedAt,
+    verifiedAt: current.verifiedAt,
   });
   try {
-    ({ fields, current } = await readAll(table, { fields, plan, current }, pass, {
+    ({ fields, current, deleted } = await readPasses(table, { fields, plan, current }, passes, {
       ...options,
       syncId,
       onServiceTime: (at) => (serviceNow = at),
     }));
     options.onFields?.(fields);
-    deleted = await finishPass(options.db, current, { pass, syncId, serviceRowCount: table.rowCount });
     if (options.pruneHistoryMs !== undefined) {
       pruned = await pruneHistory(connection, current, options.pruneHistoryMs, serviceNow ?? new Date().toISOString());
     }
@@ -115,6 +122,61 @@ async function begin(connection: DuckDBConnection, state: TableState, sync: Sync
   }
 }
 
+/** The passes of one sync: one, or an incremental one that left the mirror above the service's count and a full one after it. */
+class SyncPasses {
+  private readonly earlier = { rowsRead: 0, inserted: 0, updated: 0, unfit: 0 };
+  private before: PassState;
+
+  constructor(public pass: PassState) {
+    this.before = { ...pass };
+  }
+
+  /** The figures of the sync's passes (a continued pass counts from where this sync took it). */
+  counts(): { rowsRead: number; inserted: number; updated: number; unfit: number } {
+    const { pass, before, earlier } = this;
+    return {
+      rowsRead: earlier.rowsRead + pass.rows - before.rows,
+      inserted: earlier.inserted + pass.inserted - before.inserted,
+      updated: earlier.updated + pass.updated - before.updated,
+      unfit: earlier.unfit + pass.unfit - before.unfit,
+    };
+  }
+
+  startFull(): PassState {
+    Object.assign(this.earlier, this.counts());
+    this.pass = newPass('full');
+    this.before = { ...this.pass };
+    return this.pass;
+  }
+}
+
+type PassOptions = TableSyncOptions & { syncId: number; onServiceTime(at: string): void };
+
+/**
+ * The sync's pass read, and ended; a plain sync whose incremental pass leaves the mirror holding more
+ * rows than the service listed (rows were deleted) reads every row after it, saying why.
+ */
+async function readPasses(
+  table: Table,
+  prepared: PreparedTable & { fields: Field[] },
+  passes: SyncPasses,
+  options: PassOptions,
+): Promise<{ fields: Field[]; current: TableState; deleted: number }> {
+  let { fields, current } = prepared;
+  let deleted = 0;
+  for (;;) {
+    const { pass } = passes;
+    ({ fields, current } = await readAll(table, { fields, plan: prepared.plan, current }, pass, options));
+    deleted += await finishPass(options.db, current, { pass, syncId: options.syncId, serviceRowCount: table.rowCount });
+    const extra = current.rowCount! - table.rowCount;
+    if (!(pass.mode === 'incremental' && options.deletionsByCount && options.listedNow && extra > 0)) return { fields, current, deleted };
+    options.say(
+      `${current.mirrorTable}: the mirror holds ${extra.toLocaleString('en-US')} more ${extra === 1 ? 'row' : 'rows'} than the service lists: rows were deleted; reading every row to find them`,
+    );
+    current.pass = passes.startFull();
+  }
+}
+
 /**
  * The pass's pages read and written; a row that holds a field the schema read before does not has the
  * schema read again and applied, and the pass goes on. Returns the schema and state it ended with.
@@ -123,7 +185,7 @@ async function readAll(
   table: Table,
   prepared: PreparedTable & { fields: Field[] },
   pass: PassState,
-  options: TableSyncOptions & { syncId: number; onServiceTime(at: string): void },
+  options: PassOptions,
 ): Promise<{ fields: Field[]; current: TableState }> {
   let { fields, plan, current } = prepared;
   for (;;) {
@@ -153,6 +215,26 @@ async function readAll(
  */
 function choosePass(state: TableState, options: TableSyncOptions): PassState {
   if (state.pass && !options.full) return state.pass;
-  state.pass = newPass(options.full || state.lastSyncAt === null ? 'full' : 'incremental');
+  const stale = !options.full && state.lastSyncAt !== null && staleFor(state, options.maxStaleMs);
+  if (stale) options.say(`${state.mirrorTable}: ${stale}: reading every row (--max-stale)`);
+  state.pass = newPass(options.full || state.lastSyncAt === null || stale ? 'full' : 'incremental');
   return state.pass;
+}
+
+/** Why a table is older than --max-stale (its last verification), or false. */
+function staleFor(state: TableState, maxStaleMs: number | undefined): string | false {
+  if (maxStaleMs === undefined) return false;
+  if (state.verifiedAt === null) return 'never verified by a pass over every row';
+  const age = Date.now() - Date.parse(state.verifiedAt);
+  return age > maxStaleMs ? `last verified ${formatAge(age)} ago (${state.verifiedAt})` : false;
+}
+
+/** `3 h 20 min`, `45 min`, `12 s`. */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 120) return `${min} min`;
+  const h = Math.floor(min / 60);
+  return h < 48 ? `${h} h ${min % 60} min` : `${Math.round(h / 24)} days`;
 }

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { matchName } from '../http/resolve-table.js';
 import type { HeaderMode } from '../records/shape-options.js';
 
 /** Where a pass over a table stands (saved with every group of pages, so an interrupted one continues). */
@@ -44,6 +45,22 @@ export interface TableState {
   historyTable: string | null;
   atSyncMacro: string | null;
   atMacro: string | null;
+  /** When the last complete pass over every row began (the service's clock): rows created before are exact as of then or later. */
+  verifiedAt: string | null;
+  /** A verification of --follow under way (see follow-verify.ts); null between them. */
+  verify: VerifyState | null;
+}
+
+/** Where a verification of --follow stands: saved with each page it applies, so it continues after a stop. */
+export interface VerifyState {
+  /** The `nextCursor` after the last page applied. */
+  cursor: string;
+  /** The Date of its first page (the service's clock): the table's verified_at once it ends. */
+  startedAt: string | null;
+  /** Creation time of the oldest row of the last page applied; rows at it may continue on the next page. */
+  edge: string;
+  /** The IDs of the rows at `edge` seen so far (not gone, whatever the next page shows). */
+  edgeIds: string[];
 }
 
 const COLUMNS = [
@@ -72,6 +89,8 @@ const COLUMNS = [
   'history_table',
   'at_sync_macro',
   'at_macro',
+  'verified_at',
+  'verify_pass',
 ] as const;
 
 const iso = (value: unknown): string | null =>
@@ -79,8 +98,26 @@ const iso = (value: unknown): string | null =>
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
+/**
+ * The mirror's tables `ref` names, as the service's are named (see pickTable): a table ID; else its
+ * service name or mirror table name (`leads`) as written, or else ignoring case. Several: ambiguous.
+ */
+export function namedStates<T extends { state: TableState }>(items: readonly T[], ref: string): T[] {
+  const byId = items.filter(({ state }) => state.tableId === ref);
+  if (byId.length > 0) return byId;
+  return matchName(items, ref, ({ state }, name, folding = same) => folding(state.name) === name || folding(state.mirrorTable) === name);
+}
+
+const same = (text: string): string => text;
+
 export async function loadStates(connection: DuckDBConnection): Promise<TableState[]> {
-  const reader = await connection.runAndReadAll(`SELECT ${COLUMNS.join(', ')} FROM _tds_tables ORDER BY mirror_table`);
+  // a mirror of format 2 made before verifications (read-only: nothing adds the columns) has none yet
+  const have = await connection.runAndReadAll(
+    "SELECT column_name FROM duckdb_columns() WHERE table_name = '_tds_tables' AND schema_name = 'main' AND database_name = current_database()",
+  );
+  const present = new Set(have.getRowObjectsJS().map((row) => String(row.column_name)));
+  const select = COLUMNS.map((column) => (present.has(column) ? column : `NULL AS ${column}`));
+  const reader = await connection.runAndReadAll(`SELECT ${select.join(', ')} FROM _tds_tables ORDER BY mirror_table`);
   return reader.getRowObjectsJS().map((row) => ({
     tableId: String(row.table_id),
     name: String(row.name),
@@ -112,6 +149,8 @@ export async function loadStates(connection: DuckDBConnection): Promise<TableSta
     historyTable: text(row.history_table),
     atSyncMacro: text(row.at_sync_macro),
     atMacro: text(row.at_macro),
+    verifiedAt: iso(row.verified_at),
+    verify: row.verify_pass === null || row.verify_pass === undefined ? null : (JSON.parse(String(row.verify_pass)) as VerifyState),
   }));
 }
 
@@ -144,6 +183,8 @@ export async function saveState(connection: DuckDBConnection, state: TableState)
     state.historyTable,
     state.atSyncMacro,
     state.atMacro,
+    state.verifiedAt,
+    state.verify === null ? null : JSON.stringify(state.verify),
   ];
   const casts = COLUMNS.map((column, i) =>
     /_at$|_since$|watermark|pass_top|pass_oldest/.test(column) ? `$${i + 1}::TIMESTAMPTZ` : `$${i + 1}`,

@@ -14,6 +14,8 @@ export interface RecordColumn {
   dim?: boolean;
   /** False: never cut (row IDs, which are no use cut). */
   shrink?: boolean;
+  /** Asked for by name (--columns, --status-columns): left out for want of room only after every other column. */
+  asked?: boolean;
 }
 
 /**
@@ -37,15 +39,27 @@ export interface RecordTable {
   hidden: string[];
 }
 
-/** A record value as one line of terminal text: '' for null, arrays of plain values joined with `, `, other objects as JSON. */
+/**
+ * A record value as one line of terminal text: '' for null, arrays of plain values joined with `, `,
+ * a member (an object with a name) by its name, other objects as JSON.
+ */
 export function recordCellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return cellDisplay(value);
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value) && value.every((item) => item === null || ['string', 'number', 'boolean'].includes(typeof item))) {
-    return cellDisplay(value.map((item) => (item === null ? '' : String(item))).join(', '));
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (Array.isArray(value) && value.every((item) => item === null || isPlain(item) || named(item) !== undefined)) {
+    return cellDisplay(value.map((item) => (item === null ? '' : (named(item) ?? String(item)))).join(', '));
   }
-  return cellDisplay(JSON.stringify(value));
+  return cellDisplay(named(value) ?? JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? String(item) : item)));
+}
+
+const isPlain = (item: unknown): boolean => ['string', 'number', 'boolean', 'bigint'].includes(typeof item);
+
+/** A member's name (`{id, name, email}` → name). */
+function named(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { name } = value as { name?: unknown };
+  return typeof name === 'string' && name !== '' ? name : undefined;
 }
 
 export function renderRecordTable(
@@ -58,26 +72,34 @@ export function renderRecordTable(
   const shown = columnsThatFit(
     natural.map((width, i) => (columns[i]!.shrink === false ? width : Math.min(width, MIN_RECORD_COLUMN_WIDTH))),
     options.width,
+    columns.map((column) => column.asked === true),
   );
-  const tableColumns = columns.slice(0, shown).map((column, i): TableColumn<string[]> => ({
-    header: cellDisplay(column.key),
-    value: (row) => row[i],
-    align: column.align ?? 'left',
-    shrink: column.shrink !== false,
-    ...(column.dim ? { style: (color: ChalkInstance, text: string) => color.dim(text) } : {}),
-  }));
+  const tableColumns = shown.map((index): TableColumn<string[]> => ({ ...tableColumn(columns[index]!), value: (row) => row[index] }));
   return {
     text: renderTable(cells, tableColumns, { width: options.width, ...(options.color ? { color: options.color } : {}) }),
-    hidden: columns.slice(shown).map((column) => column.key),
+    hidden: columns.filter((_, index) => !shown.includes(index)).map((column) => column.key),
   };
 }
 
-/** How many leading columns fit `width`, each at its least width (at least one column). */
-export function columnsThatFit(least: readonly number[], width: number): number {
-  let used = 0;
-  for (let i = 0; i < least.length; i += 1) {
-    used += least[i]! + (i > 0 ? GAP : 0);
-    if (used > width) return Math.max(1, i);
+function tableColumn(column: RecordColumn): Omit<TableColumn<string[]>, 'value'> {
+  return {
+    header: cellDisplay(column.key),
+    align: column.align ?? 'left',
+    shrink: column.shrink !== false,
+    ...(column.dim ? { style: (color: ChalkInstance, text: string) => color.dim(text) } : {}),
+  };
+}
+
+/**
+ * The columns that fit `width`, each at its least width (at least one column), in order: while they do
+ * not fit, the last column not `asked` for is left out, and only then the last asked for.
+ */
+export function columnsThatFit(least: readonly number[], width: number, asked: readonly boolean[] = []): number[] {
+  const shown = least.map((_, index) => index);
+  const used = (): number => shown.reduce((sum, index, i) => sum + least[index]! + (i > 0 ? GAP : 0), 0);
+  while (shown.length > 1 && used() > width) {
+    const drop = shown.findLastIndex((index) => asked[index] !== true);
+    shown.splice(drop >= 0 ? drop : shown.length - 1, 1);
   }
-  return least.length;
+  return shown;
 }

@@ -11,7 +11,7 @@ export const SQL_TYPE_OF: Readonly<Record<ColumnType, SqlType>> = {
   phone_number: 'VARCHAR',
   url: 'VARCHAR',
   image: 'VARCHAR',
-  member: 'VARCHAR',
+  member: 'JSON',
   input: 'VARCHAR',
   number: 'DOUBLE',
   boolean: 'BOOLEAN',

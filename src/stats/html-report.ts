@@ -29,6 +29,7 @@ export function renderHtmlReport(stats: TableStats): string {
           <p class="facts">
             ${table.workspace} · ${count(table.rows)} rows · ${count(table.columns)} columns ·
             ${table.lastSync ? `synced ${instantText(table.lastSync)}` : 'never synced'}
+            ${table.verifiedAt ? `(exact as of ${instantText(table.verifiedAt)})` : null}
           </p>
           ${table.firstCreatedAt && table.lastCreatedAt ? html`<p class="facts">created ${rangeText(table.firstCreatedAt, table.lastCreatedAt)}</p>` : null}
         </header>
@@ -77,8 +78,8 @@ function runStatesSection(columns: readonly ColumnStats[]): Html | null {
   const body = actions.map(
     (column) =>
       html`<tr>
-        <td>${column.key}</td>
-        ${RUN_STATES.map((state) => html`<td class="n">${count(column.states![state])}</td>`)}
+        <td class="key">${column.key}</td>
+        ${RUN_STATES.map((state) => html`<td class="n" data-label="${state}">${count(column.states![state])}</td>`)}
       </tr>`,
   );
   return html`<section id="run-states">
@@ -108,10 +109,10 @@ function causesSection(columns: readonly ColumnStats[]): Html | null {
     const rows = column.errors!.map(
       (cause) =>
         html`<tr>
-          <td class="n">${count(cause.count)}</td>
-          <td class="cause">${cause.cause}</td>
-          <td class="example">${cause.example ?? ''}</td>
-          <td class="ids">${cause.ids.join(', ')}</td>
+          <td class="n" data-label="cells">${count(cause.count)}</td>
+          <td class="cause" data-label="cause">${cause.cause}</td>
+          <td class="example" data-label="example message">${cause.example ?? ''}</td>
+          <td class="ids" data-label="rows">${cause.ids.join(', ')}</td>
         </tr>`,
     );
     const more =
@@ -143,16 +144,23 @@ function causesSection(columns: readonly ColumnStats[]): Html | null {
   </section>`;
 }
 
+/** The values line with each top value's count (`×3`) in a span of its own, greyed apart from the value. */
+function valuesHtml(column: ColumnStats): Html[] {
+  return valuesText(column)
+    .split(/( ×[\d,]+)(?= ·|$)/)
+    .map((part) => (/^ ×[\d,]+$/.test(part) ? html` <span class="count">${part.trim()}</span>` : html`${part}`));
+}
+
 function columnsSection(columns: readonly ColumnStats[]): Html {
   const rows = columns.map(
     (column) =>
       html`<tr>
-        <td>${column.key}${column.label !== column.key ? html`<br /><span class="note">${column.label}</span>` : null}</td>
-        <td>${column.type}</td>
-        <td class="n">${count(column.filled)}</td>
-        <td class="n">${percent(column.fill)}</td>
-        <td class="n">${count(column.distinct)}</td>
-        <td class="values">${valuesText(column)}</td>
+        <td class="key">${column.key}${column.label !== column.key ? html`<br /><span class="note">${column.label}</span>` : null}</td>
+        <td data-label="type">${column.type}</td>
+        <td class="n" data-label="filled">${count(column.filled)}</td>
+        <td class="n" data-label="fill">${percent(column.fill)}</td>
+        <td class="n" data-label="distinct">${count(column.distinct)}</td>
+        <td class="values" data-label="values">${valuesHtml(column)}</td>
       </tr>`,
   );
   return html`<section id="columns">

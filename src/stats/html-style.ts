@@ -2,15 +2,16 @@ import { RUN_STATES, type RunState } from './stats-report.js';
 
 // The report's one style sheet, inline: system fonts only, colours that print (print-color-adjust).
 
+/** Okabe and Ito's palette: the states stay apart with the common colour-vision deficiencies (and the legend names them). */
 export const STATE_COLOR: Record<RunState, string> = {
-  success: '#2f9e5b',
-  failed: '#d64545',
-  skipped: '#9aa5b1',
-  stopped: '#7c5cbf',
-  queued: '#e8a317',
-  waiting: '#f5cf6b',
-  running: '#3b7fe0',
-  manual: '#1aa39a',
+  success: '#009e73',
+  failed: '#d55e00',
+  skipped: '#999999',
+  stopped: '#cc79a7',
+  queued: '#e69f00',
+  waiting: '#f0e442',
+  running: '#0072b2',
+  manual: '#56b4e9',
   none: '#e3e7eb',
 };
 
@@ -47,9 +48,22 @@ th { font-weight: 600; color: #52606d; border-bottom-color: #cbd2d9; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.cause { font-weight: 600; }
 td.example, td.ids, code { font-family: ${MONO}; font-size: 12px; }
-td.example { color: #52606d; word-break: break-word; }
-td.values { word-break: break-word; }
+td.example { color: #52606d; }
+td.values, td.example, td.ids, td.cause, h1, h2, h3, p { overflow-wrap: anywhere; }
+.count { color: #7b8794; font-variant-numeric: tabular-nums; }
 footer { margin-top: 40px; color: #7b8794; font-size: 12px; }
+/* a phone: nothing wider than the screen; each table row becomes a block of labelled lines */
+@media (max-width: 600px) {
+  body { padding: 12px 12px 32px; }
+  h1 { font-size: 22px; }
+  table, thead, tbody, tr, th, td { display: block; width: 100%; }
+  thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  tr { padding: 6px 0; border-bottom: 1px solid #cbd2d9; }
+  td { border: 0; padding: 2px 0; }
+  td.n { text-align: left; white-space: normal; }
+  td[data-label]::before { content: attr(data-label) ": "; color: #7b8794; font-family: ${SANS}; }
+  td.key, td.cause { font-weight: 600; }
+}
 @media print {
   body { padding: 0; max-width: none; }
   h2 { break-after: avoid; }

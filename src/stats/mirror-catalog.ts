@@ -2,30 +2,35 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { TdsError, UsageError } from '../core/errors.js';
 import { loadFields } from '../mirror/apply-schema.js';
 import type { StoredField } from '../mirror/schema-drift.js';
-import { loadStates, type TableState } from '../mirror/table-state.js';
+import { didYouMean } from '../filter/suggest.js';
+import { loadStates, namedStates, type TableState } from '../mirror/table-state.js';
 import { selectColumns } from '../records/select-columns.js';
 
 // A table of the mirror and its fields, as the mirror's own catalog (_tds_tables, _tds_columns)
 // describes them: columns it does not list (a newer mirror's own, like _syncId) are not fields.
 
-/** The table named by `ref`: its service ID, its exact name, or its mirror table's name. */
+/** The table named by `ref`: its service ID, or its name or mirror table's name (exact, else ignoring case). */
 export async function findMirrorTable(connection: DuckDBConnection, ref: string, db: string): Promise<TableState> {
   const states = await loadStates(connection);
-  const byId = states.find((state) => state.tableId === ref);
-  if (byId) return byId;
-  const byName = states.filter((state) => state.name === ref);
-  if (byName.length > 1) {
-    const candidates = byName.map((state) => `${state.tableId} (${state.workspaceName})`).join(', ');
-    throw new UsageError(`the mirror holds ${byName.length} tables named "${ref}": ${candidates}`, { hint: 'name the table by its ID' });
+  const named = namedStates(
+    states.map((state) => ({ state })),
+    ref,
+  );
+  if (named.length > 1) {
+    const candidates = named.map(({ state }) => `${state.tableId} (${state.workspaceName})`).join(', ');
+    throw new UsageError(`the mirror holds ${named.length} tables named "${ref}": ${candidates}`, { hint: 'name the table by its ID' });
   }
-  const found = byName[0] ?? states.find((state) => state.mirrorTable === ref);
-  if (found) return found;
-  throw notInMirror(ref, db);
+  if (named[0]) return named[0].state;
+  throw notInMirror(ref, db, states);
 }
 
-export function notInMirror(ref: string, db: string): TdsError {
+export function notInMirror(ref: string, db: string, states: readonly TableState[] = []): TdsError {
+  const near = didYouMean(
+    ref,
+    states.flatMap((state) => [state.name, state.mirrorTable]),
+  );
   return new TdsError('NOT_FOUND', `the table "${ref}" is not in the mirror ${db}`, {
-    hint: `sync it first (\`tds sync ${ref.includes(' ') ? JSON.stringify(ref) : ref}\`), or leave out --no-sync and \`tds stats\` syncs it`,
+    hint: `${near ? `${near} ` : ''}sync it first (\`tds sync ${ref.includes(' ') ? JSON.stringify(ref) : ref}\`), or leave out --no-sync and \`tds stats\` syncs it`,
   });
 }
 

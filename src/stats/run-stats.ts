@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import type { Context } from '../core/context.js';
 import { TdsError } from '../core/errors.js';
-import { openMirror } from '../mirror/mirror-db.js';
+import { openMirror, waitOn } from '../mirror/mirror-db.js';
 import { writeWhole } from '../output/table.js';
 import { statsText, type StatsFormat } from './stats-output.js';
 import { tableStats } from './table-stats.js';
@@ -35,7 +35,7 @@ export async function runStats(ctx: Context, request: StatsRequest): Promise<voi
       hint: `make it with \`tds sync TABLE --db ${request.db}\`, or leave out --no-sync and \`tds stats\` syncs the table first`,
     });
   }
-  const db = await openMirror(request.db, { readOnly: true, memoryLimit: MEMORY_LIMIT });
+  const db = await openMirror(request.db, { readOnly: true, memoryLimit: MEMORY_LIMIT, ...waitOn(ctx) });
   let text: string;
   try {
     const stats = await tableStats(db.connection, {

@@ -23,6 +23,8 @@ export interface TableFigures {
   perDay: Array<{ day: string; rows: number }>;
   /** When the table's last sync ended. */
   lastSync: string | null;
+  /** When the table's last pass over every row began (the service's clock): exact as of then. */
+  verifiedAt: string | null;
   /** The table's folder in the lake of `tds sync --lake`, or null. */
   lake: string | null;
 }

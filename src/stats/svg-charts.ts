@@ -23,24 +23,54 @@ export interface DayCount {
   rows: number;
 }
 
-/** Rows created per day: a column per day, the largest day as the scale. */
-export function dayColumns(days: readonly DayCount[]): Html {
+const DAY_MS = 86_400_000;
+
+/**
+ * The days from the first to the last of `days` (YYYY-MM-DD, oldest first), each once, with 0 rows for
+ * a day that has none: a true date axis, where a quiet day shows as a gap.
+ */
+export function calendarDays(days: readonly DayCount[]): DayCount[] {
+  if (days.length === 0) return [];
+  const rows = new Map(days.map((day) => [day.day, day.rows]));
+  const first = Date.parse(`${days[0]!.day}T00:00:00Z`);
+  const last = Date.parse(`${days.at(-1)!.day}T00:00:00Z`);
+  const all: DayCount[] = [];
+  for (let at = first; at <= last; at += DAY_MS) {
+    const day = new Date(at).toISOString().slice(0, 10);
+    all.push({ day, rows: rows.get(day) ?? 0 });
+  }
+  return all;
+}
+
+/** A round number at least `n` × 1.25 (1, 2 or 5 × a power of ten): a scale on which even days are not a wall. */
+function scaleTop(n: number): number {
+  const wanted = Math.max(1, n * 1.25);
+  const power = 10 ** Math.floor(Math.log10(wanted));
+  return [1, 2, 5, 10].map((step) => step * power).find((top) => top >= wanted)!;
+}
+
+/** Rows created per day on a date axis (a day without rows is a gap), the scale a round number above the largest day. */
+export function dayColumns(counted: readonly DayCount[]): Html {
+  const days = calendarDays(counted);
   const top = 16;
   const plot = 140;
   const left = 56;
   const height = top + plot + 26;
-  const max = Math.max(1, ...days.map((day) => day.rows));
+  const max = scaleTop(Math.max(0, ...days.map((day) => day.rows)));
   const slot = (WIDTH - left - 8) / Math.max(1, days.length);
   // a column is at most 36 wide, centred in its slot; the first label starts at its column and the
   // last ends at its column, so neither runs off the chart (a lone label is centred)
   const barWidth = Math.min(slot * 0.8, 36);
   const xOf = (i: number): number => left + i * slot + (slot - barWidth) / 2;
-  const bars = days.map((day, i) => {
-    const h = round((day.rows / max) * plot);
-    return html`<rect class="day" x="${round(xOf(i))}" y="${round(top + plot - h)}" width="${round(barWidth)}" height="${h}"
-      ><title>${day.day}: ${day.rows.toLocaleString('en-US')} rows</title></rect
-    >`;
-  });
+  const bars = days
+    .map((day, i) => ({ day, i }))
+    .filter(({ day }) => day.rows > 0)
+    .map(({ day, i }) => {
+      const h = round((day.rows / max) * plot);
+      return html`<rect class="day" x="${round(xOf(i))}" y="${round(top + plot - h)}" width="${round(barWidth)}" height="${h}"
+        ><title>${day.day}: ${day.rows.toLocaleString('en-US')} rows</title></rect
+      >`;
+    });
   const labelled = days.length <= 3 ? days.map((_, i) => i) : [0, Math.floor((days.length - 1) / 2), days.length - 1];
   const label = (i: number): Html => {
     const [x, anchor] =

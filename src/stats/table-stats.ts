@@ -69,6 +69,7 @@ export async function tableStats(connection: DuckDBConnection, query: StatsQuery
       lastCreatedAt: scan.lastCreatedAt,
       perDay: await perDay(connection, table),
       lastSync: state.lastSyncAt,
+      verifiedAt: state.verifiedAt,
       lake: await lakeFolderOf(connection, state.tableId),
     },
     columns,

@@ -26,9 +26,17 @@ export function columnsSection(columns: readonly ColumnStats[], width: number, c
     },
     ...(width >= 80 ? [{ header: 'filled', value: (column: ColumnStats) => column.filled, align: 'right' as const }] : []),
     { header: 'distinct', value: (column) => column.distinct, align: 'right' },
-    { header: 'values', value: valuesText, shrink: true },
+    { header: 'values', value: valuesText, shrink: true, style: (c, text) => greyCounts(c, text) },
   ];
   return renderTable([...columns], layout, { width, ...(color ? { color } : {}) });
+}
+
+/** Before a top value's count, so that `+1 555 0101 ×3` does not read as one more digit. */
+export const COUNT_MARK = '×';
+
+/** The counts of the values line greyed, apart from the values. */
+function greyCounts(color: ChalkInstance, text: string): string {
+  return text.replace(/ (×[\d,]+)(?= ·|$)/g, (_, counted: string) => ` ${color.dim(counted)}`);
 }
 
 /** What a field's values are, in a line. */
@@ -48,7 +56,7 @@ export function valuesText(column: ColumnStats): string {
         .slice(0, TOP_SHOWN)
         .map(
           (entry) =>
-            `${cutText(valueText(column.type === 'member' ? memberName(entry.value) : entry.value), VALUE_CHARS)} ${count(entry.count)}`,
+            `${cutText(valueText(column.type === 'member' ? memberName(entry.value) : entry.value), VALUE_CHARS)} ${COUNT_MARK}${count(entry.count)}`,
         )
         .join(' · '),
     );
@@ -56,13 +64,17 @@ export function valuesText(column: ColumnStats): string {
   return parts.join(' · ');
 }
 
-/** A member cell holds the member as JSON text: people read its name. */
+/** A member (an object, or its JSON text in a mirror made by an earlier tds): people read its name. */
 function memberName(value: unknown): unknown {
-  if (typeof value !== 'string' || !value.startsWith('{')) return value;
-  try {
-    const member = JSON.parse(value) as { name?: unknown; email?: unknown };
-    return typeof member.name === 'string' ? member.name : typeof member.email === 'string' ? member.email : value;
-  } catch {
-    return value;
+  let member = value;
+  if (typeof value === 'string' && value.startsWith('{')) {
+    try {
+      member = JSON.parse(value) as unknown;
+    } catch {
+      return value;
+    }
   }
+  if (typeof member !== 'object' || member === null) return value;
+  const { name, email } = member as { name?: unknown; email?: unknown };
+  return typeof name === 'string' ? name : typeof email === 'string' ? email : value;
 }

@@ -5,6 +5,7 @@ import type { TableStats } from './stats-report.js';
 import { columnsSection } from './terminal-columns.js';
 import { causesSection, heading, runStatesSection } from './terminal-runs.js';
 import { sparkline } from './text-bars.js';
+import { calendarDays } from './svg-charts.js';
 
 // `tds stats` on a terminal: sections that read at a glance, sized to `width`, coloured when `color` is given.
 
@@ -32,6 +33,7 @@ function headerLines(stats: TableStats, width: number, color?: ChalkInstance): s
     `${count(table.rows)} ${table.rows === 1 ? 'row' : 'rows'}`,
     `${count(table.columns)} ${table.columns === 1 ? 'column' : 'columns'}`,
     table.lastSync ? `synced ${instantText(table.lastSync)}` : 'never synced',
+    ...(table.verifiedAt ? [`exact as of ${instantText(table.verifiedAt)}`] : []),
     `mirror table ${cellDisplay(table.mirrorTable)}`,
     ...(table.lake ? [`lake ${cellDisplay(table.lake)}`] : []),
   ];
@@ -41,7 +43,8 @@ function headerLines(stats: TableStats, width: number, color?: ChalkInstance): s
     const peak = table.perDay.reduce((best, day) => (day.rows > best.rows ? day : best));
     const first = table.perDay[0]!.day;
     const last = table.perDay.at(-1)!.day;
-    const line = sparkline(table.perDay.map((day) => day.rows));
+    // one character a day from the first to the last: a day without rows is a gap
+    const line = sparkline(calendarDays(table.perDay).map((day) => day.rows));
     const parts = [`${first} ${color ? color.cyan(line) : line} ${last}`, `peak ${count(peak.rows)} on ${peak.day}`];
     lines.push(
       fitText(`rows created per day (UTC), ${daysText(table.perDay.length)}:`, width),

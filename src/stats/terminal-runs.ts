@@ -6,29 +6,33 @@ import { proportionalWidths } from './text-bars.js';
 
 // The "Run states" section (a bar per action column, its counts under it) and the failure causes.
 
-/** Without colour each state has its own character; with colour, a block in its colour. */
+/**
+ * Each state has its own character, with colour or without (skipped ≠ stopped, queued ≠ waiting), so
+ * neither a monochrome terminal nor a colour-vision deficiency merges two states; the colours are
+ * Okabe and Ito's, told apart with the common deficiencies.
+ */
 const GLYPH: Record<RunState, string> = {
   success: '█',
-  failed: '▒',
+  failed: '▓',
   skipped: '░',
-  stopped: '░',
+  stopped: '×',
   queued: '-',
-  waiting: '-',
+  waiting: '~',
   running: '=',
-  manual: '▓',
+  manual: '▒',
   none: '·',
 };
 
 type Paint = (color: ChalkInstance, text: string) => string;
 export const STATE_PAINT: Record<RunState, Paint> = {
-  success: (c, t) => c.green(t),
-  failed: (c, t) => c.red(t),
+  success: (c, t) => c.hex('#009E73')(t),
+  failed: (c, t) => c.hex('#D55E00')(t),
   skipped: (c, t) => c.gray(t),
-  stopped: (c, t) => c.magenta(t),
-  queued: (c, t) => c.yellow(t),
-  waiting: (c, t) => c.yellowBright(t),
-  running: (c, t) => c.blue(t),
-  manual: (c, t) => c.cyan(t),
+  stopped: (c, t) => c.hex('#CC79A7')(t),
+  queued: (c, t) => c.hex('#E69F00')(t),
+  waiting: (c, t) => c.hex('#F0E442')(t),
+  running: (c, t) => c.hex('#0072B2')(t),
+  manual: (c, t) => c.hex('#56B4E9')(t),
   none: (c, t) => c.dim(t),
 };
 
@@ -44,7 +48,7 @@ export function runStatesSection(columns: readonly ColumnStats[], width: number,
   const lines = [heading('Run states', color)];
   for (const column of actions) {
     const states = column.states!;
-    const glyph = (state: RunState, text: string): string => (color ? STATE_PAINT[state](color, '█'.repeat(text.length)) : text);
+    const glyph = (state: RunState, text: string): string => (color ? STATE_PAINT[state](color, text) : text);
     const widths = proportionalWidths(
       RUN_STATES.map((state) => states[state]),
       barWidth,

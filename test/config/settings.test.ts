@@ -1,14 +1,14 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import { connectWith } from '../../src/commands/client.js';
 import { resolveSettings, type Settings } from '../../src/config/settings.js';
 import { loadWebhook } from '../../src/config/webhooks.js';
 import { writeConfig } from '../../src/config/store.js';
 import { testContext } from '../helpers/context.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 const PROFILES = {
   default: {
@@ -24,8 +24,8 @@ const PROFILES = {
 const COMMANDER_ENV = ['TDS_BASE_URL', 'TDS_PROFILE', 'TDS_TIMEOUT'];
 let configDirPath: string;
 
-beforeEach(async () => {
-  configDirPath = await mkdtemp(join(tmpdir(), 'tds-settings-'));
+it.beforeEach(async ({ tmp }) => {
+  configDirPath = tmp;
   await writeConfig(join(configDirPath, 'config.json'), { profiles: PROFILES });
 });
 afterEach(() => {

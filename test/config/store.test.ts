@@ -1,10 +1,14 @@
 import { mkdtemp, readFile, readdir, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { readConfig, writeConfig } from '../../src/config/store.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
-const tempDir = () => mkdtemp(join(tmpdir(), 'tds-config-'));
+let folder: string;
+it.beforeEach(({ tmp }) => {
+  folder = tmp;
+});
+const tempDir = (): Promise<string> => mkdtemp(join(folder, 'config-'));
 
 describe('config store', () => {
   it('reads a missing file as no profiles', async () => {

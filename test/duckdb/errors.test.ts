@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDuckDB } from '../../src/duckdb/engine.js';
-import { duckdbFailure, firstLine, lockHolder, systemRefusal, type DuckDBFailure } from '../../src/duckdb/errors.js';
+import { duckdbFailure, firstLine, lockHolder, nameHint, systemRefusal, type DuckDBFailure } from '../../src/duckdb/errors.js';
 
 // Every DuckDB message tds gives a meaning to (src/duckdb/errors.ts), provoked on the pinned DuckDB:
 // an upgrade that rewords one fails its test here.
@@ -130,6 +130,28 @@ describe('refusals by the system, in its own words', () => {
 
   it('none for anything else', () => {
     expect(systemRefusal(new Error('Parser Error: syntax error at or near "SELEC"'))).toBeUndefined();
+  });
+});
+
+describe('nameHint: what to write for a name DuckDB did not find', () => {
+  it.each([
+    ['SELECT Last Contacted FROM people', 'a name with spaces needs double quotes: "Last Contacted"'],
+    ['SELECT * FROM people WHERE Last Contacted > now()', 'a name with spaces needs double quotes: "Last Contacted"'],
+    ['SELECT Nmae FROM people', 'did you mean "Name"?'],
+    ['SELECT * FROM peple', 'did you mean people?'],
+    ['SELECT * FROM nope', undefined],
+    ['SELEC 1', undefined],
+    ['SELECT * FROM people ORDER Name', undefined],
+  ])('%s', async (sql, hint) => {
+    const memory = await open(':memory:');
+    const people = await memory.connect();
+    try {
+      await people.run('CREATE TABLE people ("Last Contacted" DATE, "Name" TEXT)');
+      expect(nameHint(await failure(async () => people.extractStatements(sql).then(() => people.run(sql))))).toBe(hint);
+    } finally {
+      people.closeSync();
+      memory.closeSync();
+    }
   });
 });
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { tdsAgainst } from './read-support.js';
 
 // `tds auth check` / `tds doctor`: one cheap request, and an explanation of what is wrong.
 
-let emulator: RunningEmulator;
-let paused: RunningEmulator;
+let emulator: EmulatorProcess;
+let paused: EmulatorProcess;
 beforeAll(async () => {
   [emulator, paused] = await Promise.all([startEmulatorProcess(), startEmulatorProcess(['--paused'])]);
 });

@@ -1,16 +1,22 @@
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { RunOptions } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/run-in-process.js';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { expectNoSecret } from './read-support.js';
+import { test as it } from '../helpers/emulator-fixture.js';
+
+/** the folders of a test are made in its own temporary folder, removed after it */
+let folder: string;
+it.beforeEach(({ tmp }) => {
+  folder = tmp;
+});
 
 // `tds config`: profiles on disk (mode 0600), secrets never from argv and shown only redacted,
 // and the read commands using what was saved.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 beforeAll(async () => {
   emulator = await startEmulatorProcess(['--rate-scale', '100']);
 });
@@ -20,7 +26,7 @@ const WEBHOOK = 'http://127.0.0.1:9/v1/webhook/Zq8fK2mLxP0aWbN7vR3sT6yU';
 
 /** tds with its own config folder and no TDS_BASE_URL / TDS_API_KEY. */
 async function configured() {
-  const dir = join(await mkdtemp(join(tmpdir(), 'tds-config-e2e-')), 'tds');
+  const dir = join(await mkdtemp(join(folder, 'config-e2e-')), 'tds');
   const tds = async (args: string[], options: RunOptions = {}) => {
     const result = await runInProcess(args, { ...options, env: { TDS_CONFIG_DIR: dir, ...options.env } });
     expectNoSecret(result, emulator.apiKey);

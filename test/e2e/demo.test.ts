@@ -1,12 +1,11 @@
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { runTds } from '../helpers/cli.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 describe('tds demo', () => {
-  it('walks through every main job on the embedded emulator and exits 0', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tds-demo-test-'));
+  it('walks through every main job on the embedded emulator and exits 0', async ({ tmp: dir }) => {
     // the user's own settings stay out of the demo: it mirrors into its folder, not into TDS_DB
     const elsewhere = join(dir, 'elsewhere.duckdb');
     const result = await runTds(['demo', '--dir', dir], { timeoutMs: 90_000, env: { TDS_DB: elsewhere } });
@@ -26,6 +25,8 @@ describe('tds demo', () => {
       '$ tds rows Inbox --columns Email,Domain,Company --status-columns --no-meta',
       '$ tds sync Leads Companies',
       '$ tds stats Leads --no-sync --columns Stage,Enrich --format table',
+      '$ tds check --notify http://127.0.0.1:PORT/hooks/demo --format table',
+      '• Leads — failure_rate Enrich: pass → FAIL',
       '$ tds diff Leads --format ndjson',
       '"change":"added"',
       '$ cat .mcp.json',

@@ -1,18 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mirrorBench, type MirrorBench } from '../mirror/helpers.js';
+import { describe, expect } from 'vitest';
 import { sqlRows } from './diff-support.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // Moments and durations a user can get wrong, and a mirror file that is not there (issue 29, items 5,
 // 6 and 13): each is one line and its exit code, never a stack, and a refused prune writes nothing.
 
-let bench: MirrorBench;
+let bench: Harness;
 
-beforeAll(async () => {
-  bench = await mirrorBench();
+it.beforeAll(async ({ openForFile }) => {
+  bench = await openForFile();
   const synced = await bench.tds(['sync', 'Signups']);
   expect(synced.code, synced.stderr).toBe(0);
 });
-afterAll(() => bench?.close());
 
 const NO_STACK = /\n\s+at |RangeError|unexpected failure/;
 

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import { expectedMirrorValue, type MirrorBench } from '../mirror/helpers.js';
+import type { Harness } from '../helpers/emulator-fixture.js';
+import { expectedMirrorValue } from '../mirror/helpers.js';
 
 // What a mirror table should hold at a moment, and what `tds diff` should say between two moments,
 // computed here from exports of the service (the emulator) alone, not with the code under test.
@@ -95,14 +96,14 @@ export function ndjson(text: string): Row[] {
 }
 
 /** `tds sql QUERY --format ndjson`, parsed. */
-export async function sqlRows(bench: MirrorBench, query: string): Promise<Row[]> {
+export async function sqlRows(bench: Harness, query: string): Promise<Row[]> {
   const result = await bench.tds(['sql', query, '--format', 'ndjson']);
   expect(result.code, result.stderr).toBe(0);
   return ndjson(result.stdout);
 }
 
 /** `tds diff ARGS --format ndjson`, parsed. */
-export async function diffRecords(bench: MirrorBench, args: string[]): Promise<DiffRecord[]> {
+export async function diffRecords(bench: Harness, args: string[]): Promise<DiffRecord[]> {
   const result = await bench.tds(['diff', ...args, '--format', 'ndjson']);
   expect(result.code, result.stderr).toBe(0);
   return ndjson(result.stdout) as unknown as DiffRecord[];

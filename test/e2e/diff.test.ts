@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { everyTypeCells, everyTypeTable, exportRows, mirrorBench, type MirrorBench } from '../mirror/helpers.js';
+import { describe, expect } from 'vitest';
+import { everyTypeCells, everyTypeTable, exportRows } from '../mirror/helpers.js';
 import {
   diffRecords,
   expectedDiff,
@@ -15,12 +15,13 @@ import {
   type MirrorShape,
   type Row,
 } from './diff-support.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // History end to end: edits, deletions, schema drift and action state changes across four syncs of a
 // table, then T__history, T_at_sync(N), T_at(MOMENT) and `tds diff` checked value by value against
 // exports of the emulator taken at each sync.
 
-let bench: MirrorBench;
+let bench: Harness;
 let tableId: string;
 /** The exports after each sync, as the mirror holds them; the sync IDs; the emulator's time after each. */
 const views: Array<Map<string, Row>> = [];
@@ -49,8 +50,8 @@ async function clockNow(): Promise<string> {
 /** A minute on the service's clock between rounds: every round's times are apart from the others'. */
 const nextMinute = (): Promise<unknown> => bench.admin('POST', '/clock', { advanceMs: 60_000 });
 
-beforeAll(async () => {
-  bench = await mirrorBench();
+it.beforeAll(async ({ openForFile }) => {
+  bench = await openForFile();
   const table = await everyTypeTable(bench, 'History');
   tableId = table.id;
   const field = (label: string): string => table.fields.find((candidate) => candidate.label === label)!.id;
@@ -127,10 +128,6 @@ beforeAll(async () => {
   syncs.push(await sync([]));
   await snapshot({ kept: { Logo: logo } });
 }, 240_000);
-
-afterAll(async () => {
-  await bench?.close();
-});
 
 describe('the history of a mirror table', () => {
   it('T_at_sync(N) is the table as each sync left it, value by value', async () => {

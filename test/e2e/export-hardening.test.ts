@@ -1,16 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { lstat, mkdtemp, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { RATE_SCALE, emulatorRequests, tdsAgainst } from './read-support.js';
 import { exists, spawnAgainst, waitUntil } from './export-support.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 // Issue 15, items 4, 8, 9 and 15 (part): two runs writing one -o FILE, a write the disk refuses, the
 // state a kill between the rename and the checkpoint's removal leaves, and -o onto what is not a file.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 let tds: ReturnType<typeof tdsAgainst>;
 
 beforeAll(async () => {
@@ -19,7 +19,11 @@ beforeAll(async () => {
 });
 afterAll(() => emulator?.stop());
 
-const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'tds-export-hardening-'));
+let folder: string;
+it.beforeEach(({ tmp }) => {
+  folder = tmp;
+});
+const tempDir = (): Promise<string> => mkdtemp(join(folder, 'export-hardening-'));
 const checkpointRows = async (path: string): Promise<number | undefined> =>
   (await exists(path)) ? (JSON.parse(await readFile(path, 'utf8')) as { rows: number }).rows : undefined;
 

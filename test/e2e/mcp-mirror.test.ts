@@ -115,6 +115,18 @@ describe('query_sql', () => {
     const counted = await bench.call('query_sql', { sql: 'SELECT count(*) AS n FROM leads' });
     expect(counted.structured!.rows).toEqual([{ n: named('Leads').rowCount }]);
   });
+
+  it('query_sql: a name with spaces left unquoted, a misspelt column or table: the hint says what to write', async () => {
+    for (const [sql, hint] of [
+      ['SELECT Last Contacted FROM leads', 'hint: a name with spaces needs double quotes: "Last Contacted"'],
+      ['SELECT Nmae FROM leads', 'hint: did you mean "Name"?'],
+      ['SELECT * FROM leds', 'hint: did you mean leads?'],
+    ]) {
+      const result = await bench.call('query_sql', { sql: sql! });
+      expect(result.isError, sql).toBe(true);
+      expect(result.text).toContain(hint);
+    }
+  });
 });
 
 describe('table_stats, and the profile describe_table gives in short', () => {
@@ -177,6 +189,17 @@ describe('search_rows', () => {
     }
     const page = await bench.call('search_rows', { table: 'signups', limit: 3 });
     expect(page.structured).toMatchObject({ returned: 3, more: true });
+  });
+
+  it('a member is the same object in search_rows, query_sql and tds sql', async () => {
+    const live = await bench.call('search_rows', { table: 'Leads', where: 'Owner notNull', limit: 1 });
+    const record = (live.structured!.records as Array<{ _id: string; Owner: unknown }>)[0]!;
+    expect(record.Owner).toMatchObject({ id: expect.any(String), name: expect.any(String) });
+    const sql = `SELECT Owner FROM leads WHERE "_id" = '${record._id}'`;
+    const mirrored = await bench.call('query_sql', { sql });
+    expect(mirrored.structured!.rows).toEqual([{ Owner: record.Owner }]);
+    const cli = await bench.tds(['sql', sql, '--format', 'ndjson']);
+    expect(JSON.parse(cli.stdout)).toEqual({ Owner: record.Owner });
   });
 
   it("search_rows: a mistake in `where` is told before any row is read, in the command line's words", async () => {

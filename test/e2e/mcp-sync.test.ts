@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockAddress, tryNamedLock } from '../../src/core/process-lock.js';
 import { openDatabase } from '../../src/duckdb/engine.js';
 import { startMcp, type McpBench, type ToolResult } from '../mcp/harness.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
@@ -53,16 +54,20 @@ async function mirrorCounts(db: string): Promise<{ rows: number; ids: number; pa
 }
 
 describe('sync_tables: one at a time, and a client that goes away mid-sync', () => {
-  it('is a tool error saying so while another process holds the mirror', async () => {
-    const other = await openDatabase(bench.db, { readOnly: false, what: 'the mirror' });
+  it('is a tool error naming it while another sync holds the mirror', async () => {
+    // the lock every sync takes on the mirror (a sync --follow holds it for as long as it runs)
+    const other = await tryNamedLock(`tds sync ${lockAddress(bench.db)}`);
+    expect(other).toBeDefined();
     let result: ToolResult;
     try {
       result = await bench.call('sync_tables', { tables: ['Generated'] });
     } finally {
-      other.close();
+      await other!.release();
     }
     expect(result.isError).toBe(true);
-    expect(result.text).toMatch(new RegExp(`^tds: the mirror ${bench.db} is in use by another process \\(PID ${process.pid}\\)\\nhint: `));
+    expect(result.text).toMatch(
+      new RegExp(`^tds: the mirror ${bench.db} is being synced by PID ${process.pid}\\b.*\\nhint: one sync at a time`),
+    );
   });
 
   it('refuses a second sync while one runs; the client leaving interrupts it, the mirror consistent', async () => {

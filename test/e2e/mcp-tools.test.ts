@@ -26,6 +26,7 @@ describe('tds mcp: the tools', () => {
       'diff_table',
       'sync_tables',
       'search_rows',
+      'check_tables',
     ]);
     for (const tool of tools) {
       expect(tool.description!.length, tool.name).toBeGreaterThan(200);
@@ -72,6 +73,7 @@ describe('tds mcp: the tools', () => {
       mirrorTable: null,
       rows: leads.rowCount,
       lastSync: null,
+      verifiedAt: null,
       lake: null,
     });
     const columns = result.structured!.columns as Array<{ key: string; sqlType: string; role: string; type?: string; options?: string[] }>;

@@ -1,23 +1,22 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mirrorBench, type MirrorBench } from '../mirror/helpers.js';
+import { afterAll, describe, expect, vi } from 'vitest';
 import { api } from '../push/helpers/emulator.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // Issue 20, item 10: the files that hold the organization's rows are readable by their owner only
 // (0600, as the config file): the mirror, push journals, export checkpoints and Parquet staging files.
 // What the user asks for (-o FILE) keeps the user's umask: 027 here, so 0640.
 
-let bench: MirrorBench;
+let bench: Harness;
 let umaskBefore: number;
 
-beforeAll(async () => {
+it.beforeAll(async ({ openForFile }) => {
   umaskBefore = process.umask(0o027); // tds inherits it
-  bench = await mirrorBench();
+  bench = await openForFile();
 });
 afterAll(async () => {
   process.umask(umaskBefore);
-  await bench?.close();
 });
 
 const mode = async (path: string): Promise<string> => ((await stat(path)).mode & 0o777).toString(8);
@@ -41,9 +40,9 @@ describe('private files are 0600', () => {
     expect(await mode(join(bench.dir, journal!))).toBe('600');
   });
 
-  it('the staging file of a Parquet export and its WAL while the export runs, and the checkpoint a Ctrl-C leaves', async () => {
+  it('the staging file of a Parquet export and its WAL while the export runs, and the checkpoint a Ctrl-C leaves', async ({ open }) => {
     // read requests: tables, schema, pages 1 and 2; page 3 gets no answer, so the export waits there
-    const stalled = await mirrorBench({ readFaults: 'stall@5' });
+    const stalled = await open({ readFaults: 'stall@5' });
     try {
       const file = join(stalled.dir, 'leads.parquet');
       // a process: Ctrl-C is what leaves the checkpoint

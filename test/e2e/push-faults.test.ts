@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { expectSameRecords, journalOf, ndjson, people, tablePayloads, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 import { accepted, testWebhook, type TestWebhook } from '../push/helpers/webhook-server.js';
 import { waitUntil } from './export-support.js';
-import { FAST, inProcessBench, spawnInBench } from './push-support.js';
+import { FAST, pushTest as it } from './push-support.js';
 
 // Failures of the webhook, end to end: every record must end up in the table exactly once when the
 // user follows what tds says. Waits are scaled down with TDS_RATE_SCALE (helpers/rate-scale.ts).
@@ -11,15 +11,14 @@ import { FAST, inProcessBench, spawnInBench } from './push-support.js';
 let bench: PushBench | undefined;
 let server: TestWebhook | undefined;
 afterEach(async () => {
-  await bench?.close();
   await server?.close();
   bench = undefined;
   server = undefined;
 });
 
 describe('tds push: webhook failures', () => {
-  it('resends after 429s with and without retry-after: every record exactly once', async () => {
-    bench = await inProcessBench({ webhookFaults: '429@2,429bare@4,429@5' });
+  it('resends after 429s with and without retry-after: every record exactly once', async ({ openBench }) => {
+    bench = await openBench({ webhookFaults: '429@2,429bare@4,429@5' });
     const records = people(50);
     const path = await bench.file('p.ndjson', ndjson(records));
     const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--json', '-v'], { env: FAST });
@@ -30,9 +29,11 @@ describe('tds push: webhook failures', () => {
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
   });
 
-  it('after a 500 that stored the rows: exit 7 naming the uncertain records, nothing more sent; --resume alone completes the table exactly once, --accept-uncertain settles the journal', async () => {
+  it('after a 500 that stored the rows: exit 7 naming the uncertain records, nothing more sent; --resume alone completes the table exactly once, --accept-uncertain settles the journal', async ({
+    openBench,
+  }) => {
     // request 1 is the HEAD, so 500@4 hits the third batch (records 21–30)
-    bench = await inProcessBench({ webhookFaults: '500@4' });
+    bench = await openBench({ webhookFaults: '500@4' });
     const records = people(60);
     const path = await bench.file('p.ndjson', ndjson(records));
     const first = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--concurrency', '1'], { env: FAST });
@@ -70,7 +71,7 @@ describe('tds push: webhook failures', () => {
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
   });
 
-  it('after a 500 that stored nothing: --resume --resend-uncertain sends that batch again, exactly once in all', async () => {
+  it('after a 500 that stored nothing: --resume --resend-uncertain sends that batch again, exactly once in all', async ({ openBench }) => {
     const stored: unknown[] = [];
     server = await testWebhook((request) => {
       if (request.method === 'HEAD') return { status: 200 };
@@ -78,7 +79,7 @@ describe('tds push: webhook failures', () => {
       stored.push(...request.objects);
       return accepted(request);
     });
-    bench = await inProcessBench();
+    bench = await openBench();
     const records = people(40);
     const path = await bench.file('p.ndjson', ndjson(records));
     const args = ['push', server.url, path, '--batch-size', '10', '--concurrency', '1'];
@@ -96,8 +97,8 @@ describe('tds push: webhook failures', () => {
     expectSameRecords(stored, records);
   });
 
-  it('makes a reset connection or a stalled response uncertain (after --timeout)', async () => {
-    bench = await inProcessBench({ webhookFaults: 'reset@3,stall@5' });
+  it('makes a reset connection or a stalled response uncertain (after --timeout)', async ({ openBench }) => {
+    bench = await openBench({ webhookFaults: 'reset@3,stall@5' });
     const path = await bench.file('p.ndjson', ndjson(people(30)));
     const args = ['push', bench.inbox.url, path, '--batch-size', '10', '--concurrency', '1', '--timeout', '0.5'];
     const first = await bench.tds(args, { env: FAST });
@@ -110,8 +111,8 @@ describe('tds push: webhook failures', () => {
     expect(webhookPosts(bench.emu).map((post) => post.fault ?? post.status)).toEqual([200, 'reset', 'stall']);
   });
 
-  it('resumes a stdin push from its --journal, and refuses a different stdin without sending', async () => {
-    bench = await inProcessBench({ webhookFaults: '503@4' });
+  it('resumes a stdin push from its --journal, and refuses a different stdin without sending', async ({ openBench }) => {
+    bench = await openBench({ webhookFaults: '503@4' });
     const records = people(50);
     const args = [
       'push',
@@ -140,12 +141,14 @@ describe('tds push: webhook failures', () => {
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records); // the 503 came after the rows were stored
   });
 
-  it('Ctrl-C mid-run: the batches in flight finish and are journaled (exit 130); --resume sends the rest, each record once', async () => {
-    bench = await inProcessBench();
+  it('Ctrl-C mid-run: the batches in flight finish and are journaled (exit 130); --resume sends the rest, each record once', async ({
+    openBench,
+  }) => {
+    bench = await openBench();
     const records = people(400);
     const path = await bench.file('p.ndjson', ndjson(records));
     const args = ['push', bench.inbox.url, path, '--batch-size', '5', '--rate', '20'];
-    const run = spawnInBench(bench, args, { TDS_API_KEY: undefined });
+    const run = bench.spawn(args, { env: { TDS_API_KEY: undefined } });
     await waitUntil(() => webhookPosts(bench!.emu).length >= 5, 15_000, 'five batches sent');
     run.child.kill('SIGINT');
     const code = await run.exit;
@@ -168,8 +171,8 @@ describe('tds push: webhook failures', () => {
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
   });
 
-  it('keeps to the webhook rate limit at full speed (emulator and client scaled 20x): each record once', async () => {
-    bench = await inProcessBench({ rateLimits: true, rateScale: 20 });
+  it('keeps to the webhook rate limit at full speed (emulator and client scaled 20x): each record once', async ({ openBench }) => {
+    bench = await openBench({ rateLimits: true, rateScale: 20 });
     const records = people(1500);
     const path = await bench.file('p.ndjson', ndjson(records));
     const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '5', '--json'], { env: { TDS_RATE_SCALE: '20' } });

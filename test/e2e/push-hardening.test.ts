@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { expectSameRecords, ndjson, people, tablePayloads, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 import { accepted, testWebhook, type TestWebhook } from '../push/helpers/webhook-server.js';
 import { waitUntil } from './export-support.js';
-import { FAST, inProcessBench, spawnInBench } from './push-support.js';
+import { FAST, pushTest as it } from './push-support.js';
 
 // Regression tests of issue 15 (hardening) for push: a crash, a second run or a full disk must never
 // lose or duplicate a record, and no input may crash tds or change data on the way.
@@ -13,20 +13,19 @@ import { FAST, inProcessBench, spawnInBench } from './push-support.js';
 let bench: PushBench | undefined;
 let server: TestWebhook | undefined;
 afterEach(async () => {
-  await bench?.close();
   await server?.close();
   bench = undefined;
   server = undefined;
 });
 
 describe('a crash while batches wait for their rate-limit slot (item 1)', () => {
-  it('journals as sending only the batches whose requests left, so --accept-uncertain loses nothing', async () => {
+  it('journals as sending only the batches whose requests left, so --accept-uncertain loses nothing', async ({ openBench }) => {
     // HEAD is webhook request 1, batch 1 is request 2; batch 2 (request 3) is taken in and never answered
-    bench = await inProcessBench({ webhookFaults: 'stall@3' });
+    bench = await openBench({ webhookFaults: 'stall@3' });
     const records = people(100);
     const path = await bench.file('in.ndjson', ndjson(records));
     const args = ['push', bench.inbox.url, path, '--batch-size', '10'];
-    const run = spawnInBench(bench, [...args, '--rate', '2']);
+    const run = bench.spawn([...args, '--rate', '2'], { env: { TDS_RATE_SCALE: undefined } }); // 2 a second, not scaled
     // batch 3 has left (after the stalled batch 2): the batches after it wait for their slot, at 2 a second
     await waitUntil(() => webhookPosts(bench!.emu).length >= 3, 15_000, 'batch 3 sent');
     run.child.kill('SIGKILL');
@@ -47,11 +46,13 @@ describe('a crash while batches wait for their rate-limit slot (item 1)', () => 
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
   }, 30_000);
 
-  it('settles uncertain batches one by one: --accept-uncertain for those in the table, --resend-uncertain for the others', async () => {
+  it('settles uncertain batches one by one: --accept-uncertain for those in the table, --resend-uncertain for the others', async ({
+    openBench,
+  }) => {
     // batch 2 (request 3, after the HEAD) answers 500: uncertain; the user finds it missing and resends just that one
     server = await testWebhook((request) => (request.n === 3 ? { status: 500 } : accepted(request)));
     const records = people(40);
-    bench = await inProcessBench();
+    bench = await openBench();
     const path = await bench.file('in.ndjson', ndjson(records));
     const args = ['push', server.url, path, '--batch-size', '10', '--concurrency', '1'];
     const first = await bench.tds(args, { env: FAST });
@@ -67,8 +68,8 @@ describe('a crash while batches wait for their rate-limit slot (item 1)', () => 
 });
 
 describe('two runs at once (item 2)', () => {
-  it('a second --resume of the same journal exits 2 while the first holds it; every record arrives once', async () => {
-    bench = await inProcessBench({ webhookFaults: '500@3' });
+  it('a second --resume of the same journal exits 2 while the first holds it; every record arrives once', async ({ openBench }) => {
+    bench = await openBench({ webhookFaults: '500@3' });
     const records = people(300);
     const path = await bench.file('in.ndjson', ndjson(records));
     const args = ['push', bench.inbox.url, path, '--batch-size', '10'];
@@ -76,7 +77,7 @@ describe('two runs at once (item 2)', () => {
     expect(first.code, first.stderr).toBe(7);
 
     const sentByFirst = webhookPosts(bench.emu).length;
-    const slow = spawnInBench(bench, [...args, '--resume', '--accept-uncertain', '--rate', '10']);
+    const slow = bench.spawn([...args, '--resume', '--accept-uncertain', '--rate', '10'], { env: { TDS_RATE_SCALE: undefined } });
     // it holds the journal once it sends: a batch of it has arrived (about 25 more to go, at 10 a second)
     await waitUntil(() => webhookPosts(bench!.emu).length > sentByFirst, 15_000, 'the resume sending');
     const second = await bench.tds([...args, '--resume', '--accept-uncertain'], { env: FAST });
@@ -89,9 +90,9 @@ describe('two runs at once (item 2)', () => {
 });
 
 describe('numbers and deep records (items 5 and 6)', () => {
-  it('sends number literals exactly as read, never as the nearest double', async () => {
+  it('sends number literals exactly as read, never as the nearest double', async ({ openBench }) => {
     server = await testWebhook(accepted);
-    bench = await inProcessBench();
+    bench = await openBench();
     const line = '{"id":9007199254740993,"a":123456789012345678901234567890,"b":1e400,"c":0.1}';
     const path = await bench.file('in.ndjson', `${line}\n`);
     const result = await bench.tds(['push', server.url, path], { env: FAST });
@@ -104,8 +105,8 @@ describe('numbers and deep records (items 5 and 6)', () => {
     expect(server.requests.at(-1)!.text).toBe(`[${line},{"n":12345678901234567890}]`);
   });
 
-  it('a record nested thousands of levels deep exits 2 naming the record, without a stack trace', async () => {
-    bench = await inProcessBench();
+  it('a record nested thousands of levels deep exits 2 naming the record, without a stack trace', async ({ openBench }) => {
+    bench = await openBench();
     let deep = '{"a":1}';
     for (let i = 0; i < 5000; i += 1) deep = `{"x":${deep}}`;
     const path = await bench.file('deep.ndjson', `{"ok":1}\n${deep}\n`);
@@ -115,8 +116,8 @@ describe('numbers and deep records (items 5 and 6)', () => {
     expect(result.stderr).not.toMatch(/RangeError|bug in tds|at .*\.js/);
   });
 
-  it('a line that is not JSON is placed by line and column, without quoting it', async () => {
-    bench = await inProcessBench();
+  it('a line that is not JSON is placed by line and column, without quoting it', async ({ openBench }) => {
+    bench = await openBench();
     const path = await bench.file('bad.ndjson', '{"a":1}\n{"token": tds_secret_value_123}\n');
     const result = await bench.tds(['push', bench.inbox.url, path, '--dry-run']);
     expect(result.code, result.stderr).toBe(2);
@@ -133,10 +134,13 @@ async function tinyDisk(path: string): Promise<boolean> {
 }
 
 describe('a full disk under the journal (item 3)', () => {
-  it('stops before sending a batch it could not journal, cuts the torn line off, and resumes without a duplicate', async (context) => {
-    bench = await inProcessBench();
+  it('stops before sending a batch it could not journal, cuts the torn line off, and resumes without a duplicate', async ({
+    openBench,
+    skip,
+  }) => {
+    bench = await openBench();
     const disk = join(bench.dir, 'disk');
-    if (!(await tinyDisk(disk))) return context.skip();
+    if (!(await tinyDisk(disk))) return skip();
     try {
       server = await testWebhook(accepted);
       const records = people(400);

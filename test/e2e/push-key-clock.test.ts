@@ -1,15 +1,16 @@
 import { request } from 'undici';
-import { expect, test } from 'vitest';
-import { ndjson, people, pushBench } from '../push/helpers/emulator.js';
+import { expect } from 'vitest';
+import { ndjson, people } from '../push/helpers/emulator.js';
 import { addRows, KEY_EMULATOR, KEY_ENV } from './push-key-support.js';
+import { pushTest as test } from './push-support.js';
 
 // Issue 20, nearby: the service's createdAt is on the service's clock, never compared with ours as it
 // is. --wait settled reads the rows a push added newest first, down to the push's start: that start is
 // turned into the service's time through rows of the push itself, whatever the two clocks say.
 
-test("--wait settled sees every row a push added when the service's clock runs 10 minutes behind ours", async () => {
+test("--wait settled sees every row a push added when the service's clock runs 10 minutes behind ours", async ({ openBench }) => {
   // actions that never finish: the rows stay unsettled, so every poll looks for all 300
-  const bench = await pushBench({ ...KEY_EMULATOR, actionDelayMs: 600_000 });
+  const bench = await openBench({ ...KEY_EMULATOR, actionDelayMs: 600_000 });
   try {
     // rows from before, so reading the newest rows (3 pages) is cheaper than 300 `=` rules (4 queries) or the whole table
     await addRows(

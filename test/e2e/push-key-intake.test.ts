@@ -1,7 +1,8 @@
-import { expect, test } from 'vitest';
+import { expect } from 'vitest';
 import type { RequestLogEntry } from '../../src/emulator/index.js';
-import { ndjson, people, pushBench, webhookRequests, type PushBench } from '../push/helpers/emulator.js';
+import { ndjson, people, webhookRequests, type PushBench } from '../push/helpers/emulator.js';
 import { columnValues, expectEachOnce, KEY_EMULATOR, KEY_ENV, killAfterPosts, otherWriter, RATE_SCALE } from './push-key-support.js';
+import { pushTest as test } from './push-support.js';
 
 // Issue 20, item 1: another client of the same webhook (a live form, another pipeline) keeps its intake
 // open, so rows show up to the longest window after a request (service-api.md 4.7 rule 4), not a quiet
@@ -24,9 +25,11 @@ function otherPostsBetween(log: RequestLogEntry[], from: RequestLogEntry, to: Re
 /** The push's own POSTs (batches of 100), in order. */
 const batchPosts = (bench: PushBench): RequestLogEntry[] => webhookRequests(bench.emu).filter((entry) => (entry.objects ?? 0) > 1);
 
-test('(issue 20) every batch before the settling answered 500 after storing, another client posting meanwhile: each key once, exit 0', async () => {
+test('(issue 20) every batch before the settling answered 500 after storing, another client posting meanwhile: each key once, exit 0', async ({
+  openBench,
+}) => {
   // request 1 is the HEAD check, 2–5 the four batches first in flight; the other client starts then
-  const bench = await pushBench({ ...KEY_EMULATOR, webhookFaults: '500@2-5' });
+  const bench = await openBench({ ...KEY_EMULATOR, webhookFaults: '500@2-5' });
   try {
     const path = await bench.file('leads.ndjson', ndjson(people(500)));
     const other = otherWriter(bench.inbox.url, {
@@ -50,11 +53,13 @@ test('(issue 20) every batch before the settling answered 500 after storing, ano
   }
 });
 
-test('(issue 20) killed while waiting to settle, resumed at once while another client posts: each key once, exit 0', async () => {
+test('(issue 20) killed while waiting to settle, resumed at once while another client posts: each key once, exit 0', async ({
+  openBench,
+}) => {
   // a slower scale (8: the intake's longest window is 3.75 s) so the resumed run is up before the intake takes the rows in
   const scale = 8;
   const env = { TDS_RATE_SCALE: String(scale) };
-  const bench = await pushBench({ ...KEY_EMULATOR, rateScale: scale, webhookFaults: '500@2-5' });
+  const bench = await openBench({ ...KEY_EMULATOR, rateScale: scale, webhookFaults: '500@2-5' });
   try {
     const path = await bench.file('leads.ndjson', ndjson(people(500)));
     const args = ['push', bench.inbox.url, path, ...ARGS];

@@ -1,9 +1,10 @@
 import { readFile, rm } from 'node:fs/promises';
-import { expect, test } from 'vitest';
+import { expect } from 'vitest';
 import { notePath } from '../../src/push/key/table-lock.js';
-import { ndjson, people, pushBench, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
+import { ndjson, people, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 import { waitUntil } from './export-support.js';
 import { columnValues, expectEachOnce, KEY_EMULATOR, killAfterPosts, otherWriter, startTds } from './push-key-support.js';
+import { pushTest as test } from './push-support.js';
 
 // Issue 20, item 3: two pushes by key into one table at once would each look the other's keys up before
 // they show, and send the overlap twice. On one machine the second waits for the first (a lock named
@@ -27,8 +28,10 @@ interface Summary {
   key: { existing: number };
 }
 
-test('(issue 20) a second push by key into the same table waits for the first, names it, then skips the keys it sent', async () => {
-  const bench = await pushBench(KEY_EMULATOR);
+test('(issue 20) a second push by key into the same table waits for the first, names it, then skips the keys it sent', async ({
+  openBench,
+}) => {
+  const bench = await openBench(KEY_EMULATOR);
   try {
     // the first push reads stdin: it holds the table from before it reads until its rows show
     const first = startTds(bench, [
@@ -66,15 +69,16 @@ test('(issue 20) a second push by key into the same table waits for the first, n
     expect(await noteOf(bench)).toEqual({});
   } finally {
     await clearNote(bench);
-    await bench.close();
   }
 });
 
-test('(issue 20) after a push by key killed before its rows showed, the next one waits out the intake window, then skips its keys', async () => {
+test('(issue 20) after a push by key killed before its rows showed, the next one waits out the intake window, then skips its keys', async ({
+  openBench,
+}) => {
   // a slower scale (8: the intake's longest window is 3.75 s) so the next push is up while the killed one's rows are still coming in
   const scale = 8;
   const env = { TDS_RATE_SCALE: String(scale) };
-  const bench = await pushBench({ ...KEY_EMULATOR, rateScale: scale });
+  const bench = await openBench({ ...KEY_EMULATOR, rateScale: scale });
   try {
     const a = await bench.file('a.ndjson', ndjson(people(300)));
     // another client keeps the intake open, so the killed push's rows show only at the end of the window
@@ -95,6 +99,5 @@ test('(issue 20) after a push by key killed before its rows showed, the next one
     expect((JSON.parse(result.stdout) as Summary).key.existing).toBe(100);
   } finally {
     await clearNote(bench);
-    await bench.close();
   }
 });

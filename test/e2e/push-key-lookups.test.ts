@@ -1,6 +1,7 @@
-import { describe, expect, test } from 'vitest';
-import { ndjson, pushBench, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
+import { describe, expect } from 'vitest';
+import { ndjson, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 import { addRows, columnValues, expectEachOnce, KEY_EMULATOR, KEY_ENV, keyTest, rowRequests, webhookTable } from './push-key-support.js';
+import { pushTest as test } from './push-support.js';
 
 // --skip-existing against a table that holds half the keys: the right lookup plan for the column's
 // type, the keys the table holds never sent again, and cells the service cut never trusted.
@@ -180,9 +181,9 @@ describe('a webhook that does not fill the key column', () => {
     expect(result.stderr).toMatch(/the webhook does not fill "Mail" from "mail"/);
   });
 
-  test('an uncertain batch is not sent again when the keys of a batch taken in cannot be found', async () => {
+  test('an uncertain batch is not sent again when the keys of a batch taken in cannot be found', async ({ openBench }) => {
     // HEAD, batch 1 taken in, batch 2 answered 500 after its rows were stored
-    const bench = await pushBench({ ...KEY_EMULATOR, webhookFaults: '500@3' });
+    const bench = await openBench({ ...KEY_EMULATOR, webhookFaults: '500@3' });
     try {
       const table = await webhookTable(bench.emu, 'Unmapped', [{ label: 'Mail', type: 'email', mapKey: 'email' }]);
       const path = await bench.file('input.ndjson', ndjson(mails.slice(0, 20).map((mail) => ({ mail }))));

@@ -1,30 +1,24 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { expect, test } from 'vitest';
-import { DEFAULT_INGEST_DELAY_MS, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { expect } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { adminRoute, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { RATE_SCALE as SCALE } from '../helpers/rate-scale.js';
 import { spawnTds } from '../helpers/spawn-tds.js';
-import { api, pushBench, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
+import { api, PUSH_EMULATOR, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
+import { pushTest } from './push-support.js';
 
-/** One scale for both sides: the client's waits (TDS_RATE_SCALE) and the emulator's intake run 40 times faster. */
-export const RATE_SCALE = '40';
+/** The suite's one scale as the keyed-push tests give it to the client (their runs set it explicitly). */
+export const RATE_SCALE = String(SCALE);
 export const KEY_ENV = { TDS_RATE_SCALE: RATE_SCALE };
 
-/** Emulator settings of the keyed-push tests: the service's intake (5 s quiet, 30 s at most) on the same scale, quick actions. */
-export const KEY_EMULATOR: EmulatorOptions = {
-  rateScale: Number(RATE_SCALE),
-  ingestDelayMs: DEFAULT_INGEST_DELAY_MS,
-  actionDelayMs: 20,
-};
+/** Emulator settings of the keyed-push tests: the push tests' (the service's intake on the suite's scale), quick actions. */
+export const KEY_EMULATOR: HarnessOptions = { ...PUSH_EMULATOR, actionDelayMs: 20 };
 
-/** A test with its own emulator (KEY_EMULATOR) and temp folder. */
-export const keyTest = test.extend<{ bench: PushBench }>({
-  // eslint-disable-next-line no-empty-pattern
-  bench: async ({}, use) => {
-    const bench = await pushBench(KEY_EMULATOR);
-    await use(bench);
-    await bench.close();
-  },
+/** A test with its own emulator (KEY_EMULATOR) and temp folder (`bench`); `openBench` opens more. */
+export const keyTest = pushTest.extend<{ bench: PushBench }>({
+  bench: async ({ openBench }, use) => use(await openBench(KEY_EMULATOR)),
 });
 
 export interface FieldDefinition {
@@ -42,15 +36,9 @@ export interface AdminTable {
 }
 
 async function admin(emu: RunningEmulator, method: string, path: string, body: unknown): Promise<unknown> {
-  const origin = emu.baseUrl.replace(/\/v1$/, '');
-  const response = await request(`${origin}/_emulator${path}`, {
-    method: method as 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const reply = await response.body.json();
-  expect(response.statusCode, JSON.stringify(reply)).toBeLessThan(300);
-  return reply;
+  const reply = await adminRoute(emu, method, path, body);
+  expect(reply.status, JSON.stringify(reply.body)).toBeLessThan(300);
+  return reply.body;
 }
 
 /** A webhook-fed table made through the emulator's admin route. */

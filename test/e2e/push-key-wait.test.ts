@@ -1,9 +1,10 @@
 import { access, readFile, readdir } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
-import { describe, expect, test } from 'vitest';
-import { expectSameRecords, journalOf, ndjson, people, pushBench, tablePayloads } from '../push/helpers/emulator.js';
+import { describe, expect } from 'vitest';
+import { expectSameRecords, journalOf, ndjson, people, tablePayloads } from '../push/helpers/emulator.js';
 import { readParquet } from '../export/parquet-file.js';
 import { KEY_EMULATOR, KEY_ENV, keyTest } from './push-key-support.js';
+import { pushTest as test } from './push-support.js';
 
 // --wait settled and -o (CSV in, enriched CSV out), and the journal kept per input and webhook.
 
@@ -58,8 +59,8 @@ describe('--wait settled -o FILE', () => {
     },
   );
 
-  test('rows still running when --wait-timeout ends are written as they are, counted, and the exit is 7', async () => {
-    const bench = await pushBench({ ...KEY_EMULATOR, actionDelayMs: 600_000 });
+  test('rows still running when --wait-timeout ends are written as they are, counted, and the exit is 7', async ({ openBench }) => {
+    const bench = await openBench({ ...KEY_EMULATOR, actionDelayMs: 600_000 });
     try {
       const path = await bench.file('leads.csv', LEADS);
       const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '--wait-timeout', '1'];
@@ -118,8 +119,8 @@ describe('one journal per input and webhook', () => {
     expect(result.stderr).not.toMatch(/journal/);
   });
 
-  test('a journal of the first release (FILE.tds-journal) still resumes', async () => {
-    const bench = await pushBench({ ...KEY_EMULATOR, webhookFaults: '500@4' });
+  test('a journal of the first release (FILE.tds-journal) still resumes', async ({ openBench }) => {
+    const bench = await openBench({ ...KEY_EMULATOR, webhookFaults: '500@4' });
     try {
       const path = await bench.file('people.ndjson', ndjson(people(20)));
       const push = ['push', bench.inbox.url, path, '--batch-size', '5', '--concurrency', '1'];

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { describe, expect, test } from 'vitest';
-import { journalOf, ndjson, people, pushBench, webhookPosts } from '../push/helpers/emulator.js';
+import { describe, expect } from 'vitest';
+import { journalOf, ndjson, people, webhookPosts } from '../push/helpers/emulator.js';
 import { columnValues, expectEachOnce, KEY_EMULATOR, KEY_ENV, keyTest, killAfterPosts, seeded } from './push-key-support.js';
+import { pushTest as test } from './push-support.js';
 
 // Push by key (CLI.md "Push by key"), end to end against the emulator: each record's row exactly once
 // whatever fails on the way, and the run ends with exit 0 without a human deciding anything.
@@ -9,9 +10,11 @@ import { columnValues, expectEachOnce, KEY_EMULATOR, KEY_ENV, keyTest, killAfter
 const emails = (n: number, from = 1): string[] => people(n, from).map((person) => String(person.email));
 
 describe('uncertain batches are settled by key', () => {
-  test('a 500 after storing, a 500 before storing, resets before and after, a stall and a 502: exit 0, each record once', async () => {
+  test('a 500 after storing, a 500 before storing, resets before and after, a stall and a 502: exit 0, each record once', async ({
+    openBench,
+  }) => {
     const faults = '500@3,500pre@6,reset@9,resetpre@12,stall@15,502@18';
-    const bench = await pushBench({ ...KEY_EMULATOR, webhookFaults: faults });
+    const bench = await openBench({ ...KEY_EMULATOR, webhookFaults: faults });
     try {
       const path = await bench.file('leads.ndjson', ndjson(people(150)));
       const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5', '--concurrency', '2'];
@@ -29,8 +32,8 @@ describe('uncertain batches are settled by key', () => {
     }
   });
 
-  test('SIGKILL at random points, then --resume until done: each record once, the last run exits 0', async () => {
-    const bench = await pushBench({ ...KEY_EMULATOR, webhookFaults: '500:0.04,500pre:0.04', faultSeed: 3 });
+  test('SIGKILL at random points, then --resume until done: each record once, the last run exits 0', async ({ openBench }) => {
+    const bench = await openBench({ ...KEY_EMULATOR, webhookFaults: '500:0.04,500pre:0.04', faultSeed: 3 });
     try {
       const path = await bench.file('leads.ndjson', ndjson(people(300)));
       const push = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5'];

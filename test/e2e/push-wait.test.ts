@@ -1,19 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { ndjson, people, type PushBench } from '../push/helpers/emulator.js';
-import { FAST, inProcessBench } from './push-support.js';
+import { FAST, pushTest as it } from './push-support.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
 
 // --wait --table: rowCount before the first POST, then polled (every 2 s / TDS_RATE_SCALE) until the
 // pushed rows are visible or --wait-timeout passes.
 
 let bench: PushBench | undefined;
 afterEach(async () => {
-  await bench?.close();
   bench = undefined;
 });
 
 describe('tds push --wait', () => {
-  it('waits until the new rows are visible and reports how many appeared', async () => {
-    bench = await inProcessBench({ ingestDelayMs: 300 });
+  it('waits until the new rows are visible and reports how many appeared', async ({ openBench }) => {
+    bench = await openBench({ ingestDelayMs: 300 * RATE_SCALE }); // 300 ms quiet
     const path = await bench.file('p.ndjson', ndjson(people(120)));
     // polls 2 s / 20 = 100 ms apart (not the suite's scale: the rows show 0.3 s after the last POST, a little
     // less after the wait began, and the poll that sees them is the one at 0.3 s); rate limits are off
@@ -26,8 +26,8 @@ describe('tds push --wait', () => {
     expect(wait.seconds).toBeGreaterThanOrEqual(0.3);
   });
 
-  it('ends with exit 7 when fewer rows than sent are visible in time, saying intake may still be running', async () => {
-    bench = await inProcessBench({ ingestDelayMs: 60_000 });
+  it('ends with exit 7 when fewer rows than sent are visible in time, saying intake may still be running', async ({ openBench }) => {
+    bench = await openBench({ ingestDelayMs: 60_000 * RATE_SCALE }); // a minute quiet
     const path = await bench.file('p.ndjson', ndjson(people(5)));
     const result = await bench.tds(['push', bench.inbox.url, path, '--wait', '--table', bench.inbox.id, '--wait-timeout', '1'], {
       env: FAST,
@@ -37,8 +37,8 @@ describe('tds push --wait', () => {
     expect(result.stderr).toMatch(/asynchronously.*do not re-send/);
   });
 
-  it('needs --table and an API key, and checks them before sending', async () => {
-    bench = await inProcessBench();
+  it('needs --table and an API key, and checks them before sending', async ({ openBench }) => {
+    bench = await openBench();
     const path = await bench.file('p.ndjson', ndjson(people(2)));
     const noTable = await bench.tds(['push', bench.inbox.url, path, '--wait']);
     expect(noTable.code, noTable.stderr).toBe(2);

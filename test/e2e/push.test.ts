@@ -245,7 +245,8 @@ describe.concurrent('tds push: checks and dry runs', () => {
     const again = await bench.tds(['push', bench.inbox.url, path]);
     expect(again.code, again.stderr).toBe(2);
     expect(again.stderr).toContain('a journal of an earlier push of this input exists');
-    expect(again.stderr).toContain('--resume');
+    // the safe path first, said as safe; sending everything again is the one to think twice about
+    expect(again.stderr).toContain('hint: add --resume: it sends only what the journal does not record as sent, nothing twice');
     const resumed = await bench.tds(['push', bench.inbox.url, path, '--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain('nothing to send');

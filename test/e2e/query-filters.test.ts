@@ -1,16 +1,16 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { Field, Table } from '../../src/service/index.js';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { RATE_SCALE, tdsAgainst } from './read-support.js';
 import { parseNdjson, queryRows, schemaOf, tableNamed } from './rows-support.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 // `tds query` through the CLI, operator family by family and nested: the rows it writes must be the
 // rows the service returns for the same filter written by hand in the service's own JSON.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 let tds: ReturnType<typeof tdsAgainst>;
 let leads: Table;
 let fields: Field[];
@@ -180,7 +180,9 @@ describe.concurrent('tds query: combining', () => {
     expect(either).toEqual(await serviceIds({ filters: any(rule('stage', '=', 'closed_won'), rule('tags', 'in', ['vip'])) }));
   });
 
-  it('--filter takes the service JSON with labels for fieldIds, inline, from @FILE or from stdin, and joins --where with and', async () => {
+  it('--filter takes the service JSON with labels for fieldIds, inline, from @FILE or from stdin, and joins --where with and', async ({
+    tmp,
+  }) => {
     const json = JSON.stringify({
       combinator: 'or',
       rules: [
@@ -189,7 +191,7 @@ describe.concurrent('tds query: combining', () => {
       ],
     });
     const expected = await serviceIds({ filters: any(rule('stage', '=', 'closed_won'), rule('employees', '<', 50)) });
-    const dir = await mkdtemp(join(tmpdir(), 'tds-query-filter-'));
+    const dir = tmp;
     await writeFile(join(dir, 'filter.json'), json);
     const runs = await Promise.all([
       cliIds(['--filter', json]),

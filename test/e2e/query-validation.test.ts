@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { RATE_SCALE, emulatorRequests, tdsAgainst } from './read-support.js';
 import { schemaOf, tableNamed } from './rows-support.js';
 
 // Every check `tds query` makes before reading rows: each problem exits 2 with a message naming it,
 // and this emulator never sees a single row request (only table and schema reads).
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 let tds: ReturnType<typeof tdsAgainst>;
 
 beforeAll(async () => {

@@ -1,13 +1,14 @@
-import { mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { fetchJson, tdsAgainst } from './read-support.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 // workspaces, tables and schema against the emulator's demo seed, in every format.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 let tds: ReturnType<typeof tdsAgainst>;
 let service: { workspaces: unknown[]; tables: Array<Record<string, unknown>>; leadsFields: unknown[] };
 
@@ -74,8 +75,8 @@ describe.concurrent('tds workspaces', () => {
     expect(plain.stdout).not.toMatch(/\u001b\[/);
   });
 
-  it('-o FILE takes the format from the extension and leaves no partial file', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tds-read-'));
+  it('-o FILE takes the format from the extension and leaves no partial file', async ({ tmp }) => {
+    const dir = tmp;
     const result = await tds(['workspaces', '-o', join(dir, 'ws.json')]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('');
@@ -215,9 +216,9 @@ describe.concurrent('tds schema', () => {
 });
 
 describe.concurrent('listings as Parquet', () => {
-  it("workspaces, tables and schema to -o FILE.parquet: the listing's fields as typed columns, every object", async () => {
+  it("workspaces, tables and schema to -o FILE.parquet: the listing's fields as typed columns, every object", async ({ tmp }) => {
     const { readParquet } = await import('../export/parquet-file.js');
-    const dir = await mkdtemp(join(tmpdir(), 'tds-read-parquet-'));
+    const dir = tmp;
     const runs = [
       ['workspaces', '-o', join(dir, 'ws.parquet')],
       ['tables', '-o', join(dir, 'tables.parquet')],

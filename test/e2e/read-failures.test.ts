@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import { RATE_SCALE, emulatorRequests, expectNoSecret, tdsAgainst } from './read-support.js';
 
@@ -17,7 +17,7 @@ const SCENARIOS = {
   always503: ['--read-faults', '503@1-50'],
 } satisfies Record<string, string[]>;
 
-const emulators = {} as Record<keyof typeof SCENARIOS, RunningEmulator>;
+const emulators = {} as Record<keyof typeof SCENARIOS, EmulatorProcess>;
 
 beforeAll(async () => {
   await Promise.all(

@@ -1,15 +1,15 @@
 import { mkdtemp, readFile, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { exists, spawnAgainst, waitUntil } from './export-support.js';
 import { RATE_SCALE, emulatorRequests, tdsAgainst, type Target } from './read-support.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 // What a user sees of an export besides its records: limits, cut-cell warnings, interrupted and resumed
 // exports, a closed pipe, and progress on a terminal.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 let tds: ReturnType<typeof tdsAgainst>;
 
 beforeAll(async () => {
@@ -18,7 +18,11 @@ beforeAll(async () => {
 });
 afterAll(() => emulator?.stop());
 
-const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'tds-rows-export-'));
+let folder: string;
+it.beforeEach(({ tmp }) => {
+  folder = tmp;
+});
+const tempDir = (): Promise<string> => mkdtemp(join(folder, 'rows-export-'));
 const rowReads = async (target: Target) => (await emulatorRequests(target)).filter((entry) => /\/rows(\/query)?(\?|$)/.test(entry.path));
 
 describe('tds rows: exports', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { RATE_SCALE, emulatorRequests, tdsAgainst, type LoggedRequest } from './read-support.js';
 import { spawnAgainst, waitUntil } from './export-support.js';
 import { allRows, parseDelimited, parseNdjson, schemaOf, tableNamed } from './rows-support.js';
@@ -8,7 +8,7 @@ import { allRows, parseDelimited, parseNdjson, schemaOf, tableNamed } from './ro
 // (flushed at once through the emulator's /_emulator/flush) appear once each, in creation order, and an
 // idle poll costs one row request, as the emulator's request log shows.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 
 beforeAll(async () => {
   emulator = await startEmulatorProcess(['--rate-scale', RATE_SCALE, '--ingest-delay', '50']);

@@ -1,9 +1,8 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { Field, Row, Table } from '../../src/service/index.js';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { RATE_SCALE, tdsAgainst } from './read-support.js';
 import {
   EDGE_KEYS,
@@ -17,10 +16,11 @@ import {
   tableNamed,
   type Rec,
 } from './rows-support.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 // `tds rows` output in every format, field by field, against records computed from the emulator's answers.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 let tds: ReturnType<typeof tdsAgainst>;
 let leads: { table: Table; fields: Field[]; rows: Row[]; records: Rec[] };
 let edge: { table: Table; fields: Field[]; rows: Row[] };
@@ -62,8 +62,8 @@ describe.concurrent('tds rows: formats', () => {
     expect(records.some((record) => typeof record.Employees === 'number' && typeof record.Qualified === 'boolean')).toBe(true);
   });
 
-  it('JSON to -o FILE (format from the extension): one array', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tds-rows-json-'));
+  it('JSON to -o FILE (format from the extension): one array', async ({ tmp }) => {
+    const dir = tmp;
     const result = await tds(['rows', 'Leads', '-o', join(dir, 'leads.json')]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');

@@ -1,20 +1,20 @@
 import { mkdtemp, readFile, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { Field, Row } from '../../src/service/index.js';
 import { readParquet } from '../export/parquet-file.js';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { expectedMirrorValue } from '../mirror/helpers.js';
 import { exists, spawnAgainst, waitUntil } from './export-support.js';
 import { RATE_SCALE, emulatorRequests, tdsAgainst } from './read-support.js';
 import { EDGE_KEYS, LEADS_KEYS, allRows, parseNdjson, schemaOf, tableNamed, type Rec } from './rows-support.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 // `tds rows|query … -o FILE.parquet` end to end: the file read back by DuckDB equals the NDJSON export
 // value by value, with the mirror's types; the refusals; and exports interrupted by a failure, SIGINT or
 // SIGKILL, resumed into files equal to uninterrupted ones.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 let tds: ReturnType<typeof tdsAgainst>;
 
 beforeAll(async () => {
@@ -23,14 +23,18 @@ beforeAll(async () => {
 });
 afterAll(() => emulator?.stop());
 
-const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'tds-rows-parquet-'));
+let folder: string;
+it.beforeEach(({ tmp }) => {
+  folder = tmp;
+});
+const tempDir = (): Promise<string> => mkdtemp(join(folder, 'rows-parquet-'));
 /** The position a later `pagesServedSince` counts from. */
-const logMark = async (target: RunningEmulator) => (await emulatorRequests(target)).length;
+const logMark = async (target: EmulatorProcess) => (await emulatorRequests(target)).length;
 /**
  * Row pages served (200) since a mark: a resumed process cannot know the window a killed one used,
  * so a 429 and its retry are allowed and not counted.
  */
-const pagesServedSince = async (target: RunningEmulator, mark: number) =>
+const pagesServedSince = async (target: EmulatorProcess, mark: number) =>
   (await emulatorRequests(target)).slice(mark).filter((entry) => /\/rows(\?|$)/.test(entry.path) && entry.status === 200).length;
 
 /** The Parquet type of a column type, as CLI.md "Column types" lists them (written out here, not taken from src). */
@@ -39,6 +43,7 @@ const PARQUET_TYPE: Record<string, string> = {
   boolean: 'BOOLEAN',
   date: 'TIMESTAMP WITH TIME ZONE',
   multi_select: 'VARCHAR[]',
+  member: 'JSON',
   object: 'JSON',
   webhook: 'JSON',
   formula: 'JSON',

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/output/table.js';
 import type { Field, Row, Table } from '../../src/service/index.js';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { RATE_SCALE, emulatorRequests, tdsAgainst } from './read-support.js';
 import { LEADS_KEYS, allRows, expectedRecords, schemaOf, tableNamed, type Rec } from './rows-support.js';
 
 // Issue 16: `tds rows|query --format table`. On a terminal (TDS_FORCE_TTY=1, LINES and COLUMNS give its
 // size): a screenful of rows sized to the terminal, with a footer and hints; piped: plain aligned text.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 let tds: ReturnType<typeof tdsAgainst>;
 let leads: { table: Table; fields: Field[]; rows: Row[]; records: Rec[] };
 
@@ -33,8 +33,10 @@ describe('--format table on a terminal', () => {
     expect(result.code, result.stderr).toBe(0);
     const [header, ...rest] = lines(result.stdout);
     const footer = rest.pop();
-    expect(header).toMatch(/^_id\s+_createdAt\s+/);
-    expect(rest.map((line) => line.split(/\s+/)[0])).toEqual(leads.rows.slice(0, 10).map((row) => row.id));
+    // the table's own columns first; the meta keys after them, so they are the first left out
+    expect(header).toMatch(/^Name\s+Email\s+/);
+    expect(header).not.toMatch(/_id/);
+    expect(rest.map((line) => line.slice(0, 10))).toEqual(leads.records.slice(0, 10).map((record) => text(record.Name).slice(0, 10)));
     expect(footer).toMatch(/^10 of 250 rows · 🚀 Leads · \d+ columns not shown$/);
     for (const line of lines(result.stdout)) expect(displayWidth(line)).toBeLessThanOrEqual(100);
     expect(result.stderr).toContain('hint: 240 more rows: -n 250 shows them all (the default is a screenful)');
@@ -42,6 +44,16 @@ describe('--format table on a terminal', () => {
     // A screenful costs one page of that size.
     const reads = (await emulatorRequests(emulator)).slice(before).filter((entry) => entry.path.includes('/rows'));
     expect(reads.map((entry) => new URL(entry.path, 'http://x').searchParams.get('limit'))).toEqual(['10']);
+  });
+
+  it('leaves out the columns asked for by --columns and --status-columns last, after the meta keys', async () => {
+    const result = await tds(
+      ['rows', 'Leads', '--format', 'table', '-n', '3', '--columns', 'Notes,Enrich', '--status-columns'],
+      terminal(40, 90),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(lines(result.stdout)[0]).toMatch(/^Notes\s+Enrich\s+Enrich\.status\s+Enrich\.error\b/);
+    expect(result.stderr).toMatch(/columns do not fit the terminal \("_createdAt", "_updatedAt"/);
   });
 
   it('shows select labels, joined multi-select labels and numbers right-aligned; long cells are cut with …', async () => {

@@ -1,24 +1,23 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { readParquet } from '../export/parquet-file.js';
-import { mirrorBench, type MirrorBench } from '../mirror/helpers.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // Issue 20, item 6: `tds sql` reaches no file, extension or other database unless --files (DuckDB's
 // external access off, its settings locked); `-o FILE` is written by tds and works either way. The
 // whole list of refusals is in test/duckdb/sandbox.test.ts; here, the ones the issue names.
 
-let bench: MirrorBench;
+let bench: Harness;
 let mirrorBytes: Buffer;
 
-beforeAll(async () => {
-  bench = await mirrorBench();
+it.beforeAll(async ({ openForFile }) => {
+  bench = await openForFile();
   const synced = await bench.tds(['sync', 'Leads']);
   expect(synced.code, synced.stderr).toBe(0);
   await writeFile(join(bench.dir, 'secret.txt'), 'the user’s own file\n');
   mirrorBytes = await readFile(bench.db);
 });
-afterAll(() => bench?.close());
 
 const FILES_HINT = /^hint: add --files to give the statement your own file access \(-o FILE writes a result without it\)$/m;
 

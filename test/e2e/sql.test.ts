@@ -1,26 +1,26 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { readParquet } from '../export/parquet-file.js';
-import { mirrorBench, mirrorRows, type MirrorBench } from '../mirror/helpers.js';
+import { mirrorRows } from '../mirror/helpers.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // `tds sql` end to end: one statement against a mirror that `tds sync` made of the demo's Leads table,
 // printed in every format, written to files (Parquet by DuckDB's COPY), read-only unless --write, and
 // DuckDB's own errors as usage errors (exit 2).
 
-let bench: MirrorBench;
+let bench: Harness;
 /** The mirror's leads, as `SELECT *` gives them in NDJSON. */
 let leads: Array<Record<string, unknown>>;
 
-beforeAll(async () => {
-  bench = await mirrorBench();
+it.beforeAll(async ({ openForFile }) => {
+  bench = await openForFile();
   const synced = await bench.tds(['sync', 'Leads']);
   expect(synced.code, synced.stderr).toBe(0);
   leads = await mirrorRows(bench, 'leads');
   expect(leads.length).toBeGreaterThan(100);
 });
-afterAll(() => bench?.close());
 
 const lines = (text: string): string[] => text.trimEnd().split('\n');
 /** By `_id` as DuckDB orders text: by code point, not by locale. */
@@ -70,6 +70,29 @@ describe('tds sql: a query printed like an export', () => {
       ['1', '2'],
     ]);
     expect(result.stderr).toBe('1 row\n');
+  });
+
+  it('renders like tds rows on a terminal: numbers right-aligned, lists joined, members by name', async () => {
+    const sql = `SELECT 7 AS n, ['VIP', 'SMB'] AS tags, '{"id":"usr_1","name":"Ada Lovelace"}'::JSON AS owner UNION ALL SELECT 1200, [], NULL`;
+    const result = await bench.tds(['sql', sql], { env: { TDS_FORCE_TTY: '1' } });
+    expect(result.code, result.stderr).toBe(0);
+    const [header, first, second] = lines(result.stdout);
+    expect(header).toMatch(/^ {3}n {2}tags {6}owner$/);
+    expect(first).toBe('   7  VIP, SMB  Ada Lovelace');
+    expect(second?.trimEnd()).toBe('1200');
+  });
+
+  it('goes through the pager (TDS_PAGER, PAGER) when longer than the terminal, never when not a terminal', async () => {
+    const sql = 'SELECT range AS n FROM range(30)';
+    const pager = { TDS_PAGER: "sed 's/^/paged: /'", LINES: '20' };
+    const paged = await bench.tds(['sql', sql], { env: { TDS_FORCE_TTY: '1', ...pager } });
+    expect(paged.code, paged.stderr).toBe(0);
+    expect(lines(paged.stdout)).toHaveLength(31);
+    for (const line of lines(paged.stdout)) expect(line).toMatch(/^paged: /);
+    const short = await bench.tds(['sql', 'SELECT range AS n FROM range(3)'], { env: { TDS_FORCE_TTY: '1', ...pager } });
+    expect(short.stdout).not.toContain('paged');
+    const piped = await bench.tds(['sql', sql, '--format', 'table'], { env: pager });
+    expect(piped.stdout).not.toContain('paged');
   });
 
   it('reads the statement from stdin with -', async () => {
@@ -164,6 +187,18 @@ describe('tds sql: read-only unless --write, and DuckDB errors as exit 2', () =>
       ['SELECT 1', '-o', '/nonexistent/dir/x.parquet'],
       /^tds: SQL: IO Error: .*x\.parquet\.partial.*\nhint: check that the folder of -o FILE exists and can be written$/m,
     ],
+    [
+      'a name with spaces left unquoted',
+      ['SELECT Last Contacted FROM leads'],
+      /^tds: SQL: Binder Error: Referenced column "Last" not found in FROM clause!\nhint: a name with spaces needs double quotes: "Last Contacted"$/m,
+    ],
+    [
+      'a name with spaces left unquoted in WHERE',
+      ['SELECT Name FROM leads WHERE Last Contacted > now()'],
+      /\nhint: a name with spaces needs double quotes: "Last Contacted"$/m,
+    ],
+    ['a misspelt column', ['SELECT Stage, count(*) FROM leads GROUP BY Stag'], /\nhint: did you mean "Stage"\?$/m],
+    ['a misspelt table', ['SELECT * FROM leds'], /\nhint: did you mean leads\?; SHOW TABLES lists/m],
   ])('%s exits 2 with what was wrong', async (_what, args, message) => {
     const result = await bench.tds(['sql', ...args]);
     expect(result.code).toBe(2);

@@ -1,23 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { TableStats } from '../../src/stats/stats-report.js';
-import { mirrorBench, type MirrorBench } from '../mirror/helpers.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // `tds stats` as a user runs it (bin/tds.js): on the demo's Leads, the first run syncs the table; the
 // output is JSON in a pipe and sections on a terminal, in colour unless NO_COLOR or --no-color.
 
-let bench: MirrorBench;
+let bench: Harness;
 let leads: TableStats;
 let firstRun: string;
 
-beforeAll(async () => {
+it.beforeAll(async ({ openForFile }) => {
   // the seed's action states as seeded: the figures below are the seed's
-  bench = await mirrorBench({ seededActions: 'pending' });
+  bench = await openForFile({ seededActions: 'pending' });
   const result = await bench.tds(['stats', 'Leads']);
   expect(result.code, result.stderr).toBe(0);
   leads = JSON.parse(result.stdout) as TableStats;
   firstRun = result.stderr;
 });
-afterAll(() => bench?.close());
 
 const ANSI = /\u001b\[\d+m/;
 
@@ -38,10 +37,10 @@ describe('tds stats (the built CLI)', () => {
     expect(coloured.stdout).toContain('Failure causes: Enrich (1 cause)');
     const noColor = await bench.tds(['stats', 'Leads', '--no-sync'], { env: { TDS_FORCE_TTY: '1', NO_COLOR: '1', COLUMNS: '100' } });
     expect(noColor.stdout).not.toMatch(ANSI);
-    // the same sections; without colour each run state has a character of its own
+    // the same sections; with colour or without, each run state has a character of its own
     expect(noColor.stdout.split('\n')).toHaveLength(coloured.stdout.split('\n').length);
-    expect(coloured.stdout.replace(ANSI_ALL, '')).toContain('█ success 61  █ failed 21');
-    expect(noColor.stdout).toContain('█ success 61  ▒ failed 21');
+    expect(coloured.stdout.replace(ANSI_ALL, '')).toContain('█ success 61  ▓ failed 21  ░ skipped 21  × stopped 21');
+    expect(noColor.stdout).toContain('█ success 61  ▓ failed 21  ░ skipped 21  × stopped 21');
     const flag = await bench.tds(['--no-color', 'stats', 'Leads', '--no-sync'], { env: { TDS_FORCE_TTY: '1', NO_COLOR: undefined } });
     expect(flag.stdout).not.toMatch(ANSI);
   });

@@ -1,13 +1,13 @@
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { RATE_SCALE } from './read-support.js';
 import { spawnAgainst } from './export-support.js';
 
 // Issue 15, item 7: stdout that cannot be written (a full disk: /dev/full) is a one-line error and
 // exit 1 for every command; a pipe closed by its reader (`| head`) stays a normal exit.
 
-let emulator: RunningEmulator;
+let emulator: EmulatorProcess;
 
 beforeAll(async () => {
   emulator = await startEmulatorProcess(['--rate-scale', RATE_SCALE]);

@@ -1,14 +1,16 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { createPrng } from '../../src/emulator/seed/prng.js';
 import { diffRecords, type DiffRecord, type Row } from './diff-support.js';
-import { benchPerTest } from './sync-support.js';
-import type { MirrorBench } from '../mirror/helpers.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // `tds sync --changes` delivers every change at least once, each repeat the same record with the same
 // (syncId, _id): replaying every whole line that any run printed (a pipe closed early, a SIGKILL at a
 // seeded moment) onto the table as it stood before, repeats dropped, gives the mirror table.
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
 type ChangeRecord = DiffRecord & { table: string; tableId: string; syncId: number };
 
@@ -20,7 +22,7 @@ const wholeLines = (text: string): ChangeRecord[] =>
     .map((line) => JSON.parse(line) as ChangeRecord);
 
 /** Each row as the diff keys it (every value), by ID: the table at `until`. */
-async function tableAt(bench: MirrorBench, table: string, until: string): Promise<Map<string, Row>> {
+async function tableAt(bench: Harness, table: string, until: string): Promise<Map<string, Row>> {
   const records = await diffRecords(bench, [table, '--since', '1970-01-01T00:00:00Z', '--until', until]);
   return new Map(records.map((record) => [record._id, record.after!]));
 }

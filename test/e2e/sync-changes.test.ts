@@ -1,11 +1,14 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { ndjson, sqlRows, type DiffRecord } from './diff-support.js';
-import { benchPerTest } from './sync-support.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // `tds sync --changes`: the diff records of each table's sync on stdout; with --follow under churn, a
 // stream in which each change comes once (replayed from an empty table, it gives the mirror table).
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
 type ChangeRecord = DiffRecord & { table: string; tableId: string; syncId: number };
 

@@ -1,14 +1,17 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readdir } from 'node:fs/promises';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { benchPerTest } from './sync-support.js';
+import { describe, expect, onTestFinished } from 'vitest';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // A service whose schema gives two fields one ID (the emulator never does: a proxy in front of it
 // makes the second field take the first one's ID) fails a sync with a clear error that names the
 // service's fault, before the mirror is written; never an unexpected failure.
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
 /** A proxy to `target` (…/v1) that rewrites each schema answer with `rewrite`. */
 async function schemaProxy(target: string, rewrite: (body: { fields: Array<{ id: string }> }) => void): Promise<string> {

@@ -2,14 +2,17 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { mirrorRows } from '../mirror/helpers.js';
-import { benchPerTest } from './sync-support.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // A DuckDB file of another program is never written by tds; names the user gave objects in a mirror are
 // never taken by a mirror table (issue 20, item 7).
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
 /** A DuckDB file made by "another program": these statements, nothing of tds. */
 async function theirDatabase(path: string, statements: string[]): Promise<void> {

@@ -1,14 +1,17 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { createPrng } from '../../src/emulator/seed/prng.js';
 import { exportRows } from '../mirror/helpers.js';
 import { diffRecords, expectedDiff, sqlRows, type Row } from './diff-support.js';
-import { benchPerTest } from './sync-support.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // SIGKILL and SIGINT at seeded random points of incremental and --full syncs, each followed by a sync
 // that completes: every version of every row that a sync could see is in the mirror (the table or its
 // history) exactly once, deletions once, and the table after each completed sync is what the service had.
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
 const CYCLES = 6;
 const ROWS = 600;

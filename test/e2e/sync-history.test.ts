@@ -1,13 +1,15 @@
-import { describe, expect, it } from 'vitest';
-import type { MirrorBench } from '../mirror/helpers.js';
+import { describe, expect } from 'vitest';
 import { sqlRows } from './diff-support.js';
-import { benchPerTest } from './sync-support.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // The history's edges: --prune-history, and the names of the history tables and macros.
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
-async function table(b: MirrorBench, name: string): Promise<string> {
+async function table(b: Harness, name: string): Promise<string> {
   const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {
     workspace: 'Sales',
     name,

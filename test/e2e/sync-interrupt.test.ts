@@ -1,11 +1,15 @@
-import { describe, expect, it, vi } from 'vitest';
-import { everyTypeTable, type MirrorBench } from '../mirror/helpers.js';
-import { addEveryTypeRows, ago, benchPerTest, expectMirrorEqualsService, rowReadsSince } from './sync-support.js';
+import { describe, expect, vi } from 'vitest';
+import { everyTypeTable } from '../mirror/helpers.js';
+import { addEveryTypeRows, ago, expectMirrorEqualsService, rowReadsSince } from './sync-support.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // Interruptions leave a consistent mirror that the next sync completes. The interrupted syncs are
 // processes (a signal is what is tested); the syncs before and after run in-process.
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
 /**
  * 50 pages of a table of two columns: the first group of rows is written at once, while the pass reads on
@@ -15,7 +19,7 @@ const openBench = benchPerTest();
 const ROWS = 5_000;
 
 /** A table of a name and a number, and its rows, created from oldest to newest; the row IDs in that order. */
-async function plainTable(bench: MirrorBench): Promise<{ id: string; ids: string[] }> {
+async function plainTable(bench: Harness): Promise<{ id: string; ids: string[] }> {
   const created = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
     workspace: 'Sales',
     name: 'Plain',
@@ -52,6 +56,11 @@ describe('tds sync: interruptions leave a consistent mirror that the next sync c
       const ended = await sync.ended;
       if (code !== null) expect(ended.code, sync.stderr()).toBe(code);
       else expect(ended.signal).toBe('SIGKILL');
+      // Ctrl-C says what was kept and that the next sync goes on, as an export's does
+      if (code !== null)
+        expect(sync.stderr()).toMatch(
+          /tds: interrupted: the sync of Plain stopped: [1-9][\d,]* rows of it kept in \S+\nhint: the next `tds sync` continues where this one stopped/,
+        );
       const state = await bench.tds([
         'sql',
         'SELECT pass_mode, pass_cursor IS NOT NULL AS saved, pass_rows FROM _tds_tables',

@@ -1,13 +1,16 @@
-import { describe, expect, it } from 'vitest';
-import { everyTypeCells, everyTypeTable, type MirrorBench } from '../mirror/helpers.js';
-import { benchPerTest } from './sync-support.js';
+import { describe, expect } from 'vitest';
+import { everyTypeCells, everyTypeTable } from '../mirror/helpers.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // A removed field's column is kept with the values it had when the field was removed, whatever is
 // synced after (issue 20, item 8).
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
-async function column(b: MirrorBench, key: string): Promise<Map<string, unknown>> {
+async function column(b: Harness, key: string): Promise<Map<string, unknown>> {
   const result = await b.tds(['sql', `SELECT _id, "${key}" AS v FROM every_type`, '--format', 'ndjson']);
   expect(result.code, result.stderr).toBe(0);
   const rows = result.stdout

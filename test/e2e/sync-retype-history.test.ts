@@ -1,12 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { diffRecords, sqlRows } from './diff-support.js';
-import { benchPerTest, expectMirrorEqualsService, syncTables } from './sync-support.js';
+import { expectMirrorEqualsService, syncTables } from './sync-support.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // A retype never rewrites history: retyped there and back, every version the mirror kept gives back
 // what the service held, value by value (T_at_sync, T_at, tds diff, --changes), and a value compared
 // across a retype is a change only when the service's value changed.
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
 describe('a field retyped and back: history as the service held it', () => {
   it('T_at_sync, T_at and tds diff give back each value across text → number → text and number → text', async () => {

@@ -1,14 +1,17 @@
-import { describe, expect, it, vi } from 'vitest';
-import type { MirrorBench } from '../mirror/helpers.js';
-import { benchPerTest, syncTables } from './sync-support.js';
+import { describe, expect, vi } from 'vitest';
+import { syncTables } from './sync-support.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // Issue 25: the demo's Leads had action cells seeded queued, waiting and running that never moved, so the
 // watermark stayed at the oldest of them and every "incremental" sync read the whole table.
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
 /** Leads' action cells that are not final, read from the service (every page). */
-async function pendingEnrich(b: MirrorBench): Promise<number> {
+async function pendingEnrich(b: Harness): Promise<number> {
   const headers = { authorization: `Bearer ${b.emu.apiKey}` };
   const { tables } = (await (await fetch(`${b.emu.baseUrl}/tables`, { headers })).json()) as {
     tables: Array<{ id: string; name: string }>;

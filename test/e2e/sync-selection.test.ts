@@ -1,15 +1,18 @@
-import { describe, expect, it } from 'vitest';
-import type { MirrorBench } from '../mirror/helpers.js';
+import { describe, expect } from 'vitest';
 import { sqlRows } from './diff-support.js';
-import { benchPerTest, syncTables } from './sync-support.js';
+import { syncTables } from './sync-support.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // Which tables `tds sync` mirrors (TABLE…, --workspace, --all, or the mirror's own), how their mirror
 // tables are named, and what the _tds_* tables record of them: against the demo organization.
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
 /** The demo organization's tables: name and workspace, in the service's order. */
-async function serviceTables(b: MirrorBench): Promise<Array<{ id: string; name: string; workspaceName: string }>> {
+async function serviceTables(b: Harness): Promise<Array<{ id: string; name: string; workspaceName: string }>> {
   const result = await b.tds(['tables', '--format', 'json']);
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as Array<{ id: string; name: string; workspaceName: string }>;

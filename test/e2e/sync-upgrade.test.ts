@@ -1,11 +1,10 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
-import { mirrorBench, type MirrorBench } from '../mirror/helpers.js';
+import { describe, expect } from 'vitest';
 import { diffRecords, sqlRows, type Row } from './diff-support.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // A mirror written by the tds before history (format 1: test/fixtures/mirror-format-1, with the emulator
 // state it was synced from) is upgraded in place by the first sync, every row kept.
@@ -13,26 +12,20 @@ import { diffRecords, sqlRows, type Row } from './diff-support.js';
 const FIXTURE = (name: string): URL => new URL(`../fixtures/mirror-format-1/${name}.gz`, import.meta.url);
 const CONTACTS = 'tbl_2yvvL2lONPIcG1';
 
-let bench: MirrorBench | undefined;
-let stateDir: string | undefined;
-afterEach(async () => {
-  await bench?.close();
-  bench = undefined;
-  if (stateDir) await rm(stateDir, { recursive: true, force: true });
-  stateDir = undefined;
+let bench: Harness | undefined;
+let fixtureBench: () => Promise<Harness>;
+it.beforeEach(({ open, tmp }) => {
+  /** An emulator on the fixture's state, and the fixture's mirror as the harness's mirror. */
+  fixtureBench = async () => {
+    const dataFile = join(tmp, 'emulator-state.json');
+    await writeFile(dataFile, gunzipSync(await readFile(FIXTURE('emulator-state.json'))));
+    const b = await open({ dataFile });
+    await writeFile(b.db, gunzipSync(await readFile(FIXTURE('mirror.duckdb'))));
+    return b;
+  };
 });
 
-/** An emulator on the fixture's state, and the fixture's mirror as the bench's mirror. */
-async function fixtureBench(): Promise<MirrorBench> {
-  stateDir = await mkdtemp(join(tmpdir(), 'tds-upgrade-state-'));
-  const dataFile = join(stateDir, 'emulator-state.json');
-  await writeFile(dataFile, gunzipSync(await readFile(FIXTURE('emulator-state.json'))));
-  const b = await mirrorBench({ dataFile });
-  await writeFile(b.db, gunzipSync(await readFile(FIXTURE('mirror.duckdb'))));
-  return b;
-}
-
-async function format(b: MirrorBench): Promise<number> {
+async function format(b: Harness): Promise<number> {
   const [row] = await sqlRows(b, "SELECT comment FROM duckdb_tables() WHERE table_name = '_tds_tables'");
   return Number(/format (\d+)/.exec(String(row!.comment))![1]);
 }

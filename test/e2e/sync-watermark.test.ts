@@ -1,15 +1,19 @@
-import { describe, expect, it, vi } from 'vitest';
-import { everyTypeTable, exportRows, mirrorRows, type MirrorBench } from '../mirror/helpers.js';
-import { addEveryTypeRows, ago, benchPerTest, DAY, expectMirrorEqualsService } from './sync-support.js';
+import { describe, expect, vi } from 'vitest';
+import { everyTypeTable, exportRows, mirrorRows } from '../mirror/helpers.js';
+import { addEveryTypeRows, ago, DAY, expectMirrorEqualsService } from './sync-support.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // The watermark of incremental syncs: in the service's time; rows that show late, within the intake
 // window, are still read; a mirror short of the service's row count after reading down to it reads
 // further back (issue 20, item 2); and what an idle poll of --follow costs.
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 const HOUR = 3_600_000;
 
-async function tablesRow(b: MirrorBench): Promise<{ row_count: number; service_row_count: number }> {
+async function tablesRow(b: Harness): Promise<{ row_count: number; service_row_count: number }> {
   const result = await b.tds(['sql', 'SELECT row_count, service_row_count FROM _tds_tables', '--format', 'json']);
   expect(result.code, result.stderr).toBe(0);
   return (JSON.parse(result.stdout) as Array<{ row_count: number; service_row_count: number }>)[0]!;

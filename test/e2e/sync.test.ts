@@ -1,11 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { everyTypeCells, everyTypeTable, mirrorRows } from '../mirror/helpers.js';
-import { addEveryTypeRows, benchPerTest, DAY, expectMirrorEqualsService } from './sync-support.js';
+import { addEveryTypeRows, DAY, expectMirrorEqualsService } from './sync-support.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // `tds sync` end to end: the command program against an emulator whose data the tests change through its
 // admin routes, then the mirror compared with a fresh export of the same table, value by value.
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
 describe('tds sync: a mirror equal to the service', () => {
   it('first sync is full, with every column type (values that do not fit are NULL and counted)', async () => {
@@ -39,7 +43,7 @@ describe('tds sync: a mirror equal to the service', () => {
         { column_name: 'Enrich', data_type: 'JSON' },
         { column_name: 'Enrich.status', data_type: 'VARCHAR' },
         { column_name: 'Enrich.error', data_type: 'VARCHAR' },
-        { column_name: 'Owner', data_type: 'VARCHAR' },
+        { column_name: 'Owner', data_type: 'JSON' },
         { column_name: '_truncated', data_type: 'VARCHAR[]' },
       ]),
     );

@@ -1,16 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mirrorBench, type MirrorBench } from '../mirror/helpers.js';
+import { describe, expect } from 'vitest';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // Issue 25: `tds tables` shows "🏢 Companies"; the same name, as shown or with its shortcode, is a TABLE
 // wherever one is taken (sync, schema, rows, query, push --table), and the ambiguity rule stays.
 
-let bench: MirrorBench;
-beforeAll(async () => {
-  bench = await mirrorBench();
+let bench: Harness;
+it.beforeAll(async ({ openForFile }) => {
+  bench = await openForFile();
 });
-afterAll(() => bench.close());
 
 describe('a table named as `tds tables` shows it, or with its emoji shortcode', () => {
   it('tds tables shows the emoji before the name', async () => {
@@ -79,6 +78,30 @@ describe('a table named as `tds tables` shows it, or with its emoji shortcode', 
         new RegExp(`table name ".*Companies" matches 2 tables: tbl_\\S+ \\(workspace "Sales"\\), ${other.table.id}`),
       );
     }
+  });
+});
+
+describe('one rule for a table name everywhere: exact, then ignoring case; a typo gets "did you mean"', () => {
+  it.each([
+    ['schema', ['schema', 'leads', '--format', 'csv']],
+    ['rows', ['rows', 'leads', '--columns', 'Name', '--no-meta', '-n', '1']],
+    ['sync', ['sync', 'leads', '--json']],
+    ['stats', ['stats', 'LEADS', '--no-sync', '--format', 'json']],
+    ['diff', ['diff', 'Leads', '--summary', '--format', 'json']],
+  ])('tds %s takes "leads" in any case', async (_command, args) => {
+    const result = await bench.tds(args);
+    expect(result.code, result.stderr).toBe(0);
+  });
+
+  it.each([
+    ['schema', ['schema', 'Leeds'], 'did you mean "Leads" (tbl_'],
+    ['sync', ['sync', 'Leeds'], 'did you mean "Leads" (tbl_'],
+    ['stats', ['stats', 'Leeds', '--no-sync'], 'did you mean "Leads" or "leads"?'],
+    ['diff', ['diff', 'Leeds'], 'did you mean "Leads" or "leads"?'],
+  ])('tds %s suggests the name a typo meant (exit 4)', async (_command, args, hint) => {
+    const result = await bench.tds(args);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain(hint);
   });
 });
 

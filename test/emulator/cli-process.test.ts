@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEmulatorProcess, type RunningEmulator } from '../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import { spawnTds } from '../helpers/spawn-tds.js';
@@ -19,7 +19,7 @@ async function call(emu: { baseUrl: string; apiKey: string }, path: string, init
   return { status: reply.statusCode, body: text ? JSON.parse(text) : undefined };
 }
 
-const exited = (emu: RunningEmulator) => emu.stop().then(() => emu.child.exitCode);
+const exited = (emu: EmulatorProcess) => emu.stop().then(() => emu.child.exitCode);
 
 describe('tds emulator (process)', () => {
   let dir: string;
@@ -51,6 +51,29 @@ describe('tds emulator (process)', () => {
       expect(run.stdout().trim().split('\n')).toHaveLength(1);
       expect(run.stderr()).toBe('');
     }
+  });
+
+  it('on a terminal, says where it listens, the two export lines to paste, and how to stop it', async () => {
+    const run = spawnTds(['emulator', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { TDS_FORCE_TTY: '1' } });
+    const { child } = run;
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', () => {
+        if (run.stdout().includes('Ctrl-C')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`tds emulator exited with ${code}; stderr:\n${run.stderr()}`)));
+    });
+    const text = run.stdout();
+    const baseUrl = /^The emulator listens on (http:\/\/127\.0\.0\.1:\d+\/v1)$/m.exec(text)?.[1];
+    expect(baseUrl, text).toBeDefined();
+    expect(text).toMatch(new RegExp(`^  export TDS_BASE_URL=${baseUrl!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'));
+    const apiKey = /^ {2}export TDS_API_KEY=(\S+)$/m.exec(text)?.[1];
+    expect((await call({ baseUrl: baseUrl!, apiKey: apiKey! }, '/workspaces')).status).toBe(200);
+    expect(text).toMatch(/^Stop it with Ctrl-C\./m);
+    const code = await new Promise<number | null>((resolve) => {
+      child.once('exit', (exitCode) => resolve(exitCode));
+      child.kill('SIGINT');
+    });
+    expect(code).toBe(0);
   });
 
   it('logs requests on stderr with --verbose, never a key or a webhook id', async () => {

@@ -1,13 +1,31 @@
 import { request } from 'undici';
 import type { Field, Row, RowsPage, Table } from '../../src/service/index.js';
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { Harness, HarnessOptions } from '../helpers/emulator-fixture.js';
 
 /** A fixed clock for date tests: Wednesday 2025-05-14 12:00 UTC. */
 export const NOW = Date.UTC(2025, 4, 14, 12, 0, 0);
 
-export function start(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  return startEmulator({ port: 0, now: () => NOW, rateLimits: false, seededActions: 'pending', ...options });
-}
+/**
+ * The harness of the emulator's own tests: a fixed clock (NOW), no rate limits, seeded action cells as
+ * seeded, and the emulator's own delays and scale (what a test does not set is the emulator's default).
+ */
+export const emulatorOptions = (options: HarnessOptions = {}): HarnessOptions => ({
+  now: () => NOW,
+  rateLimits: false,
+  seededActions: 'pending',
+  rateScale: undefined,
+  ingestDelayMs: undefined,
+  actionDelayMs: undefined,
+  ...options,
+});
+
+/** An emulator of the test's own (emulatorOptions) from the fixture's `open`, for tests that start one as they go. */
+export type Start = (options?: HarnessOptions) => Promise<RunningEmulator>;
+export const starter =
+  (open: (options?: HarnessOptions) => Promise<Harness>): Start =>
+  async (options) =>
+    (await open(emulatorOptions(options))).emu;
 
 /** A reply body as tests read it: loosely typed, as JSON.parse gives it (expect() checks its shape). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
@@ -100,13 +118,6 @@ export function queryRows(emu: RunningEmulator, tableId: string, filters: unknow
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The origin of the emulator's own routes, `http://host:port/_emulator`. */
-export const emulatorRoot = (emu: RunningEmulator): string => emu.baseUrl.replace(/\/v1$/, '/_emulator');
-
-/** An emulator-only route (no key): `path` is relative to /_emulator; objects are sent as JSON. */
-export const admin = <T = Json>(emu: RunningEmulator, method: string, path: string, body?: unknown): Promise<Reply<T>> =>
-  call<T>(emu, method, `${emulatorRoot(emu)}${path}`, { key: null, ...(body === undefined ? {} : { body }) });
 
 /** The status of each cell of a row, by field id. */
 export const statuses = (row: Row): Record<string, string | null | undefined> =>

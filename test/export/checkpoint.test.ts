@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import {
   canonical,
@@ -14,6 +13,7 @@ import {
   type ExportFingerprint,
 } from '../../src/export/checkpoint.js';
 import { fileOutput } from '../../src/export/output.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 const fingerprint: ExportFingerprint = {
   tableId: 'tbl_1',
@@ -40,7 +40,11 @@ function state(rows: number): CheckpointState {
   };
 }
 
-const tempDir = (): Promise<string> => mkdtemp(join(tmpdir(), 'tds-checkpoint-'));
+let folder: string;
+it.beforeEach(({ tmp }) => {
+  folder = tmp;
+});
+const tempDir = (): Promise<string> => mkdtemp(join(folder, 'checkpoint-'));
 
 describe('CheckpointWriter', () => {
   it('writes the latest state in the background, coalescing pages, and syncs the data on flush', async () => {
@@ -58,11 +62,13 @@ describe('CheckpointWriter', () => {
   it('waits at least minGapMs between writes', async () => {
     const path = checkpointPath(join(await tempDir(), 'out.csv'));
     const writer = new CheckpointWriter(path, async () => undefined, { syncEveryMs: 60_000, minGapMs: 600 });
+    const before = Date.now();
     writer.update(state(1));
     while ((await readCheckpoint(path)) === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
     writer.update(state(2));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect((await readCheckpoint(path))?.rows).toBe(1); // the second write waits for its turn
+    // the second write waits for its turn: it shows no sooner than minGapMs after the first began
+    while ((await readCheckpoint(path))?.rows !== 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(Date.now() - before).toBeGreaterThanOrEqual(600);
     await writer.flush();
     expect((await readCheckpoint(path))?.rows).toBe(2);
   });

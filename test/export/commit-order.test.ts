@@ -1,11 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, readFile, readdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { checkpointPath, CheckpointWriter, exportFingerprint, type CheckpointState } from '../../src/export/checkpoint.js';
 import type { ExportRequest } from '../../src/export/export-request.js';
 import { runExport } from '../../src/export/run-export.js';
-import { context, request, rows, service, tempFile } from './export-fixtures.js';
+import { context, request, rows, service, tempFile, useTempFolder } from './export-fixtures.js';
+import { test as it } from '../helpers/emulator-fixture.js';
+
+it.beforeEach(({ tmp }) => useTempFolder(tmp));
 
 // Issue 15, item 9: a kill in the last moments of an export (between the rename of FILE.partial to
 // FILE and the removal of the checkpoint) must leave a state the next run understands.

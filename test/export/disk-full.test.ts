@@ -1,11 +1,14 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { TdsError } from '../../src/core/errors.js';
 import { checkpointPath, readCheckpoint } from '../../src/export/checkpoint.js';
 import { runExport } from '../../src/export/run-export.js';
 import { OutputWriteError } from '../../src/output/write-error.js';
-import { context, diskWithRoom, request, rows, service, tempFile } from './export-fixtures.js';
+import { context, diskWithRoom, request, rows, service, tempFile, useTempFolder } from './export-fixtures.js';
+import { test as it } from '../helpers/emulator-fixture.js';
+
+it.beforeEach(({ tmp }) => useTempFolder(tmp));
 
 // Issue 15, item 8: `-o FILE` on a disk that fills up. The disk is played by a file opener whose
 // writes go to the real file until `room` bytes are used, then fail as a full disk fails (ENOSPC);

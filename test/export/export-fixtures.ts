@@ -1,5 +1,4 @@
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { ExportRequest, FetchPage } from '../../src/export/export-request.js';
@@ -79,7 +78,16 @@ export function request(overrides: Partial<ExportRequest> = {}): ExportRequest {
   };
 }
 
-export const tempFile = async (name: string): Promise<string> => join(await mkdtemp(join(tmpdir(), 'tds-export-test-')), name);
+let folder: string | undefined;
+
+/** Where tempFile makes its folders: the test's own (the fixture's `tmp`, removed after it), set by each file before each test. */
+export const useTempFolder = (tmp: string): void => void (folder = tmp);
+
+/** A path named `name` in a new folder of the test's own. */
+export const tempFile = async (name: string): Promise<string> => {
+  if (!folder) throw new Error('tempFile needs it.beforeEach(({ tmp }) => useTempFolder(tmp))');
+  return join(await mkdtemp(join(folder, 'export-')), name);
+};
 
 function enospc(syscall: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`ENOSPC: no space left on device, ${syscall}`), { code: 'ENOSPC', errno: -28, syscall });

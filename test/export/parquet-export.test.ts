@@ -1,10 +1,13 @@
 import { readdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { runExport } from '../../src/export/run-export.js';
-import { context, tempFile } from './export-fixtures.js';
+import { context, tempFile, useTempFolder } from './export-fixtures.js';
 import { readParquet } from './parquet-file.js';
 import { parquetRequest, table, tableService } from './parquet-fixtures.js';
+import { test as it } from '../helpers/emulator-fixture.js';
+
+it.beforeEach(({ tmp }) => useTempFolder(tmp));
 
 // `--format parquet` in process, against a table of every kind of column served in pages, with the real
 // DuckDB: the file read back by DuckDB, the row order across commits, and --on-truncated error.

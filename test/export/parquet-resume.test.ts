@@ -1,12 +1,15 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { checkpointPath, type Checkpoint } from '../../src/export/checkpoint.js';
 import { runExport } from '../../src/export/run-export.js';
 import { stagingPath } from '../../src/parquet/staging-files.js';
-import { context, request, tempFile } from './export-fixtures.js';
+import { context, request, tempFile, useTempFolder } from './export-fixtures.js';
 import { readParquet } from './parquet-file.js';
 import { gaveUp, parquetRequest, table, tableService, wholeExport } from './parquet-fixtures.js';
+import { test as it } from '../helpers/emulator-fixture.js';
+
+it.beforeEach(({ tmp }) => useTempFolder(tmp));
 
 // `--format parquet --resume` in process, with the real DuckDB: resumes after a failure and after a
 // checkpoint that lags the staging file, a completed export told from one that is not, and staging

@@ -1,12 +1,12 @@
 import { mkdtemp, readFile, readdir, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { TdsError } from '../../src/core/errors.js';
 import type { FetchPage } from '../../src/export/export-request.js';
 import { runExport } from '../../src/export/run-export.js';
 import type { Row, RowsPage } from '../../src/service/index.js';
 import { context as fixtureContext, request } from './export-fixtures.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 // the fixtures' 23 rows, with quotes in every name and a cut note in every fifth row
 const rows: Row[] = Array.from({ length: 23 }, (_, i) => ({
@@ -51,7 +51,11 @@ function service(options: { fail?: (call: number) => Error | undefined; overlap?
 
 const context = () => fixtureContext({ verbose: true });
 
-const tempFile = async (name: string): Promise<string> => join(await mkdtemp(join(tmpdir(), 'tds-run-export-')), name);
+let folder: string;
+it.beforeEach(({ tmp }) => {
+  folder = tmp;
+});
+const tempFile = async (name: string): Promise<string> => join(await mkdtemp(join(folder, 'run-export-')), name);
 const ids = (csv: string): string[] =>
   csv
     .trim()

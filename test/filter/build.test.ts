@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildFilters } from '../../src/filter/build.js';
 import type { FilterGroup, FilterRule, FilterValue } from '../../src/service/index.js';
 
+import { catchFilterError } from './catch-filter-error.js';
 import { fields } from './fixtures.js';
 
 const build = (where: string[], extra: { any?: boolean; filterJson?: string } = {}) => buildFilters({ where, fields, ...extra });
@@ -32,6 +33,7 @@ describe('buildFilters: values typed by column', () => {
     ['"Signed up" > 2024-05-01', 'fld_signup', '2024-05-01T00:00:00.000Z'],
     ['"Signed up" < 2024-05-01T10:00:00+02:00', 'fld_signup', '2024-05-01T10:00:00+02:00'],
     ['"Signed up" = "2024-02-29"', 'fld_signup', '2024-02-29T00:00:00.000Z'],
+    ['Signed up > 2024-05-01', 'fld_signup', '2024-05-01T00:00:00.000Z'],
     ['signup_date isDatePreset LAST7DAYS', 'fld_signup', 'last7Days'],
     ['"Created at" isDatePreset thisQuarter', 'fld_created', 'thisQuarter'],
     // text-like columns keep the text as written
@@ -82,6 +84,14 @@ describe('buildFilters: values typed by column', () => {
     expect(built.fieldId).toBe(fieldId);
     if (value === undefined) expect(built).not.toHaveProperty('value');
     else expect(built.value).toStrictEqual(value);
+  });
+
+  it('takes an unquoted label of several words only when it is one column exactly', () => {
+    const error = catchFilterError(() => build(['Signed Up > 2024-05-01']));
+    expect(error.message).toBe(
+      ['--where: unknown column "Signed Up" (at character 1):', '  Signed Up > 2024-05-01', '  ^^^^^^^^^'].join('\n'),
+    );
+    expect(error.hint).toContain('did you mean "Signed up"?');
   });
 
   it('writes the operator in the service spelling', () => {

@@ -10,7 +10,7 @@ export interface EmulatorInfo {
   webhooks: Record<string, string>;
 }
 
-export interface RunningEmulator extends EmulatorInfo {
+export interface EmulatorProcess extends EmulatorInfo {
   child: ChildProcess;
   /** What the emulator wrote on stderr so far (its --verbose request log). */
   stderr(): string;
@@ -19,11 +19,11 @@ export interface RunningEmulator extends EmulatorInfo {
 
 /**
  * Starts `tds emulator --port 0 …` as a child process and waits for its ready line. It runs at the
- * suite's RATE_SCALE (TDS_RATE_SCALE, as the clients of tdsAgainst do); a `--rate-scale` in `args` wins.
+ * suite's RATE_SCALE (TDS_RATE_SCALE, as the harness's clients do: emulator-fixture.ts); a `--rate-scale` in `args` wins.
  * Seeded action cells stay as seeded (the seed's states are what many tests compare against) unless
  * `args` asks for `--seeded-actions live`.
  */
-export function startEmulatorProcess(args: string[] = [], env: EnvOverrides = {}): Promise<RunningEmulator> {
+export function startEmulatorProcess(args: string[] = [], env: EnvOverrides = {}): Promise<EmulatorProcess> {
   const run = spawnTds(['emulator', '--host', '127.0.0.1', '--port', '0', '--seeded-actions', 'pending', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { TDS_RATE_SCALE: String(RATE_SCALE), ...env },

@@ -6,11 +6,11 @@ export const NO_CONFIG_DIR = '/nonexistent-tds-config';
 
 export type EnvOverrides = Record<string, string | undefined>;
 
-/** What every run starts from: no colour, no config. (The rate scale is set where a client meets an emulator.) */
-const BASE: Record<string, string> = { NO_COLOR: '1', TDS_CONFIG_DIR: NO_CONFIG_DIR };
+/** What every run starts from: no colour, no config, no pager. (The rate scale is set where a client meets an emulator.) */
+const BASE: Record<string, string> = { NO_COLOR: '1', TDS_CONFIG_DIR: NO_CONFIG_DIR, TDS_PAGER: '' };
 
 /** Whether a variable of this process must not reach tds. */
-export const isPrivate = (key: string): boolean => key.startsWith('TDS_') || key === 'FORCE_COLOR' || key === 'NO_COLOR';
+export const isPrivate = (key: string): boolean => key.startsWith('TDS_') || key === 'FORCE_COLOR' || key === 'NO_COLOR' || key === 'PAGER';
 
 /** The environment of an in-process run: nothing of this process's, only the base and the test's overrides (undefined removes). */
 export function runEnv(overrides: EnvOverrides = {}): Record<string, string> {
@@ -32,4 +32,9 @@ function apply(env: Record<string, string>, overrides: EnvOverrides): Record<str
     else env[key] = value;
   }
   return env;
+}
+
+/** The variables that make stdout (and stderr) a terminal of `columns` columns, in colour or not. */
+export function terminalEnv(columns: number, color = false): EnvOverrides {
+  return { TDS_FORCE_TTY: '1', COLUMNS: String(columns), NO_COLOR: color ? undefined : '1' };
 }

@@ -68,10 +68,22 @@ describe('errorFromNetwork', () => {
       error: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
       attempts: [{ kind: 'network', code: 'ECONNREFUSED' }],
       retryable: true,
-      target: '127.0.0.1:9',
+      target: 'tds.example:443',
     });
     expect(error.code).toBe('GAVE_UP');
-    expect(error.message).toBe('list workspaces: 127.0.0.1:9: connection refused (ECONNREFUSED)');
+    expect(error.message).toBe('list workspaces: tds.example:443: connection refused (ECONNREFUSED)');
+    expect(error.reason).toBe('unreachable');
+  });
+
+  it.each(['127.0.0.1:9999', 'localhost:9999', '[::1]:9999'])('says nothing listens on a loopback address (%s)', (target) => {
+    const error = errorFromNetwork({
+      what: 'list workspaces',
+      error: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      attempts: [{ kind: 'network', code: 'ECONNREFUSED' }],
+      retryable: true,
+      target,
+    });
+    expect(error.message).toBe(`list workspaces: nothing listens on ${target} — is \`tds emulator\` running?`);
     expect(error.reason).toBe('unreachable');
   });
 

@@ -36,11 +36,22 @@ describe('pickTable', () => {
     expect(error.message).toBe('table name "Contacts" matches 2 tables: t2 (workspace "Sales"), t3 (workspace "Marketing")');
   });
 
+  it('takes a name in any case when one table has it (exact first)', () => {
+    expect(pickTable(tables, 'leads').id).toBe('t1');
+    expect(pickTable(tables, 'LEADS').id).toBe('t1');
+    const cased = [...tables, { ...tables[0]!, id: 't9', name: 'leads' }];
+    expect(pickTable(cased, 'leads').id).toBe('t9');
+    expect(pickTable(cased, 'Leads').id).toBe('t1');
+    expect(thrown(() => pickTable(cased, 'LEADS')).exitCode).toBe(2);
+    expect(thrown(() => pickTable(tables, 'contacts')).message).toContain('matches 2 tables');
+  });
+
   it('is NOT_FOUND (exit 4) for an unknown reference, suggesting a near name', () => {
-    const error = thrown(() => pickTable(tables, 'leads'));
+    const error = thrown(() => pickTable(tables, 'Leeds'));
     expect(error.exitCode).toBe(4);
-    expect(error.message).toBe('no table with ID or name "leads" in this organization');
-    expect(error.hint).toContain('"Leads" (t1)');
+    expect(error.message).toBe('no table with ID or name "Leeds" in this organization');
+    expect(error.hint).toBe('did you mean "Leads" (t1)?');
+    expect(thrown(() => pickTable(tables, 'Payroll')).hint).toBeUndefined();
   });
 });
 
@@ -64,13 +75,19 @@ describe('pickTable: a name as `tds tables` shows it, with its emoji or its shor
     [':not_a_known_code: Custom', 't5'],
   ])('%s → %s', (ref, id) => expect(pickTable(more, ref).id).toBe(id));
 
-  it.each(['🚀  Leads', '🚀 leads', ':rocket: Lead', ':office: Leads', '🏢 Leads', 'rocket Leads', 'Leads 🚀', '🚀 Contacts'])(
+  it.each([
+    ['🚀 leads', 't1'],
+    [':ROCKET: leads', 't1'],
+    ['fans', 't4'],
+  ])('%s → %s ignoring case', (ref, id) => expect(pickTable(more, ref).id).toBe(id));
+
+  it.each(['🚀  Leads', ':rocket: Lead', ':office: Leads', '🏢 Leads', 'rocket Leads', 'Leads 🚀', '🚀 Contacts'])(
     '%s is no table (exit 4)',
     (ref) => expect(thrown(() => pickTable(more, ref)).exitCode).toBe(4),
   );
 
   it('suggests the table a near reference with an emoji meant', () => {
-    const error = thrown(() => pickTable(more, ':rocket: leads'));
+    const error = thrown(() => pickTable(more, ':rocket: Leeds'));
     expect(error.hint).toContain('"Leads" (t1)');
   });
 

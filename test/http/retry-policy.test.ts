@@ -99,6 +99,15 @@ describe('decideRetry: a retry-after past the cap', () => {
   });
 });
 
+describe('decideRetry: a refused connection', () => {
+  it('is retried on a remote host and final on a loopback address (nothing listens there)', () => {
+    const refused = { kind: 'network', code: 'ECONNREFUSED' } as const;
+    expect(decideRetry(refused, 0, policy(true))).toMatchObject({ retry: true, reason: 'network' });
+    expect(decideRetry(refused, 0, { ...policy(true), loopback: true })).toEqual({ retry: false, why: 'final' });
+    expect(decideRetry({ kind: 'network', code: 'ECONNRESET' }, 0, { ...policy(true), loopback: true })).toMatchObject({ retry: true });
+  });
+});
+
 describe('wasNotSent', () => {
   it.each([
     ['ECONNREFUSED', true],

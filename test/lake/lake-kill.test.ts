@@ -1,15 +1,18 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { createPrng } from '../../src/emulator/seed/prng.js';
-import { benchPerTest } from '../e2e/sync-support.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // SIGKILL at seeded moments of syncs with --lake (while pages are read and while the lake is written),
 // each followed by a sync that completes: no partial file where a reader looks, and the lake equal to
 // the mirror (tds lake check, which reads it as the README's SQL does).
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
 const ROWS = 800;
 const CYCLES = 6;

@@ -1,17 +1,20 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import type { MirrorBench } from '../mirror/helpers.js';
-import { addEveryTypeRows, benchPerTest } from '../e2e/sync-support.js';
+import { describe, expect } from 'vitest';
+import { addEveryTypeRows } from '../e2e/sync-support.js';
 import { everyTypeTable } from '../mirror/helpers.js';
 import { lakeFolder } from '../../src/lake/lake.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // `tds sync --lake DIR` and `tds lake`: the lake read back with DuckDB as a reader would (its own SQL
 // here, not the README's), compared with the mirror row for row, now and as of each sync.
 
-const openBench = benchPerTest();
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
 
-async function sql<T = Record<string, unknown>>(bench: MirrorBench, query: string): Promise<T[]> {
+async function sql<T = Record<string, unknown>>(bench: Harness, query: string): Promise<T[]> {
   const result = await bench.tds(['sql', '--files', query, '--format', 'ndjson']);
   expect(result.code, result.stderr).toBe(0);
   return result.stdout
@@ -30,7 +33,7 @@ const lakeAt = (lake: string, table: string, upTo = 1e9): string =>
    ) WHERE _n = 1 AND _change <> 'deleted')`;
 
 /** Rows in one relation and not the other, both ways (0 when equal as multisets), compared by their JSON text. */
-async function difference(bench: MirrorBench, a: string, b: string): Promise<number> {
+async function difference(bench: Harness, a: string, b: string): Promise<number> {
   const rows = await sql<{ n: number }>(
     bench,
     `WITH a AS (SELECT to_json(x)::VARCHAR AS j FROM ${a} x), b AS (SELECT to_json(y)::VARCHAR AS j FROM ${b} y)
@@ -39,7 +42,7 @@ async function difference(bench: MirrorBench, a: string, b: string): Promise<num
   return Number(rows[0]!.n);
 }
 
-const mirrorColumns = async (bench: MirrorBench, table: string): Promise<string> =>
+const mirrorColumns = async (bench: Harness, table: string): Promise<string> =>
   (await sql<{ column_name: string }>(bench, `DESCRIBE ${table}`)).map((c) => `"${c.column_name.replace(/"/g, '""')}"`).join(', ');
 
 describe('tds sync --lake', () => {

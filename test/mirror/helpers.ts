@@ -1,15 +1,13 @@
 import { expect } from 'vitest';
 import { STAGE_FIELD, TAGS_FIELD } from '../helpers/field-specs.js';
-import type { EmulatorBench as MirrorBench } from '../helpers/emulator-bench.js';
+import type { Harness } from '../helpers/emulator-fixture.js';
 
-// The mirror's tests: an emulator in this process and tds against it (emulator-bench.ts), a table of
+// The mirror's tests: a harness (emulator-fixture.ts: an emulator and tds against it), a table of
 // every column type, and the mirror compared with an export of the service, value by value.
-
-export { emulatorBench as mirrorBench, type EmulatorBench as MirrorBench } from '../helpers/emulator-bench.js';
 
 /** A table of every column type, made through the emulator's admin route. */
 export async function everyTypeTable(
-  bench: MirrorBench,
+  bench: Harness,
   name = 'Every Type',
 ): Promise<{ id: string; fields: Array<{ id: string; label: string; type: string }> }> {
   const created = await bench.admin<{ table: { id: string }; fields: Array<{ id: string; label: string; type: string }> }>(
@@ -65,7 +63,7 @@ export function everyTypeCells(i: number): Record<string, unknown> {
 }
 
 /** The mirror table as NDJSON records through `tds sql`. */
-export async function mirrorRows(bench: MirrorBench, table: string): Promise<Array<Record<string, unknown>>> {
+export async function mirrorRows(bench: Harness, table: string): Promise<Array<Record<string, unknown>>> {
   const result = await bench.tds(['sql', `SELECT * FROM ${table}`, '--format', 'ndjson']);
   expect(result.code, result.stderr).toBe(0);
   return byId(
@@ -80,7 +78,7 @@ const byId = (records: Array<Record<string, unknown>>): Array<Record<string, unk
   records.sort((a, b) => (String(a._id) < String(b._id) ? -1 : String(a._id) > String(b._id) ? 1 : 0));
 
 /** Every row of the table as the export sees it now (NDJSON, status columns for every action column). */
-export async function exportRows(bench: MirrorBench, tableId: string): Promise<Array<Record<string, unknown>>> {
+export async function exportRows(bench: Harness, tableId: string): Promise<Array<Record<string, unknown>>> {
   const result = await bench.tds(['rows', tableId, '--format', 'ndjson', '--status-columns']);
   expect(result.code, result.stderr).toBe(0);
   return byId(
@@ -92,7 +90,7 @@ export async function exportRows(bench: MirrorBench, tableId: string): Promise<A
 }
 
 /** Field types by export key (labels), from `tds schema`. */
-export async function typesByKey(bench: MirrorBench, tableId: string): Promise<Map<string, string>> {
+export async function typesByKey(bench: Harness, tableId: string): Promise<Map<string, string>> {
   const result = await bench.tds(['schema', tableId, '--format', 'json']);
   expect(result.code, result.stderr).toBe(0);
   const fields = JSON.parse(result.stdout) as Array<{ label: string; type: string }>;
@@ -117,6 +115,7 @@ export function expectedMirrorValue(type: string | undefined, value: unknown): u
         : null;
     case 'multi_select':
       return Array.isArray(value) ? value : [value];
+    case 'member':
     case 'object':
     case 'webhook':
     case 'formula':

@@ -57,4 +57,30 @@ describe('the sync progress line', () => {
     progress.stop();
     expect(await startSyncProgress({ ...ctx, io: { ...ctx.io, stderrIsTTY: false } }, tables, rows)).toBeUndefined();
   });
+
+  it('says when the next page waits for the row-read limit, and for how long', async () => {
+    const { ctx, last } = terminal({});
+    const tables = [table('Leads', 30_000)];
+    let waitMs = 0;
+    const progress = (await startSyncProgress(ctx, tables, serviceTimings(1).windows.rows, () => waitMs))!;
+    progress.table(tables[0]!);
+    progress.page(6_000);
+    expect(last()).not.toMatch(/waiting/);
+    waitMs = 13_200;
+    progress.page(6_100);
+    expect(last()).toMatch(/^tables 0\/1 · Leads: 6,100 rows · [\d,]+ rows\/s · waiting for the row-read limit, 14 s · at most \dm left$/);
+    progress.stop();
+  });
+
+  it('counts what is left of a pass it continues, and leaves its saved rows out of the rate', async () => {
+    const { ctx, last } = terminal({});
+    const tables = [table('Leads', 30_000)];
+    const progress = (await startSyncProgress(ctx, tables, serviceTimings(1).windows.rows))!;
+    progress.table(tables[0]!);
+    progress.continues!(24_000); // 60 pages left: a minute at 60 a minute
+    expect(last()).toMatch(/^tables 0\/1 · Leads: 24,000 rows · 0 rows\/s · at most 1m left$/);
+    progress.page(24_100);
+    expect(last()).toMatch(/^tables 0\/1 · Leads: 24,100 rows · [\d,]+ rows\/s · at most 59s left$/);
+    progress.stop();
+  });
 });

@@ -61,6 +61,8 @@ export function state(pass: Partial<PassState> = {}): TableState {
     rowCount: null,
     serviceRowCount: null,
     lastSyncAt: null,
+    verifiedAt: null,
+    verify: null,
     ...NAMES,
     pass: {
       mode: 'full',

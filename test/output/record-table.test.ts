@@ -98,5 +98,26 @@ describe('columnsThatFit', () => {
     [[10, 10, 10], 21, 1],
     [[40, 10], 10, 1],
     [[], 10, 0],
-  ])('%j in %d → %d', (least, width, count) => expect(columnsThatFit(least, width)).toBe(count));
+  ])('%j in %d → %d', (least, width, count) => expect(columnsThatFit(least, width)).toHaveLength(count));
+
+  it('leaves out the columns asked for by name last', () => {
+    expect(columnsThatFit([10, 10, 10, 10], 22, [false, false, false, true])).toEqual([0, 3]);
+    expect(columnsThatFit([10, 10, 10, 10], 22, [true, false, true, true])).toEqual([0, 2]);
+    expect(columnsThatFit([10, 10, 10], 10, [true, true, true])).toEqual([0]);
+  });
+});
+
+describe('recordCellText: members by name', () => {
+  it.each([
+    [{ id: 'usr_1', name: 'Ada Lovelace', email: 'ada@x.example' }, 'Ada Lovelace'],
+    [
+      [
+        { id: 'usr_1', name: 'Ada' },
+        { id: 'usr_2', name: 'Grace' },
+      ],
+      'Ada, Grace',
+    ],
+    [12n, '12'],
+    [{ city: 'Zürich', n: 3n }, '{"city":"Zürich","n":"3"}'],
+  ])('%# → %s', (value, text) => expect(recordCellText(value)).toBe(text));
 });

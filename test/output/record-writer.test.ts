@@ -1,8 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { createRecordWriter, type RecordWriterOptions } from '../../src/output/record-writer.js';
@@ -10,6 +9,13 @@ import type { OutputRecord } from '../../src/records/row-shaper.js';
 import { createAtomicFile } from '../../src/output/atomic-file.js';
 import { chooseFormat } from '../../src/output/format.js';
 import { cellText, guardFormula } from '../../src/output/page-encoder.js';
+import { test as it } from '../helpers/emulator-fixture.js';
+
+/** the folders of a test are made in its own temporary folder, removed after it */
+let folder: string;
+it.beforeEach(({ tmp }) => {
+  folder = tmp;
+});
 
 async function render(records: OutputRecord[], options: RecordWriterOptions): Promise<string> {
   const sink = new PassThrough();
@@ -116,7 +122,7 @@ describe('chooseFormat', () => {
 
 describe('createAtomicFile', () => {
   it('keeps data under .partial until commit, then renames', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tds-atomic-'));
+    const dir = await mkdtemp(join(folder, 'atomic-'));
     const path = join(dir, 'out.csv');
     const file = await createAtomicFile(path);
     file.stream.write('a,b\n');
@@ -127,7 +133,7 @@ describe('createAtomicFile', () => {
   });
 
   it('abandon keeps the partial file and append continues it', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tds-atomic-'));
+    const dir = await mkdtemp(join(folder, 'atomic-'));
     const path = join(dir, 'out.csv');
     const first = await createAtomicFile(path);
     first.stream.write('1\n');

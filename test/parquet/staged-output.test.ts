@@ -1,11 +1,17 @@
 import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { openStagedOutput } from '../../src/parquet/staged-output.js';
 import { stagingPath } from '../../src/parquet/staging-files.js';
 import type { TypedColumn } from '../../src/records/typed-plan.js';
 import { readParquet } from '../export/parquet-file.js';
+import { test as it } from '../helpers/emulator-fixture.js';
+
+/** the folders of a test are made in its own temporary folder, removed after it */
+let folder: string;
+it.beforeEach(({ tmp }) => {
+  folder = tmp;
+});
 
 const columns: TypedColumn[] = [
   { key: '_id', type: 'VARCHAR', role: 'id' },
@@ -16,7 +22,7 @@ describe('openStagedOutput', () => {
   // Regression: a Parquet export whose staging file could not be made (DuckDB refused its columns) left
   // FILE.tds-staging.duckdb behind.
   it('leaves no staging file when the staging table cannot be made', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tds-parquet-staging-'));
+    const dir = await mkdtemp(join(folder, 'parquet-staging-'));
     const clashing: TypedColumn[] = [
       { key: '_id', type: 'VARCHAR', role: 'id' },
       { key: 'Email', type: 'VARCHAR', role: 'meta' },
@@ -29,7 +35,7 @@ describe('openStagedOutput', () => {
   // push --wait settled -o FILE.parquet has no checkpoint: a run killed while staging leaves its staging
   // file, and the next run starts afresh beside it.
   it('a new output replaces the staging file a killed run left', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tds-parquet-staging-'));
+    const dir = await mkdtemp(join(folder, 'parquet-staging-'));
     const path = join(dir, 'out.parquet');
     const killed = await openStagedOutput(path, columns);
     await killed.add([['a', 1]]);
@@ -44,7 +50,7 @@ describe('openStagedOutput', () => {
   });
 
   it('a staging file that is not DuckDB’s, left where a new one goes, is replaced too', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tds-parquet-staging-'));
+    const dir = await mkdtemp(join(folder, 'parquet-staging-'));
     const path = join(dir, 'out.parquet');
     await writeFile(stagingPath(path), 'not a database');
     const output = await openStagedOutput(path, columns);

@@ -1,11 +1,17 @@
 import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { writeParquetFile } from '../../src/parquet/write-parquet-file.js';
 import type { TypedColumn } from '../../src/records/typed-plan.js';
 import type { TypedValue } from '../../src/records/typed-values.js';
 import { readParquet } from '../export/parquet-file.js';
+import { test as it } from '../helpers/emulator-fixture.js';
+
+/** the folders of a test are made in its own temporary folder, removed after it */
+let folder: string;
+it.beforeEach(({ tmp }) => {
+  folder = tmp;
+});
 
 // Typed rows in, a Parquet file out, through the staging file and the COPY-out of an export (push's
 // --wait settled -o FILE.parquet writes its rows this way).
@@ -37,7 +43,7 @@ async function* batches(...sizes: number[]): AsyncGenerator<TypedValue[][]> {
 
 describe('writeParquetFile', () => {
   it('writes every row in order with its column’s type, and leaves nothing but FILE', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tds-write-parquet-'));
+    const dir = await mkdtemp(join(folder, 'write-parquet-'));
     const path = join(dir, 'rows.parquet');
     await writeParquetFile(path, columns, batches(2, 0, 3));
     const file = await readParquet(path);
@@ -62,7 +68,7 @@ describe('writeParquetFile', () => {
   });
 
   it('rows that fail to come leave FILE as it was, and neither FILE.partial nor the staging file', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tds-write-parquet-'));
+    const dir = await mkdtemp(join(folder, 'write-parquet-'));
     const path = join(dir, 'rows.parquet');
     await writeFile(path, 'the earlier file');
     async function* failing(): AsyncGenerator<TypedValue[][]> {

@@ -1,5 +1,5 @@
 import { STAGE_FIELD, TAGS_FIELD } from '../helpers/field-specs.js';
-import type { StatsBench } from './stats-bench.js';
+import type { Harness } from '../helpers/emulator-fixture.js';
 
 // A table whose figures are known by construction: 15 rows over three days, every run state, every
 // kind of value, two columns labelled "Email", a select value outside the options, multi_select
@@ -110,7 +110,7 @@ export interface Fixture {
   ids: string[];
 }
 
-export async function makeFixture(bench: StatsBench, name = FIXTURE_NAME): Promise<Fixture> {
+export async function makeFixture(bench: Harness, name = FIXTURE_NAME): Promise<Fixture> {
   const created = await bench.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
     workspace: 'Sales',
     name,

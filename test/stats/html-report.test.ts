@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, type DefaultTreeAdapterMap } from 'parse5';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { FIXTURE_NAME, makeFixture } from './fixture.js';
-import { statsBench, type StatsBench } from './stats-bench.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // `tds stats -o FILE.html`: the page parsed as a browser parses it (parse5, the WHATWG algorithm):
 // its sections and charts, nothing it would load from outside, and outside text (a table name, labels,
@@ -43,13 +43,13 @@ const HOSTILE = {
   value: '<svg onload=alert(5)><a href="https://evil.example">x</a>',
 };
 
-let bench: StatsBench;
+let bench: Harness;
 let page: DefaultTreeAdapterMap['document'];
 let hostile: DefaultTreeAdapterMap['document'];
 let hostileText: string;
 
-beforeAll(async () => {
-  bench = await statsBench();
+it.beforeAll(async ({ openForFile }) => {
+  bench = await openForFile();
   await makeFixture(bench);
   const written = await bench.tds(['stats', FIXTURE_NAME, '-o', join(bench.dir, 'report.html')]);
   expect(written.code, written.stderr).toBe(0);
@@ -75,7 +75,6 @@ beforeAll(async () => {
   hostileText = await readFile(join(bench.dir, 'hostile.html'), 'utf8');
   hostile = parse(hostileText);
 });
-afterAll(() => bench?.close());
 
 describe('tds stats -o FILE.html: the report page', () => {
   it('has its sections: rows per day, fill per column, run states, failure causes, columns', () => {
@@ -87,6 +86,11 @@ describe('tds stats -o FILE.html: the report page', () => {
   it('draws its charts as inline SVG: a column per day, a bar per field, a stacked bar per action column', () => {
     const days = [...elements(byId(page, 'per-day'))].filter((e) => e.tagName === 'rect' && attr(e, 'class') === 'day');
     expect(days.map((rect) => textOf(rect))).toEqual(['2025-05-01: 5 rows', '2025-05-02: 5 rows', '2025-05-04: 5 rows']);
+    // a date axis: 2025-05-03 had no row, and is a gap of one day's width between the 2nd and 3rd column
+    const x = days.map((rect) => Number(attr(rect, 'x')));
+    expect(x[2]! - x[1]!).toBeCloseTo(2 * (x[1]! - x[0]!), 1);
+    // the scale is a round number above the largest day: even days are not a wall
+    expect(days.map((rect) => Number(attr(rect, 'height')))).toEqual([70, 70, 70]);
     const fill = [...elements(byId(page, 'fill'))].filter((e) => e.tagName === 'g').map((g) => textOf(g));
     expect(fill).toHaveLength(11);
     expect(fill[0]).toBe('Name: 67% · 10 of 15Name67% · 10 of 15');
@@ -104,6 +108,32 @@ describe('tds stats -o FILE.html: the report page', () => {
       'none: 2',
     ]);
     expect(rowsOf(byId(page, 'run-states'))[1]).toEqual(['Enrich', '2', '5', '1', '1', '1', '1', '1', '1', '2']);
+  });
+
+  it('works on a phone: a viewport, nothing wider than the screen, tables that reflow into labelled lines, long words wrapped', () => {
+    const meta = [...elements(page)].filter((e) => e.tagName === 'meta');
+    expect(meta.map((e) => attr(e, 'content'))).toContain('width=device-width, initial-scale=1');
+    const css = textOf([...elements(page)].find((e) => e.tagName === 'style')!);
+    // no rule gives anything a width in pixels or a minimum width that a 400-pixel screen lacks
+    for (const [, value] of css.matchAll(/(?:^|[;{\s])(?:min-)?width:\s*(\d+)px/g)) expect(Number(value)).toBeLessThanOrEqual(360);
+    expect(css).toMatch(/svg \{ max-width: 100%; height: auto; \}/);
+    expect(css).toMatch(/td.values, td.example, td.ids, td.cause, h1, h2, h3, p \{ overflow-wrap: anywhere; \}/);
+    const phone = /@media \(max-width: 600px\) \{([\s\S]*?)\n\}/.exec(css)?.[1] ?? '';
+    expect(phone).toMatch(/table, thead, tbody, tr, th, td \{ display: block; width: 100%; \}/);
+    expect(phone).toContain('td[data-label]::before { content: attr(data-label)');
+    for (const id of ['run-states', 'causes', 'columns']) {
+      const cells = [...elements(byId(page, id))].filter((e) => e.tagName === 'td');
+      expect(cells.filter((td) => attr(td, 'data-label') === undefined && attr(td, 'class') !== 'key')).toEqual([]);
+    }
+    // it needs no script to work, and prints in its colours
+    expect([...elements(page)].filter((e) => e.tagName === 'script')).toEqual([]);
+    expect(css).toContain('print-color-adjust: exact');
+  });
+
+  it("sets each top value's count apart from the value, greyed", () => {
+    const counts = [...elements(byId(page, 'columns'))].filter((e) => e.tagName === 'span' && attr(e, 'class') === 'count');
+    expect(counts.length).toBeGreaterThan(0);
+    for (const span of counts) expect(textOf(span)).toMatch(/^×[\d,]+$/);
   });
 
   it('lists the failure causes with their counts, an example message and row IDs', () => {

@@ -1,28 +1,28 @@
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { displayWidth } from '../../src/output/table.js';
 import { COLUMN_RECORD_KEYS } from '../../src/stats/stats-output.js';
 import type { TableStats } from '../../src/stats/stats-report.js';
 import { FIXTURE_NAME, makeFixture } from './fixture.js';
 import { EXPECTED_COLUMNS } from './fixture-expected.js';
-import { statsBench, terminalEnv, type StatsBench } from './stats-bench.js';
+import { terminalEnv } from '../helpers/hermetic-env.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // `tds stats` in every format, to stdout and to -o FILE (atomically), and on a mirror as it is
 // (--no-sync: no request; a table not in it: exit 4 with a hint).
 
-let bench: StatsBench;
+let bench: Harness;
 let json: TableStats;
 
-beforeAll(async () => {
-  bench = await statsBench();
+it.beforeAll(async ({ openForFile }) => {
+  bench = await openForFile();
   await makeFixture(bench);
   const synced = await bench.tds(['stats', FIXTURE_NAME]);
   expect(synced.code, synced.stderr).toBe(0);
   json = JSON.parse(synced.stdout) as TableStats; // not a terminal: JSON
 });
-afterAll(() => bench?.close());
 
 const path = (name: string): string => join(bench.dir, name);
 const lines = (text: string): string[] => text.trimEnd().split('\n');
@@ -55,12 +55,14 @@ describe('tds stats: formats', () => {
     expect(result.code, result.stderr).toBe(0);
     const text = result.stdout;
     expect(text).not.toMatch(/\u001b\[/);
-    expect(text).toMatch(/^Stats Fixture · Sales · 15 rows · 11 columns · synced .* · mirror table stats_fixture$/m);
+    expect(text).toMatch(
+      /^Stats Fixture · Sales · 15 rows · 11 columns · synced [^\n]*(\n {2}| · )exact as of [^\n]*(\n {2}| · )mirror table stats_fixture$/m,
+    );
     expect(text).toContain('rows created per day (UTC), the last 3 days with rows:');
-    expect(text).toMatch(/^ {2}2025-05-01 ███ 2025-05-04 {2}peak 5 on 2025-05-01$/m);
-    expect(text).toMatch(/^Stage +select +█+[▏▎▍▌▋▊▉]?░* +47% +7 +3 +New 4 · Won 2 · lost 1$/m);
+    expect(text).toMatch(/^ {2}2025-05-01 ██ █ 2025-05-04 {2}peak 5 on 2025-05-01$/m);
+    expect(text).toMatch(/^Stage +select +█+[▏▎▍▌▋▊▉]?░* +47% +7 +3 +New ×4 · Won ×2 · lost ×1$/m);
     expect(text).toMatch(/^Notes +text .* 2 cut at 200 characters · x+/m);
-    expect(text).toMatch(/█ success 2 {2}▒ failed 5 {2}░ skipped 1/);
+    expect(text).toMatch(/█ success 2 {2}▓ failed 5 {2}░ skipped 1 {2}× stopped 1 {2}- queued 1 {2}~ waiting 1/);
     expect(text).toContain('Failure causes: Enrich (3 causes)');
     expect(text).toMatch(/^ {2}3 {2}Domain <domain> could not be resolved$/m);
     expect(text).toMatch(/^ {5}e\.g\. Domain [abc]\.example could not be resolved · rows /m);
@@ -70,7 +72,7 @@ describe('tds stats: formats', () => {
     for (const columns of [60, 80]) {
       const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync'], { env: terminalEnv(columns) });
       for (const line of lines(result.stdout)) expect(displayWidth(line), line).toBeLessThanOrEqual(columns);
-      expect(result.stdout).toMatch(/^Stats Fixture · Sales · 15 rows · 11 columns( · synced [^\n]*)?\n {2}(synced|mirror) /);
+      expect(result.stdout).toMatch(/^Stats Fixture · Sales · 15 rows · 11 columns( · synced [^\n]*)?\n {2}(synced|mirror|exact) /);
     }
   });
 

@@ -1,26 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { TableStats } from '../../src/stats/stats-report.js';
 import { FIXTURE_NAME, FIXTURE_ROWS, makeFixture, type Fixture } from './fixture.js';
 import { EXPECTED_COLUMNS, EXPECTED_PER_DAY, expectedErrors } from './fixture-expected.js';
-import { statsBench, terminalEnv, type StatsBench } from './stats-bench.js';
+import { terminalEnv } from '../helpers/hermetic-env.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // `tds stats` computes exact figures: a fixture table whose counts are known by construction, synced
 // by the command itself (its first sync), then read back as JSON.
 
-let bench: StatsBench;
+let bench: Harness;
 let fixture: Fixture;
 let stats: TableStats;
 let firstRun: string;
 
-beforeAll(async () => {
-  bench = await statsBench();
+it.beforeAll(async ({ openForFile }) => {
+  bench = await openForFile();
   fixture = await makeFixture(bench);
   const result = await bench.tds(['stats', FIXTURE_NAME, '--format', 'json']);
   expect(result.code, result.stderr).toBe(0);
   stats = JSON.parse(result.stdout) as TableStats;
   firstRun = result.stderr;
 });
-afterAll(() => bench?.close());
 
 describe('tds stats: the figures of a table', () => {
   it('syncs the table first: a table not mirrored yet gets its first (full) sync, later ones are incremental', async () => {
@@ -42,6 +42,8 @@ describe('tds stats: the figures of a table', () => {
       lastCreatedAt: '2025-05-04T12:00:00.000Z',
       perDay: EXPECTED_PER_DAY,
       lastSync: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      verifiedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      lake: null,
     });
   });
 

@@ -1,7 +1,9 @@
+import { stripVTControlCharacters } from 'node:util';
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/output/table.js';
 import type { ColumnStats, TableStats } from '../../src/stats/stats-report.js';
+import { STATE_COLOR } from '../../src/stats/html-style.js';
 import { renderTerminalReport } from '../../src/stats/terminal-report.js';
 
 // The terminal sections from a stats object made here: many causes, a long hostile key, narrow widths.
@@ -43,6 +45,7 @@ const stats: TableStats = {
       { day: '2025-01-02', rows: 24 },
     ],
     lastSync: null,
+    verifiedAt: null,
     lake: null,
   },
   columns: [action],
@@ -63,11 +66,20 @@ describe('renderTerminalReport', () => {
     expect(text).not.toContain('Cause number F happened\n');
     const rest = causes.slice(5).reduce((sum, cause) => sum + cause.count, 0);
     expect(text).toContain(`… 26 more causes (${rest}+ cells): --format json lists the first 20`);
-    expect(text).toMatch(/█ success 10 {2}▒ failed 610 {2}= running 3 {2}· none 1/);
+    expect(text).toMatch(/█ success 10 {2}▓ failed 610 {2}= running 3 {2}· none 1/);
   });
 
   it('colours with the colour it is given, and only then', () => {
     expect(renderTerminalReport(stats, { width: 100 })).not.toMatch(/\u001b\[/);
-    expect(renderTerminalReport(stats, { width: 100, color: new Chalk({ level: 1 }) })).toMatch(/\u001b\[31m█+\u001b\[39m/);
+    expect(renderTerminalReport(stats, { width: 100, color: new Chalk({ level: 1 }) })).toMatch(/\u001b\[\d+m▓+\u001b\[39m/);
+  });
+
+  it('gives every run state a character of its own, with colour or without (skipped ≠ stopped, queued ≠ waiting)', () => {
+    for (const color of [undefined, new Chalk({ level: 3 })]) {
+      const text = stripVTControlCharacters(renderTerminalReport(stats, { width: 200, ...(color ? { color } : {}) }));
+      const legend = [...text.matchAll(/(\S) (success|failed|skipped|stopped|queued|waiting|running|manual|none) \d/g)].map((m) => m[1]);
+      expect(new Set(legend).size).toBe(legend.length);
+    }
+    expect(new Set(Object.values(STATE_COLOR)).size).toBe(Object.keys(STATE_COLOR).length);
   });
 });

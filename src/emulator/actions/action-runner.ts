@@ -86,6 +86,38 @@ export class ActionRunner {
     this.scheduler.drain();
   }
 
+  /**
+   * "Re-run column": the action cells of these rows (of one column, or every action column) go back to
+   * queued (waiting behind a column they depend on) and run again, each step moving updatedAt. A cell
+   * already under way runs on as it is. Returns the cells sent back.
+   */
+  rerun(table: TableRec, rows: Iterable<StoredRow>, only?: FieldRec): number {
+    const actions = table.fields.filter((field) => field.type === 'action' && (!only || field === only));
+    const now = this.options.now();
+    let queued = 0;
+    for (const row of rows) {
+      const runs = this.runs.get(row) ?? new Map<string, Run>();
+      const started: Run[] = [];
+      for (const field of actions) {
+        if (runs.has(field.id)) continue;
+        const run: Run = { table, row, field, phase: 'queued', draw: this.random() };
+        runs.set(field.id, run);
+        started.push(run);
+      }
+      if (started.length === 0) continue;
+      this.runs.set(row, runs);
+      for (const run of started) {
+        run.phase = this.blocked(run) ? 'waiting' : 'queued';
+        row.cells[run.field.id] = { status: run.phase };
+        if (run.phase === 'queued') this.scheduler.add(run);
+      }
+      queued += started.length;
+      touchRow(row, now);
+    }
+    this.scheduler.drain();
+    return queued;
+  }
+
   /** The cell was written by hand: its run stops, and columns waiting for it go on if it is final now. */
   cancel(row: StoredRow, fieldId: string): void {
     const runs = this.runs.get(row);

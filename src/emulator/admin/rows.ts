@@ -4,6 +4,7 @@ import { parseCells } from '../store/field-input.js';
 import { parseDateTime } from '../store/dates.js';
 import { ApiProblem, badRequest } from '../http/errors.js';
 import { freshId } from '../store/ids.js';
+import { resolveFieldRef } from '../store/field-input.js';
 import type { StoredCell, StoredRow, TableRec } from '../store/model.js';
 import { renderRow } from '../read/render-row.js';
 import { ok, type Reply, type RouteCall } from '../http/server-deps.js';
@@ -73,6 +74,30 @@ export function deleteRow({ deps, params }: RouteCall): Reply {
   const table = adminTable(deps.state, params.tableId!);
   if (!deps.live.remove(table, params.rowId!)) throw new ApiProblem(404, `Row ${params.rowId} not found in table ${table.id}`);
   return ok({ deleted: 1 });
+}
+
+/**
+ * POST /_emulator/tables/{tableId}/actions/rerun {field?, rows?: [...]} -> 200 {queued: N}: what "re-run
+ * column" does on the service. The action cells of the rows named (every row without `rows`), of the
+ * action column `field` (ID, label or name; every action column without it), go back to queued and run
+ * again, moving each row's updatedAt as they go.
+ */
+export async function rerunActions({ deps, req, params }: RouteCall): Promise<Reply> {
+  const table = adminTable(deps.state, params.tableId!);
+  const body = await readJsonObject(req);
+  allowOnly(body, 'body', ['field', 'rows']);
+  const { rows, field } = body;
+  if (
+    rows !== undefined &&
+    (!Array.isArray(rows) || rows.length > ADMIN_MAX_ROWS || !rows.every((id) => typeof id === 'string' && id !== ''))
+  ) {
+    throw badRequest(`body.rows is an array of up to ${ADMIN_MAX_ROWS} row IDs (leave it out for every row)`);
+  }
+  if (field !== undefined && typeof field !== 'string') throw badRequest('body.field is the ID, label or name of an action column');
+  const column = field === undefined ? undefined : resolveFieldRef(table.fields, field, 'body.field');
+  if (column && column.type !== 'action')
+    throw badRequest(`body.field ${JSON.stringify(field)} is a ${column.type} column, not an action column`);
+  return ok({ queued: deps.live.rerun(table, rows as string[] | undefined, column) });
 }
 
 /** POST /_emulator/tables/{tableId}/rows/delete {ids: [...]} -> 200 {deleted: N}; ids of no row are passed over. */

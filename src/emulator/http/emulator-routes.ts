@@ -1,6 +1,6 @@
 import { readClock, setClock } from '../admin/clock.js';
 import { addField, deleteField, updateField } from '../admin/fields.js';
-import { addRows, deleteRow, deleteRows, updateRow } from '../admin/rows.js';
+import { addRows, deleteRow, deleteRows, rerunActions, updateRow } from '../admin/rows.js';
 import { createTable } from '../admin/tables.js';
 import { ok, type Route } from './server-deps.js';
 
@@ -20,6 +20,7 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('POST', '/_emulator/tables', createTable),
   route('POST', '/_emulator/tables/:tableId/rows', addRows),
   route('POST', '/_emulator/tables/:tableId/rows/delete', deleteRows),
+  route('POST', '/_emulator/tables/:tableId/actions/rerun', rerunActions),
   route('PATCH', '/_emulator/tables/:tableId/rows/:rowId', updateRow),
   route('DELETE', '/_emulator/tables/:tableId/rows/:rowId', deleteRow),
   route('POST', '/_emulator/tables/:tableId/fields', addField),

@@ -1,5 +1,5 @@
 import type { ActionRunner } from '../actions/action-runner.js';
-import { touchRow, type StoredCell, type StoredRow, type TableRec } from './model.js';
+import { touchRow, type FieldRec, type StoredCell, type StoredRow, type TableRec } from './model.js';
 
 /** Cell changes by field id; null clears the cell. */
 export type CellChanges = Record<string, StoredCell | null>;
@@ -34,6 +34,13 @@ export class LiveRows {
   /** Every action cell that is not final settles now, and cells that start later settle at once (POST /_emulator/actions/finish). */
   finishActions(): void {
     this.runner.finishAll();
+  }
+
+  /** The action cells of these rows (every row when none is named) run again (POST /_emulator/tables/{id}/actions/rerun). */
+  rerun(table: TableRec, rowIds: readonly string[] | undefined, only?: FieldRec): number {
+    const rows =
+      rowIds === undefined ? [...table.rows.newest()] : rowIds.map((id) => table.rows.edit(id)).filter((row) => row !== undefined);
+    return this.runner.rerun(table, rows, only);
   }
 
   remove(table: TableRec, rowId: string): boolean {

@@ -18,6 +18,7 @@ const tableSummary = z.object({
   mirrorTable: z.string().nullable().describe('the table name for query_sql; null when not mirrored'),
   rows: z.number().nullable().describe("rows in the mirror at its last sync (mirrored), else the service's row count"),
   lastSync: z.string().nullable(),
+  verifiedAt: z.string().nullable().describe('the mirror is exact as of this moment (its last pass over every row); null: not yet'),
   lake: z.string().nullable().describe('the folder of its changes as Parquet (tds sync --lake), if any'),
 });
 type TableSummary = z.infer<typeof tableSummary>;
@@ -102,6 +103,7 @@ async function describeMirrored(session: Session, table: MirrorTable): Promise<D
       mirrorTable: state.mirrorTable,
       rows,
       lastSync: state.lastSyncAt,
+      verifiedAt: state.verifiedAt,
       lake,
     },
     columns,
@@ -120,6 +122,7 @@ async function describeFromService(client: ApiClient, ref: string, mirrorNote: s
       mirrorTable: null,
       rows: table.rowCount,
       lastSync: null,
+      verifiedAt: null,
       lake: null,
     },
     columns: plannedColumns(fields),

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Session } from '../session.js';
 import type { Tool } from '../tool.js';
+import { checkTablesTool } from './check-tables.js';
 import { describeTableTool } from './describe-table.js';
 import { diffTableTool } from './diff-table.js';
 import { listTablesTool } from './list-tables.js';
@@ -25,4 +26,5 @@ export function addTools(session: Session, sink: ToolSink): void {
   sink.add(syncTablesTool(session));
   sink.add(searchRowsTool(session));
   if (session.options.allowPush) sink.add(pushRecordsTool(session));
+  sink.add(checkTablesTool(session));
 }

@@ -16,9 +16,11 @@ const tableEntry = z.object({
   rows: z.number().nullable().describe("the service's row count (null: not known without the API key, or the table is gone)"),
   columns: z.number().nullable(),
   mirror: z
-    .object({ table: z.string(), rows: z.number().nullable(), lastSync: z.string().nullable() })
+    .object({ table: z.string(), rows: z.number().nullable(), lastSync: z.string().nullable(), verifiedAt: z.string().nullable() })
     .nullable()
-    .describe('the mirror table (for query_sql), its rows at the last sync and when that was; null when not mirrored'),
+    .describe(
+      'the mirror table (for query_sql), its rows at the last sync and when that was, and verifiedAt: exact as of then (its last pass over every row); null when not mirrored',
+    ),
 });
 type TableEntry = z.infer<typeof tableEntry>;
 
@@ -110,5 +112,10 @@ function merge(service: Table[] | undefined, mirrored: MirrorTable[]): TableEntr
 
 function mirrorOf(table: MirrorTable | undefined): TableEntry['mirror'] {
   if (!table) return null;
-  return { table: table.state.mirrorTable, rows: table.state.rowCount, lastSync: table.state.lastSyncAt };
+  return {
+    table: table.state.mirrorTable,
+    rows: table.state.rowCount,
+    lastSync: table.state.lastSyncAt,
+    verifiedAt: table.state.verifiedAt,
+  };
 }

@@ -1,8 +1,9 @@
 import { TdsError, UsageError } from '../../core/errors.js';
 import type { Database } from '../../duckdb/engine.js';
+import { didYouMean } from '../../filter/suggest.js';
 import { historyHorizon, type HistoryHorizon } from '../history/history-objects.js';
 import { formatVersion } from '../mirror-db.js';
-import { loadStates, type TableState } from '../table-state.js';
+import { loadStates, namedStates, type TableState } from '../table-state.js';
 import { parseWhen, type When } from './diff-bounds.js';
 import { diffKeys } from './diff-keys.js';
 import type { Moment } from './snapshot-sql.js';
@@ -14,7 +15,7 @@ import { TableDiff } from './table-diff.js';
 export interface DiffRequest {
   /** The service table's ID or exact name, or the mirror table's name. */
   table: string;
-  /** WHEN (diff-bounds.ts); default `sync:-2`, the state before the table's last sync. */
+  /** WHEN (diff-bounds.ts); default the state before the table's last sync that changed a row (beforeLastChange). */
   since?: string;
   /** WHEN; default `now`, the table as it is. */
   until?: string;
@@ -34,6 +35,8 @@ export interface OpenedDiff {
   tableId: string;
   name: string;
   mirrorTable: string;
+  /** _tds_tables.verified_at: rows created before it are exact as of then or later. */
+  verifiedAt: string | null;
   since: ResolvedMoment;
   until: ResolvedMoment;
   diff: TableDiff;
@@ -45,7 +48,10 @@ export async function openDiff(db: Database, request: DiffRequest): Promise<Open
   const syncs = await syncIds(db, state.tableId);
   const resolve = (given: string, option: string): ResolvedMoment =>
     resolveMoment(given, parseWhen(given, option, request.now), syncs, state);
-  const since = resolve(request.since ?? (syncs.length === 0 ? 'sync:-1' : 'sync:-2'), '--since');
+  const since = resolve(
+    request.since ?? (await beforeLastChange(db, state.tableId)) ?? (syncs.length === 0 ? 'sync:-1' : 'sync:-2'),
+    '--since',
+  );
   const until = resolve(request.until ?? 'now', '--until');
   const horizon = await historyHorizon(db.connection, state.mirrorTable);
   if (horizon)
@@ -58,6 +64,7 @@ export async function openDiff(db: Database, request: DiffRequest): Promise<Open
     tableId: state.tableId,
     name: state.name,
     mirrorTable: state.mirrorTable,
+    verifiedAt: state.verifiedAt,
     since,
     until,
     diff: await diffOf(db, state, since.moment, until.moment),
@@ -103,25 +110,52 @@ async function checkHistory(db: Database): Promise<void> {
   }
 }
 
-/** The mirror table of a service table ID, a service table's exact name, or a mirror table's name. */
+/** The mirror table of a service table ID, or a service table's or mirror table's name (exact, else ignoring case). */
 export async function findTable(db: Database, ref: string): Promise<TableState> {
   const states = await loadStates(db.connection);
-  const byId = states.find((state) => state.tableId === ref);
-  if (byId) return byId;
-  const byName = states.filter((state) => state.name === ref);
-  if (byName.length > 1) {
+  const named = namedStates(
+    states.map((state) => ({ state })),
+    ref,
+  );
+  if (named.length > 1) {
     throw new UsageError(
-      `the table name "${ref}" matches ${byName.length} tables of the mirror: ${byName.map((state) => `${state.tableId} (${state.mirrorTable})`).join(', ')}`,
+      `the table name "${ref}" matches ${named.length} tables of the mirror: ${named.map(({ state }) => `${state.tableId} (${state.mirrorTable})`).join(', ')}`,
       {
         hint: 'give the table ID or the mirror table name instead',
       },
     );
   }
-  const found = byName[0] ?? states.find((state) => state.mirrorTable.toLowerCase() === ref.toLowerCase());
-  if (found) return found;
+  if (named[0]) return named[0].state;
+  const near = didYouMean(
+    ref,
+    states.flatMap((state) => [state.name, state.mirrorTable]),
+  );
   throw new TdsError('NOT_FOUND', `the mirror ${db.path} has no table "${ref}"`, {
-    hint: `\`tds sync ${/\s/.test(ref) ? JSON.stringify(ref) : ref}\` mirrors it first; ${states.length > 0 ? `the mirror has ${states.map((state) => state.mirrorTable).join(', ')}` : 'the mirror has no tables yet'}`,
+    hint:
+      near ??
+      `\`tds sync ${/\s/.test(ref) ? JSON.stringify(ref) : ref}\` mirrors it first; ${states.length > 0 ? `the mirror has ${states.map((state) => state.mirrorTable).join(', ')}` : 'the mirror has no tables yet'}`,
   });
+}
+
+/**
+ * The default --since: before the table's last sync that changed a row (`sync:N`, the sync before it,
+ * 0 before the first); undefined when no sync changed one. A sync that changed nothing (the one tds
+ * stats runs first, an idle round) does not empty the default diff.
+ */
+async function beforeLastChange(db: Database, tableId: string): Promise<string | undefined> {
+  const reader = await db.connection.runAndReadAll(
+    `WITH changed AS (
+       SELECT max(sync_id) AS id FROM _tds_syncs
+       WHERE table_id = $1 AND coalesce(inserted, 0) + coalesce(updated, 0) + coalesce(deleted, 0) > 0
+     )
+     SELECT (SELECT coalesce(max(sync_id), 0) FROM _tds_syncs WHERE table_id = $1 AND sync_id < changed.id)::BIGINT AS before
+     FROM changed WHERE changed.id IS NOT NULL`,
+    [tableId],
+  );
+  const row = reader.getRowObjectsJS()[0];
+  if (!row) return undefined;
+  const before = Number(row.before);
+  return before === 0 ? `sync:-${(await syncIds(db, tableId)).length + 1}` : `sync:${before}`;
 }
 
 async function syncIds(db: Database, tableId: string): Promise<number[]> {

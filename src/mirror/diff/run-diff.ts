@@ -2,7 +2,7 @@ import type { Context } from '../../core/context.js';
 import { createAtomicFile } from '../../output/atomic-file.js';
 import { claimOutput } from '../../output/claim-output.js';
 import type { Format } from '../../output/format.js';
-import { openMirror } from '../mirror-db.js';
+import { openMirror, waitOn } from '../mirror-db.js';
 import { openDiff, type DiffRequest } from './open-diff.js';
 import type { DiffRecord } from './table-diff.js';
 import { summaryReport, writeDiffRecords, writeDiffSummary } from './write-diff.js';
@@ -20,7 +20,7 @@ const MEMORY_LIMIT = '128MB';
 
 /** `tds diff`: the mirror opened read-only, the table compared at two moments, written to stdout or -o FILE. */
 export async function runDiff(ctx: Context, request: DiffCommandRequest): Promise<void> {
-  const db = await openMirror(request.db, { readOnly: true, memoryLimit: MEMORY_LIMIT });
+  const db = await openMirror(request.db, { readOnly: true, memoryLimit: MEMORY_LIMIT, ...waitOn(ctx) });
   try {
     const opened = await openDiff(db, request);
     const lock = request.output ? await claimOutput(request.output, 'another tds command') : undefined;
@@ -37,7 +37,7 @@ export async function runDiff(ctx: Context, request: DiffCommandRequest): Promis
             toFile: Boolean(file),
           });
           ctx.io.stderr.write(
-            `${opened.mirrorTable}: ${count.toLocaleString('en-US')} ${count === 1 ? 'row differs' : 'rows differ'} between ${opened.since.label} and ${opened.until.label}\n`,
+            `${opened.mirrorTable}: ${count.toLocaleString('en-US')} ${count === 1 ? 'row differs' : 'rows differ'} between ${opened.since.label} and ${opened.until.label}; ${verifiedText(opened.verifiedAt)}\n`,
           );
         }
         await file?.commit();
@@ -59,4 +59,9 @@ async function* interruptible(ctx: Context, records: AsyncIterable<DiffRecord>):
     ctx.signal.throwIfAborted();
     yield record;
   }
+}
+
+/** When the mirror table was last exact (see Freshness in the README). */
+export function verifiedText(verifiedAt: string | null): string {
+  return verifiedAt === null ? 'not verified by a pass over every row yet' : `exact as of ${verifiedAt} (its last pass over every row)`;
 }

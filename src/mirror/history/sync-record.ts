@@ -3,16 +3,19 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 // A table's row of _tds_syncs: written when its sync begins (so the sync has its ID before it writes a
 // version, and a sync killed midway is still listed, with no end), completed when it ends.
 
+/** A verification is a page of --follow's re-reading (follow-verify.ts). */
+export type SyncMode = 'full' | 'incremental' | 'verify';
+
 export interface SyncBegun {
   tableId: string;
   mirrorTable: string;
   /** When the sync began (this machine's clock: the record of when it ran). */
   startedAt: string;
-  mode: 'full' | 'incremental';
+  mode: SyncMode;
 }
 
 export interface SyncEnded {
-  mode: 'full' | 'incremental';
+  mode: SyncMode;
   complete: boolean;
   requests: number;
   rowsRead: number;

@@ -1,10 +1,16 @@
 import { CsvError, parse } from 'csv-parse';
+import { UsageError } from '../../core/errors.js';
 import { InputError, type ParsedRecord, type ReadStats } from './input-record.js';
 import { setOwn, type PlainObject } from './nest-keys.js';
 
+/** The delimiters told apart from the header line, and their names (csvkit's and xsv's words for --delimiter). */
+export const DELIMITERS: Readonly<Record<string, string>> = { ',': 'comma', ';': 'semicolon', '\t': 'tab', '|': 'pipe' };
+
 export interface DelimitedOptions {
   source: string;
-  delimiter: ',' | '\t';
+  /** `auto`: the one of DELIMITERS the header line holds most of (a comma when none), told to `onDetected` */
+  delimiter: string;
+  onDetected?: (delimiter: string) => void;
   infer: boolean;
   relaxColumns: boolean;
   stats: ReadStats;
@@ -14,15 +20,22 @@ export interface DelimitedOptions {
  * CSV/TSV through csv-parse: the header row names the keys, an empty field leaves its key out, blank
  * lines are ignored. Yields the records of each piece of text as it is parsed.
  */
-export async function* readDelimited(texts: AsyncIterable<Buffer | string>, options: DelimitedOptions): AsyncGenerator<ParsedRecord[]> {
+export async function* readDelimited(input: AsyncIterable<Buffer | string>, options: DelimitedOptions): AsyncGenerator<ParsedRecord[]> {
+  const texts = input[Symbol.asyncIterator]();
+  const first = await texts.next();
+  let delimiter = options.delimiter;
+  if (delimiter === 'auto') {
+    delimiter = headerDelimiter(first.done ? '' : String(first.value));
+    options.onDetected?.(delimiter);
+  }
   const parser = parse({
     bom: true,
-    delimiter: options.delimiter,
+    delimiter,
     record_delimiter: ['\r\n', '\n'],
     skip_empty_lines: true,
     relax_column_count: options.relaxColumns,
     // TSV files often hold bare quotes (5" screen); CSV keeps RFC 4180's strict quoting.
-    relax_quotes: options.delimiter === '\t',
+    relax_quotes: delimiter === '\t',
   });
   const rows: string[][] = [];
   let failure: unknown;
@@ -41,7 +54,8 @@ export async function* readDelimited(texts: AsyncIterable<Buffer | string>, opti
     return out;
   };
 
-  for await (const text of texts) {
+  for (let next = first; !next.done; next = await texts.next()) {
+    const text = next.value;
     parser.write(text);
     const records = toRecords();
     if (records.length > 0) yield records;
@@ -52,6 +66,24 @@ export async function* readDelimited(texts: AsyncIterable<Buffer | string>, opti
   const records = toRecords();
   if (records.length > 0) yield records;
   if (failure) throw csvInputError(failure, options.source, header?.length);
+}
+
+/**
+ * The delimiter of a header line (Excel writes `;` in most of Europe): the one of DELIMITERS it holds
+ * most of outside quotes; a comma when it holds none (a header of one column).
+ */
+export function headerDelimiter(text: string): string {
+  const line = text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/, 1)[0]!
+    .replace(/"[^"]*"/g, '');
+  let best = ',';
+  let most = 0;
+  for (const candidate of Object.keys(DELIMITERS)) {
+    const n = line.split(candidate).length - 1;
+    if (n > most) [best, most] = [candidate, n];
+  }
+  return best;
 }
 
 function checkHeader(row: string[], source: string): string[] {
@@ -109,4 +141,33 @@ export function inferValue(text: string): string | number | boolean {
     .replace('.', '')
     .replace(/^0+(?=\d)/, '');
   return digits.length <= MAX_EXACT_DIGITS ? Number(text) : text;
+}
+
+/**
+ * --delimiter (a character or its name), or else the CSV header line's (`csv`: the input's name; none
+ * for TSV or JSON), said once through `say` when it is not a comma.
+ */
+export function csvDelimiter(
+  given: string | undefined,
+  csv: string | undefined,
+  say: (line: string) => void,
+): { delimiter?: string; onDelimiter?: (delimiter: string) => void } {
+  if (given !== undefined) {
+    const named = Object.entries(DELIMITERS).find(([char, name]) => given === char || given.toLowerCase() === name);
+    const delimiter = named?.[0] ?? (given === '\\t' ? '\t' : undefined);
+    if (!delimiter) throw new UsageError(`--delimiter: "${given}" is not one of , ; tab | (comma, semicolon, tab, pipe)`);
+    return { delimiter };
+  }
+  if (csv === undefined) return {};
+  let said = false;
+  return {
+    onDelimiter: (delimiter) => {
+      if (said || delimiter === ',') return;
+      said = true;
+      const shown = delimiter === '\t' ? 'tab' : `"${delimiter}" (${DELIMITERS[delimiter]})`;
+      say(
+        `tds: reading ${csv === '-' ? 'stdin' : csv} with ${shown} as the delimiter, as its header line shows; --delimiter sets another\n`,
+      );
+    },
+  };
 }

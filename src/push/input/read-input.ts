@@ -18,6 +18,10 @@ export interface ReadOptions {
   /** `--nest SEP` */
   nest?: string;
   relaxColumns: boolean;
+  /** CSV: the delimiter (`,` `;` tab `|`); by default the one the header line shows */
+  delimiter?: string;
+  /** Told the delimiter found in a CSV's header line */
+  onDelimiter?: (delimiter: string) => void;
 }
 
 export interface InputReader {
@@ -52,7 +56,8 @@ export function readRecords(bytes: AsyncIterable<Buffer | string>, source: strin
     options.format === 'csv' || options.format === 'tsv'
       ? readDelimited(checkedUtf8(bytes, source, stats), {
           source,
-          delimiter: options.format === 'csv' ? ',' : '\t',
+          delimiter: options.format === 'csv' ? (options.delimiter ?? 'auto') : '\t',
+          ...(options.onDelimiter ? { onDetected: options.onDelimiter } : {}),
           infer: options.infer,
           relaxColumns: options.relaxColumns,
           stats,

@@ -28,7 +28,7 @@ export async function priorJournal(
     if (spec.dryRun) return undefined;
     if (await reachable(path)) {
       throw new UsageError(`a journal of an earlier push of this input exists: ${path}`, {
-        hint: 'run with --resume to send only what is left (nothing is sent twice), or remove the journal to push everything again',
+        hint: 'add --resume: it sends only what the journal does not record as sent, nothing twice (to send every record again as new rows, remove the journal)',
       });
     }
     if (!(await reachable(dirname(resolve(path)), constants.W_OK))) {

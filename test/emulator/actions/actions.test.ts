@@ -1,10 +1,11 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, vi } from 'vitest';
 import { actionOutcome, StepScheduler } from '../../../src/emulator/actions/action-runner.js';
 import { deriveValue } from '../../../src/emulator/store/cells.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/index.js';
 import type { FieldRec, StoredRow } from '../../../src/emulator/store/model.js';
 import type { Row, RowsPage } from '../../../src/service/index.js';
-import { admin, allRows, get, post, tableInfo } from '../helpers.js';
+import { allRows, get, post, tableInfo } from '../helpers.js';
+import { test as it, adminRoute } from '../../helpers/emulator-fixture.js';
 
 // Action columns run on rows that arrive: queued -> running -> final (waiting first behind a dependency).
 
@@ -162,7 +163,7 @@ describe('action runs over HTTP', () => {
     const inbox = await tableInfo(e, 'Inbox');
     await post(e, e.webhooks[inbox.table.id]!, { email: 'dee@initech.example' }, { key: null });
     expect((await get<RowsPage>(e, `/tables/${inbox.table.id}/rows`)).body.rows).toEqual([]);
-    expect((await admin(e, 'POST', '/flush')).status).toBe(200);
+    expect((await adminRoute(e, 'POST', '/flush')).status).toBe(200);
     const [row] = (await get<RowsPage>(e, `/tables/${inbox.table.id}/rows`)).body.rows;
     expect(FINAL).toContain(row!.cells[inbox.id.domain!]!.status);
     expect(FINAL).toContain(row!.cells[inbox.id.company!]!.status);
@@ -174,7 +175,7 @@ describe('action runs over HTTP', () => {
       const e = await begin({ actionDelayMs: 0, faultSeed, seed: 'demo' });
       const inbox = await tableInfo(e, 'Inbox');
       const rows = Array.from({ length: 80 }, (_, i) => ({ cells: { Email: `person${i}@company${i % 7}.example` } }));
-      const reply = await admin<{ rows: Row[] }>(e, 'POST', `/tables/${inbox.table.id}/rows`, { rows });
+      const reply = await adminRoute<{ rows: Row[] }>(e, 'POST', `/tables/${inbox.table.id}/rows`, { rows });
       await e.close();
       emu = undefined;
       return reply.body.rows.map((row) => `${row.cells[inbox.id.domain!]!.status}/${row.cells[inbox.id.company!]!.status}`);

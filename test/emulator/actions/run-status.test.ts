@@ -1,9 +1,10 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, vi } from 'vitest';
 
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 
 import type { Row } from '../../../src/service/index.js';
-import { admin, allRows, queryRows, tableInfo } from '../helpers.js';
+import { allRows, queryRows, tableInfo } from '../helpers.js';
+import { test as it, adminRoute } from '../../helpers/emulator-fixture.js';
 
 // Action cells seen through the service: run-status filters answer from the state at the moment of the
 // request, and seeded cells that are not final go on running.
@@ -30,7 +31,7 @@ describe('run-status filters answer from the state at the moment of the request'
 
   it('sees every state, set by hand or by a run, and each change', async () => {
     const e = (emu = await startEmulator({ port: 0, rateLimits: false, actionDelayMs: 60_000 }));
-    const created = await admin(e, 'POST', '/tables', {
+    const created = await adminRoute(e, 'POST', '/tables', {
       workspace: 'Marketing',
       name: 'Runs',
       fields: [
@@ -53,7 +54,7 @@ describe('run-status filters answer from the state at the moment of the request'
       { errorMessage: 'error without status' },
     ];
     const rows = [...given.map((cell) => ({ cells: { Input: 'x', A: cell, B: null } })), { cells: { Input: 'live' } }];
-    const added = (await admin<{ rows: Row[] }>(e, 'POST', `/tables/${tableId}/rows`, { rows })).body.rows;
+    const added = (await adminRoute<{ rows: Row[] }>(e, 'POST', `/tables/${tableId}/rows`, { rows })).body.rows;
     const live = added.at(-1)!;
     expect([live.cells[a!]!.status, live.cells[b!]!.status]).toEqual(['queued', 'waiting']);
 
@@ -69,9 +70,9 @@ describe('run-status filters answer from the state at the moment of the request'
     await check(b!);
     expect((await queryRows(e, tableId, { rules: [{ fieldId: a!, operator: 'hasNotRun' }] })).map((row) => row.id)).toContain(live.id);
 
-    await admin(e, 'PATCH', `/tables/${tableId}/rows/${live.id}`, { cells: { A: { status: 'running' } } });
+    await adminRoute(e, 'PATCH', `/tables/${tableId}/rows/${live.id}`, { cells: { A: { status: 'running' } } });
     expect((await queryRows(e, tableId, { rules: [{ fieldId: a!, operator: 'hasNotRun' }] })).map((row) => row.id)).not.toContain(live.id);
-    await admin(e, 'PATCH', `/tables/${tableId}/rows/${live.id}`, { cells: { A: { status: 'success', value: 'LIVE' } } });
+    await adminRoute(e, 'PATCH', `/tables/${tableId}/rows/${live.id}`, { cells: { A: { status: 'success', value: 'LIVE' } } });
     expect((await queryRows(e, tableId, { rules: [{ fieldId: a!, operator: 'isFound' }] })).map((row) => row.id)).toContain(live.id);
     // A final A releases B, which waited for it: B is queued now.
     const after = (await allRows(e, tableId)).find((row) => row.id === live.id)!;
@@ -87,7 +88,7 @@ describe('run-status filters answer from the state at the moment of the request'
     const ids = async (operator: string) =>
       (await queryRows(e, inbox.table.id, { rules: [{ fieldId: domain, operator }] })).map((row) => row.id);
     const [row] = (
-      await admin<{ rows: Row[] }>(e, 'POST', `/tables/${inbox.table.id}/rows`, { rows: [{ cells: { Email: 'q@r.example' } }] })
+      await adminRoute<{ rows: Row[] }>(e, 'POST', `/tables/${inbox.table.id}/rows`, { rows: [{ cells: { Email: 'q@r.example' } }] })
     ).body.rows;
     expect(await ids('hasNotRun')).toEqual([row!.id]);
     await vi.waitFor(async () => expect((await allRows(e, inbox.table.id))[0]!.cells[domain]!.status).toBe('running'), {
@@ -151,7 +152,7 @@ describe('seeded action cells that are not final', () => {
       const { rows, cell } = await leadsEnrich(e);
       const inbox = await tableInfo(e, 'Inbox');
       const added = Array.from({ length: 40 }, (_, i) => ({ cells: { Email: `person${i}@company${i % 7}.example` } }));
-      const reply = await admin<{ rows: Row[] }>(e, 'POST', `/tables/${inbox.table.id}/rows`, { rows: added });
+      const reply = await adminRoute<{ rows: Row[] }>(e, 'POST', `/tables/${inbox.table.id}/rows`, { rows: added });
       await e.close();
       emu = undefined;
       return {
@@ -173,7 +174,7 @@ describe('seeded action cells that are not final', () => {
     const e = (emu = await startEmulator({ port: 0, rateLimits: false, actionDelayMs: 100, seededActions: 'pending' }));
     const before = await leadsEnrich(e);
     const inbox = await tableInfo(e, 'Inbox');
-    await admin(e, 'POST', `/tables/${inbox.table.id}/rows`, { rows: [{ cells: { Email: 'ann@initech.example' } }] });
+    await adminRoute(e, 'POST', `/tables/${inbox.table.id}/rows`, { rows: [{ cells: { Email: 'ann@initech.example' } }] });
     await vi.waitFor(async () => expect(FINAL).toContain((await allRows(e, inbox.table.id))[0]!.cells[inbox.id.company!]!.status), {
       timeout: 10_000,
       interval: 20,

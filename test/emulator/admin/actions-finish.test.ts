@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import type { Row, Table } from '../../../src/service/index.js';
-import { admin, allRows, start } from '../helpers.js';
+import { allRows, emulatorOptions } from '../helpers.js';
+import { test as it, adminRoute } from '../../helpers/emulator-fixture.js';
 
 // POST /_emulator/actions/finish: the action cells that are still on their way settle now, and those that
 // start later settle at once (a test that needs cells to have run asks for it instead of waiting).
@@ -10,9 +11,9 @@ describe('admin route: actions/finish', () => {
   let emu: RunningEmulator;
   let table: Table;
   // a step an hour: nothing settles by itself while the test runs
-  beforeAll(async () => {
-    emu = await start({ actionDelayMs: 3_600_000 });
-    const created = await admin<{ table: Table }>(emu, 'POST', '/tables', {
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions({ actionDelayMs: 3_600_000 }))).emu;
+    const created = await adminRoute<{ table: Table }>(emu, 'POST', '/tables', {
       workspace: 'Sales',
       name: 'Sites',
       fields: [
@@ -22,19 +23,18 @@ describe('admin route: actions/finish', () => {
     });
     table = created.body.table;
   });
-  afterAll(() => emu.close());
 
   const statuses = async (): Promise<Array<string | null | undefined>> =>
     (await allRows(emu, table.id)).map((row: Row) => Object.values(row.cells).find((cell) => cell.status !== undefined)?.status);
   const addSites = (count: number) =>
-    admin(emu, 'POST', `/tables/${table.id}/rows`, {
+    adminRoute(emu, 'POST', `/tables/${table.id}/rows`, {
       rows: Array.from({ length: count }, (_, i) => ({ cells: { Site: `https://www.site${i}.example` } })),
     });
 
   it('settles every cell that is queued or running, then settles new ones as they arrive', async () => {
     await addSites(3);
     expect(await statuses()).toEqual(['queued', 'queued', 'queued']);
-    const finished = await admin(emu, 'POST', '/actions/finish');
+    const finished = await adminRoute(emu, 'POST', '/actions/finish');
     expect(finished).toMatchObject({ status: 200, body: { finished: true } });
     const settled = await statuses();
     expect(settled).toHaveLength(3);

@@ -1,10 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { adminAllowed, startEmulator } from '../../../src/emulator/index.js';
 import type { Field, RowsPage } from '../../../src/service/index.js';
-import { admin, allRows, get, start, tableInfo } from '../helpers.js';
+import { allRows, get, tableInfo, starter, type Start } from '../helpers.js';
+import { test as it, adminRoute } from '../../helpers/emulator-fixture.js';
 
 // Where the admin routes answer, and what --data keeps of their changes.
 
@@ -29,10 +29,10 @@ describe('admin access', () => {
       const emu = await startEmulator({ host: '0.0.0.0', port: 0, rateLimits: false, admin: flag });
       const local = { ...emu, baseUrl: emu.baseUrl.replace('0.0.0.0', '127.0.0.1') };
       try {
-        const reply = await admin(local, 'POST', '/clock', { advanceMs: 1 });
+        const reply = await adminRoute(local, 'POST', '/clock', { advanceMs: 1 });
         if (flag) expect(reply.status).toBe(200);
         else expect(reply.body).toEqual(apiError(404, /No route POST \/_emulator\/clock/));
-        expect((await admin(local, 'GET', '/requests')).status).toBe(200);
+        expect((await adminRoute(local, 'GET', '/requests')).status).toBe(200);
       } finally {
         await emu.close();
       }
@@ -42,15 +42,16 @@ describe('admin access', () => {
 
 describe('admin changes and --data', () => {
   let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'tds-emulator-admin-'));
+  let start: Start;
+  it.beforeEach(({ open, tmp }) => {
+    dir = tmp;
+    start = starter(open);
   });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('saves tables, rows, fields, the clock and changes of the generated table, and loads them', async () => {
     const file = join(dir, 'state.json');
     const first = await start({ dataFile: file, actionDelayMs: 60_000, rows: 2_000 });
-    const created = await admin(first, 'POST', '/tables', {
+    const created = await adminRoute(first, 'POST', '/tables', {
       workspace: 'Marketing',
       name: 'Saved',
       webhook: true,
@@ -60,20 +61,20 @@ describe('admin changes and --data', () => {
       ],
     });
     const tableId: string = created.body.table.id;
-    await admin(first, 'POST', `/tables/${tableId}/rows`, {
+    await adminRoute(first, 'POST', `/tables/${tableId}/rows`, {
       rows: [{ cells: { Email: 'a@b.example' }, createdAt: '2025-01-01T00:00:00Z' }],
     });
-    await admin(first, 'POST', `/tables/${tableId}/fields`, { label: 'Score', type: 'number' });
-    const note = (await admin(first, 'POST', `/tables/${tableId}/fields`, { label: 'Note', type: 'text' })).body.field.id as string;
-    await admin(first, 'POST', `/tables/${tableId}/rows`, { rows: [{ cells: { Note: 'gone with its column' } }] });
-    await admin(first, 'DELETE', `/tables/${tableId}/fields/${note}`);
-    await admin(first, 'POST', '/clock', { offsetMs: 3_600_000 });
+    await adminRoute(first, 'POST', `/tables/${tableId}/fields`, { label: 'Score', type: 'number' });
+    const note = (await adminRoute(first, 'POST', `/tables/${tableId}/fields`, { label: 'Note', type: 'text' })).body.field.id as string;
+    await adminRoute(first, 'POST', `/tables/${tableId}/rows`, { rows: [{ cells: { Note: 'gone with its column' } }] });
+    await adminRoute(first, 'DELETE', `/tables/${tableId}/fields/${note}`);
+    await adminRoute(first, 'POST', '/clock', { offsetMs: 3_600_000 });
     const bench = await tableInfo(first, 'Generated', 'Bench');
     const [newest, second] = (await get<RowsPage>(first, `/tables/${bench.table.id}/rows?limit=2`)).body.rows;
-    await admin(first, 'DELETE', `/tables/${bench.table.id}/rows/${newest!.id}`);
-    await admin(first, 'PATCH', `/tables/${bench.table.id}/rows/${second!.id}`, { cells: { Amount: -1 } });
-    await admin(first, 'POST', `/tables/${bench.table.id}/rows`, { rows: [{ cells: { Name: 'Added' } }] });
-    await admin(first, 'PATCH', `/tables/${bench.table.id}/fields/${bench.id.notes}`, { label: 'Remarks' });
+    await adminRoute(first, 'DELETE', `/tables/${bench.table.id}/rows/${newest!.id}`);
+    await adminRoute(first, 'PATCH', `/tables/${bench.table.id}/rows/${second!.id}`, { cells: { Amount: -1 } });
+    await adminRoute(first, 'POST', `/tables/${bench.table.id}/rows`, { rows: [{ cells: { Name: 'Added' } }] });
+    await adminRoute(first, 'PATCH', `/tables/${bench.table.id}/fields/${bench.id.notes}`, { label: 'Remarks' });
     const tables = (await get(first, '/tables')).body.tables;
     const savedRows = await allRows(first, tableId);
     const benchPage = (await get<RowsPage>(first, `/tables/${bench.table.id}/rows?limit=5`)).body.rows;
@@ -97,7 +98,7 @@ describe('admin changes and --data', () => {
         'Score',
       ]);
       expect(second2.webhooks[tableId]).toMatch(/\/v1\/webhook\//);
-      expect((await admin(second2, 'GET', '/clock')).body.offsetMs).toBe(3_600_000);
+      expect((await adminRoute(second2, 'GET', '/clock')).body.offsetMs).toBe(3_600_000);
       expect((await get<RowsPage>(second2, `/tables/${bench.table.id}/rows?limit=5`)).body.rows).toEqual(benchPage);
       const benchSchema = (await get(second2, `/tables/${bench.table.id}/schema`)).body.fields as Field[];
       expect(benchSchema.find((field) => field.id === bench.id.notes)!.label).toBe('Remarks');

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { type RunningEmulator } from '../../../src/emulator/index.js';
 
-import { admin, start, tableInfo } from '../helpers.js';
+import { tableInfo, emulatorOptions } from '../helpers.js';
+import { test as it, adminRoute } from '../../helpers/emulator-fixture.js';
 
 // The admin routes refuse what they cannot do in the service's error shape: 400 for bad input, 404 for
 // what is not there, 405 for a wrong method.
@@ -10,10 +11,9 @@ const apiError = (statusCode: number, message: RegExp) => ({ statusCode, error: 
 
 describe('admin routes: errors', () => {
   let emu: RunningEmulator;
-  beforeAll(async () => {
-    emu = await start({ actionDelayMs: 0 });
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions({ actionDelayMs: 0 }))).emu;
   });
-  afterAll(() => emu.close());
 
   it.each(
     (
@@ -57,7 +57,7 @@ describe('admin routes: errors', () => {
       ] as Array<[string, string, unknown, number, RegExp]>
     ).map(([method, path, body, status, message]) => ({ method, path, body, status, message })),
   )('$method $path: $status $message, in the service error shape', async ({ method, path, body, status, message }) => {
-    const reply = await admin(emu, method, path, body);
+    const reply = await adminRoute(emu, method, path, body);
     expect(reply.status).toBe(status);
     expect(reply.body).toEqual(apiError(status, message));
   });
@@ -89,7 +89,7 @@ describe('admin routes: errors', () => {
       ['DELETE', `${path}/fields/fld_nope`, undefined, 404, /Field fld_nope not found/],
     ];
     for (const [method, route, body, status, message] of cases) {
-      const reply = await admin(emu, method, route, body);
+      const reply = await adminRoute(emu, method, route, body);
       expect([method, route, reply.status, reply.body]).toEqual([method, route, status, apiError(status, message)]);
     }
     expect((await tableInfo(emu, 'Leads')).table.rowCount).toBe(250);

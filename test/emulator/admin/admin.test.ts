@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { type RunningEmulator } from '../../../src/emulator/index.js';
 import type { Field, Row, Table } from '../../../src/service/index.js';
-import { admin, allRows, call, get, NOW, post, queryRows, start, tableInfo } from '../helpers.js';
+import { allRows, call, get, NOW, post, queryRows, tableInfo, emulatorOptions } from '../helpers.js';
+import { test as it, adminRoute } from '../../helpers/emulator-fixture.js';
 
 // The emulator-only admin routes under /_emulator: change the data directly (not part of the service).
 
@@ -10,14 +11,13 @@ const apiError = (statusCode: number, message: RegExp) => ({ statusCode, error: 
 describe('admin routes', () => {
   let emu: RunningEmulator;
   let salesId: string;
-  beforeAll(async () => {
-    emu = await start({ actionDelayMs: 0 });
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions({ actionDelayMs: 0 }))).emu;
     salesId = (await get(emu, '/workspaces')).body.workspaces[0].id;
   });
-  afterAll(() => emu.close());
 
   const createDeals = () =>
-    admin<{ table: Table; fields: Field[]; webhookUrl?: string }>(emu, 'POST', '/tables', {
+    adminRoute<{ table: Table; fields: Field[]; webhookUrl?: string }>(emu, 'POST', '/tables', {
       workspace: 'Sales',
       name: 'Deals',
       emoji: ':moneybag:',
@@ -56,7 +56,7 @@ describe('admin routes', () => {
   });
 
   it('creates a webhook-fed table: Payload first, a webhook URL, mapped columns that fill in', async () => {
-    const created = await admin(emu, 'POST', '/tables', {
+    const created = await adminRoute(emu, 'POST', '/tables', {
       workspace: salesId,
       name: 'Hooks',
       webhook: true,
@@ -82,7 +82,7 @@ describe('admin routes', () => {
 
   it('adds rows by field id, label or name, with a creation time in the past; actions not given run', async () => {
     const deals = await tableInfo(emu, 'Deals');
-    const reply = await admin<{ rows: Row[] }>(emu, 'POST', `/tables/${deals.table.id}/rows`, {
+    const reply = await adminRoute<{ rows: Row[] }>(emu, 'POST', `/tables/${deals.table.id}/rows`, {
       rows: [
         {
           cells: { Title: 'Old deal', amount: 5, [deals.id.stage!]: 'open', Site: 'https://www.acme.example' },
@@ -108,9 +108,11 @@ describe('admin routes', () => {
   it('updates cells (null clears one), moving updatedAt; deletes rows one by one or by ids', async () => {
     const deals = await tableInfo(emu, 'Deals');
     const [row] = (
-      await admin<{ rows: Row[] }>(emu, 'POST', `/tables/${deals.table.id}/rows`, { rows: [{ cells: { Title: 'Edit me', Amount: 1 } }] })
+      await adminRoute<{ rows: Row[] }>(emu, 'POST', `/tables/${deals.table.id}/rows`, {
+        rows: [{ cells: { Title: 'Edit me', Amount: 1 } }],
+      })
     ).body.rows;
-    const patched = await admin<{ row: Row }>(emu, 'PATCH', `/tables/${deals.table.id}/rows/${row!.id}`, {
+    const patched = await adminRoute<{ row: Row }>(emu, 'PATCH', `/tables/${deals.table.id}/rows/${row!.id}`, {
       cells: { Amount: 2, Title: null, Host: { status: 'success', value: 'x.example' } },
     });
     expect(patched.status).toBe(200);
@@ -121,10 +123,10 @@ describe('admin routes', () => {
     expect(patched.body.row.updatedAt > row!.updatedAt).toBe(true);
     expect((await allRows(emu, deals.table.id)).find((r) => r.id === row!.id)).toEqual(patched.body.row);
 
-    expect((await admin(emu, 'DELETE', `/tables/${deals.table.id}/rows/${row!.id}`)).body).toEqual({ deleted: 1 });
+    expect((await adminRoute(emu, 'DELETE', `/tables/${deals.table.id}/rows/${row!.id}`)).body).toEqual({ deleted: 1 });
     expect((await allRows(emu, deals.table.id)).map((r) => r.id)).not.toContain(row!.id);
     const ids = (await allRows(emu, deals.table.id)).map((r) => r.id);
-    expect((await admin(emu, 'POST', `/tables/${deals.table.id}/rows/delete`, { ids: [...ids, 'row_nope'] })).body).toEqual({
+    expect((await adminRoute(emu, 'POST', `/tables/${deals.table.id}/rows/delete`, { ids: [...ids, 'row_nope'] })).body).toEqual({
       deleted: ids.length,
     });
     expect(await allRows(emu, deals.table.id)).toEqual([]);
@@ -133,8 +135,8 @@ describe('admin routes', () => {
   it('adds, relabels, renames, retypes and removes fields; the schema and the rows follow', async () => {
     const deals = await tableInfo(emu, 'Deals');
     const path = `/tables/${deals.table.id}`;
-    await admin(emu, 'POST', `${path}/rows`, { rows: [{ cells: { Title: 'T', Amount: 7, Site: 'https://a.example' } }] });
-    const added = await admin<{ field: Field }>(emu, 'POST', `${path}/fields`, {
+    await adminRoute(emu, 'POST', `${path}/rows`, { rows: [{ cells: { Title: 'T', Amount: 7, Site: 'https://a.example' } }] });
+    const added = await adminRoute<{ field: Field }>(emu, 'POST', `${path}/fields`, {
       label: 'Tags',
       type: 'multi_select',
       options: [{ label: 'Hot', value: 'hot' }],
@@ -149,13 +151,13 @@ describe('admin routes', () => {
       isSystem: false,
     });
     const amount = deals.id.amount!;
-    const retyped = await admin<{ field: Field }>(emu, 'PATCH', `${path}/fields/${amount}`, {
+    const retyped = await adminRoute<{ field: Field }>(emu, 'PATCH', `${path}/fields/${amount}`, {
       label: 'Value',
       name: 'value',
       type: 'text',
     });
     expect(retyped.body.field).toEqual({ id: amount, name: 'value', label: 'Value', type: 'text', options: null, isSystem: false });
-    expect((await admin(emu, 'DELETE', `${path}/fields/${deals.id.site}`)).body).toEqual({ deleted: 1 });
+    expect((await adminRoute(emu, 'DELETE', `${path}/fields/${deals.id.site}`)).body).toEqual({ deleted: 1 });
 
     const schema = (await get(emu, `${path}/schema`)).body.fields as Field[];
     expect(schema.map((field) => [field.label, field.type])).toEqual([
@@ -176,33 +178,34 @@ describe('admin routes', () => {
   });
 
   it('moves the clock: creation times, updatedAt and date presets follow the offset', async () => {
-    expect((await admin(emu, 'GET', '/clock')).body).toEqual({ now: new Date(NOW).toISOString(), offsetMs: 0 });
+    expect((await adminRoute(emu, 'GET', '/clock')).body).toEqual({ now: new Date(NOW).toISOString(), offsetMs: 0 });
     const day = 86_400_000;
-    expect((await admin(emu, 'POST', '/clock', { advanceMs: 10 * day })).body).toEqual({
+    expect((await adminRoute(emu, 'POST', '/clock', { advanceMs: 10 * day })).body).toEqual({
       now: new Date(NOW + 10 * day).toISOString(),
       offsetMs: 10 * day,
     });
-    expect((await admin(emu, 'POST', '/clock', { advanceMs: day })).body.offsetMs).toBe(11 * day);
+    expect((await adminRoute(emu, 'POST', '/clock', { advanceMs: day })).body.offsetMs).toBe(11 * day);
     const leads = await tableInfo(emu, 'Leads');
-    const [row] = (await admin<{ rows: Row[] }>(emu, 'POST', `/tables/${leads.table.id}/rows`, { rows: [{ cells: { Name: 'Future' } }] }))
-      .body.rows;
+    const [row] = (
+      await adminRoute<{ rows: Row[] }>(emu, 'POST', `/tables/${leads.table.id}/rows`, { rows: [{ cells: { Name: 'Future' } }] })
+    ).body.rows;
     expect(row!.createdAt).toBe(new Date(NOW + 11 * day).toISOString());
     const today = await queryRows(emu, leads.table.id, {
       rules: [{ fieldId: leads.id.created_at, operator: 'isDatePreset', value: 'today' }],
     });
     expect(today.map((r) => r.id)).toEqual([row!.id]);
-    expect((await admin(emu, 'POST', '/clock', { offsetMs: 0 })).body).toEqual({ now: new Date(NOW).toISOString(), offsetMs: 0 });
+    expect((await adminRoute(emu, 'POST', '/clock', { offsetMs: 0 })).body).toEqual({ now: new Date(NOW).toISOString(), offsetMs: 0 });
     expect(
       await queryRows(emu, leads.table.id, { rules: [{ fieldId: leads.id.created_at, operator: 'isDatePreset', value: 'today' }] }),
     ).toEqual([]);
-    await admin(emu, 'DELETE', `/tables/${leads.table.id}/rows/${row!.id}`);
+    await adminRoute(emu, 'DELETE', `/tables/${leads.table.id}/rows/${row!.id}`);
   });
 
   it('is not part of the service: no key needed, nothing in the request log', async () => {
     const before = emu.requestLog.length;
-    expect((await admin(emu, 'GET', '/clock')).status).toBe(200);
+    expect((await adminRoute(emu, 'GET', '/clock')).status).toBe(200);
     expect((await call(emu, 'GET', `${emu.baseUrl.replace('/v1', '')}/_emulator/clock`, { key: 'wrong' })).status).toBe(200);
     expect(emu.requestLog.length).toBe(before);
-    expect((await admin(emu, 'GET', '/nope')).body).toEqual(apiError(404, /No route GET \/_emulator\/nope/));
+    expect((await adminRoute(emu, 'GET', '/nope')).body).toEqual(apiError(404, /No route GET \/_emulator\/nope/));
   });
 });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, vi } from 'vitest';
 import { ActionRunner } from '../../../src/emulator/actions/action-runner.js';
 import { addBenchTable, GeneratedOverlay } from '../../../src/emulator/store/generated-overlay.js';
 import { Churn } from '../../../src/emulator/churn/churn.js';
@@ -7,7 +7,8 @@ import { LiveRows } from '../../../src/emulator/store/live-rows.js';
 import { hasPlainCells } from '../../../src/emulator/store/cells.js';
 import { buildSeed } from '../../../src/emulator/seed/index.js';
 import type { Row, RowsPage } from '../../../src/service/index.js';
-import { admin, allRows, get, NOW, post, sleep, tableInfo } from '../helpers.js';
+import { allRows, get, NOW, post, sleep, tableInfo } from '../helpers.js';
+import { test as it, adminRoute } from '../../helpers/emulator-fixture.js';
 
 // --churn: rows are added, updated and deleted over time; pages stay consistent while they change.
 
@@ -128,7 +129,7 @@ describe('pages while rows change', () => {
       const scan = walk(e, { tableId: table.id, limit, pauseMs: 8, query, onPage: (pages) => (pagesRead = pages) });
       // the walk is under way, near its start
       await vi.waitFor(() => expect(pagesRead).toBeGreaterThanOrEqual(3), { timeout: 10_000, interval: 5 });
-      expect((await admin(e, 'POST', `/tables/${table.id}/rows/delete`, { ids: doomed })).status).toBe(200);
+      expect((await adminRoute(e, 'POST', `/tables/${table.id}/rows/delete`, { ids: doomed })).status).toBe(200);
       const deletedAt = Date.now();
       const seen = await scan;
       const after = new Set((await allRows(e, table.id)).map((row) => row.id));

@@ -1,7 +1,8 @@
 import { Agent, request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { FaultSpecError, parseFaultSpec, startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { allRows, call, get, post, start, tableByName, type CallOptions } from '../helpers.js';
+import { allRows, call, get, post, tableByName, type CallOptions, emulatorOptions } from '../helpers.js';
+import { test as it, type HarnessOptions } from '../../helpers/emulator-fixture.js';
 
 // Fault injection (emulator only): by position and by seeded probability, on reads and on the webhook.
 
@@ -49,8 +50,9 @@ describe('fault specs', () => {
 
 describe('injected faults', () => {
   let emu: RunningEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
+  let start: (options: HarnessOptions) => Promise<RunningEmulator>;
+  it.beforeEach(({ open }) => {
+    start = async (options) => (await open(emulatorOptions(options))).emu;
     emu = undefined;
   });
 

@@ -1,8 +1,9 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { RATE_LIMITS } from '../../../src/service/index.js';
 import { RATE_SCALE } from '../../helpers/rate-scale.js';
-import { call, get, sleep, start, tableByName } from '../helpers.js';
+import { call, get, sleep, tableByName, emulatorOptions } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
 
 // service-api.md section 8: sliding windows per organization / IP+key / IP, retry-after in service seconds.
 // A fifth of the suite's rate scale (20): a one-minute window lasts 3 s, long enough for a burst of requests
@@ -13,10 +14,9 @@ const SCALE = RATE_SCALE / 5;
 describe('rate limits (scaled)', () => {
   let emu: RunningEmulator;
   // an emulator per test: each starts with empty windows
-  beforeEach(async () => {
-    emu = await start({ rateLimits: true, rateScale: SCALE });
+  it.beforeEach(async ({ open }) => {
+    emu = (await open(emulatorOptions({ rateLimits: true, rateScale: SCALE }))).emu;
   });
-  afterEach(() => emu.close());
 
   const burst = async (n: number, send: () => Promise<{ status: number }>) =>
     (await Promise.all(Array.from({ length: n }, send))).map((r) => r.status);
@@ -61,10 +61,9 @@ describe('rate limits (scaled)', () => {
 
 describe('webhook rate limit', () => {
   let emu: RunningEmulator;
-  beforeAll(async () => {
-    emu = await start({ rateLimits: true });
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions({ rateLimits: true }))).emu;
   });
-  afterAll(() => emu.close());
 
   it('allows 100 webhook requests a second per IP, then 429 with retry-after 1', async () => {
     const url = Object.values(emu.webhooks)[0]!;
@@ -78,10 +77,9 @@ describe('webhook rate limit', () => {
 
 describe('rate limits off', () => {
   let emu: RunningEmulator;
-  beforeAll(async () => {
-    emu = await start({ rateLimits: false });
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions({ rateLimits: false }))).emu;
   });
-  afterAll(() => emu.close());
 
   it('never gives 429', async () => {
     const path = `/tables/${(await tableByName(emu, 'Contacts', 'Sales')).id}/rows?limit=1`;

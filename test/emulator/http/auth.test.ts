@@ -1,15 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
-import { get, start, tableByName } from '../helpers.js';
+import { get, tableByName, emulatorOptions } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
 
 // service-api.md section 5 (authentication) and the 401/402/404 rows of section 7.
 
 describe('authentication', () => {
   let emu: RunningEmulator;
-  beforeAll(async () => {
-    emu = await start();
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions())).emu;
   });
-  afterAll(() => emu.close());
 
   it('reads with the bearer header', async () => {
     const reply = await get(emu, '/workspaces');
@@ -79,10 +79,9 @@ describe('authentication', () => {
 
 describe('a paused subscription', () => {
   let emu: RunningEmulator;
-  beforeAll(async () => {
-    emu = await start({ paused: true });
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions({ paused: true }))).emu;
   });
-  afterAll(() => emu.close());
 
   it('gives 402 on every key endpoint of the first organization only', async () => {
     const globexKey = emu.apiKeys.Globex!;

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { parseLatency, type RunningEmulator } from '../../../src/emulator/index.js';
-import { call, get, start } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
+import { call, emulatorOptions, get } from '../helpers.js';
 
 // `tds emulator --latency MS[,JITTER]`: every request of the service takes the round trip (times are
 // asserted from below only: a busy machine makes them longer, never shorter).
@@ -26,10 +27,9 @@ describe('parseLatency', () => {
 describe('an emulator 80 ms away', () => {
   const ROUND_TRIP_MS = 80;
   let emu: RunningEmulator;
-  beforeAll(async () => {
-    emu = await start({ latency: { ms: ROUND_TRIP_MS, jitterMs: 0 } });
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions({ latency: { ms: ROUND_TRIP_MS, jitterMs: 0 } }))).emu;
   });
-  afterAll(() => emu.close());
 
   it('answers each request of the service a round trip later, key endpoints and webhook alike', async () => {
     const started = performance.now();

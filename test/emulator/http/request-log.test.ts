@@ -1,16 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RequestLogEntry, RunningEmulator } from '../../../src/emulator/index.js';
-import { call, get, post, start, tableByName } from '../helpers.js';
+import { call, get, post, tableByName, emulatorOptions } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
 
 // The emulator's request log (RunningEmulator.requestLog, GET /_emulator/requests, the `log` option).
 
 describe('request log', () => {
   let emu: RunningEmulator;
   const lines: string[] = [];
-  beforeAll(async () => {
-    emu = await start({ log: (line) => lines.push(line), rateLimits: true });
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions({ log: (line) => lines.push(line), rateLimits: true }))).emu;
   });
-  afterAll(() => emu.close());
 
   it('records every request in arrival order, with bucket, status and redacted path', async () => {
     const leads = await tableByName(emu, 'Leads');

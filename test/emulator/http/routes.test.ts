@@ -1,16 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { COLUMN_TYPES } from '../../../src/service/index.js';
-import { call, get, post, start, tableInfo } from '../helpers.js';
+import { call, get, post, tableInfo, emulatorOptions } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
 
 // service-api.md sections 4.1-4.3 (metadata routes) and 7 (error shape on unknown routes and methods).
 
 describe('routes', () => {
   let emu: RunningEmulator;
-  beforeAll(async () => {
-    emu = await start();
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions())).emu;
   });
-  afterAll(() => emu.close());
 
   it.each(['/nope', '/workspaces/', '/tables/x/rows/other', '/tables/x', '/webhooks/x'])(
     'gives 404 in the error shape on %s',

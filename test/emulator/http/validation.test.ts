@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { acceptedOperators } from '../../../src/service/index.js';
-import { call, get, post, start, tableInfo, type TableInfo } from '../helpers.js';
+import { call, get, post, tableInfo, type TableInfo, emulatorOptions } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
 
 // service-api.md 4.4 and 4.5 (parameters, body, filter size rules) and section 8 (size limits): 400s naming the limit.
 
@@ -10,13 +11,12 @@ describe('validation', () => {
   let leads: TableInfo;
   let rowsPath: string;
   let queryPath: string;
-  beforeAll(async () => {
-    emu = await start();
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions())).emu;
     leads = await tableInfo(emu, 'Leads');
     rowsPath = `/tables/${leads.table.id}/rows`;
     queryPath = `${rowsPath}/query`;
   });
-  afterAll(() => emu.close());
 
   const expect400 = (reply: { status: number; body: unknown }, message: RegExp) => {
     expect(reply.status).toBe(400);

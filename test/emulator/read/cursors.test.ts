@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import type { Row, RowsPage } from '../../../src/service/index.js';
-import { allRows, get, post, start, tableInfo, type TableInfo } from '../helpers.js';
+import { allRows, get, post, tableInfo, type TableInfo, emulatorOptions } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
 
 // service-api.md 4.6: pagination, cursor binding, order, and rows arriving between pages.
 
@@ -10,13 +11,12 @@ describe('cursors and order', () => {
   let leads: TableInfo;
   let rowsPath: string;
   let queryPath: string;
-  beforeAll(async () => {
-    emu = await start({ ingestDelayMs: 60_000 });
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions({ ingestDelayMs: 60_000 }))).emu;
     leads = await tableInfo(emu, 'Leads');
     rowsPath = `/tables/${leads.table.id}/rows`;
     queryPath = `${rowsPath}/query`;
   });
-  afterAll(() => emu.close());
 
   const ids = (rows: Row[]) => rows.map((row) => row.id);
   const byNewest = (a: Row, b: Row) => b.createdAt.localeCompare(a.createdAt) || (a.id < b.id ? 1 : -1);

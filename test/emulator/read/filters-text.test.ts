@@ -1,18 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { FilterOracle, lower } from './filter-oracle.js';
-import { allRows, post, start } from '../helpers.js';
+import { allRows, post, emulatorOptions } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
 
 // service-api.md 4.5: text-like operators (case-insensitive), null/notNull, groups, and search text.
 
 describe('text filters and search', () => {
   let emu: RunningEmulator;
   let leads: FilterOracle;
-  beforeAll(async () => {
-    emu = await start();
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions())).emu;
     leads = await FilterOracle.of(emu, 'Leads');
   });
-  afterAll(() => emu.close());
 
   const name = (row: Parameters<FilterOracle['value']>[0]) => lower(leads.value(row, 'name') ?? '');
 

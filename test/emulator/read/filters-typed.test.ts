@@ -1,11 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { acceptedOperators, type Row } from '../../../src/service/index.js';
 import { FilterOracle, lower } from './filter-oracle.js';
-import { post, queryRows, start } from '../helpers.js';
+import { post, queryRows, emulatorOptions } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
 
 // service-api.md 4.5: number, boolean, date (presets relative to the emulator clock), select, multi_select and
 // member semantics. The clock is fixed at Wednesday 2025-05-14 12:00 UTC.
@@ -16,12 +16,11 @@ describe('typed filters', () => {
   let emu: RunningEmulator;
   let leads: FilterOracle;
   let edge: FilterOracle;
-  beforeAll(async () => {
-    emu = await start();
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions())).emu;
     leads = await FilterOracle.of(emu, 'Leads');
     edge = await FilterOracle.of(emu, 'Edge Cases');
   });
-  afterAll(() => emu.close());
 
   const num = (oracle: FilterOracle, row: Row, name: string) => oracle.value(row, name) as number | undefined;
 
@@ -168,9 +167,10 @@ describe('typed filters', () => {
 describe('run-status operators on a column that runs an AI, whatever its type', () => {
   let dir: string;
   let emu: RunningEmulator;
-  beforeAll(async () => {
+  it.beforeAll(async ({ openForFile }) => {
     // The demo seed has no such column; a state file can describe one (a text column filled by an AI prompt).
-    dir = await mkdtemp(join(tmpdir(), 'tds-emulator-ai-'));
+    const harness = await openForFile(emulatorOptions({ seed: 'empty' }));
+    dir = harness.dir;
     const file = join(dir, 'state.json');
     const field = (id: string, label: string, runsAction?: boolean) => ({
       id,
@@ -210,11 +210,7 @@ describe('run-status operators on a column that runs an AI, whatever its type', 
       ],
     };
     await writeFile(file, JSON.stringify(state));
-    emu = await start({ dataFile: file });
-  });
-  afterAll(async () => {
-    await emu.close();
-    await rm(dir, { recursive: true, force: true });
+    emu = (await openForFile(emulatorOptions({ dataFile: file }))).emu;
   });
 
   const matching = async (fieldId: string, operator: string) => {

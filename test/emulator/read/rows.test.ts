@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { CELL_MAX_CHARS, type Row } from '../../../src/service/index.js';
-import { allRows, start, tableInfo, type TableInfo } from '../helpers.js';
+import { allRows, tableInfo, type TableInfo, emulatorOptions } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
 
 // service-api.md section 2 (Row, Cell): shape, empty cells left out, cells over 200 characters cut.
 
@@ -9,12 +10,11 @@ describe('rows and cells', () => {
   let emu: RunningEmulator;
   let leads: TableInfo;
   let rows: Row[];
-  beforeAll(async () => {
-    emu = await start();
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions())).emu;
     leads = await tableInfo(emu, 'Leads');
     rows = await allRows(emu, leads.table.id);
   });
-  afterAll(() => emu.close());
 
   const byName = (name: string) => rows.find((row) => row.cells[leads.id.name!]?.value === name)!;
 

@@ -1,19 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import type { Table } from '../../../src/service/index.js';
-import { allRows, get, NOW, post, start, tableInfo } from '../helpers.js';
+import { allRows, get, NOW, post, tableInfo, emulatorOptions } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
 
 // The demo seed other tests depend on: names, sizes, emoji, keys; deterministic for a given clock.
 
 describe('demo seed', () => {
   let emu: RunningEmulator;
   let tables: Table[];
-  beforeAll(async () => {
+  it.beforeAll(async ({ openForFile }) => {
     // the seed as built: its action cells that are not final stay so (they would run on, live)
-    emu = await start({ seededActions: 'pending' });
+    emu = (await openForFile(emulatorOptions({ seededActions: 'pending' }))).emu;
     tables = (await get(emu, '/tables')).body.tables;
   });
-  afterAll(() => emu.close());
 
   it('has the tables, workspaces, emoji and row counts others rely on', () => {
     expect(tables.map((t) => [t.workspaceName, t.name, t.emoji, t.rowCount])).toEqual([
@@ -62,9 +62,9 @@ describe('demo seed', () => {
     expect((await get(emu, '/tables', { key })).body.tables.map((t: Table) => [t.name, t.rowCount])).toEqual([['Accounts', 5]]);
   });
 
-  it('is the same for the same clock, and its dates follow the clock', async () => {
-    const other = await start({ seededActions: 'pending' });
-    const later = await start({ now: () => NOW + 40 * 86_400_000 });
+  it('is the same for the same clock, and its dates follow the clock', async ({ open }) => {
+    const other = (await open(emulatorOptions({ seededActions: 'pending' }))).emu;
+    const later = (await open(emulatorOptions({ now: () => NOW + 40 * 86_400_000 }))).emu;
     try {
       expect((await get(other, '/tables')).body.tables).toEqual(tables);
       const leads = tables[0]!.id;
@@ -83,8 +83,8 @@ describe('demo seed', () => {
 });
 
 describe('empty seed', () => {
-  it('has Acme with its key and nothing else', async () => {
-    const emu = await start({ seed: 'empty' });
+  it('has Acme with its key and nothing else', async ({ open }) => {
+    const emu = (await open(emulatorOptions({ seed: 'empty' }))).emu;
     try {
       expect((await get(emu, '/workspaces')).body).toEqual({ workspaces: [], total: 0 });
       expect(emu.apiKeys).toEqual({ Acme: emu.apiKey });

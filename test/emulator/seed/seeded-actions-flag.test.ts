@@ -1,18 +1,18 @@
 import { describe, expect, it, vi } from 'vitest';
 import { runTds } from '../../helpers/cli.js';
-import { startEmulatorProcess, type RunningEmulator } from '../../helpers/emulator-process.js';
+import { startEmulatorProcess, type EmulatorProcess } from '../../helpers/emulator-process.js';
 
 // `tds emulator --seeded-actions live|pending`: what the seed's action cells that are not final do.
 
 type Cells = Record<string, { status?: string | null }>;
 
-async function api(emu: RunningEmulator, path: string, init: RequestInit = {}): Promise<Record<string, unknown>> {
+async function api(emu: EmulatorProcess, path: string, init: RequestInit = {}): Promise<Record<string, unknown>> {
   const url = path.startsWith('http') ? path : `${emu.baseUrl}${path}`;
   const response = await fetch(url, { ...init, headers: { authorization: `Bearer ${emu.apiKey}`, ...init.headers } });
   return (await response.json()) as Record<string, unknown>;
 }
 
-async function statuses(emu: RunningEmulator, tableId: string): Promise<string[]> {
+async function statuses(emu: EmulatorProcess, tableId: string): Promise<string[]> {
   const found: string[] = [];
   let cursor: string | null = null;
   do {

@@ -1,20 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import type { RowsPage } from '../../../src/service/index.js';
 import { GeneratedRows } from '../../../src/emulator/store/generated-rows.js';
 import { FilterOracle } from '../read/filter-oracle.js';
-import { allRows, get, post, start, tableInfo, type TableInfo } from '../helpers.js';
+import { allRows, get, post, tableInfo, type TableInfo, emulatorOptions, starter } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
 
 // `rows: N`: workspace "Bench", table "Generated", rows computed on demand.
 
 describe('generated table', () => {
   let emu: RunningEmulator;
   let bench: TableInfo;
-  beforeAll(async () => {
-    emu = await start({ rows: 2_500 });
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions({ rows: 2_500 }))).emu;
     bench = await tableInfo(emu, 'Generated', 'Bench');
   });
-  afterAll(() => emu.close());
 
   it('has the columns and size asked for', () => {
     expect(bench.table.rowCount).toBe(2_500);
@@ -67,8 +67,9 @@ async function cellsComputedBy(work: () => Promise<void>): Promise<Record<string
 }
 
 describe('a table of 1,000,000 rows (the size is the point: rows and cells computed only when read)', () => {
-  it('starts without computing a cell, and serves plain and filtered pages', async () => {
+  it('starts without computing a cell, and serves plain and filtered pages', async ({ open }) => {
     let emu: RunningEmulator | undefined;
+    const start = starter(open);
     expect(await cellsComputedBy(async () => void (emu = await start({ rows: 1_000_000 })))).toEqual({});
     try {
       const bench = await tableInfo(emu!, 'Generated', 'Bench');

@@ -1,18 +1,19 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { StateFileError, startEmulator } from '../../../src/emulator/index.js';
-import { allRows, get, post, start, tableByName } from '../helpers.js';
+import { allRows, get, post, tableByName, starter, type Start } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
 
 // `dataFile`: state loaded at start when the file exists, saved on close (pending webhook rows included).
 
 describe('data file', () => {
   let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'tds-emulator-'));
+  let start: Start;
+  it.beforeEach(({ open, tmp }) => {
+    dir = tmp;
+    start = starter(open);
   });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('saves pushed rows on close and loads them on the next start', async () => {
     const file = join(dir, 'state.json');

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ActionRunner } from '../../../src/emulator/actions/action-runner.js';
 import { EmulatorClock } from '../../../src/emulator/store/clock.js';
 import { CursorCodec } from '../../../src/emulator/read/cursor.js';
@@ -14,7 +14,8 @@ import { WEBHOOK_PATH_PREFIX } from '../../../src/emulator/http/secrets.js';
 import { buildSeed } from '../../../src/emulator/seed/index.js';
 import { createEmulatorServer } from '../../../src/emulator/http/server.js';
 import { WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS } from '../../../src/service/index.js';
-import { allRows, call, post, start, tableInfo, type TableInfo } from '../helpers.js';
+import { allRows, call, post, tableInfo, type TableInfo, emulatorOptions } from '../helpers.js';
+import { test as it } from '../../helpers/emulator-fixture.js';
 
 // service-api.md 4.7 and 4.8: body forms, limits, error shape, HEAD.
 
@@ -22,12 +23,11 @@ describe('webhook', () => {
   let emu: RunningEmulator;
   let inbox: TableInfo;
   let url: string;
-  beforeAll(async () => {
-    emu = await start({ ingestDelayMs: 60_000 });
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions({ ingestDelayMs: 60_000 }))).emu;
     inbox = await tableInfo(emu, 'Inbox');
     url = emu.webhooks[inbox.table.id]!;
   });
-  afterAll(() => emu.close());
 
   const send = (body: unknown, headers: Record<string, string> = {}) => post(emu, url, body, { key: null, headers });
   const visible = async () => {

@@ -1,60 +1,28 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { request } from 'undici';
-import { expect, test } from 'vitest';
-import { startEmulator, type EmulatorOptions, type RequestLogEntry, type RunningEmulator } from '../../../src/emulator/index.js';
-import type { RunOptions, RunResult } from '../../helpers/cli.js';
-import { runInProcess } from '../../helpers/run-in-process.js';
+import { expect } from 'vitest';
+import { DEFAULT_INGEST_DELAY_MS, type RequestLogEntry, type RunningEmulator } from '../../../src/emulator/index.js';
+import type { Harness, HarnessOptions } from '../../helpers/emulator-fixture.js';
 
-export interface PushBench {
-  emu: RunningEmulator;
-  dir: string;
+/** A harness of the push tests: the seed's two webhook-fed tables at hand. */
+export type PushBench = Harness & {
   /** the Marketing / "Inbox" webhook (0 rows at start) */
   inbox: { id: string; url: string };
   signups: { id: string; url: string };
-  /** runs the CLI with the emulator's base URL and key, and checks no secret reached its output */
-  tds(args: string[], options?: RunOptions): Promise<RunResult>;
-  file(name: string, content: string | Buffer): Promise<string>;
-  close(): Promise<void>;
-}
+};
 
-export async function pushBench(options: EmulatorOptions = {}): Promise<PushBench> {
-  const emu = await startEmulator({ port: 0, ingestDelayMs: 50, rateLimits: false, ...options });
-  const dir = await mkdtemp(join(tmpdir(), 'tds-push-'));
-  const tables = (await api(emu, '/tables')) as { tables: { id: string; name: string }[] };
+/** The push tests' emulator: rate limits off, and the service's own intake (5 s quiet, at the suite's scale). */
+export const PUSH_EMULATOR: HarnessOptions = { ingestDelayMs: DEFAULT_INGEST_DELAY_MS, rateLimits: false };
+
+/** The harness with its Inbox and Signups webhooks. */
+export async function withWebhooks(harness: Harness): Promise<PushBench> {
+  const tables = (await api(harness.emu, '/tables')) as { tables: { id: string; name: string }[] };
   const webhookOf = (name: string): { id: string; url: string } => {
     const id = tables.tables.find((table) => table.name === name)!.id;
-    return { id, url: emu.webhooks[id]! };
+    return { id, url: harness.webhooks[id]! };
   };
-  const secrets = [emu.apiKey, ...Object.values(emu.webhooks).map((url) => url.split('/').pop()!)];
-  return {
-    emu,
-    dir,
-    inbox: webhookOf('Inbox'),
-    signups: webhookOf('Signups'),
-    async tds(args, runOptions = {}) {
-      const result = await runInProcess(args, {
-        ...runOptions,
-        cwd: runOptions.cwd ?? dir,
-        env: { TDS_BASE_URL: emu.baseUrl, TDS_API_KEY: emu.apiKey, TDS_CONFIG_DIR: join(dir, 'config'), ...runOptions.env },
-      });
-      for (const secret of secrets) {
-        expect(result.stdout).not.toContain(secret);
-        expect(result.stderr).not.toContain(secret);
-      }
-      return result;
-    },
-    async file(name, content) {
-      const path = join(dir, name);
-      await writeFile(path, content);
-      return path;
-    },
-    async close() {
-      await emu.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  return Object.assign(harness, { inbox: webhookOf('Inbox'), signups: webhookOf('Signups') });
 }
 
 /** GET on the emulator's API with its key, waiting out any 429. */
@@ -123,13 +91,3 @@ export function people(n: number, from = 1): Record<string, unknown>[] {
 export function ndjson(records: unknown[]): string {
   return records.map((record) => `${JSON.stringify(record)}\n`).join('');
 }
-
-/** A test with its own emulator and temp folder (`bench`), so tests can run concurrently. */
-export const pushTest = test.extend<{ bench: PushBench }>({
-  // eslint-disable-next-line no-empty-pattern
-  bench: async ({}, use) => {
-    const bench = await pushBench();
-    await use(bench);
-    await bench.close();
-  },
-});

@@ -150,7 +150,7 @@ describe('CSV', () => {
           const expected = fields.map((row) =>
             Object.fromEntries(header.map((name, i) => [name, row[i]]).filter(([, value]) => value !== '')),
           );
-          expect((await read(chunks, { format: 'csv' })).values).toEqual(expected);
+          expect((await read(chunks, { format: 'csv', delimiter: ',' })).values).toEqual(expected);
         },
       ),
       { numRuns: 150 },

@@ -127,7 +127,6 @@ describe('waitUntilSettled', () => {
     const ms = performance.now() - started;
     expect(done).toMatchObject({ expected: 3, visible: 2, settled: 1, running: { Enrich: 1 }, complete: false });
     expect(ms).toBeGreaterThanOrEqual(55);
-    expect(ms).toBeLessThan(1000);
     expect(done.seconds).toBeGreaterThanOrEqual(0.05);
     expect(states.length).toBeGreaterThanOrEqual(3);
     expect(done.requests).toBe(states.length * 2);

@@ -1,0 +1,147 @@
+import type { Context } from '../core/context.js';
+import { redactSecrets } from '../core/redact.js';
+import { errorCodeOf } from '../http/errors.js';
+import { RateLimiter } from '../http/rate-limiter.js';
+import { parseRetryAfter } from '../http/retry-policy.js';
+import { withRetries } from '../http/retry.js';
+import type { AttemptOutcome } from '../http/retry-policy.js';
+import { Transport, type RawResponse } from '../http/transport.js';
+import { observedText, tallyText, type CheckResult } from './check-result.js';
+import type { StatusChange } from './check-history.js';
+
+// `--notify URL|@NAME`: one JSON message per run in which some check changed status, posted through
+// the HTTP core (its transport, timeouts, retry policy and pacing). `text` makes it a Slack or Teams
+// incoming-webhook message; `changes` is for programs. The URL is a secret: it never appears in a
+// message, a log line or an error (only its host does).
+
+export interface Notification {
+  text: string;
+  changes: Array<StatusChange & { observedText: string }>;
+}
+
+export interface NotifyOptions {
+  /** The receiver's URL (a secret). */
+  url: string;
+  timeoutMs: number;
+  maxRetries: number;
+  /** Retry waits divided by it (TDS_RATE_SCALE). */
+  rateScale: number;
+  signal?: AbortSignal;
+  /** --verbose lines (the URL redacted). */
+  log?: (line: string) => void;
+}
+
+/** Delivered, or why not (with no secret in it). */
+export type NotifyOutcome = { delivered: true; attempts: number } | { delivered: false; attempts: number; why: string };
+
+export function notification(changes: readonly StatusChange[], results: readonly CheckResult[]): Notification {
+  const byKey = new Map(results.map((result) => [JSON.stringify([result.table, result.check]), result]));
+  const lines = changes.map((change) => {
+    const result = byKey.get(JSON.stringify([change.table, change.check]));
+    const figure = result ? `${observedText(result)}, threshold ${change.threshold}` : change.threshold;
+    const arrow = `${change.from ?? 'new'} → ${change.to.toUpperCase()}`;
+    return `• ${change.table} — ${change.check}: ${arrow} (${figure})`;
+  });
+  const worse = changes.some((change) => change.to === 'fail' || change.to === 'error');
+  const head = `${worse ? '🔴' : '🟢'} tds check: ${changes.length} ${changes.length === 1 ? 'check' : 'checks'} changed status (now ${tallyText(results)})`;
+  return {
+    text: [head, ...lines].join('\n'),
+    changes: changes.map((change) => {
+      const result = byKey.get(JSON.stringify([change.table, change.check]));
+      return { ...change, observedText: result ? observedText(result) : '' };
+    }),
+  };
+}
+
+interface Posted {
+  outcome: AttemptOutcome;
+  response?: RawResponse;
+  ms: number;
+}
+
+/** Posts the message; 429, 5xx and broken connections are retried by the policy of every read. Never throws but for an abort. */
+export async function postNotification(message: Notification, options: NotifyOptions): Promise<NotifyOutcome> {
+  let url: URL;
+  try {
+    url = new URL(options.url);
+  } catch {
+    return { delivered: false, attempts: 0, why: 'the notification URL is not a URL' };
+  }
+  const shown = `${url.protocol}//${url.host}/…`;
+  const secrets = [options.url, url.pathname + url.search];
+  const transport = new Transport({
+    origin: url.origin,
+    timeoutMs: options.timeoutMs,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const body = JSON.stringify(message);
+  try {
+    const { result, attempts } = await withRetries<Posted>({
+      limiter: new RateLimiter({ limit: 10, windowMs: 1000 }),
+      // a message sent twice after a 5xx is better than none: people read it, nothing adds it up
+      policy: { maxRetries: options.maxRetries, idempotent: true, rateScale: options.rateScale },
+      ...(options.signal ? { signal: options.signal } : {}),
+      attempt: async () => {
+        const started = performance.now();
+        try {
+          const response = await transport.send({
+            method: 'POST',
+            path: url.pathname + url.search,
+            headers: { 'content-type': 'application/json', 'user-agent': 'tds' },
+            body,
+          });
+          const retryAfterMs = response.status === 429 ? parseRetryAfter(response.headers['retry-after']) : undefined;
+          const outcome: AttemptOutcome = {
+            kind: 'status',
+            status: response.status,
+            ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+          };
+          return { outcome, response, ms: performance.now() - started };
+        } catch (error) {
+          if (options.signal?.aborted) throw options.signal.reason;
+          return { outcome: { kind: 'network', code: errorCodeOf(error) }, ms: performance.now() - started };
+        }
+      },
+      outcomeOf: (posted) => (isSuccess(posted) ? undefined : posted.outcome),
+      onAttempt: ({ result }) => {
+        const answer = result.outcome.kind === 'status' ? String(result.outcome.status) : (result.outcome.code ?? 'network error');
+        options.log?.(redactSecrets(`POST ${shown} ${answer} ${Math.round(result.ms)}ms`, secrets));
+      },
+    });
+    if (isSuccess(result)) return { delivered: true, attempts: attempts.length + 1 };
+    const answer =
+      result.outcome.kind === 'status' ? `HTTP ${result.outcome.status}` : `${result.outcome.code ?? 'network error'} (no answer)`;
+    return { delivered: false, attempts: attempts.length, why: `the receiver at ${url.host} answered ${answer}` };
+  } finally {
+    await transport.close().catch(() => undefined);
+  }
+}
+
+function isSuccess(posted: Posted): boolean {
+  return posted.response !== undefined && posted.response.status >= 200 && posted.response.status < 300;
+}
+
+/**
+ * The run's notification, when some status changed (nothing is posted otherwise); one line on stderr
+ * says it was sent or why it could not be. Never fails the run.
+ */
+export async function notifyChanges(
+  ctx: Context,
+  outcome: { changes: readonly StatusChange[]; results: readonly CheckResult[] },
+  options: Omit<NotifyOptions, 'log' | 'signal'>,
+): Promise<NotifyOutcome | undefined> {
+  if (outcome.changes.length === 0) {
+    ctx.verbose('notify: no status changed since the last run; nothing sent');
+    return undefined;
+  }
+  const sent = await postNotification(notification(outcome.changes, outcome.results), {
+    ...options,
+    signal: ctx.signal,
+    log: (line) => ctx.verbose(line),
+  });
+  const what = `${outcome.changes.length} ${outcome.changes.length === 1 ? 'change' : 'changes'}`;
+  if (sent.delivered) ctx.io.stderr.write(`tds: notified ${what}\n`);
+  else
+    ctx.io.stderr.write(`tds: warning: the notification of ${what} could not be delivered: ${sent.why} after ${sent.attempts} attempts\n`);
+  return sent;
+}

@@ -1,0 +1,103 @@
+import { extname } from 'node:path';
+import type { Command } from 'commander';
+import type { Context } from '../core/context.js';
+import { TdsError, UsageError } from '../core/errors.js';
+import { loadSettings, type Settings } from '../config/settings.js';
+import { loadNotifyUrl } from '../config/webhooks.js';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../http/client.js';
+import { pickTable } from '../http/resolve-table.js';
+import { serviceTimings } from '../http/service-timings.js';
+import { runSync } from '../mirror/sync-run.js';
+import { checkOutputTarget } from '../output/claim-output.js';
+import { writeWhole } from '../output/table.js';
+import { checksText, type CheckFormat } from '../check/check-output.js';
+import { tally, tallyText } from '../check/check-result.js';
+import { DEFAULT_CHECKS_FILE, readChecksFile, type TableChecks } from '../check/checks-file.js';
+import { notifyChanges, type NotifyOptions } from '../check/notify.js';
+import { runChecks } from '../check/run-checks.js';
+import { withClient } from './client.js';
+
+export interface CheckOptions {
+  db?: string;
+  /** false with --no-sync */
+  sync: boolean;
+  format?: CheckFormat;
+  output?: string;
+  notify?: string;
+}
+
+export async function checkAction(ctx: Context, file: string | undefined, options: CheckOptions, command: Command): Promise<void> {
+  const output = options.output === '-' ? undefined : options.output;
+  const format = options.format ?? (output ? formatOfFile(output) : ctx.io.stdoutIsTTY ? 'table' : 'json');
+  if (output) await checkOutputTarget(output);
+  const settings = await loadSettings(ctx, command);
+  const tables = await readChecksFile(file ?? settings.checks ?? DEFAULT_CHECKS_FILE);
+  const notify = options.notify === undefined ? undefined : await notifyTarget(ctx, options.notify, settings);
+  let now = Date.now();
+  if (options.sync) now = (await syncTables(ctx, settings, tables)) ?? now;
+  const outcome = await runChecks({ db: settings.db, tables, now, record: true, signal: ctx.signal });
+  await writeWhole(ctx, (toFile) => Buffer.from(checksText(ctx, outcome.results, format, toFile)), output);
+  ctx.io.stderr.write(`checks: ${tallyText(outcome.results)}${output ? ` (written to ${output})` : ''}\n`);
+  if (notify) await notifyChanges(ctx, outcome, notify);
+  const failed = tally(outcome.results).fail;
+  if (failed > 0) throw new TdsError('CHECK_FAILED', `${failed} of ${outcome.results.length} checks failed`);
+}
+
+/** --notify URL or @NAME (config notify.NAME), checked before anything runs; the URL is never shown. */
+export async function notifyTarget(ctx: Context, given: string, settings: Settings): Promise<Omit<NotifyOptions, 'log' | 'signal'>> {
+  const url = given.startsWith('@') ? await loadNotifyUrl(ctx, given, settings.profile) : given;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
+    throw new UsageError('--notify takes an http(s) URL or @NAME (a URL saved with `tds config set notify.NAME`)');
+  }
+  return {
+    url,
+    timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
+    rateScale: serviceTimings(settings.rateScale).retryScale,
+  };
+}
+
+/**
+ * The checked tables synced first (incrementally), as `tds stats` does: those the service knows; the
+ * others are left to their checks' errors. Returns now on the service's clock.
+ */
+async function syncTables(ctx: Context, settings: Settings, tables: readonly TableChecks[]): Promise<number | undefined> {
+  if (!settings.baseUrl || !settings.apiKey) {
+    const missing = settings.baseUrl ? 'API key' : 'base URL';
+    throw new TdsError(settings.baseUrl ? 'AUTH' : 'USAGE', `tds check syncs the tables first, and no ${missing} is set`, {
+      hint: `set ${settings.baseUrl ? 'TDS_API_KEY (or --api-key-file)' : 'TDS_BASE_URL (or --base-url)'}, or add --no-sync to check the mirror as it is`,
+    });
+  }
+  return withClient(ctx, settings, async (client) => {
+    const listed = (await client.tables()).tables;
+    const ids = new Set<string>();
+    for (const table of tables) {
+      try {
+        ids.add(pickTable(listed, table.ref).id);
+      } catch (error) {
+        if (!(error instanceof TdsError) || error.code === 'INTERRUPTED') throw error;
+        ctx.io.stderr.write(`tds: warning: ${error.message}: its checks use the mirror as it is\n`);
+      }
+    }
+    if (ids.size > 0)
+      await runSync(ctx, client, { tables: [...ids], workspaces: [], all: false, db: settings.db, full: false, json: false });
+    return client.serviceNow();
+  });
+}
+
+/** -o FILE's format: .xml is JUnit, .json JSON, .txt the terminal's table. */
+function formatOfFile(path: string): CheckFormat {
+  const extension = extname(path).toLowerCase();
+  if (extension === '.xml') return 'junit';
+  if (extension === '.json') return 'json';
+  if (extension === '.txt') return 'table';
+  throw new UsageError(`cannot tell the format of "${path}" from its extension`, {
+    hint: 'use .xml (JUnit), .json or .txt, or give --format',
+  });
+}

@@ -1,0 +1,192 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Context } from '../core/context.js';
+import { TdsError } from '../core/errors.js';
+import type { Database } from '../duckdb/engine.js';
+import { rowJson } from '../duckdb/json-rows.js';
+import { quoteLiteral } from '../duckdb/sql-text.js';
+import type { ApiClient } from '../http/client.js';
+import { typedRowReader } from '../records/typed-plan.js';
+import { PAGE_LIMIT_MAX, type Field, type RowsPage, type Table } from '../service/index.js';
+import { deleteGone } from './finish-pass.js';
+import { beginSync, endSync } from './history/sync-record.js';
+import { MirrorWriter } from './mirror-writer.js';
+import { prepareTable } from './prepare-table.js';
+import { formatAge } from './sync-table.js';
+import { loadStates, type TableState, type VerifyState } from './table-state.js';
+import { serviceDate } from './watermark.js';
+
+// --follow's verification: between rounds, the followed tables are read again page by page, newest
+// first, with the spare share of the row-read limit, so that what a round cannot see (edits of old
+// rows, re-runs, deletions) reaches the mirror within --max-stale. Each page is applied as a full pass
+// applies its rows, in one transaction with the verification's progress (so a stop continues there),
+// as a sync of its own (mode `verify`) whose changes --changes prints:
+//
+// - its rows are written (a new `_updatedAt` moves the old version into history);
+// - a page covers the creation times from its oldest row up to the previous page's oldest (the first
+//   page: everything above): a mirror row in that span that the page lacks is gone. Rows at the page's
+//   oldest time may continue on the next page, so that time is left to the next page, which knows the
+//   IDs seen at it. A row still in the webhook intake is in no page and in no mirror yet: nothing to
+//   judge. Rounds write between pages only rows they read, which a later page of the span sees too.
+
+/** What the verifier needs from the run. */
+export interface VerifySession {
+  ctx: Context;
+  client: ApiClient;
+  /** Opens the mirror for one page (closed right after). */
+  open(): Promise<Database>;
+  /** The schema --follow knows for a table (undefined: read it). */
+  fieldsOf(tableId: string): Field[] | undefined;
+  say(line: string): void;
+  /** --changes: told each page's sync, to print what it changed. */
+  changed?(db: Database, tableId: string, syncId: number): Promise<void>;
+  taken: Set<string>;
+}
+
+export interface VerifyPace {
+  /** --max-stale (undefined: off, no verification). */
+  maxStaleMs: number | undefined;
+  /** --max-share. */
+  maxShare: number;
+}
+
+/**
+ * Paces and reads verification pages: evenly spaced so that every page of every followed table is read
+ * once per --max-stale (a tenth early), never faster than --max-share of the row-read limit allows.
+ */
+export class Verifier {
+  private nextAt = performance.now();
+  private intervalMs = Infinity;
+  private warned = false;
+
+  constructor(
+    private readonly session: VerifySession,
+    private readonly pace: VerifyPace,
+  ) {}
+
+  /** The followed tables as the last listing gave them: the pages to read, and so the pace. */
+  plan(tables: readonly Table[]): void {
+    const { maxStaleMs, maxShare } = this.pace;
+    const pages = tables.reduce((sum, table) => sum + Math.max(1, Math.ceil(table.rowCount / PAGE_LIMIT_MAX)), 0);
+    if (maxStaleMs === undefined || maxShare <= 0 || pages === 0) {
+      this.intervalMs = Infinity;
+      return;
+    }
+    const window = this.session.client.timings.windows.rows;
+    const shareMs = window.perMs / (window.requests * maxShare);
+    const staleMs = (0.9 * maxStaleMs) / this.session.client.timings.retryScale / pages;
+    if (shareMs > staleMs && !this.warned) {
+      this.warned = true;
+      const keeps = formatAge(pages * shareMs * this.session.client.timings.retryScale);
+      this.session.say(
+        `the followed tables are too large for --max-stale ${formatAge(maxStaleMs)} at --max-share ${maxShare}: ` +
+          `their ${pages.toLocaleString('en-US')} pages are verified every ${keeps}, so changes to old rows reach the mirror within ${keeps}`,
+      );
+    }
+    const wasInfinite = this.intervalMs === Infinity;
+    this.intervalMs = Math.max(shareMs, staleMs);
+    if (wasInfinite) this.nextAt = performance.now() + this.intervalMs;
+  }
+
+  /** When the next page is due (performance.now() time); Infinity when none is. */
+  get dueAt(): number {
+    return this.intervalMs === Infinity ? Infinity : this.nextAt;
+  }
+
+  /** Reads and applies one page of the table whose verification is oldest (or under way). */
+  async page(tables: readonly Table[]): Promise<void> {
+    this.nextAt = Math.max(this.nextAt + this.intervalMs, performance.now());
+    const db = await this.session.open();
+    try {
+      const states = await loadStates(db.connection);
+      const followed = states.filter((state) => state.pass === null && tables.some((table) => table.id === state.tableId));
+      const state = followed.sort(verifyFirst)[0];
+      const table = state && tables.find((candidate) => candidate.id === state.tableId);
+      if (state && table) await verifyPage(this.session, db, table, state);
+    } finally {
+      db.close();
+    }
+  }
+}
+
+/** A verification under way first, then the table verified longest ago (never first of all). */
+function verifyFirst(a: TableState, b: TableState): number {
+  if ((a.verify === null) !== (b.verify === null)) return a.verify === null ? 1 : -1;
+  return (a.verifiedAt === null ? -Infinity : Date.parse(a.verifiedAt)) - (b.verifiedAt === null ? -Infinity : Date.parse(b.verifiedAt));
+}
+
+async function verifyPage(session: VerifySession, db: Database, table: Table, state: TableState): Promise<void> {
+  const { connection } = db;
+  const prior = state.verify;
+  let date: string | null = null;
+  let page: RowsPage;
+  try {
+    page = await session.client.rowsPage(
+      table.id,
+      { limit: PAGE_LIMIT_MAX, ...(prior ? { cursor: prior.cursor } : {}) },
+      (_body, header) => (date = serviceDate(header)),
+    );
+  } catch (error) {
+    if (!(prior && error instanceof TdsError && error.status === 400)) throw error;
+    // the saved cursor expired: the verification starts over at the newest row
+    state.verify = null;
+    await connection.run('UPDATE _tds_tables SET verify_pass = NULL WHERE table_id = $1', [state.tableId]);
+    return;
+  }
+  let fields = session.fieldsOf(table.id) ?? (await session.client.schema(table.id)).fields;
+  if (page.rows.some((row) => Object.keys(row.cells).some((id) => !fields.some((field) => field.id === id)))) {
+    fields = (await session.client.schema(table.id)).fields;
+  }
+  const { plan, current } = await prepareTable(table, state, fields, { db, taken: session.taken, say: session.say });
+  const startedAt = new Date().toISOString();
+  const syncId = await beginSync(connection, { tableId: table.id, mirrorTable: current.mirrorTable, startedAt, mode: 'verify' });
+  const verifyStarted = prior?.startedAt ?? date;
+  const next = nextVerify(prior, page, verifyStarted);
+  const done = next === null;
+  current.verify = next;
+  if (done) current.verifiedAt = verifyStarted ?? current.verifiedAt;
+  let unfit = 0;
+  let deleted = 0;
+  const read = typedRowReader(plan.columns);
+  const writer = new MirrorWriter(db, { table: current.mirrorTable, historyTable: current.historyTable!, syncId }, plan.columns);
+  let counts = { inserted: 0, updated: 0 };
+  await writer.open(0);
+  try {
+    writer.append(page.rows.map((row): [string, string] => [row.id, rowJson(read(row, () => (unfit += 1)))]));
+    const gone = goneInPage(prior, page);
+    counts = await writer.write(current, true, async (inTransaction: DuckDBConnection) => {
+      if (gone !== null) deleted = await deleteGone(inTransaction, current, { where: gone, syncId, foundGoneAt: verifyStarted });
+    });
+  } catch (error) {
+    await endSync(connection, syncId, { ...syncCounts(page, counts, 0, unfit), complete: false }).catch(() => undefined);
+    throw error;
+  } finally {
+    await writer.close().catch(() => undefined);
+  }
+  await endSync(connection, syncId, { ...syncCounts(page, counts, deleted, unfit), complete: true });
+  if (counts.inserted + counts.updated + deleted > 0) await session.changed?.(db, table.id, syncId);
+}
+
+function syncCounts(page: RowsPage, counts: { inserted: number; updated: number }, deleted: number, unfit: number) {
+  return { mode: 'verify' as const, requests: 1, rowsRead: page.rows.length, ...counts, deleted, unfit, pruned: null };
+}
+
+/** Where the verification stands after this page; null when the page was the last (it is complete). */
+function nextVerify(prior: VerifyState | null, page: RowsPage, startedAt: string | null): VerifyState | null {
+  const last = page.rows.at(-1);
+  if (!page.hasNextPage || page.nextCursor === null || last === undefined) return null;
+  const edge = last.createdAt;
+  const atEdge = page.rows.filter((row) => Date.parse(row.createdAt) === Date.parse(edge)).map((row) => row.id);
+  const carried = prior && Date.parse(prior.edge) === Date.parse(edge) ? prior.edgeIds : [];
+  return { cursor: page.nextCursor, startedAt, edge, edgeIds: [...new Set([...carried, ...atEdge])] };
+}
+
+/** The mirror rows this page shows gone (SQL condition), or null when it judges none. */
+function goneInPage(prior: VerifyState | null, page: RowsPage): string | null {
+  const last = page.rows.at(-1);
+  if (page.hasNextPage && last === undefined) return null;
+  const seen = [...page.rows.map((row) => row.id), ...(prior?.edgeIds ?? [])];
+  const upper = prior === null ? 'true' : `"_createdAt" <= ${quoteLiteral(prior.edge)}::TIMESTAMPTZ`;
+  const lower = page.hasNextPage ? `"_createdAt" > ${quoteLiteral(last!.createdAt)}::TIMESTAMPTZ` : 'true';
+  const notSeen = seen.length === 0 ? 'true' : `"_id" NOT IN (${seen.map((id) => quoteLiteral(id)).join(', ')})`;
+  return `${upper} AND ${lower} AND ${notSeen}`;
+}

@@ -1,0 +1,48 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect } from 'vitest';
+import type { Notification } from '../../src/check/notify.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { FIXTURE_NAME, makeFixture, writeChecks, type Fixture } from './fixture.js';
+import { startReceiver, type Receiver } from './receiver.js';
+
+// `tds sync --follow --check FILE --notify URL`: the table's checks run after each round that changed
+// it (the first round included), the summary says how many fail, and a change of status is notified.
+
+let bench: Harness;
+let fixture: Fixture;
+let receiver: Receiver;
+
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
+  fixture = await makeFixture(bench);
+  receiver = await startReceiver();
+});
+it.afterAll(async () => {
+  await receiver?.close();
+});
+
+async function until(what: string, done: () => boolean): Promise<void> {
+  while (!done()) await sleep(20, undefined, { ref: true }).catch(() => undefined);
+  expect(done(), what).toBe(true);
+}
+
+describe('tds sync --follow --check', () => {
+  it('checks the table after each round that changed it, says how many fail, notifies each change', async () => {
+    const file = await writeChecks(bench, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - rows: {min: 11}\n      - unique: Score\n`);
+    const stop = new AbortController();
+    const following = bench.tds(['sync', FIXTURE_NAME, '--follow', '--every', '0.1', '--check', file, '--notify', receiver.url], {
+      interrupt: stop.signal,
+    });
+    const messages = (): Notification[] => receiver.received.map((each) => JSON.parse(each.body) as Notification);
+    await until('the first round notified', () => messages().length === 1);
+    expect(messages()[0]!.changes).toEqual([expect.objectContaining({ check: 'rows', from: null, to: 'fail' })]);
+    await bench.admin('POST', `/tables/${fixture.tableId}/rows`, { rows: [{ cells: { Email: 'new@x.example', Enrich: null } }] });
+    await until('the round that added a row notified', () => messages().length === 2);
+    expect(messages()[1]!.changes).toEqual([expect.objectContaining({ check: 'rows', from: 'fail', to: 'pass' })]);
+    stop.abort();
+    const run = await following;
+    expect(run.stderr).toMatch(/checks of Check Fixture: 1 fail, 1 pass\n {2}✗ FAIL Check Fixture: rows \(10, threshold ≥ 11\)/);
+    expect(run.stderr).toMatch(/checks of Check Fixture: 2 pass/);
+    expect(run.stderr).not.toContain('SECRET');
+  });
+});

@@ -1,0 +1,108 @@
+import { describe, expect } from 'vitest';
+import type { Notification } from '../../src/check/notify.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { FIXTURE_NAME, makeFixture, writeChecks } from './fixture.js';
+import { closedPort, startReceiver, type Answer } from './receiver.js';
+
+// --notify: a local receiver gets one message per run in which a status changed, none when nothing
+// changed; 500 and 429 are retried; the URL (a secret) appears nowhere; an unreachable receiver is a
+// line on stderr and leaves the exit status to the checks.
+
+let bench: Harness;
+
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
+  await makeFixture(bench);
+});
+
+/** A checks file whose check `name` fails (a check new to the mirror's runs: its first run is a change). */
+const failingCheck = (name: string): Promise<string> =>
+  writeChecks(
+    bench,
+    `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - sql: {name: ${name}, query: "SELECT _id FROM check_fixture LIMIT 1"}\n`,
+    `${name}.yaml`,
+  );
+
+/** A checks file whose `rows` check passes up to `max` rows (the fixture has 10). */
+const rowsUpTo = (max: number): Promise<string> =>
+  writeChecks(bench, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - rows: {max: ${max}}\n      - unique: Score\n`, `rows-${max}.yaml`);
+
+async function withReceiver(
+  answer: Answer | undefined,
+  work: (url: string, received: () => Notification[]) => Promise<void>,
+): Promise<void> {
+  const receiver = await startReceiver(answer);
+  try {
+    await work(receiver.url, () => receiver.received.map((each) => JSON.parse(each.body) as Notification));
+  } finally {
+    await receiver.close();
+  }
+}
+
+describe('tds check --notify', () => {
+  it('one message per change of status, none when nothing changed; the URL never shown, even with --verbose', async () => {
+    await withReceiver(undefined, async (url, received) => {
+      const failing = await bench.tds(['check', await rowsUpTo(5), '--notify', url, '--verbose', '--format', 'json']);
+      expect(failing.code, failing.stderr).toBe(9);
+      expect(received()).toHaveLength(1);
+      expect(received()[0]).toEqual({
+        text: expect.stringMatching(
+          /^🔴 tds check: 1 check changed status \(now 1 fail, 1 pass\)\n• Check Fixture — rows: new → FAIL \(10, threshold ≤ 5\)$/,
+        ),
+        changes: [{ table: FIXTURE_NAME, check: 'rows', from: null, to: 'fail', observed: 10, threshold: '≤ 5', observedText: '10' }],
+      });
+      const same = await bench.tds(['check', await rowsUpTo(5), '--notify', url, '--verbose']);
+      expect(same.code).toBe(9);
+      expect(received()).toHaveLength(1);
+      expect(same.stderr).toMatch(/no status changed since the last run; nothing sent/);
+      const mended = await bench.tds(['check', await rowsUpTo(50), '--notify', url, '--verbose']);
+      expect(mended.code).toBe(0);
+      expect(received()).toHaveLength(2);
+      expect(received()[1]!.changes).toEqual([expect.objectContaining({ check: 'rows', from: 'fail', to: 'pass' })]);
+      expect(received()[1]!.text).toMatch(/^🟢 [^\n]*\n• Check Fixture — rows: fail → PASS/);
+      for (const run of [failing, same, mended]) {
+        expect(run.stderr).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/… 200|no status changed/);
+        expect(run.stderr + run.stdout).not.toContain('SECRET');
+        expect(run.stderr + run.stdout).not.toContain(url);
+      }
+      expect(JSON.stringify(received())).not.toContain('SECRET');
+    });
+  });
+
+  it.each([
+    ['500', 500, {}],
+    ['429 with retry-after', 429, { 'retry-after': '0' }],
+  ])('a %s is retried, and the message arrives', async (_name, status, headers) => {
+    await withReceiver(
+      (count) => (count === 1 ? { status, headers } : { status: 200 }),
+      async (url, received) => {
+        const run = await bench.tds(['check', await failingCheck(`retried-${status}`), '--notify', url]);
+        expect(received().length, run.stderr).toBe(2);
+        expect(received()[1]).toEqual(received()[0]);
+        expect(run.stderr).toMatch(/tds: notified 1 change/);
+      },
+    );
+  });
+
+  it('@NAME reads the URL saved with `tds config set notify.NAME`', async () => {
+    await withReceiver(undefined, async (url, received) => {
+      const saved = await bench.tds(['config', 'set', 'notify.team'], { input: `${url}\n` });
+      expect(saved.code, saved.stderr).toBe(0);
+      const listed = await bench.tds(['config', 'list']);
+      expect(listed.stdout + listed.stderr).not.toContain('SECRET');
+      const run = await bench.tds(['check', await failingCheck('named'), '--notify', '@team']);
+      expect(run.code).toBe(9);
+      expect(received()).toHaveLength(1);
+    });
+  });
+
+  it("an unreachable receiver: said on stderr after the retries (no secret), the exit status is the checks'", async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/services/T0SECRET/B0TOKEN`;
+    const run = await bench.tds(['check', await failingCheck('unreachable'), '--notify', url, '--max-retries', '2']);
+    expect(run.code).toBe(9);
+    expect(run.stderr).toMatch(/tds: warning: the notification of 1 change could not be delivered: .*ECONNREFUSED.* after 3 attempts/);
+    expect(run.stderr).not.toContain('SECRET');
+    const passing = await bench.tds(['check', await rowsUpTo(10_000), '--notify', url, '--max-retries', '0']);
+    expect(passing.code).toBe(0);
+  });
+});

@@ -1,0 +1,273 @@
+import { describe, expect, vi } from 'vitest';
+import { everyTypeTable, exportRows, mirrorRows } from '../mirror/helpers.js';
+import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { addEveryTypeRows, DAY, expectMirrorEqualsService, syncTables } from './sync-support.js';
+
+// Freshness (issue 30): deletions found by a plain sync, verified_at and --max-stale, --follow rounds
+// that cost one listing and no row request when nothing moved, verification pages that bring edits
+// and deletions of old rows into the mirror and --changes once, and a followed mirror that readers read.
+
+let openBench: (options?: HarnessOptions) => Promise<Harness>;
+it.beforeEach(({ open }) => {
+  openBench = open;
+});
+
+async function tablesRow(bench: Harness): Promise<{ verified_at: string | null; row_count: number }> {
+  const result = await bench.tds(['sql', 'SELECT verified_at::VARCHAR AS verified_at, row_count FROM _tds_tables', '--format', 'json']);
+  expect(result.code, result.stderr).toBe(0);
+  return (JSON.parse(result.stdout) as Array<{ verified_at: string | null; row_count: number }>)[0]!;
+}
+
+async function oldTable(bench: Harness, count = 250): Promise<{ id: string; ids: string[] }> {
+  const table = await everyTypeTable(bench);
+  const ids = await addEveryTypeRows(bench, table.id, { count, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
+  return { id: table.id, ids };
+}
+
+const listings = (bench: Harness, since: number): number =>
+  bench.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /\/v1\/tables(\?|$)/.test(entry.path)).length;
+const rowReads = (bench: Harness, since: number): number =>
+  bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows').length;
+
+/** The NDJSON records a process printed (each line whole). */
+const records = (stdout: string): Array<{ change: string; _id: string; syncId: number }> =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { change: string; _id: string; syncId: number });
+
+describe('tds sync: deletions and verified_at', () => {
+  it('a plain sync finds rows deleted on the service by the count, with a full pass in the same sync and one line why', async () => {
+    const bench = await openBench();
+    const { id, ids } = await oldTable(bench);
+    const [first] = await syncTables(bench, [id]);
+    expect(first).toMatchObject({ mode: 'full', deleted: 0 });
+    expect(first!.verifiedAt).toEqual(expect.any(String));
+
+    await bench.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[3], ids[100]] });
+    await addEveryTypeRows(bench, id, { count: 1, from: 900 });
+    const result = await bench.tds(['sync', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(
+      result.stderr.match(
+        /every_type: the mirror holds 2 more rows than the service lists: rows were deleted; reading every row to find them/g,
+      ),
+    ).toHaveLength(1);
+    expect(JSON.parse(result.stdout).tables[0]).toMatchObject({ mode: 'full', inserted: 1, deleted: 2, complete: true });
+    await expectMirrorEqualsService(bench, id);
+    const history = await bench.tds([
+      'sql',
+      `SELECT _id FROM every_type__history WHERE _change = 'deleted' ORDER BY _id`,
+      '--format',
+      'json',
+    ]);
+    expect(JSON.parse(history.stdout).map((row: { _id: string }) => row._id)).toEqual([ids[3], ids[100]].sort());
+
+    // and a sync with nothing deleted stays incremental
+    const again = await syncTables(bench, []);
+    expect(again[0]).toMatchObject({ mode: 'incremental', deleted: 0 });
+  });
+
+  it('--max-stale: a table verified longer ago gets a full pass that says why; off turns it off', async () => {
+    const bench = await openBench();
+    const { id, ids } = await oldTable(bench, 120);
+    await syncTables(bench, [id]);
+    const verified = (await tablesRow(bench)).verified_at;
+    expect(verified).not.toBeNull();
+    // an old row edited: no count moves, an incremental sync cannot see it
+    await bench.admin('PATCH', `/tables/${id}/rows/${ids[5]}`, { cells: { Name: 'Edited long after' } });
+    const aged = await bench.tds(['sql', `UPDATE _tds_tables SET verified_at = now() - INTERVAL 2 HOUR`, '--write']);
+    expect(aged.code, aged.stderr).toBe(0);
+
+    expect((await syncTables(bench, ['--max-stale', 'off']))[0]).toMatchObject({ mode: 'incremental', updated: 0 });
+    expect((await syncTables(bench, ['--max-stale', '3h']))[0]).toMatchObject({ mode: 'incremental', updated: 0 });
+    const stale = await bench.tds(['sync', '--max-stale', '90m', '--json']);
+    expect(stale.code, stale.stderr).toBe(0);
+    expect(stale.stderr).toMatch(/every_type: last verified 2 h 0 min ago \(\S+\): reading every row \(--max-stale\)/);
+    const summary = JSON.parse(stale.stdout).tables[0];
+    expect(summary).toMatchObject({ mode: 'full', updated: 1 });
+    expect(Date.parse(summary.verifiedAt)).toBeGreaterThan(Date.parse(verified!));
+    await expectMirrorEqualsService(bench, id);
+    // the config key says the same
+    expect((await bench.tds(['config', 'set', 'max-stale', '1h'])).code).toBe(0);
+    expect((await bench.tds(['sql', `UPDATE _tds_tables SET verified_at = now() - INTERVAL 2 HOUR`, '--write'])).code).toBe(0);
+    expect((await syncTables(bench, []))[0]).toMatchObject({ mode: 'full' });
+  });
+});
+
+describe("the emulator's re-run route", () => {
+  it('sends the action cells of the rows named (or all) back to queued, moving updatedAt: a pass over every row brings them', async () => {
+    const bench = await openBench();
+    const { id, ids } = await oldTable(bench, 30);
+    await syncTables(bench, [id]);
+    expect(await bench.admin('POST', `/tables/${id}/actions/rerun`, { field: 'Enrich', rows: [ids[2], ids[4]] })).toEqual({ queued: 2 });
+    const [some] = await syncTables(bench, ['--full']);
+    expect(some).toMatchObject({ mode: 'full', updated: 2 });
+    expect(await bench.admin('POST', `/tables/${id}/actions/rerun`, {})).toEqual({ queued: 30 });
+    const [all] = await syncTables(bench, ['--full']);
+    expect(all).toMatchObject({ mode: 'full', updated: 30 });
+    await expectMirrorEqualsService(bench, id);
+    const refused = await fetch(`${bench.emu.baseUrl.replace(/\/v1$/, '')}/_emulator/tables/${id}/actions/rerun`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ field: 'Name' }),
+    });
+    expect(refused.status).toBe(400);
+  });
+});
+
+describe('tds diff: the default span', () => {
+  it('is what the last sync that changed the table brought: a sync that changed nothing does not empty it', async () => {
+    const bench = await openBench();
+    const { id } = await oldTable(bench, 40);
+    const [first] = await syncTables(bench, [id]);
+    const added = await addEveryTypeRows(bench, id, { count: 3, from: 100 });
+    expect((await syncTables(bench, []))[0]).toMatchObject({ inserted: 3 });
+    expect((await syncTables(bench, []))[0]).toMatchObject({ inserted: 0, updated: 0, deleted: 0 });
+    const diff = await bench.tds(['diff', 'every_type', '--format', 'ndjson']);
+    expect(diff.code, diff.stderr).toBe(0);
+    const changed = records(diff.stdout);
+    expect(changed.map((record) => [record.change, record._id])).toEqual([...added].sort().map((rowId) => ['added', rowId]));
+    expect(diff.stderr).toMatch(
+      new RegExp(`every_type: 3 rows differ between sync ${first!.syncId} and now; exact as of \\S+ \\(its last pass over every row\\)`),
+    );
+  });
+});
+
+describe('tds sync --follow: rounds and verification', () => {
+  it('an idle round costs one listing and no row request, whatever the tables; a new row comes by the next round', async () => {
+    const bench = await openBench();
+    const a = await oldTable(bench, 150);
+    const b = await everyTypeTable(bench, 'Other');
+    await addEveryTypeRows(bench, b.id, { count: 30, from: 1, createdAgoMs: () => DAY });
+    await syncTables(bench, [a.id, b.id]);
+
+    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', 'off', '--json']);
+    try {
+      await vi.waitFor(() => expect(follow.stdout()).toContain('\n'), { timeout: 20_000, interval: 20 });
+      const since = bench.emu.requestLog.length;
+      await vi.waitFor(() => expect(listings(bench, since)).toBeGreaterThanOrEqual(10), { timeout: 30_000, interval: 20 });
+      expect(rowReads(bench, since)).toBe(0);
+
+      await addEveryTypeRows(bench, b.id, { count: 1, from: 500 });
+      await vi.waitFor(() => expect(follow.stdout().split('\n').filter(Boolean).length).toBe(2), { timeout: 20_000, interval: 20 });
+      expect(JSON.parse(follow.stdout().split('\n')[1]!).tables).toMatchObject([{ mirrorTable: 'other', inserted: 1 }]);
+    } finally {
+      follow.child.kill('SIGINT');
+      await follow.ended;
+    }
+  });
+
+  it('verification brings an edited old row and a deleted one into the mirror, history and --changes once; readers read meanwhile', async () => {
+    const bench = await openBench();
+    const { id, ids } = await oldTable(bench, 450);
+    await syncTables(bench, [id]);
+    await bench.admin('PATCH', `/tables/${id}/rows/${ids[20]}`, { cells: { Name: 'Edited old row' } });
+    await bench.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[300]] });
+    await addEveryTypeRows(bench, id, { count: 1, from: 700, createdAgoMs: () => 20 * DAY });
+    await bench.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[301]] });
+
+    const since = bench.emu.requestLog.length;
+    // 5 pages; --max-stale 10m at the rate scale (100) is 6 s here: a page every 1.1 s (the share alone would allow one every 20 ms)
+    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '10m', '--max-share', '0.5', '--changes']);
+    try {
+      // every reader, ten times each, while the follower verifies: it holds the file only while it writes a page or a round
+      for (let k = 0; k < 10; k += 1) {
+        for (const args of [
+          ['sql', 'SELECT count(*) AS n FROM every_type', '--format', 'json'],
+          ['stats', 'every_type', '--no-sync', '--format', 'json'],
+          ['diff', 'every_type', '--summary', '--format', 'json'],
+        ]) {
+          const result = await bench.tds(args);
+          expect(result.code, `${args[0]}: ${result.stderr}`).toBe(0);
+        }
+      }
+      await vi.waitFor(
+        () => {
+          const all = records(follow.stdout());
+          expect(
+            all
+              .filter((record) => record.change === 'deleted')
+              .map((record) => record._id)
+              .sort(),
+          ).toEqual([ids[300], ids[301]].sort());
+          expect(all.filter((record) => record.change === 'updated').map((record) => record._id)).toContain(ids[20]);
+        },
+        { timeout: 100_000, interval: 50 },
+      );
+      // row reads stay within the share: pages spaced at least 2 s of the service (20 ms here) apart
+      const reads_ = bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
+      expect(reads_.length).toBeGreaterThan(0);
+      // the share's budget, from the request log: in any minute of the service (600 ms here), at most 0.5 × 60 + 1
+      const busiest = Math.max(
+        ...reads_.map((entry) => reads_.filter((other) => other.at >= entry.at && other.at < entry.at + 600).length),
+      );
+      expect(busiest).toBeLessThanOrEqual(31);
+    } finally {
+      follow.child.kill('SIGINT');
+      await follow.ended;
+    }
+    const printed = records(follow.stdout());
+    expect(printed.filter((record) => record._id === ids[20]).length).toBe(1);
+    expect(printed.filter((record) => record._id === ids[300]).length).toBe(1);
+    expect((await mirrorRows(bench, 'every_type')).map((row) => row._id)).toEqual((await exportRows(bench, id)).map((row) => row._id));
+  }, 120_000);
+});
+
+describe('tds sync --follow: stopped mid-verification', () => {
+  it.each(['SIGKILL', 'SIGTERM'] as const)(
+    '%s in the middle of a verification: the next follower continues it; every change once in the mirror, history and --changes',
+    async (signal) => {
+      const bench = await openBench();
+      const { id, ids } = await oldTable(bench, 450);
+      await syncTables(bench, [id]);
+      await bench.admin('PATCH', `/tables/${id}/rows/${ids[440]}`, { cells: { Name: 'Edited on page 1' } });
+      await bench.admin('PATCH', `/tables/${id}/rows/${ids[20]}`, { cells: { Name: 'Edited on page 5' } });
+      await bench.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[200]] });
+      await addEveryTypeRows(bench, id, { count: 1, from: 700, createdAgoMs: () => 20 * DAY });
+
+      // a page every ~0.5 s here (--max-stale 5m at the rate scale over 5 pages)
+      const args = ['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--changes'];
+      const first = bench.spawn(args);
+      await vi.waitFor(
+        async () => {
+          const state = await bench.tds(['sql', 'SELECT verify_pass FROM _tds_tables', '--format', 'json']);
+          expect(state.code, state.stderr).toBe(0);
+          expect(JSON.parse(state.stdout)[0].verify_pass).not.toBeNull();
+        },
+        { timeout: 30_000, interval: 20 },
+      );
+      first.child.kill(signal);
+      const ended = await first.ended;
+      if (signal === 'SIGTERM') expect(ended.code, first.stderr()).toBe(143);
+      const before = records(first.stdout());
+
+      const second = bench.spawn(args);
+      try {
+        await vi.waitFor(
+          () => {
+            const all = [...before, ...records(second.stdout())];
+            expect(all.filter((record) => record.change === 'deleted').map((record) => record._id)).toEqual([ids[200]]);
+            expect(all.filter((record) => record._id === ids[20])).toHaveLength(1);
+          },
+          { timeout: 60_000, interval: 50 },
+        );
+      } finally {
+        second.child.kill('SIGINT');
+        await second.ended;
+      }
+      const all = [...before, ...records(second.stdout())];
+      for (const changed of [ids[440], ids[20], ids[200]]) expect(all.filter((record) => record._id === changed)).toHaveLength(1);
+      await expectMirrorEqualsService(bench, id);
+      const history = await bench.tds(['sql', 'SELECT _id, _change FROM every_type__history ORDER BY _id', '--format', 'json']);
+      expect(JSON.parse(history.stdout)).toEqual(
+        [
+          { _id: ids[20], _change: 'updated' },
+          { _id: ids[200], _change: 'deleted' },
+          { _id: ids[440], _change: 'updated' },
+        ].sort((a, b) => (a._id! < b._id! ? -1 : 1)),
+      );
+    },
+    120_000,
+  );
+});
