@@ -23,7 +23,8 @@ export interface RateLimitSlot {
    * The request is over: its time in the log moves from "sent" to "now" (or towards it: spreadFloorMs).
    * The service counted it on arrival, somewhere between the two. Until then the slot counts as
    * sent "now": a request that waits for a connection after taking its slot may arrive at any time,
-   * so it never leaves the window before it is over.
+   * so it never leaves the window before it is over. (With spreadFloorMs, whose user has a connection
+   * for every request in flight, it counts from its send until then.)
    */
   done(): void;
 }
@@ -119,14 +120,17 @@ export class RateLimiter {
           this.insert({ at: sentAt });
           return { waitedMs, done: () => undefined };
         }
+        // re-dated by the spread: a connection per request in flight (the webhook's pool), so it went out when sent
+        if (this.spreadFloorMs !== undefined) {
+          const entry = { at: sentAt };
+          this.insert(entry);
+          return { waitedMs, done: once(() => this.finish(sentAt, entry)) };
+        }
         this.pending += 1;
-        let over = false;
-        const done = (): void => {
-          if (over) return;
-          over = true;
+        const done = once(() => {
           this.pending -= 1;
           this.finish(sentAt);
-        };
+        });
         return { waitedMs, done };
       }
       this.sleeps += 1;
@@ -160,9 +164,13 @@ export class RateLimiter {
     return Math.max(this.spreadFloorMs ?? 0, Math.max(...this.durations) - Math.min(...this.durations));
   }
 
-  /** A request sent at `sentAt` is over: it counts from now (or from its spread past `sentAt`). */
-  private finish(sentAt: number): void {
+  /** A request sent at `sentAt` is over: it counts from now (or from its spread past `sentAt`, replacing `entry`). */
+  private finish(sentAt: number, entry?: Entry): void {
     const now = this.now();
+    if (entry) {
+      const index = this.sent.indexOf(entry);
+      if (index >= 0) this.sent.splice(index, 1);
+    }
     this.insert({ at: this.spreadFloorMs === undefined ? now : Math.min(now, sentAt + this.spread(now - sentAt)) });
     this.wake?.();
   }
@@ -172,4 +180,13 @@ export class RateLimiter {
     while (at > 0 && this.sent[at - 1]!.at > entry.at) at -= 1;
     this.sent.splice(at, 0, entry);
   }
+}
+
+function once(work: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    work();
+  };
 }
