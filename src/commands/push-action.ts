@@ -68,8 +68,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   const settings = await loadSettings(ctx, command);
   const globals = command.optsWithGlobals() as { profile?: string; verbose?: boolean };
   const target = await resolveTarget(ctx, args.webhook, globals.profile, Boolean(options.dryRun));
-  const maxRetries = settings.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { maxRetries = DEFAULT_MAX_RETRIES, timeoutMs = DEFAULT_TIMEOUT_MS } = settings;
 
   if (options.check) {
     if (!target) throw new UsageError('--check needs a webhook');
