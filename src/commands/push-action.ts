@@ -1,3 +1,4 @@
+import type { ProxySettings } from '../http/proxy.js';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -36,7 +37,7 @@ export interface PushOptions {
   delimiter?: string;
   encoding?: InputEncoding;
   batchSize: number;
-  concurrency: number;
+  concurrency?: number;
   rate: number;
   journal?: string;
   resume?: boolean;
@@ -70,12 +71,11 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   const settings = await loadSettings(ctx, command);
   const globals = command.optsWithGlobals() as { profile?: string; verbose?: boolean };
   const target = await resolveTarget(ctx, args.webhook, globals.profile, Boolean(options.dryRun));
-  const maxRetries = settings.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { maxRetries = DEFAULT_MAX_RETRIES, timeoutMs = DEFAULT_TIMEOUT_MS } = settings;
 
   if (options.check) {
     if (!target) throw new UsageError('--check needs a webhook');
-    return checkOnly(ctx, target, { maxRetries, timeoutMs, rateScale: settings.rateScale, json: Boolean(options.json) });
+    return checkOnly(ctx, target, { ...settings, maxRetries, timeoutMs, json: Boolean(options.json) });
   }
   const waitUntil = checkCombinations(options);
   const format = inputFormatOf(args.input, options.inputFormat);
@@ -110,6 +110,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
             delivery: {
               target,
               concurrency: options.concurrency,
+              proxy: settings.proxy,
               rate: options.rate,
               timeoutMs,
               maxRetries,
@@ -269,9 +270,9 @@ async function checkInput(ctx: Context, input: string): Promise<boolean> {
 async function checkOnly(
   ctx: Context,
   target: WebhookTarget,
-  settings: { maxRetries: number; timeoutMs: number; rateScale: number; json: boolean },
+  settings: { maxRetries: number; timeoutMs: number; rateScale: number; json: boolean; proxy?: ProxySettings | undefined },
 ): Promise<void> {
-  const client = new WebhookClient({ url: target.url, connections: 1, timeoutMs: settings.timeoutMs });
+  const client = new WebhookClient({ target, connections: 1, timeoutMs: settings.timeoutMs, proxy: settings.proxy, log: ctx.verbose });
   const timings = pushTimings(settings.rateScale, settings.maxRetries);
   try {
     await checkWebhook({

@@ -1,3 +1,4 @@
+import { MAX_IN_FLIGHT } from '../push/deliver/in-flight.js';
 import { Command, Option } from 'commander';
 import type { Context } from '../core/context.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
@@ -69,7 +70,11 @@ export function pushCommand(ctx: Context): Command {
       parseIntegerOption('--batch-size', 1, WEBHOOK_MAX_OBJECTS),
       WEBHOOK_MAX_OBJECTS,
     )
-    .option('--concurrency <n>', 'requests in flight', parseIntegerOption('--concurrency', 1, 32), 4)
+    .option(
+      '--concurrency <n>',
+      `most requests in flight (default: what the webhook's rate × the measured round trip needs, up to ${MAX_IN_FLIGHT})`,
+      parseIntegerOption('--concurrency', 1, MAX_IN_FLIGHT),
+    )
     .option(
       '--rate <n>',
       `requests a second, at most ${WEBHOOK_RATE} (the webhook's limit per IP address)`,

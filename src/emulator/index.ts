@@ -9,12 +9,14 @@ import { saveState } from './store/persist.js';
 import { RateLimitEnforcer } from './faults/rate-limit.js';
 import { WEBHOOK_PATH_PREFIX } from './http/secrets.js';
 import { createEmulatorServer } from './http/server.js';
+import { NetworkDelay } from './http/latency.js';
 import type { EmulatorOptions, RequestLogEntry, RunningEmulator } from './store/types.js';
 
 export type { EmulatorOptions, RequestLogEntry, RunningEmulator } from './store/types.js';
 export { FaultSpecError, parseFaultSpec, FAULT_KINDS } from './faults/faults.js';
 export { ChurnSpecError, parseChurnRates } from './churn/churn-rates.js';
 export { StateFileError } from './store/persist.js';
+export { LatencySpecError, parseLatency, type LatencySpec } from './http/latency.js';
 export { DEMO_KEYS } from './seed/index.js';
 export { SEED_NAMES, SEEDED_ACTIONS, type SeedName, type SeededActions } from './seed/seed-names.js';
 export { DEFAULT_ACTION_DELAY_MS, DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from './defaults.js';
@@ -49,6 +51,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     webhooks,
     origin: () => origin,
     admin: adminAllowed(host, options.admin ?? false),
+    ...(options.latency && options.latency.ms > 0 ? { delay: new NetworkDelay(options.latency, faultSeed) } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
 

@@ -5,8 +5,9 @@ import { resolveTable } from '../http/resolve-table.js';
 import type { Table } from '../service/index.js';
 import { validatePass, type ValidationResult } from './validate-pass.js';
 import { checkWebhook } from './deliver/check-webhook.js';
-import { WebhookClient, webhookLimiter } from './deliver/webhook-client.js';
+import { WebhookClient, webhookLimiter, type WireResult } from './deliver/webhook-client.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
+import { FlightControl, MAX_IN_FLIGHT } from './deliver/in-flight.js';
 import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
 import { PushedKeys } from './key/pushed-keys.js';
 import { KeyReconciler } from './key/reconcile.js';
@@ -30,6 +31,7 @@ interface WebhookSession {
   timings: PushTimings;
   client: WebhookClient;
   limiter: RateLimiter;
+  flight: FlightControl;
 }
 
 /**
@@ -44,8 +46,11 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
     return dryRun(ctx, await continuedByKey({ ...job, journal: { ...job.journal, path: await journalPathOf(job.journal, job.delivery) } }));
   const delivery = job.delivery;
   if (!delivery) throw new UsageError('no webhook given');
-  const client = new WebhookClient({ url: delivery.target.url, connections: delivery.concurrency, timeoutMs: delivery.timeoutMs });
+  const { rate, concurrency } = delivery;
   const timings = pushTimings(delivery.rateScale, delivery.maxRetries);
+  const flight = new FlightControl({ rate, windowMs: timings.webhookWindowMs, ceiling: concurrency }, ctx.verbose);
+  const posted = { onPosted: (result: WireResult) => flight.note(result), log: ctx.verbose };
+  const client = new WebhookClient({ ...delivery, connections: concurrency ?? MAX_IN_FLIGHT, ...posted });
   const limiter = webhookLimiter(delivery.rate, timings.webhookWindowMs);
   try {
     // an unknown webhook exits 4 before any journal is read
@@ -53,7 +58,7 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
     const path = await journalPathOf(job.journal, delivery);
     const lock = path ? await lockJournal(path) : undefined;
     try {
-      await push(ctx, await continuedByKey({ ...job, journal: { ...job.journal, path } }), { delivery, timings, client, limiter });
+      await push(ctx, await continuedByKey({ ...job, journal: { ...job.journal, path } }), { delivery, timings, client, limiter, flight });
     } finally {
       await lock?.release();
     }
@@ -192,6 +197,7 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
           delivery: session.delivery,
           client: session.client,
           limiter: session.limiter,
+          flight: session.flight,
           retry: session.timings.retry,
           ...(keyed && reconciler ? { keyed: keyedSending(ctx, { push: keyed, reconciler, keys: sendKeys }, validation, lookup) } : {}),
         });

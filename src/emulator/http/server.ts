@@ -77,6 +77,10 @@ async function emulatorRoute(
 /** A route of the service: logged; key routes and the webhook each with their faults, limits and error shape. */
 async function serviceRoute(deps: ServerDeps, stalled: Set<Socket>, { req, res, path, query, method }: Exchange): Promise<void> {
   const entry = logEntry(deps, req, res, method);
+  if (deps.delay) {
+    deps.delay.holdAnswer(res);
+    await deps.delay.arrive();
+  }
   // the service's own clock, as its rows' times are (Node would send the real clock's)
   res.setHeader('date', new Date(deps.clock.now()).toUTCString());
   const surface = path.startsWith(WEBHOOK_PATH_PREFIX) ? 'webhook' : 'key';

@@ -70,6 +70,8 @@ export interface PushSummary {
   sendSeconds?: number;
   /** records sent per second of sending (dry run: read per second of the run) */
   recordsPerSecond: number;
+  /** the webhook's round trip as measured (ms) and the requests in flight the push settled on */
+  network?: { roundTripMs: number; inFlight: number };
   uncertain: UncertainBatch[];
   /** record numbers of rejected records (the first 1000) */
   rejectedRecords: number[];
@@ -91,6 +93,7 @@ export interface SummaryInput {
   seconds: number;
   checkSeconds?: number;
   sendSeconds?: number;
+  network?: { roundTripMs: number; inFlight: number };
   journal?: string;
   rejects?: string;
   wait?: WaitSummary;
@@ -130,6 +133,7 @@ export function buildSummary(input: SummaryInput): PushSummary {
     ...(input.checkSeconds !== undefined ? { checkSeconds: round(input.checkSeconds) } : {}),
     ...(input.sendSeconds !== undefined ? { sendSeconds: round(input.sendSeconds) } : {}),
     recordsPerSecond: movingSeconds > 0 ? perSecond(moved / movingSeconds) : 0,
+    ...(input.network ? { network: input.network } : {}),
     uncertain: tally.uncertain,
     rejectedRecords: tally.rejected.sample,
     journal: input.journal ?? null,
@@ -198,6 +202,10 @@ export function formatSummary(summary: PushSummary): string {
     'time',
     `${summary.seconds.toFixed(1)} s${phases.length ? ` (${phases.join('; ')})` : ''}${summary.sendSeconds === undefined ? `, ${rate}` : ''}`,
   );
+  if (summary.network) {
+    const { roundTripMs, inFlight } = summary.network;
+    row('network', `round trip ${n(roundTripMs)} ms, ${inFlight} request${inFlight === 1 ? '' : 's'} in flight`);
+  }
   if (summary.wait) waitRows(summary.wait, row);
   if (summary.journal) row('journal', summary.journal);
   return `${lines.join('\n')}\n`;
