@@ -4,11 +4,9 @@ import { capRows, jsonBytes } from '../caps.js';
 import type { Session } from '../session.js';
 import { truncation } from '../tool-result.js';
 import { defineTool, type Tool } from '../tool.js';
-import { interruptible, type Step } from '../../duckdb/interruptible.js';
+import { interruptible, type Step, prepareOne, FILES_HINT, runStatement, type ResultRecord } from '../../duckdb/statement.js';
 import type { Database } from '../../duckdb/engine.js';
 import type { FileAccess } from '../../duckdb/file-access.js';
-import { prepareOne, FILES_HINT } from '../../duckdb/one-statement.js';
-import { runStatement, type ResultRecord } from '../../duckdb/run-statement.js';
 import { duckdbFailure, firstLine, joinHints, nameHint } from '../../duckdb/errors.js';
 
 function inputOf(maxRows: number) {
