@@ -53,7 +53,8 @@ export interface NetworkFailure {
 export function errorFromNetwork(failure: NetworkFailure): TdsError {
   const code = errorCodeOf(failure.error);
   if (code === 'ECONNREFUSED' && failure.attempts.length <= 1 && isLoopbackHost(failure.target.replace(/:\d+$/, ''))) {
-    return new TdsError('API', `${failure.what}: nothing listens on ${failure.target} — is \`tds emulator\` running?`, {
+    // exit 6 as when the retries of a remote host run out: the same condition, found without waiting
+    return new TdsError('GAVE_UP', `${failure.what}: nothing listens on ${failure.target} — is \`tds emulator\` running?`, {
       cause: failure.error,
       reason: 'unreachable',
     });
