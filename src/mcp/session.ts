@@ -143,7 +143,7 @@ export class MirrorAccess {
   /**
    * Forgets the open instance without closing it (from a read: reads take turns, so it is the one that
    * read used): a statement that did not stop when interrupted still runs in it (see
-   * duckdb/interruptible.ts), so the next read opens another one.
+   * duckdb/statement.ts), so the next read opens another one.
    */
   discard(): void {
     this.db = undefined;
