@@ -1,8 +1,7 @@
 import { lstat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
-import { returnFreedMemoryAtOnce } from '../duckdb/allocator.js';
-import { openDatabase, type Database } from '../duckdb/engine.js';
+import { returnFreedMemoryAtOnce, openDatabase, type Database } from '../duckdb/engine.js';
 import { jsonRowsFrom, jsonRowValues } from '../duckdb/json-rows.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { TypedColumn } from '../records/typed-plan.js';
