@@ -16,9 +16,8 @@ import { cellText } from '../store/cells.js';
 import type { FieldRec, OrgRec, RowSource, StoredRow, TableRec } from '../store/model.js';
 import type { EmulatorState } from '../store/state.js';
 import type { CursorCodec, CursorPosition, CursorScope } from './cursor.js';
-import { compileFilters, type RowPredicate } from './filter-match.js';
+import { compileFilters, type RowPredicate, checkFilters, onlyMembers, type CheckedFilters } from './filter-match.js';
 import { publicField, renderRow } from './render-row.js';
-import { checkFilters, onlyMembers, type CheckedFilters } from './filter-check.js';
 
 /** A query body bigger than this is refused (the spec's limits keep real bodies far below it). */
 const QUERY_BODY_MAX_BYTES = 1_000_000;
