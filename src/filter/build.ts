@@ -1,6 +1,7 @@
-// src/filter/: the `--where` language and `--filter` JSON. Its surface is `buildFilters` (this file: the
-// flags to the service's filter group, checked), `validateQuery` (validate.ts: a query body against the schema), `parseWhere` (parser.ts)
-// and `FilterError` (errors.ts); the lexer, the problems, the typing of values and the name lookup serve them.
+// src/filter/: the `--where` language and `--filter` JSON. Its surface is `buildFilters` (this file:
+// the flags to the service's filter group, checked), `validateQuery` (validate.ts: a query body against
+// the schema), `parseWhere` (parser.ts) and `FilterError` (errors.ts); the lexer, the problems, the
+// typing of values and the name lookup serve them.
 
 import { FILTER_MAX_ENTRIES_PER_GROUP, isFilterGroup, type Field, type FilterGroup, type FilterRule } from '../service/index.js';
 import { placed, FilterError } from './errors.js';
