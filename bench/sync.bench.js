@@ -24,9 +24,10 @@
 //    clock may run ahead), so these polls read the burst again until it is older than that.
 //    (b) After the clock moved 2 minutes and one row came (the burst older than the margin).
 //    Target: one row request per poll. Then SIGINT.
+// 4. A first sync of 5,000 rows at the real limit on loopback and 200 ms away (sync/far-sync.mjs says the target).
 //
 // Run: npm run bench -- sync     (exits 1 when a target is missed; traffic only to 127.0.0.1)
-// Env: BENCH_ROWS (default 1000000), BENCH_CHANGED (100000), BENCH_ADDED (1000), BENCH_POLLS (3), BENCH_EVERY (seconds, 3),
+// Env: BENCH_SKIP_FAR=1, BENCH_SYNC_LATENCIES (0,200), BENCH_ROWS (default 1000000), BENCH_CHANGED (100000), BENCH_ADDED (1000), BENCH_POLLS (3), BENCH_EVERY (seconds, 3),
 // BENCH_HEAP_SNAPSHOT_MB / BENCH_TRACE_GC (see memory-probe.mjs).
 // The phases are in sync/ (first-sync.mjs with history.mjs, incremental.mjs, idle-follow.mjs); each starts from
 // the mirror and the emulator state the one before left.
@@ -38,6 +39,7 @@ import { fullSync } from './sync/first-sync.mjs';
 import { idleFollow } from './sync/idle-follow.mjs';
 import { incrementalSync } from './sync/incremental.mjs';
 import { lakeSync } from './sync/lake.mjs';
+import { farSync } from './sync/far-sync.mjs';
 
 const ctx = createContext();
 
@@ -47,6 +49,7 @@ try {
   if (process.env.BENCH_SKIP_LAKE !== '1') await lakeSync(ctx);
   await incrementalSync(ctx);
   await idleFollow(ctx);
+  if (process.env.BENCH_SKIP_FAR !== '1') await farSync(ctx);
 } finally {
   // A phase that threw left children running; none outlives the bench.
   for (const cleanup of ctx.cleanups) cleanup();

@@ -5,11 +5,13 @@ import { serviceTimings } from '../../src/http/service-timings.js';
 import { paginate, rowsOf } from '../../src/http/paginate.js';
 import { resolveTable } from '../../src/http/resolve-table.js';
 import { test as it } from '../helpers/emulator-fixture.js';
-import { LIMITED_RATE_SCALE, RATE_SCALE } from '../helpers/rate-scale.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
 
 // The HTTP core against the real emulator (in-process, rate limits 100x faster), asserting its
 // request log: how often requests were sent and how far apart.
 
+/** A window 10 times the suite's, for the test whose other client's reads must all still be in it when it starts. */
+const SLOW_SCALE = RATE_SCALE / 10;
 let emulator: RunningEmulator;
 
 // an emulator per test: each starts with empty rate windows
@@ -41,12 +43,13 @@ describe('ApiClient against the emulator', () => {
   });
 
   it("honours the service's own 429s when another client used up the limit, and still gets every page", async ({ open }) => {
-    // the other client's 60 reads and this one's first must land in one window however loaded the machine
-    emulator = (await open({ rateScale: LIMITED_RATE_SCALE })).emu;
-    const leads = await withClient(LIMITED_RATE_SCALE, (client) => resolveTable(client, 'Leads'));
+    // a window 10 times the suite's: the other client's 60 reads must all still be in it when this
+    // client starts, however slowly a loaded machine serves them
+    emulator = (await open({ rateScale: SLOW_SCALE })).emu;
+    const leads = await withClient(SLOW_SCALE, (client) => resolveTable(client, 'Leads'));
     const since = emulator.requestLog.length;
-    await withClient(LIMITED_RATE_SCALE, (other) => Promise.all(Array.from({ length: 60 }, () => other.rowsPage(leads.id, { limit: 1 }))));
-    const stats = await withClient(LIMITED_RATE_SCALE, async (client) => {
+    await withClient(SLOW_SCALE, (other) => Promise.all(Array.from({ length: 60 }, () => other.rowsPage(leads.id, { limit: 1 }))));
+    const stats = await withClient(SLOW_SCALE, async (client) => {
       await Promise.all(Array.from({ length: 10 }, () => client.rowsPage(leads.id, { limit: 1 })));
       return client.stats;
     });
