@@ -9,10 +9,15 @@ import { columnValues, expectEachOnce, KEY_EMULATOR } from './push-key-support.j
 // from the emulator's request log, no clocks: how many requests it held at once, how many it refused.
 
 /** The most requests the emulator held at once: from each one's arrival to its answer leaving. */
+/**
+ * The most requests the emulator held at once. A request's arrival (`at`) is read in whole milliseconds
+ * and its duration finer, so a request that came right after another's answer can seem to start up to
+ * a millisecond before that answer left: ends are counted a millisecond early.
+ */
 function mostAtOnce(entries: RequestLogEntry[]): number {
   const edges = entries.flatMap((entry) => [
     { at: entry.at, step: 1 },
-    { at: entry.at + entry.durationMs, step: -1 },
+    { at: entry.at + entry.durationMs - 1, step: -1 },
   ]);
   edges.sort((a, b) => a.at - b.at || a.step - b.step);
   let now = 0;
