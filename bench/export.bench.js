@@ -51,7 +51,7 @@ const RATE_SCALE = Number(process.env.BENCH_RATE_SCALE ?? 1);
 const PAGE = 100;
 /** The round trips (ms) phase 2 runs at, through `tds emulator --latency`. */
 const LIMITED_LATENCIES = (process.env.BENCH_LIMITED_LATENCIES ?? '0,200').split(',').filter(Boolean).map(Number);
-const ROWS_PER_MINUTE = 60; // the service's row-read limit (service-api.md 8)
+const ROWS_PER_MINUTE = 60; // the service's row-read limit (docs/service-api.md 8)
 
 /** @type {Emulator[]} every emulator started, stopped at the end whatever happened */
 const emulators = [];

@@ -5,7 +5,7 @@ import { runInProcess } from './helpers/run-in-process.js';
 const COMMANDS = programCommands();
 
 describe('tds program', () => {
-  it('has the commands of CLI.md among its own', () => {
+  it('has the commands of docs/cli.md among its own', () => {
     // the list the checks below read must be the program's: here a sample that must be in it
     expect(COMMANDS.map((command) => command.name())).toEqual(
       expect.arrayContaining(['workspaces', 'tables', 'schema', 'rows', 'query', 'push', 'sync', 'sql', 'emulator', 'demo', 'config']),

@@ -4,7 +4,7 @@ import { UsageError } from '../core/errors.js';
 import { parseDuration } from '../mirror/diff/diff-bounds.js';
 import { COLUMN_TYPES, type ColumnType } from '../service/index.js';
 
-// The checks file of `tds check` (CLI.md "Check"): YAML read node by node, so that every mistake is
+// The checks file of `tds check` (docs/cli.md "Check"): YAML read node by node, so that every mistake is
 // a usage error naming its line and column and what is wrong. Nothing of the file reaches SQL but the
 // `sql` checks' queries (run in the sandbox of `tds sql`) and names, which are always quoted.
 

@@ -12,7 +12,7 @@ import { thresholdOf, type CheckResult } from './check-result.js';
 import type { TableChecks } from './checks-file.js';
 import { evaluateContract } from './schema-contract.js';
 
-// The src/check folder: `tds check` (CLI.md "Check"). This file runs a checks file over the mirror:
+// The src/check folder: `tds check` (docs/cli.md "Check"). This file runs a checks file over the mirror:
 // runChecks() → every result, what changed since the last run, and the run kept in _tds_checks.
 // checks-file.ts reads the YAML; check-figures.ts and schema-contract.ts evaluate; check-history.ts
 // keeps the runs; check-output.ts prints them; notify.ts posts what changed.

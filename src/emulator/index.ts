@@ -25,7 +25,7 @@ export { DEMO_KEYS } from './seed/index.js';
 export { SEED_NAMES, SEEDED_ACTIONS, type SeedName, type SeededActions } from './seed/seed-names.js';
 export { DEFAULT_ACTION_DELAY_MS, DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from './defaults.js';
 
-/** Starts the emulator of the service (service-api.md) on an HTTP server; resolves once it listens. */
+/** Starts the emulator of the service (docs/service-api.md) on an HTTP server; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const readFaults = parseFaultSpec(options.readFaults ?? '');
   const webhookFaults = parseFaultSpec(options.webhookFaults ?? '');

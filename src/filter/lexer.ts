@@ -1,6 +1,6 @@
 import { FilterError } from './errors.js';
 
-// Tokens of a --where expression (grammar in CLI.md). Bare words run until white space, one of
+// Tokens of a --where expression (grammar in docs/cli.md "Filters"). Bare words run until white space, one of
 // ( ) [ ] , = ! < > ", or "..", so emails, dates, date-times, negative and decimal numbers and
 // IDs with - and _ are single words, and START..END splits in three. Strings take double or
 // single quotes (single quotes spare escaping inside a shell's double quotes); inside, a backslash

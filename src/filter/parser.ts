@@ -3,7 +3,7 @@ import { FilterError, characterNumber, quoted } from './errors.js';
 import { tokenize, type Token } from './lexer.js';
 import { didYouMean } from './suggest.js';
 
-// --where EXPR → AST (grammar in CLI.md). `and` binds tighter than `or`; a chain of the same
+// --where EXPR → AST (grammar in docs/cli.md "Filters"). `and` binds tighter than `or`; a chain of the same
 // keyword is one group; parentheses always keep their group, so (a and b) and c stays nested.
 
 export type WhereValue =

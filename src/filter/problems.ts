@@ -15,7 +15,7 @@ import { isIsoDateTime } from './dates.js';
 import { FilterError, quoted, type FilterLocation } from './errors.js';
 import { describeField } from './resolve.js';
 
-// The service's rules for one filter rule and for the filter's size (service-api.md 4.5), as
+// The service's rules for one filter rule and for the filter's size (docs/service-api.md 4.5), as
 // messages. Shared by the builders (which add the place in the user's text) and validateQuery.
 
 export interface Problem {

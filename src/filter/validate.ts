@@ -22,7 +22,7 @@ import {
 } from './problems.js';
 import { didYouMean } from './suggest.js';
 
-// Every rule the service applies to a query body (service-api.md 4.5 and 8), checked before any
+// Every rule the service applies to a query body (docs/service-api.md 4.5 and 8), checked before any
 // row request so that a bad query exits 2 with a clear message instead of a 400 mid-export.
 // Lengths are counted in string units, as a JavaScript service would count them.
 

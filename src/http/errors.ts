@@ -26,7 +26,7 @@ export interface ResponseFailure {
   attempts?: AttemptOutcome[];
 }
 
-/** `<what failed>: <service message> (HTTP <status>)`, with the code and hint of CLI.md's exit codes. */
+/** `<what failed>: <service message> (HTTP <status>)`, with the code and hint of the exit codes of docs/cli.md. */
 export function errorFromResponse(failure: ResponseFailure): TdsError {
   const { what, status } = failure;
   const text = serviceMessage(failure.body) ?? `the service answered HTTP ${status}`;

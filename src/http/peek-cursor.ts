@@ -4,7 +4,7 @@ const CURSOR_AFTER_KEY = /^\s*:\s*"([^"\\]*)"/;
 /**
  * The `nextCursor` a rows page's body most likely holds, found without parsing the body, so the
  * next request can go out while this page is parsed; undefined when there is none or it is not
- * plain text. The last `"nextCursor"` of the text is taken (service-api.md shows the key after the
+ * plain text. The last `"nextCursor"` of the text is taken (docs/service-api.md shows the key after the
  * rows; a cursor has at most 500 characters). It is a guess: a cell's JSON value could hold the
  * same key, so the caller checks it against the parsed page before using what it fetched.
  */

@@ -13,7 +13,7 @@ import {
   type WorkspacesResponse,
 } from '../service/index.js';
 
-// The response shapes of service-api.md. Members the spec does not name are kept (loose objects), so
+// The response shapes of docs/service-api.md. Members the spec does not name are kept (loose objects), so
 // `--format json` writes the service's objects unchanged; a missing or wrong-typed member is an error.
 
 const integer = z.number().int();

@@ -14,7 +14,7 @@ export interface RateWindow {
  * retry waits. Made where the client is built; nothing past that point reads the scale again.
  */
 export interface ServiceTimings {
-  /** The service's limits for key endpoints (service-api.md section 8), each window divided by the scale. */
+  /** The service's limits for key endpoints (docs/service-api.md section 8), each window divided by the scale. */
   windows: { metadata: RateWindow; rows: RateWindow };
   /** `retry-after`, backoff and the default 10 s are divided by it (RetryPolicy.rateScale). */
   retryScale: number;
@@ -29,7 +29,7 @@ export function serviceTimings(rateScale = 1): ServiceTimings {
   return { windows: { metadata: scaled(RATE_LIMITS.metadata), rows: scaled(RATE_LIMITS.rows) }, retryScale: rateScale };
 }
 
-/** The service's two rate limits for key endpoints (service-api.md section 8). */
+/** The service's two rate limits for key endpoints (docs/service-api.md section 8). */
 export type Bucket = keyof ServiceTimings['windows'];
 
 export type ServiceLimiters = Record<Bucket, RateLimiter>;

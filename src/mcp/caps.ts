@@ -1,4 +1,4 @@
-// The caps of every tool result (CLI.md "MCP"): at most --max-rows rows and --max-bytes of text. A
+// The caps of every tool result (docs/cli.md "MCP"): at most --max-rows rows and --max-bytes of text. A
 // result is cut at the longest head of its rows that fits both, and says so.
 
 export interface Caps {

@@ -168,7 +168,7 @@ interface ToolSink {
   add<S extends z.ZodObject>(tool: Tool<S>): void;
 }
 
-/** Every tool of CLI.md's table, in its order; push_records only with --allow-push. */
+/** Every tool of docs/cli.md "MCP", in its order; push_records only with --allow-push. */
 function addTools(session: Session, sink: ToolSink): void {
   sink.add(listTablesTool(session));
   sink.add(describeTableTool(session));

@@ -1,6 +1,6 @@
 /**
  * How far below the time it can vouch for an incremental sync reads again. Webhook rows keep the time
- * of their request as their creation time and become visible up to about 30 s later (service-api.md
+ * of their request as their creation time and become visible up to about 30 s later (docs/service-api.md
  * 4.7), so a row can appear after a sync with a creation time older than rows that sync saw. Twice
  * that window, since the service says "about". Every time here is the service's: its rows' creation
  * times and the Date of its answers, never this machine's clock, which may run ahead of the service's

@@ -1,7 +1,7 @@
 import type { Field } from '../service/index.js';
 import { META_KEYS, type HeaderMode } from './shape-options.js';
 
-// The one rule that makes the keys of every output (CLI.md "Row records"): an export's records, the
+// The one rule that makes the keys of every output (docs/cli.md "Row records"): an export's records, the
 // Parquet columns, the mirror's columns and push's `--wait settled -o` all take their keys from keyFields.
 
 /** The keys of the cells the service cut at 200 characters in a row (the mirror and Parquet). */
@@ -32,7 +32,7 @@ export interface KeyedField {
   errorKey?: string;
 }
 
-/** A column whose cells carry a run status and an error: an action column (service-api.md section 3). */
+/** A column whose cells carry a run status and an error: an action column (docs/service-api.md section 3). */
 export function carriesStatus(field: Pick<Field, 'type'>): boolean {
   return field.type === 'action';
 }

@@ -1,4 +1,4 @@
-// What decides the shape of a row record (CLI.md "Row records").
+// What decides the shape of a row record (docs/cli.md "Row records").
 
 export const META_KEYS = ['_id', '_createdAt', '_updatedAt', '_createdByUserId'] as const;
 

@@ -1,6 +1,6 @@
 import type { ColumnType } from '../service/index.js';
 
-// The one type mapping of the mirror and of Parquet exports (CLI.md "Column types"): the SQL type of
+// The one type mapping of the mirror and of Parquet exports (docs/cli.md "Sync" (column types)): the SQL type of
 // each column type, and a cell value converted to it. A value that does not fit is NULL and counted.
 
 export type SqlType = 'VARCHAR' | 'DOUBLE' | 'BOOLEAN' | 'TIMESTAMPTZ' | 'VARCHAR[]' | 'JSON';

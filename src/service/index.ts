@@ -1,10 +1,10 @@
-// The service contract, as service-api.md states it, in one file: the resources (workspaces, tables,
+// The service contract, as docs/service-api.md states it, in one file: the resources (workspaces, tables,
 // fields, rows, cells and their statuses, response bodies), the numbers it fixes (page, cursor, filter,
 // webhook and cell limits, rate limits, intake timings), the filter operators each column type accepts
 // with the date presets, and the body of a rows query (filter groups and rules). The only code the
 // emulator shares with the client.
 
-// --- Resources (service-api.md section 2) ---
+// --- Resources (docs/service-api.md section 2) ---
 
 export interface Workspace {
   id: string;
@@ -113,7 +113,7 @@ export interface WebhookSuccessBody {
   message: string;
 }
 
-// --- Numbers fixed by service-api.md (sections 4 and 8) ---
+// --- Numbers fixed by docs/service-api.md (sections 4 and 8) ---
 
 export const PAGE_LIMIT_MIN = 1;
 export const PAGE_LIMIT_MAX = 100;
@@ -151,7 +151,7 @@ export const DEFAULT_RETRY_AFTER_SECONDS = 10;
 export const INTAKE_QUIET_MS = 5_000;
 export const INTAKE_MAX_MS = 30_000;
 
-// --- Filter operators and which column types accept them (service-api.md 4.5) ---
+// --- Filter operators and which column types accept them (docs/service-api.md 4.5) ---
 
 export const OPERATORS = [
   '=',
@@ -247,7 +247,7 @@ export function isOperator(token: string): token is Operator {
   return (OPERATORS as readonly string[]).includes(token);
 }
 
-// --- The body of POST /tables/{tableId}/rows/query (service-api.md 4.5) ---
+// --- The body of POST /tables/{tableId}/rows/query (docs/service-api.md 4.5) ---
 
 export type FilterValue = string | number | boolean | string[] | { start: string; end: string };
 

@@ -1,6 +1,6 @@
 import type { ColumnType } from '../service/index.js';
 
-// What `tds stats` reports (CLI.md "Stats"): `{table, columns}`, the same for every output (the
+// What `tds stats` reports (docs/cli.md "Stats"): `{table, columns}`, the same for every output (the
 // terminal, JSON, one record per column, the HTML page) and for the MCP server's `table_stats`.
 
 /** The run states of an action cell, `none` for a cell without one. */

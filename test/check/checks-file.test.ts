@@ -18,7 +18,7 @@ function mistake(text: string): string {
 }
 
 describe('the checks file', () => {
-  it("reads CLI.md's example: the contract and one check of each kind, with names and severities", () => {
+  it("reads docs/cli.md's example: the contract and one check of each kind, with names and severities", () => {
     const [leads] = parse(`tables:
   Leads:
     schema:

@@ -14,7 +14,7 @@ import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 /** The table's columns, in schema order; `Enrich` is an action column, the others text. */
 const LABELS = ['Email', 'email', '_truncated', 'Enrich', 'Enrich.status', '__proto__', 'constructor', 'toString', '_syncId'];
-/** The keys CLI.md "Row records" gives them (written out here, not taken from src), status keys after the action column. */
+/** The keys docs/cli.md "Row records" gives them (written out here, not taken from src), status keys after the action column. */
 const FIELD_KEYS = [
   'Email',
   'email (2)',

@@ -6,7 +6,7 @@ import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { pushTest as test } from './push-support.js';
 
 // Issue 20, item 1: another client of the same webhook (a live form, another pipeline) keeps its intake
-// open, so rows show up to the longest window after a request (service-api.md 4.7 rule 4), not a quiet
+// open, so rows show up to the longest window after a request (docs/service-api.md 4.7 rule 4), not a quiet
 // period after the push's own last one. Uncertain batches must not be declared missing before then.
 // The emulator and tds run on one scale (40): the other client posts every 1.5 s / 40.
 

@@ -4,7 +4,7 @@ import { journalOf, ndjson, people, webhookPosts } from '../push/helpers/emulato
 import { columnValues, expectEachOnce, KEY_EMULATOR, keyTest, killAfterPosts, seeded } from './push-key-support.js';
 import { pushTest as test } from './push-support.js';
 
-// Push by key (CLI.md "Push by key"), end to end against the emulator: each record's row exactly once
+// Push by key (docs/cli.md "Push by key"), end to end against the emulator: each record's row exactly once
 // whatever fails on the way, and the run ends with exit 0 without a human deciding anything.
 
 const emails = (n: number, from = 1): string[] => people(n, from).map((person) => String(person.email));

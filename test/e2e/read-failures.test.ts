@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import { emulatorRequests } from './read-support.js';
 
-// How the read commands fail and recover: exit codes of CLI.md, retries against injected faults
+// How the read commands fail and recover: exit codes of docs/cli.md, retries against injected faults
 // (each scenario on its own emulator, since faults count requests), and the key kept out of output.
 
 const SCENARIOS = {

@@ -38,7 +38,7 @@ const logMark = async (target: Target) => (await emulatorRequests(target)).lengt
 const pagesServedSince = async (target: Target, mark: number) =>
   (await emulatorRequests(target)).slice(mark).filter((entry) => /\/rows(\?|$)/.test(entry.path) && entry.status === 200).length;
 
-/** The Parquet type of a column type, as CLI.md "Column types" lists them (written out here, not taken from src). */
+/** The Parquet type of a column type, as docs/cli.md "Sync" (column types) lists them (written out here, not taken from src). */
 const PARQUET_TYPE: Record<string, string> = {
   number: 'DOUBLE',
   boolean: 'BOOLEAN',
@@ -51,7 +51,7 @@ const PARQUET_TYPE: Record<string, string> = {
   action: 'JSON',
 };
 
-/** The columns CLI.md describes: meta keys, one per field (status and error after an action column), _truncated. */
+/** The columns docs/cli.md describes: meta keys, one per field (status and error after an action column), _truncated. */
 function expectedColumns(fields: Field[], keys: string[]): string[] {
   const columns = ['_id VARCHAR', '_createdAt TIMESTAMP WITH TIME ZONE', '_updatedAt TIMESTAMP WITH TIME ZONE', '_createdByUserId VARCHAR'];
   fields.forEach((field, i) => {

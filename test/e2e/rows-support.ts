@@ -3,7 +3,7 @@ import type { Cell, Field, Row, RowsPage, Table } from '../../src/service/index.
 import { fetchJson, type Target } from './read-support.js';
 
 // Expected records for the export end-to-end tests, computed from the emulator's own API answers
-// by the rules of CLI.md "Row records" (independently of src/records).
+// by the rules of docs/cli.md "Row records" (independently of src/records).
 
 export type Rec = Record<string, unknown>;
 
@@ -48,13 +48,13 @@ export async function queryRows(target: Target, tableId: string, body: Record<st
 }
 
 export interface ExpectOptions {
-  /** Column keys in schema order, as CLI.md's disambiguation gives them. */
+  /** Column keys in schema order, as docs/cli.md "Row records" gives them. */
   keys: string[];
   meta?: boolean;
   raw?: boolean;
 }
 
-/** The record CLI.md describes for each row. */
+/** The record docs/cli.md describes for each row. */
 export function expectedRecords(rows: Row[], fields: Field[], options: ExpectOptions): Rec[] {
   return rows.map((row) => {
     const record: Rec = {};

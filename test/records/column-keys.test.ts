@@ -94,7 +94,7 @@ describe('keyFields', () => {
     ['labels that already look disambiguated', ['a', 'A (2)', 'a'], ['a', 'A (2)', 'a (3)']],
     ['prototype names are labels like any other', ['__proto__', 'constructor', 'toString'], ['__proto__', 'constructor', 'toString']],
     [
-      "the history's and the lake's generated keys (CLI.md) are reserved in every output",
+      "the history's and the lake's generated keys (docs/cli.md) are reserved in every output",
       ['_replacedBy', '_CHANGE', '_replacedAt', '_valid_from', '_valid_to', '_syncId'],
       ['_replacedBy (2)', '_CHANGE (2)', '_replacedAt (2)', '_valid_from (2)', '_valid_to (2)', '_syncId (2)'],
     ],

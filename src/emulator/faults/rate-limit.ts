@@ -35,7 +35,7 @@ export class SlidingWindow {
 }
 
 /**
- * The limits of service-api.md section 8. With `scale` X, windows last 1/X as long, and `retry-after` is
+ * The limits of docs/service-api.md section 8. With `scale` X, windows last 1/X as long, and `retry-after` is
  * still said in service seconds (the real wait times X, rounded up), as the real service would say it.
  */
 export class RateLimitEnforcer {

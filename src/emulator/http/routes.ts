@@ -11,7 +11,7 @@ const webhook = async ({ deps, params, req, entry }: RouteCall): Promise<Reply> 
   body: await handleWebhook(deps, params.webhookId!, req, entry),
 });
 
-/** The service's routes (service-api.md section 4); `org` is set once the key was checked. */
+/** The service's routes (docs/service-api.md section 4); `org` is set once the key was checked. */
 export const SERVICE_ROUTES: readonly Route[] = [
   {
     method: 'GET',

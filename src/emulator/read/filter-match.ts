@@ -274,7 +274,7 @@ export interface CheckedFilters {
 
 const LIST_OPERATORS: readonly Operator[] = ['containsAnyOf', 'doesNotContainAnyOf', 'in', 'notIn'];
 
-/** The shape and size rules of a filter group (service-api.md 4.5); any breach is a 400 naming it. */
+/** The shape and size rules of a filter group (docs/service-api.md 4.5); any breach is a 400 naming it. */
 export function checkFilters(raw: unknown, fields: readonly FieldRec[]): CheckedFilters {
   let entriesTotal = 0;
   let ruleCount = 0;
@@ -369,7 +369,7 @@ function checkValue(operator: Operator, record: Record<string, unknown>, path: s
   return value;
 }
 
-/** The limit holds for the value as sent: text as it is, any other value as its JSON text (service-api.md 4.5). */
+/** The limit holds for the value as sent: text as it is, any other value as its JSON text (docs/service-api.md 4.5). */
 function maxChars(value: FilterValue, where: string): void {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   if (text.length > FILTER_VALUE_MAX_CHARS) {

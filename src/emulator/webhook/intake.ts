@@ -12,7 +12,7 @@ interface Pending {
 
 /**
  * Webhook rows become visible asynchronously: `delayMs` after the last request to the table, and at most
- * `MAX_FACTOR` x `delayMs` after the first pending one while requests keep arriving (service-api.md 4.7: about
+ * `MAX_FACTOR` x `delayMs` after the first pending one while requests keep arriving (docs/service-api.md 4.7: about
  * 5 s and 30 s). Every pending row of the table shows at once, in the order of the requests. Rows keep the
  * time of their request as createdAt; their action columns start when they show.
  *

@@ -7,7 +7,7 @@ import type { WireResult } from './webhook-client.js';
 // What a webhook answer means: for the batch (PostOutcome), and, once final, for the journal (its
 // state), the count (SendEvent) and the run (StopReason).
 
-/** What a webhook POST's result means for its batch (service-api.md 4.7 and 7). */
+/** What a webhook POST's result means for its batch (docs/service-api.md 4.7 and 7). */
 export type PostOutcome =
   /** any 2xx: the objects were taken in */
   | { kind: 'accepted'; status: number; success?: boolean; message?: string }

@@ -1,6 +1,6 @@
 import { INTAKE_MAX_MS } from '../../service/index.js';
 
-// When may a key sent to the webhook be declared missing from the table? service-api.md 4.7 rule 4:
+// When may a key sent to the webhook be declared missing from the table? docs/service-api.md 4.7 rule 4:
 // rows appear about 5 s after the last request to the webhook (anyone's), and up to about 30 s while
 // requests keep arriving. The intake takes in what is pending at once, in the order requests came, and
 // a request's rows show together. So a key found is found at any time; a key not found is missing only

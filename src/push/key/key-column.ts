@@ -3,7 +3,7 @@ import type { ColumnType, Field } from '../../service/index.js';
 
 /**
  * The table column a key is looked up in, and how: the filter operator its type accepts that takes
- * the most keys per rule (service-api.md 4.5), and how the service compares (its `=` ignores case).
+ * the most keys per rule (docs/service-api.md 4.5), and how the service compares (its `=` ignores case).
  */
 export interface KeyColumn {
   field: Field;

@@ -9,7 +9,7 @@ import {
 import type { KeyColumn } from './key-column.js';
 
 /**
- * Keys packed into as few filter queries as the service's limits allow (service-api.md 4.5): each
+ * Keys packed into as few filter queries as the service's limits allow (docs/service-api.md 4.5): each
  * rule takes as many keys as its operator does (an `in` list up to 1,000 characters of JSON text, 20
  * for containsAnyOf, one for `=`); each query takes 97 rules, the most a group of 25 entries with
  * three nested groups of 25 can hold within 100 entries in all.

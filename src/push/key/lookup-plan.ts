@@ -33,7 +33,7 @@ const requests = (count: number): string => `${n(count)} row ${count === 1 ? 're
 
 /**
  * The plan with the fewest row requests: filter queries (the keys packed to the limits of
- * service-api.md 4.5; a query's matches come back 100 a page), a read of the whole table (rowCount / 100
+ * docs/service-api.md 4.5; a query's matches come back 100 a page), a read of the whole table (rowCount / 100
  * pages), the local mirror synced first, or the newest rows down to the push's start.
  */
 export function chooseLookupPlan(input: PlanInput): LookupPlan {

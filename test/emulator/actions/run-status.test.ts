@@ -19,7 +19,7 @@ describe('run-status filters answer from the state at the moment of the request'
   });
 
   const RUN_OPERATORS = ['hasError', 'hasNoError', 'hasNotRun', 'runConditionNotMet', 'isFound', 'isNotFound'] as const;
-  /** service-api.md 3 and the emulator's reading of each operator (filter-match.ts). */
+  /** docs/service-api.md 3 and the emulator's reading of each operator (filter-match.ts). */
   const expected: Record<(typeof RUN_OPERATORS)[number], (cell: Row['cells'][string] | undefined) => boolean> = {
     hasError: (cell) => cell?.status === 'failed' || (cell?.errorMessage ?? null) !== null,
     hasNoError: (cell) => !(cell?.status === 'failed' || (cell?.errorMessage ?? null) !== null),

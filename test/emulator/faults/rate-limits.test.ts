@@ -5,7 +5,7 @@ import { LIMITED_RATE_SCALE } from '../../helpers/rate-scale.js';
 import { call, get, sleep, tableByName, emulatorOptions } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
-// service-api.md section 8: sliding windows per organization / IP+key / IP, retry-after in service seconds.
+// docs/service-api.md section 8: sliding windows per organization / IP+key / IP, retry-after in service seconds.
 // A fifth of the suite's rate scale (20): a one-minute window lasts 3 s, long enough for a burst of requests
 // to land inside one window however loaded the machine; retry-after still says up to 60 (service) seconds.
 

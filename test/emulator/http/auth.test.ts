@@ -3,7 +3,7 @@ import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { get, tableByName, emulatorOptions } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
-// service-api.md section 5 (authentication) and the 401/402/404 rows of section 7.
+// docs/service-api.md section 5 (authentication) and the 401/402/404 rows of section 7.
 
 describe('authentication', () => {
   let emu: RunningEmulator;

@@ -4,7 +4,7 @@ import { COLUMN_TYPES } from '../../../src/service/index.js';
 import { call, get, post, tableInfo, emulatorOptions } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
-// service-api.md sections 4.1-4.3 (metadata routes) and 7 (error shape on unknown routes and methods).
+// docs/service-api.md sections 4.1-4.3 (metadata routes) and 7 (error shape on unknown routes and methods).
 
 describe('routes', () => {
   let emu: RunningEmulator;

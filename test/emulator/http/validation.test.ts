@@ -4,7 +4,7 @@ import { acceptedOperators } from '../../../src/service/index.js';
 import { call, get, post, tableInfo, type TableInfo, emulatorOptions } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
-// service-api.md 4.4 and 4.5 (parameters, body, filter size rules) and section 8 (size limits): 400s naming the limit.
+// docs/service-api.md 4.4 and 4.5 (parameters, body, filter size rules) and section 8 (size limits): 400s naming the limit.
 
 describe('validation', () => {
   let emu: RunningEmulator;

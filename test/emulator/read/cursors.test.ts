@@ -4,7 +4,7 @@ import type { Row, RowsPage } from '../../../src/service/index.js';
 import { allRows, get, post, tableInfo, type TableInfo, emulatorOptions } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
-// service-api.md 4.6: pagination, cursor binding, order, and rows arriving between pages.
+// docs/service-api.md 4.6: pagination, cursor binding, order, and rows arriving between pages.
 
 describe('cursors and order', () => {
   let emu: RunningEmulator;

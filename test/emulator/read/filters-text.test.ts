@@ -4,7 +4,7 @@ import { FilterOracle, lower } from './filter-oracle.js';
 import { allRows, post, emulatorOptions } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
-// service-api.md 4.5: text-like operators (case-insensitive), null/notNull, groups, and search text.
+// docs/service-api.md 4.5: text-like operators (case-insensitive), null/notNull, groups, and search text.
 
 describe('text filters and search', () => {
   let emu: RunningEmulator;

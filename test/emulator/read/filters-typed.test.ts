@@ -7,7 +7,7 @@ import { FilterOracle, lower } from './filter-oracle.js';
 import { post, queryRows, emulatorOptions } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
-// service-api.md 4.5: number, boolean, date (presets relative to the emulator clock), select, multi_select and
+// docs/service-api.md 4.5: number, boolean, date (presets relative to the emulator clock), select, multi_select and
 // member semantics. The clock is fixed at Wednesday 2025-05-14 12:00 UTC.
 
 const day = (text: string) => Date.parse(`${text}T00:00:00Z`);

@@ -4,7 +4,7 @@ import { CELL_MAX_CHARS, type Row } from '../../../src/service/index.js';
 import { allRows, tableInfo, type TableInfo, emulatorOptions } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
-// service-api.md section 2 (Row, Cell): shape, empty cells left out, cells over 200 characters cut.
+// docs/service-api.md section 2 (Row, Cell): shape, empty cells left out, cells over 200 characters cut.
 
 describe('rows and cells', () => {
   let emu: RunningEmulator;

@@ -3,7 +3,7 @@ import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { call, post, sleep, tableByName, emulatorOptions } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
-// service-api.md 4.7 rule 4: rows show a quiet delay after the last request, at most 6 x that while requests
+// docs/service-api.md 4.7 rule 4: rows show a quiet delay after the last request, at most 6 x that while requests
 // keep arriving; rowCount counts only visible rows.
 
 describe('asynchronous intake', () => {

@@ -17,7 +17,7 @@ import { WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS } from '../../../src/servic
 import { allRows, call, post, tableInfo, type TableInfo, emulatorOptions } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
-// service-api.md 4.7 and 4.8: body forms, limits, error shape, HEAD.
+// docs/service-api.md 4.7 and 4.8: body forms, limits, error shape, HEAD.
 
 describe('webhook', () => {
   let emu: RunningEmulator;

@@ -14,7 +14,7 @@ import {
   type Table,
 } from '../../../src/service/index.js';
 
-// A table behind the two row endpoints the key lookups use (service-api.md 4.4, 4.5): rows newest
+// A table behind the two row endpoints the key lookups use (docs/service-api.md 4.4, 4.5): rows newest
 // first, filters matched as the service matches them (case-insensitive; containsAnyOf matches parts).
 
 export const TABLE_ID = 'tbl_1';

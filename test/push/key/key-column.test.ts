@@ -82,7 +82,7 @@ describe('keyColumn', () => {
     expect(keyColumn([field('k', 'K', 'k', type)], 'K')).toEqual({ field: field('k', 'K', 'k', type), operator });
   });
 
-  it('chooses an operator the column type accepts (service-api.md 4.5)', () => {
+  it('chooses an operator the column type accepts (docs/service-api.md 4.5)', () => {
     const name = { in: 'in', any: 'containsAnyOf', eq: '=' } as const;
     let keyTypes = 0;
     for (const type of COLUMN_TYPES) {
