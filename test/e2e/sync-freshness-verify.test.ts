@@ -3,6 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { describe, expect, vi } from 'vitest';
 import { everyTypeTable, exportRows, mirrorRows } from '../mirror/helpers.js';
 import { TDS_BIN } from '../helpers/cli.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import type { SpawnedTds } from '../helpers/spawn-tds.js';
 import { addEveryTypeRows, DAY, expectMirrorEqualsService, syncTables } from './sync-support.js';
@@ -224,11 +225,12 @@ describe('verification: what it says and who reads meanwhile', () => {
   }, 120_000);
 
   it.for([
-    ['--json', 3, 'tables'],
-    ['--changes', 300, 'change'],
-  ] as const)(
-    'SIGTERM: what %s prints on stdout is whole lines, every one',
-    async ([option, lines, member], { open }) => {
+    { option: '--json', lines: 3, member: 'tables' },
+    { option: '--changes', lines: 300, member: 'change' },
+  ])(
+    'SIGTERM: what $option prints on stdout is whole lines, every one',
+    { timeout: 120_000 },
+    async ({ option, lines, member }, { open }) => {
       const bench = await open();
       const table = await everyTypeTable(bench);
       await addEveryTypeRows(bench, table.id, { count: 50, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
@@ -253,6 +255,73 @@ describe('verification: what it says and who reads meanwhile', () => {
       for (const line of printed) expect(() => JSON.parse(line), line).not.toThrow();
       expect(printed.every((line) => member in JSON.parse(line))).toBe(true);
     },
-    120_000,
   );
+});
+
+describe("verification's share of the row-read limit", () => {
+  it("the rounds' row requests count against --max-share: in any minute, row requests ≤ s × 60 + 1 (from the request log)", async ({
+    open,
+  }) => {
+    const bench = await open();
+    const table = await everyTypeTable(bench);
+    await addEveryTypeRows(bench, table.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
+    await syncTables(bench, [table.id]);
+    const since = bench.emu.requestLog.length;
+    // --max-stale asks more than the share allows: verification alone reads at the share, a page every 6.7 s of the service
+    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '10s', '--max-share', '0.15']);
+    try {
+      await verifying(bench);
+      // new rows all along: rounds read rows too
+      for (let k = 0; k < 80; k += 1) {
+        await addEveryTypeRows(bench, table.id, { count: 1, from: 1000 + k });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await stop(follow);
+    }
+    const reads = bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
+    const minute = 60_000 / RATE_SCALE;
+    const busiest = Math.max(...reads.map((entry) => reads.filter((other) => other.at >= entry.at && other.at < entry.at + minute).length));
+    expect(reads.length).toBeGreaterThan(10);
+    expect(busiest).toBeLessThanOrEqual(0.15 * 60 + 1);
+  }, 60_000);
+
+  it('a verification page that met a 429 (another client over the limit) puts the next page off by twice the spacing', async ({ open }) => {
+    const bench = await open({ readFaults: '429:0.15', faultSeed: 7 });
+    const table = await everyTypeTable(bench);
+    await addEveryTypeRows(bench, table.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
+    await syncTables(bench, [table.id]);
+    const since = bench.emu.requestLog.length;
+    // 5 pages, --max-stale 5m: a page every 54 s of the service (540 ms here)
+    const spacing = (0.9 * 300_000) / 5 / RATE_SCALE;
+    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--max-share', '0.5']);
+    // a faulted request is answered before its bucket is known: the path says it is a row read
+    const reads = (): typeof bench.emu.requestLog =>
+      bench.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /^\/v1\/tables\/[^/]+\/rows/.test(entry.path));
+    try {
+      await vi
+        .waitFor(() => expect(reads().filter((entry) => entry.status === 429).length).toBeGreaterThanOrEqual(2), {
+          timeout: 60_000,
+          interval: 50,
+        })
+        .catch((error: unknown) => {
+          throw new Error(`${String(error)}\n${follow.stderr()}`);
+        });
+      await vi.waitFor(() => expect(reads().at(-1)!.status).toBe(200), { timeout: 30_000, interval: 20 });
+      await new Promise((resolve) => setTimeout(resolve, 3 * spacing));
+    } finally {
+      await stop(follow);
+    }
+    const log = reads();
+    let checked = 0;
+    for (let i = 0; i < log.length; i += 1) {
+      if (log[i]!.status !== 429) continue;
+      const retried = log.findIndex((entry, j) => j > i && entry.status === 200);
+      const next = log[retried + 1];
+      if (retried < 0 || !next) continue;
+      expect(next.at - log[retried]!.at).toBeGreaterThanOrEqual(2 * spacing);
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(0);
+  }, 90_000);
 });
