@@ -98,7 +98,7 @@ export function emulatorCommand(ctx: Context): Command {
         .choices(SEEDED_ACTIONS)
         .default('live'),
     )
-    .option('--churn <spec>', 'add, update and delete rows over time, e.g. add:5/s,update:2/s,delete:0.1/s', churnSpec)
+    .option('--churn <spec>', 'add, update, delete and re-run rows over time, e.g. add:5/s,update:2/s,delete:0.1/s,rerun:1/m', churnSpec)
     .option('--admin', 'serve the admin routes under /_emulator on a non-loopback address too')
     .option('-v, --verbose', 'log each request on stderr')
     .addHelpText('after', HELP)
