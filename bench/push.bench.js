@@ -6,7 +6,10 @@
 //      100 x 500 = 50,000 records/s                                (target >= 90% of it)
 //      (by default a file is sent as it is read; --validate-first checks it in full before the first request)
 //   3. peak RSS of the tds process with --validate-first           (target <= 200 MB)
-//   4. a naive sequential sender of the same records (undici, one request at a time, retry-after on 429)
+//   4. the push of 2. to a service 200 and 400 ms away (`tds emulator --latency`; PUSH_BENCH_LATENCIES to change
+//      them), in the same run: >= 90% of the ceiling and <= 1.1x the loopback push at 200 ms, >= 85% at 400 ms,
+//      peak RSS <= 250 MB
+//   5. a naive sequential sender of the same records (undici, one request at a time, retry-after on 429)
 // Peak RSS and CPU time of each tds child are its own (getrusage at exit), written by memory-probe.mjs,
 // which the bench loads into the child with `node --import`: tds itself reports neither.
 // Each push goes to a fresh emulator child process whose intake delay is an hour: making 1,000,000
@@ -38,6 +41,7 @@ import { MEMORY_PROBE, TDS_BIN, n, startEmulator } from './support.mjs';
  *   checkSeconds?: number,
  *   sendSeconds?: number,
  *   recordsPerSecond: number,
+ *   network?: { roundTripMs: number, inFlight: number },
  * }} PushSummary
  */
 /**
@@ -48,6 +52,8 @@ import { MEMORY_PROBE, TDS_BIN, n, startEmulator } from './support.mjs';
 /** One entry of the emulator's request log (GET /_emulator/requests), the fields this bench reads. @typedef {{ method: string, status: number, bucket?: string }} LoggedRequest */
 
 const RECORDS = Number(process.env.PUSH_BENCH_RECORDS ?? 1_000_000);
+/** The round trips (ms) the push is measured at besides loopback, through `tds emulator --latency`. */
+const LATENCIES = (process.env.PUSH_BENCH_LATENCIES ?? '200,400').split(',').filter(Boolean).map(Number);
 const CEILING = 100 * WEBHOOK_MAX_OBJECTS;
 
 let runs = 0;
@@ -85,6 +91,17 @@ try {
   await emuStream.stop();
   step('push done');
 
+  // the same push to a far service (`tds emulator --latency MS`), in the same run
+  const far = [];
+  for (const ms of LATENCIES) {
+    const emu = await startPushEmulator(['--latency', String(ms)]);
+    const run = await runTds(['push', await inboxUrl(emu), csv, '--json', '--journal', join(dir, `far-${ms}.journal`)]);
+    const summary = summaryOf(run, `push at ${ms} ms`);
+    far.push({ ms, run, summary, log: await emulatorLog(emu) });
+    await emu.stop();
+    step(`push at ${ms} ms round trip done`);
+  }
+
   const emu2 = await startPushEmulator();
   const naive = await naiveSender(await inboxUrl(emu2), csv);
   const log2 = await emulatorLog(emu2);
@@ -110,6 +127,18 @@ try {
     `  requests                       ${n(logStream.posts)} POST (${n(logStream.limited)} answered 429), exit ${streamed.code}, sent ${n(streamedSummary.records.sent)} ${verdict(complete(streamed, streamedSummary))}`,
     `  CPU of tds                     ${streamed.cpuSeconds.toFixed(2)} s`,
     `  peak RSS                       ${mb(streamed.maxRssBytes)} MB`,
+    ...far.flatMap(({ ms, run, summary, log }) => {
+      const rate = summary.records.sent / (run.wallMs / 1000);
+      const target = ms >= 400 ? 0.85 : 0.9;
+      const ratio = run.wallMs / streamed.wallMs;
+      const network = summary.network ? `round trip ${summary.network.roundTripMs} ms, ${summary.network.inFlight} in flight` : '';
+      return [
+        `push at ${ms} ms round trip      ${(run.wallMs / 1000).toFixed(2)} s wall: ${n(rate)} records/s = ${pct(rate)} of ${n(CEILING)}  [target >= ${target * 100}%] ${verdict(rate >= target * CEILING)}`,
+        `  against loopback               ${ratio.toFixed(2)}x its time${ms <= 200 ? `  [target <= 1.1x] ${verdict(ratio <= 1.1)}` : ''}; ${network}`,
+        `  requests                       ${n(log.posts)} POST (${n(log.limited)} answered 429), exit ${run.code}, sent ${n(summary.records.sent)} ${verdict(complete(run, summary))}`,
+        `  peak RSS                       ${mb(run.maxRssBytes)} MB  [target <= 250 MB] ${verdict(run.maxRssBytes <= 250e6)}`,
+      ];
+    }),
     `naive sequential sender          ${(naive.ms / 1000).toFixed(2)} s: ${n(naive.records / (naive.ms / 1000))} records/s = ${pct(naive.records / (naive.ms / 1000))} of the ceiling`,
     `  requests                       ${n(log2.posts)} POST (${n(log2.limited)} answered 429), ${n(naive.batches)} batches, ${(naive.bytes / 1e6).toFixed(1)} MB`,
   ];
@@ -146,7 +175,10 @@ function summaryOf(run, what) {
  * @param {PushSummary} summary
  */
 function complete(run, summary) {
-  return run.code === 0 && summary.records.sent === RECORDS;
+  const ok = run.code === 0 && summary.records.sent === RECORDS;
+  // what tds said is the only clue to an exit 7 (an uncertain batch) or 5
+  if (!ok) process.stderr.write(`  tds exited ${run.code}; its last messages:\n${run.stderr.trim().split('\n').slice(-6).join('\n')}\n`);
+  return ok;
 }
 
 /**
@@ -203,10 +235,11 @@ function runTds(args) {
 
 /**
  * `tds emulator` as a child at the real rate limits; pushed rows stay in its intake (an hour's delay).
+ * @param {string[]} [extra] more arguments (--latency MS)
  * @returns {Promise<Emulator>}
  */
-function startPushEmulator() {
-  return startEmulator(['--seed', 'demo', '--ingest-delay', '3600000'], emulators);
+function startPushEmulator(extra = []) {
+  return startEmulator(['--seed', 'demo', '--ingest-delay', '3600000', ...extra], emulators);
 }
 
 /**

@@ -24,13 +24,14 @@
 //    clock may run ahead), so these polls read the burst again until it is older than that.
 //    (b) After the clock moved 2 minutes and one row came (the burst older than the margin).
 //    Target: one row request per poll. Then SIGINT.
-// 4. Freshness (sync/freshness.mjs), at a rate scale: 10 followed tables; an idle round = 0 row requests + 1
+// 4. A first sync of 5,000 rows at the real limit on loopback and 200 ms away (sync/far-sync.mjs says the target).
+// 5. Freshness (sync/freshness.mjs), at a rate scale: 10 followed tables; an idle round = 0 row requests + 1
 //    listing; changes to old rows (edits, re-runs, deletions) each in --changes within 1.2 x --max-stale; row
 //    requests in any minute <= s x 60 + 1. BENCH_SYNC_ONLY=freshness runs this phase alone; BENCH_FRESH_SCALE (20),
 //    BENCH_FRESH_ROWS (2000), BENCH_FRESH_CHANGES (30), BENCH_FRESH_MAX_STALE_MIN (20).
 //
 // Run: npm run bench -- sync     (exits 1 when a target is missed; traffic only to 127.0.0.1)
-// Env: BENCH_ROWS (default 1000000), BENCH_CHANGED (100000), BENCH_ADDED (1000), BENCH_POLLS (3), BENCH_EVERY (seconds, 3),
+// Env: BENCH_SKIP_FAR=1, BENCH_SYNC_LATENCIES (0,200), BENCH_ROWS (default 1000000), BENCH_CHANGED (100000), BENCH_ADDED (1000), BENCH_POLLS (3), BENCH_EVERY (seconds, 3),
 // BENCH_HEAP_SNAPSHOT_MB / BENCH_TRACE_GC (see memory-probe.mjs).
 // The phases are in sync/ (first-sync.mjs with history.mjs, incremental.mjs, idle-follow.mjs); each starts from
 // the mirror and the emulator state the one before left.
@@ -43,6 +44,7 @@ import { freshness } from './sync/freshness.mjs';
 import { idleFollow } from './sync/idle-follow.mjs';
 import { incrementalSync } from './sync/incremental.mjs';
 import { lakeSync } from './sync/lake.mjs';
+import { farSync } from './sync/far-sync.mjs';
 
 const ctx = createContext();
 
@@ -53,6 +55,7 @@ try {
     if (process.env.BENCH_SKIP_LAKE !== '1') await lakeSync(ctx);
     await incrementalSync(ctx);
     await idleFollow(ctx);
+    if (process.env.BENCH_SKIP_FAR !== '1') await farSync(ctx);
   }
   await freshness(ctx);
 } finally {

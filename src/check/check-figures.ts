@@ -1,7 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { Database } from '../duckdb/engine.js';
-import type { Step } from '../duckdb/interruptible.js';
-import { prepareOne } from '../duckdb/one-statement.js';
+import { type Step, prepareOne } from '../duckdb/statement.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { StoredField } from '../mirror/schema-drift.js';
 import type { TableState } from '../mirror/table-state.js';

@@ -2,7 +2,7 @@ import { access } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { TdsError } from '../core/errors.js';
 import type { Database } from '../duckdb/engine.js';
-import { interruptible } from '../duckdb/interruptible.js';
+import { interruptible } from '../duckdb/statement.js';
 import { openMirror } from '../mirror/mirror-db.js';
 import type { TableState } from '../mirror/table-state.js';
 import { findMirrorTable, mirrorFields } from '../stats/mirror-catalog.js';

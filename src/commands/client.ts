@@ -35,6 +35,7 @@ export function connectWith(ctx: Context, settings: Settings, overrides: { maxRe
     maxRetries: overrides.maxRetries ?? settings.maxRetries,
     timeoutMs: settings.timeoutMs,
     timings: serviceTimings(settings.rateScale),
+    ...(settings.proxy ? { proxy: settings.proxy } : {}),
     ...(ctx.isVerbose?.() === false ? {} : { log: (line: string) => ctx.verbose(line) }),
     signal: ctx.signal,
   });

@@ -6,6 +6,7 @@ import {
   StateFileError,
   startEmulator,
   type EmulatorOptions,
+  type LatencySpec,
   type SeededActions,
   type SeedName,
 } from '../emulator/index.js';
@@ -28,6 +29,7 @@ export interface EmulatorFlags {
   actionDelay?: number;
   churn?: string;
   admin?: boolean;
+  latency?: LatencySpec;
 }
 
 /** `tds emulator`: runs until Ctrl-C or SIGTERM, then saves --data. */
@@ -54,6 +56,7 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
     ...(flags.actionDelay !== undefined ? { actionDelayMs: flags.actionDelay } : {}),
     ...(flags.churn !== undefined ? { churn: flags.churn } : {}),
     ...(flags.admin ? { admin: true } : {}),
+    ...(flags.latency ? { latency: flags.latency } : {}),
   };
   const readFaults = flags.readFaults ?? flags.faults;
   const webhookFaults = flags.webhookFaults ?? flags.faults;

@@ -5,6 +5,7 @@ import { parseIntegerOption, parseNumberOption } from '../core/number-option.js'
 import { ChurnSpecError, parseChurnRates } from '../emulator/churn/churn-rates.js';
 import { DEFAULT_ACTION_DELAY_MS, DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from '../emulator/defaults.js';
 import { FaultSpecError, parseFaultSpec } from '../emulator/faults/faults.js';
+import { LatencySpecError, parseLatency, type LatencySpec } from '../emulator/http/latency.js';
 import { SEED_NAMES, SEEDED_ACTIONS } from '../emulator/seed/seed-names.js';
 import type { EmulatorFlags } from './emulator-action.js';
 
@@ -20,8 +21,12 @@ The seeded cells that are not final (queued, waiting, running) run on the same w
 --seeded-actions pending keeps them as seeded, for tests that need every status in the demo data.
 The demo table Marketing/Inbox has two: Domain (the domain of Email) and Company (waits for Domain).
 
-Churn (--churn SPEC): a comma list of add:RATE/s, update:RATE/s, delete:RATE/s (also /m, /h), and
-optionally table=NAME (a table's name or ID) to change only that table; seeded by --fault-seed.
+Churn (--churn SPEC): a comma list of add:RATE/s, update:RATE/s, delete:RATE/s, rerun:RATE/s (also
+/m, /h; a rerun is "re-run column" on one row: its action cells run again), and optionally table=NAME
+(a table's name or ID) to change only that table; seeded by --fault-seed.
+
+Latency (--latency MS[,JITTER]): half of the round trip passes before a request of the service is
+counted and handled, half before its answer leaves; each half varies by up to JITTER/2 at random.
 
 Fault specs (for reliability tests): a comma list of KIND:P (probability 0..1), KIND@N or KIND@N-M
 (the N-th to M-th request of that surface, counting from 1). Kinds: 500 502 503 429 429bare reset
@@ -56,6 +61,7 @@ Examples:
   $ tds emulator --rate-scale 100 --faults '500:0.1,reset@3' --fault-seed 7   # with TDS_RATE_SCALE=100 for tds
   $ tds emulator --action-delay 200 --churn 'add:5/s,update:2/s,delete:0.1/s'
   $ tds emulator --rows 100000 --churn 'add:100/s,table=Generated'
+  $ tds emulator --latency 200,20                  # a 200 ms round trip (± 20 ms), as across an ocean
   $ curl -X POST http://127.0.0.1:8787/_emulator/clock -d '{"advanceMs": 86400000}'
 `;
 
@@ -99,6 +105,7 @@ export function emulatorCommand(ctx: Context): Command {
         .default('live'),
     )
     .option('--churn <spec>', 'add, update, delete and re-run rows over time, e.g. add:5/s,update:2/s,delete:0.1/s,rerun:1/m', churnSpec)
+    .option('--latency <ms[,jitter]>', 'a far-away service: every request takes MS more round trip, ± up to JITTER ms', latencySpec)
     .option('--admin', 'serve the admin routes under /_emulator on a non-loopback address too')
     .option('-v, --verbose', 'log each request on stderr')
     .addHelpText('after', HELP)
@@ -126,6 +133,15 @@ function churnSpec(raw: string): string {
     return raw;
   } catch (error) {
     if (error instanceof ChurnSpecError) throw new UsageError(`--churn: ${error.message}`);
+    throw error;
+  }
+}
+
+function latencySpec(raw: string): LatencySpec {
+  try {
+    return parseLatency(raw);
+  } catch (error) {
+    if (error instanceof LatencySpecError) throw new UsageError(`--latency: ${error.message}`);
     throw error;
   }
 }

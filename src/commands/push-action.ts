@@ -1,3 +1,4 @@
+import type { ProxySettings } from '../http/proxy.js';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -12,6 +13,8 @@ import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES } from '../service/index.js';
 import { checkWebhook } from '../push/deliver/check-webhook.js';
 import { inputFormatOf, type InputFormat } from '../push/input/input-record.js';
 import { csvDelimiter } from '../push/input/read-delimited.js';
+import type { ReadOptions } from '../push/input/read-input.js';
+import { encodingNote, type InputEncoding } from '../push/input/utf8-text.js';
 import { overlaps, parseBatchSelection, type UncertainPolicy } from '../push/plan/resume-plan.js';
 import { runPush } from '../push/run-push.js';
 import { WebhookClient, webhookLimiter } from '../push/deliver/webhook-client.js';
@@ -32,8 +35,9 @@ export interface PushOptions {
   nest?: string;
   relaxColumns?: boolean;
   delimiter?: string;
+  encoding?: InputEncoding;
   batchSize: number;
-  concurrency: number;
+  concurrency?: number;
   rate: number;
   journal?: string;
   resume?: boolean;
@@ -67,12 +71,11 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   const settings = await loadSettings(ctx, command);
   const globals = command.optsWithGlobals() as { profile?: string; verbose?: boolean };
   const target = await resolveTarget(ctx, args.webhook, globals.profile, Boolean(options.dryRun));
-  const maxRetries = settings.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { maxRetries = DEFAULT_MAX_RETRIES, timeoutMs = DEFAULT_TIMEOUT_MS } = settings;
 
   if (options.check) {
     if (!target) throw new UsageError('--check needs a webhook');
-    return checkOnly(ctx, target, { maxRetries, timeoutMs, rateScale: settings.rateScale, json: Boolean(options.json) });
+    return checkOnly(ctx, target, { ...settings, maxRetries, timeoutMs, json: Boolean(options.json) });
   }
   const waitUntil = checkCombinations(options);
   const format = inputFormatOf(args.input, options.inputFormat);
@@ -81,8 +84,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   }
   const output = options.output ? await rowsOutput(options) : undefined;
   const pipe = await checkInput(ctx, args.input);
-  const delimiter = csvDelimiter(options.delimiter, format === 'csv' ? args.input : undefined, (line) => ctx.io.stderr.write(line));
-  const read = { format, infer: options.types === 'infer', nest: options.nest, relaxColumns: Boolean(options.relaxColumns), ...delimiter };
+  const read = readOptions(ctx, args.input, format, options);
 
   const needsApi = options.key !== undefined || (waitUntil !== undefined && !options.dryRun);
   const client = needsApi ? await connect(ctx, command) : undefined;
@@ -108,6 +110,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
             delivery: {
               target,
               concurrency: options.concurrency,
+              proxy: settings.proxy,
               rate: options.rate,
               timeoutMs,
               maxRetries,
@@ -124,6 +127,20 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
     mirror?.close();
     await client?.close();
   }
+}
+
+/** How the input is read; what was found out about it (its delimiter, its encoding) is said on stderr. */
+function readOptions(ctx: Context, input: string, format: InputFormat, options: PushOptions): ReadOptions {
+  const say = (line: string): void => void ctx.io.stderr.write(line);
+  return {
+    format,
+    infer: options.types === 'infer',
+    nest: options.nest,
+    relaxColumns: Boolean(options.relaxColumns),
+    ...csvDelimiter(options.delimiter, format === 'csv' ? input : undefined, say),
+    ...(options.encoding ? { encoding: options.encoding } : {}),
+    onEncoding: encodingNote(input, say),
+  };
 }
 
 function waitSpec(client: ApiClient, options: PushOptions, until: 'visible' | 'settled', output: RowsOutput | undefined): WaitOptions {
@@ -253,9 +270,9 @@ async function checkInput(ctx: Context, input: string): Promise<boolean> {
 async function checkOnly(
   ctx: Context,
   target: WebhookTarget,
-  settings: { maxRetries: number; timeoutMs: number; rateScale: number; json: boolean },
+  settings: { maxRetries: number; timeoutMs: number; rateScale: number; json: boolean; proxy?: ProxySettings | undefined },
 ): Promise<void> {
-  const client = new WebhookClient({ url: target.url, connections: 1, timeoutMs: settings.timeoutMs });
+  const client = new WebhookClient({ target, connections: 1, timeoutMs: settings.timeoutMs, proxy: settings.proxy, log: ctx.verbose });
   const timings = pushTimings(settings.rateScale, settings.maxRetries);
   try {
     await checkWebhook({

@@ -1,8 +1,10 @@
+import { MAX_IN_FLIGHT } from '../push/deliver/in-flight.js';
 import { Command, Option } from 'commander';
 import type { Context } from '../core/context.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import { RATE_LIMITS, WEBHOOK_MAX_OBJECTS } from '../service/index.js';
 import { INPUT_FORMATS } from '../push/input/input-record.js';
+import { INPUT_ENCODINGS } from '../push/input/utf8-text.js';
 import { HEADER_MODES } from '../records/shape-options.js';
 import type { PushOptions } from './push-action.js';
 
@@ -56,28 +58,23 @@ Examples:
   $ tds push @leads leads.csv --key email --table Leads --wait settled -o enriched.csv`;
 
 export function pushCommand(ctx: Context): Command {
-  const command = new Command('push')
-    .description('send CSV, TSV, NDJSON or JSON records into a table through its webhook, each record once')
-    .argument('[webhook]', 'the webhook URL, or @NAME saved with `tds config set webhook.NAME`; default: TDS_WEBHOOK_URL')
-    .argument('[file]', 'the input file, or - for stdin (the default)')
-    .addOption(
-      new Option('--input-format <format>', 'input format (default: from the file extension; needed for stdin)').choices(INPUT_FORMATS),
-    )
-    .addOption(
-      new Option('--types <mode>', 'CSV/TSV values: strings, or infer numbers and true/false')
-        .choices(['strings', 'infer'])
-        .default('strings'),
-    )
-    .option('--nest <sep>', 'build nested objects from keys containing SEP (--nest . turns address.city into {"address": {"city": …}})')
-    .option('--delimiter <char>', 'CSV: the field delimiter: , ; tab | (or comma, semicolon, pipe); default: the one the header line shows')
-    .option('--relax-columns', 'CSV/TSV: accept rows with fewer or more fields than the header (extra values are dropped)')
+  const command = withInputOptions(
+    new Command('push')
+      .description('send CSV, TSV, NDJSON or JSON records into a table through its webhook, each record once')
+      .argument('[webhook]', 'the webhook URL, or @NAME saved with `tds config set webhook.NAME`; default: TDS_WEBHOOK_URL')
+      .argument('[file]', 'the input file, or - for stdin (the default)'),
+  )
     .option(
       '--batch-size <n>',
       `objects per request, 1 to ${WEBHOOK_MAX_OBJECTS}`,
       parseIntegerOption('--batch-size', 1, WEBHOOK_MAX_OBJECTS),
       WEBHOOK_MAX_OBJECTS,
     )
-    .option('--concurrency <n>', 'requests in flight', parseIntegerOption('--concurrency', 1, 32), 4)
+    .option(
+      '--concurrency <n>',
+      `most requests in flight (default: what the webhook's rate × the measured round trip needs, up to ${MAX_IN_FLIGHT})`,
+      parseIntegerOption('--concurrency', 1, MAX_IN_FLIGHT),
+    )
     .option(
       '--rate <n>',
       `requests a second, at most ${WEBHOOK_RATE} (the webhook's limit per IP address)`,
@@ -112,6 +109,28 @@ export function pushCommand(ctx: Context): Command {
       await pushAction(ctx, positional, options, command);
     });
   return withKeyOptions(command);
+}
+
+/** How the input is read: its format, encoding, delimiter, value types and nesting. */
+function withInputOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--input-format <format>', 'input format (default: from the file extension; needed for stdin)').choices(INPUT_FORMATS),
+    )
+    .addOption(
+      new Option('--types <mode>', 'CSV/TSV values: strings, or infer numbers and true/false')
+        .choices(['strings', 'infer'])
+        .default('strings'),
+    )
+    .option('--nest <sep>', 'build nested objects from keys containing SEP (--nest . turns address.city into {"address": {"city": …}})')
+    .option('--delimiter <char>', 'CSV: the field delimiter: , ; tab | (or comma, semicolon, pipe); default: the one the header line shows')
+    .addOption(
+      new Option(
+        '--encoding <name>',
+        "the input's text encoding when it is not UTF-8 (latin1 is read as cp1252); default: UTF-8, or UTF-16 when the file starts with its byte-order mark",
+      ).choices(INPUT_ENCODINGS),
+    )
+    .option('--relax-columns', 'CSV/TSV: accept rows with fewer or more fields than the header (extra values are dropped)');
 }
 
 /** --key, --skip-existing, --wait [settled] and the -o FILE of the rows pushed. */

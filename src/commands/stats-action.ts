@@ -8,8 +8,7 @@ import { pickTable } from '../http/resolve-table.js';
 import { runSync } from '../mirror/sync-run.js';
 import { checkOutputTarget } from '../output/claim-output.js';
 import { formatFromPath } from '../output/format.js';
-import { runStats } from '../stats/run-stats.js';
-import type { StatsFormat } from '../stats/stats-output.js';
+import { runStats, type StatsFormat } from '../stats/run-stats.js';
 import { DEFAULT_TOP } from '../stats/table-stats.js';
 import { withClient } from './client.js';
 

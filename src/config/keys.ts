@@ -17,6 +17,14 @@ export interface ConfigKey {
 }
 
 const WEBHOOK_PREFIX = 'webhook.';
+
+/** A path setting: any text but an empty one. */
+const named =
+  (key: string, what: 'file' | 'folder') =>
+  (value: string): string => {
+    if (value.trim() === '') throw new UsageError(`${key} needs a ${what} name`);
+    return value;
+  };
 const NOTIFY_PREFIX = 'notify.';
 const WEBHOOK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
@@ -74,28 +82,19 @@ const KEYS: ConfigKey[] = [
     name: 'db',
     secret: false,
     description: 'the mirror file of tds sync and tds sql (default: tds.duckdb in the current folder)',
-    normalize: (value) => {
-      if (value.trim() === '') throw new UsageError('db needs a file name');
-      return value;
-    },
+    normalize: named('db', 'file'),
   },
   {
     name: 'checks',
     secret: false,
     description: 'the checks file of tds check (default: tds-checks.yaml in the current folder)',
-    normalize: (value) => {
-      if (value.trim() === '') throw new UsageError('checks needs a file name');
-      return value;
-    },
+    normalize: named('checks', 'file'),
   },
   {
     name: 'lake',
     secret: false,
     description: 'the folder tds sync writes its changes to as Parquet (as --lake DIR)',
-    normalize: (value) => {
-      if (value.trim() === '') throw new UsageError('lake needs a folder name');
-      return value;
-    },
+    normalize: named('lake', 'folder'),
   },
 ];
 

@@ -4,6 +4,7 @@ import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import type { Format } from '../output/format.js';
+import { proxySettings, type ProxySettings } from '../http/proxy.js';
 import { configKey } from './keys.js';
 import { configFile } from './paths.js';
 import { readSecret } from './read-secret.js';
@@ -20,6 +21,8 @@ export interface Settings {
   rateScale: number;
   /** The mirror file: --db, else TDS_DB, else the profile's `db`, else tds.duckdb. */
   db: string;
+  /** HTTPS_PROXY, HTTP_PROXY, NO_PROXY (and their lower-case forms): for the service and the webhook. */
+  proxy?: ProxySettings;
   /** The profile's `max-stale` (tds sync --max-stale when not given). */
   maxStale?: string;
   /** The profile's `checks`: the checks file of `tds check` when none is given. */
@@ -98,6 +101,7 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
         (env.TDS_DB?.trim() || undefined) ??
         fromProfile('db') ??
         DEFAULT_DB,
+      ...proxySettings(env),
       maxStale: fromProfile('max-stale'),
       checks: fromProfile('checks'),
       ...lakeSetting(typeof opts.lake === 'string' && opts.lake !== '' ? opts.lake : fromProfile('lake')),

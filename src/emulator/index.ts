@@ -1,6 +1,10 @@
+// src/emulator/: `tds emulator`, a strict stand-in for the service. Its surface is this file:
+// `startEmulator` (a running emulator: its URL, keys, request log, stop), its options and errors
+// (fault, churn and state-file specs), the seeds and defaults, and `adminAllowed`/`isLoopbackHost`
+// (where the /_emulator/ admin routes answer). It imports nothing of the client but service/.
+
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { adminAllowed } from './admin/access.js';
 import { assemble, type EmulatorParts } from './assemble.js';
 import { CursorCodec } from './read/cursor.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
@@ -9,16 +13,17 @@ import { saveState } from './store/persist.js';
 import { RateLimitEnforcer } from './faults/rate-limit.js';
 import { WEBHOOK_PATH_PREFIX } from './http/secrets.js';
 import { createEmulatorServer } from './http/server.js';
+import { NetworkDelay } from './http/latency.js';
 import type { EmulatorOptions, RequestLogEntry, RunningEmulator } from './store/types.js';
 
 export type { EmulatorOptions, RequestLogEntry, RunningEmulator } from './store/types.js';
 export { FaultSpecError, parseFaultSpec, FAULT_KINDS } from './faults/faults.js';
 export { ChurnSpecError, parseChurnRates } from './churn/churn-rates.js';
 export { StateFileError } from './store/persist.js';
+export { LatencySpecError, parseLatency, type LatencySpec } from './http/latency.js';
 export { DEMO_KEYS } from './seed/index.js';
 export { SEED_NAMES, SEEDED_ACTIONS, type SeedName, type SeededActions } from './seed/seed-names.js';
 export { DEFAULT_ACTION_DELAY_MS, DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from './defaults.js';
-export { adminAllowed, isLoopbackHost } from './admin/access.js';
 
 /** Starts the emulator of the service (service-api.md) on an HTTP server; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
@@ -49,6 +54,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     webhooks,
     origin: () => origin,
     admin: adminAllowed(host, options.admin ?? false),
+    ...(options.latency && options.latency.ms > 0 ? { delay: new NetworkDelay(options.latency, faultSeed) } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
 
@@ -99,4 +105,16 @@ function closer(server: Server, releaseStalled: () => void, parts: EmulatorParts
       }
       parts.runner.close();
     })());
+}
+
+/** 127.0.0.0/8, ::1 (also as an IPv4-mapped address) and localhost. */
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])$/i;
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.test(host.trim());
+}
+
+/** The admin routes answer on a loopback bind, or anywhere with --admin; elsewhere they are unknown routes (404). */
+export function adminAllowed(host: string, adminFlag: boolean): boolean {
+  return adminFlag || isLoopbackHost(host);
 }

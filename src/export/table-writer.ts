@@ -1,4 +1,5 @@
 import type { Context } from '../core/context.js';
+import { writePaged } from '../output/pager.js';
 import { renderRecordTable, type RecordColumn } from '../output/record-table.js';
 import { emojiFor, tableFit } from '../output/table.js';
 import { createRowShaper, type OutputRecord } from '../records/row-shaper.js';
@@ -32,7 +33,8 @@ const count = (n: number): string => n.toLocaleString('en-US');
 /**
  * `--format table`: the records of the export are held (-n, a screenful by default on a terminal,
  * keeps them few) and written at the end as one table sized to the terminal, with a footer on a
- * terminal. Piped, it is plain aligned text with whole cells (cut only when COLUMNS is set).
+ * terminal, through the pager when it is longer than the terminal (output/pager.ts). Piped, it is
+ * plain aligned text with whole cells (cut only when COLUMNS is set).
  */
 export function createTableWriter(ctx: Context, view: TableView, hooks: TableHooks): PageWriter {
   const plan = planRecord(view.fields, view.shape, new Set(hooks.statusFields));
@@ -54,7 +56,9 @@ export function createTableWriter(ctx: Context, view: TableView, hooks: TableHoo
       }
       const { text, hints } = tableText(ctx, { view, plan, records, more: hooks.moreRows() });
       const chunk = Buffer.from(text);
-      await hooks.output.write(chunk);
+      // on stdout, a table longer than the terminal goes through the pager, so its header stays on screen (as tds sql's)
+      if (hooks.output.partialPath === undefined) await writePaged(ctx, text);
+      else await hooks.output.write(chunk);
       state.bytes += chunk.length;
       for (const hint of hints) ctx.io.stderr.write(`hint: ${hint}\n`);
     },

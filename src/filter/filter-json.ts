@@ -1,8 +1,7 @@
 import { describeJsonFault } from '../core/json-error.js';
 import { FILTER_MAX_DEPTH, OPERATORS, type Field, type FilterGroup, type FilterRule, type Operator } from '../service/index.js';
 import { FilterError, placed, quoted, type FilterLocation } from './errors.js';
-import { operatorNamed } from './literals.js';
-import type { WhereValue } from './parser.js';
+import { operatorNamed, type WhereValue } from './parser.js';
 import { RULES_MISSING, combinatorProblem, depthProblem, operatorProblem, raise, valueProblem } from './problems.js';
 import { resolveColumn } from './resolve.js';
 import { didYouMean } from './suggest.js';

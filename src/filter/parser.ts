@@ -1,7 +1,6 @@
 import { OPERATORS, VALUELESS_OPERATORS, type Operator } from '../service/index.js';
 import { FilterError, characterNumber, quoted } from './errors.js';
 import { tokenize, type Token } from './lexer.js';
-import { booleanOf, isNumberText, operatorNamed } from './literals.js';
 import { didYouMean } from './suggest.js';
 
 // --where EXPR → AST (grammar in CLI.md). `and` binds tighter than `or`; a chain of the same
@@ -278,4 +277,27 @@ function describe(token: Token): string {
 /** A bare word that can be part of a label: no operator, no alias of one, no and/or. */
 function isPlainWord(token: Token): boolean {
   return token.kind === 'word' && !operatorNamed(token.text) && !ALIASES.has(token.text.toLowerCase()) && !endsTerm(token);
+}
+
+// How written text reads as an operator, a number or a boolean: shared by the parser, --filter
+// and the typing by column.
+
+/** An operator in any case → the service's spelling. */
+export function operatorNamed(text: string): Operator | undefined {
+  const folded = text.toLowerCase();
+  return OPERATORS.find((operator) => operator.toLowerCase() === folded);
+}
+
+const NUMBER = /^-?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+export function isNumberText(text: string): boolean {
+  return NUMBER.test(text);
+}
+
+/** `true`/`false` in any case; undefined for anything else. */
+export function booleanOf(text: string): boolean | undefined {
+  const folded = text.toLowerCase();
+  if (folded === 'true') return true;
+  if (folded === 'false') return false;
+  return undefined;
 }

@@ -1,8 +1,7 @@
 import { DATE_PRESETS, type Field, type FilterValue, type Operator } from '../service/index.js';
 import { DATE_EXAMPLE, toIsoDateTime } from './dates.js';
 import { FilterError, quoted } from './errors.js';
-import { booleanOf, isNumberText } from './literals.js';
-import type { WhereValue } from './parser.js';
+import { booleanOf, isNumberText, type WhereValue } from './parser.js';
 import { raise, valueKind, valueProblem } from './problems.js';
 import { describeField } from './resolve.js';
 import { didYouMean } from './suggest.js';

@@ -5,6 +5,7 @@ import { isLoopbackHost, parseBaseUrl, type BaseUrl } from './base-url.js';
 import { callFailure, type Attempt } from './call-failure.js';
 import { describeNetworkCode, errorCodeOf, unexpectedResponse } from './errors.js';
 import { checkKeyText } from './key-text.js';
+import { proxyFor, shownProxy, type ProxySettings } from './proxy.js';
 import { parseRetryAfter, type AttemptOutcome, type RetryPolicy, type RetryReason } from './retry-policy.js';
 import { withRetries, type AttemptReport } from './retry.js';
 import { createLimiters, serviceTimings, type Bucket, type ServiceLimiters, type ServiceTimings } from './service-timings.js';
@@ -28,6 +29,8 @@ export interface ApiClientOptions {
   /** --verbose lines (already redacted). */
   log?: (line: string) => void;
   signal?: AbortSignal;
+  /** HTTPS_PROXY, HTTP_PROXY and NO_PROXY (proxy.ts says the rule). */
+  proxy?: ProxySettings;
 }
 
 export const DEFAULT_MAX_RETRIES = 5;
@@ -64,6 +67,8 @@ export class ApiClient {
   /** The windows this client spaces requests to: what an ETA of its reads counts on. */
   readonly timings: ServiceTimings;
   private readonly base: BaseUrl;
+  /** `host:port`, and the proxy when there is one: what a network error names. */
+  private readonly target: string;
   private readonly apiKey: string;
   private readonly policy: RetryPolicy;
   private readonly log?: (line: string) => void;
@@ -86,10 +91,14 @@ export class ApiClient {
     };
     this.log = options.log;
     this.signal = options.signal;
+    const proxy = options.proxy ? proxyFor(new URL(this.base.origin), options.proxy) : undefined;
+    this.target = proxy ? `${this.base.host} through the proxy ${shownProxy(proxy)}` : this.base.host;
+    if (proxy) this.log?.(`connecting to ${this.base.host} through the proxy ${shownProxy(proxy)} (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)`);
     this.transport = new Transport({
       origin: this.base.origin,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       signal: options.signal,
+      ...(proxy ? { proxy } : {}),
     });
     this.limiters = createLimiters(this.timings.windows);
   }
@@ -185,7 +194,7 @@ export class ApiClient {
       outcomeOf: (attempt) => (isSuccess(attempt.response) ? undefined : attempt.outcome),
       onAttempt: (report) => this.record(request, report),
     });
-    if (decision) throw callFailure({ what: call.what, last: result, attempts, decision, host: this.base.host, apiKey: this.apiKey });
+    if (decision) throw callFailure({ what: call.what, last: result, attempts, decision, host: this.target, apiKey: this.apiKey });
     const response = result.response!;
     const dated = typeof response.headers.date === 'string' ? Date.parse(response.headers.date) : NaN;
     if (!Number.isNaN(dated)) this.serviceDate = { serviceMs: dated, localMs: Date.now() };

@@ -1,5 +1,6 @@
 import { TdsError, type ErrorCode, type FailureReason } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
+import { certificateProblem, isCertificateCode } from './certificate-error.js';
 import { RESPONSE_DEADLINE, RESPONSE_TOO_LARGE } from './read-body.js';
 import { isLoopbackHost } from './base-url.js';
 import { RETRY_STATUSES, type AttemptOutcome } from './retry-policy.js';
@@ -52,8 +53,12 @@ export interface NetworkFailure {
 
 export function errorFromNetwork(failure: NetworkFailure): TdsError {
   const code = errorCodeOf(failure.error);
+  if (isCertificateCode(code)) {
+    return new TdsError('API', `${failure.what}: ${certificateProblem(code!, failure.target, failure.error)}`, { cause: failure.error });
+  }
   if (code === 'ECONNREFUSED' && failure.attempts.length <= 1 && isLoopbackHost(failure.target.replace(/:\d+$/, ''))) {
-    return new TdsError('API', `${failure.what}: nothing listens on ${failure.target} — is \`tds emulator\` running?`, {
+    // exit 6 as when the retries of a remote host run out: the same condition, found without waiting
+    return new TdsError('GAVE_UP', `${failure.what}: nothing listens on ${failure.target} — is \`tds emulator\` running?`, {
       cause: failure.error,
       reason: 'unreachable',
     });

@@ -1,9 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
+import { originPool } from './proxy.js';
 import { readBodyText } from './read-body.js';
 
-// One attempt of one request over a keep-alive pool bound to a single origin. A Pool cannot reach
-// any other origin and never follows redirects, so the Authorization header stays with the base URL.
+// One attempt of one request over a keep-alive pool for a single origin (proxy.ts: direct or through a
+// proxy). Every request names that origin and no redirect is followed, so the Authorization header
+// stays with the base URL.
 
 /** Far above any page the service's limits allow (100 rows of cells cut at 200 characters), far below what hurts. */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -16,6 +18,8 @@ export interface TransportOptions {
   timeoutMs: number;
   /** Aborting it destroys the pool: the requests in flight fail at once. */
   signal?: AbortSignal;
+  /** The proxy to reach the origin through (proxyFor), if any. */
+  proxy?: URL;
 }
 
 export interface SendRequest {
@@ -33,7 +37,7 @@ export interface RawResponse {
 
 export class Transport {
   private readonly options: TransportOptions;
-  private pool?: Promise<Pool>;
+  private pool?: Promise<Dispatcher>;
 
   constructor(options: TransportOptions) {
     this.options = options;
@@ -42,6 +46,7 @@ export class Transport {
   async send(request: SendRequest): Promise<RawResponse> {
     const pool = await (this.pool ??= this.createPool());
     const response = await pool.request({
+      origin: this.options.origin,
       method: request.method,
       path: request.path,
       headers: request.headers,
@@ -65,21 +70,16 @@ export class Transport {
 
   async close(): Promise<void> {
     const pool = await this.pool?.catch(() => undefined);
-    if (pool && !pool.destroyed) await pool.close();
+    // an aborted run destroyed it already
+    await pool?.close().catch(() => undefined);
   }
 
   // undici loads on the first request, so commands that send none (help, config, emulator) start faster.
-  private async createPool(): Promise<Pool> {
-    const { Pool } = await import('undici');
-    const { origin, timeoutMs, signal } = this.options;
+  private async createPool(): Promise<Dispatcher> {
+    const { origin, timeoutMs, signal, proxy } = this.options;
+    const pool = await originPool(origin, { connections: 8, timeoutMs }, proxy);
+    if (signal?.aborted) void pool.destroy(null).catch(() => undefined);
     signal?.throwIfAborted();
-    const pool = new Pool(origin, {
-      connections: 8,
-      connect: { timeout: timeoutMs },
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      keepAliveTimeout: 10_000,
-    });
     // One abort listener for the pool: per-request ones, once removed, stay linked to the next and keep its response alive.
     signal?.addEventListener('abort', () => void pool.destroy(null).catch(() => undefined), { once: true });
     return pool;

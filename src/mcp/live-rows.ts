@@ -10,7 +10,7 @@ import { TruncationTally } from '../records/truncation-tally.js';
 import type { QueryBody, Row } from '../service/index.js';
 import { capRows } from './caps.js';
 import type { Session } from './session.js';
-import { serviceTable } from './table-ref.js';
+import { serviceTable } from './mirror-catalog.js';
 import { truncation } from './tool-result.js';
 
 /** Records as an export makes them by default, with the `<key>.status` / `<key>.error` of action columns. */

@@ -3,6 +3,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { TdsError, UsageError } from '../core/errors.js';
 import { loadStates, namedStates, type TableState } from '../mirror/table-state.js';
 import type { Session } from './session.js';
+import { pickTable } from '../http/resolve-table.js';
+import type { Table } from '../service/index.js';
 
 /** A table of the mirror, as _tds_tables and _tds_columns describe it. */
 export interface MirrorTable {
@@ -66,4 +68,20 @@ export function requireMirrorTable(catalog: MirrorCatalog, ref: string): MirrorT
   throw new TdsError('NOT_FOUND', `no table "${ref}" in the mirror ${catalog.note ? `(${catalog.note})` : ''}`.trimEnd(), {
     hint: known ? `the mirror has ${known}; sync_tables adds a table` : 'sync_tables mirrors a table first',
   });
+}
+
+/**
+ * The service's table a reference names: its ID or exact name (as on the command line), or else the
+ * name of its mirror table (`leads`), which an agent reads in query_sql and list_tables.
+ */
+export async function serviceTable(session: Session, tables: Table[], ref: string): Promise<Table> {
+  try {
+    return pickTable(tables, ref);
+  } catch (error) {
+    if (!(error instanceof TdsError) || error.code !== 'NOT_FOUND') throw error;
+    const catalog = await readCatalog(session).catch(() => undefined);
+    const mirrored = catalog && findMirrorTable(catalog.tables, ref);
+    if (!mirrored) throw error;
+    return pickTable(tables, mirrored.state.tableId);
+  }
 }

@@ -1,15 +1,28 @@
+// src/mcp/: `tds mcp`, the server on stdio. Its surface is `serveMcp` (this file, with the tool list and
+// the stdout it claims) and `DEFAULT_CAPS` (caps.ts). Inside: `session.ts` (the client, the mirror opened
+// read-only, the options), `tool.ts` (a tool's definition and the Context one call runs with),
+// `tool-result.ts` (results and failures as the agent reads them), `mirror-catalog.ts` (the mirror's
+// tables and which service table a name names) and one file per tool under `tools/`.
+
 import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { z } from 'zod';
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
-import { callContext } from './call-context.js';
-import { claimStdout } from './protocol-stdout.js';
 import { Session, type McpServeOptions } from './session.js';
 import { boundText, toolFailure, toolSuccess } from './tool-result.js';
-import { ToolFailure, type Tool, type ToolCall } from './tool.js';
-import { addTools } from './tools/index.js';
+import { callContext, ToolFailure, type Tool, type ToolCall } from './tool.js';
+import { Writable } from 'node:stream';
+import { checkTablesTool } from './tools/check-tables.js';
+import { describeTableTool } from './tools/describe-table.js';
+import { diffTableTool } from './tools/diff-table.js';
+import { listTablesTool } from './tools/list-tables.js';
+import { pushRecordsTool } from './tools/push-records.js';
+import { querySqlTool } from './tools/query-sql.js';
+import { searchRowsTool } from './tools/search-rows.js';
+import { syncTablesTool } from './tools/sync-tables.js';
+import { tableStatsTool } from './tools/table-stats.js';
 
 const INSTRUCTIONS = `tds gives you the organization's tables (workspaces → tables → typed columns and rows) and a local DuckDB mirror of them.
 Start with list_tables, then describe_table. For counts, sums, groupings and joins use query_sql over the mirror (after sync_tables has mirrored the tables): it is fast and costs the service nothing. search_rows reads live rows from the service for a table that is not mirrored (a few rows, within the organization's row-read limit). table_stats profiles a mirrored table (fill, values, run states, failure causes); diff_table says what changed between syncs.
@@ -116,4 +129,54 @@ function withinCap(session: Session, tool: string, result: CallToolResult): Call
 /** One line on stderr, the server's log (secrets redacted, then cut to MAX_LINE_CHARS: an argument may be megabytes). */
 function log(session: Session, line: string): void {
   session.ctx.io.stderr.write(`tds mcp: ${boundText(redactSecrets(line, session.secrets))}\n`);
+}
+
+/** The stream the protocol writes to, and how to give process.stdout back. */
+export interface ProtocolStdout {
+  stream: Writable;
+  release(): void;
+}
+
+/**
+ * stdout carries protocol messages only: the transport gets a stream of its own onto it, and any other
+ * write to process.stdout (a library's console.log, a stray progress line) goes to stderr instead.
+ */
+export function claimStdout(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WritableStream = process.stderr): ProtocolStdout {
+  const write = stdout.write;
+  const original = write.bind(stdout);
+  stdout.write = ((chunk: string | Uint8Array, encoding?: BufferEncoding | ((error?: Error | null) => void), done?: () => void) => {
+    const callback = typeof encoding === 'function' ? encoding : done;
+    if (typeof chunk === 'string' && typeof encoding === 'string') return stderr.write(chunk, encoding, callback);
+    return stderr.write(chunk, callback);
+  }) as typeof stdout.write;
+  const stream = new Writable({
+    // one message after the other, each acknowledged once stdout took it: the transport waits on 'drain'
+    write(chunk: Buffer, _encoding, callback) {
+      original(chunk, (error) => callback(error ?? undefined));
+    },
+  });
+  return {
+    stream,
+    release: () => {
+      stdout.write = write;
+    },
+  };
+}
+
+/** Where the tools go (the server registers each). */
+interface ToolSink {
+  add<S extends z.ZodObject>(tool: Tool<S>): void;
+}
+
+/** Every tool of CLI.md's table, in its order; push_records only with --allow-push. */
+function addTools(session: Session, sink: ToolSink): void {
+  sink.add(listTablesTool(session));
+  sink.add(describeTableTool(session));
+  sink.add(querySqlTool(session));
+  sink.add(tableStatsTool(session));
+  sink.add(diffTableTool(session));
+  sink.add(syncTablesTool(session));
+  sink.add(searchRowsTool(session));
+  if (session.options.allowPush) sink.add(pushRecordsTool(session));
+  sink.add(checkTablesTool(session));
 }

@@ -1,7 +1,10 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
-import type { CallContext } from './call-context.js';
 import type { Session } from './session.js';
+import { Readable, Writable } from 'node:stream';
+import { Chalk } from 'chalk';
+import type { Context } from '../core/context.js';
+import { boundText } from './tool-result.js';
 
 /** A progress notification's content (sent only when the client asked for them with a progress token). */
 export interface ProgressUpdate {
@@ -46,4 +49,64 @@ export class ToolFailure extends Error {
   ) {
     super(failure instanceof Error ? failure.message : String(failure));
   }
+}
+
+/** The Context a tool runs the command code with, and what that code printed. */
+export interface CallContext {
+  ctx: Context;
+  /** What the code wrote to its stdout (a summary with --json): never the process's stdout, which is the protocol's. */
+  stdout(): string;
+  /** The lines it wrote to stderr (notes, warnings), which also go to the server's log. */
+  notes(): string[];
+}
+
+/**
+ * A Context for one tool call: stdout captured, stderr kept and passed on to the log (each line
+ * bounded), no stdin, no
+ * terminal (so no progress line or colour), and the call's signal (cancelled, or the server ending).
+ */
+export function callContext(base: Context, signal: AbortSignal): CallContext {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stdout = new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      out.push(String(chunk));
+      callback();
+    },
+  });
+  const stderr = new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      // each line cut to MAX_LINE_CHARS: a note may echo an argument of megabytes
+      const text = String(chunk)
+        .split('\n')
+        .map((line) => boundText(line))
+        .join('\n');
+      err.push(text);
+      base.io.stderr.write(text, callback);
+    },
+  });
+  const ctx: Context = {
+    ...base,
+    signal,
+    io: {
+      ...base.io,
+      stdout,
+      stderr,
+      stdin: Readable.from([]),
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+      colorEnabled: false,
+      color: new Chalk({ level: 0 }),
+    },
+  };
+  return {
+    ctx,
+    stdout: () => out.join(''),
+    notes: () =>
+      err
+        .join('')
+        .split('\n')
+        .map((line) => line.trimEnd())
+        .filter((line) => line !== ''),
+  };
 }

@@ -1,6 +1,6 @@
 import { TdsError, UsageError } from '../core/errors.js';
 import { duckdbFailure, firstLine, joinHints, nameHint } from '../duckdb/errors.js';
-import { FILES_HINT } from '../duckdb/one-statement.js';
+import { FILES_HINT } from '../duckdb/statement.js';
 
 /**
  * DuckDB's errors in a statement (syntax, an unknown table, a write on a read-only mirror, a file it

@@ -2,7 +2,8 @@ import { chmod, open, rename, rm } from 'node:fs/promises';
 import { userFileMode } from '../core/private-files.js';
 import { quoteLiteral } from '../duckdb/sql-text.js';
 import { OutputWriteError } from '../output/write-error.js';
-import { asWriteFailure } from './write-failure.js';
+import { TdsError } from '../core/errors.js';
+import { messageOf, systemRefusal } from '../duckdb/errors.js';
 
 // The one way tds writes a Parquet file (exports, push's --wait settled -o, tds sql, the listings):
 // DuckDB's COPY of a query into FILE.partial (typed, never a row at a time in JavaScript), with the
@@ -55,4 +56,19 @@ export async function copyOut(copy: CopyOut): Promise<void> {
     await rm(partial, { force: true });
     throw new OutputWriteError(copy.path, error);
   }
+}
+
+/**
+ * DuckDB's failure to write `target` because the system refused (a full disk, a file-size limit, a
+ * read-only file system) as an OutputWriteError naming it (exit 1); tds's own errors and every other
+ * DuckDB error as they are.
+ */
+export function asWriteFailure(target: string, error: unknown): unknown {
+  if (error instanceof TdsError) return error;
+  const refusal = systemRefusal(error);
+  if (!refusal) return error;
+  const message = messageOf(error);
+  // DuckDB ends its message with the system's words: `…: No space left on device`
+  const reason = /: ([^:]*)$/.exec(message.split('\n')[0]!)?.[1] ?? message;
+  return new OutputWriteError(target, Object.assign(new Error(reason.toLowerCase()), { code: refusal }));
 }

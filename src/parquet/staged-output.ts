@@ -3,10 +3,9 @@ import { openRowAppender, type RowAppender } from '../duckdb/append-rows.js';
 import { rowJson } from '../duckdb/json-rows.js';
 import type { TypedColumn } from '../records/typed-plan.js';
 import type { TypedValue } from '../records/typed-values.js';
-import { partialPath } from './copy-out.js';
+import { partialPath, asWriteFailure } from './copy-out.js';
 import { commitInbox, copyStaged, INBOX_TABLE, openStaging, STAGING_ROW_GROUP, type Staging } from './staging.js';
 import { removeFile, removeStaging, stagingPath } from './staging-files.js';
-import { asWriteFailure } from './write-failure.js';
 
 // A Parquet file written from typed rows: rows go into the staging file (staging.ts) in commits that run
 // on DuckDB's side while the next rows are read. Two connections take turns: while one commits the rows of

@@ -1,13 +1,11 @@
 import { lstat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
-import { returnFreedMemoryAtOnce } from '../duckdb/allocator.js';
-import { openDatabase, type Database } from '../duckdb/engine.js';
+import { returnFreedMemoryAtOnce, openDatabase, type Database } from '../duckdb/engine.js';
 import { jsonRowsFrom, jsonRowValues } from '../duckdb/json-rows.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { TypedColumn } from '../records/typed-plan.js';
-import { copyOut, copyToPartial } from './copy-out.js';
-import { asWriteFailure } from './write-failure.js';
+import { copyOut, copyToPartial, asWriteFailure } from './copy-out.js';
 
 // The staging file of a Parquet file being written to FILE: a DuckDB file beside it (stagingPath) with one
 // table of the file's typed columns: the rows added so far, numbered in order. Rows reach it through an

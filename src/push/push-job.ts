@@ -1,3 +1,4 @@
+import type { ProxySettings } from '../http/proxy.js';
 import type { ApiClient } from '../http/client.js';
 import type { WebhookTarget } from './deliver/webhook-target.js';
 import type { KeyJob } from './key/keyed-push.js';
@@ -30,7 +31,10 @@ export interface JournalOptions {
 
 export interface DeliveryOptions {
   target: WebhookTarget;
-  concurrency: number;
+  /** --concurrency: the user's ceiling on requests in flight (without it, the in-flight rule alone decides: in-flight.ts) */
+  concurrency?: number | undefined;
+  /** HTTPS_PROXY, HTTP_PROXY, NO_PROXY */
+  proxy?: ProxySettings | undefined;
   /** requests a second */
   rate: number;
   timeoutMs: number;

@@ -70,6 +70,7 @@ export class PushReport {
       notSent,
       checkSeconds: validation?.seconds,
       sendSeconds: sent.seconds,
+      ...(sent.flight ? { network: sent.flight } : {}),
       wait,
       ...keyPart(key),
     });

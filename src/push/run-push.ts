@@ -5,8 +5,9 @@ import { resolveTable } from '../http/resolve-table.js';
 import type { Table } from '../service/index.js';
 import { validatePass, type ValidationResult } from './validate-pass.js';
 import { checkWebhook } from './deliver/check-webhook.js';
-import { WebhookClient, webhookLimiter } from './deliver/webhook-client.js';
+import { WebhookClient, webhookLimiter, type WireResult } from './deliver/webhook-client.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
+import { FlightControl, MAX_IN_FLIGHT } from './deliver/in-flight.js';
 import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
 import { PushedKeys } from './key/pushed-keys.js';
 import { KeyReconciler } from './key/reconcile.js';
@@ -14,7 +15,7 @@ import { TableLock } from './key/table-lock.js';
 import { journalConfirmed } from './journal/journal-writer.js';
 import type { JournalContents, JournalHeader } from './journal/journal-entry.js';
 import { journalHeaderFor } from './journal/journal-header.js';
-import { defaultJournalPath, priorJournal } from './journal/prior-journal.js';
+import { defaultJournalPath, journalExists, priorJournal } from './journal/prior-journal.js';
 import { JournalIndex } from './plan/resume-plan.js';
 import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob } from './push-job.js';
 import { pushTimings, type PushTimings } from './push-timings.js';
@@ -30,6 +31,7 @@ interface WebhookSession {
   timings: PushTimings;
   client: WebhookClient;
   limiter: RateLimiter;
+  flight: FlightControl;
 }
 
 /**
@@ -40,11 +42,15 @@ interface WebhookSession {
  * push ends with.
  */
 export async function runPush(ctx: Context, job: PushJob): Promise<void> {
-  if (job.dryRun) return dryRun(ctx, { ...job, journal: { ...job.journal, path: await journalPathOf(job.journal, job.delivery) } });
+  if (job.dryRun)
+    return dryRun(ctx, await continuedByKey({ ...job, journal: { ...job.journal, path: await journalPathOf(job.journal, job.delivery) } }));
   const delivery = job.delivery;
   if (!delivery) throw new UsageError('no webhook given');
-  const client = new WebhookClient({ url: delivery.target.url, connections: delivery.concurrency, timeoutMs: delivery.timeoutMs });
+  const { rate, concurrency } = delivery;
   const timings = pushTimings(delivery.rateScale, delivery.maxRetries);
+  const flight = new FlightControl({ rate, windowMs: timings.webhookWindowMs, ceiling: concurrency }, ctx.verbose);
+  const posted = { onPosted: (result: WireResult) => flight.note(result), log: ctx.verbose };
+  const client = new WebhookClient({ ...delivery, connections: concurrency ?? MAX_IN_FLIGHT, ...posted });
   const limiter = webhookLimiter(delivery.rate, timings.webhookWindowMs);
   try {
     // an unknown webhook exits 4 before any journal is read
@@ -52,7 +58,7 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
     const path = await journalPathOf(job.journal, delivery);
     const lock = path ? await lockJournal(path) : undefined;
     try {
-      await push(ctx, { ...job, journal: { ...job.journal, path } }, { delivery, timings, client, limiter });
+      await push(ctx, await continuedByKey({ ...job, journal: { ...job.journal, path } }), { delivery, timings, client, limiter, flight });
     } finally {
       await lock?.release();
     }
@@ -78,9 +84,18 @@ async function lockJournal(path: string): Promise<ProcessLock> {
   return lock;
 }
 
+/**
+ * With --key the key is the record's identity: an earlier push's journal is continued whether or not
+ * --resume is given (a finished push's sends nothing again, a grown input only its new records).
+ */
+async function continuedByKey(job: PushJob): Promise<PushJob> {
+  if (!job.key || job.journal.resume || !job.journal.path || !(await journalExists(job.journal.path))) return job;
+  return { ...job, journal: { ...job.journal, resume: true } };
+}
+
 /** The journal of an earlier run (--resume), checked to be of this push. */
 function readPrior(job: PushJob, keyed: KeyedPush | undefined): Promise<JournalContents | undefined> {
-  return priorJournal({ ...job.journal, dryRun: job.dryRun }, (journaled) =>
+  return priorJournal({ ...job.journal, dryRun: job.dryRun, byKey: keyed !== undefined }, (journaled) =>
     headerOf(job, job.delivery?.target ?? { displayUrl: journaled.webhook.shown, fingerprint: journaled.webhook.sha256 }, keyed),
   );
 }
@@ -182,6 +197,7 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
           delivery: session.delivery,
           client: session.client,
           limiter: session.limiter,
+          flight: session.flight,
           retry: session.timings.retry,
           ...(keyed && reconciler ? { keyed: keyedSending(ctx, { push: keyed, reconciler, keys: sendKeys }, validation, lookup) } : {}),
         });
@@ -257,9 +273,15 @@ async function validateFile(
   report.read(validation.stats);
   const journaled = from.prior?.header.input.sha256;
   if (journaled && validation.stats.sha256 && journaled !== validation.stats.sha256) {
-    report.warn(
-      `${sourceName(job.input)} changed since the journal was written; every batch the journal records is unchanged, so the push goes on`,
-    );
+    if (from.keyed) {
+      report.note(
+        `${sourceName(job.input)} changed since its last push: the records of the batches that changed are looked up by key, and only those the table does not hold are sent`,
+      );
+    } else {
+      report.warn(
+        `${sourceName(job.input)} changed since the journal was written; every batch the journal records is unchanged, so the push goes on`,
+      );
+    }
   }
   return validation;
 }

@@ -4,6 +4,7 @@ import type { RetryPolicy } from '../http/retry-policy.js';
 import { startLiveLine } from '../output/live-line.js';
 import { BatchSender, type SendEvent, type StopReason } from './deliver/send-batches.js';
 import type { WebhookClient } from './deliver/webhook-client.js';
+import type { FlightControl } from './deliver/in-flight.js';
 import type { ReadStats } from './input/input-record.js';
 import { readInput } from './input/read-input.js';
 import { CONFIRMED_REASON, entryOf, type JournalHeader } from './journal/journal-entry.js';
@@ -31,9 +32,11 @@ export interface SendPassOptions {
   checked: boolean;
   rejectsPath?: string;
   progress: boolean;
-  delivery: Pick<DeliveryOptions, 'target' | 'concurrency' | 'timeoutMs'>;
+  delivery: Pick<DeliveryOptions, 'target' | 'timeoutMs'>;
   client: Pick<WebhookClient, 'post'>;
   limiter: RateLimiter;
+  /** how many requests to keep in flight (in-flight.ts), and what it settled on */
+  flight: Pick<FlightControl, 'limit' | 'settled'>;
   /** --max-retries and the waits between tries */
   retry: Omit<RetryPolicy, 'idempotent'>;
   keyed?: KeyedSending;
@@ -64,9 +67,12 @@ export interface SendResult {
   dealt: number;
   /** messages of 2xx answers that said success: false */
   warnings: Set<string>;
+  /** from the start of the pass to the last answer */
   seconds: number;
   /** when the last request to the webhook ended (0: none) */
   lastRequestAt: number;
+  /** the round trip measured and the requests in flight the run settled on */
+  flight?: { roundTripMs: number; inFlight: number };
 }
 
 /** Reads the input (again) and sends what is due, journaling every batch. */
@@ -96,7 +102,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
   });
   const result = emptyResult(pass.tally, reader.stats);
   const sender = new BatchSender({
-    concurrency: delivery.concurrency,
+    inFlightLimit: () => options.flight.limit,
     retry: options.retry,
     limiter: options.limiter,
     post: (body) => options.client.post(body),
@@ -109,6 +115,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     ...(keyed ? { reconciler: keyed.reconciler, timeoutMs: delivery.timeoutMs } : {}),
   });
   const started = performance.now();
+  const startedAt = Date.now();
   const line = options.progress
     ? await startLiveLine(ctx.io, () => progressText(result, reader.stats, sender.inFlight, started), 250)
     : undefined;
@@ -121,7 +128,10 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
   }
   result.exhausted = pass.exhausted;
   result.lastRequestAt = sender.lastRequestAt;
-  result.seconds = (performance.now() - started) / 1000;
+  // up to the last answer: the wait after it, until this run's rows show (--key), is not sending
+  result.seconds = sender.lastRequestAt > 0 ? (sender.lastRequestAt - startedAt) / 1000 : (performance.now() - started) / 1000;
+  const settled = options.flight.settled;
+  if (settled) result.flight = settled;
   return result;
 }
 

@@ -1,10 +1,22 @@
+// src/stats/: `tds stats`. Its surface is `runStats` and the formats (this file: one table's figures
+// as the terminal view, the HTML page or records), `tableStats` (table-stats.ts: the figures, all
+// computed by DuckDB in a few scans, which the MCP tools read too), the report's types
+// (stats-report.ts), `findMirrorTable` and the mirror's fields (mirror-catalog.ts) and `fieldSql` (field-sql.ts,
+// which the checks share). Inside: error-cause.ts (failure causes), terminal-report.ts, html-report.ts,
+// svg-charts.ts and figure-text.ts.
+
 import { access } from 'node:fs/promises';
 import type { Context } from '../core/context.js';
 import { TdsError } from '../core/errors.js';
 import { openMirror, waitOn } from '../mirror/mirror-db.js';
-import { writeWhole } from '../output/table.js';
-import { statsText, type StatsFormat } from './stats-output.js';
+import { writeWhole, tableFit } from '../output/table.js';
 import { tableStats } from './table-stats.js';
+import { createPageEncoder } from '../output/page-encoder.js';
+import type { DataFormat } from '../output/format.js';
+import type { OutputRecord } from '../records/row-shaper.js';
+import { renderHtmlReport } from './html-report.js';
+import type { ColumnStats, TableStats } from './stats-report.js';
+import { renderTerminalReport } from './terminal-report.js';
 
 export interface StatsRequest {
   /** TABLE: an ID, an exact name or a mirror table's name. */
@@ -55,4 +67,49 @@ export async function runStats(ctx: Context, request: StatsRequest): Promise<voi
 async function writeText(ctx: Context, text: string, output: string | undefined): Promise<void> {
   await writeWhole(ctx, () => Buffer.from(text), output);
   if (output !== undefined) ctx.io.stderr.write(`stats written to ${output}\n`);
+}
+
+// The stats in each format: `table` (sections for people), `json` ({table, columns}), `ndjson`,
+// `csv` and `tsv` (one record per column, nested values as JSON text), `html` (the report page).
+
+export type StatsFormat = DataFormat | 'table' | 'html';
+
+/** The keys of a column's record, in order (the CSV header). */
+export const COLUMN_RECORD_KEYS: ReadonlyArray<keyof ColumnStats> = [
+  'key',
+  'label',
+  'type',
+  'filled',
+  'fill',
+  'distinct',
+  'top',
+  'min',
+  'max',
+  'mean',
+  'truncated',
+  'states',
+  'errors',
+  'causes',
+];
+
+/** Width of a table written to a file or to a pipe without COLUMNS. */
+const UNSIZED_WIDTH = 100;
+
+export function statsText(ctx: Context, stats: TableStats, format: StatsFormat, toFile: boolean): string {
+  switch (format) {
+    case 'html':
+      return renderHtmlReport(stats);
+    case 'json':
+      return `${JSON.stringify(stats, null, 2)}\n`;
+    case 'table': {
+      const fit = tableFit(ctx.io, toFile);
+      return renderTerminalReport(stats, { ...fit, width: Number.isFinite(fit.width) ? fit.width : UNSIZED_WIDTH });
+    }
+    default: {
+      const keys = [...COLUMN_RECORD_KEYS];
+      const encoder = createPageEncoder({ format, keys });
+      const records = stats.columns.map((column) => Object.fromEntries(keys.map((key) => [key, column[key]])) as OutputRecord);
+      return Buffer.concat([encoder.prelude(), encoder.encode(records, 0), encoder.epilogue(records.length)]).toString('utf8');
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { returnFreedMemoryAtOnce } from '../../src/duckdb/allocator.js';
+import { returnFreedMemoryAtOnce } from '../../src/duckdb/engine.js';
 
 // The one place that tells DuckDB's allocator to return freed pages at once (a sync and a Parquet
 // staging file both call it before DuckDB loads).

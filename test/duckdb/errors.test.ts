@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDuckDB } from '../../src/duckdb/engine.js';
+import { describeHolder, loadDuckDB } from '../../src/duckdb/engine.js';
 import { duckdbFailure, firstLine, lockHolder, nameHint, systemRefusal, type DuckDBFailure } from '../../src/duckdb/errors.js';
 
 // Every DuckDB message tds gives a meaning to (src/duckdb/errors.ts), provoked on the pinned DuckDB:
@@ -100,6 +100,23 @@ describe('each message DuckDB gives, as tds reads it', () => {
     } finally {
       holder.kill();
     }
+  });
+});
+
+describe('the holder of a locked file, named truly (issue 29, item 9)', () => {
+  it('a tds process by its command (tds mcp is not blamed on tds sync), never with the rest of its arguments', async () => {
+    const holder = spawn(
+      process.execPath,
+      ['-e', "console.log('up'); setInterval(() => {}, 60000)", '/opt/tds/bin/tds.js', 'mcp', '--notify', 'https://hooks.example/s3cret'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await once(holder.stdout, 'data');
+      expect(describeHolder(String(holder.pid))).toBe(`PID ${holder.pid} (tds mcp)`);
+    } finally {
+      holder.kill();
+    }
+    expect(describeHolder(undefined)).toBe('another process');
   });
 });
 

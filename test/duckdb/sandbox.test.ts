@@ -6,9 +6,7 @@ import { TdsError } from '../../src/core/errors.js';
 import { openDatabase, type Database } from '../../src/duckdb/engine.js';
 import { duckdbFailure } from '../../src/duckdb/errors.js';
 import type { FileAccess } from '../../src/duckdb/file-access.js';
-import { interruptible } from '../../src/duckdb/interruptible.js';
-import { prepareOne } from '../../src/duckdb/one-statement.js';
-import { runStatement, type ResultRecord } from '../../src/duckdb/run-statement.js';
+import { interruptible, prepareOne, runStatement, type ResultRecord } from '../../src/duckdb/statement.js';
 
 // The SQL sandbox of `tds sql` (and of the MCP server's query_sql): a database opened with file access
 // off reaches no file, extension or other database whatever the statement, and a statement is stopped

@@ -73,4 +73,37 @@ describe('diff_table', () => {
     const none = await bench.call('diff_table', { table: 'Companies' });
     expect(none.text).toMatch(/^tds: no table "Companies" in the mirror/);
   });
+
+  it('after --prune-history, a span from before what the mirror still knows is a bad argument naming the earliest moment', async () => {
+    const salaries = named('Salaries', 'People Ops');
+    const first = await bench.tds(['sync', salaries.id, '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const rows = (await bench.call('query_sql', { sql: 'SELECT "_id" FROM salaries ORDER BY "_id" LIMIT 3' })).structured!.rows as Array<{
+      _id: string;
+    }>;
+    for (const row of rows)
+      await bench.admin('PATCH', `/tables/${salaries.id}/rows/${row._id}`, { cells: { Employee: 'Edited by the test' } });
+    await bench.admin('POST', '/clock', { advanceMs: 10_000 });
+    const pruned = await bench.tds(['sync', salaries.id, '--full', '--prune-history', '1s', '--json']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect((JSON.parse(pruned.stdout) as { tables: Array<{ pruned: number }> }).tables[0]!.pruned).toBe(3);
+    const syncIds = [first, pruned].map((run) => (JSON.parse(run.stdout) as { tables: Array<{ syncId: number }> }).tables[0]!.syncId);
+    const [before, after] = syncIds as [number, number];
+
+    // the three rows were updated, not added: the mirror no longer knows, and says so
+    const span = await bench.call('diff_table', { table: 'salaries', since: `sync:${before}`, until: `sync:${after}` });
+    expect(span.isError, span.text).toBe(true);
+    expect(span.structured).toBeUndefined();
+    expect(span.text).toMatch(new RegExp(`^tds: --since sync:${before} .* is before what the history of salaries still knows`));
+    expect(span.text).toMatch(new RegExp(`\\nhint: the mirror answers for sync:${after} and later, or \\S+ and later$`));
+    // what the last sync brought begins before it too; a moment in time before it likewise
+    expect((await bench.call('diff_table', { table: 'salaries' })).text).toMatch(/is before what the history of salaries still knows/);
+    const early = await bench.call('diff_table', { table: 'salaries', since: '2000-01-01T00:00:00Z' });
+    expect(early.isError).toBe(true);
+    expect(early.text).toMatch(/^tds: --since 2000-01-01T00:00:00Z .* is before what the history of salaries still knows/);
+    // from the earliest moment on, it answers (nothing changed since)
+    const known = await bench.call('diff_table', { table: 'salaries', since: `sync:${after}` });
+    expect(known.isError, known.text).toBe(false);
+    expect(known.structured).toMatchObject({ counts: { added: 0, updated: 0, deleted: 0 }, row_count: 0 });
+  });
 });

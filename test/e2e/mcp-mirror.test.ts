@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMirror } from '../../src/mirror/mirror-db.js';
 import type { Table } from '../../src/service/index.js';
 import type { McpBench } from '../mcp/harness.js';
 import { closeMcp, serviceRows, startMcpWithTables, tableIn } from './mcp-support.js';
@@ -93,6 +94,16 @@ describe('query_sql', () => {
     expect((wide.structured!.rows as unknown[]).length).toBeLessThan(50);
     expect(Buffer.byteLength(wide.text)).toBeLessThanOrEqual(50_000);
     expect(wide.structured!.hint).toMatch(/at most 50,000 bytes of text/);
+  });
+
+  it('query_sql: once a call has answered, the server holds the mirror no more: another process writes it at once (item 9)', async () => {
+    const counted = await bench.call('query_sql', { sql: 'SELECT count(*) AS n FROM leads' });
+    expect(counted.isError, counted.text).toBe(false);
+    // a request after it: whatever the server did once it answered is done
+    await bench.client.listTools();
+    // a writer that does not wait: the file is free, or this fails naming the process that holds it
+    const writer = await openMirror(bench.db, { readOnly: false, lockWaitMs: 0 });
+    writer.close();
   });
 
   it('query_sql: hostile statements are refused and nothing is written', async () => {

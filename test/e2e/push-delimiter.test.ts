@@ -2,7 +2,8 @@ import { describe, expect } from 'vitest';
 import { expectSameRecords, tablePayloads } from '../push/helpers/emulator.js';
 import { pushTest as test } from './push-support.js';
 
-// A CSV's delimiter is the one its header line shows; --delimiter forces one.
+// A CSV's delimiter is the one its header line shows; --delimiter forces one. Text that is not UTF-8:
+// UTF-16 with a byte-order mark (Excel's "Unicode text"), or --encoding.
 
 describe('tds push: CSV delimiters', () => {
   test("a CSV of Excel in most of Europe (semicolons) is read by its header line's delimiter, said on stderr; --delimiter forces one", async ({
@@ -29,5 +30,43 @@ describe('tds push: CSV delimiters', () => {
       const run = await bench.tds(['push', plain, '--dry-run', '--delimiter', given]);
       expect(run.code, `${given}: ${run.stderr}`).toBe(code);
     }
+  });
+
+  test('a UTF-16 file with a byte-order mark (LE and BE) is decoded; latin1 and cp1252 by --encoding; else a clear error', async ({
+    bench,
+  }) => {
+    const text = 'email\tname\r\na@x.io\tMüller 東京\r\nb@x.io\tZoë\r\n';
+    const expected = [
+      { email: 'a@x.io', name: 'Müller 東京' },
+      { email: 'b@x.io', name: 'Zoë' },
+    ];
+    const le = await bench.file('unicode.tsv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    const fromLe = await bench.tds(['push', bench.inbox.url, le]);
+    expect(fromLe.code, fromLe.stderr).toBe(0);
+    expect(fromLe.stderr).toMatch(/reading \S*unicode\.tsv as UTF-16LE, as its byte-order mark shows/);
+    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), expected);
+    const be = await bench.file('big.tsv', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]));
+    expect((await bench.tds(['push', bench.signups.url, be])).code).toBe(0);
+    const ours = (await tablePayloads(bench.emu, bench.signups.id)).filter((row) =>
+      /@x\.io$/.test(String((row as { email?: unknown }).email)),
+    );
+    expectSameRecords(ours, expected);
+
+    // 0xfc is ü; 0x80 is € in cp1252
+    const western = await bench.file(
+      'western.csv',
+      Buffer.from([...Buffer.from('email;name\na@x.io;M'), 0xfc, ...Buffer.from('ller '), 0x80, 0x0a]),
+    );
+    const refused = await bench.tds(['push', western, '--dry-run']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/not valid UTF-8 text/);
+    expect(refused.stderr).toMatch(/hint: .*--encoding latin1/);
+    for (const encoding of ['latin1', 'cp1252']) {
+      const read = await bench.tds(['push', western, '--dry-run', '--encoding', encoding, '--json'], { input: '' });
+      expect(read.code, read.stderr).toBe(0);
+    }
+    const sent = await bench.tds(['push', bench.inbox.url, western, '--encoding', 'cp1252', '--journal', 'w.journal']);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect((await tablePayloads(bench.emu, bench.inbox.id)).map((row) => (row as { name?: unknown }).name)).toContain('Müller €');
   });
 });

@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect } from 'vitest';
 import { expectSameRecords, journalOf, ndjson, people, tablePayloads } from '../push/helpers/emulator.js';
 import { readParquet } from '../export/parquet-file.js';
-import { KEY_EMULATOR, KEY_ENV, keyTest } from './push-key-support.js';
+import { columnValues, expectEachOnce, KEY_EMULATOR, KEY_ENV, keyTest } from './push-key-support.js';
 import { pushTest as test } from './push-support.js';
 
 // --wait settled and -o (CSV in, enriched CSV out), and the journal kept per input and webhook.
@@ -58,6 +58,28 @@ describe('--wait settled -o FILE', () => {
       expect(file.rows.map((row) => row['Domain.status'])).toEqual(rows.map((row) => row['Domain.status']));
     },
   );
+
+  keyTest('the same push by key run again sends nothing, and after a row is added sends only that row', async ({ bench }) => {
+    const path = await bench.file('leads.csv', LEADS);
+    const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--wait', 'settled'];
+    const sent = async (): Promise<number> => {
+      const result = await bench.tds([...args, '-o', 'enriched.csv', '--json'], { env: KEY_ENV });
+      expect(result.code, result.stderr).toBe(0);
+      return (JSON.parse(result.stdout) as { records: { sent: number } }).records.sent;
+    };
+    expect(await sent()).toBe(3);
+    expect(await sent()).toBe(0);
+    await bench.file('leads.csv', `${LEADS}mae@new.org,Mae\n`);
+    expect(await sent()).toBe(1);
+    expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), [
+      'grace@acme.io',
+      'ada@example.com',
+      'lin@big.co',
+      'mae@new.org',
+    ]);
+    const rows = parse(await readFile(`${bench.dir}/enriched.csv`), { columns: true }) as Array<Record<string, string>>;
+    expect(rows.map((row) => row.Email)).toEqual(['grace@acme.io', 'ada@example.com', 'lin@big.co', 'mae@new.org']);
+  });
 
   test('rows still running when --wait-timeout ends are written as they are, counted, and the exit is 7', async ({ openBench }) => {
     const bench = await openBench({ ...KEY_EMULATOR, actionDelayMs: 600_000 });

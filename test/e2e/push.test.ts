@@ -1,6 +1,15 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { describe, expect } from 'vitest';
-import { expectSameRecords, journalOf, ndjson, people, tablePayloads, webhookPosts, webhookRequests } from '../push/helpers/emulator.js';
+import {
+  expectSameRecords,
+  journalOf,
+  ndjson,
+  people,
+  PUSH_EMULATOR,
+  tablePayloads,
+  webhookPosts,
+  webhookRequests,
+} from '../push/helpers/emulator.js';
 import { pushTest as test } from './push-support.js';
 
 // End to end: the command program (in-process, in the bench's folder) against the emulator, one
@@ -254,6 +263,22 @@ describe.concurrent('tds push: checks and dry runs', () => {
     const otherSize = await bench.tds(['push', bench.inbox.url, path, '--resume', '--batch-size', '2']);
     expect(otherSize.code, otherSize.stderr).toBe(2);
     expect(otherSize.stderr).toContain('--batch-size was 500, now 2');
+  });
+
+  test('a run whose every request was turned away (429) sent nothing, so it does not block the next', async ({ openBench }) => {
+    const bench = await openBench({ ...PUSH_EMULATOR, webhookFaults: '429bare@2' });
+    try {
+      const path = await bench.file('p.ndjson', ndjson(people(3)));
+      const turnedAway = await bench.tds(['push', bench.inbox.url, path, '--max-retries', '0']);
+      expect(turnedAway.code, turnedAway.stderr).not.toBe(0);
+      expect(turnedAway.stderr).toMatch(/HTTP 429/);
+      expect(await journalOf(path)).toBeDefined();
+      const again = await bench.tds(['push', bench.inbox.url, path]);
+      expect(again.code, again.stderr).toBe(0);
+      expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), people(3));
+    } finally {
+      await bench.close();
+    }
   });
 
   test('resumes a file that grew (the journaled batches are unchanged) and refuses one whose sent records changed', async ({ bench }) => {

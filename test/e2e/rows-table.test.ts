@@ -90,6 +90,27 @@ describe('--format table on a terminal', () => {
   });
 });
 
+describe('--format table through the pager', () => {
+  const pager = { TDS_PAGER: "sed 's/^/paged: /'" };
+
+  it('goes through the pager (TDS_PAGER, PAGER) when longer than the terminal, as tds sql does; never when not a terminal', async () => {
+    const args = ['rows', 'Leads', '--format', 'table', '-n', '30', '--columns', 'Name', '--no-meta'];
+    const paged = await tds(args, { env: { ...terminal(15, 80).env, ...pager } });
+    expect(paged.code, paged.stderr).toBe(0);
+    // the header, 30 rows and the footer, every line through the pager
+    expect(lines(paged.stdout)).toHaveLength(32);
+    for (const line of lines(paged.stdout)) expect(line).toMatch(/^paged: /);
+    expect(lines(paged.stdout)[0]).toMatch(/^paged: Name\s*$/);
+    const query = ['query', 'Leads', '--where', 'Employees >= 0', '--format', 'table', '-n', '30', '--columns', 'Name', '--no-meta'];
+    expect(lines((await tds(query, { env: { ...terminal(15, 80).env, ...pager } })).stdout)[0]).toMatch(/^paged: /);
+    const short = await tds(['rows', 'Leads', '--format', 'table', '-n', '3'], { env: { ...terminal(15, 80).env, ...pager } });
+    expect(short.stdout).not.toContain('paged');
+    const piped = await tds(args, { env: pager });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).not.toContain('paged');
+  });
+});
+
 describe('--format table piped', () => {
   it('prints every row as plain aligned text with whole cells, no footer and no hint', async () => {
     const result = await tds(['rows', 'Leads', '--format', 'table', '--columns', 'Name,Notes', '--no-meta']);

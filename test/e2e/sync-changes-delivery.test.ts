@@ -134,3 +134,40 @@ describe('tds sync --changes: each change delivered', () => {
     expect(idle.stdout).toBe('');
   }, 240_000);
 });
+
+describe('tds sync --follow --changes: what an earlier run did not deliver comes first', () => {
+  it('after a pipe closed early, the first round of --follow prints the rest: every added row once or more', async () => {
+    const b = await openBench();
+    const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {
+      workspace: 'Sales',
+      name: 'Backlog',
+      fields: [{ label: 'Name', type: 'text' }],
+    });
+    const first = await b.tds(['sync', 'Backlog', '--changes']);
+    expect(first.code, first.stderr).toBe(0);
+    const added = await b.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, {
+      rows: Array.from({ length: 300 }, (_, i) => ({ cells: { Name: `row ${i}` } })),
+    });
+
+    const cut = b.spawn(['sync', 'Backlog', '--changes']);
+    let got = 0;
+    cut.child.stdout!.on('data', (chunk: Buffer) => {
+      got += chunk.length;
+      if (got >= 300) cut.child.stdout!.destroy();
+    });
+    expect(await cut.exit, cut.stderr()).toBe(0);
+    const before = wholeLines(cut.stdout());
+    expect(before.length).toBeLessThan(300);
+
+    // nothing new on the service: what the follower prints is what the cut run committed and did not deliver
+    const follow = b.spawn(['sync', 'Backlog', '--follow', '--every', '60', '--changes']);
+    await vi.waitFor(() => expect(follow.stderr()).toMatch(/synced /), { timeout: 30_000, interval: 10 });
+    follow.child.kill('SIGINT');
+    expect(await follow.exit, follow.stderr()).toBe(0);
+    const after = wholeLines(follow.stdout());
+    expect(after.length).toBeGreaterThan(0);
+    expect(new Set([...before, ...after].map((record) => `${record.change} ${record._id}`))).toEqual(
+      new Set(added.rows.map((row) => `added ${row.id}`)),
+    );
+  });
+});

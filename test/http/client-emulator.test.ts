@@ -10,6 +10,7 @@ import { RATE_SCALE } from '../helpers/rate-scale.js';
 // request log: how often requests were sent and how far apart.
 
 const SCALE = RATE_SCALE;
+const SLOW_SCALE = RATE_SCALE / 10;
 let emulator: RunningEmulator;
 
 // an emulator per test: each starts with empty rate windows
@@ -42,10 +43,14 @@ describe('ApiClient against the emulator', () => {
   });
 
   it("honours the service's own 429s when another client used up the limit, and still gets every page", async () => {
-    const leads = await withClient(SCALE, (client) => resolveTable(client, 'Leads'));
+    // a window 10 times the suite's: the other client's 60 reads must all still be in it when this
+    // client starts, however slowly a loaded machine serves them
+    await emulator.close();
+    emulator = await startEmulator({ port: 0, rateScale: SLOW_SCALE });
+    const leads = await withClient(SLOW_SCALE, (client) => resolveTable(client, 'Leads'));
     const since = emulator.requestLog.length;
-    await withClient(SCALE, (other) => Promise.all(Array.from({ length: 60 }, () => other.rowsPage(leads.id, { limit: 1 }))));
-    const stats = await withClient(SCALE, async (client) => {
+    await withClient(SLOW_SCALE, (other) => Promise.all(Array.from({ length: 60 }, () => other.rowsPage(leads.id, { limit: 1 }))));
+    const stats = await withClient(SLOW_SCALE, async (client) => {
       await Promise.all(Array.from({ length: 10 }, () => client.rowsPage(leads.id, { limit: 1 })));
       return client.stats;
     });

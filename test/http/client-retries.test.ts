@@ -95,7 +95,7 @@ describe('ApiClient retries', () => {
     const error = await failure(api.workspaces());
     expect(lines).toHaveLength(1);
     expect(api.stats.retries).toBe(0);
-    expect(error.exitCode).toBe(1);
+    expect(error.exitCode).toBe(6);
     expect(error.message).toMatch(/^list workspaces: nothing listens on 127\.0\.0\.1:\d+ — is `tds emulator` running\?$/);
     expect(error.reason).toBe('unreachable');
   });

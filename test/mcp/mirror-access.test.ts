@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MirrorAccess } from '../../src/mcp/mirror-access.js';
+import { MirrorAccess } from '../../src/mcp/session.js';
 import { openMirror } from '../../src/mirror/mirror-db.js';
 
 // The server's mirror: reads share one read-only instance; a sync has the file alone (after the reads

@@ -1,7 +1,7 @@
 import { Console } from 'node:console';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { claimStdout } from '../../src/mcp/protocol-stdout.js';
+import { claimStdout } from '../../src/mcp/serve.js';
 
 // stdout belongs to the protocol: the transport's stream writes to it, every other write goes to stderr.
 

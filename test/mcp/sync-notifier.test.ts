@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { syncNotifier } from '../../src/mcp/sync-notifier.js';
+import { syncNotifier } from '../../src/mcp/tools/sync-tables.js';
 import type { ProgressUpdate } from '../../src/mcp/tool.js';
 import type { Table } from '../../src/service/index.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { OutputWriteError } from '../../src/output/write-error.js';
-import { asWriteFailure } from '../../src/parquet/write-failure.js';
+import { asWriteFailure } from '../../src/parquet/copy-out.js';
 
 // DuckDB says what the system refused only in its message (strerror): those become write errors naming
 // the file (exit 1); anything else stays as it is.

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect } from 'vitest';
 import { displayWidth } from '../../src/output/table.js';
-import { COLUMN_RECORD_KEYS } from '../../src/stats/stats-output.js';
+import { COLUMN_RECORD_KEYS } from '../../src/stats/run-stats.js';
 import type { TableStats } from '../../src/stats/stats-report.js';
 import { FIXTURE_NAME, makeFixture } from './fixture.js';
 import { EXPECTED_COLUMNS } from './fixture-expected.js';

@@ -3,7 +3,7 @@ import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/output/table.js';
 import type { ColumnStats, TableStats } from '../../src/stats/stats-report.js';
-import { STATE_COLOR } from '../../src/stats/html-style.js';
+import { STATE_COLOR } from '../../src/stats/html-report.js';
 import { renderTerminalReport } from '../../src/stats/terminal-report.js';
 
 // The terminal sections from a stats object made here: many causes, a long hostile key, narrow widths.

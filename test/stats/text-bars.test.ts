@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fillBar, proportionalWidths, sparkline } from '../../src/stats/text-bars.js';
+import { fillBar, proportionalWidths, sparkline } from '../../src/stats/terminal-report.js';
 
 describe('fillBar', () => {
   it.each([

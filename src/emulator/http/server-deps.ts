@@ -8,6 +8,7 @@ import type { RateLimitEnforcer } from '../faults/rate-limit.js';
 import type { ReadDeps } from '../read/read-routes.js';
 import type { RoutePattern } from './route-table.js';
 import type { RequestLogEntry } from '../store/types.js';
+import type { NetworkDelay } from './latency.js';
 
 /** Everything the routes of a running emulator work with. */
 export interface ServerDeps extends ReadDeps {
@@ -26,6 +27,8 @@ export interface ServerDeps extends ReadDeps {
   origin: () => string;
   /** Whether the admin routes under /_emulator answer (loopback bind or --admin). */
   admin: boolean;
+  /** --latency: every request of the service takes this round trip. */
+  delay?: NetworkDelay;
   log?: (line: string) => void;
 }
 

@@ -1,3 +1,4 @@
+import type { LatencySpec } from '../http/latency.js';
 import type { SeedName, SeededActions } from '../seed/seed-names.js';
 
 export interface EmulatorOptions {
@@ -39,6 +40,8 @@ export interface EmulatorOptions {
   churn?: string;
   /** Admin routes under /_emulator answer even when the emulator does not listen on a loopback address. */
   admin?: boolean;
+  /** Round trip added to every request of the service (--latency MS[,JITTER]); see NetworkDelay. */
+  latency?: LatencySpec;
   /** One line per request: method, redacted path, status, ms. */
   log?: (line: string) => void;
   /** Clock (ms) for date presets and timestamps, before the admin clock offset; default Date.now. */
@@ -63,13 +66,14 @@ export interface RunningEmulator {
 }
 
 export interface RequestLogEntry {
-  /** ms timestamp at arrival (the real clock: the admin clock offset does not move it) */
+  /** ms timestamp at arrival (the real clock: the admin clock offset does not move it); with --latency, before the way there */
   at: number;
   method: string;
   /** path + query as received, with secrets redacted */
   path: string;
   /** 0 when no response was sent (reset, stall, client gone) */
   status: number;
+  /** until the answer left (with --latency: both ways included) */
   durationMs: number;
   bucket?: 'metadata' | 'rows' | 'badKey' | 'webhook';
   /** webhook: objects in the body */

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { plainValue } from '../../duckdb/result-values.js';
+import { plainValue } from '../../duckdb/statement.js';
 import { quoteLiteral } from '../../duckdb/sql-text.js';
 import { candidateIdsSql, snapshotSql, type HistoryTables, type Moment } from './snapshot-sql.js';
 

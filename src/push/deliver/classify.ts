@@ -26,7 +26,8 @@ export function classifyPost(result: WireResult): PostOutcome {
   if (result.kind === 'failure') {
     const detail = describeFailure(result);
     if (wasNotSent(result.code)) return { kind: 'retry', attempt: attemptOutcome(result), detail };
-    if (result.code === 'ENOTFOUND') return { kind: 'stop', detail };
+    // no HTTP byte left before the host was not found or its certificate refused
+    if (result.code === 'ENOTFOUND' || result.certificate) return { kind: 'stop', detail };
     return { kind: 'uncertain', detail };
   }
   const { status } = result;
@@ -61,6 +62,7 @@ export function describeStatus(result: Extract<WireResult, { kind: 'response' }>
 }
 
 export function describeFailure(result: Extract<WireResult, { kind: 'failure' }>): string {
+  if (result.certificate) return result.certificate;
   return `${describeNetworkCode(result.code)}${result.code ? ` (${result.code})` : ''}`;
 }
 

@@ -15,7 +15,8 @@ import type { WireResult } from './webhook-client.js';
 export type { SendEvent, StopReason } from './classify.js';
 
 export interface SendOptions {
-  concurrency: number;
+  /** how many requests to keep in flight now (in-flight.ts: rate × round trip, within --concurrency) */
+  inFlightLimit(): number;
   /** --max-retries and the waits between tries (retry-after, backoff) */
   retry: Omit<RetryPolicy, 'idempotent'>;
   limiter: Pick<RateLimiter, 'acquireSlot' | 'pause'>;
@@ -37,7 +38,7 @@ export interface SendOptions {
 }
 
 /**
- * Sends batches with at most `concurrency` in flight (deliver-batch.ts: one batch, from its POST to
+ * Sends batches with at most `inFlightLimit()` in flight (deliver-batch.ts: one batch, from its POST to
  * its outcome). Stops starting batches at the first uncertain outcome (with --key: reconciles it by its
  * keys and goes on), give-up or interrupt; batches in flight always finish and are journaled.
  * Batches are pulled from the input only when a sender is free.
@@ -109,7 +110,7 @@ export class BatchSender {
       }
       const { reconciler } = this.options;
       if (reconciler?.checkDue) await reconciler.checkKeysVisible();
-      if (running.size >= this.options.concurrency) {
+      if (running.size >= this.options.inFlightLimit()) {
         await Promise.race(running);
         continue;
       }

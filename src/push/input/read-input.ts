@@ -6,7 +6,7 @@ import { NestConflictError, nestKeys } from './nest-keys.js';
 import { readDelimited } from './read-delimited.js';
 import { readJson } from './read-json.js';
 import { readNdjson } from './read-ndjson.js';
-import { checkedUtf8, decodeUtf8 } from './utf8-text.js';
+import { asUtf8, checkedUtf8, decodeUtf8, type InputEncoding } from './utf8-text.js';
 
 // push/input/: reading the input. Public surface: readInput (this file) and the records, formats and
 // errors of input-record.ts; the readers per format are its own.
@@ -22,6 +22,10 @@ export interface ReadOptions {
   delimiter?: string;
   /** Told the delimiter found in a CSV's header line */
   onDelimiter?: (delimiter: string) => void;
+  /** --encoding: the input's bytes are not UTF-8 (a UTF-16 byte-order mark is found without it) */
+  encoding?: InputEncoding;
+  /** Told the encoding the input is decoded from, when it is not UTF-8 */
+  onEncoding?: (encoding: InputEncoding, marked: boolean) => void;
 }
 
 export interface InputReader {
@@ -50,8 +54,10 @@ async function* readable(bytes: AsyncIterable<Buffer | string>, source: string):
 }
 
 /** The records of a byte stream (tests feed strings and buffers directly). */
-export function readRecords(bytes: AsyncIterable<Buffer | string>, source: string, options: ReadOptions): InputReader {
+export function readRecords(input: AsyncIterable<Buffer | string>, source: string, options: ReadOptions): InputReader {
   const stats: ReadStats = { bytes: 0, records: 0, extraFieldRows: 0 };
+  // bytes and the hash are of the UTF-8 text, the same on every pass
+  const bytes = asUtf8(input, options.encoding, options.onEncoding);
   const parsed =
     options.format === 'csv' || options.format === 'tsv'
       ? readDelimited(checkedUtf8(bytes, source, stats), {

@@ -2,7 +2,79 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { InputError, type ReadStats } from './input-record.js';
 
-// The input's bytes checked as UTF-8 and hashed (the journal knows a file by its hash) on the way.
+// The input's bytes as UTF-8 (decoded first when a byte-order mark or --encoding says it is not),
+// checked as UTF-8 and hashed (the journal knows a file by its hash) on the way.
+
+/** --encoding: what the input's bytes are (latin1 is read as cp1252, its superset, as browsers read it). */
+export const INPUT_ENCODINGS = ['utf-8', 'utf-16le', 'utf-16be', 'latin1', 'cp1252'] as const;
+export type InputEncoding = (typeof INPUT_ENCODINGS)[number];
+
+const DECODERS: Record<Exclude<InputEncoding, 'utf-8'>, string> = {
+  'utf-16le': 'utf-16le',
+  'utf-16be': 'utf-16be',
+  latin1: 'windows-1252',
+  cp1252: 'windows-1252',
+};
+
+const NOT_UTF8_HINT = 'save the file as UTF-8, or name its encoding with --encoding latin1 (or cp1252, utf-16le, utf-16be)';
+
+/** The encoding a UTF-16 byte-order mark (Excel's "Unicode text") shows, if the bytes start with one. */
+function markedEncoding(head: Buffer): InputEncoding | undefined {
+  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
+  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
+  return undefined;
+}
+
+/** Says once (on stderr: both passes over a file decode it) that the input is read as UTF-16 because its byte-order mark says so. */
+export function encodingNote(input: string, say: (line: string) => void): (encoding: InputEncoding, marked: boolean) => void {
+  let said = false;
+  return (encoding, marked) => {
+    if (said || !marked) return;
+    said = true;
+    say(
+      `tds: reading ${input === '-' ? 'stdin' : input} as ${encoding.toUpperCase()}, as its byte-order mark shows; --encoding sets another\n`,
+    );
+  };
+}
+
+/**
+ * The bytes as UTF-8: as they are, unless --encoding names another encoding or (without it) they start
+ * with a UTF-16 byte-order mark; `onDecoded` is told the encoding then, and whether the mark showed it.
+ */
+export async function* asUtf8(
+  bytes: AsyncIterable<Buffer | string>,
+  encoding: InputEncoding | undefined,
+  onDecoded?: (encoding: InputEncoding, marked: boolean) => void,
+): AsyncGenerator<Buffer | string> {
+  const chunks = bytes[Symbol.asyncIterator]();
+  let head = Buffer.alloc(0);
+  let ended = false;
+  while (head.length < 2 && !ended) {
+    const next = await chunks.next();
+    if (next.done) ended = true;
+    else head = Buffer.concat([head, typeof next.value === 'string' ? Buffer.from(next.value) : next.value]);
+  }
+  const rest = { [Symbol.asyncIterator]: () => chunks };
+  const marked = encoding === undefined ? markedEncoding(head) : undefined;
+  const decoding = encoding ?? marked;
+  if (decoding === undefined || decoding === 'utf-8') {
+    if (head.length > 0) yield head;
+    if (!ended) yield* rest;
+    return;
+  }
+  onDecoded?.(decoding, marked !== undefined);
+  // the decoder drops a byte-order mark of its own encoding; bad UTF-16 (a lone surrogate) becomes U+FFFD
+  const decoder = new TextDecoder(DECODERS[decoding]);
+  yield Buffer.from(decoder.decode(head, { stream: true }));
+  if (!ended) {
+    for await (const chunk of rest) {
+      const text = decoder.decode(typeof chunk === 'string' ? Buffer.from(chunk) : chunk, { stream: true });
+      if (text) yield Buffer.from(text);
+    }
+  }
+  const tail = decoder.decode();
+  if (tail) yield Buffer.from(tail);
+}
 
 /** UTF-8 text of the bytes (BOM dropped); invalid UTF-8 is an input error rather than silent U+FFFD. */
 export async function* decodeUtf8(bytes: AsyncIterable<Buffer | string>, source: string, stats: ReadStats): AsyncGenerator<string> {
@@ -12,7 +84,7 @@ export async function* decodeUtf8(bytes: AsyncIterable<Buffer | string>, source:
     try {
       return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
     } catch {
-      throw new InputError(source, {}, `not valid UTF-8 text (in the bytes before offset ${stats.bytes})`, 'save the file as UTF-8');
+      throw new InputError(source, {}, `not valid UTF-8 text (in the bytes before offset ${stats.bytes})`, NOT_UTF8_HINT);
     }
   };
   for await (const chunk of bytes) {
@@ -35,7 +107,7 @@ export async function* checkedUtf8(bytes: AsyncIterable<Buffer | string>, source
   const hash = createHash('sha256');
   let carry: Buffer | undefined;
   const fail = (): never => {
-    throw new InputError(source, {}, `not valid UTF-8 text (in the bytes before offset ${stats.bytes})`, 'save the file as UTF-8');
+    throw new InputError(source, {}, `not valid UTF-8 text (in the bytes before offset ${stats.bytes})`, NOT_UTF8_HINT);
   };
   for await (const chunk of bytes) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, open, readFile } from 'node:fs/promises';
+import { access, open, readFile, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { JOURNAL_VERSION, type JournalContents, type JournalEntry, type JournalHeader } from './journal-entry.js';
@@ -9,6 +9,8 @@ export interface PriorJournalOptions {
   path?: string;
   resume: boolean;
   dryRun: boolean;
+  /** --key: a journal of other batching options cannot be continued, but the table can tell what it holds */
+  byKey?: boolean;
 }
 
 /**
@@ -26,7 +28,8 @@ export async function priorJournal(
   }
   if (!spec.resume) {
     if (spec.dryRun) return undefined;
-    if (await reachable(path)) {
+    // a journal of runs whose every request was refused or turned away (429) records nothing sent: nothing to guard
+    if ((await reachable(path)) && !(await recordsNothingSent(path))) {
       throw new UsageError(`a journal of an earlier push of this input exists: ${path}`, {
         hint: 'add --resume: it sends only what the journal does not record as sent, nothing twice (to send every record again as new rows, remove the journal)',
       });
@@ -42,10 +45,21 @@ export async function priorJournal(
   const problems = headerDifferences(contents.header, headerNow(contents.header));
   if (problems.length > 0) {
     throw new UsageError(`the journal ${path} is of a different push: ${problems.join('; ')}`, {
-      hint: 'resume with the same input format, batching options and webhook as the first run',
+      hint: spec.byKey
+        ? 'push with the same input format and batching options as the first run; or remove the journal and add --skip-existing, which leaves out the records whose keys the table holds'
+        : 'resume with the same input format, batching options and webhook as the first run',
     });
   }
   return contents;
+}
+
+/** Whether the journal says no request of its runs could have been taken in (then it is removed: the next run starts one afresh). */
+async function recordsNothingSent(path: string): Promise<boolean> {
+  const latest = new Map<string, JournalEntry['state']>();
+  for (const entry of (await readJournal(path)).entries) latest.set(`${entry.batch}.${entry.part ?? ''}`, entry.state);
+  if (![...latest.values()].every((state) => state === 'unsent')) return false;
+  await rm(path);
+  return true;
 }
 
 function reachable(path: string, mode = constants.F_OK): Promise<boolean> {
@@ -114,6 +128,11 @@ async function webhookOf(path: string): Promise<string | undefined> {
   } finally {
     await file.close();
   }
+}
+
+/** Whether a journal is at `path` (an earlier push of this input to this webhook). */
+export function journalExists(path: string): Promise<boolean> {
+  return exists(path);
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -2,7 +2,8 @@ import { UsageError } from '../../core/errors.js';
 import type { InputRecord, ReadStats } from '../input/input-record.js';
 import { keyedRecords, type KeyedOptions } from '../key/keyed-records.js';
 import { batchId, batchRecords, type Batch, type BatchEvent, type BatchLimits } from './batch.js';
-import { decide, type JournalIndex, type UncertainPolicy } from './resume-plan.js';
+import type { JournalEntry } from '../journal/journal-entry.js';
+import { decide, type Decision, type JournalIndex, type UncertainPolicy } from './resume-plan.js';
 import { add, PushTally } from './tally.js';
 
 /** One pass over the input: the batches this run has to send, and the counts of everything else. */
@@ -67,12 +68,27 @@ export interface DueOptions {
  * and oversized records, and (on --resume) batches the journal already concluded. Every batch the
  * journal knows is checked against the rebuilt one; a difference stops the run (exit 2). A batch the
  * journal does not know is held back until every batch the journal does know has been checked, so a
- * different input is refused before anything new is sent.
+ * different input is refused before anything new is sent. With --key the key is the record's identity,
+ * so a changed input is not refused: once a batch differs from the journal's, it and every later batch
+ * the journal has not concluded are reconciled by their keys (the records whose keys the table holds are
+ * not sent again).
  */
 export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: DueOptions): AsyncGenerator<Batch> {
   const { tally, index } = options;
   const held: Batch[] = [];
   let lastNumber = 0;
+  // --key: the input differs from the journal's, so a batch of it the journal does not know may hold records sent before
+  let changed = false;
+  /** a batch to reconcile by key: its journaled state's time, or (none) the journal's last line's, when every request of it had left */
+  const byKey = (batch: Batch, entry?: JournalEntry): Batch => {
+    add(tally.toSend, batch);
+    const unreconciled = entry ? { at: Date.parse(entry.at), cutOff: entry.state === 'sending' } : { at: index?.lastAt ?? 0, cutOff: true };
+    return { ...batch, unreconciled };
+  };
+  const asItIs = (batch: Batch): Batch => {
+    add(tally.toSend, batch);
+    return batch;
+  };
   for await (const event of events) {
     options.signal?.throwIfAborted();
     if (event.kind !== 'batch') {
@@ -85,44 +101,61 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
     for (const decision of decide(batch, index, options.uncertain)) {
       switch (decision.kind) {
         case 'send':
-          add(tally.toSend, decision.batch);
           if (index && !index.has(batch.number) && batch.number < index.maxBatch) held.push(decision.batch);
-          else yield decision.batch;
-          break;
-        case 'accepted':
-          add(tally.already, decision.batch);
-          options.onAccepted?.(decision.batch, Date.parse(decision.entry.at));
-          break;
-        case 'known':
-          if (decision.why === 'existing') tally.existing += decision.records;
-          else tally.reconciled += decision.records;
-          break;
-        case 'confirmed':
-          add(tally.already, decision.batch);
-          await options.onConfirmed?.(decision.batch);
-          break;
-        case 'rejected':
-          tally.reject(decision.batch.items.map((item) => item.record));
-          await options.onRejected?.(decision.batch, decision.entry.reason ?? `rejected (HTTP ${decision.entry.status ?? '?'})`);
-          break;
-        case 'uncertain':
-          tally.markUncertain(
-            decision.batch,
-            decision.entry.reason ?? (decision.entry.state === 'sending' ? 'cut off while sending' : undefined),
-          );
+          else yield changed && !index?.has(batch.number) ? byKey(decision.batch) : asItIs(decision.batch);
           break;
         case 'reconcile':
-          add(tally.toSend, decision.batch);
-          yield { ...decision.batch, unreconciled: { at: Date.parse(decision.entry.at), cutOff: decision.entry.state === 'sending' } };
+          yield byKey(decision.batch, decision.entry);
           break;
         case 'mismatch':
-          throw journalMismatch(options.journalPath, `batch ${batchId(decision.batch)}: ${decision.problem}`);
+          if (!options.uncertain.byKey) throw journalMismatch(options.journalPath, `batch ${batchId(decision.batch)}: ${decision.problem}`);
+          changed = true;
+          yield byKey(decision.batch, decision.entry);
+          break;
+        default:
+          await countConcluded(decision, options);
       }
     }
-    if (index && batch.number >= index.maxBatch) yield* held.splice(0);
+    if (index && batch.number >= index.maxBatch) {
+      for (const due of held.splice(0)) yield changed ? byKey(due) : asItIs(due);
+    }
   }
-  if (index && lastNumber < index.maxBatch) {
+  // --key: an input that makes fewer batches than the journal knows changed; what it still holds is reconciled by key
+  if (options.uncertain.byKey) for (const due of held.splice(0)) yield byKey(due);
+  if (index && lastNumber < index.maxBatch && !options.uncertain.byKey) {
     throw journalMismatch(options.journalPath, `the journal records batch ${index.maxBatch}, the input makes ${lastNumber} batches`);
+  }
+}
+
+/** A batch the journal concluded (or left uncertain), counted and told to the pass's listeners. */
+async function countConcluded(
+  decision: Exclude<Decision, { kind: 'send' | 'reconcile' | 'mismatch' }>,
+  options: DueOptions,
+): Promise<void> {
+  const { tally } = options;
+  switch (decision.kind) {
+    case 'accepted':
+      add(tally.already, decision.batch);
+      options.onAccepted?.(decision.batch, Date.parse(decision.entry.at));
+      return;
+    case 'known':
+      if (decision.why === 'existing') tally.existing += decision.records;
+      else tally.reconciled += decision.records;
+      return;
+    case 'confirmed':
+      add(tally.already, decision.batch);
+      await options.onConfirmed?.(decision.batch);
+      return;
+    case 'rejected':
+      tally.reject(decision.batch.items.map((item) => item.record));
+      await options.onRejected?.(decision.batch, decision.entry.reason ?? `rejected (HTTP ${decision.entry.status ?? '?'})`);
+      return;
+    case 'uncertain':
+      tally.markUncertain(
+        decision.batch,
+        decision.entry.reason ?? (decision.entry.state === 'sending' ? 'cut off while sending' : undefined),
+      );
+      return;
   }
 }
 

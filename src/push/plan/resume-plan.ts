@@ -7,15 +7,20 @@ export class JournalIndex {
   private readonly latest = new Map<string, JournalEntry>();
   private readonly numbers = new Set<number>();
   readonly maxBatch: number;
+  /** when the journal's last line was written (ms; 0 for none): every request of the earlier runs had left by then */
+  readonly lastAt: number;
 
   constructor(entries: readonly JournalEntry[]) {
     let max = 0;
+    let lastAt = 0;
     for (const entry of entries) {
       this.latest.set(batchId({ number: entry.batch, part: entry.part ?? '' }), entry);
       this.numbers.add(entry.batch);
       max = Math.max(max, entry.batch);
+      lastAt = Math.max(lastAt, Date.parse(entry.at) || 0);
     }
     this.maxBatch = max;
+    this.lastAt = lastAt;
   }
 
   get(batch: Pick<Batch, 'number' | 'part'>): JournalEntry | undefined {

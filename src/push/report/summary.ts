@@ -23,7 +23,9 @@ export interface KeySummary {
   duplicatePairs: Array<[number, number]>;
   /** --skip-existing: records whose key the table held (not sent) */
   existing: number;
-  /** records of uncertain requests found in the table */
+  /** records of uncertain requests found in the table (reconciled, not sent again) */
+  reconciled: number;
+  /** the same count under the name of earlier releases, kept for their scripts (*settled* is an action cell's word) */
   settled: number;
   /** how --skip-existing looked keys up */
   lookup: string | null;
@@ -64,10 +66,12 @@ export interface PushSummary {
   seconds: number;
   /** reading and checking a file before the first request */
   checkSeconds?: number;
-  /** from the first request to the last answer */
+  /** from the start of sending to the last answer (the wait for the rows after it not included) */
   sendSeconds?: number;
-  /** records sent (dry run: read) per second of the whole run */
+  /** records sent per second of sending (dry run: read per second of the run) */
   recordsPerSecond: number;
+  /** the webhook's round trip as measured (ms) and the requests in flight the push settled on */
+  network?: { roundTripMs: number; inFlight: number };
   uncertain: UncertainBatch[];
   /** record numbers of rejected records (the first 1000) */
   rejectedRecords: number[];
@@ -89,6 +93,7 @@ export interface SummaryInput {
   seconds: number;
   checkSeconds?: number;
   sendSeconds?: number;
+  network?: { roundTripMs: number; inFlight: number };
   journal?: string;
   rejects?: string;
   wait?: WaitSummary;
@@ -98,6 +103,8 @@ export interface SummaryInput {
 export function buildSummary(input: SummaryInput): PushSummary {
   const { tally } = input;
   const moved = input.dryRun ? input.read : tally.sent.records;
+  // the rate of sending: reading a file first and waiting for its rows (--wait) are not sending
+  const movingSeconds = input.dryRun ? input.seconds : (input.sendSeconds ?? input.seconds);
   return {
     input: input.input,
     format: input.format,
@@ -125,7 +132,8 @@ export function buildSummary(input: SummaryInput): PushSummary {
     seconds: round(input.seconds),
     ...(input.checkSeconds !== undefined ? { checkSeconds: round(input.checkSeconds) } : {}),
     ...(input.sendSeconds !== undefined ? { sendSeconds: round(input.sendSeconds) } : {}),
-    recordsPerSecond: input.seconds > 0 ? perSecond(moved / input.seconds) : 0,
+    recordsPerSecond: movingSeconds > 0 ? perSecond(moved / movingSeconds) : 0,
+    ...(input.network ? { network: input.network } : {}),
     uncertain: tally.uncertain,
     rejectedRecords: tally.rejected.sample,
     journal: input.journal ?? null,
@@ -139,6 +147,7 @@ export function buildSummary(input: SummaryInput): PushSummary {
             duplicates: tally.duplicates.records,
             duplicatePairs: tally.duplicates.sample,
             existing: tally.existing,
+            reconciled: tally.reconciled,
             settled: tally.reconciled,
             lookup: input.key.lookup,
             lookupRequests: Object.values(input.key.lookupRequests).reduce((sum, requests) => sum + requests, 0),
@@ -184,11 +193,19 @@ export function formatSummary(summary: PushSummary): string {
   );
   if (!summary.dryRun && records.notSent !== 0)
     row('not sent yet', records.notSent === null ? `the rest of ${summary.input} (not read)` : n(records.notSent));
+  const rate = `${n(summary.recordsPerSecond)} records/s`;
   const phases = [
     summary.checkSeconds !== undefined && !summary.dryRun ? `${summary.checkSeconds.toFixed(1)} s checking the input` : undefined,
-    summary.sendSeconds !== undefined ? `${summary.sendSeconds.toFixed(1)} s sending` : undefined,
+    summary.sendSeconds !== undefined ? `${summary.sendSeconds.toFixed(1)} s sending, ${rate}` : undefined,
   ].filter(Boolean);
-  row('time', `${summary.seconds.toFixed(1)} s${phases.length ? ` (${phases.join(', ')})` : ''}, ${n(summary.recordsPerSecond)} records/s`);
+  row(
+    'time',
+    `${summary.seconds.toFixed(1)} s${phases.length ? ` (${phases.join('; ')})` : ''}${summary.sendSeconds === undefined ? `, ${rate}` : ''}`,
+  );
+  if (summary.network) {
+    const { roundTripMs, inFlight } = summary.network;
+    row('network', `round trip ${n(roundTripMs)} ms, ${inFlight} request${inFlight === 1 ? '' : 's'} in flight`);
+  }
   if (summary.wait) waitRows(summary.wait, row);
   if (summary.journal) row('journal', summary.journal);
   return `${lines.join('\n')}\n`;
@@ -202,7 +219,7 @@ function keyRows(key: KeySummary, dryRun: boolean, row: (label: string, value: s
   );
   if (key.lookup !== null && dryRun) row('existing', `to be looked up: ${key.lookup}`);
   else if (key.lookup !== null) row('existing', `${n(key.existing)} already in the table (${key.lookup})`);
-  if (key.settled > 0) row('settled', `${n(key.settled)} of uncertain requests found in the table (not sent again)`);
+  if (key.reconciled > 0) row('reconciled', `${n(key.reconciled)} of uncertain requests found in the table (not sent again)`);
   if (key.lookupRequests > 0)
     row('key lookups', `${count(key.lookupRequests, 'row request', 'row requests')}${lookupUses(key.lookupRequestsByUse)}`);
 }

@@ -54,7 +54,7 @@ describe('BatchSender with --key: uncertain batches reconciled by key', () => {
         await sleep(30);
         return OK;
       },
-      { concurrency: 3 },
+      { inFlightLimit: () => 3 },
     );
     expect(stops).toEqual([]);
     const found = log.indexOf('found');
@@ -136,7 +136,7 @@ describe('BatchSender with --key: uncertain batches reconciled by key', () => {
         await sleep(5);
         return request.n <= 2 ? BOOM : OK;
       },
-      { concurrency: 2 },
+      { inFlightLimit: () => 2 },
     );
     expect(reconciler.calls.map((call) => call.batches)).toEqual([['1', '2']]);
     expect(journal.filter((entry) => entry.state === 'narrowed').map((entry) => [entry.batch, entry.keep])).toEqual([

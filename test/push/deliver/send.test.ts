@@ -39,11 +39,11 @@ async function run(
   const server = await testWebhook((request) => answer(request, journal));
   servers.push(server);
   const target = webhookTarget(server.url);
-  const client = new WebhookClient({ url: target.url, connections: options.concurrency ?? 4, timeoutMs: options.timeoutMs ?? 5000 });
+  const client = new WebhookClient({ target, connections: options.inFlightLimit?.() ?? 4, timeoutMs: options.timeoutMs ?? 5000 });
   clients.push(client);
   const events: SendEvent[] = [];
   const stops = await new BatchSender({
-    concurrency: 4,
+    inFlightLimit: () => 4,
     retry: { maxRetries: 3, rateScale: SCALE, random: () => 0.5 },
     limiter: new RateLimiter({ limit: 100, windowMs: 1000 / SCALE }),
     post: (body) => client.post(body),
@@ -72,7 +72,7 @@ describe('BatchSender', () => {
         expect(journal.some((entry) => entry.first === first && entry.state === 'sending')).toBe(true);
         return { ...(accepted(request) as object), delayMs: 20 } as Answer;
       },
-      { concurrency: 3 },
+      { inFlightLimit: () => 3 },
     );
     expect(stops).toEqual([]);
     expect(server.maxOpen).toBe(3);
@@ -92,7 +92,7 @@ describe('BatchSender', () => {
         arrivals.push(performance.now());
         return request.n === 2 ? { status: 429, headers } : accepted(request);
       },
-      { concurrency: 1 },
+      { inFlightLimit: () => 1 },
     );
     const taken = server.requests.filter((request) => request.n !== 2);
     expect(recordsOf(taken).sort((a, b) => a - b)).toEqual(Array.from({ length: 18 }, (_, i) => i + 1));
@@ -103,7 +103,7 @@ describe('BatchSender', () => {
 
   it('gives up on a batch after --max-retries 429s and stops starting batches', async () => {
     const { stops, events, server } = await run(batches(5), () => ({ status: 429, headers: { 'retry-after': '1' } }), {
-      concurrency: 1,
+      inFlightLimit: () => 1,
       retry: { maxRetries: 2, rateScale: SCALE, random: () => 0.5 },
     });
     expect(server.requests).toHaveLength(3);
@@ -115,11 +115,11 @@ describe('BatchSender', () => {
     const closed = await testWebhook(accepted);
     const url = closed.url;
     await closed.close();
-    const client = new WebhookClient({ url: new URL(url), connections: 1, timeoutMs: 2000 });
+    const client = new WebhookClient({ target: webhookTarget(url), connections: 1, timeoutMs: 2000 });
     clients.push(client);
     let attempts = 0;
     const { stops, events, journal } = await run(batches(2), accepted, {
-      concurrency: 1,
+      inFlightLimit: () => 1,
       retry: { maxRetries: 2, rateScale: SCALE, random: () => 0.5 },
       post: (body) => {
         attempts += 1;
@@ -135,14 +135,14 @@ describe('BatchSender', () => {
   it('sends after a refused connection once the webhook answers', async () => {
     const closed = await testWebhook(accepted);
     await closed.close();
-    const dead = new WebhookClient({ url: new URL(closed.url), connections: 1, timeoutMs: 2000 });
+    const dead = new WebhookClient({ target: webhookTarget(closed.url), connections: 1, timeoutMs: 2000 });
     const liveServer = await testWebhook(accepted);
     servers.push(liveServer);
-    const live = new WebhookClient({ url: new URL(liveServer.url), connections: 1, timeoutMs: 2000 });
+    const live = new WebhookClient({ target: webhookTarget(liveServer.url), connections: 1, timeoutMs: 2000 });
     clients.push(dead, live);
     let attempts = 0;
     const { events } = await run(batches(2), accepted, {
-      concurrency: 1,
+      inFlightLimit: () => 1,
       post: (body) => (++attempts === 1 ? dead.post(body) : live.post(body)),
     });
     expect(attempts).toBe(3);
@@ -158,7 +158,7 @@ describe('BatchSender', () => {
     const { stops, events, journal, server } = await run(
       batches(12),
       (request) => (request.n === 3 ? fault : ({ ...(accepted(request) as object), delayMs: 30 } as Answer)),
-      { concurrency: 3 },
+      { inFlightLimit: () => 3 },
     );
     expect(stops).toMatchObject([{ kind: 'uncertain' }]);
     const uncertain = events.filter((event) => event.kind === 'uncertain');
@@ -173,7 +173,7 @@ describe('BatchSender', () => {
 
   it('makes a stalled request uncertain after the timeout', async () => {
     const { stops, events } = await run(batches(3), (request) => (request.n === 1 ? 'stall' : accepted(request)), {
-      concurrency: 1,
+      inFlightLimit: () => 1,
       timeoutMs: 200,
     });
     expect(stops).toMatchObject([{ kind: 'uncertain', detail: expect.stringContaining('UND_ERR_HEADERS_TIMEOUT') }]);
@@ -200,7 +200,7 @@ describe('BatchSender', () => {
       batches(3),
       (request) =>
         request.n === 2 ? { status: 400, body: { statusCode: 400, error: 'Bad Request', message: 'bad object' } } : accepted(request),
-      { concurrency: 1 },
+      { inFlightLimit: () => 1 },
     );
     expect(stops).toEqual([]);
     expect(events.map((e) => (e.kind === 'rejected' ? `${e.kind}: ${e.reason}` : e.kind))).toEqual([
@@ -212,7 +212,7 @@ describe('BatchSender', () => {
 
   it('stops on a 404 without resending', async () => {
     const { events, stops, server } = await run(batches(3), (request) => (request.n === 2 ? { status: 404 } : accepted(request)), {
-      concurrency: 1,
+      inFlightLimit: () => 1,
     });
     expect(stops).toMatchObject([{ kind: 'refused', status: 404 }]);
     expect(server.requests).toHaveLength(2);
@@ -236,7 +236,7 @@ describe('BatchSender', () => {
         return { ...(accepted(request) as object), delayMs: 40 } as Answer;
       },
       {
-        concurrency: 4,
+        inFlightLimit: () => 4,
         interrupt: interrupt.signal,
         limiter: {
           acquireSlot: async (signal) => {

@@ -84,7 +84,7 @@ export async function run(
   const seen: Seen[] = [];
   const log: string[] = [];
   const sender = new BatchSender({
-    concurrency: 1,
+    inFlightLimit: () => 1,
     retry: { maxRetries: 3, rateScale: SCALE, random: () => 0.5 },
     limiter: new RateLimiter({ limit: 100, windowMs: 1000 / SCALE }),
     post: async (body) => {

@@ -11,7 +11,7 @@ const batch = (number: number, tag = ''): Batch => {
   return makeBatch(number, '', [{ record: number, json, bytes: Buffer.byteLength(json) }]);
 };
 
-async function run(events: BatchEvent[], journal: [Batch, BatchState][], log: string[]) {
+async function run(events: BatchEvent[], journal: [Batch, BatchState][], log: string[], byKey = false) {
   const tally = new PushTally();
   const rejected: string[] = [];
   const due = dueBatches(
@@ -26,12 +26,12 @@ async function run(events: BatchEvent[], journal: [Batch, BatchState][], log: st
       index: journal.length
         ? new JournalIndex(journal.map(([b, state]) => entryOf(b, state, state === 'rejected' ? { reason: 'HTTP 400: bad' } : {})))
         : undefined,
-      uncertain: {},
+      uncertain: { byKey },
       maxBytes: 1000,
       onRejected: (b, reason) => void rejected.push(`${b.items.map((item) => item.record).join(',')}: ${reason}`),
     },
   );
-  for await (const b of due) log.push(`send ${b.number}`);
+  for await (const b of due) log.push(`${b.unreconciled ? 'settle' : 'send'} ${b.number}`);
   return { tally, rejected };
 }
 
@@ -112,5 +112,36 @@ describe('dueBatches', () => {
         log,
       ),
     ).rejects.toThrow(/the journal records batch 2, the input makes 1 batches/);
+  });
+
+  it('with --key, settles by key every batch from the first that differs, whatever the input now holds', async () => {
+    const log: string[] = [];
+    const events = [batch(1), batch(2, 'changed'), batch(3), batch(5)].map((b) => ({ kind: 'batch' as const, batch: b }));
+    const journal: [Batch, BatchState][] = [
+      [batch(1), 'accepted'],
+      [batch(2), 'accepted'],
+      [batch(4), 'uncertain'],
+      [batch(6), 'accepted'],
+    ];
+    const { tally } = await run(events, journal, log, true);
+    // 3 and 5 are not in the journal, but the input changed before them: their records may have been sent as others
+    expect(log.filter((line) => !line.startsWith('read'))).toEqual(['settle 2', 'settle 3', 'settle 5']);
+    expect(tally.toSend.batches).toBe(3);
+    expect(tally.already.batches).toBe(1);
+  });
+
+  it('with --key, an input that only grew sends its new batches as they are', async () => {
+    const log: string[] = [];
+    const events = [1, 2, 3].map((n) => ({ kind: 'batch' as const, batch: batch(n) }));
+    await run(
+      events,
+      [
+        [batch(1), 'accepted'],
+        [batch(2), 'accepted'],
+      ],
+      log,
+      true,
+    );
+    expect(log.filter((line) => !line.startsWith('read'))).toEqual(['send 3']);
   });
 });

@@ -12,7 +12,11 @@ const batch = (number: number, first: number, count: number) =>
     Array.from({ length: count }, (_, i) => ({ record: first + i, json: '{"a":1}', bytes: 7 })),
   );
 
-function summaryOf(build: (tally: PushTally) => void, notSent: number | null = 0, extra: { rejects?: string; seconds?: number } = {}) {
+function summaryOf(
+  build: (tally: PushTally) => void,
+  notSent: number | null = 0,
+  extra: { rejects?: string; seconds?: number; sendSeconds?: number; checkSeconds?: number } = {},
+) {
   const tally = new PushTally();
   build(tally);
   return buildSummary({
@@ -122,5 +126,11 @@ describe("the summary's rate", () => {
     expect(rate(2, 6.6)).toBe(0.3);
     expect(rate(95, 10)).toBe(9.5);
     expect(rate(1234, 10)).toBe(123);
+  });
+
+  it('counts sending only: not the check of the file before, nor the wait for the rows after', () => {
+    const summary = summaryOf((t) => add(t.sent, batch(1, 1, 100)), 0, { seconds: 20, checkSeconds: 1, sendSeconds: 2 });
+    expect(summary.recordsPerSecond).toBe(50);
+    expect(formatSummary(summary)).toMatch(/time\s+20\.0 s \(1\.0 s checking the input; 2\.0 s sending, 50 records\/s\)\n/);
   });
 });

@@ -1,0 +1,81 @@
+import { describe, expect } from 'vitest';
+import type { RequestLogEntry } from '../../src/emulator/index.js';
+import { expectSameRecords, ndjson, people, tablePayloads, webhookPosts } from '../push/helpers/emulator.js';
+import { pushTest } from './push-support.js';
+import { columnValues, expectEachOnce, KEY_EMULATOR, KEY_ENV } from './push-key-support.js';
+
+// A push to a far service (the emulator's --latency): requests in flight follow the webhook's rate ×
+// the round trip, and the webhook's limit is never exceeded (the emulator answers 429 past it). Counts
+// from the emulator's request log, no clocks: how many requests it held at once, how many it refused.
+
+/** The most requests the emulator held at once: from each one's arrival to its answer leaving. */
+function mostAtOnce(entries: RequestLogEntry[]): number {
+  const edges = entries.flatMap((entry) => [
+    { at: entry.at, step: 1 },
+    { at: entry.at + entry.durationMs, step: -1 },
+  ]);
+  edges.sort((a, b) => a.at - b.at || a.step - b.step);
+  let now = 0;
+  let most = 0;
+  for (const edge of edges) most = Math.max(most, (now += edge.step));
+  return most;
+}
+
+describe('tds push to a service 100 ms away', () => {
+  pushTest(
+    'keeps rate × round trip in flight (more than the old fixed 4), never past the limit: no 429, each record once',
+    async ({ openBench }) => {
+      // the real webhook limit (100 a second) on both sides: no rate scale
+      const bench = await openBench({ rateLimits: true, rateScale: 1, latency: { ms: 100, jitterMs: 20 } });
+      const records = people(1000);
+      const path = await bench.file('p.ndjson', ndjson(records));
+      const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '5', '--json', '-v']);
+      expect(result.code, result.stderr).toBe(0);
+      const summary = JSON.parse(result.stdout) as { records: { sent: number }; network: { roundTripMs: number; inFlight: number } };
+      expect(summary.records.sent).toBe(1000);
+      expect(summary.network.roundTripMs).toBeGreaterThanOrEqual(80);
+      expect(result.stderr).toMatch(/in flight: up to \d+ requests \(round trip \d+ ms/);
+      const posts = webhookPosts(bench.emu);
+      expect(posts.filter((post) => post.status === 429)).toHaveLength(0);
+      expect(posts).toHaveLength(200);
+      const most = mostAtOnce(posts);
+      expect(most).toBeGreaterThan(4);
+      expect(most).toBeLessThanOrEqual(64);
+      bench.emu.flushIntake();
+      expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
+    },
+  );
+
+  pushTest('--concurrency stays a ceiling the user sets', async ({ openBench }) => {
+    const bench = await openBench({ latency: { ms: 60, jitterMs: 0 } });
+    const path = await bench.file('p.ndjson', ndjson(people(200)));
+    const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '5', '--concurrency', '3']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(mostAtOnce(webhookPosts(bench.emu))).toBeLessThanOrEqual(3);
+  });
+
+  pushTest('a burst of 429s under latency: sent again after retry-after, each record once', async ({ openBench }) => {
+    const bench = await openBench({ rateScale: KEY_EMULATOR.rateScale, webhookFaults: '429@5-12', latency: { ms: 80, jitterMs: 20 } });
+    const records = people(300);
+    const path = await bench.file('p.ndjson', ndjson(records));
+    const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '5', '--json'], { env: KEY_ENV });
+    expect(result.code, result.stderr).toBe(0);
+    expect(webhookPosts(bench.emu).filter((post) => post.status === 429)).toHaveLength(8);
+    bench.emu.flushIntake();
+    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
+  });
+
+  pushTest(
+    'a burst of 500s under latency, pushed by key: the uncertain batches settled by their keys, each record once',
+    async ({ openBench }) => {
+      const bench = await openBench({ ...KEY_EMULATOR, webhookFaults: '500@5-8,500pre@12-14', latency: { ms: 80, jitterMs: 20 } });
+      const path = await bench.file('leads.ndjson', ndjson(people(150)));
+      const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5', '--json'];
+      const result = await bench.tds(args, { env: KEY_ENV });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).records.uncertain).toBe(0);
+      const emails = people(150).map((person) => String(person.email));
+      expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), emails);
+    },
+  );
+});
