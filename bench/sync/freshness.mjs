@@ -60,9 +60,9 @@ export async function freshness(ctx) {
   const spanMs = maxStaleMs / SCALE;
   for (let k = 0; k < CHANGES; k += 1) {
     await sleep(Math.random() * ((2 * spanMs) / CHANGES));
-    const table = tables[k % TABLES];
-    const id = table.ids.splice(Math.floor(Math.random() * table.ids.length), 1)[0];
-    const kind = ['edit', 'rerun', 'delete'][k % 3];
+    const table = /** @type {{ id: string, ids: string[] }} */ (tables[k % TABLES]);
+    const id = /** @type {string} */ (table.ids.splice(Math.floor(Math.random() * table.ids.length), 1)[0]);
+    const kind = /** @type {string} */ (['edit', 'rerun', 'delete'][k % 3]);
     if (kind === 'edit') await fetchJson(emu, 'PATCH', `/_emulator/tables/${table.id}/rows/${id}`, { cells: { Name: `Edited ${k}` } });
     else if (kind === 'rerun') await fetchJson(emu, 'POST', `/_emulator/tables/${table.id}/actions/rerun`, { rows: [id] });
     else await fetchJson(emu, 'POST', `/_emulator/tables/${table.id}/rows/delete`, { ids: [id] });
