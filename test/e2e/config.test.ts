@@ -1,11 +1,10 @@
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { RunOptions } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/run-in-process.js';
-import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { expectNoSecret } from './read-support.js';
-import { test as it } from '../helpers/emulator-fixture.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 /** the folders of a test are made in its own temporary folder, removed after it */
 let folder: string;
@@ -16,11 +15,11 @@ it.beforeEach(({ tmp }) => {
 // `tds config`: profiles on disk (mode 0600), secrets never from argv and shown only redacted,
 // and the read commands using what was saved.
 
-let emulator: EmulatorProcess;
-beforeAll(async () => {
-  emulator = await startEmulatorProcess(['--rate-scale', '100']);
+let emulator: Harness;
+it.override({ harnessOptions: { spawned: {} } });
+it.beforeAll(({ harness }) => {
+  emulator = harness;
 });
-afterAll(() => emulator?.stop());
 
 const WEBHOOK = 'http://127.0.0.1:9/v1/webhook/Zq8fK2mLxP0aWbN7vR3sT6yU';
 

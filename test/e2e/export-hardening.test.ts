@@ -1,23 +1,23 @@
 import { execFileSync } from 'node:child_process';
 import { lstat, mkdtemp, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
-import { RATE_SCALE, emulatorRequests, tdsAgainst } from './read-support.js';
-import { exists, spawnAgainst, waitUntil } from './export-support.js';
-import { test as it } from '../helpers/emulator-fixture.js';
+import { describe, expect } from 'vitest';
+import { emulatorRequests } from './read-support.js';
+import { exists, waitUntil } from './export-support.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // Issue 15, items 4, 8, 9 and 15 (part): two runs writing one -o FILE, a write the disk refuses, the
 // state a kill between the rename and the checkpoint's removal leaves, and -o onto what is not a file.
 
-let emulator: EmulatorProcess;
-let tds: ReturnType<typeof tdsAgainst>;
+let emulator: Harness;
+let tds: Harness['tds'];
 
-beforeAll(async () => {
-  emulator = await startEmulatorProcess(['--rate-scale', RATE_SCALE]);
-  tds = tdsAgainst(emulator);
+it.override({ harnessOptions: { spawned: {} } });
+
+it.beforeAll(({ harness }) => {
+  emulator = harness;
+  tds = harness.tds;
 });
-afterAll(() => emulator?.stop());
 
 let folder: string;
 it.beforeEach(({ tmp }) => {
@@ -35,44 +35,42 @@ async function wholeExport(path: string, run = tds): Promise<string> {
 }
 
 describe('two runs writing the same -o FILE (issue 15, item 4)', () => {
-  it('a second export, a --restart and a listing to FILE exit 2 while the first writes it; the first then resumes intact', async () => {
+  it('a second export, a --restart and a listing to FILE exit 2 while the first writes it; the first then resumes intact', async ({
+    open,
+  }) => {
     // Read requests: 1 tables, 2 schema, 3-4 pages one and two, 5 page three, which never gets an answer.
-    const stalling = await startEmulatorProcess(['--rate-scale', RATE_SCALE, '--read-faults', 'stall@5']);
-    try {
-      const dir = await tempDir();
-      const file = join(dir, 'leads.csv');
-      const first = spawnAgainst(stalling, ['rows', 'Leads', '--page-size', '20', '-o', file]);
-      await waitUntil(async () => (await emulatorRequests(stalling)).some((entry) => entry.fault === 'stall'), 15_000, 'the stall');
-      await waitUntil(async () => (await checkpointRows(`${file}.tds-checkpoint`)) === 40, 15_000, 'two pages checkpointed');
-      const partial = await readFile(`${file}.partial`);
+    const stalling = await open({ spawned: { args: ['--read-faults', 'stall@5'] } });
+    const dir = await tempDir();
+    const file = join(dir, 'leads.csv');
+    const first = stalling.spawn(['rows', 'Leads', '--page-size', '20', '-o', file]);
+    await waitUntil(async () => (await emulatorRequests(stalling)).some((entry) => entry.fault === 'stall'), 15_000, 'the stall');
+    await waitUntil(async () => (await checkpointRows(`${file}.tds-checkpoint`)) === 40, 15_000, 'two pages checkpointed');
+    const partial = await readFile(`${file}.partial`);
 
-      const run = tdsAgainst(stalling);
-      for (const args of [
-        ['rows', 'Leads', '--page-size', '20', '-o', file],
-        ['rows', 'Leads', '-o', file, '--restart'],
-        ['rows', 'Leads', '-o', file, '--resume'],
-      ]) {
-        const second = await run(args);
-        expect(second.code, args.join(' ')).toBe(2);
-        expect(second.stderr).toMatch(/^tds: another export is writing .*leads\.csv$/m);
-      }
-      const listing = await run(['tables', '-o', file]);
-      expect(listing.code).toBe(2);
-      expect(listing.stderr).toMatch(/^tds: another tds command is writing .*leads\.csv$/m);
-      // Nothing of the first run was touched.
-      expect(await readFile(`${file}.partial`)).toEqual(partial);
-      expect(await checkpointRows(`${file}.tds-checkpoint`)).toBe(40);
-      expect(first.child.exitCode).toBeNull();
-
-      first.child.kill('SIGINT');
-      expect(await first.exit).toBe(130);
-      const resumed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
-      expect(resumed.code, resumed.stderr).toBe(0);
-      expect(await readFile(file, 'utf8')).toBe(await wholeExport(join(dir, 'whole.csv'), run));
-      expect((await readdir(dir)).sort()).toEqual(['leads.csv', 'whole.csv']);
-    } finally {
-      await stalling.stop();
+    const run = stalling.tds;
+    for (const args of [
+      ['rows', 'Leads', '--page-size', '20', '-o', file],
+      ['rows', 'Leads', '-o', file, '--restart'],
+      ['rows', 'Leads', '-o', file, '--resume'],
+    ]) {
+      const second = await run(args);
+      expect(second.code, args.join(' ')).toBe(2);
+      expect(second.stderr).toMatch(/^tds: another export is writing .*leads\.csv$/m);
     }
+    const listing = await run(['tables', '-o', file]);
+    expect(listing.code).toBe(2);
+    expect(listing.stderr).toMatch(/^tds: another tds command is writing .*leads\.csv$/m);
+    // Nothing of the first run was touched.
+    expect(await readFile(`${file}.partial`)).toEqual(partial);
+    expect(await checkpointRows(`${file}.tds-checkpoint`)).toBe(40);
+    expect(first.child.exitCode).toBeNull();
+
+    first.child.kill('SIGINT');
+    expect(await first.exit).toBe(130);
+    const resumed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await readFile(file, 'utf8')).toBe(await wholeExport(join(dir, 'whole.csv'), run));
+    expect((await readdir(dir)).sort()).toEqual(['leads.csv', 'whole.csv']);
   });
 
   it('exports to two different files run side by side', async () => {
@@ -93,7 +91,7 @@ describe('-o on a disk that refuses a write (issue 15, item 8)', () => {
       const dir = await tempDir();
       const file = join(dir, 'leads.csv');
       // `ulimit -f 60`: the export's file may not grow past 30 KB (about 60 of its 250 rows); past it, writes fail.
-      const run = spawnAgainst(emulator, ['rows', 'Leads', '--page-size', '20', '-o', file], { fileSizeBlocks: 60 });
+      const run = emulator.spawn(['rows', 'Leads', '--page-size', '20', '-o', file], { fileSizeBlocks: 60 });
       expect(await run.exit).toBe(1);
       const stderr = run.stderr();
       expect(stderr).toMatch(/^tds: cannot write to .*leads\.csv\.partial: file too large \(EFBIG\)$/m);
@@ -116,41 +114,37 @@ describe('-o on a disk that refuses a write (issue 15, item 8)', () => {
 });
 
 describe('a complete FILE beside the checkpoint of its last page (issue 15, item 9)', () => {
-  it('--resume says the export is already complete and exits 0; a plain run starts afresh', async () => {
+  it('--resume says the export is already complete and exits 0; a plain run starts afresh', async ({ open }) => {
     // Requests 5-7 fail: an export with --max-retries 2 stops there and leaves a checkpoint of this very export.
-    const failing = await startEmulatorProcess(['--rate-scale', RATE_SCALE, '--read-faults', '500@5-7']);
-    try {
-      const run = tdsAgainst(failing);
-      const dir = await tempDir();
-      const other = join(dir, 'other.csv');
-      expect((await run(['rows', 'Leads', '--page-size', '20', '-o', other, '--max-retries', '2'])).code).toBe(6);
-      const checkpoint = JSON.parse(await readFile(`${other}.tds-checkpoint`, 'utf8')) as Record<string, unknown>;
+    const failing = await open({ spawned: { args: ['--read-faults', '500@5-7'] } });
+    const run = failing.tds;
+    const dir = await tempDir();
+    const other = join(dir, 'other.csv');
+    expect((await run(['rows', 'Leads', '--page-size', '20', '-o', other, '--max-retries', '2'])).code).toBe(6);
+    const checkpoint = JSON.parse(await readFile(`${other}.tds-checkpoint`, 'utf8')) as Record<string, unknown>;
 
-      /** FILE complete, FILE.tds-checkpoint saying the last page was written, no FILE.partial: a kill after the rename. */
-      const completedState = async (file: string): Promise<string> => {
-        const content = await wholeExport(file, run);
-        const state = { ...checkpoint, done: true, cursor: null, rows: 250, bytes: Buffer.byteLength(content) };
-        await writeFile(`${file}.tds-checkpoint`, JSON.stringify(state));
-        return content;
-      };
+    /** FILE complete, FILE.tds-checkpoint saying the last page was written, no FILE.partial: a kill after the rename. */
+    const completedState = async (file: string): Promise<string> => {
+      const content = await wholeExport(file, run);
+      const state = { ...checkpoint, done: true, cursor: null, rows: 250, bytes: Buffer.byteLength(content) };
+      await writeFile(`${file}.tds-checkpoint`, JSON.stringify(state));
+      return content;
+    };
 
-      const file = join(dir, 'leads.csv');
-      const content = await completedState(file);
-      const resumed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
-      expect(resumed.code, resumed.stderr).toBe(0);
-      expect(resumed.stderr).toMatch(/^tds: the export to .*leads\.csv is already complete \(250 rows\); nothing to do$/m);
-      expect(await readFile(file, 'utf8')).toBe(content);
-      expect(await exists(`${file}.tds-checkpoint`)).toBe(false);
+    const file = join(dir, 'leads.csv');
+    const content = await completedState(file);
+    const resumed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/^tds: the export to .*leads\.csv is already complete \(250 rows\); nothing to do$/m);
+    expect(await readFile(file, 'utf8')).toBe(content);
+    expect(await exists(`${file}.tds-checkpoint`)).toBe(false);
 
-      await completedState(file);
-      const plain = await run(['rows', 'Leads', '--page-size', '20', '-o', file]);
-      expect(plain.code, plain.stderr).toBe(0);
-      expect(plain.stderr).not.toMatch(/can be continued/);
-      expect(await readFile(file, 'utf8')).toBe(content);
-      expect((await readdir(dir)).sort()).toEqual(['leads.csv', 'other.csv.partial', 'other.csv.tds-checkpoint']);
-    } finally {
-      await failing.stop();
-    }
+    await completedState(file);
+    const plain = await run(['rows', 'Leads', '--page-size', '20', '-o', file]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stderr).not.toMatch(/can be continued/);
+    expect(await readFile(file, 'utf8')).toBe(content);
+    expect((await readdir(dir)).sort()).toEqual(['leads.csv', 'other.csv.partial', 'other.csv.tds-checkpoint']);
   });
 });
 

@@ -1,18 +1,7 @@
 import { access } from 'node:fs/promises';
-import { spawnTds, type SpawnedTds, type SpawnOptions } from '../helpers/spawn-tds.js';
-import { RATE_SCALE, type Target } from './read-support.js';
 
-// Helpers of the export end-to-end tests that run tds as a child process they can signal, read
-// while it runs, or give an unusual stdout (/dev/full, a pipe closed early).
-
-/** Spawns tds against `target` at the suite's rate scale (no colour, no config; stdin closed). */
-export function spawnAgainst(target: Target, args: string[], options: SpawnOptions = {}): SpawnedTds {
-  return spawnTds(args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...options,
-    env: { TDS_BASE_URL: target.baseUrl, TDS_API_KEY: target.apiKey, TDS_RATE_SCALE: RATE_SCALE, ...options.env },
-  });
-}
+// Helpers of the end-to-end tests that wait on files and conditions while tds runs as a child process
+// (the fixture's harness.spawn).
 
 export const exists = (path: string): Promise<boolean> =>
   access(path).then(

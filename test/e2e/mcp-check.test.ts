@@ -1,13 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { McpBench } from '../mcp/harness.js';
-import { closeMcp, startMcpWithTables } from './mcp-support.js';
+import { afterAll, describe, expect } from 'vitest';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { closeMcp, connectMcpWithTables, type McpClient } from './mcp-support.js';
 
 // MCP's check_tables: the results of `tds check` on the checks file where the server runs, read-only
 // (no run recorded), the same as the command line's over the same mirror.
 
-let bench: McpBench;
+let bench: Harness;
+let mcp: McpClient;
 
 const CHECKS = `tables:
   Leads:
@@ -25,18 +26,19 @@ const runs = async (): Promise<number> => {
   return (JSON.parse(counted.stdout) as { n: number }).n;
 };
 
-beforeAll(async () => {
-  ({ bench } = await startMcpWithTables({ sync: ['Leads'] }));
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
+  ({ mcp } = await connectMcpWithTables(bench, { sync: ['Leads'] }));
   await writeFile(join(bench.dir, 'tds-checks.yaml'), CHECKS);
 });
-afterAll(() => closeMcp(bench));
+afterAll(() => closeMcp(mcp));
 
 describe('check_tables', () => {
   it('the results of tds check over the same mirror; read-only: no run is recorded', async () => {
     const cli = await bench.tds(['check', '--no-sync', '--format', 'json']);
     expect(cli.code, cli.stderr).toBe(9);
     expect(await runs()).toBe(1);
-    const result = await bench.call('check_tables', {});
+    const result = await mcp.call('check_tables', {});
     expect(result.isError, result.text).toBe(false);
     const structured = result.structured as { results: unknown[]; summary: Record<string, number>; changes: unknown[] };
     expect(structured.results).toEqual(JSON.parse(cli.stdout));
@@ -46,7 +48,7 @@ describe('check_tables', () => {
   });
 
   it('tables: only the checks of those tables', async () => {
-    const result = await bench.call('check_tables', { tables: ['Signups'] });
+    const result = await mcp.call('check_tables', { tables: ['Signups'] });
     const structured = result.structured as { results: Array<{ table: string; status: string; message: string }> };
     expect(structured.results).toEqual([
       expect.objectContaining({ table: 'Signups', status: 'error', message: expect.stringMatching(/not in the mirror/) }),

@@ -1,33 +1,35 @@
 import { readdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Table } from '../../src/service/index.js';
-import type { McpBench } from '../mcp/harness.js';
-import { closeMcp, serviceRows, startMcpWithTables, tableIn } from './mcp-support.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { closeMcp, serviceRows, connectMcpWithTables, tableIn, type McpClient } from './mcp-support.js';
 
 // Issue 29 through `tds mcp` (items 5, 6, 7, 10 and 12): a moment that cannot be is a bad argument,
 // every result and log line keeps within the caps whatever the arguments, and push_records calls
 // into one table take turns and leave no file but their journal, all private.
 
-let bench: McpBench;
+let bench: Harness;
+let mcp: McpClient;
 let inbox: Table;
 const folder = (): string => join(bench.dir, 'config', 'mcp-push');
 
-beforeAll(async () => {
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
   let tables: Table[];
-  ({ bench, tables } = await startMcpWithTables({ args: ['--allow-push', '--max-bytes', '50000'], sync: ['Leads'] }));
+  ({ mcp, tables } = await connectMcpWithTables(bench, { args: ['--allow-push', '--max-bytes', '50000'], sync: ['Leads'] }));
   inbox = tableIn(tables, 'Inbox', 'Marketing');
   const saved = await bench.tds(['config', 'set', 'webhook.inbox'], { input: `${bench.emu.webhooks[inbox.id]!}\n` });
   expect(saved.code, saved.stderr).toBe(0);
 });
-afterAll(() => closeMcp(bench));
+afterAll(() => closeMcp(mcp));
 
 describe('diff_table: a moment that cannot be is a bad argument (items 5 and 6)', () => {
   it.each([
     ['99999999999d', /^tds: --since "99999999999d" is longer than tds takes\nhint: a duration goes from 0s up to 36500d \(100 years\)/],
     ['2026-02-30', /^tds: --since "2026-02-30" is not a date and time of the calendar\nhint: /],
   ])('since %s', async (since, message) => {
-    const result = await bench.call('diff_table', { table: 'leads', since });
+    const result = await mcp.call('diff_table', { table: 'leads', since });
     expect(result.isError).toBe(true);
     expect(result.text).toMatch(message);
     expect(result.text).not.toMatch(/bug in tds|RangeError/);
@@ -36,7 +38,7 @@ describe('diff_table: a moment that cannot be is a bad argument (items 5 and 6)'
 
 describe('caps (item 10)', () => {
   it('column names count toward --max-bytes: a column named by a 99,000-character literal is refused, saying why', async () => {
-    const result = await bench.call('query_sql', { sql: `SELECT '${'x'.repeat(99_000)}'` });
+    const result = await mcp.call('query_sql', { sql: `SELECT '${'x'.repeat(99_000)}'` });
     expect(Buffer.byteLength(result.text)).toBeLessThanOrEqual(50_000);
     expect(result.isError).toBe(true);
     expect(result.text).toMatch(
@@ -46,12 +48,12 @@ describe('caps (item 10)', () => {
 
   it('an argument of 3 MB comes back cut, in the result and in the log', async () => {
     const name = `${'n'.repeat(3_000_000)}END`;
-    const logBefore = bench.stderr().length;
-    const result = await bench.call('describe_table', { table: name });
+    const logBefore = mcp.stderr().length;
+    const result = await mcp.call('describe_table', { table: name });
     expect(result.isError).toBe(true);
     expect(result.text.length).toBeLessThan(3_000);
     expect(result.text).toMatch(/^tds: .*n…\[2,99\d,\d{3} characters cut\]…n+END/);
-    const log = bench.stderr().slice(logBefore);
+    const log = mcp.stderr().slice(logBefore);
     expect(log).toMatch(/describe_table failed: .*characters cut/);
     expect(log.length).toBeLessThan(3_000);
   });
@@ -60,7 +62,7 @@ describe('caps (item 10)', () => {
 describe('push_records (items 7 and 12)', () => {
   const records = [{ email: 'twice@limits.example' }, { email: 'once@limits.example' }];
   const push = (more: Record<string, unknown> = {}) =>
-    bench.call('push_records', { webhook: '@inbox', table: 'Inbox', key: 'email=Email', records, ...more });
+    mcp.call('push_records', { webhook: '@inbox', table: 'Inbox', key: 'email=Email', records, ...more });
 
   it('two identical calls at once take turns: no failure, each record sent once', async () => {
     const [first, second] = await Promise.all([push(), push()]);

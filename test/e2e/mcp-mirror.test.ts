@@ -1,19 +1,23 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { openMirror } from '../../src/mirror/mirror-db.js';
 import type { Table } from '../../src/service/index.js';
-import type { McpBench } from '../mcp/harness.js';
-import { closeMcp, serviceRows, startMcpWithTables, tableIn } from './mcp-support.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { closeMcp, serviceRows, connectMcpWithTables, tableIn, type McpClient } from './mcp-support.js';
 
 // `tds mcp` and its mirror: sync_tables makes it (with progress); list_tables, describe_table, query_sql
 // and table_stats then read it, checked against the command line's output and the service's rows.
 
-let bench: McpBench;
+let bench: Harness;
+let mcp: McpClient;
 let tables: Table[];
 
-beforeAll(async () => ({ bench, tables } = await startMcpWithTables()));
-afterAll(() => closeMcp(bench));
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
+  ({ mcp, tables } = await connectMcpWithTables(bench));
+});
+afterAll(() => closeMcp(mcp));
 
 const named = (name: string, workspace?: string): Table => tableIn(tables, name, workspace);
 const rowRequests = (): number => bench.emu.requestLog.filter((entry) => entry.bucket === 'rows').length;
@@ -21,7 +25,7 @@ const rowRequests = (): number => bench.emu.requestLog.filter((entry) => entry.b
 describe('sync_tables and the mirror it makes', () => {
   it('sync_tables: progress notifications when asked, the summary, and the rows in the mirror', async () => {
     const progress: Array<{ progress: number; message?: string }> = [];
-    const result = await bench.call('sync_tables', { tables: ['Leads', 'Signups'] }, { onprogress: (update) => progress.push(update) });
+    const result = await mcp.call('sync_tables', { tables: ['Leads', 'Signups'] }, { onprogress: (update) => progress.push(update) });
     expect(result.isError, result.text).toBe(false);
     const summary = result.structured as {
       db: string;
@@ -42,14 +46,14 @@ describe('sync_tables and the mirror it makes', () => {
   });
 
   it('list_tables and describe_table then show the mirror: its table names, rows, last sync and DuckDB types', async () => {
-    const listed = await bench.call('list_tables', { workspace: 'Sales' });
+    const listed = await mcp.call('list_tables', { workspace: 'Sales' });
     const leads = (
       listed.structured!.tables as Array<{ name: string; mirror: { table: string; rows: number; lastSync: string } | null }>
     ).find((table) => table.name === 'Leads')!;
     expect(leads.mirror).toMatchObject({ table: 'leads', rows: named('Leads').rowCount });
     expect(Date.parse(leads.mirror!.lastSync)).toBeGreaterThan(0);
 
-    const described = await bench.call('describe_table', { table: 'leads' });
+    const described = await mcp.call('describe_table', { table: 'leads' });
     expect(described.isError, described.text).toBe(false);
     expect(described.structured!.table).toMatchObject({ mirrorTable: 'leads', rows: named('Leads').rowCount });
     const sql = await bench.tds([
@@ -73,7 +77,7 @@ describe('query_sql', () => {
     const rows = await serviceRows(bench.emu, named('Leads').id);
     const byStage = new Map<string, number>();
     for (const row of rows) byStage.set(row.Stage ?? 'null', (byStage.get(row.Stage ?? 'null') ?? 0) + 1);
-    const result = await bench.call('query_sql', {
+    const result = await mcp.call('query_sql', {
       sql: 'SELECT coalesce("Stage", \'null\') AS stage, count(*) AS n FROM leads GROUP BY 1 ORDER BY 1',
     });
     expect(result.isError, result.text).toBe(false);
@@ -82,14 +86,14 @@ describe('query_sql', () => {
   });
 
   it('query_sql: a result cut at max_rows or at the text cap says truncated, with the full row count and a hint', async () => {
-    const all = await bench.call('query_sql', { sql: 'SELECT "_id", "Name" FROM leads' });
+    const all = await mcp.call('query_sql', { sql: 'SELECT "_id", "Name" FROM leads' });
     expect(all.structured).toMatchObject({ row_count: named('Leads').rowCount, truncated: true });
     expect(all.structured!.rows).toHaveLength(100);
     expect(all.structured!.hint).toMatch(/^only the first 100 of 250 rows are here: .*; aggregate in SQL/);
-    const five = await bench.call('query_sql', { sql: 'SELECT "_id" FROM leads ORDER BY "_id"', max_rows: 5 });
+    const five = await mcp.call('query_sql', { sql: 'SELECT "_id" FROM leads ORDER BY "_id"', max_rows: 5 });
     expect(five.structured).toMatchObject({ row_count: 250, truncated: true });
     expect(five.structured!.rows).toHaveLength(5);
-    const wide = await bench.call('query_sql', { sql: "SELECT range AS i, repeat('x', 1000) AS text FROM range(100)" });
+    const wide = await mcp.call('query_sql', { sql: "SELECT range AS i, repeat('x', 1000) AS text FROM range(100)" });
     expect(wide.structured).toMatchObject({ row_count: 100, truncated: true });
     expect((wide.structured!.rows as unknown[]).length).toBeLessThan(50);
     expect(Buffer.byteLength(wide.text)).toBeLessThanOrEqual(50_000);
@@ -97,10 +101,10 @@ describe('query_sql', () => {
   });
 
   it('query_sql: once a call has answered, the server holds the mirror no more: another process writes it at once (item 9)', async () => {
-    const counted = await bench.call('query_sql', { sql: 'SELECT count(*) AS n FROM leads' });
+    const counted = await mcp.call('query_sql', { sql: 'SELECT count(*) AS n FROM leads' });
     expect(counted.isError, counted.text).toBe(false);
     // a request after it: whatever the server did once it answered is done
-    await bench.client.listTools();
+    await mcp.client.listTools();
     // a writer that does not wait: the file is free, or this fails naming the process that holds it
     const writer = await openMirror(bench.db, { readOnly: false, lockWaitMs: 0 });
     writer.close();
@@ -118,12 +122,12 @@ describe('query_sql', () => {
       'SET enable_external_access = true',
       'SELECT 1; SELECT 2',
     ]) {
-      const result = await bench.call('query_sql', { sql });
+      const result = await mcp.call('query_sql', { sql });
       expect(result.isError, sql).toBe(true);
       expect(result.text).toMatch(/^tds: (SQL: |tds sql runs one statement)/);
     }
     expect((await readdir(bench.dir)).filter((name) => name.startsWith('out'))).toEqual([]);
-    const counted = await bench.call('query_sql', { sql: 'SELECT count(*) AS n FROM leads' });
+    const counted = await mcp.call('query_sql', { sql: 'SELECT count(*) AS n FROM leads' });
     expect(counted.structured!.rows).toEqual([{ n: named('Leads').rowCount }]);
   });
 
@@ -133,7 +137,7 @@ describe('query_sql', () => {
       ['SELECT Nmae FROM leads', 'hint: did you mean "Name"?'],
       ['SELECT * FROM leds', 'hint: did you mean leads?'],
     ]) {
-      const result = await bench.call('query_sql', { sql: sql! });
+      const result = await mcp.call('query_sql', { sql: sql! });
       expect(result.isError, sql).toBe(true);
       expect(result.text).toContain(hint);
     }
@@ -142,7 +146,7 @@ describe('query_sql', () => {
 
 describe('table_stats, and the profile describe_table gives in short', () => {
   it("table_stats: the figures of `tds stats`, which the service's rows bear out", async () => {
-    const result = await bench.call('table_stats', { table: 'leads' });
+    const result = await mcp.call('table_stats', { table: 'leads' });
     expect(result.isError, result.text).toBe(false);
     const cli = await bench.tds(['stats', 'Leads', '--no-sync', '--format', 'json']);
     expect(cli.code, cli.stderr).toBe(0);
@@ -154,19 +158,19 @@ describe('table_stats, and the profile describe_table gives in short', () => {
     expect(stage.filled).toBe(rows.filter((row) => row.Stage !== null).length);
     for (const { value, count } of stage.top) expect(count).toBe(rows.filter((row) => row.Stage === value).length);
 
-    const two = await bench.call('table_stats', { table: named('Leads').id, columns: ['Employees', 'Stage'] });
+    const two = await mcp.call('table_stats', { table: named('Leads').id, columns: ['Employees', 'Stage'] });
     expect((two.structured!.columns as Array<{ key: string }>).map((column) => column.key)).toEqual(['Employees', 'Stage']);
-    const unknown = await bench.call('table_stats', { table: 'leads', columns: ['Nope'] });
+    const unknown = await mcp.call('table_stats', { table: 'leads', columns: ['Nope'] });
     expect(unknown.text).toMatch(/^tds: --columns: no column "Nope"/);
-    const notMirrored = await bench.call('table_stats', { table: 'Companies' });
+    const notMirrored = await mcp.call('table_stats', { table: 'Companies' });
     expect(notMirrored.text).toMatch(
       /^tds: no table "Companies" in the mirror\nhint: the mirror has leads \("Leads"\), signups \("Signups"\); sync_tables adds a table$/,
     );
   });
 
   it('describe_table: a mirrored table has its fill and run states in short', async () => {
-    const result = await bench.call('describe_table', { table: 'leads' });
-    const stats = await bench.call('table_stats', { table: 'leads', columns: ['Stage', 'Enrich'] });
+    const result = await mcp.call('describe_table', { table: 'leads' });
+    const stats = await mcp.call('table_stats', { table: 'leads', columns: ['Stage', 'Enrich'] });
     const [stage, enrich] = stats.structured!.columns as Array<{ fill: number; states: Record<string, number> | null }>;
     const columns = result.structured!.columns as Array<{ key: string; fill?: number; states?: Record<string, number> }>;
     expect(columns.find((column) => column.key === 'Stage')!.fill).toBeCloseTo(stage!.fill, 3);
@@ -180,7 +184,7 @@ describe('table_stats, and the profile describe_table gives in short', () => {
 describe('search_rows', () => {
   it('search_rows: live rows through the --where language, the records `tds query` gives', async () => {
     const where = 'Employees >= 1000 and Stage = "Closed Won"';
-    const result = await bench.call('search_rows', { table: 'Leads', where, limit: 5 });
+    const result = await mcp.call('search_rows', { table: 'Leads', where, limit: 5 });
     expect(result.isError, result.text).toBe(false);
     const query = await bench.tds(['query', 'Leads', '--where', where, '-n', '5', '--format', 'ndjson', '--status-columns']);
     expect(query.code, query.stderr).toBe(0);
@@ -198,16 +202,16 @@ describe('search_rows', () => {
       expect(record.Employees as number).toBeGreaterThanOrEqual(1000);
       expect(record.Stage).toBe('Closed Won');
     }
-    const page = await bench.call('search_rows', { table: 'signups', limit: 3 });
+    const page = await mcp.call('search_rows', { table: 'signups', limit: 3 });
     expect(page.structured).toMatchObject({ returned: 3, more: true });
   });
 
   it('a member is the same object in search_rows, query_sql and tds sql', async () => {
-    const live = await bench.call('search_rows', { table: 'Leads', where: 'Owner notNull', limit: 1 });
+    const live = await mcp.call('search_rows', { table: 'Leads', where: 'Owner notNull', limit: 1 });
     const record = (live.structured!.records as Array<{ _id: string; Owner: unknown }>)[0]!;
     expect(record.Owner).toMatchObject({ id: expect.any(String), name: expect.any(String) });
     const sql = `SELECT Owner FROM leads WHERE "_id" = '${record._id}'`;
-    const mirrored = await bench.call('query_sql', { sql });
+    const mirrored = await mcp.call('query_sql', { sql });
     expect(mirrored.structured!.rows).toEqual([{ Owner: record.Owner }]);
     const cli = await bench.tds(['sql', sql, '--format', 'ndjson']);
     expect(JSON.parse(cli.stdout)).toEqual({ Owner: record.Owner });
@@ -215,13 +219,13 @@ describe('search_rows', () => {
 
   it("search_rows: a mistake in `where` is told before any row is read, in the command line's words", async () => {
     const before = rowRequests();
-    const result = await bench.call('search_rows', { table: 'Leads', where: 'Employes >= 100' });
+    const result = await mcp.call('search_rows', { table: 'Leads', where: 'Employes >= 100' });
     expect(result.isError).toBe(true);
     expect(rowRequests()).toBe(before);
     const cli = await bench.tds(['query', 'Leads', '--where', 'Employes >= 100']);
     expect(cli.code).toBe(2);
     expect(result.text).toBe(cli.stderr.trimEnd().replace('tds: --where: ', 'tds: where: '));
-    const operator = await bench.call('search_rows', { table: 'Leads', where: 'Employees contains 5' });
+    const operator = await mcp.call('search_rows', { table: 'Leads', where: 'Employees contains 5' });
     expect(operator.isError).toBe(true);
     expect(operator.text).toMatch(/^tds: where: .*contains/);
     expect(rowRequests()).toBe(before);

@@ -1,25 +1,27 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Table } from '../../src/service/index.js';
-import { startMcp, type McpBench } from '../mcp/harness.js';
-import { serviceTables } from './mcp-support.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { connectMcp, serviceTables, type McpClient } from './mcp-support.js';
 
 // push_records (only with --allow-push): by key into a webhook saved as @NAME, each record once, its
 // journal under the config folder; a URL is refused without being echoed.
 
-let bench: McpBench;
+let bench: Harness;
+let mcp: McpClient;
 let inbox: Table;
 let webhookUrl: string;
 
-beforeAll(async () => {
-  bench = await startMcp({ args: ['--allow-push'] });
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
+  mcp = await connectMcp(bench, { args: ['--allow-push'] });
   inbox = (await serviceTables(bench.emu)).find((table) => table.name === 'Inbox')!;
   webhookUrl = bench.emu.webhooks[inbox.id]!;
   const saved = await bench.tds(['config', 'set', 'webhook.inbox'], { input: `${webhookUrl}\n` });
   expect(saved.code, saved.stderr).toBe(0);
 });
-afterAll(() => bench?.close());
+afterAll(() => mcp?.close());
 
 /** The emails of the Inbox table's rows, read straight from the service. */
 async function inboxEmails(): Promise<string[]> {
@@ -41,14 +43,14 @@ const records = [{ email: 'ada@push.example' }, { email: 'bob@push.example' }, {
 
 describe('push_records', () => {
   it('is offered with --allow-push', async () => {
-    const { tools } = await bench.client.listTools();
+    const { tools } = await mcp.client.listTools();
     const push = tools.find((tool) => tool.name === 'push_records')!;
     expect(push.inputSchema.required).toEqual(['webhook', 'table', 'key', 'records']);
     expect(push.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
   });
 
   it('pushes by key into a saved webhook, each record once; the summary says what happened', async () => {
-    const result = await bench.call('push_records', { webhook: '@inbox', table: 'Inbox', key: 'email=Email', records });
+    const result = await mcp.call('push_records', { webhook: '@inbox', table: 'Inbox', key: 'email=Email', records });
     expect(result.isError, result.text).toBe(false);
     expect(result.structured).toMatchObject({
       records: { read: 3, sent: 2, rejected: 0, uncertain: 0 },
@@ -62,9 +64,9 @@ describe('push_records', () => {
   });
 
   it('the same call again sends nothing (the journal); skip_existing leaves out the keys the table holds', async () => {
-    const again = await bench.call('push_records', { webhook: '@inbox', table: 'Inbox', key: 'email=Email', records });
+    const again = await mcp.call('push_records', { webhook: '@inbox', table: 'Inbox', key: 'email=Email', records });
     expect(again.structured).toMatchObject({ resumed: true, records: { sent: 0, alreadySent: 2 } });
-    const more = await bench.call('push_records', {
+    const more = await mcp.call('push_records', {
       webhook: '@inbox',
       table: inbox.id,
       key: 'email=Email',
@@ -77,12 +79,12 @@ describe('push_records', () => {
   });
 
   it('refuses a webhook URL without echoing it, and tells a record without its key', async () => {
-    const refused = await bench.call('push_records', { webhook: webhookUrl, table: 'Inbox', key: 'email=Email', records });
+    const refused = await mcp.call('push_records', { webhook: webhookUrl, table: 'Inbox', key: 'email=Email', records });
     expect(refused.isError).toBe(true);
     expect(refused.text).toMatch(/^tds: webhook: give the name of a saved webhook, as @NAME; a URL is refused\nhint: /);
-    const unknown = await bench.call('push_records', { webhook: '@nope', table: 'Inbox', key: 'email=Email', records });
+    const unknown = await mcp.call('push_records', { webhook: '@nope', table: 'Inbox', key: 'email=Email', records });
     expect(unknown.text).toMatch(/^tds: no webhook named "nope" in profile "default"/);
-    const keyless = await bench.call('push_records', {
+    const keyless = await mcp.call('push_records', {
       webhook: '@inbox',
       table: 'Inbox',
       key: 'email=Email',
@@ -92,6 +94,6 @@ describe('push_records', () => {
     expect(keyless.text).toMatch(/^tds: push incomplete: 1 records? (was|were) rejected/);
     expect(keyless.text).toContain('rejected: record 1: no key: it has no "email"');
     const secret = webhookUrl.split('/').pop()!;
-    for (const text of [refused.text, unknown.text, keyless.text, bench.stderr()]) expect(text).not.toContain(secret);
+    for (const text of [refused.text, unknown.text, keyless.text, mcp.stderr()]) expect(text).not.toContain(secret);
   });
 });

@@ -1,20 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { runTds } from '../helpers/cli.js';
-import { startMcp, type McpBench } from '../mcp/harness.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { connectMcp, type McpClient } from './mcp-support.js';
 
 // tds mcp without an API key: it starts (the mirror is readable without one), and each tool that needs
 // the service says what to set, as the command line does. stdin is the protocol's: no key from it.
 
-let bench: McpBench;
+let bench: Harness;
+let mcp: McpClient;
 
-beforeAll(async () => {
-  bench = await startMcp({ env: { TDS_API_KEY: undefined } });
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
+  mcp = await connectMcp(bench, { env: { TDS_API_KEY: undefined } });
 });
-afterAll(() => bench?.close());
+afterAll(() => mcp?.close());
 
 describe('tds mcp without an API key', () => {
   it("list_tables lists the mirror's tables and says why the service's are missing", async () => {
-    const result = await bench.call('list_tables');
+    const result = await mcp.call('list_tables');
     expect(result.isError, result.text).toBe(false);
     expect(result.structured).toMatchObject({ tables: [], table_count: 0 });
     expect(result.structured!.notes).toEqual([
@@ -24,16 +27,16 @@ describe('tds mcp without an API key', () => {
   });
 
   it('the tools that need the service fail with the message and hint of the command line', async () => {
-    const cli = await bench.tds(['tables']);
+    const cli = await bench.tds(['tables'], { env: { TDS_API_KEY: undefined } });
     expect(cli.code).toBe(3);
     for (const [tool, args] of [
       ['search_rows', { table: 'Leads' }],
       ['sync_tables', { tables: ['Leads'] }],
     ] as const) {
-      const result = await bench.call(tool, args);
+      const result = await mcp.call(tool, args);
       expect(result).toMatchObject({ isError: true, text: cli.stderr.trimEnd() });
     }
-    const described = await bench.call('describe_table', { table: 'Leads' });
+    const described = await mcp.call('describe_table', { table: 'Leads' });
     expect(described.text).toMatch(/^tds: no table "Leads" in the mirror/);
   });
 });

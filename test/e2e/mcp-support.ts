@@ -1,16 +1,72 @@
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { expect } from 'vitest';
 import type { Table } from '../../src/service/index.js';
-import { startMcp, type McpBench, type McpBenchOptions } from '../mcp/harness.js';
+import type { Harness } from '../helpers/emulator-fixture.js';
+import { childEnv, type EnvOverrides } from '../helpers/hermetic-env.js';
+import { TDS_BIN } from '../helpers/spawn-tds.js';
 import { fetchJson, type Target } from './read-support.js';
 import { allRows, schemaOf } from './rows-support.js';
 
-// Shared by the `tds mcp` end-to-end files (mcp-*.test.ts): a bench with the service's tables known,
-// optionally with some of them in the mirror already, and the service's rows to check tool results by.
+// Shared by the `tds mcp` end-to-end files (mcp-*.test.ts): a real MCP client (the SDK's Client and its
+// stdio transport) that spawns `bin/tds.js mcp` against the fixture's harness (its emulator, folder,
+// mirror and environment), the service's tables, and the service's rows to check tool results by.
 
-export interface McpTables {
-  bench: McpBench;
-  /** the service's tables, as GET /tables gives them at the start */
-  tables: Table[];
+export interface McpClient {
+  client: Client;
+  /** what the server wrote on stderr (its log) */
+  stderr(): string;
+  /** every error the client saw on the wire (a line that is not JSON-RPC, …) */
+  wireErrors: Error[];
+  /** a tool call; its result's text and structured content */
+  call(name: string, args?: Record<string, unknown>, options?: Parameters<Client['callTool']>[1]): Promise<ToolResult>;
+  /** ends the client: stdin closed, as a client going away does (the harness's emulator stays) */
+  close(): Promise<void>;
+}
+
+export interface ToolResult {
+  isError: boolean;
+  text: string;
+  structured: Record<string, unknown> | undefined;
+}
+
+export interface McpOptions {
+  /** after `tds mcp` */
+  args?: string[];
+  /** on top of the harness's environment (undefined removes a variable) */
+  env?: EnvOverrides;
+}
+
+/** `tds mcp` spawned in the harness's folder with its environment, and a client connected to it. */
+export async function connectMcp(harness: Harness, options: McpOptions = {}): Promise<McpClient> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [TDS_BIN, 'mcp', ...(options.args ?? [])],
+    env: childEnv({ ...harness.env, ...options.env }),
+    cwd: harness.dir,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const client = new Client({ name: 'tds-test', version: '1.0.0' });
+  const wireErrors: Error[] = [];
+  client.onerror = (error) => wireErrors.push(error);
+  await client.connect(transport);
+  return {
+    client,
+    stderr: () => stderr,
+    wireErrors,
+    async call(name, args = {}, callOptions) {
+      const result = await client.callTool({ name, arguments: args }, callOptions);
+      const content = (result.content ?? []) as Array<{ type: string; text?: string }>;
+      return {
+        isError: result.isError === true,
+        text: content.map((block) => block.text ?? '').join('\n'),
+        structured: result.structuredContent as Record<string, unknown> | undefined,
+      };
+    },
+    close: () => client.close(),
+  };
 }
 
 /** The organization's tables, from the service itself. */
@@ -18,23 +74,26 @@ export async function serviceTables(target: Target): Promise<Table[]> {
   return (await fetchJson(target, '/tables')).tables as Table[];
 }
 
-/** A bench and the service's tables; `sync` (names for sync_tables) are mirrored before it is returned. */
-export async function startMcpWithTables(options: McpBenchOptions & { sync?: string[] } = {}): Promise<McpTables> {
-  const { sync, ...benchOptions } = options;
-  const bench = await startMcp(benchOptions);
-  const tables = await serviceTables(bench.emu);
+/** A client and the service's tables; `sync` (names for sync_tables) are mirrored before it is returned. */
+export async function connectMcpWithTables(
+  harness: Harness,
+  options: McpOptions & { sync?: string[] } = {},
+): Promise<{ mcp: McpClient; tables: Table[] }> {
+  const { sync, ...mcpOptions } = options;
+  const mcp = await connectMcp(harness, mcpOptions);
+  const tables = await serviceTables(harness);
   if (sync) {
-    const synced = await bench.call('sync_tables', { tables: sync });
+    const synced = await mcp.call('sync_tables', { tables: sync });
     expect(synced.isError, synced.text).toBe(false);
   }
-  return { bench, tables };
+  return { mcp, tables };
 }
 
-/** Closes the bench (when it started) and checks that the client saw nothing amiss on the wire all along. */
-export async function closeMcp(bench: McpBench | undefined): Promise<void> {
-  if (!bench) return;
-  await bench.close();
-  expect(bench.wireErrors).toEqual([]);
+/** Closes the client (when it connected) and checks that it saw nothing amiss on the wire all along. */
+export async function closeMcp(mcp: McpClient | undefined): Promise<void> {
+  if (!mcp) return;
+  await mcp.close();
+  expect(mcp.wireErrors).toEqual([]);
 }
 
 /** The demo's table of that name in that workspace. */

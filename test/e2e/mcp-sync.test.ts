@@ -1,19 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { lockAddress, tryNamedLock } from '../../src/core/process-lock.js';
 import { openDatabase } from '../../src/duckdb/engine.js';
-import { startMcp, type McpBench, type ToolResult } from '../mcp/harness.js';
-import { RATE_SCALE } from '../helpers/rate-scale.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { connectMcp, type McpClient, type ToolResult } from './mcp-support.js';
 
 // sync_tables under the real row-read limit: the server paces its row requests at 60 a minute (its
-// TDS_RATE_SCALE is 1, slower than the emulator's limits, never faster), so a 7,000-row table's first sync reads 60 pages at once and then waits a
-// minute. Meanwhile: a second sync is refused, search_rows waits its turn within the same limit, and
-// the client goes away: the server interrupts the
-// sync, leaves the mirror consistent and ends; the command line's next sync completes the table.
+// TDS_RATE_SCALE is 1, slower than the emulator's limits, never faster), so a 7,000-row table's first
+// sync reads 60 pages at once and then waits a minute. Meanwhile: a second sync is refused, search_rows
+// waits its turn within the same limit, and the client goes away: the server interrupts the sync,
+// leaves the mirror consistent and ends; the command line's next sync (at the suite's scale) completes the table.
 
 const ROWS = 7000;
 /** row requests a minute */
 const LIMIT = 60;
-let bench: McpBench;
+let bench: Harness;
+let mcp: McpClient;
 
 const rowRequests = (): unknown[] => bench.emu.requestLog.filter((entry) => entry.bucket === 'rows');
 const generatedId = (): string => bench.emu.requestLog.find((entry) => entry.bucket === 'rows')!.path.split('/')[3]!;
@@ -23,10 +24,12 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-beforeAll(async () => {
-  bench = await startMcp({ emulator: { rows: ROWS }, rateScale: 1 });
+it.beforeAll(async ({ openForFile }) => {
+  bench = await openForFile({ rows: ROWS });
+  // the server unscaled: its row reads wait a real minute after the first LIMIT, the client leaves during that wait
+  mcp = await connectMcp(bench, { env: { TDS_RATE_SCALE: undefined } });
 });
-afterAll(() => bench?.close());
+afterAll(() => mcp?.close());
 
 /** Resolves with the first progress notification at or past `rows` rows. */
 function progressPast(rows: number): { onprogress: (update: { progress: number }) => void; reached: Promise<void> } {
@@ -60,7 +63,7 @@ describe('sync_tables: one at a time, and a client that goes away mid-sync', () 
     expect(other).toBeDefined();
     let result: ToolResult;
     try {
-      result = await bench.call('sync_tables', { tables: ['Generated'] });
+      result = await mcp.call('sync_tables', { tables: ['Generated'] });
     } finally {
       await other!.release();
     }
@@ -72,30 +75,30 @@ describe('sync_tables: one at a time, and a client that goes away mid-sync', () 
 
   it('refuses a second sync while one runs; the client leaving interrupts it, the mirror consistent', async () => {
     const progress = progressPast(1);
-    const first = bench.call('sync_tables', { tables: ['Generated'] }, { onprogress: progress.onprogress, timeout: 600_000 });
+    const first = mcp.call('sync_tables', { tables: ['Generated'] }, { onprogress: progress.onprogress, timeout: 600_000 });
     const firstSettled = first.catch((error: unknown) => error);
     await progress.reached;
 
-    const second = await bench.call('sync_tables', {});
+    const second = await mcp.call('sync_tables', {});
     expect(second.isError).toBe(true);
     expect(second.text).toMatch(/^tds: a sync is already running in this server \(Generated\) since \S+\nhint: wait until the sync ends/);
-    const listed = await bench.call('list_tables');
+    const listed = await mcp.call('list_tables');
     expect(listed.structured!.notes).toContain(`the mirror ${bench.db} is being synced by this server: its tables show once the sync ends`);
 
     // the sync has taken the whole row-read limit (60 a minute): search_rows waits its turn behind it
     await until(() => rowRequests().length >= LIMIT);
-    const leads = bench.call('search_rows', { table: 'Leads' }).catch((error: unknown) => error);
+    const leads = mcp.call('search_rows', { table: 'Leads' }).catch((error: unknown) => error);
     await until(() =>
       bench.emu.requestLog.some((entry) => /\/tables\/[^/]+\/schema/.test(entry.path) && !entry.path.includes(generatedId())),
     );
 
-    await bench.client.close();
+    await mcp.client.close();
     expect(await firstSettled).toBeInstanceOf(Error);
     expect(await leads).toBeInstanceOf(Error);
     expect(rowRequests().length).toBe(LIMIT);
     expect(bench.emu.requestLog.filter((entry) => entry.status === 429)).toEqual([]);
-    expect(bench.stderr()).toMatch(/tds mcp: stopping: the client closed the connection; interrupting 2 running calls\n/);
-    expect(bench.stderr()).toMatch(/tds mcp: stopped\n$/);
+    expect(mcp.stderr()).toMatch(/tds mcp: stopping: the client closed the connection; interrupting 2 running calls\n/);
+    expect(mcp.stderr()).toMatch(/tds mcp: stopped\n$/);
 
     const counts = await mirrorCounts(bench.db);
     // the pass saved with its rows: those of the groups written (the first page is written at once)
@@ -105,7 +108,7 @@ describe('sync_tables: one at a time, and a client that goes away mid-sync', () 
     expect(counts.passRows).toBe(counts.rows);
     expect(counts.cursor).not.toBeNull();
 
-    const next = await bench.tds(['sync'], { env: { TDS_RATE_SCALE: String(RATE_SCALE) } });
+    const next = await bench.tds(['sync']);
     expect(next.code, next.stderr).toBe(0);
     expect(await mirrorCounts(bench.db)).toMatchObject({ rows: ROWS, ids: ROWS, passRows: null, cursor: null });
   });

@@ -1,23 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Table } from '../../src/service/index.js';
-import type { McpBench } from '../mcp/harness.js';
-import { closeMcp, startMcpWithTables, tableIn } from './mcp-support.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { closeMcp, connectMcpWithTables, tableIn, type McpClient } from './mcp-support.js';
 
 // `tds mcp` end to end: a real MCP client (the SDK's Client and stdio transport) spawns bin/tds.js mcp
 // against the emulator. Here the tools as listed, list_tables and describe_table before any mirror, the
 // arguments they refuse and their failures: a tool result with the command line's message.
 
-let bench: McpBench;
+let bench: Harness;
+let mcp: McpClient;
 let tables: Table[];
 
-beforeAll(async () => ({ bench, tables } = await startMcpWithTables()));
-afterAll(() => closeMcp(bench));
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
+  ({ mcp, tables } = await connectMcpWithTables(bench));
+});
+afterAll(() => closeMcp(mcp));
 
 const named = (name: string, workspace?: string): Table => tableIn(tables, name, workspace);
 
 describe('tds mcp: the tools', () => {
   it('lists each tool with a description for the agent, a JSON Schema of its input and of its output', async () => {
-    const { tools } = await bench.client.listTools();
+    const { tools } = await mcp.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
       'list_tables',
       'describe_table',
@@ -41,7 +45,7 @@ describe('tds mcp: the tools', () => {
   });
 
   it("list_tables: the organization's tables with their rows and columns, none mirrored yet", async () => {
-    const result = await bench.call('list_tables');
+    const result = await mcp.call('list_tables');
     expect(result.isError, result.text).toBe(false);
     expect(JSON.parse(result.text)).toEqual(result.structured);
     expect(result.structured).toMatchObject({ table_count: tables.length, mirror: bench.db, truncated: false });
@@ -56,14 +60,14 @@ describe('tds mcp: the tools', () => {
       })),
     );
     expect(result.structured!.notes).toEqual([`there is no mirror at ${bench.db} yet: sync_tables makes it`]);
-    const sales = await bench.call('list_tables', { workspace: 'Sales' });
+    const sales = await mcp.call('list_tables', { workspace: 'Sales' });
     expect((sales.structured!.tables as Array<{ workspace: string }>).map((table) => table.workspace)).toEqual(
       tables.filter((table) => table.workspaceName === 'Sales').map(() => 'Sales'),
     );
   });
 
   it('describe_table: a table not mirrored, from the service, with the columns a sync would give it', async () => {
-    const result = await bench.call('describe_table', { table: 'Leads' });
+    const result = await mcp.call('describe_table', { table: 'Leads' });
     expect(result.isError, result.text).toBe(false);
     const leads = named('Leads');
     expect(result.structured!.table).toEqual({
@@ -99,21 +103,21 @@ describe('tds mcp: the tools', () => {
       ['query_sql', { query: 'SELECT 1' }, /query|sql/],
     ];
     for (const [tool, args, names] of cases) {
-      const result = await bench.call(tool, args);
+      const result = await mcp.call(tool, args);
       expect(result.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
       expect(result.text).toMatch(names);
     }
   });
 
   it('a failure is a tool result with the message and hint of the command line; the server goes on', async () => {
-    const result = await bench.call('describe_table', { table: 'Nope' });
+    const result = await mcp.call('describe_table', { table: 'Nope' });
     expect(result).toMatchObject({ isError: true, structured: undefined });
     const cli = await bench.tds(['schema', 'Nope']);
     expect(cli.code).toBe(4);
     expect(result.text).toBe(cli.stderr.trimEnd());
-    const unknownWorkspace = await bench.call('sync_tables', { tables: ['Nope'] });
+    const unknownWorkspace = await mcp.call('sync_tables', { tables: ['Nope'] });
     expect(unknownWorkspace.text).toMatch(/^tds: no table with ID or name "Nope" in this organization\nhint: /);
-    expect((await bench.call('list_tables')).isError).toBe(false);
-    expect(bench.wireErrors).toEqual([]);
+    expect((await mcp.call('list_tables')).isError).toBe(false);
+    expect(mcp.wireErrors).toEqual([]);
   });
 });

@@ -1,44 +1,24 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { runTds } from '../helpers/cli.js';
-import { RATE_SCALE } from '../helpers/rate-scale.js';
-import { spawnTds, type SpawnedTds } from '../helpers/spawn-tds.js';
+import { describe, expect } from 'vitest';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import type { SpawnedTds } from '../helpers/spawn-tds.js';
 import { serviceTables } from './mcp-support.js';
 
 // What goes over the wire, seen raw: stdout holds JSON-RPC messages and not one other byte, while the
 // server logs (--verbose: every request) on stderr; the API key and the webhook URL appear in neither.
 
-let emu: RunningEmulator;
-let dir: string;
-let env: Record<string, string>;
+let bench: Harness;
 let webhookUrl: string;
 /** the demo's webhook-fed table whose Email column takes the posted `email` */
 let inbox: string;
 
-beforeAll(async () => {
-  emu = await startEmulator({ port: 0, ingestDelayMs: 20, actionDelayMs: 0, rateScale: RATE_SCALE });
-  dir = await mkdtemp(join(tmpdir(), 'tds-mcp-wire-'));
-  env = {
-    NO_COLOR: '1',
-    TDS_BASE_URL: emu.baseUrl,
-    TDS_API_KEY: emu.apiKey,
-    TDS_RATE_SCALE: String(RATE_SCALE),
-    TDS_DB: join(dir, 'mirror.duckdb'),
-    TDS_CONFIG_DIR: join(dir, 'config'),
-  };
-  inbox = (await serviceTables(emu)).find((table) => table.name === 'Inbox')!.id;
-  webhookUrl = emu.webhooks[inbox]!;
-  const saved = await runTds(['config', 'set', 'webhook.inbox'], { env, input: `${webhookUrl}\n` });
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
+  inbox = (await serviceTables(bench)).find((table) => table.name === 'Inbox')!.id;
+  webhookUrl = bench.webhooks[inbox]!;
+  const saved = await bench.run(['config', 'set', 'webhook.inbox'], { input: `${webhookUrl}\n` });
   expect(saved.code, saved.stderr).toBe(0);
-});
-afterAll(async () => {
-  await emu?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** A server spoken to line by line: each request's answer, the notifications, all of stdout and stderr. */
@@ -51,7 +31,7 @@ class RawServer {
   readonly exited: Promise<number | null>;
 
   constructor(args: string[]) {
-    this.run = spawnTds(['mcp', ...args], { env, cwd: dir, openStdin: true });
+    this.run = bench.spawn(['mcp', ...args], { stdio: ['pipe', 'pipe', 'pipe'], openStdin: true });
     this.child = this.run.child;
     createInterface({ input: this.child.stdout! }).on('line', (line) => {
       this.lines.push(line);
@@ -109,7 +89,7 @@ describe('tds mcp on the wire', () => {
       arguments: { webhook: webhookUrl, table: inbox, key: 'email=Email', records: [{ email: 'wire@x.example' }] },
     });
     expect(failed(refused)).toBe(true);
-    const badKey = await server.request('tools/call', { name: 'describe_table', arguments: { table: emu.apiKey } });
+    const badKey = await server.request('tools/call', { name: 'describe_table', arguments: { table: bench.apiKey } });
     expect(failed(badKey)).toBe(true);
 
     server.child.stdin!.end();
@@ -123,7 +103,7 @@ describe('tds mcp on the wire', () => {
     expect(server.stderr).toMatch(/tds mcp: stopped\n$/);
     const webhookId = webhookUrl.split('/').pop()!;
     for (const text of [server.lines.join('\n'), server.stderr]) {
-      expect(text).not.toContain(emu.apiKey);
+      expect(text).not.toContain(bench.apiKey);
       expect(text).not.toContain(webhookUrl);
       expect(text).not.toContain(webhookId);
     }

@@ -1,20 +1,16 @@
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exitCodeOf } from '../../src/core/errors.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { buildProgram } from '../../src/program.js';
+import { describe, expect } from 'vitest';
 import { readParquet } from '../export/parquet-file.js';
-import { testContext } from '../helpers/context.js';
-import { RATE_SCALE } from '../helpers/rate-scale.js';
+import type { RunResult } from '../helpers/cli.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // Regression (issue 20, items 4 and 5): labels that differ only in case, that equal a generated key
 // (`_truncated`, `_syncId`, an action column's `<key>.status`), or that name an object's prototype
 // (`__proto__`, `constructor`, `toString`) get the same keys in NDJSON, JSON, CSV, Parquet and the
 // mirror, with every value; such a table neither fails a Parquet export (no staging file is left) nor
-// aborts `tds sync --all`. The commands run in this process against an emulator in this process.
+// aborts `tds sync --all`. The commands run in this process against an emulator in this process (the fixture's harness).
 
 /** The table's columns, in schema order; `Enrich` is an action column, the others text. */
 const LABELS = ['Email', 'email', '_truncated', 'Enrich', 'Enrich.status', '__proto__', 'constructor', 'toString', '_syncId'];
@@ -45,54 +41,15 @@ function expectedValues(i: number): Record<string, unknown> {
   return values;
 }
 
-let emu: RunningEmulator;
-let dir: string;
+let bench: Harness;
 let tableId: string;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+/** `tds ARGS` in this process, as main() runs it. */
+const tds = (args: string[]): Promise<RunResult> => bench.tds(args);
 
-/** `tds ARGS` in this process, as main() runs it (exit code from the error). */
-async function tds(args: string[]): Promise<Run> {
-  // the base URL as a flag: commander reads TDS_BASE_URL from process.env, not from the context
-  const ctx = testContext({
-    TDS_API_KEY: emu.apiKey,
-    TDS_RATE_SCALE: String(RATE_SCALE),
-    TDS_CONFIG_DIR: join(dir, 'config'),
-    NO_COLOR: '1',
-  });
-  let stdout = '';
-  ctx.io.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  let code = 0;
-  try {
-    await buildProgram(ctx)
-      .exitOverride()
-      .parseAsync([...args, '--base-url', emu.baseUrl], { from: 'user' });
-  } catch (error) {
-    code = exitCodeOf(error);
-    ctx.io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  }
-  return { code, stdout, stderr: ctx.stderrText() };
-}
-
-async function admin<T>(path: string, body: unknown): Promise<T> {
-  const response = await fetch(`${emu.baseUrl.replace(/\/v1$/, '')}/_emulator${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = (await response.json()) as T;
-  expect(response.status, JSON.stringify(json)).toBe(201);
-  return json;
-}
-
-beforeAll(async () => {
-  emu = await startEmulator({ port: 0, actionDelayMs: 0, rateScale: RATE_SCALE });
-  dir = await mkdtemp(join(tmpdir(), 'tds-odd-labels-'));
-  const created = await admin<{ table: { id: string }; fields: Array<{ id: string }> }>('/tables', {
+it.beforeAll(async ({ harness }) => {
+  bench = harness;
+  const created = await bench.admin<{ table: { id: string }; fields: Array<{ id: string }> }>('POST', '/tables', {
     workspace: 'Sales',
     name: 'Odd Labels',
     fields: LABELS.map((label) => ({ label, type: label === 'Enrich' ? 'action' : 'text' })),
@@ -110,11 +67,7 @@ beforeAll(async () => {
     },
   }));
   // cells keyed by field ID: the labels are what is under test, not the admin route's lookup by label
-  await admin(`/tables/${tableId}/rows`, { rows });
-});
-afterAll(async () => {
-  await emu?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await bench.admin('POST', `/tables/${tableId}/rows`, { rows });
 });
 
 /** Records in creation order (newest first is the service's order), as objects that keep a `__proto__` key. */
@@ -158,7 +111,7 @@ describe('odd labels: one set of keys in every output, every value kept', () => 
   });
 
   it('Parquet, with no staging file left', async () => {
-    const out = join(dir, 'parquet');
+    const out = join(bench.dir, 'parquet');
     await mkdir(out);
     const file = join(out, 'odd.parquet');
     const result = await tds(['rows', tableId, '-o', file]);
@@ -173,7 +126,7 @@ describe('odd labels: one set of keys in every output, every value kept', () => 
   });
 
   it('the mirror, through `tds sync --all` (every table synced, none aborted)', async () => {
-    const db = join(dir, 'mirror.duckdb');
+    const db = bench.db;
     const sync = await tds(['sync', '--all', '--db', db, '--json']);
     expect(sync.code, sync.stderr).toBe(0);
     const summary = JSON.parse(sync.stdout) as { tables: Array<{ tableId?: string; mirrorTable: string; complete?: boolean }> };

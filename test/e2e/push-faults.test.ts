@@ -3,7 +3,8 @@ import { afterEach, describe, expect } from 'vitest';
 import { expectSameRecords, journalOf, ndjson, people, tablePayloads, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 import { accepted, testWebhook, type TestWebhook } from '../push/helpers/webhook-server.js';
 import { waitUntil } from './export-support.js';
-import { FAST, pushTest as it } from './push-support.js';
+import { pushTest as it } from './push-support.js';
+import { LIMITED_RATE_SCALE } from '../helpers/rate-scale.js';
 
 // Failures of the webhook, end to end: every record must end up in the table exactly once when the
 // user follows what tds says. Waits are scaled down with TDS_RATE_SCALE (helpers/rate-scale.ts).
@@ -21,7 +22,7 @@ describe('tds push: webhook failures', () => {
     bench = await openBench({ webhookFaults: '429@2,429bare@4,429@5' });
     const records = people(50);
     const path = await bench.file('p.ndjson', ndjson(records));
-    const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--json', '-v'], { env: FAST });
+    const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--json', '-v']);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).records).toMatchObject({ sent: 50, uncertain: 0, notSent: 0 });
     expect(webhookPosts(bench.emu).map((post) => post.status)).toEqual([429, 200, 429, 429, 200, 200, 200, 200]);
@@ -36,7 +37,7 @@ describe('tds push: webhook failures', () => {
     bench = await openBench({ webhookFaults: '500@4' });
     const records = people(60);
     const path = await bench.file('p.ndjson', ndjson(records));
-    const first = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--concurrency', '1'], { env: FAST });
+    const first = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--concurrency', '1']);
     expect(first.code, first.stderr).toBe(7);
     expect(first.stderr).toMatch(/10 records are uncertain \(records 21–30, batch 3: HTTP 500: /);
     expect(first.stderr).toMatch(/check the table for records 21–30 \(e\.g\. `tds rows TABLE`\)/);
@@ -52,19 +53,17 @@ describe('tds push: webhook failures', () => {
     // the user checks the table: records 21–30 are there, so --resume alone
     const payloads = await tablePayloads(bench.emu, bench.inbox.id);
     expect(payloads).toContainEqual(records[20]);
-    const resumed = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--resume', '--json'], { env: FAST });
+    const resumed = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--resume', '--json']);
     expect(resumed.code, resumed.stderr).toBe(7); // still reports the uncertain batch it left alone
     expect(JSON.parse(resumed.stdout).records).toMatchObject({ sent: 30, alreadySent: 20, uncertain: 10, notSent: 0 });
     expect(webhookPosts(bench.emu)).toHaveLength(6);
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
 
     // the rows are there: --accept-uncertain records that in the journal; later resumes have nothing left to do
-    const settled = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--resume', '--accept-uncertain', '--json'], {
-      env: FAST,
-    });
+    const settled = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--resume', '--accept-uncertain', '--json']);
     expect(settled.code, settled.stderr).toBe(0);
     expect(JSON.parse(settled.stdout).records).toMatchObject({ sent: 0, alreadySent: 60, uncertain: 0 });
-    const again = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--resume'], { env: FAST });
+    const again = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '10', '--resume']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('nothing to send');
     expect(webhookPosts(bench.emu)).toHaveLength(6);
@@ -83,16 +82,16 @@ describe('tds push: webhook failures', () => {
     const records = people(40);
     const path = await bench.file('p.ndjson', ndjson(records));
     const args = ['push', server.url, path, '--batch-size', '10', '--concurrency', '1'];
-    const first = await bench.tds(args, { env: FAST });
+    const first = await bench.tds(args);
     expect(first.code, first.stderr).toBe(7);
     expect(first.stderr).toMatch(/records 11–20/);
     expect(first.stderr).not.toContain('wh_test_secret');
     // the user checks: records 11–20 are missing
     expect(stored).not.toContainEqual(records[10]);
-    const plain = await bench.tds([...args, '--resume'], { env: FAST });
+    const plain = await bench.tds([...args, '--resume']);
     expect(plain.code, plain.stderr).toBe(7);
     expect(stored).not.toContainEqual(records[10]); // --resume alone never re-sends an uncertain batch
-    const resend = await bench.tds([...args, '--resume', '--resend-uncertain'], { env: FAST });
+    const resend = await bench.tds([...args, '--resume', '--resend-uncertain']);
     expect(resend.code, resend.stderr).toBe(0);
     expectSameRecords(stored, records);
   });
@@ -101,11 +100,11 @@ describe('tds push: webhook failures', () => {
     bench = await openBench({ webhookFaults: 'reset@3,stall@5' });
     const path = await bench.file('p.ndjson', ndjson(people(30)));
     const args = ['push', bench.inbox.url, path, '--batch-size', '10', '--concurrency', '1', '--timeout', '0.5'];
-    const first = await bench.tds(args, { env: FAST });
+    const first = await bench.tds(args);
     expect(first.code, first.stderr).toBe(7);
     expect(first.stderr).toMatch(/uncertain \(records 11–20, batch 2: connection reset/);
     // fault positions count on: the resent batch 2 now stalls
-    const second = await bench.tds([...args, '--resume', '--resend-uncertain'], { env: FAST });
+    const second = await bench.tds([...args, '--resume', '--resend-uncertain']);
     expect(second.code, second.stderr).toBe(7);
     expect(second.stderr).toMatch(/uncertain \(records 11–20, batch 2: no response in time \(UND_ERR_HEADERS_TIMEOUT\)\)/);
     expect(webhookPosts(bench.emu).map((post) => post.fault ?? post.status)).toEqual([200, 'reset', 'stall']);
@@ -127,15 +126,15 @@ describe('tds push: webhook failures', () => {
       '--concurrency',
       '1',
     ];
-    const first = await bench.tds(args, { input: ndjson(records), env: FAST });
+    const first = await bench.tds(args, { input: ndjson(records) });
     expect(first.code, first.stderr).toBe(7);
     expect(first.stderr).toMatch(/records 21–30/);
     expect(first.stderr).toMatch(/not sent yet\s+the rest of stdin/);
-    const other = await bench.tds([...args, '--resume'], { input: ndjson(people(50, 1000)), env: FAST });
+    const other = await bench.tds([...args, '--resume'], { input: ndjson(people(50, 1000)) });
     expect(other.code, other.stderr).toBe(2);
     expect(other.stderr).toMatch(/does not match the journal .*stdin\.journal: batch 1: /);
     expect(webhookPosts(bench.emu)).toHaveLength(3);
-    const resumed = await bench.tds([...args, '--resume', '--json'], { input: ndjson(records), env: FAST });
+    const resumed = await bench.tds([...args, '--resume', '--json'], { input: ndjson(records) });
     expect(resumed.code, resumed.stderr).toBe(7); // the uncertain batch is left alone
     expect(JSON.parse(resumed.stdout).records).toMatchObject({ alreadySent: 20, sent: 20, uncertain: 10, notSent: 0 });
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records); // the 503 came after the rows were stored
@@ -165,17 +164,19 @@ describe('tds push: webhook failures', () => {
     const last = new Map(journal.map((entry) => [entry.batch, entry.state]));
     expect([...last.values()].every((state) => state === 'accepted' || state === 'unsent')).toBe(true);
 
-    const resumed = await bench.tds([...args.filter((arg) => arg !== '--rate' && arg !== '20'), '--resume', '--json'], { env: FAST });
+    const resumed = await bench.tds([...args.filter((arg) => arg !== '--rate' && arg !== '20'), '--resume', '--json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout).records).toMatchObject({ alreadySent: sentBefore * 5, sent: 400 - sentBefore * 5 });
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
   });
 
-  it('keeps to the webhook rate limit at full speed (emulator and client scaled 20x): each record once', async ({ openBench }) => {
-    bench = await openBench({ rateLimits: true, rateScale: 20 });
+  it('keeps to the webhook rate limit at full speed (emulator and client at LIMITED_RATE_SCALE): each record once', async ({
+    openBench,
+  }) => {
+    bench = await openBench({ rateLimits: true, rateScale: LIMITED_RATE_SCALE });
     const records = people(1500);
     const path = await bench.file('p.ndjson', ndjson(records));
-    const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '5', '--json'], { env: { TDS_RATE_SCALE: '20' } });
+    const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '5', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const posts = webhookPosts(bench.emu);
     const limited = posts.filter((post) => post.status === 429).length;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect } from 'vitest';
 import { expectSameRecords, ndjson, people, tablePayloads, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 import { accepted, testWebhook, type TestWebhook } from '../push/helpers/webhook-server.js';
 import { waitUntil } from './export-support.js';
-import { FAST, pushTest as it } from './push-support.js';
+import { pushTest as it } from './push-support.js';
 
 // Regression tests of issue 15 (hardening) for push: a crash, a second run or a full disk must never
 // lose or duplicate a record, and no input may crash tds or change data on the way.
@@ -41,7 +41,7 @@ describe('a crash while batches wait for their rate-limit slot (item 1)', () => 
     expect(uncertain).toContain(2);
     for (const batch of uncertain) expect(received, `batch ${batch} was reported uncertain but never sent`).toContain(batch);
 
-    const settled = await bench.tds([...args, '--resume', '--accept-uncertain'], { env: FAST });
+    const settled = await bench.tds([...args, '--resume', '--accept-uncertain']);
     expect(settled.code, settled.stderr).toBe(0);
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
   }, 30_000);
@@ -55,10 +55,10 @@ describe('a crash while batches wait for their rate-limit slot (item 1)', () => 
     bench = await openBench();
     const path = await bench.file('in.ndjson', ndjson(records));
     const args = ['push', server.url, path, '--batch-size', '10', '--concurrency', '1'];
-    const first = await bench.tds(args, { env: FAST });
+    const first = await bench.tds(args);
     expect(first.code, first.stderr).toBe(7);
     expect(first.stderr).toMatch(/--resume --accept-uncertain 2 for the batches whose records are there/);
-    const resumed = await bench.tds([...args, '--resume', '--resend-uncertain', '2'], { env: FAST });
+    const resumed = await bench.tds([...args, '--resume', '--resend-uncertain', '2']);
     expect(resumed.code, resumed.stderr).toBe(0);
     const ids = server.requests.flatMap((request) => request.objects.map((object) => (object as { id: number }).id));
     // batch 2 twice (the 500 and its resend), every other record once
@@ -73,14 +73,14 @@ describe('two runs at once (item 2)', () => {
     const records = people(300);
     const path = await bench.file('in.ndjson', ndjson(records));
     const args = ['push', bench.inbox.url, path, '--batch-size', '10'];
-    const first = await bench.tds(args, { env: FAST });
+    const first = await bench.tds(args);
     expect(first.code, first.stderr).toBe(7);
 
     const sentByFirst = webhookPosts(bench.emu).length;
     const slow = bench.spawn([...args, '--resume', '--accept-uncertain', '--rate', '10'], { env: { TDS_RATE_SCALE: undefined } });
     // it holds the journal once it sends: a batch of it has arrived (about 25 more to go, at 10 a second)
     await waitUntil(() => webhookPosts(bench!.emu).length > sentByFirst, 15_000, 'the resume sending');
-    const second = await bench.tds([...args, '--resume', '--accept-uncertain'], { env: FAST });
+    const second = await bench.tds([...args, '--resume', '--accept-uncertain']);
     const code = await slow.exit;
     expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toMatch(/another tds push is using the journal .*in\.ndjson\.[0-9a-f]{8}\.tds-journal/);
@@ -95,12 +95,12 @@ describe('numbers and deep records (items 5 and 6)', () => {
     bench = await openBench();
     const line = '{"id":9007199254740993,"a":123456789012345678901234567890,"b":1e400,"c":0.1}';
     const path = await bench.file('in.ndjson', `${line}\n`);
-    const result = await bench.tds(['push', server.url, path], { env: FAST });
+    const result = await bench.tds(['push', server.url, path]);
     expect(result.code, result.stderr).toBe(0);
     const post = server.requests.find((request) => request.method === 'POST')!;
     expect(post.text).toBe(`[${line}]`);
     const json = await bench.file('in.json', `{"data": [${line}, {"n": 12345678901234567890}]}`);
-    const second = await bench.tds(['push', server.url, json, '--journal', join(bench.dir, 'j2')], { env: FAST });
+    const second = await bench.tds(['push', server.url, json, '--journal', join(bench.dir, 'j2')]);
     expect(second.code, second.stderr).toBe(0);
     expect(server.requests.at(-1)!.text).toBe(`[${line},{"n":12345678901234567890}]`);
   });
@@ -148,7 +148,7 @@ describe('a full disk under the journal (item 3)', () => {
       // fill the disk so that the journal has room for a few dozen lines only
       await writeFile(join(disk, 'filler'), Buffer.alloc(240 * 1024));
       const args = ['push', server.url, path, '--batch-size', '1', '--concurrency', '1', '--journal', join(disk, 'j')];
-      const full = await bench.tds(args, { env: FAST });
+      const full = await bench.tds(args);
       expect(full.code, full.stderr).toBe(1);
       expect(full.stderr).toMatch(/^tds: cannot write the journal .*: the disk is full \(ENOSPC\)$/m);
       expect(full.stderr).toMatch(/uncertain +0/);
@@ -157,7 +157,7 @@ describe('a full disk under the journal (item 3)', () => {
       expect(sentBeforeFull).toBeLessThan(400);
 
       await rm(join(disk, 'filler'));
-      const resumed = await bench.tds([...args, '--resume', '--accept-uncertain'], { env: FAST });
+      const resumed = await bench.tds([...args, '--resume', '--accept-uncertain']);
       expect(resumed.code, resumed.stderr).toBe(0);
       const ids = server.requests.flatMap((request) => request.objects.map((object) => (object as { id: number }).id));
       expect(ids.sort((a, b) => a - b)).toEqual(records.map((record) => record.id));

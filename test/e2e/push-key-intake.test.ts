@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import type { RequestLogEntry } from '../../src/emulator/index.js';
 import { ndjson, people, webhookRequests, type PushBench } from '../push/helpers/emulator.js';
-import { columnValues, expectEachOnce, KEY_EMULATOR, KEY_ENV, killAfterPosts, otherWriter, RATE_SCALE } from './push-key-support.js';
+import { columnValues, expectEachOnce, KEY_EMULATOR, SLOW_INTAKE_SCALE, killAfterPosts, otherWriter } from './push-key-support.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { pushTest as test } from './push-support.js';
 
 // Issue 20, item 1: another client of the same webhook (a live form, another pipeline) keeps its intake
@@ -33,11 +34,11 @@ test('(issue 20) every batch before the settling answered 500 after storing, ano
   try {
     const path = await bench.file('leads.ndjson', ndjson(people(500)));
     const other = otherWriter(bench.inbox.url, {
-      everyMs: 1500 / Number(RATE_SCALE),
+      everyMs: 1500 / RATE_SCALE,
       max: 1000,
       begin: () => webhookRequests(bench.emu).length >= 5,
     });
-    const result = await bench.tds(['push', bench.inbox.url, path, ...ARGS, '--json'], { env: KEY_ENV });
+    const result = await bench.tds(['push', bench.inbox.url, path, ...ARGS, '--json']);
     await other.stop();
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as Summary;
@@ -56,17 +57,15 @@ test('(issue 20) every batch before the settling answered 500 after storing, ano
 test('(issue 20) killed while waiting to settle, resumed at once while another client posts: each key once, exit 0', async ({
   openBench,
 }) => {
-  // a slower scale (8: the intake's longest window is 3.75 s) so the resumed run is up before the intake takes the rows in
-  const scale = 8;
-  const env = { TDS_RATE_SCALE: String(scale) };
-  const bench = await openBench({ ...KEY_EMULATOR, rateScale: scale, webhookFaults: '500@2-5' });
+  // a slower scale (SLOW_INTAKE_SCALE) so the resumed run is up before the intake takes the rows in
+  const bench = await openBench({ ...KEY_EMULATOR, rateScale: SLOW_INTAKE_SCALE, webhookFaults: '500@2-5' });
   try {
     const path = await bench.file('leads.ndjson', ndjson(people(500)));
     const args = ['push', bench.inbox.url, path, ...ARGS];
     // the four batches answered 500 (their rows stored, still in the intake): the push waits to settle them
-    expect(await killAfterPosts(bench, args, 4, env)).toBe('killed after 4 posts');
-    const other = otherWriter(bench.inbox.url, { everyMs: 1500 / scale, max: 1000 });
-    const result = await bench.tds([...args, '--resume', '--json'], { env });
+    expect(await killAfterPosts(bench, args, 4)).toBe('killed after 4 posts');
+    const other = otherWriter(bench.inbox.url, { everyMs: 1500 / SLOW_INTAKE_SCALE, max: 1000 });
+    const result = await bench.tds([...args, '--resume', '--json']);
     await other.stop();
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as Summary;

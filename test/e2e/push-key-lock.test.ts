@@ -3,7 +3,15 @@ import { expect } from 'vitest';
 import { notePath } from '../../src/push/key/table-lock.js';
 import { ndjson, people, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 import { waitUntil } from './export-support.js';
-import { columnValues, expectEachOnce, KEY_EMULATOR, killAfterPosts, otherWriter, startTds } from './push-key-support.js';
+import {
+  columnValues,
+  expectEachOnce,
+  KEY_EMULATOR,
+  SLOW_INTAKE_SCALE,
+  killAfterPosts,
+  otherWriter,
+  startTds,
+} from './push-key-support.js';
 import { pushTest as test } from './push-support.js';
 
 // Issue 20, item 3: two pushes by key into one table at once would each look the other's keys up before
@@ -75,21 +83,19 @@ test('(issue 20) a second push by key into the same table waits for the first, n
 test('(issue 20) after a push by key killed before its rows showed, the next one waits out the intake window, then skips its keys', async ({
   openBench,
 }) => {
-  // a slower scale (8: the intake's longest window is 3.75 s) so the next push is up while the killed one's rows are still coming in
-  const scale = 8;
-  const env = { TDS_RATE_SCALE: String(scale) };
-  const bench = await openBench({ ...KEY_EMULATOR, rateScale: scale });
+  // a slower scale (SLOW_INTAKE_SCALE) so the next push is up while the killed one's rows are still coming in
+  const bench = await openBench({ ...KEY_EMULATOR, rateScale: SLOW_INTAKE_SCALE });
   try {
     const a = await bench.file('a.ndjson', ndjson(people(300)));
     // another client keeps the intake open, so the killed push's rows show only at the end of the window
-    const other = otherWriter(bench.inbox.url, { everyMs: 1500 / scale, max: 1000, begin: () => webhookPosts(bench.emu).length > 0 });
-    expect(await killAfterPosts(bench, ['push', bench.inbox.url, a, '--key', 'email', '--table', 'Inbox'], 1, env)).toBe(
-      'killed after 1 posts',
-    );
-    const b = await bench.file('b.ndjson', ndjson(people(300, 201)));
-    const result = await bench.tds(['push', bench.inbox.url, b, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--json'], {
-      env,
+    const other = otherWriter(bench.inbox.url, {
+      everyMs: 1500 / SLOW_INTAKE_SCALE,
+      max: 1000,
+      begin: () => webhookPosts(bench.emu).length > 0,
     });
+    expect(await killAfterPosts(bench, ['push', bench.inbox.url, a, '--key', 'email', '--table', 'Inbox'], 1)).toBe('killed after 1 posts');
+    const b = await bench.file('b.ndjson', ndjson(people(300, 201)));
+    const result = await bench.tds(['push', bench.inbox.url, b, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--json'], {});
     await other.stop();
     expect(result.code, result.stderr).toBe(0);
     expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), emails(1, 500));

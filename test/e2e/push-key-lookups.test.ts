@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { ndjson, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
-import { addRows, columnValues, expectEachOnce, KEY_EMULATOR, KEY_ENV, keyTest, rowRequests, webhookTable } from './push-key-support.js';
+import { addRows, columnValues, expectEachOnce, KEY_EMULATOR, keyTest, rowRequests, webhookTable } from './push-key-support.js';
 import { pushTest as test } from './push-support.js';
 
 // --skip-existing against a table that holds half the keys: the right lookup plan for the column's
@@ -10,13 +10,13 @@ const TIERS = Array.from({ length: 10 }, (_, i) => ({ label: `Tier ${i + 1}`, va
 
 /** A table of 2,000 other rows (a full read would cost 20 pages), fed by a webhook that fills Code, Mail and Tier. */
 async function keysTable(bench: PushBench): Promise<Awaited<ReturnType<typeof webhookTable>>> {
-  const table = await webhookTable(bench.emu, 'Keys', [
+  const table = await webhookTable(bench, 'Keys', [
     { label: 'Code', type: 'text', mapKey: 'code' },
     { label: 'Mail', type: 'email', mapKey: 'mail' },
     { label: 'Tier', type: 'select', mapKey: 'tier', options: TIERS },
   ]);
   await addRows(
-    bench.emu,
+    bench,
     table.id,
     Array.from({ length: 2000 }, (_, i) => ({ Code: `other-${i}`, Mail: `other${i}@elsewhere.org` })),
   );
@@ -71,14 +71,14 @@ describe('--skip-existing with half the keys in the table', () => {
   for (const keyCase of CASES) {
     keyTest(`${keyCase.name}: the cheapest plan, only the missing records sent, each key once`, async ({ bench }) => {
       const table = await keysTable(bench);
-      await addRows(bench.emu, table.id, keyCase.present);
+      await addRows(bench, table.id, keyCase.present);
       const path = await bench.file('input.ndjson', ndjson(keyCase.records));
       const before = rowRequests(bench.emu);
       const args = ['push', table.url, path, '--key', keyCase.key, '--table', 'Keys', '--skip-existing'];
-      const dry = await bench.tds([...args, '--dry-run'], { env: KEY_ENV });
+      const dry = await bench.tds([...args, '--dry-run']);
       expect(dry.code, dry.stderr).toBe(0);
       expect(dry.stderr).toMatch(keyCase.plan);
-      const result = await bench.tds([...args, '-v', '--json'], { env: KEY_ENV });
+      const result = await bench.tds([...args, '-v', '--json']);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(keyCase.plan);
       const summary = JSON.parse(result.stdout) as { records: { sent: number }; key: { existing: number } };
@@ -101,11 +101,9 @@ describe('--skip-existing with half the keys in the table', () => {
     const table = await keysTable(bench);
     const long = 'k'.repeat(200);
     // the table's cell is longer: its first 200 characters equal the key, but it is not the key
-    await addRows(bench.emu, table.id, [{ Code: `${long}-and-more` }, { Code: 'short' }]);
+    await addRows(bench, table.id, [{ Code: `${long}-and-more` }, { Code: 'short' }]);
     const path = await bench.file('input.ndjson', ndjson([{ code: long }, { code: 'short' }]));
-    const result = await bench.tds(['push', table.url, path, '--key', 'code', '--table', 'Keys', '--skip-existing', '--json'], {
-      env: KEY_ENV,
-    });
+    const result = await bench.tds(['push', table.url, path, '--key', 'code', '--table', 'Keys', '--skip-existing', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { records: { sent: number }; key: { existing: number } };
     expect(summary.key.existing).toBe(1);
@@ -118,16 +116,14 @@ describe('--skip-existing with half the keys in the table', () => {
   keyTest('a small table is read once rather than looked up key by key', async ({ bench }) => {
     // 150 email keys take 2 queries (97 `=` rules a query); the table's 50 rows, 1 page
     const many = Array.from({ length: 150 }, (_, i) => `reader${i + 1}@example.com`);
-    const table = await webhookTable(bench.emu, 'Small', [{ label: 'Mail', type: 'email', mapKey: 'mail' }]);
+    const table = await webhookTable(bench, 'Small', [{ label: 'Mail', type: 'email', mapKey: 'mail' }]);
     await addRows(
-      bench.emu,
+      bench,
       table.id,
       many.slice(0, 50).map((mail) => ({ Mail: mail })),
     );
     const path = await bench.file('input.ndjson', ndjson(many.map((mail) => ({ mail }))));
-    const result = await bench.tds(['push', table.url, path, '--key', 'mail', '--table', 'Small', '--skip-existing', '-v'], {
-      env: KEY_ENV,
-    });
+    const result = await bench.tds(['push', table.url, path, '--key', 'mail', '--table', 'Small', '--skip-existing', '-v']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/--skip-existing: the table's 50 rows read once \(1 row request\), 150 keys checked locally/);
     // the one query is the check, after sending, that the keys sent show in the table
@@ -138,23 +134,23 @@ describe('--skip-existing with half the keys in the table', () => {
 
 describe('--skip-existing --db: the local mirror', () => {
   keyTest('is synced incrementally and answers the lookup when that costs fewest row requests', async ({ bench }) => {
-    const table = await webhookTable(bench.emu, 'Mirrored', [{ label: 'Mail', type: 'email', mapKey: 'mail' }]);
+    const table = await webhookTable(bench, 'Mirrored', [{ label: 'Mail', type: 'email', mapKey: 'mail' }]);
     const keys = Array.from({ length: 300 }, (_, i) => `member${i + 1}@example.com`);
     // 1,000 rows made over the last days (100 of them with keys of the input), newest first
     const older = Array.from({ length: 900 }, (_, i) => `old${i}@elsewhere.org`);
     const now = Date.now();
     await addRows(
-      bench.emu,
+      bench,
       table.id,
       [...keys.slice(0, 100), ...older].map((mail) => ({ Mail: mail })),
       (i) => new Date(now - (i + 5) * 600_000).toISOString(),
     );
-    const synced = await bench.tds(['sync', 'Mirrored', '--db', 'm.duckdb'], { env: KEY_ENV });
+    const synced = await bench.tds(['sync', 'Mirrored', '--db', 'm.duckdb']);
     expect(synced.code, synced.stderr).toBe(0);
     const path = await bench.file('input.ndjson', ndjson(keys.map((mail) => ({ mail }))));
     const before = rowRequests(bench.emu);
     const args = ['push', table.url, path, '--key', 'mail', '--table', 'Mirrored', '--skip-existing', '--db', 'm.duckdb'];
-    const result = await bench.tds([...args, '-v', '--json'], { env: KEY_ENV });
+    const result = await bench.tds([...args, '-v', '--json']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/--skip-existing: the local mirror synced first \(about 1 row request\), 300 keys checked in it/);
     const summary = JSON.parse(result.stdout) as { records: { sent: number }; key: { existing: number } };
@@ -171,11 +167,9 @@ describe('--skip-existing --db: the local mirror', () => {
 describe('a webhook that does not fill the key column', () => {
   keyTest('the push stops with a clear error after the first batch taken in, instead of settling into duplicates', async ({ bench }) => {
     // the webhook fills Mail from "email", but the push says the key "mail" fills Mail
-    const table = await webhookTable(bench.emu, 'Unmapped', [{ label: 'Mail', type: 'email', mapKey: 'email' }]);
+    const table = await webhookTable(bench, 'Unmapped', [{ label: 'Mail', type: 'email', mapKey: 'email' }]);
     const path = await bench.file('input.ndjson', ndjson(mails.slice(0, 20).map((mail) => ({ mail }))));
-    const result = await bench.tds(['push', table.url, path, '--key', 'mail=Mail', '--table', 'Unmapped', '--batch-size', '5'], {
-      env: KEY_ENV,
-    });
+    const result = await bench.tds(['push', table.url, path, '--key', 'mail=Mail', '--table', 'Unmapped', '--batch-size', '5']);
     expect(result.code, result.stderr).toBe(7);
     expect(result.stderr).toMatch(/the column "Mail" does not show the keys of records 1–5, which the webhook took in/);
     expect(result.stderr).toMatch(/the webhook does not fill "Mail" from "mail"/);
@@ -185,10 +179,10 @@ describe('a webhook that does not fill the key column', () => {
     // HEAD, batch 1 taken in, batch 2 answered 500 after its rows were stored
     const bench = await openBench({ ...KEY_EMULATOR, webhookFaults: '500@3' });
     try {
-      const table = await webhookTable(bench.emu, 'Unmapped', [{ label: 'Mail', type: 'email', mapKey: 'email' }]);
+      const table = await webhookTable(bench, 'Unmapped', [{ label: 'Mail', type: 'email', mapKey: 'email' }]);
       const path = await bench.file('input.ndjson', ndjson(mails.slice(0, 20).map((mail) => ({ mail }))));
       const args = ['push', table.url, path, '--key', 'mail=Mail', '--table', 'Unmapped', '--batch-size', '5', '--concurrency', '1'];
-      const result = await bench.tds(args, { env: KEY_ENV });
+      const result = await bench.tds(args);
       expect(result.code, result.stderr).toBe(7);
       expect(result.stderr).toMatch(/cannot settle uncertain records by key: the column "Mail" does not show the keys of records 1–5/);
       expect(result.stderr).toMatch(/the uncertain batches are left in the journal/);

@@ -1,17 +1,17 @@
 import type { ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { expect } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { adminRoute, type HarnessOptions } from '../helpers/emulator-fixture.js';
-import { RATE_SCALE as SCALE } from '../helpers/rate-scale.js';
-import { spawnTds } from '../helpers/spawn-tds.js';
+import { type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { api, PUSH_EMULATOR, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 import { pushTest } from './push-support.js';
 
-/** The suite's one scale as the keyed-push tests give it to the client (their runs set it explicitly). */
-export const RATE_SCALE = String(SCALE);
-export const KEY_ENV = { TDS_RATE_SCALE: RATE_SCALE };
+/**
+ * The keyed pushes killed mid-intake run slower than the suite (8: the intake's longest window is 3.75 s), so
+ * that the next run is up while the killed one's rows are still coming in.
+ */
+export const SLOW_INTAKE_SCALE = RATE_SCALE / 12.5;
 
 /** Emulator settings of the keyed-push tests: the push tests' (the service's intake on the suite's scale), quick actions. */
 export const KEY_EMULATOR: HarnessOptions = { ...PUSH_EMULATOR, actionDelayMs: 20 };
@@ -35,15 +35,9 @@ export interface AdminTable {
   fields: Array<{ id: string; label: string; type: string }>;
 }
 
-async function admin(emu: RunningEmulator, method: string, path: string, body: unknown): Promise<unknown> {
-  const reply = await adminRoute(emu, method, path, body);
-  expect(reply.status, JSON.stringify(reply.body)).toBeLessThan(300);
-  return reply.body;
-}
-
 /** A webhook-fed table made through the emulator's admin route. */
-export async function webhookTable(emu: RunningEmulator, name: string, fields: FieldDefinition[]): Promise<AdminTable> {
-  const reply = (await admin(emu, 'POST', '/tables', { workspace: 'Marketing', name, webhook: true, fields })) as {
+export async function webhookTable(bench: Harness, name: string, fields: FieldDefinition[]): Promise<AdminTable> {
+  const reply = (await bench.admin('POST', '/tables', { workspace: 'Marketing', name, webhook: true, fields })) as {
     table: { id: string };
     fields: AdminTable['fields'];
     webhookUrl: string;
@@ -53,14 +47,14 @@ export async function webhookTable(emu: RunningEmulator, name: string, fields: F
 
 /** Rows added directly (cells by column label), in chunks; `createdAt(i)` dates row i (default: now). */
 export async function addRows(
-  emu: RunningEmulator,
+  bench: Harness,
   tableId: string,
   rows: Array<Record<string, unknown>>,
   createdAt?: (i: number) => string,
 ): Promise<void> {
   const specs = rows.map((cells, i) => ({ cells, ...(createdAt ? { createdAt: createdAt(i) } : {}) }));
   for (let start = 0; start < specs.length; start += 5000) {
-    await admin(emu, 'POST', `/tables/${tableId}/rows`, { rows: specs.slice(start, start + 5000) });
+    await bench.admin('POST', `/tables/${tableId}/rows`, { rows: specs.slice(start, start + 5000) });
   }
 }
 
@@ -113,15 +107,9 @@ export function seeded(seed: number): () => number {
  * Runs tds and kills it (SIGKILL) once the emulator has seen `posts` more webhook POSTs (wherever the
  * run is then: journaling, waiting for an answer, settling); resolves with how it ended.
  */
-export function killAfterPosts(bench: PushBench, args: string[], posts: number, keyEnv: Record<string, string> = KEY_ENV): Promise<string> {
+export function killAfterPosts(bench: PushBench, args: string[], posts: number): Promise<string> {
   const target = webhookPosts(bench.emu).length + posts;
-  const env = {
-    ...keyEnv,
-    TDS_BASE_URL: bench.emu.baseUrl,
-    TDS_API_KEY: bench.emu.apiKey,
-    TDS_CONFIG_DIR: join(bench.dir, 'config'),
-  };
-  const { child, ended, stderr } = spawnTds(args, { env, cwd: bench.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const { child, ended, stderr } = bench.spawn(args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const watch = setInterval(() => {
     if (webhookPosts(bench.emu).length >= target) child.kill('SIGKILL');
   }, 2);
@@ -170,14 +158,8 @@ export interface RunningTds {
   exit: Promise<number | null>;
 }
 
-/** Starts tds against the bench's emulator (TDS_* of this process left out), stdin a pipe the test writes. */
-export function startTds(bench: PushBench, args: string[], keyEnv: Record<string, string> = KEY_ENV): RunningTds {
-  const env = {
-    ...keyEnv,
-    TDS_BASE_URL: bench.emu.baseUrl,
-    TDS_API_KEY: bench.emu.apiKey,
-    TDS_CONFIG_DIR: join(bench.dir, 'config'),
-  };
-  const { child, exit, stdout, stderr } = spawnTds(args, { env, cwd: bench.dir, openStdin: true });
+/** Starts tds against the bench's emulator (harness.spawn), stdin a pipe the test writes. */
+export function startTds(bench: PushBench, args: string[]): RunningTds {
+  const { child, exit, stdout, stderr } = bench.spawn(args, { stdio: ['pipe', 'pipe', 'pipe'], openStdin: true });
   return { child, pid: child.pid ?? 0, stdout, stderr, exit };
 }

@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect } from 'vitest';
 import { expectSameRecords, journalOf, ndjson, people, tablePayloads } from '../push/helpers/emulator.js';
 import { readParquet } from '../export/parquet-file.js';
-import { columnValues, expectEachOnce, KEY_EMULATOR, KEY_ENV, keyTest } from './push-key-support.js';
+import { columnValues, expectEachOnce, KEY_EMULATOR, keyTest } from './push-key-support.js';
 import { pushTest as test } from './push-support.js';
 
 // --wait settled and -o (CSV in, enriched CSV out), and the journal kept per input and webhook.
@@ -17,7 +17,7 @@ describe('--wait settled -o FILE', () => {
     async ({ bench }) => {
       const path = await bench.file('leads.csv', LEADS);
       const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '-o', 'enriched.csv'];
-      const result = await bench.tds(args, { env: KEY_ENV });
+      const result = await bench.tds(args);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/rows settled\s+3 of 3 \(3 visible\)/);
       expect(result.stderr).toMatch(/written\s+3 rows to enriched\.csv \(csv\)/);
@@ -33,7 +33,7 @@ describe('--wait settled -o FILE', () => {
         expect(UNFINISHED).not.toContain(row['Company.status']);
         expect(row['Domain.status']).not.toBe('');
       }
-      const again = await bench.tds([...args.map((arg) => (arg === 'enriched.csv' ? 'again.ndjson' : arg)), '--resume'], { env: KEY_ENV });
+      const again = await bench.tds([...args.map((arg) => (arg === 'enriched.csv' ? 'again.ndjson' : arg)), '--resume']);
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).toMatch(/nothing to send: every batch of .*leads\.csv was dealt with before/);
       const records = (await readFile(`${bench.dir}/again.ndjson`, 'utf8'))
@@ -43,7 +43,7 @@ describe('--wait settled -o FILE', () => {
       expect(records.map((record) => record._id)).toEqual(rows.map((row) => row._id));
       // Parquet: the mirror's typed columns, in input order
       const parquetArgs = args.map((arg) => (arg === 'enriched.csv' ? 'enriched.parquet' : arg));
-      const parquet = await bench.tds([...parquetArgs, '--resume'], { env: KEY_ENV });
+      const parquet = await bench.tds([...parquetArgs, '--resume']);
       expect(parquet.code, parquet.stderr).toBe(0);
       const file = await readParquet(`${bench.dir}/enriched.parquet`);
       expect(file.rows.map((row) => row._id)).toEqual(rows.map((row) => row._id));
@@ -63,7 +63,7 @@ describe('--wait settled -o FILE', () => {
     const path = await bench.file('leads.csv', LEADS);
     const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--wait', 'settled'];
     const sent = async (): Promise<number> => {
-      const result = await bench.tds([...args, '-o', 'enriched.csv', '--json'], { env: KEY_ENV });
+      const result = await bench.tds([...args, '-o', 'enriched.csv', '--json']);
       expect(result.code, result.stderr).toBe(0);
       return (JSON.parse(result.stdout) as { records: { sent: number } }).records.sent;
     };
@@ -86,7 +86,7 @@ describe('--wait settled -o FILE', () => {
     try {
       const path = await bench.file('leads.csv', LEADS);
       const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '--wait-timeout', '1'];
-      const result = await bench.tds([...args, '-o', 'enriched.ndjson', '--json'], { env: KEY_ENV });
+      const result = await bench.tds([...args, '-o', 'enriched.ndjson', '--json']);
       expect(result.code, result.stderr).toBe(7);
       expect(result.stderr).toMatch(/3 of 3 rows had not settled after \d+ s \(0 not visible\); they are in enriched\.ndjson as they were/);
       expect(result.stderr).toMatch(/--resume to wait again \(nothing is sent twice\)/);
@@ -109,7 +109,7 @@ describe('--wait settled -o FILE', () => {
   keyTest('an output that cannot be written stops the push before anything is sent', async ({ bench }) => {
     const path = await bench.file('leads.csv', LEADS);
     const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '-o', 'no/such/folder/out.csv'];
-    const result = await bench.tds(args, { env: KEY_ENV });
+    const result = await bench.tds(args);
     expect(result.code, result.stderr).toBe(2);
     expect(bench.emu.requestLog.filter((entry) => entry.bucket === 'webhook')).toEqual([]);
   });
@@ -119,13 +119,13 @@ describe('one journal per input and webhook', () => {
   keyTest('the same file pushed to two webhooks, each resumable on its own, without --journal', async ({ bench }) => {
     const path = await bench.file('people.ndjson', ndjson(people(20)));
     for (const hook of [bench.inbox.url, bench.signups.url]) {
-      const result = await bench.tds(['push', hook, path], { env: KEY_ENV });
+      const result = await bench.tds(['push', hook, path]);
       expect(result.code, result.stderr).toBe(0);
     }
     const journals = (await readdir(bench.dir)).filter((name) => name.endsWith('.tds-journal'));
     expect(journals).toHaveLength(2);
     for (const hook of [bench.inbox.url, bench.signups.url]) {
-      const resumed = await bench.tds(['push', hook, path, '--resume'], { env: KEY_ENV });
+      const resumed = await bench.tds(['push', hook, path, '--resume']);
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stderr).toMatch(/nothing to send/);
     }
@@ -134,9 +134,9 @@ describe('one journal per input and webhook', () => {
 
   keyTest('an unknown webhook exits 4 before any journal is read', async ({ bench }) => {
     const path = await bench.file('people.ndjson', ndjson(people(5)));
-    expect((await bench.tds(['push', bench.inbox.url, path], { env: KEY_ENV })).code).toBe(0);
+    expect((await bench.tds(['push', bench.inbox.url, path])).code).toBe(0);
     const gone = bench.inbox.url.replace(/[^/]+$/, 'x'.repeat(43));
-    const result = await bench.tds(['push', gone, path, '--resume'], { env: KEY_ENV });
+    const result = await bench.tds(['push', gone, path, '--resume']);
     expect(result.code, result.stderr).toBe(4);
     expect(result.stderr).not.toMatch(/journal/);
   });
@@ -146,9 +146,9 @@ describe('one journal per input and webhook', () => {
     try {
       const path = await bench.file('people.ndjson', ndjson(people(20)));
       const push = ['push', bench.inbox.url, path, '--batch-size', '5', '--concurrency', '1'];
-      const first = await bench.tds([...push, '--journal', `${path}.tds-journal`], { env: KEY_ENV });
+      const first = await bench.tds([...push, '--journal', `${path}.tds-journal`]);
       expect(first.code, first.stderr).toBe(7);
-      const resumed = await bench.tds([...push, '--resume', '--accept-uncertain'], { env: KEY_ENV });
+      const resumed = await bench.tds([...push, '--resume', '--accept-uncertain']);
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stderr).toMatch(/journal\s+.*people\.ndjson\.tds-journal\n/);
       expect(await journalOf(path)).toBeUndefined();

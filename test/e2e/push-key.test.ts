@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect } from 'vitest';
 import { journalOf, ndjson, people, webhookPosts } from '../push/helpers/emulator.js';
-import { columnValues, expectEachOnce, KEY_EMULATOR, KEY_ENV, keyTest, killAfterPosts, seeded } from './push-key-support.js';
+import { columnValues, expectEachOnce, KEY_EMULATOR, keyTest, killAfterPosts, seeded } from './push-key-support.js';
 import { pushTest as test } from './push-support.js';
 
 // Push by key (CLI.md "Push by key"), end to end against the emulator: each record's row exactly once
@@ -18,7 +18,7 @@ describe('uncertain batches are settled by key', () => {
     try {
       const path = await bench.file('leads.ndjson', ndjson(people(150)));
       const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5', '--concurrency', '2'];
-      const result = await bench.tds(['--timeout', '1', ...args, '--json'], { env: KEY_ENV });
+      const result = await bench.tds(['--timeout', '1', ...args, '--json']);
       expect(result.code, result.stderr).toBe(0);
       const summary = JSON.parse(result.stdout) as { records: { uncertain: number }; key: { reconciled: number; settled: number } };
       expect(summary.records.uncertain).toBe(0);
@@ -47,7 +47,7 @@ describe('uncertain batches are settled by key', () => {
         runs.push(`${resume.length ? 'resume' : 'first run'}: ${ended}`);
         expect(ended, runs.join('\n')).toMatch(/^(killed|exit 0$)/);
       }
-      const last = await bench.tds([...push, '--resume'], { env: KEY_ENV });
+      const last = await bench.tds([...push, '--resume']);
       expect(last.code, `${runs.join('\n')}\n${last.stderr}`).toBe(0);
       expect(runs.filter((run) => run.includes('killed')).length, runs.join('\n')).toBeGreaterThanOrEqual(4);
       expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), emails(300));
@@ -65,7 +65,7 @@ describe('a push by key run again', () => {
     const before = (await columnValues(bench.emu, bench.inbox.id, 'Email')).length;
     // a record in front shifts every batch; two at the end are new
     await bench.file('leads.ndjson', ndjson([...people(1, 100), ...people(60), ...people(2, 61)]));
-    const again = await bench.tds([...push, '--json'], { env: KEY_ENV });
+    const again = await bench.tds([...push, '--json']);
     expect(again.code, again.stderr).toBe(0);
     expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), [...emails(1, 100), ...emails(62)]);
     const summary = JSON.parse(again.stdout) as { records: { sent: number } };
@@ -88,12 +88,18 @@ describe('keys in the input', () => {
     'a repeated key (ignoring case) is not sent and is listed with --verbose; missing and over-long keys are rejected (exit 7)',
     async ({ bench }) => {
       const path = await bench.file('dups.ndjson', ndjson(input));
-      const result = await bench.tds(
-        ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--rejects', 'bad.ndjson', '-v'],
-        {
-          env: KEY_ENV,
-        },
-      );
+      const result = await bench.tds([
+        'push',
+        bench.inbox.url,
+        path,
+        '--key',
+        'email',
+        '--table',
+        'Inbox',
+        '--rejects',
+        'bad.ndjson',
+        '-v',
+      ]);
       expect(result.code, result.stderr).toBe(7);
       expect(result.stderr).toMatch(/duplicates\s+2 \(same email: 2 repeats 1, 4 repeats 1\)/);
       expect(result.stderr).toContain(`record 2 not sent: its key "ada@example.COM" repeats record 1's`);
@@ -111,9 +117,7 @@ describe('keys in the input', () => {
 
   keyTest('--on-duplicate error exits 2 naming the first pair, before anything is sent', async ({ bench }) => {
     const path = await bench.file('dups.ndjson', ndjson(input.slice(0, 4)));
-    const result = await bench.tds(['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--on-duplicate', 'error'], {
-      env: KEY_ENV,
-    });
+    const result = await bench.tds(['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--on-duplicate', 'error']);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/records 1 and 2 have the same key "ada@example.COM"/);
     expect(webhookPosts(bench.emu)).toEqual([]);
@@ -131,11 +135,11 @@ describe('keys in the input', () => {
       [['--key', 'email', '--table', 'Inbox', '--wait', 'later'], /--wait later: wait until "visible" \(the default\) or "settled"/],
     ];
     for (const [extra, message] of cases) {
-      const result = await bench.tds(['push', bench.inbox.url, path, ...extra], { env: KEY_ENV });
+      const result = await bench.tds(['push', bench.inbox.url, path, ...extra]);
       expect(result.code, `${extra.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toMatch(message);
     }
-    const unknown = await bench.tds(['push', bench.inbox.url, path, '--key', 'email', '--table', 'Nowhere'], { env: KEY_ENV });
+    const unknown = await bench.tds(['push', bench.inbox.url, path, '--key', 'email', '--table', 'Nowhere']);
     expect(unknown.code, unknown.stderr).toBe(4);
     expect(webhookPosts(bench.emu)).toEqual([]);
   });

@@ -2,17 +2,22 @@ import { describe, expect } from 'vitest';
 import type { RequestLogEntry } from '../../src/emulator/index.js';
 import { expectSameRecords, ndjson, people, tablePayloads, webhookPosts } from '../push/helpers/emulator.js';
 import { pushTest } from './push-support.js';
-import { columnValues, expectEachOnce, KEY_EMULATOR, KEY_ENV } from './push-key-support.js';
+import { columnValues, expectEachOnce, KEY_EMULATOR } from './push-key-support.js';
 
 // A push to a far service (the emulator's --latency): requests in flight follow the webhook's rate ×
 // the round trip, and the webhook's limit is never exceeded (the emulator answers 429 past it). Counts
 // from the emulator's request log, no clocks: how many requests it held at once, how many it refused.
 
 /** The most requests the emulator held at once: from each one's arrival to its answer leaving. */
+/**
+ * The most requests the emulator held at once. A request's arrival (`at`) is read in whole milliseconds
+ * and its duration finer, so a request that came right after another's answer can seem to start up to
+ * a millisecond before that answer left: ends are counted a millisecond early.
+ */
 function mostAtOnce(entries: RequestLogEntry[]): number {
   const edges = entries.flatMap((entry) => [
     { at: entry.at, step: 1 },
-    { at: entry.at + entry.durationMs, step: -1 },
+    { at: entry.at + entry.durationMs - 1, step: -1 },
   ]);
   edges.sort((a, b) => a.at - b.at || a.step - b.step);
   let now = 0;
@@ -58,7 +63,7 @@ describe('tds push to a service 100 ms away', () => {
     const bench = await openBench({ rateScale: KEY_EMULATOR.rateScale, webhookFaults: '429@5-12', latency: { ms: 80, jitterMs: 20 } });
     const records = people(300);
     const path = await bench.file('p.ndjson', ndjson(records));
-    const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '5', '--json'], { env: KEY_ENV });
+    const result = await bench.tds(['push', bench.inbox.url, path, '--batch-size', '5', '--json']);
     expect(result.code, result.stderr).toBe(0);
     expect(webhookPosts(bench.emu).filter((post) => post.status === 429)).toHaveLength(8);
     bench.emu.flushIntake();
@@ -71,7 +76,7 @@ describe('tds push to a service 100 ms away', () => {
       const bench = await openBench({ ...KEY_EMULATOR, webhookFaults: '500@5-8,500pre@12-14', latency: { ms: 80, jitterMs: 20 } });
       const path = await bench.file('leads.ndjson', ndjson(people(150)));
       const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5', '--json'];
-      const result = await bench.tds(args, { env: KEY_ENV });
+      const result = await bench.tds(args);
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout).records.uncertain).toBe(0);
       const emails = people(150).map((person) => String(person.email));

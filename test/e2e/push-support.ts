@@ -1,13 +1,9 @@
 import { test, type HarnessOptions } from '../helpers/emulator-fixture.js';
-import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { PUSH_EMULATOR, withWebhooks, type PushBench } from '../push/helpers/emulator.js';
 
 // The push end-to-end tests stand on the suite's fixture (emulator-fixture.ts) with the push tests'
 // emulator (PUSH_EMULATOR) and its Inbox and Signups webhooks at hand; tds runs in-process in the
 // harness's folder, spawned (harness.spawn) only where a test kills the run or holds its journal.
-
-/** Client waits (retry-after, backoff, --wait polls) divided by the suite's scale; the emulator's rate limits are off. */
-export const FAST = { TDS_RATE_SCALE: String(RATE_SCALE) };
 
 /** The fixture with `openBench` (a push harness of the test's own, closed after it) and `bench` (one opened for the test). */
 export const pushTest = test.extend<{ openBench: (options?: HarnessOptions) => Promise<PushBench>; bench: PushBench }>({

@@ -1,10 +1,13 @@
 import { afterEach, describe, expect } from 'vitest';
 import { ndjson, people, type PushBench } from '../push/helpers/emulator.js';
-import { FAST, pushTest as it } from './push-support.js';
+import { pushTest as it } from './push-support.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
 
 // --wait --table: rowCount before the first POST, then polled (every 2 s / TDS_RATE_SCALE) until the
 // pushed rows are visible or --wait-timeout passes.
+
+/** The client's scale where it polls 2 s / 20 = 100 ms apart (a fifth of the suite's: why, where it is used). */
+const POLL_SCALE = RATE_SCALE / 5;
 
 let bench: PushBench | undefined;
 afterEach(async () => {
@@ -18,7 +21,7 @@ describe('tds push --wait', () => {
     // polls 2 s / 20 = 100 ms apart (not the suite's scale: the rows show 0.3 s after the last POST, a little
     // less after the wait began, and the poll that sees them is the one at 0.3 s); rate limits are off
     const result = await bench.tds(['push', bench.signups.url, path, '--batch-size', '50', '--wait', '--table', 'Signups', '--json'], {
-      env: { TDS_RATE_SCALE: '20' },
+      env: { TDS_RATE_SCALE: String(POLL_SCALE) },
     });
     expect(result.code, result.stderr).toBe(0);
     const { wait } = JSON.parse(result.stdout);
@@ -29,9 +32,7 @@ describe('tds push --wait', () => {
   it('ends with exit 7 when fewer rows than sent are visible in time, saying intake may still be running', async ({ openBench }) => {
     bench = await openBench({ ingestDelayMs: 60_000 * RATE_SCALE }); // a minute quiet
     const path = await bench.file('p.ndjson', ndjson(people(5)));
-    const result = await bench.tds(['push', bench.inbox.url, path, '--wait', '--table', bench.inbox.id, '--wait-timeout', '1'], {
-      env: FAST,
-    });
+    const result = await bench.tds(['push', bench.inbox.url, path, '--wait', '--table', bench.inbox.id, '--wait-timeout', '1']);
     expect(result.code, result.stderr).toBe(7);
     expect(result.stderr).toMatch(/only 0 of 5 new rows were visible after 1 s/);
     expect(result.stderr).toMatch(/asynchronously.*do not re-send/);

@@ -1,29 +1,28 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Field, Table } from '../../src/service/index.js';
-import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
-import { RATE_SCALE, tdsAgainst } from './read-support.js';
 import { parseNdjson, queryRows, schemaOf, tableNamed } from './rows-support.js';
-import { test as it } from '../helpers/emulator-fixture.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // `tds query` through the CLI, operator family by family and nested: the rows it writes must be the
 // rows the service returns for the same filter written by hand in the service's own JSON.
 
-let emulator: EmulatorProcess;
-let tds: ReturnType<typeof tdsAgainst>;
+let emulator: Harness;
+let tds: Harness['tds'];
 let leads: Table;
 let fields: Field[];
 let rowCount: number;
 
-beforeAll(async () => {
-  emulator = await startEmulatorProcess(['--rate-scale', RATE_SCALE]);
-  tds = tdsAgainst(emulator);
+it.override({ harnessOptions: { spawned: {} } });
+
+it.beforeAll(async ({ harness }) => {
+  emulator = harness;
+  tds = harness.tds;
   leads = await tableNamed(emulator, 'Leads');
   fields = await schemaOf(emulator, leads.id);
   rowCount = leads.rowCount;
 });
-afterAll(() => emulator?.stop());
 
 /** The field ID of a column by name (names are unique in the demo schema). */
 const id = (name: string): string => fields.find((field) => field.name === name)!.id;

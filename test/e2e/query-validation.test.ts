@@ -1,21 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
-import { RATE_SCALE, emulatorRequests, tdsAgainst } from './read-support.js';
+import { afterAll, describe, expect } from 'vitest';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { emulatorRequests } from './read-support.js';
 import { schemaOf, tableNamed } from './rows-support.js';
 
 // Every check `tds query` makes before reading rows: each problem exits 2 with a message naming it,
 // and this emulator never sees a single row request (only table and schema reads).
 
-let emulator: EmulatorProcess;
-let tds: ReturnType<typeof tdsAgainst>;
+let emulator: Harness;
+let tds: Harness['tds'];
 
-beforeAll(async () => {
-  emulator = await startEmulatorProcess(['--rate-scale', RATE_SCALE]);
-  tds = tdsAgainst(emulator);
+it.override({ harnessOptions: { spawned: {} } });
+
+it.beforeAll(({ harness }) => {
+  emulator = harness;
+  tds = harness.tds;
 });
 afterAll(async () => {
   const log = await emulatorRequests(emulator);
-  await emulator?.stop();
   // The log holds this file's table and schema reads, so that it holds no row read means something.
   expect(log.filter((entry) => entry.path.includes('/schema'))).not.toEqual([]);
   expect(log.filter((entry) => entry.path.includes('/rows'))).toEqual([]);

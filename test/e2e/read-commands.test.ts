@@ -1,20 +1,21 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
-import { fetchJson, tdsAgainst } from './read-support.js';
-import { test as it } from '../helpers/emulator-fixture.js';
+import { describe, expect } from 'vitest';
+import { fetchJson } from './read-support.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // workspaces, tables and schema against the emulator's demo seed, in every format.
 
-let emulator: EmulatorProcess;
-let tds: ReturnType<typeof tdsAgainst>;
+let emulator: Harness;
+let tds: Harness['tds'];
 let service: { workspaces: unknown[]; tables: Array<Record<string, unknown>>; leadsFields: unknown[] };
 
-beforeAll(async () => {
-  emulator = await startEmulatorProcess(['--rate-scale', '100']);
-  tds = tdsAgainst(emulator);
+it.override({ harnessOptions: { spawned: {} } });
+
+it.beforeAll(async ({ harness }) => {
+  emulator = harness;
+  tds = harness.tds;
   const tables = (await fetchJson(emulator, '/tables')).tables as Array<Record<string, unknown>>;
   const leads = tables.find((table) => table.name === 'Leads')!;
   service = {
@@ -23,7 +24,6 @@ beforeAll(async () => {
     leadsFields: (await fetchJson(emulator, `/tables/${String(leads.id)}/schema`)).fields as unknown[],
   };
 });
-afterAll(() => emulator?.stop());
 
 const tableId = (name: string, workspace?: string): string =>
   String(service.tables.find((t) => t.name === name && (!workspace || t.workspaceName === workspace))!.id);

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
-import { runInProcess } from '../helpers/run-in-process.js';
-import { RATE_SCALE, emulatorRequests, expectNoSecret, tdsAgainst } from './read-support.js';
+import { describe, expect } from 'vitest';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { emulatorRequests } from './read-support.js';
 
 // How the read commands fail and recover: exit codes of CLI.md, retries against injected faults
 // (each scenario on its own emulator, since faults count requests), and the key kept out of output.
@@ -17,19 +16,17 @@ const SCENARIOS = {
   always503: ['--read-faults', '503@1-50'],
 } satisfies Record<string, string[]>;
 
-const emulators = {} as Record<keyof typeof SCENARIOS, EmulatorProcess>;
+const emulators = {} as Record<keyof typeof SCENARIOS, Harness>;
 
-beforeAll(async () => {
+it.beforeAll(async ({ openForFile }) => {
   await Promise.all(
     Object.entries(SCENARIOS).map(async ([name, args]) => {
-      emulators[name as keyof typeof SCENARIOS] = await startEmulatorProcess(['--rate-scale', RATE_SCALE, ...args]);
+      emulators[name as keyof typeof SCENARIOS] = await openForFile({ spawned: { args } });
     }),
   );
 }, 60_000);
-afterAll(() => Promise.all(Object.values(emulators).map((emulator) => emulator.stop())));
 
-const tds = (scenario: keyof typeof SCENARIOS, args: string[], env: Record<string, string> = {}) =>
-  tdsAgainst(emulators[scenario], env)(args);
+const tds = (scenario: keyof typeof SCENARIOS, args: string[], env: Record<string, string> = {}) => emulators[scenario].tds(args, { env });
 
 describe.concurrent('exit codes', () => {
   it('a wrong key exits 3 with a hint to check or rotate it', async () => {
@@ -62,11 +59,11 @@ describe.concurrent('exit codes', () => {
 
   it('reads the key from --api-key-file - (stdin), which wins over TDS_API_KEY', async () => {
     const emulator = emulators.plain;
-    const result = await runInProcess(['workspaces', '--api-key-file', '-', '--format', 'ndjson', '-v'], {
-      env: { TDS_BASE_URL: emulator.baseUrl, TDS_API_KEY: 'wrong_key_123456' },
+    // the harness's tds checks that the key read from stdin is not in the output
+    const result = await emulator.tds(['workspaces', '--api-key-file', '-', '--format', 'ndjson', '-v'], {
+      env: { TDS_API_KEY: 'wrong_key_123456' },
       input: `${emulator.apiKey}\n`,
     });
-    expectNoSecret(result, emulator.apiKey);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(3);
   });

@@ -1,22 +1,22 @@
 import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
-import { exists, spawnAgainst, waitUntil } from './export-support.js';
-import { RATE_SCALE, emulatorRequests, tdsAgainst, type Target } from './read-support.js';
-import { test as it } from '../helpers/emulator-fixture.js';
+import { describe, expect } from 'vitest';
+import { exists, waitUntil } from './export-support.js';
+import { emulatorRequests, type Target } from './read-support.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // What a user sees of an export besides its records: limits, cut-cell warnings, interrupted and resumed
 // exports, a closed pipe, and progress on a terminal.
 
-let emulator: EmulatorProcess;
-let tds: ReturnType<typeof tdsAgainst>;
+let emulator: Harness;
+let tds: Harness['tds'];
 
-beforeAll(async () => {
-  emulator = await startEmulatorProcess(['--rate-scale', RATE_SCALE]);
-  tds = tdsAgainst(emulator);
+it.override({ harnessOptions: { spawned: {} } });
+
+it.beforeAll(({ harness }) => {
+  emulator = harness;
+  tds = harness.tds;
 });
-afterAll(() => emulator?.stop());
 
 let folder: string;
 it.beforeEach(({ tmp }) => {
@@ -52,7 +52,7 @@ describe('tds rows: exports', () => {
 
   it('stdout closed early (| head) is a normal exit', async () => {
     const before = (await rowReads(emulator)).length;
-    const run = spawnAgainst(emulator, ['rows', 'Leads', '--page-size', '10', '--format', 'ndjson']);
+    const run = emulator.spawn(['rows', 'Leads', '--page-size', '10', '--format', 'ndjson']);
     run.child.stdout?.once('data', () => run.child.stdout?.destroy());
     expect(await run.exit).toBe(0);
     expect(run.stderr()).not.toMatch(/tds: (?!warning)/);
@@ -71,51 +71,45 @@ describe('tds rows: exports', () => {
 });
 
 describe('tds rows: resume', () => {
-  it('after retries run out, --resume finishes a file identical to an uninterrupted export', async () => {
+  it('after retries run out, --resume finishes a file identical to an uninterrupted export', async ({ open }) => {
     // Read requests: 1 tables, 2 schema, 3-4 pages one and two, 5-7 page three and its two retries.
-    const faulty = await startEmulatorProcess(['--rate-scale', RATE_SCALE, '--read-faults', '500@5-7']);
-    try {
-      const run = tdsAgainst(faulty);
-      const dir = await tempDir();
-      const file = join(dir, 'leads.ndjson');
-      const failed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--max-retries', '2']);
-      expect(failed.code).toBe(6);
-      expect(failed.stderr).toMatch(/hint: .*40 rows are in .*leads\.ndjson\.partial: run the same command again with --resume/);
-      expect((await readdir(dir)).sort()).toEqual(['leads.ndjson.partial', 'leads.ndjson.tds-checkpoint']);
+    const faulty = await open({ spawned: { args: ['--read-faults', '500@5-7'] } });
+    const run = faulty.tds;
+    const dir = await tempDir();
+    const file = join(dir, 'leads.ndjson');
+    const failed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--max-retries', '2']);
+    expect(failed.code).toBe(6);
+    expect(failed.stderr).toMatch(/hint: .*40 rows are in .*leads\.ndjson\.partial: run the same command again with --resume/);
+    expect((await readdir(dir)).sort()).toEqual(['leads.ndjson.partial', 'leads.ndjson.tds-checkpoint']);
 
-      const resumed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
-      expect(resumed.code).toBe(0);
-      expect(await readdir(dir)).toEqual(['leads.ndjson']);
-      const whole = join(dir, 'whole.ndjson');
-      expect((await run(['rows', 'Leads', '--page-size', '20', '-o', whole])).code).toBe(0);
-      expect(await readFile(file, 'utf8')).toBe(await readFile(whole, 'utf8'));
-    } finally {
-      await faulty.stop();
-    }
+    const resumed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
+    expect(resumed.code).toBe(0);
+    expect(await readdir(dir)).toEqual(['leads.ndjson']);
+    const whole = join(dir, 'whole.ndjson');
+    expect((await run(['rows', 'Leads', '--page-size', '20', '-o', whole])).code).toBe(0);
+    expect(await readFile(file, 'utf8')).toBe(await readFile(whole, 'utf8'));
   });
 
-  it('after SIGINT (exit 130, .partial and checkpoint kept), --resume finishes a file identical to an uninterrupted export', async () => {
+  it('after SIGINT (exit 130, .partial and checkpoint kept), --resume finishes a file identical to an uninterrupted export', async ({
+    open,
+  }) => {
     // The fifth read request (page three) never gets an answer, so the export is surely mid-way when interrupted.
-    const stalling = await startEmulatorProcess(['--rate-scale', RATE_SCALE, '--read-faults', 'stall@5']);
-    try {
-      const dir = await tempDir();
-      const file = join(dir, 'leads.csv');
-      const run = spawnAgainst(stalling, ['rows', 'Leads', '--page-size', '20', '-o', file]);
-      await waitUntil(() => exists(`${file}.tds-checkpoint`), 15_000, 'a checkpoint');
-      run.child.kill('SIGINT');
-      expect(await run.exit).toBe(130);
-      expect(run.stderr()).toMatch(
-        /the export stopped after (20|40) rows; .*leads\.csv\.partial and .*leads\.csv\.tds-checkpoint are kept\nhint: run the same command again with --resume/,
-      );
-      expect((await readdir(dir)).sort()).toEqual(['leads.csv.partial', 'leads.csv.tds-checkpoint']);
+    const stalling = await open({ spawned: { args: ['--read-faults', 'stall@5'] } });
+    const dir = await tempDir();
+    const file = join(dir, 'leads.csv');
+    const run = stalling.spawn(['rows', 'Leads', '--page-size', '20', '-o', file]);
+    await waitUntil(() => exists(`${file}.tds-checkpoint`), 15_000, 'a checkpoint');
+    run.child.kill('SIGINT');
+    expect(await run.exit).toBe(130);
+    expect(run.stderr()).toMatch(
+      /the export stopped after (20|40) rows; .*leads\.csv\.partial and .*leads\.csv\.tds-checkpoint are kept\nhint: run the same command again with --resume/,
+    );
+    expect((await readdir(dir)).sort()).toEqual(['leads.csv.partial', 'leads.csv.tds-checkpoint']);
 
-      const tds2 = tdsAgainst(stalling);
-      expect((await tds2(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume'])).code).toBe(0);
-      const whole = join(dir, 'whole.csv');
-      expect((await tds2(['rows', 'Leads', '-o', whole])).code).toBe(0);
-      expect(await readFile(file, 'utf8')).toBe(await readFile(whole, 'utf8'));
-    } finally {
-      await stalling.stop();
-    }
+    const tds2 = stalling.tds;
+    expect((await tds2(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume'])).code).toBe(0);
+    const whole = join(dir, 'whole.csv');
+    expect((await tds2(['rows', 'Leads', '-o', whole])).code).toBe(0);
+    expect(await readFile(file, 'utf8')).toBe(await readFile(whole, 'utf8'));
   });
 });

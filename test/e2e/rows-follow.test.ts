@@ -1,19 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
-import { RATE_SCALE, emulatorRequests, tdsAgainst, type LoggedRequest } from './read-support.js';
-import { spawnAgainst, waitUntil } from './export-support.js';
+import { describe, expect } from 'vitest';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { emulatorRequests, type LoggedRequest } from './read-support.js';
+import { waitUntil } from './export-support.js';
 import { allRows, parseDelimited, parseNdjson, schemaOf, tableNamed } from './rows-support.js';
 
 // Issue 16: `tds rows TABLE --follow`. Rows pushed through the webhook while tds follows the table
 // (flushed at once through the emulator's /_emulator/flush) appear once each, in creation order, and an
 // idle poll costs one row request, as the emulator's request log shows.
 
-let emulator: EmulatorProcess;
+let emulator: Harness;
 
-beforeAll(async () => {
-  emulator = await startEmulatorProcess(['--rate-scale', RATE_SCALE, '--ingest-delay', '50']);
+it.override({ harnessOptions: { spawned: { args: ['--ingest-delay', '50'] } } });
+it.beforeAll(({ harness }) => {
+  emulator = harness;
 });
-afterAll(() => emulator?.stop());
 
 /** Posts records to a table's webhook and makes them visible now. */
 async function push(tableId: string, records: Array<Record<string, unknown>>): Promise<void> {
@@ -23,8 +23,7 @@ async function push(tableId: string, records: Array<Record<string, unknown>>): P
     body: JSON.stringify(records),
   });
   expect(response.status).toBe(200);
-  const flushed = await fetch(new URL('/_emulator/flush', emulator.baseUrl), { method: 'POST' });
-  expect(flushed.status).toBe(200);
+  await emulator.admin('POST', '/flush');
 }
 
 const rowReads = async (tableId: string): Promise<LoggedRequest[]> =>
@@ -36,7 +35,7 @@ const emails = (prefix: string, count: number): Array<Record<string, unknown>> =
 describe('tds rows --follow', () => {
   it('NDJSON: rows added while following appear once each, in creation order; an idle poll is one request; Ctrl-C exits 0', async () => {
     const inbox = await tableNamed(emulator, 'Inbox');
-    const run = spawnAgainst(emulator, ['rows', inbox.id, '--follow', '--every', '0.2', '--format', 'ndjson', '--page-size', '5']);
+    const run = emulator.spawn(['rows', inbox.id, '--follow', '--every', '0.2', '--format', 'ndjson', '--page-size', '5']);
     const written = (): Array<Record<string, unknown>> => parseNdjson(run.stdout());
     // The export (one request: the table is empty) and a first poll.
     await waitUntil(async () => (await rowReads(inbox.id)).length >= 2, 15_000, 'the first poll');
@@ -85,18 +84,7 @@ describe('tds rows --follow', () => {
   it('CSV after -n 3: the newest 3 rows, then only rows created since; the header once', async () => {
     const signups = await tableNamed(emulator, 'Signups');
     const before = await allRows(emulator, signups.id);
-    const run = spawnAgainst(emulator, [
-      'rows',
-      'Signups',
-      '-n',
-      '3',
-      '--follow',
-      '--every',
-      '0.2',
-      '--columns',
-      'Email,Name',
-      '--no-meta',
-    ]);
+    const run = emulator.spawn(['rows', 'Signups', '-n', '3', '--follow', '--every', '0.2', '--columns', 'Email,Name', '--no-meta']);
     await waitUntil(() => run.stdout().split('\n').length >= 5, 15_000, 'the export');
     await waitUntil(async () => (await rowReads(signups.id)).length >= 2, 15_000, 'a poll');
     await push(signups.id, [
@@ -131,13 +119,13 @@ describe('tds rows --follow', () => {
     [['-q', 'acme'], /--follow cannot be used with -q/],
     [['--every', '0'], /--every must be a number from 0.01/],
   ])('refuses --follow with %j (exit 2)', async (extra, message) => {
-    const run = await tdsAgainst(emulator)(['rows', 'Signups', '--follow', ...extra]);
+    const run = await emulator.tds(['rows', 'Signups', '--follow', ...extra]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
   });
 
   it('--every without --follow is refused', async () => {
-    const run = await tdsAgainst(emulator)(['rows', 'Signups', '--every', '5']);
+    const run = await emulator.tds(['rows', 'Signups', '--every', '5']);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--every needs --follow/);
   });

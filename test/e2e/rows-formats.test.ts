@@ -1,9 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Field, Row, Table } from '../../src/service/index.js';
-import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
-import { RATE_SCALE, tdsAgainst } from './read-support.js';
 import {
   EDGE_KEYS,
   LEADS_KEYS,
@@ -16,18 +14,20 @@ import {
   tableNamed,
   type Rec,
 } from './rows-support.js';
-import { test as it } from '../helpers/emulator-fixture.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // `tds rows` output in every format, field by field, against records computed from the emulator's answers.
 
-let emulator: EmulatorProcess;
-let tds: ReturnType<typeof tdsAgainst>;
+let emulator: Harness;
+let tds: Harness['tds'];
 let leads: { table: Table; fields: Field[]; rows: Row[]; records: Rec[] };
 let edge: { table: Table; fields: Field[]; rows: Row[] };
 
-beforeAll(async () => {
-  emulator = await startEmulatorProcess(['--rate-scale', RATE_SCALE]);
-  tds = tdsAgainst(emulator);
+it.override({ harnessOptions: { spawned: {} } });
+
+it.beforeAll(async ({ harness }) => {
+  emulator = harness;
+  tds = harness.tds;
   const table = await tableNamed(emulator, 'Leads');
   const fields = await schemaOf(emulator, table.id);
   const rows = await allRows(emulator, table.id);
@@ -35,7 +35,6 @@ beforeAll(async () => {
   const edgeTable = await tableNamed(emulator, 'Edge Cases');
   edge = { table: edgeTable, fields: await schemaOf(emulator, edgeTable.id), rows: await allRows(emulator, edgeTable.id) };
 });
-afterAll(() => emulator?.stop());
 
 describe.concurrent('tds rows: formats', () => {
   it('CSV (the default) on stdout: header of the keys, then every row in service order', async () => {

@@ -1,27 +1,28 @@
 import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Field, Row } from '../../src/service/index.js';
 import { readParquet } from '../export/parquet-file.js';
-import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { expectedMirrorValue } from '../mirror/helpers.js';
-import { exists, spawnAgainst, waitUntil } from './export-support.js';
-import { RATE_SCALE, emulatorRequests, tdsAgainst } from './read-support.js';
+import { exists, waitUntil } from './export-support.js';
+import { emulatorRequests, type Target } from './read-support.js';
 import { EDGE_KEYS, LEADS_KEYS, allRows, parseNdjson, schemaOf, tableNamed, type Rec } from './rows-support.js';
-import { test as it } from '../helpers/emulator-fixture.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
 
 // `tds rows|query … -o FILE.parquet` end to end: the file read back by DuckDB equals the NDJSON export
 // value by value, with the mirror's types; the refusals; and exports interrupted by a failure, SIGINT or
 // SIGKILL, resumed into files equal to uninterrupted ones.
 
-let emulator: EmulatorProcess;
-let tds: ReturnType<typeof tdsAgainst>;
+let emulator: Harness;
+let tds: Harness['tds'];
 
-beforeAll(async () => {
-  emulator = await startEmulatorProcess(['--rate-scale', RATE_SCALE]);
-  tds = tdsAgainst(emulator);
+it.override({ harnessOptions: { spawned: {} } });
+
+it.beforeAll(({ harness }) => {
+  emulator = harness;
+  tds = harness.tds;
 });
-afterAll(() => emulator?.stop());
 
 let folder: string;
 it.beforeEach(({ tmp }) => {
@@ -29,12 +30,12 @@ it.beforeEach(({ tmp }) => {
 });
 const tempDir = (): Promise<string> => mkdtemp(join(folder, 'rows-parquet-'));
 /** The position a later `pagesServedSince` counts from. */
-const logMark = async (target: EmulatorProcess) => (await emulatorRequests(target)).length;
+const logMark = async (target: Target) => (await emulatorRequests(target)).length;
 /**
  * Row pages served (200) since a mark: a resumed process cannot know the window a killed one used,
  * so a 429 and its retry are allowed and not counted.
  */
-const pagesServedSince = async (target: EmulatorProcess, mark: number) =>
+const pagesServedSince = async (target: Target, mark: number) =>
   (await emulatorRequests(target)).slice(mark).filter((entry) => /\/rows(\?|$)/.test(entry.path) && entry.status === 200).length;
 
 /** The Parquet type of a column type, as CLI.md "Column types" lists them (written out here, not taken from src). */
@@ -158,106 +159,93 @@ describe('tds rows -o FILE.parquet', () => {
 });
 
 describe('tds rows -o FILE.parquet: interrupted and resumed', () => {
-  it('after retries run out (exit 6), --resume finishes a file equal to an uninterrupted export', async () => {
+  it('after retries run out (exit 6), --resume finishes a file equal to an uninterrupted export', async ({ open }) => {
     // Read requests: 1 tables, 2 schema, 3-4 pages one and two, 5-7 page three and its two retries.
-    const faulty = await startEmulatorProcess(['--rate-scale', RATE_SCALE, '--read-faults', '500@5-7']);
-    try {
-      const run = tdsAgainst(faulty);
-      const dir = await tempDir();
-      const file = join(dir, 'leads.parquet');
-      const failed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--max-retries', '2']);
-      expect(failed.code).toBe(6);
-      expect(failed.stderr).toMatch(
-        /hint: .*40 rows are in .*leads\.parquet\.tds-staging\.duckdb: run the same command again with --resume/,
-      );
-      expect((await readdir(dir)).sort()).toEqual([
-        'leads.parquet.tds-checkpoint',
-        'leads.parquet.tds-staging.duckdb',
-        'leads.parquet.tds-staging.duckdb.wal',
-      ]);
+    const faulty = await open({ spawned: { args: ['--read-faults', '500@5-7'] } });
+    const run = faulty.tds;
+    const dir = await tempDir();
+    const file = join(dir, 'leads.parquet');
+    const failed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--max-retries', '2']);
+    expect(failed.code).toBe(6);
+    expect(failed.stderr).toMatch(/hint: .*40 rows are in .*leads\.parquet\.tds-staging\.duckdb: run the same command again with --resume/);
+    expect((await readdir(dir)).sort()).toEqual([
+      'leads.parquet.tds-checkpoint',
+      'leads.parquet.tds-staging.duckdb',
+      'leads.parquet.tds-staging.duckdb.wal',
+    ]);
 
-      const before = await logMark(faulty);
-      const resumed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
-      expect(resumed.code, resumed.stderr).toBe(0);
-      expect(await pagesServedSince(faulty, before)).toBe(11); // pages 3-13 of 250 rows
-      expect(await readdir(dir)).toEqual(['leads.parquet']);
-      const whole = join(dir, 'whole.parquet');
-      expect((await run(['rows', 'Leads', '-o', whole])).code).toBe(0);
-      expect(await readParquet(file)).toEqual(await readParquet(whole));
-    } finally {
-      await faulty.stop();
-    }
+    const before = await logMark(faulty);
+    const resumed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await pagesServedSince(faulty, before)).toBe(11); // pages 3-13 of 250 rows
+    expect(await readdir(dir)).toEqual(['leads.parquet']);
+    const whole = join(dir, 'whole.parquet');
+    expect((await run(['rows', 'Leads', '-o', whole])).code).toBe(0);
+    expect(await readParquet(file)).toEqual(await readParquet(whole));
   });
 
-  it('after SIGINT (exit 130, staging file and checkpoint kept), --resume finishes a file equal to an uninterrupted export', async () => {
+  it('after SIGINT (exit 130, staging file and checkpoint kept), --resume finishes a file equal to an uninterrupted export', async ({
+    open,
+  }) => {
     // The fifth read request (page three) never gets an answer, so the export is surely mid-way when interrupted.
-    const stalling = await startEmulatorProcess(['--rate-scale', RATE_SCALE, '--read-faults', 'stall@5']);
-    try {
-      const dir = await tempDir();
-      const file = join(dir, 'leads.parquet');
-      // on a terminal the progress line says when both pages before the stall are written
-      const run = spawnAgainst(stalling, ['rows', 'Leads', '--page-size', '20', '-o', file], { env: { TDS_FORCE_TTY: '1' } });
-      await waitUntil(() => /\b40 rows ·/.test(run.stderr()), 15_000, 'two pages written');
-      // rows are committed to the staging file about once a second: these are not yet, and no checkpoint counts them
-      expect(await exists(`${file}.tds-checkpoint`)).toBe(false);
-      run.child.kill('SIGINT');
-      expect(await run.exit).toBe(130);
-      expect(run.stderr()).toMatch(
-        /the export stopped after 40 rows; .*leads\.parquet\.tds-staging\.duckdb and .*leads\.parquet\.tds-checkpoint are kept\nhint: run the same command again with --resume/,
-      );
-      // Ctrl-C committed them first: the checkpoint counts all 40
-      expect(JSON.parse(await readFile(`${file}.tds-checkpoint`, 'utf8'))).toMatchObject({
-        rows: 40,
-        bytes: 40,
-        cursor: expect.any(String),
-      });
+    const stalling = await open({ spawned: { args: ['--read-faults', 'stall@5'] } });
+    const dir = await tempDir();
+    const file = join(dir, 'leads.parquet');
+    // on a terminal the progress line says when both pages before the stall are written
+    const run = stalling.spawn(['rows', 'Leads', '--page-size', '20', '-o', file], { env: { TDS_FORCE_TTY: '1' } });
+    await waitUntil(() => /\b40 rows ·/.test(run.stderr()), 15_000, 'two pages written');
+    // rows are committed to the staging file about once a second: these are not yet, and no checkpoint counts them
+    expect(await exists(`${file}.tds-checkpoint`)).toBe(false);
+    run.child.kill('SIGINT');
+    expect(await run.exit).toBe(130);
+    expect(run.stderr()).toMatch(
+      /the export stopped after 40 rows; .*leads\.parquet\.tds-staging\.duckdb and .*leads\.parquet\.tds-checkpoint are kept\nhint: run the same command again with --resume/,
+    );
+    // Ctrl-C committed them first: the checkpoint counts all 40
+    expect(JSON.parse(await readFile(`${file}.tds-checkpoint`, 'utf8'))).toMatchObject({
+      rows: 40,
+      bytes: 40,
+      cursor: expect.any(String),
+    });
 
-      const again = tdsAgainst(stalling);
-      const before = await logMark(stalling);
-      const resumed = await again(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
-      expect(resumed.code, resumed.stderr).toBe(0);
-      expect(await pagesServedSince(stalling, before)).toBe(11);
-      const whole = join(dir, 'whole.parquet');
-      expect((await again(['rows', 'Leads', '-o', whole])).code).toBe(0);
-      expect(await readParquet(file)).toEqual(await readParquet(whole));
-      expect((await readdir(dir)).sort()).toEqual(['leads.parquet', 'whole.parquet']);
-    } finally {
-      await stalling.stop();
-    }
+    const again = stalling.tds;
+    const before = await logMark(stalling);
+    const resumed = await again(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await pagesServedSince(stalling, before)).toBe(11);
+    const whole = join(dir, 'whole.parquet');
+    expect((await again(['rows', 'Leads', '-o', whole])).code).toBe(0);
+    expect(await readParquet(file)).toEqual(await readParquet(whole));
+    expect((await readdir(dir)).sort()).toEqual(['leads.parquet', 'whole.parquet']);
   });
 
-  it('after SIGKILL mid-export under the rate limit, --resume finishes a file equal to an uninterrupted export', async () => {
+  it('after SIGKILL mid-export under the rate limit, --resume finishes a file equal to an uninterrupted export', async ({ open }) => {
     // 100 pages of 15 rows at 60 requests a 3-second window (a fifth of the suite's rate scale, on both
     // sides): the burst, then 20 pages a second, so that the kill lands mid-export.
-    const scale = String(Number(RATE_SCALE) / 5);
-    const limited = await startEmulatorProcess(['--rate-scale', scale, '--rows', '1500']);
-    try {
-      const dir = await tempDir();
-      const file = join(dir, 'generated.parquet');
-      const args = ['rows', 'Generated', '--page-size', '15', '-o', file];
-      const run = spawnAgainst(limited, args, { env: { TDS_RATE_SCALE: scale } });
-      await waitUntil(() => exists(`${file}.tds-checkpoint`), 15_000, 'a checkpoint');
-      run.child.kill('SIGKILL');
-      await run.exit;
-      const checkpoint = JSON.parse(await readFile(`${file}.tds-checkpoint`, 'utf8')) as { rows: number; done: boolean };
-      expect(checkpoint.done).toBe(false);
-      expect(checkpoint.rows).toBeGreaterThan(0);
-      expect(await exists(file)).toBe(false);
+    const limited = await open({ rateScale: RATE_SCALE / 5, spawned: { args: ['--rows', '1500'] } });
+    const dir = await tempDir();
+    const file = join(dir, 'generated.parquet');
+    const args = ['rows', 'Generated', '--page-size', '15', '-o', file];
+    const run = limited.spawn(args);
+    await waitUntil(() => exists(`${file}.tds-checkpoint`), 15_000, 'a checkpoint');
+    run.child.kill('SIGKILL');
+    await run.exit;
+    const checkpoint = JSON.parse(await readFile(`${file}.tds-checkpoint`, 'utf8')) as { rows: number; done: boolean };
+    expect(checkpoint.done).toBe(false);
+    expect(checkpoint.rows).toBeGreaterThan(0);
+    expect(await exists(file)).toBe(false);
 
-      const again = tdsAgainst(limited, { TDS_RATE_SCALE: scale });
-      const before = await logMark(limited);
-      const resumed = await again([...args, '--resume']);
-      expect(resumed.code, resumed.stderr).toBe(0);
-      // continued from the checkpoint: only the pages after it were read again
-      expect(await pagesServedSince(limited, before)).toBe(100 - checkpoint.rows / 15);
-      const whole = join(dir, 'whole.parquet');
-      expect((await again(['rows', 'Generated', '-o', whole])).code).toBe(0);
-      const [got, want] = await Promise.all([readParquet(file), readParquet(whole)]);
-      expect(got.rows).toHaveLength(1500);
-      expect(got).toEqual(want);
-      expect((await readdir(dir)).sort()).toEqual(['generated.parquet', 'whole.parquet']);
-    } finally {
-      await limited.stop();
-    }
+    const again = limited.tds;
+    const before = await logMark(limited);
+    const resumed = await again([...args, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // continued from the checkpoint: only the pages after it were read again
+    expect(await pagesServedSince(limited, before)).toBe(100 - checkpoint.rows / 15);
+    const whole = join(dir, 'whole.parquet');
+    expect((await again(['rows', 'Generated', '-o', whole])).code).toBe(0);
+    const [got, want] = await Promise.all([readParquet(file), readParquet(whole)]);
+    expect(got.rows).toHaveLength(1500);
+    expect(got).toEqual(want);
+    expect((await readdir(dir)).sort()).toEqual(['generated.parquet', 'whole.parquet']);
   });
 });

@@ -1,26 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import { displayWidth } from '../../src/output/table.js';
 import type { Field, Row, Table } from '../../src/service/index.js';
-import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
-import { RATE_SCALE, emulatorRequests, tdsAgainst } from './read-support.js';
+import { emulatorRequests } from './read-support.js';
 import { LEADS_KEYS, allRows, expectedRecords, schemaOf, tableNamed, type Rec } from './rows-support.js';
 
 // Issue 16: `tds rows|query --format table`. On a terminal (TDS_FORCE_TTY=1, LINES and COLUMNS give its
 // size): a screenful of rows sized to the terminal, with a footer and hints; piped: plain aligned text.
 
-let emulator: EmulatorProcess;
-let tds: ReturnType<typeof tdsAgainst>;
+let emulator: Harness;
+let tds: Harness['tds'];
 let leads: { table: Table; fields: Field[]; rows: Row[]; records: Rec[] };
 
-beforeAll(async () => {
-  emulator = await startEmulatorProcess(['--rate-scale', RATE_SCALE]);
-  tds = tdsAgainst(emulator);
+it.override({ harnessOptions: { spawned: {} } });
+
+it.beforeAll(async ({ harness }) => {
+  emulator = harness;
+  tds = harness.tds;
   const table = await tableNamed(emulator, 'Leads');
   const fields = await schemaOf(emulator, table.id);
   const rows = await allRows(emulator, table.id);
   leads = { table, fields, rows, records: expectedRecords(rows, fields, { keys: LEADS_KEYS }) };
 });
-afterAll(() => emulator?.stop());
 
 const terminal = (lines: number, columns: number) => ({ env: { TDS_FORCE_TTY: '1', LINES: String(lines), COLUMNS: String(columns) } });
 const lines = (text: string): string[] => text.trimEnd().split('\n');

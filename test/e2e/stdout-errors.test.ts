@@ -1,18 +1,16 @@
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
-import { RATE_SCALE } from './read-support.js';
-import { spawnAgainst } from './export-support.js';
+import { describe, expect } from 'vitest';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // Issue 15, item 7: stdout that cannot be written (a full disk: /dev/full) is a one-line error and
 // exit 1 for every command; a pipe closed by its reader (`| head`) stays a normal exit.
 
-let emulator: EmulatorProcess;
+let emulator: Harness;
 
-beforeAll(async () => {
-  emulator = await startEmulatorProcess(['--rate-scale', RATE_SCALE]);
+it.override({ harnessOptions: { spawned: {} } });
+it.beforeAll(({ harness }) => {
+  emulator = harness;
 });
-afterAll(() => emulator?.stop());
 
 const COMMANDS = [
   ['workspaces'],
@@ -31,7 +29,7 @@ const COMMANDS = [
   it.each(COMMANDS.map((args) => [args.join(' '), args]))('tds %s: one line on stderr, exit 1', async (_name, args) => {
     const full = openSync('/dev/full', 'w');
     try {
-      const run = spawnAgainst(emulator, args, { stdio: ['ignore', full, 'pipe'] });
+      const run = emulator.spawn(args, { stdio: ['ignore', full, 'pipe'] });
       const code = await run.exit;
       expect(run.stderr()).toBe('tds: cannot write to stdout: no space left on device (ENOSPC)\n');
       expect(code).toBe(1);
@@ -43,7 +41,7 @@ const COMMANDS = [
 
 describe.concurrent('stdout closed by its reader (| head)', () => {
   it.each(COMMANDS.map((args) => [args.join(' '), args]))('tds %s: a normal exit, nothing on stderr', async (_name, args) => {
-    const run = spawnAgainst(emulator, args);
+    const run = emulator.spawn(args);
     run.child.stdout!.destroy();
     expect(await run.exit).toBe(0);
     expect(run.stderr()).toBe('');

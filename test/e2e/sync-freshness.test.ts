@@ -1,6 +1,6 @@
 import { describe, expect, vi } from 'vitest';
 import { everyTypeTable, exportRows, mirrorRows } from '../mirror/helpers.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { adminRoute, test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 import { addEveryTypeRows, DAY, expectMirrorEqualsService, syncTables } from './sync-support.js';
 
 // Freshness (issue 30): deletions found by a plain sync, verified_at and --max-stale, --follow rounds
@@ -107,11 +107,7 @@ describe("the emulator's re-run route", () => {
     const [all] = await syncTables(bench, ['--full']);
     expect(all).toMatchObject({ mode: 'full', updated: 30 });
     await expectMirrorEqualsService(bench, id);
-    const refused = await fetch(`${bench.emu.baseUrl.replace(/\/v1$/, '')}/_emulator/tables/${id}/actions/rerun`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ field: 'Name' }),
-    });
+    const refused = await adminRoute(bench, 'POST', `/tables/${id}/actions/rerun`, { field: 'Name' });
     expect(refused.status).toBe(400);
   });
 });

@@ -22,7 +22,7 @@ import { spawnTds, type SpawnedTds, type SpawnOptions } from './spawn-tds.js';
 
 /** What a harness is opened with: the emulator's options, or `spawned` for `tds emulator` as a process. */
 export interface HarnessOptions extends EmulatorOptions {
-  /** run `tds emulator` as a process with these arguments and environment instead of in this process */
+  /** run `tds emulator` as a process with these arguments and environment instead of in this process (at `rateScale` too) */
   spawned?: { args?: string[]; env?: EnvOverrides };
   /** tds runs through `tds()` may print the API key and the webhook secrets (default: each run is checked they do not) */
   showsSecrets?: boolean;
@@ -90,15 +90,18 @@ export const makeTempFolder = (name = 'test'): Promise<string> => mkdtemp(join(t
 export async function openHarness(options: HarnessOptions = {}): Promise<Harness> {
   const { spawned, showsSecrets, ...emulatorOptions } = options;
   const started = { port: 0, ingestDelayMs: 20, actionDelayMs: 0, rateScale: RATE_SCALE, ...emulatorOptions };
-  const emulator = spawned ? await startEmulatorProcess(spawned.args, spawned.env) : await startEmulator(started);
+  // the emulator's scale (1 when a test unsets it) is the clients' too, so that both sides run alike
+  const rateScale = String(started.rateScale ?? 1);
+  const emulator = spawned
+    ? await startEmulatorProcess(spawned.args, { TDS_RATE_SCALE: rateScale, ...spawned.env })
+    : await startEmulator(started);
   const inProcess = 'close' in emulator ? emulator : undefined;
   const dir = await makeTempFolder('harness');
   const db = join(dir, 'mirror.duckdb');
   const env = {
     TDS_BASE_URL: emulator.baseUrl,
     TDS_API_KEY: emulator.apiKey,
-    // the emulator's scale (1 when a test unsets it), so that both sides run alike
-    TDS_RATE_SCALE: String(spawned ? RATE_SCALE : (started.rateScale ?? 1)),
+    TDS_RATE_SCALE: rateScale,
     TDS_DB: db,
     TDS_CONFIG_DIR: join(dir, 'config'),
   };

@@ -1,23 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { describe, expect } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ApiClient } from '../../src/http/client.js';
 import { serviceTimings } from '../../src/http/service-timings.js';
 import { paginate, rowsOf } from '../../src/http/paginate.js';
 import { resolveTable } from '../../src/http/resolve-table.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
 
 // The HTTP core against the real emulator (in-process, rate limits 100x faster), asserting its
 // request log: how often requests were sent and how far apart.
 
-const SCALE = RATE_SCALE;
+/** A window 10 times the suite's, for the test whose other client's reads must all still be in it when it starts. */
 const SLOW_SCALE = RATE_SCALE / 10;
 let emulator: RunningEmulator;
 
 // an emulator per test: each starts with empty rate windows
-beforeEach(async () => {
-  emulator = await startEmulator({ port: 0, rateScale: SCALE });
+it.beforeEach(async ({ open }) => {
+  emulator = (await open()).emu;
 });
-afterEach(() => emulator?.close());
 
 async function withClient<T>(rateScale: number, work: (client: ApiClient) => Promise<T>): Promise<T> {
   const client = new ApiClient({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, timings: serviceTimings(rateScale) });
@@ -32,21 +32,20 @@ const rowRequests = (since: number) => emulator.requestLog.slice(since).filter((
 
 describe('ApiClient against the emulator', () => {
   it('paces row reads to the 60-a-minute limit (scaled): the full burst, then the window, and no 429', async () => {
-    const leads = await withClient(SCALE, (client) => resolveTable(client, 'Leads'));
+    const leads = await withClient(RATE_SCALE, (client) => resolveTable(client, 'Leads'));
     const since = emulator.requestLog.length;
-    await withClient(SCALE, (client) => Promise.all(Array.from({ length: 70 }, () => client.rowsPage(leads.id, { limit: 1 }))));
+    await withClient(RATE_SCALE, (client) => Promise.all(Array.from({ length: 70 }, () => client.rowsPage(leads.id, { limit: 1 }))));
     const log = rowRequests(since);
     expect(log).toHaveLength(70);
     expect(log.filter((entry) => entry.status === 429)).toHaveLength(0);
     const times = log.map((entry) => entry.at).sort((a, b) => a - b);
-    expect(times[60]! - times[0]!).toBeGreaterThanOrEqual(60_000 / SCALE);
+    expect(times[60]! - times[0]!).toBeGreaterThanOrEqual(60_000 / RATE_SCALE);
   });
 
-  it("honours the service's own 429s when another client used up the limit, and still gets every page", async () => {
+  it("honours the service's own 429s when another client used up the limit, and still gets every page", async ({ open }) => {
     // a window 10 times the suite's: the other client's 60 reads must all still be in it when this
     // client starts, however slowly a loaded machine serves them
-    await emulator.close();
-    emulator = await startEmulator({ port: 0, rateScale: SLOW_SCALE });
+    emulator = (await open({ rateScale: SLOW_SCALE })).emu;
     const leads = await withClient(SLOW_SCALE, (client) => resolveTable(client, 'Leads'));
     const since = emulator.requestLog.length;
     await withClient(SLOW_SCALE, (other) => Promise.all(Array.from({ length: 60 }, () => other.rowsPage(leads.id, { limit: 1 }))));
@@ -61,7 +60,7 @@ describe('ApiClient against the emulator', () => {
   });
 
   it('pages through a whole table with paginate, each row once', async () => {
-    const rows = await withClient(SCALE, async (client) => {
+    const rows = await withClient(RATE_SCALE, async (client) => {
       const leads = await resolveTable(client, 'Leads');
       const ids: string[] = [];
       for await (const row of rowsOf(paginate((cursor) => client.rowsPage(leads.id, { limit: 100, cursor })))) ids.push(row.id);
@@ -72,7 +71,7 @@ describe('ApiClient against the emulator', () => {
   });
 
   it('checks every seeded response shape (a cut cell may lack value)', async () => {
-    await withClient(SCALE, async (client) => {
+    await withClient(RATE_SCALE, async (client) => {
       const { tables } = await client.tables();
       for (const table of tables) {
         await client.schema(table.id);

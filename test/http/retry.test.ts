@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
 import { withRetries, type AttemptReport } from '../../src/http/retry.js';
 import type { AttemptOutcome } from '../../src/http/retry-policy.js';
+import { UNIT_RATE_SCALE } from '../helpers/rate-scale.js';
 
 /** A limiter that counts slots taken and pauses asked for, and never waits. */
 function countingLimiter() {
@@ -31,7 +32,7 @@ async function script(outcomes: Array<AttemptOutcome | undefined>, options: { ma
   let calls = 0;
   const result = await withRetries<number>({
     limiter,
-    policy: { maxRetries: options.maxRetries ?? 5, idempotent: options.idempotent ?? true, rateScale: 1000, random: () => 0 },
+    policy: { maxRetries: options.maxRetries ?? 5, idempotent: options.idempotent ?? true, rateScale: UNIT_RATE_SCALE, random: () => 0 },
     attempt: async () => calls++,
     outcomeOf: (n) => outcomes[n],
     onAttempt: (report) => void reports.push(report),

@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { RATE_LIMITS } from '../../../src/service/index.js';
-import { RATE_SCALE } from '../../helpers/rate-scale.js';
+import { LIMITED_RATE_SCALE } from '../../helpers/rate-scale.js';
 import { call, get, sleep, tableByName, emulatorOptions } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
@@ -9,7 +9,7 @@ import { test as it } from '../../helpers/emulator-fixture.js';
 // A fifth of the suite's rate scale (20): a one-minute window lasts 3 s, long enough for a burst of requests
 // to land inside one window however loaded the machine; retry-after still says up to 60 (service) seconds.
 
-const SCALE = RATE_SCALE / 5;
+const SCALE = LIMITED_RATE_SCALE;
 
 describe('rate limits (scaled)', () => {
   let emu: RunningEmulator;

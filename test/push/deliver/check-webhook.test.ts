@@ -3,6 +3,7 @@ import { RateLimiter } from '../../../src/http/rate-limiter.js';
 import { checkWebhook } from '../../../src/push/deliver/check-webhook.js';
 import type { WireResult } from '../../../src/push/deliver/webhook-client.js';
 import { webhookTarget } from '../../../src/push/deliver/webhook-target.js';
+import { UNIT_RATE_SCALE } from '../../helpers/rate-scale.js';
 
 const response = (status: number, text = ''): WireResult => ({ kind: 'response', status, headers: {}, text, ms: 1 });
 const failure = (code: string): WireResult => ({ kind: 'failure', code, message: code, ms: 1 });
@@ -15,7 +16,7 @@ async function check(answers: WireResult[], maxRetries = 3): Promise<{ outcome: 
     client: { head: async () => answers[Math.min(heads++, answers.length - 1)]! },
     target,
     limiter: new RateLimiter({ limit: 100, windowMs: 1 }),
-    retry: { maxRetries, rateScale: 1000, random: () => 0 },
+    retry: { maxRetries, rateScale: UNIT_RATE_SCALE, random: () => 0 },
     signal: new AbortController().signal,
   }).then(
     () => 'exists',

@@ -13,6 +13,7 @@ import type { BatchState } from '../../../src/push/journal/journal-entry.js';
 import type { SentRequest } from '../../../src/push/key/intake-window.js';
 import { batchId, splitBatch, type Batch } from '../../../src/push/plan/batch.js';
 import { batches } from '../helpers/batches.js';
+import { UNIT_RATE_SCALE } from '../../helpers/rate-scale.js';
 
 const response = (status: number): WireResult => ({ kind: 'response', status, headers: {}, text: '', ms: 1 });
 
@@ -32,7 +33,7 @@ function setup(answers: WireResult[], options: Partial<BatchDeliveryOptions> = {
       attempted: async () => undefined,
     },
     limiter: { acquireSlot: async () => ({ waitedMs: 0, done: () => undefined }), pause: () => undefined },
-    retry: { maxRetries: 2, rateScale: 1000, random: () => 0 },
+    retry: { maxRetries: 2, rateScale: UNIT_RATE_SCALE, random: () => 0 },
     stops,
     journal: async (batch, state) => void journal.push(`${batchId(batch)} ${state}`),
     onOutcome: (event) => void events.push(event),

@@ -7,8 +7,9 @@ import { BatchSender, type SendEvent, type SendOptions, type StopReason } from '
 import { WebhookClient } from '../../../src/push/deliver/webhook-client.js';
 import { webhookTarget } from '../../../src/push/deliver/webhook-target.js';
 import { accepted, testWebhook, type Answer, type SeenRequest, type TestWebhook } from '../helpers/webhook-server.js';
+import { UNIT_RATE_SCALE } from '../../helpers/rate-scale.js';
 
-const SCALE = 1000; // retry-after 1 s → 1 ms, the 10 s default → 10 ms
+const SCALE = UNIT_RATE_SCALE; // retry-after 1 s → 1 ms, the 10 s default → 10 ms
 
 async function* source(list: Batch[]): AsyncGenerator<Batch> {
   yield* list;

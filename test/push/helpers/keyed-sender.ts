@@ -6,12 +6,11 @@ import type { SentRequest } from '../../../src/push/key/intake-window.js';
 import type { SentBatch } from '../../../src/push/key/reconcile.js';
 import { batchId, type Batch } from '../../../src/push/plan/batch.js';
 import { batches as plainBatches } from './batches.js';
+import { UNIT_RATE_SCALE } from '../../helpers/rate-scale.js';
 
 // BatchSender with --key against a fake webhook and a fake reconciler (send-by-key*.test.ts).
 
 export const batches = (count: number, size = 3): Batch[] => plainBatches(count, size, true);
-
-const SCALE = 1000;
 
 export const response = (status: number, text = ''): WireResult => ({ kind: 'response', status, headers: {}, text, ms: 1 });
 export const OK = response(200, '{"success":true,"message":"3 records are being processed"}');
@@ -85,8 +84,8 @@ export async function run(
   const log: string[] = [];
   const sender = new BatchSender({
     inFlightLimit: () => 1,
-    retry: { maxRetries: 3, rateScale: SCALE, random: () => 0.5 },
-    limiter: new RateLimiter({ limit: 100, windowMs: 1000 / SCALE }),
+    retry: { maxRetries: 3, rateScale: UNIT_RATE_SCALE, random: () => 0.5 },
+    limiter: new RateLimiter({ limit: 100, windowMs: 1000 / UNIT_RATE_SCALE }),
     post: async (body) => {
       const request = { n: seen.length + 1, records: (JSON.parse(body.toString('utf8')) as Array<{ r: number }>).map((o) => o.r) };
       seen.push(request);

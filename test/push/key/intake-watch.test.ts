@@ -3,12 +3,13 @@ import { INTAKE_LONGEST_MS, type IntakeTiming, type VisibleRow } from '../../../
 import { watchIntake, type Watched, type WatchOptions } from '../../../src/push/key/intake-watch.js';
 import { INTAKE_QUIET_MS } from '../../../src/service/index.js';
 import { FakeIntake } from './fake-intake.js';
+import { INTAKE_RATE_SCALE } from '../../helpers/rate-scale.js';
 
 // Issue 20: the rows of a request are looked for until each key is found or provably missing, and a
-// key is declared missing only by a lookup that began after the proof was seen. TDS_RATE_SCALE 30:
+// key is declared missing only by a lookup that began after the proof was seen. TDS_RATE_SCALE 30 (INTAKE_RATE_SCALE):
 // quiet period 167 ms, longest window 1,200 ms, rowCount polled every 33 ms.
 
-const SCALE = 30;
+const SCALE = INTAKE_RATE_SCALE;
 const QUIET = INTAKE_QUIET_MS / SCALE;
 const WINDOW = INTAKE_LONGEST_MS / SCALE;
 const INTAKE: IntakeTiming = { windowMs: WINDOW, quietMs: QUIET, pollMs: 1000 / SCALE };

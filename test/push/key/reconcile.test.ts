@@ -6,9 +6,10 @@ import { KeyReconciler, type ReconcileOptions, type SentBatch } from '../../../s
 import { makeBatch, type Batch } from '../../../src/push/plan/batch.js';
 import { INTAKE_QUIET_MS } from '../../../src/service/index.js';
 import { FakeIntake } from './fake-intake.js';
+import { INTAKE_RATE_SCALE } from '../../helpers/rate-scale.js';
 
-// TDS_RATE_SCALE 30: the quiet period is 167 ms, the longest window 1,200 ms.
-const SCALE = 30;
+// TDS_RATE_SCALE 30 (INTAKE_RATE_SCALE): the quiet period is 167 ms, the longest window 1,200 ms.
+const SCALE = INTAKE_RATE_SCALE;
 const QUIET = INTAKE_QUIET_MS / SCALE;
 const WINDOW = INTAKE_LONGEST_MS / SCALE;
 const INTAKE: IntakeTiming = { windowMs: WINDOW, quietMs: QUIET, pollMs: 1000 / SCALE };
