@@ -25,6 +25,10 @@
 //    (b) After the clock moved 2 minutes and one row came (the burst older than the margin).
 //    Target: one row request per poll. Then SIGINT.
 // 4. A first sync of 5,000 rows at the real limit on loopback and 200 ms away (sync/far-sync.mjs says the target).
+// 5. Freshness (sync/freshness.mjs), at a rate scale: 10 followed tables; an idle round = 0 row requests + 1
+//    listing; changes to old rows (edits, re-runs, deletions) each in --changes within 1.2 x --max-stale; row
+//    requests in any minute <= s x 60 + 1. BENCH_SYNC_ONLY=freshness runs this phase alone; BENCH_FRESH_SCALE (20),
+//    BENCH_FRESH_ROWS (2000), BENCH_FRESH_CHANGES (30), BENCH_FRESH_MAX_STALE_MIN (20).
 //
 // Run: npm run bench -- sync     (exits 1 when a target is missed; traffic only to 127.0.0.1)
 // Env: BENCH_SKIP_FAR=1, BENCH_SYNC_LATENCIES (0,200), BENCH_ROWS (default 1000000), BENCH_CHANGED (100000), BENCH_ADDED (1000), BENCH_POLLS (3), BENCH_EVERY (seconds, 3),
@@ -36,6 +40,7 @@ import { availableParallelism } from 'node:os';
 import { load } from './support.mjs';
 import { createContext } from './sync/context.mjs';
 import { fullSync } from './sync/first-sync.mjs';
+import { freshness } from './sync/freshness.mjs';
 import { idleFollow } from './sync/idle-follow.mjs';
 import { incrementalSync } from './sync/incremental.mjs';
 import { lakeSync } from './sync/lake.mjs';
@@ -45,11 +50,14 @@ const ctx = createContext();
 
 console.log(`load average before: ${load()} on ${availableParallelism()} CPUs`);
 try {
-  await fullSync(ctx);
-  if (process.env.BENCH_SKIP_LAKE !== '1') await lakeSync(ctx);
-  await incrementalSync(ctx);
-  await idleFollow(ctx);
-  if (process.env.BENCH_SKIP_FAR !== '1') await farSync(ctx);
+  if (process.env.BENCH_SYNC_ONLY !== 'freshness') {
+    await fullSync(ctx);
+    if (process.env.BENCH_SKIP_LAKE !== '1') await lakeSync(ctx);
+    await incrementalSync(ctx);
+    await idleFollow(ctx);
+    if (process.env.BENCH_SKIP_FAR !== '1') await farSync(ctx);
+  }
+  await freshness(ctx);
 } finally {
   // A phase that threw left children running; none outlives the bench.
   for (const cleanup of ctx.cleanups) cleanup();

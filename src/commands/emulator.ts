@@ -21,8 +21,9 @@ The seeded cells that are not final (queued, waiting, running) run on the same w
 --seeded-actions pending keeps them as seeded, for tests that need every status in the demo data.
 The demo table Marketing/Inbox has two: Domain (the domain of Email) and Company (waits for Domain).
 
-Churn (--churn SPEC): a comma list of add:RATE/s, update:RATE/s, delete:RATE/s (also /m, /h), and
-optionally table=NAME (a table's name or ID) to change only that table; seeded by --fault-seed.
+Churn (--churn SPEC): a comma list of add:RATE/s, update:RATE/s, delete:RATE/s, rerun:RATE/s (also
+/m, /h; a rerun is "re-run column" on one row: its action cells run again), and optionally table=NAME
+(a table's name or ID) to change only that table; seeded by --fault-seed.
 
 Latency (--latency MS[,JITTER]): half of the round trip passes before a request of the service is
 counted and handled, half before its answer leaves; each half varies by up to JITTER/2 at random.
@@ -103,7 +104,7 @@ export function emulatorCommand(ctx: Context): Command {
         .choices(SEEDED_ACTIONS)
         .default('live'),
     )
-    .option('--churn <spec>', 'add, update and delete rows over time, e.g. add:5/s,update:2/s,delete:0.1/s', churnSpec)
+    .option('--churn <spec>', 'add, update, delete and re-run rows over time, e.g. add:5/s,update:2/s,delete:0.1/s,rerun:1/m', churnSpec)
     .option('--latency <ms[,jitter]>', 'a far-away service: every request takes MS more round trip, ± up to JITTER ms', latencySpec)
     .option('--admin', 'serve the admin routes under /_emulator on a non-loopback address too')
     .option('-v, --verbose', 'log each request on stderr')

@@ -49,13 +49,20 @@ export interface VerifyPace {
   maxShare: number;
 }
 
+/** How far 429s (other clients' traffic) may stretch the spacing of verification pages. */
+const MAX_BACKOFF = 16;
+
 /**
  * Paces and reads verification pages: evenly spaced so that every page of every followed table is read
- * once per --max-stale (a tenth early), never faster than --max-share of the row-read limit allows.
+ * once per --max-stale (a tenth early), never faster than --max-share of the row-read limit allows. The
+ * rounds' row requests count against the same share (each puts the next page off by one share's
+ * spacing), and a page that met a 429 doubles the spacing until pages go through clean again.
  */
 export class Verifier {
   private nextAt = performance.now();
   private intervalMs = Infinity;
+  private shareMs = Infinity;
+  private backoff = 1;
   private warned = false;
 
   constructor(
@@ -83,6 +90,7 @@ export class Verifier {
       );
     }
     const wasInfinite = this.intervalMs === Infinity;
+    this.shareMs = shareMs;
     this.intervalMs = Math.max(shareMs, staleMs);
     if (wasInfinite) this.nextAt = performance.now() + this.intervalMs;
   }
@@ -92,9 +100,16 @@ export class Verifier {
     return this.intervalMs === Infinity ? Infinity : this.nextAt;
   }
 
+  /** A round read `requests` rows pages: they come out of the share verification may use. */
+  spent(requests: number): void {
+    if (this.intervalMs !== Infinity) this.nextAt = Math.max(this.nextAt, performance.now()) + requests * this.shareMs;
+  }
+
   /** Reads and applies one page of the table whose verification is oldest (or under way). */
   async page(tables: readonly Table[]): Promise<void> {
-    this.nextAt = Math.max(this.nextAt + this.intervalMs, performance.now());
+    const spacing = this.intervalMs * this.backoff;
+    this.nextAt = Math.max(this.nextAt + spacing, performance.now());
+    const limitedBefore = this.session.client.stats.rateLimited;
     const db = await this.session.open();
     try {
       const states = await loadStates(db.connection);
@@ -104,6 +119,18 @@ export class Verifier {
       if (state && table) await verifyPage(this.session, db, table, state);
     } finally {
       db.close();
+      this.paced(limitedBefore, spacing);
+    }
+  }
+
+  /** After a page: one that met a 429 waits twice as long from now; clean ones bring the spacing back. */
+  private paced(limitedBefore: number, spacing: number): void {
+    if (this.session.client.stats.rateLimited > limitedBefore) {
+      this.backoff = Math.min(MAX_BACKOFF, this.backoff * 2);
+      this.nextAt = Math.max(this.nextAt, performance.now() + this.intervalMs * this.backoff);
+    } else if (this.backoff > 1) {
+      this.backoff /= 2;
+      this.nextAt = Math.max(this.nextAt, performance.now() + spacing / 2);
     }
   }
 }

@@ -161,6 +161,7 @@ async function followRounds(session: SyncSession, follow: FollowMemory): Promise
     if (!(await idle(ctx, roundAt - performance.now()))) return;
     const results = await followRound(session, follow);
     verifier.plan(follow.tables);
+    verifier.spent(results.reduce((sum, result) => sum + result.requests, 0));
     const changed = results.filter(changedAnything);
     if (changed.length > 0) {
       report(ctx, request, changed);

@@ -52,6 +52,12 @@ describe('tds demo', () => {
     const incremental = /leads +incremental +\d+ requests? +(\d+) read +2 inserted +0 updated +0 deleted/.exec(out);
     expect(incremental, out).not.toBeNull();
     expect(Number(incremental![1])).toBeLessThanOrEqual(100);
+    // then an old lead edited and another deleted on the service: a plain sync finds them by the count, and says when it verified
+    expect(out).toMatch(/PATCH row_\S+ 200\nDELETE row_\S+ 200\n/);
+    expect(out).toContain('leads: the mirror holds 1 more row than the service lists: rows were deleted; reading every row to find them');
+    expect(out).toMatch(
+      /leads +full +\d+ requests +\d+ read +0 inserted +1 updated +1 deleted .* verified \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/,
+    );
     await expect(stat(elsewhere)).rejects.toThrow();
     expect((await stat(join(dir, 'tds.duckdb'))).isFile()).toBe(true);
     // the round trip: ada was pushed before (left out), the two others sent; all three enriched, in input order

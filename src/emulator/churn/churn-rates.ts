@@ -1,10 +1,11 @@
 /*
- * `--churn SPEC`: a comma list of KIND:RATE/UNIT (KIND add, update or delete; RATE a number; UNIT s, m or h, per
- * second, minute or hour), and optionally table=NAME (a table's name or ID) to change only that table.
- * Example: "add:5/s,update:2/s,delete:0.1/s".
+ * `--churn SPEC`: a comma list of KIND:RATE/UNIT (KIND add, update, delete or rerun; RATE a number; UNIT s, m
+ * or h, per second, minute or hour), and optionally table=NAME (a table's name or ID) to change only that
+ * table. A rerun is "re-run column" on one row: its action cells run again, moving updatedAt.
+ * Example: "add:5/s,update:2/s,delete:0.1/s,rerun:1/m".
  */
 
-export const CHURN_KINDS = ['add', 'update', 'delete'] as const;
+export const CHURN_KINDS = ['add', 'update', 'delete', 'rerun'] as const;
 export type ChurnKind = (typeof CHURN_KINDS)[number];
 
 export interface ChurnRates {
@@ -24,11 +25,11 @@ export class ChurnSpecError extends Error {
 /** Changes of one kind per second, at most. */
 export const CHURN_MAX_RATE = 10_000;
 
-const RATE = /^(add|update|delete):(\d+(?:\.\d+)?|\.\d+)\/(s|m|h)$/;
+const RATE = /^(add|update|delete|rerun):(\d+(?:\.\d+)?|\.\d+)\/(s|m|h)$/;
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600 } as const;
 
 export function parseChurnRates(text: string): ChurnRates {
-  const spec: ChurnRates = { perSecond: { add: 0, update: 0, delete: 0 } };
+  const spec: ChurnRates = { perSecond: { add: 0, update: 0, delete: 0, rerun: 0 } };
   const seen = new Set<string>();
   for (const raw of text.split(',').map((part) => part.trim())) {
     if (raw === '') continue;
@@ -41,7 +42,7 @@ export function parseChurnRates(text: string): ChurnRates {
     const match = RATE.exec(raw);
     if (!match) {
       throw new ChurnSpecError(
-        `churn spec item "${raw}" is not valid: write KIND:RATE/UNIT with KIND add, update or delete and UNIT s, m or h (e.g. "add:5/s,update:2/s,delete:0.1/s"), or table=NAME`,
+        `churn spec item "${raw}" is not valid: write KIND:RATE/UNIT with KIND add, update, delete or rerun and UNIT s, m or h (e.g. "add:5/s,update:2/s,delete:0.1/s,rerun:1/m"), or table=NAME`,
       );
     }
     const kind = match[1] as ChurnKind;
@@ -51,6 +52,6 @@ export function parseChurnRates(text: string): ChurnRates {
     if (rate > CHURN_MAX_RATE) throw new ChurnSpecError(`churn spec item "${raw}": at most ${CHURN_MAX_RATE} a second`);
     spec.perSecond[kind] = rate;
   }
-  if (seen.size === 0) throw new ChurnSpecError(`churn spec "${text}" names no change: give add, update or delete (e.g. "add:5/s")`);
+  if (seen.size === 0) throw new ChurnSpecError(`churn spec "${text}" names no change: give add, update, delete or rerun (e.g. "add:5/s")`);
   return spec;
 }

@@ -26,7 +26,7 @@ const MAX_PER_TICK = 1_000;
  */
 export class Churn {
   private readonly random: Prng;
-  private readonly carry: Record<ChurnKind, number> = { add: 0, update: 0, delete: 0 };
+  private readonly carry: Record<ChurnKind, number> = { add: 0, update: 0, delete: 0, rerun: 0 };
   private timer: NodeJS.Timeout | undefined;
   private last = 0;
 
@@ -55,8 +55,9 @@ export class Churn {
       this.carry[kind] += (this.spec.perSecond[kind] * elapsedMs) / 1000;
       const count = Math.min(MAX_PER_TICK, Math.floor(this.carry[kind]));
       this.carry[kind] -= Math.floor(this.carry[kind]);
-      // Updates and deletes go to tables that have rows, so their rates hold while some tables are empty.
-      const candidates = kind === 'add' ? tables : tables.filter((table) => table.rows.size > 0);
+      // Updates, deletes and reruns go to tables that have rows (reruns: and action columns), so their rates
+      // hold while some tables are empty.
+      const candidates = kind === 'add' ? tables : tables.filter((table) => table.rows.size > 0 && (kind !== 'rerun' || hasActions(table)));
       if (count > 0 && candidates.length > 0) this[kind](candidates, count);
     }
   }
@@ -102,7 +103,18 @@ export class Churn {
       if (row) this.deps.live.remove(table, row.id);
     }
   }
+
+  /** "Re-run column" on a row of each table drawn: its action cells run again. */
+  private rerun(tables: readonly TableRec[], count: number): void {
+    for (let i = 0; i < count; i += 1) {
+      const table = pick(tables, this.random());
+      const row = table.rows.sample(this.random());
+      if (row) this.deps.live.rerun(table, [row.id]);
+    }
+  }
 }
+
+const hasActions = (table: TableRec): boolean => table.fields.some((field) => field.type === 'action');
 
 /** Churn edits what people edit: not system, webhook or action columns. */
 function isEditable(field: FieldRec): boolean {

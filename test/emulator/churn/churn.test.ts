@@ -14,20 +14,29 @@ import { test as it, adminRoute } from '../../helpers/emulator-fixture.js';
 
 describe('parseChurnRates', () => {
   it.each([
-    ['add:5/s,update:2/s,delete:0.1/s', { perSecond: { add: 5, update: 2, delete: 0.1 } }],
-    ['add:60/m', { perSecond: { add: 1, update: 0, delete: 0 } }],
-    [' delete:.5/s , table=Edge Cases ', { perSecond: { add: 0, update: 0, delete: 0.5 }, table: 'Edge Cases' }],
-    ['update:3600/h,table=tbl_x', { perSecond: { add: 0, update: 1, delete: 0 }, table: 'tbl_x' }],
+    ['add:5/s,update:2/s,delete:0.1/s', { perSecond: { add: 5, update: 2, delete: 0.1, rerun: 0 } }],
+    ['add:60/m', { perSecond: { add: 1, update: 0, delete: 0, rerun: 0 } }],
+    ['rerun:1/m', { perSecond: { add: 0, update: 0, delete: 0, rerun: 1 / 60 } }],
+    [' delete:.5/s , table=Edge Cases ', { perSecond: { add: 0, update: 0, delete: 0.5, rerun: 0 }, table: 'Edge Cases' }],
+    ['update:3600/h,table=tbl_x', { perSecond: { add: 0, update: 1, delete: 0, rerun: 0 }, table: 'tbl_x' }],
   ])('parses %j', (text, spec) => {
     expect(parseChurnRates(text)).toEqual(spec);
   });
 
-  it.each(['', 'table=Leads', 'add:5', 'add:-1/s', 'add:5/d', 'grow:5/s', 'add:1/s,add:2/s', 'add:1/s,table=', 'add:20000/s'])(
-    'refuses %j',
-    (text) => {
-      expect(() => parseChurnRates(text)).toThrow(ChurnSpecError);
-    },
-  );
+  it.each([
+    '',
+    'table=Leads',
+    'add:5',
+    'add:-1/s',
+    'add:5/d',
+    'grow:5/s',
+    'add:1/s,add:2/s',
+    'add:1/s,table=',
+    'add:20000/s',
+    'rerun:1/s,rerun:2/s',
+  ])('refuses %j', (text) => {
+    expect(() => parseChurnRates(text)).toThrow(ChurnSpecError);
+  });
 
   it('refuses a table that does not exist at start', async () => {
     await expect(startEmulator({ port: 0, churn: 'add:1/s,table=Nope' })).rejects.toThrow(/no table "Nope"/);
@@ -70,6 +79,48 @@ describe('churn, step by step', () => {
     // Rows added to the computed table keep computed cells: one small object each.
     expect(generated.added.size).toBeGreaterThan(0);
     expect([...generated.added.held()].filter((row) => hasPlainCells(row.cells))).toEqual([]);
+  });
+});
+
+describe('churn: rerun', () => {
+  it('"re-run column" on rows of tables with action columns: rows stay, their updatedAt moves, their action cells run again', () => {
+    const state = buildSeed('demo', NOW);
+    const leads = state.tables.find((table) => table.name === 'Leads')!;
+    const before = new Map([...leads.rows.newest()].map((row) => [row.id, row.updatedAt]));
+    const later = NOW + 60_000;
+    const runner = new ActionRunner({ delayMs: 0, seed: 3, now: () => later });
+    const churn = new Churn(parseChurnRates('rerun:5/s,table=Leads'), {
+      tables: () => state.tables,
+      live: new LiveRows(runner, () => later),
+      now: () => later,
+      seed: 3,
+    });
+    churn.tick(2_000);
+    const rerun = [...leads.rows.newest()].filter((row) => row.updatedAt >= later);
+    expect(leads.rows.size).toBe(before.size);
+    // 10 reruns drawn: some rows may be drawn twice
+    expect(rerun.length).toBeGreaterThan(0);
+    expect(rerun.length).toBeLessThanOrEqual(10);
+    for (const row of rerun) expect(before.get(row.id)).toBeLessThan(later);
+    const enrich = leads.fields.find((field) => field.label === 'Enrich')!;
+    for (const row of rerun)
+      expect(['success', 'failed', 'skipped', 'stopped', 'queued', 'running', 'waiting']).toContain(row.cells[enrich.id]!.status);
+  });
+
+  it('leaves tables without action columns alone', () => {
+    const state = buildSeed('demo', NOW);
+    const plain = state.tables.filter((table) => !table.fields.some((field) => field.type === 'action') && table.rows.size > 0);
+    expect(plain.length).toBeGreaterThan(0);
+    const snapshot = () => plain.map((table) => [...table.rows.newest()].map((row) => row.updatedAt));
+    const before = snapshot();
+    const runner = new ActionRunner({ delayMs: 0, seed: 3, now: () => NOW + 1 });
+    new Churn(parseChurnRates('rerun:50/s'), {
+      tables: () => state.tables,
+      live: new LiveRows(runner, () => NOW + 1),
+      now: () => NOW + 1,
+      seed: 3,
+    }).tick(1_000);
+    expect(snapshot()).toEqual(before);
   });
 });
 

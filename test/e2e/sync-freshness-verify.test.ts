@@ -1,0 +1,327 @@
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { describe, expect, vi } from 'vitest';
+import { everyTypeTable, exportRows, mirrorRows } from '../mirror/helpers.js';
+import { TDS_BIN } from '../helpers/cli.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import type { SpawnedTds } from '../helpers/spawn-tds.js';
+import { addEveryTypeRows, DAY, expectMirrorEqualsService, syncTables } from './sync-support.js';
+
+// Freshness (issue 30), the verification's hard cases: rows with equal creation times across a page
+// edge, rows that arrive through the webhook intake while a verification runs, a re-run of old rows,
+// the one "too large" message, MCP queries against a followed mirror, and whole lines on SIGTERM.
+
+type ChangeRecord = { change: string; _id: string; syncId: number };
+
+const records = (stdout: string): ChangeRecord[] =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as ChangeRecord);
+
+const listings = (bench: Harness, since: number): number =>
+  bench.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /\/v1\/tables(\?|$)/.test(entry.path)).length;
+
+async function sqlJson<T>(bench: Harness, sql: string): Promise<T[]> {
+  const result = await bench.tds(['sql', sql, '--format', 'json']);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as T[];
+}
+
+const verifiedAt = async (bench: Harness): Promise<number> =>
+  Date.parse((await sqlJson<{ v: string }>(bench, 'SELECT verified_at::VARCHAR AS v FROM _tds_tables'))[0]!.v);
+
+/** Waits until a verification that began after `after` (a verified_at) is complete. */
+async function verifiedAfter(bench: Harness, after: number): Promise<void> {
+  await vi.waitFor(async () => expect(await verifiedAt(bench)).toBeGreaterThan(after), { timeout: 60_000, interval: 100 });
+}
+
+/** Waits until a verification is under way (a page read, more to come). */
+async function verifying(bench: Harness): Promise<void> {
+  await vi.waitFor(
+    async () => expect((await sqlJson<{ p: string | null }>(bench, 'SELECT verify_pass AS p FROM _tds_tables'))[0]!.p).not.toBeNull(),
+    { timeout: 30_000, interval: 20 },
+  );
+}
+
+async function stop(follow: SpawnedTds): Promise<void> {
+  follow.child.kill('SIGINT');
+  await follow.ended;
+}
+
+const FOLLOW = ['sync', '--follow', '--every', '0.1', '--changes'];
+
+describe('verification: the hard cases', () => {
+  it('rows with equal creation times across a page edge: none lost, none deleted wrongly, the deleted and edited ones once', async ({
+    open,
+  }) => {
+    const bench = await open();
+    const table = await everyTypeTable(bench);
+    // rows 120..180 share one creation time: the first page (the 100 newest) ends among them
+    const same = (k: number): number => (k >= 120 && k <= 180 ? 10 * DAY - 150 * 60_000 : 10 * DAY - k * 60_000);
+    const ids = await addEveryTypeRows(bench, table.id, { count: 250, from: 1, createdAgoMs: same });
+    await syncTables(bench, [table.id]);
+    const first = await verifiedAt(bench);
+    await bench.admin('POST', `/tables/${table.id}/rows/delete`, { ids: [ids[130], ids[175]] });
+    await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[140]}`, { cells: { Name: 'Edited at the edge' } });
+    await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[165]}`, { cells: { Name: 'Edited at the edge too' } });
+
+    const follow = bench.spawn([...FOLLOW, '--max-stale', '2m']);
+    try {
+      await verifiedAfter(bench, first);
+    } finally {
+      await stop(follow);
+    }
+    const printed = records(follow.stdout());
+    expect(
+      printed
+        .filter((record) => record.change === 'deleted')
+        .map((record) => record._id)
+        .sort(),
+    ).toEqual([ids[130], ids[175]].sort());
+    expect(
+      printed
+        .filter((record) => record.change === 'updated')
+        .map((record) => record._id)
+        .sort(),
+    ).toEqual([ids[140], ids[165]].sort());
+    await expectMirrorEqualsService(bench, table.id);
+    const history = await sqlJson<{ _id: string; _change: string }>(bench, 'SELECT _id, _change FROM every_type__history ORDER BY _id');
+    expect(history).toHaveLength(4);
+  }, 120_000);
+
+  it('rows arriving through the webhook intake during a verification: not judged deleted, in the mirror afterwards, added once', async ({
+    open,
+  }) => {
+    // the intake holds posted rows a while (their createdAt is the post's time): a page read meanwhile lacks them
+    const bench = await open({ ingestDelayMs: 400 });
+    const created = await bench.admin<{ table: { id: string }; webhookUrl: string }>('POST', '/tables', {
+      workspace: 'Sales',
+      name: 'Inbox',
+      webhook: true,
+      fields: [{ label: 'Email', type: 'email', mapKey: 'email' }],
+    });
+    const tableId = created.table.id;
+    const rows = Array.from({ length: 250 }, (_, k) => ({
+      cells: { Email: `old${k}@x.example` },
+      createdAt: new Date(Date.now() - 10 * DAY + k * 60_000).toISOString(),
+    }));
+    await bench.admin('POST', `/tables/${tableId}/rows`, { rows });
+    await syncTables(bench, [tableId]);
+    const first = await verifiedAt(bench);
+
+    const follow = bench.spawn([...FOLLOW, '--max-stale', '3m']);
+    const posted: string[] = [];
+    try {
+      await verifying(bench);
+      for (let batch = 0; batch < 4; batch += 1) {
+        const emails = Array.from({ length: 5 }, (_, k) => `new${batch}-${k}@x.example`);
+        const response = await fetch(created.webhookUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(emails.map((email) => ({ email }))),
+        });
+        expect(response.status).toBe(200);
+        posted.push(...emails);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      await vi.waitFor(async () => expect((await sqlJson<{ n: number }>(bench, 'SELECT count(*)::INT AS n FROM inbox'))[0]!.n).toBe(270), {
+        timeout: 30_000,
+        interval: 50,
+      });
+      // and a whole verification after them judges none of them gone either
+      await verifiedAfter(bench, Math.max(first, await verifiedAt(bench)));
+    } finally {
+      await stop(follow);
+    }
+    const printed = records(follow.stdout());
+    expect(printed.filter((record) => record.change === 'deleted')).toEqual([]);
+    const added = printed.filter((record) => record.change === 'added');
+    expect(added).toHaveLength(20);
+    expect(new Set(added.map((record) => record._id)).size).toBe(20);
+    expect((await mirrorRows(bench, 'inbox')).map((row) => row._id)).toEqual((await exportRows(bench, tableId)).map((row) => row._id));
+  }, 120_000);
+
+  it('a re-run of old rows (the re-run route) reaches the mirror, T__history and --changes once each', async ({ open }) => {
+    const bench = await open();
+    const table = await everyTypeTable(bench);
+    const ids = await addEveryTypeRows(bench, table.id, { count: 250, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
+    await syncTables(bench, [table.id]);
+    const first = await verifiedAt(bench);
+    const rerun = [ids[3], ids[120], ids[240]];
+    expect(await bench.admin('POST', `/tables/${table.id}/actions/rerun`, { field: 'Enrich', rows: rerun })).toEqual({ queued: 3 });
+
+    const follow = bench.spawn([...FOLLOW, '--max-stale', '2m']);
+    try {
+      await verifiedAfter(bench, first);
+    } finally {
+      await stop(follow);
+    }
+    const printed = records(follow.stdout());
+    expect(printed.map((record) => [record.change, record._id]).sort()).toEqual(rerun.map((id) => ['updated', id]).sort());
+    const history = await sqlJson<{ _id: string; _change: string }>(bench, 'SELECT _id, _change FROM every_type__history ORDER BY _id');
+    expect(history).toEqual(rerun.sort().map((id) => ({ _id: id, _change: 'updated' })));
+    await expectMirrorEqualsService(bench, table.id);
+  }, 120_000);
+});
+
+describe('verification: what it says and who reads meanwhile', () => {
+  it('tables too large for --max-stale at the share: said once, with the staleness it can keep', async ({ open }) => {
+    const bench = await open();
+    const table = await everyTypeTable(bench);
+    await addEveryTypeRows(bench, table.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
+    await syncTables(bench, [table.id]);
+    const since = bench.emu.requestLog.length;
+    // 5 pages at 1 % of 60 a minute: a page every 100 s of the service, every page once in 500 s
+    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1m', '--max-share', '0.01']);
+    try {
+      await vi.waitFor(() => expect(listings(bench, since)).toBeGreaterThanOrEqual(10), { timeout: 30_000, interval: 20 });
+    } finally {
+      await stop(follow);
+    }
+    const said = follow.stderr().match(/too large for --max-stale.*/g) ?? [];
+    expect(said).toEqual([
+      'too large for --max-stale 60 s at --max-share 0.01: their 5 pages are verified every 8 min, so changes to old rows reach the mirror within 8 min',
+    ]);
+  }, 60_000);
+
+  it('an MCP query_sql against a mirror that sync --follow is following and verifying succeeds every time', async ({ open }) => {
+    const bench = await open();
+    const { id, ids } = await (async () => {
+      const made = await everyTypeTable(bench);
+      return {
+        id: made.id,
+        ids: await addEveryTypeRows(bench, made.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 }),
+      };
+    })();
+    await syncTables(bench, [id]);
+    await bench.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while MCP reads' } });
+    const follow = bench.spawn([...FOLLOW, '--max-stale', '5m']);
+    const client = new Client({ name: 'tds-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [TDS_BIN, 'mcp'], env: bench.env, cwd: bench.dir, stderr: 'pipe' }),
+    );
+    let succeeded = 0;
+    try {
+      await verifying(bench);
+      for (let k = 0; k < 40; k += 1) {
+        const result = await client.callTool({ name: 'query_sql', arguments: { sql: 'SELECT count(*) AS n FROM every_type' } });
+        const text = (result.content as Array<{ text?: string }>).map((block) => block.text ?? '').join('');
+        expect(result.isError, text).not.toBe(true);
+        succeeded += 1;
+      }
+      await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(ids[10]), {
+        timeout: 60_000,
+        interval: 50,
+      });
+    } finally {
+      await client.close();
+      await stop(follow);
+    }
+    expect(succeeded).toBe(40);
+    const verifyPages = await sqlJson<{ n: number }>(bench, "SELECT count(*)::INT AS n FROM _tds_syncs WHERE mode = 'verify'");
+    expect(verifyPages[0]!.n).toBeGreaterThan(1);
+  }, 120_000);
+
+  it.for([
+    { option: '--json', lines: 3, member: 'tables' },
+    { option: '--changes', lines: 300, member: 'change' },
+  ])(
+    'SIGTERM: what $option prints on stdout is whole lines, every one',
+    { timeout: 120_000 },
+    async ({ option, lines, member }, { open }) => {
+      const bench = await open();
+      const table = await everyTypeTable(bench);
+      await addEveryTypeRows(bench, table.id, { count: 50, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
+      await syncTables(bench, [table.id]);
+      const follow = bench.spawn(['sync', '--follow', '--every', '0.1', option, '--max-stale', 'off']);
+      let from = 1000;
+      // rows keep coming, so that the signal meets a follower printing
+      await vi.waitFor(
+        async () => {
+          await addEveryTypeRows(bench, table.id, { count: 100, from });
+          from += 100;
+          expect(follow.stdout().split('\n').length, follow.stderr()).toBeGreaterThan(lines);
+        },
+        { timeout: 60_000, interval: 10 },
+      );
+      follow.child.kill('SIGTERM');
+      const ended = await follow.ended;
+      expect(ended.code, follow.stderr()).toBe(143);
+      const out = follow.stdout();
+      expect(out.endsWith('\n')).toBe(true);
+      const printed = out.split('\n').filter(Boolean);
+      for (const line of printed) expect(() => JSON.parse(line), line).not.toThrow();
+      expect(printed.every((line) => member in JSON.parse(line))).toBe(true);
+    },
+  );
+});
+
+describe("verification's share of the row-read limit", () => {
+  it("the rounds' row requests count against --max-share: in any minute, row requests ≤ s × 60 + 1 (from the request log)", async ({
+    open,
+  }) => {
+    const bench = await open();
+    const table = await everyTypeTable(bench);
+    await addEveryTypeRows(bench, table.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
+    await syncTables(bench, [table.id]);
+    const since = bench.emu.requestLog.length;
+    // --max-stale asks more than the share allows: verification alone reads at the share, a page every 6.7 s of the service
+    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '10s', '--max-share', '0.15']);
+    try {
+      await verifying(bench);
+      // new rows all along: rounds read rows too
+      for (let k = 0; k < 80; k += 1) {
+        await addEveryTypeRows(bench, table.id, { count: 1, from: 1000 + k });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await stop(follow);
+    }
+    const reads = bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
+    const minute = 60_000 / RATE_SCALE;
+    const busiest = Math.max(...reads.map((entry) => reads.filter((other) => other.at >= entry.at && other.at < entry.at + minute).length));
+    expect(reads.length).toBeGreaterThan(10);
+    expect(busiest).toBeLessThanOrEqual(0.15 * 60 + 1);
+  }, 60_000);
+
+  it('a verification page that met a 429 (another client over the limit) puts the next page off by twice the spacing', async ({ open }) => {
+    const bench = await open({ readFaults: '429:0.15', faultSeed: 7 });
+    const table = await everyTypeTable(bench);
+    await addEveryTypeRows(bench, table.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
+    await syncTables(bench, [table.id]);
+    const since = bench.emu.requestLog.length;
+    // 5 pages, --max-stale 5m: a page every 54 s of the service (540 ms here)
+    const spacing = (0.9 * 300_000) / 5 / RATE_SCALE;
+    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--max-share', '0.5']);
+    // a faulted request is answered before its bucket is known: the path says it is a row read
+    const reads = (): typeof bench.emu.requestLog =>
+      bench.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /^\/v1\/tables\/[^/]+\/rows/.test(entry.path));
+    try {
+      await vi
+        .waitFor(() => expect(reads().filter((entry) => entry.status === 429).length).toBeGreaterThanOrEqual(2), {
+          timeout: 60_000,
+          interval: 50,
+        })
+        .catch((error: unknown) => {
+          throw new Error(`${String(error)}\n${follow.stderr()}`);
+        });
+      await vi.waitFor(() => expect(reads().at(-1)!.status).toBe(200), { timeout: 30_000, interval: 20 });
+      await new Promise((resolve) => setTimeout(resolve, 3 * spacing));
+    } finally {
+      await stop(follow);
+    }
+    const log = reads();
+    let checked = 0;
+    for (let i = 0; i < log.length; i += 1) {
+      if (log[i]!.status !== 429) continue;
+      const retried = log.findIndex((entry, j) => j > i && entry.status === 200);
+      const next = log[retried + 1];
+      if (retried < 0 || !next) continue;
+      expect(next.at - log[retried]!.at).toBeGreaterThanOrEqual(2 * spacing);
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(0);
+  }, 90_000);
+});
