@@ -55,8 +55,9 @@ describe('tds demo', () => {
     // then an old lead edited and another deleted on the service: a plain sync finds them by the count, and says when it verified
     expect(out).toMatch(/PATCH row_\S+ 200\nDELETE row_\S+ 200\n/);
     expect(out).toContain('leads: the mirror holds 1 more row than the service lists: rows were deleted; reading every row to find them');
+    // the edited row, and rows whose action cells ran on meanwhile (the emulator is alive): at least one updated
     expect(out).toMatch(
-      /leads +full +\d+ requests +\d+ read +0 inserted +1 updated +1 deleted .* verified \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/,
+      /leads +full +\d+ requests +\d+ read +0 inserted +[1-9]\d* updated +1 deleted .* verified \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/,
     );
     await expect(stat(elsewhere)).rejects.toThrow();
     expect((await stat(join(dir, 'tds.duckdb'))).isFile()).toBe(true);
