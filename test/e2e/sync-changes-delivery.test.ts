@@ -69,10 +69,10 @@ describe('tds sync --changes: each change delivered', () => {
     const ids: string[] = [];
     const addRows = async (count: number): Promise<void> => {
       const added = await b.admin<{ rows: Array<{ id: string }> }>('POST', rowsPath, {
-        // names long enough that 450 added rows' records (about 150 KB) outgrow what a pipe holds (64 KB) and
-        // one read of it: what the reader never read is then still unwritten when it goes, so the write fails
+        // names long enough that 450 added rows' records (about 175 KB) outgrow one read of a pipe (64 KB) and
+        // the pipe refilled (64 KB): what the reader never read is then still unwritten when it goes, so a write fails
         // (bytes already in the pipe's buffer when the reader quits are lost unseen: README, --changes)
-        rows: Array.from({ length: count }, (_, i) => ({ cells: { Name: `row ${ids.length + i} ${'x'.repeat(150)}`, N: i } })),
+        rows: Array.from({ length: count }, (_, i) => ({ cells: { Name: `row ${ids.length + i} ${'x'.repeat(180)}`, N: i } })),
       });
       ids.push(...added.rows.map((row) => row.id));
     };
@@ -140,6 +140,7 @@ describe('tds sync --changes: each change delivered', () => {
 
 describe('tds sync --follow --changes: what an earlier run did not deliver comes first', () => {
   it('after a pipe closed early, the first round of --follow prints the rest: every added row once or more', async () => {
+    const ROWS = 700;
     const b = await openBench();
     const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {
       workspace: 'Sales',
@@ -149,7 +150,8 @@ describe('tds sync --follow --changes: what an earlier run did not deliver comes
     const first = await b.tds(['sync', 'Backlog', '--changes']);
     expect(first.code, first.stderr).toBe(0);
     const added = await b.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, {
-      rows: Array.from({ length: 300 }, (_, i) => ({ cells: { Name: `row ${i}` } })),
+      // about 270 KB of records, well past one read of a pipe and the pipe refilled (see addRows above)
+      rows: Array.from({ length: ROWS }, (_, i) => ({ cells: { Name: `row ${i} ${'x'.repeat(180)}` } })),
     });
 
     const cut = b.spawn(['sync', 'Backlog', '--changes']);
@@ -160,7 +162,7 @@ describe('tds sync --follow --changes: what an earlier run did not deliver comes
     });
     expect(await cut.exit, cut.stderr()).toBe(0);
     const before = wholeLines(cut.stdout());
-    expect(before.length).toBeLessThan(300);
+    expect(before.length).toBeLessThan(ROWS);
 
     // nothing new on the service: what the follower prints is what the cut run committed and did not deliver
     const follow = b.spawn(['sync', 'Backlog', '--follow', '--every', '60', '--changes']);
