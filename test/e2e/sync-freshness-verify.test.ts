@@ -50,6 +50,14 @@ async function stop(follow: SpawnedTds): Promise<void> {
   await follow.ended;
 }
 
+/** A table of `count` rows created ten days ago, a minute apart, mirrored by a first sync: its ID and the rows' IDs. */
+async function syncedOldTable(bench: Harness, count: number): Promise<{ id: string; ids: string[] }> {
+  const table = await everyTypeTable(bench);
+  const ids = await addEveryTypeRows(bench, table.id, { count, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
+  await syncTables(bench, [table.id]);
+  return { id: table.id, ids };
+}
+
 const FOLLOW = ['sync', '--follow', '--every', '0.1', '--changes'];
 
 describe('verification: the hard cases', () => {
@@ -145,9 +153,8 @@ describe('verification: the hard cases', () => {
 
   it('a re-run of old rows (the re-run route) reaches the mirror, T__history and --changes once each', async ({ open }) => {
     const bench = await open();
-    const table = await everyTypeTable(bench);
-    const ids = await addEveryTypeRows(bench, table.id, { count: 250, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
-    await syncTables(bench, [table.id]);
+    const table = await syncedOldTable(bench, 250);
+    const { ids } = table;
     const first = await verifiedAt(bench);
     const rerun = [ids[3], ids[120], ids[240]];
     expect(await bench.admin('POST', `/tables/${table.id}/actions/rerun`, { field: 'Enrich', rows: rerun })).toEqual({ queued: 3 });
@@ -169,9 +176,7 @@ describe('verification: the hard cases', () => {
 describe('verification: what it says and who reads meanwhile', () => {
   it('tables too large for --max-stale at the share: said once, with the staleness it can keep', async ({ open }) => {
     const bench = await open();
-    const table = await everyTypeTable(bench);
-    await addEveryTypeRows(bench, table.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
-    await syncTables(bench, [table.id]);
+    await syncedOldTable(bench, 450);
     const since = bench.emu.requestLog.length;
     // 5 pages at 1 % of 60 a minute: a page every 100 s of the service, every page once in 500 s
     const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1m', '--max-share', '0.01']);
@@ -232,9 +237,7 @@ describe('verification: what it says and who reads meanwhile', () => {
     { timeout: 120_000 },
     async ({ option, lines, member }, { open }) => {
       const bench = await open();
-      const table = await everyTypeTable(bench);
-      await addEveryTypeRows(bench, table.id, { count: 50, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
-      await syncTables(bench, [table.id]);
+      const table = await syncedOldTable(bench, 50);
       const follow = bench.spawn(['sync', '--follow', '--every', '0.1', option, '--max-stale', 'off']);
       let from = 1000;
       // rows keep coming, so that the signal meets a follower printing
@@ -263,9 +266,7 @@ describe("verification's share of the row-read limit", () => {
     open,
   }) => {
     const bench = await open();
-    const table = await everyTypeTable(bench);
-    await addEveryTypeRows(bench, table.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
-    await syncTables(bench, [table.id]);
+    const table = await syncedOldTable(bench, 450);
     const since = bench.emu.requestLog.length;
     // --max-stale asks more than the share allows: verification alone reads at the share, a page every 6.7 s of the service
     const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '10s', '--max-share', '0.15']);
@@ -288,9 +289,7 @@ describe("verification's share of the row-read limit", () => {
 
   it('a verification page that met a 429 (another client over the limit) puts the next page off by twice the spacing', async ({ open }) => {
     const bench = await open({ readFaults: '429:0.15', faultSeed: 7 });
-    const table = await everyTypeTable(bench);
-    await addEveryTypeRows(bench, table.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
-    await syncTables(bench, [table.id]);
+    await syncedOldTable(bench, 450);
     const since = bench.emu.requestLog.length;
     // 5 pages, --max-stale 5m: a page every 54 s of the service (540 ms here)
     const spacing = (0.9 * 300_000) / 5 / RATE_SCALE;
