@@ -9,7 +9,7 @@ import { WebhookClient, webhookLimiter, type WireResult } from './deliver/webhoo
 import type { RateLimiter } from '../http/rate-limiter.js';
 import { FlightControl, MAX_IN_FLIGHT } from './deliver/in-flight.js';
 import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
-import { PushedKeys } from './key/pushed-keys.js';
+import { PushedKeys } from './key/record-key.js';
 import { KeyReconciler } from './key/reconcile.js';
 import { TableLock } from './key/table-lock.js';
 import { journalConfirmed } from './journal/journal-writer.js';

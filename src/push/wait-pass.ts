@@ -1,6 +1,6 @@
 import type { Context } from '../core/context.js';
 import type { Table } from '../service/index.js';
-import type { PushedKeys } from './key/pushed-keys.js';
+import type { PushedKeys } from './key/record-key.js';
 import type { PushJob } from './push-job.js';
 import type { SendResult } from './send-pass.js';
 import { waitForRows } from './wait/wait-rows.js';

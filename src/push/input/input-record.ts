@@ -14,7 +14,7 @@ export interface ParsedRecord {
 /** A record ready to send: its exact JSON text; with --key, its key or why it is left out. */
 export interface InputRecord extends ParsedRecord {
   json: string;
-  /** --key: the key as the service compares it (key/keyed-records.ts) */
+  /** --key: the key as the service compares it (key/record-key.ts) */
   key?: string;
   /** --key: not sent, because its key repeats an earlier record's or it has none */
   excluded?: Exclusion;

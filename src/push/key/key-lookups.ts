@@ -1,7 +1,7 @@
 import type { ApiClient } from '../../http/client.js';
 import { resolveTable } from '../../http/resolve-table.js';
 import type { Table } from '../../service/index.js';
-import type { KeyColumn } from './key-column.js';
+import type { KeyColumn } from './record-key.js';
 import { chooseLookupPlan, type LookupPlan } from './lookup-plan.js';
 import { MirrorSnapshot, type MirrorSource } from './mirror-snapshot.js';
 import { KeySnapshot, QueryLookup, TableRead, type KeyPresence, type KeyRows } from './table-keys.js';

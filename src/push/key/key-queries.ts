@@ -6,7 +6,7 @@ import {
   type FilterGroup,
   type FilterRule,
 } from '../../service/index.js';
-import type { KeyColumn } from './key-column.js';
+import type { KeyColumn } from './record-key.js';
 
 /**
  * Keys packed into as few filter queries as the service's limits allow (docs/service-api.md 4.5): each

@@ -1,5 +1,5 @@
 import { PAGE_LIMIT_MAX } from '../../service/index.js';
-import type { KeyColumn } from './key-column.js';
+import type { KeyColumn } from './record-key.js';
 import { packKeyQueries } from './key-queries.js';
 
 /** How keys are found in the table, and what that costs in row requests. */

@@ -1,5 +1,5 @@
 import type { Table } from '../../service/index.js';
-import { foldKey, type KeyColumn } from './key-column.js';
+import { foldKey, type KeyColumn } from './record-key.js';
 import { KeySetPresence } from './table-keys.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { ApiClient } from '../../http/client.js';
 import { paginate, rowsOf } from '../../http/paginate.js';
 import { PAGE_LIMIT_MAX, type Row } from '../../service/index.js';
-import { foldKey, type KeyColumn } from './key-column.js';
+import { foldKey, type KeyColumn } from './record-key.js';
 import { packKeyQueries } from './key-queries.js';
 
 /** Which of some keys the table holds: filter queries, a read of the whole table, or the local mirror. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyColumn } from '../../../src/push/key/key-column.js';
+import { keyColumn } from '../../../src/push/key/record-key.js';
 import { KeyLookups } from '../../../src/push/key/key-lookups.js';
 import { MirrorSnapshot, type MirrorSource } from '../../../src/push/key/mirror-snapshot.js';
 import { KeySnapshot, QueryLookup, TableRead } from '../../../src/push/key/table-keys.js';

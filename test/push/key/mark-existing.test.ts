@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyColumn } from '../../../src/push/key/key-column.js';
+import { keyColumn } from '../../../src/push/key/record-key.js';
 import type { KeyLookups } from '../../../src/push/key/key-lookups.js';
 import type { LookupPlan } from '../../../src/push/key/lookup-plan.js';
 import { markExisting } from '../../../src/push/key/mark-existing.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyColumn, type KeyColumn } from '../../../src/push/key/key-column.js';
+import { keyColumn, type KeyColumn } from '../../../src/push/key/record-key.js';
 import { RULES_PER_QUERY } from '../../../src/push/key/key-queries.js';
 import { keysOfRow, KeySnapshot, QueryLookup, TableRead } from '../../../src/push/key/table-keys.js';
 import type { ColumnType, Field, Row } from '../../../src/service/index.js';
