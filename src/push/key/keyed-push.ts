@@ -2,8 +2,7 @@ import type { ApiClient } from '../../http/client.js';
 import { resolveTable } from '../../http/resolve-table.js';
 import type { Field, Table } from '../../service/index.js';
 import { keyColumn, type KeyColumn, type KeyedOptions, type PushedKeys, type KeyMapping } from './record-key.js';
-import { KeyLookups } from './key-lookups.js';
-import type { MirrorSource } from './mirror-snapshot.js';
+import { KeyLookups, type MirrorSource } from './key-lookups.js';
 
 // push/key/: push by key (--key). Public surface: prepareKeyed and KeyedPush (this file), KeyReconciler
 // (reconcile.ts), TableLock, PushedKeys and markExisting; the rest is how keys are read and looked up.
