@@ -3,8 +3,15 @@ import { TdsError } from '../../core/errors.js';
 import { INTAKE_MAX_MS } from '../../service/index.js';
 import type { Batch } from '../plan/batch.js';
 import { recordsText } from '../report/ranges.js';
-import { serviceAheadAtLeast, type IntakeTiming, type SentRequest, type VisibleRow } from './intake-window.js';
-import { watchIntake, type Watch, type Watched } from './intake-watch.js';
+import {
+  serviceAheadAtLeast,
+  type IntakeTiming,
+  type SentRequest,
+  type VisibleRow,
+  watchIntake,
+  type Watch,
+  type Watched,
+} from './intake-window.js';
 import type { KeyLookups } from './key-lookups.js';
 
 export interface ReconcileOptions {
