@@ -1,8 +1,7 @@
 import { CELL_MAX_CHARS, type ColumnType, type Field } from '../../service/index.js';
 import { exactText } from '../input/exact-numbers.js';
-import type { PlainObject } from '../input/nest-keys.js';
+import type { PlainObject, InputRecord } from '../input/input-record.js';
 import { UsageError } from '../../core/errors.js';
-import type { InputRecord } from '../input/input-record.js';
 
 // The record key (--key): which field of a record it is and the column it fills, each record's key
 // read and compared as the service compares it, repeated and missing keys marked, the keys pushed.

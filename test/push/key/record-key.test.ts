@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseExact } from '../../../src/push/input/exact-numbers.js';
-import type { PlainObject } from '../../../src/push/input/nest-keys.js';
+import type { PlainObject, InputRecord } from '../../../src/push/input/input-record.js';
 import {
   parseKeyMapping,
   recordKey,
@@ -13,7 +13,6 @@ import {
 } from '../../../src/push/key/record-key.js';
 import { TdsError, UsageError } from '../../../src/core/errors.js';
 import { acceptedOperators, COLUMN_TYPES, type ColumnType, type Field } from '../../../src/service/index.js';
-import type { InputRecord } from '../../../src/push/input/input-record.js';
 
 /** recordKey of a JSON text, read as the JSON readers read it (exact number literals kept). */
 function keyOfJson(json: string, field: string): ReturnType<typeof recordKey> {
