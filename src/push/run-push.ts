@@ -19,7 +19,7 @@ import { defaultJournalPath, journalExists, priorJournal } from './journal/prior
 import { JournalIndex } from './plan/resume-plan.js';
 import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob } from './push-job.js';
 import { pushTimings, type PushTimings } from './push-timings.js';
-import { PushReport, type KeyReport } from './push-report.js';
+import { PushReport, type KeyReport } from './report/push-report.js';
 import { emptyResult, sendPass, type KeyedSending, type SendResult } from './send-pass.js';
 import { waitAfterSending } from './wait-pass.js';
 

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TdsError } from '../../core/errors.js';
 import { INTAKE_MAX_MS } from '../../service/index.js';
 import type { Batch } from '../plan/batch.js';
-import { recordsText } from '../report/ranges.js';
+import { recordsText } from '../report/summary.js';
 import {
   serviceAheadAtLeast,
   type IntakeTiming,
