@@ -21,7 +21,7 @@ import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob } f
 import { pushTimings, type PushTimings } from './push-timings.js';
 import { PushReport, type KeyReport } from './report/push-report.js';
 import { emptyResult, sendPass, type KeyedSending, type SendResult } from './send-pass.js';
-import { waitAfterSending } from './wait-pass.js';
+import { waitAfterSending } from './wait/wait-rows.js';
 
 // push/: `tds push`. Public surface: runPush (this file) with PushJob (push-job.ts) and pushTimings
 // (push-timings.ts); the folders are its stages: input/ → journal/ → plan/ → key/ → deliver/ → report/, wait/.

@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TdsError } from '../../core/errors.js';
 import { INTAKE_MAX_MS } from '../../service/index.js';
-import type { Batch } from '../plan/batch.js';
-import { recordsText } from '../report/summary.js';
+import { type Batch, recordsText } from '../plan/batch.js';
 import {
   serviceAheadAtLeast,
   type IntakeTiming,

@@ -6,8 +6,9 @@ import type { ReadStats } from '../input/input-record.js';
 import { inputWarnings } from '../input/read-input.js';
 import { PushTally } from '../plan/tally.js';
 import { sourceName, type PushJob } from '../push-job.js';
-import { buildSummary, formatSummary, type PushSummary, type SummaryInput, type WaitSummary, formatRanges, rangesOf } from './summary.js';
+import { buildSummary, formatSummary, type PushSummary, type SummaryInput, formatRanges, rangesOf } from './summary.js';
 import type { SendResult } from '../send-pass.js';
+import type { WaitSummary } from '../wait/wait-rows.js';
 import type { KeyLookups } from '../key/key-lookups.js';
 
 // push/report/: what a push tells. Public surface: PushReport (this file: warnings, the summary printed,

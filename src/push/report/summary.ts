@@ -1,14 +1,8 @@
 import type { LookupRequests } from '../key/key-lookups.js';
 import type { PushTally, UncertainBatch } from '../plan/tally.js';
-import type { SettledResult } from '../wait/settled-wait.js';
-import type { WaitResult } from '../wait/wait-rows.js';
+import type { WaitSummary } from '../wait/wait-rows.js';
 
 // The summary of a push: its counts and figures, as `--json` prints them and as stderr shows them.
-
-/** --wait: the rows visible (rowCount), or with --key the rows settled; with -o, the file written. */
-export type WaitSummary =
-  | ({ mode: 'visible' } & WaitResult)
-  | ({ mode: 'settled'; table: string; output: { path: string; format: string; rows: number } | null } & SettledResult);
 
 /** --key: what the keys decided. */
 export interface KeySummary {
@@ -278,9 +272,4 @@ export function formatRanges(ranges: readonly RecordRange[], max = 8): string {
   const shown = merged.slice(0, max).map(({ first, last }) => (first === last ? String(first) : `${first}–${last}`));
   const more = merged.length - shown.length;
   return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
-}
-
-/** `record 7` or `records 1–3`. */
-export function recordsText({ first, last }: RecordRange): string {
-  return first === last ? `record ${first}` : `records ${first}–${last}`;
 }
