@@ -16,14 +16,12 @@ import { journalConfirmed } from './journal/journal-writer.js';
 import { type JournalContents, type JournalHeader, journalHeaderFor } from './journal/journal-entry.js';
 import { defaultJournalPath, journalExists, priorJournal } from './journal/prior-journal.js';
 import { JournalIndex } from './plan/resume-plan.js';
-import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob } from './push-job.js';
-import { pushTimings, type PushTimings } from './push-timings.js';
+import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob, pushTimings, type PushTimings } from './push-job.js';
 import { PushReport, type KeyReport } from './report/push-report.js';
 import { emptyResult, sendPass, type KeyedSending, type SendResult } from './send-pass.js';
 import { waitAfterSending } from './wait/wait-rows.js';
 
-// push/: `tds push`. Public surface: runPush (this file) with PushJob (push-job.ts) and pushTimings
-// (push-timings.ts); the folders are its stages: input/ → journal/ → plan/ → key/ → deliver/ → report/, wait/.
+// push/: `tds push`. Public surface: runPush (this file) with PushJob and pushTimings (push-job.ts); the folders are its stages: input/ → journal/ → plan/ → key/ → deliver/ → report/, wait/.
 
 interface WebhookSession {
   delivery: DeliveryOptions;
