@@ -75,7 +75,7 @@ export class KeyLookups {
   }
 
   /**
-   * Settling uncertain batches, or checking that the keys of batches taken in show (`check`): the rows
+   * Reconciling uncertain batches, or checking that the keys of batches taken in show (`check`): the rows
    * that hold some of the keys now (never from an earlier read, so never the mirror). `rowCount`: the
    * table's, when just read.
    */
