@@ -7,7 +7,7 @@ import type { OrgRec } from '../store/model.js';
 import type { RateLimitEnforcer } from '../faults/rate-limit.js';
 import type { ReadDeps } from '../read/read-routes.js';
 import type { RoutePattern } from './route-table.js';
-import type { RequestLogEntry } from '../store/types.js';
+import type { RequestLogEntry } from '../options.js';
 import type { NetworkDelay } from './latency.js';
 
 /** Everything the routes of a running emulator work with. */

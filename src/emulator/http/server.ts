@@ -7,7 +7,7 @@ import { sendJson } from './http-io.js';
 import { RouteTable } from './route-table.js';
 import { redactUrl, WEBHOOK_PATH_PREFIX, KEY_PARAM_PATTERN } from './secrets.js';
 import type { Route, RouteCall, ServerDeps } from './server-deps.js';
-import type { RequestLogEntry } from '../store/types.js';
+import type { RequestLogEntry } from '../options.js';
 import { webhookCall } from '../webhook/route.js';
 import { sendFault } from '../faults/faults.js';
 import { enforceLimit } from '../faults/rate-limit.js';

@@ -3,7 +3,7 @@ import { EmulatorState } from '../store/state.js';
 import { options, SeedBuilder, DAY_MS } from './builder.js';
 import { seedLeads, type Member } from './leads.js';
 import { FIRST_NAMES, LAST_NAMES, CITIES, COMPANIES, LONG_NOTE, slug } from './samples.js';
-import type { SeedName } from './seed-names.js';
+import type { SeedName } from '../options.js';
 import type { WorkspaceRec } from '../store/model.js';
 import { webhookRow } from '../webhook/row.js';
 

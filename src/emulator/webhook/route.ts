@@ -4,7 +4,7 @@ import { ApiProblem, badRequest, webhookErrorBody } from '../http/errors.js';
 import { isJsonContentType, readBody, sendJson } from '../http/http-io.js';
 import type { Intake } from './intake.js';
 import type { EmulatorState } from '../store/state.js';
-import type { RequestLogEntry } from '../store/types.js';
+import type { RequestLogEntry } from '../options.js';
 import type { Socket } from 'node:net';
 import { isAfterAccept, sendFault } from '../faults/faults.js';
 import { enforceLimit } from '../faults/rate-limit.js';
