@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { badRequest } from '../http/errors.js';
-import { readBody } from '../http/http-io.js';
+import { badRequest, readBody } from '../http/http-io.js';
 
 /** Admin bodies can carry many rows; beyond this they are refused. */
 export const ADMIN_BODY_MAX_BYTES = 32_000_000;

@@ -1,6 +1,6 @@
 import { allowOnly, readJsonObject } from './body.js';
 import type { EmulatorClock } from '../store/clock.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../http/http-io.js';
 import { ok, type Reply, type RouteCall } from '../http/server-deps.js';
 
 /** An offset beyond ±100 years would take dates out of what ISO 8601 strings of 4-digit years can say. */

@@ -1,7 +1,7 @@
 import { adminField, adminTable } from './lookup.js';
 import { allowOnly, nonEmptyString, readJsonObject } from './body.js';
 import { buildField, columnType, fieldOptions, parseFieldInput, resolveAction } from '../store/field-input.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../http/http-io.js';
 import { freshId } from '../store/ids.js';
 import type { FieldRec, TableRec } from '../store/model.js';
 import { publicField } from '../read/render-row.js';

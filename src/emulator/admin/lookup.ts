@@ -1,4 +1,4 @@
-import { ApiProblem } from '../http/errors.js';
+import { ApiProblem } from '../http/http-io.js';
 import type { FieldRec, TableRec } from '../store/model.js';
 import type { EmulatorState } from '../store/state.js';
 

@@ -1,10 +1,9 @@
 import { adminTable } from './lookup.js';
 import { allowOnly, asObject, readJsonObject } from './body.js';
-import { parseCells } from '../store/field-input.js';
+import { parseCells, resolveFieldRef } from '../store/field-input.js';
 import { parseDateTime } from '../store/dates.js';
-import { ApiProblem, badRequest } from '../http/errors.js';
+import { ApiProblem, badRequest } from '../http/http-io.js';
 import { freshId } from '../store/ids.js';
-import { resolveFieldRef } from '../store/field-input.js';
 import type { StoredCell, StoredRow, TableRec } from '../store/model.js';
 import { renderRow } from '../read/render-row.js';
 import { ok, type Reply, type RouteCall } from '../http/server-deps.js';

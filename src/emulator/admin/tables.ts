@@ -1,6 +1,6 @@
 import { allowOnly, nonEmptyString, readJsonObject } from './body.js';
 import { buildField, parseFieldInput, resolveAction } from '../store/field-input.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../http/http-io.js';
 import { freshId } from '../store/ids.js';
 import type { FieldRec, TableRec, WorkspaceRec } from '../store/model.js';
 import { publicField } from '../read/render-row.js';

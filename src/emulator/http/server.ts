@@ -2,8 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { ADMIN_ROUTES, EMULATOR_ROUTES, SERVICE_ROUTES } from './routes.js';
-import { ApiProblem, keyErrorBody, webhookErrorBody } from './errors.js';
-import { sendJson } from './http-io.js';
+import { ApiProblem, keyErrorBody, webhookErrorBody, sendJson } from './http-io.js';
 import { RouteTable } from './route-table.js';
 import { redactUrl, WEBHOOK_PATH_PREFIX, KEY_PARAM_PATTERN } from './secrets.js';
 import type { Route, RouteCall, ServerDeps } from './server-deps.js';

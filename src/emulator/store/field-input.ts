@@ -1,6 +1,6 @@
 import { CELL_STATUSES, COLUMN_TYPES, type CellStatus, type ColumnType, type FieldOption } from '../../service/index.js';
 import { allowOnly, asObject, nonEmptyString } from '../admin/body.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../http/http-io.js';
 import type { CellChanges } from './live-rows.js';
 import { DERIVE_RULES, type ActionSettings, type DeriveRule, type FieldRec, type StoredCell } from './model.js';
 
