@@ -1,5 +1,5 @@
 import type { ColumnType, FieldOption } from '../../service/index.js';
-import { snakeCase } from '../store/field-input.js';
+import { snakeCase } from '../admin/admin-input.js';
 import { seededId } from '../store/ids.js';
 import type { FieldRec, OrgRec, StoredCell, StoredRow, TableRec, WorkspaceRec } from '../store/model.js';
 import { createPrng, type Prng } from './prng.js';
