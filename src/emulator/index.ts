@@ -16,11 +16,10 @@ import { ChurnSpecError, parseChurnRates } from './churn/churn-rates.js';
 import { Churn } from './churn/churn.js';
 import { buildSeed } from './seed/index.js';
 import { createPrng } from './seed/prng.js';
-import { EmulatorClock } from './store/clock.js';
+import { EmulatorClock, type EmulatorState } from './store/state.js';
 import { addBenchTable } from './store/generated-overlay.js';
 import { LiveRows } from './store/live-rows.js';
 import { loadState, saveState } from './store/persist.js';
-import type { EmulatorState } from './store/state.js';
 import { Intake } from './webhook/intake.js';
 import {
   DEFAULT_ACTION_DELAY_MS,

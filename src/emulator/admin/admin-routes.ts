@@ -16,15 +16,13 @@ import {
   resolveFieldRef,
 } from './admin-input.js';
 import { badRequest, ApiProblem } from '../http/http-io.js';
-import { freshId } from '../store/ids.js';
-import type { FieldRec, TableRec, WorkspaceRec, StoredCell, StoredRow } from '../store/model.js';
+import { freshId, type FieldRec, type TableRec, type WorkspaceRec, type StoredCell, type StoredRow } from '../store/model.js';
 import { publicField, renderRow } from '../read/render-row.js';
 import { RowList } from '../store/row-list.js';
 import { WEBHOOK_PATH_PREFIX } from '../http/secrets.js';
 import { ok, type Reply, type RouteCall } from '../http/server-deps.js';
-import type { EmulatorState } from '../store/state.js';
-import { parseDateTime } from '../store/dates.js';
-import type { EmulatorClock } from '../store/clock.js';
+import type { EmulatorState, EmulatorClock } from '../store/state.js';
+import { parseDateTime } from '../store/cell-values.js';
 
 const EMOJI = /^:[a-z0-9_+-]+:$/;
 

@@ -2,9 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { churnRow } from './churn-row.js';
 import { CHURN_KINDS, type ChurnKind, type ChurnRates } from './churn-rates.js';
 import { fakeValue } from '../seed/fake-value.js';
-import { seededId } from '../store/ids.js';
+import { seededId, type FieldRec, type StoredRow, type TableRec } from '../store/model.js';
 import type { CellChanges, LiveRows } from '../store/live-rows.js';
-import type { FieldRec, StoredRow, TableRec } from '../store/model.js';
 import { createPrng, pick, type Prng } from '../seed/prng.js';
 
 export interface ChurnDeps {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EmulatorClock } from '../store/clock.js';
+import type { EmulatorClock } from '../store/state.js';
 import type { FaultPlan } from '../faults/faults.js';
 import type { Intake } from '../webhook/intake.js';
 import type { LiveRows } from '../store/live-rows.js';

@@ -11,7 +11,7 @@ import {
   SEARCH_MAX_CHARS,
 } from '../../service/index.js';
 import { ApiProblem, badRequest, isJsonContentType, readBody } from '../http/http-io.js';
-import { cellText } from '../store/cells.js';
+import { cellText } from '../store/cell-values.js';
 import type { FieldRec, OrgRec, RowSource, StoredRow, TableRec } from '../store/model.js';
 import type { EmulatorState } from '../store/state.js';
 import type { CursorCodec, CursorPosition, CursorScope } from './cursor.js';

@@ -1,6 +1,5 @@
-import { freshId } from '../store/ids.js';
+import { freshId, type TableRec } from '../store/model.js';
 import type { LiveRows } from '../store/live-rows.js';
-import type { TableRec } from '../store/model.js';
 import { webhookRow } from './row.js';
 
 interface Pending {
