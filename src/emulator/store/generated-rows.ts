@@ -11,7 +11,7 @@ import {
   type StoredRow,
 } from './model.js';
 import { hash32 } from '../seed/prng.js';
-import { FIRST_NAMES, LAST_NAMES, LONG_NOTE, NOTES } from '../seed/samples.js';
+import { FIRST_NAMES, LAST_NAMES, LONG_NOTE, NOTES } from '../seed/fake-values.js';
 
 export interface GeneratedShape {
   count: number;
