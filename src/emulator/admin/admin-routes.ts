@@ -20,7 +20,7 @@ import { freshId, type FieldRec, type TableRec, type WorkspaceRec, type StoredCe
 import { publicField, renderRow } from '../read/render-row.js';
 import { RowList } from '../store/row-list.js';
 import { WEBHOOK_PATH_PREFIX } from '../http/secrets.js';
-import { ok, type Reply, type RouteCall } from '../http/server-deps.js';
+import { ok, type Reply, type RouteCall } from '../http/route-table.js';
 import type { EmulatorState, EmulatorClock } from '../store/state.js';
 import { parseDateTime } from '../store/cell-values.js';
 

@@ -1,5 +1,5 @@
 import { listTables, listWorkspaces, queryPage, rowsPage, tableSchema } from '../read/read-routes.js';
-import { ok, type Reply, type Route, type RouteCall } from './server-deps.js';
+import { ok, type Reply, type Route, type RouteCall } from './route-table.js';
 import { handleWebhook } from '../webhook/route.js';
 import {
   readClock,

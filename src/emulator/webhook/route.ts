@@ -7,7 +7,7 @@ import type { RequestLogEntry } from '../options.js';
 import type { Socket } from 'node:net';
 import { isAfterAccept, sendFault } from '../faults/faults.js';
 import { enforceLimit } from '../faults/rate-limit.js';
-import type { Route, RouteCall } from '../http/server-deps.js';
+import type { Route, RouteCall } from '../http/route-table.js';
 
 export interface WebhookDeps {
   state: EmulatorState;
