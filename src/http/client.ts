@@ -1,9 +1,8 @@
 import type { z } from 'zod';
 import { redactSecrets } from '../core/redact.js';
 import type { QueryBody, RowsPage, SchemaResponse, TablesResponse, WorkspacesResponse } from '../service/index.js';
-import { isLoopbackHost, parseBaseUrl, type BaseUrl } from './base-url.js';
+import { isLoopbackHost, parseBaseUrl, type BaseUrl, checkKeyText } from './connection-settings.js';
 import { callFailure, type Attempt, describeNetworkCode, errorCodeOf, unexpectedResponse } from './errors.js';
-import { checkKeyText } from './key-text.js';
 import { proxyFor, shownProxy, type ProxySettings } from './proxy.js';
 import { parseRetryAfter, type AttemptOutcome, type RetryPolicy, type RetryReason } from './retry-policy.js';
 import { withRetries, type AttemptReport } from './retry.js';

@@ -4,11 +4,10 @@
 
 import { TdsError, type ErrorCode, type FailureReason } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
-import { RESPONSE_DEADLINE, RESPONSE_TOO_LARGE } from './read-body.js';
-import { isLoopbackHost } from './base-url.js';
+import { RESPONSE_DEADLINE, RESPONSE_TOO_LARGE, type RawResponse } from './transport.js';
+import { isLoopbackHost } from './connection-settings.js';
 import { RETRY_STATUSES, type AttemptOutcome, MAX_RETRY_AFTER_MS, RETRY_NETWORK_CODES } from './retry-policy.js';
 import type { RetryResult } from './retry.js';
-import type { RawResponse } from './transport.js';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = { 400: 'USAGE', 401: 'AUTH', 402: 'PAUSED', 404: 'NOT_FOUND' };
 
