@@ -6,7 +6,7 @@ import { loadSettings, type Settings } from '../config/settings.js';
 import { loadNotifyUrl } from '../config/webhooks.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../http/client.js';
 import { pickTable } from '../http/resolve-table.js';
-import { serviceTimings } from '../http/service-timings.js';
+import { serviceTimings } from '../http/rate-limiter.js';
 import { runSync } from '../mirror/sync-run.js';
 import { checkOutputTarget } from '../output/claim-output.js';
 import { writeWhole } from '../output/table.js';

@@ -6,7 +6,7 @@ import { callFailure, type Attempt, describeNetworkCode, errorCodeOf, unexpected
 import { proxyFor, shownProxy, type ProxySettings } from './proxy.js';
 import { parseRetryAfter, type AttemptOutcome, type RetryPolicy, type RetryReason } from './retry-policy.js';
 import { withRetries, type AttemptReport } from './retry.js';
-import { createLimiters, serviceTimings, type Bucket, type ServiceLimiters, type ServiceTimings } from './service-timings.js';
+import { createLimiters, serviceTimings, type Bucket, type ServiceLimiters, type ServiceTimings } from './rate-limiter.js';
 import { Transport, type RawResponse, type SendRequest } from './transport.js';
 
 // http/: the one HTTP core. Public surface: ApiClient (this file), serviceTimings (service-timings.ts),
