@@ -9,11 +9,10 @@ import { demoCommand, emulatorCommand } from './commands/emulator.js';
 import { authCommand, configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
 import { diffCommand, sqlCommand } from './commands/sql.js';
-import { syncCommand } from './commands/sync.js';
+import { lakeCommand, syncCommand } from './commands/sync.js';
 import { statsCommand } from './commands/stats.js';
 import { mcpCommand } from './commands/mcp.js';
 import { checkCommand } from './commands/check.js';
-import { lakeCommand } from './commands/lake.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
