@@ -7,7 +7,7 @@ import type { FileAccess } from '../duckdb/file-access.js';
 import { interruptible, type Step, prepareOne, runStatement, type ResultRecord } from '../duckdb/statement.js';
 import { createAtomicFile } from '../output/atomic-file.js';
 import type { Format } from '../output/format.js';
-import { createRecordWriter } from '../output/record-writer.js';
+import { createRecordWriter } from '../output/page-encoder.js';
 import { writePaged } from '../output/pager.js';
 import { renderRecordTable, firstRows } from '../output/record-table.js';
 import { tableFit } from '../output/table.js';

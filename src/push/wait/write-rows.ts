@@ -1,7 +1,7 @@
 import { createAtomicFile } from '../../output/atomic-file.js';
 import { claimOutput } from '../../output/claim-output.js';
 import type { DataFormat, ExportFormat } from '../../output/format.js';
-import { createRecordWriter } from '../../output/record-writer.js';
+import { createRecordWriter } from '../../output/page-encoder.js';
 import { writeParquetFile } from '../../parquet/write-parquet-file.js';
 import { planRecord, statusFieldIds } from '../../records/record-plan.js';
 import { createRowShaper } from '../../records/row-shaper.js';
