@@ -8,9 +8,8 @@ import { interruptible, type Step, prepareOne, runStatement, type ResultRecord }
 import { createAtomicFile } from '../output/atomic-file.js';
 import type { Format } from '../output/format.js';
 import { createRecordWriter } from '../output/page-encoder.js';
-import { writePaged } from '../output/pager.js';
+import { writePaged, tableFit } from '../output/table.js';
 import { renderRecordTable, firstRows } from '../output/record-table.js';
-import { tableFit } from '../output/table.js';
 import { copyOut, partialPath } from '../parquet/copy-out.js';
 import { openMirror, waitOn } from './mirror-db.js';
 import { sqlError } from './sql-errors.js';
