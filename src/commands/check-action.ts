@@ -5,7 +5,7 @@ import { TdsError, UsageError } from '../core/errors.js';
 import { loadSettings, type Settings } from '../config/settings.js';
 import { pickTable } from '../http/resolve-table.js';
 import { runSync } from '../mirror/sync-run.js';
-import { checkOutputTarget } from '../output/claim-output.js';
+import { checkOutputTarget } from '../output/atomic-file.js';
 import { writeWhole } from '../output/table.js';
 import { checksText, type CheckFormat } from '../check/check-output.js';
 import { tally, tallyText } from '../check/check-result.js';

@@ -1,5 +1,4 @@
-import { createAtomicFile } from '../../output/atomic-file.js';
-import { claimOutput } from '../../output/claim-output.js';
+import { createAtomicFile, claimOutput } from '../../output/atomic-file.js';
 import type { DataFormat, ExportFormat } from '../../output/format.js';
 import { createRecordWriter } from '../../output/page-encoder.js';
 import { writeParquetFile } from '../../parquet/write-parquet-file.js';
