@@ -1,12 +1,10 @@
-import { createAtomicFile } from '../../output/atomic-file.js';
-import { claimOutput } from '../../output/claim-output.js';
+import { createAtomicFile, claimOutput } from '../../output/atomic-file.js';
 import type { DataFormat, ExportFormat } from '../../output/format.js';
-import { createRecordWriter } from '../../output/record-writer.js';
+import { createRecordWriter } from '../../output/page-encoder.js';
 import { writeParquetFile } from '../../parquet/write-parquet-file.js';
-import { planRecord } from '../../records/record-plan.js';
+import { planRecord, statusFieldIds } from '../../records/record-plan.js';
 import { createRowShaper } from '../../records/row-shaper.js';
 import type { HeaderMode } from '../../records/shape-options.js';
-import { statusFieldIds } from '../../records/status-columns.js';
 import { TruncationTally } from '../../records/truncation-tally.js';
 import { typedPlan, typedRowReader } from '../../records/typed-plan.js';
 import type { TypedValue } from '../../records/typed-values.js';
