@@ -2,10 +2,9 @@ import type { Context } from '../core/context.js';
 import { startLiveLine } from '../output/live-line.js';
 import { readInput } from './input/read-input.js';
 import { keyedOptions, type KeyedPush } from './key/keyed-push.js';
-import { logDuplicate, RejectsFile } from './report/rejects.js';
 import type { PushedKeys } from './key/record-key.js';
 import type { ReadStats } from './input/input-record.js';
-import type { Batch, BatchLimits } from './plan/batch.js';
+import type { Batch, BatchLimits, BatchItem } from './plan/batch.js';
 import { batchPass } from './plan/batch-pass.js';
 import type { JournalIndex } from './plan/resume-plan.js';
 import { PushTally, add } from './plan/tally.js';
@@ -20,10 +19,12 @@ import { JournalWriter } from './journal/journal-writer.js';
 import { markExisting } from './key/mark-existing.js';
 import type { LookupPlan } from './key/key-lookups.js';
 import type { KeyReconciler } from './key/reconcile.js';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { UsageError } from '../core/errors.js';
 
 // The two passes over the input, each through batchPass (plan/batch-pass.ts): validatePass reads and
 // batches all of it without sending (a dry run, and a file checked before anything is sent); sendPass
-// reads it (again) and sends what is due, journaling every batch.
+// reads it (again) and sends what is due, journaling every batch. Both write --rejects FILE.
 
 /** What reading the whole input without sending found. */
 export interface ValidationResult {
@@ -253,4 +254,55 @@ function progressText(result: SendResult, stats: ReadStats, inFlight: number, st
   const rate = Math.round(sent / Math.max(0.001, (performance.now() - started) / 1000));
   const n = (value: number): string => value.toLocaleString('en-US');
   return `read ${n(stats.records)} · sent ${n(sent)} · ${inFlight} in flight · ${n(rate)} records/s`;
+}
+
+/**
+ * `--rejects FILE`: one NDJSON line per rejected record, `{"record": N, "reason": "...", "object": {...}}`.
+ * It lists every rejected record of the input, earlier runs' included (--resume lists them again).
+ */
+class RejectsFile {
+  private chain: Promise<void> = Promise.resolve();
+
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+    private readonly staged: boolean,
+  ) {}
+
+  /**
+   * `new`: start the file afresh; `append`: add to it; `staged`: write FILE.partial, renamed to FILE by
+   * close() and removed by discard(), so a failed check never replaces an earlier complete file.
+   */
+  static async open(path: string, mode: 'new' | 'append' | 'staged'): Promise<RejectsFile> {
+    const target = mode === 'staged' ? `${path}.partial` : path;
+    try {
+      return new RejectsFile(path, await open(target, mode === 'append' ? 'a' : 'w'), mode === 'staged');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new UsageError(`cannot write the rejects file ${target}${code ? ` (${code})` : ''}`);
+    }
+  }
+
+  write(items: readonly BatchItem[], reason: string): Promise<void> {
+    const text = items.map((item) => `{"record":${item.record},"reason":${JSON.stringify(reason)},"object":${item.json}}\n`).join('');
+    this.chain = this.chain.then(() => this.handle.write(text).then(() => undefined));
+    return this.chain;
+  }
+
+  async close(): Promise<void> {
+    await this.chain;
+    await this.handle.close();
+    if (this.staged) await rename(`${this.path}.partial`, this.path);
+  }
+
+  async discard(): Promise<void> {
+    await this.chain.catch(() => undefined);
+    await this.handle.close();
+    await unlink(this.staged ? `${this.path}.partial` : this.path).catch(() => undefined);
+  }
+}
+
+/** --verbose lists each record left out for its repeated key. */
+function logDuplicate(ctx: Context): (record: number, of: number, key: string) => void {
+  return (record, of, key) => ctx.verbose(`record ${record} not sent: its key ${JSON.stringify(key)} repeats record ${of}'s`);
 }
