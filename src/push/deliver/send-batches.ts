@@ -12,8 +12,6 @@ import type { WireResult } from './webhook-client.js';
 // SendEvent and StopReason (classify.ts), WebhookClient (webhook-client.ts), webhookTarget
 // (webhook-target.ts) and checkWebhook (check-webhook.ts).
 
-export type { SendEvent, StopReason } from './classify.js';
-
 export interface SendOptions {
   /** how many requests to keep in flight now (in-flight.ts: rate × round trip, within --concurrency) */
   inFlightLimit(): number;

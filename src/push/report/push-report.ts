@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context.js';
 import { TdsError } from '../../core/errors.js';
 import type { ValidationResult, SendResult } from '../passes.js';
-import type { StopReason } from '../deliver/send-batches.js';
+import type { StopReason } from '../deliver/classify.js';
 import type { ReadStats } from '../input/input-record.js';
 import { inputWarnings } from '../input/read-input.js';
 import { PushTally } from '../plan/tally.js';
