@@ -15,7 +15,7 @@ import { BatchSender } from './deliver/send-batches.js';
 import type { SendEvent, StopReason } from './deliver/classify.js';
 import type { WebhookClient } from './deliver/webhook-client.js';
 import type { FlightControl } from './deliver/in-flight.js';
-import { CONFIRMED_REASON, entryOf, type JournalHeader } from './journal/journal-entry.js';
+import { CONFIRMED_REASON, entryOf, type JournalHeader } from './journal/journal-format.js';
 import { JournalWriter } from './journal/journal-writer.js';
 import { markExisting } from './key/mark-existing.js';
 import type { LookupPlan } from './key/key-lookups.js';

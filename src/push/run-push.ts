@@ -13,7 +13,7 @@ import { PushedKeys } from './key/record-key.js';
 import { KeyReconciler } from './key/reconcile.js';
 import { TableLock } from './key/table-lock.js';
 import { journalConfirmed } from './journal/journal-writer.js';
-import { type JournalContents, type JournalHeader, journalHeaderFor } from './journal/journal-entry.js';
+import { type JournalContents, type JournalHeader, journalHeaderFor } from './journal/journal-format.js';
 import { defaultJournalPath, journalExists, priorJournal } from './journal/prior-journal.js';
 import { JournalIndex } from './plan/resume-plan.js';
 import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob, pushTimings, type PushTimings } from './push-job.js';

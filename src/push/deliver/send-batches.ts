@@ -1,6 +1,6 @@
 import type { RateLimiter } from '../../http/rate-limiter.js';
 import type { RetryPolicy } from '../../http/retry-policy.js';
-import type { JournalEntry } from '../journal/journal-entry.js';
+import type { JournalEntry } from '../journal/journal-format.js';
 import type { KeyReconciler } from '../key/reconcile.js';
 import type { Batch } from '../plan/batch.js';
 import type { SendEvent, StopReason } from './classify.js';

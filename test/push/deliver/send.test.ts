@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../../src/http/rate-limiter.js';
 import type { Batch } from '../../../src/push/plan/batch.js';
 import { batches } from '../helpers/batches.js';
-import type { JournalEntry } from '../../../src/push/journal/journal-entry.js';
+import type { JournalEntry } from '../../../src/push/journal/journal-format.js';
 import { BatchSender, type SendOptions } from '../../../src/push/deliver/send-batches.js';
 import type { SendEvent, StopReason } from '../../../src/push/deliver/classify.js';
 import { WebhookClient } from '../../../src/push/deliver/webhook-client.js';
