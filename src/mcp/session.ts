@@ -1,10 +1,22 @@
 import type { Context } from '../core/context.js';
 import type { ApiClient } from '../http/client.js';
-import type { Caps } from './caps.js';
-import type { HintsOf } from './tool-result.js';
+import type { FailureReason } from '../core/errors.js';
 import { UsageError } from '../core/errors.js';
 import type { Database } from '../duckdb/engine.js';
 import { openMirror } from '../mirror/mirror-db.js';
+
+export interface Caps {
+  /** rows a result holds at most (--max-rows, 1-1000) */
+  maxRows: number;
+  /** bytes of a result's JSON text at most (--max-bytes) */
+  maxBytes: number;
+}
+
+export const DEFAULT_CAPS: Caps = { maxRows: 100, maxBytes: 50_000 };
+export const MAX_ROWS_LIMIT = 1000;
+
+/** The command line's advice for a failure (commands/hints.ts), which a failed tool result gives too. */
+export type HintsOf = (error: { reason?: FailureReason; hint?: string }) => string | undefined;
 
 /** What `tds mcp` was started with. */
 export interface McpServeOptions {

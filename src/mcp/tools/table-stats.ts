@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import { tableStats } from '../../stats/table-stats.js';
-import { capRows } from '../caps.js';
+import { capRows, truncation, defineTool, type Tool } from '../tool.js';
 import { readCatalog, requireMirrorTable } from '../mirror-catalog.js';
 import type { Session } from '../session.js';
-import { truncation } from '../tool-result.js';
-import { defineTool, type Tool } from '../tool.js';
 
 const input = z
   .object({
