@@ -9,8 +9,7 @@ import { statusFieldIds } from '../records/status-columns.js';
 import { TruncationTally } from '../records/truncation-tally.js';
 import type { QueryBody, Row } from '../service/index.js';
 import { capRows, truncation } from './tool.js';
-import type { Session } from './session.js';
-import { serviceTable } from './mirror-catalog.js';
+import { type Session, serviceTable } from './session.js';
 
 /** Records as an export makes them by default, with the `<key>.status` / `<key>.error` of action columns. */
 const SHAPE: ShapeOptions = { header: 'label', meta: true, system: true, cells: 'value', statusColumns: true };
