@@ -1,4 +1,4 @@
-// A route of the emulator: what it is called with (ServerDeps, RouteCall), what it answers (Reply), and the
+// A route of the emulator: what it is called with (ServerDeps, RouteCall), what it answers (Reply), the webhook's path, and the
 // table that finds the route of a request (routes.ts lists them all).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -11,6 +11,9 @@ import type { RateLimitEnforcer } from '../faults/rate-limit.js';
 import type { ReadDeps } from '../read/read-routes.js';
 import type { RequestLogEntry } from '../options.js';
 import type { NetworkDelay } from './latency.js';
+
+/** The webhook's path; the secret webhook id follows it (never shown in a log). */
+export const WEBHOOK_PATH_PREFIX = '/v1/webhook/';
 
 /** Everything the routes of a running emulator work with. */
 export interface ServerDeps extends ReadDeps {
