@@ -1,5 +1,5 @@
-// A route of the emulator: what it is called with (ServerDeps, RouteCall), what it answers (Reply), the webhook's path, and the
-// table that finds the route of a request (routes.ts lists them all).
+// A route of the emulator: what it is called with (ServerDeps, RouteCall), what it answers (Reply), and the
+// table that finds the route of a request (routes.ts lists them all); the webhook's path.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EmulatorClock } from '../store/state.js';
