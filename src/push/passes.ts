@@ -1,3 +1,4 @@
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import type { Context } from '../core/context.js';
 import { startLiveLine } from '../output/live-line.js';
 import { readInput } from './input/read-input.js';
@@ -20,7 +21,6 @@ import { JournalWriter } from './journal/journal-writer.js';
 import { markExisting } from './key/mark-existing.js';
 import type { LookupPlan } from './key/key-lookups.js';
 import type { KeyReconciler } from './key/reconcile.js';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { UsageError } from '../core/errors.js';
 
 // The two passes over the input, each through batchPass (plan/batch-pass.ts): validatePass reads and

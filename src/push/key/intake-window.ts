@@ -1,5 +1,5 @@
-import { INTAKE_MAX_MS, type Row } from '../../service/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { INTAKE_MAX_MS, type Row } from '../../service/index.js';
 import type { KeyLookups } from './key-lookups.js';
 
 // When may a key sent to the webhook be declared missing from the table? docs/service-api.md 4.7 rule 4:
