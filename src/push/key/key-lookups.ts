@@ -220,7 +220,7 @@ export class TableRead implements KeyRows {
 }
 
 /** Keys read once from somewhere whole (the table, the mirror), then every question answered from them. */
-export abstract class KeySetPresence implements KeyPresence {
+abstract class KeySetPresence implements KeyPresence {
   private keys?: Promise<Set<string>>;
 
   abstract readonly requests: number;
