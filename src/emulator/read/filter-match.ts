@@ -98,7 +98,7 @@ const NOT_TEXT: ReadonlySet<string> = new Set(['number', 'boolean', 'member', 'd
  * that the keys of a query packed as 97 rules in 4 groups make one set, and a row's cell is read and
  * lower-cased once instead of once per group. An empty nested group stays: it matches every row.
  */
-function orEntries(group: CheckedGroup): CheckedGroup['entries'] {
+export function orEntries(group: CheckedGroup): CheckedGroup['entries'] {
   return group.entries.flatMap((entry) =>
     entry.kind === 'group' && entry.combinator === 'or' && entry.entries.length > 0 ? orEntries(entry) : [entry],
   );
