@@ -270,5 +270,6 @@ footer { margin-top: 40px; color: #7b8794; font-size: 12px; }
   h2, h3, .note { break-after: avoid; }
   svg, tr, .legend, .days, .bars { break-inside: avoid; }
   thead { display: table-header-group; }
+  .bars .label { white-space: normal; overflow-wrap: anywhere; }
 }
 `;

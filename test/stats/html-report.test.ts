@@ -145,6 +145,8 @@ describe('tds stats -o FILE.html: the report page', () => {
     expect(print).toMatch(/svg, tr, \.legend, \.days, \.bars \{ break-inside: avoid; \}/);
     expect(print).toMatch(/h2, h3, \.note \{ break-after: avoid; \}/);
     expect(print).toMatch(/thead \{ display: table-header-group; \}/);
+    // on paper there is no tooltip: a long label is wrapped whole, not cut
+    expect(print).toMatch(/\.bars \.label \{ white-space: normal; overflow-wrap: anywhere; \}/);
     expect(css).toContain('print-color-adjust: exact');
     // no dark background anywhere (dark text on white; the colours are the charts' own)
     const backgrounds = [...css.matchAll(/background(?:-color)?:\s*#([0-9a-f]{3}|[0-9a-f]{6})\b/gi)].map((m) => m[1]!);
