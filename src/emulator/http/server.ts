@@ -2,19 +2,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { ADMIN_ROUTES, EMULATOR_ROUTES, SERVICE_ROUTES } from './routes.js';
-import { ApiProblem, keyErrorBody, webhookErrorBody } from './errors.js';
-import { sendJson } from './http-io.js';
-import { RouteTable } from './route-table.js';
+import { ApiProblem, keyErrorBody, webhookErrorBody, sendJson } from './http-io.js';
+import { RouteTable, type Route, type RouteCall, type ServerDeps } from './route-table.js';
 import { redactUrl, WEBHOOK_PATH_PREFIX, KEY_PARAM_PATTERN } from './secrets.js';
-import type { Route, RouteCall, ServerDeps } from './server-deps.js';
-import type { RequestLogEntry } from '../store/types.js';
+import type { RequestLogEntry } from '../options.js';
 import { webhookCall } from '../webhook/route.js';
 import { sendFault } from '../faults/faults.js';
 import { enforceLimit } from '../faults/rate-limit.js';
 import type { OrgRec } from '../store/model.js';
 import type { EmulatorState } from '../store/state.js';
-
-export type { ServerDeps } from './server-deps.js';
 
 const REQUEST_LOG_MAX = 100_000;
 const SERVICE_TABLE = new RouteTable(SERVICE_ROUTES);

@@ -2,10 +2,10 @@ import { pick } from './prng.js';
 import { EmulatorState } from '../store/state.js';
 import { options, SeedBuilder, DAY_MS } from './builder.js';
 import { seedLeads, type Member } from './leads.js';
-import { FIRST_NAMES, LAST_NAMES, CITIES, COMPANIES, LONG_NOTE, slug } from './samples.js';
-import type { SeedName } from './seed-names.js';
+import { FIRST_NAMES, LAST_NAMES, CITIES, COMPANIES, LONG_NOTE, slug } from './fake-values.js';
+import type { SeedName } from '../options.js';
 import type { WorkspaceRec } from '../store/model.js';
-import { webhookRow } from '../webhook/row.js';
+import { webhookRow } from '../webhook/intake.js';
 
 /** Fixed keys, printed in the ready line; they only open this local emulator. */
 export const DEMO_KEYS = {

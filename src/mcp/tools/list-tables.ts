@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TdsError } from '../../core/errors.js';
 import type { ApiClient } from '../../http/client.js';
-import { resolveWorkspace } from '../../http/resolve-workspace.js';
+import { resolveWorkspace } from '../../http/resolve-table.js';
 import type { Table } from '../../service/index.js';
 import { capRows } from '../caps.js';
 import { readCatalog, type MirrorTable } from '../mirror-catalog.js';

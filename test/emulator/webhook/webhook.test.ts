@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { describe, expect } from 'vitest';
 import { ActionRunner } from '../../../src/emulator/actions/action-runner.js';
-import { EmulatorClock } from '../../../src/emulator/store/clock.js';
+import { EmulatorClock } from '../../../src/emulator/store/state.js';
 import { CursorCodec } from '../../../src/emulator/read/cursor.js';
 import { FaultPlan } from '../../../src/emulator/faults/faults.js';
 import type { RunningEmulator } from '../../../src/emulator/index.js';

@@ -9,7 +9,7 @@ import { readConfig, writeConfig, type ConfigData } from '../config/store.js';
 import { connectWith } from './client.js';
 import { errorCodeOf } from '../http/errors.js';
 
-// The actions of `tds config set|get|unset|list`.
+// The actions of `tds config set|get|unset|list` and `tds auth check`.
 
 interface Target {
   file: string;

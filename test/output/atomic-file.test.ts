@@ -4,7 +4,7 @@ import { lstat, mkdir, mkdtemp, readFile, readdir, symlink, writeFile } from 'no
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { checkOutputTarget, claimOutput } from '../../src/output/claim-output.js';
+import { checkOutputTarget, claimOutput } from '../../src/output/atomic-file.js';
 import { writeListing } from '../../src/output/table.js';
 import { OutputWriteError, describeWriteError } from '../../src/output/write-error.js';
 import { context, diskWithRoom } from '../export/export-fixtures.js';
