@@ -9,7 +9,7 @@ import { RateLimiter } from '../http/rate-limiter.js';
 import { parseRetryAfter } from '../http/retry-policy.js';
 import { withRetries } from '../http/retry.js';
 import type { AttemptOutcome } from '../http/retry-policy.js';
-import { serviceTimings } from '../http/service-timings.js';
+import { serviceTimings } from '../http/rate-limiter.js';
 import { Transport, type RawResponse } from '../http/transport.js';
 import { observedText, tallyText, type CheckResult } from './check-result.js';
 import type { StatusChange } from './check-history.js';
