@@ -1,4 +1,4 @@
-import { cellText } from '../store/cells.js';
+import { cellText } from '../store/cell-values.js';
 import type { RowSource, StoredRow } from '../store/model.js';
 import { RowList } from '../store/row-list.js';
 import { orEntries, type CheckedGroup } from './filter-match.js';
