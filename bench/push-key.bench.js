@@ -6,7 +6,8 @@
 //      its webhook. Sending against the webhook's ceiling, 100 requests/s x 500 = 50,000 records/s
 //      (target >= 90% at 200 ms); the whole run (the key lookups, sending, the wait until the rows of its
 //      last requests show) against the least the limits allow: sending at the ceiling, then the
-//      intake's quiet delay (5 s) and a lookup (target: 200 ms within 1.1x loopback).
+//      intake's quiet delay (5 s) and a lookup (target: 200 ms within 1.1x loopback). Beside it, the same
+//      records pushed without a key just after: how fast this machine lets any push send at that moment.
 //   2. --wait settled: PUSHKEY_BENCH_SETTLED (2,000) records by key with `--wait settled -o FILE`
 //      into a table whose action column runs on each row that arrives (queued, running, final: two
 //      steps of --action-delay, 3 s). The time from the last request sent to every row settled and
@@ -47,6 +48,11 @@ const CEILING = 100 * WEBHOOK_MAX_OBJECTS;
 const INGEST_DELAY_MS = 5_000;
 const ACTION_DELAY_MS = 3_000;
 const pad = (/** @type {number} */ i) => String(i).padStart(7, '0');
+/** The table of case 1: the key column and a name, both filled by the webhook. */
+const FIELDS = [
+  { label: 'Mail', type: 'email', mapKey: 'mail' },
+  { label: 'Name', type: 'text', mapKey: 'name' },
+];
 
 const { check, missed } = verdict();
 /** @type {Emulator[]} every emulator started, stopped at the end whatever happened */
@@ -85,10 +91,7 @@ process.exitCode = missed() ? 1 : 0;
  */
 async function pushByKey(input, ms) {
   const emu = await startKeyEmulator(ms);
-  const table = await createTable(emu, 'Keyed', [
-    { label: 'Mail', type: 'email', mapKey: 'mail' },
-    { label: 'Name', type: 'text', mapKey: 'name' },
-  ]);
+  const table = await createTable(emu, 'Keyed', FIELDS);
   const uptime = load();
   const run = await runTds(['push', table.webhookUrl, input, '--key', 'mail', '--table', table.id, '--json'], {
     env: tdsEnv({ dir, emulator: emu }),
@@ -99,7 +102,17 @@ async function pushByKey(input, ms) {
   const log = await requestLog(emu);
   const posts = log.filter((entry) => entry.bucket === 'webhook');
   const reads = log.filter((entry) => entry.bucket === 'rows');
+  // the same records pushed without a key just after, on the same emulator: what this machine's CPU
+  // lets any push send at this moment, to tell the key's cost from the machine's load
+  const plainTable = await createTable(emu, 'Plain', FIELDS);
+  const plain = await runTds(['push', plainTable.webhookUrl, input, '--json', '--journal', join(dir, `plain-${ms}.journal`)], {
+    env: tdsEnv({ dir, emulator: emu }),
+    dir,
+  });
+  mustSucceed(plain, `tds push (no key) at ${ms} ms`);
   await stop(emu);
+  const plainSummary = summaryOf(plain);
+  const plainRate = plainSummary.records.sent / (plainSummary.sendSeconds ?? Number.NaN);
   const sendSeconds = summary.sendSeconds ?? Number.NaN;
   const rate = summary.records.sent / sendSeconds;
   const least = RECORDS / CEILING + INGEST_DELAY_MS / 1000;
@@ -114,6 +127,10 @@ async function pushByKey(input, ms) {
     `  the whole run                  ${(run.ms / 1000).toFixed(1)} s against the least the limits allow, ${least.toFixed(1)} s ` +
       `(sending at the ceiling, then the intake's ${INGEST_DELAY_MS / 1000} s): ${((100 * least * 1000) / run.ms).toFixed(0)}% of what they allow; ` +
       `${n(summary.key?.lookupRequests ?? 0)} key lookups (${n(reads.length)} row requests, ${n(reads.filter((entry) => entry.status === 429).length)} answered 429)`,
+  );
+  console.log(
+    `  the same push without a key    sending ${n(plainRate)} records/s = ${pct(plainRate)} of the ceiling, just after on the same ` +
+      `emulator: the push by key sends at ${(rate / plainRate).toFixed(2)}x its rate`,
   );
   return run;
 }
