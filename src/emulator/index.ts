@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { CursorCodec } from './read/cursor.js';
 import { FaultPlan, parseFaultSpec } from './faults/faults.js';
 import { RateLimitEnforcer } from './faults/rate-limit.js';
-import { WEBHOOK_PATH_PREFIX } from './http/secrets.js';
+import { WEBHOOK_PATH_PREFIX } from './http/route-table.js';
 import { createEmulatorServer } from './http/server.js';
 import { NetworkDelay } from './http/latency.js';
 import { ActionRunner } from './actions/action-runner.js';

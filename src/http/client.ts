@@ -9,8 +9,9 @@ import { withRetries, type AttemptReport } from './retry.js';
 import { createLimiters, serviceTimings, type Bucket, type ServiceLimiters, type ServiceTimings } from './rate-limiter.js';
 import { Transport, type RawResponse, type SendRequest } from './transport.js';
 
-// http/: the one HTTP core. Public surface: ApiClient (this file), serviceTimings (rate-limiter.ts),
-// paginate, resolveTable, RateLimiter and withRetries (the one retry loop), the errors of errors.ts.
+// http/: the one HTTP core. Public surface: ApiClient (this file), RateLimiter and serviceTimings
+// (rate-limiter.ts), paginate, resolveTable and resolveWorkspace, withRetries (the one retry loop), the
+// base URL and key checks (connection-settings.ts), the errors of errors.ts.
 
 export type { WorkspacesResponse, TablesResponse, SchemaResponse, RowsPage, QueryBody };
 

@@ -19,8 +19,7 @@ import { badRequest, ApiProblem } from '../http/http-io.js';
 import { freshId, type FieldRec, type TableRec, type WorkspaceRec, type StoredCell, type StoredRow } from '../store/model.js';
 import { publicField, renderRow } from '../read/render-row.js';
 import { RowList } from '../store/row-list.js';
-import { WEBHOOK_PATH_PREFIX } from '../http/secrets.js';
-import { ok, type Reply, type RouteCall } from '../http/route-table.js';
+import { WEBHOOK_PATH_PREFIX, ok, type Reply, type RouteCall } from '../http/route-table.js';
 import type { EmulatorState, EmulatorClock } from '../store/state.js';
 import { parseDateTime } from '../store/cell-values.js';
 

@@ -18,25 +18,25 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRe
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
-    let settled = false;
+    let answered = false;
     req.on('data', (chunk: Buffer) => {
-      if (settled) return;
+      if (answered) return;
       total += chunk.length;
       if (total > maxBytes) {
-        settled = true;
+        answered = true;
         chunks.length = 0;
         resolve({ tooLarge: true });
       } else chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!settled) {
-        settled = true;
+      if (!answered) {
+        answered = true;
         resolve({ body: Buffer.concat(chunks, total) });
       }
     });
     const fail = (error: Error) => {
-      if (!settled) {
-        settled = true;
+      if (!answered) {
+        answered = true;
         reject(error);
       }
     };

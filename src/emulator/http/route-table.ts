@@ -1,5 +1,5 @@
 // A route of the emulator: what it is called with (ServerDeps, RouteCall), what it answers (Reply), and the
-// table that finds the route of a request (routes.ts lists them all).
+// table that finds the route of a request (routes.ts lists them all); the webhook's path.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EmulatorClock } from '../store/state.js';
@@ -11,6 +11,9 @@ import type { RateLimitEnforcer } from '../faults/rate-limit.js';
 import type { ReadDeps } from '../read/read-routes.js';
 import type { RequestLogEntry } from '../options.js';
 import type { NetworkDelay } from './latency.js';
+
+/** The webhook's path; the secret webhook id follows it (never shown in a log). */
+export const WEBHOOK_PATH_PREFIX = '/v1/webhook/';
 
 /** Everything the routes of a running emulator work with. */
 export interface ServerDeps extends ReadDeps {

@@ -1,3 +1,7 @@
+// emulator/seed/: the data an emulator starts with. Surface: buildSeed and DEMO_KEYS (this file: the demo
+// organization with its sales and marketing tables); inside: the leads table (leads.ts), the builder
+// (builder.ts), seeded randomness (prng.ts), sample words and fake values (fake-values.ts).
+
 import { pick } from './prng.js';
 import { EmulatorState } from '../store/state.js';
 import { options, SeedBuilder, DAY_MS } from './builder.js';

@@ -1,3 +1,6 @@
+// emulator/webhook/: the webhook. Surface: handleWebhook and webhookCall (this file: the call, its body and its
+// route) and Intake (intake.ts: posted objects become rows, visible after the intake window).
+
 import type { IncomingMessage } from 'node:http';
 import { WEBHOOK_MAX_BODY_BYTES, type WebhookSuccessBody, WEBHOOK_MAX_OBJECTS } from '../../service/index.js';
 import { ApiProblem, badRequest, webhookErrorBody, isJsonContentType, readBody, sendJson } from '../http/http-io.js';

@@ -10,7 +10,7 @@ import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { Intake } from '../../../src/emulator/webhook/intake.js';
 import { LiveRows } from '../../../src/emulator/store/live-rows.js';
 import { RateLimitEnforcer } from '../../../src/emulator/faults/rate-limit.js';
-import { WEBHOOK_PATH_PREFIX } from '../../../src/emulator/http/secrets.js';
+import { WEBHOOK_PATH_PREFIX } from '../../../src/emulator/http/route-table.js';
 import { buildSeed } from '../../../src/emulator/seed/index.js';
 import { createEmulatorServer } from '../../../src/emulator/http/server.js';
 import { WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS } from '../../../src/service/index.js';
