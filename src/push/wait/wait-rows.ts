@@ -221,11 +221,18 @@ export async function waitUntilSettled(options: SettledWaitOptions): Promise<Set
   const labels = new Map(options.fields.map((field) => [field.id, field.label]));
   let state: SettledState = { expected: options.keys.length, visible: 0, settled: 0, running: {} };
   let lastPlan = '';
+  const budget = options.lookups.client.timings.windows.rows;
   for (;;) {
     const { plan, lookup } = await options.lookups.rows([...pending], options.recent);
     if (plan.text !== lastPlan) options.log?.(`waiting for the rows to settle: ${plan.text}`);
     lastPlan = plan.text;
-    const rows = await lookup.find([...pending]);
+    // a part (page or query) holding a row still running ends the poll: the rest can wait for the next
+    // one; the last poll before the timeout reads them all, so every row written is its latest seen
+    const last = options.timeoutMs - (performance.now() - started) <= options.intervalMs;
+    const rows = await lookup.find(
+      [...pending],
+      last ? undefined : (part) => [...part.values()].some((row) => unfinishedColumns(row).length > 0),
+    );
     const running: Record<string, number> = {};
     for (const [key, row] of rows) {
       await options.store.put(key, row);
@@ -243,7 +250,10 @@ export async function waitUntilSettled(options: SettledWaitOptions): Promise<Set
     options.onPoll?.(state);
     const left = options.timeoutMs - (performance.now() - started);
     if (pending.size === 0 || left <= 0) break;
-    await sleep(Math.min(options.intervalMs, left), undefined, { signal: options.signal }).catch(() => {
+    // paced to the row-read budget: a poll of N requests waits N × (window / limit), so the polls alone
+    // never spend the limit and a poll never waits for the next window
+    const paced = Math.max(options.intervalMs, (lookup.requests * budget.perMs) / budget.requests);
+    await sleep(Math.min(paced, left), undefined, { signal: options.signal }).catch(() => {
       throw options.signal.reason;
     });
   }
