@@ -185,7 +185,7 @@ class Lane {
     await this.dropTables();
     await this.connection.run(`CREATE TEMP TABLE ${this.inboxName} (id VARCHAR, row_json VARCHAR)`);
     this.appender = await openRowAppender(
-      { duckdb: this.db.duckdb, connection: this.connection },
+      { connection: this.connection },
       { name: this.inboxName, catalog: 'temp' },
       ['VARCHAR', 'VARCHAR'],
     );
