@@ -33,12 +33,13 @@
 //    A verification page costs the follower about 0.1 s of CPU (opening the mirror, the checkpoint at its close) and
 //    0.3-0.5 s of real time on a loaded machine: scale 4 leaves it 0.5 s a page at the share, and each case needs
 //    about two passes over the 200 pages (about 3 minutes each). A rate scale it cannot keep up with shows as
-//    "BEHIND ITS PACE" (an idle machine keeps up at 10 or more).
+//    "BEHIND ITS PACE" (a less loaded machine can take a higher scale).
 // 6. A long --follow (sync/long-follow.mjs): one hour at rate scale BENCH_LONG_SCALE (40) under --churn; peak RSS
 //    after the first 10 minutes grows <= 10 %, open file descriptors flat.
 //    BENCH_SYNC_ONLY=freshness runs 5 and 6 alone, BENCH_SYNC_ONLY=long-follow 6 alone (on 5's tables);
-//    BENCH_FRESH_ROWS, BENCH_FRESH_CHANGES, BENCH_FRESH_SHARE_CHANGES, BENCH_FRESH_MAX_STALE_MIN, BENCH_FRESH_SEED (1),
-//    BENCH_LONG_MINUTES (60), BENCH_FOLLOWER_NODE_ARGS (sync/follower.mjs).
+//    BENCH_FRESH_CASES (abc: which of 5's cases), BENCH_FRESH_ROWS, BENCH_FRESH_CHANGES, BENCH_FRESH_SHARE_CHANGES,
+//    BENCH_FRESH_MAX_STALE_MIN, BENCH_FRESH_SEED (1), BENCH_LONG_MINUTES (60; 0 skips 6), BENCH_FOLLOWER_NODE_ARGS
+//    (sync/follower.mjs).
 //
 // Run: npm run bench -- sync     (exits 1 when a target is missed; traffic only to 127.0.0.1)
 // Env: BENCH_SKIP_FAR=1, BENCH_SYNC_LATENCIES (0,200), BENCH_ROWS (default 1000000), BENCH_CHANGED (100000), BENCH_ADDED (1000), BENCH_POLLS (3), BENCH_EVERY (seconds, 3),

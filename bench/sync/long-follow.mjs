@@ -27,6 +27,7 @@ const ACTION_DELAY_MS = 3_000;
 
 /** @param {SyncContext} ctx */
 export async function longFollow(ctx) {
+  if (LONG_MINUTES <= 0) return; // BENCH_LONG_MINUTES=0: phase 5 alone
   const scale = LONG_SCALE;
   const churn = Object.entries(CHURN_PER_MINUTE)
     .map(([kind, perMinute]) => `${kind}:${perMinute * scale}/m`)
