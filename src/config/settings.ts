@@ -1,3 +1,8 @@
+// src/config/: profiles and settings. Its surface: the settings of a run, each from its flag, the
+// environment or the profile (this file: loadSettings, resolveSettings), and the webhook and notification
+// URLs saved in the profile (loadWebhook, loadNotifyUrl); the config keys (keys.ts), config.json's place
+// and its reading and writing (store.ts), and a secret read from stdin or a hidden prompt (read-secret.ts).
+
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
