@@ -6,10 +6,16 @@ import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import { ChurnSpecError, parseChurnRates } from '../emulator/churn/churn-rates.js';
-import { DEFAULT_ACTION_DELAY_MS, DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from '../emulator/defaults.js';
+import {
+  DEFAULT_ACTION_DELAY_MS,
+  DEFAULT_HOST,
+  DEFAULT_INGEST_DELAY_MS,
+  DEFAULT_PORT,
+  SEED_NAMES,
+  SEEDED_ACTIONS,
+} from '../emulator/options.js';
 import { FaultSpecError, parseFaultSpec } from '../emulator/faults/faults.js';
 import { LatencySpecError, parseLatency, type LatencySpec } from '../emulator/http/latency.js';
-import { SEED_NAMES, SEEDED_ACTIONS } from '../emulator/seed/seed-names.js';
 import type { DemoOptions, EmulatorFlags } from './emulator-action.js';
 
 const HELP = `

@@ -1,5 +1,22 @@
-import type { LatencySpec } from '../http/latency.js';
-import type { SeedName, SeededActions } from '../seed/seed-names.js';
+// The emulator's options and their defaults, the seeds it offers, and what a running emulator gives back.
+// Apart from the emulator itself (types only) so `tds emulator --help` loads them cheaply.
+
+import type { LatencySpec } from './http/latency.js';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_INGEST_DELAY_MS = 5_000;
+export const DEFAULT_ACTION_DELAY_MS = 3_000;
+
+export const SEED_NAMES = ['demo', 'empty'] as const;
+export type SeedName = (typeof SEED_NAMES)[number];
+
+/**
+ * What the seed's action cells that are not final do: `live` (default) they run on like new ones, a step every
+ * action delay; `pending` they stay as seeded (for tests that need every status in the demo data).
+ */
+export const SEEDED_ACTIONS = ['live', 'pending'] as const;
+export type SeededActions = (typeof SEEDED_ACTIONS)[number];
 
 export interface EmulatorOptions {
   /** Default 127.0.0.1. */

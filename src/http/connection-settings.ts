@@ -1,3 +1,6 @@
+// What a user gives to reach the service, checked before any request: the base URL (https://, ending in /v1,
+// plain http:// only to a loopback host) and the API key's text.
+
 import { isIP } from 'node:net';
 import { UsageError } from '../core/errors.js';
 
@@ -52,4 +55,18 @@ export function isLoopbackHost(hostname: string): boolean {
   if (isIP(host) === 4) return host.startsWith('127.');
   if (isIP(host) === 6) return host === '::1' || /^::ffff:127\./.test(host) || /^::ffff:7f/.test(host);
   return false;
+}
+
+/**
+ * An API key travels in a header, which carries visible ASCII only: a key with spaces, control or
+ * non-ASCII characters (a pasted line break, curly quotes) is refused before any request (exit 2).
+ */
+export function checkKeyText(key: string): void {
+  if (key === '') throw new UsageError('the API key is empty', { reason: 'bad-key-text' });
+  if (/[^\x21-\x7e]/.test(key)) {
+    const what = /[\s\u0000-\u001f\u007f]/.test(key)
+      ? 'spaces or control characters'
+      : 'characters an HTTP header cannot carry (only visible ASCII)';
+    throw new UsageError(`the API key contains ${what}`, { reason: 'bad-key-text' });
+  }
 }

@@ -1,4 +1,8 @@
-// Sample words for the demo seed and the generated table.
+// Sample words for the demo seed and the generated table, and a plausible value of a column's type for the rows
+// churn adds or edits.
+
+import type { FieldRec } from '../store/model.js';
+import { pick, type Prng } from './prng.js';
 
 export const FIRST_NAMES = [
   'Ada',
@@ -90,4 +94,47 @@ export function slug(text: string): string {
     .normalize('NFKD')
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A plausible value for a column of this type, for rows that churn adds or edits; undefined leaves the cell
+ * empty (action and webhook columns, members, selects without options). A system date column gets `at`.
+ */
+export function fakeValue(field: FieldRec, random: Prng, at: number): unknown {
+  if (field.isSystem) return field.type === 'date' ? new Date(at).toISOString() : undefined;
+  const first = pick(FIRST_NAMES, random());
+  const last = pick(LAST_NAMES, random());
+  const company = pick(COMPANIES, random());
+  const values = field.options?.map((option) => option.value) ?? [];
+  switch (field.type) {
+    case 'text':
+      return `${first} ${last}`;
+    case 'email':
+      return `${slug(first)}.${slug(last)}@${slug(company)}.example`;
+    case 'phone_number':
+      return `+1 555 01${String(Math.floor(random() * 100)).padStart(2, '0')}`;
+    case 'url':
+      return `https://www.${slug(company)}.example`;
+    case 'image':
+      return `https://img.example/logos/${slug(company)}.png`;
+    case 'number':
+    case 'formula':
+      return Math.floor(random() * 10_000);
+    case 'boolean':
+      return random() < 0.5;
+    case 'date':
+      return new Date(at - Math.floor(random() * 90 * DAY_MS)).toISOString();
+    case 'select':
+      return values.length > 0 ? pick(values, random()) : undefined;
+    case 'multi_select':
+      return values.length > 0 ? [...new Set([pick(values, random()), pick(values, random())])] : undefined;
+    case 'object':
+      return { city: pick(CITIES, random()), country: 'US' };
+    case 'input':
+      return pick(NOTES, random());
+    default:
+      return undefined;
+  }
 }

@@ -3,8 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import { Client } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readBodyText, RESPONSE_DEADLINE, RESPONSE_TOO_LARGE, type BodyLimits } from '../../src/http/read-body.js';
-import { Transport } from '../../src/http/transport.js';
+import { readBodyText, RESPONSE_DEADLINE, RESPONSE_TOO_LARGE, type BodyLimits, Transport } from '../../src/http/transport.js';
 
 const MB = 1024 * 1024;
 const ROOMY: BodyLimits = { maxBytes: 1000, deadlineMs: 5000 };
