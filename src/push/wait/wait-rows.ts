@@ -8,7 +8,7 @@ import type { PushJob } from '../push-job.js';
 import type { SendResult } from '../passes.js';
 import { startLiveLine } from '../../output/live-line.js';
 import type { KeyedPush } from '../key/keyed-push.js';
-import { RowStore, writePushedRows, type RowsOutput } from './write-rows.js';
+import { KeyedRowsFile, writePushedRows, type RowsOutput } from './write-rows.js';
 import type { KeyLookups } from '../key/key-lookups.js';
 
 // push/wait/: --wait. Public surface: waitAfterSending (this file: --wait polls the row count until the
@@ -134,7 +134,7 @@ interface SettledPassOptions {
 
 /** --wait settled: the pushed rows waited for until their action cells are done, then written in input order (-o). */
 async function settledPass(ctx: Context, options: SettledPassOptions): Promise<WaitSummary> {
-  const store = await RowStore.create();
+  const store = await KeyedRowsFile.create();
   try {
     let state: SettledState = { expected: options.keys.length, visible: 0, settled: 0, running: {} };
     const line = options.progress ? await startLiveLine(ctx.io, () => progressText(state), 250) : undefined;
@@ -183,7 +183,7 @@ export interface SettledWaitOptions {
   /** Set when every key was sent by this run: the rows created since `since` (the service's clock) can be read newest first. */
   recent?: { since: number; rowsBefore: number };
   fields: readonly Field[];
-  store: RowStore;
+  store: KeyedRowsFile;
   timeoutMs: number;
   intervalMs: number;
   signal: AbortSignal;
