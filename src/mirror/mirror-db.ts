@@ -1,7 +1,17 @@
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { lockAddress, namedLockHolder, tryNamedLock, type ProcessLock } from '../core/process-lock.js';
-import { describeHolder, openDatabase, type Database } from '../duckdb/engine.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import {
+  attachDatabase,
+  describeHolder,
+  MAX_PAUSE_MS,
+  openDatabase,
+  someoneWaits,
+  type Database,
+  type OpenOptions,
+} from '../duckdb/engine.js';
 import type { FileAccess } from '../duckdb/file-access.js';
 import { quoteLiteral } from '../duckdb/sql-text.js';
 import { SYNCS_TABLE_2, upgradeFormat1 } from './history/upgrade-format-1.js';
@@ -109,8 +119,18 @@ export async function claimMirror(ctx: Pick<Context, 'io'>, path: string, whenBu
 
 /** Opens the mirror; a writable one gets its tables created (and is checked to be one this tds can write). */
 export async function openMirror(path: string, options: OpenMirror): Promise<Database> {
-  const db = await openDatabase(path, {
-    readOnly: options.readOnly,
+  const db = await openDatabase(path, { ...engineOptions(options), readOnly: options.readOnly });
+  try {
+    await checkFormat(db, path, options);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function engineOptions(options: Omit<OpenMirror, 'readOnly'>): Omit<OpenOptions, 'readOnly'> {
+  return {
     what: 'the mirror',
     memoryLimit: options.memoryLimit ?? '256MB',
     ...(options.threads ? { threads: options.threads } : {}),
@@ -118,39 +138,172 @@ export async function openMirror(path: string, options: OpenMirror): Promise<Dat
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
     ...(options.onWait ? { onWait: options.onWait } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
-  });
-  try {
-    const version = await formatVersion(db);
-    if (version !== undefined && version > MIRROR_FORMAT) {
-      throw new UsageError(
-        `the mirror ${path} was written by a newer tds (mirror format ${version}; this one reads format ${MIRROR_FORMAT})`,
-        {
-          hint: 'upgrade tds, or sync into another --db file',
-        },
-      );
+  };
+}
+
+/** A newer format refused; a writable mirror made (a new file), upgraded (format 1), or refused (not a mirror). */
+async function checkFormat(db: Database, path: string, options: OpenMirror): Promise<void> {
+  const version = await formatVersion(db);
+  if (version !== undefined && version > MIRROR_FORMAT) {
+    throw new UsageError(
+      `the mirror ${path} was written by a newer tds (mirror format ${version}; this one reads format ${MIRROR_FORMAT})`,
+      {
+        hint: 'upgrade tds, or sync into another --db file',
+      },
+    );
+  }
+  if (!options.readOnly) await refuseForeign(db, path, version);
+  const mark = async (): Promise<void> => {
+    await db.connection.run(`COMMENT ON TABLE _tds_tables IS ${quoteLiteral(FORMAT_COMMENT(MIRROR_FORMAT))}`);
+  };
+  if (!options.readOnly && version === undefined) {
+    for (const ddl of META_TABLES) await db.connection.run(ddl);
+    await mark();
+  } else if (version === 1 && !options.readOnly && !options.keepFormat) {
+    await upgradeFormat1(db.connection, mark);
+    options.note?.(`the mirror ${path} was upgraded to format ${MIRROR_FORMAT}: every row kept, each table with its history from now on`);
+  } else if (version === 1) {
+    options.note?.(
+      `the mirror ${path} was written by an earlier tds (mirror format 1): it has no history yet; the next tds sync upgrades it`,
+    );
+  }
+  if (!options.readOnly && !(version === 1 && options.keepFormat)) await addVerifyColumns(db);
+}
+
+/** The mirror as sync code reaches it: `use` runs `work` with the mirror open for writing. */
+export interface MirrorAccess {
+  use<T>(work: (db: Database) => Promise<T>): Promise<T>;
+}
+
+/** A mirror opened for the caller's whole run (tds push --skip-existing holds it so). */
+export const heldOpen = (db: Database): MirrorAccess => ({ use: (work) => work(db) });
+
+/** How long a sync writing group after group may hold the file before it lets waiting readers in. */
+const HOLD_MS = 1_000;
+/** The name the mirror has while a sync holds it. */
+const ATTACHED = 'tds_mirror';
+
+/**
+ * The mirror as a sync writes it, held only while it writes. The sync has a DuckDB database of its own,
+ * in memory (where the rows read wait for their group: mirror-writer.ts), and the mirror file is
+ * attached to it by `use` and detached (DuckDB checkpoints it and lets it go) as soon as nothing uses
+ * it: when the sync waits for a page, a round, a verification page or anything but its own statements.
+ * Uses that follow one another at once (a group written while the next pages were read) keep it for up
+ * to HOLD_MS; then it is detached, and a process waiting for it gets in before it is attached again.
+ * Detaching is not free (a checkpoint: tens of ms, more for a large table), so it is not done after
+ * every group of a fast sync.
+ */
+export class HeldMirror implements MirrorAccess {
+  private users = 0;
+  private attached = false;
+  private heldSince = 0;
+  private formatChecked = false;
+  private releaseSoon: NodeJS.Immediate | undefined;
+  /** Attaching or detaching: one at a time. */
+  private moving: Promise<void> = Promise.resolve();
+
+  /** What `use` hands its work: the sync's database, whose tables are the mirror's. */
+  readonly db: Database;
+
+  private constructor(
+    private readonly path: string,
+    private readonly own: Database,
+    private readonly control: DuckDBConnection,
+    private readonly options: OpenMirror,
+  ) {
+    this.db = { ...own, path, connect: () => this.connect() };
+  }
+
+  static async open(path: string, options: Omit<OpenMirror, 'readOnly'>): Promise<HeldMirror> {
+    const own = await openDatabase(':memory:', { ...engineOptions(options), readOnly: false, privateFiles: true });
+    try {
+      return new HeldMirror(path, own, await own.connect(), { ...options, readOnly: false });
+    } catch (error) {
+      own.close();
+      throw error;
     }
-    if (!options.readOnly) await refuseForeign(db, path, version);
-    const mark = async (): Promise<void> => {
-      await db.connection.run(`COMMENT ON TABLE _tds_tables IS ${quoteLiteral(FORMAT_COMMENT(MIRROR_FORMAT))}`);
-    };
-    if (!options.readOnly && version === undefined) {
-      for (const ddl of META_TABLES) await db.connection.run(ddl);
-      await mark();
-    } else if (version === 1 && !options.readOnly && !options.keepFormat) {
-      await upgradeFormat1(db.connection, mark);
-      options.note?.(`the mirror ${path} was upgraded to format ${MIRROR_FORMAT}: every row kept, each table with its history from now on`);
-    } else if (version === 1) {
-      options.note?.(
-        `the mirror ${path} was written by an earlier tds (mirror format 1): it has no history yet; the next tds sync upgrades it`,
-      );
+  }
+
+  /**
+   * Another connection of the work (in a `use`), which sees the mirror as its own database: a connection
+   * keeps the name of its database while the mirror is detached, and sees it again once it is attached.
+   */
+  private async connect(): Promise<DuckDBConnection> {
+    const connection = await this.own.connect();
+    await connection.run(`USE ${ATTACHED}`);
+    return connection;
+  }
+
+  async use<T>(work: (db: Database) => Promise<T>): Promise<T> {
+    this.users += 1;
+    clearImmediate(this.releaseSoon);
+    try {
+      await this.attach();
+      return await work(this.db);
+    } finally {
+      this.users -= 1;
+      if (this.users === 0) {
+        // held long enough: waiting readers get their turn now; else at the end of this turn of the event loop, unless used again
+        if (performance.now() - this.heldSince >= HOLD_MS) await this.release();
+        else this.releaseSoon = setImmediate(() => void this.release());
+      }
     }
-    if (!options.readOnly && !(version === 1 && options.keepFormat)) await addVerifyColumns(db);
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
+  }
+
+  /** Detaches the mirror now (unless in use): before a hook of this process opens the file itself. */
+  letGo(): Promise<void> {
+    clearImmediate(this.releaseSoon);
+    return this.release();
+  }
+
+  /** Detaches the mirror and closes the sync's database (what a stuck statement runs in is left alone: Database.abandon). */
+  async close(): Promise<void> {
+    clearImmediate(this.releaseSoon);
+    await this.release();
+    this.own.close();
+  }
+
+  private attach(): Promise<void> {
+    this.moving = this.moving.then(async () => {
+      if (this.attached) return;
+      // a process waiting for the file goes first (it tries again within MAX_PAUSE_MS)
+      for (let waited = 0; waited < 4 * MAX_PAUSE_MS && (await someoneWaits(this.path)); waited += GIVE_WAY_STEP_MS) {
+        await sleep(GIVE_WAY_STEP_MS);
+      }
+      await attachDatabase(this.control, this.path, ATTACHED, { ...engineOptions(this.options), readOnly: false });
+      try {
+        if (!this.formatChecked) {
+          await this.own.connection.run(`USE ${ATTACHED}`);
+          await checkFormat(this.db, this.path, this.options);
+          this.formatChecked = true;
+        }
+      } catch (error) {
+        await this.control.run(`DETACH ${ATTACHED}`).catch(() => undefined);
+        throw error;
+      }
+      this.attached = true;
+      this.heldSince = performance.now();
+    });
+    const attached = this.moving;
+    // a failed attach fails its use; the next one tries again
+    this.moving = attached.catch(() => undefined);
+    return attached;
+  }
+
+  /** Never fails: a mirror that cannot be detached now stays attached (the next release tries again). */
+  private release(): Promise<void> {
+    this.moving = this.moving.then(async () => {
+      if (!this.attached || this.users > 0) return;
+      await this.control.run(`DETACH ${ATTACHED}`).then(
+        () => (this.attached = false),
+        () => undefined,
+      );
+    });
+    return this.moving;
   }
 }
+
+const GIVE_WAY_STEP_MS = 10;
 
 /** The columns of verifications (issue 30), added to a mirror of format 2 made before them: none is the same as null. */
 async function addVerifyColumns(db: Database): Promise<void> {

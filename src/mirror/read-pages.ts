@@ -1,12 +1,12 @@
 import type { Context } from '../core/context.js';
 import { TdsError } from '../core/errors.js';
-import type { Database } from '../duckdb/engine.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { ApiClient } from '../http/client.js';
 import { paginate } from '../http/paginate.js';
 import { rowJson } from '../duckdb/json-rows.js';
 import { typedRowReader, type TypedColumn } from '../records/typed-plan.js';
 import { PAGE_LIMIT_MAX, type Row, type RowsPage, type Table } from '../service/index.js';
+import type { MirrorAccess } from './mirror-db.js';
 import { MirrorWriter } from './mirror-writer.js';
 import { unseenRows } from './pass-range.js';
 import type { PassState, TableState } from './table-state.js';
@@ -23,7 +23,8 @@ export interface PassProgress {
 export interface ReadPagesOptions {
   ctx: Context;
   client: ApiClient;
-  db: Database;
+  /** Held for each group written (mirror-db.ts): never while a page is awaited. */
+  mirror: MirrorAccess;
   table: Table;
   state: TableState;
   pass: PassState;
@@ -69,19 +70,23 @@ const MAX_WAITING_ROWS = 2 * GROUP_ROWS;
 export async function readPages(options: ReadPagesOptions): Promise<void> {
   const { state } = options;
   const target = { table: state.mirrorTable, historyTable: state.historyTable!, syncId: options.syncId };
-  const writer = new MirrorWriter(options.db, target, options.columns);
-  await writer.open(options.pass.inserted);
+  const { mirror } = options;
+  const writer = await mirror.use(async (db) => {
+    const opened = new MirrorWriter(db, target, options.columns);
+    await opened.open(options.pass.inserted);
+    return opened;
+  });
   try {
     return await readInto(writer, options);
   } finally {
-    await writer.close().catch(() => undefined);
+    await mirror.use(() => writer.close()).catch(() => undefined);
   }
 }
 
 async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promise<void> {
   const { pass, state, ctx } = options;
   const read = typedRowReader(options.columns);
-  const group = new GroupedWrites(writer, state);
+  const group = new GroupedWrites(writer, state, options.mirror);
   let fresh = pass.cursor === null;
   let short = false;
   if (!fresh) options.progress?.continues?.(pass.rows);
@@ -141,9 +146,11 @@ function fetch(options: ReadPagesOptions, cursor: string | undefined, onBody?: (
 }
 
 /** The mirror table's rows once the pass ends (its deletions at the end taken off). */
-async function rowsAfterPass({ db, state, pass }: ReadPagesOptions): Promise<number> {
-  const reader = await db.connection.runAndReadAll(
-    `SELECT count(*)::BIGINT AS n FROM ${quoteIdent(state.mirrorTable)} WHERE NOT (${unseenRows(state.tableId, pass)})`,
+async function rowsAfterPass({ mirror, state, pass }: ReadPagesOptions): Promise<number> {
+  const reader = await mirror.use((db) =>
+    db.connection.runAndReadAll(
+      `SELECT count(*)::BIGINT AS n FROM ${quoteIdent(state.mirrorTable)} WHERE NOT (${unseenRows(state.tableId, pass)})`,
+    ),
   );
   return Number(reader.getRowObjectsJS()[0]?.n ?? 0);
 }
@@ -174,7 +181,7 @@ async function restart(options: ReadPagesOptions, error: TdsError): Promise<void
   options.say(
     `${options.state.mirrorTable}: the service no longer accepts the saved cursor (${error.message}); the ${options.pass.mode} pass starts over`,
   );
-  await options.db.connection.run(`DELETE FROM _tds_pass WHERE table_id = ${quoteLiteral(options.state.tableId)}`);
+  await options.mirror.use((db) => db.connection.run(`DELETE FROM _tds_pass WHERE table_id = ${quoteLiteral(options.state.tableId)}`));
   Object.assign(options.pass, { cursor: null, top: null, oldest: null, requests: 0 });
   return readPages(options);
 }
@@ -194,6 +201,7 @@ class GroupedWrites {
   constructor(
     private readonly writer: MirrorWriter,
     private readonly state: TableState,
+    private readonly mirror: MirrorAccess,
   ) {}
 
   async add(rows: Array<[id: string, json: string]>, cursor: string | null, onWritten: () => void): Promise<void> {
@@ -234,7 +242,8 @@ class GroupedWrites {
         const callbacks = this.callbacks;
         this.callbacks = [];
         const pass = this.state.pass!;
-        const counts = await this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === 'full');
+        // the progress saved is taken as the group's rows are (both once the mirror is held)
+        const counts = await this.mirror.use(() => this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === 'full'));
         pass.inserted += counts.inserted;
         pass.updated += counts.updated;
         for (const callback of callbacks) callback();

@@ -1,16 +1,20 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Context } from '../core/context.js';
+import type { Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
 import type { Field, Table } from '../service/index.js';
 import { finishPass } from './finish-pass.js';
 import { pruneHistory } from './history/prune-history.js';
 import { beginSync, endSync, type SyncBegun, type SyncEnded } from './history/sync-record.js';
+import type { MirrorAccess } from './mirror-db.js';
 import { newPass } from './new-pass.js';
 import { prepareTable, type PrepareOptions, type PreparedTable } from './prepare-table.js';
 import { readPages, UnknownField, type PassProgress } from './read-pages.js';
 import { saveState, type PassState, type TableState } from './table-state.js';
 
-export interface TableSyncOptions extends PrepareOptions {
+export interface TableSyncOptions extends Omit<PrepareOptions, 'db'> {
+  /** The mirror, held for each step that writes it (never while the service is read). */
+  mirror: MirrorAccess;
   ctx: Context;
   client: ApiClient;
   /** --full: read every row and delete what the pass did not see */
@@ -54,19 +58,22 @@ export interface TableSyncResult extends SyncEnded {
 export async function syncTable(table: Table, state: TableState | undefined, options: TableSyncOptions): Promise<TableSyncResult> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  const { connection } = options.db;
+  const { mirror } = options;
   const requestsBefore = options.client.stats.requests;
   let fields = options.knownFields ?? (await options.client.schema(table.id)).fields;
-  const prepared = await prepareTable(table, state, fields, options);
+  const { prepared, passes, syncId } = await mirror.use(async (db) => {
+    const prepared = await prepareTable(table, state, fields, { ...options, db });
+    const passes = new SyncPasses(choosePass(prepared.current, options));
+    const syncId = await begin(db.connection, prepared.current, {
+      tableId: table.id,
+      mirrorTable: prepared.current.mirrorTable,
+      startedAt,
+      mode: passes.pass.mode,
+    });
+    return { prepared, passes, syncId };
+  });
   const { plan } = prepared;
   let { current } = prepared;
-  const passes = new SyncPasses(choosePass(current, options));
-  const syncId = await begin(connection, current, {
-    tableId: table.id,
-    mirrorTable: current.mirrorTable,
-    startedAt,
-    mode: passes.pass.mode,
-  });
   let serviceNow: string | null = null;
   let deleted = 0;
   let pruned: number | null = null;
@@ -92,15 +99,16 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
       onServiceTime: (at) => (serviceNow = at),
     }));
     options.onFields?.(fields);
-    if (options.pruneHistoryMs !== undefined) {
-      pruned = await pruneHistory(connection, current, options.pruneHistoryMs, serviceNow ?? new Date().toISOString());
+    const pruneMs = options.pruneHistoryMs;
+    if (pruneMs !== undefined) {
+      pruned = await mirror.use((db) => pruneHistory(db.connection, current, pruneMs, serviceNow ?? new Date().toISOString()));
     }
   } catch (error) {
-    await endSync(connection, syncId, { ...summary(false), deleted: 0 }).catch(() => undefined);
+    await mirror.use((db) => endSync(db.connection, syncId, { ...summary(false), deleted: 0 })).catch(() => undefined);
     throw error;
   }
   const done = summary(true);
-  await endSync(connection, syncId, done);
+  await mirror.use((db) => endSync(db.connection, syncId, done));
   return done;
 }
 
@@ -167,7 +175,8 @@ async function readPasses(
   for (;;) {
     const { pass } = passes;
     ({ fields, current } = await readAll(table, { fields, plan: prepared.plan, current }, pass, options));
-    deleted += await finishPass(options.db, current, { pass, syncId: options.syncId, serviceRowCount: table.rowCount });
+    const end = { pass, syncId: options.syncId, serviceRowCount: table.rowCount };
+    deleted += await options.mirror.use((db) => finishPass(db, current, end));
     const extra = current.rowCount! - table.rowCount;
     if (!(pass.mode === 'incremental' && options.deletionsByCount && options.listedNow && extra > 0)) return { fields, current, deleted };
     options.say(
@@ -203,7 +212,8 @@ async function readAll(
     } catch (error) {
       if (!(error instanceof UnknownField)) throw error;
       fields = (await options.client.schema(table.id)).fields;
-      ({ plan, current } = await prepareTable(table, current, fields, options));
+      const known = { state: current, fields };
+      ({ plan, current } = await options.mirror.use((db: Database) => prepareTable(table, known.state, known.fields, { ...options, db })));
       current.pass = pass;
     }
   }
