@@ -5,16 +5,14 @@ import { parseIntegerOption, parseNumberOption } from './core/number-option.js';
 import { schemaCommand, tablesCommand, workspacesCommand } from './commands/listings.js';
 import { queryCommand, rowsCommand } from './commands/export.js';
 import { pushCommand } from './commands/push.js';
-import { emulatorCommand } from './commands/emulator.js';
-import { demoCommand } from './commands/demo.js';
+import { demoCommand, emulatorCommand } from './commands/emulator.js';
 import { authCommand, configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
 import { diffCommand, sqlCommand } from './commands/sql.js';
-import { syncCommand } from './commands/sync.js';
+import { lakeCommand, syncCommand } from './commands/sync.js';
 import { statsCommand } from './commands/stats.js';
 import { mcpCommand } from './commands/mcp.js';
 import { checkCommand } from './commands/check.js';
-import { lakeCommand } from './commands/lake.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 

@@ -1,10 +1,15 @@
 import type { Context } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import type { Settings } from '../config/settings.js';
+import { loadNotifyUrl } from '../config/webhooks.js';
 import { redactSecrets } from '../core/redact.js';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../http/client.js';
 import { errorCodeOf } from '../http/errors.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import { parseRetryAfter } from '../http/retry-policy.js';
 import { withRetries } from '../http/retry.js';
 import type { AttemptOutcome } from '../http/retry-policy.js';
+import { serviceTimings } from '../http/rate-limiter.js';
 import { Transport, type RawResponse } from '../http/transport.js';
 import { observedText, tallyText, type CheckResult } from './check-result.js';
 import type { StatusChange } from './check-history.js';
@@ -29,6 +34,26 @@ export interface NotifyOptions {
   signal?: AbortSignal;
   /** --verbose lines (the URL redacted). */
   log?: (line: string) => void;
+}
+
+/** --notify URL or @NAME (config notify.NAME), checked before anything runs; the URL is never shown. */
+export async function notifyTarget(ctx: Context, given: string, settings: Settings): Promise<Omit<NotifyOptions, 'log' | 'signal'>> {
+  const url = given.startsWith('@') ? await loadNotifyUrl(ctx, given, settings.profile) : given;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
+    throw new UsageError('--notify takes an http(s) URL or @NAME (a URL saved with `tds config set notify.NAME`)');
+  }
+  return {
+    url,
+    timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
+    rateScale: serviceTimings(settings.rateScale).retryScale,
+  };
 }
 
 /** Delivered, or why not (with no secret in it). */

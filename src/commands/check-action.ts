@@ -3,17 +3,14 @@ import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
 import { loadSettings, type Settings } from '../config/settings.js';
-import { loadNotifyUrl } from '../config/webhooks.js';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../http/client.js';
 import { pickTable } from '../http/resolve-table.js';
-import { serviceTimings } from '../http/service-timings.js';
 import { runSync } from '../mirror/sync-run.js';
-import { checkOutputTarget } from '../output/claim-output.js';
+import { checkOutputTarget } from '../output/atomic-file.js';
 import { writeWhole } from '../output/table.js';
 import { checksText, type CheckFormat } from '../check/check-output.js';
 import { tally, tallyText } from '../check/check-result.js';
 import { DEFAULT_CHECKS_FILE, readChecksFile, type TableChecks } from '../check/checks-file.js';
-import { notifyChanges, type NotifyOptions } from '../check/notify.js';
+import { notifyChanges, notifyTarget } from '../check/notify.js';
 import { runChecks } from '../check/run-checks.js';
 import { withClient } from './client.js';
 
@@ -41,26 +38,6 @@ export async function checkAction(ctx: Context, file: string | undefined, option
   if (notify) await notifyChanges(ctx, outcome, notify);
   const failed = tally(outcome.results).fail;
   if (failed > 0) throw new TdsError('CHECK_FAILED', `${failed} of ${outcome.results.length} checks failed`);
-}
-
-/** --notify URL or @NAME (config notify.NAME), checked before anything runs; the URL is never shown. */
-export async function notifyTarget(ctx: Context, given: string, settings: Settings): Promise<Omit<NotifyOptions, 'log' | 'signal'>> {
-  const url = given.startsWith('@') ? await loadNotifyUrl(ctx, given, settings.profile) : given;
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
-    throw new UsageError('--notify takes an http(s) URL or @NAME (a URL saved with `tds config set notify.NAME`)');
-  }
-  return {
-    url,
-    timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
-    rateScale: serviceTimings(settings.rateScale).retryScale,
-  };
 }
 
 /**

@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
 import { loadSettings, type Settings } from '../config/settings.js';
-import { parseBaseUrl } from '../http/base-url.js';
+import { parseBaseUrl } from '../http/connection-settings.js';
 import { ApiClient } from '../http/client.js';
-import { serviceTimings } from '../http/service-timings.js';
+import { serviceTimings } from '../http/rate-limiter.js';
 
 // The API client for the resolved settings: the one place a command gets its connection to the service.
 

@@ -1,5 +1,5 @@
 // Profiles and the key: `tds config` (set, get, unset, list, path) and `tds auth check`; their actions
-// are in config-actions.ts.
+// are in config-action.ts.
 
 import { Command } from 'commander';
 import type { Context } from '../core/context.js';
@@ -33,7 +33,7 @@ Examples:
     .argument('[value]', 'the value (not for secrets)')
     .addHelpText('after', '\nExamples:\n  $ tds config set default-format json\n  $ pbpaste | tds config set webhook.signups')
     .action(async (name: string, value: string | undefined, _options: unknown, cmd: Command) => {
-      const { configSet } = await import('./config-actions.js');
+      const { configSet } = await import('./config-action.js');
       await configSet(ctx, name, value, cmd);
     });
 
@@ -43,7 +43,7 @@ Examples:
     .argument('<key>')
     .addHelpText('after', '\nExamples:\n  $ tds config get base-url\n  $ tds config get api-key --profile staging')
     .action(async (name: string, _options: unknown, cmd: Command) => {
-      const { configGet } = await import('./config-actions.js');
+      const { configGet } = await import('./config-action.js');
       await configGet(ctx, name, cmd);
     });
 
@@ -53,7 +53,7 @@ Examples:
     .argument('<key>')
     .addHelpText('after', '\nExamples:\n  $ tds config unset default-format\n  $ tds config unset webhook.signups --profile staging')
     .action(async (name: string, _options: unknown, cmd: Command) => {
-      const { configUnset } = await import('./config-actions.js');
+      const { configUnset } = await import('./config-action.js');
       await configUnset(ctx, name, cmd);
     });
 
@@ -62,7 +62,7 @@ Examples:
     .description('show every profile (or the one of --profile), secrets redacted')
     .addHelpText('after', '\nExamples:\n  $ tds config list\n  $ TDS_PROFILE=staging tds config list')
     .action(async (_options: unknown, cmd: Command) => {
-      const { configList } = await import('./config-actions.js');
+      const { configList } = await import('./config-action.js');
       await configList(ctx, cmd);
     });
 
@@ -94,7 +94,7 @@ Examples:
   $ tds auth check --base-url http://127.0.0.1:8787/v1 --api-key-file key.txt`,
     )
     .action(async (_options: unknown, cmd: Command) => {
-      const { authCheckAction } = await import('./config-actions.js');
+      const { authCheckAction } = await import('./config-action.js');
       await authCheckAction(ctx, cmd);
     });
 

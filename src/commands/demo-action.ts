@@ -6,11 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Context } from '../core/context.js';
 import { TdsError } from '../core/errors.js';
 import { startEmulator, type RunningEmulator } from '../emulator/index.js';
-import { checkSteps } from './demo-check-steps.js';
-import { mirrorSteps } from './demo-mirror-steps.js';
-import { pushSteps } from './demo-push-steps.js';
-import { readSteps } from './demo-read-steps.js';
-import type { DemoStep, DemoTour, StepResult } from './demo-step.js';
+import { demoSteps, type DemoTour, type StepResult } from './demo-steps.js';
 
 const TDS_BIN = fileURLToPath(new URL('../../bin/tds.js', import.meta.url));
 /** The emulator's rate windows and the client's waits (the webhook's intake window among them) are this much shorter. */
@@ -121,25 +117,4 @@ async function keepRunning(ctx: Context, emulator: RunningEmulator, dir: string)
 Press Ctrl-C to stop it.
 `);
   await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
-// The walk-through of `tds demo`, one group of steps per main job, in the order a newcomer meets them.
-
-export function demoSteps(tour: DemoTour): DemoStep[] {
-  return [...readSteps(tour), ...pushSteps(tour), ...mirrorSteps(tour), ...checkSteps(tour), ...agentSteps()];
-}
-
-/** What an MCP client (Claude Desktop or Code, Cursor) needs to use the tables: `tds mcp` on stdio. */
-const MCP_CONFIG = { mcpServers: { tds: { command: 'npx', args: ['tds', 'mcp'] } } };
-
-/** Agents: the configuration line that gives an MCP client every table, the mirror, stats and SQL. */
-export function agentSteps(): DemoStep[] {
-  const text = `${JSON.stringify(MCP_CONFIG, null, 2)}\n`;
-  return [
-    {
-      title: 'agents: an MCP client (Claude, Cursor) gets the same tables, mirror, stats and SQL through `tds mcp` on stdio',
-      display: 'cat .mcp.json',
-      run: () => Promise.resolve({ code: 0, stdout: text, stderr: '' }),
-    },
-  ];
 }

@@ -1,12 +1,22 @@
+// The local emulator's commands: `tds emulator` (the service on loopback, for tests and trials) and `tds demo`
+// (a guided tour on one started in-process); their actions are in emulator-action.ts and demo-action.ts.
+
 import { Command, Option } from 'commander';
+import type { DemoOptions } from './demo-action.js';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import { ChurnSpecError, parseChurnRates } from '../emulator/churn/churn-rates.js';
-import { DEFAULT_ACTION_DELAY_MS, DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from '../emulator/defaults.js';
+import {
+  DEFAULT_ACTION_DELAY_MS,
+  DEFAULT_HOST,
+  DEFAULT_INGEST_DELAY_MS,
+  DEFAULT_PORT,
+  SEED_NAMES,
+  SEEDED_ACTIONS,
+} from '../emulator/options.js';
 import { FaultSpecError, parseFaultSpec } from '../emulator/faults/faults.js';
 import { LatencySpecError, parseLatency, type LatencySpec } from '../emulator/http/latency.js';
-import { SEED_NAMES, SEEDED_ACTIONS } from '../emulator/seed/seed-names.js';
 import type { EmulatorFlags } from './emulator-action.js';
 
 const HELP = `
@@ -144,4 +154,24 @@ function latencySpec(raw: string): LatencySpec {
     if (error instanceof LatencySpecError) throw new UsageError(`--latency: ${error.message}`);
     throw error;
   }
+}
+
+/** `tds demo`: a guided tour of tds on an emulator started in-process. */
+export function demoCommand(ctx: Context): Command {
+  return new Command('demo')
+    .description('start the emulator in-process and walk through the main jobs of tds, with real output')
+    .option('--dir <folder>', 'where the demo writes its files (default: a new temporary folder)')
+    .option('--keep-running', 'leave the emulator running afterwards, and print how to use it from another terminal')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  tds demo
+  tds demo --dir ./tds-demo
+  tds demo --keep-running`,
+    )
+    .action(async (options: DemoOptions) => {
+      const { demoAction } = await import('./demo-action.js');
+      await demoAction(ctx, options);
+    });
 }

@@ -7,9 +7,8 @@ import { loadSettings } from '../config/settings.js';
 import { withClient } from './client.js';
 import { chooseExportFormat, type ExportFormat } from '../output/format.js';
 import type { Workspace, Table, Field } from '../service/index.js';
-import { resolveWorkspace } from '../http/resolve-workspace.js';
+import { resolveWorkspace, resolveTable } from '../http/resolve-table.js';
 import { emojiFor, writeListing, type ListingLayout } from '../output/table.js';
-import { resolveTable } from '../http/resolve-table.js';
 import { UsageError } from '../core/errors.js';
 import type { ListingColumn } from '../parquet/write-listing.js';
 

@@ -24,7 +24,7 @@ import { parseKeyMapping } from '../push/key/record-key.js';
 import type { KeyJob } from '../push/key/keyed-push.js';
 import type { WaitOptions } from '../push/push-job.js';
 import type { RowsOutput } from '../push/wait/write-rows.js';
-import { checkOutputTarget } from '../output/claim-output.js';
+import { checkOutputTarget } from '../output/atomic-file.js';
 import { chooseExportFormat, type ExportFormat } from '../output/format.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { MirrorKeys } from '../mirror/mirror-keys.js';

@@ -6,7 +6,7 @@ import { loadSettings } from '../config/settings.js';
 import { parseColumnList } from '../export/export-flags.js';
 import { pickTable } from '../http/resolve-table.js';
 import { runSync } from '../mirror/sync-run.js';
-import { checkOutputTarget } from '../output/claim-output.js';
+import { checkOutputTarget } from '../output/atomic-file.js';
 import { formatFromPath } from '../output/format.js';
 import { runStats, type StatsFormat } from '../stats/run-stats.js';
 import { DEFAULT_TOP } from '../stats/table-stats.js';

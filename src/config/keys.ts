@@ -2,8 +2,7 @@ import { UsageError } from '../core/errors.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import { OUTPUT_FORMATS } from '../output/format.js';
 import { redactWebhookUrl } from '../core/redact.js';
-import { parseBaseUrl } from '../http/base-url.js';
-import { checkKeyText } from '../http/key-text.js';
+import { parseBaseUrl, checkKeyText } from '../http/connection-settings.js';
 
 // The keys a profile can hold, how each value is checked, and how it may be shown.
 

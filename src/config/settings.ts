@@ -17,7 +17,7 @@ export interface Settings {
   defaultFormat?: Format;
   maxRetries?: number;
   timeoutMs?: number;
-  /** TDS_RATE_SCALE, read here and nowhere else: serviceTimings (http/service-timings.ts) makes the client.s timings of it. */
+  /** TDS_RATE_SCALE, read here and nowhere else: serviceTimings (http/rate-limiter.ts) makes the client.s timings of it. */
   rateScale: number;
   /** The mirror file: --db, else TDS_DB, else the profile's `db`, else tds.duckdb. */
   db: string;

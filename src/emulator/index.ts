@@ -5,25 +5,50 @@
 
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { assemble, type EmulatorParts } from './assemble.js';
 import { CursorCodec } from './read/cursor.js';
-import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { FaultPlan, parseFaultSpec } from './faults/faults.js';
-import { saveState } from './store/persist.js';
 import { RateLimitEnforcer } from './faults/rate-limit.js';
-import { WEBHOOK_PATH_PREFIX } from './http/secrets.js';
+import { WEBHOOK_PATH_PREFIX } from './http/route-table.js';
 import { createEmulatorServer } from './http/server.js';
 import { NetworkDelay } from './http/latency.js';
-import type { EmulatorOptions, RequestLogEntry, RunningEmulator } from './store/types.js';
+import { ActionRunner } from './actions/action-runner.js';
+import { ChurnSpecError, parseChurnRates } from './churn/churn-rates.js';
+import { Churn } from './churn/churn.js';
+import { buildSeed } from './seed/index.js';
+import { createPrng } from './seed/prng.js';
+import { EmulatorClock, type EmulatorState } from './store/state.js';
+import { addBenchTable } from './store/generated-overlay.js';
+import { LiveRows } from './store/live-rows.js';
+import { loadState, saveState } from './store/persist.js';
+import { Intake } from './webhook/intake.js';
+import {
+  DEFAULT_ACTION_DELAY_MS,
+  DEFAULT_HOST,
+  DEFAULT_INGEST_DELAY_MS,
+  DEFAULT_PORT,
+  type EmulatorOptions,
+  type RequestLogEntry,
+  type RunningEmulator,
+} from './options.js';
 
-export type { EmulatorOptions, RequestLogEntry, RunningEmulator } from './store/types.js';
 export { FaultSpecError, parseFaultSpec, FAULT_KINDS } from './faults/faults.js';
 export { ChurnSpecError, parseChurnRates } from './churn/churn-rates.js';
 export { StateFileError } from './store/persist.js';
 export { LatencySpecError, parseLatency, type LatencySpec } from './http/latency.js';
 export { DEMO_KEYS } from './seed/index.js';
-export { SEED_NAMES, SEEDED_ACTIONS, type SeedName, type SeededActions } from './seed/seed-names.js';
-export { DEFAULT_ACTION_DELAY_MS, DEFAULT_HOST, DEFAULT_INGEST_DELAY_MS, DEFAULT_PORT } from './defaults.js';
+export {
+  DEFAULT_ACTION_DELAY_MS,
+  DEFAULT_HOST,
+  DEFAULT_INGEST_DELAY_MS,
+  DEFAULT_PORT,
+  SEED_NAMES,
+  SEEDED_ACTIONS,
+  type EmulatorOptions,
+  type RequestLogEntry,
+  type RunningEmulator,
+  type SeedName,
+  type SeededActions,
+} from './options.js';
 
 /** Starts the emulator of the service (docs/service-api.md) on an HTTP server; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
@@ -70,6 +95,51 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     flushIntake: () => intake.flushAll(),
     close: closer(server, releaseStalled, parts, options.dataFile),
   };
+}
+
+/** The parts of an emulator that live apart from its HTTP server. */
+interface EmulatorParts {
+  state: EmulatorState;
+  clock: EmulatorClock;
+  runner: ActionRunner;
+  live: LiveRows;
+  intake: Intake;
+  churn?: Churn;
+}
+
+/** State (loaded from --data, else seeded), the clock, action runs, webhook intake and churn; nothing started yet. */
+export async function assemble(options: EmulatorOptions): Promise<EmulatorParts> {
+  const churnSpec = options.churn === undefined ? undefined : parseChurnRates(options.churn);
+  const loaded = options.dataFile ? await loadState(options.dataFile) : undefined;
+  const clock = new EmulatorClock(options.now ?? Date.now, loaded?.clockOffsetMs ?? 0);
+  const state = loaded?.state ?? buildSeed(options.seed ?? 'demo', clock.now());
+  if (options.rows !== undefined && options.rows > 0) addBenchTable(state, options.rows, clock.now());
+  if (options.paused && state.orgs[0]) state.orgs[0].paused = true;
+
+  const seed = options.faultSeed ?? 1;
+  const runner = new ActionRunner({ delayMs: options.actionDelayMs ?? DEFAULT_ACTION_DELAY_MS, seed, now: clock.now });
+  if (!loaded && options.seededActions !== 'pending') resumeSeededActions(state, runner, seed);
+  const live = new LiveRows(runner, clock.now);
+  const intake = new Intake(options.ingestDelayMs ?? DEFAULT_INGEST_DELAY_MS, clock.now, live, options.rateScale);
+  const parts: EmulatorParts = { state, clock, runner, live, intake };
+  if (churnSpec) {
+    const only = churnSpec.table;
+    if (only !== undefined && !state.tables.some((table) => table.name === only || table.id === only)) {
+      throw new ChurnSpecError(`churn spec: no table "${only}" (give a table's name or ID)`);
+    }
+    parts.churn = new Churn(churnSpec, { tables: () => state.tables, live, now: clock.now, seed });
+  }
+  return parts;
+}
+
+/**
+ * The seed's action cells that are not final (queued, waiting, running) run on, as new ones do, so a living
+ * organization has no cell stuck forever. Their outcomes come from the fault seed, on a stream of their own:
+ * the outcomes of rows that arrive later are the same whether seeded cells run or not.
+ */
+function resumeSeededActions(state: EmulatorState, runner: ActionRunner, faultSeed: number): void {
+  const draw = createPrng((faultSeed ^ 0x5eed_ac75) >>> 0);
+  for (const table of state.tables) runner.resume(table, table.rows.held(), draw);
 }
 
 /** Listens; resolves with the origin (`http://host:port`). */

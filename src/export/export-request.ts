@@ -1,4 +1,4 @@
-import type { RateWindow } from '../http/service-timings.js';
+import type { RateWindow } from '../http/rate-limiter.js';
 import type { ExportFormat } from '../output/format.js';
 import type { ShapeOptions } from '../records/shape-options.js';
 import type { Field, FilterGroup, RowsPage, Table } from '../service/index.js';

@@ -1,5 +1,5 @@
 import { keyFields } from '../records/column-keys.js';
-import { selectColumns } from '../records/select-columns.js';
+import { selectColumns } from '../records/record-plan.js';
 import type { ShapeOptions } from '../records/shape-options.js';
 import { typedPlan, type TypedColumn } from '../records/typed-plan.js';
 import type { Field } from '../service/index.js';

@@ -1,7 +1,6 @@
 import type { Context } from '../core/context.js';
-import { writePaged } from '../output/pager.js';
+import { writePaged, emojiFor, tableFit } from '../output/table.js';
 import { renderRecordTable, type RecordColumn } from '../output/record-table.js';
-import { emojiFor, tableFit } from '../output/table.js';
 import { createRowShaper, type OutputRecord } from '../records/row-shaper.js';
 import { planRecord, type RecordPlan } from '../records/record-plan.js';
 import { META_KEYS, type ShapeOptions } from '../records/shape-options.js';

@@ -1,18 +1,17 @@
 import type { z } from 'zod';
 import { redactSecrets } from '../core/redact.js';
 import type { QueryBody, RowsPage, SchemaResponse, TablesResponse, WorkspacesResponse } from '../service/index.js';
-import { isLoopbackHost, parseBaseUrl, type BaseUrl } from './base-url.js';
-import { callFailure, type Attempt } from './call-failure.js';
-import { describeNetworkCode, errorCodeOf, unexpectedResponse } from './errors.js';
-import { checkKeyText } from './key-text.js';
+import { isLoopbackHost, parseBaseUrl, type BaseUrl, checkKeyText } from './connection-settings.js';
+import { callFailure, type Attempt, describeNetworkCode, errorCodeOf, unexpectedResponse } from './errors.js';
 import { proxyFor, shownProxy, type ProxySettings } from './proxy.js';
 import { parseRetryAfter, type AttemptOutcome, type RetryPolicy, type RetryReason } from './retry-policy.js';
 import { withRetries, type AttemptReport } from './retry.js';
-import { createLimiters, serviceTimings, type Bucket, type ServiceLimiters, type ServiceTimings } from './service-timings.js';
+import { createLimiters, serviceTimings, type Bucket, type ServiceLimiters, type ServiceTimings } from './rate-limiter.js';
 import { Transport, type RawResponse, type SendRequest } from './transport.js';
 
-// http/: the one HTTP core. Public surface: ApiClient (this file), serviceTimings (service-timings.ts),
-// paginate, resolveTable, RateLimiter and withRetries (the one retry loop), the errors of errors.ts.
+// http/: the one HTTP core. Public surface: ApiClient (this file), RateLimiter and serviceTimings
+// (rate-limiter.ts), paginate, resolveTable and resolveWorkspace, withRetries (the one retry loop), the
+// base URL and key checks (connection-settings.ts), the errors of errors.ts.
 
 export type { WorkspacesResponse, TablesResponse, SchemaResponse, RowsPage, QueryBody };
 

@@ -1,12 +1,13 @@
+// The one place that turns a failed request into a TdsError with the right code, message and reason
+// (the command layer turns reasons into hints): the service's refusals, network failures, certificates
+// this system does not trust, and `callFailure`, the end of a call the retry loop gave up on.
+
 import { TdsError, type ErrorCode, type FailureReason } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
-import { certificateProblem, isCertificateCode } from './certificate-error.js';
-import { RESPONSE_DEADLINE, RESPONSE_TOO_LARGE } from './read-body.js';
-import { isLoopbackHost } from './base-url.js';
-import { RETRY_STATUSES, type AttemptOutcome } from './retry-policy.js';
-
-// The one place that turns a failed request into a TdsError with the right code, message and reason
-// (the command layer turns reasons into hints).
+import { RESPONSE_DEADLINE, RESPONSE_TOO_LARGE, type RawResponse } from './transport.js';
+import { isLoopbackHost } from './connection-settings.js';
+import { RETRY_STATUSES, type AttemptOutcome, MAX_RETRY_AFTER_MS, RETRY_NETWORK_CODES } from './retry-policy.js';
+import type { RetryResult } from './retry.js';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = { 400: 'USAGE', 401: 'AUTH', 402: 'PAUSED', 404: 'NOT_FOUND' };
 
@@ -197,4 +198,133 @@ export function parseLenient(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+// A TLS certificate this system does not trust. Trying again cannot mend it and "check your connection"
+// is no help: the one line names what is wrong with the certificate and what to do about it.
+
+const UNKNOWN_CA =
+  'a certificate signed by a certificate authority this system does not trust (a private CA, or a proxy that inspects TLS); ' +
+  'give that CA to tds with NODE_EXTRA_CA_CERTS=/path/to/ca.pem';
+
+const PROBLEMS: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT:
+    'a self-signed certificate, which this system does not trust; if it is the right one, trust it with NODE_EXTRA_CA_CERTS=/path/to/cert.pem',
+  SELF_SIGNED_CERT_IN_CHAIN: UNKNOWN_CA,
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: UNKNOWN_CA,
+  UNABLE_TO_GET_ISSUER_CERT: UNKNOWN_CA,
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: UNKNOWN_CA,
+  CERT_HAS_EXPIRED: "a certificate that has expired; the server's owner must renew it (or this machine's clock is wrong)",
+  CERT_NOT_YET_VALID: "a certificate that is not valid yet; check this machine's clock",
+  CERT_REVOKED: "a certificate that has been revoked; the server's owner must replace it",
+};
+
+/** Whether a transport error's code is a certificate that failed verification (never worth a retry). */
+export function isCertificateCode(code: string | undefined): boolean {
+  return code !== undefined && (code in PROBLEMS || code === 'ERR_TLS_CERT_ALTNAME_INVALID' || /^(CERT_|ERR_TLS_CERT)/.test(code));
+}
+
+/**
+ * `service.example:443 presents a certificate for other.example, not for service.example
+ * (ERR_TLS_CERT_ALTNAME_INVALID); use the host name the certificate is for in the URL`.
+ * `target` is `host:port` (and the proxy, if any); `error` is the transport error.
+ */
+export function certificateProblem(code: string, target: string, error: unknown): string {
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    const names = certificateNames(error);
+    const host = hostOf(error);
+    const named = names.length > 0 ? `a certificate for ${names.join(', ')}` : 'a certificate for another name';
+    return (
+      `${target} presents ${named}${host ? `, not for ${host}` : ''} (${code}); ` +
+      `use the host name the certificate is for in the URL${names[0] ? ` (${names[0]})` : ''}, or ask the server's owner for a certificate for this name`
+    );
+  }
+  return `${target} presents ${PROBLEMS[code] ?? `a certificate this system does not accept; check the server's certificate`} (${code})`;
+}
+
+/** The DNS names (else the common name) of the certificate a host-name check refused. */
+function certificateNames(error: unknown): string[] {
+  const cert = findField(error, 'cert') as { subjectaltname?: string; subject?: { CN?: string } } | undefined;
+  const names = (cert?.subjectaltname ?? '')
+    .split(/,\s*/)
+    .filter((entry) => entry.startsWith('DNS:') || entry.startsWith('IP Address:'))
+    .map((entry) => entry.replace(/^(DNS|IP Address):/, ''));
+  if (names.length === 0 && cert?.subject?.CN) names.push(cert.subject.CN);
+  return names.slice(0, 3);
+}
+
+function hostOf(error: unknown): string | undefined {
+  const host = findField(error, 'host');
+  return typeof host === 'string' ? host : undefined;
+}
+
+/** A field of the error or of one of its causes (undici may wrap the socket's error). */
+function findField(error: unknown, name: string): unknown {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 4; depth += 1) {
+    const value = (current as Record<string, unknown>)[name];
+    if (value !== undefined) return value;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** One try of a call: a response of any status, or the transport failure. */
+export interface Attempt {
+  outcome: AttemptOutcome;
+  response?: RawResponse;
+  failure?: unknown;
+  ms: number;
+}
+
+/** Why the retry loop stopped trying. */
+export type GiveUp = NonNullable<RetryResult<unknown>['decision']>;
+
+/** A call the retry loop gave up on, and what the error may and may not say. */
+export interface FailedCall {
+  /** For messages: `list workspaces`, `read rows of table X`. */
+  what: string;
+  last: Attempt;
+  /** The outcome of every attempt. */
+  attempts: AttemptOutcome[];
+  decision: GiveUp;
+  /** The service's host, named by network errors. */
+  host: string;
+  /** Kept out of the error: a service may echo the Authorization header. */
+  apiKey: string;
+}
+
+/** The TdsError a failed call ends with (the functions above word it), never holding the key. */
+export function callFailure(call: FailedCall): TdsError {
+  return withoutSecrets(describeFailure(call), [call.apiKey]);
+}
+
+function describeFailure({ what, last, attempts, decision, host }: FailedCall): TdsError {
+  const { response } = last;
+  if (decision.why === 'wait-too-long') return waitTooLong(what, decision.askedMs ?? 0, MAX_RETRY_AFTER_MS);
+  if (!response) {
+    const retryable = RETRY_NETWORK_CODES.includes(errorCodeOf(last.failure) ?? '');
+    return errorFromNetwork({ what, error: last.failure, attempts, retryable, target: host });
+  }
+  if (response.status >= 300 && response.status < 400) return redirectError(what, response);
+  return errorFromResponse({ what, status: response.status, body: parseLenient(response.text), attempts });
+}
+
+/** tds never follows a redirect: the key must not travel to another address. */
+function redirectError(what: string, response: RawResponse): TdsError {
+  const location = response.headers.location;
+  let target = '';
+  if (typeof location === 'string') {
+    try {
+      const url = new URL(location, 'http://relative.invalid');
+      target = url.host === 'relative.invalid' ? ` to ${url.pathname}` : ` to ${url.origin}${url.pathname}`;
+    } catch {
+      target = '';
+    }
+  }
+  return unexpectedResponse(
+    what,
+    `a redirect${target}`,
+    response.status,
+    'tds does not follow redirects (the API key goes only to the base URL); check the base URL',
+  );
 }

@@ -1,7 +1,6 @@
 import { TdsError } from '../core/errors.js';
 import { HashedStringSet } from '../collections/hashed-string-set.js';
 import { CURSOR_MAX_CHARS, type Row, type RowsPage } from '../service/index.js';
-import { peekNextCursor } from './peek-cursor.js';
 
 /** One page request: `onBody` gets the raw body of a 2xx answer before it is parsed. */
 export type PageFetcher = (cursor: string | undefined, onBody?: (body: string) => void) => Promise<RowsPage>;
@@ -132,4 +131,22 @@ export const MAX_EMPTY_PAGES = 100;
 /** The rows of a page sequence, in order. */
 export async function* rowsOf(pages: AsyncIterable<{ page: RowsPage }>): AsyncGenerator<Row> {
   for await (const { page } of pages) yield* page.rows;
+}
+
+const KEY = '"nextCursor"';
+const CURSOR_AFTER_KEY = /^\s*:\s*"([^"\\]*)"/;
+
+/**
+ * The `nextCursor` a rows page's body most likely holds, found without parsing the body, so the
+ * next request can go out while this page is parsed; undefined when there is none or it is not
+ * plain text. The last `"nextCursor"` of the text is taken (docs/service-api.md shows the key after the
+ * rows; a cursor has at most 500 characters). It is a guess: a cell's JSON value could hold the
+ * same key, so the caller checks it against the parsed page before using what it fetched.
+ */
+export function peekNextCursor(body: string): string | undefined {
+  const at = body.lastIndexOf(KEY);
+  if (at < 0) return undefined;
+  const match = CURSOR_AFTER_KEY.exec(body.slice(at + KEY.length, at + KEY.length + 600));
+  // A copy: a substring can keep the whole body in memory for as long as the cursor is kept.
+  return match?.[1] ? (JSON.parse(`"${match[1]}"`) as string) : undefined;
 }

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
-import { isLoopbackHost } from './base-url.js';
+import { isLoopbackHost } from './connection-settings.js';
 
 // Proxies as curl, gh, npm and pip take them from the environment. The rule (proxyFor):
 // - https:// goes through HTTPS_PROXY, http:// through HTTP_PROXY (the lower-case name wins when both

@@ -1,5 +1,5 @@
 import { DEFAULT_RETRY_AFTER_SECONDS } from '../service/index.js';
-import { RESPONSE_DEADLINE } from './read-body.js';
+import { RESPONSE_DEADLINE } from './transport.js';
 
 // The retry *decision*, pure so it can be table-tested; retry.ts owns the one mechanism.
 

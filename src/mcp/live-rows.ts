@@ -2,16 +2,13 @@ import { buildFilters } from '../filter/build.js';
 import { FilterError } from '../filter/errors.js';
 import { parseWhere } from '../filter/parser.js';
 import { validateQuery } from '../filter/validate.js';
-import { planRecord } from '../records/record-plan.js';
+import { planRecord, statusFieldIds } from '../records/record-plan.js';
 import { createRowShaper } from '../records/row-shaper.js';
 import type { ShapeOptions } from '../records/shape-options.js';
-import { statusFieldIds } from '../records/status-columns.js';
 import { TruncationTally } from '../records/truncation-tally.js';
 import type { QueryBody, Row } from '../service/index.js';
-import { capRows } from './caps.js';
-import type { Session } from './session.js';
-import { serviceTable } from './mirror-catalog.js';
-import { truncation } from './tool-result.js';
+import { capRows, truncation } from './tool.js';
+import { type Session, serviceTable } from './session.js';
 
 /** Records as an export makes them by default, with the `<key>.status` / `<key>.error` of action columns. */
 const SHAPE: ShapeOptions = { header: 'label', meta: true, system: true, cells: 'value', statusColumns: true };

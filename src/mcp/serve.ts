@@ -1,8 +1,8 @@
 // src/mcp/: `tds mcp`, the server on stdio. Its surface is `serveMcp` (this file, with the tool list and
-// the stdout it claims) and `DEFAULT_CAPS` (caps.ts). Inside: `session.ts` (the client, the mirror opened
-// read-only, the options), `tool.ts` (a tool's definition and the Context one call runs with),
-// `tool-result.ts` (results and failures as the agent reads them), `mirror-catalog.ts` (the mirror's
-// tables and which service table a name names) and one file per tool under `tools/`.
+// the stdout it claims) and `DEFAULT_CAPS` (session.ts). Inside: `session.ts` (what the tools share: the
+// client, the mirror opened read-only and the tables it holds, the options and caps), `tool.ts` (a tool's
+// definition, the Context one call runs with, and its result or failure as the agent reads it, within the
+// caps), `live-rows.ts` (search_rows's work, loaded on its first call) and one file per tool under `tools/`.
 
 import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
@@ -11,8 +11,7 @@ import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import { Session, type McpServeOptions } from './session.js';
-import { boundText, toolFailure, toolSuccess } from './tool-result.js';
-import { callContext, ToolFailure, type Tool, type ToolCall } from './tool.js';
+import { boundText, toolFailure, toolSuccess, callContext, ToolFailure, type Tool, type ToolCall } from './tool.js';
 import { Writable } from 'node:stream';
 import { checkTablesTool } from './tools/check-tables.js';
 import { describeTableTool } from './tools/describe-table.js';

@@ -1,6 +1,6 @@
 import type { Context } from '../core/context.js';
 import type { Database } from '../duckdb/engine.js';
-import { createRecordWriter } from '../output/record-writer.js';
+import { createRecordWriter } from '../output/page-encoder.js';
 import type { OutputRecord } from '../records/row-shaper.js';
 import { diffOfSync } from './diff/open-diff.js';
 import { loadStates } from './table-state.js';

@@ -1,6 +1,6 @@
 import type { Context } from '../core/context.js';
 import { startLiveLine, type LiveLine } from '../output/live-line.js';
-import type { RateWindow } from '../http/service-timings.js';
+import type { RateWindow } from '../http/rate-limiter.js';
 import type { Table } from '../service/index.js';
 import type { PassProgress } from './read-pages.js';
 

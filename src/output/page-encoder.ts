@@ -1,3 +1,7 @@
+// Records as the bytes of a data format (csv, tsv, ndjson, json): a page at a time, where an export's
+// checkpoint needs the byte count after each page (createPageEncoder), or streamed to a sink with
+// backpressure (createRecordWriter, on the same encoder).
+
 import { stringify } from 'csv-stringify/sync';
 import type { OutputRecord } from '../records/row-shaper.js';
 import type { DataFormat } from './format.js';
@@ -137,5 +141,60 @@ export function recordToJson(keys: readonly string[]): RecordToJson {
     let text = '';
     for (let i = 0; i < keys.length; i += 1) text += prefixes[i]! + (JSON.stringify(record[keys[i]!]) ?? 'null');
     return keys.length === 0 ? '{}' : `${text}}`;
+  };
+}
+
+export interface RecordWriterOptions {
+  format: DataFormat;
+  /** Keys in output order; the CSV/TSV header. NDJSON/JSON write each record's own keys. */
+  columns: string[];
+  /** CSV/TSV: UTF-8 byte order mark first (spreadsheet programs). */
+  bom?: boolean;
+  /** CSV/TSV: CRLF line ends. */
+  crlf?: boolean;
+  /** CSV/TSV: join arrays of scalars with this separator. */
+  join?: string;
+  /** CSV/TSV: prefix text that starts like a formula with `'`. */
+  safeFormulas?: boolean;
+  /** CSV/TSV: cut cells longer than this many characters; each cut is reported to `onCut`. */
+  maxCellChars?: number;
+  onCut?: (column: string) => void;
+}
+
+export interface RecordWriter {
+  /** Resolves when the sink has room again; await it to keep memory flat. */
+  write(record: OutputRecord): Promise<void> | undefined;
+  end(): Promise<void>;
+}
+
+const RECORDS_PER_CHUNK = 256;
+
+/** Streams records to `sink` in the chosen format, a chunk of records at a time, with backpressure. */
+export function createRecordWriter(sink: NodeJS.WritableStream, options: RecordWriterOptions): RecordWriter {
+  const encoder = createPageEncoder({ ...options, keys: options.columns });
+  let pending: OutputRecord[] = [];
+  let written = 0;
+  const send = (chunk: Buffer): Promise<void> | undefined => {
+    if (chunk.length === 0 || sink.write(chunk)) return undefined;
+    return new Promise((resolve) => sink.once('drain', () => resolve()));
+  };
+  const flush = (): Promise<void> | undefined => {
+    const records = pending;
+    pending = [];
+    const chunk = encoder.encode(records, written, options.onCut);
+    written += records.length;
+    return send(chunk);
+  };
+  const started = send(encoder.prelude());
+  return {
+    write(record) {
+      pending.push(record);
+      return pending.length >= RECORDS_PER_CHUNK ? flush() : undefined;
+    },
+    async end() {
+      await started;
+      await flush();
+      await send(encoder.epilogue(written));
+    },
   };
 }

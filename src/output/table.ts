@@ -1,16 +1,18 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import Table from 'cli-table3';
 import { get as getEmoji } from 'node-emoji';
 import type { ChalkInstance } from 'chalk';
 import type { Context } from '../core/context.js';
-import { createAtomicFile, type FileOpener } from './atomic-file.js';
-import { claimOutput } from './claim-output.js';
+import { createAtomicFile, type FileOpener, claimOutput } from './atomic-file.js';
 import type { Format } from './format.js';
 import { createPageEncoder } from './page-encoder.js';
 import { OutputWriteError, asWriteError } from './write-error.js';
 
-// `--format table`: an aligned, borderless table for people (gh-style), sized to the terminal; and the
-// one writer of the listing commands (workspaces, tables, schema), which picks table or a data format.
+// `--format table`: an aligned, borderless table for people (gh-style), sized to the terminal, paged when
+// longer than it (writePaged); and the one writer of the listing commands (workspaces, tables, schema),
+// which picks table or a data format.
 
 export interface TableColumn<T> {
   header: string;
@@ -205,4 +207,41 @@ export function writeChunk(sink: NodeJS.WritableStream, chunk: Buffer, target: s
   return new Promise((resolve, reject) => {
     sink.write(chunk, (error?: Error | null) => (error ? reject(new OutputWriteError(target, error)) : resolve()));
   });
+}
+
+// A table longer than the terminal goes through a pager, as gh does: TDS_PAGER, else PAGER, else
+// `less -FRX` (which quits by itself when the text fits one screen, keeps colour and leaves the text
+// on the screen). Never when stdout is not a terminal; TDS_PAGER='' or `cat` turns it off.
+
+/** The pager command for this run, or undefined when none is used. */
+export function pagerCommand(io: Context['io']): string | undefined {
+  if (!io.stdoutIsTTY) return undefined;
+  const command = (io.env.TDS_PAGER ?? io.env.PAGER ?? 'less -FRX').trim();
+  return command === '' || command === 'cat' ? undefined : command;
+}
+
+/**
+ * Writes `text` to stdout, through the pager when one is set and the text has more lines than the
+ * terminal. A pager that cannot start (not installed) leaves the text written as it is.
+ */
+export async function writePaged(ctx: Pick<Context, 'io'>, text: string): Promise<void> {
+  const { io } = ctx;
+  const command = pagerCommand(io);
+  const height = (io.stdout as { rows?: number }).rows || Number(io.env.LINES) || 24;
+  if (!command || text.split('\n').length <= height) {
+    io.stdout.write(text);
+    return;
+  }
+  // the process's own stdout is the terminal the pager draws on; another stream (a test's) gets its output
+  const own = io.stdout === process.stdout;
+  const child = spawn(command, { shell: true, stdio: ['pipe', own ? 'inherit' : 'pipe', 'inherit'], env: { LESS: 'FRX', ...io.env } });
+  child.stdout?.on('data', (chunk: Buffer) => io.stdout.write(chunk));
+  child.stdin!.on('error', () => undefined); // the pager quit before reading everything (q in less)
+  const started = await Promise.race([once(child, 'spawn').then(() => true), once(child, 'error').then(() => false)]);
+  if (!started) {
+    io.stdout.write(text);
+    return;
+  }
+  child.stdin!.end(text);
+  await once(child, 'close');
 }

@@ -1,7 +1,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { openDatabase } from '../duckdb/engine.js';
 import { quoteLiteral } from '../duckdb/sql-text.js';
-import { claimOutput } from '../output/claim-output.js';
+import { claimOutput } from '../output/atomic-file.js';
 import { OutputWriteError } from '../output/write-error.js';
 import { copyOut } from './copy-out.js';
 

@@ -9,19 +9,18 @@ import { WebhookClient, webhookLimiter, type WireResult } from './deliver/webhoo
 import type { RateLimiter } from '../http/rate-limiter.js';
 import { FlightControl, MAX_IN_FLIGHT } from './deliver/in-flight.js';
 import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
-import { PushedKeys } from './key/pushed-keys.js';
+import { PushedKeys } from './key/record-key.js';
 import { KeyReconciler } from './key/reconcile.js';
 import { TableLock } from './key/table-lock.js';
 import { journalConfirmed } from './journal/journal-writer.js';
-import type { JournalContents, JournalHeader } from './journal/journal-entry.js';
-import { journalHeaderFor } from './journal/journal-header.js';
+import { type JournalContents, type JournalHeader, journalHeaderFor } from './journal/journal-entry.js';
 import { defaultJournalPath, journalExists, priorJournal } from './journal/prior-journal.js';
 import { JournalIndex } from './plan/resume-plan.js';
 import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob } from './push-job.js';
 import { pushTimings, type PushTimings } from './push-timings.js';
-import { PushReport, type KeyReport } from './push-report.js';
+import { PushReport, type KeyReport } from './report/push-report.js';
 import { emptyResult, sendPass, type KeyedSending, type SendResult } from './send-pass.js';
-import { waitAfterSending } from './wait-pass.js';
+import { waitAfterSending } from './wait/wait-rows.js';
 
 // push/: `tds push`. Public surface: runPush (this file) with PushJob (push-job.ts) and pushTimings
 // (push-timings.ts); the folders are its stages: input/ → journal/ → plan/ → key/ → deliver/ → report/, wait/.

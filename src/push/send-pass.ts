@@ -11,8 +11,8 @@ import { CONFIRMED_REASON, entryOf, type JournalHeader } from './journal/journal
 import { JournalWriter } from './journal/journal-writer.js';
 import { type KeyedPush, keyedOptions } from './key/keyed-push.js';
 import { markExisting } from './key/mark-existing.js';
-import type { LookupPlan } from './key/lookup-plan.js';
-import type { PushedKeys } from './key/pushed-keys.js';
+import type { LookupPlan } from './key/key-lookups.js';
+import type { PushedKeys } from './key/record-key.js';
 import type { KeyReconciler } from './key/reconcile.js';
 import type { Batch, BatchLimits } from './plan/batch.js';
 import { batchPass } from './plan/batch-pass.js';

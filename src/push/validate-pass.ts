@@ -3,7 +3,7 @@ import { startLiveLine } from '../output/live-line.js';
 import { readInput } from './input/read-input.js';
 import { keyedOptions, type KeyedPush } from './key/keyed-push.js';
 import { logDuplicate, RejectsFile } from './report/rejects.js';
-import type { PushedKeys } from './key/pushed-keys.js';
+import type { PushedKeys } from './key/record-key.js';
 import type { ReadStats } from './input/input-record.js';
 import type { Batch, BatchLimits } from './plan/batch.js';
 import { batchPass } from './plan/batch-pass.js';

@@ -1,7 +1,10 @@
+import { UsageError } from '../core/errors.js';
 import type { Field } from '../service/index.js';
-import { keyFields } from './column-keys.js';
-import { selectColumns } from './select-columns.js';
+import { carriesStatus, keyFields, type KeyedField } from './column-keys.js';
 import { META_KEYS, type ShapeOptions } from './shape-options.js';
+
+// Which keys a row record has, in output order (docs/cli.md "Row records"): the meta keys, the columns
+// that --no-system and --columns leave (planRecord), and --status-columns' keys (statusFieldIds).
 
 export interface PlannedColumn {
   field: Field;
@@ -37,4 +40,48 @@ export function planRecord(fields: readonly Field[], options: ShapeOptions, stat
     return { field, key, statusKey, errorKey };
   });
   return { meta: options.meta, columns, keys };
+}
+
+/**
+ * The columns that get `<key>.status` and `<key>.error` under --status-columns: those whose cells
+ * carry a run status (the action columns), from the schema alone, so that an export, Parquet and
+ * the mirror agree on them and the CSV header is known before the first row.
+ */
+export function statusFieldIds(fields: readonly Field[]): Set<string> {
+  return new Set(fields.filter(carriesStatus).map((field) => field.id));
+}
+
+/**
+ * `--columns A,B`: each reference is a column ID, a record key (`Value (2)`), a label or a name,
+ * tried in that order; the result follows the order given.
+ */
+export function selectColumns(refs: readonly string[], keyed: readonly KeyedField[]): KeyedField[] {
+  const picked: KeyedField[] = [];
+  for (const ref of refs) {
+    const column = resolveColumnRef(ref, keyed);
+    if (picked.includes(column)) {
+      throw new UsageError(`--columns names the column "${column.key}" (${column.field.id}) more than once`);
+    }
+    picked.push(column);
+  }
+  return picked;
+}
+
+function resolveColumnRef(ref: string, keyed: readonly KeyedField[]): KeyedField {
+  const exact = keyed.find((column) => column.field.id === ref) ?? keyed.find((column) => column.key === ref);
+  if (exact) return exact;
+  for (const member of ['label', 'name'] as const) {
+    const matches = keyed.filter((column) => column.field[member] === ref);
+    if (matches.length === 1) return matches[0]!;
+    if (matches.length > 1) {
+      const candidates = matches.map((column) => `"${column.key}" (${column.field.id})`).join(', ');
+      throw new UsageError(`--columns: the ${member} "${ref}" belongs to ${matches.length} columns: ${candidates}`, {
+        hint: 'name one of them by its key or ID',
+      });
+    }
+  }
+  const available = keyed.map((column) => `"${column.key}" (${column.field.id})`).join(', ');
+  throw new UsageError(`--columns: no column "${ref}"; the columns are: ${available}`, {
+    hint: 'a column can be named by its label, name, ID or record key; `tds schema TABLE` lists them',
+  });
 }

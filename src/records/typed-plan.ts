@@ -1,5 +1,5 @@
 import type { Field, Row } from '../service/index.js';
-import { cellValue, optionLabels } from './cell-value.js';
+import { cellValue, optionLabels } from './row-shaper.js';
 import { keyFields, TRUNCATED_KEY } from './column-keys.js';
 import type { HeaderMode } from './shape-options.js';
 import { SQL_TYPE_OF, toTyped, UNFIT, type SqlType, type TypedValue } from './typed-values.js';

@@ -4,7 +4,7 @@ import { loadFields } from '../mirror/apply-schema.js';
 import type { StoredField } from '../mirror/schema-drift.js';
 import { didYouMean } from '../filter/suggest.js';
 import { loadStates, namedStates, type TableState } from '../mirror/table-state.js';
-import { selectColumns } from '../records/select-columns.js';
+import { selectColumns } from '../records/record-plan.js';
 
 // A table of the mirror and its fields, as the mirror's own catalog (_tds_tables, _tds_columns)
 // describes them: columns it does not list (a newer mirror's own, like _syncId) are not fields.

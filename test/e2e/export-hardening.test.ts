@@ -1,29 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { lstat, mkdtemp, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
+import { lstat, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { emulatorRequests } from './read-support.js';
-import { exists, waitUntil } from './export-support.js';
-import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { exists, spawnedHarness, waitUntil } from './export-support.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 // Issue 15, items 4, 8, 9 and 15 (part): two runs writing one -o FILE, a write the disk refuses, the
 // state a kill between the rename and the checkpoint's removal leaves, and -o onto what is not a file.
 
-let emulator: Harness;
-let tds: Harness['tds'];
-
-it.override({ harnessOptions: { spawned: {} } });
-
-it.beforeAll(({ harness }) => {
-  emulator = harness;
-  tds = harness.tds;
-});
-
-let folder: string;
-it.beforeEach(({ tmp }) => {
-  folder = tmp;
-});
-const tempDir = (): Promise<string> => mkdtemp(join(folder, 'export-hardening-'));
+const { emulator, tds, tempDir } = spawnedHarness('export-hardening-');
 const checkpointRows = async (path: string): Promise<number | undefined> =>
   (await exists(path)) ? (JSON.parse(await readFile(path, 'utf8')) as { rows: number }).rows : undefined;
 

@@ -1,20 +1,13 @@
 import { afterAll, describe, expect } from 'vitest';
-import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 import { emulatorRequests } from './read-support.js';
+import { spawnedHarness } from './export-support.js';
 import { schemaOf, tableNamed } from './rows-support.js';
 
 // Every check `tds query` makes before reading rows: each problem exits 2 with a message naming it,
 // and this emulator never sees a single row request (only table and schema reads).
 
-let emulator: Harness;
-let tds: Harness['tds'];
-
-it.override({ harnessOptions: { spawned: {} } });
-
-it.beforeAll(({ harness }) => {
-  emulator = harness;
-  tds = harness.tds;
-});
+const { emulator, tds } = spawnedHarness();
 afterAll(async () => {
   const log = await emulatorRequests(emulator);
   // The log holds this file's table and schema reads, so that it holds no row read means something.

@@ -1,28 +1,14 @@
-import { mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { exists, waitUntil } from './export-support.js';
+import { exists, spawnedHarness, waitUntil } from './export-support.js';
 import { emulatorRequests, type Target } from './read-support.js';
-import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 // What a user sees of an export besides its records: limits, cut-cell warnings, interrupted and resumed
 // exports, a closed pipe, and progress on a terminal.
 
-let emulator: Harness;
-let tds: Harness['tds'];
-
-it.override({ harnessOptions: { spawned: {} } });
-
-it.beforeAll(({ harness }) => {
-  emulator = harness;
-  tds = harness.tds;
-});
-
-let folder: string;
-it.beforeEach(({ tmp }) => {
-  folder = tmp;
-});
-const tempDir = (): Promise<string> => mkdtemp(join(folder, 'rows-export-'));
+const { emulator, tds, tempDir } = spawnedHarness('rows-export-');
 const rowReads = async (target: Target) => (await emulatorRequests(target)).filter((entry) => /\/rows(\/query)?(\?|$)/.test(entry.path));
 
 describe('tds rows: exports', () => {

@@ -1,34 +1,20 @@
-import { mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import type { Field, Row } from '../../src/service/index.js';
 import { readParquet } from '../export/parquet-file.js';
 import { expectedMirrorValue } from '../mirror/helpers.js';
-import { exists, waitUntil } from './export-support.js';
+import { exists, spawnedHarness, waitUntil } from './export-support.js';
 import { emulatorRequests, type Target } from './read-support.js';
 import { EDGE_KEYS, LEADS_KEYS, allRows, parseNdjson, schemaOf, tableNamed, type Rec } from './rows-support.js';
-import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
 
 // `tds rows|query … -o FILE.parquet` end to end: the file read back by DuckDB equals the NDJSON export
 // value by value, with the mirror's types; the refusals; and exports interrupted by a failure, SIGINT or
 // SIGKILL, resumed into files equal to uninterrupted ones.
 
-let emulator: Harness;
-let tds: Harness['tds'];
-
-it.override({ harnessOptions: { spawned: {} } });
-
-it.beforeAll(({ harness }) => {
-  emulator = harness;
-  tds = harness.tds;
-});
-
-let folder: string;
-it.beforeEach(({ tmp }) => {
-  folder = tmp;
-});
-const tempDir = (): Promise<string> => mkdtemp(join(folder, 'rows-parquet-'));
+const { emulator, tds, tempDir } = spawnedHarness('rows-parquet-');
 /** The position a later `pagesServedSince` counts from. */
 const logMark = async (target: Target) => (await emulatorRequests(target)).length;
 /**

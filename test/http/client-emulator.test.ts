@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ApiClient } from '../../src/http/client.js';
-import { serviceTimings } from '../../src/http/service-timings.js';
+import { serviceTimings } from '../../src/http/rate-limiter.js';
 import { paginate, rowsOf } from '../../src/http/paginate.js';
 import { resolveTable } from '../../src/http/resolve-table.js';
 import { test as it } from '../helpers/emulator-fixture.js';

@@ -1,7 +1,7 @@
 import { afterEach, expect } from 'vitest';
 import { TdsError } from '../../src/core/errors.js';
 import { ApiClient, type ApiClientOptions } from '../../src/http/client.js';
-import { serviceTimings } from '../../src/http/service-timings.js';
+import { serviceTimings } from '../../src/http/rate-limiter.js';
 import { startTestServer, type Reply, type RecordedRequest, type TestServer } from './test-server.js';
 
 // The ApiClient tests' fixtures: a test server per test and clients of it, both closed after each test.

@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../../src/http/client.js';
-import { serviceTimings } from '../../src/http/service-timings.js';
+import { serviceTimings } from '../../src/http/rate-limiter.js';
 import { client, clients, failure, gaps, KEY, serve, servers } from './client-fixtures.js';
 import { TABLES, WORKSPACES, apiError, json, type Reply } from './test-server.js';
 

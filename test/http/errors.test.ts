@@ -128,3 +128,13 @@ describe('helpers', () => {
     expect(withoutSecrets(error, ['absent-secret'])).toBe(error);
   });
 });
+
+// Regression: an HTML error page's named entities were looked up in a plain object (case folded), so
+// `&constructor;` became the text of a function.
+
+describe('serviceMessage: entities of an HTML error page', () => {
+  it.each([
+    ['<html><title>Bad &constructor; gateway</title></html>', 'Bad &constructor; gateway'],
+    ['<html><h1>&CONSTRUCTOR;&AMP;&constructor</h1></html>', '&CONSTRUCTOR;&&constructor'],
+  ])('%j reads %j', (body, expected) => expect(serviceMessage(body)).toBe(expected));
+});

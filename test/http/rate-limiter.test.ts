@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../src/http/rate-limiter.js';
+import { RateLimiter, serviceTimings } from '../../src/http/rate-limiter.js';
 import { parseRetryAfter } from '../../src/http/retry-policy.js';
 
 describe('RateLimiter', () => {
@@ -58,5 +58,95 @@ describe('parseRetryAfter', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:07 GMT', now)).toBe(7000);
     expect(parseRetryAfter('Wed, 31 Dec 2025 23:00:00 GMT', now)).toBe(0);
+  });
+});
+
+describe('RateLimiter slots', () => {
+  it('counts a finished request from its end, so queued requests cannot outrun the service', async () => {
+    let clock = 0;
+    const limiter = new RateLimiter({ limit: 2, windowMs: 1000, marginMs: 0, now: () => clock });
+    const first = await limiter.acquireSlot();
+    const second = await limiter.acquireSlot();
+    expect(limiter.delayUntilFree()).toBe(Infinity); // no slot frees before a request ends
+    clock = 500;
+    first.done();
+    expect(limiter.delayUntilFree()).toBe(1000); // second is not over: it frees no slot yet; first frees at 1500
+    clock = 600;
+    second.done();
+    expect(limiter.delayUntilFree()).toBe(900); // first now ends at 500: frees at 1500
+    clock = 1500;
+    expect(limiter.delayUntilFree()).toBe(0);
+  });
+
+  it('keeps a slot whose request is not over in the window, however long ago it was taken', async () => {
+    // a request queued for a connection reaches the service late: counting it from when it took its
+    // slot let a new request through while the service still counted it (a 429 under load)
+    let clock = 0;
+    const limiter = new RateLimiter({ limit: 2, windowMs: 100, marginMs: 0, now: () => clock });
+    const queued = await limiter.acquireSlot();
+    clock = 90;
+    const answered = await limiter.acquireSlot();
+    clock = 95;
+    answered.done();
+    clock = 150;
+    expect(limiter.delayUntilFree()).toBe(45); // answered (ended at 95) frees at 195; queued may arrive now
+    clock = 200;
+    expect(limiter.delayUntilFree()).toBe(0);
+    const next = await limiter.acquireSlot();
+    expect(limiter.delayUntilFree()).toBe(Infinity); // both slots are held by requests not over
+    clock = 210;
+    queued.done();
+    next.done();
+    expect(limiter.delayUntilFree()).toBe(100);
+  });
+
+  it('wakes a caller waiting for a slot when a request ends', async () => {
+    const limiter = new RateLimiter({ limit: 1, windowMs: 10, marginMs: 0 });
+    const first = await limiter.acquireSlot();
+    const second = limiter.acquireSlot();
+    let granted = false;
+    void second.then(() => (granted = true));
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(granted).toBe(false);
+    first.done();
+    (await second).done();
+    expect(granted).toBe(true);
+  });
+
+  it('acquire() keeps the send time', async () => {
+    let clock = 0;
+    const limiter = new RateLimiter({ limit: 1, windowMs: 100, marginMs: 0, now: () => clock });
+    expect(await limiter.acquire()).toBe(0);
+    clock = 40;
+    expect(limiter.delayUntilFree()).toBe(60);
+  });
+
+  it('reports time spent queued behind a paced caller, and none when nobody was paced', async () => {
+    const limiter = new RateLimiter({ limit: 1, windowMs: 60, marginMs: 0 });
+    const waits = await Promise.all([limiter.acquire(), limiter.acquire(), limiter.acquire()]);
+    expect(waits[0]).toBe(0);
+    expect(waits[1]).toBeGreaterThanOrEqual(55);
+    expect(waits[2]).toBeGreaterThanOrEqual(115);
+  });
+});
+
+describe('serviceTimings', () => {
+  it.each([
+    [1, 60_000, 60_000],
+    [100, 600, 600],
+    [0.5, 120_000, 120_000],
+  ])('divides every window by the rate scale %s, and keeps the scale for retry waits', (scale, rowsMs, metadataMs) => {
+    expect(serviceTimings(scale)).toEqual({
+      windows: { rows: { requests: 60, perMs: rowsMs }, metadata: { requests: 300, perMs: metadataMs } },
+      retryScale: scale,
+    });
+  });
+
+  it('is the service’s own limits without a scale', () => {
+    expect(serviceTimings()).toEqual(serviceTimings(1));
+  });
+
+  it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])('refuses the scale %s', (scale) => {
+    expect(() => serviceTimings(scale)).toThrow(/the rate scale must be a positive number/);
   });
 });

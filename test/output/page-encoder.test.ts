@@ -1,11 +1,21 @@
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
-import { createPageEncoder, type PageEncoderOptions } from '../../src/output/page-encoder.js';
-import { createRecordWriter } from '../../src/output/record-writer.js';
+import fc from 'fast-check';
+import { describe, expect } from 'vitest';
+import { createAtomicFile } from '../../src/output/atomic-file.js';
+import { type DataFormat, chooseFormat } from '../../src/output/format.js';
+import {
+  createPageEncoder,
+  type PageEncoderOptions,
+  createRecordWriter,
+  type RecordWriterOptions,
+  cellText,
+  guardFormula,
+} from '../../src/output/page-encoder.js';
 import type { OutputRecord } from '../../src/records/row-shaper.js';
-import type { DataFormat } from '../../src/output/format.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 /** What one createRecordWriter writes for all the records: the reference the pages must reproduce. */
 async function writerOutput(records: OutputRecord[], options: PageEncoderOptions, cuts: string[]): Promise<string> {
@@ -125,5 +135,139 @@ describe('delimited pages equal csv-stringify over the same rows', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+/** the folders of a test are made in its own temporary folder, removed after it */
+let folder: string;
+it.beforeEach(({ tmp }) => {
+  folder = tmp;
+});
+
+async function render(records: OutputRecord[], options: RecordWriterOptions): Promise<string> {
+  const sink = new PassThrough();
+  const chunks: Buffer[] = [];
+  sink.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const writer = createRecordWriter(sink, options);
+  for (const record of records) await writer.write(record);
+  await writer.end();
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const records = [
+  { _id: 'r1', Name: 'Ada, "the first"', Count: 3, Ok: true, Tags: ['a', 'b'], Obj: { x: 1 }, Empty: null },
+  { _id: 'r2', Name: 'line1\nline2', Count: -1.5, Ok: false, Tags: [], Obj: null, Empty: null },
+];
+const columns = ['_id', 'Name', 'Count', 'Ok', 'Tags', 'Obj', 'Empty'];
+
+describe('createRecordWriter', () => {
+  it('writes RFC 4180 CSV: header, quoting, JSON text for non-strings, empty for null', async () => {
+    const text = await render(records, { format: 'csv', columns });
+    expect(text).toBe(
+      '_id,Name,Count,Ok,Tags,Obj,Empty\n' +
+        'r1,"Ada, ""the first""",3,true,"[""a"",""b""]","{""x"":1}",\n' +
+        'r2,"line1\nline2",-1.5,false,[],,\n',
+    );
+  });
+
+  it('writes TSV with CRLF, BOM and joined arrays', async () => {
+    const text = await render(records.slice(0, 1), { format: 'tsv', columns: ['_id', 'Tags'], crlf: true, bom: true, join: '; ' });
+    expect(text).toBe('\ufeff_id\tTags\r\nr1\ta; b\r\n');
+  });
+
+  it('quotes a lone LF under CRLF line ends and a lone CR under LF, so the file reads back', async () => {
+    const input = [{ a: 'one\ntwo', b: 'x\ry' }];
+    for (const crlf of [true, false]) {
+      const text = await render(input, { format: 'csv', columns: ['a', 'b'], crlf });
+      expect(parse(text, { columns: true })).toEqual(input);
+    }
+  });
+
+  it('guards formulas and cuts long cells, reporting each cut', async () => {
+    const cuts: string[] = [];
+    const text = await render([{ a: '=1+1', b: 'x'.repeat(10), c: -5 }], {
+      format: 'csv',
+      columns: ['a', 'b', 'c'],
+      safeFormulas: true,
+      maxCellChars: 4,
+      onCut: (column) => cuts.push(column),
+    });
+    expect(text).toBe("a,b,c\n'=1+1,xxxx,-5\n");
+    expect(cuts).toEqual(['b']);
+  });
+
+  it('writes NDJSON and a JSON array that parse back to the records', async () => {
+    const ndjson = await render(records, { format: 'ndjson', columns });
+    expect(
+      ndjson
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual(records);
+    expect(JSON.parse(await render(records, { format: 'json', columns }))).toEqual(records);
+    expect(await render([], { format: 'json', columns })).toBe('[]\n');
+  });
+
+  it('CSV parsed back by csv-parse equals the records (property)', async () => {
+    const text = fc.string({ unit: 'binary' });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(text, text), { maxLength: 20 }), async (rows) => {
+        const input = rows.map(([a, b]) => ({ a, b }));
+        const csv = await render(input, { format: 'csv', columns: ['a', 'b'] });
+        expect(parse(csv, { columns: true, bom: true, relax_column_count: false })).toEqual(input);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('cellText and guardFormula', () => {
+  it.each([
+    [null, ''],
+    ['text', 'text'],
+    [0, '0'],
+    [false, 'false'],
+    [{ a: [1] }, '{"a":[1]}'],
+  ])('%j → %j', (value, expected) => expect(cellText(value)).toBe(expected));
+
+  it.each(['=x', '+x', '-x', '@x', '\tx', '\rx'])('guards %j', (value) => expect(guardFormula(value)).toBe(`'${value}`));
+  it('leaves plain text alone', () => expect(guardFormula('plain = text')).toBe('plain = text'));
+});
+
+describe('chooseFormat', () => {
+  it.each([
+    [{ fallback: 'csv' as const }, 'csv'],
+    [{ output: 'a.JSONL', fallback: 'csv' as const }, 'ndjson'],
+    [{ output: 'a.json', format: 'csv' as const, fallback: 'table' as const }, 'csv'],
+    [{ output: '-', fallback: 'table' as const }, 'table'],
+  ])('%j → %s', (options, expected) => expect(chooseFormat(options)).toBe(expected));
+
+  it('rejects an unknown extension without --format', () => {
+    expect(() => chooseFormat({ output: 'out.xlsx', fallback: 'csv' })).toThrow(/extension/);
+  });
+});
+
+describe('createAtomicFile', () => {
+  it('keeps data under .partial until commit, then renames', async () => {
+    const dir = await mkdtemp(join(folder, 'atomic-'));
+    const path = join(dir, 'out.csv');
+    const file = await createAtomicFile(path);
+    file.stream.write('a,b\n');
+    await expect(stat(path)).rejects.toThrow();
+    await file.commit();
+    expect(await readFile(path, 'utf8')).toBe('a,b\n');
+    await expect(stat(`${path}.partial`)).rejects.toThrow();
+  });
+
+  it('abandon keeps the partial file and append continues it', async () => {
+    const dir = await mkdtemp(join(folder, 'atomic-'));
+    const path = join(dir, 'out.csv');
+    const first = await createAtomicFile(path);
+    first.stream.write('1\n');
+    await first.abandon();
+    const second = await createAtomicFile(path, { append: true });
+    second.stream.write('2\n');
+    await second.commit();
+    expect(await readFile(path, 'utf8')).toBe('1\n2\n');
   });
 });

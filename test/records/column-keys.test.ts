@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldKey, keyFields, KeySet, RESERVED_KEYS, type KeyedField } from '../../src/records/column-keys.js';
-import { planRecord } from '../../src/records/record-plan.js';
+import { planRecord, statusFieldIds } from '../../src/records/record-plan.js';
 import type { ShapeOptions } from '../../src/records/shape-options.js';
-import { statusFieldIds } from '../../src/records/status-columns.js';
 import { typedPlan } from '../../src/records/typed-plan.js';
 import type { Field } from '../../src/service/index.js';
 import { fields } from './fixtures.js';

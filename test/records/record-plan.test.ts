@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { planRecord } from '../../src/records/record-plan.js';
+import { UsageError } from '../../src/core/errors.js';
+import { keyFields } from '../../src/records/column-keys.js';
+import { planRecord, selectColumns, statusFieldIds } from '../../src/records/record-plan.js';
 import type { ShapeOptions } from '../../src/records/shape-options.js';
-import { statusFieldIds } from '../../src/records/status-columns.js';
 import { fields } from './fixtures.js';
 
 const base: ShapeOptions = { header: 'label', meta: true, system: true, cells: 'value', statusColumns: false };
@@ -51,5 +52,42 @@ describe('statusFieldIds', () => {
   it('takes the action columns, from the schema alone', () => {
     const webhook = { ...fields[1]!, id: 'f_hook', type: 'webhook' as const };
     expect([...statusFieldIds([...fields, webhook])]).toEqual(['f_enrich']);
+  });
+});
+
+const keyed = keyFields(fields, 'label');
+const pick = (refs: string[]): string[] => selectColumns(refs, keyed).map((column) => column.field.id);
+
+describe('selectColumns (--columns)', () => {
+  it.each([
+    [['Name'], ['f_name']], // label
+    [['full_name'], ['f_name']], // name
+    [
+      ['f_stage', 'Name'],
+      ['f_stage', 'f_name'],
+    ], // ID, and the order given
+    [['Email'], ['f_email']], // the key "Email" is the first of the two
+    [['Email (2)'], ['f_email2']], // a disambiguated key
+    [['_id'], ['f_ext']], // the label of the column keyed "_id (2)"
+    [
+      ['email_2', 'Value (3)'],
+      ['f_email2', 'f_v2'],
+    ],
+  ])('%j → %j', (refs, ids) => expect(pick(refs)).toEqual(ids));
+
+  it('lists the columns when a reference matches none', () => {
+    expect(() => pick(['Nope'])).toThrow(UsageError);
+    expect(() => pick(['Nope'])).toThrow(/no column "Nope"; the columns are: "_id \(2\)" \(f_ext\), "Name" \(f_name\)/);
+  });
+
+  it('refuses a column named twice', () => {
+    expect(() => pick(['Name', 'full_name'])).toThrow(/more than once/);
+  });
+
+  it('refuses a label shared by columns when no key matches it, listing the candidates', () => {
+    const byName = keyFields(fields, 'name');
+    expect(() => selectColumns(['Email'], byName)).toThrow(
+      /the label "Email" belongs to 2 columns: "email" \(f_email\), "email_2" \(f_email2\)/,
+    );
   });
 });

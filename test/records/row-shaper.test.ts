@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cellValue, optionLabels } from '../../src/records/cell-value.js';
+import { cellValue, optionLabels, createRowShaper } from '../../src/records/row-shaper.js';
 import { planRecord } from '../../src/records/record-plan.js';
-import { createRowShaper } from '../../src/records/row-shaper.js';
 import type { ShapeOptions } from '../../src/records/shape-options.js';
 import { TruncationTally } from '../../src/records/truncation-tally.js';
 import { fields, row } from './fixtures.js';

@@ -1,6 +1,6 @@
 import type { CellStatus } from '../../service/index.js';
 import { createPrng, type Prng } from '../seed/prng.js';
-import { deriveValue, isEmptyValue } from '../store/cells.js';
+import { deriveValue, isEmptyValue } from '../store/cell-values.js';
 import { touchRow, type FieldRec, type StoredCell, type StoredRow, type TableRec } from '../store/model.js';
 
 type Phase = 'waiting' | 'queued' | 'running';

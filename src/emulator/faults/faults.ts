@@ -1,8 +1,10 @@
+// emulator/faults/: what the emulator refuses on purpose or by rule. Surface: the fault spec, its plan and
+// responses (this file), and the service's rate limits (rate-limit.ts).
+
 import { createPrng, type Prng } from '../seed/prng.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { keyErrorBody, webhookErrorBody } from '../http/errors.js';
-import { sendJson } from '../http/http-io.js';
+import { keyErrorBody, webhookErrorBody, sendJson } from '../http/http-io.js';
 
 /*
  * Fault injection for reliability tests. A spec is a comma list of items:

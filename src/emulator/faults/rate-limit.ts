@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { RATE_LIMITS, type RateLimitName } from '../../service/index.js';
-import { ApiProblem } from '../http/errors.js';
+import { ApiProblem } from '../http/http-io.js';
 
 /** A sliding window log: at most `limit` hits in any `windowMs`; refused hits are not counted. */
 export class SlidingWindow {

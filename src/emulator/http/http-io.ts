@@ -1,4 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// A request's body read within a limit, JSON answers sent, and refusals (ApiProblem) in the service's two error shapes.
+
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { ApiErrorBody } from '../../service/index.js';
 
 export type BodyResult = { body: Buffer } | { tooLarge: true };
 
@@ -15,25 +18,25 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRe
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
-    let settled = false;
+    let answered = false;
     req.on('data', (chunk: Buffer) => {
-      if (settled) return;
+      if (answered) return;
       total += chunk.length;
       if (total > maxBytes) {
-        settled = true;
+        answered = true;
         chunks.length = 0;
         resolve({ tooLarge: true });
       } else chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!settled) {
-        settled = true;
+      if (!answered) {
+        answered = true;
         resolve({ body: Buffer.concat(chunks, total) });
       }
     });
     const fail = (error: Error) => {
-      if (!settled) {
-        settled = true;
+      if (!answered) {
+        answered = true;
         reject(error);
       }
     };
@@ -56,4 +59,30 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 export function isJsonContentType(req: IncomingMessage): boolean {
   const type = req.headers['content-type'];
   return typeof type === 'string' && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+/** A refusal with the status and message the service would send; handlers throw it, the server renders it. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiProblem';
+  }
+}
+
+export function badRequest(message: string): ApiProblem {
+  return new ApiProblem(400, message);
+}
+
+/** Key endpoints: `error` is always "API Error". */
+export function keyErrorBody(status: number, message: string): ApiErrorBody {
+  return { statusCode: status, error: 'API Error', message };
+}
+
+/** Webhook endpoints: `error` names the problem ("Bad Request", "Not Found", "Payload Too Large", …). */
+export function webhookErrorBody(status: number, message: string): ApiErrorBody {
+  return { statusCode: status, error: STATUS_CODES[status] ?? 'Error', message };
 }

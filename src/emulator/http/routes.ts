@@ -1,10 +1,19 @@
 import { listTables, listWorkspaces, queryPage, rowsPage, tableSchema } from '../read/read-routes.js';
-import { ok, type Reply, type Route, type RouteCall } from './server-deps.js';
+import { ok, type Reply, type Route, type RouteCall } from './route-table.js';
 import { handleWebhook } from '../webhook/route.js';
-import { readClock, setClock } from '../admin/clock.js';
-import { addField, deleteField, updateField } from '../admin/fields.js';
-import { addRows, deleteRow, deleteRows, rerunActions, updateRow } from '../admin/rows.js';
-import { createTable } from '../admin/tables.js';
+import {
+  readClock,
+  setClock,
+  addField,
+  deleteField,
+  updateField,
+  addRows,
+  deleteRow,
+  deleteRows,
+  rerunActions,
+  updateRow,
+  createTable,
+} from '../admin/admin-routes.js';
 
 const webhook = async ({ deps, params, req, entry }: RouteCall): Promise<Reply> => ({
   status: 200,

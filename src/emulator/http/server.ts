@@ -1,20 +1,19 @@
+// emulator/http/: the emulator's HTTP side. Surface: createEmulatorServer (this file: the server, the key check
+// of each call, the request log with its secrets redacted), every route (routes.ts), what a route is called
+// with and answers (route-table.ts), bodies, JSON answers and refusals (http-io.ts), --latency (latency.ts).
+
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { ADMIN_ROUTES, EMULATOR_ROUTES, SERVICE_ROUTES } from './routes.js';
-import { ApiProblem, keyErrorBody, webhookErrorBody } from './errors.js';
-import { sendJson } from './http-io.js';
-import { RouteTable } from './route-table.js';
-import { redactUrl, WEBHOOK_PATH_PREFIX, KEY_PARAM_PATTERN } from './secrets.js';
-import type { Route, RouteCall, ServerDeps } from './server-deps.js';
-import type { RequestLogEntry } from '../store/types.js';
+import { ApiProblem, keyErrorBody, webhookErrorBody, sendJson } from './http-io.js';
+import { RouteTable, WEBHOOK_PATH_PREFIX, type Route, type RouteCall, type ServerDeps } from './route-table.js';
+import type { RequestLogEntry } from '../options.js';
 import { webhookCall } from '../webhook/route.js';
 import { sendFault } from '../faults/faults.js';
 import { enforceLimit } from '../faults/rate-limit.js';
 import type { OrgRec } from '../store/model.js';
 import type { EmulatorState } from '../store/state.js';
-
-export type { ServerDeps } from './server-deps.js';
 
 const REQUEST_LOG_MAX = 100_000;
 const SERVICE_TABLE = new RouteTable(SERVICE_ROUTES);
@@ -184,4 +183,40 @@ export function authenticate(req: IncomingMessage, params: URLSearchParams, stat
   const org = state.orgByKey(match[1]!);
   if (!org) return { ok: false, message: 'API key is not valid', presented: match[1]! };
   return { ok: true, org };
+}
+
+// What must never show in the request log: API keys (in a header or, wrongly, in the query string) and webhook ids.
+
+/** Query parameters that look like a credential: refused on key endpoints, redacted in the log. */
+export const KEY_PARAM_PATTERN = /^(api[-_]?key|key|token|access[-_]?token|auth|authorization|bearer|secret)$/i;
+
+/** The path and query as received, with the webhook id, key-like parameters and any known secret replaced. */
+export function redactUrl(rawUrl: string, secrets: ReadonlySet<string>): string {
+  const queryAt = rawUrl.indexOf('?');
+  let path = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
+  if (path.startsWith(WEBHOOK_PATH_PREFIX)) path = `${WEBHOOK_PATH_PREFIX}***`;
+  let out = path;
+  if (queryAt >= 0) {
+    const parts = rawUrl
+      .slice(queryAt + 1)
+      .split('&')
+      .map((part) => {
+        const equals = part.indexOf('=');
+        const name = safeDecode(equals < 0 ? part : part.slice(0, equals));
+        const value = equals < 0 ? '' : safeDecode(part.slice(equals + 1));
+        if (secrets.has(name)) return '***';
+        return KEY_PARAM_PATTERN.test(name) || secrets.has(value) ? `${part.slice(0, equals < 0 ? part.length : equals)}=***` : part;
+      });
+    out += `?${parts.join('&')}`;
+  }
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('***');
+  return out;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
 }

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../http/http-io.js';
 
 /** What a cursor is bound to: reusing it with any other endpoint, table, search or filters is refused. */
 export interface CursorScope {

@@ -13,9 +13,8 @@ import {
   isOperator,
   type Operator,
 } from '../../service/index.js';
-import { cellText, isEmptyValue } from '../store/cells.js';
-import { parseDateOrDateTime, parseDateTime, presetRange, type Range } from '../store/dates.js';
-import { badRequest } from '../http/errors.js';
+import { cellText, isEmptyValue, parseDateOrDateTime, parseDateTime, presetRange, type Range } from '../store/cell-values.js';
+import { badRequest } from '../http/http-io.js';
 import type { FieldRec, StoredCell, StoredRow } from '../store/model.js';
 
 export type RowPredicate = (row: StoredRow) => boolean;

@@ -10,9 +10,8 @@ import {
   PAGE_LIMIT_MIN,
   SEARCH_MAX_CHARS,
 } from '../../service/index.js';
-import { ApiProblem, badRequest } from '../http/errors.js';
-import { isJsonContentType, readBody } from '../http/http-io.js';
-import { cellText } from '../store/cells.js';
+import { ApiProblem, badRequest, isJsonContentType, readBody } from '../http/http-io.js';
+import { cellText } from '../store/cell-values.js';
 import type { FieldRec, OrgRec, RowSource, StoredRow, TableRec } from '../store/model.js';
 import type { EmulatorState } from '../store/state.js';
 import type { CursorCodec, CursorPosition, CursorScope } from './cursor.js';

@@ -1,5 +1,5 @@
 import { CELL_MAX_CHARS, type Cell, type Field, type Row } from '../../service/index.js';
-import { cellText, isEmptyCell } from '../store/cells.js';
+import { cellText, isEmptyCell } from '../store/cell-values.js';
 import type { FieldRec, StoredRow } from '../store/model.js';
 
 /** A row as the service sends it: empty cells left out, long values cut with `isTruncated` and `valuePreview`. */

@@ -1,7 +1,6 @@
 import type { ColumnType, FieldOption } from '../../service/index.js';
-import { snakeCase } from '../store/field-input.js';
-import { seededId } from '../store/ids.js';
-import type { FieldRec, OrgRec, StoredCell, StoredRow, TableRec, WorkspaceRec } from '../store/model.js';
+import { snakeCase } from '../admin/admin-input.js';
+import { seededId, type FieldRec, type OrgRec, type StoredCell, type StoredRow, type TableRec, type WorkspaceRec } from '../store/model.js';
 import { createPrng, type Prng } from './prng.js';
 import { RowList } from '../store/row-list.js';
 import type { EmulatorState } from '../store/state.js';

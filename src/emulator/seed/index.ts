@@ -1,11 +1,15 @@
+// emulator/seed/: the data an emulator starts with. Surface: buildSeed and DEMO_KEYS (this file: the demo
+// organization with its sales and marketing tables); inside: the leads table (leads.ts), the builder
+// (builder.ts), seeded randomness (prng.ts), sample words and fake values (fake-values.ts).
+
 import { pick } from './prng.js';
 import { EmulatorState } from '../store/state.js';
 import { options, SeedBuilder, DAY_MS } from './builder.js';
 import { seedLeads, type Member } from './leads.js';
-import { FIRST_NAMES, LAST_NAMES, CITIES, COMPANIES, LONG_NOTE, slug } from './samples.js';
-import type { SeedName } from './seed-names.js';
+import { FIRST_NAMES, LAST_NAMES, CITIES, COMPANIES, LONG_NOTE, slug } from './fake-values.js';
+import type { SeedName } from '../options.js';
 import type { WorkspaceRec } from '../store/model.js';
-import { webhookRow } from '../webhook/row.js';
+import { webhookRow } from '../webhook/intake.js';
 
 /** Fixed keys, printed in the ready line; they only open this local emulator. */
 export const DEMO_KEYS = {

@@ -1,7 +1,7 @@
 import type { CellStatus } from '../../service/index.js';
 import { pick } from './prng.js';
 import { DAY_MS, FullCell, options, type FieldDefinition, type SeedRow, type SeedBuilder, type SeedTable } from './builder.js';
-import { CITIES, COMPANIES, FIRST_NAMES, LAST_NAMES, LONG_NOTE, NOTES, slug } from './samples.js';
+import { CITIES, COMPANIES, FIRST_NAMES, LAST_NAMES, LONG_NOTE, NOTES, slug } from './fake-values.js';
 import type { WorkspaceRec } from '../store/model.js';
 
 export interface Member {

@@ -1,8 +1,7 @@
 import { createPrng } from '../seed/prng.js';
-import { hasPlainCells, plainCells } from './cells.js';
+import { hasPlainCells, plainCells } from './cell-values.js';
 import { GENERATED_PLANS, GeneratedRows, type GeneratedFieldIds, type GeneratedRow, type GeneratedShape } from './generated-rows.js';
-import { seededId } from './ids.js';
-import { compareCreated, type FieldRec, type RowKey, type RowStore, type StoredRow, type TableRec } from './model.js';
+import { seededId, compareCreated, type FieldRec, type RowKey, type RowStore, type StoredRow, type TableRec } from './model.js';
 import { RowList } from './row-list.js';
 import type { EmulatorState } from './state.js';
 

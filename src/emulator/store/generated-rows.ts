@@ -1,8 +1,17 @@
 import { firstIndex } from './row-list.js';
-import { decodeFixed, encodeFixed, ID_ALPHABET } from './ids.js';
-import { compareCreated, compareIds, type RowKey, type RowSource, type StoredCell, type StoredRow } from './model.js';
+import {
+  decodeFixed,
+  encodeFixed,
+  ID_ALPHABET,
+  compareCreated,
+  compareIds,
+  type RowKey,
+  type RowSource,
+  type StoredCell,
+  type StoredRow,
+} from './model.js';
 import { hash32 } from '../seed/prng.js';
-import { FIRST_NAMES, LAST_NAMES, LONG_NOTE, NOTES } from '../seed/samples.js';
+import { FIRST_NAMES, LAST_NAMES, LONG_NOTE, NOTES } from '../seed/fake-values.js';
 
 export interface GeneratedShape {
   count: number;

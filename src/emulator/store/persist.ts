@@ -2,7 +2,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { GeneratedOverlay, generatedTable } from './generated-overlay.js';
 import type { GeneratedShape } from './generated-rows.js';
 import type { FieldRec, StoredCell, StoredRow, TableRec } from './model.js';
-import { plainCells } from './cells.js';
+import { plainCells } from './cell-values.js';
 import { RowList } from './row-list.js';
 import { EmulatorState } from './state.js';
 

@@ -1,14 +1,16 @@
+// emulator/webhook/: the webhook. Surface: handleWebhook and webhookCall (this file: the call, its body and its
+// route) and Intake (intake.ts: posted objects become rows, visible after the intake window).
+
 import type { IncomingMessage } from 'node:http';
 import { WEBHOOK_MAX_BODY_BYTES, type WebhookSuccessBody, WEBHOOK_MAX_OBJECTS } from '../../service/index.js';
-import { ApiProblem, badRequest, webhookErrorBody } from '../http/errors.js';
-import { isJsonContentType, readBody, sendJson } from '../http/http-io.js';
+import { ApiProblem, badRequest, webhookErrorBody, isJsonContentType, readBody, sendJson } from '../http/http-io.js';
 import type { Intake } from './intake.js';
 import type { EmulatorState } from '../store/state.js';
-import type { RequestLogEntry } from '../store/types.js';
+import type { RequestLogEntry } from '../options.js';
 import type { Socket } from 'node:net';
 import { isAfterAccept, sendFault } from '../faults/faults.js';
 import { enforceLimit } from '../faults/rate-limit.js';
-import type { Route, RouteCall } from '../http/server-deps.js';
+import type { Route, RouteCall } from '../http/route-table.js';
 
 export interface WebhookDeps {
   state: EmulatorState;

@@ -2,10 +2,8 @@ import { z } from 'zod';
 import { tally } from '../../check/check-result.js';
 import { DEFAULT_CHECKS_FILE, readChecksFile } from '../../check/checks-file.js';
 import { evaluateChecks } from '../../check/run-checks.js';
-import { capRows } from '../caps.js';
+import { capRows, truncation, defineTool, type Tool } from '../tool.js';
 import type { Session } from '../session.js';
-import { truncation } from '../tool-result.js';
-import { defineTool, type Tool } from '../tool.js';
 
 const input = z
   .object({

@@ -1,11 +1,8 @@
 import { z } from 'zod';
 import { openDiff } from '../../mirror/diff/open-diff.js';
 import type { Change, DiffRecord } from '../../mirror/diff/table-diff.js';
-import { capRows } from '../caps.js';
-import { readCatalog, requireMirrorTable } from '../mirror-catalog.js';
-import type { Session } from '../session.js';
-import { truncation } from '../tool-result.js';
-import { defineTool, type Tool } from '../tool.js';
+import { capRows, truncation, defineTool, type Tool } from '../tool.js';
+import { readCatalog, requireMirrorTable, type Session } from '../session.js';
 
 const WHEN =
   'sync:N (the state after sync N; sync:-1 after the last sync, sync:-2 the one before), an ISO 8601 date-time, or a duration ago (90m, 2h, 3d)';

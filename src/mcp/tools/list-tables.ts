@@ -1,13 +1,10 @@
 import { z } from 'zod';
 import { TdsError } from '../../core/errors.js';
 import type { ApiClient } from '../../http/client.js';
-import { resolveWorkspace } from '../../http/resolve-workspace.js';
+import { resolveWorkspace } from '../../http/resolve-table.js';
 import type { Table } from '../../service/index.js';
-import { capRows } from '../caps.js';
-import { readCatalog, type MirrorTable } from '../mirror-catalog.js';
-import type { Session } from '../session.js';
-import { truncation } from '../tool-result.js';
-import { defineTool, type Tool } from '../tool.js';
+import { capRows, truncation, defineTool, type Tool } from '../tool.js';
+import { readCatalog, type MirrorTable, type Session } from '../session.js';
 
 const tableEntry = z.object({
   id: z.string(),

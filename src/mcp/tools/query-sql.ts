@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { UsageError, TdsError } from '../../core/errors.js';
-import { capRows, jsonBytes } from '../caps.js';
+import { capRows, jsonBytes, truncation, defineTool, type Tool } from '../tool.js';
 import type { Session } from '../session.js';
-import { truncation } from '../tool-result.js';
-import { defineTool, type Tool } from '../tool.js';
 import { interruptible, type Step, prepareOne, FILES_HINT, runStatement, type ResultRecord } from '../../duckdb/statement.js';
 import type { Database } from '../../duckdb/engine.js';
 import type { FileAccess } from '../../duckdb/file-access.js';

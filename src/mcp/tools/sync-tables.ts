@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { TdsError } from '../../core/errors.js';
 import type { SyncSummary } from '../../mirror/sync-summary.js';
-import type { Session } from '../session.js';
-import { serviceTable } from '../mirror-catalog.js';
+import { type Session, serviceTable } from '../session.js';
 import { defineTool, type Tool, type ToolCall, type ProgressUpdate } from '../tool.js';
 import type { SyncProgress } from '../../mirror/sync-progress.js';
 import type { Table } from '../../service/index.js';

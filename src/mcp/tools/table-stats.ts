@@ -1,10 +1,7 @@
 import { z } from 'zod';
 import { tableStats } from '../../stats/table-stats.js';
-import { capRows } from '../caps.js';
-import { readCatalog, requireMirrorTable } from '../mirror-catalog.js';
-import type { Session } from '../session.js';
-import { truncation } from '../tool-result.js';
-import { defineTool, type Tool } from '../tool.js';
+import { capRows, truncation, defineTool, type Tool } from '../tool.js';
+import { readCatalog, requireMirrorTable, type Session } from '../session.js';
 
 const input = z
   .object({

@@ -1,6 +1,5 @@
 import type { Context } from '../../core/context.js';
-import { createAtomicFile } from '../../output/atomic-file.js';
-import { claimOutput } from '../../output/claim-output.js';
+import { createAtomicFile, claimOutput } from '../../output/atomic-file.js';
 import type { Format } from '../../output/format.js';
 import { openMirror, waitOn } from '../mirror-db.js';
 import { openDiff, type DiffRequest } from './open-diff.js';

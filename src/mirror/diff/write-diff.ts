@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context.js';
 import type { DataFormat, Format } from '../../output/format.js';
-import { createRecordWriter } from '../../output/record-writer.js';
-import { firstRows, resultCellText } from '../../output/result-table.js';
+import { createRecordWriter } from '../../output/page-encoder.js';
+import { firstRows, resultCellText } from '../../output/record-table.js';
 import { renderTable, tableFit } from '../../output/table.js';
 import type { OutputRecord } from '../../records/row-shaper.js';
 import type { OpenedDiff } from './open-diff.js';

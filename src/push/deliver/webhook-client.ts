@@ -1,10 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { certificateProblem, isCertificateCode } from '../../http/certificate-error.js';
-import { errorCodeOf } from '../../http/errors.js';
+import { certificateProblem, isCertificateCode, errorCodeOf } from '../../http/errors.js';
 import { originPool, proxyFor, shownProxy, type ProxySettings } from '../../http/proxy.js';
 import { RateLimiter } from '../../http/rate-limiter.js';
-import { readBodyText } from '../../http/read-body.js';
+import { readBodyText } from '../../http/transport.js';
 import type { WebhookTarget } from './webhook-target.js';
 
 /** What one request ended with: a response (any status), or a transport failure. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { UsageError } from '../../core/errors.js';
 import { redactSecrets, redactWebhookUrl } from '../../core/redact.js';
-import { isLoopbackHost } from '../../http/base-url.js';
+import { isLoopbackHost } from '../../http/connection-settings.js';
 
 /** A checked webhook URL and everything needed to keep it out of output. */
 export interface WebhookTarget {

@@ -1,7 +1,6 @@
 import { CsvError, parse } from 'csv-parse';
 import { UsageError } from '../../core/errors.js';
-import { InputError, type ParsedRecord, type ReadStats } from './input-record.js';
-import { setOwn, type PlainObject } from './nest-keys.js';
+import { InputError, type ParsedRecord, type ReadStats, setOwn, type PlainObject } from './input-record.js';
 
 /** The delimiters told apart from the header line, and their names (csvkit's and xsv's words for --delimiter). */
 export const DELIMITERS: Readonly<Record<string, string>> = { ',': 'comma', ';': 'semicolon', '\t': 'tab', '|': 'pipe' };

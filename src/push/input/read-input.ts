@@ -1,15 +1,21 @@
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../../core/errors.js';
-import { InputError, type InputRecord, type ParsedRecord, type ReadStats, type InputFormat } from './input-record.js';
+import {
+  InputError,
+  type InputRecord,
+  type ParsedRecord,
+  type ReadStats,
+  type InputFormat,
+  NestConflictError,
+  nestKeys,
+} from './input-record.js';
 import { stringifyExact } from './exact-numbers.js';
-import { NestConflictError, nestKeys } from './nest-keys.js';
 import { readDelimited } from './read-delimited.js';
-import { readJson } from './read-json.js';
-import { readNdjson } from './read-ndjson.js';
+import { readJson, readNdjson } from './read-json.js';
 import { asUtf8, checkedUtf8, decodeUtf8, type InputEncoding } from './utf8-text.js';
 
 // push/input/: reading the input. Public surface: readInput (this file) and the records, formats and
-// errors of input-record.ts; the readers per format are its own.
+// errors of input-record.ts; the readers per format (read-json.ts, read-delimited.ts) are its own.
 
 export interface ReadOptions {
   format: InputFormat;

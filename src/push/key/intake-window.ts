@@ -1,4 +1,6 @@
-import { INTAKE_MAX_MS } from '../../service/index.js';
+import { INTAKE_MAX_MS, type Row } from '../../service/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { KeyLookups } from './key-lookups.js';
 
 // When may a key sent to the webhook be declared missing from the table? docs/service-api.md 4.7 rule 4:
 // rows appear about 5 s after the last request to the webhook (anyone's), and up to about 30 s while
@@ -96,4 +98,135 @@ export function serviceAheadAtLeast(visible: readonly VisibleRow[], windowMs = I
     if (ahead === undefined || bound > ahead) ahead = bound;
   }
   return ahead;
+}
+
+/** A request of ours whose rows are looked for, by the keys it carried. */
+export interface Watched {
+  request: SentRequest;
+  keys: readonly string[];
+}
+
+export interface WatchOptions {
+  lookups: Pick<KeyLookups, 'rowCount' | 'reconcile' | 'newestCreatedAt'>;
+  use: 'reconcile' | 'check';
+  intake: IntakeTiming;
+  signal: AbortSignal;
+  /** when this run's last request ended: without other traffic, rows show a quiet period after it */
+  lastRequestAt: number;
+  /** rows of our requests seen so far (kept across watches: they bound the service's clock); appended to */
+  visible: VisibleRow[];
+  /** told each lookup's plan and how many keys it looks for */
+  onLookup?(plan: string, keys: number): void;
+}
+
+/** What became of a watched request. */
+export interface Watch {
+  /** its keys that the table shows */
+  found: Set<string>;
+  /** why the others are missing; undefined when every key was found */
+  proof?: MissingProof;
+}
+
+interface State {
+  watched: Watched;
+  found: Set<string>;
+  /** from when on a lookup decides it (the window's end, or when other proof was seen), and by what proof */
+  provenAt: number;
+  proof: MissingProof;
+  done: boolean;
+}
+
+/**
+ * Looks for the rows of `targets` until each is decided: every key found, or the others provably
+ * missing (intake-window.ts), decided only by a lookup that began after the proof was seen. The first
+ * lookup comes a quiet period after the last request; later ones when the table's rowCount moves (at
+ * most one a quiet period), at the end of a request's window, or at once when a proof awaits its
+ * lookup. `witnesses` are later requests of ours, looked for only as proof.
+ */
+export async function watchIntake(targets: readonly Watched[], witnesses: readonly Watched[], options: WatchOptions): Promise<Watch[]> {
+  const { windowMs, quietMs, pollMs } = options.intake;
+  const pause = async (ms: number): Promise<void> => {
+    if (ms <= 0) return;
+    await sleep(ms, undefined, { signal: options.signal }).catch(() => {
+      throw options.signal.reason;
+    });
+  };
+  const states: State[] = targets.map((watched) => ({
+    watched,
+    found: new Set(),
+    provenAt: watched.request.end + windowMs,
+    proof: 'window',
+    done: watched.keys.length === 0,
+  }));
+  const open = (): State[] => states.filter((state) => !state.done);
+  const unseen = new Set(witnesses);
+  const { visible } = options;
+
+  if (open().length > 0) await pause(Math.min(options.lastRequestAt + quietMs, ...open().map((state) => state.provenAt)) - Date.now());
+  while (open().length > 0) {
+    const startedAt = Date.now();
+    const count = await options.lookups.rowCount();
+    const keys = [...new Set([...open().flatMap(missingKeys), ...[...unseen].flatMap((witness) => witness.keys)])];
+    const { plan, lookup } = await options.lookups.reconcile(keys, options.use, count);
+    options.onLookup?.(plan.text, keys.length);
+    takeIn(await lookup.find(keys), { open: open(), unseen, visible, startedAt });
+    if (open().length === 0) break;
+
+    const newestCreatedAt = serviceAheadAtMost(visible) === undefined ? undefined : await options.lookups.newestCreatedAt(options.use);
+    noteProofs(open(), { now: Date.now(), windowMs, visible, ...(newestCreatedAt !== undefined ? { newestCreatedAt } : {}) });
+    await untilNextLookup(Math.min(...open().map((state) => state.provenAt)), { count, startedAt, quietMs, pollMs, options, pause });
+  }
+  return states.map((state) => ({
+    found: state.found,
+    ...(state.found.size < state.watched.keys.length ? { proof: state.proof } : {}),
+  }));
+}
+
+/** Keys a lookup (begun at `startedAt`) found: targets decided when all found or proven before it; witnesses seen. */
+function takeIn(
+  rows: ReadonlyMap<string, Row>,
+  at: { open: State[]; unseen: Set<Watched>; visible: VisibleRow[]; startedAt: number },
+): void {
+  for (const state of at.open) {
+    for (const key of state.watched.keys) {
+      const row = rows.get(key);
+      if (!row) continue;
+      if (state.found.size === 0) at.visible.push({ request: state.watched.request, createdAt: Date.parse(row.createdAt) });
+      state.found.add(key);
+    }
+    if (state.found.size === state.watched.keys.length || state.provenAt <= at.startedAt) state.done = true;
+  }
+  for (const witness of at.unseen) {
+    const row = witness.keys.map((key) => rows.get(key)).find((found) => found !== undefined);
+    if (row) {
+      at.visible.push({ request: witness.request, createdAt: Date.parse(row.createdAt) });
+      at.unseen.delete(witness);
+    }
+  }
+}
+
+/** What was seen by `evidence.now` proves some rows would show: the next lookup decides them. */
+function noteProofs(open: State[], evidence: Omit<IntakeEvidence, 'ownRowVisible'>): void {
+  for (const state of open) {
+    const proof = missingProof(state.watched.request, { ...evidence, ownRowVisible: state.found.size > 0 });
+    if (proof && proof !== 'window' && evidence.now < state.provenAt) Object.assign(state, { provenAt: evidence.now, proof });
+  }
+}
+
+function missingKeys(state: State): string[] {
+  return state.watched.keys.filter((key) => !state.found.has(key));
+}
+
+/** Polls rowCount until it moved (and a quiet period passed since the last lookup) or `deadline` comes. */
+async function untilNextLookup(
+  deadline: number,
+  at: { count: number; startedAt: number; quietMs: number; pollMs: number; options: WatchOptions; pause(ms: number): Promise<void> },
+): Promise<void> {
+  for (;;) {
+    const now = Date.now();
+    if (now >= deadline) return;
+    await at.pause(Math.min(deadline, now + at.pollMs) - now);
+    if (Date.now() >= deadline) return;
+    if ((await at.options.lookups.rowCount()) !== at.count && Date.now() >= at.startedAt + at.quietMs) return;
+  }
 }

@@ -1,15 +1,13 @@
 import type { ApiClient } from '../../http/client.js';
 import { resolveTable } from '../../http/resolve-table.js';
 import type { Field, Table } from '../../service/index.js';
-import { keyColumn, type KeyColumn } from './key-column.js';
-import { KeyLookups } from './key-lookups.js';
-import type { KeyedOptions } from './keyed-records.js';
-import type { MirrorSource } from './mirror-snapshot.js';
-import type { PushedKeys } from './pushed-keys.js';
-import type { KeyMapping } from './record-key.js';
+import { keyColumn, type KeyColumn, type KeyedOptions, type PushedKeys, type KeyMapping } from './record-key.js';
+import { KeyLookups, type MirrorSource } from './key-lookups.js';
 
-// push/key/: push by key (--key). Public surface: prepareKeyed and KeyedPush (this file), KeyReconciler
-// (reconcile.ts), TableLock, PushedKeys and markExisting; the rest is how keys are read and looked up.
+// push/key/: push by key (--key). Public surface: prepareKeyed, KeyedPush and keyedOptions (this file);
+// the record key and PushedKeys (record-key.ts); KeyLookups (key-lookups.ts); markExisting
+// (--skip-existing, mark-existing.ts); KeyReconciler (reconcile.ts, which waits as intake-window.ts
+// says); TableLock (table-lock.ts).
 
 /** `--key FIELD[=COLUMN]` with `--table`, as the command gives it. */
 export interface KeyJob {

@@ -1,7 +1,5 @@
 import type { Batch } from '../plan/batch.js';
-import { RULES_PER_QUERY, packKeyQueries } from './key-queries.js';
-import type { KeyLookups, Planned } from './key-lookups.js';
-import type { KeyPresence } from './table-keys.js';
+import { RULES_PER_QUERY, packKeyQueries, type KeyLookups, type Planned, type KeyPresence } from './key-lookups.js';
 
 export interface ExistingOptions {
   lookups: KeyLookups;

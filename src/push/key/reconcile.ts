@@ -1,10 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TdsError } from '../../core/errors.js';
 import { INTAKE_MAX_MS } from '../../service/index.js';
-import type { Batch } from '../plan/batch.js';
-import { recordsText } from '../report/ranges.js';
-import { serviceAheadAtLeast, type IntakeTiming, type SentRequest, type VisibleRow } from './intake-window.js';
-import { watchIntake, type Watch, type Watched } from './intake-watch.js';
+import { type Batch, recordsText } from '../plan/batch.js';
+import {
+  serviceAheadAtLeast,
+  type IntakeTiming,
+  type SentRequest,
+  type VisibleRow,
+  watchIntake,
+  type Watch,
+  type Watched,
+} from './intake-window.js';
 import type { KeyLookups } from './key-lookups.js';
 
 export interface ReconcileOptions {

@@ -144,3 +144,8 @@ export async function* batchRecords(chunks: AsyncIterable<readonly InputRecord[]
   }
   if (items.length > 0) yield flush();
 }
+
+/** `record 7` or `records 1–3`. */
+export function recordsText({ first, last }: Pick<Batch, 'first' | 'last'>): string {
+  return first === last ? `record ${first}` : `records ${first}–${last}`;
+}

@@ -1,16 +1,8 @@
 import type { LookupRequests } from '../key/key-lookups.js';
-import { formatRanges, rangesOf } from './ranges.js';
 import type { PushTally, UncertainBatch } from '../plan/tally.js';
-import type { SettledResult } from '../wait/settled-wait.js';
-import type { WaitResult } from '../wait/wait-rows.js';
+import type { WaitSummary } from '../wait/wait-rows.js';
 
-// push/report/: what a push tells. Public surface: the summary (this file), incompleteError
-// (incomplete.ts) and RejectsFile (rejects.ts).
-
-/** --wait: the rows visible (rowCount), or with --key the rows settled; with -o, the file written. */
-export type WaitSummary =
-  | ({ mode: 'visible' } & WaitResult)
-  | ({ mode: 'settled'; table: string; output: { path: string; format: string; rows: number } | null } & SettledResult);
+// The summary of a push: its counts and figures, as `--json` prints them and as stderr shows them.
 
 /** --key: what the keys decided. */
 export interface KeySummary {
@@ -250,4 +242,34 @@ function waitRows(wait: WaitSummary, row: (label: string, value: string) => void
 
 function round(value: number): number {
   return Math.round(value * 100) / 100;
+}
+
+export interface RecordRange {
+  first: number;
+  last: number;
+}
+
+/** Sorted, with touching and overlapping ranges merged. */
+export function mergeRanges(ranges: readonly RecordRange[]): RecordRange[] {
+  const sorted = [...ranges].sort((a, b) => a.first - b.first);
+  const merged: RecordRange[] = [];
+  for (const range of sorted) {
+    const previous = merged[merged.length - 1];
+    if (previous && range.first <= previous.last + 1) previous.last = Math.max(previous.last, range.last);
+    else merged.push({ ...range });
+  }
+  return merged;
+}
+
+/** Record numbers as ranges: [1, 2, 3, 7] → 1–3, 7. */
+export function rangesOf(records: readonly number[]): RecordRange[] {
+  return mergeRanges(records.map((record) => ({ first: record, last: record })));
+}
+
+/** `1001–1500, 2001 and 3 more` */
+export function formatRanges(ranges: readonly RecordRange[], max = 8): string {
+  const merged = mergeRanges(ranges);
+  const shown = merged.slice(0, max).map(({ first, last }) => (first === last ? String(first) : `${first}–${last}`));
+  const more = merged.length - shown.length;
+  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
 }

@@ -1,9 +1,24 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient } from '../../http/client.js';
 import { resolveTable } from '../../http/resolve-table.js';
+import type { Context } from '../../core/context.js';
+import { type Table, UNFINISHED_STATUSES, type Field, type Row } from '../../service/index.js';
+import type { PushedKeys } from '../key/record-key.js';
+import type { PushJob } from '../push-job.js';
+import type { SendResult } from '../send-pass.js';
+import { startLiveLine } from '../../output/live-line.js';
+import type { KeyedPush } from '../key/keyed-push.js';
+import { RowStore, writePushedRows, type RowsOutput } from './write-rows.js';
+import type { KeyLookups } from '../key/key-lookups.js';
 
-// push/wait/: --wait. Public surface: waitForRows (this file), the settled wait (settled-wait.ts) and
-// writeRows (-o, write-rows.ts).
+// push/wait/: --wait. Public surface: waitAfterSending (this file: --wait polls the row count until the
+// rows sent are visible; --wait settled polls the pushed rows until their action cells are done) and
+// -o's rows (write-rows.ts: kept by key in a temporary file, written in input order).
+
+/** --wait: the rows visible (rowCount), or with --key the rows settled; with -o, the file written. */
+export type WaitSummary =
+  | ({ mode: 'visible' } & WaitResult)
+  | ({ mode: 'settled'; table: string; output: { path: string; format: string; rows: number } | null } & SettledResult);
 
 export interface WaitOptions {
   client: ApiClient;
@@ -55,4 +70,190 @@ export async function waitForRows(options: WaitOptions): Promise<WaitResult> {
 
 function round(value: number): number {
   return Math.round(value * 100) / 100;
+}
+
+export interface AfterSending {
+  baseline: Table;
+  sent: SendResult;
+  keyed?: KeyedPush;
+  keys: PushedKeys;
+  recent?: { since: number; rowsBefore: number };
+  /** how often the table is read */
+  pollMs: number;
+}
+
+/**
+ * --wait: polls the table's rowCount until the rows sent are visible; --wait settled: until the pushed
+ * rows' action cells are done, then writes them (-o). An interrupt ends the wait quietly.
+ */
+export async function waitAfterSending(ctx: Context, job: PushJob, after: AfterSending): Promise<WaitSummary | undefined> {
+  const { wait } = job;
+  if (!wait || ctx.signal.aborted) return undefined;
+  const { sent, baseline, keyed } = after;
+  const waiting =
+    wait.settled && keyed
+      ? sent.stops.length > 0
+        ? undefined // not everything is in the table yet: nothing to wait for
+        : settledPass(ctx, {
+            keyed,
+            keys: after.keys.wanted(),
+            ...(after.recent ? { recent: after.recent } : {}),
+            timeoutMs: wait.timeoutMs,
+            intervalMs: after.pollMs,
+            progress: job.report.progress,
+            ...(wait.settled.output ? { output: wait.settled.output } : {}),
+          })
+      : sent.sending.sent.records === 0
+        ? undefined
+        : waitForRows({
+            client: wait.client,
+            tableId: baseline.id,
+            before: baseline.rowCount,
+            expected: sent.sending.sent.records,
+            timeoutMs: wait.timeoutMs,
+            intervalMs: after.pollMs,
+            signal: ctx.signal,
+          }).then((result) => ({ mode: 'visible' as const, ...result }));
+  return waiting?.catch((error: unknown) => {
+    if (ctx.signal.aborted) return undefined;
+    throw error;
+  });
+}
+
+interface SettledPassOptions {
+  keyed: KeyedPush;
+  /** the keys of the records pushed, in input order */
+  keys: string[];
+  /** set when every key was sent by this run: none of its rows was created before `since` (the service's clock); the table had `rowsBefore` rows */
+  recent?: { since: number; rowsBefore: number };
+  timeoutMs: number;
+  intervalMs: number;
+  progress: boolean;
+  output?: RowsOutput;
+}
+
+/** --wait settled: the pushed rows waited for until their action cells are done, then written in input order (-o). */
+async function settledPass(ctx: Context, options: SettledPassOptions): Promise<WaitSummary> {
+  const store = await RowStore.create();
+  try {
+    let state: SettledState = { expected: options.keys.length, visible: 0, settled: 0, running: {} };
+    const line = options.progress ? await startLiveLine(ctx.io, () => progressText(state), 250) : undefined;
+    let result;
+    try {
+      result = await waitUntilSettled({
+        lookups: options.keyed.lookups,
+        keys: options.keys,
+        ...(options.recent ? { recent: options.recent } : {}),
+        fields: options.keyed.fields,
+        store,
+        timeoutMs: options.timeoutMs,
+        intervalMs: options.intervalMs,
+        signal: ctx.signal,
+        onPoll: (now) => (state = now),
+        log: ctx.verbose,
+      });
+    } finally {
+      line?.stop();
+    }
+    const written = options.output && (await writePushedRows(options.output, options.keyed.fields, options.keys, store));
+    return {
+      mode: 'settled',
+      table: options.keyed.table.id,
+      ...result,
+      output: written ? { path: written.path, format: written.format, rows: written.rows } : null,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+function progressText(state: SettledState): string {
+  const n = (value: number): string => value.toLocaleString('en-US');
+  const running = Object.entries(state.running).map(([column, cells]) => `${column} ${n(cells)}`);
+  return (
+    `waiting for the rows: ${n(state.visible)} of ${n(state.expected)} visible · ${n(state.settled)} settled` +
+    (running.length > 0 ? ` · running: ${running.join(', ')}` : '')
+  );
+}
+
+export interface SettledWaitOptions {
+  lookups: KeyLookups;
+  /** The keys (folded) whose rows are waited for. */
+  keys: readonly string[];
+  /** Set when every key was sent by this run: the rows created since `since` (the service's clock) can be read newest first. */
+  recent?: { since: number; rowsBefore: number };
+  fields: readonly Field[];
+  store: RowStore;
+  timeoutMs: number;
+  intervalMs: number;
+  signal: AbortSignal;
+  onPoll?: (state: SettledState) => void;
+  log?: (line: string) => void;
+}
+
+/** Where the wait stands: rows visible, rows settled, and per column the cells still running. */
+export interface SettledState {
+  expected: number;
+  visible: number;
+  settled: number;
+  /** column label → cells queued, waiting or running */
+  running: Record<string, number>;
+}
+
+export interface SettledResult extends SettledState {
+  seconds: number;
+  complete: boolean;
+  /** row requests the polls made */
+  requests: number;
+}
+
+const UNFINISHED: ReadonlySet<string> = new Set(UNFINISHED_STATUSES);
+
+/**
+ * --wait settled: polls the pushed rows (by the cheapest lookup of the keys not settled yet) until
+ * each is visible and none of its cells is queued, waiting or running, or time runs out. Every row
+ * seen is kept in `store` (the last seen version), settled or not.
+ */
+export async function waitUntilSettled(options: SettledWaitOptions): Promise<SettledResult> {
+  const started = performance.now();
+  const requestsBefore = options.lookups.requests.wait;
+  const pending = new Set(options.keys);
+  const labels = new Map(options.fields.map((field) => [field.id, field.label]));
+  let state: SettledState = { expected: options.keys.length, visible: 0, settled: 0, running: {} };
+  let lastPlan = '';
+  for (;;) {
+    const { plan, lookup } = await options.lookups.rows([...pending], options.recent);
+    if (plan.text !== lastPlan) options.log?.(`waiting for the rows to settle: ${plan.text}`);
+    lastPlan = plan.text;
+    const rows = await lookup.find([...pending]);
+    const running: Record<string, number> = {};
+    for (const [key, row] of rows) {
+      await options.store.put(key, row);
+      const columns = unfinishedColumns(row);
+      if (columns.length === 0) pending.delete(key);
+      for (const id of columns) running[labels.get(id) ?? id] = (running[labels.get(id) ?? id] ?? 0) + 1;
+    }
+    const settled = options.keys.length - pending.size;
+    state = {
+      expected: options.keys.length,
+      visible: settled + [...rows.keys()].filter((key) => pending.has(key)).length,
+      settled,
+      running,
+    };
+    options.onPoll?.(state);
+    const left = options.timeoutMs - (performance.now() - started);
+    if (pending.size === 0 || left <= 0) break;
+    await sleep(Math.min(options.intervalMs, left), undefined, { signal: options.signal }).catch(() => {
+      throw options.signal.reason;
+    });
+  }
+  const seconds = Math.round((performance.now() - started) / 10) / 100;
+  return { ...state, seconds, complete: pending.size === 0, requests: options.lookups.requests.wait - requestsBefore };
+}
+
+/** The fields whose cells in the row still run (queued, waiting or running). */
+function unfinishedColumns(row: Row): string[] {
+  return Object.entries(row.cells)
+    .filter(([, cell]) => cell.status != null && UNFINISHED.has(cell.status))
+    .map(([id]) => id);
 }

@@ -1,17 +1,17 @@
-import { createAtomicFile } from '../../output/atomic-file.js';
-import { claimOutput } from '../../output/claim-output.js';
+import { createAtomicFile, claimOutput } from '../../output/atomic-file.js';
 import type { DataFormat, ExportFormat } from '../../output/format.js';
-import { createRecordWriter } from '../../output/record-writer.js';
+import { createRecordWriter } from '../../output/page-encoder.js';
 import { writeParquetFile } from '../../parquet/write-parquet-file.js';
-import { planRecord } from '../../records/record-plan.js';
+import { planRecord, statusFieldIds } from '../../records/record-plan.js';
 import { createRowShaper } from '../../records/row-shaper.js';
 import type { HeaderMode } from '../../records/shape-options.js';
-import { statusFieldIds } from '../../records/status-columns.js';
 import { TruncationTally } from '../../records/truncation-tally.js';
 import { typedPlan, typedRowReader } from '../../records/typed-plan.js';
 import type { TypedValue } from '../../records/typed-values.js';
 import type { Field, Row } from '../../service/index.js';
-import type { RowStore } from './row-store.js';
+import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** `-o FILE` of `--wait settled`. */
 export interface RowsOutput {
@@ -110,4 +110,56 @@ export async function writeParquetRows(
   }
   await writeParquetFile(path, columns, batches());
   return { rows: count, unfit };
+}
+
+/**
+ * Rows kept by key in a temporary file (memory holds only where each one is), so waiting for a
+ * million pushed rows stays flat. A key stored again points to its newer row.
+ */
+export class RowStore {
+  private readonly where = new Map<string, { offset: number; length: number }>();
+  private size = 0;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly file: FileHandle,
+  ) {}
+
+  static async create(): Promise<RowStore> {
+    const dir = await mkdtemp(join(tmpdir(), 'tds-rows-'));
+    try {
+      return new RowStore(dir, await open(join(dir, 'rows.ndjson'), 'w+', 0o600));
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  get count(): number {
+    return this.where.size;
+  }
+
+  has(key: string): boolean {
+    return this.where.has(key);
+  }
+
+  async put(key: string, row: Row): Promise<void> {
+    const text = Buffer.from(`${JSON.stringify(row)}\n`);
+    await this.file.write(text, 0, text.length, this.size);
+    this.where.set(key, { offset: this.size, length: text.length });
+    this.size += text.length;
+  }
+
+  async get(key: string): Promise<Row | undefined> {
+    const at = this.where.get(key);
+    if (!at) return undefined;
+    const buffer = Buffer.alloc(at.length);
+    await this.file.read(buffer, 0, at.length, at.offset);
+    return JSON.parse(buffer.toString('utf8')) as Row;
+  }
+
+  async close(): Promise<void> {
+    await this.file.close().catch(() => undefined);
+    await rm(this.dir, { recursive: true, force: true });
+  }
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, vi } from 'vitest';
 import { actionOutcome, StepScheduler } from '../../../src/emulator/actions/action-runner.js';
-import { deriveValue } from '../../../src/emulator/store/cells.js';
+import { deriveValue } from '../../../src/emulator/store/cell-values.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/index.js';
 import type { FieldRec, StoredRow } from '../../../src/emulator/store/model.js';
 import type { Row, RowsPage } from '../../../src/service/index.js';

@@ -4,7 +4,7 @@ import { addBenchTable, GeneratedOverlay } from '../../../src/emulator/store/gen
 import { Churn } from '../../../src/emulator/churn/churn.js';
 import { ChurnSpecError, parseChurnRates, startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { LiveRows } from '../../../src/emulator/store/live-rows.js';
-import { hasPlainCells } from '../../../src/emulator/store/cells.js';
+import { hasPlainCells } from '../../../src/emulator/store/cell-values.js';
 import { buildSeed } from '../../../src/emulator/seed/index.js';
 import type { Row, RowsPage } from '../../../src/service/index.js';
 import { allRows, get, NOW, post, sleep, tableInfo } from '../helpers.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { churnRow } from '../../../src/emulator/churn/churn-row.js';
+import { churnRow } from '../../../src/emulator/churn/churn.js';
 import { createPrng } from '../../../src/emulator/seed/prng.js';
 import type { FieldRec } from '../../../src/emulator/store/model.js';
 import { RowList } from '../../../src/emulator/store/row-list.js';
-import { webhookRow } from '../../../src/emulator/webhook/row.js';
+import { webhookRow } from '../../../src/emulator/webhook/intake.js';
 
 // Regression: a column mapped from a posted key named like an object prototype member (`toString`,
 // `constructor`, `__proto__`) was filled from the prototype when the object did not have that key.

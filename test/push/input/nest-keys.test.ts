@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NestConflictError, nestKeys } from '../../../src/push/input/nest-keys.js';
+import { NestConflictError, nestKeys } from '../../../src/push/input/input-record.js';
 
 describe('nestKeys (--nest SEP)', () => {
   it('builds nested objects and keeps plain keys', () => {

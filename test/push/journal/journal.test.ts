@@ -8,8 +8,7 @@ import { JournalIndex } from '../../../src/push/plan/resume-plan.js';
 import { PushTally } from '../../../src/push/plan/tally.js';
 import { JournalWriter, type OpenFile } from '../../../src/push/journal/journal-writer.js';
 import { readJournal } from '../../../src/push/journal/prior-journal.js';
-import { headerDifferences, journalHeader, type HeaderInput } from '../../../src/push/journal/journal-header.js';
-import { entryOf, type JournalEntry } from '../../../src/push/journal/journal-entry.js';
+import { headerDifferences, journalHeader, type HeaderInput, entryOf, type JournalEntry } from '../../../src/push/journal/journal-entry.js';
 
 const headerInput: HeaderInput = {
   path: '/data/in.csv',

@@ -1,4 +1,4 @@
-import { keyColumn } from '../../../src/push/key/key-column.js';
+import { keyColumn } from '../../../src/push/key/record-key.js';
 import type { KeyLookups } from '../../../src/push/key/key-lookups.js';
 import type { Row } from '../../../src/service/index.js';
 

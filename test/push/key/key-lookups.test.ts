@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keyColumn } from '../../../src/push/key/key-column.js';
-import { KeyLookups } from '../../../src/push/key/key-lookups.js';
-import { MirrorSnapshot, type MirrorSource } from '../../../src/push/key/mirror-snapshot.js';
-import { KeySnapshot, QueryLookup, TableRead } from '../../../src/push/key/table-keys.js';
+import { keyColumn } from '../../../src/push/key/record-key.js';
+import { KeyLookups, MirrorSnapshot, type MirrorSource, KeySnapshot, QueryLookup, TableRead } from '../../../src/push/key/key-lookups.js';
 import type { ColumnType, Field, Row, Table } from '../../../src/service/index.js';
 import { FakeTable, keyField as field, rowOf } from './fake-table.js';
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateQuery } from '../../../src/filter/validate.js';
-import { keyColumn, type KeyColumn } from '../../../src/push/key/key-column.js';
-import { packKeyQueries, RULES_PER_QUERY } from '../../../src/push/key/key-queries.js';
+import { keyColumn, type KeyColumn } from '../../../src/push/key/record-key.js';
+import { packKeyQueries, RULES_PER_QUERY } from '../../../src/push/key/key-lookups.js';
 import {
   ANY_OF_MAX_ITEMS,
   FILTER_MAX_DEPTH,

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { keyColumn, type KeyColumn } from '../../../src/push/key/key-column.js';
-import { packKeyQueries, RULES_PER_QUERY } from '../../../src/push/key/key-queries.js';
-import { chooseLookupPlan, type PlanInput } from '../../../src/push/key/lookup-plan.js';
+import { keyColumn, type KeyColumn } from '../../../src/push/key/record-key.js';
+import { packKeyQueries, RULES_PER_QUERY, chooseLookupPlan, type PlanInput } from '../../../src/push/key/key-lookups.js';
 import type { ColumnType } from '../../../src/service/index.js';
 
 const columnOf = (type: ColumnType): KeyColumn =>

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keyColumn } from '../../../src/push/key/key-column.js';
-import type { KeyLookups } from '../../../src/push/key/key-lookups.js';
-import type { LookupPlan } from '../../../src/push/key/lookup-plan.js';
+import { keyColumn } from '../../../src/push/key/record-key.js';
+import type { KeyLookups, LookupPlan } from '../../../src/push/key/key-lookups.js';
 import { markExisting } from '../../../src/push/key/mark-existing.js';
 import { makeBatch, type Batch } from '../../../src/push/plan/batch.js';
 import type { ColumnType } from '../../../src/service/index.js';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keyColumn, type KeyColumn } from '../../../src/push/key/key-column.js';
-import { RULES_PER_QUERY } from '../../../src/push/key/key-queries.js';
-import { keysOfRow, KeySnapshot, QueryLookup, TableRead } from '../../../src/push/key/table-keys.js';
+import { keyColumn, type KeyColumn } from '../../../src/push/key/record-key.js';
+import { RULES_PER_QUERY, keysOfRow, KeySnapshot, QueryLookup, TableRead } from '../../../src/push/key/key-lookups.js';
 import type { ColumnType, Field, Row } from '../../../src/service/index.js';
 import { FakeTable, keyField as field, rowOf, TABLE_ID } from './fake-table.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatRanges, mergeRanges, rangesOf, recordsText } from '../../../src/push/report/ranges.js';
+import { recordsText } from '../../../src/push/plan/batch.js';
+import { formatRanges, mergeRanges, rangesOf } from '../../../src/push/report/summary.js';
 
 describe('record ranges', () => {
   it('merges touching and overlapping ranges, in order', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Row } from '../../../src/service/index.js';
-import { RowStore } from '../../../src/push/wait/row-store.js';
+import { RowStore } from '../../../src/push/wait/write-rows.js';
 
 const row = (id: string, value: unknown, status?: 'running' | 'success'): Row => ({
   id,

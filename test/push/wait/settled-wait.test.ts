@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KeyLookups } from '../../../src/push/key/key-lookups.js';
-import { RowStore } from '../../../src/push/wait/row-store.js';
-import { waitUntilSettled, type SettledState, type SettledWaitOptions } from '../../../src/push/wait/settled-wait.js';
+import { RowStore } from '../../../src/push/wait/write-rows.js';
+import { waitUntilSettled, type SettledState, type SettledWaitOptions } from '../../../src/push/wait/wait-rows.js';
 import type { CellStatus, Field, Row } from '../../../src/service/index.js';
 
 const FIELDS: Field[] = [

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Cell, Field, Row } from '../../../src/service/index.js';
-import { RowStore } from '../../../src/push/wait/row-store.js';
-import { writePushedRows } from '../../../src/push/wait/write-rows.js';
+import { RowStore, writePushedRows } from '../../../src/push/wait/write-rows.js';
 
 const FIELDS: Field[] = [
   { id: 'f_created', name: 'created_at', label: 'Created', type: 'date', options: null, isSystem: true },

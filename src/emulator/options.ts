@@ -1,0 +1,101 @@
+// The emulator's options and their defaults, the seeds it offers, and what a running emulator gives back.
+// Apart from the emulator itself (types only) so `tds emulator --help` loads them cheaply.
+
+import type { LatencySpec } from './http/latency.js';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_INGEST_DELAY_MS = 5_000;
+export const DEFAULT_ACTION_DELAY_MS = 3_000;
+
+export const SEED_NAMES = ['demo', 'empty'] as const;
+export type SeedName = (typeof SEED_NAMES)[number];
+
+/**
+ * What the seed's action cells that are not final do: `live` (default) they run on like new ones, a step every
+ * action delay; `pending` they stay as seeded (for tests that need every status in the demo data).
+ */
+export const SEEDED_ACTIONS = ['live', 'pending'] as const;
+export type SeededActions = (typeof SEEDED_ACTIONS)[number];
+
+export interface EmulatorOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 8787; 0 picks a free port. */
+  port?: number;
+  /** Default 'demo'. */
+  seed?: SeedName;
+  /** Load state from this JSON file if it exists; save to it on close(). */
+  dataFile?: string;
+  /** Adds workspace "Bench" with table "Generated" of this many rows. */
+  rows?: number;
+  /** The first organization's subscription is paused: 402 on its key endpoints. */
+  paused?: boolean;
+  /** Default true; false disables every rate limit. */
+  rateLimits?: boolean;
+  /**
+   * Default 1; X makes rate-limit windows and the webhook intake X times shorter (retry-after stays in
+   * service seconds), as TDS_RATE_SCALE X makes the client's waits for them: give both the same scale.
+   */
+  rateScale?: number;
+  /**
+   * Quiet delay of webhook intake in service ms (default 5000; divided by rateScale); rows show at most
+   * 6 x this after the first pending one.
+   */
+  ingestDelayMs?: number;
+  /** Fault spec for key endpoints (see faults.ts). */
+  readFaults?: string;
+  /** Fault spec for webhook endpoints. */
+  webhookFaults?: string;
+  /** Seed of the fault draws, of action outcomes and of churn, default 1. */
+  faultSeed?: number;
+  /** The seed's action cells that are not final: 'live' (default) run on like new ones; 'pending' stay as seeded. */
+  seededActions?: SeededActions;
+  /** Time between two steps of an action cell (queued, running, final), in ms; default 3000; 0 = at once. */
+  actionDelayMs?: number;
+  /** Churn spec ("add:5/s,update:2/s,delete:0.1/s", optionally "table=NAME"): rows change over time. */
+  churn?: string;
+  /** Admin routes under /_emulator answer even when the emulator does not listen on a loopback address. */
+  admin?: boolean;
+  /** Round trip added to every request of the service (--latency MS[,JITTER]); see NetworkDelay. */
+  latency?: LatencySpec;
+  /** One line per request: method, redacted path, status, ms. */
+  log?: (line: string) => void;
+  /** Clock (ms) for date presets and timestamps, before the admin clock offset; default Date.now. */
+  now?: () => number;
+}
+
+export interface RunningEmulator {
+  /** e.g. http://127.0.0.1:PORT/v1 */
+  baseUrl: string;
+  /** The first organization's key. */
+  apiKey: string;
+  /** Organization name -> key. */
+  apiKeys: Record<string, string>;
+  /** tableId -> full webhook URL, for every webhook-fed table (kept current as admin routes create tables). */
+  webhooks: Record<string, string>;
+  /** Every request, in arrival order (the emulator-only /_emulator routes excepted). */
+  requestLog: RequestLogEntry[];
+  /** Makes every pending webhook row visible now. */
+  flushIntake(): void;
+  /** Stops; saves to dataFile when given. */
+  close(): Promise<void>;
+}
+
+export interface RequestLogEntry {
+  /** ms timestamp at arrival (the real clock: the admin clock offset does not move it); with --latency, before the way there */
+  at: number;
+  method: string;
+  /** path + query as received, with secrets redacted */
+  path: string;
+  /** 0 when no response was sent (reset, stall, client gone) */
+  status: number;
+  /** until the answer left (with --latency: both ways included) */
+  durationMs: number;
+  bucket?: 'metadata' | 'rows' | 'badKey' | 'webhook';
+  /** webhook: objects in the body */
+  objects?: number;
+  bodyBytes?: number;
+  /** injected fault kind, if any */
+  fault?: string;
+}

@@ -1,0 +1,183 @@
+import type { Context } from '../../core/context.js';
+import { TdsError } from '../../core/errors.js';
+import type { ValidationResult } from '../validate-pass.js';
+import type { StopReason } from '../deliver/send-batches.js';
+import type { ReadStats } from '../input/input-record.js';
+import { inputWarnings } from '../input/read-input.js';
+import { PushTally } from '../plan/tally.js';
+import { sourceName, type PushJob } from '../push-job.js';
+import { buildSummary, formatSummary, type PushSummary, type SummaryInput, formatRanges, rangesOf } from './summary.js';
+import type { SendResult } from '../send-pass.js';
+import type { WaitSummary } from '../wait/wait-rows.js';
+import type { KeyLookups } from '../key/key-lookups.js';
+
+// push/report/: what a push tells. Public surface: PushReport (this file: warnings, the summary printed,
+// the error a push ends with), the summary and record ranges (summary.ts), RejectsFile (rejects.ts).
+
+/** --key: what the summary tells of the keys. */
+export interface KeyReport {
+  field: string;
+  column: string;
+  /** --skip-existing: how keys were looked up */
+  lookup: string | null;
+  lookups: Pick<KeyLookups, 'requests'>;
+}
+
+/** Warnings on the way, the summary at the end (stderr, or JSON on stdout), and the error the push ends with. */
+export class PushReport {
+  private readonly started = performance.now();
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly job: PushJob,
+  ) {}
+
+  warn(text: string): void {
+    this.ctx.io.stderr.write(`${this.ctx.io.color.yellow('warning:')} ${text}\n`);
+  }
+
+  note(text: string): void {
+    this.ctx.io.stderr.write(`${text}\n`);
+  }
+
+  /** How the input was read (a validation pass, or the sending pass of a streamed input). */
+  read(stats: ReadStats): void {
+    inputWarnings(stats).forEach((text) => this.warn(text));
+  }
+
+  dryRun(validation: ValidationResult, key?: KeyReport): void {
+    this.print(this.summary({ read: validation.stats.records, tally: validation.tally, notSent: null, ...keyPart(key) }));
+  }
+
+  /** A checked file with nothing left to send (every batch dealt with before). */
+  nothingToSend(validation: ValidationResult): void {
+    if (this.job.journal.resume) {
+      const source = sourceName(this.job.input);
+      this.ctx.io.stderr.write(`nothing to send: every batch of ${source} was dealt with before (journal ${this.job.journal.path})\n`);
+    }
+    const summary = this.summary({ read: validation.stats.records, tally: validation.tally, notSent: 0, checkSeconds: validation.seconds });
+    this.print(summary);
+    const incomplete = incompleteError({ summary, stops: [] });
+    if (incomplete) throw incomplete;
+  }
+
+  /** The summary of a push that sent, then the error it ends with, if any. */
+  finish(sent: SendResult, validation: ValidationResult | undefined, wait: WaitSummary | undefined, key?: KeyReport): void {
+    // a file's counts come from the checking pass: sending may have stopped part way
+    const tally = PushTally.combine(validation?.tally ?? sent.scan, sent.sending);
+    const notSent = validation ? validation.tally.toSend.records - sent.dealt : sent.exhausted ? tally.pending.records : null;
+    const summary = this.summary({
+      read: validation?.stats.records ?? sent.stats.records,
+      tally,
+      notSent,
+      checkSeconds: validation?.seconds,
+      sendSeconds: sent.seconds,
+      ...(sent.flight ? { network: sent.flight } : {}),
+      wait,
+      ...keyPart(key),
+    });
+    this.print(summary);
+    const failure = sent.stops.find((stop): stop is Extract<StopReason, { kind: 'failed' }> => stop.kind === 'failed');
+    if (failure) throw failure.error;
+    if (sent.stops.some((stop) => stop.kind === 'interrupted')) {
+      this.ctx.io.stderr.write(
+        'interrupted: the batches in flight finished and were journaled; run the same command with --resume to send the rest\n',
+      );
+      throw new TdsError('INTERRUPTED', 'interrupted');
+    }
+    if (this.ctx.signal.aborted) throw new TdsError('INTERRUPTED', 'interrupted while waiting for the rows (everything was sent)');
+    const incomplete = incompleteError({ summary, stops: sent.stops });
+    if (incomplete) throw incomplete;
+  }
+
+  private summary(
+    counts: Omit<SummaryInput, 'input' | 'format' | 'webhook' | 'dryRun' | 'resumed' | 'journal' | 'rejects' | 'seconds'>,
+  ): PushSummary {
+    const { job } = this;
+    return buildSummary({
+      input: sourceName(job.input),
+      format: job.input.read.format,
+      webhook: job.delivery?.target.displayUrl,
+      dryRun: job.dryRun,
+      resumed: job.journal.resume,
+      journal: job.dryRun && !job.journal.resume ? undefined : job.journal.path,
+      rejects: job.report.rejectsPath,
+      seconds: (performance.now() - this.started) / 1000,
+      ...counts,
+    });
+  }
+
+  private print(summary: PushSummary): void {
+    if (this.job.report.json) this.ctx.io.stdout.write(`${JSON.stringify(summary)}\n`);
+    else this.ctx.io.stderr.write(formatSummary(summary));
+  }
+}
+
+function keyPart(key: KeyReport | undefined): Pick<SummaryInput, 'key'> {
+  return key ? { key: { field: key.field, column: key.column, lookup: key.lookup, lookupRequests: key.lookups.requests } } : {};
+}
+
+const n = (value: number): string => value.toLocaleString('en-US');
+
+/**
+ * The error a push ends with when not everything is in: NOT_FOUND when the webhook vanished mid-run,
+ * else PUSH_INCOMPLETE (exit 7) naming what is uncertain, rejected or not sent, and what to do next.
+ */
+export function incompleteError(input: { summary: PushSummary; stops: StopReason[] }): TdsError | undefined {
+  const { summary, stops } = input;
+  const { records } = summary;
+  const refused = stops.find((stop): stop is Extract<StopReason, { kind: 'refused' }> => stop.kind === 'refused');
+  const gaveUp = stops.find((stop): stop is Extract<StopReason, { kind: 'gave-up' }> => stop.kind === 'gave-up');
+  const problems: string[] = [];
+  const hints: string[] = [];
+
+  if (records.uncertain > 0) {
+    const reasons = [...new Set(summary.uncertain.map((batch) => batch.reason).filter(Boolean))].slice(0, 3).join('; ');
+    const batches = summary.uncertain.map((batch) => batch.batch.split('.')[0]).filter((batch, i, all) => all.indexOf(batch) === i);
+    const list = batches.length <= 8 ? batches.join(',') : 'B';
+    problems.push(
+      `${n(records.uncertain)} records are uncertain (records ${formatRanges(summary.uncertain)}, batch ${batches.slice(0, 8).join(', ')}${batches.length > 8 ? ' …' : ''}${reasons ? `: ${reasons}` : ''}): the webhook may have added them`,
+    );
+    hints.push(
+      `check the table for records ${formatRanges(summary.uncertain)} (e.g. \`tds rows TABLE\`) before anything else, then run the same command with ` +
+        `--resume --accept-uncertain ${list} for the batches whose records are there and --resume --resend-uncertain ${list} for those missing ` +
+        `(each flag alone means every uncertain batch; --resume alone never re-sends them)`,
+    );
+  }
+  if (records.rejected > 0) {
+    problems.push(`${n(records.rejected)} records were rejected (records ${formatRanges(rangesOf(summary.rejectedRecords))})`);
+    hints.push(
+      summary.rejects
+        ? `${summary.rejects} holds each rejected record with the reason`
+        : 'pass --rejects FILE to save each rejected record with the reason',
+    );
+  }
+  if (records.notSent === null || records.notSent > 0) {
+    const why = refused?.detail ?? gaveUp?.detail;
+    problems.push(
+      `${records.notSent === null ? `the rest of ${summary.input}` : `${n(records.notSent)} records`} not sent${why ? ` (${why})` : ''}`,
+    );
+    if (records.uncertain === 0) hints.push('run the same command with --resume to send the rest; nothing already sent is sent again');
+  }
+  const wait = summary.wait;
+  if (wait?.mode === 'visible' && !wait.complete) {
+    problems.push(`only ${n(wait.appeared)} of ${n(wait.expected)} new rows were visible after ${wait.seconds.toFixed(0)} s`);
+    hints.push('the webhook adds rows asynchronously and may still be working: check the row count again later; do not re-send');
+  }
+  if (wait?.mode === 'settled' && !wait.complete) {
+    const unsettled = wait.expected - wait.settled;
+    problems.push(
+      `${n(unsettled)} of ${n(wait.expected)} rows had not settled after ${wait.seconds.toFixed(0)} s (${n(wait.expected - wait.visible)} not visible)` +
+        (wait.output ? `; they are in ${wait.output.path} as they were` : ''),
+    );
+    hints.push('everything was sent: run the same command with --resume to wait again (nothing is sent twice), or raise --wait-timeout');
+  }
+  if (refused?.status === 404) {
+    return new TdsError('NOT_FOUND', `the webhook ${summary.webhook} answered 404 part way: ${problems.join('; ')}`, {
+      status: 404,
+      hint: "the batches already sent are journaled; check the webhook URL in the table's settings, then run again with --resume",
+    });
+  }
+  if (problems.length === 0) return undefined;
+  return new TdsError('PUSH_INCOMPLETE', `push incomplete: ${problems.join('; ')}`, { hint: hints.join('; ') || undefined });
+}
