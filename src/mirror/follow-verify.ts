@@ -7,14 +7,13 @@ import { quoteLiteral } from '../duckdb/sql-text.js';
 import type { ApiClient } from '../http/client.js';
 import { typedRowReader } from '../records/typed-plan.js';
 import { PAGE_LIMIT_MAX, type Field, type RowsPage, type Table } from '../service/index.js';
-import { deleteGone } from './finish-pass.js';
+import { deleteGone, serviceDate } from './pass.js';
 import { beginSync, endSync } from './history/sync-record.js';
 import type { MirrorAccess } from './mirror-db.js';
 import { MirrorWriter } from './mirror-writer.js';
 import { prepareTable } from './prepare-table.js';
 import { formatAge } from './sync-table.js';
 import { loadStates, type TableState, type VerifyState } from './table-state.js';
-import { serviceDate } from './watermark.js';
 
 // --follow's verification: between rounds, the followed tables are read again page by page, newest
 // first, with the spare share of the row-read limit, so that what a round cannot see (edits of old

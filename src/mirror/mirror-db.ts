@@ -100,7 +100,7 @@ export function waitOn(ctx: Pick<Context, 'io' | 'signal'>): Pick<OpenMirror, 'o
 }
 
 /**
- * One sync at a time writes a mirror (its passes judge deletions by what they saw, see pass-range.ts):
+ * One sync at a time writes a mirror (its passes judge deletions by what they saw, see pass.ts):
  * a second one is refused, naming the first; `whenBusy: 'skip'` (tds stats) leaves the mirror to it.
  */
 export async function claimMirror(ctx: Pick<Context, 'io'>, path: string, whenBusy?: 'skip'): Promise<ProcessLock | undefined> {

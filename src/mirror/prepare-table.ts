@@ -8,7 +8,7 @@ import { createHistoryTable, createMacros, historyNames, SYNC_ID_KEY, type Histo
 import { archiveKeyOf, lastSyncId, loadArchives, saveArchive, versionColumns, type ArchivedColumn } from './history/retyped-columns.js';
 import { checkFieldIds, planSchema, sqlTypeOf, type SchemaPlan, type StoredField } from './schema-drift.js';
 import { mirrorTableName } from './table-name.js';
-import { newPass } from './new-pass.js';
+import { newPass } from './pass.js';
 import { saveState, type TableState } from './table-state.js';
 
 export interface PrepareOptions {

@@ -8,9 +8,8 @@ import { typedRowReader, type TypedColumn } from '../records/typed-plan.js';
 import { PAGE_LIMIT_MAX, type Row, type RowsPage, type Table } from '../service/index.js';
 import type { MirrorAccess } from './mirror-db.js';
 import { MirrorWriter } from './mirror-writer.js';
-import { unseenRows } from './pass-range.js';
+import { reachesWatermark, serviceDate, unseenRows } from './pass.js';
 import type { PassState, TableState } from './table-state.js';
-import { reachesWatermark, serviceDate } from './watermark.js';
 
 /** Told after each page is written (for the progress line). */
 export interface PassProgress {
@@ -138,7 +137,7 @@ function fetch(options: ReadPagesOptions, cursor: string | undefined, onBody?: (
   pass.requests += 1;
   return options.client.rowsPage(options.table.id, { limit: PAGE_LIMIT_MAX, ...(cursor ? { cursor } : {}) }, (body, date) => {
     const at = serviceDate(date);
-    // the pass begins on the service's clock with its first answer (see watermark.ts)
+    // the pass begins on the service's clock with its first answer (see pass.ts)
     if (cursor === undefined && pass.startedAt === null) pass.startedAt = at;
     if (at !== null) options.onServiceTime?.(at);
     onBody?.(body);
