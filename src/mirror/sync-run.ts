@@ -14,7 +14,7 @@ import { startSyncProgress, type SyncProgress } from './sync-progress.js';
 import { ChangesStream } from './sync-changes.js';
 import { syncTable, type TableSyncResult } from './sync-table.js';
 import { loadStates, type TableState } from './table-state.js';
-import { takenNames } from './taken-names.js';
+import { takenNames } from './table-name.js';
 
 export interface SyncRequest {
   /** TABLE arguments: IDs or exact names */
