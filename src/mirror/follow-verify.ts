@@ -8,7 +8,7 @@ import type { ApiClient } from '../http/client.js';
 import { typedRowReader } from '../records/typed-plan.js';
 import { PAGE_LIMIT_MAX, type Field, type RowsPage, type Table } from '../service/index.js';
 import { deleteGone, serviceDate } from './pass.js';
-import { beginSync, endSync } from './history/sync-record.js';
+import { beginSync, endSync } from './history/history-objects.js';
 import type { MirrorAccess } from './mirror-db.js';
 import { MirrorWriter } from './mirror-writer.js';
 import { prepareTable } from './prepare-table.js';
