@@ -11,7 +11,7 @@ import { deleteGone, serviceDate } from './pass.js';
 import { beginSync, endSync } from './history/history-objects.js';
 import type { MirrorAccess } from './mirror-db.js';
 import { MirrorWriter } from './mirror-writer.js';
-import { prepareTable } from './prepare-table.js';
+import { prepareTable } from './apply-schema.js';
 import { formatAge } from './sync-table.js';
 import { loadStates, type TableState, type VerifyState } from './table-state.js';
 

@@ -6,7 +6,7 @@ import type { ApiClient } from '../http/client.js';
 import type { Field, Table } from '../service/index.js';
 import { finishPass, newPass } from './pass.js';
 import type { MirrorAccess } from './mirror-db.js';
-import { prepareTable, type PrepareOptions, type PreparedTable } from './prepare-table.js';
+import { prepareTable, type PrepareOptions, type PreparedTable } from './apply-schema.js';
 import { readPages, UnknownField, type PassProgress } from './read-pages.js';
 import { saveState, type PassState, type TableState } from './table-state.js';
 import {
