@@ -5,9 +5,10 @@
 // something else, and the process's own totals: peak RSS (getrusage maxRSS) and CPU time (user + system).
 // With BENCH_HEAP_SNAPSHOT_MB=N it also writes one heap snapshot (to the working directory) the first
 // time the used heap passes N MB, to find what holds it. With BENCH_TRACE_GC set it turns on V8's
-// --trace-gc-nvp (one line per collection, on stdout).
+// --trace-gc-nvp (one line per collection, on stdout). With BENCH_MEMORY_SERIES=FILE (and no BENCH_MEMORY_PROBE
+// needed) it appends a sample (a ProbeSample) to FILE every second, for a long-running child's course.
 import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 
 /**
  * What the probe writes at exit.
@@ -19,6 +20,12 @@ import { writeFileSync } from 'node:fs';
  *   snapshot?: string,
  * }} ProbeReport
  */
+/** One sample of BENCH_MEMORY_SERIES: process.memoryUsage() and when (Date.now()). @typedef {NodeJS.MemoryUsage & { at: number }} ProbeSample */
+
+const series = process.env.BENCH_MEMORY_SERIES;
+if (series) {
+  setInterval(() => appendFileSync(series, `${JSON.stringify({ ...process.memoryUsage(), at: Date.now() })}\n`), 1_000).unref();
+}
 
 const out = process.env.BENCH_MEMORY_PROBE;
 const snapshotAtBytes = Number(process.env.BENCH_HEAP_SNAPSHOT_MB ?? Infinity) * 1048576;

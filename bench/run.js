@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // @ts-check
 // `npm run bench [-- NAME…]`: runs every bench/*.bench.js (or the named ones: NAME runs NAME.bench.js
-// and NAME-*.bench.js, so `push` runs push-skip-existing too) one after another; exits 1 when any bench
+// and NAME-*.bench.js, so `push` runs push-key and push-skip-existing too) one after another; exits 1 when any bench
 // failed (missed a target or crashed), 2 when a name matches no bench.
 import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';

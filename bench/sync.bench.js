@@ -25,10 +25,21 @@
 //    (b) After the clock moved 2 minutes and one row came (the burst older than the margin).
 //    Target: one row request per poll. Then SIGINT.
 // 4. A first sync of 5,000 rows at the real limit on loopback and 200 ms away (sync/far-sync.mjs says the target).
-// 5. Freshness (sync/freshness.mjs), at a rate scale: 10 followed tables; an idle round = 0 row requests + 1
-//    listing; changes to old rows (edits, re-runs, deletions) each in --changes within 1.2 x --max-stale; row
-//    requests in any minute <= s x 60 + 1. BENCH_SYNC_ONLY=freshness runs this phase alone; BENCH_FRESH_SCALE (20),
-//    BENCH_FRESH_ROWS (2000), BENCH_FRESH_CHANGES (30), BENCH_FRESH_MAX_STALE_MIN (20).
+// 5. Freshness (sync/freshness.mjs), at rate scale BENCH_FRESH_SCALE (4): 10 followed tables of 20,000 old rows in
+//    all (P = 200 pages); (a) 200 changes to old rows (edits, re-runs, deletions) at seeded random moments, each in
+//    the mirror and --changes within 1.2 x --max-stale (10m); row requests in any minute <= s x 60 + 1; (b) at
+//    --max-stale 2m, less than the share allows: each within 1.2 x P / (60 s), "too large" said once; (c) an idle
+//    round = 0 row requests + 1 listing; a webhook row in the mirror within --every + the intake window.
+//    A verification page costs the follower about 0.1 s of CPU (opening the mirror, the checkpoint at its close) and
+//    0.3-0.5 s of real time on a loaded machine: scale 4 leaves it 0.5 s a page at the share, and each case needs
+//    about two passes over the 200 pages (about 3 minutes each). A rate scale it cannot keep up with shows as
+//    "BEHIND ITS PACE" (a less loaded machine can take a higher scale).
+// 6. A long --follow (sync/long-follow.mjs): one hour at rate scale BENCH_LONG_SCALE (40) under --churn; peak RSS
+//    after the first 10 minutes grows <= 10 %, open file descriptors flat.
+//    BENCH_SYNC_ONLY=freshness runs 5 and 6 alone, BENCH_SYNC_ONLY=long-follow 6 alone (on 5's tables);
+//    BENCH_FRESH_CASES (abc: which of 5's cases), BENCH_FRESH_ROWS, BENCH_FRESH_CHANGES, BENCH_FRESH_SHARE_CHANGES,
+//    BENCH_FRESH_MAX_STALE_MIN, BENCH_FRESH_SEED (1), BENCH_LONG_MINUTES (60; 0 skips 6), BENCH_FOLLOWER_NODE_ARGS
+//    (sync/follower.mjs).
 //
 // Run: npm run bench -- sync     (exits 1 when a target is missed; traffic only to 127.0.0.1)
 // Env: BENCH_SKIP_FAR=1, BENCH_SYNC_LATENCIES (0,200), BENCH_ROWS (default 1000000), BENCH_CHANGED (100000), BENCH_ADDED (1000), BENCH_POLLS (3), BENCH_EVERY (seconds, 3),
@@ -40,24 +51,28 @@ import { availableParallelism } from 'node:os';
 import { load } from './support.mjs';
 import { createContext } from './sync/context.mjs';
 import { fullSync } from './sync/first-sync.mjs';
-import { freshness } from './sync/freshness.mjs';
+import { freshTables, freshness } from './sync/freshness.mjs';
 import { idleFollow } from './sync/idle-follow.mjs';
 import { incrementalSync } from './sync/incremental.mjs';
 import { lakeSync } from './sync/lake.mjs';
+import { longFollow } from './sync/long-follow.mjs';
 import { farSync } from './sync/far-sync.mjs';
 
 const ctx = createContext();
 
 console.log(`load average before: ${load()} on ${availableParallelism()} CPUs`);
 try {
-  if (process.env.BENCH_SYNC_ONLY !== 'freshness') {
+  const only = process.env.BENCH_SYNC_ONLY;
+  if (only !== 'freshness' && only !== 'long-follow') {
     await fullSync(ctx);
     if (process.env.BENCH_SKIP_LAKE !== '1') await lakeSync(ctx);
     await incrementalSync(ctx);
     await idleFollow(ctx);
     if (process.env.BENCH_SKIP_FAR !== '1') await farSync(ctx);
   }
-  await freshness(ctx);
+  if (only === 'long-follow') await freshTables(ctx);
+  else await freshness(ctx);
+  await longFollow(ctx);
 } finally {
   // A phase that threw left children running; none outlives the bench.
   for (const cleanup of ctx.cleanups) cleanup();

@@ -1,7 +1,6 @@
 import { CommanderError } from 'commander';
 import { processIO, type IO } from './core/io.js';
-import { EXIT, TdsError, exitCodeOf, type ExitCode } from './core/errors.js';
-import { exitProcess } from './core/exit-process.js';
+import { EXIT, TdsError, exitCodeOf, type ExitCode, exitProcess } from './core/errors.js';
 import type { Context } from './core/context.js';
 import { hintsOf } from './commands/hints.js';
 import { OutputWriteError } from './output/write-error.js';

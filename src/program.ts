@@ -10,9 +10,8 @@ import { authCommand, configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
 import { diffCommand, sqlCommand } from './commands/sql.js';
 import { lakeCommand, syncCommand } from './commands/sync.js';
-import { statsCommand } from './commands/stats.js';
+import { statsCommand, checkCommand } from './commands/stats.js';
 import { mcpCommand } from './commands/mcp.js';
-import { checkCommand } from './commands/check.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 

@@ -46,10 +46,11 @@ export function tds(ctx, args, { env = {}, probe }) {
  * A query's rows through `tds sql --format csv` (header dropped; fields split at commas: for IDs and numbers).
  * @param {SyncContext} ctx
  * @param {string} query
+ * @param {string} [db] the mirror (ctx.db unless given)
  * @returns {Promise<string[][]>}
  */
-export async function sql(ctx, query) {
-  const run = await tds(ctx, ['sql', query, '--db', ctx.db, '--format', 'csv'], {});
+export async function sql(ctx, query, db = ctx.db) {
+  const run = await tds(ctx, ['sql', query, '--db', db, '--format', 'csv'], {});
   mustSucceed(run, 'tds sql');
   return run.stdout
     .trim()

@@ -1,15 +1,12 @@
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
-import type { Settings } from '../config/settings.js';
-import { loadNotifyUrl } from '../config/webhooks.js';
+import { type Settings, loadNotifyUrl } from '../config/settings.js';
 import { redactSecrets } from '../core/redact.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../http/client.js';
 import { errorCodeOf } from '../http/errors.js';
-import { RateLimiter } from '../http/rate-limiter.js';
-import { parseRetryAfter } from '../http/retry-policy.js';
+import { RateLimiter, serviceTimings } from '../http/rate-limiter.js';
+import { parseRetryAfter, type AttemptOutcome } from '../http/retry-policy.js';
 import { withRetries } from '../http/retry.js';
-import type { AttemptOutcome } from '../http/retry-policy.js';
-import { serviceTimings } from '../http/rate-limiter.js';
 import { Transport, type RawResponse } from '../http/transport.js';
 import { observedText, tallyText, type CheckResult } from './check-result.js';
 import type { StatusChange } from './check-history.js';

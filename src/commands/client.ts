@@ -1,3 +1,7 @@
+// src/commands/: each command's options and help (X.ts, loaded with the program) and its action
+// (X-action.ts, loaded only when it runs); program.ts assembles them. Shared here: a command's
+// connection to the service (this file) and the advice for each failure reason (hints.ts).
+
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';

@@ -2,10 +2,9 @@ import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError, TdsError } from '../core/errors.js';
 import { configKey, displayValue, redactKey } from '../config/keys.js';
-import { configFile } from '../config/paths.js';
+import { configFile, readConfig, writeConfig, type ConfigData } from '../config/store.js';
 import { readSecret } from '../config/read-secret.js';
 import { DEFAULT_PROFILE, resolveSettings } from '../config/settings.js';
-import { readConfig, writeConfig, type ConfigData } from '../config/store.js';
 import { connectWith } from './client.js';
 import { errorCodeOf } from '../http/errors.js';
 

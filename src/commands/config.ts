@@ -4,7 +4,7 @@
 import { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { configKeyHelp } from '../config/keys.js';
-import { configFile } from '../config/paths.js';
+import { configFile } from '../config/store.js';
 
 export function configCommand(ctx: Context): Command {
   const config = new Command('config')

@@ -1,8 +1,7 @@
 // The local emulator's commands: `tds emulator` (the service on loopback, for tests and trials) and `tds demo`
-// (a guided tour on one started in-process); their actions are in emulator-action.ts and demo-action.ts.
+// (a guided tour on one started in-process); their actions are in emulator-action.ts.
 
 import { Command, Option } from 'commander';
-import type { DemoOptions } from './demo-action.js';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
@@ -17,7 +16,7 @@ import {
 } from '../emulator/options.js';
 import { FaultSpecError, parseFaultSpec } from '../emulator/faults/faults.js';
 import { LatencySpecError, parseLatency, type LatencySpec } from '../emulator/http/latency.js';
-import type { EmulatorFlags } from './emulator-action.js';
+import type { DemoOptions, EmulatorFlags } from './emulator-action.js';
 
 const HELP = `
 Prints one JSON line on stdout when ready: {"baseUrl", "apiKey", "webhooks": {tableId: url}};
@@ -171,7 +170,7 @@ Examples:
   tds demo --keep-running`,
     )
     .action(async (options: DemoOptions) => {
-      const { demoAction } = await import('./demo-action.js');
+      const { demoAction } = await import('./emulator-action.js');
       await demoAction(ctx, options);
     });
 }

@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
-import { loadSettings } from '../config/settings.js';
+import { loadSettings, type Settings } from '../config/settings.js';
 import { parseColumnList } from '../export/export-flags.js';
 import { pickTable } from '../http/resolve-table.js';
 import { runSync } from '../mirror/sync-run.js';
@@ -10,7 +10,16 @@ import { checkOutputTarget } from '../output/atomic-file.js';
 import { formatFromPath } from '../output/format.js';
 import { runStats, type StatsFormat } from '../stats/run-stats.js';
 import { DEFAULT_TOP } from '../stats/table-stats.js';
+import { writeWhole } from '../output/table.js';
+import { checksText, type CheckFormat } from '../check/check-output.js';
+import { tally, tallyText } from '../check/check-result.js';
+import { DEFAULT_CHECKS_FILE, readChecksFile, type TableChecks } from '../check/checks-file.js';
+import { notifyChanges, notifyTarget } from '../check/notify.js';
+import { runChecks } from '../check/run-checks.js';
 import { withClient } from './client.js';
+
+// The actions of `tds stats` and `tds check`: each syncs its tables first (requireService), then computes
+// over the mirror and writes to stdout or -o FILE in the format its extension names.
 
 export interface StatsOptions {
   db?: string;
@@ -24,17 +33,12 @@ export interface StatsOptions {
 
 export async function statsAction(ctx: Context, table: string, options: StatsOptions, command: Command): Promise<void> {
   const output = options.output === '-' ? undefined : options.output;
-  const format = options.format ?? (output ? formatOfFile(output) : ctx.io.stdoutIsTTY ? 'table' : 'json');
+  const format = options.format ?? (output ? statsFormatOfFile(output) : ctx.io.stdoutIsTTY ? 'table' : 'json');
   const columns = options.columns === undefined ? undefined : parseColumnList(options.columns);
   if (output) await checkOutputTarget(output);
   const settings = await loadSettings(ctx, command);
   let ref = table;
-  if (options.sync && (!settings.baseUrl || !settings.apiKey)) {
-    const missing = settings.baseUrl ? 'API key' : 'base URL';
-    throw new TdsError(settings.baseUrl ? 'AUTH' : 'USAGE', `tds stats syncs the table first, and no ${missing} is set`, {
-      hint: `set ${settings.baseUrl ? 'TDS_API_KEY (or --api-key-file)' : 'TDS_BASE_URL (or --base-url)'}, or add --no-sync to profile the mirror as it is`,
-    });
-  }
+  if (options.sync) requireService(settings, 'tds stats syncs the table', 'profile the mirror as it is');
   if (options.sync) {
     ref = await withClient(ctx, settings, async (client) => {
       const found = pickTable((await client.tables()).tables, table);
@@ -61,7 +65,7 @@ export async function statsAction(ctx: Context, table: string, options: StatsOpt
 }
 
 /** -o FILE's format: .html and .htm are the report page; the others as for exports (.txt: the terminal's table). */
-function formatOfFile(path: string): StatsFormat {
+function statsFormatOfFile(path: string): StatsFormat {
   const extension = extname(path).toLowerCase();
   if (extension === '.html' || extension === '.htm') return 'html';
   if (extension === '.txt') return 'table';
@@ -69,5 +73,74 @@ function formatOfFile(path: string): StatsFormat {
   if (format) return format;
   throw new UsageError(`cannot tell the format of "${path}" from its extension`, {
     hint: 'use an extension of .html .json .ndjson .jsonl .csv .tsv .txt, or give --format',
+  });
+}
+
+export interface CheckOptions {
+  db?: string;
+  /** false with --no-sync */
+  sync: boolean;
+  format?: CheckFormat;
+  output?: string;
+  notify?: string;
+}
+
+export async function checkAction(ctx: Context, file: string | undefined, options: CheckOptions, command: Command): Promise<void> {
+  const output = options.output === '-' ? undefined : options.output;
+  const format = options.format ?? (output ? checkFormatOfFile(output) : ctx.io.stdoutIsTTY ? 'table' : 'json');
+  if (output) await checkOutputTarget(output);
+  const settings = await loadSettings(ctx, command);
+  const tables = await readChecksFile(file ?? settings.checks ?? DEFAULT_CHECKS_FILE);
+  const notify = options.notify === undefined ? undefined : await notifyTarget(ctx, options.notify, settings);
+  let now = Date.now();
+  if (options.sync) now = (await syncTables(ctx, settings, tables)) ?? now;
+  const outcome = await runChecks({ db: settings.db, tables, now, record: true, signal: ctx.signal });
+  await writeWhole(ctx, (toFile) => Buffer.from(checksText(ctx, outcome.results, format, toFile)), output);
+  ctx.io.stderr.write(`checks: ${tallyText(outcome.results)}${output ? ` (written to ${output})` : ''}\n`);
+  if (notify) await notifyChanges(ctx, outcome, notify);
+  const failed = tally(outcome.results).fail;
+  if (failed > 0) throw new TdsError('CHECK_FAILED', `${failed} of ${outcome.results.length} checks failed`);
+}
+
+/**
+ * The checked tables synced first (incrementally), as `tds stats` does: those the service knows; the
+ * others are left to their checks' errors. Returns now on the service's clock.
+ */
+async function syncTables(ctx: Context, settings: Settings, tables: readonly TableChecks[]): Promise<number | undefined> {
+  requireService(settings, 'tds check syncs the tables', 'check the mirror as it is');
+  return withClient(ctx, settings, async (client) => {
+    const listed = (await client.tables()).tables;
+    const ids = new Set<string>();
+    for (const table of tables) {
+      try {
+        ids.add(pickTable(listed, table.ref).id);
+      } catch (error) {
+        if (!(error instanceof TdsError) || error.code === 'INTERRUPTED') throw error;
+        ctx.io.stderr.write(`tds: warning: ${error.message}: its checks use the mirror as it is\n`);
+      }
+    }
+    if (ids.size > 0)
+      await runSync(ctx, client, { tables: [...ids], workspaces: [], all: false, db: settings.db, full: false, json: false });
+    return client.serviceNow();
+  });
+}
+
+/** -o FILE's format: .xml is JUnit, .json JSON, .txt the terminal's table. */
+function checkFormatOfFile(path: string): CheckFormat {
+  const extension = extname(path).toLowerCase();
+  if (extension === '.xml') return 'junit';
+  if (extension === '.json') return 'json';
+  if (extension === '.txt') return 'table';
+  throw new UsageError(`cannot tell the format of "${path}" from its extension`, {
+    hint: 'use .xml (JUnit), .json or .txt, or give --format',
+  });
+}
+
+/** A sync first needs the base URL and the key: without one, `what` fails, and the hint offers --no-sync to `instead`. */
+function requireService(settings: Settings, what: string, instead: string): void {
+  if (settings.baseUrl && settings.apiKey) return;
+  const missing = settings.baseUrl ? 'API key' : 'base URL';
+  throw new TdsError(settings.baseUrl ? 'AUTH' : 'USAGE', `${what} first, and no ${missing} is set`, {
+    hint: `set ${settings.baseUrl ? 'TDS_API_KEY (or --api-key-file)' : 'TDS_BASE_URL (or --base-url)'}, or add --no-sync to ${instead}`,
   });
 }

@@ -1,12 +1,11 @@
 // The mirror's writers: `tds sync`, and `tds lake` for the Parquet lake that `tds sync --lake` writes beside it;
-// their actions are in sync-action.ts and lake-action.ts.
+// their actions are in sync-action.ts.
 
 import { Command, Option } from 'commander';
 import type { Context } from '../core/context.js';
 import { parseNumberOption } from '../core/number-option.js';
 import { HEADER_MODES } from '../records/shape-options.js';
-import type { LakeCheckOptions, LakeCompactOptions } from './lake-action.js';
-import type { SyncOptions } from './sync-action.js';
+import type { LakeCheckOptions, LakeCompactOptions, SyncOptions } from './sync-action.js';
 
 const HELP = `
 The mirror is a DuckDB file: one table per service table (named from the table's name in lower
@@ -122,7 +121,7 @@ export function lakeCommand(ctx: Context): Command {
     .option('--drop-changes', 'remove the change partitions the snapshot holds (says how much space that frees)')
     .addHelpText('after', '\nExample:\n  $ tds lake compact ./lake leads --drop-changes')
     .action(async (dir: string, tables: string[], options: LakeCompactOptions) => {
-      const { lakeCompactAction } = await import('./lake-action.js');
+      const { lakeCompactAction } = await import('./sync-action.js');
       await lakeCompactAction(ctx, dir, tables, options);
     });
   lake
@@ -133,7 +132,7 @@ export function lakeCommand(ctx: Context): Command {
     .option('--json', 'print the comparison as JSON on stdout')
     .addHelpText('after', '\nExit status 9 when a table differs.\n\nExample:\n  $ tds lake check ./lake --db tds.duckdb')
     .action(async (dir: string, options: LakeCheckOptions, command: Command) => {
-      const { lakeCheckAction } = await import('./lake-action.js');
+      const { lakeCheckAction } = await import('./sync-action.js');
       await lakeCheckAction(ctx, dir, options, command);
     });
   return lake;

@@ -1,3 +1,8 @@
+// src/config/: profiles and settings. Its surface: the settings of a run, each from its flag, the
+// environment or the profile (this file: loadSettings, resolveSettings), and the webhook and notification
+// URLs saved in the profile (loadWebhook, loadNotifyUrl); the config keys (keys.ts), config.json's place
+// and its reading and writing (store.ts), and a secret read from stdin or a hidden prompt (read-secret.ts).
+
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
@@ -5,10 +10,9 @@ import { UsageError } from '../core/errors.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import type { Format } from '../output/format.js';
 import { proxySettings, type ProxySettings } from '../http/proxy.js';
-import { configKey } from './keys.js';
-import { configFile } from './paths.js';
+import { configKey, notifyConfigKey, webhookConfigKey } from './keys.js';
+import { configFile, readConfig } from './store.js';
 import { readSecret } from './read-secret.js';
-import { readConfig } from './store.js';
 
 export interface Settings {
   baseUrl?: string;
@@ -134,4 +138,33 @@ function numberOrUndefined(text: string | undefined): number | undefined {
 
 function lakeSetting(lake: string | undefined): { lake?: string } {
   return lake === undefined ? {} : { lake };
+}
+
+/** The URL saved with `tds config set webhook.NAME` (`tds push @NAME`); `profile` defaults to TDS_PROFILE, then "default". */
+export async function loadWebhook(ctx: Context, name: string, profile?: string): Promise<string> {
+  const webhook = name.replace(/^@/, '');
+  const profileName = profile || ctx.io.env.TDS_PROFILE || DEFAULT_PROFILE;
+  const file = configFile(ctx.io.env);
+  const config = await readConfig(file);
+  const url = config.profiles[profileName]?.[webhookConfigKey(webhook)];
+  if (!url) {
+    throw new UsageError(`no webhook named "${webhook}" in profile "${profileName}" (${file})`, {
+      hint: `save it with \`tds config set webhook.${webhook}\` (the URL is read from stdin or a hidden prompt)`,
+    });
+  }
+  return url;
+}
+
+/** The URL saved with `tds config set notify.NAME` (`tds check --notify @NAME`): a secret, like a webhook URL. */
+export async function loadNotifyUrl(ctx: Context, name: string, profile?: string): Promise<string> {
+  const receiver = name.replace(/^@/, '');
+  const profileName = profile || ctx.io.env.TDS_PROFILE || DEFAULT_PROFILE;
+  const file = configFile(ctx.io.env);
+  const url = (await readConfig(file)).profiles[profileName]?.[notifyConfigKey(receiver)];
+  if (!url) {
+    throw new UsageError(`no notification URL named "${receiver}" in profile "${profileName}" (${file})`, {
+      hint: `save it with \`tds config set notify.${receiver}\` (the URL is read from stdin or a hidden prompt)`,
+    });
+  }
+  return url;
 }

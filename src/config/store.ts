@@ -1,6 +1,10 @@
+// config.json: where it is (configDir, configFile: TDS_CONFIG_DIR or the platform's config folder), and
+// reading and writing it (readConfig, writeConfig).
+
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, posix, win32 } from 'node:path';
 import { UsageError } from '../core/errors.js';
 
 /** config.json: named profiles, each a flat map of config keys (`base-url`, `webhook.NAME`, …) to text. */
@@ -66,4 +70,22 @@ export async function writeConfig(file: string, data: ConfigData): Promise<void>
     await unlink(temporary).catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The folder of config.json: TDS_CONFIG_DIR, else the platform's config folder
+ * ($XDG_CONFIG_HOME/tds or ~/.config/tds; macOS ~/Library/Preferences/tds; Windows %APPDATA%\tds).
+ */
+export function configDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform, home = homedir()): string {
+  if (env.TDS_CONFIG_DIR) return env.TDS_CONFIG_DIR;
+  if (platform === 'win32') return win32.join(env.APPDATA || win32.join(home, 'AppData', 'Roaming'), 'tds');
+  if (platform === 'darwin') return posix.join(home, 'Library', 'Preferences', 'tds');
+  // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
+  const xdg = env.XDG_CONFIG_HOME && posix.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : posix.join(home, '.config');
+  return posix.join(xdg, 'tds');
+}
+
+export function configFile(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform, home = homedir()): string {
+  const dir = configDir(env, platform, home);
+  return (platform === 'win32' ? win32 : posix).join(dir, 'config.json');
 }

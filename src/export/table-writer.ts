@@ -32,7 +32,7 @@ const count = (n: number): string => n.toLocaleString('en-US');
 /**
  * `--format table`: the records of the export are held (-n, a screenful by default on a terminal,
  * keeps them few) and written at the end as one table sized to the terminal, with a footer on a
- * terminal, through the pager when it is longer than the terminal (output/pager.ts). Piped, it is
+ * terminal, through the pager when it is longer than the terminal (writePaged, output/table.ts). Piped, it is
  * plain aligned text with whole cells (cut only when COLUMNS is set).
  */
 export function createTableWriter(ctx: Context, view: TableView, hooks: TableHooks): PageWriter {

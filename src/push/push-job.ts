@@ -6,6 +6,9 @@ import type { RowsOutput } from './wait/write-rows.js';
 import type { ReadOptions } from './input/read-input.js';
 import type { BatchLimits } from './plan/batch.js';
 import type { UncertainPolicy } from './plan/resume-plan.js';
+import type { RetryPolicy } from '../http/retry-policy.js';
+import { INTAKE_QUIET_MS, RATE_LIMITS } from '../service/index.js';
+import { INTAKE_LONGEST_MS, type IntakeTiming } from './key/intake-window.js';
 
 // Everything `tds push` was asked to do, checked and built once by the command; each stage of the
 // pipeline takes only its part.
@@ -39,7 +42,7 @@ export interface DeliveryOptions {
   rate: number;
   timeoutMs: number;
   maxRetries: number;
-  /** TDS_RATE_SCALE: run-push.ts works out every stage's times from it once (push-timings.ts) */
+  /** TDS_RATE_SCALE: run-push.ts works out every stage's times from it once (pushTimings, below) */
   rateScale: number;
 }
 
@@ -76,4 +79,34 @@ export interface PushJob {
 /** `stdin` or the file's path, as messages name the input. */
 export function sourceName(input: Pick<InputOptions, 'path'>): string {
   return input.path === '-' ? 'stdin' : input.path;
+}
+
+/** --wait: rows show up asynchronously; reading the table every 2 s stays far inside the read limits. */
+const WAIT_POLL_MS = 2_000;
+/** --key: while rows of ours are awaited, the table's rowCount is read every second. */
+const INTAKE_POLL_MS = 1_000;
+
+/** The times of a push, as each stage uses them. */
+export interface PushTimings {
+  /** --max-retries, and the waits of retry-after and backoff (each stage says whether its request may be repeated) */
+  retry: Omit<RetryPolicy, 'idempotent'>;
+  /** the webhook's rate-limit window */
+  webhookWindowMs: number;
+  /** --key: the intake's windows and how often rows are looked for */
+  intake: IntakeTiming;
+  /** --wait: how often the table is read */
+  waitPollMs: number;
+}
+
+/**
+ * The service's windows and waits divided by TDS_RATE_SCALE (tests and the demo run the client and
+ * the emulator faster alike), worked out once for the whole push: no stage knows the scale.
+ */
+export function pushTimings(rateScale: number, maxRetries: number): PushTimings {
+  return {
+    retry: { maxRetries, rateScale },
+    webhookWindowMs: RATE_LIMITS.webhook.perMs / rateScale,
+    intake: { windowMs: INTAKE_LONGEST_MS / rateScale, quietMs: INTAKE_QUIET_MS / rateScale, pollMs: INTAKE_POLL_MS / rateScale },
+    waitPollMs: WAIT_POLL_MS / rateScale,
+  };
 }

@@ -3,7 +3,7 @@ import { UsageError } from '../core/errors.js';
 import { tryLock, type ProcessLock } from '../core/process-lock.js';
 import { resolveTable } from '../http/resolve-table.js';
 import type { Table } from '../service/index.js';
-import { validatePass, type ValidationResult } from './validate-pass.js';
+import { validatePass, type ValidationResult, emptyResult, sendPass, type KeyedSending, type SendResult } from './passes.js';
 import { checkWebhook } from './deliver/check-webhook.js';
 import { WebhookClient, webhookLimiter, type WireResult } from './deliver/webhook-client.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
@@ -13,17 +13,16 @@ import { PushedKeys } from './key/record-key.js';
 import { KeyReconciler } from './key/reconcile.js';
 import { TableLock } from './key/table-lock.js';
 import { journalConfirmed } from './journal/journal-writer.js';
-import { type JournalContents, type JournalHeader, journalHeaderFor } from './journal/journal-entry.js';
+import { type JournalContents, type JournalHeader, journalHeaderFor } from './journal/journal-format.js';
 import { defaultJournalPath, journalExists, priorJournal } from './journal/prior-journal.js';
 import { JournalIndex } from './plan/resume-plan.js';
-import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob } from './push-job.js';
-import { pushTimings, type PushTimings } from './push-timings.js';
+import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob, pushTimings, type PushTimings } from './push-job.js';
 import { PushReport, type KeyReport } from './report/push-report.js';
-import { emptyResult, sendPass, type KeyedSending, type SendResult } from './send-pass.js';
 import { waitAfterSending } from './wait/wait-rows.js';
 
-// push/: `tds push`. Public surface: runPush (this file) with PushJob (push-job.ts) and pushTimings
-// (push-timings.ts); the folders are its stages: input/ → journal/ → plan/ → key/ → deliver/ → report/, wait/.
+// push/: `tds push`. Public surface: runPush (this file) with PushJob and pushTimings (push-job.ts); the
+// two passes over the input are in passes.ts, and the folders are its stages: input/ → journal/ → plan/
+// → key/ → deliver/ → report/, wait/.
 
 interface WebhookSession {
   delivery: DeliveryOptions;

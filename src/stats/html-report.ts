@@ -216,7 +216,19 @@ svg { max-width: 100%; height: auto; }
 svg text { font: 12px ${SANS}; fill: #323f4b; }
 svg text.on-bar { fill: #fff; font-weight: 600; }
 svg text.on-none, svg text.on-waiting { fill: #323f4b; }
-.axis { stroke: #9aa5b1; stroke-width: 1; }
+.axis { stroke: #9aa5b1; stroke-width: 1; vector-effect: non-scaling-stroke; }
+/* the charts' text is HTML (or SVG text in CSS pixels): its size is set here, never scaled with a chart */
+.days { display: grid; grid-template-columns: max-content minmax(0, 1fr); column-gap: 6px; margin-top: 10px; font-size: 12px; color: #323f4b; }
+.days .scale { display: flex; flex-direction: column; justify-content: space-between; text-align: right; line-height: 1; }
+svg.plot { width: 100%; height: 140px; }
+.days .dates { grid-column: 2; position: relative; height: 1.6em; }
+.days .dates span { position: absolute; top: 3px; white-space: nowrap; }
+.bars { display: grid; align-items: center; gap: 4px 10px; margin: 8px 0; font-size: 12px; color: #323f4b; }
+.fill-bars { grid-template-columns: minmax(0, 14em) minmax(0, 1fr) max-content; }
+.stack-bars { grid-template-columns: minmax(0, 14em) minmax(0, 1fr); }
+.bars .label { text-align: right; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+svg.bar { width: 100%; height: 14px; display: block; }
+svg.stack { width: 100%; height: 20px; display: block; }
 .day { fill: #3b7fe0; }
 .track { fill: #eef1f4; }
 .fill { fill: #3b7fe0; }
@@ -244,11 +256,20 @@ footer { margin-top: 40px; color: #7b8794; font-size: 12px; }
   td.n { text-align: left; white-space: normal; }
   td[data-label]::before { content: attr(data-label) ": "; color: #7b8794; font-family: ${SANS}; }
   td.key, td.cause { font-weight: 600; }
+  .fill-bars { grid-template-columns: minmax(0, 1fr) max-content; }
+  .stack-bars { grid-template-columns: minmax(0, 1fr); }
+  .bars { row-gap: 2px; font-size: 13px; }
+  .bars .label { grid-column: 1 / -1; text-align: left; white-space: normal; overflow-wrap: anywhere; margin-top: 6px; }
 }
+/* paper: A4 with its margins, the wide layout (an A4 page is wider than a phone), no row or chart cut across pages */
+@page { size: A4; margin: 16mm 14mm; }
 @media print {
-  body { padding: 0; max-width: none; }
-  h2 { break-after: avoid; }
-  svg, tr, .legend { break-inside: avoid; }
-  h3 { break-after: avoid; }
+  body { padding: 0; max-width: none; font-size: 12px; }
+  h1 { font-size: 22px; }
+  h2 { font-size: 16px; margin-top: 24px; }
+  h2, h3, .note { break-after: avoid; }
+  svg, tr, .legend, .days, .bars { break-inside: avoid; }
+  thead { display: table-header-group; }
+  .bars .label { white-space: normal; overflow-wrap: anywhere; }
 }
 `;

@@ -1,21 +1,21 @@
-import { cutText } from './figure-text.js';
+// The report's charts: shapes as inline SVG, a few rectangles each, so the page needs no script, no
+// library and no network, renders the same anywhere, and prints as it shows. No text is drawn in an
+// SVG that scales: a chart's labels are HTML beside it (or SVG text in an SVG without a viewBox, whose
+// units are CSS pixels), so they keep their size when a phone's screen narrows the chart.
 
-// The report's charts as inline SVG, drawn here: a few rectangles and texts each, so the page needs no
-// script, no library and no network, renders the same anywhere, and prints as it shows.
-
-const WIDTH = 760;
-const ROW = 24;
-const LABEL_WIDTH = 210;
-const BAR_X = LABEL_WIDTH + 10;
-const BAR_WIDTH = 340;
-/** Characters of a label drawn before it is cut (its full text is the row's tooltip). */
-const LABEL_CHARS = 30;
+/** The per-day plot's viewBox: stretched to the page's width (preserveAspectRatio none), its height in CSS pixels. */
+const PLOT_WIDTH = 700;
+const PLOT_HEIGHT = 140;
+/**
+ * The narrowest a run-state bar is drawn (a 320-pixel screen less the page's margins): a count is drawn
+ * on a segment only when it fits there, so it is never cut, whatever the screen.
+ */
+const NARROWEST_BAR = 296;
+/** The width of a count drawn on a bar (12 px, bold), per character, and the room left around it. */
+const COUNT_CHAR = 7;
+const COUNT_ROOM = 8;
 
 const round = (n: number): number => Math.round(n * 100) / 100;
-
-function svg(height: number, label: string, body: Html[]): Html {
-  return html`<svg viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" role="img" aria-label="${label}">${body}</svg>`;
-}
 
 export interface DayCount {
   day: string;
@@ -48,73 +48,67 @@ function scaleTop(n: number): number {
   return [1, 2, 5, 10].map((step) => step * power).find((top) => top >= wanted)!;
 }
 
-/** Rows created per day on a date axis (a day without rows is a gap), the scale a round number above the largest day. */
+/**
+ * Rows created per day on a date axis (a day without rows is a gap), the scale a round number above the
+ * largest day; the scale and the dates are HTML around the plot, placed in percent of its width.
+ */
 export function dayColumns(counted: readonly DayCount[]): Html {
   const days = calendarDays(counted);
-  const top = 16;
-  const plot = 140;
-  const left = 56;
-  const height = top + plot + 26;
   const max = scaleTop(Math.max(0, ...days.map((day) => day.rows)));
-  const slot = (WIDTH - left - 8) / Math.max(1, days.length);
-  // a column is at most 36 wide, centred in its slot; the first label starts at its column and the
-  // last ends at its column, so neither runs off the chart (a lone label is centred)
+  const slot = PLOT_WIDTH / Math.max(1, days.length);
+  // a column is at most 36 wide, centred in its slot; the first date starts at its column and the last
+  // ends at its column, so neither runs off the chart (a lone date is centred)
   const barWidth = Math.min(slot * 0.8, 36);
-  const xOf = (i: number): number => left + i * slot + (slot - barWidth) / 2;
+  const xOf = (i: number): number => i * slot + (slot - barWidth) / 2;
   const bars = days
     .map((day, i) => ({ day, i }))
     .filter(({ day }) => day.rows > 0)
     .map(({ day, i }) => {
-      const h = round((day.rows / max) * plot);
-      return html`<rect class="day" x="${round(xOf(i))}" y="${round(top + plot - h)}" width="${round(barWidth)}" height="${h}"
+      const h = round((day.rows / max) * PLOT_HEIGHT);
+      return html`<rect class="day" x="${round(xOf(i))}" y="${round(PLOT_HEIGHT - h)}" width="${round(barWidth)}" height="${h}"
         ><title>${day.day}: ${day.rows.toLocaleString('en-US')} rows</title></rect
       >`;
     });
+  const percentOf = (x: number): number => round((x / PLOT_WIDTH) * 100);
   const labelled = days.length <= 3 ? days.map((_, i) => i) : [0, Math.floor((days.length - 1) / 2), days.length - 1];
-  const label = (i: number): Html => {
-    const [x, anchor] =
+  const dates = labelled.map((i) => {
+    const place =
       days.length > 1 && i === 0
-        ? [xOf(i), 'start']
+        ? `left: ${percentOf(xOf(i))}%`
         : days.length > 1 && i === days.length - 1
-          ? [xOf(i) + barWidth, 'end']
-          : [xOf(i) + barWidth / 2, 'middle'];
-    return html`<text x="${round(x)}" y="${height - 8}" text-anchor="${anchor}">${days[i]!.day}</text>`;
-  };
-  const xLabels = labelled.map(label);
-  return svg(height, 'rows created per day', [
-    html`<line class="axis" x1="${left}" y1="${top + plot}" x2="${WIDTH - 8}" y2="${top + plot}" />`,
-    html`<text x="${left - 6}" y="${top + 4}" text-anchor="end">${max.toLocaleString('en-US')}</text>`,
-    html`<text x="${left - 6}" y="${top + plot}" text-anchor="end">0</text>`,
-    ...bars,
-    ...xLabels,
-  ]);
+          ? `right: ${round(100 - percentOf(xOf(i) + barWidth))}%`
+          : `left: ${percentOf(xOf(i) + barWidth / 2)}%; transform: translateX(-50%)`;
+    return html`<span style="${place}">${days[i]!.day}</span>`;
+  });
+  return html`<div class="days">
+    <div class="scale" aria-hidden="true"><span>${max.toLocaleString('en-US')}</span><span>0</span></div>
+    <svg class="plot" viewBox="0 0 ${PLOT_WIDTH} ${PLOT_HEIGHT}" preserveAspectRatio="none" role="img" aria-label="rows created per day">
+      <line class="axis" x1="0" y1="${PLOT_HEIGHT}" x2="${PLOT_WIDTH}" y2="${PLOT_HEIGHT}" />
+      ${bars}
+    </svg>
+    <div class="dates">${dates}</div>
+  </div>`;
 }
 
 export interface FillRow {
   label: string;
   /** 0–1 */
   fill: number;
-  /** Drawn after the bar. */
+  /** Written after the bar. */
   text: string;
 }
 
-/** A horizontal bar per row, filled to its share. */
+/** A horizontal bar per row, filled to its share: the label, the bar and its text, a row of a grid that the phone's layout rearranges. */
 export function fillBars(rows: readonly FillRow[]): Html {
-  const body = rows.map((row, i) => {
-    const y = i * ROW;
-    return html`<g
-      ><title>${row.label}: ${row.text}</title
-      ><text x="${LABEL_WIDTH}" y="${y + 16}" text-anchor="end">${cutText(row.label, LABEL_CHARS)}</text
-      ><rect class="track" x="${BAR_X}" y="${y + 5}" width="${BAR_WIDTH}" height="14" /><rect
-        class="fill"
-        x="${BAR_X}"
-        y="${y + 5}"
-        width="${round(row.fill * BAR_WIDTH)}"
-        height="14"
-      /><text x="${BAR_X + BAR_WIDTH + 8}" y="${y + 16}">${row.text}</text></g
-    >`;
-  });
-  return svg(Math.max(ROW, rows.length * ROW), 'fill per column', body);
+  const body = rows.map(
+    (row) =>
+      html`<span class="label" title="${row.label}">${row.label}</span
+        ><svg class="bar" aria-hidden="true">
+          <rect class="track" width="100%" height="100%" />
+          <rect class="fill" width="${round(row.fill * 100)}%" height="100%" /></svg
+        ><span class="figure">${row.text}</span>`,
+  );
+  return html`<div class="bars fill-bars" role="group" aria-label="fill per column">${body}</div>`;
 }
 
 export interface StackRow {
@@ -123,29 +117,27 @@ export interface StackRow {
   parts: ReadonlyArray<{ name: string; count: number }>;
 }
 
-/** A bar per row split in segments by count (each with its count when there is room for it). */
+/**
+ * A bar per row split in segments by count, each with its count when it fits the segment on the
+ * narrowest bar. The SVG has no viewBox: its segments are placed in percent and its text is in CSS pixels.
+ */
 export function stackedBars(rows: readonly StackRow[]): Html {
-  const body = rows.map((row, i) => {
-    const y = i * (ROW + 6);
+  const body = rows.map((row) => {
     const total = row.parts.reduce((sum, part) => sum + part.count, 0);
-    let x = BAR_X;
+    let x = 0;
     const segments = row.parts.map((part) => {
-      const w = total === 0 ? 0 : (part.count / total) * (WIDTH - BAR_X - 8);
-      const segment = html`<rect class="state-${part.name}" x="${round(x)}" y="${y + 3}" width="${round(w)}" height="20"
-          ><title>${part.name}: ${part.count.toLocaleString('en-US')}</title></rect
-        >${
-          w >= 34 && part.count > 0
-            ? html`<text class="on-bar on-${part.name}" x="${round(x + w / 2)}" y="${y + 17}" text-anchor="middle"
-                >${part.count.toLocaleString('en-US')}</text
-              >`
-            : null
-        }`;
-      x += w;
+      const share = total === 0 ? 0 : (part.count / total) * 100;
+      const shown = part.count.toLocaleString('en-US');
+      const fits = part.count > 0 && (share / 100) * NARROWEST_BAR >= shown.length * COUNT_CHAR + COUNT_ROOM;
+      const segment = html`<rect class="state-${part.name}" x="${round(x)}%" width="${round(share)}%" height="100%"
+          ><title>${part.name}: ${shown}</title></rect
+        >${fits ? html`<text class="on-bar on-${part.name}" x="${round(x + share / 2)}%" y="14.5" text-anchor="middle">${shown}</text>` : null}`;
+      x += share;
       return segment;
     });
-    return html`<g><text x="${LABEL_WIDTH}" y="${y + 17}" text-anchor="end">${cutText(row.label, LABEL_CHARS)}</text>${segments}</g>`;
+    return html`<span class="label" title="${row.label}">${row.label}</span><svg class="stack">${segments}</svg>`;
   });
-  return svg(Math.max(ROW, rows.length * (ROW + 6)), 'run states per action column', body);
+  return html`<div class="bars stack-bars" role="group" aria-label="run states per action column">${body}</div>`;
 }
 
 /** A swatch of a class's colour, for legends. */

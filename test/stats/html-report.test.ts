@@ -91,9 +91,13 @@ describe('tds stats -o FILE.html: the report page', () => {
     expect(x[2]! - x[1]!).toBeCloseTo(2 * (x[1]! - x[0]!), 1);
     // the scale is a round number above the largest day: even days are not a wall
     expect(days.map((rect) => Number(attr(rect, 'height')))).toEqual([70, 70, 70]);
-    const fill = [...elements(byId(page, 'fill'))].filter((e) => e.tagName === 'g').map((g) => textOf(g));
-    expect(fill).toHaveLength(11);
-    expect(fill[0]).toBe('Name: 67% · 10 of 15Name67% · 10 of 15');
+    // a bar per field: its label, the bar filled to its share, its figures
+    const fill = [...elements(byId(page, 'fill'))];
+    const labels = fill.filter((e) => attr(e, 'class') === 'label').map((span) => textOf(span));
+    expect(labels).toHaveLength(11);
+    expect(labels[0]).toBe('Name');
+    expect(fill.filter((e) => e.tagName === 'rect' && attr(e, 'class') === 'fill').map((rect) => attr(rect, 'width'))[0]).toBe('66.67%');
+    expect(fill.filter((e) => attr(e, 'class') === 'figure').map((span) => textOf(span))[0]).toBe('67% · 10 of 15');
     const chart = [...elements(byId(page, 'run-states'))].find((e) => attr(e, 'aria-label') === 'run states per action column')!;
     const segments = [...elements(chart)].filter((e) => e.tagName === 'rect' && attr(e, 'class')?.startsWith('state-'));
     expect(segments.map((rect) => textOf(rect))).toEqual([
@@ -108,6 +112,47 @@ describe('tds stats -o FILE.html: the report page', () => {
       'none: 2',
     ]);
     expect(rowsOf(byId(page, 'run-states'))[1]).toEqual(['Enrich', '2', '5', '1', '1', '1', '1', '1', '1', '2']);
+  });
+
+  it("keeps the charts' text readable on a phone: none of it in an SVG that scales, its size in CSS pixels", () => {
+    const svgs = [...elements(page)].filter((e) => e.tagName === 'svg');
+    // an SVG with a viewBox shrinks with the screen, and its text with it (to 6 px at 400 px wide):
+    // text is drawn only in SVGs without one, where a unit is a CSS pixel
+    const scaled = svgs.filter((svg) => (attr(svg, 'viewBox') ?? attr(svg, 'viewbox')) !== undefined);
+    expect(scaled.length).toBeGreaterThan(0);
+    for (const svg of scaled) expect([...elements(svg)].filter((e) => e.tagName === 'text')).toEqual([]);
+    // the labels are HTML: a field's whole name, the per-day chart's dates and scale
+    const labels = [...elements(byId(page, 'run-states'))].filter((e) => attr(e, 'class') === 'label').map(textOf);
+    expect(labels).toEqual(['Enrich']);
+    const perDay = textOf(byId(page, 'per-day'));
+    for (const day of ['2025-05-01', '2025-05-02', '2025-05-04', '10']) expect(perDay).toContain(day);
+    // the counts drawn on segments are SVG text in pixels, placed in percent
+    const onBar = [...elements(byId(page, 'run-states'))].filter((e) => e.tagName === 'text');
+    for (const text of onBar) expect(attr(text, 'x')).toMatch(/%$/);
+    const css = textOf([...elements(page)].find((e) => e.tagName === 'style')!);
+    const sizes = [...css.matchAll(/(?:\.bars|\.days|svg text)[^{]*\{[^}]*?font(?:-size)?:\s*(\d+)px/g)].map((m) => Number(m[1]));
+    expect(sizes.length).toBeGreaterThanOrEqual(3);
+    for (const size of sizes) expect(size).toBeGreaterThanOrEqual(12);
+    // on a phone, a chart's label takes a line of its own above its bar, whole, wrapped if long
+    const phone = /@media \(max-width: 600px\) \{([\s\S]*?)\n\}/.exec(css)?.[1] ?? '';
+    expect(phone).toMatch(/\.bars \.label \{ grid-column: 1 \/ -1;[^}]*white-space: normal; overflow-wrap: anywhere;/);
+  });
+
+  it('prints on A4 in its light colours, no row or chart cut across pages', () => {
+    const css = textOf([...elements(page)].find((e) => e.tagName === 'style')!);
+    expect(css).toMatch(/@page \{ size: A4; margin: [^}]+\}/);
+    const print = /@media print \{([\s\S]*?)\n\}/.exec(css)?.[1] ?? '';
+    expect(print).toMatch(/svg, tr, \.legend, \.days, \.bars \{ break-inside: avoid; \}/);
+    expect(print).toMatch(/h2, h3, \.note \{ break-after: avoid; \}/);
+    expect(print).toMatch(/thead \{ display: table-header-group; \}/);
+    // on paper there is no tooltip: a long label is wrapped whole, not cut
+    expect(print).toMatch(/\.bars \.label \{ white-space: normal; overflow-wrap: anywhere; \}/);
+    expect(css).toContain('print-color-adjust: exact');
+    // no dark background anywhere (dark text on white; the colours are the charts' own)
+    const backgrounds = [...css.matchAll(/background(?:-color)?:\s*#([0-9a-f]{3}|[0-9a-f]{6})\b/gi)].map((m) => m[1]!);
+    expect(backgrounds.length).toBeGreaterThan(0);
+    for (const hex of backgrounds) expect(luminance(hex), `#${hex}`).toBeGreaterThan(0.8);
+    expect(css).toMatch(/:root \{ color-scheme: light; \}/);
   });
 
   it('works on a phone: a viewport, nothing wider than the screen, tables that reflow into labelled lines, long words wrapped', () => {
@@ -178,6 +223,16 @@ describe('tds stats -o FILE.html: the report page', () => {
     expect(hostileText).not.toContain('<script');
   });
 });
+
+/** Relative luminance of a hex colour, 0 (black) to 1 (white). */
+function luminance(hex: string): number {
+  const full = hex.length === 3 ? [...hex].map((c) => c + c).join('') : hex;
+  const [r, g, b] = [0, 2, 4].map((i) => {
+    const c = parseInt(full.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+}
 
 const PAGE_TAGS = new Set(
   'html head meta title style body header h1 h2 h3 p section svg g rect text title line div span table thead tbody tr th td em br code footer'.split(

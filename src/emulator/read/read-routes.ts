@@ -16,6 +16,7 @@ import type { FieldRec, OrgRec, RowSource, StoredRow, TableRec } from '../store/
 import type { EmulatorState } from '../store/state.js';
 import type { CursorCodec, CursorPosition, CursorScope } from './cursor.js';
 import { compileFilters, type RowPredicate, checkFilters, onlyMembers, type CheckedFilters } from './filter-match.js';
+import { keyedRows } from './key-index.js';
 import { publicField, renderRow } from './render-row.js';
 
 /** A query body bigger than this is refused (the spec's limits keep real bodies far below it). */
@@ -84,7 +85,8 @@ function page(deps: ReadDeps, table: TableRec, endpoint: CursorScope['endpoint']
   const order = matchers.length > 0 ? 'id' : 'newest';
   const match: RowPredicate | undefined =
     matchers.length === 0 ? undefined : matchers.length === 1 ? matchers[0] : (row) => matchers.every((matcher) => matcher(row));
-  const { rows, hasNextPage } = readPage(table.rows, { order, limit, ...(after ? { after } : {}), ...(match ? { match } : {}) });
+  const source = (match && search === '' && filters && keyedRows(table.rows, filters.group)) || table.rows;
+  const { rows, hasNextPage } = readPage(source, { order, limit, ...(after ? { after } : {}), ...(match ? { match } : {}) });
   const last = rows[rows.length - 1];
   const nextCursor =
     hasNextPage && last

@@ -8,6 +8,8 @@ const byId = (a: StoredRow, b: StoredRow): number => compareIds(a.id, b.id);
 export class RowList implements RowStore {
   private readonly byCreated: StoredRow[] = [];
   private readonly idOrder: StoredRow[] = [];
+  /** Moves on whenever rows may change (added, removed, or handed out to be edited): read/key-index.ts rebuilds on it. */
+  revision = 0;
 
   constructor(rows: readonly StoredRow[] = []) {
     this.byCreated = [...rows].sort(compareCreated);
@@ -39,6 +41,7 @@ export class RowList implements RowStore {
   }
 
   edit(id: string): StoredRow | undefined {
+    this.revision += 1;
     const index = this.indexById(id);
     return index < 0 ? undefined : this.idOrder[index];
   }
@@ -53,6 +56,7 @@ export class RowList implements RowStore {
    * instead of spliced in row by row, which would be quadratic.
    */
   append(rows: readonly StoredRow[]): void {
+    this.revision += 1;
     if (rows.length < BULK_APPEND) {
       for (const row of rows) {
         insertSorted(this.byCreated, row, compareCreated);
@@ -69,6 +73,7 @@ export class RowList implements RowStore {
   }
 
   remove(id: string): StoredRow | undefined {
+    this.revision += 1;
     const index = this.indexById(id);
     if (index < 0) return undefined;
     const row = this.idOrder[index]!;
@@ -83,6 +88,7 @@ export class RowList implements RowStore {
   }
 
   held(): Iterable<StoredRow> {
+    this.revision += 1;
     return this.byCreated;
   }
 

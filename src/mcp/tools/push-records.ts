@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.js';
 import { holdPrivateUmask, PRIVATE_FILE_MODE } from '../../core/private-files.js';
-import { loadWebhook } from '../../config/webhooks.js';
+import { loadWebhook } from '../../config/settings.js';
 import type { ApiClient } from '../../http/client.js';
 import { webhookTarget, type WebhookTarget } from '../../push/deliver/webhook-target.js';
 import { parseKeyMapping, type KeyMapping } from '../../push/key/record-key.js';
@@ -13,7 +13,7 @@ import { defineTool, ToolFailure, type Tool, type ToolCall } from '../tool.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { configDir } from '../../config/paths.js';
+import { configDir } from '../../config/store.js';
 
 const MAX_RECORDS = 10_000;
 const CONCURRENCY = 4;

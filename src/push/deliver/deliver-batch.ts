@@ -1,7 +1,7 @@
 import type { RateLimiter } from '../../http/rate-limiter.js';
 import { withRetries, type AttemptReport } from '../../http/retry.js';
 import type { RetryDecision, RetryPolicy } from '../../http/retry-policy.js';
-import { entryOf, type BatchState, type JournalEntry } from '../journal/journal-entry.js';
+import { entryOf, type BatchState, type JournalEntry } from '../journal/journal-format.js';
 import type { SentRequest } from '../key/intake-window.js';
 import { batchId, narrowBatch, splitBatch, type Batch } from '../plan/batch.js';
 import { classifyPost, gaveUpDetail, meaningOf, type PostOutcome, type SendEvent, type StopReason } from './classify.js';

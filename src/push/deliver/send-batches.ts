@@ -1,6 +1,6 @@
 import type { RateLimiter } from '../../http/rate-limiter.js';
 import type { RetryPolicy } from '../../http/retry-policy.js';
-import type { JournalEntry } from '../journal/journal-entry.js';
+import type { JournalEntry } from '../journal/journal-format.js';
 import type { KeyReconciler } from '../key/reconcile.js';
 import type { Batch } from '../plan/batch.js';
 import type { SendEvent, StopReason } from './classify.js';
@@ -11,8 +11,6 @@ import type { WireResult } from './webhook-client.js';
 // push/deliver: sending batches to the webhook. Public surface: BatchSender (this file) with its
 // SendEvent and StopReason (classify.ts), WebhookClient (webhook-client.ts), webhookTarget
 // (webhook-target.ts) and checkWebhook (check-webhook.ts).
-
-export type { SendEvent, StopReason } from './classify.js';
 
 export interface SendOptions {
   /** how many requests to keep in flight now (in-flight.ts: rate × round trip, within --concurrency) */

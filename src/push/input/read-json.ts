@@ -96,7 +96,7 @@ export async function* readNdjson(texts: AsyncIterable<string>, source: string, 
 }
 
 /** A parsed JSON value as a record, or an input error naming the record when it is not an object. */
-export function toObjectRecord(parsed: ExactValue, where: { source: string; record: number; line?: number }): ParsedRecord {
+function toObjectRecord(parsed: ExactValue, where: { source: string; record: number; line?: number }): ParsedRecord {
   const { value } = parsed;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
@@ -113,7 +113,7 @@ export function toObjectRecord(parsed: ExactValue, where: { source: string; reco
 // be held in memory: one object (one record), an array of objects, or {"data": [...]} (its elements).
 // Each element is handed out as text and parsed by the caller; the splitter checks only the frame.
 
-export interface RawRecord {
+interface RawRecord {
   text: string;
   /** 1-based line where the record starts. */
   line: number;
@@ -121,7 +121,7 @@ export interface RawRecord {
   single?: boolean;
 }
 
-export class JsonFrameError extends Error {
+class JsonFrameError extends Error {
   constructor(
     message: string,
     readonly line: number,
@@ -134,11 +134,11 @@ export class JsonFrameError extends Error {
 type Mode = 'start' | 'prefix' | 'elements' | 'single' | 'after-array' | 'after-data' | 'done';
 
 const SHAPES = 'JSON input must be one object, an array of objects, or {"data": [...]}';
-export const DATA_ALONE = 'a top-level object with a "data" array must have no other members (to send it as one record, wrap it in [ ])';
+const DATA_ALONE = 'a top-level object with a "data" array must have no other members (to send it as one record, wrap it in [ ])';
 const DATA_FIRST = /^\{\s*"((?:[^"\\]|\\.)*)"\s*:\s*(\S)/;
 const DATA_FIRST_SO_FAR = /^\{\s*(?:"(?:[^"\\]|\\.)*(?:\\|"\s*:?\s*)?)?$/;
 
-export class JsonRecordSplitter {
+class JsonRecordSplitter {
   private mode: Mode = 'start';
   private line = 1;
   /** elements: whether the array came from {"data": [...]} */

@@ -1,5 +1,5 @@
-import { INTAKE_MAX_MS, type Row } from '../../service/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { INTAKE_MAX_MS, type Row } from '../../service/index.js';
 import type { KeyLookups } from './key-lookups.js';
 
 // When may a key sent to the webhook be declared missing from the table? docs/service-api.md 4.7 rule 4:
@@ -18,7 +18,7 @@ import type { KeyLookups } from './key-lookups.js';
 /** The longest intake window: "about 30 s", with a fifth more for the "about". */
 export const INTAKE_LONGEST_MS = INTAKE_MAX_MS * 1.2;
 
-/** The intake's times as this run waits them: the service's, divided by TDS_RATE_SCALE (push-timings.ts). */
+/** The intake's times as this run waits them: the service's, divided by TDS_RATE_SCALE (pushTimings, push-job.ts). */
 export interface IntakeTiming {
   /** the longest intake window (INTAKE_LONGEST_MS) */
   windowMs: number;

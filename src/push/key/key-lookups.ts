@@ -75,7 +75,7 @@ export class KeyLookups {
   }
 
   /**
-   * Settling uncertain batches, or checking that the keys of batches taken in show (`check`): the rows
+   * Reconciling uncertain batches, or checking that the keys of batches taken in show (`check`): the rows
    * that hold some of the keys now (never from an earlier read, so never the mirror). `rowCount`: the
    * table's, when just read.
    */
@@ -220,7 +220,7 @@ export class TableRead implements KeyRows {
 }
 
 /** Keys read once from somewhere whole (the table, the mirror), then every question answered from them. */
-export abstract class KeySetPresence implements KeyPresence {
+abstract class KeySetPresence implements KeyPresence {
   private keys?: Promise<Set<string>>;
 
   abstract readonly requests: number;

@@ -2,7 +2,7 @@ import { UsageError } from '../../core/errors.js';
 import type { InputRecord, ReadStats } from '../input/input-record.js';
 import { keyedRecords, type KeyedOptions } from '../key/record-key.js';
 import { batchId, batchRecords, type Batch, type BatchEvent, type BatchLimits } from './batch.js';
-import type { JournalEntry } from '../journal/journal-entry.js';
+import type { JournalEntry } from '../journal/journal-format.js';
 import { decide, type Decision, type JournalIndex, type UncertainPolicy } from './resume-plan.js';
 import { add, PushTally } from './tally.js';
 

@@ -1,5 +1,5 @@
 import { UsageError } from '../../core/errors.js';
-import type { JournalEntry } from '../journal/journal-entry.js';
+import type { JournalEntry } from '../journal/journal-format.js';
 import { batchId, narrowBatch, splitBatch, type Batch } from './batch.js';
 
 /** The latest journal entry of each batch and part. */

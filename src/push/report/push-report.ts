@@ -1,18 +1,17 @@
 import type { Context } from '../../core/context.js';
 import { TdsError } from '../../core/errors.js';
-import type { ValidationResult } from '../validate-pass.js';
-import type { StopReason } from '../deliver/send-batches.js';
+import type { ValidationResult, SendResult } from '../passes.js';
+import type { StopReason } from '../deliver/classify.js';
 import type { ReadStats } from '../input/input-record.js';
 import { inputWarnings } from '../input/read-input.js';
 import { PushTally } from '../plan/tally.js';
 import { sourceName, type PushJob } from '../push-job.js';
 import { buildSummary, formatSummary, type PushSummary, type SummaryInput, formatRanges, rangesOf } from './summary.js';
-import type { SendResult } from '../send-pass.js';
 import type { WaitSummary } from '../wait/wait-rows.js';
 import type { KeyLookups } from '../key/key-lookups.js';
 
 // push/report/: what a push tells. Public surface: PushReport (this file: warnings, the summary printed,
-// the error a push ends with), the summary and record ranges (summary.ts), RejectsFile (rejects.ts).
+// the error a push ends with), the summary and record ranges (summary.ts).
 
 /** --key: what the summary tells of the keys. */
 export interface KeyReport {

@@ -5,7 +5,7 @@ import type { Context } from '../../core/context.js';
 import { type Table, UNFINISHED_STATUSES, type Field, type Row } from '../../service/index.js';
 import type { PushedKeys } from '../key/record-key.js';
 import type { PushJob } from '../push-job.js';
-import type { SendResult } from '../send-pass.js';
+import type { SendResult } from '../passes.js';
 import { startLiveLine } from '../../output/live-line.js';
 import type { KeyedPush } from '../key/keyed-push.js';
 import { RowStore, writePushedRows, type RowsOutput } from './write-rows.js';

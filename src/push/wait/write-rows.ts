@@ -1,3 +1,6 @@
+import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createAtomicFile, claimOutput } from '../../output/atomic-file.js';
 import type { DataFormat, ExportFormat } from '../../output/format.js';
 import { createRecordWriter } from '../../output/page-encoder.js';
@@ -9,9 +12,6 @@ import { TruncationTally } from '../../records/truncation-tally.js';
 import { typedPlan, typedRowReader } from '../../records/typed-plan.js';
 import type { TypedValue } from '../../records/typed-values.js';
 import type { Field, Row } from '../../service/index.js';
-import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 /** `-o FILE` of `--wait settled`. */
 export interface RowsOutput {

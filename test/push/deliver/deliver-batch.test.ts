@@ -9,7 +9,7 @@ import {
   type Posted,
 } from '../../../src/push/deliver/deliver-batch.js';
 import type { WireResult } from '../../../src/push/deliver/webhook-client.js';
-import type { BatchState } from '../../../src/push/journal/journal-entry.js';
+import type { BatchState } from '../../../src/push/journal/journal-format.js';
 import type { SentRequest } from '../../../src/push/key/intake-window.js';
 import { batchId, splitBatch, type Batch } from '../../../src/push/plan/batch.js';
 import { batches } from '../helpers/batches.js';

@@ -1,7 +1,8 @@
 import { RateLimiter } from '../../../src/http/rate-limiter.js';
-import { BatchSender, type SendEvent, type SendOptions, type StopReason } from '../../../src/push/deliver/send-batches.js';
+import { BatchSender, type SendOptions } from '../../../src/push/deliver/send-batches.js';
+import type { SendEvent, StopReason } from '../../../src/push/deliver/classify.js';
 import type { WireResult } from '../../../src/push/deliver/webhook-client.js';
-import type { JournalEntry } from '../../../src/push/journal/journal-entry.js';
+import type { JournalEntry } from '../../../src/push/journal/journal-format.js';
 import type { SentRequest } from '../../../src/push/key/intake-window.js';
 import type { SentBatch } from '../../../src/push/key/reconcile.js';
 import { batchId, type Batch } from '../../../src/push/plan/batch.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { entryOf, journalHeader } from '../../../src/push/journal/journal-entry.js';
+import { entryOf, journalHeader } from '../../../src/push/journal/journal-format.js';
 import { defaultJournalPath } from '../../../src/push/journal/prior-journal.js';
 import { JournalWriter } from '../../../src/push/journal/journal-writer.js';
 import { makeBatch } from '../../../src/push/plan/batch.js';

@@ -8,7 +8,13 @@ import { JournalIndex } from '../../../src/push/plan/resume-plan.js';
 import { PushTally } from '../../../src/push/plan/tally.js';
 import { JournalWriter, type OpenFile } from '../../../src/push/journal/journal-writer.js';
 import { readJournal } from '../../../src/push/journal/prior-journal.js';
-import { headerDifferences, journalHeader, type HeaderInput, entryOf, type JournalEntry } from '../../../src/push/journal/journal-entry.js';
+import {
+  headerDifferences,
+  journalHeader,
+  type HeaderInput,
+  entryOf,
+  type JournalEntry,
+} from '../../../src/push/journal/journal-format.js';
 
 const headerInput: HeaderInput = {
   path: '/data/in.csv',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entryOf, type BatchState, type JournalEntry } from '../../../src/push/journal/journal-entry.js';
+import { entryOf, type BatchState, type JournalEntry } from '../../../src/push/journal/journal-format.js';
 import { batchId, makeBatch, narrowBatch, splitBatch, type Batch, type BatchEvent } from '../../../src/push/plan/batch.js';
 import { dueBatches } from '../../../src/push/plan/batch-pass.js';
 import { decide, JournalIndex, type Decision, type UncertainPolicy } from '../../../src/push/plan/resume-plan.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { makeBatch, splitBatch, type Batch } from '../../../src/push/plan/batch.js';
-import type { BatchState, JournalEntry } from '../../../src/push/journal/journal-entry.js';
+import type { BatchState, JournalEntry } from '../../../src/push/journal/journal-format.js';
 import { decide, JournalIndex, type UncertainPolicy } from '../../../src/push/plan/resume-plan.js';
-import { entryOf } from '../../../src/push/journal/journal-entry.js';
+import { entryOf } from '../../../src/push/journal/journal-format.js';
 
 /** A record as the reader gives it: its bytes counted from its JSON (makeBatch sizes the body by them). */
 const item = (record: number) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { INTAKE_LONGEST_MS } from '../../src/push/key/intake-window.js';
-import { pushTimings } from '../../src/push/push-timings.js';
+import { pushTimings } from '../../src/push/push-job.js';
 import { INTAKE_QUIET_MS, RATE_LIMITS } from '../../src/service/index.js';
 
 describe('pushTimings', () => {

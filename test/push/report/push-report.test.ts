@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeBatch } from '../../../src/push/plan/batch.js';
 import { incompleteError } from '../../../src/push/report/push-report.js';
-import type { StopReason } from '../../../src/push/deliver/send-batches.js';
+import type { StopReason } from '../../../src/push/deliver/classify.js';
 import { buildSummary, formatSummary } from '../../../src/push/report/summary.js';
 import { add, PushTally } from '../../../src/push/plan/tally.js';
 

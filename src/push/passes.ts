@@ -1,25 +1,89 @@
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import type { Context } from '../core/context.js';
-import type { RateLimiter } from '../http/rate-limiter.js';
-import type { RetryPolicy } from '../http/retry-policy.js';
 import { startLiveLine } from '../output/live-line.js';
-import { BatchSender, type SendEvent, type StopReason } from './deliver/send-batches.js';
-import type { WebhookClient } from './deliver/webhook-client.js';
-import type { FlightControl } from './deliver/in-flight.js';
-import type { ReadStats } from './input/input-record.js';
 import { readInput } from './input/read-input.js';
-import { CONFIRMED_REASON, entryOf, type JournalHeader } from './journal/journal-entry.js';
-import { JournalWriter } from './journal/journal-writer.js';
-import { type KeyedPush, keyedOptions } from './key/keyed-push.js';
-import { markExisting } from './key/mark-existing.js';
-import type { LookupPlan } from './key/key-lookups.js';
+import { keyedOptions, type KeyedPush } from './key/keyed-push.js';
 import type { PushedKeys } from './key/record-key.js';
-import type { KeyReconciler } from './key/reconcile.js';
-import type { Batch, BatchLimits } from './plan/batch.js';
+import type { ReadStats } from './input/input-record.js';
+import type { Batch, BatchLimits, BatchItem } from './plan/batch.js';
 import { batchPass } from './plan/batch-pass.js';
 import type { JournalIndex } from './plan/resume-plan.js';
-import { add, PushTally } from './plan/tally.js';
-import { sourceName, type DeliveryOptions, type InputOptions, type JournalOptions } from './push-job.js';
-import { logDuplicate, RejectsFile } from './report/rejects.js';
+import { PushTally, add } from './plan/tally.js';
+import { sourceName, type InputOptions, type JournalOptions, type DeliveryOptions } from './push-job.js';
+import type { RateLimiter } from '../http/rate-limiter.js';
+import type { RetryPolicy } from '../http/retry-policy.js';
+import { BatchSender } from './deliver/send-batches.js';
+import type { SendEvent, StopReason } from './deliver/classify.js';
+import type { WebhookClient } from './deliver/webhook-client.js';
+import type { FlightControl } from './deliver/in-flight.js';
+import { CONFIRMED_REASON, entryOf, type JournalHeader } from './journal/journal-format.js';
+import { JournalWriter } from './journal/journal-writer.js';
+import { markExisting } from './key/mark-existing.js';
+import type { LookupPlan } from './key/key-lookups.js';
+import type { KeyReconciler } from './key/reconcile.js';
+import { UsageError } from '../core/errors.js';
+
+// The two passes over the input, each through batchPass (plan/batch-pass.ts): validatePass reads and
+// batches all of it without sending (a dry run, and a file checked before anything is sent); sendPass
+// reads it (again) and sends what is due, journaling every batch. Both write --rejects FILE.
+
+/** What reading the whole input without sending found. */
+export interface ValidationResult {
+  tally: PushTally;
+  /** uncertain batches of the journal confirmed as taken in (--accept-uncertain); to be journaled */
+  confirmed: Batch[];
+  stats: ReadStats;
+  seconds: number;
+}
+
+export interface ValidateOptions {
+  input: InputOptions;
+  limits: BatchLimits;
+  journal: JournalOptions;
+  index?: JournalIndex;
+  /** --rejects FILE: a file's rejected records are all listed now (staged, so a failed check keeps an earlier file) */
+  rejectsPath?: string;
+  progress: boolean;
+  /** --key: keys read, repeated and missing ones marked; the keys collected in input order */
+  keyed?: { push: KeyedPush; keys: PushedKeys };
+}
+
+/** Reads and batches the whole input without sending: the dry run, and the check of a file before sending. */
+export async function validatePass(ctx: Context, options: ValidateOptions): Promise<ValidationResult> {
+  const started = performance.now();
+  const confirmed: Batch[] = [];
+  const reader = readInput(options.input.path, options.input.stdin, options.input.read);
+  const rejects = options.rejectsPath ? await RejectsFile.open(options.rejectsPath, 'staged') : undefined;
+  const pass = batchPass(reader, options.limits, {
+    index: options.index,
+    uncertain: options.journal.uncertain,
+    onConfirmed: (batch) => void confirmed.push(batch),
+    journalPath: options.journal.path,
+    signal: ctx.signal,
+    onRejected: async (batch, reason) => {
+      options.keyed?.keys.reject(batch.items.map((item) => item.record));
+      await rejects?.write(batch.items, reason);
+    },
+    ...(options.keyed ? { key: keyedOptions(options.keyed.push, sourceName(options.input), options.keyed.keys) } : {}),
+    onDuplicate: logDuplicate(ctx),
+  });
+  const count = (): string => reader.stats.records.toLocaleString('en-US');
+  const line = options.progress
+    ? await startLiveLine(ctx.io, () => `checking ${sourceName(options.input)}: ${count()} records`, 250)
+    : undefined;
+  try {
+    for await (const _batch of pass.batches) {
+      // counted by the pass
+    }
+  } catch (error) {
+    await rejects?.discard();
+    throw error;
+  } finally {
+    line?.stop();
+  }
+  await rejects?.close();
+  return { tally: pass.tally, confirmed, stats: reader.stats, seconds: (performance.now() - started) / 1000 };
+}
 
 export interface SendPassOptions {
   input: InputOptions;
@@ -191,4 +255,55 @@ function progressText(result: SendResult, stats: ReadStats, inFlight: number, st
   const rate = Math.round(sent / Math.max(0.001, (performance.now() - started) / 1000));
   const n = (value: number): string => value.toLocaleString('en-US');
   return `read ${n(stats.records)} · sent ${n(sent)} · ${inFlight} in flight · ${n(rate)} records/s`;
+}
+
+/**
+ * `--rejects FILE`: one NDJSON line per rejected record, `{"record": N, "reason": "...", "object": {...}}`.
+ * It lists every rejected record of the input, earlier runs' included (--resume lists them again).
+ */
+class RejectsFile {
+  private chain: Promise<void> = Promise.resolve();
+
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+    private readonly staged: boolean,
+  ) {}
+
+  /**
+   * `new`: start the file afresh; `append`: add to it; `staged`: write FILE.partial, renamed to FILE by
+   * close() and removed by discard(), so a failed check never replaces an earlier complete file.
+   */
+  static async open(path: string, mode: 'new' | 'append' | 'staged'): Promise<RejectsFile> {
+    const target = mode === 'staged' ? `${path}.partial` : path;
+    try {
+      return new RejectsFile(path, await open(target, mode === 'append' ? 'a' : 'w'), mode === 'staged');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new UsageError(`cannot write the rejects file ${target}${code ? ` (${code})` : ''}`);
+    }
+  }
+
+  write(items: readonly BatchItem[], reason: string): Promise<void> {
+    const text = items.map((item) => `{"record":${item.record},"reason":${JSON.stringify(reason)},"object":${item.json}}\n`).join('');
+    this.chain = this.chain.then(() => this.handle.write(text).then(() => undefined));
+    return this.chain;
+  }
+
+  async close(): Promise<void> {
+    await this.chain;
+    await this.handle.close();
+    if (this.staged) await rename(`${this.path}.partial`, this.path);
+  }
+
+  async discard(): Promise<void> {
+    await this.chain.catch(() => undefined);
+    await this.handle.close();
+    await unlink(this.staged ? `${this.path}.partial` : this.path).catch(() => undefined);
+  }
+}
+
+/** --verbose lists each record left out for its repeated key. */
+function logDuplicate(ctx: Context): (record: number, of: number, key: string) => void {
+  return (record, of, key) => ctx.verbose(`record ${record} not sent: its key ${JSON.stringify(key)} repeats record ${of}'s`);
 }
