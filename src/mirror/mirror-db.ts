@@ -186,14 +186,20 @@ export const heldOpen = (db: Database): MirrorAccess => ({ use: (work) => work(d
 
 /** How long a sync writing group after group may hold the file before it lets waiting readers in. */
 const HOLD_MS = 1_000;
+/**
+ * How long the file stays attached once nothing uses it: steps a moment apart (a table's schema made,
+ * its first page on loopback, the next step of a round) share one attach, while any real wait (the
+ * row-read limit, --every, the next verification page) lets it go.
+ */
+const IDLE_MS = 50;
 /** The name the mirror has while a sync holds it. */
 const ATTACHED = 'tds_mirror';
 
 /**
  * The mirror as a sync writes it, held only while it writes. The sync has a DuckDB database of its own,
  * in memory (where the rows read wait for their group: mirror-writer.ts), and the mirror file is
- * attached to it by `use` and detached (DuckDB checkpoints it and lets it go) as soon as nothing uses
- * it: when the sync waits for a page, a round, a verification page or anything but its own statements.
+ * attached to it by `use` and detached (DuckDB checkpoints it and lets it go) once nothing has used it
+ * for IDLE_MS: when the sync waits for a page, a round, a verification page or anything but its own statements.
  * Uses that follow one another at once (a group written while the next pages were read) keep it for up
  * to HOLD_MS; then it is detached, and a process waiting for it gets in before it is attached again.
  * Detaching is not free (a checkpoint: tens of ms, more for a large table), so it is not done after
@@ -204,7 +210,7 @@ export class HeldMirror implements MirrorAccess {
   private attached = false;
   private heldSince = 0;
   private formatChecked = false;
-  private releaseSoon: NodeJS.Immediate | undefined;
+  private releaseSoon: NodeJS.Timeout | undefined;
   /** Attaching or detaching: one at a time. */
   private moving: Promise<void> = Promise.resolve();
 
@@ -242,29 +248,29 @@ export class HeldMirror implements MirrorAccess {
 
   async use<T>(work: (db: Database) => Promise<T>): Promise<T> {
     this.users += 1;
-    clearImmediate(this.releaseSoon);
+    clearTimeout(this.releaseSoon);
     try {
       await this.attach();
       return await work(this.db);
     } finally {
       this.users -= 1;
       if (this.users === 0) {
-        // held long enough: waiting readers get their turn now; else at the end of this turn of the event loop, unless used again
+        // held long enough: waiting readers get their turn now; else once nothing has used it for IDLE_MS
         if (performance.now() - this.heldSince >= HOLD_MS) await this.release();
-        else this.releaseSoon = setImmediate(() => void this.release());
+        else this.releaseSoon = setTimeout(() => void this.release(), IDLE_MS);
       }
     }
   }
 
   /** Detaches the mirror now (unless in use): before a hook of this process opens the file itself. */
   letGo(): Promise<void> {
-    clearImmediate(this.releaseSoon);
+    clearTimeout(this.releaseSoon);
     return this.release();
   }
 
   /** Detaches the mirror and closes the sync's database (what a stuck statement runs in is left alone: Database.abandon). */
   async close(): Promise<void> {
-    clearImmediate(this.releaseSoon);
+    clearTimeout(this.releaseSoon);
     await this.release();
     this.own.close();
   }
