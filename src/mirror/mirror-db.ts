@@ -229,6 +229,8 @@ export class HeldMirror implements MirrorAccess {
   static async open(path: string, options: Omit<OpenMirror, 'readOnly'>): Promise<HeldMirror> {
     const own = await openDatabase(':memory:', { ...engineOptions(options), readOnly: false, privateFiles: true });
     try {
+      // DuckDB spills beside the mirror, as it does for a database opened from its file (an in-memory one would use ./.tmp)
+      await own.connection.run(`SET temp_directory = ${quoteLiteral(`${path}.tmp`)}`);
       return new HeldMirror(path, own, await own.connect(), { ...options, readOnly: false });
     } catch (error) {
       own.close();
