@@ -216,6 +216,11 @@ export class HeldMirror implements MirrorAccess {
 
   /** What `use` hands its work: the sync's database, whose tables are the mirror's. */
   readonly db: Database;
+  /**
+   * The work's connections: each has the mirror as its database while it is attached, and the sync's
+   * own while it is not (so that what runs on them meanwhile, rows appended to an inbox, still runs).
+   */
+  private connections: DuckDBConnection[];
 
   private constructor(
     private readonly path: string,
@@ -223,6 +228,7 @@ export class HeldMirror implements MirrorAccess {
     private readonly control: DuckDBConnection,
     private readonly options: OpenMirror,
   ) {
+    this.connections = [own.connection];
     this.db = { ...own, path, connect: () => this.connect() };
   }
 
@@ -238,14 +244,26 @@ export class HeldMirror implements MirrorAccess {
     }
   }
 
-  /**
-   * Another connection of the work (in a `use`), which sees the mirror as its own database: a connection
-   * keeps the name of its database while the mirror is detached, and sees it again once it is attached.
-   */
   private async connect(): Promise<DuckDBConnection> {
     const connection = await this.own.connect();
-    await connection.run(`USE ${ATTACHED}`);
+    this.connections.push(connection);
+    if (this.attached) await connection.run(`USE ${ATTACHED}`);
     return connection;
+  }
+
+  /** Every connection of the work on `database` (a closed one is forgotten). */
+  private async useDatabase(database: string): Promise<void> {
+    const open: DuckDBConnection[] = [];
+    for (const connection of this.connections) {
+      if (
+        await connection.run(`USE ${database}`).then(
+          () => true,
+          () => false,
+        )
+      )
+        open.push(connection);
+    }
+    this.connections = open;
   }
 
   async use<T>(work: (db: Database) => Promise<T>): Promise<T> {
@@ -286,12 +304,11 @@ export class HeldMirror implements MirrorAccess {
       }
       await attachDatabase(this.control, this.path, ATTACHED, { ...engineOptions(this.options), readOnly: false });
       try {
-        if (!this.formatChecked) {
-          await this.own.connection.run(`USE ${ATTACHED}`);
-          await checkFormat(this.db, this.path, this.options);
-          this.formatChecked = true;
-        }
+        await this.useDatabase(ATTACHED);
+        if (!this.formatChecked) await checkFormat(this.db, this.path, this.options);
+        this.formatChecked = true;
       } catch (error) {
+        await this.useDatabase('memory');
         await this.control.run(`DETACH ${ATTACHED}`).catch(() => undefined);
         throw error;
       }
@@ -308,6 +325,7 @@ export class HeldMirror implements MirrorAccess {
   private release(): Promise<void> {
     this.moving = this.moving.then(async () => {
       if (!this.attached || this.users > 0) return;
+      await this.useDatabase('memory');
       await this.control.run(`DETACH ${ATTACHED}`).then(
         () => (this.attached = false),
         () => undefined,

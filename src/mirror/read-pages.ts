@@ -3,8 +3,8 @@ import { TdsError } from '../core/errors.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { ApiClient } from '../http/client.js';
 import { paginate } from '../http/paginate.js';
-import { rowJson } from '../duckdb/json-rows.js';
 import { typedRowReader, type TypedColumn } from '../records/typed-plan.js';
+import type { TypedValue } from '../records/typed-values.js';
 import { PAGE_LIMIT_MAX, type Row, type RowsPage, type Table } from '../service/index.js';
 import type { MirrorAccess } from './mirror-db.js';
 import { MirrorWriter } from './mirror-writer.js';
@@ -97,8 +97,7 @@ async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promis
     })) {
       fresh = true;
       checkFields(page, options.fieldIds);
-      // each row at once as its JSON text: typed rows held until their group is written would grow the heap
-      const rows = page.rows.map((row): [string, string] => [row.id, rowJson(read(row, () => (pass.unfit += 1)))]);
+      const rows = page.rows.map((row) => read(row, () => (pass.unfit += 1)));
       notePage(pass, page);
       const last = page.rows.at(-1);
       const atWatermark = pass.mode === 'incremental' && last !== undefined && reachesWatermark(last.createdAt, state.watermark);
@@ -193,6 +192,8 @@ async function restart(options: ReadPagesOptions, error: TdsError): Promise<void
 class GroupedWrites {
   private callbacks: Array<() => void> = [];
   private writing: Promise<void> | undefined;
+  /** A page being appended: a group is sealed only between appends (its rows and its saved progress alike). */
+  private appending: Promise<void> | undefined;
   private failure: unknown;
   /** When the last group began (the first page is written at once, so the pass is saved early). */
   private lastStart = -Infinity;
@@ -203,9 +204,16 @@ class GroupedWrites {
     private readonly mirror: MirrorAccess,
   ) {}
 
-  async add(rows: Array<[id: string, json: string]>, cursor: string | null, onWritten: () => void): Promise<void> {
+  async add(rows: TypedValue[][], cursor: string | null, onWritten: () => void): Promise<void> {
     if (this.failure) throw this.failure;
-    this.writer.append(rows);
+    // each page at once into DuckDB: typed rows held until their group is written would grow the heap
+    const appending = this.writer.append(rows);
+    this.appending = appending;
+    try {
+      await appending;
+    } finally {
+      this.appending = undefined;
+    }
     this.callbacks.push(onWritten);
     this.state.pass!.cursor = cursor;
     if (this.due()) this.writing ??= this.drain();
@@ -238,11 +246,16 @@ class GroupedWrites {
     try {
       while (this.callbacks.length > 0 && (ending || this.due())) {
         this.lastStart = performance.now();
-        const callbacks = this.callbacks;
-        this.callbacks = [];
+        let callbacks: Array<() => void> = [];
         const pass = this.state.pass!;
-        // the progress saved is taken as the group's rows are (both once the mirror is held)
-        const counts = await this.mirror.use(() => this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === 'full'));
+        // the group's rows, its saved progress and its pages' callbacks are taken together: once the
+        // mirror is held, between two appends
+        const counts = await this.mirror.use(async () => {
+          while (this.appending) await this.appending.catch(() => undefined);
+          callbacks = this.callbacks;
+          this.callbacks = [];
+          return this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === 'full');
+        });
         pass.inserted += counts.inserted;
         pass.updated += counts.updated;
         for (const callback of callbacks) callback();

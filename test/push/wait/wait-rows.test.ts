@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { serviceTimings } from '../../../src/http/rate-limiter.js';
 import type { KeyLookups } from '../../../src/push/key/key-lookups.js';
 import { RowStore } from '../../../src/push/wait/write-rows.js';
 import { waitUntilSettled, type SettledState, type SettledWaitOptions } from '../../../src/push/wait/wait-rows.js';
@@ -32,6 +33,7 @@ function fakeLookups(polls: Array<Record<string, Row>>) {
   const asked: Array<{ keys: string[]; recent?: { since: number; rowsBefore: number } }> = [];
   let requests = 0;
   const lookups = {
+    client: { timings: serviceTimings() },
     get requests() {
       return { existing: 0, check: 0, settle: 0, wait: requests };
     },
