@@ -9,7 +9,7 @@ import { mustSucceed, runTds, tdsEnv } from '../tds-child.mjs';
 
 /** @typedef {import('../support.mjs').Emulator} Emulator */
 /** @typedef {import('../tds-child.mjs').TdsRun} TdsRun */
-/** @typedef {import('#dist/mirror/sync-summary.js').SyncSummary} SyncSummary */
+/** @typedef {import('#dist/mirror/sync-report.js').SyncSummary} SyncSummary */
 /**
  * dir: the bench's folder (config, probe reports, files written); db: the mirror; stateFile: the emulator's --data;
  * emulators: every one started, stopped at the end; cleanups: children to end if the bench fails midway.

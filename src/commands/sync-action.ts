@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError, TdsError } from '../core/errors.js';
 import { loadSettings, type Settings } from '../config/settings.js';
-import { MAX_DURATION_DAYS, parseDuration } from '../mirror/diff/diff-bounds.js';
+import { MAX_DURATION_DAYS, parseDuration } from '../mirror/diff/open-diff.js';
 import { runSync } from '../mirror/sync-run.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { observedText, tallyText } from '../check/check-result.js';

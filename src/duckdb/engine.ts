@@ -4,8 +4,10 @@ import { basename, join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { TdsError, UsageError, noteStuckNativeWork } from '../core/errors.js';
 import { holdPrivateUmask } from '../core/private-files.js';
+import { lockAddress, tryNamedLock, type ProcessLock } from '../core/process-lock.js';
 import { duckdbFailure, firstLine, firstLineReason, lockHolder, systemRefusal } from './errors.js';
 import { lockdownStatements, openSettings, type FileAccess } from './file-access.js';
+import { quoteIdent, quoteLiteral } from './sql-text.js';
 
 // The DuckDB engine (@duckdb/node-api), loaded only by the commands that use it: every other command
 // starts without its native library.
@@ -73,7 +75,7 @@ export async function openDatabase(path: string, options: OpenOptions): Promise<
   const release = (options.privateFiles ?? path !== ':memory:') ? holdPrivateUmask() : () => undefined;
   let instance: DuckDBInstance;
   try {
-    instance = await createWaiting(duckdb, path, settings, options);
+    instance = await waitForFile(path, options, () => duckdb.DuckDBInstance.create(path, settings));
   } catch (error) {
     release();
     throw openError(path, options, error);
@@ -116,31 +118,59 @@ export async function openDatabase(path: string, options: OpenOptions): Promise<
 /**
  * DuckDB locks a file for one writing process or any number of reading ones. Tds's writers and readers
  * hold it for a moment each (a group of a sync, a query), so a refusal is retried, more slowly as it
- * lasts, for up to `lockWaitMs`; once the wait is long, `onWait` hears who holds the file.
+ * lasts, for up to `lockWaitMs`; once the wait is long, `onWait` hears who holds the file. While it
+ * waits, the process says so (a named lock, see `someoneWaits`): a sync that writes group after group
+ * lets it in before it takes the file again.
  */
-async function createWaiting(
-  duckdb: DuckDBModule,
-  path: string,
-  settings: Record<string, string>,
-  options: OpenOptions,
-): Promise<DuckDBInstance> {
+async function waitForFile<T>(path: string, options: OpenOptions, attempt: () => Promise<T>): Promise<T> {
   const started = performance.now();
   const limit = options.lockWaitMs ?? LOCK_WAIT_MS;
   let pause = 5;
   let noted = false;
-  for (;;) {
-    try {
-      return await duckdb.DuckDBInstance.create(path, settings);
-    } catch (error) {
-      const waited = performance.now() - started;
-      if (duckdbFailure(error) !== 'locked' || waited >= limit || options.signal?.aborted) throw error;
-      if (!noted && waited >= LOCK_NOTE_MS && options.onWait) {
-        noted = true;
-        options.onWait(`waiting for ${options.what} ${path}: ${describeHolder(lockHolder(error))} holds it`);
+  let waiting: ProcessLock | undefined;
+  try {
+    for (;;) {
+      try {
+        return await attempt();
+      } catch (error) {
+        const waited = performance.now() - started;
+        if (duckdbFailure(error) !== 'locked' || waited >= limit || options.signal?.aborted) throw error;
+        waiting ??= await tryNamedLock(waitingFor(path));
+        if (!noted && waited >= LOCK_NOTE_MS && options.onWait) {
+          noted = true;
+          options.onWait(`waiting for ${options.what} ${path}: ${describeHolder(lockHolder(error))} holds it`);
+        }
+        await new Promise((done) => setTimeout(done, Math.min(pause, limit - waited)));
+        pause = Math.min(pause * 2, MAX_PAUSE_MS);
       }
-      await new Promise((done) => setTimeout(done, Math.min(pause, limit - waited)));
-      pause = Math.min(pause * 2, 250);
     }
+  } finally {
+    await waiting?.release();
+  }
+}
+
+/** The longest pause between two tries of a waiting open: a writer that gives way waits about this long. */
+export const MAX_PAUSE_MS = 250;
+
+const waitingFor = (path: string): string => `tds waits for ${lockAddress(path)}`;
+
+/** Whether a process waits for the file now (it was refused while another held it). */
+export async function someoneWaits(path: string): Promise<boolean> {
+  const lock = await tryNamedLock(waitingFor(path));
+  await lock?.release();
+  return lock === undefined;
+}
+
+/**
+ * Attaches the DuckDB file `path` to an in-memory database as `name` through `connection` (made
+ * private by that database's `privateFiles`), waiting as openDatabase waits; `DETACH` releases it.
+ */
+export async function attachDatabase(connection: DuckDBConnection, path: string, name: string, options: OpenOptions): Promise<void> {
+  await checkIsDuckDBFile(path, options);
+  try {
+    await waitForFile(path, options, () => connection.run(`ATTACH ${quoteLiteral(path)} AS ${quoteIdent(name)}`));
+  } catch (error) {
+    throw openError(path, options, error);
   }
 }
 

@@ -6,13 +6,13 @@ import { quoteLiteral } from '../duckdb/sql-text.js';
 import type { ApiClient } from '../http/client.js';
 import { typedRowReader } from '../records/typed-plan.js';
 import { PAGE_LIMIT_MAX, type Field, type RowsPage, type Table } from '../service/index.js';
-import { deleteGone } from './finish-pass.js';
-import { beginSync, endSync } from './history/sync-record.js';
+import { deleteGone, serviceDate } from './pass.js';
+import { beginSync, endSync } from './history/history-objects.js';
+import type { MirrorAccess } from './mirror-db.js';
 import { MirrorWriter } from './mirror-writer.js';
-import { prepareTable } from './prepare-table.js';
+import { prepareTable } from './apply-schema.js';
 import { formatAge } from './sync-table.js';
 import { loadStates, type TableState, type VerifyState } from './table-state.js';
-import { serviceDate } from './watermark.js';
 
 // --follow's verification: between rounds, the followed tables are read again page by page, newest
 // first, with the spare share of the row-read limit, so that what a round cannot see (edits of old
@@ -31,8 +31,8 @@ import { serviceDate } from './watermark.js';
 export interface VerifySession {
   ctx: Context;
   client: ApiClient;
-  /** Opens the mirror for one page (closed right after). */
-  open(): Promise<Database>;
+  /** The mirror, held while a page is written (never while it is read). */
+  mirror: MirrorAccess;
   /** The schema --follow knows for a table (undefined: read it). */
   fieldsOf(tableId: string): Field[] | undefined;
   say(line: string): void;
@@ -107,17 +107,16 @@ export class Verifier {
   /** Reads and applies one page of the table whose verification is oldest (or under way). */
   async page(tables: readonly Table[]): Promise<void> {
     const spacing = this.intervalMs * this.backoff;
-    this.nextAt = Math.max(this.nextAt + spacing, performance.now());
+    // a late page does not make up for lost time: pages start at least one share's spacing apart
+    this.nextAt = Math.max(this.nextAt + spacing, performance.now() + this.shareMs);
     const limitedBefore = this.session.client.stats.rateLimited;
-    const db = await this.session.open();
     try {
-      const states = await loadStates(db.connection);
+      const states = await this.session.mirror.use((db) => loadStates(db.connection));
       const followed = states.filter((state) => state.pass === null && tables.some((table) => table.id === state.tableId));
       const state = followed.sort(verifyFirst)[0];
       const table = state && tables.find((candidate) => candidate.id === state.tableId);
-      if (state && table) await verifyPage(this.session, db, table, state);
+      if (state && table) await verifyPage(this.session, table, state);
     } finally {
-      db.close();
       this.paced(limitedBefore, spacing);
     }
   }
@@ -140,8 +139,7 @@ function verifyFirst(a: TableState, b: TableState): number {
   return (a.verifiedAt === null ? -Infinity : Date.parse(a.verifiedAt)) - (b.verifiedAt === null ? -Infinity : Date.parse(b.verifiedAt));
 }
 
-async function verifyPage(session: VerifySession, db: Database, table: Table, state: TableState): Promise<void> {
-  const { connection } = db;
+async function verifyPage(session: VerifySession, table: Table, state: TableState): Promise<void> {
   const prior = state.verify;
   let date: string | null = null;
   let page: RowsPage;
@@ -155,29 +153,41 @@ async function verifyPage(session: VerifySession, db: Database, table: Table, st
     if (!(prior && error instanceof TdsError && error.status === 400)) throw error;
     // the saved cursor expired: the verification starts over at the newest row
     state.verify = null;
-    await connection.run('UPDATE _tds_tables SET verify_pass = NULL WHERE table_id = $1', [state.tableId]);
+    await session.mirror.use((db) => db.connection.run('UPDATE _tds_tables SET verify_pass = NULL WHERE table_id = $1', [state.tableId]));
     return;
   }
   let fields = session.fieldsOf(table.id) ?? (await session.client.schema(table.id)).fields;
   if (page.rows.some((row) => Object.keys(row.cells).some((id) => !fields.some((field) => field.id === id)))) {
     fields = (await session.client.schema(table.id)).fields;
   }
+  const verifyStarted = prior?.startedAt ?? date;
+  await session.mirror.use((db) => applyPage(session, db, { table, state, fields, page, verifyStarted }));
+}
+
+/** A verification page read: its rows written and the rows it shows gone deleted, as a sync of its own. */
+async function applyPage(
+  session: VerifySession,
+  db: Database,
+  read: { table: Table; state: TableState; fields: Field[]; page: RowsPage; verifyStarted: string | null },
+): Promise<void> {
+  const { connection } = db;
+  const { table, state, fields, page, verifyStarted } = read;
+  const prior = state.verify;
   const { plan, current } = await prepareTable(table, state, fields, { db, taken: session.taken, say: session.say });
   const startedAt = new Date().toISOString();
   const syncId = await beginSync(connection, { tableId: table.id, mirrorTable: current.mirrorTable, startedAt, mode: 'verify' });
-  const verifyStarted = prior?.startedAt ?? date;
   const next = nextVerify(prior, page, verifyStarted);
   const done = next === null;
   current.verify = next;
   if (done) current.verifiedAt = verifyStarted ?? current.verifiedAt;
   let unfit = 0;
   let deleted = 0;
-  const read = typedRowReader(plan.columns);
+  const typed = typedRowReader(plan.columns);
   const writer = new MirrorWriter(db, { table: current.mirrorTable, historyTable: current.historyTable!, syncId }, plan.columns);
   let counts = { inserted: 0, updated: 0 };
   await writer.open(0);
   try {
-    await writer.append(page.rows.map((row) => read(row, () => (unfit += 1))));
+    await writer.append(page.rows.map((row) => typed(row, () => (unfit += 1))));
     const gone = goneInPage(prior, page);
     counts = await writer.write(current, true, async (inTransaction: DuckDBConnection) => {
       if (gone !== null) deleted = await deleteGone(inTransaction, current, { where: gone, syncId, foundGoneAt: verifyStarted });

@@ -1,7 +1,17 @@
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { lockAddress, namedLockHolder, tryNamedLock, type ProcessLock } from '../core/process-lock.js';
-import { describeHolder, openDatabase, type Database } from '../duckdb/engine.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import {
+  attachDatabase,
+  describeHolder,
+  MAX_PAUSE_MS,
+  openDatabase,
+  someoneWaits,
+  type Database,
+  type OpenOptions,
+} from '../duckdb/engine.js';
 import type { FileAccess } from '../duckdb/file-access.js';
 import { quoteLiteral } from '../duckdb/sql-text.js';
 import { SYNCS_TABLE_2, upgradeFormat1 } from './history/upgrade-format-1.js';
@@ -9,6 +19,12 @@ import { SYNCS_TABLE_2, upgradeFormat1 } from './history/upgrade-format-1.js';
 // A mirror is a DuckDB file: one table per service table (with its history table and macros), and the
 // tables below that describe it. Its format version is the comment of _tds_tables, so a newer format
 // is refused, not misread. Format 1 (before history) is upgraded by the first sync that writes it.
+//
+// The folder's surface: `tds sync` (sync-run.ts: runSync; a table's sync in sync-table.ts, its pages in
+// read-pages.ts and mirror-writer.ts, --follow's verification in follow-verify.ts), `tds sql`
+// (run-sql.ts), `tds diff` (diff/run-diff.ts; diff/open-diff.ts for MCP's diff_table), the mirror opened
+// here (openMirror for readers, HeldMirror for a sync), its tables' states (table-state.ts), their
+// schemas (apply-schema.ts, schema-drift.ts) and history (history/), and push's keys (mirror-keys.ts).
 
 export const MIRROR_FORMAT = 2;
 const FORMAT_COMMENT = (version: number): string => `tds mirror format ${version}`;
@@ -90,7 +106,7 @@ export function waitOn(ctx: Pick<Context, 'io' | 'signal'>): Pick<OpenMirror, 'o
 }
 
 /**
- * One sync at a time writes a mirror (its passes judge deletions by what they saw, see pass-range.ts):
+ * One sync at a time writes a mirror (its passes judge deletions by what they saw, see pass.ts):
  * a second one is refused, naming the first; `whenBusy: 'skip'` (tds stats) leaves the mirror to it.
  */
 export async function claimMirror(ctx: Pick<Context, 'io'>, path: string, whenBusy?: 'skip'): Promise<ProcessLock | undefined> {
@@ -109,8 +125,18 @@ export async function claimMirror(ctx: Pick<Context, 'io'>, path: string, whenBu
 
 /** Opens the mirror; a writable one gets its tables created (and is checked to be one this tds can write). */
 export async function openMirror(path: string, options: OpenMirror): Promise<Database> {
-  const db = await openDatabase(path, {
-    readOnly: options.readOnly,
+  const db = await openDatabase(path, { ...engineOptions(options), readOnly: options.readOnly });
+  try {
+    await checkFormat(db, path, options);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function engineOptions(options: Omit<OpenMirror, 'readOnly'>): Omit<OpenOptions, 'readOnly'> {
+  return {
     what: 'the mirror',
     memoryLimit: options.memoryLimit ?? '256MB',
     ...(options.threads ? { threads: options.threads } : {}),
@@ -118,39 +144,198 @@ export async function openMirror(path: string, options: OpenMirror): Promise<Dat
     ...(options.lockWaitMs !== undefined ? { lockWaitMs: options.lockWaitMs } : {}),
     ...(options.onWait ? { onWait: options.onWait } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
-  });
-  try {
-    const version = await formatVersion(db);
-    if (version !== undefined && version > MIRROR_FORMAT) {
-      throw new UsageError(
-        `the mirror ${path} was written by a newer tds (mirror format ${version}; this one reads format ${MIRROR_FORMAT})`,
-        {
-          hint: 'upgrade tds, or sync into another --db file',
-        },
-      );
+  };
+}
+
+/** A newer format refused; a writable mirror made (a new file), upgraded (format 1), or refused (not a mirror). */
+async function checkFormat(db: Database, path: string, options: OpenMirror): Promise<void> {
+  const version = await formatVersion(db);
+  if (version !== undefined && version > MIRROR_FORMAT) {
+    throw new UsageError(
+      `the mirror ${path} was written by a newer tds (mirror format ${version}; this one reads format ${MIRROR_FORMAT})`,
+      {
+        hint: 'upgrade tds, or sync into another --db file',
+      },
+    );
+  }
+  if (!options.readOnly) await refuseForeign(db, path, version);
+  const mark = async (): Promise<void> => {
+    await db.connection.run(`COMMENT ON TABLE _tds_tables IS ${quoteLiteral(FORMAT_COMMENT(MIRROR_FORMAT))}`);
+  };
+  if (!options.readOnly && version === undefined) {
+    for (const ddl of META_TABLES) await db.connection.run(ddl);
+    await mark();
+  } else if (version === 1 && !options.readOnly && !options.keepFormat) {
+    await upgradeFormat1(db.connection, mark);
+    options.note?.(`the mirror ${path} was upgraded to format ${MIRROR_FORMAT}: every row kept, each table with its history from now on`);
+  } else if (version === 1) {
+    options.note?.(
+      `the mirror ${path} was written by an earlier tds (mirror format 1): it has no history yet; the next tds sync upgrades it`,
+    );
+  }
+  if (!options.readOnly && !(version === 1 && options.keepFormat)) await addVerifyColumns(db);
+}
+
+/** The mirror as sync code reaches it: `use` runs `work` with the mirror open for writing. */
+export interface MirrorAccess {
+  use<T>(work: (db: Database) => Promise<T>): Promise<T>;
+}
+
+/** A mirror opened for the caller's whole run (tds push --skip-existing holds it so). */
+export const heldOpen = (db: Database): MirrorAccess => ({ use: (work) => work(db) });
+
+/** How long a sync writing group after group may hold the file before it lets waiting readers in. */
+const HOLD_MS = 1_000;
+/**
+ * How long the file stays attached once nothing uses it: steps a moment apart (a table's schema made,
+ * its first page on loopback, the next step of a round) share one attach, while any real wait (the
+ * row-read limit, --every, the next verification page) lets it go.
+ */
+const IDLE_MS = 50;
+/** The name the mirror has while a sync holds it. */
+const ATTACHED = 'tds_mirror';
+
+/**
+ * The mirror as a sync writes it, held only while it writes. The sync has a DuckDB database of its own,
+ * in memory (where the rows read wait for their group: mirror-writer.ts), and the mirror file is
+ * attached to it by `use` and detached (DuckDB checkpoints it and lets it go) once nothing has used it
+ * for IDLE_MS: when the sync waits for a page, a round, a verification page or anything but its own statements.
+ * Uses that follow one another at once (a group written while the next pages were read) keep it for up
+ * to HOLD_MS; then it is detached, and a process waiting for it gets in before it is attached again.
+ * Detaching is not free (a checkpoint: tens of ms, more for a large table), so it is not done after
+ * every group of a fast sync.
+ */
+export class HeldMirror implements MirrorAccess {
+  private users = 0;
+  private attached = false;
+  private heldSince = 0;
+  private formatChecked = false;
+  private releaseSoon: NodeJS.Timeout | undefined;
+  /** Attaching or detaching: one at a time. */
+  private moving: Promise<void> = Promise.resolve();
+
+  /** What `use` hands its work: the sync's database, whose tables are the mirror's. */
+  readonly db: Database;
+  /**
+   * The work's connections: each has the mirror as its database while it is attached, and the sync's
+   * own while it is not (so that what runs on them meanwhile, rows appended to an inbox, still runs).
+   */
+  private connections: DuckDBConnection[];
+
+  private constructor(
+    private readonly path: string,
+    private readonly own: Database,
+    private readonly control: DuckDBConnection,
+    private readonly options: OpenMirror,
+  ) {
+    this.connections = [own.connection];
+    this.db = { ...own, path, connect: () => this.connect() };
+  }
+
+  static async open(path: string, options: Omit<OpenMirror, 'readOnly'>): Promise<HeldMirror> {
+    const own = await openDatabase(':memory:', { ...engineOptions(options), readOnly: false, privateFiles: true });
+    try {
+      // DuckDB spills beside the mirror, as it does for a database opened from its file (an in-memory one would use ./.tmp)
+      await own.connection.run(`SET temp_directory = ${quoteLiteral(`${path}.tmp`)}`);
+      return new HeldMirror(path, own, await own.connect(), { ...options, readOnly: false });
+    } catch (error) {
+      own.close();
+      throw error;
     }
-    if (!options.readOnly) await refuseForeign(db, path, version);
-    const mark = async (): Promise<void> => {
-      await db.connection.run(`COMMENT ON TABLE _tds_tables IS ${quoteLiteral(FORMAT_COMMENT(MIRROR_FORMAT))}`);
-    };
-    if (!options.readOnly && version === undefined) {
-      for (const ddl of META_TABLES) await db.connection.run(ddl);
-      await mark();
-    } else if (version === 1 && !options.readOnly && !options.keepFormat) {
-      await upgradeFormat1(db.connection, mark);
-      options.note?.(`the mirror ${path} was upgraded to format ${MIRROR_FORMAT}: every row kept, each table with its history from now on`);
-    } else if (version === 1) {
-      options.note?.(
-        `the mirror ${path} was written by an earlier tds (mirror format 1): it has no history yet; the next tds sync upgrades it`,
-      );
+  }
+
+  private async connect(): Promise<DuckDBConnection> {
+    const connection = await this.own.connect();
+    this.connections.push(connection);
+    if (this.attached) await connection.run(`USE ${ATTACHED}`);
+    return connection;
+  }
+
+  /** Every connection of the work on `database` (a closed one is forgotten). */
+  private async useDatabase(database: string): Promise<void> {
+    const open: DuckDBConnection[] = [];
+    for (const connection of this.connections) {
+      if (
+        await connection.run(`USE ${database}`).then(
+          () => true,
+          () => false,
+        )
+      )
+        open.push(connection);
     }
-    if (!options.readOnly && !(version === 1 && options.keepFormat)) await addVerifyColumns(db);
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
+    this.connections = open;
+  }
+
+  async use<T>(work: (db: Database) => Promise<T>): Promise<T> {
+    this.users += 1;
+    clearTimeout(this.releaseSoon);
+    try {
+      await this.attach();
+      return await work(this.db);
+    } finally {
+      this.users -= 1;
+      if (this.users === 0) {
+        // held long enough: waiting readers get their turn now; else once nothing has used it for IDLE_MS
+        if (performance.now() - this.heldSince >= HOLD_MS) await this.release();
+        else this.releaseSoon = setTimeout(() => void this.release(), IDLE_MS);
+      }
+    }
+  }
+
+  /** Detaches the mirror now (unless in use): before a hook of this process opens the file itself. */
+  letGo(): Promise<void> {
+    clearTimeout(this.releaseSoon);
+    return this.release();
+  }
+
+  /** Detaches the mirror and closes the sync's database (what a stuck statement runs in is left alone: Database.abandon). */
+  async close(): Promise<void> {
+    clearTimeout(this.releaseSoon);
+    await this.release();
+    this.own.close();
+  }
+
+  private attach(): Promise<void> {
+    this.moving = this.moving.then(async () => {
+      if (this.attached) return;
+      // a process waiting for the file goes first (it tries again within MAX_PAUSE_MS)
+      for (let waited = 0; waited < 4 * MAX_PAUSE_MS && (await someoneWaits(this.path)); waited += GIVE_WAY_STEP_MS) {
+        await sleep(GIVE_WAY_STEP_MS);
+      }
+      await attachDatabase(this.control, this.path, ATTACHED, { ...engineOptions(this.options), readOnly: false });
+      try {
+        await this.useDatabase(ATTACHED);
+        if (!this.formatChecked) await checkFormat(this.db, this.path, this.options);
+        this.formatChecked = true;
+      } catch (error) {
+        await this.useDatabase('memory');
+        await this.control.run(`DETACH ${ATTACHED}`).catch(() => undefined);
+        throw error;
+      }
+      this.attached = true;
+      this.heldSince = performance.now();
+    });
+    const attached = this.moving;
+    // a failed attach fails its use; the next one tries again
+    this.moving = attached.catch(() => undefined);
+    return attached;
+  }
+
+  /** Never fails: a mirror that cannot be detached now stays attached (the next release tries again). */
+  private release(): Promise<void> {
+    this.moving = this.moving.then(async () => {
+      if (!this.attached || this.users > 0) return;
+      await this.useDatabase('memory');
+      await this.control.run(`DETACH ${ATTACHED}`).then(
+        () => (this.attached = false),
+        () => undefined,
+      );
+    });
+    return this.moving;
   }
 }
+
+const GIVE_WAY_STEP_MS = 10;
 
 /** The columns of verifications (issue 30), added to a mirror of format 2 made before them: none is the same as null. */
 async function addVerifyColumns(db: Database): Promise<void> {

@@ -5,7 +5,7 @@ import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { ApiClient } from '../http/client.js';
 import { TRUNCATED_KEY } from '../records/typed-plan.js';
 import { PAGE_LIMIT_MAX, type Table } from '../service/index.js';
-import { openMirror } from './mirror-db.js';
+import { heldOpen, openMirror } from './mirror-db.js';
 import { syncTable } from './sync-table.js';
 import { loadStates, type TableState } from './table-state.js';
 
@@ -49,7 +49,7 @@ export class MirrorKeys {
     const result = await syncTable(table, state, {
       ctx: this.ctx,
       client: this.client,
-      db,
+      mirror: heldOpen(db),
       full: false,
       taken: new Set(),
       say: (line) => this.ctx.io.stderr.write(`${line}\n`),

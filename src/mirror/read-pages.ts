@@ -1,16 +1,15 @@
 import type { Context } from '../core/context.js';
 import { TdsError } from '../core/errors.js';
-import type { Database } from '../duckdb/engine.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { ApiClient } from '../http/client.js';
 import { paginate } from '../http/paginate.js';
 import { typedRowReader, type TypedColumn } from '../records/typed-plan.js';
 import type { TypedValue } from '../records/typed-values.js';
 import { PAGE_LIMIT_MAX, type Row, type RowsPage, type Table } from '../service/index.js';
+import type { MirrorAccess } from './mirror-db.js';
 import { MirrorWriter } from './mirror-writer.js';
-import { unseenRows } from './pass-range.js';
+import { reachesWatermark, serviceDate, unseenRows } from './pass.js';
 import type { PassState, TableState } from './table-state.js';
-import { reachesWatermark, serviceDate } from './watermark.js';
 
 /** Told after each page is written (for the progress line). */
 export interface PassProgress {
@@ -23,7 +22,8 @@ export interface PassProgress {
 export interface ReadPagesOptions {
   ctx: Context;
   client: ApiClient;
-  db: Database;
+  /** Held for each group written (mirror-db.ts): never while a page is awaited. */
+  mirror: MirrorAccess;
   table: Table;
   state: TableState;
   pass: PassState;
@@ -69,19 +69,23 @@ const MAX_WAITING_ROWS = 2 * GROUP_ROWS;
 export async function readPages(options: ReadPagesOptions): Promise<void> {
   const { state } = options;
   const target = { table: state.mirrorTable, historyTable: state.historyTable!, syncId: options.syncId };
-  const writer = new MirrorWriter(options.db, target, options.columns);
-  await writer.open(options.pass.inserted);
+  const { mirror } = options;
+  const writer = await mirror.use(async (db) => {
+    const opened = new MirrorWriter(db, target, options.columns);
+    await opened.open(options.pass.inserted);
+    return opened;
+  });
   try {
     return await readInto(writer, options);
   } finally {
-    await writer.close().catch(() => undefined);
+    await mirror.use(() => writer.close()).catch(() => undefined);
   }
 }
 
 async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promise<void> {
   const { pass, state, ctx } = options;
   const read = typedRowReader(options.columns);
-  const group = new GroupedWrites(writer, state);
+  const group = new GroupedWrites(writer, state, options.mirror);
   let fresh = pass.cursor === null;
   let short = false;
   if (!fresh) options.progress?.continues?.(pass.rows);
@@ -132,7 +136,7 @@ function fetch(options: ReadPagesOptions, cursor: string | undefined, onBody?: (
   pass.requests += 1;
   return options.client.rowsPage(options.table.id, { limit: PAGE_LIMIT_MAX, ...(cursor ? { cursor } : {}) }, (body, date) => {
     const at = serviceDate(date);
-    // the pass begins on the service's clock with its first answer (see watermark.ts)
+    // the pass begins on the service's clock with its first answer (see pass.ts)
     if (cursor === undefined && pass.startedAt === null) pass.startedAt = at;
     if (at !== null) options.onServiceTime?.(at);
     onBody?.(body);
@@ -140,9 +144,11 @@ function fetch(options: ReadPagesOptions, cursor: string | undefined, onBody?: (
 }
 
 /** The mirror table's rows once the pass ends (its deletions at the end taken off). */
-async function rowsAfterPass({ db, state, pass }: ReadPagesOptions): Promise<number> {
-  const reader = await db.connection.runAndReadAll(
-    `SELECT count(*)::BIGINT AS n FROM ${quoteIdent(state.mirrorTable)} WHERE NOT (${unseenRows(state.tableId, pass)})`,
+async function rowsAfterPass({ mirror, state, pass }: ReadPagesOptions): Promise<number> {
+  const reader = await mirror.use((db) =>
+    db.connection.runAndReadAll(
+      `SELECT count(*)::BIGINT AS n FROM ${quoteIdent(state.mirrorTable)} WHERE NOT (${unseenRows(state.tableId, pass)})`,
+    ),
   );
   return Number(reader.getRowObjectsJS()[0]?.n ?? 0);
 }
@@ -173,7 +179,7 @@ async function restart(options: ReadPagesOptions, error: TdsError): Promise<void
   options.say(
     `${options.state.mirrorTable}: the service no longer accepts the saved cursor (${error.message}); the ${options.pass.mode} pass starts over`,
   );
-  await options.db.connection.run(`DELETE FROM _tds_pass WHERE table_id = ${quoteLiteral(options.state.tableId)}`);
+  await options.mirror.use((db) => db.connection.run(`DELETE FROM _tds_pass WHERE table_id = ${quoteLiteral(options.state.tableId)}`));
   Object.assign(options.pass, { cursor: null, top: null, oldest: null, requests: 0 });
   return readPages(options);
 }
@@ -186,6 +192,8 @@ async function restart(options: ReadPagesOptions, error: TdsError): Promise<void
 class GroupedWrites {
   private callbacks: Array<() => void> = [];
   private writing: Promise<void> | undefined;
+  /** A page being appended: a group is sealed only between appends (its rows and its saved progress alike). */
+  private appending: Promise<void> | undefined;
   private failure: unknown;
   /** When the last group began (the first page is written at once, so the pass is saved early). */
   private lastStart = -Infinity;
@@ -193,12 +201,19 @@ class GroupedWrites {
   constructor(
     private readonly writer: MirrorWriter,
     private readonly state: TableState,
+    private readonly mirror: MirrorAccess,
   ) {}
 
   async add(rows: TypedValue[][], cursor: string | null, onWritten: () => void): Promise<void> {
     if (this.failure) throw this.failure;
     // each page at once into DuckDB: typed rows held until their group is written would grow the heap
-    await this.writer.append(rows);
+    const appending = this.writer.append(rows);
+    this.appending = appending;
+    try {
+      await appending;
+    } finally {
+      this.appending = undefined;
+    }
     this.callbacks.push(onWritten);
     this.state.pass!.cursor = cursor;
     if (this.due()) this.writing ??= this.drain();
@@ -231,10 +246,16 @@ class GroupedWrites {
     try {
       while (this.callbacks.length > 0 && (ending || this.due())) {
         this.lastStart = performance.now();
-        const callbacks = this.callbacks;
-        this.callbacks = [];
+        let callbacks: Array<() => void> = [];
         const pass = this.state.pass!;
-        const counts = await this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === 'full');
+        // the group's rows, its saved progress and its pages' callbacks are taken together: once the
+        // mirror is held, between two appends
+        const counts = await this.mirror.use(async () => {
+          while (this.appending) await this.appending.catch(() => undefined);
+          callbacks = this.callbacks;
+          this.callbacks = [];
+          return this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === 'full');
+        });
         pass.inserted += counts.inserted;
         pass.updated += counts.updated;
         for (const callback of callbacks) callback();

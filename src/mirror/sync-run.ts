@@ -8,13 +8,11 @@ import { pickTable } from '../http/resolve-table.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import type { Field, Table } from '../service/index.js';
 import { Verifier } from './follow-verify.js';
-import { claimMirror, openMirror, waitOn } from './mirror-db.js';
-import { formatSyncSummary, interruptedSync, syncSummary } from './sync-summary.js';
-import { startSyncProgress, type SyncProgress } from './sync-progress.js';
-import { ChangesStream } from './sync-changes.js';
+import { claimMirror, HeldMirror, waitOn } from './mirror-db.js';
+import { ChangesStream, formatSyncSummary, interruptedSync, startSyncProgress, syncSummary, type SyncProgress } from './sync-report.js';
 import { syncTable, type TableSyncResult } from './sync-table.js';
 import { loadStates, type TableState } from './table-state.js';
-import { takenNames } from './taken-names.js';
+import { takenNames } from './table-name.js';
 
 export interface SyncRequest {
   /** TABLE arguments: IDs or exact names */
@@ -70,77 +68,49 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
   returnFreedMemoryAtOnce();
   const lock = await claimMirror(ctx, request.db, request.whenBusy);
   if (!lock) return;
-  try {
-    const session: SyncSession = {
-      ctx,
-      client,
-      request,
-      open: () =>
-        openMirror(request.db, {
-          readOnly: false,
-          memoryLimit: MEMORY_LIMIT,
-          threads: THREADS,
-          note: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
-          ...waitOn(ctx),
-        }),
-    };
-    const follow = new FollowMemory();
-    const first = await firstRound(session, follow);
-    report(ctx, request, first);
-    // the mirror is closed between rounds: the hook opens it as it needs
-    await request.afterRound?.(first);
-    if (request.followEveryMs !== undefined) await followRounds(session, follow);
-  } finally {
-    await lock.release();
-  }
-}
-
-/** The first round; a run that made the file and mirrored nothing (an unknown table, say) leaves no file behind. */
-async function firstRound(session: SyncSession, follow: FollowMemory): Promise<TableSyncResult[]> {
-  const { db: path } = session.request;
-  const fresh = await access(path).then(
+  const fresh = await access(request.db).then(
     () => false,
     () => true,
   );
+  let mirror: HeldMirror | undefined;
   let empty = false;
   try {
-    return await withMirror(session, async (db) => {
-      try {
-        return await syncRound(session, db, follow);
-      } catch (error) {
-        empty =
-          fresh &&
-          (await loadStates(db.connection).then(
-            (states) => states.length === 0,
-            () => false,
-          ));
-        throw error;
-      }
+    mirror = await HeldMirror.open(request.db, {
+      memoryLimit: MEMORY_LIMIT,
+      threads: THREADS,
+      note: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
+      ...waitOn(ctx),
     });
-  } catch (error) {
-    if (empty) for (const file of [path, `${path}.wal`]) await rm(file, { force: true });
-    throw error;
-  }
-}
-
-/** The mirror opened for `work` and closed after it: a sync holds the file only while it writes. */
-async function withMirror<T>(session: SyncSession, work: (db: Database) => Promise<T>): Promise<T> {
-  const db = await session.open();
-  try {
-    return await work(db);
+    const session: SyncSession = { ctx, client, request, mirror };
+    const follow = new FollowMemory();
+    let first: TableSyncResult[];
+    try {
+      first = await syncRound(session, follow);
+    } catch (error) {
+      // a run that made the file and mirrored nothing (an unknown table, say) leaves no file behind
+      empty = fresh && (await mirror.use(async (db) => (await loadStates(db.connection)).length === 0).catch(() => false));
+      throw error;
+    }
+    report(ctx, request, first);
+    // the hook opens the mirror itself
+    await mirror.letGo();
+    await request.afterRound?.(first);
+    if (request.followEveryMs !== undefined) await followRounds(session, follow);
   } finally {
-    db.close();
+    await mirror?.close();
+    if (empty) for (const file of [request.db, `${request.db}.wal`]) await rm(file, { force: true });
+    await lock.release();
   }
 }
 
 /** --follow: a round every --every, and verification pages between rounds. */
 async function followRounds(session: SyncSession, follow: FollowMemory): Promise<void> {
-  const { ctx, request } = session;
+  const { ctx, request, mirror } = session;
   const verifier = new Verifier(
     {
       ctx,
       client: session.client,
-      open: session.open,
+      mirror,
       fieldsOf: (tableId) => follow.fieldsOf(tableId),
       say: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
       taken: follow.taken,
@@ -164,6 +134,7 @@ async function followRounds(session: SyncSession, follow: FollowMemory): Promise
     const changed = results.filter(changedAnything);
     if (changed.length > 0) {
       report(ctx, request, changed);
+      await mirror.letGo();
       await request.afterRound?.(changed);
     }
   }
@@ -177,7 +148,7 @@ async function followRound(session: SyncSession, follow: FollowMemory): Promise<
   follow.listed((await session.client.tables()).tables);
   const moved = follow.tables.filter((table) => follow.mayHaveChanged(table));
   if (moved.length === 0) return [];
-  return withMirror(session, (db) => syncRound(session, db, follow, moved));
+  return syncRound(session, follow, moved);
 }
 
 const changedAnything = (result: TableSyncResult): boolean => result.inserted + result.updated + result.deleted > 0 || !result.complete;
@@ -187,23 +158,24 @@ interface SyncSession {
   ctx: Context;
   client: ApiClient;
   request: SyncRequest;
-  /** Opens the mirror for writing (each round, each verification page: closed after). */
-  open(): Promise<Database>;
+  /** The mirror, held only while a step writes it. */
+  mirror: HeldMirror;
 }
 
 /** One sync of every table (or of `only`); the first round chooses the tables and reads their schemas, later ones (--follow) reuse them. */
-async function syncRound(session: SyncSession, db: Database, memory: FollowMemory, only?: Table[]): Promise<TableSyncResult[]> {
-  const { ctx, client, request } = session;
+async function syncRound(session: SyncSession, memory: FollowMemory, only?: Table[]): Promise<TableSyncResult[]> {
+  const { ctx, client, request, mirror } = session;
   const first = only === undefined;
-  const states = await loadStates(db.connection);
+  const states = await mirror.use((db) => loadStates(db.connection));
   if (first) memory.listed((memory.tables = await chooseTables(ctx, client, request, states)));
-  const taken = (memory.taken = await namesInUse(db, states));
+  const taken = (memory.taken = await mirror.use((db) => namesInUse(db, states)));
   const progress = first
     ? (request.progress?.(memory.tables) ??
       (await startSyncProgress(ctx, memory.tables, client.timings.windows.rows, () => client.rowReadWaitMs())))
     : undefined;
   const oneShot = request.followEveryMs === undefined;
-  const changes = request.changes ? await ChangesStream.open(ctx, db) : undefined;
+  const changes = request.changes ? await mirror.use((db) => ChangesStream.open(ctx, db)) : undefined;
+  const deliver = (tableId: string): Promise<void> => mirror.use(() => changes!.deliver(tableId));
   const results: TableSyncResult[] = [];
   try {
     for (const table of only ?? memory.tables) {
@@ -211,11 +183,11 @@ async function syncRound(session: SyncSession, db: Database, memory: FollowMemor
       const knownFields = first ? undefined : memory.fieldsOf(table.id);
       progress?.table(table);
       // what an earlier run committed and did not deliver comes first
-      await changes?.deliver(table.id);
+      if (changes) await deliver(table.id);
       const synced = syncTable(table, state, {
         ctx,
         client,
-        db,
+        mirror,
         ...(request.header ? { header: request.header } : {}),
         full: request.full && first,
         taken,
@@ -233,19 +205,22 @@ async function syncRound(session: SyncSession, db: Database, memory: FollowMemor
         result = await synced;
       } catch (error) {
         // what an interrupted sync wrote is said too (the next sync's changes are its own)
-        await changes?.deliver(table.id).catch(() => undefined);
+        if (changes) await deliver(table.id).catch(() => undefined);
         if (!ctx.signal.aborted || (error instanceof TdsError && error.code !== 'INTERRUPTED')) throw error;
-        const saved = (await loadStates(db.connection).catch(() => [])).find((candidate) => candidate.tableId === table.id);
+        const saved = (await mirror.use((db) => loadStates(db.connection)).catch(() => [])).find(
+          (candidate) => candidate.tableId === table.id,
+        );
         throw interruptedSync({ db: request.db, table: table.name, savedRows: saved?.pass?.rows ?? 0, tablesDone: results.length });
       }
       results.push(result);
-      await changes?.deliver(table.id);
-      await request.afterTable?.(db, result);
+      if (changes) await deliver(table.id);
+      const { afterTable } = request;
+      if (afterTable) await mirror.use((db) => afterTable(db, result));
     }
   } finally {
     progress?.stop();
   }
-  memory.synced(await loadStates(db.connection));
+  memory.synced(await mirror.use((db) => loadStates(db.connection)));
   return results;
 }
 

@@ -1,16 +1,29 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { Context } from '../core/context.js';
+import type { Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
 import type { Field, Table } from '../service/index.js';
-import { finishPass } from './finish-pass.js';
-import { pruneHistory } from './history/prune-history.js';
-import { beginSync, endSync, type SyncBegun, type SyncEnded } from './history/sync-record.js';
-import { newPass } from './new-pass.js';
-import { prepareTable, type PrepareOptions, type PreparedTable } from './prepare-table.js';
+import { finishPass, newPass } from './pass.js';
+import type { MirrorAccess } from './mirror-db.js';
+import { prepareTable, type PrepareOptions, type PreparedTable } from './apply-schema.js';
 import { readPages, UnknownField, type PassProgress } from './read-pages.js';
 import { saveState, type PassState, type TableState } from './table-state.js';
+import {
+  beginSync,
+  createMacros,
+  endSync,
+  hasTable,
+  REPLACED_AT_KEY,
+  REPLACED_BY_KEY,
+  type SyncBegun,
+  type SyncEnded,
+} from './history/history-objects.js';
+import { versionColumns } from './history/retyped-columns.js';
 
-export interface TableSyncOptions extends PrepareOptions {
+export interface TableSyncOptions extends Omit<PrepareOptions, 'db'> {
+  /** The mirror, held for each step that writes it (never while the service is read). */
+  mirror: MirrorAccess;
   ctx: Context;
   client: ApiClient;
   /** --full: read every row and delete what the pass did not see */
@@ -54,19 +67,22 @@ export interface TableSyncResult extends SyncEnded {
 export async function syncTable(table: Table, state: TableState | undefined, options: TableSyncOptions): Promise<TableSyncResult> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  const { connection } = options.db;
+  const { mirror } = options;
   const requestsBefore = options.client.stats.requests;
   let fields = options.knownFields ?? (await options.client.schema(table.id)).fields;
-  const prepared = await prepareTable(table, state, fields, options);
+  const { prepared, passes, syncId } = await mirror.use(async (db) => {
+    const prepared = await prepareTable(table, state, fields, { ...options, db });
+    const passes = new SyncPasses(choosePass(prepared.current, options));
+    const syncId = await begin(db.connection, prepared.current, {
+      tableId: table.id,
+      mirrorTable: prepared.current.mirrorTable,
+      startedAt,
+      mode: passes.pass.mode,
+    });
+    return { prepared, passes, syncId };
+  });
   const { plan } = prepared;
   let { current } = prepared;
-  const passes = new SyncPasses(choosePass(current, options));
-  const syncId = await begin(connection, current, {
-    tableId: table.id,
-    mirrorTable: current.mirrorTable,
-    startedAt,
-    mode: passes.pass.mode,
-  });
   let serviceNow: string | null = null;
   let deleted = 0;
   let pruned: number | null = null;
@@ -92,15 +108,16 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
       onServiceTime: (at) => (serviceNow = at),
     }));
     options.onFields?.(fields);
-    if (options.pruneHistoryMs !== undefined) {
-      pruned = await pruneHistory(connection, current, options.pruneHistoryMs, serviceNow ?? new Date().toISOString());
+    const pruneMs = options.pruneHistoryMs;
+    if (pruneMs !== undefined) {
+      pruned = await mirror.use((db) => pruneHistory(db.connection, current, pruneMs, serviceNow ?? new Date().toISOString()));
     }
   } catch (error) {
-    await endSync(connection, syncId, { ...summary(false), deleted: 0 }).catch(() => undefined);
+    await mirror.use((db) => endSync(db.connection, syncId, { ...summary(false), deleted: 0 })).catch(() => undefined);
     throw error;
   }
   const done = summary(true);
-  await endSync(connection, syncId, done);
+  await mirror.use((db) => endSync(db.connection, syncId, done));
   return done;
 }
 
@@ -167,7 +184,8 @@ async function readPasses(
   for (;;) {
     const { pass } = passes;
     ({ fields, current } = await readAll(table, { fields, plan: prepared.plan, current }, pass, options));
-    deleted += await finishPass(options.db, current, { pass, syncId: options.syncId, serviceRowCount: table.rowCount });
+    const end = { pass, syncId: options.syncId, serviceRowCount: table.rowCount };
+    deleted += await options.mirror.use((db) => finishPass(db, current, end));
     const extra = current.rowCount! - table.rowCount;
     if (!(pass.mode === 'incremental' && options.deletionsByCount && options.listedNow && extra > 0)) return { fields, current, deleted };
     options.say(
@@ -203,7 +221,8 @@ async function readAll(
     } catch (error) {
       if (!(error instanceof UnknownField)) throw error;
       fields = (await options.client.schema(table.id)).fields;
-      ({ plan, current } = await prepareTable(table, current, fields, options));
+      const known = { state: current, fields };
+      ({ plan, current } = await options.mirror.use((db: Database) => prepareTable(table, known.state, known.fields, { ...options, db })));
       current.pass = pass;
     }
   }
@@ -237,4 +256,54 @@ export function formatAge(ms: number): string {
   if (min < 120) return `${min} min`;
   const h = Math.floor(min / 60);
   return h < 48 ? `${h} h ${min % 60} min` : `${Math.round(h / 24)} days`;
+}
+
+// `--prune-history`, and what it leaves the history able to answer for. A pruned version was alive from
+// its `_updatedAt` to its `_replacedAt`, and in the syncs before its `_replacedBy`: the table at a
+// moment before the latest such end, or after a sync before it, is no longer known. _tds_pruned keeps,
+// per table, the earliest moment and sync the history still answers for exactly; `tds diff`, MCP's
+// diff_table and the macros T_at_sync and T_at refuse to answer for one before them.
+
+const PRUNED_TABLE = `CREATE TABLE IF NOT EXISTS _tds_pruned (
+    table_id VARCHAR PRIMARY KEY,
+    known_from TIMESTAMPTZ NOT NULL,
+    known_from_sync BIGINT NOT NULL
+  )`;
+
+/**
+ * Drops the versions of the table's history replaced more than `olderThanMs` before `now` (the
+ * service's clock, as `_replacedAt` is), but none that `--changes` has yet to deliver; notes the
+ * horizon and makes the macros again (they refuse a moment before it). Returns how many were dropped.
+ */
+export async function pruneHistory(connection: DuckDBConnection, state: TableState, olderThanMs: number, now: string): Promise<number> {
+  const cutoff = new Date(Date.parse(now) - olderThanMs).toISOString();
+  const history = quoteIdent(state.historyTable!);
+  const undelivered = (await hasTable(connection, '_tds_changes'))
+    ? ` AND ${quoteIdent(REPLACED_BY_KEY)} <= coalesce((SELECT delivered_sync FROM _tds_changes WHERE table_id = ${quoteLiteral(state.tableId)}), ${quoteIdent(REPLACED_BY_KEY)})`
+    : '';
+  const which = `${quoteIdent(REPLACED_AT_KEY)} < ${quoteLiteral(cutoff)}::TIMESTAMPTZ${undelivered}`;
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    const reader = await connection.runAndReadAll(
+      `SELECT count(*)::BIGINT AS n, max(${quoteIdent(REPLACED_AT_KEY)}) AS known_from, max(${quoteIdent(REPLACED_BY_KEY)}) AS known_from_sync FROM ${history} WHERE ${which}`,
+    );
+    const found = reader.getRowObjectsJS()[0]!;
+    const pruned = Number(found.n);
+    if (pruned > 0) {
+      await connection.run(`DELETE FROM ${history} WHERE ${which}`);
+      await connection.run(PRUNED_TABLE);
+      await connection.run(
+        'INSERT INTO _tds_pruned VALUES ($1, $2::TIMESTAMPTZ, $3) ON CONFLICT (table_id) DO UPDATE SET ' +
+          'known_from = greatest(known_from, excluded.known_from), known_from_sync = greatest(known_from_sync, excluded.known_from_sync)',
+        [state.tableId, new Date(found.known_from as Date).toISOString(), Number(found.known_from_sync)],
+      );
+      const names = { historyTable: state.historyTable!, atSyncMacro: state.atSyncMacro!, atMacro: state.atMacro! };
+      await createMacros(connection, state.mirrorTable, names, await versionColumns(connection, state.mirrorTable));
+    }
+    await connection.run('COMMIT');
+    return pruned;
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
 }

@@ -35,7 +35,7 @@ export interface TableState {
   newestCreatedAt: string | null;
   /** Creation time of the oldest row that had an action cell still queued, waiting or running. */
   pendingSince: string | null;
-  /** Where an incremental sync stops reading (see watermark.ts). */
+  /** Where an incremental sync stops reading (see pass.ts). */
   watermark: string | null;
   rowCount: number | null;
   serviceRowCount: number | null;

@@ -262,30 +262,48 @@ describe('verification: what it says and who reads meanwhile', () => {
 });
 
 describe("verification's share of the row-read limit", () => {
-  it("the rounds' row requests count against --max-share: in any minute, row requests ≤ s × 60 + 1 (from the request log)", async ({
+  it("verification reads at most --max-share of the row-read limit, the rounds' row requests counted in (from the request log)", async ({
     open,
   }) => {
     const bench = await open();
     const table = await syncedOldTable(bench, 450);
     const since = bench.emu.requestLog.length;
-    // --max-stale asks more than the share allows: verification alone reads at the share, a page every 6.7 s of the service
-    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '10s', '--max-share', '0.15']);
+    const share = 0.01;
+    const minute = 60_000 / RATE_SCALE;
+    /** One request's worth of the share: 60 a minute at 0.01, one every 100 s of the service (1 s here). */
+    const shareMs = minute / (60 * share);
+    const reads = (): typeof bench.emu.requestLog => bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
+    // --max-stale asks far more than the share allows (5 pages in 1 s): verification reads at the share
+    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1s', '--max-share', String(share)]);
     try {
-      await verifying(bench);
-      // new rows all along: rounds read rows too
-      for (let k = 0; k < 80; k += 1) {
+      // verification alone: in any minute of the service, at most s × 60 + 1 row requests
+      await vi.waitFor(() => expect(reads().length).toBeGreaterThanOrEqual(8), { timeout: 60_000, interval: 20 });
+      const alone = reads();
+      const busiest = Math.max(
+        ...alone.map((entry) => alone.filter((other) => other.at >= entry.at && other.at < entry.at + minute).length),
+      );
+      expect(busiest).toBeLessThanOrEqual(share * 60 + 1);
+      // rounds read rows too: a new row at a time, each read by a round (or a verification page) before the next
+      for (let k = 0; k < 16; k += 1) {
+        const before = reads().length;
         await addEveryTypeRows(bench, table.id, { count: 1, from: 1000 + k });
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await vi.waitFor(() => expect(reads().length).toBeGreaterThan(before), { timeout: 30_000, interval: 5 });
       }
+      const rounds = reads().length;
+      await vi.waitFor(() => expect(reads().length).toBeGreaterThanOrEqual(rounds + 4), { timeout: 30_000, interval: 20 });
     } finally {
       await stop(follow);
     }
-    const reads = bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
-    const minute = 60_000 / RATE_SCALE;
-    const busiest = Math.max(...reads.map((entry) => reads.filter((other) => other.at >= entry.at && other.at < entry.at + minute).length));
-    expect(reads.length).toBeGreaterThan(10);
-    expect(busiest).toBeLessThanOrEqual(0.15 * 60 + 1);
-  }, 60_000);
+    // each request, a round's or a page's, takes one share's spacing: between two verification pages (later
+    // pages of a pass, with a cursor), no more requests than the time between them allows (and one more: a
+    // request's delay on its way)
+    const all = reads();
+    const pages = all.map((entry, k) => ({ at: entry.at, k })).filter((_, k) => all[k]!.path.includes('cursor='));
+    expect(pages.length).toBeGreaterThanOrEqual(6);
+    for (const [i, from] of pages.entries()) {
+      for (const to of pages.slice(i + 1)) expect(to.k - from.k).toBeLessThanOrEqual((to.at - from.at) / shareMs + 1);
+    }
+  }, 120_000);
 
   it('a verification page that met a 429 (another client over the limit) puts the next page off by twice the spacing', async ({ open }) => {
     const bench = await open({ readFaults: '429:0.15', faultSeed: 7 });

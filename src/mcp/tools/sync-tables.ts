@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { TdsError } from '../../core/errors.js';
-import type { SyncSummary } from '../../mirror/sync-summary.js';
 import { type Session, serviceTable } from '../session.js';
 import { defineTool, type Tool, type ToolCall, type ProgressUpdate } from '../tool.js';
-import type { SyncProgress } from '../../mirror/sync-progress.js';
+import type { SyncProgress, SyncSummary } from '../../mirror/sync-report.js';
 import type { Table } from '../../service/index.js';
 
 const tableResult = z.object({

@@ -1,21 +1,20 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { TdsError, UsageError } from '../../core/errors.js';
 import type { Database } from '../../duckdb/engine.js';
+import { isCalendarDate } from '../../filter/dates.js';
 import { didYouMean } from '../../filter/suggest.js';
 import { historyHorizon, type HistoryHorizon } from '../history/history-objects.js';
+import { versionColumns } from '../history/retyped-columns.js';
 import { formatVersion } from '../mirror-db.js';
 import { loadStates, namedStates, type TableState } from '../table-state.js';
-import { parseWhen, type When } from './diff-bounds.js';
-import { diffKeys } from './diff-keys.js';
-import type { Moment } from './snapshot-sql.js';
-import { TableDiff } from './table-diff.js';
-
+import { TableDiff, type DiffKey, type Moment } from './table-diff.js';
 // `tds diff` (and the MCP tool diff_table): a mirror table found by its ID or name, WHEN resolved
 // against its syncs, and the diff ready to stream. Reads only the mirror.
 
 export interface DiffRequest {
   /** The service table's ID or exact name, or the mirror table's name. */
   table: string;
-  /** WHEN (diff-bounds.ts); default the state before the table's last sync that changed a row (beforeLastChange). */
+  /** WHEN (parseWhen below); default the state before the table's last sync that changed a row (beforeLastChange). */
   since?: string;
   /** WHEN; default `now`, the table as it is. */
   until?: string;
@@ -184,4 +183,83 @@ function relativeSync(syncs: readonly number[], k: number): number | undefined {
   if (k === 0) return 0;
   if (k <= syncs.length) return syncs[syncs.length - k];
   return k === syncs.length + 1 ? 0 : undefined;
+}
+
+const META = ['_createdAt', '_updatedAt', '_createdByUserId'];
+
+/**
+ * The keys a diff compares, keyed like an export: the meta keys (but `_id`, which names the record),
+ * then each field's column with its `.status` and `.error`, in schema order (a removed field's kept
+ * column after them); not `_truncated` nor `_syncId`, which the mirror keeps for itself. Each is read as
+ * the version's own value (a retype's kept column for the versions before it).
+ */
+export async function diffKeys(connection: DuckDBConnection, tableId: string, mirrorTable: string): Promise<DiffKey[]> {
+  const reader = await connection.runAndReadAll(
+    'SELECT key, status_key, error_key FROM _tds_columns WHERE table_id = $1 ORDER BY removed, position',
+    [tableId],
+  );
+  const fields = reader
+    .getRowObjectsJS()
+    .flatMap((row) => [row.key, row.status_key, row.error_key].filter((key) => key !== null).map(String));
+  const columns = new Map((await versionColumns(connection, mirrorTable)).map((column) => [column.key, column]));
+  return [...META, ...fields].filter((key) => columns.has(key)).map((key) => columns.get(key)!);
+}
+
+// `tds diff --since/--until WHEN`: `sync:N` (a sync's ID; `sync:-1` the table's last sync, `sync:-2`
+// the one before), an ISO 8601 date-time, a duration ago (`90m`, `2h`, `3d`), or `now`.
+
+export type When = { kind: 'sync'; n: number } | { kind: 'time'; at: string } | { kind: 'now' };
+
+const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+const DURATION = /^(\d+(?:\.\d+)?)\s*(s|m|h|d|w)$/i;
+/** The longest duration taken: a century, so that "that long ago" is always a moment a clock can name. */
+export const MAX_DURATION_DAYS = 36_500;
+const MAX_DURATION_MS = MAX_DURATION_DAYS * UNIT_MS.d!;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2})(?::?(\d{2}))?)?)?$/i;
+
+/**
+ * A duration (`30d`, `12h`, `90m`, `45s`, `2w`) in ms; undefined when the text is not one. A duration
+ * longer than MAX_DURATION_DAYS is a usage error naming `option` (the flag or argument it came from).
+ */
+export function parseDuration(text: string, option = 'the duration'): number | undefined {
+  const match = DURATION.exec(text.trim());
+  if (!match) return undefined;
+  const ms = Number(match[1]) * UNIT_MS[match[2]!.toLowerCase()]!;
+  if (ms > MAX_DURATION_MS) {
+    throw new UsageError(`${option} ${JSON.stringify(text)} is longer than tds takes`, {
+      hint: `a duration goes from 0s up to ${MAX_DURATION_DAYS}d (100 years): s, m, h, d or w after a number`,
+    });
+  }
+  return ms;
+}
+
+/** WHEN as given to --since or --until (`now`: the current time, to turn a duration into a moment). */
+export function parseWhen(text: string, option: string, now: number = Date.now()): When {
+  const value = text.trim();
+  const sync = /^sync:(-?\d+)$/i.exec(value);
+  if (sync) {
+    const n = Number(sync[1]);
+    if (n === 0)
+      throw new UsageError(`${option} sync:0 names no sync`, { hint: 'sync:N takes a sync ID (see _tds_syncs), or sync:-1 for the last' });
+    return { kind: 'sync', n };
+  }
+  if (value.toLowerCase() === 'now') return { kind: 'now' };
+  const ms = parseDuration(value, option);
+  if (ms !== undefined) return { kind: 'time', at: new Date(now - ms).toISOString() };
+  const iso = ISO.exec(value);
+  if (iso && !isMoment(iso)) {
+    throw new UsageError(`${option} ${JSON.stringify(text)} is not a date and time of the calendar`, {
+      hint: 'the month goes from 01 to 12, the day up to the days of that month, the hour from 00 to 23, minutes and seconds from 00 to 59',
+    });
+  }
+  if (iso && !Number.isNaN(Date.parse(value))) return { kind: 'time', at: new Date(Date.parse(value)).toISOString() };
+  throw new UsageError(`${option} ${JSON.stringify(text)} is not a moment tds diff knows`, {
+    hint: 'give sync:N (a sync ID, or sync:-1 for the last sync), an ISO 8601 date-time (2026-03-01T12:00:00Z) or a duration ago (90m, 2h, 3d)',
+  });
+}
+
+/** Whether the parts of an ISO 8601 date-time name a real moment (Date.parse reads 2026-02-30 as March 2). */
+function isMoment(parts: RegExpExecArray): boolean {
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = parts.slice(1).map((part) => Number(part ?? 0));
+  return isCalendarDate(year!, month!, day!) && hour! <= 23 && minute! <= 59 && second! <= 59 && offsetHours! <= 23 && offsetMinutes! <= 59;
 }

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent } from '../../duckdb/sql-text.js';
-import { takenNames } from '../taken-names.js';
+import { takenNames } from '../table-name.js';
 import { createHistoryTable, createMacros, historyNames, SYNC_ID_KEY } from './history-objects.js';
 import { versionColumns } from './retyped-columns.js';
 

@@ -2,7 +2,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../../src/core/context.js';
 import { serviceTimings } from '../../src/http/rate-limiter.js';
-import { startSyncProgress } from '../../src/mirror/sync-progress.js';
+import { startSyncProgress } from '../../src/mirror/sync-report.js';
 import type { Table } from '../../src/service/index.js';
 import { testContext } from '../helpers/context.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { later, nextWatermark, reachesWatermark, serviceDate, WATERMARK_MARGIN_MS } from '../../src/mirror/watermark.js';
+import { later, nextWatermark, reachesWatermark, serviceDate, WATERMARK_MARGIN_MS } from '../../src/mirror/pass.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const at = (ms: number): string => new Date(T0 + ms).toISOString();
