@@ -3,7 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { TdsError } from '../core/errors.js';
 import type { Database } from '../duckdb/engine.js';
 import { interruptible } from '../duckdb/statement.js';
-import { openMirror } from '../mirror/mirror-db.js';
+import { openMirror, requireMirror } from '../mirror/mirror-db.js';
 import type { TableState } from '../mirror/table-state.js';
 import { findMirrorTable, mirrorFields } from '../stats/mirror-catalog.js';
 import { evaluateTable, type TableScope } from './check-figures.js';
@@ -54,6 +54,7 @@ export async function runChecks(request: CheckRun): Promise<CheckOutcome> {
   const db = await openMirror(request.db, { readOnly: true, memoryLimit: MEMORY_LIMIT, access: { files: false }, ...wait });
   let evaluated: Evaluated;
   try {
+    await requireMirror(db);
     evaluated = await evaluateChecks(db, request);
   } finally {
     db.close();

@@ -18,7 +18,7 @@ import { type Database, openDatabase } from '../duckdb/engine.js';
 import type { TableSyncResult } from '../mirror/sync-table.js';
 import { compactFolder } from '../lake/compact.js';
 import { checkLake } from '../lake/lake-check.js';
-import { openMirror, waitOn } from '../mirror/mirror-db.js';
+import { openMirror, requireMirror, waitOn } from '../mirror/mirror-db.js';
 
 // The actions of `tds sync` (with --lake and --check) and of `tds lake compact|check`.
 
@@ -162,6 +162,7 @@ export async function lakeCheckAction(ctx: Context, dir: string, options: LakeCh
   const root = resolve(dir);
   const db = await openMirror(settings.db, { readOnly: true, ...waitOn(ctx) });
   try {
+    await requireMirror(db);
     const checks = await checkLake(db.connection, root);
     if (options.json) ctx.io.stdout.write(`${JSON.stringify(checks)}\n`);
     for (const check of checks) {
