@@ -377,6 +377,13 @@ export async function userObjects(db: Database): Promise<string[]> {
   return reader.getRowObjectsJS().map((row) => String(row.what));
 }
 
+/** Refuses a database that is not a tds mirror (a plain DuckDB file given to --db), before a read fails on it. */
+export async function requireMirror(db: Database): Promise<number> {
+  const version = await formatVersion(db);
+  if (!version) throw new UsageError(`${db.path} is not a tds mirror`, { hint: 'give --db the mirror made by tds sync' });
+  return version;
+}
+
 /** The format a mirror says it has; undefined for a database without _tds_tables (new, or not a mirror); 0 for a _tds_tables tds did not make. */
 export async function formatVersion(db: Database): Promise<number | undefined> {
   const reader = await db.connection.runAndReadAll(
