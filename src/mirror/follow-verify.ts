@@ -2,7 +2,6 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Context } from '../core/context.js';
 import { TdsError } from '../core/errors.js';
 import type { Database } from '../duckdb/engine.js';
-import { rowJson } from '../duckdb/json-rows.js';
 import { quoteLiteral } from '../duckdb/sql-text.js';
 import type { ApiClient } from '../http/client.js';
 import { typedRowReader } from '../records/typed-plan.js';
@@ -188,7 +187,7 @@ async function applyPage(
   let counts = { inserted: 0, updated: 0 };
   await writer.open(0);
   try {
-    writer.append(page.rows.map((row): [string, string] => [row.id, rowJson(typed(row, () => (unfit += 1)))]));
+    await writer.append(page.rows.map((row) => typed(row, () => (unfit += 1))));
     const gone = goneInPage(prior, page);
     counts = await writer.write(current, true, async (inTransaction: DuckDBConnection) => {
       if (gone !== null) deleted = await deleteGone(inTransaction, current, { where: gone, syncId, foundGoneAt: verifyStarted });

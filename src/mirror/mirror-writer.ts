@@ -1,21 +1,21 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { openRowAppender, type RowAppender } from '../duckdb/append-rows.js';
 import type { Database } from '../duckdb/engine.js';
-import { jsonRowsFrom, jsonRowValues } from '../duckdb/json-rows.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import { GroupUpsert, readTableColumns, type GroupCounts, type WriteTarget } from './group-upsert.js';
 
 export type { GroupCounts, WriteTarget } from './group-upsert.js';
 import type { TypedColumn } from '../records/typed-plan.js';
+import type { TypedValue } from '../records/typed-values.js';
 import { fitIndexMemory, fitTableMemory } from './index-memory.js';
 import { saveState, type TableState } from './table-state.js';
 
 /**
  * Writes pages of typed rows into a mirror table: each group of whole pages in one transaction with
  * the table's progress (its state row), so a crash leaves the mirror as of the last group written,
- * with the cursor to continue from. The rows reach DuckDB as one JSON text each (duckdb/json-rows.ts,
- * as in a Parquet export) with their ID, appended as they are read to a temporary inbox table, and are
- * typed by DuckDB as they move on: matched by `_id` with the version the mirror holds (group-upsert.ts),
+ * with the cursor to continue from. The rows reach DuckDB typed (duckdb/append-rows.ts, as in a Parquet
+ * export), appended as they are read to a temporary inbox table of the plan's types (n0, n1, …; n0 is
+ * `_id`), and move on from it: matched by `_id` with the version the mirror holds (group-upsert.ts),
  * which moves into the history table when another version replaces it, in the same transaction. Their
  * IDs are noted in _tds_pass for the pass's deletions at its end.
  *
@@ -62,9 +62,9 @@ export class MirrorWriter {
     this.lanes.length = 0;
   }
 
-  /** Rows read (each row's ID and its typed values as one JSON text, in the columns' order), for the next write. */
-  append(rows: ReadonlyArray<[id: string, json: string]>): void {
-    this.lanes[this.current]!.append(rows);
+  /** Rows read (each row's typed values, in the columns' order), for the next write. */
+  async append(rows: readonly (readonly TypedValue[])[]): Promise<void> {
+    await this.lanes[this.current]!.append(rows);
   }
 
   /** Rows appended since the last write. */
@@ -124,9 +124,16 @@ class Lane {
     return `temp.${this.inboxName}`;
   }
 
-  /** Appends to the inbox (made with its appender by makeTables). */
-  append(rows: ReadonlyArray<[id: string, json: string]>): void {
-    this.appender!.append(rows);
+  /** Appends to the inbox (made with its appender by makeTables); a failure (a value DuckDB cannot cast) drops the group. */
+  async append(rows: readonly (readonly TypedValue[])[]): Promise<void> {
+    try {
+      await this.appender!.append(rows);
+    } catch (error) {
+      this.appender?.discard();
+      this.appender = undefined;
+      await this.makeTables();
+      throw error;
+    }
     this.rows += rows.length;
   }
 
@@ -148,7 +155,7 @@ class Lane {
     const { connection } = this;
     await connection.run('BEGIN TRANSACTION');
     try {
-      if (state.pass) await connection.run(`INSERT INTO _tds_pass SELECT ${quoteLiteral(state.tableId)}, id FROM ${this.inbox}`);
+      if (state.pass) await connection.run(`INSERT INTO _tds_pass SELECT ${quoteLiteral(state.tableId)}, n0 FROM ${this.inbox}`);
       const counts = await apply();
       await also?.(connection);
       if (state.pass) {
@@ -166,28 +173,26 @@ class Lane {
 
   /** Whether a row was read twice into the inbox. */
   async hasRepeats(): Promise<boolean> {
-    const reader = await this.connection.runAndReadAll(`SELECT count(*) > count(DISTINCT id) AS repeats FROM ${this.inbox}`);
+    const reader = await this.connection.runAndReadAll(`SELECT count(*) > count(DISTINCT n0) AS repeats FROM ${this.inbox}`);
     return reader.getRowObjectsJS()[0]?.repeats === true;
   }
 
-  /**
-   * The rows of the inbox, typed by DuckDB (json-rows.ts), as a query whose columns are n0, n1, … (the
-   * columns' order); `latest`: one row per ID, the copy read last.
-   */
+  /** The rows of the inbox as a query whose columns are n0, n1, … (the columns' order); `latest`: one row per ID, the copy read last. */
   typedRows(latest: boolean): string {
-    const typed = jsonRowValues(this.columns.map((column) => column.type)).map((value, i) => `${value} AS n${i}`);
-    const from = latest ? `(SELECT DISTINCT ON (id) row_json FROM ${this.inbox} ORDER BY id, rowid DESC)` : this.inbox;
-    return `SELECT ${typed.join(', ')} FROM ${jsonRowsFrom(from, 'row_json')}`;
+    const values = this.columns.map((_, i) => `n${i}`).join(', ');
+    if (!latest) return `SELECT ${values} FROM ${this.inbox}`;
+    return `SELECT DISTINCT ON (n0) ${values} FROM ${this.inbox} ORDER BY n0, rowid DESC`;
   }
 
   /** The inbox (with its appender), empty: made anew for each group (a table keeps the memory of deleted rows until it is dropped). */
   async makeTables(): Promise<void> {
     await this.dropTables();
-    await this.connection.run(`CREATE TEMP TABLE ${this.inboxName} (id VARCHAR, row_json VARCHAR)`);
+    const columns = this.columns.map((column, i) => `n${i} ${column.type}`).join(', ');
+    await this.connection.run(`CREATE TEMP TABLE ${this.inboxName} (${columns})`);
     this.appender = await openRowAppender(
-      { duckdb: this.db.duckdb, connection: this.connection },
+      { connection: this.connection },
       { name: this.inboxName, catalog: 'temp' },
-      ['VARCHAR', 'VARCHAR'],
+      this.columns.map((column) => column.type),
     );
   }
 

@@ -3,8 +3,8 @@ import { TdsError } from '../core/errors.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { ApiClient } from '../http/client.js';
 import { paginate } from '../http/paginate.js';
-import { rowJson } from '../duckdb/json-rows.js';
 import { typedRowReader, type TypedColumn } from '../records/typed-plan.js';
+import type { TypedValue } from '../records/typed-values.js';
 import { PAGE_LIMIT_MAX, type Row, type RowsPage, type Table } from '../service/index.js';
 import type { MirrorAccess } from './mirror-db.js';
 import { MirrorWriter } from './mirror-writer.js';
@@ -97,8 +97,7 @@ async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promis
     })) {
       fresh = true;
       checkFields(page, options.fieldIds);
-      // each row at once as its JSON text: typed rows held until their group is written would grow the heap
-      const rows = page.rows.map((row): [string, string] => [row.id, rowJson(read(row, () => (pass.unfit += 1)))]);
+      const rows = page.rows.map((row) => read(row, () => (pass.unfit += 1)));
       notePage(pass, page);
       const last = page.rows.at(-1);
       const atWatermark = pass.mode === 'incremental' && last !== undefined && reachesWatermark(last.createdAt, state.watermark);
@@ -203,9 +202,10 @@ class GroupedWrites {
     private readonly mirror: MirrorAccess,
   ) {}
 
-  async add(rows: Array<[id: string, json: string]>, cursor: string | null, onWritten: () => void): Promise<void> {
+  async add(rows: TypedValue[][], cursor: string | null, onWritten: () => void): Promise<void> {
     if (this.failure) throw this.failure;
-    this.writer.append(rows);
+    // each page at once into DuckDB: typed rows held until their group is written would grow the heap
+    await this.writer.append(rows);
     this.callbacks.push(onWritten);
     this.state.pass!.cursor = cursor;
     if (this.due()) this.writing ??= this.drain();

@@ -1,22 +1,17 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { openRowAppender, type RowAppender } from '../duckdb/append-rows.js';
-import { rowJson } from '../duckdb/json-rows.js';
+import type { RowAppender } from '../duckdb/append-rows.js';
 import type { TypedColumn } from '../records/typed-plan.js';
 import type { TypedValue } from '../records/typed-values.js';
 import { partialPath, asWriteFailure } from './copy-out.js';
-import { commitInbox, copyStaged, INBOX_TABLE, openStaging, STAGING_ROW_GROUP, type Staging } from './staging.js';
+import { copyStaged, openStaging, openStagingAppender, STAGING_ROW_GROUP, type Staging } from './staging.js';
 import { removeFile, removeStaging, stagingPath } from './staging-files.js';
 
-// A Parquet file written from typed rows: rows go into the staging file (staging.ts) in commits that run
-// on DuckDB's side while the next rows are read. Two connections take turns: while one commits the rows of
-// its inbox, the other takes the next rows, so rows never wait in JavaScript. At the end DuckDB copies the
-// rows to FILE.partial, which is renamed to FILE (copy-out.ts). What an export's checkpoint counts is
-// always committed.
+// A Parquet file written from typed rows: each page's rows are appended to the staging file's table as
+// they come (staging.ts), and committed a row group at a time, or a second after the last commit. At the
+// end DuckDB copies the rows to FILE.partial, which is renamed to FILE (copy-out.ts). What an export's
+// checkpoint counts is always committed.
 
 /** Rows are committed once a row group of the staging table is full, or this long after the last commit. */
 const COMMIT_EVERY_MS = 1000;
-/** While a commit runs, rows go to the other inbox; past this many, the export waits for the commit. */
-const MAX_PENDING_ROWS = 4 * STAGING_ROW_GROUP;
 
 /** A Parquet file while its rows are staged: an export's output (rows added instead of bytes written). */
 export interface StagedOutput {
@@ -28,8 +23,8 @@ export interface StagedOutput {
   /** Rows of typed values in the columns' order (each gets its row number); committed within about a second. */
   add(rows: TypedValue[][]): Promise<void>;
   /**
-   * Once a commit of every row added so far has begun: a promise that resolves when they are in the
-   * staging file (rejects if that commit fails). Undefined while some rows wait for a later commit.
+   * Once every row added so far is committed: a promise that resolves (they are in the staging file).
+   * Undefined while some rows wait for a later commit.
    */
   covering(): Promise<void> | undefined;
   /** Commits every row added so far, and waits for it. */
@@ -55,7 +50,14 @@ export async function openStagedOutput(path: string, columns: readonly TypedColu
   if (resumeRows === undefined) await removeStaging(path);
   try {
     const staging = await openStaging(stagingPath(path), columns, resumeRows);
-    return new ParquetOutput(path, staging, columns, resumeRows ?? 0);
+    let appender: RowAppender;
+    try {
+      appender = await openStagingAppender(staging, columns);
+    } catch (error) {
+      staging.close();
+      throw asWriteFailure(stagingPath(path), error);
+    }
+    return new ParquetOutput({ path, staging, appender, columns }, resumeRows ?? 0);
   } catch (error) {
     // a new staging file that could not be made holds nothing: none is left behind (a resumed one stays for --resume)
     if (resumeRows === undefined) await removeStaging(path).catch(() => undefined);
@@ -63,24 +65,11 @@ export async function openStagedOutput(path: string, columns: readonly TypedColu
   }
 }
 
-/** One of the two connections, and the appender to its inbox while it takes rows. */
-interface Inbox {
-  connection: DuckDBConnection;
-  appender?: RowAppender;
-}
-
 class ParquetOutput implements StagedOutput {
   readonly kind = 'staged';
   readonly partialPath: string;
-  private readonly inboxes: [Inbox, Inbox];
-  /** The inbox taking rows (the other one may be committing). */
-  private taking: 0 | 1 = 0;
-  /** JSON texts of the rows of the page being added. */
-  private waiting: string[][] = [];
-  /** Rows added that no commit has taken yet (waiting or in the inbox). */
+  /** Rows added that no commit has taken yet (in the appender). */
   private pending = 0;
-  /** The commit under way: it runs on DuckDB's side while the next pages are read and typed. */
-  private committing: Promise<void> | undefined;
   private lastCommit = Date.now();
   /** Rows the staging file holds once committed; closing drops the rows added after them. */
   private committed: number;
@@ -89,19 +78,16 @@ class ParquetOutput implements StagedOutput {
   private closed = false;
 
   constructor(
-    private readonly path: string,
-    private readonly staging: Staging,
-    private readonly columns: readonly TypedColumn[],
+    private readonly open: { path: string; staging: Staging; appender: RowAppender; columns: readonly TypedColumn[] },
     public rows: number,
   ) {
-    this.partialPath = stagingPath(path);
+    this.partialPath = stagingPath(open.path);
     this.committed = rows;
-    this.inboxes = [{ connection: staging.connections[0] }, { connection: staging.connections[1] }];
   }
 
   covering(): Promise<void> | undefined {
     if (this.failure !== undefined || this.pending > 0) return undefined;
-    return this.committing ?? Promise.resolve();
+    return Promise.resolve();
   }
 
   async add(rows: TypedValue[][]): Promise<void> {
@@ -110,25 +96,20 @@ class ParquetOutput implements StagedOutput {
     for (const row of rows) {
       row.push(this.rows);
       this.rows += 1;
-      this.waiting.push([rowJson(row)]);
     }
     this.pending += rows.length;
-    // each page straight to the inbox: rows held in JavaScript would outlive the young generation and grow the heap
-    await this.step(() => this.toInbox());
-    if (this.pending < STAGING_ROW_GROUP && Date.now() - this.lastCommit < COMMIT_EVERY_MS) return;
-    if (this.committing) {
-      // the other inbox is being committed: this one takes rows meanwhile, up to a limit
-      if (this.pending < MAX_PENDING_ROWS) return;
-      await this.committing;
-    }
-    await this.step(() => this.beginCommit());
+    // each page straight into DuckDB: rows held in JavaScript would outlive the young generation and grow the heap
+    await this.step(() => this.open.appender.append(rows));
+    if (this.pending >= STAGING_ROW_GROUP || Date.now() - this.lastCommit >= COMMIT_EVERY_MS) await this.settle();
   }
 
   async settle(): Promise<void> {
     if (this.failure !== undefined) throw this.failure;
-    await this.committing;
-    await this.step(() => this.beginCommit());
-    await this.committing;
+    this.lastCommit = Date.now();
+    if (this.pending === 0) return;
+    await this.step(async () => this.open.appender.flush());
+    this.pending = 0;
+    this.committed = this.rows;
   }
 
   /** DuckDB makes each commit durable (its WAL is fsynced): nothing more to sync before a checkpoint. */
@@ -146,61 +127,21 @@ class ParquetOutput implements StagedOutput {
 
   /** The export stops: rows not committed are dropped (no checkpoint counts them); the staging file stays. */
   async keep(): Promise<void> {
-    await this.close();
+    this.close();
   }
 
   async discard(): Promise<void> {
-    await this.close();
-    await removeFile(partialPath(this.path));
-    await removeStaging(this.path);
+    this.close();
+    await removeFile(partialPath(this.open.path));
+    await removeStaging(this.open.path);
   }
 
   /** The staged rows, in the order they were added, as FILE (or only FILE.partial); the staging file closed and removed. */
   private async copy(partialOnly: boolean): Promise<void> {
     await this.settle();
-    await copyStaged(this.staging, this.columns, { path: this.path, partialOnly });
-    await this.close();
-    await removeStaging(this.path);
-  }
-
-  /** The rows waiting, appended to the inbox taking rows. */
-  private async toInbox(): Promise<void> {
-    if (this.waiting.length === 0) return;
-    const inbox = this.inboxes[this.taking];
-    inbox.appender ??= await openRowAppender(
-      { duckdb: this.staging.db.duckdb, connection: inbox.connection },
-      { name: INBOX_TABLE, catalog: 'temp' },
-      ['VARCHAR'],
-    );
-    inbox.appender.append(this.waiting);
-    this.waiting = [];
-  }
-
-  /** Commits the rows of the inbox taking them, without waiting for the commit to end (see covering); the other inbox takes the next rows. */
-  private async beginCommit(): Promise<void> {
-    this.lastCommit = Date.now();
-    if (this.pending === 0) return;
-    await this.toInbox();
-    const inbox = this.inboxes[this.taking];
-    inbox.appender?.close();
-    inbox.appender = undefined;
-    this.taking = this.taking === 0 ? 1 : 0;
-    this.pending = 0;
-    const rows = this.rows;
-    const commit = commitInbox(inbox.connection, this.columns).then(
-      () => {
-        this.committed = rows;
-      },
-      (error: unknown) => {
-        this.failure ??= asWriteFailure(this.partialPath, error);
-        throw this.failure;
-      },
-    );
-    const tracked: Promise<void> = commit.finally(() => {
-      if (this.committing === tracked) this.committing = undefined;
-    });
-    tracked.catch(() => undefined); // its failure is reported by the next step, not as an unhandled rejection
-    this.committing = tracked;
+    await copyStaged(this.open.staging, this.open.columns, { path: this.open.path, partialOnly });
+    this.close();
+    await removeStaging(this.open.path);
   }
 
   /** A DuckDB step whose failure (a full disk) is a refused write of the staging file. */
@@ -213,22 +154,17 @@ class ParquetOutput implements StagedOutput {
     }
   }
 
-  /** Lets a commit under way end (what it commits stays valid), drops what no commit took, and closes. */
-  private async close(): Promise<void> {
+  /** Drops what no commit took, and closes. */
+  private close(): void {
     if (this.closed) return;
     this.closed = true;
-    await this.committing?.catch(() => undefined);
-    this.waiting = [];
-    this.pending = 0;
-    for (const inbox of this.inboxes) {
-      try {
-        inbox.appender?.close();
-      } catch {
-        // the inbox is in memory: what it held is dropped with the connection
-      }
-      inbox.appender = undefined;
+    try {
+      this.open.appender.discard();
+    } catch {
+      // an appender a failed flush left invalid: what it held was never committed
     }
+    this.pending = 0;
     this.rows = this.committed;
-    this.staging.close();
+    this.open.staging.close();
   }
 }

@@ -1,27 +1,25 @@
 import { lstat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
+import { openRowAppender, type RowAppender } from '../duckdb/append-rows.js';
 import { returnFreedMemoryAtOnce, openDatabase, type Database } from '../duckdb/engine.js';
-import { jsonRowsFrom, jsonRowValues } from '../duckdb/json-rows.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { TypedColumn } from '../records/typed-plan.js';
 import { copyOut, copyToPartial, asWriteFailure } from './copy-out.js';
 
 // The staging file of a Parquet file being written to FILE: a DuckDB file beside it (stagingPath) with one
-// table of the file's typed columns: the rows added so far, numbered in order. Rows reach it through an
-// in-memory inbox: each row's typed values as one JSON text, appended a data chunk at a time (one value a
-// row crosses from JavaScript into DuckDB, not one a cell), then typed by DuckDB into the table when they
-// are committed. At the end the table is copied out as Parquet (copy-out.ts).
+// table of the file's typed columns: the rows added so far, numbered in order. Rows are appended to it
+// typed, a data chunk at a time (duckdb/append-rows.ts), and committed by the appender's flush. At the end
+// the table is copied out as Parquet (copy-out.ts).
 
 /** The staging file, as DuckDB attaches it. */
 const CATALOG = 'tds_staging';
 /** The typed rows, with their number in the export (`_tds_row`, last). */
-const ROWS_TABLE = `${CATALOG}.tds_rows`;
+const ROWS_NAME = 'tds_rows';
+const ROWS_TABLE = `${CATALOG}.${ROWS_NAME}`;
 const ROW_NUMBER = '_tds_row';
 /** The columns the staging file was made for, so that a resume never continues a file of another layout. */
 const LAYOUT_TABLE = `${CATALOG}.tds_layout`;
-/** Rows waiting for the next commit (a temporary table of one connection), one JSON array of typed values each. */
-export const INBOX_TABLE = 'tds_inbox';
 
 /**
  * Rows per row group of the staging table. A commit of that many rows has DuckDB write them to the file
@@ -39,10 +37,9 @@ const MEMORY_LIMIT = '64MB';
  */
 const THREADS = 1;
 
-/** The staging file, open: the database and a second connection, so one commits while the other takes rows. */
+/** The staging file, open. */
 export interface Staging {
   db: Database;
-  connections: [DuckDBConnection, DuckDBConnection];
   close(): void;
 }
 
@@ -57,7 +54,6 @@ export async function openStaging(staging: string, columns: readonly TypedColumn
     threads: THREADS,
     privateFiles: true,
   });
-  let second: DuckDBConnection | undefined;
   try {
     const { connection } = db;
     await connection.run(`SET temp_directory = ${quoteLiteral(`${staging}.tmp`)}`);
@@ -71,22 +67,11 @@ export async function openStaging(staging: string, columns: readonly TypedColumn
     await attach(connection, staging, resumeRows !== undefined);
     if (resumeRows === undefined) await createTables(connection, columns);
     else await cutBack(connection, staging, columns, resumeRows);
-    second = await db.connect();
-    for (const each of [connection, second]) await each.run(`CREATE TEMP TABLE ${INBOX_TABLE} (row_json VARCHAR)`);
   } catch (error) {
-    second?.closeSync();
     db.close();
     throw asWriteFailure(staging, error);
   }
-  const connections: [DuckDBConnection, DuckDBConnection] = [db.connection, second];
-  return {
-    db,
-    connections,
-    close() {
-      connections[1].closeSync();
-      db.close();
-    },
-  };
+  return { db, close: () => db.close() };
 }
 
 async function checkStagingFile(staging: string): Promise<void> {
@@ -141,24 +126,9 @@ async function cutBack(connection: DuckDBConnection, staging: string, columns: r
   if (staged > rows) await connection.run(`DELETE FROM ${ROWS_TABLE} WHERE ${quoteIdent(ROW_NUMBER)} >= ${rows}`);
 }
 
-/**
- * Commits the rows of a connection's inbox: typed into the rows table, in the order they came, in one
- * transaction; then the inbox is made anew (a table keeps the memory of deleted rows until it is dropped).
- */
-export async function commitInbox(connection: DuckDBConnection, columns: readonly TypedColumn[]): Promise<void> {
-  const values = [...jsonRowValues(columns.map((column) => column.type)), `CAST(v[${columns.length + 1}] AS BIGINT)`];
-  try {
-    await connection.run('BEGIN TRANSACTION');
-    await connection.run(
-      `INSERT INTO ${ROWS_TABLE} SELECT ${values.join(', ')} ` + `FROM ${jsonRowsFrom(`temp.${INBOX_TABLE}`, 'row_json')}`,
-    );
-    await connection.run('COMMIT');
-  } catch (error) {
-    await connection.run('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
-  await connection.run(`DROP TABLE temp.${INBOX_TABLE}`);
-  await connection.run(`CREATE TEMP TABLE ${INBOX_TABLE} (row_json VARCHAR)`);
+/** An appender of rows to the staging table: each row's typed values in the columns' order, then its number. */
+export function openStagingAppender(staging: Staging, columns: readonly TypedColumn[]): Promise<RowAppender> {
+  return openRowAppender(staging.db, { name: ROWS_NAME, catalog: CATALOG }, [...columns.map((column) => column.type), 'BIGINT']);
 }
 
 /**

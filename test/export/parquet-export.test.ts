@@ -68,7 +68,7 @@ describe('tds rows --format parquet', () => {
     expect(await readdir(dirname(path))).toEqual(['out.parquet']);
   });
 
-  it('keeps the row order across several commits, the two inboxes taking turns', async () => {
+  it('keeps the row order across several commits', async () => {
     const path = await tempFile('out.parquet');
     // a pause longer than the commit interval before pages 2 and 4: three commits in all
     const svc = tableService({ delay: (call) => (call === 2 || call === 4 ? 1100 : 0) });

@@ -78,7 +78,7 @@ describe('MirrorWriter', () => {
     await writer.open(0);
     const s = state();
     await expect(
-      writeRows(writer, [row('a', '2026-01-01T00:00:00.000Z', 1), ['b', '["b", "not a time", null, 1]']], s, true),
+      writeRows(writer, [row('a', '2026-01-01T00:00:00.000Z', 1), ['b', 'not a time', null, 1]], s, true),
     ).rejects.toThrow();
     expect(await contents()).toEqual([]);
     expect(await passIds()).toEqual([]);
@@ -115,9 +115,9 @@ describe('MirrorWriter', () => {
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
     await writer.open(0);
     const s = state();
-    writer.append([row('a', '2026-01-01T00:00:00.000Z', 1)]);
+    await writer.append([row('a', '2026-01-01T00:00:00.000Z', 1)]);
     const first = writer.write(s, true);
-    writer.append([row('b', '2026-01-01T00:00:00.000Z', 2), row('c', '2026-01-01T00:00:00.000Z', 3)]);
+    await writer.append([row('b', '2026-01-01T00:00:00.000Z', 2), row('c', '2026-01-01T00:00:00.000Z', 3)]);
     expect(writer.waiting).toBe(2);
     expect(await first).toEqual({ inserted: 1, updated: 0 });
     expect((await contents()).map((each) => each._id)).toEqual(['a']);

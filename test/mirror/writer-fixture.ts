@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import type { Database } from '../../src/duckdb/engine.js';
-import { rowJson } from '../../src/duckdb/json-rows.js';
 import { createTableSql } from '../../src/mirror/apply-schema.js';
 import { createHistoryTable } from '../../src/mirror/history/history-objects.js';
 import { openMirror } from '../../src/mirror/mirror-db.js';
@@ -80,10 +79,7 @@ export function state(pass: Partial<PassState> = {}): TableState {
   };
 }
 
-export const row = (id: string, updatedAt: string, n: number): [string, string] => [
-  id,
-  rowJson([id, '2026-01-01T00:00:00.000Z', updatedAt, n] satisfies TypedValue[]),
-];
+export const row = (id: string, updatedAt: string, n: number): TypedValue[] => [id, '2026-01-01T00:00:00.000Z', updatedAt, n];
 
 export async function contents(): Promise<Array<Record<string, unknown>>> {
   const reader = await db.connection.runAndReadAll(`SELECT "_id", "_updatedAt"::VARCHAR AS u, n FROM ${TABLE} ORDER BY "_id"`);
@@ -95,8 +91,8 @@ export async function passIds(): Promise<string[]> {
   return reader.getRowObjectsJS().map((each) => String(each.row_id));
 }
 
-export function writeRows(writer: MirrorWriter, rows: Array<[string, string]>, s: TableState, rewrite: boolean): Promise<GroupCounts> {
-  writer.append(rows);
+export async function writeRows(writer: MirrorWriter, rows: TypedValue[][], s: TableState, rewrite: boolean): Promise<GroupCounts> {
+  await writer.append(rows);
   return writer.write(s, rewrite);
 }
 
