@@ -33,18 +33,14 @@ import { saveState, type TableState } from './table-state.js';
 // macros and its state, in one transaction); the changes themselves and _tds_columns written to match
 // (applySchema and the functions after it, inside the caller's transaction).
 
-/**
- * CREATE TABLE for a new mirror table with these columns, and `extra` ones after them; `_id` its primary
- * key unless `keyed` is false (a table its first pass fills: the key comes at the pass's end, keyTable).
- */
+/** CREATE TABLE for a new mirror table with these columns (`_id` its primary key), and `extra` ones after them. */
 export function createTableSql(
   table: string,
   columns: readonly TypedColumn[],
   extra: ReadonlyArray<{ key: string; type: string }> = [],
-  keyed = true,
 ): string {
   const list = [
-    ...columns.map((column) => `${quoteIdent(column.key)} ${column.type}${keyed && column.role === 'id' ? ' PRIMARY KEY' : ''}`),
+    ...columns.map((column) => `${quoteIdent(column.key)} ${column.type}${column.role === 'id' ? ' PRIMARY KEY' : ''}`),
     ...extra.map((column) => `${quoteIdent(column.key)} ${column.type}`),
   ];
   return `CREATE TABLE ${quoteIdent(table)} (${list.join(', ')})`;
@@ -229,7 +225,7 @@ export async function prepareTable(
     const names = historyOf(current);
     let lines: string[] = [];
     if (!state) {
-      await connection.run(createTableSql(current.mirrorTable, plan.columns, [{ key: SYNC_ID_KEY, type: 'BIGINT' }], false));
+      await connection.run(createTableSql(current.mirrorTable, plan.columns, [{ key: SYNC_ID_KEY, type: 'BIGINT' }]));
       await createHistoryTable(connection, current.mirrorTable, names);
     } else if (plan.changes.length > 0) {
       const archives = await archiveRetyped(connection, stored, plan);

@@ -28,11 +28,6 @@ import { saveState, type TableState } from './table-state.js';
  * it), a group's rows are new ones: they are inserted from the inbox as they are, without a search of
  * the table for them (which grows with the table). The primary key still refuses a row the table has,
  * or one read twice in the group: that group is then rolled back and written the general way, from the same inbox.
- *
- * A table its first pass fills has no primary key until the pass ends (keyTable): DuckDB's index of the
- * key, kept up to date row by row, cost as much CPU as the rest of the write (4 µs a row at 1,000,000
- * rows), while made at once at the end it costs a tenth of that. Until then the writer asks what the key
- * would refuse (a row the table has, or one read twice in the group) before it inserts a group as new.
  */
 export class MirrorWriter {
   private upsert?: GroupUpsert;
@@ -40,8 +35,6 @@ export class MirrorWriter {
   /** The lane that takes the rows read now. */
   private current = 0;
   private onlyNew = false;
-  /** Whether the table has its primary key (else its first pass is under way). */
-  private keyed = true;
 
   constructor(
     private readonly db: Database,
@@ -54,7 +47,6 @@ export class MirrorWriter {
     const reader = await this.db.connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${quoteIdent(this.target.table)}`);
     const rows = Number(reader.getRowObjectsJS()[0]?.n ?? 0);
     this.onlyNew = rows <= insertedByPass;
-    this.keyed = await hasPrimaryKey(this.db.connection, this.target.table);
     await fitTableMemory(this.db.connection, rows);
     const tableColumns = await readTableColumns(this.db.connection, this.target.table);
     this.upsert = new GroupUpsert(this.target, this.columns, tableColumns);
@@ -98,11 +90,10 @@ export class MirrorWriter {
       }
       // a row read twice in the group is written once, as read last (a sort of the group, only when there is one)
       const rows = lane.typedRows(await lane.hasRepeats());
-      // matched by creation time first (fast); a row whose creation time changed is refused then (by the
-      // key, so a table without it is matched the sure way): by `_id` alone
+      // matched by creation time first (fast); a row whose creation time changed is refused then: by `_id` alone
       const upsert = (byCreation: boolean): Promise<GroupCounts> =>
         lane.transaction(state, () => this.upsert!.write(lane.connection, rows, rewrite, byCreation), also);
-      return (this.keyed ? await upsert(true).catch(() => undefined) : undefined) ?? (await upsert(false));
+      return (await upsert(true).catch(() => undefined)) ?? (await upsert(false));
     } finally {
       await fitIndexMemory(lane.connection);
       await lane.makeTables();
@@ -110,7 +101,6 @@ export class MirrorWriter {
   }
 
   private async insertNew(lane: Lane, total: number): Promise<GroupCounts> {
-    if (!this.keyed && (await lane.refused(this.target.table))) throw new Error('a row the key would refuse');
     await lane.connection.run(this.upsert!.insertNewSql(lane.typedRows(false)));
     return { inserted: total, updated: 0 };
   }
@@ -181,14 +171,6 @@ class Lane {
     }
   }
 
-  /** Whether the primary key of `table` would refuse a row of the inbox: one the table has, or one read twice. */
-  async refused(table: string): Promise<boolean> {
-    const reader = await this.connection.runAndReadAll(
-      `SELECT count(*) > count(DISTINCT n0) OR EXISTS (SELECT 1 FROM ${quoteIdent(table)} WHERE "_id" IN (SELECT n0 FROM ${this.inbox})) AS refused FROM ${this.inbox}`,
-    );
-    return reader.getRowObjectsJS()[0]?.refused === true;
-  }
-
   /** Whether a row was read twice into the inbox. */
   async hasRepeats(): Promise<boolean> {
     const reader = await this.connection.runAndReadAll(`SELECT count(*) > count(DISTINCT n0) AS repeats FROM ${this.inbox}`);
@@ -224,24 +206,4 @@ class Lane {
     this.seal();
     await this.connection.run(`DROP TABLE IF EXISTS ${this.inbox}`);
   }
-}
-
-async function hasPrimaryKey(connection: DuckDBConnection, table: string): Promise<boolean> {
-  const reader = await connection.runAndReadAll(
-    "SELECT count(*)::INTEGER AS n FROM duckdb_constraints() WHERE database_name = current_database() AND schema_name = 'main' " +
-      "AND table_name = $1 AND constraint_type = 'PRIMARY KEY'",
-    [table],
-  );
-  return Number(reader.getRowObjectsJS()[0]?.n ?? 0) > 0;
-}
-
-/**
- * Gives a mirror table its primary key (`_id`) if it has none yet (its first pass ends: MirrorWriter),
- * in the caller's transaction; DuckDB's memory limit is raised for the key's index first.
- */
-export async function keyTable(connection: DuckDBConnection, table: string): Promise<void> {
-  if (await hasPrimaryKey(connection, table)) return;
-  const reader = await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${quoteIdent(table)}`);
-  await fitTableMemory(connection, Number(reader.getRowObjectsJS()[0]?.n ?? 0));
-  await connection.run(`ALTER TABLE ${quoteIdent(table)} ADD PRIMARY KEY ("_id")`);
 }

@@ -3,7 +3,6 @@ import type { Database } from '../duckdb/engine.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import { UNFINISHED_STATUSES } from '../service/index.js';
 import { CHANGE_KEY, REPLACED_AT_KEY, REPLACED_BY_KEY, tableColumns } from './history/history-objects.js';
-import { keyTable } from './mirror-writer.js';
 import { saveState, type PassState, type TableState } from './table-state.js';
 
 // A pass over a table's rows: how it starts (newPass), the rows a complete one should have seen
@@ -119,8 +118,6 @@ export async function finishPass(db: Database, state: TableState, end: PassEnd):
   await connection.run('BEGIN TRANSACTION');
   try {
     const deleted = await deleteGone(connection, state, { where: unseen, syncId, foundGoneAt: pass.startedAt });
-    // a first pass filled the table without its key (mirror-writer.ts)
-    await keyTable(connection, state.mirrorTable);
     await connection.run(`DELETE FROM _tds_pass WHERE table_id = ${quoteLiteral(state.tableId)}`);
     state.newestCreatedAt = later(state.newestCreatedAt, pass.top);
     state.pendingSince = await pendingSince(db, state);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTableSql } from '../../src/mirror/apply-schema.js';
-import { keyTable, MirrorWriter } from '../../src/mirror/mirror-writer.js';
+import { MirrorWriter } from '../../src/mirror/mirror-writer.js';
 import { loadStates } from '../../src/mirror/table-state.js';
 import {
   COLUMNS,
@@ -78,7 +77,9 @@ describe('MirrorWriter', () => {
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
     await writer.open(0);
     const s = state();
-    await expect(writeRows(writer, [row('a', '2026-01-01T00:00:00.000Z', 1), ['b', 'not a time', null, 1]], s, true)).rejects.toThrow();
+    await expect(
+      writeRows(writer, [row('a', '2026-01-01T00:00:00.000Z', 1), ['b', 'not a time', null, 1]], s, true),
+    ).rejects.toThrow();
     expect(await contents()).toEqual([]);
     expect(await passIds()).toEqual([]);
     expect(await loadStates(db.connection)).toEqual([]);
@@ -108,37 +109,6 @@ describe('MirrorWriter', () => {
       { _id: 'a', u: '2026-01-02 00:00:00+00', n: 10 },
       { _id: 'b', u: '2026-01-04 00:00:00+00', n: 21 },
     ]);
-  });
-
-  it('fills a table without its key as the key would: a row it has or one read twice goes the general way; keyTable adds the key', async () => {
-    // a first pass's table (apply-schema.ts makes it without the key)
-    await db.connection.run(`DROP TABLE ${TABLE}`);
-    await db.connection.run(createTableSql(TABLE, COLUMNS, [{ key: '_syncId', type: 'BIGINT' }], false));
-    const writer = new MirrorWriter(db, TARGET, COLUMNS);
-    await writer.open(0);
-    const s = state();
-    const early = '2026-01-01T00:00:00.000Z';
-    expect(await writeRows(writer, [row('a', early, 1), row('b', early, 2), row('a', '2026-01-02T00:00:00.000Z', 10)], s, true)).toEqual({
-      inserted: 2,
-      updated: 0,
-    });
-    expect(await writeRows(writer, [row('b', '2026-01-03T00:00:00.000Z', 20), row('c', early, 3)], s, true)).toEqual({
-      inserted: 1,
-      updated: 1,
-    });
-    expect(await writeRows(writer, [row('d', early, 4)], s, true)).toEqual({ inserted: 1, updated: 0 });
-    await writer.close();
-    expect(await contents()).toEqual([
-      { _id: 'a', u: '2026-01-02 00:00:00+00', n: 10 },
-      { _id: 'b', u: '2026-01-03 00:00:00+00', n: 20 },
-      { _id: 'c', u: '2026-01-01 00:00:00+00', n: 3 },
-      { _id: 'd', u: '2026-01-01 00:00:00+00', n: 4 },
-    ]);
-    const history = await db.connection.runAndReadAll(`SELECT "_id", n FROM ${NAMES.historyTable}`);
-    expect(history.getRowObjectsJS()).toEqual([{ _id: 'b', n: 2 }]);
-    await keyTable(db.connection, TABLE);
-    await keyTable(db.connection, TABLE); // once only
-    await expect(db.connection.run(`INSERT INTO ${TABLE} ("_id") VALUES ('a')`)).rejects.toThrow(/PRIMARY KEY|[Dd]uplicate/);
   });
 
   it('writes in a group only the rows appended before it began; those appended meanwhile wait for the next', async () => {
