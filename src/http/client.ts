@@ -74,6 +74,8 @@ export class ApiClient {
   private readonly signal?: AbortSignal;
   private readonly transport: Transport;
   private readonly limiters: ServiceLimiters;
+  /** How long the last answers took (ms, from the request going out, pacing not counted); newest last. */
+  private readonly answerMs: number[] = [];
   /** The Date of the service's latest answer, and when (this machine's clock) it came. */
   private serviceDate?: { serviceMs: number; localMs: number };
 
@@ -173,6 +175,14 @@ export class ApiClient {
     return this.limiters.rows.delayUntilFree();
   }
 
+  /**
+   * The round trip to the service (ms): the shortest of the last 20 answers (the way there and back
+   * without a queue); undefined before any answer.
+   */
+  roundTripMs(): number | undefined {
+    return this.answerMs.length === 0 ? undefined : Math.min(...this.answerMs);
+  }
+
   /** Now on the service's clock, from the Date of its latest answer (to the second); undefined before any. */
   serviceNow(): number | undefined {
     return this.serviceDate && this.serviceDate.serviceMs + (Date.now() - this.serviceDate.localMs);
@@ -210,6 +220,10 @@ export class ApiClient {
   private record(request: SendRequest, report: AttemptReport<Attempt>): void {
     const { result, decision, pacedMs } = report;
     this.stats.waitedMs += pacedMs;
+    if (isSuccess(result.response)) {
+      this.answerMs.push(result.ms);
+      if (this.answerMs.length > ROUND_TRIP_SAMPLES) this.answerMs.shift();
+    }
     if (result.outcome.kind === 'status' && result.outcome.status === 429) this.stats.rateLimited += 1;
     let retry: RequestLogLine['retry'];
     if (decision?.retry) {
@@ -277,6 +291,8 @@ function queryString(query: Record<string, string | number | undefined> | undefi
   const text = params.toString();
   return text ? `?${text}` : '';
 }
+
+const ROUND_TRIP_SAMPLES = 20;
 
 function isSuccess(response: RawResponse | undefined): boolean {
   return response !== undefined && response.status >= 200 && response.status < 300;

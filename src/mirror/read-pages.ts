@@ -192,6 +192,8 @@ async function restart(options: ReadPagesOptions, error: TdsError): Promise<void
 class GroupedWrites {
   private callbacks: Array<() => void> = [];
   private writing: Promise<void> | undefined;
+  /** A page being appended: a group is sealed only between appends (its rows and its saved progress alike). */
+  private appending: Promise<void> | undefined;
   private failure: unknown;
   /** When the last group began (the first page is written at once, so the pass is saved early). */
   private lastStart = -Infinity;
@@ -205,7 +207,13 @@ class GroupedWrites {
   async add(rows: TypedValue[][], cursor: string | null, onWritten: () => void): Promise<void> {
     if (this.failure) throw this.failure;
     // each page at once into DuckDB: typed rows held until their group is written would grow the heap
-    await this.writer.append(rows);
+    const appending = this.writer.append(rows);
+    this.appending = appending;
+    try {
+      await appending;
+    } finally {
+      this.appending = undefined;
+    }
     this.callbacks.push(onWritten);
     this.state.pass!.cursor = cursor;
     if (this.due()) this.writing ??= this.drain();
@@ -238,11 +246,16 @@ class GroupedWrites {
     try {
       while (this.callbacks.length > 0 && (ending || this.due())) {
         this.lastStart = performance.now();
-        const callbacks = this.callbacks;
-        this.callbacks = [];
+        let callbacks: Array<() => void> = [];
         const pass = this.state.pass!;
-        // the progress saved is taken as the group's rows are (both once the mirror is held)
-        const counts = await this.mirror.use(() => this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === 'full'));
+        // the group's rows, its saved progress and its pages' callbacks are taken together: once the
+        // mirror is held, between two appends
+        const counts = await this.mirror.use(async () => {
+          while (this.appending) await this.appending.catch(() => undefined);
+          callbacks = this.callbacks;
+          this.callbacks = [];
+          return this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === 'full');
+        });
         pass.inserted += counts.inserted;
         pass.updated += counts.updated;
         for (const callback of callbacks) callback();

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { request } from 'undici';
 import { expect } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { RequestLogEntry, RunningEmulator } from '../../src/emulator/index.js';
 import { type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { api, PUSH_EMULATOR, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
@@ -162,4 +162,33 @@ export interface RunningTds {
 export function startTds(bench: PushBench, args: string[]): RunningTds {
   const { child, exit, stdout, stderr } = bench.spawn(args, { stdio: ['pipe', 'pipe', 'pipe'], openStdin: true });
   return { child, pid: child.pid ?? 0, stdout, stderr, exit };
+}
+
+/**
+ * The most requests the emulator held at once. A request's arrival (`at`) is read in whole milliseconds
+ * and its duration finer, so a request that came right after another's answer can seem to start up to
+ * a millisecond before that answer left: ends are counted a millisecond early.
+ */
+export function mostAtOnce(entries: RequestLogEntry[]): number {
+  const edges = entries.flatMap((entry) => [
+    { at: entry.at, step: 1 },
+    { at: entry.at + entry.durationMs - 1, step: -1 },
+  ]);
+  edges.sort((a, b) => a.at - b.at || a.step - b.step);
+  let now = 0;
+  let most = 0;
+  for (const edge of edges) most = Math.max(most, (now += edge.step));
+  return most;
+}
+
+/** The most of `entries` that arrived within any `windowMs` (a sliding window, as the service counts). */
+export function mostInWindow(entries: RequestLogEntry[], windowMs: number): number {
+  const times = entries.map((entry) => entry.at).sort((a, b) => a - b);
+  let most = 0;
+  let first = 0;
+  for (let last = 0; last < times.length; last += 1) {
+    while (times[last]! - times[first]! >= windowMs) first += 1;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
 }

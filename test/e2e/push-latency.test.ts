@@ -1,30 +1,11 @@
 import { describe, expect } from 'vitest';
-import type { RequestLogEntry } from '../../src/emulator/index.js';
 import { expectSameRecords, ndjson, people, tablePayloads, webhookPosts } from '../push/helpers/emulator.js';
 import { pushTest } from './push-support.js';
-import { columnValues, expectEachOnce, KEY_EMULATOR } from './push-key-support.js';
+import { columnValues, expectEachOnce, KEY_EMULATOR, mostAtOnce } from './push-key-support.js';
 
 // A push to a far service (the emulator's --latency): requests in flight follow the webhook's rate ×
 // the round trip, and the webhook's limit is never exceeded (the emulator answers 429 past it). Counts
 // from the emulator's request log, no clocks: how many requests it held at once, how many it refused.
-
-/** The most requests the emulator held at once: from each one's arrival to its answer leaving. */
-/**
- * The most requests the emulator held at once. A request's arrival (`at`) is read in whole milliseconds
- * and its duration finer, so a request that came right after another's answer can seem to start up to
- * a millisecond before that answer left: ends are counted a millisecond early.
- */
-function mostAtOnce(entries: RequestLogEntry[]): number {
-  const edges = entries.flatMap((entry) => [
-    { at: entry.at, step: 1 },
-    { at: entry.at + entry.durationMs - 1, step: -1 },
-  ]);
-  edges.sort((a, b) => a.at - b.at || a.step - b.step);
-  let now = 0;
-  let most = 0;
-  for (const edge of edges) most = Math.max(most, (now += edge.step));
-  return most;
-}
 
 describe('tds push to a service 100 ms away', () => {
   pushTest(

@@ -77,9 +77,7 @@ describe('MirrorWriter', () => {
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
     await writer.open(0);
     const s = state();
-    await expect(
-      writeRows(writer, [row('a', '2026-01-01T00:00:00.000Z', 1), ['b', 'not a time', null, 1]], s, true),
-    ).rejects.toThrow();
+    await expect(writeRows(writer, [row('a', '2026-01-01T00:00:00.000Z', 1), ['b', 'not a time', null, 1]], s, true)).rejects.toThrow();
     expect(await contents()).toEqual([]);
     expect(await passIds()).toEqual([]);
     expect(await loadStates(db.connection)).toEqual([]);

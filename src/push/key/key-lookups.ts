@@ -4,6 +4,7 @@ import {
   type Table,
   PAGE_LIMIT_MAX,
   type Row,
+  type RowsPage,
   ANY_OF_MAX_ITEMS,
   FILTER_MAX_ENTRIES_PER_GROUP,
   FILTER_MAX_ENTRIES_TOTAL,
@@ -12,7 +13,8 @@ import {
   type FilterRule,
 } from '../../service/index.js';
 import { type KeyColumn, foldKey } from './record-key.js';
-import { paginate, rowsOf } from '../../http/paginate.js';
+import { paginate } from '../../http/paginate.js';
+import type { RateWindow } from '../../http/rate-limiter.js';
 
 // Looking keys up in the table: KeyLookups answers each question of a keyed push (--skip-existing,
 // reconciling, --wait settled) with the plan of fewest row requests (chooseLookupPlan): filter queries
@@ -36,19 +38,28 @@ export type LookupRequests = Record<LookupUse, number>;
  */
 export class KeyLookups {
   private readonly used: Array<{ use: LookupUse; lookup: { readonly requests: number } }> = [];
+  /** Every filter query's pages go through it: about rate × round trip of them in flight. */
+  private readonly flight: Flight;
 
   constructor(
     readonly client: ApiClient,
     readonly table: Table,
     readonly column: KeyColumn,
     private readonly mirror?: MirrorSource,
-  ) {}
+  ) {
+    this.flight = new Flight(() => this.inFlight);
+  }
 
   /** Row requests of every lookup so far, by use (the local mirror's sync included). */
   get requests(): LookupRequests {
     const requests: LookupRequests = { existing: 0, check: 0, reconcile: 0, wait: 0 };
     for (const { use, lookup } of this.used) requests[use] += lookup.requests;
     return requests;
+  }
+
+  /** The row requests the lookups keep in flight now (rate × round trip: lookupsInFlight). */
+  get inFlight(): number {
+    return lookupsInFlight(this.client.roundTripMs(), this.client.timings.windows.rows);
   }
 
   /** The table's rowCount now (one metadata request). */
@@ -82,7 +93,7 @@ export class KeyLookups {
   async reconcile(keys: readonly string[], use: 'reconcile' | 'check' = 'reconcile', rowCount?: number): Promise<Planned<KeyRows>> {
     const rows = rowCount ?? (await this.rowCount());
     const plan = chooseLookupPlan({ column: this.column, keys, keyCount: keys.length, rowCount: rows });
-    const target = { client: this.client, tableId: this.table.id, column: this.column };
+    const target = this.target();
     return { plan, lookup: this.track(use, plan.kind === 'queries' ? new QueryLookup(target) : new TableRead(target)) };
   }
 
@@ -102,16 +113,20 @@ export class KeyLookups {
     const rowCount = await this.rowCount();
     const recentRows = recent ? Math.max(keys.length, rowCount - recent.rowsBefore) : undefined;
     const plan = chooseLookupPlan({ column: this.column, keys, keyCount: keys.length, rowCount, recentRows });
-    const target = { client: this.client, tableId: this.table.id, column: this.column };
+    const target = this.target();
     const lookup =
       plan.kind === 'queries' ? new QueryLookup(target) : new TableRead(target, plan.kind === 'recent' ? recent?.since : undefined);
     return { plan, lookup: this.track('wait', lookup) };
   }
 
   private presence(plan: LookupPlan): KeyPresence {
-    const target = { client: this.client, tableId: this.table.id, column: this.column };
+    const target = this.target();
     if (plan.kind === 'mirror' && this.mirror) return new MirrorSnapshot(this.mirror, this.table, this.column);
     return plan.kind === 'queries' ? new QueryLookup(target) : new KeySnapshot(target);
+  }
+
+  private target(): LookupTarget {
+    return { client: this.client, tableId: this.table.id, column: this.column, flight: this.flight };
   }
 
   private track<T extends { readonly requests: number }>(use: LookupUse, lookup: T): T {
@@ -130,8 +145,11 @@ export interface KeyPresence {
 
 /** The rows that hold some keys (for --wait settled, which needs the rows themselves). */
 export interface KeyRows {
-  /** The rows whose key cell holds one of `keys` (folded), by folded key. */
-  find(keys: readonly string[]): Promise<Map<string, Row>>;
+  /**
+   * The rows whose key cell holds one of `keys` (folded), by folded key. With `until`, told each part
+   * read in order (a query's rows, a page's), no further part is started once it says so.
+   */
+  find(keys: readonly string[], until?: (part: ReadonlyMap<string, Row>) => boolean): Promise<Map<string, Row>>;
   readonly requests: number;
 }
 
@@ -139,7 +157,49 @@ export interface LookupTarget {
   client: ApiClient;
   tableId: string;
   column: KeyColumn;
+  /** the requests in flight of a push's filter queries (none: one at a time) */
+  flight?: Flight;
 }
+
+/** The client's connections to the service (src/http/transport.ts): more in flight would only queue for one. */
+const CONNECTIONS = 8;
+
+/**
+ * Row requests the key lookups keep in flight (pure): the row-read limit's rate × the round trip (the
+ * bandwidth-delay product) with a quarter more for jitter, and one more so that an answer being read
+ * never leaves the way empty; at most the client's connections and the limit. 2 before any round trip
+ * is known. The limiter, not this count, keeps the limit: more in flight never reads faster than it allows.
+ */
+export function lookupsInFlight(roundTripMs: number | undefined, window: RateWindow): number {
+  if (roundTripMs === undefined) return Math.min(2, window.requests);
+  const needed = Math.ceil(((window.requests * roundTripMs) / window.perMs) * 1.25) + 1;
+  return Math.max(1, Math.min(needed, CONNECTIONS, window.requests));
+}
+
+/** At most `limit()` requests at once; the others wait their turn, first come first served. */
+export class Flight {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: () => number) {}
+
+  async run<T>(request: () => Promise<T>): Promise<T> {
+    if (this.waiting.length === 0 && this.active < this.limit()) this.active += 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await request();
+    } finally {
+      this.active -= 1;
+      while (this.waiting.length > 0 && this.active < this.limit()) {
+        this.active += 1;
+        this.waiting.shift()!();
+      }
+    }
+  }
+}
+
+/** A part of a lookup that was not started: `until` had said enough. */
+const NOT_STARTED = Symbol('not started');
 
 /** The folded keys a row's key cell holds: none when it is empty or cut (a cut cell proves nothing). */
 export function keysOfRow(column: KeyColumn, row: Row): string[] {
@@ -165,19 +225,49 @@ export class QueryLookup implements KeyPresence, KeyRows {
     return new Set((await this.find(keys)).keys());
   }
 
-  async find(keys: readonly string[]): Promise<Map<string, Row>> {
-    const { client, tableId, column } = this.target;
+  /**
+   * The queries overlap (as many in flight as the target's flight allows, each one's pages in turn);
+   * their rows are taken in the queries' order, so the answer is the same as one query after another.
+   */
+  async find(keys: readonly string[], until?: (part: ReadonlyMap<string, Row>) => boolean): Promise<Map<string, Row>> {
+    const { column } = this.target;
     const wanted = new Set(keys);
+    const stop = { now: false };
+    const parts = packKeyQueries(column, [...wanted]).map((filters) => this.query(filters, wanted, stop));
     const found = new Map<string, Row>();
-    for (const filters of packKeyQueries(column, [...wanted])) {
-      const pages = paginate((cursor) => {
-        this.requests += 1;
-        return client.queryPage(tableId, { limit: PAGE_LIMIT_MAX, filters, ...(cursor ? { cursor } : {}) });
-      });
-      // containsAnyOf matches parts of values: only an equal key counts
-      for await (const row of rowsOf(pages)) collect(found, wanted, column, row);
+    try {
+      for (const part of parts) {
+        const rows = await part;
+        for (const [key, row] of rows) if (!found.has(key)) found.set(key, row);
+        if (!stop.now && until?.(rows)) stop.now = true;
+      }
+    } finally {
+      // a failed query stops the others from starting; those in flight end before the error is told
+      stop.now = true;
+      await Promise.allSettled(parts);
     }
     return found;
+  }
+
+  /** One query's rows, every page followed (none started once `stop.now`). */
+  private async query(filters: FilterGroup, wanted: ReadonlySet<string>, stop: { now: boolean }): Promise<Map<string, Row>> {
+    const { client, tableId, column, flight } = this.target;
+    const rows = new Map<string, Row>();
+    const pages = paginate((cursor) => {
+      const send = (): Promise<RowsPage> => {
+        if (stop.now) return Promise.reject(NOT_STARTED);
+        this.requests += 1;
+        return client.queryPage(tableId, { limit: PAGE_LIMIT_MAX, filters, ...(cursor ? { cursor } : {}) });
+      };
+      return flight ? flight.run(send) : send();
+    });
+    try {
+      // containsAnyOf matches parts of values: only an equal key counts
+      for await (const { page } of pages) for (const row of page.rows) collect(rows, wanted, column, row);
+    } catch (error) {
+      if (error !== NOT_STARTED) throw error;
+    }
+    return rows;
   }
 }
 
@@ -194,15 +284,22 @@ export class TableRead implements KeyRows {
     private readonly since?: number,
   ) {}
 
-  async find(keys: readonly string[]): Promise<Map<string, Row>> {
+  async find(keys: readonly string[], until?: (part: ReadonlyMap<string, Row>) => boolean): Promise<Map<string, Row>> {
     const wanted = new Set(keys);
     const found = new Map<string, Row>();
-    await this.each((row) => collect(found, wanted, this.target.column, row));
+    let part = new Map<string, Row>();
+    const visit = (row: Row): void => collect(part, wanted, this.target.column, row);
+    await this.each(visit, () => {
+      for (const [key, row] of part) if (!found.has(key)) found.set(key, row);
+      const enough = until?.(part) ?? false;
+      part = new Map();
+      return enough;
+    });
     return found;
   }
 
-  /** Every row (or every row created since `since`), newest first. */
-  async each(visit: (row: Row) => void): Promise<void> {
+  /** Every row (or every row created since `since`), newest first; `enough`, asked after each page, ends the read. */
+  async each(visit: (row: Row) => void, enough?: () => boolean): Promise<void> {
     const { client, tableId } = this.target;
     const pages = paginate(
       (cursor, onBody) => {
@@ -213,6 +310,7 @@ export class TableRead implements KeyRows {
     );
     for await (const { page } of pages) {
       page.rows.forEach(visit);
+      if (enough?.() === true) return;
       const oldest = page.rows.at(-1);
       if (this.since !== undefined && oldest && Date.parse(oldest.createdAt) < this.since) return;
     }

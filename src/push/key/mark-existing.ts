@@ -19,23 +19,34 @@ const keysOf = (batch: Batch): string[] => batch.items.flatMap((item) => (item.k
  * (`batch.existing`). Batches are held until their keys fill one filter query, then looked up
  * together. The plan (queries, a full read, the mirror) is chosen at the first window; when queries
  * could be cheapest, the first window is looked up with them, and the share of its keys found decides
- * the plan for the rest (a page per 100 keys found is most of the cost when most are there).
+ * the plan for the rest (a page per 100 keys found is most of the cost when most are there). Once the
+ * plan is queries, as many windows as lookups in flight (KeyLookups.inFlight) are looked up at once, their
+ * batches held (32 MB of bodies at most) and passed on in input order.
  */
 export async function* markExisting(batches: AsyncIterable<Batch>, options: ExistingOptions): AsyncGenerator<Batch> {
   const plans = new ExistingPlans(options);
   let windowKeys = 0;
   let window: Batch[] = [];
   let held = 0;
-  const release = async function* (): AsyncGenerator<Batch> {
+  /** windows whose lookup is under way, oldest first: their batches go on in input order */
+  const looking: Array<{ batches: Batch[]; keys: number; present: Promise<Set<string>> }> = [];
+  const start = async (): Promise<void> => {
     const keys = window.flatMap(keysOf);
-    const present = keys.length > 0 ? await (await plans.next(keys)).present(keys) : new Set<string>();
-    plans.saw(keys.length, present.size);
-    for (const batch of window) {
+    const present = keys.length > 0 ? (await plans.next(keys)).present(keys) : Promise.resolve(new Set<string>());
+    // told when its window goes on
+    present.catch(() => undefined);
+    looking.push({ batches: window, keys: keys.length, present });
+    window = [];
+    held = 0;
+  };
+  const release = async function* (): AsyncGenerator<Batch> {
+    const { batches: done, keys, present: lookup } = looking.shift()!;
+    const present = await lookup;
+    plans.saw(keys, present.size);
+    for (const batch of done) {
       const existing = new Set(batch.items.filter((item) => item.key !== undefined && present.has(item.key)).map((item) => item.record));
       yield existing.size > 0 ? { ...batch, existing } : batch;
     }
-    window = [];
-    held = 0;
   };
   for await (const batch of batches) {
     // an uncertain batch of an earlier run is reconciled by its own lookup
@@ -46,9 +57,26 @@ export async function* markExisting(batches: AsyncIterable<Batch>, options: Exis
     window.push(batch);
     held += batch.items.length;
     windowKeys ||= keysPerQuery(options.lookups, keysOf(batch));
-    if (held >= windowKeys || plans.fromMemory) yield* release();
+    if (held >= windowKeys || plans.fromMemory) {
+      await start();
+      // once the plan is queries, the next windows are looked up while this one's lookup is under way
+      while (
+        looking.length > 0 &&
+        !(plans.overlapping && looking.length < options.lookups.inFlight && heldBytes(looking) < MAX_HELD_BYTES)
+      ) {
+        yield* release();
+      }
+    }
   }
-  if (window.length > 0) yield* release();
+  if (window.length > 0) await start();
+  while (looking.length > 0) yield* release();
+}
+
+/** Bytes of the request bodies the windows under way hold: at most this much (beside one window) waits for lookups. */
+const MAX_HELD_BYTES = 32 * 1024 * 1024;
+
+function heldBytes(windows: ReadonlyArray<{ batches: Batch[] }>): number {
+  return windows.reduce((sum, window) => sum + window.batches.reduce((bytes, batch) => bytes + batch.bytes, 0), 0);
 }
 
 /** The plan of each window: a probe with queries first when they could win, then the plan the share found says. */
@@ -63,6 +91,11 @@ class ExistingPlans {
   /** The plan answers from memory once it has read the table (or the mirror): no need to hold batches. */
   get fromMemory(): boolean {
     return this.planned !== undefined && this.planned.plan.kind !== 'queries';
+  }
+
+  /** The plan is settled on queries: windows may be looked up while earlier ones are (no probe waits for their share). */
+  get overlapping(): boolean {
+    return this.planned?.plan.kind === 'queries' && !this.probing;
   }
 
   saw(keys: number, found: number): void {

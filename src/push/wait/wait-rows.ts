@@ -8,7 +8,7 @@ import type { PushJob } from '../push-job.js';
 import type { SendResult } from '../passes.js';
 import { startLiveLine } from '../../output/live-line.js';
 import type { KeyedPush } from '../key/keyed-push.js';
-import { RowStore, writePushedRows, type RowsOutput } from './write-rows.js';
+import { KeyedRowsFile, writePushedRows, type RowsOutput } from './write-rows.js';
 import type { KeyLookups } from '../key/key-lookups.js';
 
 // push/wait/: --wait. Public surface: waitAfterSending (this file: --wait polls the row count until the
@@ -134,7 +134,7 @@ interface SettledPassOptions {
 
 /** --wait settled: the pushed rows waited for until their action cells are done, then written in input order (-o). */
 async function settledPass(ctx: Context, options: SettledPassOptions): Promise<WaitSummary> {
-  const store = await RowStore.create();
+  const store = await KeyedRowsFile.create();
   try {
     let state: SettledState = { expected: options.keys.length, visible: 0, settled: 0, running: {} };
     const line = options.progress ? await startLiveLine(ctx.io, () => progressText(state), 250) : undefined;
@@ -183,7 +183,7 @@ export interface SettledWaitOptions {
   /** Set when every key was sent by this run: the rows created since `since` (the service's clock) can be read newest first. */
   recent?: { since: number; rowsBefore: number };
   fields: readonly Field[];
-  store: RowStore;
+  store: KeyedRowsFile;
   timeoutMs: number;
   intervalMs: number;
   signal: AbortSignal;
@@ -211,7 +211,9 @@ const UNFINISHED: ReadonlySet<string> = new Set(UNFINISHED_STATUSES);
 
 /**
  * --wait settled: polls the pushed rows (by the cheapest lookup of the keys not settled yet) until
- * each is visible and none of its cells is queued, waiting or running, or time runs out. Every row
+ * each is visible and none of its cells is queued, waiting or running, or time runs out. A poll stops at
+ * the first page (or query) that holds a row still running, and the next waits as long as its requests
+ * take of the row-read limit: the wait ends soon after the actions do, without waiting for a new window. Every row
  * seen is kept in `store` (the last seen version), settled or not.
  */
 export async function waitUntilSettled(options: SettledWaitOptions): Promise<SettledResult> {
@@ -221,11 +223,18 @@ export async function waitUntilSettled(options: SettledWaitOptions): Promise<Set
   const labels = new Map(options.fields.map((field) => [field.id, field.label]));
   let state: SettledState = { expected: options.keys.length, visible: 0, settled: 0, running: {} };
   let lastPlan = '';
+  const limit = options.lookups.client.timings.windows.rows;
   for (;;) {
     const { plan, lookup } = await options.lookups.rows([...pending], options.recent);
     if (plan.text !== lastPlan) options.log?.(`waiting for the rows to settle: ${plan.text}`);
     lastPlan = plan.text;
-    const rows = await lookup.find([...pending]);
+    // a part (page or query) holding a row still running ends the poll: the rest can wait for the next
+    // one; the last poll before the timeout reads them all, so every row written is its latest seen
+    const last = options.timeoutMs - (performance.now() - started) <= options.intervalMs;
+    const rows = await lookup.find(
+      [...pending],
+      last ? undefined : (part) => [...part.values()].some((row) => unfinishedColumns(row).length > 0),
+    );
     const running: Record<string, number> = {};
     for (const [key, row] of rows) {
       await options.store.put(key, row);
@@ -243,7 +252,10 @@ export async function waitUntilSettled(options: SettledWaitOptions): Promise<Set
     options.onPoll?.(state);
     const left = options.timeoutMs - (performance.now() - started);
     if (pending.size === 0 || left <= 0) break;
-    await sleep(Math.min(options.intervalMs, left), undefined, { signal: options.signal }).catch(() => {
+    // spaced to the row-read limit: after a poll of N requests, N × (window / limit), so the polls alone
+    // never spend a window's requests and a poll never waits for the next window
+    const spaced = Math.max(options.intervalMs, (lookup.requests * limit.perMs) / limit.requests);
+    await sleep(Math.min(spaced, left), undefined, { signal: options.signal }).catch(() => {
       throw options.signal.reason;
     });
   }

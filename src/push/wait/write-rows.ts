@@ -38,7 +38,7 @@ export async function writePushedRows(
   output: RowsOutput,
   fields: readonly Field[],
   keys: readonly string[],
-  store: RowStore,
+  store: KeyedRowsFile,
 ): Promise<WrittenRows> {
   const shape = { header: output.header, meta: true, system: true, cells: 'value' as const, statusColumns: true };
   const plan = planRecord(fields, shape, statusFieldIds(fields));
@@ -72,7 +72,7 @@ export async function writePushedRows(
 }
 
 /** The stored rows of `keys`, in their order (keys whose rows never showed left out). */
-async function* storedRows(keys: readonly string[], store: RowStore): AsyncGenerator<Row> {
+async function* storedRows(keys: readonly string[], store: KeyedRowsFile): AsyncGenerator<Row> {
   for (const key of keys) {
     const row = await store.get(key);
     if (row) yield row;
@@ -116,7 +116,7 @@ export async function writeParquetRows(
  * Rows kept by key in a temporary file (memory holds only where each one is), so waiting for a
  * million pushed rows stays flat. A key stored again points to its newer row.
  */
-export class RowStore {
+export class KeyedRowsFile {
   private readonly where = new Map<string, { offset: number; length: number }>();
   private size = 0;
 
@@ -125,10 +125,10 @@ export class RowStore {
     private readonly file: FileHandle,
   ) {}
 
-  static async create(): Promise<RowStore> {
+  static async create(): Promise<KeyedRowsFile> {
     const dir = await mkdtemp(join(tmpdir(), 'tds-rows-'));
     try {
-      return new RowStore(dir, await open(join(dir, 'rows.ndjson'), 'w+', 0o600));
+      return new KeyedRowsFile(dir, await open(join(dir, 'rows.ndjson'), 'w+', 0o600));
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
       throw error;

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { validateQuery } from '../../../src/filter/validate.js';
 import type { ApiClient } from '../../../src/http/client.js';
+import { serviceTimings } from '../../../src/http/rate-limiter.js';
 import {
   ANY_OF_MAX_ITEMS,
   isFilterGroup,
@@ -48,6 +49,8 @@ export class FakeTable {
   get client(): ApiClient {
     const api = {
       tables: async (): Promise<{ tables: Table[]; total: number }> => ({ tables: [this.table], total: 1 }),
+      timings: serviceTimings(),
+      roundTripMs: (): number | undefined => undefined,
       queryPage: async (tableId: string, body: QueryBody): Promise<RowsPage> => {
         expect(tableId).toBe(TABLE_ID);
         expect(() => validateQuery(body, this.fields)).not.toThrow();

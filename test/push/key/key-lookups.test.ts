@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { keyColumn } from '../../../src/push/key/record-key.js';
-import { KeyLookups, MirrorSnapshot, type MirrorSource, KeySnapshot, QueryLookup, TableRead } from '../../../src/push/key/key-lookups.js';
+import {
+  Flight,
+  KeyLookups,
+  lookupsInFlight,
+  MirrorSnapshot,
+  type MirrorSource,
+  KeySnapshot,
+  QueryLookup,
+  TableRead,
+} from '../../../src/push/key/key-lookups.js';
 import type { ColumnType, Field, Row, Table } from '../../../src/service/index.js';
-import { FakeTable, keyField as field, rowOf } from './fake-table.js';
+import { FakeTable, keyField as field, rowOf, TABLE_ID } from './fake-table.js';
 
 /** Rows key0 … key(n-1), newest first, one minute apart from `start`. */
 function manyRows(count: number, start: number): Row[] {
@@ -170,3 +179,81 @@ describe('MirrorSnapshot', () => {
     expect(snapshot.requests).toBe(3);
   });
 });
+
+describe('lookups in flight', () => {
+  it.each([
+    // round trip (ms), limit per window → in flight
+    { rttMs: undefined, window: { requests: 60, perMs: 60_000 }, expected: 2 },
+    { rttMs: 200, window: { requests: 60, perMs: 60_000 }, expected: 2 },
+    { rttMs: 1, window: { requests: 60, perMs: 60_000 }, expected: 2 },
+    // the bench's 20× scale: 20 a second × 200 ms = 4, a quarter more, one more
+    { rttMs: 200, window: { requests: 60, perMs: 3_000 }, expected: 6 },
+    // never more than the client's 8 connections, nor than the limit
+    { rttMs: 50, window: { requests: 60, perMs: 600 }, expected: 8 },
+    { rttMs: 5_000, window: { requests: 60, perMs: 60_000 }, expected: 8 },
+    { rttMs: 5_000, window: { requests: 1, perMs: 1_000 }, expected: 1 },
+  ])('$rttMs ms at $window.requests per $window.perMs ms: $expected', ({ rttMs, window, expected }) => {
+    expect(lookupsInFlight(rttMs, window)).toBe(expected);
+  });
+
+  /** The fake table's client, each query answered a timer turn later; the most queries it held at once. */
+  function slowClient(table: FakeTable) {
+    const client = table.client;
+    let now = 0;
+    const seen = { most: 0 };
+    const queryPage = client.queryPage.bind(client);
+    const slow = Object.assign(Object.create(client) as typeof client, {
+      queryPage: async (...args: Parameters<typeof client.queryPage>) => {
+        seen.most = Math.max(seen.most, (now += 1));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        now -= 1;
+        return queryPage(...args);
+      },
+    });
+    return { client: slow, seen };
+  }
+
+  it('overlaps the queries (as many as the flight allows), the rows taken in the queries’ order', async () => {
+    const fields = [field('email')];
+    const rows = manyRows(500, Date.parse('2026-01-01T12:00:00Z'));
+    const table = new FakeTable(fields, rows);
+    const { client, seen } = slowClient(table);
+    const column = keyColumn(fields, 'k');
+    const keys = Array.from({ length: 500 }, (_, i) => `key${i}`);
+    const lookup = new QueryLookup({ client, tableId: TABLE_ID, column, flight: new Flight(() => 3) });
+    const found = await lookup.find(keys);
+    expect(seen.most).toBe(3);
+    // 500 keys of one `=` rule each: 6 queries
+    expect(lookup.requests).toBe(6);
+    expect([...found.keys()]).toEqual(await new QueryLookupInOrder(table, column).keys(keys));
+  });
+
+  it('starts no query once `until` says enough; those in flight are still taken', async () => {
+    const fields = [field('email')];
+    const table = new FakeTable(fields, manyRows(500, Date.parse('2026-01-01T12:00:00Z')));
+    const { client } = slowClient(table);
+    const keys = Array.from({ length: 500 }, (_, i) => `key${i}`);
+    const lookup = new QueryLookup({ client, tableId: TABLE_ID, column: keyColumn(fields, 'k'), flight: new Flight(() => 2) });
+    const parts: number[] = [];
+    const found = await lookup.find(keys, (part) => parts.push(part.size) >= 1);
+    // the first query said enough while others were in flight (the one its answer made room for too):
+    // none of the rest was sent, and the rows of all those sent are taken
+    expect(lookup.requests).toBeLessThan(6);
+    expect(parts).toEqual([97]);
+    expect(found.size).toBe(lookup.requests * 97);
+  });
+});
+
+/** The keys found by one query after another (the order before the queries overlapped). */
+class QueryLookupInOrder {
+  constructor(
+    private readonly table: FakeTable,
+    private readonly column: ReturnType<typeof keyColumn>,
+  ) {}
+
+  keys(keys: string[]): Promise<string[]> {
+    return new QueryLookup({ client: this.table.client, tableId: TABLE_ID, column: this.column })
+      .find(keys)
+      .then((found) => [...found.keys()]);
+  }
+}

@@ -75,6 +75,27 @@ describe('markExisting', () => {
     expect(fake.log.indexOf('read 21')).toBeGreaterThan(fake.log.indexOf('out 20'));
   });
 
+  it('with the plan on queries, looks the next windows up while earlier ones are (as many as lookups in flight), in input order', async () => {
+    const fake = fakeLookups('email', ['k1', 'k10001', 'k20001', 'k30001']);
+    Object.assign(fake.lookups, { inFlight: 2 });
+    const { out } = await run(
+      Array.from({ length: 70 }, (_, i) => batch(i + 1, 500)),
+      fake,
+    );
+    expect(out.map((b) => b.number)).toEqual(Array.from({ length: 70 }, (_, i) => i + 1));
+    expect(out.filter((b) => b.existing).map((b) => [b.number, [...b.existing!]])).toEqual([
+      [1, [1]],
+      [21, [10001]],
+      [41, [20001]],
+      [61, [30001]],
+    ]);
+    // two windows under way before the first goes on; never a third
+    const lookups = fake.log.filter((line) => line.startsWith('lookup')).length;
+    expect(lookups).toBe(4);
+    expect(fake.log.indexOf('read 40')).toBeLessThan(fake.log.indexOf('out 1'));
+    expect(fake.log.indexOf('read 60')).toBeGreaterThan(fake.log.indexOf('out 1'));
+  });
+
   it('marks the records whose keys the table holds, and leaves other batches as they were', async () => {
     const fake = fakeLookups('text', ['k2', 'k3', 'k7']);
     const batches = [batch(1, 3), batch(2, 3), batch(3, 3)];

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { serviceTimings } from '../../../src/http/rate-limiter.js';
 import type { KeyLookups } from '../../../src/push/key/key-lookups.js';
-import { RowStore } from '../../../src/push/wait/write-rows.js';
+import { KeyedRowsFile } from '../../../src/push/wait/write-rows.js';
 import { waitUntilSettled, type SettledState, type SettledWaitOptions } from '../../../src/push/wait/wait-rows.js';
 import type { CellStatus, Field, Row } from '../../../src/service/index.js';
 
@@ -32,6 +33,7 @@ function fakeLookups(polls: Array<Record<string, Row>>) {
   const asked: Array<{ keys: string[]; recent?: { since: number; rowsBefore: number } }> = [];
   let requests = 0;
   const lookups = {
+    client: { timings: serviceTimings() },
     get requests() {
       return { existing: 0, check: 0, settle: 0, wait: requests };
     },
@@ -53,9 +55,9 @@ function fakeLookups(polls: Array<Record<string, Row>>) {
   return { lookups: lookups as unknown as KeyLookups, asked };
 }
 
-let store: RowStore;
+let store: KeyedRowsFile;
 beforeEach(async () => {
-  store = await RowStore.create();
+  store = await KeyedRowsFile.create();
 });
 afterEach(async () => {
   await store.close();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Cell, Field, Row } from '../../../src/service/index.js';
-import { RowStore, writePushedRows } from '../../../src/push/wait/write-rows.js';
+import { KeyedRowsFile, writePushedRows } from '../../../src/push/wait/write-rows.js';
 
 const FIELDS: Field[] = [
   { id: 'f_created', name: 'created_at', label: 'Created', type: 'date', options: null, isSystem: true },
@@ -25,10 +25,10 @@ function row(id: string, email: string, enrich: Cell, extra: Record<string, Cell
 }
 
 let dir: string;
-let store: RowStore;
+let store: KeyedRowsFile;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tds-write-rows-'));
-  store = await RowStore.create();
+  store = await KeyedRowsFile.create();
   await store.put('a@x.io', row('r1', 'A@x.io', { value: 'done', status: 'success' }, { f_tier: { value: 'opt_g' } }));
   await store.put('b@x.io', row('r2', 'b@x.io', { value: null, status: 'failed', errorMessage: 'no credits' }));
   await store.put(

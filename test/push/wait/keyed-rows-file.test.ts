@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Row } from '../../../src/service/index.js';
-import { RowStore } from '../../../src/push/wait/write-rows.js';
+import { KeyedRowsFile } from '../../../src/push/wait/write-rows.js';
 
 const row = (id: string, value: unknown, status?: 'running' | 'success'): Row => ({
   id,
@@ -14,9 +14,9 @@ const row = (id: string, value: unknown, status?: 'running' | 'success'): Row =>
   cells: { f1: { value, ...(status ? { status } : {}) } },
 });
 
-describe('RowStore', () => {
+describe('KeyedRowsFile', () => {
   it('gives back each row stored under its key, and nothing for an unknown key', async () => {
-    const store = await RowStore.create();
+    const store = await KeyedRowsFile.create();
     try {
       const a = row('r1', 'Ünïcödé 😀 "quoted"\nline');
       const b = row('r2', { nested: [1, 2, { x: null }] });
@@ -34,7 +34,7 @@ describe('RowStore', () => {
   });
 
   it('points a key stored again to its newer row', async () => {
-    const store = await RowStore.create();
+    const store = await KeyedRowsFile.create();
     try {
       await store.put('a', row('r1', 'x'.repeat(300), 'running'));
       await store.put('b', row('r2', 'b'));
@@ -48,7 +48,7 @@ describe('RowStore', () => {
   });
 
   it('keeps many rows and reads them back in any order', async () => {
-    const store = await RowStore.create();
+    const store = await KeyedRowsFile.create();
     try {
       for (let i = 0; i < 500; i += 1) await store.put(`k${i}`, row(`r${i}`, `value ${i} ${'é'.repeat(i % 7)}`));
       for (const i of [499, 0, 250, 7, 123]) expect(await store.get(`k${i}`)).toEqual(row(`r${i}`, `value ${i} ${'é'.repeat(i % 7)}`));
@@ -63,7 +63,7 @@ describe('RowStore', () => {
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = own;
     try {
-      const store = await RowStore.create();
+      const store = await KeyedRowsFile.create();
       const made = await readdir(own);
       expect(made).toHaveLength(1);
       expect(made[0]).toMatch(/^tds-rows-/);
