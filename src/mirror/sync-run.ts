@@ -123,10 +123,13 @@ async function followRounds(session: SyncSession, follow: FollowMemory): Promise
   verifier.plan(follow.tables);
   for (;;) {
     const roundAt = performance.now() + request.followEveryMs!;
+    // never held across a wait: DuckDB's own CLI, which does not say it waits (someoneWaits), gets in then
     while (verifier.dueAt <= roundAt) {
+      await mirror.letGo();
       if (!(await idle(ctx, verifier.dueAt - performance.now()))) return;
       await verifier.page(follow.tables);
     }
+    await mirror.letGo();
     if (!(await idle(ctx, roundAt - performance.now()))) return;
     const results = await followRound(session, follow);
     verifier.plan(follow.tables);
