@@ -46,30 +46,55 @@ export interface DiffKey {
 }
 
 /** The diff of one mirror table between moments `since` and `until`, comparing `keys`. */
+/**
+ * The bytes of values (both sides) that one sorted query of records() takes at most: DuckDB keeps what
+ * it sorts in memory, long strings at many times their size (2,000 rows of 2 KB ran a sync's 64 MB out).
+ */
+const PART_BYTES = 2 * 2 ** 20;
+
 export class TableDiff {
   readonly keys: readonly string[];
   private readonly sql: string | null;
+  /** The IDs of the rows that may differ (candidateIdsSql). */
+  private readonly candidates: string | null;
 
   constructor(
     private readonly connection: DuckDBConnection,
-    tables: HistoryTables,
+    private readonly tables: HistoryTables,
     private readonly columns: readonly DiffKey[],
-    span: { since: Moment; until: Moment },
+    private readonly span: { since: Moment; until: Moment },
   ) {
     this.keys = columns.map((column) => column.key);
-    this.sql = pairsSql(tables, columns, span.since, span.until);
+    this.candidates = candidateIdsSql(tables, span.since, span.until);
+    this.sql = this.candidates === null ? null : pairsSql(tables, columns, span, this.candidates);
   }
 
   /**
    * The rows that differ, in the order of their latest `_updatedAt`, then `_id`. DuckDB writes each
-   * side as JSON text (values as an export writes them), a chunk of rows at a time.
+   * side as JSON text (values as an export writes them), a chunk of rows at a time, and sorts a part
+   * of the order at a time (PART_BYTES): the order itself is sorted first, from narrow rows.
    */
   async *records(): AsyncGenerator<DiffRecord> {
-    if (this.sql === null) return;
+    if (this.candidates === null) return;
+    const order = `tds_diff_order_${Math.random().toString(36).slice(2, 10)}`;
+    await this.connection.run(`CREATE TEMP TABLE ${order} AS ${this.partsSql()}`);
+    try {
+      const last = await this.connection.runAndReadAll(`SELECT coalesce(max(part), -1)::BIGINT AS n FROM temp.${order}`);
+      const parts = Number(last.getRowObjectsJS()[0]?.n ?? -1);
+      for (let part = 0; part <= parts; part += 1) {
+        yield* this.partRecords(`SELECT "_id" FROM temp.${order} WHERE part = ${part}`);
+      }
+    } finally {
+      await this.connection.run(`DROP TABLE IF EXISTS temp.${order}`);
+    }
+  }
+
+  /** The records of the rows `ids` (SQL) picks, sorted. */
+  private async *partRecords(ids: string): AsyncGenerator<DiffRecord> {
     const updatedAt = this.keys.indexOf('_updatedAt');
     const result = await this.connection.stream(
       `SELECT change, "_id", ${this.sideJson('b')} AS before, ${this.sideJson('a')} AS after ` +
-        `FROM (${this.sql}) ORDER BY coalesce(a${updatedAt}, b${updatedAt}), "_id"`,
+        `FROM (${pairsSql(this.tables, this.columns, this.span, ids)}) ORDER BY coalesce(a${updatedAt}, b${updatedAt}), "_id"`,
     );
     for await (const rows of result.yieldRowsJs()) {
       for (const [change, id, before, after] of rows) {
@@ -83,6 +108,24 @@ export class TableDiff {
     }
   }
 
+  /**
+   * Each candidate's ID and part: the candidates in the records' order, cut where the bytes of their
+   * values (both sides) pass each PART_BYTES. Only narrow rows are joined and sorted.
+   */
+  private partsSql(): string {
+    const updatedAt = this.columns.find((column) => column.key === '_updatedAt')?.sql ?? 'NULL';
+    const bytes = ['64', ...this.columns.map((column) => `coalesce(strlen(CAST(${column.sql} AS VARCHAR)), 0)`)].join(' + ');
+    const narrow = `"_id", ${updatedAt} AS k, ${bytes} AS w`;
+    const only = '"_id" IN (SELECT "_id" FROM candidates)';
+    return (
+      `WITH candidates AS (${this.candidates}), b AS (${snapshotSql(this.tables, this.span.since, narrow, only)}), ` +
+      `a AS (${snapshotSql(this.tables, this.span.until, narrow, only)}) ` +
+      `SELECT "_id", (floor(sum(w) OVER (ORDER BY k, "_id" ROWS UNBOUNDED PRECEDING) / ${PART_BYTES}))::BIGINT AS part FROM (` +
+      `SELECT coalesce(a."_id", b."_id") AS "_id", coalesce(a.k, b.k) AS k, coalesce(a.w, 0) + coalesce(b.w, 0) AS w ` +
+      `FROM b FULL OUTER JOIN a ON b."_id" = a."_id")`
+    );
+  }
+
   /** One side of a record as JSON text: every key for a row added or deleted, the keys that differ for one updated. */
   private sideJson(side: 'a' | 'b'): string {
     const entries = this.columns.map(({ key, type }, i) => {
@@ -93,7 +136,7 @@ export class TableDiff {
           : `CAST(to_json(${value}) AS VARCHAR)`;
       return `CASE WHEN change <> 'updated' OR list_contains(changed, ${i}) THEN ${quoteLiteral(`${JSON.stringify(key)}:`)} || coalesce(${json}, 'null') END`;
     });
-    return `'{' || array_to_string(list_filter([${entries.join(', ')}], x -> x IS NOT NULL), ',') || '}'`;
+    return `'{' || concat_ws(',', ${entries.join(', ')}) || '}'`;
   }
 
   /** Counts per change, and per key of the updated rows its changes (the `top` most frequent transitions). */
@@ -137,12 +180,15 @@ export class TableDiff {
 
 /**
  * The rows that differ between two moments: `change`, `_id`, the values before (b0…) and after (a0…)
- * in the keys' order, and `changed`, the indexes of the keys whose values differ. Null when the moments
- * are the same.
+ * in the keys' order, and `changed`, the indexes of the keys whose values differ; among the rows whose
+ * IDs `candidates` (SQL) gives.
  */
-function pairsSql(tables: HistoryTables, keys: readonly DiffKey[], since: Moment, until: Moment): string | null {
-  const candidates = candidateIdsSql(tables, since, until);
-  if (candidates === null) return null;
+function pairsSql(
+  tables: HistoryTables,
+  keys: readonly DiffKey[],
+  { since, until }: { since: Moment; until: Moment },
+  candidates: string,
+): string {
   const columns = ['"_id"', ...keys.map((key, i) => `${key.sql} AS v${i}`)].join(', ');
   const only = '"_id" IN (SELECT "_id" FROM candidates)';
   const differs = keys.map((_, i) => `b.v${i} IS DISTINCT FROM a.v${i}`);
