@@ -167,14 +167,17 @@ async function underChanges(ctx, emu, tables, random, { name, maxStale, count, b
   const rounds = follower.stderr.reduce((sum, line) => sum + Number(/^ {2}\S+ +\S+ +(\d+) requests? /.exec(line)?.[1] ?? 0), 0);
   const verified = reads.length - rounds;
   const cycleMs = (pages / (verified / minutes)) * MINUTE;
-  const behind = cycleMs > 1.1 * pages * pageMs;
+  // the plan: a page every pageMs, or (P + R) share spacings when the rounds' R row requests in a pass leave less
+  const roundsPart = (rounds / minutes / MINUTE) * SHARE_PAGE_MS;
+  const plannedMs = Math.max(pages * pageMs, roundsPart >= 1 ? Infinity : (pages * SHARE_PAGE_MS) / (1 - roundsPart));
+  const behind = cycleMs > 1.1 * plannedMs;
   console.log(
     `${name}: in --changes after ${seconds(Math.min(...lags))} .. ${seconds(Math.max(...lags))}; ${byKind}; ` +
       `${missing} missing, ${wrong} of the wrong kind; "too large" said ${said.length} time(s)${said[0] ? ` (${said[0]})` : ''}; exit ${code}`,
   );
   console.log(
     `${name}: ${reads.length} row requests in ${minutes.toFixed(1)} min (${rounds} by rounds, ${verified} verification pages: ` +
-      `a pass over the ${pages} pages every ${seconds(cycleMs)}, ${seconds(pages * pageMs)} planned), at most ${busiest} in any minute, ` +
+      `a pass over the ${pages} pages every ${seconds(cycleMs)}, ${seconds(plannedMs)} planned with the rounds' reads), at most ${busiest} in any minute, ` +
       `${reads.filter((entry) => entry.status === 429).length} answered 429; follower CPU ${seconds(cpu)} in ${seconds(stoppedAt - follower.startedAt)} ` +
       `real time${behind ? ' (BEHIND ITS PACE: a page takes it longer than this rate scale leaves)' : ''}. uptime: ${load()}`,
   );

@@ -55,15 +55,20 @@ const MAX_BACKOFF = 16;
 export interface VerifyPace {
   /** The share's spacing of row requests: one every this many ms is --max-share of the limit. */
   shareMs: number;
-  /** The pass --max-stale asks for (a tenth early). */
-  passMs: number;
+  /** --max-stale (a pass is planned a tenth early). */
+  maxStaleMs: number;
+  /** The row-read limit's window (a minute of the service). */
+  windowMs: number;
 }
+
+/** How many rounds back the pages look for the most a round read, to leave room for it in each window. */
+const ROUNDS_REMEMBERED = 6;
 
 /** What the share can keep: a pass every `keepsMs`, in which the rounds are expected to read `roundReads` rows pages. */
 export interface VerifyKeeps {
   keepsMs: number;
   roundReads: number;
-  /** The share cannot keep the pass --max-stale asks for. */
+  /** The share cannot keep --max-stale. */
   tooLarge: boolean;
 }
 
@@ -79,7 +84,9 @@ export interface VerifyKeeps {
  *   goes above the share (what the share did not spend while a page ran late is not spent later).
  *
  * A pass so takes at least (P + R) share's spacings, R the rounds' row requests meanwhile: the plan counts
- * them at the rate the rounds read so far (at first, all they read so far fall in this pass).
+ * them at the rate the rounds read so far (at first, all they read so far fall in this pass). The rounds
+ * are never held back, so a round that reads several pages in a window the pages have filled would put it
+ * over the share: pages leave room in each window for as many as the recent rounds read at most.
  */
 export class VerifySchedule {
   private planAt = Infinity;
@@ -87,6 +94,10 @@ export class VerifySchedule {
   private intervalMs = Infinity;
   private backoff = 1;
   private roundReads = 0;
+  /** The row requests of the last window (pages and rounds), in order. */
+  private readonly requests: number[] = [];
+  /** The row requests of the last rounds. */
+  private readonly rounds: number[] = [];
 
   constructor(
     private readonly startedAt: number,
@@ -95,32 +106,59 @@ export class VerifySchedule {
 
   /** The followed tables' pages (P) as the last listing gave them: the pace, and the pass the share can keep. */
   plan(now: number, pages: number): VerifyKeeps {
-    const { shareMs, passMs } = this.pace;
+    const { shareMs, maxStaleMs } = this.pace;
+    const passMs = 0.9 * maxStaleMs;
     if (pages === 0 || !Number.isFinite(passMs) || !Number.isFinite(shareMs)) {
       this.intervalMs = Infinity;
       return { keepsMs: Infinity, roundReads: 0, tooLarge: false };
     }
     const elapsed = Math.max(now - this.startedAt, (pages + this.roundReads) * shareMs);
-    const roundsPart = (this.roundReads / elapsed) * shareMs;
+    const { perWindow, reserve } = this.room();
+    const roundsPart = (this.roundReads / elapsed) * shareMs + reserve / perWindow;
     const atShareMs = roundsPart >= 1 ? Infinity : (pages * shareMs) / (1 - roundsPart);
     if (this.intervalMs === Infinity) this.planAt = now + Math.max(shareMs, passMs / pages);
     this.intervalMs = Math.max(shareMs, passMs / pages);
     return {
       keepsMs: Math.max(atShareMs, passMs),
       roundReads: Number.isFinite(atShareMs) ? Math.round(atShareMs / shareMs - pages) : Infinity,
-      tooLarge: atShareMs > passMs,
+      tooLarge: atShareMs > maxStaleMs,
     };
   }
 
   /** When the next page is due; Infinity when none is. */
   get dueAt(): number {
-    return this.intervalMs === Infinity ? Infinity : Math.max(this.planAt, this.shareAt);
+    return this.intervalMs === Infinity ? Infinity : Math.max(this.planAt, this.shareAt, this.roomAt());
   }
 
-  /** A round that began at `since` read `requests` rows pages: paid from the share (pages wait for them). */
-  spent(since: number, requests: number): void {
+  /** When the last window leaves this page room, the recent rounds' most reads kept free for the next round. */
+  private roomAt(): number {
+    const { perWindow, reserve } = this.room();
+    const oldest = this.requests.at(-(perWindow - reserve));
+    return oldest === undefined ? -Infinity : oldest + this.pace.windowMs;
+  }
+
+  /** The requests a window holds at the share, and the room pages leave in it: the most a recent round read (and the +1 of s × 60 + 1 for one more). */
+  private room(): { perWindow: number; reserve: number } {
+    const perWindow = Math.max(1, Math.floor(this.pace.windowMs / this.pace.shareMs + 1e-9));
+    return { perWindow, reserve: Math.min(perWindow - 1, Math.max(0, ...this.rounds)) };
+  }
+
+  private logged(at: number, count: number): void {
+    for (let k = 0; k < count; k += 1) this.requests.push(at);
+    while (this.requests.length > 0 && this.requests[0]! <= at - this.pace.windowMs) this.requests.shift();
+  }
+
+  /**
+   * A round that began at `since` read `requests` rows pages: paid from the share (pages wait for them).
+   * The first round (`first`: it catches up since the last sync) tells nothing of the rounds to come.
+   */
+  spent(since: number, requests: number, first = false): void {
     this.roundReads += requests;
-    if (requests > 0) this.shareAt = Math.max(this.shareAt, since) + requests * this.pace.shareMs;
+    if (!first) this.rounds.push(requests);
+    if (this.rounds.length > ROUNDS_REMEMBERED) this.rounds.shift();
+    if (requests === 0) return;
+    this.shareAt = Math.max(this.shareAt, since) + requests * this.pace.shareMs;
+    this.logged(since, requests);
   }
 
   /** A page starts `now`: the next one's time on both clocks; the spacing this page was planned with. */
@@ -128,6 +166,7 @@ export class VerifySchedule {
     const spacing = this.intervalMs * this.backoff;
     this.planAt += spacing;
     this.shareAt = Math.max(this.shareAt, now) + this.pace.shareMs;
+    this.logged(now, 1);
     return spacing;
   }
 
@@ -157,7 +196,8 @@ export class Verifier {
     const off = maxStaleMs === undefined || maxShare <= 0;
     this.schedule = new VerifySchedule(performance.now(), {
       shareMs: off ? Infinity : windows.rows.perMs / (windows.rows.requests * maxShare),
-      passMs: off ? Infinity : (0.9 * maxStaleMs) / retryScale,
+      maxStaleMs: off ? Infinity : maxStaleMs / retryScale,
+      windowMs: windows.rows.perMs,
     });
   }
 
@@ -175,7 +215,7 @@ export class Verifier {
       return;
     }
     const keeps = formatAge(keepsMs * retryScale);
-    const rounds = roundReads > 0 ? `, with the rounds' ${plural(roundReads, 'row request')} meanwhile,` : '';
+    const rounds = roundReads > 0 ? `, with room for the rounds' ${plural(roundReads, 'row request')} meanwhile,` : '';
     this.session.say(
       `${said}their ${plural(pages, 'page')}${rounds} are verified every ${keeps}, so changes to old rows reach the mirror within ${keeps}`,
     );
@@ -187,8 +227,8 @@ export class Verifier {
   }
 
   /** A round that began at `since` (performance.now() time) read `requests` rows pages: they come out of the share verification may use. */
-  spent(since: number, requests: number): void {
-    this.schedule.spent(since, requests);
+  spent(since: number, requests: number, first = false): void {
+    this.schedule.spent(since, requests, first);
   }
 
   /** Reads and applies one page of the table whose verification is oldest (or under way). */

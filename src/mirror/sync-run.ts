@@ -125,7 +125,7 @@ async function followRounds(
     },
     { maxStaleMs: request.maxStaleMs, maxShare: request.maxShare ?? 0 },
   );
-  verifier.spent(first.since, requestsOf(first.results));
+  verifier.spent(first.since, requestsOf(first.results), true);
   verifier.plan(follow.tables);
   for (;;) {
     const roundAt = performance.now() + request.followEveryMs!;
