@@ -113,8 +113,8 @@ export class VerifySchedule {
       return { keepsMs: Infinity, roundReads: 0, tooLarge: false };
     }
     const elapsed = Math.max(now - this.startedAt, (pages + this.roundReads) * shareMs);
-    const { perWindow, reserve } = this.room();
-    const roundsPart = (this.roundReads / elapsed) * shareMs + reserve / perWindow;
+    // the room kept for a round is the rounds' when they come, and the pages' when they do not: not counted
+    const roundsPart = (this.roundReads / elapsed) * shareMs;
     const atShareMs = roundsPart >= 1 ? Infinity : (pages * shareMs) / (1 - roundsPart);
     if (this.intervalMs === Infinity) this.planAt = now + Math.max(shareMs, passMs / pages);
     this.intervalMs = Math.max(shareMs, passMs / pages);
@@ -215,7 +215,7 @@ export class Verifier {
       return;
     }
     const keeps = formatAge(keepsMs * retryScale);
-    const rounds = roundReads > 0 ? `, with room for the rounds' ${plural(roundReads, 'row request')} meanwhile,` : '';
+    const rounds = roundReads > 0 ? `, with the rounds' ${plural(roundReads, 'row request')} meanwhile,` : '';
     this.session.say(
       `${said}their ${plural(pages, 'page')}${rounds} are verified every ${keeps}, so changes to old rows reach the mirror within ${keeps}`,
     );

@@ -188,7 +188,7 @@ describe('verification: what it says and who reads meanwhile', () => {
     }
     const said = follow.stderr().match(/too large for --max-stale.*/g) ?? [];
     expect(said).toEqual([
-      "too large for --max-stale 60 s at --max-share 0.01: their 5 pages, with room for the rounds' 2 row requests meanwhile, are verified every 12 min, so changes to old rows reach the mirror within 12 min",
+      "too large for --max-stale 60 s at --max-share 0.01: their 5 pages, with the rounds' 2 row requests meanwhile, are verified every 12 min, so changes to old rows reach the mirror within 12 min",
     ]);
   }, 60_000);
 

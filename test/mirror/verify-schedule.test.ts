@@ -93,13 +93,14 @@ describe('VerifySchedule', () => {
     // a round in two reads a row: 3 a minute, a tenth of the share
     const { keeps, pages } = simulate({ maxStaleMs: 120_000, minutes: 30, roundReads: (r) => (r % 2 === 1 ? 1 : 0) });
     expect(keeps.tooLarge).toBe(true);
-    // a tenth of the share, and a round's reads (1 of 30) kept free in each minute for the next round
-    expect(keeps.keepsMs / ((PAGES * SHARE_MS) / (1 - 0.1 - 1 / 30))).toBeCloseTo(1, 1);
-    expect(keeps.roundReads).toBeGreaterThanOrEqual(27);
-    expect(keeps.roundReads).toBeLessThanOrEqual(32);
-    // and the pages come at that pace: P of them in each pass the plan said
+    expect(keeps.keepsMs / ((PAGES * SHARE_MS) / (1 - 0.1))).toBeCloseTo(1, 1);
+    expect(keeps.roundReads).toBeGreaterThanOrEqual(20);
+    expect(keeps.roundReads).toBeLessThanOrEqual(23);
+    // and the pages come at that pace: P of them in each pass the plan said, less what the room kept free
+    // for a round costs when the round reads less (1 of 30 at most)
     const later = pages.filter((at) => at >= 10 * MINUTE && at < 10 * MINUTE + keeps.keepsMs).length;
-    expect(Math.abs(later - PAGES)).toBeLessThanOrEqual(2);
+    expect(later).toBeGreaterThanOrEqual(PAGES * (1 - 1 / 30) - 1);
+    expect(later).toBeLessThanOrEqual(PAGES + 1);
     // --max-stale that the share keeps with room to spare: not too large, the pass it asks for
     const roomy = simulate({ maxStaleMs: 600_000, minutes: 30, roundReads: (r) => (r % 2 === 1 ? 1 : 0) }).keeps;
     expect(roomy).toMatchObject({ keepsMs: 540_000, tooLarge: false });
