@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { openMirror } from '../mirror/mirror-db.js';
+import { openMirror, type OpenMirror } from '../mirror/mirror-db.js';
 import type { CheckResult, CheckStatus } from './check-result.js';
 
 // _tds_checks: every run's results, kept in the mirror so that `tds sql` can chart them, and so that
@@ -70,8 +70,9 @@ export async function recordRun(
   path: string,
   results: readonly CheckResult[],
   matched: ReadonlyMap<string, Record<string, string>>,
+  wait: Pick<OpenMirror, 'onWait' | 'signal'> = {},
 ): Promise<number> {
-  const db = await openMirror(path, { readOnly: false, memoryLimit: '64MB' });
+  const db = await openMirror(path, { readOnly: false, memoryLimit: '64MB', ...wait });
   try {
     const { connection } = db;
     await connection.run(CREATE);

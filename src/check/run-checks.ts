@@ -3,7 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { TdsError } from '../core/errors.js';
 import type { Database } from '../duckdb/engine.js';
 import { interruptible } from '../duckdb/statement.js';
-import { openMirror } from '../mirror/mirror-db.js';
+import { openMirror, requireMirror } from '../mirror/mirror-db.js';
 import type { TableState } from '../mirror/table-state.js';
 import { findMirrorTable, mirrorFields } from '../stats/mirror-catalog.js';
 import { evaluateTable, type TableScope } from './check-figures.js';
@@ -26,6 +26,8 @@ export interface CheckRun {
   /** Keep the run in _tds_checks (MCP's check_tables does not: it is read-only). */
   record: boolean;
   signal: AbortSignal;
+  /** A long wait for a mirror another process writes, said (waitOn: who holds it). */
+  onWait?: (line: string) => void;
 }
 
 export interface CheckOutcome {
@@ -48,14 +50,16 @@ export async function runChecks(request: CheckRun): Promise<CheckOutcome> {
     });
   });
   // read-only and without file access: the sandbox of `tds sql`, for the sql checks' queries
-  const db = await openMirror(request.db, { readOnly: true, memoryLimit: MEMORY_LIMIT, access: { files: false } });
+  const wait = { signal: request.signal, ...(request.onWait ? { onWait: request.onWait } : {}) };
+  const db = await openMirror(request.db, { readOnly: true, memoryLimit: MEMORY_LIMIT, access: { files: false }, ...wait });
   let evaluated: Evaluated;
   try {
+    await requireMirror(db);
     evaluated = await evaluateChecks(db, request);
   } finally {
     db.close();
   }
-  const run = request.record ? await recordRun(request.db, evaluated.results, evaluated.matched) : null;
+  const run = request.record ? await recordRun(request.db, evaluated.results, evaluated.matched, wait) : null;
   return { results: evaluated.results, changes: evaluated.changes, run };
 }
 

@@ -5,6 +5,7 @@ import { TdsError, UsageError } from '../core/errors.js';
 import { loadSettings, type Settings } from '../config/settings.js';
 import { parseColumnList } from '../export/export-flags.js';
 import { pickTable } from '../http/resolve-table.js';
+import { waitOn } from '../mirror/mirror-db.js';
 import { runSync } from '../mirror/sync-run.js';
 import { checkOutputTarget } from '../output/atomic-file.js';
 import { formatFromPath } from '../output/format.js';
@@ -94,7 +95,7 @@ export async function checkAction(ctx: Context, file: string | undefined, option
   const notify = options.notify === undefined ? undefined : await notifyTarget(ctx, options.notify, settings);
   let now = Date.now();
   if (options.sync) now = (await syncTables(ctx, settings, tables)) ?? now;
-  const outcome = await runChecks({ db: settings.db, tables, now, record: true, signal: ctx.signal });
+  const outcome = await runChecks({ db: settings.db, tables, now, record: true, ...waitOn(ctx), signal: ctx.signal });
   await writeWhole(ctx, (toFile) => Buffer.from(checksText(ctx, outcome.results, format, toFile)), output);
   ctx.io.stderr.write(`checks: ${tallyText(outcome.results)}${output ? ` (written to ${output})` : ''}\n`);
   if (notify) await notifyChanges(ctx, outcome, notify);

@@ -18,7 +18,7 @@ import { type Database, openDatabase } from '../duckdb/engine.js';
 import type { TableSyncResult } from '../mirror/sync-table.js';
 import { compactFolder } from '../lake/compact.js';
 import { checkLake } from '../lake/lake-check.js';
-import { openMirror } from '../mirror/mirror-db.js';
+import { openMirror, requireMirror, waitOn } from '../mirror/mirror-db.js';
 
 // The actions of `tds sync` (with --lake and --check) and of `tds lake compact|check`.
 
@@ -121,7 +121,7 @@ async function checksAfterRounds(
     const due = tables.filter((table) => names.has(table.ref));
     if (due.length === 0) return;
     const now = client.serviceNow() ?? Date.now();
-    const outcome = await runChecks({ db: settings.db, tables: due, now, record: true, signal: ctx.signal });
+    const outcome = await runChecks({ db: settings.db, tables: due, now, record: true, ...waitOn(ctx), signal: ctx.signal });
     const failing = outcome.results.filter((result) => result.status === 'fail');
     ctx.io.stderr.write(`checks of ${due.map((table) => table.ref).join(', ')}: ${tallyText(outcome.results)}\n`);
     for (const result of failing)
@@ -160,8 +160,9 @@ export async function lakeCompactAction(ctx: Context, dir: string, tables: strin
 export async function lakeCheckAction(ctx: Context, dir: string, options: LakeCheckOptions, command: Command): Promise<void> {
   const settings = await loadSettings(ctx, command);
   const root = resolve(dir);
-  const db = await openMirror(settings.db, { readOnly: true });
+  const db = await openMirror(settings.db, { readOnly: true, ...waitOn(ctx) });
   try {
+    await requireMirror(db);
     const checks = await checkLake(db.connection, root);
     if (options.json) ctx.io.stdout.write(`${JSON.stringify(checks)}\n`);
     for (const check of checks) {

@@ -8,7 +8,7 @@
 import { access } from 'node:fs/promises';
 import type { Context } from '../core/context.js';
 import { TdsError } from '../core/errors.js';
-import { openMirror, waitOn } from '../mirror/mirror-db.js';
+import { openMirror, requireMirror, waitOn } from '../mirror/mirror-db.js';
 import { writeWhole, tableFit } from '../output/table.js';
 import { tableStats } from './table-stats.js';
 import { createPageEncoder } from '../output/page-encoder.js';
@@ -50,6 +50,7 @@ export async function runStats(ctx: Context, request: StatsRequest): Promise<voi
   const db = await openMirror(request.db, { readOnly: true, memoryLimit: MEMORY_LIMIT, ...waitOn(ctx) });
   let text: string;
   try {
+    await requireMirror(db);
     const stats = await tableStats(db.connection, {
       table: request.table,
       db: request.db,

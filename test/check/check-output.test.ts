@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect } from 'vitest';
 import type { CheckResult } from '../../src/check/check-result.js';
@@ -125,6 +127,38 @@ describe('tds check: output', () => {
     expect(run.code, run.stderr).toBe(0);
     const [row] = JSON.parse(run.stdout) as Array<{ runs: number; checks: number }>;
     expect(row!.runs).toBeGreaterThanOrEqual(4);
+  });
+
+  it('waits for a mirror another process writes, saying who holds it, and runs once it is free', async () => {
+    await bench.tds(['check', file]);
+    // another process with the mirror open for writing (DuckDB's lock is per process) until its stdin ends
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { DuckDBInstance } from '@duckdb/node-api';
+         const instance = await DuckDBInstance.create(process.argv[1]);
+         const connection = await instance.connect();
+         await connection.run('SELECT 1');
+         process.stdout.write('held\\n');
+         process.stdin.resume();
+         process.stdin.on('end', () => { connection.closeSync(); instance.closeSync(); process.exit(0); });`,
+        bench.db,
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    await once(holder.stdout, 'data');
+    const run = bench.spawn(['check', file, '--no-sync']);
+    try {
+      for (let i = 0; i < 200 && !/holds it/.test(run.stderr()) && run.child.exitCode === null; i += 1)
+        await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      holder.stdin.end();
+    }
+    await once(holder, 'close');
+    expect(await run.exit, run.stderr()).toBe(9);
+    expect(run.stderr()).toMatch(new RegExp(`waiting for the mirror ${bench.db}: PID ${holder.pid} \\(node\\) holds it`));
   });
 
   it('no checks file: exit 2 saying what to do', async () => {

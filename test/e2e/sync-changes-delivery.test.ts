@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, vi } from 'vitest';
 import { createPrng } from '../../src/emulator/seed/prng.js';
 import { diffRecords, type DiffRecord, type Row } from './diff-support.js';
@@ -13,6 +14,36 @@ it.beforeEach(({ open }) => {
 });
 
 type ChangeRecord = DiffRecord & { table: string; tableId: string; syncId: number };
+
+/**
+ * What a child's stdout can take before a reader that quits after its first read is gone, with no write
+ * failing: what that read took (libuv reads 64 KiB at most) and what the kernel holds meanwhile. The
+ * pipe of a spawned child is a socket pair (libuv), not a pipe(2): it holds what its writer's send buffer
+ * allows (net.core.wmem_default, 208 KiB on Linux), and a write may overrun that by one buffer of at most
+ * half of it. Records past this are written after the reader has gone: a write fails, and the sync is
+ * left to the next --changes. (Records within it reach the kernel whole and are lost unseen: README, --changes.)
+ */
+function takenUnseen(): number {
+  let sendBuffer = 212_992;
+  try {
+    sendBuffer = Number(readFileSync('/proc/sys/net/core/wmem_default', 'utf8').trim()) || sendBuffer;
+  } catch {
+    // not Linux: Linux's default, far above macOS's (8 KiB)
+  }
+  return 64 * 1024 + 1.5 * sendBuffer;
+}
+
+/** The most of a cell a page of rows gives whole (docs/service-api.md: longer values are cut). */
+const PAD_CHARS = 200;
+
+/** Text fields, and a row's cells of them, enough that `rows` added rows' records are twice takenUnseen. */
+function padding(rows: number): { fields: Array<{ label: string; type: 'text' }>; cells: Record<string, string> } {
+  const labels = Array.from({ length: Math.ceil((2 * takenUnseen()) / (rows * PAD_CHARS)) }, (_, i) => `Pad ${i + 1}`);
+  return {
+    fields: labels.map((label) => ({ label, type: 'text' })),
+    cells: Object.fromEntries(labels.map((label) => [label, 'x'.repeat(PAD_CHARS)])),
+  };
+}
 
 /** The whole lines of what a run printed (a kill or a closed pipe may cut the last one). */
 const wholeLines = (text: string): ChangeRecord[] =>
@@ -57,22 +88,18 @@ describe('tds sync --changes: each change delivered', () => {
   it('a pipe closed early and SIGKILLs at seeded moments lose no change: the replay of every printed line gives the mirror', async () => {
     const random = createPrng(29);
     const b = await openBench();
+    // the 450 added rows' records are still unwritten in part when the reader goes (takenUnseen)
+    const pad = padding(450);
     const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {
       workspace: 'Sales',
       name: 'Stream',
-      fields: [
-        { label: 'Name', type: 'text' },
-        { label: 'N', type: 'number' },
-      ],
+      fields: [{ label: 'Name', type: 'text' }, { label: 'N', type: 'number' }, ...pad.fields],
     });
     const rowsPath = `/tables/${created.table.id}/rows`;
     const ids: string[] = [];
-    const addRows = async (count: number): Promise<void> => {
+    const addRows = async (count: number, padded = false): Promise<void> => {
       const added = await b.admin<{ rows: Array<{ id: string }> }>('POST', rowsPath, {
-        // names long enough that 450 added rows' records (about 175 KB) outgrow one read of a pipe (64 KB) and
-        // the pipe refilled (64 KB): what the reader never read is then still unwritten when it goes, so a write fails
-        // (bytes already in the pipe's buffer when the reader quits are lost unseen: README, --changes)
-        rows: Array.from({ length: count }, (_, i) => ({ cells: { Name: `row ${ids.length + i} ${'x'.repeat(180)}`, N: i } })),
+        rows: Array.from({ length: count }, (_, i) => ({ cells: { Name: `row ${ids.length + i}`, N: i, ...(padded ? pad.cells : {}) } })),
       });
       ids.push(...added.rows.map((row) => row.id));
     };
@@ -83,7 +110,7 @@ describe('tds sync --changes: each change delivered', () => {
     const printed: ChangeRecord[] = [];
 
     // (a) 450 rows added, the reader gone after 300 bytes: exit 0, the rest delivered by the next --changes
-    await addRows(450);
+    await addRows(450, true);
     const cut = b.spawn(['sync', 'Stream', '--changes']);
     let got = 0;
     cut.child.stdout!.on('data', (chunk: Buffer) => {
@@ -142,16 +169,17 @@ describe('tds sync --follow --changes: what an earlier run did not deliver comes
   it('after a pipe closed early, the first round of --follow prints the rest: every added row once or more', async () => {
     const ROWS = 700;
     const b = await openBench();
+    // the added rows' records are still unwritten in part when the reader goes (takenUnseen)
+    const pad = padding(ROWS);
     const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {
       workspace: 'Sales',
       name: 'Backlog',
-      fields: [{ label: 'Name', type: 'text' }],
+      fields: [{ label: 'Name', type: 'text' }, ...pad.fields],
     });
     const first = await b.tds(['sync', 'Backlog', '--changes']);
     expect(first.code, first.stderr).toBe(0);
     const added = await b.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, {
-      // about 270 KB of records, well past one read of a pipe and the pipe refilled (see addRows above)
-      rows: Array.from({ length: ROWS }, (_, i) => ({ cells: { Name: `row ${i} ${'x'.repeat(180)}` } })),
+      rows: Array.from({ length: ROWS }, (_, i) => ({ cells: { Name: `row ${i}`, ...pad.cells } })),
     });
 
     const cut = b.spawn(['sync', 'Backlog', '--changes']);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect } from 'vitest';
@@ -56,6 +56,24 @@ describe('tds sync --db: a database that is not a mirror', () => {
     // reading it is fine: tds sql opens it read-only
     const read = await bench.tds(['sql', 'SELECT count(*) AS n FROM duckdb_tables()', '--db', theirs, '--format', 'csv']);
     expect(read.code, read.stderr).toBe(0);
+  });
+
+  it('the readers of a mirror (stats, check, diff, lake check) say it is not one: exit 2, not a crash', async () => {
+    const bench = await openBench();
+    const theirs = join(bench.dir, 'theirs.duckdb');
+    await theirDatabase(theirs, ['CREATE TABLE leads (name VARCHAR)']);
+    const checks = join(bench.dir, 'checks.yaml');
+    await writeFile(checks, 'tables:\n  leads:\n    checks:\n      - rows: {min: 1}\n');
+    for (const args of [
+      ['stats', 'leads', '--no-sync'],
+      ['check', checks, '--no-sync'],
+      ['diff', 'leads'],
+      ['lake', 'check', join(bench.dir, 'lake')],
+    ]) {
+      const result = await bench.tds([...args, '--db', theirs]);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toBe(`tds: ${theirs} is not a tds mirror\nhint: give --db the mirror made by tds sync\n`);
+    }
   });
 
   it('an empty DuckDB file is made a mirror', async () => {

@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, vi } from 'vitest';
 import { everyTypeTable, exportRows, mirrorRows } from '../mirror/helpers.js';
 import { TDS_BIN } from '../helpers/cli.js';
@@ -191,6 +192,30 @@ describe('verification: what it says and who reads meanwhile', () => {
       "too large for --max-stale 60 s at --max-share 0.01: their 5 pages, with the rounds' 2 row requests meanwhile, are verified every 12 min, so changes to old rows reach the mirror within 12 min",
     ]);
   }, 60_000);
+
+  it("DuckDB's own client, opened read-only while sync --follow verifies, gets in between the follower's writes", async ({ open }) => {
+    const bench = await open();
+    const { id, ids } = await syncedOldTable(bench, 450);
+    await bench.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while DuckDB reads' } });
+    const follow = bench.spawn([...FOLLOW, '--max-stale', '5m']);
+    let opened = 0;
+    const tries = 20;
+    try {
+      await verifying(bench);
+      for (let k = 0; k < tries; k += 1) {
+        // no waiting and no lock of tds's own: what `duckdb -readonly FILE` does
+        const instance = await DuckDBInstance.create(bench.db, { access_mode: 'READ_ONLY' }).catch(() => undefined);
+        if (instance) {
+          opened += 1;
+          instance.closeSync();
+        }
+        await new Promise((done) => setTimeout(done, 100));
+      }
+    } finally {
+      await stop(follow);
+    }
+    expect(opened, follow.stderr()).toBeGreaterThan(tries / 2);
+  }, 120_000);
 
   it('an MCP query_sql against a mirror that sync --follow is following and verifying succeeds every time', async ({ open }) => {
     const bench = await open();

@@ -5,7 +5,7 @@ import { isCalendarDate } from '../../filter/dates.js';
 import { didYouMean } from '../../filter/suggest.js';
 import { historyHorizon, type HistoryHorizon } from '../history/history-objects.js';
 import { versionColumns } from '../history/retyped-columns.js';
-import { formatVersion } from '../mirror-db.js';
+import { requireMirror } from '../mirror-db.js';
 import { loadStates, namedStates, type TableState } from '../table-state.js';
 import { TableDiff, type DiffKey, type Moment } from './table-diff.js';
 // `tds diff` (and the MCP tool diff_table): a mirror table found by its ID or name, WHEN resolved
@@ -98,14 +98,11 @@ function checkKnown(state: TableState, horizon: HistoryHorizon, option: string, 
 }
 
 async function checkHistory(db: Database): Promise<void> {
-  const version = await formatVersion(db);
+  const version = await requireMirror(db);
   if (version === 1) {
     throw new UsageError(`the mirror ${db.path} has no history yet: it was written by an earlier tds (mirror format 1)`, {
       hint: 'the next `tds sync` upgrades it (every row kept); diffs cover what syncs bring from then on',
     });
-  }
-  if (version === undefined || version === 0) {
-    throw new UsageError(`${db.path} is not a tds mirror`, { hint: 'give --db the mirror made by tds sync' });
   }
 }
 

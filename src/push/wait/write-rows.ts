@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createAtomicFile, claimOutput } from '../../output/atomic-file.js';
 import type { DataFormat, ExportFormat } from '../../output/format.js';
 import { createRecordWriter } from '../../output/page-encoder.js';
-import { writeParquetFile } from '../../parquet/write-parquet-file.js';
+import { writeParquetFile } from '../../parquet/staged-output.js';
 import { planRecord, statusFieldIds } from '../../records/record-plan.js';
 import { createRowShaper } from '../../records/row-shaper.js';
 import type { HeaderMode } from '../../records/shape-options.js';

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { writeParquetFile } from '../../src/parquet/write-parquet-file.js';
+import { writeParquetFile } from '../../src/parquet/staged-output.js';
 import type { TypedColumn } from '../../src/records/typed-plan.js';
 import type { TypedValue } from '../../src/records/typed-values.js';
 import { readParquet } from '../export/parquet-file.js';
