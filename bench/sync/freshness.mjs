@@ -11,6 +11,7 @@
 //     --changes within --every + the intake window (the emulator's quiet delay).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
+import { createPrng } from '#dist/emulator/seed/prng.js';
 import { fetchJson, requestLog } from '../emulator-api.mjs';
 import { cpuMsOf, load, median, n, seconds, startEmulator } from '../support.mjs';
 import { sql, tds } from './context.mjs';
@@ -58,7 +59,7 @@ export async function freshness(ctx) {
   );
   const tables = await freshTables(ctx);
   const emu = await startEmulator(['--rate-scale', String(scale), '--action-delay', '0', '--data', freshState(ctx)], ctx.emulators);
-  const random = prng(SEED);
+  const random = createPrng(SEED);
 
   const pages = await pagesOf(emu, tables);
   const maxStaleMs = MAX_STALE_MIN * MINUTE;
@@ -389,21 +390,6 @@ export function busiestWindow(entries, windowMs) {
     most = Math.max(most, end - start + 1);
   }
   return most;
-}
-
-/**
- * A seeded generator of numbers in [0, 1) (mulberry32): the same changes at the same moments every run.
- * @param {number} seed
- */
-function prng(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
