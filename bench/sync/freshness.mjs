@@ -11,6 +11,7 @@
 //     --changes within --every + the intake window (the emulator's quiet delay).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
+import { createPrng } from '#dist/emulator/seed/prng.js';
 import { fetchJson, requestLog } from '../emulator-api.mjs';
 import { cpuMsOf, load, median, n, seconds, startEmulator } from '../support.mjs';
 import { sql, tds } from './context.mjs';
@@ -58,7 +59,7 @@ export async function freshness(ctx) {
   );
   const tables = await freshTables(ctx);
   const emu = await startEmulator(['--rate-scale', String(scale), '--action-delay', '0', '--data', freshState(ctx)], ctx.emulators);
-  const random = prng(SEED);
+  const random = createPrng(SEED);
 
   const pages = await pagesOf(emu, tables);
   const maxStaleMs = MAX_STALE_MIN * MINUTE;
@@ -167,14 +168,17 @@ async function underChanges(ctx, emu, tables, random, { name, maxStale, count, b
   const rounds = follower.stderr.reduce((sum, line) => sum + Number(/^ {2}\S+ +\S+ +(\d+) requests? /.exec(line)?.[1] ?? 0), 0);
   const verified = reads.length - rounds;
   const cycleMs = (pages / (verified / minutes)) * MINUTE;
-  const behind = cycleMs > 1.1 * pages * pageMs;
+  // the plan: a page every pageMs, or (P + R) share spacings when the rounds' R row requests in a pass leave less
+  const roundsPart = (rounds / minutes / MINUTE) * SHARE_PAGE_MS;
+  const plannedMs = Math.max(pages * pageMs, roundsPart >= 1 ? Infinity : (pages * SHARE_PAGE_MS) / (1 - roundsPart));
+  const behind = cycleMs > 1.1 * plannedMs;
   console.log(
     `${name}: in --changes after ${seconds(Math.min(...lags))} .. ${seconds(Math.max(...lags))}; ${byKind}; ` +
       `${missing} missing, ${wrong} of the wrong kind; "too large" said ${said.length} time(s)${said[0] ? ` (${said[0]})` : ''}; exit ${code}`,
   );
   console.log(
     `${name}: ${reads.length} row requests in ${minutes.toFixed(1)} min (${rounds} by rounds, ${verified} verification pages: ` +
-      `a pass over the ${pages} pages every ${seconds(cycleMs)}, ${seconds(pages * pageMs)} planned), at most ${busiest} in any minute, ` +
+      `a pass over the ${pages} pages every ${seconds(cycleMs)}, ${seconds(plannedMs)} planned with the rounds' reads), at most ${busiest} in any minute, ` +
       `${reads.filter((entry) => entry.status === 429).length} answered 429; follower CPU ${seconds(cpu)} in ${seconds(stoppedAt - follower.startedAt)} ` +
       `real time${behind ? ' (BEHIND ITS PACE: a page takes it longer than this rate scale leaves)' : ''}. uptime: ${load()}`,
   );
@@ -386,21 +390,6 @@ export function busiestWindow(entries, windowMs) {
     most = Math.max(most, end - start + 1);
   }
   return most;
-}
-
-/**
- * A seeded generator of numbers in [0, 1) (mulberry32): the same changes at the same moments every run.
- * @param {number} seed
- */
-function prng(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

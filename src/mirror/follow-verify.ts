@@ -41,7 +41,7 @@ export interface VerifySession {
   taken: Set<string>;
 }
 
-export interface VerifyPace {
+export interface VerifyOptions {
   /** --max-stale (undefined: off, no verification). */
   maxStaleMs: number | undefined;
   /** --max-share. */
@@ -51,64 +51,189 @@ export interface VerifyPace {
 /** How far 429s (other clients' traffic) may stretch the spacing of verification pages. */
 const MAX_BACKOFF = 16;
 
+/** The verification's pace (ms of this process's clock); Infinity: no verification. */
+export interface VerifyPace {
+  /** The share's spacing of row requests: one every this many ms is --max-share of the limit. */
+  shareMs: number;
+  /** --max-stale (a pass is planned a tenth early). */
+  maxStaleMs: number;
+  /** The row-read limit's window (a minute of the service). */
+  windowMs: number;
+}
+
+/** How many rounds back the pages look for the most a round read, to leave room for it in each window. */
+const ROUNDS_REMEMBERED = 6;
+
+/** What the share can keep: a pass every `keepsMs`, in which the rounds are expected to read `roundReads` rows pages. */
+export interface VerifyKeeps {
+  keepsMs: number;
+  roundReads: number;
+  /** The share cannot keep --max-stale. */
+  tooLarge: boolean;
+}
+
 /**
- * Paces and reads verification pages: evenly spaced so that every page of every followed table is read
- * once per --max-stale (a tenth early), never faster than --max-share of the row-read limit allows. The
- * rounds' row requests count against the same share (each puts the next page off by one share's
- * spacing), and a page that met a 429 doubles the spacing until pages go through clean again.
+ * The verification's schedule, times in and pages out (no clock of its own), on two clocks:
+ *
+ * - the plan: a page every `passMs / P` (never closer than the share's spacing), each page's time one
+ *   interval after the last page's time, never restarted from now, so a page or round that ran late is
+ *   caught up by the pages after it;
+ * - the share: every row request, a page's or a round's, moves it one share's spacing on from when the
+ *   request was made or from where it stood, whichever is later; a page waits for it. So pages start at
+ *   least a share's spacing apart, and after a round's reads wait for them to be paid: catching up never
+ *   goes above the share (what the share did not spend while a page ran late is not spent later).
+ *
+ * A pass so takes at least (P + R) share's spacings, R the rounds' row requests meanwhile: the plan counts
+ * them at the rate the rounds read so far (at first, all they read so far fall in this pass). The rounds
+ * are never held back, so a round that reads several pages in a window the pages have filled would put it
+ * over the share: pages leave room in each window for as many as the recent rounds read at most.
  */
-export class Verifier {
-  private nextAt = performance.now();
+export class VerifySchedule {
+  private planAt = Infinity;
+  private shareAt = -Infinity;
   private intervalMs = Infinity;
-  private shareMs = Infinity;
   private backoff = 1;
+  private roundReads = 0;
+  /** The row requests of the last window (pages and rounds), in order. */
+  private readonly requests: number[] = [];
+  /** The row requests of the last rounds. */
+  private readonly rounds: number[] = [];
+
+  constructor(
+    private readonly startedAt: number,
+    private readonly pace: VerifyPace,
+  ) {}
+
+  /** The followed tables' pages (P) as the last listing gave them: the pace, and the pass the share can keep. */
+  plan(now: number, pages: number): VerifyKeeps {
+    const { shareMs, maxStaleMs } = this.pace;
+    const passMs = 0.9 * maxStaleMs;
+    if (pages === 0 || !Number.isFinite(passMs) || !Number.isFinite(shareMs)) {
+      this.intervalMs = Infinity;
+      return { keepsMs: Infinity, roundReads: 0, tooLarge: false };
+    }
+    const elapsed = Math.max(now - this.startedAt, (pages + this.roundReads) * shareMs);
+    // the room kept for a round is the rounds' when they come, and the pages' when they do not: not counted
+    const roundsPart = (this.roundReads / elapsed) * shareMs;
+    const atShareMs = roundsPart >= 1 ? Infinity : (pages * shareMs) / (1 - roundsPart);
+    if (this.intervalMs === Infinity) this.planAt = now + Math.max(shareMs, passMs / pages);
+    this.intervalMs = Math.max(shareMs, passMs / pages);
+    return {
+      keepsMs: Math.max(atShareMs, passMs),
+      roundReads: Number.isFinite(atShareMs) ? Math.round(atShareMs / shareMs - pages) : Infinity,
+      tooLarge: atShareMs > maxStaleMs,
+    };
+  }
+
+  /** When the next page is due; Infinity when none is. */
+  get dueAt(): number {
+    return this.intervalMs === Infinity ? Infinity : Math.max(this.planAt, this.shareAt, this.roomAt());
+  }
+
+  /** When the last window leaves this page room, the recent rounds' most reads kept free for the next round. */
+  private roomAt(): number {
+    const { perWindow, reserve } = this.room();
+    const oldest = this.requests.at(-(perWindow - reserve));
+    return oldest === undefined ? -Infinity : oldest + this.pace.windowMs;
+  }
+
+  /** The requests a window holds at the share, and the room pages leave in it: the most a recent round read (and the +1 of s × 60 + 1 for one more). */
+  private room(): { perWindow: number; reserve: number } {
+    const perWindow = Math.max(1, Math.floor(this.pace.windowMs / this.pace.shareMs + 1e-9));
+    return { perWindow, reserve: Math.min(perWindow - 1, Math.max(0, ...this.rounds)) };
+  }
+
+  private logged(at: number, count: number): void {
+    for (let k = 0; k < count; k += 1) this.requests.push(at);
+    while (this.requests.length > 0 && this.requests[0]! <= at - this.pace.windowMs) this.requests.shift();
+  }
+
+  /**
+   * A round that began at `since` read `requests` rows pages: paid from the share (pages wait for them).
+   * The first round (`first`: it catches up since the last sync) tells nothing of the rounds to come.
+   */
+  spent(since: number, requests: number, first = false): void {
+    this.roundReads += requests;
+    if (!first) this.rounds.push(requests);
+    if (this.rounds.length > ROUNDS_REMEMBERED) this.rounds.shift();
+    if (requests === 0) return;
+    this.shareAt = Math.max(this.shareAt, since) + requests * this.pace.shareMs;
+    this.logged(since, requests);
+  }
+
+  /** A page starts `now`: the next one's time on both clocks; the spacing this page was planned with. */
+  paged(now: number): number {
+    const spacing = this.intervalMs * this.backoff;
+    this.planAt += spacing;
+    this.shareAt = Math.max(this.shareAt, now) + this.pace.shareMs;
+    this.logged(now, 1);
+    return spacing;
+  }
+
+  /** After a page (`now`): one that met a 429 puts the next off by twice its spacing from now; clean ones bring the spacing back. */
+  paced(now: number, limited: boolean, spacing: number): void {
+    if (limited) {
+      this.backoff = Math.min(MAX_BACKOFF, this.backoff * 2);
+      this.planAt = Math.max(this.planAt, now + this.intervalMs * this.backoff);
+    } else if (this.backoff > 1) {
+      this.backoff /= 2;
+      this.planAt = Math.max(this.planAt, now + spacing / 2);
+    }
+  }
+}
+
+/** Reads verification pages when the schedule has them due, with the spare share of the row-read limit. */
+export class Verifier {
+  private readonly schedule: VerifySchedule;
   private warned = false;
 
   constructor(
     private readonly session: VerifySession,
-    private readonly pace: VerifyPace,
-  ) {}
+    private readonly options: VerifyOptions,
+  ) {
+    const { maxStaleMs, maxShare } = options;
+    const { windows, retryScale } = session.client.timings;
+    const off = maxStaleMs === undefined || maxShare <= 0;
+    this.schedule = new VerifySchedule(performance.now(), {
+      shareMs: off ? Infinity : windows.rows.perMs / (windows.rows.requests * maxShare),
+      maxStaleMs: off ? Infinity : maxStaleMs / retryScale,
+      windowMs: windows.rows.perMs,
+    });
+  }
 
   /** The followed tables as the last listing gave them: the pages to read, and so the pace. */
   plan(tables: readonly Table[]): void {
-    const { maxStaleMs, maxShare } = this.pace;
+    const { maxStaleMs, maxShare } = this.options;
+    const { retryScale } = this.session.client.timings;
     const pages = tables.reduce((sum, table) => sum + Math.max(1, Math.ceil(table.rowCount / PAGE_LIMIT_MAX)), 0);
-    if (maxStaleMs === undefined || maxShare <= 0 || pages === 0) {
-      this.intervalMs = Infinity;
+    const { keepsMs, roundReads, tooLarge } = this.schedule.plan(performance.now(), pages);
+    if (maxStaleMs === undefined || !tooLarge || this.warned) return;
+    this.warned = true;
+    const said = `the followed tables are too large for --max-stale ${formatAge(maxStaleMs)} at --max-share ${maxShare}: `;
+    if (!Number.isFinite(keepsMs)) {
+      this.session.say(`${said}the rounds' row requests take the whole share, so old rows are not verified while they do`);
       return;
     }
-    const window = this.session.client.timings.windows.rows;
-    const shareMs = window.perMs / (window.requests * maxShare);
-    const staleMs = (0.9 * maxStaleMs) / this.session.client.timings.retryScale / pages;
-    if (shareMs > staleMs && !this.warned) {
-      this.warned = true;
-      const keeps = formatAge(pages * shareMs * this.session.client.timings.retryScale);
-      this.session.say(
-        `the followed tables are too large for --max-stale ${formatAge(maxStaleMs)} at --max-share ${maxShare}: ` +
-          `their ${pages.toLocaleString('en-US')} pages are verified every ${keeps}, so changes to old rows reach the mirror within ${keeps}`,
-      );
-    }
-    const wasInfinite = this.intervalMs === Infinity;
-    this.shareMs = shareMs;
-    this.intervalMs = Math.max(shareMs, staleMs);
-    if (wasInfinite) this.nextAt = performance.now() + this.intervalMs;
+    const keeps = formatAge(keepsMs * retryScale);
+    const rounds = roundReads > 0 ? `, with the rounds' ${plural(roundReads, 'row request')} meanwhile,` : '';
+    this.session.say(
+      `${said}their ${plural(pages, 'page')}${rounds} are verified every ${keeps}, so changes to old rows reach the mirror within ${keeps}`,
+    );
   }
 
   /** When the next page is due (performance.now() time); Infinity when none is. */
   get dueAt(): number {
-    return this.intervalMs === Infinity ? Infinity : this.nextAt;
+    return this.schedule.dueAt;
   }
 
-  /** A round read `requests` rows pages: they come out of the share verification may use. */
-  spent(requests: number): void {
-    if (this.intervalMs !== Infinity) this.nextAt = Math.max(this.nextAt, performance.now()) + requests * this.shareMs;
+  /** A round that began at `since` (performance.now() time) read `requests` rows pages: they come out of the share verification may use. */
+  spent(since: number, requests: number, first = false): void {
+    this.schedule.spent(since, requests, first);
   }
 
   /** Reads and applies one page of the table whose verification is oldest (or under way). */
   async page(tables: readonly Table[]): Promise<void> {
-    const spacing = this.intervalMs * this.backoff;
-    // a late page does not make up for lost time: pages start at least one share's spacing apart
-    this.nextAt = Math.max(this.nextAt + spacing, performance.now() + this.shareMs);
+    const spacing = this.schedule.paged(performance.now());
     const limitedBefore = this.session.client.stats.rateLimited;
     try {
       const states = await this.session.mirror.use((db) => loadStates(db.connection));
@@ -117,21 +242,12 @@ export class Verifier {
       const table = state && tables.find((candidate) => candidate.id === state.tableId);
       if (state && table) await verifyPage(this.session, table, state);
     } finally {
-      this.paced(limitedBefore, spacing);
-    }
-  }
-
-  /** After a page: one that met a 429 waits twice as long from now; clean ones bring the spacing back. */
-  private paced(limitedBefore: number, spacing: number): void {
-    if (this.session.client.stats.rateLimited > limitedBefore) {
-      this.backoff = Math.min(MAX_BACKOFF, this.backoff * 2);
-      this.nextAt = Math.max(this.nextAt, performance.now() + this.intervalMs * this.backoff);
-    } else if (this.backoff > 1) {
-      this.backoff /= 2;
-      this.nextAt = Math.max(this.nextAt, performance.now() + spacing / 2);
+      this.schedule.paced(performance.now(), this.session.client.stats.rateLimited > limitedBefore, spacing);
     }
   }
 }
+
+const plural = (count: number, noun: string): string => `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;
 
 /** A verification under way first, then the table verified longest ago (never first of all). */
 function verifyFirst(a: TableState, b: TableState): number {

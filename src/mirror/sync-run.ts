@@ -84,6 +84,7 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
     const session: SyncSession = { ctx, client, request, mirror };
     const follow = new FollowMemory();
     let first: TableSyncResult[];
+    const started = performance.now();
     try {
       first = await syncRound(session, follow);
     } catch (error) {
@@ -95,7 +96,7 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
     // the hook opens the mirror itself
     await mirror.letGo();
     await request.afterRound?.(first);
-    if (request.followEveryMs !== undefined) await followRounds(session, follow);
+    if (request.followEveryMs !== undefined) await followRounds(session, follow, { since: started, results: first });
   } finally {
     await mirror?.close();
     if (empty) for (const file of [request.db, `${request.db}.wal`]) await rm(file, { force: true });
@@ -103,8 +104,12 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
   }
 }
 
-/** --follow: a round every --every, and verification pages between rounds. */
-async function followRounds(session: SyncSession, follow: FollowMemory): Promise<void> {
+/** --follow: a round every --every, and verification pages between rounds (the first round's reads paid from their share too). */
+async function followRounds(
+  session: SyncSession,
+  follow: FollowMemory,
+  first: { since: number; results: TableSyncResult[] },
+): Promise<void> {
   const { ctx, request, mirror } = session;
   const verifier = new Verifier(
     {
@@ -120,6 +125,7 @@ async function followRounds(session: SyncSession, follow: FollowMemory): Promise
     },
     { maxStaleMs: request.maxStaleMs, maxShare: request.maxShare ?? 0 },
   );
+  verifier.spent(first.since, requestsOf(first.results), true);
   verifier.plan(follow.tables);
   for (;;) {
     const roundAt = performance.now() + request.followEveryMs!;
@@ -131,9 +137,10 @@ async function followRounds(session: SyncSession, follow: FollowMemory): Promise
     }
     await mirror.letGo();
     if (!(await idle(ctx, roundAt - performance.now()))) return;
+    const since = performance.now();
     const results = await followRound(session, follow);
+    verifier.spent(since, requestsOf(results));
     verifier.plan(follow.tables);
-    verifier.spent(results.reduce((sum, result) => sum + result.requests, 0));
     const changed = results.filter(changedAnything);
     if (changed.length > 0) {
       report(ctx, request, changed);
@@ -153,6 +160,8 @@ async function followRound(session: SyncSession, follow: FollowMemory): Promise<
   if (moved.length === 0) return [];
   return syncRound(session, follow, moved);
 }
+
+const requestsOf = (results: TableSyncResult[]): number => results.reduce((sum, result) => sum + result.requests, 0);
 
 const changedAnything = (result: TableSyncResult): boolean => result.inserted + result.updated + result.deleted > 0 || !result.complete;
 

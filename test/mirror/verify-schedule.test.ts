@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { VerifySchedule } from '../../src/mirror/follow-verify.js';
+
+// The verification's schedule, times in and pages out, driven as sync --follow drives it: pages while one
+// is due before the next round, then the round (its row requests paid from the share), then a new plan.
+
+const MINUTE = 60_000;
+/** --max-share 0.5 of 60 row requests a minute: one every 2 s. */
+const SHARE_MS = 2_000;
+/** 20,000 rows. */
+const PAGES = 200;
+
+interface Run {
+  maxStaleMs: number;
+  minutes: number;
+  /** How long page k takes. */
+  pageMs?: (k: number) => number;
+  /** The row requests round r reads (one every second, the client's own pace at the full limit). */
+  roundReads?: (r: number) => number;
+}
+
+function simulate({ maxStaleMs, minutes, pageMs = () => 100, roundReads = () => 0 }: Run) {
+  const schedule = new VerifySchedule(0, { shareMs: SHARE_MS, maxStaleMs, windowMs: MINUTE });
+  const pages: number[] = [];
+  const reads: number[] = [];
+  let now = 0;
+  let keeps = schedule.plan(now, PAGES);
+  for (let round = 0; now < minutes * MINUTE; round += 1) {
+    const roundAt = now + 10_000;
+    while (schedule.dueAt <= roundAt) {
+      now = Math.max(now, schedule.dueAt);
+      const spacing = schedule.paged(now);
+      pages.push(now);
+      now += pageMs(pages.length - 1);
+      schedule.paced(now, false, spacing);
+    }
+    now = Math.max(now, roundAt);
+    const since = now;
+    for (let k = roundReads(round); k > 0; k -= 1) {
+      reads.push(now);
+      now += 1_000;
+    }
+    schedule.spent(since, reads.filter((at) => at >= since).length);
+    keeps = schedule.plan(now, PAGES);
+  }
+  return { pages, reads, keeps, requests: [...pages, ...reads].sort((a, b) => a - b) };
+}
+
+/** The pages started before `minutes`. */
+const before = (pages: number[], minutes: number): number => pages.filter((at) => at < minutes * MINUTE).length;
+
+/** The most requests in any minute. */
+const busiest = (times: number[]): number =>
+  Math.max(0, ...times.map((from) => times.filter((at) => at >= from && at < from + MINUTE).length));
+
+describe('VerifySchedule', () => {
+  it.each([
+    { name: '--max-stale 10m: a page every 2.7 s', maxStaleMs: 600_000, every: 2_700 },
+    { name: '--max-stale 2m, less than the share allows: a page every share spacing', maxStaleMs: 120_000, every: SHARE_MS },
+  ])('$name, never more than the share in any minute', ({ maxStaleMs, every }) => {
+    const { pages, requests } = simulate({ maxStaleMs, minutes: 20 });
+    expect(busiest(requests)).toBeLessThanOrEqual(30);
+    expect(before(pages, 20)).toBe(Math.floor((20 * MINUTE - 1) / every));
+  });
+
+  it.each([
+    { name: 'every twentieth page takes 10 s', pageMs: (k: number) => (k % 20 === 19 && k < 300 ? 10_000 : 100) },
+    { name: 'pages take 2.5 s (longer than the share spacing) for a while', pageMs: (k: number) => (k >= 50 && k < 70 ? 2_500 : 100) },
+    { name: 'one page takes a minute', pageMs: (k: number) => (k === 30 ? MINUTE : 100) },
+  ])('late pages lose no time: the pages after them catch up, at most one a share spacing ($name)', ({ pageMs }) => {
+    const { pages, requests } = simulate({ maxStaleMs: 600_000, minutes: 30, pageMs });
+    const onTime = simulate({ maxStaleMs: 600_000, minutes: 30 }).pages;
+    expect(busiest(requests)).toBeLessThanOrEqual(30);
+    for (const [k, at] of pages.slice(1).entries()) expect(at - pages[k]!).toBeGreaterThanOrEqual(SHARE_MS);
+    // by the end (the late pages long past), every page the plan had is read, as many as without a late page
+    expect(before(pages, 30)).toBe(before(onTime, 30));
+  });
+
+  it("the rounds' row requests come out of the share: pages and rounds together never more than it in any minute (and one more)", () => {
+    // a round in three reads a row, one in seven three (several tables moved)
+    const { requests, pages, reads } = simulate({
+      maxStaleMs: 120_000,
+      minutes: 20,
+      roundReads: (r) => (r % 7 === 3 ? 3 : r % 3 === 0 ? 1 : 0),
+    });
+    expect(reads.length).toBeGreaterThan(60);
+    expect(busiest(requests)).toBeLessThanOrEqual(31);
+    // and the share is spent: pages take what the rounds leave
+    expect(pages.length + reads.length).toBeGreaterThanOrEqual(0.9 * ((20 * MINUTE) / SHARE_MS));
+  });
+
+  it('the pass the share can keep counts the rounds expected row requests: (P + R) share spacings', () => {
+    // a round in two reads a row: 3 a minute, a tenth of the share
+    const { keeps, pages } = simulate({ maxStaleMs: 120_000, minutes: 30, roundReads: (r) => (r % 2 === 1 ? 1 : 0) });
+    expect(keeps.tooLarge).toBe(true);
+    expect(keeps.keepsMs / ((PAGES * SHARE_MS) / (1 - 0.1))).toBeCloseTo(1, 1);
+    expect(keeps.roundReads).toBeGreaterThanOrEqual(20);
+    expect(keeps.roundReads).toBeLessThanOrEqual(23);
+    // and the pages come at that pace: P of them in each pass the plan said, less what the room kept free
+    // for a round costs when the round reads less (1 of 30 at most)
+    const later = pages.filter((at) => at >= 10 * MINUTE && at < 10 * MINUTE + keeps.keepsMs).length;
+    expect(later).toBeGreaterThanOrEqual(PAGES * (1 - 1 / 30) - 1);
+    expect(later).toBeLessThanOrEqual(PAGES + 1);
+    // --max-stale that the share keeps with room to spare: not too large, the pass it asks for
+    const roomy = simulate({ maxStaleMs: 600_000, minutes: 30, roundReads: (r) => (r % 2 === 1 ? 1 : 0) }).keeps;
+    expect(roomy).toMatchObject({ keepsMs: 540_000, tooLarge: false });
+  });
+
+  it("the first round's reads fall in the first pass: the plan counts them all", () => {
+    const schedule = new VerifySchedule(0, { shareMs: SHARE_MS, maxStaleMs: 120_000, windowMs: MINUTE });
+    schedule.spent(0, 20, true);
+    expect(schedule.plan(20_000, PAGES)).toEqual({ keepsMs: (PAGES + 20) * SHARE_MS, roundReads: 20, tooLarge: true });
+    // and the share waits for them: 20 spacings from when the round began
+    expect(schedule.dueAt).toBe(20 * SHARE_MS);
+  });
+
+  it("a round's reads are paid in full, however many (a catch-up): verification waits for them", () => {
+    const schedule = new VerifySchedule(0, { shareMs: SHARE_MS, maxStaleMs: 600_000, windowMs: MINUTE });
+    schedule.plan(0, PAGES);
+    schedule.spent(1_000, 300);
+    expect(schedule.dueAt).toBe(1_000 + 300 * SHARE_MS);
+  });
+
+  it('with verification off (no --max-stale, no share or no pages) no page is ever due', () => {
+    for (const [pace, pages] of [
+      [{ shareMs: SHARE_MS, maxStaleMs: Infinity, windowMs: MINUTE }, PAGES],
+      [{ shareMs: Infinity, maxStaleMs: 600_000, windowMs: MINUTE }, PAGES],
+      [{ shareMs: SHARE_MS, maxStaleMs: 600_000, windowMs: MINUTE }, 0],
+    ] as const) {
+      const schedule = new VerifySchedule(0, pace);
+      expect(schedule.plan(0, pages).tooLarge).toBe(false);
+      schedule.spent(0, 3);
+      expect(schedule.dueAt).toBe(Infinity);
+    }
+  });
+});
