@@ -1,3 +1,4 @@
+import { rmdir } from 'node:fs/promises';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { lockAddress, namedLockHolder, tryNamedLock, type ProcessLock } from '../core/process-lock.js';
@@ -288,6 +289,8 @@ export class HeldMirror implements MirrorAccess {
     clearTimeout(this.releaseSoon);
     await this.release();
     this.own.close();
+    // DuckDB leaves the spill folder it made, empty; one still holding files (a stuck statement) stays
+    await rmdir(`${this.path}.tmp`).catch(() => undefined);
   }
 
   private attach(): Promise<void> {

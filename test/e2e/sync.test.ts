@@ -1,3 +1,5 @@
+import { mkdir, readdir } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { describe, expect } from 'vitest';
 import { everyTypeCells, everyTypeTable, mirrorRows } from '../mirror/helpers.js';
 import { addEveryTypeRows, DAY, expectMirrorEqualsService } from './sync-support.js';
@@ -16,6 +18,8 @@ describe('tds sync: a mirror equal to the service', () => {
     const bench = await openBench();
     const table = await everyTypeTable(bench);
     await addEveryTypeRows(bench, table.id, { count: 150, from: 1, createdAgoMs: (i) => (150 - i) * 3_600_000 });
+    // the spill folder DuckDB makes beside the mirror when a sync outgrows its memory, and leaves empty
+    await mkdir(`${bench.db}.tmp`);
     const result = await bench.tds(['sync', 'Every Type', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { tables: Array<Record<string, unknown>> };
@@ -25,6 +29,8 @@ describe('tds sync: a mirror equal to the service', () => {
     // Amount every 7th row and Due every 11th row hold text that is not a number or a date
     expect(summary.tables[0]!.unfit).toBe(Math.floor(150 / 7) + Math.floor(150 / 11));
     await expectMirrorEqualsService(bench, table.id);
+    // the mirror and nothing beside it: no spill folder (FILE.tmp) or write-ahead log left
+    expect((await readdir(bench.dir)).filter((name) => name.startsWith(basename(bench.db)))).toEqual([basename(bench.db)]);
     const types = await bench.tds([
       'sql',
       "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'every_type'",
