@@ -61,6 +61,17 @@ async function syncedOldTable(bench: Harness, count: number): Promise<{ id: stri
 
 const FOLLOW = ['sync', '--follow', '--every', '0.1', '--changes'];
 
+/** Follows with --changes (--max-stale 2m) until a verification that began after `first` is complete; the records printed. */
+async function followUntilVerified(bench: Harness, first: number): Promise<ChangeRecord[]> {
+  const follow = bench.spawn([...FOLLOW, '--max-stale', '2m']);
+  try {
+    await verifiedAfter(bench, first);
+  } finally {
+    await stop(follow);
+  }
+  return records(follow.stdout());
+}
+
 describe('verification: the hard cases', () => {
   it('rows with equal creation times across a page edge: none lost, none deleted wrongly, the deleted and edited ones once', async ({
     open,
@@ -76,13 +87,7 @@ describe('verification: the hard cases', () => {
     await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[140]}`, { cells: { Name: 'Edited at the edge' } });
     await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[165]}`, { cells: { Name: 'Edited at the edge too' } });
 
-    const follow = bench.spawn([...FOLLOW, '--max-stale', '2m']);
-    try {
-      await verifiedAfter(bench, first);
-    } finally {
-      await stop(follow);
-    }
-    const printed = records(follow.stdout());
+    const printed = await followUntilVerified(bench, first);
     expect(
       printed
         .filter((record) => record.change === 'deleted')
@@ -160,13 +165,7 @@ describe('verification: the hard cases', () => {
     const rerun = [ids[3], ids[120], ids[240]];
     expect(await bench.admin('POST', `/tables/${table.id}/actions/rerun`, { field: 'Enrich', rows: rerun })).toEqual({ queued: 3 });
 
-    const follow = bench.spawn([...FOLLOW, '--max-stale', '2m']);
-    try {
-      await verifiedAfter(bench, first);
-    } finally {
-      await stop(follow);
-    }
-    const printed = records(follow.stdout());
+    const printed = await followUntilVerified(bench, first);
     expect(printed.map((record) => [record.change, record._id]).sort()).toEqual(rerun.map((id) => ['updated', id]).sort());
     const history = await sqlJson<{ _id: string; _change: string }>(bench, 'SELECT _id, _change FROM every_type__history ORDER BY _id');
     expect(history).toEqual(rerun.sort().map((id) => ({ _id: id, _change: 'updated' })));
