@@ -138,7 +138,7 @@ async function followRounds(
     await mirror.letGo();
     if (!(await idle(ctx, roundAt - performance.now()))) return;
     const since = performance.now();
-    const results = await followRound(session, follow);
+    const results = await followRound(session, follow, verifier.atShare);
     verifier.spent(since, requestsOf(results));
     verifier.plan(follow.tables);
     const changed = results.filter(changedAnything);
@@ -152,11 +152,14 @@ async function followRounds(
 
 /**
  * A round of --follow: the listing (one request for every table); a table whose row count did not
- * move, with no action cell still pending and no pass to continue, costs no row request.
+ * move, with no action cell still pending and no pass to continue, costs no row request. Nor does one
+ * whose count only fell when `fallsToVerification` (verification reads at the full share, so a round's
+ * row request would put every change off): the verification finds the deletions within its pass, as
+ * it finds a +1 -1, and a new row hidden behind them too.
  */
-async function followRound(session: SyncSession, follow: FollowMemory): Promise<TableSyncResult[]> {
+async function followRound(session: SyncSession, follow: FollowMemory, fallsToVerification: boolean): Promise<TableSyncResult[]> {
   follow.listed((await session.client.tables()).tables);
-  const moved = follow.tables.filter((table) => follow.mayHaveChanged(table));
+  const moved = follow.tables.filter((table) => follow.mustRead(table, fallsToVerification));
   if (moved.length === 0) return [];
   return syncRound(session, follow, moved);
 }
@@ -232,7 +235,8 @@ async function syncRound(session: SyncSession, memory: FollowMemory, only?: Tabl
   } finally {
     progress?.stop();
   }
-  memory.synced(await mirror.use((db) => loadStates(db.connection)));
+  const read = only ?? memory.tables;
+  memory.synced((await mirror.use((db) => loadStates(db.connection))).filter((state) => read.some((table) => table.id === state.tableId)));
   return results;
 }
 
@@ -317,13 +321,21 @@ class FollowMemory {
   /** What each table's last sync left: the service's row count then, and whether action cells were pending. */
   private readonly after = new Map<string, { serviceRowCount: number | null; settled: boolean }>();
 
-  /** Whether a round must read the table: its count moved, an action cell is pending, or a pass is unfinished. */
-  mayHaveChanged(table: Table): boolean {
+  /**
+   * Whether a round must read the table: its count moved, an action cell is pending, or a pass is
+   * unfinished. A count that only fell is left to verification when `fallsToVerification`: it becomes
+   * the count the next listing is compared with, so a row added later is read by the round after it.
+   */
+  mustRead(table: Table, fallsToVerification: boolean): boolean {
     const after = this.after.get(table.id);
-    return after === undefined || !after.settled || after.serviceRowCount !== table.rowCount;
+    if (after === undefined || !after.settled) return true;
+    if (after.serviceRowCount === table.rowCount) return false;
+    if (!fallsToVerification || after.serviceRowCount === null || table.rowCount > after.serviceRowCount) return true;
+    after.serviceRowCount = table.rowCount;
+    return false;
   }
 
-  /** The tables' states after a round. */
+  /** The states of the tables a round read. */
   synced(states: readonly TableState[]): void {
     for (const state of states) {
       this.after.set(state.tableId, {
