@@ -212,6 +212,7 @@ async function syncRound(session: SyncSession, memory: FollowMemory, only?: Tabl
         onFields: (fields) => memory.remember(table.id, fields),
         listedNow: true,
         deletionsByCount: oneShot,
+        pendingLeftToVerification: !oneShot && request.maxStaleMs !== undefined && (request.maxShare ?? 0) > 0,
         ...(oneShot && request.maxStaleMs !== undefined ? { maxStaleMs: request.maxStaleMs } : {}),
         ...(request.pruneHistoryMs !== undefined ? { pruneHistoryMs: request.pruneHistoryMs } : {}),
       });
