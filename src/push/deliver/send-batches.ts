@@ -15,6 +15,8 @@ import type { WireResult } from './webhook-client.js';
 export interface SendOptions {
   /** how many requests to keep in flight now (in-flight.ts: rate × round trip, within --concurrency) */
   inFlightLimit(): number;
+  /** hears how long each concluded batch kept its place in flight beyond its round trip (in-flight.ts) */
+  onOverhead?(ms: number): void;
   /** --max-retries and the waits between tries (retry-after, backoff) */
   retry: Omit<RetryPolicy, 'idempotent'>;
   limiter: Pick<RateLimiter, 'acquireSlot' | 'pause'>;

@@ -4,6 +4,7 @@ import {
   inFlightFor,
   MAX_IN_FLIGHT,
   nextFlight,
+  nextOverhead,
   type FlightAnswer,
   type FlightLimits,
   type FlightState,
@@ -25,8 +26,8 @@ const steady = (rttMs: number, count = 60): FlightAnswer[] => Array.from({ lengt
 describe('inFlightFor', () => {
   it.each<[string, FlightAnswer[], FlightLimits, number]>([
     ['no round trip measured yet: 4, as before', [], WEBHOOK, 4],
-    ['slow start: 4 answers of 200 ms, the window 4 → 8', steady(200, 4), WEBHOOK, 8],
-    ['slow start: 12 answers of 200 ms, the window 16, rate × RTT needs more', steady(200, 12), WEBHOOK, 16],
+    ['no slow start: 4 answers of 200 ms, rate × RTT with the jitter of few samples', steady(200, 4), WEBHOOK, 48],
+    ['12 answers of 200 ms: the jitter of few samples fades', steady(200, 12), WEBHOOK, 29],
     ['loopback (1 ms): 2 are enough for 100 a second', steady(1), WEBHOOK, 2],
     ['50 ms: rate × RTT = 5, with headroom 8', steady(50), WEBHOOK, 8],
     ['200 ms: rate × RTT = 20, with headroom 27', steady(200), WEBHOOK, 27],
@@ -44,6 +45,12 @@ describe('inFlightFor', () => {
     ['200 ms, windows scaled 10× (TDS_RATE_SCALE 10)', steady(20), { rate: 100, windowMs: 100 }, 27],
   ])('%s', (_name, answers, limits, expected) => {
     expect(inFlightFor(after(answers), limits)).toBe(expected);
+  });
+
+  it('a request that keeps its place 50 ms beyond its round trip (a busy disk under the journal) counts them', () => {
+    const busy = Array.from({ length: 60 }, () => 50).reduce(nextOverhead, after(steady(200)));
+    expect(inFlightFor(busy, WEBHOOK)).toBe(33);
+    expect(inFlightFor(nextOverhead(busy, -5), WEBHOOK)).toBeLessThanOrEqual(33);
   });
 
   it('a jittery round trip keeps more in flight than a steady one of the same mean', () => {
