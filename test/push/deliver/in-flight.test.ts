@@ -32,7 +32,7 @@ describe('inFlightFor', () => {
     ['50 ms: rate × RTT = 5, with headroom 8', steady(50), WEBHOOK, 8],
     ['200 ms: rate × RTT = 20, with headroom 27', steady(200), WEBHOOK, 27],
     ['400 ms: rate × RTT = 40, with headroom 52', steady(400), WEBHOOK, 52],
-    ['2 s: the memory bound', steady(2000), WEBHOOK, MAX_IN_FLIGHT],
+    ['2 s: the bound, the rate', steady(2000), WEBHOOK, MAX_IN_FLIGHT],
     [
       'a queue at the service (200 ms, then 800): the shortest way counts, not the queue',
       [...steady(200, 20), ...steady(800, 40)],
@@ -61,8 +61,8 @@ describe('inFlightFor', () => {
 
 describe('answers: 429 and 5xx halve the window, answers grow it back by one a round', () => {
   it.each<[string, FlightAnswer[], number]>([
-    ['one 429 at 200 ms: the window halves, 64 → 32 (rate × RTT needs 27)', [...steady(200), { kind: 'throttled' }], 27],
-    ['three 5xx at 200 ms: 64 → 8', [...steady(200), ...Array<FlightAnswer>(3).fill({ kind: 'server-error' })], 8],
+    ['one 429 at 200 ms: the window halves, 100 → 50 (rate × RTT needs 27)', [...steady(200), { kind: 'throttled' }], 27],
+    ['three 5xx at 200 ms: 100 → 12', [...steady(200), ...Array<FlightAnswer>(3).fill({ kind: 'server-error' })], 12],
     ['six 5xx: 1, never 0', [...steady(200), ...Array<FlightAnswer>(6).fill({ kind: 'server-error' })], 1],
     [
       'six 5xx, then 40 answers: back to 10',
