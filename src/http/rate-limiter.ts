@@ -16,7 +16,7 @@ export interface RateLimiterOptions {
    * for every request, so a request that took X ms longer than the quickest of the last `limit` may
    * have arrived X ms later than that one would have; it counts from its send + X + this floor (at
    * most its end), re-reckoned as the quickest changes. So the limit is kept without paying the whole
-   * round trip in every window. Until a few requests have ended, from their end.
+   * round trip in every window. Until `limit` requests have ended, from their end.
    */
   excessFloorMs?: number;
   now?: () => number;
@@ -33,6 +33,11 @@ export interface RateLimitSlot {
    * is over.
    */
   done(): void;
+  /**
+   * The request leaves now: what came between the slot and now (a journal's fsync) was not on its way
+   * to the service, so with excessFloorMs it counts from here. Without a call, from when the slot was taken.
+   */
+  leaves?(): void;
 }
 
 /** A request in the log: when it was sent and when it was over (the same, for acquire()). */
@@ -56,9 +61,9 @@ export class RateLimiter {
   /** with excessFloorMs: the durations (sent → done) of the last `limit` requests */
   private readonly durations: number[] = [];
   private durationAt = 0;
-  /** the quickest of `durations`, once there are enough of them to trust (EXCESS_SAMPLES) */
+  /** the quickest of `durations`, once there are `limit` of them (the first requests open connections, and are slower) */
   private quickestMs?: number;
-  /** Requests over (or sent, for acquire()), by end, oldest first. */
+  /** Requests over (or sent, for acquire()), by end, oldest first; a slot's request counts as sent when it left. */
   private readonly log: Entry[] = [];
   /** Slots whose request is not over: each counts in every window until `done()`. */
   private pending = 0;
@@ -133,14 +138,15 @@ export class RateLimiter {
         const waitedMs = this.sleeps === since.sleeps ? 0 : sentAt - since.at;
         if (!pending) {
           this.insert({ sentAt, doneAt: sentAt });
-          return { waitedMs, done: () => undefined };
+          return { waitedMs, done: () => undefined, leaves: () => undefined };
         }
         this.pending += 1;
+        let leftAt = sentAt;
         const done = once(() => {
           this.pending -= 1;
-          this.finish(sentAt);
+          this.finish(leftAt);
         });
-        return { waitedMs, done };
+        return { waitedMs, done, leaves: () => void (leftAt = this.now()) };
       }
       this.sleeps += 1;
       await this.sleepOrWake(wait, signal);
@@ -165,13 +171,13 @@ export class RateLimiter {
     });
   }
 
-  /** The request sent at `sentAt` is over (excessFloorMs: its duration is noted). */
+  /** The request that left at `sentAt` is over (excessFloorMs: its duration is noted). */
   private finish(sentAt: number): void {
     const doneAt = this.now();
     if (this.excessFloorMs !== undefined) {
       this.durations[this.durationAt] = doneAt - sentAt;
       this.durationAt = (this.durationAt + 1) % this.limit;
-      if (this.durations.length >= Math.min(this.limit, EXCESS_SAMPLES)) this.quickestMs = Math.min(...this.durations);
+      if (this.durations.length >= this.limit) this.quickestMs = Math.min(...this.durations);
     }
     this.insert({ sentAt, doneAt });
     this.wake?.();
@@ -183,9 +189,6 @@ export class RateLimiter {
     this.log.splice(at, 0, entry);
   }
 }
-
-/** How many requests must have ended before the quickest of them is trusted (excessFloorMs). */
-const EXCESS_SAMPLES = 10;
 
 function once(work: () => void): () => void {
   let done = false;

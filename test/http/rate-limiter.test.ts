@@ -175,13 +175,36 @@ describe('RateLimiter slots with excessFloorMs (a far service counts a request w
     next.done();
   });
 
-  it('counts from the end until a few requests have ended (the quickest of one is not known)', async () => {
+  it('counts from the end until `limit` requests have ended (the first ones open connections)', async () => {
     let clock = 0;
-    const limiter = new RateLimiter({ limit: 20, windowMs: 1000, marginMs: 0, excessFloorMs: 25, now: () => clock });
-    const slots = await Promise.all(Array.from({ length: 20 }, () => limiter.acquireSlot()));
+    const limiter = new RateLimiter({ limit: 3, windowMs: 1000, marginMs: 0, excessFloorMs: 25, now: () => clock });
+    const slots = await Promise.all(Array.from({ length: 3 }, () => limiter.acquireSlot()));
     clock = 200;
     slots[0]!.done();
-    expect(limiter.delayUntilFree()).toBe(1000); // from its end (200), as without the rule
+    slots[1]!.done();
+    clock = 300;
+    expect(limiter.delayUntilFree()).toBe(900); // two durations known: the two count from their end (200)
+    slots[2]!.done();
+    expect(limiter.delayUntilFree()).toBe(725); // three: the quickest is 200, and each counts from 0 + its excess + 25
+  });
+
+  it('counts a request from when it left, not from its slot (a journal fsync between is not on its way)', async () => {
+    let clock = 0;
+    const limiter = new RateLimiter({ limit: 2, windowMs: 1000, marginMs: 0, excessFloorMs: 25, now: () => clock });
+    const journaled = await limiter.acquireSlot();
+    const direct = await limiter.acquireSlot();
+    clock = 80;
+    journaled.leaves?.();
+    clock = 250;
+    direct.done();
+    clock = 280;
+    journaled.done();
+    // on the way: journaled 200 ms (the quickest), direct 250: journaled counts from 80 + 0 + 25, direct from 0 + 50 + 25
+    clock = 1025;
+    expect(limiter.delayUntilFree()).toBe(50);
+    clock = 1075;
+    await limiter.acquireSlot();
+    expect(limiter.delayUntilFree()).toBe(30);
   });
 
   it('never lets the service count more than the limit in a window, whatever stalls the way there or back', async () => {

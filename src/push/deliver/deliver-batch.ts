@@ -1,4 +1,4 @@
-import type { RateLimiter } from '../../http/rate-limiter.js';
+import type { RateLimiter, RateLimitSlot } from '../../http/rate-limiter.js';
 import { withRetries, type AttemptReport } from '../../http/retry.js';
 import type { RetryDecision, RetryPolicy } from '../../http/retry-policy.js';
 import { entryOf, type BatchState, type JournalEntry } from '../journal/journal-format.js';
@@ -54,7 +54,7 @@ export class BatchDelivery {
         limiter: this.options.limiter,
         policy: { ...this.options.retry, idempotent: false },
         signal: stops.signal,
-        attempt: () => poster.post(batch),
+        attempt: (slot) => poster.post(batch, slot),
         outcomeOf: (posted) => (posted.outcome.kind === 'retry' ? posted.outcome.attempt : undefined),
         onAttempt: (report) => poster.attempted(batch, report),
       });
@@ -136,10 +136,14 @@ export class BatchPoster {
 
   constructor(private readonly options: PosterOptions) {}
 
-  /** Journals the batch as being sent (fsynced), then sends it: the journal never misses a request that left. */
-  async post(batch: Batch): Promise<Posted> {
+  /**
+   * Journals the batch as being sent (fsynced), then sends it: the journal never misses a request that
+   * left. The limiter's slot hears when it leaves (the fsync is not on the way to the service).
+   */
+  async post(batch: Batch, slot?: Pick<RateLimitSlot, 'leaves'>): Promise<Posted> {
     const postedFrom = performance.now();
     await this.options.journal(batch, 'sending');
+    slot?.leaves?.();
     this.inFlight += 1;
     const start = Date.now();
     let wire: WireResult;
