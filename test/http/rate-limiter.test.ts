@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RateLimiter, serviceTimings } from '../../src/http/rate-limiter.js';
 import { parseRetryAfter } from '../../src/http/retry-policy.js';
 
@@ -148,5 +149,95 @@ describe('serviceTimings', () => {
 
   it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])('refuses the scale %s', (scale) => {
     expect(() => serviceTimings(scale)).toThrow(/the rate scale must be a positive number/);
+  });
+});
+
+describe('RateLimiter slots with excessFloorMs (a far service counts a request when it arrives)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('counts a request from its send + how much slower it was than the quickest + the floor, not from its end', async () => {
+    let clock = 0;
+    const limiter = new RateLimiter({ limit: 2, windowMs: 1000, marginMs: 0, excessFloorMs: 25, now: () => clock });
+    const quick = await limiter.acquireSlot();
+    const slow = await limiter.acquireSlot();
+    clock = 200;
+    quick.done();
+    clock = 300;
+    slow.done();
+    // quick counts from 0 + 0 + 25, slow from 0 + 100 + 25: the next slot frees at 1025, not at 1200
+    expect(limiter.delayUntilFree()).toBe(725);
+    clock = 1025;
+    const next = await limiter.acquireSlot();
+    // `next` in flight counts as now; slow (125) is then the oldest of the last 2
+    expect(limiter.delayUntilFree()).toBe(100);
+    next.done();
+  });
+
+  it('counts from the end until `limit` requests have ended (the first ones open connections)', async () => {
+    let clock = 0;
+    const limiter = new RateLimiter({ limit: 3, windowMs: 1000, marginMs: 0, excessFloorMs: 25, now: () => clock });
+    const slots = await Promise.all(Array.from({ length: 3 }, () => limiter.acquireSlot()));
+    clock = 200;
+    slots[0]!.done();
+    slots[1]!.done();
+    clock = 300;
+    expect(limiter.delayUntilFree()).toBe(900); // two durations known: the two count from their end (200)
+    slots[2]!.done();
+    expect(limiter.delayUntilFree()).toBe(725); // three: the quickest is 200, and each counts from 0 + its excess + 25
+  });
+
+  it('counts a request from when it left, not from its slot (a journal fsync between is not on its way)', async () => {
+    let clock = 0;
+    const limiter = new RateLimiter({ limit: 2, windowMs: 1000, marginMs: 0, excessFloorMs: 25, now: () => clock });
+    const journaled = await limiter.acquireSlot();
+    const direct = await limiter.acquireSlot();
+    clock = 80;
+    journaled.leaves?.();
+    clock = 250;
+    direct.done();
+    clock = 280;
+    journaled.done();
+    // on the way: journaled 200 ms (the quickest), direct 250: journaled counts from 80 + 0 + 25, direct from 0 + 50 + 25
+    clock = 1025;
+    expect(limiter.delayUntilFree()).toBe(50);
+    clock = 1075;
+    await limiter.acquireSlot();
+    expect(limiter.delayUntilFree()).toBe(30);
+  });
+
+  it('never lets the service count more than the limit in a window, whatever stalls the way there or back', async () => {
+    // The rule's one assumption: outside stalls, each way varies by less than the floor and the margin.
+    const way = fc.record({
+      jitter: fc.integer({ min: 0, max: 15 }),
+      stall: fc.oneof({ weight: 9, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 700 }) }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ there: way, back: way }), { minLength: 120, maxLength: 120 }), async (requests) => {
+        vi.useFakeTimers({ now: 0 });
+        const limit = 20;
+        const limiter = new RateLimiter({ limit, windowMs: 1000, marginMs: 10, excessFloorMs: 25 });
+        const arrivals: number[] = [];
+        let next = 0;
+        const sender = async (): Promise<void> => {
+          while (next < requests.length) {
+            const { there, back } = requests[next++]!;
+            const slot = await limiter.acquireSlot();
+            const thereMs = 100 + there.jitter + there.stall;
+            setTimeout(() => arrivals.push(Date.now()), thereMs);
+            await new Promise((resolve) => setTimeout(resolve, thereMs + 100 + back.jitter + back.stall));
+            slot.done();
+          }
+        };
+        const senders = Promise.all(Array.from({ length: 8 }, sender));
+        await vi.runAllTimersAsync();
+        await senders;
+        vi.useRealTimers();
+        arrivals.sort((a, b) => a - b);
+        for (let i = limit; i < arrivals.length; i += 1) expect(arrivals[i]! - arrivals[i - limit]!).toBeGreaterThanOrEqual(1000);
+      }),
+      { numRuns: 30 },
+    );
   });
 });
