@@ -85,6 +85,7 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
     const follow = new FollowMemory();
     let first: TableSyncResult[];
     const started = performance.now();
+    const rowsBefore = client.stats.rowRequests;
     try {
       first = await syncRound(session, follow);
     } catch (error) {
@@ -92,11 +93,12 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
       empty = fresh && (await mirror.use(async (db) => (await loadStates(db.connection)).length === 0).catch(() => false));
       throw error;
     }
+    const firstRows = { since: started, rowRequests: client.stats.rowRequests - rowsBefore };
     report(ctx, request, first);
     // the hook opens the mirror itself
     await mirror.letGo();
     await request.afterRound?.(first);
-    if (request.followEveryMs !== undefined) await followRounds(session, follow, { since: started, results: first });
+    if (request.followEveryMs !== undefined) await followRounds(session, follow, firstRows);
   } finally {
     await mirror?.close();
     if (empty) for (const file of [request.db, `${request.db}.wal`]) await rm(file, { force: true });
@@ -105,11 +107,7 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
 }
 
 /** --follow: a round every --every, and verification pages between rounds (the first round's reads paid from their share too). */
-async function followRounds(
-  session: SyncSession,
-  follow: FollowMemory,
-  first: { since: number; results: TableSyncResult[] },
-): Promise<void> {
+async function followRounds(session: SyncSession, follow: FollowMemory, first: { since: number; rowRequests: number }): Promise<void> {
   const { ctx, request, mirror } = session;
   const verifier = new Verifier(
     {
@@ -125,7 +123,7 @@ async function followRounds(
     },
     { maxStaleMs: request.maxStaleMs, maxShare: request.maxShare ?? 0 },
   );
-  verifier.spent(first.since, requestsOf(first.results), true);
+  verifier.spent(first.since, first.rowRequests, true);
   verifier.plan(follow.tables);
   for (;;) {
     const roundAt = performance.now() + request.followEveryMs!;
@@ -138,8 +136,9 @@ async function followRounds(
     await mirror.letGo();
     if (!(await idle(ctx, roundAt - performance.now()))) return;
     const since = performance.now();
+    const rowsBefore = session.client.stats.rowRequests;
     const results = await followRound(session, follow, verifier.atShare);
-    verifier.spent(since, requestsOf(results));
+    verifier.spent(since, session.client.stats.rowRequests - rowsBefore);
     verifier.plan(follow.tables);
     const changed = results.filter(changedAnything);
     if (changed.length > 0) {
@@ -163,8 +162,6 @@ async function followRound(session: SyncSession, follow: FollowMemory, fallsToVe
   if (moved.length === 0) return [];
   return syncRound(session, follow, moved);
 }
-
-const requestsOf = (results: TableSyncResult[]): number => results.reduce((sum, result) => sum + result.requests, 0);
 
 const changedAnything = (result: TableSyncResult): boolean => result.inserted + result.updated + result.deleted > 0 || !result.complete;
 
