@@ -12,11 +12,13 @@ export interface RateLimiterOptions {
   marginMs?: number;
   /**
    * Without it, a finished request counts from its end. With it, from when it may have reached the
-   * service, which counts it on arrival: over a far network the way there takes about the same time
-   * for every request, so a request that took X ms longer than the quickest of the last `limit` may
-   * have arrived X ms later than that one would have; it counts from its send + X + this floor (at
-   * most its end), re-reckoned as the quickest changes. So the limit is kept without paying the whole
-   * round trip in every window. Until `limit` requests have ended, from their end.
+   * service, which counts it on arrival: the way there takes at least what it took the quickest
+   * request so far, so a request that took X ms longer than that one may have arrived up to X ms
+   * later than the next one could; it counts from when it left + X + this floor (at most its end),
+   * re-reckoned as the quickest drops. So the limit is kept without paying the whole round trip in
+   * every window, whatever slowed a request (a stall of either side, a slower spell of the network:
+   * the quickest so far, not of a recent few, so a spell that ends cannot make later requests outrun
+   * it). Until `limit` requests have ended, from their end.
    */
   excessFloorMs?: number;
   now?: () => number;
@@ -58,10 +60,10 @@ export class RateLimiter {
   private readonly marginMs: number;
   private readonly now: () => number;
   private readonly excessFloorMs?: number;
-  /** with excessFloorMs: the durations (sent → done) of the last `limit` requests */
-  private readonly durations: number[] = [];
-  private durationAt = 0;
-  /** the quickest of `durations`, once there are `limit` of them (the first requests open connections, and are slower) */
+  /** with excessFloorMs: how many requests have ended, and the quickest of them (sent → done) */
+  private answered = 0;
+  private quickestSoFarMs = Infinity;
+  /** the quickest, once `limit` requests have ended (the first ones open connections, and are slower) */
   private quickestMs?: number;
   /** Requests over (or sent, for acquire()), by end, oldest first; a slot's request counts as sent when it left. */
   private readonly log: Entry[] = [];
@@ -175,9 +177,9 @@ export class RateLimiter {
   private finish(sentAt: number): void {
     const doneAt = this.now();
     if (this.excessFloorMs !== undefined) {
-      this.durations[this.durationAt] = doneAt - sentAt;
-      this.durationAt = (this.durationAt + 1) % this.limit;
-      if (this.durations.length >= this.limit) this.quickestMs = Math.min(...this.durations);
+      this.answered += 1;
+      this.quickestSoFarMs = Math.min(this.quickestSoFarMs, doneAt - sentAt);
+      if (this.answered >= this.limit) this.quickestMs = this.quickestSoFarMs;
     }
     this.insert({ sentAt, doneAt });
     this.wake?.();

@@ -207,36 +207,68 @@ describe('RateLimiter slots with excessFloorMs (a far service counts a request w
     expect(limiter.delayUntilFree()).toBe(30);
   });
 
+  /** Sends `requests` through a limiter of 20 a second with 8 senders on fake timers; the times the service counted them. */
+  async function served(requests: ReadonlyArray<{ thereMs: number; backMs: number }>): Promise<number[]> {
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const limiter = new RateLimiter({ limit: 20, windowMs: 1000, marginMs: 10, excessFloorMs: 25 });
+      const arrivals: number[] = [];
+      let next = 0;
+      const sender = async (): Promise<void> => {
+        while (next < requests.length) {
+          const { thereMs, backMs } = requests[next++]!;
+          const slot = await limiter.acquireSlot();
+          setTimeout(() => arrivals.push(Date.now()), thereMs);
+          await new Promise((resolve) => setTimeout(resolve, thereMs + backMs));
+          slot.done();
+        }
+      };
+      const senders = Promise.all(Array.from({ length: 8 }, sender));
+      await vi.runAllTimersAsync();
+      await senders;
+      return arrivals.sort((a, b) => a - b);
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
+  const withinLimit = (arrivals: number[]): void => {
+    for (let i = 20; i < arrivals.length; i += 1) expect(arrivals[i]! - arrivals[i - 20]!).toBeGreaterThanOrEqual(1000);
+  };
+
+  // The rule's one assumption: outside stalls and spells, each way varies by less than the floor and the margin.
+  const way = fc.record({
+    jitter: fc.integer({ min: 0, max: 15 }),
+    stall: fc.oneof({ weight: 9, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 700 }) }),
+  });
+  const ms = ({ jitter, stall }: { jitter: number; stall: number }): number => 100 + jitter + stall;
+
   it('never lets the service count more than the limit in a window, whatever stalls the way there or back', async () => {
-    // The rule's one assumption: outside stalls, each way varies by less than the floor and the margin.
-    const way = fc.record({
-      jitter: fc.integer({ min: 0, max: 15 }),
-      stall: fc.oneof({ weight: 9, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 700 }) }),
-    });
     await fc.assert(
       fc.asyncProperty(fc.array(fc.record({ there: way, back: way }), { minLength: 120, maxLength: 120 }), async (requests) => {
-        vi.useFakeTimers({ now: 0 });
-        const limit = 20;
-        const limiter = new RateLimiter({ limit, windowMs: 1000, marginMs: 10, excessFloorMs: 25 });
-        const arrivals: number[] = [];
-        let next = 0;
-        const sender = async (): Promise<void> => {
-          while (next < requests.length) {
-            const { there, back } = requests[next++]!;
-            const slot = await limiter.acquireSlot();
-            const thereMs = 100 + there.jitter + there.stall;
-            setTimeout(() => arrivals.push(Date.now()), thereMs);
-            await new Promise((resolve) => setTimeout(resolve, thereMs + 100 + back.jitter + back.stall));
-            slot.done();
-          }
-        };
-        const senders = Promise.all(Array.from({ length: 8 }, sender));
-        await vi.runAllTimersAsync();
-        await senders;
-        vi.useRealTimers();
-        arrivals.sort((a, b) => a - b);
-        for (let i = limit; i < arrivals.length; i += 1) expect(arrivals[i]! - arrivals[i - limit]!).toBeGreaterThanOrEqual(1000);
+        withinLimit(await served(requests.map(({ there, back }) => ({ thereMs: ms(there), backMs: ms(back) }))));
       }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('nor after a slower spell of the way there ends (the quickest so far, not of the recent few)', async () => {
+    const spell = fc.record({
+      from: fc.integer({ min: 0, max: 60 }),
+      length: fc.integer({ min: 25, max: 80 }),
+      ms: fc.integer({ min: 50, max: 500 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ there: way, back: way }), { minLength: 160, maxLength: 160 }),
+        spell,
+        async (requests, slow) => {
+          const inSpell = (i: number): boolean => i >= slow.from && i < slow.from + slow.length;
+          withinLimit(
+            await served(requests.map(({ there, back }, i) => ({ thereMs: ms(there) + (inSpell(i) ? slow.ms : 0), backMs: ms(back) }))),
+          );
+        },
+      ),
       { numRuns: 30 },
     );
   });
