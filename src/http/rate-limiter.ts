@@ -12,11 +12,16 @@ export interface RateLimiterOptions {
   marginMs?: number;
   /**
    * Without it, a finished request counts from its end. With it, from when it may have reached the
-   * service, which counts it on arrival: over a far network the way there takes about the same time
-   * for every request, so a request that took X ms longer than the quickest of the last `limit` may
-   * have arrived X ms later than that one would have; it counts from its send + X + this floor (at
-   * most its end), re-reckoned as the quickest changes. So the limit is kept without paying the whole
-   * round trip in every window. Until `limit` requests have ended, from their end.
+   * service, which counts it on arrival: the way there takes at least what it took the quickest
+   * request so far, so a request that took X ms longer than that one may have arrived up to X ms
+   * later than the next one could; it counts from when it left + X + this floor (at most its end),
+   * re-reckoned as the quickest drops. So the limit is kept without paying the whole round trip in
+   * every window, whatever slowed a request (a stall of either side, a slower spell of the network:
+   * the quickest so far, not of a recent few, so a spell that ends cannot make later requests outrun
+   * it). Requests count from their end until `limit` have ended of those that left after the first
+   * answer (the ones before it each opened a connection, which later ones reuse). Its one assumption:
+   * no later request is quicker on its way than the quickest of those by more than the floor and the
+   * margin; one that is may draw a 429, which pauses every sender and is retried.
    */
   excessFloorMs?: number;
   now?: () => number;
@@ -58,10 +63,12 @@ export class RateLimiter {
   private readonly marginMs: number;
   private readonly now: () => number;
   private readonly excessFloorMs?: number;
-  /** with excessFloorMs: the durations (sent → done) of the last `limit` requests */
-  private readonly durations: number[] = [];
-  private durationAt = 0;
-  /** the quickest of `durations`, once there are `limit` of them (the first requests open connections, and are slower) */
+  /** with excessFloorMs: when the first request ended (the ones that left before it opened a connection each) */
+  private firstDoneAt?: number;
+  /** how many requests that left after it have ended, and the quickest of them (left → done) */
+  private answered = 0;
+  private quickestSoFarMs = Infinity;
+  /** the quickest, once `limit` of them have ended */
   private quickestMs?: number;
   /** Requests over (or sent, for acquire()), by end, oldest first; a slot's request counts as sent when it left. */
   private readonly log: Entry[] = [];
@@ -175,9 +182,12 @@ export class RateLimiter {
   private finish(sentAt: number): void {
     const doneAt = this.now();
     if (this.excessFloorMs !== undefined) {
-      this.durations[this.durationAt] = doneAt - sentAt;
-      this.durationAt = (this.durationAt + 1) % this.limit;
-      if (this.durations.length >= this.limit) this.quickestMs = Math.min(...this.durations);
+      this.firstDoneAt ??= doneAt;
+      if (sentAt >= this.firstDoneAt) {
+        this.answered += 1;
+        this.quickestSoFarMs = Math.min(this.quickestSoFarMs, doneAt - sentAt);
+        if (this.answered >= this.limit) this.quickestMs = this.quickestSoFarMs;
+      }
     }
     this.insert({ sentAt, doneAt });
     this.wake?.();

@@ -10,7 +10,8 @@ import type { WireResult } from './webhook-client.js';
 // of 4 mean deviations (as TCP's timer of RFC 6298), at most as much again, plus the time a request
 // keeps its place beyond its round trip (the journal's fsync before it leaves and after its answer:
 // milliseconds on an idle disk, tens on a busy one; smoothed as the round trip is), and 25 % more. Until the
-// first answer, 4 are sent (a push to a broken webhook has not sent much). A congestion window bounds
+// first answer, the webhook check's time (HEAD) stands for the round trip; 4 are sent when there was
+// none. A congestion window bounds
 // it: 429s and 5xx halve it, and it grows back by one request per round of answers (AIMD), so a service
 // in trouble gets fewer requests at once. Unlike TCP's, it starts open, with no slow start: what a
 // slow start probes for, the capacity of the way, is declared here (the webhook's rate), and the rate
@@ -20,7 +21,7 @@ import type { WireResult } from './webhook-client.js';
 export const MAX_IN_FLIGHT = 100;
 /** The most bytes of request bodies in flight (a body is up to 1 MB; send-batches.ts keeps to it whatever the count). */
 export const MAX_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
-/** Before any round trip is known (a push's first requests): as many as before this rule. */
+/** Before any round trip is known, not even the webhook check's (a push's first requests). */
 const FIRST_IN_FLIGHT = 4;
 const HEADROOM = 1.25;
 const MIN_RTT_SAMPLES = 100;
@@ -39,6 +40,8 @@ export interface FlightState {
   recent: number;
   /** smoothed time a request keeps its place in flight beyond its round trip (journaling, counting), ms */
   overheadMs: number;
+  /** the webhook check's time (HEAD, a connection's set-up included): the round trip's first, high guess */
+  checkMs?: number;
 }
 
 export interface FlightLimits {
@@ -85,9 +88,10 @@ export function nextOverhead(state: FlightState, ms: number): FlightState {
 /** How many requests to keep in flight (pure): rate × RTT with headroom, within the window and every bound. */
 export function inFlightFor(state: FlightState, limits: FlightLimits): number {
   const bound = Math.min(MAX_IN_FLIGHT, limits.rate, limits.ceiling ?? Infinity, Math.floor(state.window));
-  const { minRttMs } = state;
-  if (minRttMs === undefined) return Math.max(1, Math.min(FIRST_IN_FLIGHT, bound));
-  const roundTrip = minRttMs + Math.min(4 * state.rttvarMs, minRttMs) + state.overheadMs;
+  const { minRttMs, checkMs } = state;
+  if (minRttMs === undefined && checkMs === undefined) return Math.max(1, Math.min(FIRST_IN_FLIGHT, bound));
+  // until a POST is answered, the check's time (high: it opened the connection) stands for the round trip
+  const roundTrip = minRttMs === undefined ? checkMs! : minRttMs + Math.min(4 * state.rttvarMs, minRttMs) + state.overheadMs;
   const needed = Math.ceil(((limits.rate * roundTrip) / limits.windowMs) * HEADROOM) + 1;
   return Math.max(1, Math.min(needed, bound));
 }
@@ -113,6 +117,11 @@ export class FlightControl {
 
   note(result: WireResult): void {
     this.state = nextFlight(this.state, answerOf(result));
+  }
+
+  /** The webhook check (HEAD) answered in `ms`: a first guess of the round trip. */
+  noteCheck(ms: number): void {
+    this.state = { ...this.state, checkMs: ms };
   }
 
   /** A request kept its place in flight `ms` beyond its round trip. */

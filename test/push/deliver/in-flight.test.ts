@@ -47,6 +47,13 @@ describe('inFlightFor', () => {
     expect(inFlightFor(after(answers), limits)).toBe(expected);
   });
 
+  it("before any POST is answered, the webhook check's time stands for the round trip; a POST's answer replaces it", () => {
+    const checked: FlightState = { ...firstFlight(), checkMs: 250 };
+    expect(inFlightFor(checked, WEBHOOK)).toBe(33);
+    expect(inFlightFor(checked, { ...WEBHOOK, ceiling: 8 })).toBe(8);
+    expect(inFlightFor(steady(200).reduce(nextFlight, checked), WEBHOOK)).toBe(27);
+  });
+
   it('a request that keeps its place 50 ms beyond its round trip (a busy disk under the journal) counts them', () => {
     const busy = Array.from({ length: 60 }, () => 50).reduce(nextOverhead, after(steady(200)));
     expect(inFlightFor(busy, WEBHOOK)).toBe(33);
