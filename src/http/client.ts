@@ -49,6 +49,8 @@ interface Call<T> {
   accepts?: (json: unknown) => json is T;
   /** Gets the body of the 2xx answer before it is parsed, and its Date header (the service's clock). */
   onBody?: OnBody;
+  /** Every attempt (retries too) waits until the bucket's window holds fewer requests than this (RateLimiter.acquireSlot). */
+  ceiling?: number;
 }
 
 type Schemas = typeof import('./schemas.js');
@@ -143,9 +145,10 @@ export class ApiClient {
 
   /**
    * `onBody` gets the page's raw body before it is parsed (pagination reads the next cursor from it), and
-   * the response's Date header (the service's clock: the mirror's watermark is in its time).
+   * the response's Date header (the service's clock: the mirror's watermark is in its time). `ceiling`: each
+   * attempt waits until the row-read window holds fewer of this client's requests (--follow's share).
    */
-  rowsPage(tableId: string, params: { limit?: number; cursor?: string; q?: string }, onBody?: OnBody): Promise<RowsPage> {
+  rowsPage(tableId: string, params: { limit?: number; cursor?: string; q?: string }, onBody?: OnBody, ceiling?: number): Promise<RowsPage> {
     return this.call({
       what: `read rows of table ${tableId}`,
       bucket: 'rows',
@@ -155,6 +158,7 @@ export class ApiClient {
       schema: (schemas) => schemas.rowsPageSchema,
       accepts: isRowsPage,
       onBody,
+      ...(ceiling !== undefined ? { ceiling } : {}),
     });
   }
 
@@ -171,9 +175,9 @@ export class ApiClient {
     });
   }
 
-  /** Milliseconds until the row-read limit lets the next page request go (0: it would go now). */
-  rowReadWaitMs(): number {
-    return this.limiters.rows.delayUntilFree();
+  /** Milliseconds until the row-read limit (or `ceiling`, as rowsPage takes it) lets the next page request go (0: now). */
+  rowReadWaitMs(ceiling?: number): number {
+    return this.limiters.rows.delayUntilFree(ceiling);
   }
 
   /**
@@ -195,7 +199,12 @@ export class ApiClient {
 
   private async call<T>(call: Call<T>): Promise<T> {
     const request = this.buildRequest(call);
-    const limiter = this.limiters[call.bucket];
+    const bucket = this.limiters[call.bucket];
+    const { ceiling } = call;
+    const limiter =
+      ceiling === undefined
+        ? bucket
+        : { acquireSlot: (signal?: AbortSignal) => bucket.acquireSlot(signal, ceiling), pause: (ms: number) => bucket.pause(ms) };
     const { result, attempts, decision } = await withRetries<Attempt>({
       limiter,
       policy: this.policy,

@@ -93,14 +93,17 @@ export class RateLimiter {
     return this.take(false, signal).then((slot) => slot.waitedMs);
   }
 
-  /** Like acquire(), but the slot counts as taken "now" until `done()`, then from the end of its request. */
-  acquireSlot(signal?: AbortSignal): Promise<RateLimitSlot> {
-    return this.take(true, signal);
+  /**
+   * Like acquire(), but the slot counts as taken "now" until `done()`, then from the end of its request.
+   * `ceiling` (below the limit): the slot waits until the window holds fewer than that many requests.
+   */
+  acquireSlot(signal?: AbortSignal, ceiling?: number): Promise<RateLimitSlot> {
+    return this.take(true, signal, ceiling);
   }
 
-  private take(pending: boolean, signal?: AbortSignal): Promise<RateLimitSlot> {
+  private take(pending: boolean, signal?: AbortSignal, ceiling = this.limit): Promise<RateLimitSlot> {
     const since = { at: this.now(), sleeps: this.sleeps };
-    const turn = this.queue.then(() => this.waitForSlot(since, pending, signal));
+    const turn = this.queue.then(() => this.waitForSlot(since, pending, Math.min(ceiling, this.limit), signal));
     this.queue = turn.catch(() => undefined);
     return turn;
   }
@@ -110,17 +113,17 @@ export class RateLimiter {
     this.pausedUntil = Math.max(this.pausedUntil, this.now() + ms);
   }
 
-  /** Milliseconds until the next slot would be free, 0 when one is free now. */
-  delayUntilFree(): number {
-    return Math.max(0, this.readyAt() - this.now());
+  /** Milliseconds until the next slot would be free (under `ceiling`: acquireSlot), 0 when one is free now. */
+  delayUntilFree(ceiling = this.limit): number {
+    return Math.max(0, this.readyAt(Math.min(ceiling, this.limit)) - this.now());
   }
 
-  private readyAt(): number {
+  private readyAt(limit: number): number {
     const horizon = this.now() - this.windowMs - this.marginMs;
     // an entry counts from its end at the latest
     while (this.log.length > 0 && this.log[0]!.doneAt <= horizon) this.log.shift();
     // the pending slots are the newest: the oldest of the last `limit` is a finished one, or none frees
-    const finished = this.limit - this.pending;
+    const finished = limit - this.pending;
     if (finished <= 0) return Infinity;
     if (this.log.length < finished) return this.pausedUntil;
     const times = this.log.map((entry) => this.countedAt(entry));
@@ -135,10 +138,15 @@ export class RateLimiter {
   }
 
   /** `since`: when the caller asked, and how many pacing sleeps had happened then (its own or those ahead of it). */
-  private async waitForSlot(since: { at: number; sleeps: number }, pending: boolean, signal?: AbortSignal): Promise<RateLimitSlot> {
+  private async waitForSlot(
+    since: { at: number; sleeps: number },
+    pending: boolean,
+    limit: number,
+    signal?: AbortSignal,
+  ): Promise<RateLimitSlot> {
     for (;;) {
       signal?.throwIfAborted();
-      const wait = this.readyAt() - this.now();
+      const wait = this.readyAt(limit) - this.now();
       if (wait <= 0) {
         const sentAt = this.now();
         // Without any pacing sleep meanwhile, elapsed time was the event loop's, not a wait for the limit.

@@ -61,8 +61,11 @@ export interface VerifyPace {
   windowMs: number;
 }
 
-/** How many rounds back the pages look for the most a round read, to leave room for it in each window. */
-const ROUNDS_REMEMBERED = 6;
+/**
+ * How many windows back the pages look for the most a round read, to leave room for it in each window; the
+ * first round (it catches up since the last sync, and tells little of the rounds to come) only one.
+ */
+const ROUNDS_REMEMBERED = 5;
 
 /** What the share can keep: a pass every `keepsMs`, in which the rounds are expected to read `roundReads` rows pages. */
 export interface VerifyKeeps {
@@ -86,7 +89,10 @@ export interface VerifyKeeps {
  * A pass so takes at least (P + R) share's spacings, R the rounds' row requests meanwhile: the plan counts
  * them at the rate the rounds read so far (at first, all they read so far fall in this pass). The rounds
  * are never held back, so a round that reads several pages in a window the pages have filled would put it
- * over the share: pages leave room in each window for as many as the recent rounds read at most.
+ * over the share: a page goes only while the window (the client's log of every row request, rounds',
+ * pages' and retries' alike) holds fewer than `ceiling`, which leaves room for as many as the recent rounds
+ * read at most (the first round among them in the first window), and at least one; with the +1 of
+ * s × 60 + 1, a round that reads one more than that still keeps to it.
  */
 export class VerifySchedule {
   private planAt = Infinity;
@@ -94,10 +100,8 @@ export class VerifySchedule {
   private intervalMs = Infinity;
   private backoff = 1;
   private roundReads = 0;
-  /** The row requests of the last window (pages and rounds), in order. */
-  private readonly requests: number[] = [];
-  /** The row requests of the last rounds. */
-  private readonly rounds: number[] = [];
+  /** The row requests of the last rounds, and until when each is remembered. */
+  private rounds: { reads: number; until: number }[] = [];
 
   constructor(
     private readonly startedAt: number,
@@ -130,40 +134,31 @@ export class VerifySchedule {
     return Number.isFinite(this.intervalMs) && this.intervalMs === this.pace.shareMs;
   }
 
-  /** When the next page is due; Infinity when none is. */
+  /** When the next page is due by the plan and the share; Infinity when none is. It goes when the window also has room (`ceiling`). */
   get dueAt(): number {
-    return this.intervalMs === Infinity ? Infinity : Math.max(this.planAt, this.shareAt, this.roomAt());
+    return this.intervalMs === Infinity ? Infinity : Math.max(this.planAt, this.shareAt);
   }
 
-  /** When the last window leaves this page room, the recent rounds' most reads kept free for the next round. */
-  private roomAt(): number {
-    const { perWindow, reserve } = this.room();
-    const oldest = this.requests.at(-(perWindow - reserve));
-    return oldest === undefined ? -Infinity : oldest + this.pace.windowMs;
-  }
-
-  /** The requests a window holds at the share, and the room pages leave in it: the most a recent round read (and the +1 of s × 60 + 1 for one more). */
-  private room(): { perWindow: number; reserve: number } {
+  /**
+   * A page that goes `now` goes only while the last window holds fewer of this client's row requests than
+   * this: the share (s × 60), less the room kept for the next round: the most a recent round read, at least one.
+   */
+  ceiling(now: number): number {
     const perWindow = Math.max(1, Math.floor(this.pace.windowMs / this.pace.shareMs + 1e-9));
-    return { perWindow, reserve: Math.min(perWindow - 1, Math.max(0, ...this.rounds)) };
-  }
-
-  private logged(at: number, count: number): void {
-    for (let k = 0; k < count; k += 1) this.requests.push(at);
-    while (this.requests.length > 0 && this.requests[0]! <= at - this.pace.windowMs) this.requests.shift();
+    const recent = this.rounds.filter((round) => round.until > now).map((round) => round.reads);
+    return perWindow - Math.min(perWindow - 1, Math.max(1, ...recent));
   }
 
   /**
    * A round that began at `since` read `requests` rows pages: paid from the share (pages wait for them).
-   * The first round (`first`: it catches up since the last sync) tells nothing of the rounds to come.
+   * `first`: the run's first round, remembered for the room of one window only.
    */
   spent(since: number, requests: number, first = false): void {
     this.roundReads += requests;
-    if (!first) this.rounds.push(requests);
-    if (this.rounds.length > ROUNDS_REMEMBERED) this.rounds.shift();
+    this.rounds = this.rounds.filter((round) => round.until > since);
+    this.rounds.push({ reads: requests, until: since + (first ? 1 : ROUNDS_REMEMBERED) * this.pace.windowMs });
     if (requests === 0) return;
     this.shareAt = Math.max(this.shareAt, since) + requests * this.pace.shareMs;
-    this.logged(since, requests);
   }
 
   /** A page starts `now`: the next one's time on both clocks; the spacing this page was planned with. */
@@ -171,7 +166,6 @@ export class VerifySchedule {
     const spacing = this.intervalMs * this.backoff;
     this.planAt += spacing;
     this.shareAt = Math.max(this.shareAt, now) + this.pace.shareMs;
-    this.logged(now, 1);
     return spacing;
   }
 
@@ -226,9 +220,12 @@ export class Verifier {
     );
   }
 
-  /** When the next page is due (performance.now() time); Infinity when none is. */
+  /** When the next page is due (performance.now() time): by the schedule, and when the row-read window has room for it; Infinity when none is. */
   get dueAt(): number {
-    return this.schedule.dueAt;
+    const due = this.schedule.dueAt;
+    if (due === Infinity) return due;
+    const now = performance.now();
+    return Math.max(due, now + this.session.client.rowReadWaitMs(this.schedule.ceiling(now)));
   }
 
   /** Verification reads at the share's full pace: a round leaves a row count that only fell (rows deleted) to it. */
@@ -250,7 +247,7 @@ export class Verifier {
       const followed = states.filter((state) => state.pass === null && tables.some((table) => table.id === state.tableId));
       const state = followed.sort(verifyFirst)[0];
       const table = state && tables.find((candidate) => candidate.id === state.tableId);
-      if (state && table) await verifyPage(this.session, table, state);
+      if (state && table) await verifyPage(this.session, table, state, this.schedule.ceiling(performance.now()));
     } finally {
       this.schedule.paced(performance.now(), this.session.client.stats.rateLimited > limitedBefore, spacing);
     }
@@ -265,7 +262,8 @@ function verifyFirst(a: TableState, b: TableState): number {
   return (a.verifiedAt === null ? -Infinity : Date.parse(a.verifiedAt)) - (b.verifiedAt === null ? -Infinity : Date.parse(b.verifiedAt));
 }
 
-async function verifyPage(session: VerifySession, table: Table, state: TableState): Promise<void> {
+/** `ceiling`: each attempt of the page's request (retries too) waits until the row-read window holds fewer (VerifySchedule). */
+async function verifyPage(session: VerifySession, table: Table, state: TableState, ceiling: number): Promise<void> {
   const prior = state.verify;
   let date: string | null = null;
   let page: RowsPage;
@@ -274,6 +272,7 @@ async function verifyPage(session: VerifySession, table: Table, state: TableStat
       table.id,
       { limit: PAGE_LIMIT_MAX, ...(prior ? { cursor: prior.cursor } : {}) },
       (_body, header) => (date = serviceDate(header)),
+      ceiling,
     );
   } catch (error) {
     if (!(prior && error instanceof TdsError && error.status === 400)) throw error;
