@@ -71,6 +71,21 @@ describe('ApiClient retries', () => {
     expect(metadataTimes[2]! - metadataTimes[0]!).toBeGreaterThanOrEqual(145);
   });
 
+  it('a row request under a ceiling: its retry after a 503 waits for the window too, not only its first attempt', async () => {
+    const page = { rows: [], limit: 100, nextCursor: null, hasNextPage: false };
+    const server = await serve((_r, i) => (i === 2 ? apiError(503, 'unavailable') : json(200, page)));
+    // a minute of 300 ms; the retry's own backoff is far shorter
+    const api = client(server, { timings: serviceTimings(200) });
+    await api.rowsPage('t1', {});
+    await api.rowsPage('t1', {});
+    await api.rowsPage('t1', {}, undefined, 3);
+    const at = server.requests.map((request) => request.at);
+    expect(at).toHaveLength(4);
+    // the window held three (two and the failed attempt): the retry went when the first left it
+    expect(at[3]! - at[0]!).toBeGreaterThanOrEqual(300);
+    expect(api.stats).toMatchObject({ rowRequests: 4, retries: 1 });
+  });
+
   it('gives up after maxRetries with GAVE_UP naming what was tried', async () => {
     const server = await serve((_r, i) =>
       i % 2 === 0 ? apiError(503, 'down for maintenance') : apiError(429, 'busy', { 'retry-after': '1' }),

@@ -114,6 +114,28 @@ describe('RateLimiter slots', () => {
     expect(granted).toBe(true);
   });
 
+  it('a slot under a ceiling waits until the window holds fewer than it; other callers keep the limit', async () => {
+    let clock = 0;
+    const limiter = new RateLimiter({ limit: 5, windowMs: 100, marginMs: 0, now: () => clock });
+    for (const at of [0, 10, 20]) {
+      clock = at;
+      (await limiter.acquireSlot()).done();
+    }
+    clock = 30;
+    expect(limiter.delayUntilFree(3)).toBe(70); // three in the window: the first (ended at 0) leaves at 100
+    expect(limiter.delayUntilFree(4)).toBe(0);
+    expect(limiter.delayUntilFree(9)).toBe(0); // above the limit: the limit
+    expect(limiter.delayUntilFree()).toBe(0);
+    const inFlight = await limiter.acquireSlot();
+    expect(limiter.delayUntilFree(4)).toBe(70); // the one in flight counts now: four until the first leaves at 100
+    clock = 100;
+    const slot = await limiter.acquireSlot(undefined, 4);
+    expect(limiter.delayUntilFree(3)).toBe(20); // two in flight, and the third (ended at 20) until 120
+    expect(limiter.delayUntilFree(2)).toBe(Infinity); // two in flight: none frees before a request ends
+    slot.done();
+    inFlight.done();
+  });
+
   it('acquire() keeps the send time', async () => {
     let clock = 0;
     const limiter = new RateLimiter({ limit: 1, windowMs: 100, marginMs: 0, now: () => clock });
