@@ -65,7 +65,7 @@ export interface VerifyPace {
  * How many windows back the pages look for the most a round read, to leave room for it in each window; the
  * first round (it catches up since the last sync, and tells little of the rounds to come) only one.
  */
-const ROUNDS_REMEMBERED = 5;
+const ROUNDS_REMEMBERED = 2;
 
 /** What the share can keep: a pass every `keepsMs`, in which the rounds are expected to read `roundReads` rows pages. */
 export interface VerifyKeeps {

@@ -127,7 +127,7 @@ describe('VerifySchedule', () => {
     expect(reads.length).toBeGreaterThan(60);
     expect(busiest(requests)).toBeLessThanOrEqual(31);
     // and the share is spent: pages take what the rounds leave, less the room kept for a round (the most one
-    // read in the last five minutes, 3 of 30) when it reads less
+    // read in the last two minutes, 3 of 30) when it reads less
     expect(pages.length + reads.length).toBeGreaterThanOrEqual(0.85 * ((20 * MINUTE) / SHARE_MS));
   });
 
