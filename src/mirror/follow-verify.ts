@@ -61,10 +61,7 @@ export interface VerifyPace {
   windowMs: number;
 }
 
-/**
- * How many windows back the pages look for the most a round read, to leave room for it in each window; the
- * first round (it catches up since the last sync, and tells little of the rounds to come) only one.
- */
+/** How many windows back the pages look for the most a round read, to leave room for it in each window. */
 const ROUNDS_REMEMBERED = 2;
 
 /** What the share can keep: a pass every `keepsMs`, in which the rounds are expected to read `roundReads` rows pages. */
@@ -91,8 +88,8 @@ export interface VerifyKeeps {
  * are never held back, so a round that reads several pages in a window the pages have filled would put it
  * over the share: a page goes only while the window (the client's log of every row request, rounds',
  * pages' and retries' alike) holds fewer than `ceiling`, which leaves room for as many as the recent rounds
- * read at most (the first round among them in the first window), and at least one; with the +1 of
- * s × 60 + 1, a round that reads one more than that still keeps to it.
+ * read at most, and at least one (the first minute too); with the +1 of s × 60 + 1, a round that reads one
+ * more than that still keeps to it.
  */
 export class VerifySchedule {
   private planAt = Infinity;
@@ -151,12 +148,12 @@ export class VerifySchedule {
 
   /**
    * A round that began at `since` read `requests` rows pages: paid from the share (pages wait for them).
-   * `first`: the run's first round, remembered for the room of one window only.
+   * The first round (`first`: it catches up since the last sync) tells nothing of the room the rounds to come need.
    */
   spent(since: number, requests: number, first = false): void {
     this.roundReads += requests;
     this.rounds = this.rounds.filter((round) => round.until > since);
-    this.rounds.push({ reads: requests, until: since + (first ? 1 : ROUNDS_REMEMBERED) * this.pace.windowMs });
+    if (!first) this.rounds.push({ reads: requests, until: since + ROUNDS_REMEMBERED * this.pace.windowMs });
     if (requests === 0) return;
     this.shareAt = Math.max(this.shareAt, since) + requests * this.pace.shareMs;
   }
