@@ -29,12 +29,21 @@ export function newPass(mode: PassState['mode']): PassState {
  * The mirror rows a complete pass should have seen and did not (SQL condition on the mirror table): a
  * full pass, every row it did not see; an incremental one, those newer than the oldest row it read. No
  * other sync writes the mirror meanwhile (one at a time: claimMirror), so such a row is gone from the service.
+ * A pass that began on an empty table notes no IDs (FROM_EMPTY): every row of the table is one it read.
  */
 export function unseenRows(tableId: string, pass: Pick<PassState, 'mode' | 'oldest'>): string {
   const inRange =
     pass.mode === 'full' ? 'true' : pass.oldest === null ? 'false' : `"_createdAt" > ${quoteLiteral(pass.oldest)}::TIMESTAMPTZ`;
-  return `${inRange} AND "_id" NOT IN (SELECT row_id FROM _tds_pass WHERE table_id = ${quoteLiteral(tableId)})`;
+  const noted = `SELECT row_id FROM _tds_pass WHERE table_id = ${quoteLiteral(tableId)}`;
+  return `${inRange} AND ${quoteLiteral(FROM_EMPTY)} NOT IN (${noted}) AND "_id" NOT IN (${noted})`;
 }
+
+/**
+ * The row of _tds_pass (no row's ID) that says its pass began on an empty table, and so notes no IDs:
+ * for a first sync of 1,000,000 rows, noting each cost a million more rows written, checkpointed and
+ * compared with the table at the end (a fifth of the CPU of its writes).
+ */
+export const FROM_EMPTY = '';
 
 /**
  * How far below the time it can vouch for an incremental sync reads again. Webhook rows keep the time

@@ -72,7 +72,7 @@ export async function readPages(options: ReadPagesOptions): Promise<void> {
   const { mirror } = options;
   const writer = await mirror.use(async (db) => {
     const opened = new MirrorWriter(db, target, options.columns);
-    await opened.open(options.pass.inserted);
+    await opened.open({ tableId: state.tableId, inserted: options.pass.inserted });
     return opened;
   });
   try {

@@ -23,6 +23,8 @@ export const COLUMNS: TypedColumn[] = [
 export const TABLE = 't';
 export const NAMES = { historyTable: 't__history', atSyncMacro: 't_at_sync', atMacro: 't_at' };
 export const TARGET = { table: TABLE, historyTable: NAMES.historyTable, syncId: 7 };
+/** What MirrorWriter.open is told of a pass (state()'s) that has inserted nothing yet. */
+export const NEW_PASS = { tableId: 'tbl_1', inserted: 0 };
 
 async function makeTable(): Promise<void> {
   await db.connection.run(createTableSql(TABLE, COLUMNS, [{ key: '_syncId', type: 'BIGINT' }]));
