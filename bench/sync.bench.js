@@ -6,7 +6,7 @@
 // 1. Emulator child with rate limits off, `--rows 1000000` and `--data FILE` (its state is saved on stop).
 //    `tds rows Generated --format csv -o FILE`, then a full `tds sync Generated --db FILE` into a fresh file,
 //    both with TDS_RATE_SCALE high enough that client pacing never waits.
-//    Targets: sync time <= 1.5x the export's time (same run, same emulator); sync peak RSS <= 300 MB.
+//    Targets: sync time <= 1.3x the export's time (same run, same emulator); sync peak RSS <= 300 MB.
 // 1c. --lake (sync/lake.mjs): the same full sync with and without --lake, the lake's size, 1,000 rows more.
 // 2. Emulator child from the same --data file with its real limits (scale 1); 1,000 new rows added (admin
 //    route); `tds sync --db FILE` (incremental, the client's real pacing).

@@ -60,6 +60,21 @@ const GROUP_MS = 1_000;
  * and a crash loses at most these (the next sync reads them again from the saved cursor).
  */
 const MAX_WAITING_ROWS = 2 * GROUP_ROWS;
+/**
+ * While a pass only appends (its table holds only its rows: a first sync), a fast read is written a
+ * row group of DuckDB's at a time: a transaction that appends a whole one has DuckDB write it straight
+ * to the file, compressed once, where smaller ones go through the WAL and are compressed again by each
+ * checkpoint until their row group is full. A read that would take longer than FILL_MS to fill one
+ * (paced by the row-read limit) is written as GROUP_MS says.
+ */
+const ROW_GROUP_ROWS = 122_880;
+const FILL_MS = 10_000;
+
+/** Whether `waiting` rows, read in the `sinceMs` since the last group was sealed, make a group now. */
+export function groupDue(waiting: number, sinceMs: number, appendsOnly: boolean): boolean {
+  if (!appendsOnly) return waiting >= GROUP_ROWS || sinceMs >= GROUP_MS;
+  return waiting >= ROW_GROUP_ROWS || (sinceMs >= GROUP_MS && (waiting / sinceMs) * FILL_MS < ROW_GROUP_ROWS);
+}
 
 /**
  * Reads the pass's pages newest first, from its saved cursor, and writes them as they come: while one
@@ -216,8 +231,10 @@ class GroupedWrites {
     }
     this.callbacks.push(onWritten);
     this.state.pass!.cursor = cursor;
+    // reading waits for a write under way, never for the one these rows just made due
+    const under = this.writing;
     if (this.due()) this.writing ??= this.drain();
-    if (this.writer.waiting >= MAX_WAITING_ROWS) await this.writing;
+    if (under && this.writer.waiting >= (this.writer.appendsOnly ? ROW_GROUP_ROWS : MAX_WAITING_ROWS)) await under;
     if (this.failure) throw this.failure;
   }
 
@@ -238,20 +255,21 @@ class GroupedWrites {
   }
 
   private due(): boolean {
-    return this.writer.waiting >= GROUP_ROWS || performance.now() - this.lastStart >= GROUP_MS;
+    return groupDue(this.writer.waiting, performance.now() - this.lastStart, this.writer.appendsOnly);
   }
 
   /** Writes groups while enough rows wait (all of them when `ending`). */
   private async drain(ending = false): Promise<void> {
     try {
       while (this.callbacks.length > 0 && (ending || this.due())) {
-        this.lastStart = performance.now();
         let callbacks: Array<() => void> = [];
         const pass = this.state.pass!;
         // the group's rows, its saved progress and its pages' callbacks are taken together: once the
         // mirror is held, between two appends
         const counts = await this.mirror.use(async () => {
           while (this.appending) await this.appending.catch(() => undefined);
+          // the group is sealed now: the next one's rows are read from here on
+          this.lastStart = performance.now();
           callbacks = this.callbacks;
           this.callbacks = [];
           return this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === 'full');
