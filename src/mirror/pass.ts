@@ -3,6 +3,7 @@ import type { Database } from '../duckdb/engine.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import { UNFINISHED_STATUSES } from '../service/index.js';
 import { CHANGE_KEY, REPLACED_AT_KEY, REPLACED_BY_KEY, tableColumns } from './history/history-objects.js';
+import { fitTableMemory } from './index-memory.js';
 import { saveState, type PassState, type TableState } from './table-state.js';
 
 // A pass over a table's rows: how it starts (newPass), the rows a complete one should have seen
@@ -169,13 +170,18 @@ export async function deleteGone(connection: DuckDBConnection, state: TableState
   const target = quoteIdent(state.mirrorTable);
   const keys = (await tableColumns(connection, state.mirrorTable)).map((column) => quoteIdent(column.key)).join(', ');
   const foundGone = gone.foundGoneAt === null ? 'now()' : `${quoteLiteral(gone.foundGoneAt)}::TIMESTAMPTZ`;
-  await connection.run(
+  // an INSERT answers with the number of rows it inserted
+  const reader = await connection.runAndReadAll(
     `INSERT INTO ${quoteIdent(state.historyTable!)} (${keys}, ${quoteIdent(REPLACED_BY_KEY)}, ${quoteIdent(CHANGE_KEY)}, ${quoteIdent(REPLACED_AT_KEY)}) ` +
       `SELECT ${keys}, ${gone.syncId}, 'deleted', ${foundGone} FROM ${target} WHERE ${gone.where}`,
   );
-  // a DELETE answers with the number of rows it deleted
-  const reader = await connection.runAndReadAll(`DELETE FROM ${target} WHERE ${gone.where}`);
-  return Number(reader.getRows()[0]?.[0] ?? 0);
+  const found = Number(reader.getRows()[0]?.[0] ?? 0);
+  if (found === 0) return 0;
+  // a deletion changes the index: DuckDB's limit is raised for it first (index-memory.ts)
+  const rows = await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${target}`);
+  await fitTableMemory(connection, Number(rows.getRowObjectsJS()[0]?.n ?? 0));
+  await connection.run(`DELETE FROM ${target} WHERE ${gone.where}`);
+  return found;
 }
 
 /** Creation time of the oldest row with an action cell still queued, waiting or running. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MirrorWriter } from '../../src/mirror/mirror-writer.js';
 import { finishPass, FROM_EMPTY } from '../../src/mirror/pass.js';
+import type { TypedValue } from '../../src/records/typed-values.js';
 import { loadStates } from '../../src/mirror/table-state.js';
 import {
   COLUMNS,
@@ -151,6 +152,45 @@ describe('MirrorWriter', () => {
     expect(await passIds()).toEqual(['a', 'c']);
     expect(await finishPass(db, again, { pass: again.pass!, syncId: 8, serviceRowCount: 2 })).toBe(1);
     expect((await contents()).map((each) => each._id)).toEqual(['a', 'c']);
+  });
+
+  it("raises DuckDB's limit for the table's index only before a write that changes it (a row inserted or deleted)", async () => {
+    // 50,000 rows: their index (about 64 bytes a row) needs more room than a limit of 44 MB leaves beside the 40 MiB kept free
+    const rows = Array.from({ length: 50_000 }, (_, i) => row(`row_${(i * 2654435761) % 4294967296}_${i}`, '2026-01-01T00:00:00.000Z', i));
+    const first = new MirrorWriter(db, TARGET, COLUMNS);
+    await first.open(NEW_PASS);
+    const s = state();
+    await writeRows(first, rows, s, true);
+    await first.close();
+    await finishPass(db, s, { pass: s.pass!, syncId: 7, serviceRowCount: rows.length });
+    const limit = async (): Promise<string> =>
+      String((await db.connection.runAndReadAll("SELECT current_setting('memory_limit') AS m")).getRowObjectsJS()[0]?.m);
+    /** A pass over `read` with a limit of 44 MB, the file opened anew; returns its deletions and the limit after. */
+    const pass = async (read: TypedValue[][], syncId: number): Promise<{ deleted: number; before: string; after: string }> => {
+      await reopenWriterDb({ memoryLimit: '44MB', threads: 1 }, true);
+      const before = await limit();
+      const each = state();
+      const writer = new MirrorWriter(db, { ...TARGET, syncId }, COLUMNS);
+      await writer.open(NEW_PASS);
+      await writeRows(writer, read, each, true);
+      await writer.close();
+      const deleted = await finishPass(db, each, { pass: each.pass!, syncId, serviceRowCount: read.length });
+      return { deleted, before, after: await limit() };
+    };
+    // unchanged, none gone: the index is left alone
+    const unchanged = await pass(rows, 8);
+    expect(unchanged.deleted).toBe(0);
+    expect(unchanged.after).toBe(unchanged.before);
+    // one row gone at the end
+    const fewer = await pass(rows.slice(1), 9);
+    expect(fewer.deleted).toBe(1);
+    expect(fewer.after).not.toBe(fewer.before);
+    // one row inserted
+    const more = await pass([...rows.slice(1), row('new', '2026-01-01T00:00:00.000Z', -1)], 10);
+    expect(more.deleted).toBe(0);
+    expect(more.after).not.toBe(more.before);
+    const counted = await db.connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM ${TABLE}`);
+    expect(counted.getRowObjectsJS()[0]?.n).toBe(rows.length);
   });
 
   it('writes a table whose primary key outgrows the memory DuckDB was given (the limit follows the index)', async () => {

@@ -98,9 +98,12 @@ export async function writeRows(writer: MirrorWriter, rows: TypedValue[][], s: T
   return writer.write(s, rewrite);
 }
 
-/** The test's mirror opened again as another file, with `options` (a memory limit…), the table made anew. */
-export async function reopenWriterDb(options: Omit<Parameters<typeof openMirror>[1], 'readOnly'>): Promise<void> {
+/**
+ * The test's mirror opened again as another file, with `options` (a memory limit…), the table made anew;
+ * `same`: the same file as it is (DuckDB then has nothing of it in memory).
+ */
+export async function reopenWriterDb(options: Omit<Parameters<typeof openMirror>[1], 'readOnly'>, same = false): Promise<void> {
   db.close();
-  db = await openMirror(join(dir, 'small.duckdb'), { ...options, readOnly: false });
-  await makeTable();
+  db = await openMirror(join(dir, same ? 'mirror.duckdb' : 'small.duckdb'), { ...options, readOnly: false });
+  if (!same) await makeTable();
 }
