@@ -11,13 +11,16 @@ export interface RateLimiterOptions {
   /** Extra wait past the window, for the gap between our send time and the service's arrival time. */
   marginMs?: number;
   /**
-   * Without it, `done()` re-dates a slot to the end of its request. With it, once `limit` requests
-   * are done, to at most the spread of the last `limit` requests' durations (slowest − fastest, and
-   * this many ms at least) after it was sent. The service counts a request when it arrives; over a far network the way there takes about
-   * the same time for every request, within that spread: so the limit is kept without paying the
-   * whole round trip in every window.
+   * Without it, a finished request counts from its end. With it, from when it may have reached the
+   * service, which counts it on arrival: the way there takes at least what it took the quickest
+   * request so far, so a request that took X ms longer than that one may have arrived up to X ms
+   * later than the next one could; it counts from when it left + X + this floor (at most its end),
+   * re-reckoned as the quickest drops. So the limit is kept without paying the whole round trip in
+   * every window, whatever slowed a request (a stall of either side, a slower spell of the network:
+   * the quickest so far, not of a recent few, so a spell that ends cannot make later requests outrun
+   * it). Until `limit` requests have ended, from their end.
    */
-  spreadFloorMs?: number;
+  excessFloorMs?: number;
   now?: () => number;
 }
 
@@ -26,17 +29,23 @@ export interface RateLimitSlot {
   /** Milliseconds spent waiting for the slot. */
   waitedMs: number;
   /**
-   * The request is over: its time in the log moves from "sent" to "now" (or towards it: spreadFloorMs).
+   * The request is over: its time in the log moves from "sent" to "now" (or towards it: excessFloorMs).
    * The service counted it on arrival, somewhere between the two. Until then the slot counts as
-   * sent "now": a request that waits for a connection after taking its slot may arrive at any time,
-   * so it never leaves the window before it is over. (With spreadFloorMs, whose user has a connection
-   * for every request in flight, it counts from its send until then.)
+   * sent "now": a request in flight may arrive at any time, so it never leaves the window before it
+   * is over.
    */
   done(): void;
+  /**
+   * The request leaves now: what came between the slot and now (a journal's fsync) was not on its way
+   * to the service, so with excessFloorMs it counts from here. Without a call, from when the slot was taken.
+   */
+  leaves?(): void;
 }
 
+/** A request in the log: when it was sent and when it was over (the same, for acquire()). */
 interface Entry {
-  at: number;
+  sentAt: number;
+  doneAt: number;
 }
 
 /**
@@ -50,12 +59,14 @@ export class RateLimiter {
   private readonly windowMs: number;
   private readonly marginMs: number;
   private readonly now: () => number;
-  private readonly spreadFloorMs?: number;
-  /** the durations (sent → done) of the last `limit` requests, when re-dating by their spread */
-  private readonly durations: number[] = [];
-  private durationAt = 0;
-  /** Oldest first; `done()` moves an entry to its new time's place. */
-  private readonly sent: Entry[] = [];
+  private readonly excessFloorMs?: number;
+  /** with excessFloorMs: how many requests have ended, and the quickest of them (sent → done) */
+  private answered = 0;
+  private quickestSoFarMs = Infinity;
+  /** the quickest, once `limit` requests have ended (the first ones open connections, and are slower) */
+  private quickestMs?: number;
+  /** Requests over (or sent, for acquire()), by end, oldest first; a slot's request counts as sent when it left. */
+  private readonly log: Entry[] = [];
   /** Slots whose request is not over: each counts in every window until `done()`. */
   private pending = 0;
   /** Wakes the caller waiting for a slot when a request ends (its slot may free one sooner). */
@@ -69,7 +80,7 @@ export class RateLimiter {
     this.windowMs = options.windowMs;
     this.marginMs = options.marginMs ?? Math.ceil(options.windowMs / 100);
     this.now = options.now ?? Date.now;
-    if (options.spreadFloorMs !== undefined) this.spreadFloorMs = options.spreadFloorMs;
+    if (options.excessFloorMs !== undefined) this.excessFloorMs = options.excessFloorMs;
   }
 
   /** Waits for a slot (callers are served in order) and records the send. Resolves to the ms waited. */
@@ -100,17 +111,22 @@ export class RateLimiter {
   }
 
   private readyAt(): number {
-    const now = this.now();
-    const horizon = now - this.windowMs - this.marginMs;
-    while (this.sent.length > 0 && this.sent[0]!.at <= horizon) this.sent.shift();
+    const horizon = this.now() - this.windowMs - this.marginMs;
+    // an entry counts from its end at the latest
+    while (this.log.length > 0 && this.log[0]!.doneAt <= horizon) this.log.shift();
     // the pending slots are the newest: the oldest of the last `limit` is a finished one, or none frees
     const finished = this.limit - this.pending;
     if (finished <= 0) return Infinity;
-    let ready = this.pausedUntil;
-    if (this.sent.length >= finished) {
-      ready = Math.max(ready, this.sent[this.sent.length - finished]!.at + this.windowMs + this.marginMs);
-    }
-    return ready;
+    if (this.log.length < finished) return this.pausedUntil;
+    const times = this.log.map((entry) => this.countedAt(entry));
+    if (this.quickestMs !== undefined) times.sort((a, b) => a - b);
+    return Math.max(this.pausedUntil, times[times.length - finished]! + this.windowMs + this.marginMs);
+  }
+
+  /** When the service may have counted the request of `entry` (excessFloorMs), at most its end. */
+  private countedAt({ sentAt, doneAt }: Entry): number {
+    if (this.quickestMs === undefined) return doneAt;
+    return Math.min(doneAt, sentAt + Math.max(0, doneAt - sentAt - this.quickestMs) + this.excessFloorMs!);
   }
 
   /** `since`: when the caller asked, and how many pacing sleeps had happened then (its own or those ahead of it). */
@@ -123,21 +139,16 @@ export class RateLimiter {
         // Without any pacing sleep meanwhile, elapsed time was the event loop's, not a wait for the limit.
         const waitedMs = this.sleeps === since.sleeps ? 0 : sentAt - since.at;
         if (!pending) {
-          this.insert({ at: sentAt });
-          return { waitedMs, done: () => undefined };
-        }
-        // re-dated by the spread: a connection per request in flight (the webhook's pool), so it went out when sent
-        if (this.spreadFloorMs !== undefined) {
-          const entry = { at: sentAt };
-          this.insert(entry);
-          return { waitedMs, done: once(() => this.finish(sentAt, entry)) };
+          this.insert({ sentAt, doneAt: sentAt });
+          return { waitedMs, done: () => undefined, leaves: () => undefined };
         }
         this.pending += 1;
+        let leftAt = sentAt;
         const done = once(() => {
           this.pending -= 1;
-          this.finish(sentAt);
+          this.finish(leftAt);
         });
-        return { waitedMs, done };
+        return { waitedMs, done, leaves: () => void (leftAt = this.now()) };
       }
       this.sleeps += 1;
       await this.sleepOrWake(wait, signal);
@@ -162,29 +173,22 @@ export class RateLimiter {
     });
   }
 
-  /** Notes one more duration; the spread of the last `limit` ones (at least spreadFloorMs; until there are that many, no bound). */
-  private spread(durationMs: number): number {
-    this.durations[this.durationAt] = durationMs;
-    this.durationAt = (this.durationAt + 1) % this.limit;
-    if (this.durations.length < this.limit) return Infinity;
-    return Math.max(this.spreadFloorMs ?? 0, Math.max(...this.durations) - Math.min(...this.durations));
-  }
-
-  /** A request sent at `sentAt` is over: it counts from now (or from its spread past `sentAt`, replacing `entry`). */
-  private finish(sentAt: number, entry?: Entry): void {
-    const now = this.now();
-    if (entry) {
-      const index = this.sent.indexOf(entry);
-      if (index >= 0) this.sent.splice(index, 1);
+  /** The request that left at `sentAt` is over (excessFloorMs: its duration is noted). */
+  private finish(sentAt: number): void {
+    const doneAt = this.now();
+    if (this.excessFloorMs !== undefined) {
+      this.answered += 1;
+      this.quickestSoFarMs = Math.min(this.quickestSoFarMs, doneAt - sentAt);
+      if (this.answered >= this.limit) this.quickestMs = this.quickestSoFarMs;
     }
-    this.insert({ at: this.spreadFloorMs === undefined ? now : Math.min(now, sentAt + this.spread(now - sentAt)) });
+    this.insert({ sentAt, doneAt });
     this.wake?.();
   }
 
   private insert(entry: Entry): void {
-    let at = this.sent.length;
-    while (at > 0 && this.sent[at - 1]!.at > entry.at) at -= 1;
-    this.sent.splice(at, 0, entry);
+    let at = this.log.length;
+    while (at > 0 && this.log[at - 1]!.doneAt > entry.doneAt) at -= 1;
+    this.log.splice(at, 0, entry);
   }
 }
 

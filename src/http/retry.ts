@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RateLimiter } from './rate-limiter.js';
+import type { RateLimiter, RateLimitSlot } from './rate-limiter.js';
 import { decideRetry, type AttemptOutcome, type RetryDecision, type RetryPolicy } from './retry-policy.js';
 
 // The one retry mechanism: every attempt takes a limiter slot first, so a retry never outruns a rate
@@ -11,8 +11,8 @@ export interface RetryLoop<T> {
   policy: RetryPolicy;
   /** Aborting it ends the loop with the signal's reason, at the next slot or wait. */
   signal?: AbortSignal;
-  /** One try, made while a limiter slot is held (the slot is re-dated to its end). */
-  attempt(): Promise<T>;
+  /** One try, made while a limiter slot is held (the slot is re-dated to its end); it may say when its request leaves. */
+  attempt(slot: Pick<RateLimitSlot, 'leaves'>): Promise<T>;
   /** The outcome to judge for a retry; undefined when the result is final (a success, or no retry question). */
   outcomeOf(result: T): AttemptOutcome | undefined;
   /** After each attempt, before any wait: for logs, counts and journals. */
@@ -44,7 +44,7 @@ export async function withRetries<T>(loop: RetryLoop<T>): Promise<RetryResult<T>
     const slot = await loop.limiter.acquireSlot(loop.signal);
     let result: T;
     try {
-      result = await loop.attempt();
+      result = await loop.attempt(slot);
     } finally {
       slot.done();
     }

@@ -100,7 +100,7 @@ export interface SendPassOptions {
   client: Pick<WebhookClient, 'post'>;
   limiter: RateLimiter;
   /** how many requests to keep in flight (in-flight.ts), and what it settled on */
-  flight: Pick<FlightControl, 'limit' | 'settled'>;
+  flight: Pick<FlightControl, 'limit' | 'settled' | 'noteOverhead'>;
   /** --max-retries and the waits between tries */
   retry: Omit<RetryPolicy, 'idempotent'>;
   keyed?: KeyedSending;
@@ -167,6 +167,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
   const result = emptyResult(pass.tally, reader.stats);
   const sender = new BatchSender({
     inFlightLimit: () => options.flight.limit,
+    onOverhead: (ms) => options.flight.noteOverhead(ms),
     retry: options.retry,
     limiter: options.limiter,
     post: (body) => options.client.post(body),

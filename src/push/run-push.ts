@@ -52,7 +52,9 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
   const limiter = webhookLimiter(delivery.rate, timings.webhookWindowMs);
   try {
     // an unknown webhook exits 4 before any journal is read
-    await checkWebhook({ client, target: delivery.target, limiter, retry: timings.retry, signal: ctx.signal, log: ctx.verbose });
+    flight.noteCheck(
+      await checkWebhook({ client, target: delivery.target, limiter, retry: timings.retry, signal: ctx.signal, log: ctx.verbose }),
+    );
     const path = await journalPathOf(job.journal, delivery);
     const lock = path ? await lockJournal(path) : undefined;
     try {

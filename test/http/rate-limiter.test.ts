@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RateLimiter, serviceTimings } from '../../src/http/rate-limiter.js';
 import { parseRetryAfter } from '../../src/http/retry-policy.js';
 
@@ -148,5 +149,127 @@ describe('serviceTimings', () => {
 
   it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])('refuses the scale %s', (scale) => {
     expect(() => serviceTimings(scale)).toThrow(/the rate scale must be a positive number/);
+  });
+});
+
+describe('RateLimiter slots with excessFloorMs (a far service counts a request when it arrives)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('counts a request from its send + how much slower it was than the quickest + the floor, not from its end', async () => {
+    let clock = 0;
+    const limiter = new RateLimiter({ limit: 2, windowMs: 1000, marginMs: 0, excessFloorMs: 25, now: () => clock });
+    const quick = await limiter.acquireSlot();
+    const slow = await limiter.acquireSlot();
+    clock = 200;
+    quick.done();
+    clock = 300;
+    slow.done();
+    // quick counts from 0 + 0 + 25, slow from 0 + 100 + 25: the next slot frees at 1025, not at 1200
+    expect(limiter.delayUntilFree()).toBe(725);
+    clock = 1025;
+    const next = await limiter.acquireSlot();
+    // `next` in flight counts as now; slow (125) is then the oldest of the last 2
+    expect(limiter.delayUntilFree()).toBe(100);
+    next.done();
+  });
+
+  it('counts from the end until `limit` requests have ended (the first ones open connections)', async () => {
+    let clock = 0;
+    const limiter = new RateLimiter({ limit: 3, windowMs: 1000, marginMs: 0, excessFloorMs: 25, now: () => clock });
+    const slots = await Promise.all(Array.from({ length: 3 }, () => limiter.acquireSlot()));
+    clock = 200;
+    slots[0]!.done();
+    slots[1]!.done();
+    clock = 300;
+    expect(limiter.delayUntilFree()).toBe(900); // two durations known: the two count from their end (200)
+    slots[2]!.done();
+    expect(limiter.delayUntilFree()).toBe(725); // three: the quickest is 200, and each counts from 0 + its excess + 25
+  });
+
+  it('counts a request from when it left, not from its slot (a journal fsync between is not on its way)', async () => {
+    let clock = 0;
+    const limiter = new RateLimiter({ limit: 2, windowMs: 1000, marginMs: 0, excessFloorMs: 25, now: () => clock });
+    const journaled = await limiter.acquireSlot();
+    const direct = await limiter.acquireSlot();
+    clock = 80;
+    journaled.leaves?.();
+    clock = 250;
+    direct.done();
+    clock = 280;
+    journaled.done();
+    // on the way: journaled 200 ms (the quickest), direct 250: journaled counts from 80 + 0 + 25, direct from 0 + 50 + 25
+    clock = 1025;
+    expect(limiter.delayUntilFree()).toBe(50);
+    clock = 1075;
+    await limiter.acquireSlot();
+    expect(limiter.delayUntilFree()).toBe(30);
+  });
+
+  /** Sends `requests` through a limiter of 20 a second with 8 senders on fake timers; the times the service counted them. */
+  async function served(requests: ReadonlyArray<{ thereMs: number; backMs: number }>): Promise<number[]> {
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const limiter = new RateLimiter({ limit: 20, windowMs: 1000, marginMs: 10, excessFloorMs: 25 });
+      const arrivals: number[] = [];
+      let next = 0;
+      const sender = async (): Promise<void> => {
+        while (next < requests.length) {
+          const { thereMs, backMs } = requests[next++]!;
+          const slot = await limiter.acquireSlot();
+          setTimeout(() => arrivals.push(Date.now()), thereMs);
+          await new Promise((resolve) => setTimeout(resolve, thereMs + backMs));
+          slot.done();
+        }
+      };
+      const senders = Promise.all(Array.from({ length: 8 }, sender));
+      await vi.runAllTimersAsync();
+      await senders;
+      return arrivals.sort((a, b) => a - b);
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
+  const withinLimit = (arrivals: number[]): void => {
+    for (let i = 20; i < arrivals.length; i += 1) expect(arrivals[i]! - arrivals[i - 20]!).toBeGreaterThanOrEqual(1000);
+  };
+
+  // The rule's one assumption: outside stalls and spells, each way varies by less than the floor and the margin.
+  const way = fc.record({
+    jitter: fc.integer({ min: 0, max: 15 }),
+    stall: fc.oneof({ weight: 9, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 700 }) }),
+  });
+  const ms = ({ jitter, stall }: { jitter: number; stall: number }): number => 100 + jitter + stall;
+
+  it('never lets the service count more than the limit in a window, whatever stalls the way there or back', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ there: way, back: way }), { minLength: 120, maxLength: 120 }), async (requests) => {
+        withinLimit(await served(requests.map(({ there, back }) => ({ thereMs: ms(there), backMs: ms(back) }))));
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('nor after a slower spell of the way there ends (the quickest so far, not of the recent few)', async () => {
+    const spell = fc.record({
+      from: fc.integer({ min: 0, max: 60 }),
+      length: fc.integer({ min: 25, max: 80 }),
+      ms: fc.integer({ min: 50, max: 500 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ there: way, back: way }), { minLength: 160, maxLength: 160 }),
+        spell,
+        async (requests, slow) => {
+          const inSpell = (i: number): boolean => i >= slow.from && i < slow.from + slow.length;
+          withinLimit(
+            await served(requests.map(({ there, back }, i) => ({ thereMs: ms(there) + (inSpell(i) ? slow.ms : 0), backMs: ms(back) }))),
+          );
+        },
+      ),
+      { numRuns: 30 },
+    );
   });
 });

@@ -18,10 +18,11 @@ export interface WebhookCheckOptions {
 }
 
 /**
- * HEAD on the webhook (it adds no row): resolves when it exists, NOT_FOUND (exit 4) on a 404.
- * 429, 5xx and network failures are retried (HEAD is safe to repeat), then GAVE_UP (exit 6).
+ * HEAD on the webhook (it adds no row): resolves to its time (ms, the connection's set-up included)
+ * when it exists, NOT_FOUND (exit 4) on a 404. 429, 5xx and network failures are retried (HEAD is
+ * safe to repeat), then GAVE_UP (exit 6).
  */
-export async function checkWebhook(options: WebhookCheckOptions): Promise<void> {
+export async function checkWebhook(options: WebhookCheckOptions): Promise<number> {
   const { target } = options;
   const { result, decision, attempts } = await withRetries<WireResult>({
     limiter: options.limiter,
@@ -54,6 +55,7 @@ export async function checkWebhook(options: WebhookCheckOptions): Promise<void> 
       hint: "copy the URL again from the table's webhook settings",
     });
   }
+  return result.ms;
 }
 
 /** A 2xx (it exists) or a 404 (it does not): the question is answered. */

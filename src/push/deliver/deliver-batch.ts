@@ -1,4 +1,4 @@
-import type { RateLimiter } from '../../http/rate-limiter.js';
+import type { RateLimiter, RateLimitSlot } from '../../http/rate-limiter.js';
 import { withRetries, type AttemptReport } from '../../http/retry.js';
 import type { RetryDecision, RetryPolicy } from '../../http/retry-policy.js';
 import { entryOf, type BatchState, type JournalEntry } from '../journal/journal-format.js';
@@ -16,6 +16,8 @@ export interface BatchDeliveryOptions {
   journal: BatchJournal;
   /** called once for every batch (or part) dealt with */
   onOutcome(event: SendEvent): Promise<void> | void;
+  /** Hears, for each batch concluded, how long it kept its place in flight beyond its round trip (journaling, counting). */
+  onOverhead?(ms: number): void;
   /** --key: batches taken in are noted, uncertain ones reconciled by their keys instead of stopping the run (reconcile-queue.ts) */
   byKey?: {
     accepted(batch: Batch, sent: SentRequest): void;
@@ -52,7 +54,7 @@ export class BatchDelivery {
         limiter: this.options.limiter,
         policy: { ...this.options.retry, idempotent: false },
         signal: stops.signal,
-        attempt: () => poster.post(batch),
+        attempt: (slot) => poster.post(batch, slot),
         outcomeOf: (posted) => (posted.outcome.kind === 'retry' ? posted.outcome.attempt : undefined),
         onAttempt: (report) => poster.attempted(batch, report),
       });
@@ -69,7 +71,8 @@ export class BatchDelivery {
       });
       return this.options.onOutcome({ kind: 'pending', batch });
     }
-    return this.conclude(batch, outcome, sent.result.sent);
+    await this.conclude(batch, outcome, sent.result.sent);
+    this.options.onOverhead?.(performance.now() - sent.result.postedFrom - sent.result.wire.ms);
   }
 
   /**
@@ -120,6 +123,8 @@ export interface Posted {
   wire: WireResult;
   outcome: PostOutcome;
   sent: SentRequest;
+  /** performance.now() before its "sending" line was journaled */
+  postedFrom: number;
 }
 
 /** Posts batches to the webhook and keeps count of the requests on the wire. */
@@ -131,9 +136,14 @@ export class BatchPoster {
 
   constructor(private readonly options: PosterOptions) {}
 
-  /** Journals the batch as being sent (fsynced), then sends it: the journal never misses a request that left. */
-  async post(batch: Batch): Promise<Posted> {
+  /**
+   * Journals the batch as being sent (fsynced), then sends it: the journal never misses a request that
+   * left. The limiter's slot hears when it leaves (the fsync is not on the way to the service).
+   */
+  async post(batch: Batch, slot?: Pick<RateLimitSlot, 'leaves'>): Promise<Posted> {
+    const postedFrom = performance.now();
     await this.options.journal(batch, 'sending');
+    slot?.leaves?.();
     this.inFlight += 1;
     const start = Date.now();
     let wire: WireResult;
@@ -145,7 +155,7 @@ export class BatchPoster {
     }
     const outcome = classifyPost(wire);
     if ('detail' in outcome) outcome.detail = this.options.redact(outcome.detail);
-    return { wire, outcome, sent: { start, end: this.lastRequestAt } };
+    return { wire, outcome, sent: { start, end: this.lastRequestAt }, postedFrom };
   }
 
   /** Logs an attempt; one that took nothing in and will be tried again (or given up) is journaled as unsent. */

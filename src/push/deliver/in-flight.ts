@@ -7,15 +7,21 @@ import type { WireResult } from './webhook-client.js';
 // rate × RTT in flight (the bandwidth-delay product), as TCP's congestion control does. The round trip is
 // measured on the push's own requests: the shortest of the last 100 (the way there and back; a queue
 // at an overloaded service would only grow with more requests, as BBR reasons), plus a jitter headroom
-// of 4 mean deviations (as TCP's timer of RFC 6298), at most as much again, and 25 % more. A congestion
-// window bounds it as TCP's does: it starts at 4 and grows by one per answer (doubling each round
-// trip: a push that fails at once has not sent much), 429s and 5xx halve it, and from then on it grows
-// by one request per round of answers (AIMD), so a service in trouble gets fewer requests at once. The rate limiter, not this count, paces requests to the limit:
-// more in flight never sends faster than the limit allows.
+// of 4 mean deviations (as TCP's timer of RFC 6298), at most as much again, plus the time a request
+// keeps its place beyond its round trip (the journal's fsync before it leaves and after its answer:
+// milliseconds on an idle disk, tens on a busy one; smoothed as the round trip is), and 25 % more. Until the
+// first answer, the webhook check's time (HEAD) stands for the round trip; 4 are sent when there was
+// none. A congestion window bounds
+// it: 429s and 5xx halve it, and it grows back by one request per round of answers (AIMD), so a service
+// in trouble gets fewer requests at once. Unlike TCP's, it starts open, with no slow start: what a
+// slow start probes for, the capacity of the way, is declared here (the webhook's rate), and the rate
+// limiter, not this count, paces requests to it: more in flight never sends faster than the limit allows.
 
-/** A request's body is at most 1 MB (the webhook's limit): 64 in flight hold at most 64 MB of bodies. */
-export const MAX_IN_FLIGHT = 64;
-/** Before any round trip is known (a push's first requests): as many as before this rule. */
+/** The most requests in flight: the webhook's rate a second (a round trip up to about 0.8 s, with headroom, needs no more). */
+export const MAX_IN_FLIGHT = 100;
+/** The most bytes of request bodies in flight (a body is up to 1 MB; send-batches.ts keeps to it whatever the count). */
+export const MAX_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
+/** Before any round trip is known, not even the webhook check's (a push's first requests). */
 const FIRST_IN_FLIGHT = 4;
 const HEADROOM = 1.25;
 const MIN_RTT_SAMPLES = 100;
@@ -27,13 +33,15 @@ export interface FlightState {
   rttvarMs: number;
   /** the congestion window: halved on 429 and 5xx, grows back by one per round of answers */
   window: number;
-  /** below it the window grows by one per answer (slow start), above it by one per round */
-  threshold: number;
   /** the shortest round trip of the last 100 answers (the way there and back without queues), ms */
   minRttMs?: number;
   /** the shortest of the answers since the last 100 began, and how many there were */
   recentMinMs?: number;
   recent: number;
+  /** smoothed time a request keeps its place in flight beyond its round trip (journaling, counting), ms */
+  overheadMs: number;
+  /** the webhook check's time (HEAD, a connection's set-up included): the round trip's first, high guess */
+  checkMs?: number;
 }
 
 export interface FlightLimits {
@@ -49,17 +57,16 @@ export interface FlightLimits {
 export type FlightAnswer = { kind: 'answered'; rttMs: number } | { kind: 'throttled' } | { kind: 'server-error' };
 
 export function firstFlight(): FlightState {
-  return { rttvarMs: 0, window: FIRST_IN_FLIGHT, threshold: MAX_IN_FLIGHT, recent: 0 };
+  return { rttvarMs: 0, window: MAX_IN_FLIGHT, recent: 0, overheadMs: 0 };
 }
 
 /** The state after one more answer (pure). */
 export function nextFlight(state: FlightState, answer: FlightAnswer): FlightState {
   if (answer.kind !== 'answered') {
     const window = Math.max(1, Math.floor(state.window / 2));
-    return { ...state, window, threshold: window };
+    return { ...state, window };
   }
-  const { threshold } = state;
-  const window = Math.min(MAX_IN_FLIGHT, state.window + (state.window < threshold ? 1 : 1 / state.window));
+  const window = Math.min(MAX_IN_FLIGHT, state.window + 1 / state.window);
   const rtt = answer.rttMs;
   const recentMinMs = Math.min(state.recentMinMs ?? rtt, rtt);
   // the minimum of the last 100 answers, renewed every 100: a longer way stays seen, a queue that went does not
@@ -68,17 +75,23 @@ export function nextFlight(state: FlightState, answer: FlightAnswer): FlightStat
     minRttMs: renewed ? recentMinMs : Math.min(state.minRttMs ?? rtt, rtt),
     ...(renewed ? { recent: 0 } : { recentMinMs, recent: state.recent + 1 }),
   };
-  if (state.srttMs === undefined) return { srttMs: rtt, rttvarMs: rtt / 2, window, threshold, ...minima };
+  if (state.srttMs === undefined) return { ...state, srttMs: rtt, rttvarMs: rtt / 2, window, ...minima };
   const rttvarMs = 0.75 * state.rttvarMs + 0.25 * Math.abs(state.srttMs - rtt);
-  return { srttMs: 0.875 * state.srttMs + 0.125 * rtt, rttvarMs, window, threshold, ...minima };
+  return { ...state, srttMs: 0.875 * state.srttMs + 0.125 * rtt, rttvarMs, window, ...minima };
+}
+
+/** The state after one more request's time in flight beyond its round trip (pure). */
+export function nextOverhead(state: FlightState, ms: number): FlightState {
+  return { ...state, overheadMs: 0.875 * state.overheadMs + 0.125 * Math.max(0, ms) };
 }
 
 /** How many requests to keep in flight (pure): rate × RTT with headroom, within the window and every bound. */
 export function inFlightFor(state: FlightState, limits: FlightLimits): number {
   const bound = Math.min(MAX_IN_FLIGHT, limits.rate, limits.ceiling ?? Infinity, Math.floor(state.window));
-  const { minRttMs } = state;
-  if (minRttMs === undefined) return Math.max(1, Math.min(FIRST_IN_FLIGHT, bound));
-  const roundTrip = minRttMs + Math.min(4 * state.rttvarMs, minRttMs);
+  const { minRttMs, checkMs } = state;
+  if (minRttMs === undefined && checkMs === undefined) return Math.max(1, Math.min(FIRST_IN_FLIGHT, bound));
+  // until a POST is answered, the check's time (high: it opened the connection) stands for the round trip
+  const roundTrip = minRttMs === undefined ? checkMs! : minRttMs + Math.min(4 * state.rttvarMs, minRttMs) + state.overheadMs;
   const needed = Math.ceil(((limits.rate * roundTrip) / limits.windowMs) * HEADROOM) + 1;
   return Math.max(1, Math.min(needed, bound));
 }
@@ -106,6 +119,16 @@ export class FlightControl {
     this.state = nextFlight(this.state, answerOf(result));
   }
 
+  /** The webhook check (HEAD) answered in `ms`: a first guess of the round trip. */
+  noteCheck(ms: number): void {
+    this.state = { ...this.state, checkMs: ms };
+  }
+
+  /** A request kept its place in flight `ms` beyond its round trip. */
+  noteOverhead(ms: number): void {
+    this.state = nextOverhead(this.state, ms);
+  }
+
   /** The requests to keep in flight now. */
   get limit(): number {
     const limit = inFlightFor(this.state, this.limits);
@@ -121,9 +144,9 @@ export class FlightControl {
   }
 
   private describe(): string {
-    const { srttMs, rttvarMs, window } = this.state;
+    const { srttMs, rttvarMs, window, overheadMs } = this.state;
     if (srttMs === undefined) return 'no round trip measured yet';
     const ceiling = this.limits.ceiling !== undefined ? `, --concurrency ${this.limits.ceiling}` : '';
-    return `round trip ${Math.round(srttMs)} ms ± ${Math.round(rttvarMs)}, window ${Math.floor(window)}${ceiling}`;
+    return `round trip ${Math.round(srttMs)} ms ± ${Math.round(rttvarMs)} and ${Math.round(overheadMs)} ms journaling, window ${Math.floor(window)}${ceiling}`;
   }
 }

@@ -5,6 +5,7 @@ import type { KeyReconciler } from '../key/reconcile.js';
 import type { Batch } from '../plan/batch.js';
 import type { SendEvent, StopReason } from './classify.js';
 import { BatchDelivery, BatchPoster, batchJournal, RunStops } from './deliver-batch.js';
+import { MAX_BYTES_IN_FLIGHT } from './in-flight.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import type { WireResult } from './webhook-client.js';
 
@@ -15,6 +16,8 @@ import type { WireResult } from './webhook-client.js';
 export interface SendOptions {
   /** how many requests to keep in flight now (in-flight.ts: rate × round trip, within --concurrency) */
   inFlightLimit(): number;
+  /** hears how long each concluded batch kept its place in flight beyond its round trip (in-flight.ts) */
+  onOverhead?(ms: number): void;
   /** --max-retries and the waits between tries (retry-after, backoff) */
   retry: Omit<RetryPolicy, 'idempotent'>;
   limiter: Pick<RateLimiter, 'acquireSlot' | 'pause'>;
@@ -36,8 +39,8 @@ export interface SendOptions {
 }
 
 /**
- * Sends batches with at most `inFlightLimit()` in flight (deliver-batch.ts: one batch, from its POST to
- * its outcome). Stops starting batches at the first uncertain outcome (with --key: reconciles it by its
+ * Sends batches with at most `inFlightLimit()` in flight, starting one only while less than
+ * MAX_BYTES_IN_FLIGHT of bodies are (deliver-batch.ts: one batch, from its POST to its outcome). Stops starting batches at the first uncertain outcome (with --key: reconciles it by its
  * keys and goes on), give-up or interrupt; batches in flight always finish and are journaled.
  * Batches are pulled from the input only when a sender is free.
  */
@@ -48,6 +51,8 @@ export class BatchSender {
   /** --key: uncertain batches to reconcile by key, and records to send again */
   private readonly byKey?: ReconcileQueue;
   private readonly running = new Set<Promise<void>>();
+  /** bytes of the bodies of the batches running (MAX_BYTES_IN_FLIGHT) */
+  private runningBytes = 0;
 
   constructor(private readonly options: SendOptions) {
     const journal = batchJournal(options.journal);
@@ -108,7 +113,7 @@ export class BatchSender {
       }
       const { reconciler } = this.options;
       if (reconciler?.checkDue) await reconciler.checkKeysVisible();
-      if (running.size >= this.options.inFlightLimit()) {
+      if (running.size >= this.options.inFlightLimit() || this.runningBytes >= MAX_BYTES_IN_FLIGHT) {
         await Promise.race(running);
         continue;
       }
@@ -126,10 +131,14 @@ export class BatchSender {
   }
 
   private start(batch: Batch): void {
+    this.runningBytes += batch.bytes;
     const task: Promise<void> = this.delivery
       .begin(batch)
       .catch((error: unknown) => this.stops.stop({ kind: 'failed', error }))
-      .finally(() => this.running.delete(task));
+      .finally(() => {
+        this.running.delete(task);
+        this.runningBytes -= batch.bytes;
+      });
     this.running.add(task);
   }
 }

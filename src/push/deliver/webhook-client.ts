@@ -98,17 +98,17 @@ export class WebhookClient {
 /** Share of the window kept free for the jitter between our clock and the service's. */
 const MARGIN = 0.01;
 
-/** The least a slot is re-dated past its send, in real ms: a stall of either process on a loaded machine. */
-const SPREAD_FLOOR_MS = 25;
+/** The least a slot counts past its send, besides its own delay, in real ms: a stall of either process on a loaded machine. */
+const EXCESS_FLOOR_MS = 25;
 
 /**
  * Paces webhook requests (HEAD included) to `rate` in any window of `windowMs` (the webhook's second, scaled).
- * Each slot is re-dated towards the end of its request (RateLimitSlot.done), when the service has
- * counted it: by the spread of the recent requests' durations at most (25 ms at least), so requests
- * that bunch on the way (a stall in either process, a jittery network) cannot draw a 429, while a far
- * service does not cost a whole round trip in every window. Every 429 stops every sender for a whole
- * retry-after (1 s or more).
+ * The service counts a request when it arrives: each slot counts from when its request may have
+ * arrived (RateLimiter's excessFloorMs: its send, plus how much slower it was than the quickest recent
+ * request, plus 25 ms), so requests delayed on the way (a stall in either process, a jittery network)
+ * cannot draw a 429, while a far service does not cost a whole round trip in every window. Every 429
+ * stops every sender for a whole retry-after (1 s or more).
  */
 export function webhookLimiter(rate: number, windowMs: number): RateLimiter {
-  return new RateLimiter({ limit: rate, windowMs, marginMs: windowMs * MARGIN, spreadFloorMs: SPREAD_FLOOR_MS });
+  return new RateLimiter({ limit: rate, windowMs, marginMs: windowMs * MARGIN, excessFloorMs: EXCESS_FLOOR_MS });
 }

@@ -28,7 +28,7 @@ function setup(answers: WireResult[], options: Partial<BatchDeliveryOptions> = {
       post: async (batch) => {
         posts.push(batchId(batch));
         const wire = answers[Math.min(posts.length - 1, answers.length - 1)]!;
-        return { wire, outcome: classifyPost(wire), sent: { start: posts.length, end: posts.length + 0.5 } };
+        return { wire, outcome: classifyPost(wire), sent: { start: posts.length, end: posts.length + 0.5 }, postedFrom: 0 };
       },
       attempted: async () => undefined,
     },

@@ -83,6 +83,17 @@ describe('BatchSender', () => {
     for (let b = 1; b <= 20; b += 1) expect(journal.filter((e) => e.batch === b).map((e) => e.state)).toEqual(['sending', 'accepted']);
   });
 
+  it('keeps at most 64 MB of bodies in flight, whatever the count allows', async () => {
+    // batches that say they are 40 MB each (the bound counts Batch.bytes): one starts while less than 64 MB are in flight
+    const large = batches(6).map((batch) => ({ ...batch, bytes: 40 * 1024 * 1024 }));
+    const { stops, server } = await run(large, (request) => ({ ...(accepted(request) as object), delayMs: 20 }) as Answer, {
+      inFlightLimit: () => 6,
+    });
+    expect(stops).toEqual([]);
+    expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(6);
+    expect(server.maxOpen).toBe(2);
+  });
+
   it.each([
     ['with retry-after', { 'retry-after': '2' }, 2000],
     ['without retry-after (10 s default)', {}, 10_000],
