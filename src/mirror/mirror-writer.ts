@@ -8,7 +8,7 @@ export type { GroupCounts, WriteTarget } from './group-upsert.js';
 import type { TypedColumn } from '../records/typed-plan.js';
 import type { TypedValue } from '../records/typed-values.js';
 import { fitIndexMemory, fitTableMemory } from './index-memory.js';
-import { FROM_EMPTY } from './pass.js';
+import { beganOnEmpty } from './pass.js';
 import { saveState, type TableState } from './table-state.js';
 
 /**
@@ -137,20 +137,6 @@ export class MirrorWriter {
     await lane.connection.run(this.upsert!.insertNewSql(lane.typedRows(false)));
     return { inserted: total, updated: 0 };
   }
-}
-
-/**
- * Whether the pass of `tableId` began on an empty table: marked so (FROM_EMPTY) when the table is empty
- * now (it holds no row the pass has not read, and will hold none: one sync at a time writes the mirror).
- */
-async function beganOnEmpty(connection: DuckDBConnection, tableId: string, rows: number): Promise<boolean> {
-  const marked = `SELECT 1 FROM _tds_pass WHERE table_id = ${quoteLiteral(tableId)} AND row_id = ${quoteLiteral(FROM_EMPTY)}`;
-  if (rows === 0) {
-    await connection.run(`INSERT INTO _tds_pass SELECT ${quoteLiteral(tableId)}, ${quoteLiteral(FROM_EMPTY)} WHERE NOT EXISTS (${marked})`);
-    return true;
-  }
-  const reader = await connection.runAndReadAll(`SELECT EXISTS (${marked}) AS marked`);
-  return reader.getRowObjectsJS()[0]?.marked === true;
 }
 
 /** A connection with its own temporary inbox and stage (temporary tables belong to their connection). */

@@ -47,6 +47,21 @@ export function unseenRows(tableId: string, pass: Pick<PassState, 'mode' | 'olde
 export const FROM_EMPTY = '';
 
 /**
+ * Whether the pass of `tableId` began on an empty table; marked so (FROM_EMPTY) when `rowsNow`, the
+ * table's rows, is 0 (it holds no row the pass has not read, and will hold none: one sync at a time
+ * writes the mirror).
+ */
+export async function beganOnEmpty(connection: DuckDBConnection, tableId: string, rowsNow?: number): Promise<boolean> {
+  const marked = `SELECT 1 FROM _tds_pass WHERE table_id = ${quoteLiteral(tableId)} AND row_id = ${quoteLiteral(FROM_EMPTY)}`;
+  if (rowsNow === 0) {
+    await connection.run(`INSERT INTO _tds_pass SELECT ${quoteLiteral(tableId)}, ${quoteLiteral(FROM_EMPTY)} WHERE NOT EXISTS (${marked})`);
+    return true;
+  }
+  const reader = await connection.runAndReadAll(`SELECT EXISTS (${marked}) AS marked`);
+  return reader.getRowObjectsJS()[0]?.marked === true;
+}
+
+/**
  * How far below the time it can vouch for an incremental sync reads again. Webhook rows keep the time
  * of their request as their creation time and become visible up to about 30 s later (docs/service-api.md
  * 4.7), so a row can appear after a sync with a creation time older than rows that sync saw. Twice
@@ -127,7 +142,9 @@ export async function finishPass(db: Database, state: TableState, end: PassEnd):
   const unseen = unseenRows(state.tableId, pass);
   await connection.run('BEGIN TRANSACTION');
   try {
-    const deleted = await deleteGone(connection, state, { where: unseen, syncId, foundGoneAt: pass.startedAt });
+    // nothing to look for when the pass began on an empty table (a scan of every row, a first sync's last peak of memory)
+    const fromEmpty = await beganOnEmpty(connection, state.tableId);
+    const deleted = fromEmpty ? 0 : await deleteGone(connection, state, { where: unseen, syncId, foundGoneAt: pass.startedAt });
     await connection.run(`DELETE FROM _tds_pass WHERE table_id = ${quoteLiteral(state.tableId)}`);
     state.newestCreatedAt = later(state.newestCreatedAt, pass.top);
     state.pendingSince = await pendingSince(db, state);
