@@ -124,8 +124,8 @@ export class MirrorWriter {
   /**
    * DuckDB's limit raised for the table's index before the first write that changes it (index-memory.ts):
    * a pass that changes no row's place (a --full pass over an unchanged table) never brings the index
-   * into memory, and its reads get no room they would fill (it peaked at 305-325 MB over 1,000,000 rows
-   * with the limit raised at its start, 270 MB without).
+   * into memory, and its reads get no room they would fill (over 1,000,000 rows it peaked at 304-323 MB
+   * with the limit raised at its start, 256-272 MB without).
    */
   private async fitIndex(connection: DuckDBConnection): Promise<void> {
     if (this.indexFitted) return;
