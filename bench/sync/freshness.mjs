@@ -164,9 +164,13 @@ async function underChanges(ctx, emu, tables, random, { name, maxStale, count, b
   const busiest = busiestWindow(reads, MINUTE / scale);
   const said = follower.stderr.filter((line) => line.includes('too large for --max-stale'));
   const minutes = ((stoppedAt - follower.startedAt) * scale) / MINUTE;
-  // the rounds' row requests, from their summaries (a round that changed nothing read no row); the rest verified
-  const rounds = follower.stderr.reduce((sum, line) => sum + Number(/^ {2}\S+ +\S+ +(\d+) requests? /.exec(line)?.[1] ?? 0), 0);
-  const verified = reads.length - rounds;
+  // verification pages from the mirror (each a sync of mode verify, one row request); the rest the rounds' (their
+  // summaries would miss a round that changed nothing, and count its schema reads)
+  const since = new Date(follower.startedAt).toISOString();
+  const verified = Number(
+    (await sql(ctx, `SELECT count(*) FROM _tds_syncs WHERE mode = 'verify' AND started_at >= '${since}'`, freshDb(ctx)))[0]?.[0],
+  );
+  const rounds = reads.length - verified;
   const cycleMs = (pages / (verified / minutes)) * MINUTE;
   // the plan: a page every pageMs, or (P + R) share spacings when the rounds' R row requests in a pass leave less
   const roundsPart = (rounds / minutes / MINUTE) * SHARE_PAGE_MS;

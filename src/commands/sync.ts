@@ -35,12 +35,13 @@ Freshness: an incremental pass cannot see edits of older rows, re-runs or deleti
 checks itself. A sync whose mirror holds more rows than the service lists reads every row (rows
 were deleted); a table verified (read whole) longer ago than --max-stale (default 24h; config key
 max-stale; off) gets a full pass; _tds_tables.verified_at says when. With --follow, each round reads
-the table listing once and no row of a table whose row count did not move, and between rounds it
-re-reads every table page by page with --max-share (default 0.5) of the 60-a-minute row-read limit,
-so every change is in the mirror and --changes within --max-stale (default 1h with --follow): P pages
-at share s take P / (60 * s) minutes (20,000 rows = 200 pages at 0.5: 6.7 min). A followed mirror
-stays readable: tds sql, stats, diff and mcp wait for the moment a write takes. SIGTERM is handled
-as Ctrl-C (exit 143).
+the table listing once and no row of a table whose row count did not move (nor, while verification
+needs the whole share, of one whose count only fell: verification finds the deletions), and between
+rounds it re-reads every table page by page with --max-share (default 0.5) of the 60-a-minute
+row-read limit, so every change is in the mirror and --changes within --max-stale (default 1h with
+--follow): P pages at share s take P / (60 * s) minutes (20,000 rows = 200 pages at 0.5: 6.7 min).
+A followed mirror stays readable: tds sql, stats, diff and mcp wait for the moment a write takes.
+SIGTERM is handled as Ctrl-C (exit 143).
 
 Examples:
   $ tds sync Leads                       # first time: every row; then only what changed

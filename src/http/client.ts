@@ -62,7 +62,8 @@ export type OnBody = (body: string, date?: string) => void;
  * backoff; every other failure becomes a TdsError from errors.ts.
  */
 export class ApiClient {
-  readonly stats = { requests: 0, retries: 0, rateLimited: 0, waitedMs: 0 };
+  /** `rowRequests`: the attempts of the row-read limit's bucket (what --follow's share counts). */
+  readonly stats = { requests: 0, rowRequests: 0, retries: 0, rateLimited: 0, waitedMs: 0 };
   /** The windows this client spaces requests to: what an ETA of its reads counts on. */
   readonly timings: ServiceTimings;
   private readonly base: BaseUrl;
@@ -201,7 +202,10 @@ export class ApiClient {
       signal: this.signal,
       attempt: () => this.attempt(request),
       outcomeOf: (attempt) => (isSuccess(attempt.response) ? undefined : attempt.outcome),
-      onAttempt: (report) => this.record(request, report),
+      onAttempt: (report) => {
+        if (call.bucket === 'rows') this.stats.rowRequests += 1;
+        this.record(request, report);
+      },
     });
     if (decision) throw callFailure({ what: call.what, last: result, attempts, decision, host: this.target, apiKey: this.apiKey });
     const response = result.response!;

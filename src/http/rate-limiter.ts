@@ -18,7 +18,10 @@ export interface RateLimiterOptions {
    * re-reckoned as the quickest drops. So the limit is kept without paying the whole round trip in
    * every window, whatever slowed a request (a stall of either side, a slower spell of the network:
    * the quickest so far, not of a recent few, so a spell that ends cannot make later requests outrun
-   * it). Until `limit` requests have ended, from their end.
+   * it). Requests count from their end until `limit` have ended of those that left after the first
+   * answer (the ones before it each opened a connection, which later ones reuse). Its one assumption:
+   * no later request is quicker on its way than the quickest of those by more than the floor and the
+   * margin; one that is may draw a 429, which pauses every sender and is retried.
    */
   excessFloorMs?: number;
   now?: () => number;
@@ -60,10 +63,12 @@ export class RateLimiter {
   private readonly marginMs: number;
   private readonly now: () => number;
   private readonly excessFloorMs?: number;
-  /** with excessFloorMs: how many requests have ended, and the quickest of them (sent → done) */
+  /** with excessFloorMs: when the first request ended (the ones that left before it opened a connection each) */
+  private firstDoneAt?: number;
+  /** how many requests that left after it have ended, and the quickest of them (left → done) */
   private answered = 0;
   private quickestSoFarMs = Infinity;
-  /** the quickest, once `limit` requests have ended (the first ones open connections, and are slower) */
+  /** the quickest, once `limit` of them have ended */
   private quickestMs?: number;
   /** Requests over (or sent, for acquire()), by end, oldest first; a slot's request counts as sent when it left. */
   private readonly log: Entry[] = [];
@@ -177,9 +182,12 @@ export class RateLimiter {
   private finish(sentAt: number): void {
     const doneAt = this.now();
     if (this.excessFloorMs !== undefined) {
-      this.answered += 1;
-      this.quickestSoFarMs = Math.min(this.quickestSoFarMs, doneAt - sentAt);
-      if (this.answered >= this.limit) this.quickestMs = this.quickestSoFarMs;
+      this.firstDoneAt ??= doneAt;
+      if (sentAt >= this.firstDoneAt) {
+        this.answered += 1;
+        this.quickestSoFarMs = Math.min(this.quickestSoFarMs, doneAt - sentAt);
+        if (this.answered >= this.limit) this.quickestMs = this.quickestSoFarMs;
+      }
     }
     this.insert({ sentAt, doneAt });
     this.wake?.();

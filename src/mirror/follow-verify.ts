@@ -125,6 +125,11 @@ export class VerifySchedule {
     };
   }
 
+  /** Verification reads at the share's full pace (--max-stale asks at least what the share allows): every row request of a round puts it off. */
+  get atShare(): boolean {
+    return Number.isFinite(this.intervalMs) && this.intervalMs === this.pace.shareMs;
+  }
+
   /** When the next page is due; Infinity when none is. */
   get dueAt(): number {
     return this.intervalMs === Infinity ? Infinity : Math.max(this.planAt, this.shareAt, this.roomAt());
@@ -224,6 +229,11 @@ export class Verifier {
   /** When the next page is due (performance.now() time); Infinity when none is. */
   get dueAt(): number {
     return this.schedule.dueAt;
+  }
+
+  /** Verification reads at the share's full pace: a round leaves a row count that only fell (rows deleted) to it. */
+  get atShare(): boolean {
+    return this.schedule.atShare;
   }
 
   /** A round that began at `since` (performance.now() time) read `requests` rows pages: they come out of the share verification may use. */

@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Database } from '../duckdb/engine.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import { UNFINISHED_STATUSES } from '../service/index.js';
-import { CHANGE_KEY, REPLACED_AT_KEY, REPLACED_BY_KEY, tableColumns } from './history/history-objects.js';
+import { CHANGE_KEY, REPLACED_AT_KEY, REPLACED_BY_KEY, SYNC_ID_KEY, tableColumns } from './history/history-objects.js';
 import { fitTableMemory } from './index-memory.js';
 import { saveState, type PassState, type TableState } from './table-state.js';
 
@@ -126,6 +126,12 @@ export interface PassEnd {
   pass: PassState;
   syncId: number;
   serviceRowCount: number;
+  /**
+   * --follow with verification: an action cell pending on a row older than the watermark, as a
+   * verification page wrote it (a re-run of an old row), is left to the verification's next pass: the
+   * watermark does not go down to it, or every round would read every page down to it until it settles.
+   */
+  pendingLeftToVerification?: boolean;
 }
 
 /**
@@ -147,7 +153,8 @@ export async function finishPass(db: Database, state: TableState, end: PassEnd):
     const deleted = fromEmpty ? 0 : await deleteGone(connection, state, { where: unseen, syncId, foundGoneAt: pass.startedAt });
     await connection.run(`DELETE FROM _tds_pass WHERE table_id = ${quoteLiteral(state.tableId)}`);
     state.newestCreatedAt = later(state.newestCreatedAt, pass.top);
-    state.pendingSince = await pendingSince(db, state);
+    const above = nextWatermark({ newestCreatedAt: state.newestCreatedAt, pendingSince: null, passStartedAt: pass.startedAt });
+    state.pendingSince = await pendingSince(db, state, end.pendingLeftToVerification ? above : null);
     state.watermark = nextWatermark({
       newestCreatedAt: state.newestCreatedAt,
       pendingSince: state.pendingSince,
@@ -201,8 +208,11 @@ export async function deleteGone(connection: DuckDBConnection, state: TableState
   return found;
 }
 
-/** Creation time of the oldest row with an action cell still queued, waiting or running. */
-async function pendingSince(db: Database, state: TableState): Promise<string | null> {
+/**
+ * Creation time of the oldest row with an action cell still queued, waiting or running; rows created
+ * before `verifiedBelow` whose version a verification page wrote are left out.
+ */
+async function pendingSince(db: Database, state: TableState, verifiedBelow: string | null): Promise<string | null> {
   const reader = await db.connection.runAndReadAll(
     `SELECT status_key FROM _tds_columns WHERE table_id = $1 AND status_key IS NOT NULL AND NOT removed`,
     [state.tableId],
@@ -211,7 +221,13 @@ async function pendingSince(db: Database, state: TableState): Promise<string | n
   if (keys.length === 0) return null;
   const unfinished = UNFINISHED_STATUSES.map((status) => quoteLiteral(status)).join(', ');
   const running = keys.map((key) => `${key} IN (${unfinished})`).join(' OR ');
-  const oldest = await db.connection.runAndReadAll(`SELECT min("_createdAt") AS t FROM ${quoteIdent(state.mirrorTable)} WHERE ${running}`);
+  const verified =
+    verifiedBelow === null
+      ? 'false'
+      : `"_createdAt" < ${quoteLiteral(verifiedBelow)}::TIMESTAMPTZ AND ${quoteIdent(SYNC_ID_KEY)} IN (SELECT sync_id FROM _tds_syncs WHERE mode = 'verify')`;
+  const oldest = await db.connection.runAndReadAll(
+    `SELECT min("_createdAt") AS t FROM ${quoteIdent(state.mirrorTable)} WHERE (${running}) AND NOT (${verified})`,
+  );
   const value = oldest.getRowObjectsJS()[0]?.t;
   return value === null || value === undefined ? null : new Date(value as Date).toISOString();
 }

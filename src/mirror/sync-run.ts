@@ -85,6 +85,7 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
     const follow = new FollowMemory();
     let first: TableSyncResult[];
     const started = performance.now();
+    const rowsBefore = client.stats.rowRequests;
     try {
       first = await syncRound(session, follow);
     } catch (error) {
@@ -92,11 +93,12 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
       empty = fresh && (await mirror.use(async (db) => (await loadStates(db.connection)).length === 0).catch(() => false));
       throw error;
     }
+    const firstRows = { since: started, rowRequests: client.stats.rowRequests - rowsBefore };
     report(ctx, request, first);
     // the hook opens the mirror itself
     await mirror.letGo();
     await request.afterRound?.(first);
-    if (request.followEveryMs !== undefined) await followRounds(session, follow, { since: started, results: first });
+    if (request.followEveryMs !== undefined) await followRounds(session, follow, firstRows);
   } finally {
     await mirror?.close();
     if (empty) for (const file of [request.db, `${request.db}.wal`]) await rm(file, { force: true });
@@ -105,11 +107,7 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
 }
 
 /** --follow: a round every --every, and verification pages between rounds (the first round's reads paid from their share too). */
-async function followRounds(
-  session: SyncSession,
-  follow: FollowMemory,
-  first: { since: number; results: TableSyncResult[] },
-): Promise<void> {
+async function followRounds(session: SyncSession, follow: FollowMemory, first: { since: number; rowRequests: number }): Promise<void> {
   const { ctx, request, mirror } = session;
   const verifier = new Verifier(
     {
@@ -125,7 +123,7 @@ async function followRounds(
     },
     { maxStaleMs: request.maxStaleMs, maxShare: request.maxShare ?? 0 },
   );
-  verifier.spent(first.since, requestsOf(first.results), true);
+  verifier.spent(first.since, first.rowRequests, true);
   verifier.plan(follow.tables);
   for (;;) {
     const roundAt = performance.now() + request.followEveryMs!;
@@ -138,8 +136,9 @@ async function followRounds(
     await mirror.letGo();
     if (!(await idle(ctx, roundAt - performance.now()))) return;
     const since = performance.now();
-    const results = await followRound(session, follow);
-    verifier.spent(since, requestsOf(results));
+    const rowsBefore = session.client.stats.rowRequests;
+    const results = await followRound(session, follow, verifier.atShare);
+    verifier.spent(since, session.client.stats.rowRequests - rowsBefore);
     verifier.plan(follow.tables);
     const changed = results.filter(changedAnything);
     if (changed.length > 0) {
@@ -152,16 +151,17 @@ async function followRounds(
 
 /**
  * A round of --follow: the listing (one request for every table); a table whose row count did not
- * move, with no action cell still pending and no pass to continue, costs no row request.
+ * move, with no action cell still pending and no pass to continue, costs no row request. Nor does one
+ * whose count only fell when `fallsToVerification` (verification reads at the full share, so a round's
+ * row request would put every change off): the verification finds the deletions within its pass, as
+ * it finds a +1 -1, and a new row hidden behind them too.
  */
-async function followRound(session: SyncSession, follow: FollowMemory): Promise<TableSyncResult[]> {
+async function followRound(session: SyncSession, follow: FollowMemory, fallsToVerification: boolean): Promise<TableSyncResult[]> {
   follow.listed((await session.client.tables()).tables);
-  const moved = follow.tables.filter((table) => follow.mayHaveChanged(table));
+  const moved = follow.tables.filter((table) => follow.mustRead(table, fallsToVerification));
   if (moved.length === 0) return [];
   return syncRound(session, follow, moved);
 }
-
-const requestsOf = (results: TableSyncResult[]): number => results.reduce((sum, result) => sum + result.requests, 0);
 
 const changedAnything = (result: TableSyncResult): boolean => result.inserted + result.updated + result.deleted > 0 || !result.complete;
 
@@ -209,6 +209,7 @@ async function syncRound(session: SyncSession, memory: FollowMemory, only?: Tabl
         onFields: (fields) => memory.remember(table.id, fields),
         listedNow: true,
         deletionsByCount: oneShot,
+        pendingLeftToVerification: !oneShot && request.maxStaleMs !== undefined && (request.maxShare ?? 0) > 0,
         ...(oneShot && request.maxStaleMs !== undefined ? { maxStaleMs: request.maxStaleMs } : {}),
         ...(request.pruneHistoryMs !== undefined ? { pruneHistoryMs: request.pruneHistoryMs } : {}),
       });
@@ -232,7 +233,8 @@ async function syncRound(session: SyncSession, memory: FollowMemory, only?: Tabl
   } finally {
     progress?.stop();
   }
-  memory.synced(await mirror.use((db) => loadStates(db.connection)));
+  const read = only ?? memory.tables;
+  memory.synced((await mirror.use((db) => loadStates(db.connection))).filter((state) => read.some((table) => table.id === state.tableId)));
   return results;
 }
 
@@ -317,13 +319,21 @@ class FollowMemory {
   /** What each table's last sync left: the service's row count then, and whether action cells were pending. */
   private readonly after = new Map<string, { serviceRowCount: number | null; settled: boolean }>();
 
-  /** Whether a round must read the table: its count moved, an action cell is pending, or a pass is unfinished. */
-  mayHaveChanged(table: Table): boolean {
+  /**
+   * Whether a round must read the table: its count moved, an action cell is pending, or a pass is
+   * unfinished. A count that only fell is left to verification when `fallsToVerification`: it becomes
+   * the count the next listing is compared with, so a row added later is read by the round after it.
+   */
+  mustRead(table: Table, fallsToVerification: boolean): boolean {
     const after = this.after.get(table.id);
-    return after === undefined || !after.settled || after.serviceRowCount !== table.rowCount;
+    if (after === undefined || !after.settled) return true;
+    if (after.serviceRowCount === table.rowCount) return false;
+    if (!fallsToVerification || after.serviceRowCount === null || table.rowCount > after.serviceRowCount) return true;
+    after.serviceRowCount = table.rowCount;
+    return false;
   }
 
-  /** The tables' states after a round. */
+  /** The states of the tables a round read. */
   synced(states: readonly TableState[]): void {
     for (const state of states) {
       this.after.set(state.tableId, {

@@ -41,6 +41,8 @@ export interface TableSyncOptions extends Omit<PrepareOptions, 'db'> {
   maxStaleMs?: number;
   /** A plain sync: a mirror left holding more rows than the service listed gets a full pass in the same sync. */
   deletionsByCount?: boolean;
+  /** --follow with verification: action cells pending on old rows a verification page wrote are left to it (PassEnd). */
+  pendingLeftToVerification?: boolean;
 }
 
 /** What syncing one table did (a row of the summary, and of _tds_syncs). */
@@ -184,7 +186,12 @@ async function readPasses(
   for (;;) {
     const { pass } = passes;
     ({ fields, current } = await readAll(table, { fields, plan: prepared.plan, current }, pass, options));
-    const end = { pass, syncId: options.syncId, serviceRowCount: table.rowCount };
+    const end = {
+      pass,
+      syncId: options.syncId,
+      serviceRowCount: table.rowCount,
+      pendingLeftToVerification: options.pendingLeftToVerification,
+    };
     deleted += await options.mirror.use((db) => finishPass(db, current, end));
     const extra = current.rowCount! - table.rowCount;
     if (!(pass.mode === 'incremental' && options.deletionsByCount && options.listedNow && extra > 0)) return { fields, current, deleted };

@@ -38,7 +38,8 @@ describe('uncertain batches are settled by key', () => {
     const bench = await openBench({ ...KEY_EMULATOR, webhookFaults: '500:0.04,500pre:0.04', faultSeed: 3 });
     try {
       const path = await bench.file('leads.ndjson', ndjson(people(300)));
-      const push = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5'];
+      // four in flight at most: a kill after 1–12 posts lands mid-run
+      const push = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5', '--concurrency', '4'];
       const random = seeded(Number(process.env.KILL_SEED ?? 11));
       const runs: string[] = [];
       for (let kill = 0; kill < 6; kill += 1) {

@@ -209,6 +209,74 @@ describe('tds sync --follow: rounds and verification', () => {
     expect(printed.filter((record) => record._id === ids[300]).length).toBe(1);
     expect((await mirrorRows(bench, 'every_type')).map((row) => row._id)).toEqual((await exportRows(bench, id)).map((row) => row._id));
   }, 120_000);
+
+  it('verification at the full share: a count that only fell costs a round no row request (verification finds the deletion once); a row added after it is read by the next round', async () => {
+    const bench = await openBench();
+    const { id, ids } = await oldTable(bench, 2000);
+    const other = await everyTypeTable(bench, 'Other');
+    await addEveryTypeRows(bench, other.id, { count: 30, from: 1, createdAgoMs: () => DAY });
+    await syncTables(bench, [id, other.id]);
+    // 21 pages; --max-stale 1s asks more than --max-share 0.05 allows: a page every 200 ms here, a pass in 4 s
+    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1s', '--max-share', '0.05', '--changes']);
+    const midPass = () =>
+      vi.waitFor(
+        async () => {
+          const result = await bench.tds(['sql', `SELECT verify_pass AS p FROM _tds_tables WHERE table_id = '${id}'`, '--format', 'json']);
+          expect((JSON.parse(result.stdout) as Array<{ p: string | null }>)[0]!.p).not.toBeNull();
+        },
+        { timeout: 30_000, interval: 20 },
+      );
+    const ofTable = (entry: { bucket?: string; path: string }) => entry.bucket === 'rows' && entry.path.startsWith(`/v1/tables/${id}/`);
+    const rowsSince = (since: number) => bench.emu.requestLog.slice(since).filter(ofTable);
+    let since = 0;
+    let added: string[] = [];
+    let until = 0;
+    try {
+      await midPass();
+      since = bench.emu.requestLog.length;
+      await bench.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[1500]] });
+      await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(ids[1500]), {
+        timeout: 60_000,
+        interval: 20,
+      });
+      // two whole passes at least, so that a round's read, had there been one, shows between them
+      const starts = () => rowsSince(since).filter((entry) => !entry.path.includes('cursor=')).length;
+      await vi.waitFor(() => expect(starts()).toBeGreaterThanOrEqual(3), { timeout: 60_000, interval: 20 });
+      until = bench.emu.requestLog.length;
+      // a round reads the other table meanwhile; then the count is back where it was before the deletion,
+      // and the round must still see that it rose
+      const [otherRow] = await addEveryTypeRows(bench, other.id, { count: 1, from: 5000 });
+      await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(otherRow), {
+        timeout: 60_000,
+        interval: 20,
+      });
+      await midPass();
+      added = await addEveryTypeRows(bench, id, { count: 1, from: 5000 });
+      await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(added[0]), {
+        timeout: 60_000,
+        interval: 20,
+      });
+    } finally {
+      follow.child.kill('SIGINT');
+      await follow.ended;
+    }
+    // every row read of the table after the deletion is a verification page: each pass starts at the newest
+    // row (no cursor) and reads the table's 20 pages; a round's read of the newest page would be one more
+    const reads = bench.emu.requestLog.slice(since, until).filter(ofTable);
+    const starts = reads.flatMap((entry, k) => (entry.path.includes('cursor=') ? [] : [k]));
+    expect(starts.length).toBeGreaterThanOrEqual(2);
+    for (const [n, start] of starts.slice(0, -1).entries()) expect(starts[n + 1]! - start, follow.stderr()).toBe(20);
+    const printed = records(follow.stdout());
+    expect(printed.filter((record) => record._id === ids[1500]).map((record) => record.change)).toEqual(['deleted']);
+    const history = await bench.tds(['sql', 'SELECT _id, _change FROM every_type__history', '--format', 'json']);
+    expect(JSON.parse(history.stdout)).toEqual([{ _id: ids[1500], _change: 'deleted' }]);
+    // the added row came by a round (an incremental sync), not a verification page
+    const addedBy = printed.find((record) => record._id === added[0])!;
+    expect(addedBy.change).toBe('added');
+    const mode = await bench.tds(['sql', `SELECT mode FROM _tds_syncs WHERE sync_id = ${addedBy.syncId}`, '--format', 'json']);
+    expect(JSON.parse(mode.stdout)).toEqual([{ mode: 'incremental' }]);
+    expect((await mirrorRows(bench, 'every_type')).map((row) => row._id)).toEqual((await exportRows(bench, id)).map((row) => row._id));
+  }, 120_000);
 });
 
 describe('tds sync --follow: stopped mid-verification', () => {

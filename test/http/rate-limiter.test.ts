@@ -157,52 +157,72 @@ describe('RateLimiter slots with excessFloorMs (a far service counts a request w
     vi.useRealTimers();
   });
 
-  it('counts a request from its send + how much slower it was than the quickest + the floor, not from its end', async () => {
+  /**
+   * A limiter whose first request (which opened its connection) has ended; `at(ms)` sets the clock to
+   * 5 s + ms, so that request is out of every window.
+   */
+  async function warmed(limit: number): Promise<{ limiter: RateLimiter; at(ms: number): void }> {
     let clock = 0;
-    const limiter = new RateLimiter({ limit: 2, windowMs: 1000, marginMs: 0, excessFloorMs: 25, now: () => clock });
+    const limiter = new RateLimiter({ limit, windowMs: 1000, marginMs: 0, excessFloorMs: 25, now: () => clock });
+    const opener = await limiter.acquireSlot();
+    clock = 10;
+    opener.done();
+    return { limiter, at: (ms) => void (clock = 5000 + ms) };
+  }
+
+  it('counts a request from its send + how much slower it was than the quickest + the floor, not from its end', async () => {
+    const { limiter, at } = await warmed(2);
+    at(0);
     const quick = await limiter.acquireSlot();
     const slow = await limiter.acquireSlot();
-    clock = 200;
+    at(200);
     quick.done();
-    clock = 300;
+    at(300);
     slow.done();
     // quick counts from 0 + 0 + 25, slow from 0 + 100 + 25: the next slot frees at 1025, not at 1200
     expect(limiter.delayUntilFree()).toBe(725);
-    clock = 1025;
+    at(1025);
     const next = await limiter.acquireSlot();
     // `next` in flight counts as now; slow (125) is then the oldest of the last 2
     expect(limiter.delayUntilFree()).toBe(100);
     next.done();
   });
 
-  it('counts from the end until `limit` requests have ended (the first ones open connections)', async () => {
+  it('counts from the end until `limit` requests that left after the first answer have ended', async () => {
     let clock = 0;
-    const limiter = new RateLimiter({ limit: 3, windowMs: 1000, marginMs: 0, excessFloorMs: 25, now: () => clock });
-    const slots = await Promise.all(Array.from({ length: 3 }, () => limiter.acquireSlot()));
+    const limiter = new RateLimiter({ limit: 2, windowMs: 1000, marginMs: 0, excessFloorMs: 25, now: () => clock });
+    // both left before any answer: each opened a connection, and neither tells the way's quickest
+    const openers = await Promise.all([limiter.acquireSlot(), limiter.acquireSlot()]);
     clock = 200;
-    slots[0]!.done();
-    slots[1]!.done();
+    openers.forEach((slot) => slot.done());
     clock = 300;
-    expect(limiter.delayUntilFree()).toBe(900); // two durations known: the two count from their end (200)
-    slots[2]!.done();
-    expect(limiter.delayUntilFree()).toBe(725); // three: the quickest is 200, and each counts from 0 + its excess + 25
+    expect(limiter.delayUntilFree()).toBe(900); // from their end (200)
+    clock = 1200;
+    const slots = await Promise.all([limiter.acquireSlot(), limiter.acquireSlot()]);
+    clock = 1400;
+    slots[0]!.done();
+    clock = 1500;
+    slots[1]!.done();
+    // two that left after the first answer: the quickest is 200; they count from 1200 + 0 + 25 and 1200 + 100 + 25
+    clock = 2100;
+    expect(limiter.delayUntilFree()).toBe(125);
   });
 
   it('counts a request from when it left, not from its slot (a journal fsync between is not on its way)', async () => {
-    let clock = 0;
-    const limiter = new RateLimiter({ limit: 2, windowMs: 1000, marginMs: 0, excessFloorMs: 25, now: () => clock });
+    const { limiter, at } = await warmed(2);
+    at(0);
     const journaled = await limiter.acquireSlot();
     const direct = await limiter.acquireSlot();
-    clock = 80;
+    at(80);
     journaled.leaves?.();
-    clock = 250;
+    at(250);
     direct.done();
-    clock = 280;
+    at(280);
     journaled.done();
     // on the way: journaled 200 ms (the quickest), direct 250: journaled counts from 80 + 0 + 25, direct from 0 + 50 + 25
-    clock = 1025;
+    at(1025);
     expect(limiter.delayUntilFree()).toBe(50);
-    clock = 1075;
+    at(1075);
     await limiter.acquireSlot();
     expect(limiter.delayUntilFree()).toBe(30);
   });
@@ -253,8 +273,9 @@ describe('RateLimiter slots with excessFloorMs (a far service counts a request w
   });
 
   it('nor after a slower spell of the way there ends (the quickest so far, not of the recent few)', async () => {
+    // spells from the 40th request on: the rule trusts the quickest once 20 requests that left after the first answer ended
     const spell = fc.record({
-      from: fc.integer({ min: 0, max: 60 }),
+      from: fc.integer({ min: 40, max: 80 }),
       length: fc.integer({ min: 25, max: 80 }),
       ms: fc.integer({ min: 50, max: 500 }),
     });
