@@ -6,7 +6,7 @@
 // 1. Emulator child with rate limits off, `--rows 1000000` and `--data FILE` (its state is saved on stop).
 //    `tds rows Generated --format csv -o FILE`, then a full `tds sync Generated --db FILE` into a fresh file,
 //    both with TDS_RATE_SCALE high enough that client pacing never waits.
-//    Targets: sync time <= 1.5x the export's time (same run, same emulator); sync peak RSS <= 300 MB.
+//    Targets: sync time <= 1.3x the export's time (same run, same emulator); sync peak RSS <= 300 MB.
 // 1c. --lake (sync/lake.mjs): the same full sync with and without --lake, the lake's size, 1,000 rows more.
 // 2. Emulator child from the same --data file with its real limits (scale 1); 1,000 new rows added (admin
 //    route); `tds sync --db FILE` (incremental, the client's real pacing).
@@ -36,7 +36,7 @@
 //    "BEHIND ITS PACE" (a less loaded machine can take a higher scale).
 // 6. A long --follow (sync/long-follow.mjs): one hour at rate scale BENCH_LONG_SCALE (40) under --churn; peak RSS
 //    after the first 10 minutes grows <= 10 %, open file descriptors flat.
-//    BENCH_SYNC_ONLY=freshness runs 5 and 6 alone, BENCH_SYNC_ONLY=long-follow 6 alone (on 5's tables);
+//    BENCH_SYNC_ONLY=first runs 1 and 1b alone, BENCH_SYNC_ONLY=freshness runs 5 and 6 alone, BENCH_SYNC_ONLY=long-follow 6 alone (on 5's tables);
 //    BENCH_FRESH_CASES (abc: which of 5's cases), BENCH_FRESH_ROWS, BENCH_FRESH_CHANGES, BENCH_FRESH_SHARE_CHANGES,
 //    BENCH_FRESH_MAX_STALE_MIN, BENCH_FRESH_SEED (1), BENCH_LONG_MINUTES (60; 0 skips 6), BENCH_FOLLOWER_NODE_ARGS
 //    (sync/follower.mjs).
@@ -63,16 +63,16 @@ const ctx = createContext();
 console.log(`load average before: ${load()} on ${availableParallelism()} CPUs`);
 try {
   const only = process.env.BENCH_SYNC_ONLY;
-  if (only !== 'freshness' && only !== 'long-follow') {
-    await fullSync(ctx);
+  if (only !== 'freshness' && only !== 'long-follow') await fullSync(ctx);
+  if (only === undefined || only === '') {
     if (process.env.BENCH_SKIP_LAKE !== '1') await lakeSync(ctx);
     await incrementalSync(ctx);
     await idleFollow(ctx);
     if (process.env.BENCH_SKIP_FAR !== '1') await farSync(ctx);
   }
   if (only === 'long-follow') await freshTables(ctx);
-  else await freshness(ctx);
-  await longFollow(ctx);
+  else if (only !== 'first') await freshness(ctx);
+  if (only !== 'first') await longFollow(ctx);
 } finally {
   // A phase that threw left children running; none outlives the bench.
   for (const cleanup of ctx.cleanups) cleanup();

@@ -12,7 +12,7 @@ export const PROGRESS_MS = 15_000;
 export const AGE_MS = 120_000;
 
 export const TARGET = {
-  syncVsExport: 1.5,
+  syncVsExport: 1.3,
   syncPeakMb: 300,
   incrementalRequests: 12,
   incrementalSeconds: 15,

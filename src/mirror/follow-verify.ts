@@ -307,7 +307,7 @@ async function applyPage(
   const typed = typedRowReader(plan.columns);
   const writer = new MirrorWriter(db, { table: current.mirrorTable, historyTable: current.historyTable!, syncId }, plan.columns);
   let counts = { inserted: 0, updated: 0 };
-  await writer.open(0);
+  await writer.open();
   try {
     await writer.append(page.rows.map((row) => typed(row, () => (unfit += 1))));
     const gone = goneInPage(prior, page);

@@ -76,7 +76,12 @@ export class GroupUpsert {
     return `INSERT INTO ${quoteIdent(this.target.table)} (${list}) SELECT ${values}, ${this.target.syncId} FROM (${typedRows})`;
   }
 
-  async write(connection: DuckDBConnection, typedRows: string, rewrite: boolean, byCreation: boolean): Promise<GroupCounts> {
+  /** `beforeIndex`: run before the first statement that changes the table's index (a row inserted, or moved). */
+  async write(
+    connection: DuckDBConnection,
+    { typedRows, rewrite, byCreation }: { typedRows: string; rewrite: boolean; byCreation: boolean },
+    beforeIndex: () => Promise<void>,
+  ): Promise<GroupCounts> {
     const matched = `temp.${this.matched}`;
     await connection.run(`DROP TABLE IF EXISTS ${matched}`);
     await connection.run(`CREATE TEMP TABLE ${this.matched} AS ${this.matchSql(typedRows, byCreation)}`);
@@ -93,6 +98,7 @@ export class GroupUpsert {
       const inserted = Number(counts.inserted ?? 0);
       const updated = Number(counts.updated ?? 0);
       if (updated > 0) await this.moveReplaced(connection, matched);
+      if (inserted > 0 || Number(counts.moved ?? 0) > 0) await beforeIndex();
       if (Number(counts.in_place ?? 0) > 0) await this.updateInPlace(connection, matched, inPlace('m.'));
       if (Number(counts.moved ?? 0) > 0) {
         await connection.run(

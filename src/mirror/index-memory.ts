@@ -28,8 +28,9 @@ export async function fitIndexMemory(connection: DuckDBConnection): Promise<void
 const INDEX_BYTES_PER_ROW = 64;
 
 /**
- * Before the first write to a table of `rows` rows: its index comes into memory with that write (it is
- * read from the file only when used), so the limit is raised for it beforehand.
+ * Before the first write that changes the index of a table of `rows` rows (a row inserted or deleted):
+ * the index comes into memory with that write (it is read from the file only when used), so the limit
+ * is raised for it beforehand. Writes that leave it alone (rows updated in place) need no more room.
  */
 export async function fitTableMemory(connection: DuckDBConnection, rows: number): Promise<void> {
   const reader = await connection.runAndReadAll("SELECT current_setting('memory_limit') AS lim");

@@ -8,6 +8,7 @@ export type { GroupCounts, WriteTarget } from './group-upsert.js';
 import type { TypedColumn } from '../records/typed-plan.js';
 import type { TypedValue } from '../records/typed-values.js';
 import { fitIndexMemory, fitTableMemory } from './index-memory.js';
+import { beganOnEmpty } from './pass.js';
 import { saveState, type TableState } from './table-state.js';
 
 /**
@@ -17,7 +18,8 @@ import { saveState, type TableState } from './table-state.js';
  * export), appended as they are read to a temporary inbox table of the plan's types (n0, n1, …; n0 is
  * `_id`), and move on from it: matched by `_id` with the version the mirror holds (group-upsert.ts),
  * which moves into the history table when another version replaces it, in the same transaction. Their
- * IDs are noted in _tds_pass for the pass's deletions at its end.
+ * IDs are noted in _tds_pass for the pass's deletions at its end, unless the pass began on an empty
+ * table (pass.ts FROM_EMPTY).
  *
  * Two lanes (a connection each, with its own inbox) take turns: while one writes its group, the pages
  * read meanwhile go to the other's inbox. Rows cross into DuckDB the moment they are read, so they never
@@ -35,6 +37,11 @@ export class MirrorWriter {
   /** The lane that takes the rows read now. */
   private current = 0;
   private onlyNew = false;
+  /** Whether the rows' IDs are noted for the pass (not when it began on an empty table). */
+  private notes = false;
+  /** The table's rows when opened, and whether DuckDB's limit was raised for its index (fitIndex). */
+  private tableRows = 0;
+  private indexFitted = false;
 
   constructor(
     private readonly db: Database,
@@ -42,12 +49,16 @@ export class MirrorWriter {
     private readonly columns: readonly TypedColumn[],
   ) {}
 
-  /** `insertedByPass`: rows the pass has inserted so far (saved with its progress). */
-  async open(insertedByPass: number): Promise<void> {
-    const reader = await this.db.connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${quoteIdent(this.target.table)}`);
+  /** `pass`: the pass the writes belong to, and the rows it has inserted so far (saved with its progress); none for a verification page. */
+  async open(pass?: { tableId: string; inserted: number }): Promise<void> {
+    const { connection } = this.db;
+    const reader = await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${quoteIdent(this.target.table)}`);
     const rows = Number(reader.getRowObjectsJS()[0]?.n ?? 0);
-    this.onlyNew = rows <= insertedByPass;
-    await fitTableMemory(this.db.connection, rows);
+    this.onlyNew = rows <= (pass?.inserted ?? 0);
+    if (pass) this.notes = !(await beganOnEmpty(connection, pass.tableId, rows));
+    this.tableRows = rows;
+    // every group of a pass that only appends writes the index; an upsert's, only when it inserts a row
+    if (this.onlyNew) await this.fitIndex(connection);
     const tableColumns = await readTableColumns(this.db.connection, this.target.table);
     this.upsert = new GroupUpsert(this.target, this.columns, tableColumns);
     for (const connection of [this.db.connection, await this.db.connect()]) {
@@ -65,6 +76,11 @@ export class MirrorWriter {
   /** Rows read (each row's typed values, in the columns' order), for the next write. */
   async append(rows: readonly (readonly TypedValue[])[]): Promise<void> {
     await this.lanes[this.current]!.append(rows);
+  }
+
+  /** Whether the table holds only the pass's rows (a group's rows are inserted as they are). */
+  get appendsOnly(): boolean {
+    return this.onlyNew;
   }
 
   /** Rows appended since the last write. */
@@ -85,19 +101,36 @@ export class MirrorWriter {
     try {
       if (this.onlyNew) {
         // the primary key refuses a row the mirror has: the general way then (which meets any other failure again)
-        const counts = await lane.transaction(state, () => this.insertNew(lane, total), also).catch(() => undefined);
+        const counts = await lane.transaction(state, this.notes, () => this.insertNew(lane, total), also).catch(() => undefined);
         if (counts) return counts;
       }
       // a row read twice in the group is written once, as read last (a sort of the group, only when there is one)
       const rows = lane.typedRows(await lane.hasRepeats());
       // matched by creation time first (fast); a row whose creation time changed is refused then: by `_id` alone
       const upsert = (byCreation: boolean): Promise<GroupCounts> =>
-        lane.transaction(state, () => this.upsert!.write(lane.connection, rows, rewrite, byCreation), also);
+        lane.transaction(
+          state,
+          this.notes,
+          () => this.upsert!.write(lane.connection, { typedRows: rows, rewrite, byCreation }, () => this.fitIndex(lane.connection)),
+          also,
+        );
       return (await upsert(true).catch(() => undefined)) ?? (await upsert(false));
     } finally {
       await fitIndexMemory(lane.connection);
       await lane.makeTables();
     }
+  }
+
+  /**
+   * DuckDB's limit raised for the table's index before the first write that changes it (index-memory.ts):
+   * a pass that changes no row's place (a --full pass over an unchanged table) never brings the index
+   * into memory, and its reads get no room they would fill (over 1,000,000 rows it peaked at 304-323 MB
+   * with the limit raised at its start, 256-272 MB without).
+   */
+  private async fitIndex(connection: DuckDBConnection): Promise<void> {
+    if (this.indexFitted) return;
+    this.indexFitted = true;
+    await fitTableMemory(connection, this.tableRows);
   }
 
   private async insertNew(lane: Lane, total: number): Promise<GroupCounts> {
@@ -149,13 +182,14 @@ class Lane {
   /** `also`: more of the same transaction, after the rows (a verification's deletions). Without a pass, no IDs are noted. */
   async transaction(
     state: TableState,
+    notes: boolean,
     apply: () => Promise<GroupCounts>,
     also?: (connection: DuckDBConnection) => Promise<void>,
   ): Promise<GroupCounts> {
     const { connection } = this;
     await connection.run('BEGIN TRANSACTION');
     try {
-      if (state.pass) await connection.run(`INSERT INTO _tds_pass SELECT ${quoteLiteral(state.tableId)}, n0 FROM ${this.inbox}`);
+      if (state.pass && notes) await connection.run(`INSERT INTO _tds_pass SELECT ${quoteLiteral(state.tableId)}, n0 FROM ${this.inbox}`);
       const counts = await apply();
       await also?.(connection);
       if (state.pass) {

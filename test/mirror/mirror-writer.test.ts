@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { MirrorWriter } from '../../src/mirror/mirror-writer.js';
+import { finishPass, FROM_EMPTY } from '../../src/mirror/pass.js';
+import type { TypedValue } from '../../src/records/typed-values.js';
 import { loadStates } from '../../src/mirror/table-state.js';
 import {
   COLUMNS,
   contents,
   db,
   NAMES,
+  NEW_PASS,
   passIds,
   reopenWriterDb,
   row,
@@ -25,7 +28,7 @@ useWriterDb();
 describe('MirrorWriter', () => {
   it('inserts the groups of a pass into an empty table, and falls back to the upsert for a row it already has', async () => {
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
-    await writer.open(0);
+    await writer.open(NEW_PASS);
     const s = state();
     expect(await writeRows(writer, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], s, true)).toEqual({
       inserted: 2,
@@ -42,20 +45,21 @@ describe('MirrorWriter', () => {
       { _id: 'b', u: '2026-01-02 00:00:00+00', n: 20 },
       { _id: 'c', u: '2026-01-01 00:00:00+00', n: 3 },
     ]);
-    expect(await passIds()).toEqual(['a', 'b', 'b', 'c']);
+    // the pass began on an empty table: every row of it is one the pass read, no ID is noted
+    expect(await passIds()).toEqual([FROM_EMPTY]);
     const [saved] = await loadStates(db.connection);
     expect(saved?.pass).toMatchObject({ cursor: 'c1', inserted: 3, updated: 1 });
   });
 
   it('upserts into a table that holds rows the pass did not insert; unchanged rows are kept unless rewritten', async () => {
     const first = new MirrorWriter(db, TARGET, COLUMNS);
-    await first.open(0);
+    await first.open(NEW_PASS);
     await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
     await first.close();
     await db.connection.run('DELETE FROM _tds_pass');
     // a new incremental pass: the table holds 2 rows, the pass inserted none
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
-    await writer.open(0);
+    await writer.open(NEW_PASS);
     const s = state({ mode: 'incremental' });
     const counts = await writeRows(
       writer,
@@ -75,11 +79,11 @@ describe('MirrorWriter', () => {
 
   it('a failed group leaves nothing of it behind, and the writer goes on', async () => {
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
-    await writer.open(0);
+    await writer.open(NEW_PASS);
     const s = state();
     await expect(writeRows(writer, [row('a', '2026-01-01T00:00:00.000Z', 1), ['b', 'not a time', null, 1]], s, true)).rejects.toThrow();
     expect(await contents()).toEqual([]);
-    expect(await passIds()).toEqual([]);
+    expect(await passIds()).toEqual([FROM_EMPTY]);
     expect(await loadStates(db.connection)).toEqual([]);
     expect(await writeRows(writer, [row('c', '2026-01-01T00:00:00.000Z', 3)], s, true)).toEqual({ inserted: 1, updated: 0 });
     await writer.close();
@@ -88,7 +92,7 @@ describe('MirrorWriter', () => {
 
   it('keeps the copy read last of a row read twice in one group, counted once, in either way', async () => {
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
-    await writer.open(0);
+    await writer.open(NEW_PASS);
     const s = state();
     // an empty table: the primary key refuses the second copy, the group is written the general way
     expect(
@@ -111,7 +115,7 @@ describe('MirrorWriter', () => {
 
   it('writes in a group only the rows appended before it began; those appended meanwhile wait for the next', async () => {
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
-    await writer.open(0);
+    await writer.open(NEW_PASS);
     const s = state();
     await writer.append([row('a', '2026-01-01T00:00:00.000Z', 1)]);
     const first = writer.write(s, true);
@@ -125,10 +129,74 @@ describe('MirrorWriter', () => {
     expect((await contents()).map((each) => each._id)).toEqual(['a', 'b', 'c']);
   });
 
+  it('a pass that began on an empty table notes no IDs, nor does one that continues it, and its end deletes nothing; a pass over rows notes them', async () => {
+    const first = new MirrorWriter(db, TARGET, COLUMNS);
+    await first.open(NEW_PASS);
+    const s = state();
+    await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], s, true);
+    await first.close();
+    // the same pass continued by another run (after a crash): the table holds only its rows
+    const next = new MirrorWriter(db, TARGET, COLUMNS);
+    await next.open({ tableId: s.tableId, inserted: 2 });
+    await writeRows(next, [row('c', '2026-01-01T00:00:00.000Z', 3)], s, true);
+    await next.close();
+    expect(await passIds()).toEqual([FROM_EMPTY]);
+    expect(await finishPass(db, s, { pass: s.pass!, syncId: 7, serviceRowCount: 3 })).toBe(0);
+    expect((await contents()).map((each) => each._id)).toEqual(['a', 'b', 'c']);
+    // a new full pass over those rows notes each: the one it does not see is gone
+    const again = state();
+    const full = new MirrorWriter(db, { ...TARGET, syncId: 8 }, COLUMNS);
+    await full.open(NEW_PASS);
+    await writeRows(full, [row('a', '2026-01-01T00:00:00.000Z', 1), row('c', '2026-01-01T00:00:00.000Z', 3)], again, true);
+    await full.close();
+    expect(await passIds()).toEqual(['a', 'c']);
+    expect(await finishPass(db, again, { pass: again.pass!, syncId: 8, serviceRowCount: 2 })).toBe(1);
+    expect((await contents()).map((each) => each._id)).toEqual(['a', 'c']);
+  });
+
+  it("raises DuckDB's limit for the table's index only before a write that changes it (a row inserted or deleted)", async () => {
+    // 50,000 rows: their index (about 64 bytes a row) needs more room than a limit of 44 MB leaves beside the 40 MiB kept free
+    const rows = Array.from({ length: 50_000 }, (_, i) => row(`row_${(i * 2654435761) % 4294967296}_${i}`, '2026-01-01T00:00:00.000Z', i));
+    const first = new MirrorWriter(db, TARGET, COLUMNS);
+    await first.open(NEW_PASS);
+    const s = state();
+    await writeRows(first, rows, s, true);
+    await first.close();
+    await finishPass(db, s, { pass: s.pass!, syncId: 7, serviceRowCount: rows.length });
+    const limit = async (): Promise<string> =>
+      String((await db.connection.runAndReadAll("SELECT current_setting('memory_limit') AS m")).getRowObjectsJS()[0]?.m);
+    /** A pass over `read` with a limit of 44 MB, the file opened anew; returns its deletions and the limit after. */
+    const pass = async (read: TypedValue[][], syncId: number): Promise<{ deleted: number; before: string; after: string }> => {
+      await reopenWriterDb({ memoryLimit: '44MB', threads: 1 }, true);
+      const before = await limit();
+      const each = state();
+      const writer = new MirrorWriter(db, { ...TARGET, syncId }, COLUMNS);
+      await writer.open(NEW_PASS);
+      await writeRows(writer, read, each, true);
+      await writer.close();
+      const deleted = await finishPass(db, each, { pass: each.pass!, syncId, serviceRowCount: read.length });
+      return { deleted, before, after: await limit() };
+    };
+    // unchanged, none gone: the index is left alone
+    const unchanged = await pass(rows, 8);
+    expect(unchanged.deleted).toBe(0);
+    expect(unchanged.after).toBe(unchanged.before);
+    // one row gone at the end
+    const fewer = await pass(rows.slice(1), 9);
+    expect(fewer.deleted).toBe(1);
+    expect(fewer.after).not.toBe(fewer.before);
+    // one row inserted
+    const more = await pass([...rows.slice(1), row('new', '2026-01-01T00:00:00.000Z', -1)], 10);
+    expect(more.deleted).toBe(0);
+    expect(more.after).not.toBe(more.before);
+    const counted = await db.connection.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM ${TABLE}`);
+    expect(counted.getRowObjectsJS()[0]?.n).toBe(rows.length);
+  });
+
   it('writes a table whose primary key outgrows the memory DuckDB was given (the limit follows the index)', async () => {
     await reopenWriterDb({ memoryLimit: '16MB', threads: 1 });
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
-    await writer.open(0);
+    await writer.open(NEW_PASS);
     const s = state();
     const rows = 400_000;
     for (let start = 0; start < rows; start += 16_384) {
@@ -158,11 +226,11 @@ describe('MirrorWriter: versions', () => {
 
   it('a row read with another _updatedAt moves the version the mirror held into the history, replaced by this sync at the new _updatedAt', async () => {
     const first = new MirrorWriter(db, TARGET, COLUMNS);
-    await first.open(0);
+    await first.open(NEW_PASS);
     await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
     await first.close();
     const next = new MirrorWriter(db, { ...TARGET, syncId: 8 }, COLUMNS);
-    await next.open(0);
+    await next.open(NEW_PASS);
     const counts = await writeRows(
       next,
       [row('a', '2026-01-05T00:00:00.000Z', 10), row('b', '2026-01-01T00:00:00.000Z', 2)],
@@ -182,11 +250,11 @@ describe('MirrorWriter: versions', () => {
 
   it('a full pass writes an unchanged row again only when its values differ, as the same version (its _syncId kept, no history)', async () => {
     const first = new MirrorWriter(db, TARGET, COLUMNS);
-    await first.open(0);
+    await first.open(NEW_PASS);
     await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
     await first.close();
     const full = new MirrorWriter(db, { ...TARGET, syncId: 9 }, COLUMNS);
-    await full.open(0);
+    await full.open(NEW_PASS);
     // a: the same version with another value (a relabelled option, say); b: the same in every value
     const counts = await writeRows(
       full,

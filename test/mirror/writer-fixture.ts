@@ -23,6 +23,8 @@ export const COLUMNS: TypedColumn[] = [
 export const TABLE = 't';
 export const NAMES = { historyTable: 't__history', atSyncMacro: 't_at_sync', atMacro: 't_at' };
 export const TARGET = { table: TABLE, historyTable: NAMES.historyTable, syncId: 7 };
+/** What MirrorWriter.open is told of a pass (state()'s) that has inserted nothing yet. */
+export const NEW_PASS = { tableId: 'tbl_1', inserted: 0 };
 
 async function makeTable(): Promise<void> {
   await db.connection.run(createTableSql(TABLE, COLUMNS, [{ key: '_syncId', type: 'BIGINT' }]));
@@ -96,9 +98,12 @@ export async function writeRows(writer: MirrorWriter, rows: TypedValue[][], s: T
   return writer.write(s, rewrite);
 }
 
-/** The test's mirror opened again as another file, with `options` (a memory limit…), the table made anew. */
-export async function reopenWriterDb(options: Omit<Parameters<typeof openMirror>[1], 'readOnly'>): Promise<void> {
+/**
+ * The test's mirror opened again as another file, with `options` (a memory limit…), the table made anew;
+ * `same`: the same file as it is (DuckDB then has nothing of it in memory).
+ */
+export async function reopenWriterDb(options: Omit<Parameters<typeof openMirror>[1], 'readOnly'>, same = false): Promise<void> {
   db.close();
-  db = await openMirror(join(dir, 'small.duckdb'), { ...options, readOnly: false });
-  await makeTable();
+  db = await openMirror(join(dir, same ? 'mirror.duckdb' : 'small.duckdb'), { ...options, readOnly: false });
+  if (!same) await makeTable();
 }

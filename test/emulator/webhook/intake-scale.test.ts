@@ -19,6 +19,9 @@ describe('Intake timing with a rate scale', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
+  /** A posted body of these objects. */
+  const body = (objects: object[]): Buffer => Buffer.from(JSON.stringify(objects));
+
   it.each([
     [5000, 1, 5000],
     [5000, 20, 250],
@@ -26,7 +29,7 @@ describe('Intake timing with a rate scale', () => {
     [5000, 40, 125],
   ])('a quiet delay of %i service ms at scale %i shows rows after %i ms', (delay, scale, quiet) => {
     const { intake: it, arrived } = intake(delay, scale);
-    it.add(table, [{ a: 1 }, { a: 2 }]);
+    it.add(table, body([{ a: 1 }, { a: 2 }]));
     vi.advanceTimersByTime(quiet - 1);
     expect(arrived).toEqual([]);
     vi.advanceTimersByTime(1);
@@ -36,7 +39,7 @@ describe('Intake timing with a rate scale', () => {
   it('while requests keep arriving, shows every pending row 6 x the scaled delay after the first', () => {
     const { intake: it, arrived } = intake(5000, 20); // quiet 250 ms, longest 1,500 ms
     for (let t = 0; t < 1500; t += 200) {
-      it.add(table, [{ t }]);
+      it.add(table, body([{ t }]));
       vi.advanceTimersByTime(200);
       if (t + 200 < 1500) expect(arrived).toEqual([]);
     }
@@ -46,7 +49,7 @@ describe('Intake timing with a rate scale', () => {
 
   it('without a scale, the delay is real time', () => {
     const { intake: it, arrived } = intake(300);
-    it.add(table, [{}]);
+    it.add(table, body([{ a: 1 }]));
     vi.advanceTimersByTime(299);
     expect(arrived).toEqual([]);
     vi.advanceTimersByTime(1);
