@@ -68,8 +68,6 @@ export class RateLimiter {
   /** how many requests that left after it have ended, and the quickest of them (left → done) */
   private answered = 0;
   private quickestSoFarMs = Infinity;
-  /** the quickest, once `limit` of them have ended */
-  private quickestMs?: number;
   /** Requests over (or sent, for acquire()), by end, oldest first; a slot's request counts as sent when it left. */
   private readonly log: Entry[] = [];
   /** Slots whose request is not over: each counts in every window until `done()`. */
@@ -129,6 +127,11 @@ export class RateLimiter {
     const times = this.log.map((entry) => this.countedAt(entry));
     if (this.quickestMs !== undefined) times.sort((a, b) => a - b);
     return Math.max(this.pausedUntil, times[times.length - finished]! + this.windowMs + this.marginMs);
+  }
+
+  /** With excessFloorMs: the quickest request so far, once `limit` of those that left after the first answer have ended. */
+  private get quickestMs(): number | undefined {
+    return this.excessFloorMs !== undefined && this.answered >= this.limit ? this.quickestSoFarMs : undefined;
   }
 
   /** When the service may have counted the request of `entry` (excessFloorMs), at most its end. */
@@ -194,7 +197,6 @@ export class RateLimiter {
       if (sentAt >= this.firstDoneAt) {
         this.answered += 1;
         this.quickestSoFarMs = Math.min(this.quickestSoFarMs, doneAt - sentAt);
-        if (this.answered >= this.limit) this.quickestMs = this.quickestSoFarMs;
       }
     }
     this.insert({ sentAt, doneAt });
