@@ -2,7 +2,7 @@ import { access, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
-import { returnFreedMemoryAtOnce, type Database } from '../duckdb/engine.js';
+import { freeResults, returnFreedMemoryAtOnce, type Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
 import { pickTable } from '../http/resolve-table.js';
 import type { HeaderMode } from '../records/shape-options.js';
@@ -130,10 +130,12 @@ async function followRounds(session: SyncSession, follow: FollowMemory, first: {
     // never held across a wait: DuckDB's own CLI, which does not say it waits (someoneWaits), gets in then
     while (verifier.dueAt <= roundAt) {
       await mirror.letGo();
+      freeResults();
       if (!(await idle(ctx, verifier.dueAt - performance.now()))) return;
       await verifier.page(follow.tables);
     }
     await mirror.letGo();
+    freeResults();
     if (!(await idle(ctx, roundAt - performance.now()))) return;
     const since = performance.now();
     const rowsBefore = session.client.stats.rowRequests;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { returnFreedMemoryAtOnce } from '../../src/duckdb/engine.js';
+import { freeResults, returnFreedMemoryAtOnce } from '../../src/duckdb/engine.js';
 
 // The one place that tells DuckDB's allocator to return freed pages at once (a sync and a Parquet
 // staging file both call it before DuckDB loads).
@@ -15,5 +15,18 @@ describe('returnFreedMemoryAtOnce', () => {
     const env: NodeJS.ProcessEnv = { DUCKDB_JE_MALLOC_CONF: 'narenas:1' };
     returnFreedMemoryAtOnce(env);
     expect(env.DUCKDB_JE_MALLOC_CONF).toBe('narenas:1');
+  });
+});
+
+// DuckDB's results are native memory freed when their JavaScript objects are collected; a follower
+// collects before its waits (sync-run.ts).
+describe('freeResults', () => {
+  it('collects what nothing refers to any more, at once', async () => {
+    const collected: string[] = [];
+    const registry = new FinalizationRegistry<string>((name) => collected.push(name));
+    (() => registry.register({ result: new Array(1_000).fill(0) }, 'a finished result'))();
+    freeResults();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(collected).toEqual(['a finished result']);
   });
 });
