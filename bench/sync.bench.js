@@ -34,7 +34,7 @@
 //    0.3-0.5 s of real time on a loaded machine: scale 4 leaves it 0.5 s a page at the share, and each case needs
 //    about two passes over the 200 pages (about 3 minutes each). A rate scale it cannot keep up with shows as
 //    "BEHIND ITS PACE" (a less loaded machine can take a higher scale).
-// 6. A long --follow (sync/long-follow.mjs): one hour at rate scale BENCH_LONG_SCALE (40) under --churn; peak RSS
+// 6. A long --follow (sync/long-follow.mjs): one hour at rate scale BENCH_LONG_SCALE (10) under --churn; peak RSS
 //    after the first 10 minutes grows <= 10 %, open file descriptors flat.
 //    BENCH_SYNC_ONLY=first runs 1 and 1b alone, BENCH_SYNC_ONLY=freshness runs 5 and 6 alone, BENCH_SYNC_ONLY=long-follow 6 alone (on 5's tables);
 //    BENCH_FRESH_CASES (abc: which of 5's cases), BENCH_FRESH_ROWS, BENCH_FRESH_CHANGES, BENCH_FRESH_SHARE_CHANGES,
