@@ -259,28 +259,31 @@ export function returnFreedMemoryAtOnce(env: NodeJS.ProcessEnv = process.env): v
   env.DUCKDB_JE_MALLOC_CONF ??= 'dirty_decay_ms:0,muzzy_decay_ms:0';
 }
 
-/** The least time between two collections of freeResults: a full collection takes some 5-30 ms. */
-const FREE_RESULTS_EVERY_MS = 5_000;
+/** The least time between two collections of one collector: a full collection takes some 5-30 ms. */
+const COLLECT_EVERY_MS = 5_000;
 let collect: (() => void) | null | undefined;
-let collectedAt = -Infinity;
 
 /**
  * DuckDB's results and data chunks are native memory that the bindings free only when their JavaScript
  * objects are collected, and they tell V8 nothing of it: a process whose heap stays small (a sync
- * --follow, between its rounds) collects them late, and holds tens of MB of finished results. A full
- * collection before a long wait frees them (a follower measured 30-40 MB lower for it); at most once
- * every FREE_RESULTS_EVERY_MS. V8's `gc` is reached through --expose-gc set now, in a context of its own.
+ * --follow, between its rounds) collects them late, and holds tens of MB of finished results. The
+ * function returned makes a full collection (before a long wait), at most once every COLLECT_EVERY_MS; a
+ * follower measured 30-40 MB lower for it. V8's `gc` is reached through --expose-gc set now, in a context
+ * of its own.
  */
-export function freeResults(): void {
-  if (performance.now() - collectedAt < FREE_RESULTS_EVERY_MS) return;
-  if (collect === undefined) {
-    try {
-      setFlagsFromString('--expose-gc');
-      collect = runInNewContext('gc') as () => void;
-    } catch {
-      collect = null;
+export function finishedResultsCollector(): () => void {
+  let collectedAt = -Infinity;
+  return () => {
+    if (performance.now() - collectedAt < COLLECT_EVERY_MS) return;
+    if (collect === undefined) {
+      try {
+        setFlagsFromString('--expose-gc');
+        collect = runInNewContext('gc') as () => void;
+      } catch {
+        collect = null;
+      }
     }
-  }
-  collect?.();
-  collectedAt = performance.now();
+    collect?.();
+    collectedAt = performance.now();
+  };
 }

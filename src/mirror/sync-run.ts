@@ -2,7 +2,7 @@ import { access, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
-import { freeResults, returnFreedMemoryAtOnce, type Database } from '../duckdb/engine.js';
+import { finishedResultsCollector, returnFreedMemoryAtOnce, type Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
 import { pickTable } from '../http/resolve-table.js';
 import type { HeaderMode } from '../records/shape-options.js';
@@ -76,6 +76,7 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
   let empty = false;
   try {
     mirror = await HeldMirror.open(request.db, {
+      checkpointEachCommit: request.followEveryMs !== undefined,
       memoryLimit: MEMORY_LIMIT,
       threads: THREADS,
       note: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
@@ -125,6 +126,7 @@ async function followRounds(session: SyncSession, follow: FollowMemory, first: {
   );
   verifier.spent(first.since, first.rowRequests, true);
   verifier.plan(follow.tables);
+  const freeResults = finishedResultsCollector();
   for (;;) {
     const roundAt = performance.now() + request.followEveryMs!;
     // never held across a wait: DuckDB's own CLI, which does not say it waits (someoneWaits), gets in then

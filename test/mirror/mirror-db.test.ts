@@ -16,7 +16,7 @@ let mirror: HeldMirror;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tds-mirror-db-'));
-  mirror = await HeldMirror.open(join(dir, 'mirror.duckdb'), { memoryLimit: '256MB', threads: 1 });
+  mirror = await HeldMirror.open(join(dir, 'mirror.duckdb'), { memoryLimit: '256MB', threads: 1, checkpointEachCommit: true });
 });
 
 afterEach(async () => {
@@ -24,7 +24,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('HeldMirror', () => {
+describe('HeldMirror of a follower', () => {
   it('keeps no table memory for committed rows: rows into each of many wide tables, held meanwhile', async () => {
     const columns = Array.from({ length: COLUMNS }, (_, i) => `c${i} ${i % 2 ? 'VARCHAR' : 'DOUBLE'}`).join(', ');
     const values = Array.from({ length: COLUMNS }, (_, i) => (i % 2 ? `'v' || i` : 'i::DOUBLE')).join(', ');
