@@ -21,7 +21,8 @@ test("--wait settled sees every row a push added when the service's clock runs 1
     );
     expect((await adminRoute(bench, 'POST', '/clock', { offsetMs: -600_000 })).status).toBe(200);
     const path = await bench.file('leads.ndjson', ndjson(people(300)));
-    const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '--wait-timeout', '1'];
+    // time for a first poll of the 3 pages on a loaded machine (with 1 s, a loaded run timed out after the first page)
+    const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '--wait-timeout', '3'];
     const result = await bench.tds([...args, '-v', '--json']);
     expect(result.code, result.stderr).toBe(7);
     expect(result.stderr).toMatch(/waiting for the rows to settle: the 300 rows created since the push began read newest first/);
