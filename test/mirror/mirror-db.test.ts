@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HeldMirror } from '../../src/mirror/mirror-db.js';
 
-// DuckDB holds the rows a commit adds to a table of the file in memory, 256 KB a column (and as much for its validity), until a
-// checkpoint: a follower that writes a row or two to each of many tables while it holds the mirror must
-// not pile them up (issue 30: its RSS swung by 30-40 MB so).
+// Until a checkpoint, DuckDB holds in memory the rows a commit added to a table of the file, 512 KB a
+// column: a follower that writes a row or two to each of many tables while it holds the mirror must not
+// pile them up (issue 30: its RSS swung by 30-40 MB so).
 
 const TABLES = 8;
 const COLUMNS = 20;
