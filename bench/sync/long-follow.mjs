@@ -53,8 +53,9 @@ export async function longFollow(ctx) {
     ctx.emulators,
   );
   const memorySeries = join(ctx.dir, 'long-follow.memory.ndjson');
+  const db = freshDb(ctx);
   const follower = startFollower(ctx, {
-    db: freshDb(ctx),
+    db,
     everySeconds: EVERY_SECONDS / scale,
     args: ['--changes'],
     env: { TDS_RATE_SCALE: String(scale) },
@@ -64,7 +65,7 @@ export async function longFollow(ctx) {
   const samples = [];
   const endAt = follower.startedAt + (LONG_MINUTES * 60_000) / scale;
   while (Date.now() < endAt) {
-    const sample = sampleOf(follower.pid, freshDb(ctx));
+    const sample = sampleOf(follower.pid, db);
     if (sample) samples.push({ minute: ((Date.now() - follower.startedAt) * scale) / 60_000, ...sample });
     await sleep(SAMPLE_MS);
   }
