@@ -212,11 +212,11 @@ describe('tds sync --follow: rounds and verification', () => {
 
   it('verification at the full share: a count that only fell costs a round no row request (verification finds the deletion once); a row added after it is read by the next round', async () => {
     const bench = await openBench();
-    const { id, ids } = await oldTable(bench, 2000);
+    const { id, ids } = await oldTable(bench, 1000);
     const other = await everyTypeTable(bench, 'Other');
     await addEveryTypeRows(bench, other.id, { count: 30, from: 1, createdAgoMs: () => DAY });
     await syncTables(bench, [id, other.id]);
-    // 21 pages; --max-stale 1s asks more than --max-share 0.05 allows: a page every 200 ms here, a pass in 4 s
+    // 11 pages; --max-stale 1s asks more than --max-share 0.05 allows: a page every 200 ms here, a pass in 2 s
     const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1s', '--max-share', '0.05', '--changes']);
     const midPass = () =>
       vi.waitFor(
@@ -234,8 +234,8 @@ describe('tds sync --follow: rounds and verification', () => {
     try {
       await midPass();
       since = bench.emu.requestLog.length;
-      await bench.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[1500]] });
-      await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(ids[1500]), {
+      await bench.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[750]] });
+      await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(ids[750]), {
         timeout: 60_000,
         interval: 20,
       });
@@ -261,15 +261,15 @@ describe('tds sync --follow: rounds and verification', () => {
       await follow.ended;
     }
     // every row read of the table after the deletion is a verification page: each pass starts at the newest
-    // row (no cursor) and reads the table's 20 pages; a round's read of the newest page would be one more
+    // row (no cursor) and reads the table's 10 pages; a round's read of the newest page would be one more
     const reads = bench.emu.requestLog.slice(since, until).filter(ofTable);
     const starts = reads.flatMap((entry, k) => (entry.path.includes('cursor=') ? [] : [k]));
     expect(starts.length).toBeGreaterThanOrEqual(2);
-    for (const [n, start] of starts.slice(0, -1).entries()) expect(starts[n + 1]! - start, follow.stderr()).toBe(20);
+    for (const [n, start] of starts.slice(0, -1).entries()) expect(starts[n + 1]! - start, follow.stderr()).toBe(10);
     const printed = records(follow.stdout());
-    expect(printed.filter((record) => record._id === ids[1500]).map((record) => record.change)).toEqual(['deleted']);
+    expect(printed.filter((record) => record._id === ids[750]).map((record) => record.change)).toEqual(['deleted']);
     const history = await bench.tds(['sql', 'SELECT _id, _change FROM every_type__history', '--format', 'json']);
-    expect(JSON.parse(history.stdout)).toEqual([{ _id: ids[1500], _change: 'deleted' }]);
+    expect(JSON.parse(history.stdout)).toEqual([{ _id: ids[750], _change: 'deleted' }]);
     // the added row came by a round (an incremental sync), not a verification page
     const addedBy = printed.find((record) => record._id === added[0])!;
     expect(addedBy.change).toBe('added');
