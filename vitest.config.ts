@@ -13,10 +13,10 @@ const E2E = ['test/e2e/**/*.test.ts', 'test/startup.test.ts'];
 const PROJECT = {
   testTimeout: 30_000,
   hookTimeout: 30_000,
-  pool: 'forks',
+  pool: 'forks' as const,
   isolate: false,
-  setupFiles: ['test/helpers/fixture-defaults.ts'] as string[],
-} as const;
+  setupFiles: ['test/helpers/fixture-defaults.ts'],
+};
 
 export default defineConfig({
   test: {
