@@ -41,6 +41,11 @@ export class ReconcileQueue {
     this.unreconciled.push({ batch, sent });
   }
 
+  /** A batch that did not leave while an uncertain one waited: sent again once that is reconciled. */
+  heldBack(batch: Batch): void {
+    this.again.push(batch);
+  }
+
   /**
    * An uncertain batch of an earlier run: its request reached the webhook, if at all, by the time it was
    * journaled uncertain, or (cut off while sending) within the request timeout of its journaled start.

@@ -56,7 +56,7 @@ export class BatchSender {
 
   constructor(private readonly options: SendOptions) {
     const journal = batchJournal(options.journal);
-    this.poster = new BatchPoster({ ...options, journal });
+    this.poster = new BatchPoster({ ...options, journal, mayLeave: () => this.stops.mayLeave() });
     if (options.reconciler) {
       this.byKey = new ReconcileQueue({
         reconciler: options.reconciler,
@@ -99,16 +99,20 @@ export class BatchSender {
   }
 
   /**
-   * Starts batches while senders are free. With --key, uncertain batches wait until nothing is in
-   * flight, then are reconciled together; the records not found go first in the queue.
+   * Starts batches while senders are free. With --key, an uncertain answer holds every batch that has
+   * not left (RunStops.hold); once nothing is in flight the uncertain batches are reconciled together,
+   * and the records not found and the batches held back go first in the queue.
    */
   private async loop(iterator: AsyncIterator<Batch>): Promise<void> {
-    const { running, byKey } = this;
+    const { running, byKey, stops } = this;
     let inputDone = false;
-    while (!this.stops.halted) {
-      if (byKey?.waiting) {
+    while (!stops.halted) {
+      if (byKey && (byKey.waiting || stops.held)) {
         if (running.size > 0) await Promise.race(running);
-        else await byKey.reconcile(this.lastRequestAt);
+        else {
+          if (byKey.waiting) await byKey.reconcile(this.lastRequestAt);
+          stops.release();
+        }
         continue;
       }
       const { reconciler } = this.options;
