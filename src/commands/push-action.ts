@@ -16,6 +16,7 @@ import type { ReadOptions } from '../push/input/read-input.js';
 import { encodingNote, type InputEncoding } from '../push/input/utf8-text.js';
 import { overlaps, parseBatchSelection, type UncertainPolicy } from '../push/plan/resume-plan.js';
 import { runPush } from '../push/run-push.js';
+import { dataDir } from '../push/ledger/index.js';
 import { WebhookClient, webhookLimiter } from '../push/deliver/webhook-client.js';
 import { pushTimings, type WaitOptions } from '../push/push-job.js';
 import { pushArguments, webhookTarget, type WebhookTarget } from '../push/deliver/webhook-target.js';
@@ -58,6 +59,7 @@ export interface PushOptions {
   format?: Exclude<ExportFormat, 'table'>;
   header?: HeaderMode;
   json?: boolean;
+  webhook?: string;
 }
 
 /** How long --wait polls by default: rows show within about 30 s; action columns take longer. */
@@ -68,7 +70,9 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   const args = pushArguments(positional);
   const settings = await loadSettings(ctx, command);
   const globals = command.optsWithGlobals() as { profile?: string; verbose?: boolean };
-  const target = await resolveTarget(ctx, args.webhook, globals.profile, Boolean(options.dryRun));
+  const named = await resolveTarget(ctx, args.webhook, globals.profile, Boolean(options.dryRun) || options.webhook !== undefined);
+  // --webhook NEW: the batches go there; the journal stays the one of the webhook named first
+  const target = options.webhook === undefined ? named : await resolveTarget(ctx, options.webhook, globals.profile, false);
   const { maxRetries = DEFAULT_MAX_RETRIES, timeoutMs = DEFAULT_TIMEOUT_MS } = settings;
 
   if (options.check) {
@@ -102,6 +106,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
         ...(pipe ? {} : { beside: args.input }),
         resume: Boolean(options.resume),
         uncertain: { ...uncertainPolicy(options), byKey: options.key !== undefined },
+        ...(named && target !== named ? { webhook: { displayUrl: named.displayUrl, fingerprint: named.fingerprint } } : {}),
       },
       ...(target
         ? {
@@ -113,6 +118,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
               timeoutMs,
               maxRetries,
               rateScale: settings.rateScale,
+              ledger: { dir: dataDir(ctx.io.env), budget: settings.webhookBudget },
             },
           }
         : {}),

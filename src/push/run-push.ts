@@ -1,5 +1,6 @@
 import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
+import { TdsError, UsageError } from '../core/errors.js';
+import { WebhookLedger } from './ledger/index.js';
 import { tryLock, type ProcessLock } from '../core/process-lock.js';
 import { resolveTable } from '../http/resolve-table.js';
 import type { Table } from '../service/index.js';
@@ -70,7 +71,8 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
 /** --journal FILE, or the journal beside a file input for this webhook. */
 async function journalPathOf(spec: JournalOptions, delivery: DeliveryOptions | undefined): Promise<string | undefined> {
   if (spec.path !== undefined || spec.beside === undefined) return spec.path;
-  return delivery ? defaultJournalPath(spec.beside, delivery.target.fingerprint) : `${spec.beside}.tds-journal`;
+  const webhook = spec.webhook ?? delivery?.target;
+  return webhook ? defaultJournalPath(spec.beside, webhook.fingerprint) : `${spec.beside}.tds-journal`;
 }
 
 /** The journal belongs to one run at a time (two runs would both send what is left); the lock dies with the process. */
@@ -96,7 +98,11 @@ async function continuedByKey(job: PushJob): Promise<PushJob> {
 /** The journal of an earlier run (--resume), checked to be of this push. */
 function readPrior(job: PushJob, keyed: KeyedPush | undefined): Promise<JournalContents | undefined> {
   return priorJournal({ ...job.journal, dryRun: job.dryRun, byKey: keyed !== undefined }, (journaled) =>
-    headerOf(job, job.delivery?.target ?? { displayUrl: journaled.webhook.shown, fingerprint: journaled.webhook.sha256 }, keyed),
+    headerOf(
+      job,
+      job.journal.webhook ?? job.delivery?.target ?? { displayUrl: journaled.webhook.shown, fingerprint: journaled.webhook.sha256 },
+      keyed,
+    ),
   );
 }
 
@@ -127,6 +133,24 @@ async function dryRun(ctx: Context, job: PushJob): Promise<void> {
   report.read(validation.stats);
   const lookup = keyed?.job.skipExisting ? await existingPlanText(keyed, keys.sample(1000), validation.tally.toSend.records) : null;
   report.dryRun(validation, keyed && keyReport(keyed, lookup));
+  await refuseOverBudget(job.delivery, validation.tally.toSend.records);
+}
+
+/** --dry-run: a push whose records exceed what the webhook has left of its budget is refused up front (exit 7). */
+async function refuseOverBudget(delivery: DeliveryOptions | undefined, records: number): Promise<void> {
+  const budget = delivery?.ledger?.budget;
+  if (!delivery?.ledger || budget === undefined) return;
+  const count = await WebhookLedger.at(delivery.ledger.dir, delivery.target).count();
+  const left = Math.max(0, budget - count.submissions - count.uncertain);
+  if (records <= left) return;
+  const n = (value: number): string => value.toLocaleString('en-US');
+  throw new TdsError(
+    'PUSH_INCOMPLETE',
+    `the webhook ${delivery.target.displayUrl} has ${n(left)} of its ${n(budget)} submissions left (webhook-budget): this push would send ${n(records)}, so it would stop after ${n(left)} and leave ${n(records - left)}`,
+    {
+      hint: `a webhook takes ${n(budget)} submissions in its lifetime (deleting rows gives none back): send the first ${n(left)} here, then create a new webhook on the table and run the same command with --webhook NEW --resume`,
+    },
+  );
 }
 
 async function push(ctx: Context, job: PushJob, session: WebhookSession): Promise<void> {
@@ -191,7 +215,8 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
       : await sendPass(ctx, {
           ...job,
           index,
-          header: headerOf(job, session.delivery.target, keyed, validation),
+          header: headerOf(job, job.journal.webhook ?? session.delivery.target, keyed, validation),
+          ...(table ? { tableName: table.name } : {}),
           checked: validation !== undefined,
           ...job.report,
           delivery: session.delivery,

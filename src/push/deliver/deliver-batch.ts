@@ -235,6 +235,7 @@ export class RunStops {
   readonly reasons: StopReason[] = [];
   private readonly halt = new AbortController();
   private holding = false;
+  private ended = false;
 
   get signal(): AbortSignal {
     return this.halt.signal;
@@ -251,6 +252,17 @@ export class RunStops {
   stop(reason: StopReason): void {
     this.reasons.push(reason);
     this.halt.abort(reason);
+  }
+
+  /** Starts no more batches, and lets every batch started go (the webhook's budget is spent). */
+  end(reason: StopReason): void {
+    this.reasons.push(reason);
+    this.ended = true;
+  }
+
+  /** No batch starts any more: the run stopped, or ended (`end`). */
+  get over(): boolean {
+    return this.halted || this.ended;
   }
 
   hold(): void {

@@ -72,6 +72,9 @@ export class PushReport {
       checkSeconds: validation?.seconds,
       sendSeconds: sent.seconds,
       ...(sent.flight ? { network: sent.flight } : {}),
+      ...(sent.budget
+        ? { budget: { budget: sent.budget.budget, used: sent.budget.budget - sent.budget.left, left: sent.budget.left } }
+        : {}),
       wait,
       ...keyPart(key),
     });
@@ -127,8 +130,20 @@ export function incompleteError(input: { summary: PushSummary; stops: StopReason
   const { records } = summary;
   const refused = stops.find((stop): stop is Extract<StopReason, { kind: 'refused' }> => stop.kind === 'refused');
   const gaveUp = stops.find((stop): stop is Extract<StopReason, { kind: 'gave-up' }> => stop.kind === 'gave-up');
+  const spent = stops.find((stop): stop is Extract<StopReason, { kind: 'budget' }> => stop.kind === 'budget');
   const problems: string[] = [];
   const hints: string[] = [];
+  if (spent) {
+    const left = records.notSent === null ? `the rest of ${summary.input}` : `${n(records.notSent)} records`;
+    problems.push(
+      `the webhook ${summary.webhook} has used its budget of ${n(spent.budget)} submissions (webhook-budget): ${n(records.sent)} records sent, ${left} left to send`,
+    );
+    hints.push(
+      `a webhook takes ${n(spent.budget)} submissions in its lifetime (deleting rows gives none back): create a new webhook on the table, ` +
+        `then run the same command with --webhook NEW --resume (NEW: its URL, or @NAME saved with \`tds config set webhook.NAME\`); ` +
+        `the journal carries on where this webhook stopped and nothing is sent twice`,
+    );
+  }
 
   if (records.uncertain > 0) {
     const reasons = [...new Set(summary.uncertain.map((batch) => batch.reason).filter(Boolean))].slice(0, 3).join('; ');
@@ -151,7 +166,7 @@ export function incompleteError(input: { summary: PushSummary; stops: StopReason
         : 'pass --rejects FILE to save each rejected record with the reason',
     );
   }
-  if (records.notSent === null || records.notSent > 0) {
+  if (!spent && (records.notSent === null || records.notSent > 0)) {
     const why = refused?.detail ?? gaveUp?.detail;
     problems.push(
       `${records.notSent === null ? `the rest of ${summary.input}` : `${n(records.notSent)} records`} not sent${why ? ` (${why})` : ''}`,
