@@ -113,8 +113,7 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
       maxStale: fromProfile('max-stale'),
       checks: fromProfile('checks'),
       ...lakeSetting(typeof opts.lake === 'string' && opts.lake !== '' ? opts.lake : fromProfile('lake')),
-      webhookBudget: limitSetting(fromProfile('webhook-budget'), DEFAULT_SERVICE_LIMIT),
-      tableCapacity: limitSetting(fromProfile('table-capacity'), DEFAULT_SERVICE_LIMIT),
+      ...serviceLimits(fromProfile),
     },
     sources,
   };
@@ -144,6 +143,13 @@ function numberOrUndefined(text: string | undefined): number | undefined {
 
 /** What production allows by default (issue 45): 50,000 submissions a webhook, 50,000 rows a table. */
 const DEFAULT_SERVICE_LIMIT = 50_000;
+
+function serviceLimits(fromProfile: (key: string) => string | undefined): Pick<Settings, 'webhookBudget' | 'tableCapacity'> {
+  return {
+    webhookBudget: limitSetting(fromProfile('webhook-budget'), DEFAULT_SERVICE_LIMIT),
+    tableCapacity: limitSetting(fromProfile('table-capacity'), DEFAULT_SERVICE_LIMIT),
+  };
+}
 
 /** `off` turns a limit off; none set is the default. */
 function limitSetting(value: string | undefined, fallback: number): number | undefined {

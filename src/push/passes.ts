@@ -167,7 +167,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
   const reader = readInput(options.input.path, options.input.stdin, options.input.read);
   const { keyed } = options;
   const ledger = delivery.ledger && (await openLedger(options, delivery.ledger));
-  const journaled = ledger ? ledger.run.tee(journal) : journal;
+  const journaled = ledger?.run.tee(journal) ?? journal;
   const pass = batchPass(reader, options.limits, {
     index: options.index,
     uncertain: spec.uncertain,
@@ -211,9 +211,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     await ledger?.run.close();
     await rejects?.close();
   }
-  if (ledger?.budget) result.budget = { budget: ledger.budget.budget, usedBefore: ledger.usedBefore, left: ledger.budget.left };
-  result.exhausted = pass.exhausted;
-  result.lastRequestAt = sender.lastRequestAt;
+  Object.assign(result, { exhausted: pass.exhausted, lastRequestAt: sender.lastRequestAt }, ledger?.report());
   // up to the last answer: the wait after it, until this run's rows show (--key), is not sending
   result.seconds = sender.lastRequestAt > 0 ? (sender.lastRequestAt - startedAt) / 1000 : (performance.now() - started) / 1000;
   const settled = options.flight.settled;
@@ -225,7 +223,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
 async function openLedger(
   options: SendPassOptions,
   spec: NonNullable<DeliveryOptions['ledger']>,
-): Promise<{ run: LedgerRun; budget?: SubmissionBudget; usedBefore: number }> {
+): Promise<{ run: LedgerRun; budget?: SubmissionBudget; report(): { budget?: BudgetReport } }> {
   const { target } = options.delivery;
   const ledger = WebhookLedger.at(spec.dir, target);
   const count = await ledger.count();
@@ -235,8 +233,9 @@ async function openLedger(
     ? createHash('sha256').update(resolve(options.journal.path)).digest('hex').slice(0, 16)
     : randomUUID();
   const run = await ledger.run(source, options.tableName);
-  if (spec.budget === undefined) return { run, usedBefore };
-  return { run, budget: budgetOf(spec.budget, Math.max(0, spec.budget - usedBefore)), usedBefore };
+  if (spec.budget === undefined) return { run, report: () => ({}) };
+  const budget = budgetOf(spec.budget, Math.max(0, spec.budget - usedBefore));
+  return { run, budget, report: () => ({ budget: { budget: budget.budget, usedBefore, left: budget.left } }) };
 }
 
 function budgetOf(budget: number, left: number): SubmissionBudget {

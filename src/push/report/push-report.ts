@@ -121,6 +121,23 @@ function keyPart(key: KeyReport | undefined): Pick<SummaryInput, 'key'> {
 
 const n = (value: number): string => value.toLocaleString('en-US');
 
+/** What a push stopped by the webhook's budget says (the counts sent and left, and how to go on); whether it was. */
+function budgetSpent(summary: PushSummary, stops: StopReason[], said: { problems: string[]; hints: string[] }): boolean {
+  const spent = stops.find((stop): stop is Extract<StopReason, { kind: 'budget' }> => stop.kind === 'budget');
+  if (!spent) return false;
+  const { records } = summary;
+  const left = records.notSent === null ? `the rest of ${summary.input}` : `${n(records.notSent)} records`;
+  said.problems.push(
+    `the webhook ${summary.webhook} has used its budget of ${n(spent.budget)} submissions (webhook-budget): ${n(records.sent)} records sent, ${left} left to send`,
+  );
+  said.hints.push(
+    `a webhook takes ${n(spent.budget)} submissions in its lifetime (deleting rows gives none back): create a new webhook on the table, ` +
+      `then run the same command with --webhook NEW --resume (NEW: its URL, or @NAME saved with \`tds config set webhook.NAME\`); ` +
+      `the journal carries on where this webhook stopped and nothing is sent twice`,
+  );
+  return true;
+}
+
 /**
  * The error a push ends with when not everything is in: NOT_FOUND when the webhook vanished mid-run,
  * else PUSH_INCOMPLETE (exit 7) naming what is uncertain, rejected or not sent, and what to do next.
@@ -130,20 +147,9 @@ export function incompleteError(input: { summary: PushSummary; stops: StopReason
   const { records } = summary;
   const refused = stops.find((stop): stop is Extract<StopReason, { kind: 'refused' }> => stop.kind === 'refused');
   const gaveUp = stops.find((stop): stop is Extract<StopReason, { kind: 'gave-up' }> => stop.kind === 'gave-up');
-  const spent = stops.find((stop): stop is Extract<StopReason, { kind: 'budget' }> => stop.kind === 'budget');
   const problems: string[] = [];
   const hints: string[] = [];
-  if (spent) {
-    const left = records.notSent === null ? `the rest of ${summary.input}` : `${n(records.notSent)} records`;
-    problems.push(
-      `the webhook ${summary.webhook} has used its budget of ${n(spent.budget)} submissions (webhook-budget): ${n(records.sent)} records sent, ${left} left to send`,
-    );
-    hints.push(
-      `a webhook takes ${n(spent.budget)} submissions in its lifetime (deleting rows gives none back): create a new webhook on the table, ` +
-        `then run the same command with --webhook NEW --resume (NEW: its URL, or @NAME saved with \`tds config set webhook.NAME\`); ` +
-        `the journal carries on where this webhook stopped and nothing is sent twice`,
-    );
-  }
+  const spent = budgetSpent(summary, stops, { problems, hints });
 
   if (records.uncertain > 0) {
     const reasons = [...new Set(summary.uncertain.map((batch) => batch.reason).filter(Boolean))].slice(0, 3).join('; ');
