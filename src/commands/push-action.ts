@@ -121,7 +121,7 @@ function deliveryOf(
   ctx: Context,
   target: WebhookTarget,
   options: PushOptions,
-  settings: Pick<Settings, 'proxy' | 'rateScale' | 'webhookBudget'> & { timeoutMs: number; maxRetries: number },
+  settings: Pick<Settings, 'proxy' | 'rateScale' | 'webhookBudget' | 'tableCapacity'> & { timeoutMs: number; maxRetries: number },
 ): DeliveryOptions {
   return {
     target,
@@ -131,7 +131,7 @@ function deliveryOf(
     timeoutMs: settings.timeoutMs,
     maxRetries: settings.maxRetries,
     rateScale: settings.rateScale,
-    ledger: { dir: dataDir(ctx.io.env), budget: settings.webhookBudget },
+    ledger: { dir: dataDir(ctx.io.env), budget: settings.webhookBudget, capacity: settings.tableCapacity },
   };
 }
 

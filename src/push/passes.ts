@@ -145,6 +145,8 @@ export interface SendResult {
   flight?: { roundTripMs: number; inFlight: number };
   /** the webhook's budget (webhook-budget): what its ledger counted before this run, and what it has left after */
   budget?: BudgetReport;
+  /** the record numbers the webhook took in, in the order its answers came (--wait names those it dropped) */
+  acceptedRecords: number[];
 }
 
 export interface BudgetReport {
@@ -270,6 +272,7 @@ export function emptyResult(scan: PushTally, stats: ReadStats): SendResult {
     warnings: new Set(),
     seconds: 0,
     lastRequestAt: 0,
+    acceptedRecords: [],
   };
 }
 
@@ -285,6 +288,7 @@ async function record(result: SendResult, event: SendEvent, rejects: RejectsFile
   switch (event.kind) {
     case 'accepted':
       add(sending.sent, event.batch);
+      for (const item of event.batch.items) result.acceptedRecords.push(item.record);
       if (event.success === false) result.warnings.add(event.message ?? 'no message');
       return;
     case 'rejected':

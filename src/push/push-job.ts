@@ -50,7 +50,7 @@ export interface DeliveryOptions {
   /** TDS_RATE_SCALE: run-push.ts works out every stage's times from it once (pushTimings, below) */
   rateScale: number;
   /** the webhook's ledger (push/ledger): tds's data folder, and the budget of submissions (undefined: off) */
-  ledger?: { dir: string; budget?: number | undefined };
+  ledger?: { dir: string; budget?: number | undefined; capacity?: number | undefined };
 }
 
 export interface WaitOptions {

@@ -19,7 +19,9 @@ import { defaultJournalPath, journalExists, priorJournal } from './journal/prior
 import { JournalIndex } from './plan/resume-plan.js';
 import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob, pushTimings, type PushTimings } from './push-job.js';
 import { PushReport, type KeyReport } from './report/push-report.js';
-import { waitAfterSending } from './wait/wait-rows.js';
+import { waitAfterSending, type WaitSummary } from './wait/wait-rows.js';
+import { rangesOf } from './report/summary.js';
+import { appendFile } from 'node:fs/promises';
 
 // push/: `tds push`. Public surface: runPush (this file) with PushJob and pushTimings (push-job.ts); the
 // two passes over the input are in passes.ts, and the folders are its stages: input/ → journal/ → plan/
@@ -196,6 +198,7 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
   // the row count as close as possible to the first POST
   const baseline =
     table && job.wait ? await resolveTable(job.wait.client, table.id) : keyed && (await resolveTable(keyed.job.client, keyed.table.id));
+  if (baseline) warnNearCeiling(report, job, baseline, validation?.tally.toSend.records);
   const began = Date.now();
   const reconciler =
     keyed &&
@@ -235,9 +238,57 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
   const recent =
     !index && sent.sending.existing === 0 && baseline && since !== undefined ? { since, rowsBefore: baseline.rowCount } : undefined;
   const wait = baseline
-    ? await waitAfterSending(ctx, job, { baseline, sent, keyed, keys, recent, pollMs: session.timings.waitPollMs })
+    ? await waitAfterSending(ctx, job, {
+        baseline,
+        sent,
+        keyed,
+        keys,
+        recent,
+        pollMs: session.timings.waitPollMs,
+        intakeWindowMs: session.timings.intake.windowMs,
+      })
     : undefined;
+  if (wait?.mode === 'visible' && wait.dropped) await noteDropped(job, wait, sent);
   report.finish(sent, validation, wait, keyed && keyReport(keyed, lookup.text));
+}
+
+/** A table near its row ceiling (table-capacity) is warned about before pushing, with how many records fit. */
+function warnNearCeiling(report: PushReport, job: PushJob, table: Table, toSend: number | undefined): void {
+  const capacity = job.delivery?.ledger?.capacity;
+  if (capacity === undefined) return;
+  const fits = Math.max(0, capacity - table.rowCount);
+  const near = table.rowCount >= capacity * NEAR_CEILING;
+  if (!near && (toSend === undefined || toSend <= fits)) return;
+  const n = (value: number): string => value.toLocaleString('en-US');
+  const sending = toSend === undefined ? '' : ` of the ${n(toSend)} to send`;
+  report.warn(
+    `table "${table.name}" holds ${n(table.rowCount)} rows of its ceiling of ${n(capacity)} (table-capacity): ${n(Math.min(fits, toSend ?? fits))} records${sending} fit; the service silently drops rows past it`,
+  );
+}
+
+/** A table this full is warned about whatever the push's size. */
+const NEAR_CEILING = 0.9;
+
+/**
+ * The rows the webhook took in and the table never showed: the last ones taken in (the service drops from
+ * where a webhook's budget or a table's rows ran out), named with the likely cause and written to --rejects.
+ */
+async function noteDropped(job: PushJob, wait: Extract<WaitSummary, { mode: 'visible' }>, sent: SendResult): Promise<void> {
+  const dropped = sent.acceptedRecords.slice(-(wait.dropped ?? 0)).sort((a, b) => a - b);
+  wait.droppedRecords = rangesOf(dropped);
+  const ledger = job.delivery?.ledger;
+  const n = (value: number): string => value.toLocaleString('en-US');
+  const count = ledger && job.delivery ? await WebhookLedger.at(ledger.dir, job.delivery.target).count() : undefined;
+  wait.droppedCause =
+    ledger?.capacity !== undefined && wait.after >= ledger.capacity
+      ? `the table holds ${n(wait.after)} rows, its row ceiling (table-capacity ${n(ledger.capacity)}): it silently stops accepting rows when full`
+      : ledger?.budget !== undefined && count && count.submissions + count.uncertain >= ledger.budget
+        ? `the webhook is past its budget of ${n(ledger.budget)} submissions (webhook-budget; \`tds webhooks\`)`
+        : 'a webhook past its budget of submissions (`tds webhooks`), or a table at its row ceiling (table-capacity)';
+  if (job.report.rejectsPath) {
+    const reason = `dropped by the service: accepted, never shown in the table (${wait.droppedCause})`;
+    await appendFile(job.report.rejectsPath, dropped.map((record) => `${JSON.stringify({ record, reason })}\n`).join(''));
+  }
 }
 
 /** Takes the table's lock for a push by key, waiting (and saying so) while another push holds it. */

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect } from 'vitest';
 import { expectSameRecords, ndjson, people, tablePayloads, webhookPosts } from '../push/helpers/emulator.js';
 import { pushTest as it } from './push-support.js';
@@ -47,5 +48,32 @@ describe('tds push: the webhook budget', () => {
     const again = await bench.tds([...args, '--webhook', webhookUrl, '--resume']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('nothing to send');
+  });
+});
+
+describe('tds push --wait: rows the service dropped', () => {
+  it('names the records a table at its row ceiling dropped, writes them to --rejects and exits 7, warning before it sends', async ({
+    openBench,
+  }) => {
+    const bench = await openBench({ tableCapacity: 300 });
+    expect((await bench.tds(['config', 'set', 'table-capacity', '300'])).code).toBe(0);
+    const path = await bench.file('p.ndjson', ndjson(people(400)));
+    const rejects = `${bench.dir}/rejects.ndjson`;
+    const args = ['push', bench.inbox.url, path, '--batch-size', '100', '--concurrency', '1', '--table', 'Inbox', '--wait'];
+    const result = await bench.tds([...args, '--validate-first', '--rejects', rejects]);
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stderr).toContain(
+      'table "Inbox" holds 0 rows of its ceiling of 300 (table-capacity): 300 records of the 400 to send fit',
+    );
+    expect(result.stderr).toMatch(/dropped +100 by the service: records 301–400/);
+    expect(result.stderr).toMatch(
+      /100 records were accepted and never shown: dropped by the service \(records 301–400\); likely cause: the table holds 300 rows, its row ceiling \(table-capacity 300\)/,
+    );
+    const lines = (await readFile(rejects, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.record)).toEqual(Array.from({ length: 100 }, (_, i) => 301 + i));
+    expect(lines[0].reason).toMatch(/^dropped by the service/);
   });
 });

@@ -138,6 +138,31 @@ function budgetSpent(summary: PushSummary, stops: StopReason[], said: { problems
   return true;
 }
 
+/** What the wait for the rows found: rows dropped by the service, rows not visible yet, rows not settled. */
+function waitProblems(summary: PushSummary, said: { problems: string[]; hints: string[] }): void {
+  const { problems, hints } = said;
+  const wait = summary.wait;
+  if (wait?.mode === 'visible' && wait.dropped) {
+    problems.push(
+      `${n(wait.dropped)} records were accepted and never shown: dropped by the service (records ${formatRanges(wait.droppedRecords ?? [])}); likely cause: ${wait.droppedCause}`,
+    );
+    hints.push(
+      `${summary.rejects ? `${summary.rejects} lists them; ` : 'pass --rejects FILE to list them; '}make room (a new webhook, or rows deleted from a full table), then push those records again`,
+    );
+  } else if (wait?.mode === 'visible' && !wait.complete) {
+    problems.push(`only ${n(wait.appeared)} of ${n(wait.expected)} new rows were visible after ${wait.seconds.toFixed(0)} s`);
+    hints.push('the webhook adds rows asynchronously and may still be working: check the row count again later; do not re-send');
+  }
+  if (wait?.mode === 'settled' && !wait.complete) {
+    const unsettled = wait.expected - wait.settled;
+    problems.push(
+      `${n(unsettled)} of ${n(wait.expected)} rows had not settled after ${wait.seconds.toFixed(0)} s (${n(wait.expected - wait.visible)} not visible)` +
+        (wait.output ? `; they are in ${wait.output.path} as they were` : ''),
+    );
+    hints.push('everything was sent: run the same command with --resume to wait again (nothing is sent twice), or raise --wait-timeout');
+  }
+}
+
 /**
  * The error a push ends with when not everything is in: NOT_FOUND when the webhook vanished mid-run,
  * else PUSH_INCOMPLETE (exit 7) naming what is uncertain, rejected or not sent, and what to do next.
@@ -179,19 +204,7 @@ export function incompleteError(input: { summary: PushSummary; stops: StopReason
     );
     if (records.uncertain === 0) hints.push('run the same command with --resume to send the rest; nothing already sent is sent again');
   }
-  const wait = summary.wait;
-  if (wait?.mode === 'visible' && !wait.complete) {
-    problems.push(`only ${n(wait.appeared)} of ${n(wait.expected)} new rows were visible after ${wait.seconds.toFixed(0)} s`);
-    hints.push('the webhook adds rows asynchronously and may still be working: check the row count again later; do not re-send');
-  }
-  if (wait?.mode === 'settled' && !wait.complete) {
-    const unsettled = wait.expected - wait.settled;
-    problems.push(
-      `${n(unsettled)} of ${n(wait.expected)} rows had not settled after ${wait.seconds.toFixed(0)} s (${n(wait.expected - wait.visible)} not visible)` +
-        (wait.output ? `; they are in ${wait.output.path} as they were` : ''),
-    );
-    hints.push('everything was sent: run the same command with --resume to wait again (nothing is sent twice), or raise --wait-timeout');
-  }
+  waitProblems(summary, { problems, hints });
   if (refused?.status === 404) {
     return new TdsError('NOT_FOUND', `the webhook ${summary.webhook} answered 404 part way: ${problems.join('; ')}`, {
       status: 404,

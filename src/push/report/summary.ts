@@ -239,6 +239,7 @@ function lookupUses(requests: LookupRequests): string {
 function waitRows(wait: WaitSummary, row: (label: string, value: string) => void): void {
   if (wait.mode === 'visible') {
     row('rows visible', `${n(wait.appeared)} of ${n(wait.expected)} new rows after ${wait.seconds.toFixed(1)} s`);
+    if (wait.dropped) row('dropped', `${n(wait.dropped)} by the service: records ${formatRanges(wait.droppedRecords ?? [])}`);
     return;
   }
   const running = Object.entries(wait.running).map(([column, cells]) => `${column} ${n(cells)}`);
