@@ -284,7 +284,7 @@ async function noteDropped(job: PushJob, wait: Extract<WaitSummary, { mode: 'vis
       ? `the table holds ${n(wait.after)} rows, its row ceiling (table-capacity ${n(ledger.capacity)}): it silently stops accepting rows when full`
       : ledger?.budget !== undefined && count && count.submissions + count.uncertain >= ledger.budget
         ? `the webhook is past its budget of ${n(ledger.budget)} submissions (webhook-budget; \`tds webhooks\`)`
-        : 'a webhook past its budget of submissions (`tds webhooks`), or a table at its row ceiling (table-capacity)';
+        : 'a webhook past its budget of submissions (`tds webhooks`), a table at its row ceiling (table-capacity), or a webhook that feeds another table than --table';
   if (job.report.rejectsPath) {
     const reason = `dropped by the service: accepted, never shown in the table (${wait.droppedCause})`;
     await appendFile(job.report.rejectsPath, dropped.map((record) => `${JSON.stringify({ record, reason })}\n`).join(''));

@@ -55,8 +55,8 @@ export interface WaitResult {
 export async function waitForRows(options: WaitOptions): Promise<WaitResult> {
   const started = performance.now();
   let after = options.before;
-  /** a read of the table began after the intake window had passed */
-  let polled = false;
+  /** reads begun after the intake window had passed that found the same row count */
+  let steady = 0;
   const result = (): WaitResult => ({
     table: options.tableId,
     before: options.before,
@@ -69,8 +69,8 @@ export async function waitForRows(options: WaitOptions): Promise<WaitResult> {
   const { intake } = options;
   const windowOver = (): boolean => intake !== undefined && Date.now() - intake.lastRequestAt >= intake.windowMs;
   while (after - options.before < options.expected) {
-    // read once more after the window: what shows then is all that will
-    if (polled) {
+    // two reads begun after the window agree: what shows then is all that will (a service still taking rows in moves on)
+    if (steady >= 2) {
       return { ...result(), dropped: options.expected - Math.max(0, after - options.before) };
     }
     const left = options.timeoutMs - (performance.now() - started);
@@ -79,8 +79,9 @@ export async function waitForRows(options: WaitOptions): Promise<WaitResult> {
       throw options.signal.reason;
     });
     const wasOver = windowOver();
+    const before = after;
     after = (await resolveTable(options.client, options.tableId)).rowCount;
-    polled = wasOver;
+    steady = wasOver && (steady === 0 || after === before) ? steady + 1 : 0;
     options.onPoll?.(after - options.before);
   }
   return result();
