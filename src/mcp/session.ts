@@ -238,10 +238,7 @@ export interface MirrorCatalog {
 export async function readCatalog(session: Session): Promise<MirrorCatalog> {
   const { mirror } = session;
   if (!(await stat(mirror.path).catch(() => undefined))) {
-    return {
-      tables: [],
-      note: `there is no mirror at ${mirror.path} yet: sync_tables makes it (for another mirror, ${WAYS_TO_SET.mirror})`,
-    };
+    return { tables: [], note: `there is no mirror at ${mirror.path} yet: sync_tables makes it` };
   }
   if (mirror.syncing)
     return { tables: [], note: `the mirror ${mirror.path} is being synced by this server: its tables show once the sync ends` };
