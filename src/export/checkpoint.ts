@@ -208,6 +208,8 @@ export interface ExportFingerprint {
   endpoint: 'rows' | 'query';
   search: string;
   filters: FilterGroup | null;
+  /** the run-state tests made here (absent when none: checkpoints from before them match) */
+  tested?: string;
   shape: ShapeOptions;
   /** `fieldId=key` of each column written, in order (changes when the table's columns change). */
   columns: string[];
@@ -216,7 +218,8 @@ export interface ExportFingerprint {
 }
 
 /** What a fingerprint is taken of: the query, the record shape, and the format with its CSV options. */
-export type FingerprintOf = Pick<ExportRequest, 'table' | 'endpoint' | 'search' | 'filters' | 'fields' | 'format' | 'csv' | 'shape'>;
+export type FingerprintOf = Pick<ExportRequest, 'table' | 'endpoint' | 'search' | 'filters' | 'fields' | 'format' | 'csv' | 'shape'> &
+  Partial<Pick<ExportRequest, 'local'>>;
 
 export function exportFingerprint(request: FingerprintOf): ExportFingerprint {
   const { csv } = request;
@@ -225,6 +228,7 @@ export function exportFingerprint(request: FingerprintOf): ExportFingerprint {
     endpoint: request.endpoint,
     search: request.search,
     filters: request.filters ?? null,
+    ...(request.local ? { tested: request.local.text } : {}),
     shape: request.shape,
     columns: columnsWritten(request),
     format: request.format,
@@ -245,6 +249,7 @@ const WHAT: Record<keyof ExportFingerprint, string> = {
   endpoint: 'the command (rows or query)',
   search: 'the search text (-q)',
   filters: 'the filters (--where/--filter)',
+  tested: 'the run-state tests (--where COL.status)',
   shape: 'the record options (--header, --columns, --no-meta, --no-system, --cells, --status-columns)',
   columns: "the table's columns (changed since the export began)",
   format: 'the output format',

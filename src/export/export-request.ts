@@ -1,7 +1,7 @@
 import type { RateWindow } from '../http/rate-limiter.js';
 import type { ExportFormat } from '../output/format.js';
 import type { ShapeOptions } from '../records/shape-options.js';
-import type { Field, FilterGroup, RowsPage, Table } from '../service/index.js';
+import type { Field, FilterGroup, Row, RowsPage, Table } from '../service/index.js';
 
 export type Endpoint = 'rows' | 'query';
 export type OnTruncated = 'warn' | 'error';
@@ -28,6 +28,8 @@ export interface ExportRequest {
   /** -q; '' for none. */
   search: string;
   filters?: FilterGroup;
+  /** --where's run-state tests (`Enrich.status = success`), made here on each row the service returns; `text` as written. */
+  local?: { test(row: Row): boolean; text: string };
   /** -n: rows in all. */
   limit?: number;
   pageSize: number;
@@ -62,6 +64,8 @@ export type FetchPage = (cursor: string | undefined, limit: number, onBody?: (bo
 /** What an export did, for --verbose. */
 export interface ExportSummary {
   rows: number;
+  /** Rows the service returned, when run-state tests were made on them (`local`). */
+  tested?: number;
   /** Rows written while following (--follow). */
   followed?: number;
   duplicates: number;
