@@ -70,13 +70,18 @@ export function queryCommand(ctx: Context): Command {
     .addHelpText(
       'after',
       `
+A run state is filtered by its export key: --where 'Enrich.status in [queued, running]' (states: success,
+failed, skipped, stopped, queued, waiting, running, manual, none). tds tests it on each row the service
+returns, which is sent the operator that covers the state where one does (failed: hasError); stderr
+says how many rows were read, --explain what runs where.
+
 Examples:
   $ tds query Leads --where 'Stage = "Closed Won"' -o won.csv
   $ tds query Leads --where "Employees >= 1000" -o big.parquet --no-meta
   $ tds query Leads --where "Employees >= 1000" --where "Qualified = true" --format ndjson
   $ tds query Leads --where 'Tags in [VIP, Partner] or "Last Contacted" isDatePreset last7Days'
   $ tds query Leads --filter @filter.json -q acme --explain
-  $ tds query Leads --where "Enrich hasError" --status-columns -o failed.csv`,
+  $ tds query Leads --where "Enrich.status = failed" --status-columns -o failed.csv`,
     )
     .action(async (table: string, options: QueryOptions, cmd: Command) => {
       const { readFilterText } = await import('./export-action.js');
