@@ -83,7 +83,9 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
   });
   const { baseUrl, apiKey, webhooks } = emulator;
   // a program reads the JSON line (always the first line when stdout is not a terminal); a person, what to do with it
-  ctx.io.stdout.write(ctx.io.stdoutIsTTY ? readyText(baseUrl, apiKey) : `${JSON.stringify({ baseUrl, apiKey, webhooks })}\n`);
+  ctx.io.stdout.write(
+    ctx.io.stdoutIsTTY ? readyText(baseUrl, apiKey, emulator.webhookTables()) : `${JSON.stringify({ baseUrl, apiKey, webhooks })}\n`,
+  );
 
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
@@ -93,8 +95,13 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
   await emulator.close();
 }
 
-/** The ready message for a person: where it listens, the lines to paste in another terminal, how to stop it. */
-function readyText(baseUrl: string, apiKey: string): string {
+/**
+ * The ready message for a person: where it listens, the lines to paste in another terminal, each table's webhook
+ * (the emulator's own, which every push needs), how to stop it.
+ */
+function readyText(baseUrl: string, apiKey: string, webhooks: ReturnType<RunningEmulator['webhookTables']>): string {
+  const width = Math.max(0, ...webhooks.map(({ workspace, table }) => `${workspace} / ${table}`.length));
+  const hooks = webhooks.map(({ workspace, table, url }) => `  ${`${workspace} / ${table}`.padEnd(width)}  ${url}`);
   return [
     `The emulator listens on ${baseUrl}`,
     '',
@@ -102,6 +109,7 @@ function readyText(baseUrl: string, apiKey: string): string {
     `  export TDS_BASE_URL=${baseUrl}`,
     `  export TDS_API_KEY=${apiKey}`,
     '  tds tables',
+    ...(hooks.length > 0 ? ['', 'Webhooks (tds push URL FILE, or save one: tds config set webhook.NAME):', ...hooks] : []),
     '',
     'Stop it with Ctrl-C. (Piped or redirected, stdout gets one JSON line instead: baseUrl, apiKey, webhooks.)',
     '',

@@ -91,6 +91,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     apiKey: state.orgs[0]?.key ?? '',
     apiKeys: Object.fromEntries(state.orgs.map((org) => [org.name, org.key])),
     webhooks,
+    webhookTables: () =>
+      state.tables.flatMap((record) => {
+        const url = webhooks[record.id];
+        if (!url) return [];
+        const { name, workspaceName } = state.describeTable(record);
+        return [{ workspace: workspaceName, table: name, url }];
+      }),
     requestLog,
     flushIntake: () => intake.flushAll(),
     close: closer(server, releaseStalled, parts, options.dataFile),

@@ -74,6 +74,8 @@ export interface RunningEmulator {
   apiKeys: Record<string, string>;
   /** tableId -> full webhook URL, for every webhook-fed table (kept current as admin routes create tables). */
   webhooks: Record<string, string>;
+  /** Every webhook-fed table now, by workspace and name, with its webhook URL (for a person: the terminal's ready message). */
+  webhookTables(): Array<{ workspace: string; table: string; url: string }>;
   /** Every request, in arrival order (the emulator-only /_emulator routes excepted). */
   requestLog: RequestLogEntry[];
   /** Makes every pending webhook row visible now. */
