@@ -31,6 +31,7 @@ Examples:
   $ tds rows Leads -o leads.ndjson --columns "Name,Email,Stage" --no-meta
   $ tds rows Leads -q acme -n 50 --format json
   $ tds rows Leads -o leads.csv --excel --status-columns
+  $ tds rows Leads -o leads.csv --excel eu    # ; and 3,5 for Excel in most of Europe
   $ tds rows Leads -o leads.csv --resume          # continue after Ctrl-C or a failure
   $ tds rows Leads -o leads.parquet               # typed columns, as the mirror's (numbers, dates, lists, JSON)
   $ tds rows Leads --format table                 # a screenful, sized to the terminal
@@ -127,9 +128,10 @@ export function addExportOptions(command: Command): Command {
     .option('--join <sep>', 'CSV/TSV: join arrays of plain values with SEP instead of writing JSON')
     .option('--bom', 'CSV/TSV: start with a UTF-8 byte order mark')
     .option(
-      '--excel',
-      `CSV/TSV for spreadsheet programs: BOM, CRLF, cells cut at ${SPREADSHEET_CELL_MAX_CHARS.toLocaleString('en-US')} characters, formula guard`,
+      '--excel [locale]',
+      `CSV/TSV for spreadsheet programs: BOM, CRLF, cells cut at ${SPREADSHEET_CELL_MAX_CHARS.toLocaleString('en-US')} characters, formula guard, lists as "a, b", members by name; --excel eu: ; between fields and a decimal comma (Excel in most of Europe)`,
     )
+    .option('--delimiter <char>', 'CSV: the field separator instead of , (e.g. ;)')
     .option('--safe-formulas', "CSV/TSV: a text cell starting with = + - @ tab or CR gets a leading '")
     .addOption(
       new Option('--on-truncated <action>', 'cells the service cut at 200 characters: warn at the end, or exit 8')

@@ -214,7 +214,17 @@ export interface ExportFingerprint {
   /** `fieldId=key` of each column written, in order (changes when the table's columns change). */
   columns: string[];
   format: ExportFormat;
-  csv: { bom: boolean; crlf: boolean; join: string | null; safeFormulas: boolean; maxCellChars: number | null };
+  csv: {
+    bom: boolean;
+    crlf: boolean;
+    join: string | null;
+    safeFormulas: boolean;
+    maxCellChars: number | null;
+    /** present only when set, so that checkpoints from before them match */
+    delimiter?: string;
+    decimalComma?: true;
+    spreadsheet?: true;
+  };
 }
 
 /** What a fingerprint is taken of: the query, the record shape, and the format with its CSV options. */
@@ -232,7 +242,16 @@ export function exportFingerprint(request: FingerprintOf): ExportFingerprint {
     shape: request.shape,
     columns: columnsWritten(request),
     format: request.format,
-    csv: { bom: csv.bom, crlf: csv.crlf, join: csv.join ?? null, safeFormulas: csv.safeFormulas, maxCellChars: csv.maxCellChars ?? null },
+    csv: {
+      bom: csv.bom,
+      crlf: csv.crlf,
+      join: csv.join ?? null,
+      safeFormulas: csv.safeFormulas,
+      maxCellChars: csv.maxCellChars ?? null,
+      ...(csv.delimiter !== undefined ? { delimiter: csv.delimiter } : {}),
+      ...(csv.decimalComma ? { decimalComma: true as const } : {}),
+      ...(csv.spreadsheet ? { spreadsheet: true as const } : {}),
+    },
   };
 }
 
@@ -253,7 +272,7 @@ const WHAT: Record<keyof ExportFingerprint, string> = {
   shape: 'the record options (--header, --columns, --no-meta, --no-system, --cells, --status-columns)',
   columns: "the table's columns (changed since the export began)",
   format: 'the output format',
-  csv: 'the CSV options (--bom, --excel, --join, --safe-formulas)',
+  csv: 'the CSV options (--bom, --excel, --join, --delimiter, --safe-formulas)',
 };
 
 /** What differs between the fingerprint in a checkpoint and the current one, for the message; empty when they match. */

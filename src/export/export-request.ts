@@ -14,6 +14,12 @@ export interface CsvOptions {
   safeFormulas: boolean;
   /** Cells longer than this are cut (--excel: the spreadsheet cell limit). */
   maxCellChars?: number;
+  /** --delimiter, or `;` for --excel eu: the CSV field separator instead of `,`. */
+  delimiter?: string;
+  /** --excel eu: numbers with a decimal comma. */
+  decimalComma?: boolean;
+  /** --excel: lists of plain values as `a, b` and members by name, as a person reads them in a spreadsheet. */
+  spreadsheet?: boolean;
 }
 
 /**
