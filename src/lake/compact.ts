@@ -12,8 +12,8 @@ import {
   VALID_FROM_COLUMN,
   VALID_TO_COLUMN,
   wholePartitions,
-  writeWhole,
 } from './lake.js';
+import { commitPartition } from './commit-partition.js';
 
 // `tds lake compact`: a table's changes rewritten into one snapshot partition, `snapshot/as_of=<S>`,
 // with every version up to sync S and its two ends (`_valid_from`, `_valid_to`: the SCD2 pair) and
@@ -46,7 +46,7 @@ export async function compactFolder(connection: DuckDBConnection, folder: string
     return { folder, versions: 0, freed };
   }
   const query = snapshotQuery(folder, state.snapshotAsOf, asOf);
-  const versions = await writeWhole({
+  const versions = await commitPartition({
     connection,
     query,
     folder: join(folder, 'snapshot', `${SNAPSHOT_PARTITION}=${asOf}`),

@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { PRIVATE_FILE_MODE } from '../core/private-files.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import { versionColumns, type VersionColumn } from '../mirror/history/retyped-columns.js';
-import { copyToPartial } from '../parquet/copy-out.js';
+import { commitPartition, SUCCESS_FILE } from './commit-partition.js';
 import { tableReadme } from './recipes.js';
 
 // The lake (`tds sync --lake DIR`): what each sync of a mirror table wrote, as Parquet files in Hive
@@ -28,11 +29,8 @@ export const SYNC_PARTITION = 'sync_id';
 export const SNAPSHOT_PARTITION = 'as_of';
 /** A snapshot version's end (null: current). */
 export const VALID_TO_COLUMN = '_valid_to';
-/** Written last in a partition: the partition is whole (Spark's marker). */
-export const SUCCESS_FILE = '_SUCCESS';
 /** Where files are written before their rename; readers skip folders that start with `_`. */
-const TEMPORARY = '_temporary';
-const PART_FILE = 'part-0.parquet';
+export const TEMPORARY = '_temporary';
 
 /** The mirror's record of the partitions each lake holds (so a missing one is written by the next sync). */
 const LAKE_TABLE = `CREATE TABLE IF NOT EXISTS _tds_lake (
@@ -170,56 +168,12 @@ interface PartitionTarget {
 async function writePartition(connection: DuckDBConnection, target: PartitionTarget): Promise<number> {
   const changes = join(target.dir, lakeFolder(target.table.mirrorTable), 'changes');
   const columns = await versionColumns(connection, target.table.mirrorTable);
-  return writeWhole({
+  return commitPartition({
     connection,
     query: partitionQuery(target.table, target.syncId, columns),
     folder: join(changes, `${SYNC_PARTITION}=${target.syncId}`),
     temporary: join(changes, TEMPORARY),
   });
-}
-
-export interface WholeWrite {
-  connection: DuckDBConnection;
-  query: string;
-  /** The partition folder the file goes into, with `_SUCCESS` last. */
-  folder: string;
-  /** Where the file is written first. */
-  temporary: string;
-}
-
-/**
- * The query's rows as `folder/part-0.parquet` (zstd), as Spark's committers make a partition: the
- * file written under `_temporary/`, synced, renamed into the folder, then `_SUCCESS`. A folder an
- * earlier, killed run left is replaced (a partition's content is the same by construction). No rows:
- * no folder. Returns the rows written.
- */
-export async function writeWhole({ connection, query, folder, temporary }: WholeWrite): Promise<number> {
-  await mkdir(temporary, { recursive: true });
-  const aside = join(temporary, `${randomBytes(6).toString('hex')}.parquet`);
-  const partial = await copyToPartial({ run: (sql) => connection.run(sql), query, path: aside, compression: 'zstd' });
-  try {
-    const counted = await connection.runAndReadAll(`SELECT num_rows::BIGINT AS n FROM parquet_file_metadata(${quoteLiteral(partial)})`);
-    const rows = Number(counted.getRowObjectsJS()[0]?.n ?? 0);
-    if (rows === 0) return 0;
-    await rm(folder, { recursive: true, force: true });
-    await mkdir(folder, { recursive: true });
-    await rename(partial, join(folder, PART_FILE));
-    await writeFile(join(folder, SUCCESS_FILE), '');
-    await syncFolder(folder);
-    return rows;
-  } finally {
-    await rm(partial, { force: true });
-    await rmdir(temporary).catch(() => undefined);
-  }
-}
-
-async function syncFolder(folder: string): Promise<void> {
-  const handle = await open(folder, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** The longest folder name a table gets (file systems allow 255 bytes a name). */
@@ -283,7 +237,7 @@ export async function describeFolder(connection: DuckDBConnection, folder: strin
   const state = await folderState(folder);
   if (state.snapshotAsOf === undefined && state.changes.length === 0) return;
   const identity: FolderIdentity = { tableId: table.tableId, name: table.name, mirrorTable: table.mirrorTable };
-  await writeFile(join(folder, IDENTITY_FILE), `${JSON.stringify(identity, null, 2)}\n`);
+  await writeFile(join(folder, IDENTITY_FILE), `${JSON.stringify(identity, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
   const files = [
     ...(state.changes.length > 0 ? [join(folder, 'changes', `${SYNC_PARTITION}=*`, '*.parquet')] : []),
     ...(state.snapshotAsOf !== undefined ? [join(folder, 'snapshot', `${SNAPSHOT_PARTITION}=${state.snapshotAsOf}`, '*.parquet')] : []),
@@ -303,5 +257,5 @@ export async function describeFolder(connection: DuckDBConnection, folder: strin
     ...(state.snapshotAsOf !== undefined ? { snapshotAsOf: state.snapshotAsOf } : {}),
     hasChanges: state.changes.length > 0,
   });
-  await writeFile(join(folder, 'README.md'), readme);
+  await writeFile(join(folder, 'README.md'), readme, { mode: PRIVATE_FILE_MODE });
 }
