@@ -9,11 +9,12 @@ import {
   folderState,
   SNAPSHOT_PARTITION,
   SYNC_PARTITION,
+  TEMPORARY,
   VALID_FROM_COLUMN,
   VALID_TO_COLUMN,
   wholePartitions,
 } from './lake.js';
-import { commitPartition } from './commit-partition.js';
+import { commitPartition, removeStalePartials } from './commit-partition.js';
 
 // `tds lake compact`: a table's changes rewritten into one snapshot partition, `snapshot/as_of=<S>`,
 // with every version up to sync S and its two ends (`_valid_from`, `_valid_to`: the SCD2 pair) and
@@ -39,6 +40,7 @@ export interface CompactResult {
  */
 export async function compactFolder(connection: DuckDBConnection, folder: string, dropChanges: boolean): Promise<CompactResult> {
   const identity = await folderIdentity(folder);
+  await removeStalePartials(join(folder, 'changes', TEMPORARY));
   const state = await folderState(folder);
   const asOf = state.changes.at(-1);
   if (identity === undefined || asOf === undefined) {
@@ -50,7 +52,7 @@ export async function compactFolder(connection: DuckDBConnection, folder: string
     connection,
     query,
     folder: join(folder, 'snapshot', `${SNAPSHOT_PARTITION}=${asOf}`),
-    temporary: join(folder, 'snapshot', '_temporary'),
+    temporary: join(folder, 'snapshot', TEMPORARY),
   });
   for (const older of await wholePartitions(join(folder, 'snapshot'), SNAPSHOT_PARTITION)) {
     if (older < asOf) await rm(join(folder, 'snapshot', `${SNAPSHOT_PARTITION}=${older}`), { recursive: true, force: true });

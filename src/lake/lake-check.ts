@@ -2,12 +2,13 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { versionColumns } from '../mirror/history/retyped-columns.js';
 import { quoteIdent } from '../duckdb/sql-text.js';
-import { folderState, lakeFolder, lakeTables } from './lake.js';
+import { folderProblems, folderState, lakeFolder, lakeTables, type LakeProblem } from './lake.js';
 import { lakeNowQuery } from './recipes.js';
 
 // `tds lake check`: the lake read back as a reader would (the newest snapshot, then the changes after
 // it) and compared with the mirror, table by table: the row count and a checksum of every value as
-// text, so a partition missing, doubled or wrong shows.
+// text, so a partition missing, doubled or wrong shows. A folder that cannot be read whole (a partition
+// without `_SUCCESS`, a file cut short) is named as such, not read.
 
 export interface TableCheck {
   mirrorTable: string;
@@ -15,7 +16,10 @@ export interface TableCheck {
   /** Columns left out of the checksum: retyped fields, whose older files keep the old type. */
   retyped: string[];
   mirror: { rows: number; checksum: string };
-  lake: { rows: number; checksum: string };
+  /** Null when the folder cannot be read whole (`problems`). */
+  lake: { rows: number; checksum: string } | null;
+  /** Partitions without `_SUCCESS` and files that are not Parquet: the folder is not what a sync left. */
+  problems: LakeProblem[];
   matches: boolean;
 }
 
@@ -29,17 +33,21 @@ export async function checkLake(connection: DuckDBConnection, dir: string): Prom
     const columns = version.map((column) => column.key).filter((key) => !retyped.includes(key));
     const mirror = await figures(connection, quoteIdent(table.mirrorTable), columns);
     const state = await folderState(folder);
+    const problems = await folderProblems(connection, folder);
     const lake =
-      state.snapshotAsOf === undefined && state.changes.length === 0
-        ? { rows: 0, checksum: '0' }
-        : await lakeFigures(connection, { folder, state, columns });
+      problems.length > 0
+        ? null
+        : state.snapshotAsOf === undefined && state.changes.length === 0
+          ? { rows: 0, checksum: '0' }
+          : await lakeFigures(connection, { folder, state, columns });
     checks.push({
       mirrorTable: table.mirrorTable,
       folder,
       retyped,
       mirror,
       lake,
-      matches: mirror.rows === lake.rows && mirror.checksum === lake.checksum,
+      problems,
+      matches: lake !== null && mirror.rows === lake.rows && mirror.checksum === lake.checksum,
     });
   }
   return checks;

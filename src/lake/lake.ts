@@ -3,6 +3,7 @@ import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { PRIVATE_FILE_MODE } from '../core/private-files.js';
+import { firstLine } from '../duckdb/errors.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import { versionColumns, type VersionColumn } from '../mirror/history/retyped-columns.js';
 import { commitPartition, SUCCESS_FILE } from './commit-partition.js';
@@ -230,6 +231,46 @@ export async function folderState(folder: string): Promise<{ snapshotAsOf?: numb
     (n) => snapshotAsOf === undefined || n > snapshotAsOf,
   );
   return snapshotAsOf === undefined ? { changes } : { snapshotAsOf, changes };
+}
+
+/** What keeps a table's folder from being read whole: a partition without `_SUCCESS`, a file that is not Parquet. */
+export interface LakeProblem {
+  /** The partition folder or file, relative to the table's folder. */
+  path: string;
+  problem: string;
+}
+
+/**
+ * Every partition of the folder (changes and snapshots) that lacks its `_SUCCESS`, and every file in one
+ * whose Parquet footer cannot be read (a file cut short, or not Parquet at all), each named.
+ */
+export async function folderProblems(connection: DuckDBConnection, folder: string): Promise<LakeProblem[]> {
+  const problems: LakeProblem[] = [];
+  for (const [kind, key] of [
+    ['changes', SYNC_PARTITION],
+    ['snapshot', SNAPSHOT_PARTITION],
+  ] as const) {
+    const entries = await readdir(join(folder, kind), { withFileTypes: true }).catch(() => []);
+    const partitions = entries.filter((entry) => entry.isDirectory() && new RegExp(`^${key}=\\d+$`).test(entry.name));
+    for (const partition of partitions.map((entry) => entry.name).sort()) {
+      const inside = await readdir(join(folder, kind, partition));
+      if (!inside.includes(SUCCESS_FILE)) problems.push({ path: join(kind, partition), problem: `incomplete (no ${SUCCESS_FILE})` });
+      for (const name of inside.filter((file) => file.endsWith('.parquet')).sort()) {
+        const path = join(folder, kind, partition, name);
+        const unreadable = await connection.run(`SELECT num_rows FROM parquet_file_metadata(${quoteLiteral(path)})`).then(
+          () => undefined,
+          (error: unknown) =>
+            firstLine(error)
+              .replace(/^[A-Za-z ]+ Error: /, '')
+              .replace(/ ?(["'])[^"']*\1/g, ''),
+        );
+        if (unreadable !== undefined) {
+          problems.push({ path: join(kind, partition, name), problem: `not a readable Parquet file (${unreadable})` });
+        }
+      }
+    }
+  }
+  return problems;
 }
 
 /** The folder's `_table.json` and README.md, written again for what the folder holds now. */
