@@ -3,7 +3,7 @@
 
 import { Command, Option } from 'commander';
 import type { Context } from '../core/context.js';
-import { parseNumberOption } from '../core/number-option.js';
+import { parseNumberOption, parseShareOption } from '../core/number-option.js';
 import { HEADER_MODES } from '../records/shape-options.js';
 import type { LakeCheckOptions, LakeCompactOptions, SyncOptions } from './sync-action.js';
 
@@ -77,8 +77,8 @@ export function syncCommand(ctx: Context): Command {
     )
     .option(
       '--max-share <share>',
-      'with --follow: the share of the row-read limit that verification may use (0-1, default 0.5)',
-      parseNumberOption('--max-share', 0, 1),
+      'with --follow: the share of the row-read limit that verification may use (above 0, up to 1 or 100%; default 0.5)',
+      parseShareOption('--max-share'),
     )
     .option('--lake <dir>', "also write what each table's sync changed to DIR as Parquet (Hive partitions; see `tds lake`)")
     .option(
