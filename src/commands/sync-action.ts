@@ -186,11 +186,6 @@ export async function lakeCheckAction(ctx: Context, dir: string, options: LakeCh
     const checks = await checkLake(db.connection, root);
     if (options.json) ctx.io.stdout.write(`${JSON.stringify(checks)}\n`);
     for (const check of checks) {
-      if (check.retyped.length > 0) {
-        ctx.io.stderr.write(
-          `${check.mirrorTable}: ${check.retyped.join(', ')} left out of the checksum (retyped: older files keep the old type)\n`,
-        );
-      }
       for (const problem of check.problems)
         ctx.io.stderr.write(`${check.mirrorTable}: ${join(check.folder, problem.path)} is ${problem.problem}\n`);
       ctx.io.stderr.write(checkLine(check));

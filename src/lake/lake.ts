@@ -8,6 +8,7 @@ import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import { versionColumns, type VersionColumn } from '../mirror/history/retyped-columns.js';
 import { commitPartition, SUCCESS_FILE } from './commit-partition.js';
 import { tableReadme } from './recipes.js';
+import { retypedColumns } from './retyped-files.js';
 
 // The lake (`tds sync --lake DIR`): what each sync of a mirror table wrote, as Parquet files in Hive
 // partitions that Spark, Trino, BigQuery, Athena and DuckDB read without tds. This file is the folder's
@@ -297,6 +298,7 @@ export async function describeFolder(connection: DuckDBConnection, folder: strin
     columns,
     ...(state.snapshotAsOf !== undefined ? { snapshotAsOf: state.snapshotAsOf } : {}),
     hasChanges: state.changes.length > 0,
+    retyped: await retypedColumns(connection, folder, state),
   });
   await writeFile(join(folder, 'README.md'), readme, { mode: PRIVATE_FILE_MODE });
 }
