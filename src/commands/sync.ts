@@ -131,7 +131,10 @@ export function lakeCommand(ctx: Context): Command {
     .argument('<dir>', 'the lake folder')
     .option('--db <file>', 'the mirror file (default: TDS_DB, the `db` setting, or tds.duckdb here)')
     .option('--json', 'print the comparison as JSON on stdout')
-    .addHelpText('after', '\nExit status 9 when a table differs.\n\nExample:\n  $ tds lake check ./lake --db tds.duckdb')
+    .addHelpText(
+      'after',
+      '\nExit status 9 when a table differs, or a partition lacks its _SUCCESS or holds a file that is not Parquet.\n\nExample:\n  $ tds lake check ./lake --db tds.duckdb',
+    )
     .action(async (dir: string, options: LakeCheckOptions, command: Command) => {
       const { lakeCheckAction } = await import('./sync-action.js');
       await lakeCheckAction(ctx, dir, options, command);
