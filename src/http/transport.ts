@@ -69,7 +69,11 @@ export class Transport {
       return { status: response.statusCode, headers: response.headers, text };
     }
     const declared = Number(response.headers['content-length']);
-    const text = await readBodyText(response.body, { maxBytes: MAX_RESPONSE_BYTES, deadlineMs }, Number.isFinite(declared) ? declared : undefined);
+    const text = await readBodyText(
+      response.body,
+      { maxBytes: MAX_RESPONSE_BYTES, deadlineMs },
+      Number.isFinite(declared) ? declared : undefined,
+    );
     return { status: response.statusCode, headers: response.headers, text };
   }
 

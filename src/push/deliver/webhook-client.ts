@@ -74,7 +74,12 @@ export class WebhookClient {
   private async send(method: 'HEAD' | 'POST', body?: Buffer): Promise<WireResult> {
     const headers: Record<string, string> = { 'user-agent': 'tds', accept: 'application/json' };
     if (body) headers['content-type'] = 'application/json';
-    const { response, failure, outcome, ms } = await attemptRequest(this.transport, { method, path: this.path, headers, ...(body ? { body } : {}) });
+    const { response, failure, outcome, ms } = await attemptRequest(this.transport, {
+      method,
+      path: this.path,
+      headers,
+      ...(body ? { body } : {}),
+    });
     if (response) return { kind: 'response', status: response.status, headers: response.headers, text: response.text, ms };
     const code = outcome.kind === 'network' ? outcome.code : undefined;
     return {
