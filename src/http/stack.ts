@@ -2,7 +2,7 @@ import { redactSecrets } from '../core/redact.js';
 import { errorCodeOf, type Attempt } from './errors.js';
 import { proxyFor, shownProxy, type ProxySettings } from './proxy.js';
 import { RateLimiter } from './rate-limiter.js';
-import { parseRetryAfter, type AttemptOutcome, type RetryPolicy } from './retry-policy.js';
+import { parseRetryAfter, type AttemptOutcome } from './retry-policy.js';
 import { withRetries, type AttemptReport, type RetryLoop, type RetryResult } from './retry.js';
 import { Transport, type SendRequest } from './transport.js';
 
