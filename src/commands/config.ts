@@ -6,12 +6,7 @@ import type { Context } from '../core/context.js';
 import { configKeyHelp } from '../config/keys.js';
 import { configFile } from '../config/store.js';
 
-export function configCommand(ctx: Context): Command {
-  const config = new Command('config')
-    .description('manage profiles in the config file: base URL, API key, default format, saved webhooks')
-    .addHelpText(
-      'after',
-      `
+const configHelp = (): string => `
 Keys:
 ${configKeyHelp()}
 
@@ -24,8 +19,12 @@ default "default").
 Examples:
   $ tds config set base-url https://api.example.com/v1
   $ tds config set api-key < ~/secrets/tds-key.txt
-  $ tds config list --profile staging`,
-    );
+  $ tds config list --profile staging`;
+
+export function configCommand(ctx: Context): Command {
+  const config = new Command('config')
+    .description('manage profiles in the config file: base URL, API key, default format, saved webhooks')
+    .addHelpText('after', () => configHelp());
 
   config
     .command('set')
