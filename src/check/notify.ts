@@ -1,13 +1,10 @@
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { type Settings, loadNotifyUrl } from '../config/settings.js';
-import { redactSecrets } from '../core/redact.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../http/client.js';
-import { errorCodeOf } from '../http/errors.js';
-import { RateLimiter, serviceTimings } from '../http/rate-limiter.js';
-import { parseRetryAfter, type AttemptOutcome } from '../http/retry-policy.js';
-import { withRetries } from '../http/retry.js';
-import { Transport, type RawResponse } from '../http/transport.js';
+import type { ProxySettings } from '../http/proxy.js';
+import { serviceTimings } from '../http/rate-limiter.js';
+import { isSuccess, postOnce } from '../http/stack.js';
 import { observedText, tallyText, type CheckResult } from './check-result.js';
 import type { StatusChange } from './check-history.js';
 
@@ -28,6 +25,8 @@ export interface NotifyOptions {
   maxRetries: number;
   /** Retry waits divided by it (TDS_RATE_SCALE). */
   rateScale: number;
+  /** HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
+  proxy?: ProxySettings;
   signal?: AbortSignal;
   /** --verbose lines (the URL redacted). */
   log?: (line: string) => void;
@@ -50,6 +49,7 @@ export async function notifyTarget(ctx: Context, given: string, settings: Settin
     timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
     rateScale: serviceTimings(settings.rateScale).retryScale,
+    ...(settings.proxy ? { proxy: settings.proxy } : {}),
   };
 }
 
@@ -75,13 +75,7 @@ export function notification(changes: readonly StatusChange[], results: readonly
   };
 }
 
-interface Posted {
-  outcome: AttemptOutcome;
-  response?: RawResponse;
-  ms: number;
-}
-
-/** Posts the message; 429, 5xx and broken connections are retried by the policy of every read. Never throws but for an abort. */
+/** Posts the message through the one HTTP stack (http/stack.ts). Never throws but for an abort. */
 export async function postNotification(message: Notification, options: NotifyOptions): Promise<NotifyOutcome> {
   let url: URL;
   try {
@@ -89,58 +83,20 @@ export async function postNotification(message: Notification, options: NotifyOpt
   } catch {
     return { delivered: false, attempts: 0, why: 'the notification URL is not a URL' };
   }
-  const shown = `${url.protocol}//${url.host}/…`;
-  const secrets = [options.url, url.pathname + url.search];
-  const transport = new Transport({
-    origin: url.origin,
+  const { result, attempts } = await postOnce({
+    url,
+    body: JSON.stringify(message),
     timeoutMs: options.timeoutMs,
+    maxRetries: options.maxRetries,
+    rateScale: options.rateScale,
+    ...(options.proxy ? { proxy: options.proxy } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.log ? { log: options.log } : {}),
   });
-  const body = JSON.stringify(message);
-  try {
-    const { result, attempts } = await withRetries<Posted>({
-      limiter: new RateLimiter({ limit: 10, windowMs: 1000 }),
-      // a message sent twice after a 5xx is better than none: people read it, nothing adds it up
-      policy: { maxRetries: options.maxRetries, idempotent: true, rateScale: options.rateScale },
-      ...(options.signal ? { signal: options.signal } : {}),
-      attempt: async () => {
-        const started = performance.now();
-        try {
-          const response = await transport.send({
-            method: 'POST',
-            path: url.pathname + url.search,
-            headers: { 'content-type': 'application/json', 'user-agent': 'tds' },
-            body,
-          });
-          const retryAfterMs = response.status === 429 ? parseRetryAfter(response.headers['retry-after']) : undefined;
-          const outcome: AttemptOutcome = {
-            kind: 'status',
-            status: response.status,
-            ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-          };
-          return { outcome, response, ms: performance.now() - started };
-        } catch (error) {
-          if (options.signal?.aborted) throw options.signal.reason;
-          return { outcome: { kind: 'network', code: errorCodeOf(error) }, ms: performance.now() - started };
-        }
-      },
-      outcomeOf: (posted) => (isSuccess(posted) ? undefined : posted.outcome),
-      onAttempt: ({ result }) => {
-        const answer = result.outcome.kind === 'status' ? String(result.outcome.status) : (result.outcome.code ?? 'network error');
-        options.log?.(redactSecrets(`POST ${shown} ${answer} ${Math.round(result.ms)}ms`, secrets));
-      },
-    });
-    if (isSuccess(result)) return { delivered: true, attempts: attempts.length + 1 };
-    const answer =
-      result.outcome.kind === 'status' ? `HTTP ${result.outcome.status}` : `${result.outcome.code ?? 'network error'} (no answer)`;
-    return { delivered: false, attempts: attempts.length, why: `the receiver at ${url.host} answered ${answer}` };
-  } finally {
-    await transport.close().catch(() => undefined);
-  }
-}
-
-function isSuccess(posted: Posted): boolean {
-  return posted.response !== undefined && posted.response.status >= 200 && posted.response.status < 300;
+  if (isSuccess(result)) return { delivered: true, attempts: attempts.length + 1 };
+  const answer =
+    result.outcome.kind === 'status' ? `HTTP ${result.outcome.status}` : `${result.outcome.code ?? 'network error'} (no answer)`;
+  return { delivered: false, attempts: attempts.length, why: `the receiver at ${url.host} answered ${answer}` };
 }
 
 /**
