@@ -90,7 +90,15 @@ export async function evaluateChecks(db: Database, request: Pick<CheckRun, 'db' 
       continue;
     }
     const fields = await mirrorFields(db.connection, state.tableId);
-    const scope: TableScope = { db, step, table: state, fields, now: request.now, verifiedAt: verified?.get(state.tableId) };
+    const scope: TableScope = {
+      db,
+      step,
+      signal: request.signal,
+      table: state,
+      fields,
+      now: request.now,
+      verifiedAt: verified?.get(state.tableId),
+    };
     if (table.schema) {
       const contract = evaluateContract(table.schema, fields, table.ref, previous.get(resultKey(table.ref, 'schema'))?.fields ?? null);
       results.push(contract.result);

@@ -13,7 +13,7 @@ import { runStats, type StatsFormat } from '../stats/run-stats.js';
 import { DEFAULT_TOP } from '../stats/table-stats.js';
 import { writeWhole } from '../output/table.js';
 import { checksText, type CheckFormat } from '../check/check-output.js';
-import { tally, tallyText } from '../check/check-result.js';
+import { tally, tallyText, type CheckResult } from '../check/check-result.js';
 import { DEFAULT_CHECKS_FILE, readChecksFile, type TableChecks } from '../check/checks-file.js';
 import { notifyChanges, notifyTarget } from '../check/notify.js';
 import { runChecks } from '../check/run-checks.js';
@@ -99,8 +99,22 @@ export async function checkAction(ctx: Context, file: string | undefined, option
   await writeWhole(ctx, (toFile) => Buffer.from(checksText(ctx, outcome.results, format, toFile)), output);
   ctx.io.stderr.write(`checks: ${tallyText(outcome.results)}${output ? ` (written to ${output})` : ''}\n`);
   if (notify) await notifyChanges(ctx, outcome, notify);
-  const failed = tally(outcome.results).fail;
-  if (failed > 0) throw new TdsError('CHECK_FAILED', `${failed} of ${outcome.results.length} checks failed`);
+  throwIfFailed(outcome.results);
+}
+
+/** Exit 9 when a check failed or could not be evaluated (an `error` fails CI as a `fail` does). */
+function throwIfFailed(results: readonly CheckResult[]): void {
+  const counts = tally(results);
+  if (counts.fail + counts.error === 0) return;
+  const of = `of ${results.length} checks`;
+  const errors = `could not be evaluated`;
+  const message =
+    counts.error === 0
+      ? `${counts.fail} ${of} failed`
+      : counts.fail === 0
+        ? `${counts.error} ${of} ${errors}`
+        : `${counts.fail} ${of} failed and ${counts.error} ${errors}`;
+  throw new TdsError('CHECK_FAILED', message);
 }
 
 /**
