@@ -30,8 +30,18 @@ export interface CheckRun {
   onWait?: (line: string) => void;
 }
 
+/** When a checked table's last complete pass began (`_tds_tables.verified_at`, the service's clock). */
+export interface TableVerified {
+  /** The table as the checks file names it. */
+  table: string;
+  /** null: no complete pass recorded. */
+  verifiedAt: string | null;
+}
+
 export interface CheckOutcome {
   results: CheckResult[];
+  /** The checked tables the mirror holds. */
+  verified: TableVerified[];
   changes: StatusChange[];
   /** The run's number in _tds_checks; null when not recorded. */
   run: number | null;
@@ -60,11 +70,12 @@ export async function runChecks(request: CheckRun): Promise<CheckOutcome> {
     db.close();
   }
   const run = request.record ? await recordRun(request.db, evaluated.results, evaluated.matched, wait) : null;
-  return { results: evaluated.results, changes: evaluated.changes, run };
+  return { results: evaluated.results, verified: evaluated.verified, changes: evaluated.changes, run };
 }
 
 interface Evaluated {
   results: CheckResult[];
+  verified: TableVerified[];
   changes: StatusChange[];
   /** Per table, the field IDs its schema contract matched. */
   matched: Map<string, Record<string, string>>;
@@ -76,6 +87,7 @@ interface Evaluated {
  */
 export async function evaluateChecks(db: Database, request: Pick<CheckRun, 'db' | 'tables' | 'now' | 'signal'>): Promise<Evaluated> {
   const results: CheckResult[] = [];
+  const tablesVerified: TableVerified[] = [];
   const matched = new Map<string, Record<string, string>>();
   const step = interruptible(db, request.signal);
   const previous = await previousResults(db.connection);
@@ -89,6 +101,7 @@ export async function evaluateChecks(db: Database, request: Pick<CheckRun, 'db' 
       results.push(...unreachable(table, error.message));
       continue;
     }
+    tablesVerified.push({ table: table.ref, verifiedAt: verified?.get(state.tableId) ?? null });
     const fields = await mirrorFields(db.connection, state.tableId);
     const scope: TableScope = {
       db,
@@ -107,7 +120,7 @@ export async function evaluateChecks(db: Database, request: Pick<CheckRun, 'db' 
     const contractLabels = new Set(table.schema?.fields.map((field) => field.label) ?? []);
     results.push(...(await evaluateTable(scope, table.checks, { tableRef: table.ref, contractLabels })));
   }
-  return { results, changes: statusChanges(results, previous), matched };
+  return { results, verified: tablesVerified, changes: statusChanges(results, previous), matched };
 }
 
 /** Every check of a table the mirror does not hold: an `error` that says so. */
