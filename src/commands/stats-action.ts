@@ -95,11 +95,19 @@ export async function checkAction(ctx: Context, file: string | undefined, option
   const notify = options.notify === undefined ? undefined : await notifyTarget(ctx, options.notify, settings);
   let now = Date.now();
   if (options.sync) now = (await syncTables(ctx, settings, tables)) ?? now;
-  const outcome = await runChecks({ db: settings.db, tables, now, record: true, ...waitOn(ctx), signal: ctx.signal });
+  const outcome = await runChecks({
+    db: settings.db,
+    tables,
+    now,
+    record: true,
+    notify: notify !== undefined,
+    ...waitOn(ctx),
+    signal: ctx.signal,
+  });
   await writeWhole(ctx, (toFile) => Buffer.from(checksText(ctx, outcome.results, format, toFile)), output);
   for (const { table, verifiedAt } of outcome.verified) ctx.io.stderr.write(`${table}: ${verifiedLine(verifiedAt, now)}\n`);
   ctx.io.stderr.write(`checks: ${tallyText(outcome.results)}${output ? ` (written to ${output})` : ''}\n`);
-  if (notify) await notifyChanges(ctx, outcome, notify);
+  if (notify) await notifyChanges(ctx, outcome, notify, { db: settings.db, wait: waitOn(ctx) });
   throwIfFailed(outcome.results);
 }
 

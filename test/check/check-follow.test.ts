@@ -47,6 +47,32 @@ describe('tds sync --follow --check', () => {
   });
 });
 
+describe('tds sync --follow --check --notify with a receiver that never answers', () => {
+  it("a round never waits for the notification: the next round's checks run while its POST is unanswered", async () => {
+    const silent = await startReceiver(() => 'hang');
+    try {
+      const file = await writeChecks(bench, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - rows: {max: 0}\n`, 'silent.yaml');
+      // a process: its stderr read as it goes
+      const follower = bench.spawn(['sync', FIXTURE_NAME, '--follow', '--every', '0.1', '--check', file, '--notify', silent.url]);
+      try {
+        await vi.waitFor(() => expect(silent.received).toHaveLength(1), { timeout: 20_000, interval: 20 });
+        await bench.admin('POST', `/tables/${fixture.tableId}/rows`, { rows: [{ cells: { Email: 'silent@x.example', Enrich: null } }] });
+        const twice = /checks of Check Fixture: 1 fail\n[^]*checks of Check Fixture: 1 fail\n/;
+        await vi.waitFor(() => expect(follower.stderr()).toMatch(twice), { timeout: 20_000, interval: 20 });
+        // the second round's checks came before the first POST was given up (10 s a try), and nothing was posted twice
+        expect(follower.stderr()).not.toMatch(/could not be delivered/);
+        expect(silent.received).toHaveLength(1);
+      } finally {
+        follower.child.kill('SIGINT');
+        await follower.ended;
+      }
+      expect(follower.stderr()).not.toContain('SECRET');
+    } finally {
+      await silent.close();
+    }
+  });
+});
+
 describe('tds check while tds sync --follow keeps the mirror', () => {
   it('checks the mirror as it is (no refusal) and says when each table was last verified', async () => {
     const file = await writeChecks(bench, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - rows: {min: 1}\n`, 'followed.yaml');
