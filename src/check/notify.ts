@@ -1,13 +1,12 @@
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { type Settings, loadNotifyUrl } from '../config/settings.js';
-import { redactSecrets } from '../core/redact.js';
 import { DEFAULT_MAX_RETRIES } from '../http/client.js';
-import { errorCodeOf } from '../http/errors.js';
-import { RateLimiter, serviceTimings } from '../http/rate-limiter.js';
-import { parseRetryAfter, wasNotSent, type AttemptOutcome } from '../http/retry-policy.js';
-import { withRetries } from '../http/retry.js';
-import { Transport, type RawResponse } from '../http/transport.js';
+import type { ProxySettings } from '../http/proxy.js';
+import { serviceTimings } from '../http/rate-limiter.js';
+import { wasNotSent, type AttemptOutcome } from '../http/retry-policy.js';
+import { isSuccess, postOnce } from '../http/stack.js';
+import { RESPONSE_DEADLINE } from '../http/transport.js';
 import type { OpenMirror } from '../mirror/mirror-db.js';
 import { ageText, observedText, tallyText, type CheckResult, type CheckStatus } from './check-result.js';
 import { markNotified, resultKey, type StatusChange } from './check-history.js';
@@ -40,6 +39,8 @@ export interface NotifyOptions {
   maxRetries: number;
   /** Retry waits divided by it (TDS_RATE_SCALE). */
   rateScale: number;
+  /** HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
+  proxy?: ProxySettings;
   signal?: AbortSignal;
   /** --verbose lines (the URL redacted). */
   log?: (line: string) => void;
@@ -62,6 +63,7 @@ export async function notifyTarget(ctx: Context, given: string, settings: Settin
     tryMs: Math.min(settings.timeoutMs ?? NOTIFY_TRY_MS, NOTIFY_TRY_MS),
     maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
     rateScale: serviceTimings(settings.rateScale).retryScale,
+    ...(settings.proxy ? { proxy: settings.proxy } : {}),
   };
 }
 
@@ -87,19 +89,11 @@ export function notification(changes: readonly StatusChange[], results: readonly
   };
 }
 
-interface Posted {
-  outcome: AttemptOutcome;
-  response?: RawResponse;
-  /** The try's bound passed before an answer came. */
-  timedOut?: boolean;
-  ms: number;
-}
-
 /**
- * Posts the message: delivered when the receiver answered 2xx. A 429 and a failure before the body
- * left (refused, no connection, no address) are tried again by the retry loop of every request; a
- * POST whose body was sent is not (a 5xx, a redirect, no answer within the try's bound): the message
- * stays undelivered for the next run. Never throws but for an abort.
+ * Posts the message through the one HTTP stack (http/stack.ts postOnce): delivered when the receiver
+ * answered 2xx. A 429 and a failure before the body left (refused, no connection, no address) are
+ * tried again; a POST whose body was sent is not (a 5xx, a redirect, no answer within the try's bound):
+ * the message stays undelivered for the next run. Never throws but for an abort.
  */
 export async function postNotification(message: Notification, options: NotifyOptions): Promise<NotifyOutcome> {
   let url: URL;
@@ -108,68 +102,33 @@ export async function postNotification(message: Notification, options: NotifyOpt
   } catch {
     return { delivered: false, attempts: 0, why: 'the notification URL is not a URL' };
   }
-  const shown = `${url.protocol}//${url.host}/…`;
-  const secrets = [options.url, url.pathname + url.search];
-  const body = JSON.stringify(message);
-  const { result, attempts } = await withRetries<Posted>({
-    limiter: new RateLimiter({ limit: 10, windowMs: 1000 }),
-    policy: { maxRetries: options.maxRetries, idempotent: false, rateScale: options.rateScale },
+  const { result, attempts } = await postOnce({
+    url,
+    body: JSON.stringify(message),
+    timeoutMs: options.tryMs,
+    maxRetries: options.maxRetries,
+    rateScale: options.rateScale,
+    ...(options.proxy ? { proxy: options.proxy } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
-    attempt: () => postOnce(url, body, options),
-    outcomeOf: (posted) => (isSuccess(posted) ? undefined : posted.outcome),
-    onAttempt: ({ result: posted }) => {
-      const answer = posted.outcome.kind === 'status' ? String(posted.outcome.status) : (posted.outcome.code ?? 'network error');
-      options.log?.(redactSecrets(`POST ${shown} ${answer} ${Math.round(posted.ms)}ms`, secrets));
-    },
+    ...(options.log ? { log: options.log } : {}),
   });
   if (isSuccess(result)) return { delivered: true, attempts: attempts.length + 1 };
-  return { delivered: false, attempts: attempts.length, why: whyUndelivered(result, url.host, options.tryMs) };
+  return { delivered: false, attempts: attempts.length, why: whyUndelivered(result.outcome, url.host, options.tryMs) };
 }
 
-/** One try, within its bound: a transport of its own, ended by the bound or by the run's signal. */
-async function postOnce(url: URL, body: string, options: NotifyOptions): Promise<Posted> {
-  const bound = AbortSignal.timeout(options.tryMs);
-  const transport = new Transport({
-    origin: url.origin,
-    timeoutMs: options.tryMs,
-    signal: options.signal ? AbortSignal.any([options.signal, bound]) : bound,
-  });
-  const started = performance.now();
-  try {
-    const response = await transport.send({
-      method: 'POST',
-      path: url.pathname + url.search,
-      headers: { 'content-type': 'application/json', 'user-agent': 'tds' },
-      body,
-    });
-    const retryAfterMs = response.status === 429 ? parseRetryAfter(response.headers['retry-after']) : undefined;
-    const outcome: AttemptOutcome = { kind: 'status', status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-    return { outcome, response, ms: performance.now() - started };
-  } catch (error) {
-    if (options.signal?.aborted) throw options.signal.reason;
-    const code = errorCodeOf(error);
-    // past the bound, whatever undici calls it: the body may have reached the receiver
-    const timedOut = bound.aborted && !wasNotSent(code);
-    return { outcome: { kind: 'network', code: timedOut ? 'UND_ERR_HEADERS_TIMEOUT' : code }, timedOut, ms: performance.now() - started };
-  } finally {
-    await transport.close().catch(() => undefined);
-  }
-}
+/** Codes of a try that waited its bound (connection, answer, or silence inside it) in vain. */
+const TIMED_OUT = ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', RESPONSE_DEADLINE];
 
-function whyUndelivered(posted: Posted, host: string, tryMs: number): string {
-  const { outcome } = posted;
+function whyUndelivered(outcome: AttemptOutcome, host: string, tryMs: number): string {
   if (outcome.kind === 'status') {
     const redirect = outcome.status >= 300 && outcome.status < 400;
     return `the receiver at ${host} answered HTTP ${outcome.status}${redirect ? ' (a redirect, which is not followed: give the URL it points to)' : ''}`;
   }
   const code = outcome.code ?? 'network error';
   if (wasNotSent(outcome.code)) return `the receiver at ${host} could not be reached (${code})`;
-  const waited = posted.timedOut ? ` within ${tryMs >= 1000 ? ageText(tryMs / 1000) : `${tryMs}ms`}` : '';
+  const bound = tryMs >= 1000 ? ageText(tryMs / 1000) : `${tryMs}ms`;
+  const waited = TIMED_OUT.includes(code) ? ` within ${bound}` : '';
   return `no answer from the receiver at ${host}${waited} (${code}); it may have taken the message`;
-}
-
-function isSuccess(posted: Posted): boolean {
-  return posted.response !== undefined && posted.response.status >= 200 && posted.response.status < 300;
 }
 
 /** Where a delivery is recorded: the mirror, and how a wait for it is said. */
