@@ -10,7 +10,7 @@ import { runSync } from '../mirror/sync-run.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { observedText, tallyText } from '../check/check-result.js';
 import { readChecksFile } from '../check/checks-file.js';
-import { notifyChanges, notifyTarget } from '../check/notify.js';
+import { FollowNotifier, notifyTarget } from '../check/notify.js';
 import { runChecks } from '../check/run-checks.js';
 import type { ApiClient } from '../http/client.js';
 import { withClient } from './client.js';
@@ -77,6 +77,25 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
     throw new UsageError(`--max-stale ${JSON.stringify(maxStaleText)} is not a duration`, { hint: 'e.g. 30m, 24h, 7d, or off' });
   }
   const checks = options.check === undefined ? undefined : await checksAfterRounds(ctx, options, settings);
+  try {
+    await syncTables(ctx, settings, tables, { options, maxStaleMs, pruneHistoryMs, checks: checks?.afterRound });
+  } finally {
+    await checks?.notifier?.close();
+  }
+}
+
+async function syncTables(
+  ctx: Context,
+  settings: Settings,
+  tables: string[],
+  run: {
+    options: SyncOptions;
+    maxStaleMs: number | undefined;
+    pruneHistoryMs: number | undefined;
+    checks: ((client: ApiClient, changed: readonly TableSyncResult[]) => Promise<void>) | undefined;
+  },
+): Promise<void> {
+  const { options, maxStaleMs, pruneHistoryMs, checks } = run;
   await withClient(ctx, settings, (client) =>
     runSync(ctx, client, {
       ...(checks ? { afterRound: (changed: readonly TableSyncResult[]) => checks(client, changed) } : {}),
@@ -110,26 +129,43 @@ function lakeWriter(ctx: Context, dir: string): (db: Database, result: TableSync
   };
 }
 
-/** --check FILE [--notify …]: the checks of the tables a round changed, run on the mirror once the round is written. */
+/**
+ * --check FILE [--notify …]: the checks of the tables a round changed, run on the mirror once the round
+ * is written; their notifications go in the background (a round never waits for a receiver).
+ */
 async function checksAfterRounds(
   ctx: Context,
   options: SyncOptions,
   settings: Settings,
-): Promise<(client: ApiClient, changed: readonly TableSyncResult[]) => Promise<void>> {
+): Promise<{ afterRound: (client: ApiClient, changed: readonly TableSyncResult[]) => Promise<void>; notifier?: FollowNotifier }> {
   const tables = await readChecksFile(options.check!);
   const notify = options.notify === undefined ? undefined : await notifyTarget(ctx, options.notify, settings);
-  return async (client, changed) => {
+  const notifier = notify ? new FollowNotifier(ctx, notify, settings.db) : undefined;
+  const afterRound = async (client: ApiClient, changed: readonly TableSyncResult[]): Promise<void> => {
     const names = new Set(changed.flatMap((result) => [result.tableId, result.name, result.mirrorTable]));
     const due = tables.filter((table) => names.has(table.ref));
     if (due.length === 0) return;
+    await notifier?.beforeChecks();
     const now = client.serviceNow() ?? Date.now();
-    const outcome = await runChecks({ db: settings.db, tables: due, now, record: true, ...waitOn(ctx), signal: ctx.signal });
-    const failing = outcome.results.filter((result) => result.status === 'fail');
+    const outcome = await runChecks({
+      db: settings.db,
+      tables: due,
+      now,
+      record: true,
+      notify: notifier !== undefined,
+      ...waitOn(ctx),
+      signal: ctx.signal,
+    });
+    const failing = outcome.results.filter((result) => result.status === 'fail' || result.status === 'error');
     ctx.io.stderr.write(`checks of ${due.map((table) => table.ref).join(', ')}: ${tallyText(outcome.results)}\n`);
-    for (const result of failing)
-      ctx.io.stderr.write(`  ✗ FAIL ${result.table}: ${result.check} (${observedText(result)}, threshold ${result.threshold})\n`);
-    if (notify) await notifyChanges(ctx, outcome, notify);
+    for (const result of failing) {
+      const mark = result.status === 'fail' ? '✗ FAIL' : '? error';
+      const detail = result.status === 'fail' ? `${observedText(result)}, threshold ${result.threshold}` : (result.message ?? '');
+      ctx.io.stderr.write(`  ${mark} ${result.table}: ${result.check} (${detail})\n`);
+    }
+    notifier?.afterChecks(outcome);
   };
+  return { afterRound, ...(notifier ? { notifier } : {}) };
 }
 
 export interface LakeCompactOptions {
