@@ -15,6 +15,8 @@ const CODE = [
   ...filesUnder('test', ['.ts']).filter((path) => !path.startsWith(join('test', 'docs'))),
   ...filesUnder('bench', ['.js', '.mjs']),
   ...filesUnder('scripts', ['.js']),
+  ...filesUnder('sea', ['.js', '.cjs']),
+  ...filesUnder('bin', ['.js']),
 ];
 
 interface Citation {

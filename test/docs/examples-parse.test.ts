@@ -4,7 +4,8 @@ import { buildProgram } from '../../src/program.js';
 import type { Context } from '../../src/core/context.js';
 import { memoryContext } from '../helpers/context.js';
 import { tdsArguments } from '../helpers/shell-words.js';
-import { codeBlockLines, markdownPages, readPage } from './markdown.js';
+import { codeBlockLines, codeBlocks, markdownPages, readPage } from './markdown.js';
+import { parseChecks } from '../../src/check/checks-file.js';
 
 // Every example command in the README, in each page of the manual (docs/) and in each --help parses: a usage
 // error in the docs fails the build.
@@ -78,5 +79,23 @@ describe('documented examples parse', () => {
 
   it.each(helpLines.map((example) => [example.line.trim(), example.args] as const))('--help: %s', async (_line, args) => {
     await parses(args);
+  });
+
+  it('the checks file of docs/check.md is read as written: the contract and one check of each kind', () => {
+    const [example] = codeBlocks(readPage('docs/check.md'), 'yaml');
+    const [leads] = parseChecks(example!, 'docs/check.md');
+    expect(leads!.ref).toBe('Leads');
+    expect(leads!.schema?.onDrift).toBe('fail');
+    expect(leads!.checks.map((check) => [check.name, check.severity])).toEqual([
+      ['rows', 'fail'],
+      ['fill Email', 'fail'],
+      ['unique Email', 'fail'],
+      ['accepted Stage', 'fail'],
+      ['failure_rate Enrich', 'fail'],
+      ['stuck Enrich', 'fail'],
+      ['activity', 'fail'],
+      ['fresh', 'fail'],
+      ['sql owners', 'warn'],
+    ]);
   });
 });

@@ -43,6 +43,20 @@ export function codeBlockLines(markdown: string): string[] {
     .map(({ line }) => line);
 }
 
+/** The fenced code blocks of a language (```yaml), each as its text. */
+export function codeBlocks(markdown: string, language: string): string[] {
+  const blocks: string[] = [];
+  let current: string[] | undefined;
+  for (const line of markdown.split('\n')) {
+    if (current === undefined && line === `\`\`\`${language}`) current = [];
+    else if (current !== undefined && line.startsWith('```')) {
+      blocks.push(`${current.join('\n')}\n`);
+      current = undefined;
+    } else current?.push(line);
+  }
+  return blocks;
+}
+
 /** The text of each heading (outside code blocks), without its `#`s. */
 export function headings(markdown: string): string[] {
   return linesWithFences(markdown)
