@@ -116,11 +116,15 @@ function commandSection(command, depth) {
   const subcommands = visibleCommands(command);
   if (subcommands.length > 0) {
     lines.push('', `${sub} Commands`, '', '| command | |', '|---|---|');
-    for (const each of subcommands) lines.push(`| \`${help.subcommandTerm(each)}\` | ${cell(help.subcommandDescription(each))} |`);
+    for (const each of subcommands) {
+      // the program's commands have pages of their own; a command's subcommands follow on its page
+      const term = command.parent ? `\`${help.subcommandTerm(each)}\`` : `[\`${help.subcommandTerm(each)}\`](${each.name()}.md)`;
+      lines.push(`| ${term} | ${cell(help.subcommandDescription(each))} |`);
+    }
   }
   const after = helpTextAfter(command);
   if (after) lines.push('', '```text', after, '```');
-  for (const each of subcommands) lines.push('', ...commandSection(each, depth + 1));
+  if (command.parent) for (const each of subcommands) lines.push('', ...commandSection(each, depth + 1));
   return lines;
 }
 
