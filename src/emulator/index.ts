@@ -81,6 +81,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     admin: adminAllowed(host, options.admin ?? false),
     ...(options.latency && options.latency.ms > 0 ? { delay: new NetworkDelay(options.latency, faultSeed) } : {}),
     ...(options.log ? { log: options.log } : {}),
+    ...(options.onArrival ? { onArrival: options.onArrival } : {}),
   });
 
   origin = await listen(server, host, options.port ?? DEFAULT_PORT);
