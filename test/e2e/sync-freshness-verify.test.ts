@@ -361,16 +361,23 @@ describe('verification: what it says and who reads meanwhile', () => {
       const bench = await open();
       const table = await syncedOldTable(bench, 50);
       const follow = bench.spawn(['sync', '--follow', '--every', '0.1', option, '--max-stale', 'off']);
+      const printedLines = (): number => follow.stdout().split('\n').length - 1;
       let from = 1000;
-      // rows keep coming, so that the signal meets a follower printing
-      await vi.waitFor(
-        async () => {
-          await addEveryTypeRows(bench, table.id, { count: 100, from });
-          from += 100;
-          expect(follow.stdout().split('\n').length, follow.stderr()).toBeGreaterThan(lines);
-        },
-        { timeout: 60_000, interval: 10 },
-      );
+      const addBatch = async (): Promise<number> => {
+        const before = printedLines();
+        await addEveryTypeRows(bench, table.id, { count: 100, from });
+        from += 100;
+        return before;
+      };
+      // a batch of rows at a time, the next once the follower has printed what the last brought: rows
+      // added faster than a loaded machine's follower syncs them would keep its round from ever ending
+      while (printedLines() <= lines) {
+        const before = await addBatch();
+        await vi.waitFor(() => expect(printedLines(), follow.stderr()).toBeGreaterThan(before), { timeout: 60_000, interval: 10 });
+      }
+      // and one more, so that the signal meets a follower syncing it (with --changes, printing it)
+      const before = await addBatch();
+      if (option === '--changes') await vi.waitFor(() => expect(printedLines()).toBeGreaterThan(before), { timeout: 60_000, interval: 5 });
       follow.child.kill('SIGTERM');
       const ended = await follow.ended;
       expect(ended.code, follow.stderr()).toBe(143);
