@@ -29,6 +29,11 @@ export default tseslint.config(
     },
   },
   {
+    // the single executable's main script: CommonJS, as Node's single-executable applications require
+    files: ['sea/**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['test/**', 'bench/**'],
     rules: {
       'max-lines-per-function': 'off',

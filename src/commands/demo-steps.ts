@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { isSea } from 'node:sea';
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -55,7 +56,10 @@ export function demoSteps(tour: DemoTour): DemoStep[] {
 }
 
 /** What an MCP client (Claude Desktop or Code, Cursor) needs to use the tables: `tds mcp` on stdio. */
-const MCP_CONFIG = { mcpServers: { tds: { command: 'npx', args: ['tds', 'mcp'] } } };
+// the single executable is tds itself, wherever it was put; under node, npx finds the project's tds
+const MCP_CONFIG = {
+  mcpServers: { tds: isSea() ? { command: process.execPath, args: ['mcp'] } : { command: 'npx', args: ['tds', 'mcp'] } },
+};
 
 /** Agents: the configuration line that gives an MCP client every table, the mirror, stats and SQL. */
 function agentSteps(): DemoStep[] {

@@ -1,3 +1,4 @@
+import { isSea } from 'node:sea';
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -199,7 +200,9 @@ function withoutTdsSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 function runStep(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<StepResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TDS_BIN, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    // the single executable is tds itself; under node, tds is bin/tds.js
+    const command = isSea() ? args : [TDS_BIN, ...args];
+    const child = spawn(process.execPath, command, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

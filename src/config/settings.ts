@@ -6,13 +6,17 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
+import { TdsError, UsageError } from '../core/errors.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import type { Format } from '../output/format.js';
 import { proxySettings, type ProxySettings } from '../http/proxy.js';
 import { configKey, notifyConfigKey, webhookConfigKey } from './keys.js';
 import { configFile, readConfig } from './store.js';
 import { readSecret } from './read-secret.js';
+import { KeychainUnavailable, keychainEnabled, readKeychainKey } from './keychain.js';
+
+/** The profile key that says where its API key is kept (`keychain`; absent or `file`: in config.json). */
+export const KEY_STORE = 'api-key-store';
 
 export interface Settings {
   baseUrl?: string;
@@ -73,16 +77,7 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
   if (baseUrl) sources.baseUrl = command.getOptionValueSourceWithGlobals('baseUrl') === 'env' ? 'TDS_BASE_URL' : '--base-url';
   else if ((baseUrl = fromProfile('base-url'))) sources.baseUrl = profileLabel;
 
-  let apiKey: string | undefined;
-  if (typeof opts.apiKeyFile === 'string') {
-    apiKey = await readKeyFile(ctx, opts.apiKeyFile);
-    sources.apiKey = `--api-key-file ${opts.apiKeyFile}`;
-  } else if (env.TDS_API_KEY?.trim()) {
-    apiKey = env.TDS_API_KEY.trim();
-    sources.apiKey = 'TDS_API_KEY';
-  } else if ((apiKey = fromProfile('api-key'))) {
-    sources.apiKey = profileLabel;
-  }
+  const apiKey = await resolveApiKey(ctx, opts, { name: profileName, label: profileLabel, settings: profile }, sources);
 
   const maxRetries =
     (opts.maxRetries as number | undefined) ??
@@ -112,6 +107,48 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
     },
     sources,
   };
+}
+
+/** --api-key-file, else TDS_API_KEY, else the profile's key (in the OS keychain or the file); notes where it came from. */
+async function resolveApiKey(
+  ctx: Context,
+  opts: Record<string, unknown>,
+  profile: { name: string; label: string; settings: Record<string, string> | undefined },
+  sources: SettingsSources,
+): Promise<string | undefined> {
+  const env = ctx.io.env;
+  if (typeof opts.apiKeyFile === 'string') {
+    sources.apiKey = `--api-key-file ${opts.apiKeyFile}`;
+    return readKeyFile(ctx, opts.apiKeyFile);
+  }
+  if (env.TDS_API_KEY?.trim()) {
+    sources.apiKey = 'TDS_API_KEY';
+    return env.TDS_API_KEY.trim();
+  }
+  if (profile.settings?.[KEY_STORE] === 'keychain') {
+    sources.apiKey = `${profile.label}, in the OS keychain`;
+    return keyFromKeychain(env, profile.name);
+  }
+  const key = profile.settings?.['api-key'];
+  if (key === undefined) return undefined;
+  sources.apiKey = profile.label;
+  return configKey('api-key').normalize(key);
+}
+
+/** The key `tds config set api-key` kept in the OS keychain for this profile; a clear AUTH error when it cannot be had. */
+async function keyFromKeychain(env: NodeJS.ProcessEnv, profile: string): Promise<string> {
+  const where = `the API key of profile "${profile}" is kept in the OS keychain`;
+  const hint = 'set TDS_API_KEY or pass --api-key-file for this run; `tds config set api-key` stores the key anew';
+  if (!keychainEnabled(env)) throw new TdsError('AUTH', `${where}, and TDS_KEYCHAIN=off`, { hint });
+  let key: string | null;
+  try {
+    key = await readKeychainKey(profile);
+  } catch (error) {
+    if (!(error instanceof KeychainUnavailable)) throw error;
+    throw new TdsError('AUTH', `${where}, which did not answer (${error.reason})`, { hint: `unlock it, or ${hint}` });
+  }
+  if (!key) throw new TdsError('AUTH', `${where}, but the keychain has no entry for it`, { hint });
+  return key;
 }
 
 async function readKeyFile(ctx: Context, path: string): Promise<string> {

@@ -9,7 +9,15 @@ import type { HeaderMode } from '../records/shape-options.js';
 import type { Field, Table } from '../service/index.js';
 import { Verifier } from './follow-verify.js';
 import { claimMirror, HeldMirror, waitOn } from './mirror-db.js';
-import { ChangesStream, formatSyncSummary, interruptedSync, startSyncProgress, syncSummary, type SyncProgress } from './sync-report.js';
+import {
+  ChangesStream,
+  formatSyncSummary,
+  interruptedSync,
+  missingRowsError,
+  startSyncProgress,
+  syncSummary,
+  type SyncProgress,
+} from './sync-report.js';
 import { syncTable, type TableSyncResult } from './sync-table.js';
 import { loadStates, type TableState } from './table-state.js';
 import { takenNames } from './table-name.js';
@@ -102,6 +110,11 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
     await mirror.letGo();
     await request.afterRound?.(first);
     if (request.followEveryMs !== undefined) await followRounds(session, follow, firstRows);
+    else {
+      // never exit 0 while a table is known to lack rows (the summary above says which)
+      const incomplete = missingRowsError(first);
+      if (incomplete) throw incomplete;
+    }
   } finally {
     await mirror?.close();
     if (empty) for (const file of [request.db, `${request.db}.wal`]) await rm(file, { force: true });
