@@ -81,6 +81,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     admin: adminAllowed(host, options.admin ?? false),
     ...(options.latency && options.latency.ms > 0 ? { delay: new NetworkDelay(options.latency, faultSeed) } : {}),
     ...(options.log ? { log: options.log } : {}),
+    ...(options.onArrival ? { onArrival: options.onArrival } : {}),
   });
 
   // this run is in the file before churn draws an ID: a run killed before it saved is counted too
