@@ -275,15 +275,29 @@ export function finishedResultsCollector(): () => void {
   let collectedAt = -Infinity;
   return () => {
     if (performance.now() - collectedAt < COLLECT_EVERY_MS) return;
-    if (collect === undefined) {
-      try {
-        setFlagsFromString('--expose-gc');
-        collect = runInNewContext('gc') as () => void;
-      } catch {
-        collect = null;
-      }
-    }
-    collect?.();
+    collectGarbage();
     collectedAt = performance.now();
   };
+}
+
+/**
+ * A full collection now. A result a reader left unfinished (a query cut at its first rows) holds its
+ * database, and the file's lock, until its object is collected: an instance let go for another process
+ * is followed by this, and by a turn of the event loop (the bindings free native objects there).
+ */
+export async function freeUnfinishedResults(): Promise<void> {
+  collectGarbage();
+  await new Promise((done) => setImmediate(done));
+}
+
+function collectGarbage(): void {
+  if (collect === undefined) {
+    try {
+      setFlagsFromString('--expose-gc');
+      collect = runInNewContext('gc') as () => void;
+    } catch {
+      collect = null;
+    }
+  }
+  collect?.();
 }
