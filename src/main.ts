@@ -4,7 +4,7 @@ import { EXIT, TdsError, exitCodeOf, type ExitCode, exitProcess } from './core/e
 import type { Context } from './core/context.js';
 import { hintsOf } from './commands/hints.js';
 import { OutputWriteError } from './output/write-error.js';
-import { buildProgram } from './program.js';
+import { TDS_VERSION } from './core/version.js';
 
 // The one place that turns an outcome into an exit code and calls process.exit.
 
@@ -50,6 +50,13 @@ export async function run(argv: string[], io: IO, signal: AbortSignal): Promise<
     },
     isVerbose: () => verbose,
   };
+  // `tds --version` alone is answered before the command tree is built: nothing else is loaded
+  if (argv.length === 1 && VERSION_FLAGS.includes(argv[0]!)) {
+    io.stdout.write(`${TDS_VERSION}\n`);
+    return EXIT.ok;
+  }
+  // the tree (every command's options and help) is loaded only by a run that uses it
+  const { buildProgram } = await import('./program.js');
   const program = buildProgram(ctx);
   program.hook('preAction', (_root, action) => {
     verbose = Boolean(action.optsWithGlobals().verbose);
@@ -67,6 +74,9 @@ export async function run(argv: string[], io: IO, signal: AbortSignal): Promise<
     return report(error, ctx);
   }
 }
+
+/** The flags of commander's version option (program.ts). */
+const VERSION_FLAGS = ['--version', '-V'];
 
 /** Set by a SIGTERM that came first: the run ends as interrupted, with 143. */
 let terminated = false;

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
@@ -7,6 +6,7 @@ import { loadSettings } from '../config/settings.js';
 import { DEFAULT_CAPS } from '../mcp/session.js';
 import { serveMcp } from '../mcp/serve.js';
 import { hintsOf } from './hints.js';
+import { TDS_VERSION } from '../core/version.js';
 
 export interface McpFlags {
   db?: string;
@@ -14,8 +14,6 @@ export interface McpFlags {
   maxRows?: number;
   maxBytes?: number;
 }
-
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 /**
  * `tds mcp`: the server on stdio until the client goes (stdin ends), SIGTERM or Ctrl-C; a tool still
@@ -46,7 +44,7 @@ export async function mcpAction(ctx: Context, flags: McpFlags, command: Command)
         ...(settings.checks ? { checks: settings.checks } : {}),
         allowPush: Boolean(flags.allowPush),
         caps: { maxRows: flags.maxRows ?? DEFAULT_CAPS.maxRows, maxBytes: flags.maxBytes ?? DEFAULT_CAPS.maxBytes },
-        version,
+        version: TDS_VERSION,
         ...(globals.profile ? { profile: globals.profile } : {}),
         delivery: { rateScale: settings.rateScale, maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs },
         // the HTTP core is loaded by the first tool that asks the service

@@ -1,7 +1,4 @@
 import { z } from 'zod';
-import { tally } from '../../check/check-result.js';
-import { DEFAULT_CHECKS_FILE, readChecksFile } from '../../check/checks-file.js';
-import { evaluateChecks } from '../../check/run-checks.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
 import type { Session } from '../session.js';
 
@@ -38,6 +35,12 @@ export function checkTablesTool(session: Session): Tool<typeof input> {
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, call) {
+      // loaded by the first call (YAML, every check's figure): the server answers `initialize` without them
+      const [{ tally }, { DEFAULT_CHECKS_FILE, readChecksFile }, { evaluateChecks }] = await Promise.all([
+        import('../../check/check-result.js'),
+        import('../../check/checks-file.js'),
+        import('../../check/run-checks.js'),
+      ]);
       const all = await readChecksFile(session.options.checks ?? DEFAULT_CHECKS_FILE);
       const wanted = args.tables ? new Set(args.tables) : undefined;
       const tables = wanted ? all.filter((table) => wanted.has(table.ref)) : all;
