@@ -4,11 +4,9 @@ import type { Context } from '../core/context.js';
 import { TdsError, UsageError, type FailureReason } from '../core/errors.js';
 import type { Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
-import { openMirror } from '../mirror/mirror-db.js';
 import { loadStates, namedStates, type TableState } from '../mirror/table-state.js';
 import { pickTable } from '../http/resolve-table.js';
 import type { Table } from '../service/index.js';
-import { freeUnfinishedResults, someoneWaits } from '../duckdb/engine.js';
 
 export interface Caps {
   /** rows a result holds at most (--max-rows, 1-1000) */
@@ -97,6 +95,9 @@ export class Session {
   }
 }
 
+/** DuckDB's engine code, loaded by the first read. */
+const engine = (): Promise<typeof import('../duckdb/engine.js')> => import('../duckdb/engine.js');
+
 /** What a sync in this server is doing, for the message a second one gets. */
 interface Writer {
   what: string;
@@ -180,14 +181,19 @@ export class MirrorAccess {
 
   private open(): Promise<Database> {
     // every read runs without file access: query_sql's statements, and the tools' own
-    this.db ??= openMirror(this.path, {
-      readOnly: true,
-      access: { files: false },
-      onWait: (line) => process.stderr.write(`tds: ${line}\n`),
-    }).catch((error: unknown) => {
-      this.db = undefined;
-      throw error;
-    });
+    // the mirror's code (and DuckDB) is loaded by the first read: the server answers `initialize` without it
+    this.db ??= import('../mirror/mirror-db.js')
+      .then(({ openMirror }) =>
+        openMirror(this.path, {
+          readOnly: true,
+          access: { files: false },
+          onWait: (line) => process.stderr.write(`tds: ${line}\n`),
+        }),
+      )
+      .catch((error: unknown) => {
+        this.db = undefined;
+        throw error;
+      });
     return this.db;
   }
 
@@ -206,7 +212,11 @@ export class MirrorAccess {
     const replaced = (): boolean => turn !== this.watchTurn || this.readers > 0 || this.db === undefined;
     const look = async (): Promise<void> => {
       if (replaced()) return;
-      const letGo = performance.now() >= until || (await someoneWaits(this.path).catch(() => false));
+      const letGo =
+        performance.now() >= until ||
+        (await engine()
+          .then(({ someoneWaits }) => someoneWaits(this.path))
+          .catch(() => false));
       if (replaced()) return;
       if (letGo) return this.closeDb();
       this.watching = setTimeout(() => void look(), this.watchMs);
@@ -223,7 +233,7 @@ export class MirrorAccess {
     if (!open) return;
     open.close();
     // the file is let go once the results of the reads are gone too (query_sql stops reading a long one)
-    await freeUnfinishedResults();
+    await (await engine()).freeUnfinishedResults();
   }
 
   private busy(message: string): UsageError {
