@@ -99,7 +99,9 @@ function withoutEmptyDefault(this: Help, option: Option): string {
  * command is never cut: it has to stay copyable).
  */
 export function wrapHelp(text: string, width: number): string {
-  return text
+  // commander's own part (usage, arguments, options) is laid out already; the text after it is prose
+  const own = text.startsWith('Usage:') ? text : flowParagraphs(text);
+  return own
     .split('\n')
     .flatMap((line) => {
       if (line.length <= width) return [line];
@@ -110,6 +112,25 @@ export function wrapHelp(text: string, width: number): string {
     })
     .join('\n');
 }
+
+/**
+ * The lines of each paragraph of the help's own text joined, so that it is wrapped once at the width:
+ * a paragraph is a run of lines that start at the margin. Indented lines (examples, code) and headings
+ * (`Examples:`) stay as written.
+ */
+function flowParagraphs(text: string): string {
+  const lines: string[] = [];
+  for (const line of text.split('\n')) {
+    const previous = lines[lines.length - 1];
+    if (isProse(line) && previous !== undefined && isProse(previous) && !isHeading(previous)) {
+      lines[lines.length - 1] = `${previous} ${line}`;
+    } else lines.push(line);
+  }
+  return lines.join('\n');
+}
+
+const isProse = (line: string): boolean => line.trim() !== '' && !/^\s/.test(line);
+const isHeading = (line: string): boolean => /^[A-Z][A-Za-z ]{0,30}:$/.test(line);
 
 function wrapWords(line: string, width: number): string[] {
   const indent = /^\s*(?:[-*] |# )?/.exec(line)![0].replace(/\S/g, ' ');

@@ -44,6 +44,16 @@ const KEYS: ConfigKey[] = [
     },
   },
   {
+    name: 'api-key-store',
+    secret: false,
+    description: 'where api-key is kept: keychain (the OS keychain) or file (set by `tds config set api-key`)',
+    normalize: () => {
+      throw new UsageError('api-key-store follows where `tds config set api-key` put the key', {
+        hint: 'move the key with `tds config migrate-key --to keychain` or `--to file`',
+      });
+    },
+  },
+  {
     name: 'default-format',
     secret: false,
     description: `output format when --format is not given: ${OUTPUT_FORMATS.join(', ')}`,

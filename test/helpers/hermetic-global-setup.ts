@@ -15,6 +15,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   for (const key of Object.keys(process.env)) if (isPrivate(key)) delete process.env[key];
   Object.assign(process.env, {
     TDS_CONFIG_DIR: NO_CONFIG_DIR,
+    TDS_KEYCHAIN: 'off',
     HOME: home,
     USERPROFILE: home,
     XDG_CONFIG_HOME: join(home, '.config'),

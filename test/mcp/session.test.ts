@@ -103,7 +103,8 @@ describe('MirrorAccess', () => {
   it("the server's mirror stays open between calls: a warm query costs no open", async () => {
     const { ctx } = memoryContext();
     const session = new Session(ctx, {
-      db: path,
+      db: { path, from: 'the test' },
+      checks: { path: join(dir, 'tds-checks.yaml'), from: 'the test' },
       allowPush: false,
       caps: DEFAULT_CAPS,
       version: '0',
