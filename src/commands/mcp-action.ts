@@ -4,7 +4,7 @@ import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import { resolveSettings } from '../config/settings.js';
-import { DEFAULT_CHECKS_FILE } from '../check/checks-file.js';
+import { DEFAULT_CHECKS_FILE } from '../config/keys.js';
 import { DEFAULT_CAPS } from '../mcp/session.js';
 import { serveMcp } from '../mcp/serve.js';
 import { hintsOf } from './hints.js';
