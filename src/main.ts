@@ -41,6 +41,10 @@ export async function main(argv: string[]): Promise<ExitCode> {
 
 /** Runs the program on `io` until it ends (`signal` interrupts it) and returns the exit code: main(), and tests in-process. */
 export async function run(argv: string[], io: IO, signal: AbortSignal): Promise<ExitCode> {
+  // commander reads its options' variables (TDS_BASE_URL, TDS_PROFILE, …) from process.env as parsing
+  // starts; a run in-process (the tests) stands its own environment in for process.env only until run's
+  // first await, which is now the tree's loading: the environment seen here is the one parsing reads
+  const env = process.env;
   let verbose = false;
   const ctx: Context = {
     io,
@@ -68,10 +72,21 @@ export async function run(argv: string[], io: IO, signal: AbortSignal): Promise<
       program.outputHelp();
       return EXIT.ok;
     }
-    await program.parseAsync(argv, { from: 'user' });
+    await withProcessEnv(env, () => program.parseAsync(argv, { from: 'user' }));
     return EXIT.ok;
   } catch (error) {
     return report(error, ctx);
+  }
+}
+
+/** `start()` with `env` as process.env (the same object in a process of its own) until it returns. */
+function withProcessEnv<T>(env: NodeJS.ProcessEnv, start: () => T): T {
+  const own = process.env;
+  process.env = env;
+  try {
+    return start();
+  } finally {
+    process.env = own;
   }
 }
 
