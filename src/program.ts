@@ -4,6 +4,7 @@ import { parseIntegerOption, parseNumberOption } from './core/number-option.js';
 import { schemaCommand, tablesCommand, workspacesCommand } from './commands/listings.js';
 import { queryCommand, rowsCommand } from './commands/export.js';
 import { pushCommand } from './commands/push.js';
+import { webhooksCommand } from './commands/webhooks.js';
 import { demoCommand, emulatorCommand } from './commands/emulator.js';
 import { authCommand, configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
@@ -48,6 +49,7 @@ export function buildProgram(ctx: Context): Command {
     rowsCommand,
     queryCommand,
     pushCommand,
+    webhooksCommand,
     syncCommand,
     sqlCommand,
     statsCommand,

@@ -41,6 +41,8 @@ export interface EmulatorFlags {
   churn?: string;
   admin?: boolean;
   latency?: LatencySpec;
+  webhookBudget?: number;
+  tableCapacity?: number;
 }
 
 /** `tds emulator`: runs until Ctrl-C or SIGTERM, then saves --data. */
@@ -68,6 +70,8 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
     ...(flags.churn !== undefined ? { churn: flags.churn } : {}),
     ...(flags.admin ? { admin: true } : {}),
     ...(flags.latency ? { latency: flags.latency } : {}),
+    ...(flags.webhookBudget !== undefined ? { webhookBudget: flags.webhookBudget } : {}),
+    ...(flags.tableCapacity !== undefined ? { tableCapacity: flags.tableCapacity } : {}),
   };
   const readFaults = flags.readFaults ?? flags.faults;
   const webhookFaults = flags.webhookFaults ?? flags.faults;

@@ -56,7 +56,13 @@ export async function mcpAction(ctx: Context, flags: McpFlags, command: Command)
         caps: { maxRows: flags.maxRows ?? DEFAULT_CAPS.maxRows, maxBytes: flags.maxBytes ?? DEFAULT_CAPS.maxBytes },
         version: TDS_VERSION,
         ...(globals.profile ? { profile: globals.profile } : {}),
-        delivery: { rateScale: settings.rateScale, maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs },
+        delivery: {
+          rateScale: settings.rateScale,
+          maxRetries: settings.maxRetries,
+          timeoutMs: settings.timeoutMs,
+          webhookBudget: settings.webhookBudget,
+          tableCapacity: settings.tableCapacity,
+        },
         // the HTTP core is loaded by the first tool that asks the service
         connect: async (signal) => (await import('./client.js')).connectWith({ ...ctx, signal }, settings),
         hintsOf,

@@ -37,6 +37,10 @@ export interface Settings {
   checks?: string;
   /** The lake folder of `tds sync`: --lake, else the profile's `lake`; none by default. */
   lake?: string;
+  /** Submissions a webhook takes in its lifetime (the profile's `webhook-budget`; default 50,000; undefined: off). */
+  webhookBudget?: number | undefined;
+  /** Rows a table holds (the profile's `table-capacity`; default 50,000; undefined: off). */
+  tableCapacity?: number | undefined;
 }
 
 /** Where the base URL and key came from, for messages (`--base-url`, `TDS_API_KEY`, `profile "work"`). */
@@ -108,6 +112,7 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
       maxStale: fromProfile('max-stale'),
       ...(checks ? { checks: checks.value } : {}),
       ...lakeSetting(typeof opts.lake === 'string' && opts.lake !== '' ? opts.lake : fromProfile('lake')),
+      ...serviceLimits(fromProfile),
     },
     sources,
   };
@@ -181,6 +186,22 @@ function envNumber(raw: string | undefined, parse: (raw: string) => number): num
 
 function numberOrUndefined(text: string | undefined): number | undefined {
   return text === undefined ? undefined : Number(text);
+}
+
+/** What production allows by default (issue 45): 50,000 submissions a webhook, 50,000 rows a table. */
+const DEFAULT_SERVICE_LIMIT = 50_000;
+
+function serviceLimits(fromProfile: (key: string) => string | undefined): Pick<Settings, 'webhookBudget' | 'tableCapacity'> {
+  return {
+    webhookBudget: limitSetting(fromProfile('webhook-budget'), DEFAULT_SERVICE_LIMIT),
+    tableCapacity: limitSetting(fromProfile('table-capacity'), DEFAULT_SERVICE_LIMIT),
+  };
+}
+
+/** `off` turns a limit off; none set is the default. */
+function limitSetting(value: string | undefined, fallback: number): number | undefined {
+  if (value === 'off') return undefined;
+  return value === undefined ? fallback : Number(value);
 }
 
 function lakeSetting(lake: string | undefined): { lake?: string } {

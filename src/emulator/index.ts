@@ -21,6 +21,7 @@ import { addBenchTable } from './store/generated-overlay.js';
 import { LiveRows } from './store/live-rows.js';
 import { loadState, saveState } from './store/persist.js';
 import { Intake } from './webhook/intake.js';
+import { IntakeLimits } from './webhook/limits.js';
 import {
   DEFAULT_ACTION_DELAY_MS,
   DEFAULT_HOST,
@@ -71,11 +72,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     cursors: new CursorCodec(),
     limiter: new RateLimitEnforcer(options.rateLimits ?? true, rateScale),
     intake,
+    limits: new IntakeLimits(
+      {
+        ...(options.webhookBudget !== undefined ? { webhookBudget: options.webhookBudget } : {}),
+        ...(options.tableCapacity !== undefined ? { tableCapacity: options.tableCapacity } : {}),
+      },
+      (tableId) => intake.pendingRows(tableId),
+    ),
     live,
     readFaults: new FaultPlan(readFaults, faultSeed),
     webhookFaults: new FaultPlan(webhookFaults, faultSeed),
     requestLog,
-    secrets: new Set([...state.orgs.map((org) => org.key), ...state.webhookIds().map(([, id]) => id)]),
+    secrets: new Set([...state.orgs.map((org) => org.key), ...state.tables.flatMap((table) => state.webhooksOf(table))]),
     webhooks,
     origin: () => origin,
     admin: adminAllowed(host, options.admin ?? false),

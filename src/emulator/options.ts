@@ -43,6 +43,10 @@ export interface EmulatorOptions {
    * 6 x this after the first pending one.
    */
   ingestDelayMs?: number;
+  /** Submissions a webhook takes in its lifetime; past them it answers success and drops the objects (default: no limit, as the spec). */
+  webhookBudget?: number;
+  /** Rows a table holds; past them a webhook answers success and drops the objects (default: no limit, as the spec). */
+  tableCapacity?: number;
   /** Fault spec for key endpoints (see faults.ts). */
   readFaults?: string;
   /** Fault spec for webhook endpoints. */

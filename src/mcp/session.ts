@@ -47,7 +47,7 @@ export interface McpServeOptions {
   /** --profile (saved webhooks are read from it) */
   profile?: string;
   /** how push_records delivers: the settings' pacing scale, retries and timeout */
-  delivery: { rateScale: number; maxRetries?: number; timeoutMs?: number };
+  delivery: { rateScale: number; maxRetries?: number; timeoutMs?: number; webhookBudget?: number; tableCapacity?: number };
   /**
    * The API client for the settings, bound to `signal`; throws the command line's error (no base URL,
    * no key) when they do not allow one.
