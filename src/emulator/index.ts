@@ -21,6 +21,7 @@ import { addBenchTable } from './store/generated-overlay.js';
 import { LiveRows } from './store/live-rows.js';
 import { loadState, saveState } from './store/persist.js';
 import { Intake } from './webhook/intake.js';
+import { RequestHold } from './admin/sim-hooks.js';
 import {
   DEFAULT_ACTION_DELAY_MS,
   DEFAULT_HOST,
@@ -79,6 +80,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     webhooks,
     origin: () => origin,
     admin: adminAllowed(host, options.admin ?? false),
+    hold: new RequestHold(),
     ...(options.latency && options.latency.ms > 0 ? { delay: new NetworkDelay(options.latency, faultSeed) } : {}),
     ...(options.log ? { log: options.log } : {}),
   });

@@ -1,0 +1,119 @@
+// The /_emulator/ routes the simulator (test/sim/) steers the world with, beside the admin routes: a table's
+// rows at once (the oracle's snapshot, no page, no limit), a table removed, faults and latency set while the
+// emulator runs, and a hold on the service's requests from the N-th on, so a client killed "at request N"
+// is killed at the same point of its work on every replay.
+
+import type { IncomingMessage } from 'node:http';
+import { allowOnly, readJsonObject } from './admin-input.js';
+import { adminTable } from './admin-routes.js';
+import { badRequest } from '../http/http-io.js';
+import { NetworkDelay } from '../http/latency.js';
+import { ok, type Reply, type RouteCall } from '../http/route-table.js';
+import { FaultPlan, FaultSpecError, parseFaultSpec } from '../faults/faults.js';
+import { publicField } from '../read/render-row.js';
+
+/**
+ * Holds the service's requests (every surface) from the N-th after it was set, until released: the held
+ * request waits before anything of it is handled, and one whose client went away meanwhile is dropped.
+ */
+export class RequestHold {
+  private arrived = 0;
+  private from: number | undefined;
+  private held = 0;
+  private release: (() => void) | undefined;
+  private gate: Promise<void> = Promise.resolve();
+
+  /** Counts a request; resolves when it may go on (false: its client is gone, nothing more is done). */
+  async pass(req: IncomingMessage): Promise<boolean> {
+    this.arrived += 1;
+    if (this.from === undefined || this.arrived < this.from) return true;
+    this.held += 1;
+    await this.gate;
+    return !req.socket.destroyed;
+  }
+
+  /** Holds the `after`-th request from now and every one after it. */
+  set(after: number): void {
+    this.open();
+    this.from = this.arrived + after;
+    this.gate = new Promise<void>((resolve) => (this.release = resolve));
+  }
+
+  /** Lets the held requests go on and holds no more. */
+  open(): void {
+    this.from = undefined;
+    this.held = 0;
+    this.release?.();
+    this.release = undefined;
+  }
+
+  state(): { arrived: number; held: number } {
+    return { arrived: this.arrived, held: this.held };
+  }
+}
+
+/** GET /_emulator/hold -> {arrived, held}; POST {after: N} holds the N-th request from now on; DELETE releases. */
+export async function setHold({ deps, req }: RouteCall): Promise<Reply> {
+  const body = await readJsonObject(req);
+  allowOnly(body, 'body', ['after']);
+  if (typeof body.after !== 'number' || !Number.isInteger(body.after) || body.after < 1) {
+    throw badRequest('body.after must be a whole number of requests, 1 or more');
+  }
+  holdOf(deps).set(body.after);
+  return ok(holdOf(deps).state());
+}
+
+export const readHold = ({ deps }: RouteCall): Reply => ok(holdOf(deps).state());
+
+export function releaseHold({ deps }: RouteCall): Reply {
+  holdOf(deps).open();
+  return ok(holdOf(deps).state());
+}
+
+function holdOf(deps: RouteCall['deps']): RequestHold {
+  if (!deps.hold) throw badRequest('this emulator holds no requests');
+  return deps.hold;
+}
+
+/**
+ * POST /_emulator/faults {reads?, webhook?, latencyMs?, seed?} -> 200 {}: the fault specs (as --read-faults and
+ * --webhook-faults; positions count from now) and the round trip of every request of the service from now on.
+ */
+export async function setFaults({ deps, req }: RouteCall): Promise<Reply> {
+  const body = await readJsonObject(req);
+  allowOnly(body, 'body', ['reads', 'webhook', 'latencyMs', 'seed']);
+  const seed = typeof body.seed === 'number' ? body.seed : 1;
+  try {
+    if (body.reads !== undefined) deps.readFaults = new FaultPlan(parseFaultSpec(String(body.reads)), seed);
+    if (body.webhook !== undefined) deps.webhookFaults = new FaultPlan(parseFaultSpec(String(body.webhook)), seed);
+  } catch (error) {
+    if (error instanceof FaultSpecError) throw badRequest(error.message);
+    throw error;
+  }
+  if (body.latencyMs !== undefined) {
+    const ms = body.latencyMs;
+    if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0) throw badRequest('body.latencyMs must be whole milliseconds, 0 or more');
+    deps.delay = ms > 0 ? new NetworkDelay({ ms, jitterMs: 0 }, seed) : undefined;
+  }
+  return ok({});
+}
+
+/** GET /_emulator/tables/{tableId}/snapshot -> 200 {fields, rows: [{id, createdAt, updatedAt}]}, newest first. */
+export function tableSnapshot({ deps, params }: RouteCall): Reply {
+  const table = adminTable(deps.state, params.tableId!);
+  const rows = [...table.rows.held()].map((row) => ({
+    id: row.id,
+    createdAt: new Date(row.createdAt).toISOString(),
+    updatedAt: new Date(row.updatedAt).toISOString(),
+  }));
+  return ok({ fields: table.fields.map(publicField), rows: rows.reverse() });
+}
+
+/** DELETE /_emulator/tables/{tableId} -> 200 {deleted: 1}: the table, its rows and its webhook are gone. */
+export function deleteTable({ deps, params }: RouteCall): Reply {
+  const table = adminTable(deps.state, params.tableId!);
+  for (const row of [...table.rows.held()]) deps.live.remove(table, row.id);
+  deps.state.tables.splice(deps.state.tables.indexOf(table), 1);
+  delete deps.webhooks[table.id];
+  return ok({ deleted: 1 });
+}
