@@ -98,13 +98,14 @@ export async function setFaults({ deps, req }: RouteCall): Promise<Reply> {
   return ok({});
 }
 
-/** GET /_emulator/tables/{tableId}/snapshot -> 200 {fields, rows: [{id, createdAt, updatedAt}]}, newest first. */
+/** GET /_emulator/tables/{tableId}/snapshot -> 200 {fields, rows: [{id, createdAt, updatedAt, values}]}, newest first; values by field ID. */
 export function tableSnapshot({ deps, params }: RouteCall): Reply {
   const table = adminTable(deps.state, params.tableId!);
   const rows = [...table.rows.held()].map((row) => ({
     id: row.id,
     createdAt: new Date(row.createdAt).toISOString(),
     updatedAt: new Date(row.updatedAt).toISOString(),
+    values: Object.fromEntries(Object.entries(row.cells).map(([fieldId, cell]) => [fieldId, cell.value ?? null])),
   }));
   return ok({ fields: table.fields.map(publicField), rows: rows.reverse() });
 }

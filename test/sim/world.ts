@@ -1,0 +1,141 @@
+import { adminRoute, openHarness, type Harness } from '../helpers/emulator-fixture.js';
+import type { TableKind } from './history.js';
+
+// The world of a simulated run: the emulator in this process (the suite's one fixture), steered through its
+// /_emulator/ routes only, and the oracle, which keeps what the service held after every step. The world
+// is still between steps: actions wait for a step that finishes them, the webhook's intake shows rows
+// when a step flushes it, rate limits are off (the read faults a step sets are the only 429s), and no
+// timer of the emulator changes data.
+
+/** A row as the oracle keeps it: its times and its cells' values by field ID. */
+export interface OracleRow {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  values: Record<string, unknown>;
+}
+
+export interface OracleField {
+  id: string;
+  label: string;
+  type: string;
+}
+
+/** One table as the service held it at a moment. */
+export interface TableSnapshot {
+  fields: OracleField[];
+  rows: Map<string, OracleRow>;
+}
+
+/** The world between two steps: the service's clock then, and every live table as it was. */
+export interface Moment {
+  /** the step after which it was taken (-1: before the first) */
+  step: number;
+  /** the service's clock (ISO) */
+  at: string;
+  tables: Map<string, TableSnapshot>;
+}
+
+export interface SimTable {
+  id: string;
+  name: string;
+  kind: TableKind;
+  webhookUrl?: string;
+  removed: boolean;
+}
+
+/** What the world starts with: the emulator's options for a history (deterministic where they can be). */
+const WORLD_OPTIONS = {
+  seed: 'demo' as const,
+  seededActions: 'pending' as const,
+  rateLimits: false,
+  // action cells wait (queued) until a step finishes them; from then on they settle at once
+  actionDelayMs: 3_600_000,
+  faultSeed: 7,
+};
+
+export class World {
+  readonly tables: SimTable[] = [];
+  readonly moments: Moment[] = [];
+  /** the moment (index) at which each row was first seen */
+  private readonly firstSeen = new Map<string, number>();
+
+  private constructor(readonly harness: Harness) {}
+
+  static async open(): Promise<World> {
+    return new World(await openHarness(WORLD_OPTIONS));
+  }
+
+  close(): Promise<void> {
+    return this.harness.close();
+  }
+
+  /** An /_emulator route: its status and body (a refusal is part of the history, not a failure of the run). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the admin routes' bodies as the steps read them
+  async admin<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    return adminRoute<T>(this.harness, method, path, body);
+  }
+
+  /** An /_emulator route that must succeed. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+  async must<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+    const reply = await this.admin<T>(method, path, body);
+    if (reply.status >= 300) throw new Error(`${method} /_emulator${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    return reply.body;
+  }
+
+  /** The live tables (the ones not removed). */
+  live(): SimTable[] {
+    return this.tables.filter((table) => !table.removed);
+  }
+
+  /** The table a step's number names, among the live ones (undefined when none lives). */
+  table(n: number, kind?: TableKind): SimTable | undefined {
+    const candidates = this.live().filter((table) => kind === undefined || table.kind === kind);
+    return candidates.length === 0 ? undefined : candidates[n % candidates.length];
+  }
+
+  /** The service's clock now (ISO). */
+  async now(): Promise<string> {
+    return (await this.must<{ now: string }>('GET', '/clock')).now;
+  }
+
+  /** The service's tables as they are now. */
+  async snapshot(): Promise<Map<string, TableSnapshot>> {
+    const tables = new Map<string, TableSnapshot>();
+    for (const table of this.live()) {
+      const body = await this.must<{ fields: OracleField[]; rows: OracleRow[] }>('GET', `/tables/${table.id}/snapshot`);
+      tables.set(table.id, {
+        fields: body.fields.map(({ id, label, type }) => ({ id, label, type })),
+        rows: new Map(body.rows.map((row) => [row.id, row])),
+      });
+    }
+    return tables;
+  }
+
+  /** Records the world as it is after step `step` (the world is still: no step runs). */
+  async record(step: number): Promise<Moment> {
+    const tables = await this.snapshot();
+    const moment: Moment = { step, at: await this.now(), tables };
+    this.moments.push(moment);
+    const index = this.moments.length - 1;
+    for (const snapshot of tables.values()) for (const id of snapshot.rows.keys()) if (!this.firstSeen.has(id)) this.firstSeen.set(id, index);
+    return moment;
+  }
+
+  /** The last moment recorded. */
+  get current(): Moment {
+    return this.moments.at(-1)!;
+  }
+
+  /**
+   * Whether a row's times say less than the truth: it showed after a moment that its creation time comes
+   * before (a row added with an old creation time, a webhook row that waited in the intake). The mirror's
+   * history places it by its times, as the contract says; the oracle by when it showed.
+   */
+  backdated(row: OracleRow): boolean {
+    const seen = this.firstSeen.get(row.id);
+    if (seen === undefined || seen === 0) return false;
+    return Date.parse(row.createdAt) <= Date.parse(this.moments[seen - 1]!.at);
+  }
+}
