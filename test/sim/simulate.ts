@@ -13,7 +13,7 @@ import {
   Violation,
 } from './invariants.js';
 import { ident, mirroredTables, mirrorVersions, query, versionsOf, type MirroredTable, type Versions } from './mirror-view.js';
-import { World, type Moment, type SimTable } from './world.js';
+import { World, type Moment, type OracleField, type SimTable } from './world.js';
 
 // One history run against a fresh world: each step, then the invariants. The first broken promise ends
 // the run as a Violation naming the step; a clean run counts its steps and invariant checks.
@@ -190,7 +190,7 @@ class Simulation {
             { label: 'B', type: 'text' },
             ...(kind === 'action' ? [{ label: 'Enrich', type: 'action', action: { from: 'A', derive: 'upper' } }] : []),
           ];
-    const created = await this.world.must<{ table: { id: string }; webhookUrl?: string }>('POST', '/tables', {
+    const created = await this.world.must<{ table: { id: string }; fields: OracleField[]; webhookUrl?: string }>('POST', '/tables', {
       workspace: 'Sales',
       name,
       webhook: kind === 'webhook',
@@ -202,7 +202,7 @@ class Simulation {
     const now = Date.parse(await this.world.now());
     // spread over the past weeks, oldest last: the table has a history before the mirror sees it
     const list = Array.from({ length: rows }, (_, k) => ({
-      cells: this.cells(table, k, fields.map((field) => field.label)),
+      cells: this.cells(table, k, created.fields),
       createdAt: new Date(now - 60_000 - k * 7 * 60_000).toISOString(),
     }));
     await this.addRowsTo(table, list);
@@ -215,10 +215,15 @@ class Simulation {
   }
 
   /** Cells of a new row by label (the fields of a table may have been retyped or removed: unknown labels left out). */
-  private cells(table: SimTable, n: number, given?: readonly string[]): Record<string, unknown> {
-    const labels = new Set(given ?? this.world.current.tables.get(table.id)?.fields.map((field) => field.label));
+  private cells(table: SimTable, n: number, given?: readonly OracleField[]): Record<string, unknown> {
+    const fields = given ?? this.world.current.tables.get(table.id)?.fields ?? [];
     const all: Record<string, unknown> = { A: `a${n}`, N: n, B: n % 9 === 0 ? 'x'.repeat(250) : `b${n}`, K: `k${n}` };
-    return Object.fromEntries(Object.entries(all).filter(([label]) => labels.has(label)));
+    const cells: Record<string, unknown> = {};
+    for (const [label, value] of Object.entries(all)) {
+      const field = fields.find((candidate) => candidate.label === label);
+      if (field) cells[field.id] = value;
+    }
+    return cells;
   }
 
   private editCells(table: SimTable, step: number): Record<string, unknown> {
@@ -246,8 +251,10 @@ class Simulation {
 
   private async sync(i: number, step: Extract<Step, { kind: 'sync' }>): Promise<void> {
     const { world } = this;
-    const named = [...new Set(step.tables.map((n) => world.table(n)).filter((table) => table !== undefined))];
     const mirrored = await mirroredTables(world);
+    // no table named and none in the mirror yet: the first live table
+    const numbers = step.tables.length === 0 && mirrored.length === 0 ? [0] : step.tables;
+    const named = [...new Set(numbers.map((n) => world.table(n)).filter((table) => table !== undefined))];
     if (named.length === 0 && mirrored.length === 0) return;
     const touched = named.length > 0 ? named.map((table) => table.id) : mirrored.map((table) => table.tableId);
     const startedAt = await world.now();
@@ -348,7 +355,9 @@ class Simulation {
     const target = mirrored[step.table % mirrored.length]!;
     const count = world.moments.length;
     const since = step.since % count;
-    const until = since + (step.until % (count - since));
+    // the end of the span: a moment the mirror was exact at, where there is one after `since`
+    const exactAfter = Array.from({ length: count - since }, (_, k) => since + k).filter((moment) => this.exact.get(moment)?.has(target.tableId));
+    const until = exactAfter.length > 0 ? exactAfter[step.until % exactAfter.length]! : since + (step.until % (count - since));
     const [a, b] = [world.moments[since]!, world.moments[until]!];
     const run = await runClient(world, ['diff', target.tableId, '--since', a.at, '--until', b.at, '--format', 'ndjson']);
     this.checkRun(run);
@@ -359,17 +368,15 @@ class Simulation {
     if (!judged) return;
     if (run.code === 2 && beforeFirst) return;
     this.check(run.code === 0, 5, () => `tds diff ${target.mirrorTable} --since ${a.at} --until ${b.at} exited ${run.code}: ${lastLines(run.stderr)}`);
-    const keep = (row: { id: string; createdAt: string; updatedAt: string }): boolean => !world.backdated(row as never);
+    const ambiguous = (id: string): boolean => world.ambiguousAt(id, a.at) || world.ambiguousAt(id, b.at);
+    const keep = (row: { id: string }): boolean => !ambiguous(row.id);
     const expected = changesBetween(versionsOfSnapshot(a.tables.get(target.tableId)!, keep), versionsOfSnapshot(b.tables.get(target.tableId)!, keep));
-    const backdated = new Set(
-      [...a.tables.get(target.tableId)!.rows.values(), ...b.tables.get(target.tableId)!.rows.values()].filter((row) => world.backdated(row)).map((row) => row.id),
-    );
     const actual = new Set(
       run.stdout
         .split('\n')
         .filter(Boolean)
         .map((line) => JSON.parse(line) as { change: string; _id: string })
-        .filter((record) => !backdated.has(record._id))
+        .filter((record) => !ambiguous(record._id))
         .map((record) => `${record.change}:${record._id}`),
     );
     const differs = setsDiffer(expected, actual);
@@ -488,9 +495,9 @@ class Simulation {
       const at = found.get(`at ${sync.syncId}`);
       if (!at) continue;
       const moment: Moment = this.world.moments[sync.moment]!;
-      const keep = (row: Parameters<World['backdated']>[0]): boolean => !this.world.backdated(row);
-      const expected = versionsOfSnapshot(moment.tables.get(sync.tableId)!, keep);
-      const fromMirror = new Map([...at].filter(([id]) => !this.world.backdated(moment.tables.get(sync.tableId)!.rows.get(id) ?? { id, createdAt: '', updatedAt: '', values: {} })));
+      const clear = (id: string): boolean => !this.world.ambiguousAt(id, moment.at);
+      const expected = versionsOfSnapshot(moment.tables.get(sync.tableId)!, (row) => clear(row.id));
+      const fromMirror = new Map([...at].filter(([id]) => clear(id)));
       const atDiffers = versionsDiffer(expected, fromMirror);
       this.check(atDiffers === '', 2, () => `T_at(the moment after sync ${sync.syncId}) of ${byId.get(sync.tableId)!.mirrorTable}: ${atDiffers}`);
     }

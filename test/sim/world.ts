@@ -57,8 +57,8 @@ const WORLD_OPTIONS = {
 export class World {
   readonly tables: SimTable[] = [];
   readonly moments: Moment[] = [];
-  /** the moment (index) at which each row was first seen */
-  private readonly firstSeen = new Map<string, number>();
+  /** each row's creation time and the moment it was first seen at (ms) */
+  private readonly firstSeen = new Map<string, { createdAt: number; seenAt: number }>();
 
   private constructor(readonly harness: Harness) {}
 
@@ -118,8 +118,12 @@ export class World {
     const tables = await this.snapshot();
     const moment: Moment = { step, at: await this.now(), tables };
     this.moments.push(moment);
-    const index = this.moments.length - 1;
-    for (const snapshot of tables.values()) for (const id of snapshot.rows.keys()) if (!this.firstSeen.has(id)) this.firstSeen.set(id, index);
+    const seenAt = Date.parse(moment.at);
+    for (const snapshot of tables.values()) {
+      for (const row of snapshot.rows.values()) {
+        if (!this.firstSeen.has(row.id)) this.firstSeen.set(row.id, { createdAt: Date.parse(row.createdAt), seenAt });
+      }
+    }
     return moment;
   }
 
@@ -129,13 +133,13 @@ export class World {
   }
 
   /**
-   * Whether a row's times say less than the truth: it showed after a moment that its creation time comes
-   * before (a row added with an old creation time, a webhook row that waited in the intake). The mirror's
+   * Whether a row's times say otherwise than the oracle at `at` (ISO): it was created before that moment by
+   * its creation time, and showed only after it (a row added with an old creation time). The mirror's
    * history places it by its times, as the contract says; the oracle by when it showed.
    */
-  backdated(row: OracleRow): boolean {
-    const seen = this.firstSeen.get(row.id);
-    if (seen === undefined || seen === 0) return false;
-    return Date.parse(row.createdAt) <= Date.parse(this.moments[seen - 1]!.at);
+  ambiguousAt(rowId: string, at: string): boolean {
+    const seen = this.firstSeen.get(rowId);
+    const moment = Date.parse(at);
+    return seen !== undefined && seen.createdAt <= moment && moment < seen.seenAt;
   }
 }
