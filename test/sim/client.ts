@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runInProcess } from '../helpers/run-in-process.js';
 import { spawnTds } from '../helpers/spawn-tds.js';
@@ -30,6 +31,21 @@ export async function runClient(world: World, args: string[], env: Record<string
   return { args, ...result, killed: false, outlived: result.signal === 'SIGKILL' };
 }
 
+/** Waits until the emulator holds a request of the child, then sends the signal (false: the child ended first). */
+async function killWhenHeld(world: World, child: ChildProcess, kill: Kill, over: () => boolean): Promise<boolean> {
+  while (!over()) {
+    const { held } = await world.must<{ held: number }>('GET', '/hold');
+    if (held > 0) {
+      child.kill(kill.signal);
+      // SIGTERM is handled as Ctrl-C: the held request goes on, as one in flight when the signal came
+      if (kill.signal === 'SIGTERM') await world.must('DELETE', '/hold');
+      return true;
+    }
+    await sleep(5);
+  }
+  return false;
+}
+
 /** bin/tds.js as a process; with `kill`, ended by that signal once the emulator holds its `kill.at`-th request. */
 export async function spawnClient(world: World, args: string[], kill?: Kill, env: Record<string, string> = {}): Promise<ClientRun> {
   const { harness } = world;
@@ -40,31 +56,22 @@ export async function spawnClient(world: World, args: string[], kill?: Kill, env
     () => (ended = true),
     () => (ended = true),
   );
-  let killed = false;
   const started = Date.now();
+  const stopTimer = new AbortController();
   try {
-    if (kill) {
-      while (!ended && Date.now() - started < STEP_TIMEOUT_MS) {
-        const { held } = await world.must<{ held: number }>('GET', '/hold');
-        if (held > 0) {
-          child.child.kill(kill.signal);
-          killed = true;
-          // SIGTERM is handled as Ctrl-C: the held request goes on, as one in flight when the signal came
-          if (kill.signal === 'SIGTERM') await world.must('DELETE', '/hold');
-          break;
-        }
-        await sleep(5);
-      }
-    }
-    const timeout = sleep(STEP_TIMEOUT_MS - (Date.now() - started)).then(() => 'timeout' as const);
+    const killed = kill ? await killWhenHeld(world, child.child, kill, () => ended || Date.now() - started > STEP_TIMEOUT_MS) : false;
+    const timeout = sleep(STEP_TIMEOUT_MS - (Date.now() - started), 'timeout' as const, { signal: stopTimer.signal }).catch(
+      () => 'ended' as const,
+    );
     const outcome = await Promise.race([child.ended, timeout]);
-    if (outcome === 'timeout') {
+    if (outcome === 'timeout' || outcome === 'ended') {
       child.child.kill('SIGKILL');
       const end = await child.ended;
       return { args, ...end, stdout: child.stdout(), stderr: child.stderr(), killed, outlived: true };
     }
     return { args, ...outcome, stdout: child.stdout(), stderr: child.stderr(), killed, outlived: false };
   } finally {
+    stopTimer.abort();
     if (kill) await world.must('DELETE', '/hold');
   }
 }

@@ -41,7 +41,16 @@ export type Step =
       kill?: Kill;
     }
   | { kind: 'diff'; table: number; since: number; until: number }
-  | { kind: 'push'; table: number; records: number; batchSize: number; fault: WebhookFault; latencyMs: number; byKey: boolean; big: boolean }
+  | {
+      kind: 'push';
+      table: number;
+      records: number;
+      batchSize: number;
+      fault: WebhookFault;
+      latencyMs: number;
+      byKey: boolean;
+      big: boolean;
+    }
   | { kind: 'read'; table: number; what: 'sql' | 'stats' };
 
 export type FieldType = 'text' | 'number' | 'boolean' | 'date' | 'select' | 'object';
@@ -87,7 +96,10 @@ const kill: fc.Arbitrary<Kill | undefined> = fc.oneof(
   { weight: 3, arbitrary: fc.constant(undefined) },
   {
     weight: 2,
-    arbitrary: fc.record({ at: fc.integer({ min: 1, max: 14 }), signal: fc.constantFrom('SIGKILL' as const, 'SIGKILL' as const, 'SIGTERM' as const) }),
+    arbitrary: fc.record({
+      at: fc.integer({ min: 1, max: 14 }),
+      signal: fc.constantFrom('SIGKILL' as const, 'SIGKILL' as const, 'SIGTERM' as const),
+    }),
   },
 );
 const webhookFault: fc.Arbitrary<WebhookFault> = fc.oneof(
@@ -102,16 +114,48 @@ const rowCount = fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 100
 
 /** Every kind of step, weighted for breadth that finds bugs: data changes and syncs most often. */
 export const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('addTable' as const), table: fc.constantFrom<TableKind>('plain', 'action', 'webhook'), rows: fc.oneof(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 500, max: 4000 })) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('addTable' as const),
+      table: fc.constantFrom<TableKind>('plain', 'action', 'webhook'),
+      rows: fc.oneof(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 500, max: 4000 })),
+    }),
+  },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('addRows' as const), table: index, count: rowCount, old: fc.boolean() }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('editRows' as const), table: index, at: index, count: fc.integer({ min: 1, max: 30 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('deleteRows' as const), table: index, at: index, count: fc.integer({ min: 1, max: 20 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('rerun' as const), table: index, at: index, count: fc.integer({ min: 1, max: 20 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('editRows' as const), table: index, at: index, count: fc.integer({ min: 1, max: 30 }) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('deleteRows' as const), table: index, at: index, count: fc.integer({ min: 1, max: 20 }) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('rerun' as const), table: index, at: index, count: fc.integer({ min: 1, max: 20 }) }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'finishActions' as const }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('addField' as const), table: index, type: fieldType, label: fc.nat({ max: LABELS.length - 1 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('addField' as const),
+      table: index,
+      type: fieldType,
+      label: fc.nat({ max: LABELS.length - 1 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('removeField' as const), table: index, field: index }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('retypeField' as const), table: index, field: index, type: fieldType }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('relabelField' as const), table: index, field: index, label: fc.nat({ max: LABELS.length - 1 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('relabelField' as const),
+      table: index,
+      field: index,
+      label: fc.nat({ max: LABELS.length - 1 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('moveClock' as const), hours: fc.constantFrom(1, 6, 30) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('webhookRows' as const), table: index, count: fc.integer({ min: 1, max: 30 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'flushIntake' as const }) },
@@ -140,7 +184,10 @@ export const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
       big: fc.boolean(),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('read' as const), table: index, what: fc.constantFrom('sql' as const, 'stats' as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('read' as const), table: index, what: fc.constantFrom('sql' as const, 'stats' as const) }),
+  },
 );
 
 /** The history of a seed: a first table, then `steps - 1` steps drawn from the seed (the same seed, the same steps). */

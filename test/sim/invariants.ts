@@ -94,7 +94,13 @@ export class ChangesReplay {
     lines.pop();
     for (const line of lines) {
       if (line.trim() === '') continue;
-      const record = JSON.parse(line) as { tableId: string; syncId: number; change: string; _id: string; after: Record<string, unknown> | null };
+      const record = JSON.parse(line) as {
+        tableId: string;
+        syncId: number;
+        change: string;
+        _id: string;
+        after: Record<string, unknown> | null;
+      };
       const versions = this.tables.get(record.tableId);
       const key = `${record.tableId}\n${record.syncId}\n${record._id}`;
       if (!versions || this.seen.has(key)) continue;
@@ -109,5 +115,32 @@ export class ChangesReplay {
 
   versions(tableId: string): Versions | undefined {
     return this.tables.get(tableId);
+  }
+}
+
+/** A sync the mirror recorded and the simulator saw end well: what the mirror held after it. */
+export interface KnownSync {
+  syncId: number;
+  tableId: string;
+  mirrorAfter: Versions;
+  /** the moment after it (index), and whether the mirror then equalled the oracle */
+  moment: number;
+  exact: boolean;
+}
+
+/** What a run has seen that later invariants compare against, and the count of checks made. */
+export class Ledger {
+  checks = 0;
+  readonly syncs: KnownSync[] = [];
+  /** the service's clock when the first sync that could touch each table began */
+  readonly firstSyncAt = new Map<string, string>();
+  /** per moment (index), the tables whose mirror equalled the oracle then */
+  readonly exact = new Map<number, Set<string>>();
+  readonly replay = new ChangesReplay();
+
+  /** One invariant check: a Violation when it does not hold. */
+  check(holds: boolean, invariant: InvariantId, detail: () => string): void {
+    this.checks += 1;
+    if (!holds) throw new Violation(invariant, detail());
   }
 }

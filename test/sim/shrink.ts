@@ -13,7 +13,12 @@ export interface Shrunk {
 
 const SIZES = ['rows', 'count', 'records'] as const;
 
-export async function shrink(history: History, failed: RunOutcome, budgetMs: number, log: (line: string) => void = () => undefined): Promise<Shrunk> {
+export async function shrink(
+  history: History,
+  failed: RunOutcome,
+  budgetMs: number,
+  log: (line: string) => void = () => undefined,
+): Promise<Shrunk> {
   const invariant = failed.violation!.invariant;
   const deadline = Date.now() + budgetMs;
   let best = { steps: history.steps.slice(0, failed.violation!.step + 1), outcome: failed };

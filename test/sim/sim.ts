@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { generateHistory, type History } from './history.js';
 import { INVARIANTS, type InvariantId } from './invariants.js';
-import { shrink } from './shrink.js';
+import { shrink, type Shrunk } from './shrink.js';
 import { runHistory } from './simulate.js';
 
 // `npm run sim -- [--seed N] [--steps K] [--seeds S | --minutes M] [--replay FILE] [--no-shrink] [--verbose]`:
@@ -18,6 +18,8 @@ export interface SimArgs {
   minutes?: number;
   replay?: string;
   shrink: boolean;
+  /** --replay with --shrink: a failing history file is shrunk further */
+  shrinkReplay: boolean;
   shrinkMinutes: number;
   verbose: boolean;
 }
@@ -26,7 +28,7 @@ export interface SimArgs {
 export const FOUND_DIR = '.sim';
 
 export function parseSimArgs(argv: readonly string[]): SimArgs {
-  const args: SimArgs = { seed: 1, steps: 30, seeds: 1, shrink: true, shrinkMinutes: 10, verbose: false };
+  const args: SimArgs = { seed: 1, steps: 30, seeds: 1, shrink: true, shrinkReplay: false, shrinkMinutes: 10, verbose: false };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i]!;
     const value = (): string => {
@@ -46,6 +48,7 @@ export function parseSimArgs(argv: readonly string[]): SimArgs {
     else if (flag === '--minutes') args.minutes = number();
     else if (flag === '--replay') args.replay = value();
     else if (flag === '--no-shrink') args.shrink = false;
+    else if (flag === '--shrink') args.shrinkReplay = true;
     else if (flag === '--shrink-minutes') args.shrinkMinutes = number();
     else if (flag === '--verbose') args.verbose = true;
     else throw new Error(`unknown option ${flag} (see test/sim/sim.ts)`);
@@ -65,6 +68,7 @@ export async function simulate(args: SimArgs, print: (line: string) => void): Pr
     }
     const { invariant, step, detail } = outcome.violation;
     print(`sim: replay of ${args.replay}: invariant ${invariant} broken at step ${step}: ${detail}`);
+    if (args.shrinkReplay) await report(history.seed ?? 0, await shrink(history, outcome, args.shrinkMinutes * 60_000, log), print);
     return 1;
   }
 
@@ -85,7 +89,9 @@ export async function simulate(args: SimArgs, print: (line: string) => void): Pr
     print(`  ${detail}`);
     const found = args.shrink ? await shrink(history, outcome, args.shrinkMinutes * 60_000, log) : { history, outcome, runs: 0 };
     const file = await writeHistory(seed, { ...found.history, ...{ invariant: found.outcome.violation?.invariant } });
-    print(`  shrunk in ${found.runs} runs to ${found.history.steps.length} steps (${relative(process.cwd(), file)}): ${found.outcome.violation?.detail}`);
+    print(
+      `  shrunk in ${found.runs} runs to ${found.history.steps.length} steps (${relative(process.cwd(), file)}): ${found.outcome.violation?.detail}`,
+    );
     print(`  replay: npm run sim -- --replay ${relative(process.cwd(), file)}`);
     print(`sim: ${steps} steps, ${seeds} seeds, ${checks} invariant checks, 1 violations`);
     return 1;
@@ -96,6 +102,15 @@ export async function simulate(args: SimArgs, print: (line: string) => void): Pr
   }
   print(`sim: ${steps} steps, ${seeds} seeds, ${checks} invariant checks, 0 violations`);
   return 0;
+}
+
+/** A shrunk history: written to a file, and the command that replays it. */
+async function report(seed: number, found: Shrunk, print: (line: string) => void): Promise<void> {
+  const file = await writeHistory(seed, { ...found.history, invariant: found.outcome.violation?.invariant });
+  print(
+    `  shrunk in ${found.runs} runs to ${found.history.steps.length} steps (${relative(process.cwd(), file)}): ${found.outcome.violation?.detail}`,
+  );
+  print(`  replay: npm run sim -- --replay ${relative(process.cwd(), file)}`);
 }
 
 async function writeHistory(seed: number, history: History & { invariant?: number }): Promise<string> {
