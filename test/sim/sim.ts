@@ -5,7 +5,7 @@ import { INVARIANTS, type InvariantId } from './invariants.js';
 import { shrink, type Shrunk } from './shrink.js';
 import { runHistory } from './simulate.js';
 
-// `npm run sim -- [--seed N] [--steps K] [--seeds S | --minutes M] [--replay FILE] [--no-shrink] [--verbose]`:
+// `npm run sim -- [--seed N] [--steps K] [--seeds S | --minutes M] [--keep-going] [--replay FILE [--shrink]] [--no-shrink] [--verbose]`:
 // histories generated from seeds (N, N+1, …), run against a fresh world each, every invariant checked
 // after every step. A violation is shrunk, written as a history file, and printed with the command that
 // replays it; the run then exits 1. A clean run ends with one line: `sim: K steps, S seeds, I invariant
@@ -22,13 +22,24 @@ export interface SimArgs {
   shrinkReplay: boolean;
   shrinkMinutes: number;
   verbose: boolean;
+  /** go on with the next seed after a violation (the run still exits 1) */
+  keepGoing: boolean;
 }
 
 /** Where found histories are written (git ignores it); the ones kept go to test/sim/histories/. */
 export const FOUND_DIR = '.sim';
 
 export function parseSimArgs(argv: readonly string[]): SimArgs {
-  const args: SimArgs = { seed: 1, steps: 30, seeds: 1, shrink: true, shrinkReplay: false, shrinkMinutes: 10, verbose: false };
+  const args: SimArgs = {
+    seed: 1,
+    steps: 30,
+    seeds: 1,
+    shrink: true,
+    shrinkReplay: false,
+    shrinkMinutes: 10,
+    verbose: false,
+    keepGoing: false,
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i]!;
     const value = (): string => {
@@ -51,6 +62,7 @@ export function parseSimArgs(argv: readonly string[]): SimArgs {
     else if (flag === '--shrink') args.shrinkReplay = true;
     else if (flag === '--shrink-minutes') args.shrinkMinutes = number();
     else if (flag === '--verbose') args.verbose = true;
+    else if (flag === '--keep-going') args.keepGoing = true;
     else throw new Error(`unknown option ${flag} (see test/sim/sim.ts)`);
   }
   return args;
@@ -76,6 +88,7 @@ export async function simulate(args: SimArgs, print: (line: string) => void): Pr
   let steps = 0;
   let checks = 0;
   let seeds = 0;
+  let violations = 0;
   for (let seed = args.seed; ; seed += 1) {
     if (args.minutes === undefined ? seeds >= args.seeds : Date.now() - started >= args.minutes * 60_000) break;
     seeds += 1;
@@ -100,8 +113,8 @@ export async function simulate(args: SimArgs, print: (line: string) => void): Pr
     const minutes = (Date.now() - started) / 60_000;
     print(`sim: ${Math.round(steps / minutes)} steps a minute, ${Math.round(checks / seeds)} invariant checks a run`);
   }
-  print(`sim: ${steps} steps, ${seeds} seeds, ${checks} invariant checks, 0 violations`);
-  return 0;
+  print(`sim: ${steps} steps, ${seeds} seeds, ${checks} invariant checks, ${violations} violations`);
+  return violations === 0 ? 0 : 1;
 }
 
 /** A shrunk history: written to a file, and the command that replays it. */
