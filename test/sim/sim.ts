@@ -100,14 +100,13 @@ export async function simulate(args: SimArgs, print: (line: string) => void): Pr
     const { invariant, step, detail } = outcome.violation;
     print(`sim: seed ${seed}: invariant ${invariant} (${INVARIANTS[invariant as InvariantId]}) broken at step ${step}:`);
     print(`  ${detail}`);
-    const found = args.shrink ? await shrink(history, outcome, args.shrinkMinutes * 60_000, log) : { history, outcome, runs: 0 };
-    const file = await writeHistory(seed, { ...found.history, ...{ invariant: found.outcome.violation?.invariant } });
-    print(
-      `  shrunk in ${found.runs} runs to ${found.history.steps.length} steps (${relative(process.cwd(), file)}): ${found.outcome.violation?.detail}`,
+    await report(
+      seed,
+      args.shrink ? await shrink(history, outcome, args.shrinkMinutes * 60_000, log) : { history, outcome, runs: 0 },
+      print,
     );
-    print(`  replay: npm run sim -- --replay ${relative(process.cwd(), file)}`);
-    print(`sim: ${steps} steps, ${seeds} seeds, ${checks} invariant checks, 1 violations`);
-    return 1;
+    violations += 1;
+    if (!args.keepGoing) break;
   }
   if (args.minutes !== undefined) {
     const minutes = (Date.now() - started) / 60_000;
