@@ -9,6 +9,12 @@ import type { World } from './world.js';
 // The client's steps of a history: the real tds (sync in its modes, with kills, faults and --changes;
 // diff; push; readers), each followed by the invariants it can break.
 
+/**
+ * How much later than the answer of a 5xx the emulator may log a request the client sent before it had read
+ * that answer (client and emulator share this process's event loop): a request later still was started after it.
+ */
+const ANSWER_JITTER_MS = 20;
+
 interface SyncSummaryTable {
   tableId: string;
   mirrorTable: string;
@@ -199,13 +205,17 @@ export class ClientSteps {
     await writeFile(file, `${lines.join('\n')}\n`, { mode: 0o600 });
     const args = ['push', file, '--batch-size', String(step.batchSize), '--concurrency', '4', '--json'];
     if (byKey) args.push('--key', `k=${keyField.id}`, '--table', table.id);
-    await world.must('POST', '/faults', { webhook: step.fault, latencyMs: step.latencyMs, seed: i });
+    await world.must('POST', '/faults', { webhook: step.fault, seed: i });
+    // the requests after the faulted one answer `latencyMs` later (slow answers beside a quick failure)
+    const faultAt = Number(/@(\d+)$/.exec(step.fault)?.[1] ?? 0);
+    if (faultAt > 0 && step.latencyMs > 0) await world.must('POST', '/hold', { after: faultAt + 1, ms: step.latencyMs });
     const logFrom = world.harness.emu.requestLog.length;
     let run: ClientRun;
     try {
       run = await runClient(world, args, { TDS_WEBHOOK_URL: table.webhookUrl });
     } finally {
-      await world.must('POST', '/faults', { webhook: '', latencyMs: 0 });
+      await world.must('POST', '/faults', { webhook: '' });
+      await world.must('DELETE', '/hold');
     }
     this.checkRun(run);
     const posts = world.harness.emu.requestLog.slice(logFrom).filter((entry) => entry.bucket === 'webhook' && entry.method === 'POST');
@@ -217,7 +227,7 @@ export class ClientSteps {
       const failed = posts.find((entry) => entry.status >= 500 || ['500', '503', 'reset'].includes(entry.fault ?? ''));
       if (failed) {
         const answeredAt = failed.at + failed.durationMs;
-        const later = posts.filter((entry) => entry.at > answeredAt + 100);
+        const later = posts.filter((entry) => entry.at > answeredAt + ANSWER_JITTER_MS);
         this.ledger.check(
           later.length === 0,
           7,

@@ -4,6 +4,7 @@
 // is killed at the same point of its work on every replay.
 
 import type { IncomingMessage } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { allowOnly, readJsonObject } from './admin-input.js';
 import { adminTable } from './admin-routes.js';
 import { badRequest } from '../http/http-io.js';
@@ -13,8 +14,9 @@ import { FaultPlan, FaultSpecError, parseFaultSpec } from '../faults/faults.js';
 import { publicField } from '../read/render-row.js';
 
 /**
- * Holds the service's requests (every surface) from the N-th after it was set, until released: the held
- * request waits before anything of it is handled, and one whose client went away meanwhile is dropped.
+ * Holds the service's requests (every surface) from the N-th after it was set, until released (or, with
+ * `ms`, for that long each: slow answers from then on): the held request waits before anything of it is
+ * handled, and one whose client went away meanwhile is dropped.
  */
 export class RequestHold {
   private arrived = 0;
@@ -22,26 +24,29 @@ export class RequestHold {
   private held = 0;
   private release: (() => void) | undefined;
   private gate: Promise<void> = Promise.resolve();
+  private ms: number | undefined;
 
   /** Counts a request; resolves when it may go on (false: its client is gone, nothing more is done). */
   async pass(req: IncomingMessage): Promise<boolean> {
     this.arrived += 1;
     if (this.from === undefined || this.arrived < this.from) return true;
     this.held += 1;
-    await this.gate;
+    await (this.ms === undefined ? this.gate : sleep(this.ms));
     return !req.socket.destroyed;
   }
 
-  /** Holds the `after`-th request from now and every one after it. */
-  set(after: number): void {
+  /** Holds the `after`-th request from now and every one after it (until released, or `ms` each). */
+  set(after: number, ms?: number): void {
     this.open();
     this.from = this.arrived + after;
+    this.ms = ms;
     this.gate = new Promise<void>((resolve) => (this.release = resolve));
   }
 
   /** Lets the held requests go on and holds no more. */
   open(): void {
     this.from = undefined;
+    this.ms = undefined;
     this.held = 0;
     this.release?.();
     this.release = undefined;
@@ -52,14 +57,17 @@ export class RequestHold {
   }
 }
 
-/** GET /_emulator/hold -> {arrived, held}; POST {after: N} holds the N-th request from now on; DELETE releases. */
+/** GET /_emulator/hold -> {arrived, held}; POST {after: N, ms?} holds the N-th request from now on; DELETE releases. */
 export async function setHold({ deps, req }: RouteCall): Promise<Reply> {
   const body = await readJsonObject(req);
-  allowOnly(body, 'body', ['after']);
+  allowOnly(body, 'body', ['after', 'ms']);
   if (typeof body.after !== 'number' || !Number.isInteger(body.after) || body.after < 1) {
     throw badRequest('body.after must be a whole number of requests, 1 or more');
   }
-  holdOf(deps).set(body.after);
+  if (body.ms !== undefined && (typeof body.ms !== 'number' || !Number.isInteger(body.ms) || body.ms < 0)) {
+    throw badRequest('body.ms must be whole milliseconds, 0 or more');
+  }
+  holdOf(deps).set(body.after, body.ms);
   return ok(holdOf(deps).state());
 }
 
