@@ -21,7 +21,7 @@ import { addBenchTable } from './store/generated-overlay.js';
 import { LiveRows } from './store/live-rows.js';
 import { loadState, saveState } from './store/persist.js';
 import { Intake } from './webhook/intake.js';
-import { RequestHold } from './admin/sim-hooks.js';
+import { RequestHold } from './http/request-hold.js';
 import {
   DEFAULT_ACTION_DELAY_MS,
   DEFAULT_HOST,

@@ -11,7 +11,7 @@ import type { RateLimitEnforcer } from '../faults/rate-limit.js';
 import type { ReadDeps } from '../read/read-routes.js';
 import type { RequestLogEntry } from '../options.js';
 import type { NetworkDelay } from './latency.js';
-import type { RequestHold } from '../admin/sim-hooks.js';
+import type { RequestHold } from './request-hold.js';
 
 /** The webhook's path; the secret webhook id follows it (never shown in a log). */
 export const WEBHOOK_PATH_PREFIX = '/v1/webhook/';
