@@ -147,7 +147,7 @@ export class ClientSteps {
     const { world } = this;
     const mirrored = await mirroredTables(world);
     if (mirrored.length === 0) return;
-    const target = mirrored[step.table % mirrored.length]!;
+    const target = world.inSimOrder(mirrored)[step.table % mirrored.length]!;
     const count = world.moments.length;
     const since = step.since % count;
     // the end of the span: a moment the mirror was exact at, where there is one after `since`
@@ -264,7 +264,7 @@ export class ClientSteps {
   async read(step: Extract<Step, { kind: 'read' }>): Promise<void> {
     const mirrored = await mirroredTables(this.world);
     if (mirrored.length === 0) return;
-    const target = mirrored[step.table % mirrored.length]!;
+    const target = this.world.inSimOrder(mirrored)[step.table % mirrored.length]!;
     const run =
       step.what === 'sql'
         ? await runClient(this.world, ['sql', `SELECT count(*) AS n FROM ${ident(target.mirrorTable)}`, '--format', 'json'])

@@ -20,6 +20,7 @@ export async function shrink(
   log: (line: string) => void = () => undefined,
 ): Promise<Shrunk> {
   const invariant = failed.violation!.invariant;
+  const shape = shapeOf(failed.violation!.detail);
   const deadline = Date.now() + budgetMs;
   let best = { steps: history.steps.slice(0, failed.violation!.step + 1), outcome: failed };
   let runs = 0;
@@ -27,7 +28,8 @@ export async function shrink(
     if (Date.now() > deadline) return false;
     runs += 1;
     const outcome = await runHistory({ steps });
-    if (outcome.violation?.invariant !== invariant) return false;
+    // the same invariant broken the same way (not another bug that breaks it too)
+    if (outcome.violation?.invariant !== invariant || shapeOf(outcome.violation.detail) !== shape) return false;
     best = { steps: steps.slice(0, outcome.violation.step + 1), outcome };
     log(`shrink: ${best.steps.length} steps break invariant ${invariant}`);
     return true;
@@ -54,4 +56,12 @@ export async function shrink(
     }
   }
   return { history: { ...(history.seed === undefined ? {} : { seed: history.seed }), steps: best.steps }, outcome: best.outcome, runs };
+}
+
+/** What a violation says, without its numbers, IDs and names: two details of one shape are one failure. */
+function shapeOf(detail: string): string {
+  return detail
+    .replace(/(row|tbl|fld)_[\w-]+/g, 'ID')
+    .replace(/\d[\d,.]*/g, 'N')
+    .slice(0, 48);
 }

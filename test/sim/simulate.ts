@@ -84,7 +84,7 @@ class Simulation {
       case 'deleteRows':
       case 'rerun': {
         const table = world.table(step.table);
-        const rows = table ? [...world.current.tables.get(table.id)!.rows.keys()] : [];
+        const rows = table ? world.rowsInOrder(table.id) : [];
         if (!table || rows.length === 0) return;
         const picked = Array.from({ length: Math.min(step.count, rows.length) }, (_, k) => rows[(step.at + k * 37) % rows.length]!);
         const ids = [...new Set(picked)];
@@ -181,7 +181,10 @@ class Simulation {
 
   private async addRowsTo(table: SimTable, rows: Array<{ cells: Record<string, unknown>; createdAt?: string }>): Promise<void> {
     for (let from = 0; from < rows.length; from += 5_000) {
-      await this.world.must('POST', `/tables/${table.id}/rows`, { rows: rows.slice(from, from + 5_000) });
+      const added = await this.world.must<{ rows: Array<{ id: string }> }>('POST', `/tables/${table.id}/rows`, {
+        rows: rows.slice(from, from + 5_000),
+      });
+      this.world.noteRows(added.rows.map((row) => row.id));
     }
   }
 

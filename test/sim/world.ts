@@ -57,6 +57,11 @@ const WORLD_OPTIONS = {
 export class World {
   readonly tables: SimTable[] = [];
   readonly moments: Moment[] = [];
+  /**
+   * Each row's place in the order the world made rows: IDs are random, and rows made in one step share their
+   * times, so neither orders them the same way on a replay; this does.
+   */
+  private readonly ordinals = new Map<string, number>();
   /** each row's creation time and the moment it was first seen at (ms) */
   private readonly firstSeen = new Map<string, { createdAt: number; seenAt: number }>();
 
@@ -93,6 +98,26 @@ export class World {
   table(n: number, kind?: TableKind): SimTable | undefined {
     const candidates = this.live().filter((table) => kind === undefined || table.kind === kind);
     return candidates.length === 0 ? undefined : candidates[n % candidates.length];
+  }
+
+  /** Rows the world just made, in the order it made them. */
+  noteRows(ids: readonly string[]): void {
+    for (const id of ids) if (!this.ordinals.has(id)) this.ordinals.set(id, this.ordinals.size);
+  }
+
+  /** A table's row IDs now, in the order the world made them (rows that showed otherwise: by creation time). */
+  rowsInOrder(tableId: string): string[] {
+    const rows = [...(this.current.tables.get(tableId)?.rows.values() ?? [])];
+    const place = (id: string): number => this.ordinals.get(id) ?? Number.MAX_SAFE_INTEGER;
+    return rows
+      .sort((a, b) => place(a.id) - place(b.id) || Date.parse(a.createdAt) - Date.parse(b.createdAt) || (a.id < b.id ? -1 : 1))
+      .map((row) => row.id);
+  }
+
+  /** Tables (anything with a tableId) in the order the world made them. */
+  inSimOrder<T extends { tableId: string }>(tables: readonly T[]): T[] {
+    const place = (id: string): number => this.tables.findIndex((table) => table.id === id);
+    return [...tables].sort((a, b) => place(a.tableId) - place(b.tableId));
   }
 
   /** The service's clock now (ISO). */
