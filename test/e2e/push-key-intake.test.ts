@@ -49,8 +49,7 @@ test('(issue 20) every batch before the settling answered 500 after storing, ano
     // the four 500s, then only batch 5: nothing sent again; the other client posted in between
     const posts = batchPosts(bench);
     expect(posts.map((post) => post.status)).toEqual([500, 500, 500, 500, 200]);
-    // (how many fit in between depends on the machine's speed; that one did is the premise)
-    expect(otherPostsBetween(bench.emu.requestLog, posts[3]!, posts[4]!)).toBeGreaterThanOrEqual(1);
+    expect(otherPostsBetween(bench.emu.requestLog, posts[3]!, posts[4]!)).toBeGreaterThanOrEqual(3);
   } finally {
     await bench.close();
   }
