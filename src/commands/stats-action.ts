@@ -4,6 +4,7 @@ import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
 import { loadSettings, type Settings } from '../config/settings.js';
 import { parseColumnList } from '../export/export-flags.js';
+import type { ApiClient } from '../http/client.js';
 import { pickTable } from '../http/resolve-table.js';
 import { waitOn } from '../mirror/mirror-db.js';
 import { runSync } from '../mirror/sync-run.js';
@@ -43,15 +44,7 @@ export async function statsAction(ctx: Context, table: string, options: StatsOpt
   if (options.sync) {
     ref = await withClient(ctx, settings, async (client) => {
       const found = pickTable((await client.tables()).tables, table);
-      await runSync(ctx, client, {
-        tables: [found.id],
-        workspaces: [],
-        all: false,
-        db: settings.db,
-        full: false,
-        json: false,
-        whenBusy: 'skip',
-      });
+      await syncBeforeReading(ctx, client, settings.db, [found.id]);
       return found.id;
     });
   }
@@ -63,6 +56,11 @@ export async function statsAction(ctx: Context, table: string, options: StatsOpt
     ...(columns ? { columns } : {}),
     ...(output ? { output } : {}),
   });
+}
+
+/** An incremental sync of the tables a reader is about to read; a mirror a follower holds is read as it is. */
+function syncBeforeReading(ctx: Context, client: ApiClient, db: string, tables: string[]): Promise<unknown> {
+  return runSync(ctx, client, { tables, workspaces: [], all: false, db, full: false, json: false, whenBusy: 'skip' });
 }
 
 /** -o FILE's format: .html and .htm are the report page; the others as for exports (.txt: the terminal's table). */
@@ -150,16 +148,7 @@ async function syncTables(ctx: Context, settings: Settings, tables: readonly Tab
       }
     }
     // a mirror that `tds sync --follow` keeps is checked as it is (as tds stats does), each table's verification said
-    if (ids.size > 0)
-      await runSync(ctx, client, {
-        tables: [...ids],
-        workspaces: [],
-        all: false,
-        db: settings.db,
-        full: false,
-        json: false,
-        whenBusy: 'skip',
-      });
+    if (ids.size > 0) await syncBeforeReading(ctx, client, settings.db, [...ids]);
     return client.serviceNow();
   });
 }
