@@ -29,7 +29,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**', 'bench/**'],
+    // the single executable's main script: CommonJS, as Node's single-executable applications require
+    files: ['sea/**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['test/**', 'bench/**', 'scripts/**'],
     rules: {
       'max-lines-per-function': 'off',
       '@typescript-eslint/explicit-module-boundary-types': 'off',

@@ -30,7 +30,9 @@ export default defineConfig({
     // exit after the tests, says which handles keep it alive; at a terminal, the compact default.
     reporters: process.env.CI ? ['verbose', 'hanging-process'] : ['default'],
     projects: [
-      { test: { ...PROJECT, name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...E2E] } },
+      {
+        test: { ...PROJECT, name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...E2E, 'test/package/**'] },
+      },
       { test: { ...PROJECT, name: 'e2e', include: E2E } },
     ],
   },

@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { Database } from '../duckdb/engine.js';
-import { type Step, prepareOne } from '../duckdb/statement.js';
+import { type Step, interruptible, prepareOne } from '../duckdb/statement.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { StoredField } from '../mirror/schema-drift.js';
 import type { TableState } from '../mirror/table-state.js';
@@ -15,6 +15,8 @@ import type { CheckSpec, DeclaredCheck } from './checks-file.js';
 export interface TableScope {
   db: Database;
   step: Step;
+  /** What stops the run (Ctrl-C): a sql check's own time limit is added to it. */
+  signal: AbortSignal;
   table: TableState;
   /** The table's fields (removed ones are not). */
   fields: StoredField[];
@@ -86,7 +88,7 @@ export async function evaluateTable(
       if (plan instanceof CheckProblem) throw plan;
       figure = 'exprs' in plan ? plan.judge(plan.exprs.map(valueOf)) : await plan.run();
     } catch (error) {
-      if (!(error instanceof CheckProblem) && declared.spec.kind !== 'sql') throw error;
+      if ((!(error instanceof CheckProblem) && declared.spec.kind !== 'sql') || scope.signal.aborted) throw error;
       const message = error instanceof CheckProblem ? error.message : (sqlError(error) as Error).message;
       const gone = error instanceof CheckProblem && error.missingColumn !== undefined && context.contractLabels.has(error.missingColumn);
       results.push({ ...base, status: gone ? 'fail' : 'error', observed: null, examples: [], message });
@@ -224,23 +226,46 @@ function runStatePlan(scope: TableScope, spec: Extract<CheckSpec, { kind: 'failu
   };
 }
 
-/** The `sql` check: its query in the sandbox of `tds sql` (read-only, no file access); its rows are the faults. */
+/**
+ * The `sql` check: its query in the sandbox of `tds sql` (read-only, no file access); its rows are the
+ * faults. It is one query that can stand as a subquery (a PRAGMA, CALL or EXPLAIN cannot), and it runs
+ * within its `timeout`: past it, an `error`.
+ */
 async function sqlFigure(scope: TableScope, spec: Extract<CheckSpec, { kind: 'sql' }>, threshold: string): Promise<Figure> {
-  const statement = await prepareOne(scope.db, spec.query, { files: false }, scope.step);
+  const limit = AbortSignal.timeout(spec.timeout.ms);
+  const step = interruptible(scope.db, AbortSignal.any([scope.signal, limit]));
+  try {
+    return await sqlRows(scope, spec, threshold, step);
+  } catch (error) {
+    if (limit.aborted && !scope.signal.aborted) {
+      throw new CheckProblem(`the query ran past its time limit (timeout: ${spec.timeout.text}) and was stopped`);
+    }
+    throw error;
+  }
+}
+
+const NOT_A_QUERY = 'a sql check is one SELECT (or WITH …) query whose rows are the faults; this statement is not one';
+
+async function sqlRows(scope: TableScope, spec: Extract<CheckSpec, { kind: 'sql' }>, threshold: string, step: Step): Promise<Figure> {
+  const statement = await prepareOne(scope.db, spec.query, { files: false }, step);
   const type = statement.statementType;
   const columns = Array.from({ length: statement.columnCount }, (_, i) => statement.columnName(i));
   statement.destroySync();
-  if (type !== scope.db.duckdb.StatementType.SELECT) {
-    throw new CheckProblem('a sql check is a query (SELECT …) whose rows are the faults; this statement is not one');
-  }
+  if (type !== scope.db.duckdb.StatementType.SELECT) throw new CheckProblem(NOT_A_QUERY);
   // the checked query as a subquery, on a line of its own (a comment at its end swallows nothing of ours)
   const query = `(\n${spec.query.trim().replace(/;+\s*$/, '')}\n) AS q`;
-  const rows = Number((await first(scope, `SELECT count(*) AS n FROM ${query}`)).n);
+  const count = `SELECT count(*) AS n FROM ${query}`;
+  // a PRAGMA prepares as a SELECT and cannot stand as a subquery: say so, not DuckDB's parser error about ")"
+  const counting = await step(() => scope.db.connection.prepare(count)).catch(() => {
+    throw new CheckProblem(`${NOT_A_QUERY} (PRAGMA, CALL, EXPLAIN and the like cannot be)`);
+  });
+  counting.destroySync();
+  const rows = Number((await first({ ...scope, step }, count)).n);
   const idColumn = columns.includes('_id') ? '_id' : columns[0];
   let examples: string[] = [];
   if (rows > spec.max && idColumn !== undefined) {
     const id = quoteIdent(idColumn);
-    const reader = await scope.step(() =>
+    const reader = await step(() =>
       scope.db.connection.runAndReadAll(`SELECT CAST(${id} AS VARCHAR) AS id FROM ${query} WHERE ${id} IS NOT NULL LIMIT ${MAX_EXAMPLES}`),
     );
     examples = reader.getRowObjectsJS().map((row) => String(row.id));

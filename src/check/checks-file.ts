@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair } from 'yaml';
 import { UsageError } from '../core/errors.js';
 import { parseDuration } from '../mirror/diff/open-diff.js';
@@ -25,7 +25,7 @@ export type CheckSpec =
   | { kind: 'stuck'; column: string; maxAge: Span }
   | { kind: 'activity'; maxQuiet: Span }
   | { kind: 'fresh'; maxAge: Span }
-  | { kind: 'sql'; name: string; query: string; max: number };
+  | { kind: 'sql'; name: string; query: string; max: number; timeout: Span };
 
 export type CheckKind = CheckSpec['kind'] | 'schema';
 
@@ -48,8 +48,7 @@ export interface TableChecks {
   checks: DeclaredCheck[];
 }
 
-/** The checks file when none is named (and the `checks` setting names none). */
-export const DEFAULT_CHECKS_FILE = 'tds-checks.yaml';
+export { DEFAULT_CHECKS_FILE } from '../config/keys.js';
 
 export const CHECK_KINDS = ['rows', 'fill', 'unique', 'accepted', 'failure_rate', 'stuck', 'activity', 'fresh', 'sql'] as const;
 
@@ -57,13 +56,26 @@ export const CHECK_KINDS = ['rows', 'fill', 'unique', 'accepted', 'failure_rate'
 const MAX_DEPTH = 12;
 /** More than anyone declares; a file past it is a mistake (or hostile). */
 const MAX_CHECKS = 10_000;
+/**
+ * Far more than 10,000 checks take; refused before it is read, since the YAML parser holds about 200
+ * bytes of memory per byte of a file (a 4.6 MB file took 840 MB before its checks were counted).
+ */
+export const MAX_CHECKS_FILE_BYTES = 1_000_000;
+/** How long a `sql` check's query may run unless its `timeout` says (then it is an `error`). */
+export const DEFAULT_SQL_TIMEOUT: Span = { text: '30s', ms: 30_000 };
 
 export async function readChecksFile(path: string): Promise<TableChecks[]> {
-  const text = await readFile(path, 'utf8').catch(({ code }: NodeJS.ErrnoException) => {
+  const cannot = ({ code }: NodeJS.ErrnoException): never => {
     const hint = code === 'ENOENT' ? 'give the file (tds check FILE), or write tds-checks.yaml here (see tds check --help)' : undefined;
     throw new UsageError(`cannot read the checks file ${path}${code ? ` (${code})` : ''}`, { hint });
-  });
-  return parseChecks(text, path);
+  };
+  const { size } = await stat(path).catch(cannot);
+  if (size > MAX_CHECKS_FILE_BYTES) {
+    throw new UsageError(`the checks file ${path} is ${size.toLocaleString('en-US')} bytes: more than a checks file ever is`, {
+      hint: `a checks file is at most ${MAX_CHECKS_FILE_BYTES.toLocaleString('en-US')} bytes (${MAX_CHECKS.toLocaleString('en-US')} checks fit in far less)`,
+    });
+  }
+  return parseChecks(await readFile(path, 'utf8').catch(cannot), path);
 }
 
 /** The file's tables and checks; a mistake is a UsageError `FILE:LINE:COLUMN: what is wrong`. */
@@ -158,27 +170,30 @@ function readCheck(reader: NodeReader, node: Node, ref: string): DeclaredCheck {
   return { spec, severity, name: checkName(spec) };
 }
 
+/** The arguments each kind takes. */
+const ARGUMENTS: Record<CheckSpec['kind'], string[]> = {
+  rows: ['min', 'max'],
+  fill: ['column', 'min', 'max'],
+  unique: ['column'],
+  accepted: ['column', 'values'],
+  failure_rate: ['column', 'max', 'since'],
+  stuck: ['column', 'max_age'],
+  activity: ['max_quiet'],
+  fresh: ['max_age'],
+  sql: ['name', 'query', 'max', 'timeout'],
+};
+
 function readSpec(reader: NodeReader, kind: CheckSpec['kind'], node: Node, where: string): CheckSpec {
   // `unique: Email` names its column without a map
   if (kind === 'unique' && isScalar(node)) return { kind, column: reader.text(node, `${where}: the column`) };
-  const keys: Record<CheckSpec['kind'], string[]> = {
-    rows: ['min', 'max'],
-    fill: ['column', 'min', 'max'],
-    unique: ['column'],
-    accepted: ['column', 'values'],
-    failure_rate: ['column', 'max', 'since'],
-    stuck: ['column', 'max_age'],
-    activity: ['max_quiet'],
-    fresh: ['max_age'],
-    sql: ['name', 'query', 'max'],
-  };
-  const args = reader.fields(node, where, keys[kind]);
+  const args = reader.fields(node, where, ARGUMENTS[kind]);
   const column = (): string => reader.text(reader.required(args.column, node, `${where}: column`), `${where}: column`);
   const number = (name: string, range: [number, number]): number | undefined =>
     args[name] === undefined ? undefined : reader.number(args[name], `${where}: ${name}`, range);
   const span = (name: string): Span => reader.span(reader.required(args[name], node, `${where}: ${name}`), `${where}: ${name}`);
+  const share = (name: string): number | undefined =>
+    args[name] === undefined ? undefined : reader.share(args[name], `${where}: ${name}`);
   const COUNT: [number, number] = [0, Number.MAX_SAFE_INTEGER];
-  const SHARE: [number, number] = [0, 1];
   switch (kind) {
     case 'rows': {
       const bounds = { min: number('min', COUNT), max: number('max', COUNT) };
@@ -186,7 +201,7 @@ function readSpec(reader: NodeReader, kind: CheckSpec['kind'], node: Node, where
       return { kind, ...bounds } as CheckSpec;
     }
     case 'fill': {
-      const bounds = { min: number('min', SHARE), max: number('max', SHARE) };
+      const bounds = { min: share('min'), max: share('max') };
       if (bounds.min === undefined && bounds.max === undefined) throw reader.at(node, `${where}: give min (0–1), max or both`);
       return { kind, column: column(), ...bounds } as CheckSpec;
     }
@@ -200,7 +215,7 @@ function readSpec(reader: NodeReader, kind: CheckSpec['kind'], node: Node, where
       return {
         kind,
         column: column(),
-        max: reader.number(reader.required(args.max, node, `${where}: max`), `${where}: max`, SHARE),
+        max: reader.share(reader.required(args.max, node, `${where}: max`), `${where}: max`),
         ...(args.since === undefined ? {} : { since: span('since') }),
       };
     case 'stuck':
@@ -215,6 +230,7 @@ function readSpec(reader: NodeReader, kind: CheckSpec['kind'], node: Node, where
         name: reader.text(reader.required(args.name, node, `${where}: name`), `${where}: name`),
         query: reader.text(reader.required(args.query, node, `${where}: query`), `${where}: query`),
         max: number('max', COUNT) ?? 0,
+        timeout: args.timeout === undefined ? DEFAULT_SQL_TIMEOUT : span('timeout'),
       };
   }
 }
@@ -265,6 +281,24 @@ class NodeReader {
     if (!isScalar(node) || typeof node.value !== 'number' || !Number.isFinite(node.value)) throw this.at(node, `${where} must be a number`);
     if (node.value < min || node.value > max)
       throw this.at(node, `${where} must be between ${min} and ${max} (got ${node.source ?? node.value})`);
+    return node.value;
+  }
+
+  /** A share: 0.05, or `5%` (0–100 %). */
+  share(node: Node, where: string): number {
+    if (isScalar(node) && typeof node.value === 'string') {
+      const percent = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(node.value);
+      if (!percent) throw this.at(node, `${where} must be a share: 0.05 or 5%`);
+      const value = Number(percent[1]);
+      if (value > 100) throw this.at(node, `${where} must be between 0 % and 100 % (got ${node.value.trim()})`);
+      return value / 100;
+    }
+    if (!isScalar(node) || typeof node.value !== 'number' || !Number.isFinite(node.value))
+      throw this.at(node, `${where} must be a share: 0.05 or 5%`);
+    if (node.value < 0 || node.value > 1) {
+      const given = node.source ?? String(node.value);
+      throw this.at(node, `${where} must be a share between 0 and 1 (got ${given}; ${given} % is ${node.value / 100}, or write ${given}%)`);
+    }
     return node.value;
   }
 

@@ -7,7 +7,15 @@ import { openMirror, requireMirror } from '../mirror/mirror-db.js';
 import type { TableState } from '../mirror/table-state.js';
 import { findMirrorTable, mirrorFields } from '../stats/mirror-catalog.js';
 import { evaluateTable, type TableScope } from './check-figures.js';
-import { previousResults, recordRun, resultKey, statusChanges, type StatusChange } from './check-history.js';
+import {
+  notifiedAfterRun,
+  notifiedStatuses,
+  previousResults,
+  recordRun,
+  resultKey,
+  statusChanges,
+  type StatusChange,
+} from './check-history.js';
 import { thresholdOf, type CheckResult } from './check-result.js';
 import type { TableChecks } from './checks-file.js';
 import { evaluateContract } from './schema-contract.js';
@@ -25,13 +33,28 @@ export interface CheckRun {
   now: number;
   /** Keep the run in _tds_checks (MCP's check_tables does not: it is read-only). */
   record: boolean;
+  /**
+   * --notify: the changes are those since the statuses a receiver took (_tds_notified), so that a change
+   * never delivered is one again; kept with the run (needs `record`).
+   */
+  notify?: boolean;
   signal: AbortSignal;
   /** A long wait for a mirror another process writes, said (waitOn: who holds it). */
   onWait?: (line: string) => void;
 }
 
+/** When a checked table's last complete pass began (`_tds_tables.verified_at`, the service's clock). */
+export interface TableVerified {
+  /** The table as the checks file names it. */
+  table: string;
+  /** null: no complete pass recorded. */
+  verifiedAt: string | null;
+}
+
 export interface CheckOutcome {
   results: CheckResult[];
+  /** The checked tables the mirror holds. */
+  verified: TableVerified[];
   changes: StatusChange[];
   /** The run's number in _tds_checks; null when not recorded. */
   run: number | null;
@@ -59,12 +82,16 @@ export async function runChecks(request: CheckRun): Promise<CheckOutcome> {
   } finally {
     db.close();
   }
-  const run = request.record ? await recordRun(request.db, evaluated.results, evaluated.matched, wait) : null;
-  return { results: evaluated.results, changes: evaluated.changes, run };
+  const notified = request.notify ? notifiedAfterRun(evaluated.results, evaluated.changes) : undefined;
+  const run = request.record
+    ? await recordRun(request.db, { results: evaluated.results, matched: evaluated.matched, ...(notified ? { notified } : {}) }, wait)
+    : null;
+  return { results: evaluated.results, verified: evaluated.verified, changes: evaluated.changes, run };
 }
 
 interface Evaluated {
   results: CheckResult[];
+  verified: TableVerified[];
   changes: StatusChange[];
   /** Per table, the field IDs its schema contract matched. */
   matched: Map<string, Record<string, string>>;
@@ -74,11 +101,16 @@ interface Evaluated {
  * Every check of `tables` on a mirror opened read-only without file access (the caller's: MCP's
  * check_tables reads through the server's one instance), and what changed since the last recorded run.
  */
-export async function evaluateChecks(db: Database, request: Pick<CheckRun, 'db' | 'tables' | 'now' | 'signal'>): Promise<Evaluated> {
+export async function evaluateChecks(
+  db: Database,
+  request: Pick<CheckRun, 'db' | 'tables' | 'now' | 'signal' | 'notify'>,
+): Promise<Evaluated> {
   const results: CheckResult[] = [];
+  const tablesVerified: TableVerified[] = [];
   const matched = new Map<string, Record<string, string>>();
   const step = interruptible(db, request.signal);
   const previous = await previousResults(db.connection);
+  const told = request.notify ? await notifiedStatuses(db.connection) : undefined;
   const verified = await verifiedTimes(db.connection);
   for (const table of request.tables) {
     let state: TableState;
@@ -89,8 +121,17 @@ export async function evaluateChecks(db: Database, request: Pick<CheckRun, 'db' 
       results.push(...unreachable(table, error.message));
       continue;
     }
+    tablesVerified.push({ table: table.ref, verifiedAt: verified?.get(state.tableId) ?? null });
     const fields = await mirrorFields(db.connection, state.tableId);
-    const scope: TableScope = { db, step, table: state, fields, now: request.now, verifiedAt: verified?.get(state.tableId) };
+    const scope: TableScope = {
+      db,
+      step,
+      signal: request.signal,
+      table: state,
+      fields,
+      now: request.now,
+      verifiedAt: verified?.get(state.tableId),
+    };
     if (table.schema) {
       const contract = evaluateContract(table.schema, fields, table.ref, previous.get(resultKey(table.ref, 'schema'))?.fields ?? null);
       results.push(contract.result);
@@ -99,7 +140,7 @@ export async function evaluateChecks(db: Database, request: Pick<CheckRun, 'db' 
     const contractLabels = new Set(table.schema?.fields.map((field) => field.label) ?? []);
     results.push(...(await evaluateTable(scope, table.checks, { tableRef: table.ref, contractLabels })));
   }
-  return { results, changes: statusChanges(results, previous), matched };
+  return { results, verified: tablesVerified, changes: statusChanges(results, previous, told), matched };
 }
 
 /** Every check of a table the mirror does not hold: an `error` that says so. */

@@ -4,27 +4,26 @@
 import { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { configKeyHelp } from '../config/keys.js';
-import { configFile } from '../config/store.js';
 
-export function configCommand(ctx: Context): Command {
-  const config = new Command('config')
-    .description('manage profiles in the config file: base URL, API key, default format, saved webhooks')
-    .addHelpText(
-      'after',
-      `
+const configHelp = (): string => `
 Keys:
 ${configKeyHelp()}
 
 Secrets (api-key, webhook.NAME) are read from stdin or a hidden prompt, never from the command line,
-and shown only redacted. The file is config.json in TDS_CONFIG_DIR or the platform config folder,
+and shown only redacted. The API key goes to the OS keychain where one answers (else, or with
+TDS_KEYCHAIN=off, to the file). The file is config.json in TDS_CONFIG_DIR or the platform config folder,
 mode 0600. Settings resolve as: flag, then environment, then the profile (--profile / TDS_PROFILE,
 default "default").
 
 Examples:
   $ tds config set base-url https://api.example.com/v1
   $ tds config set api-key < ~/secrets/tds-key.txt
-  $ tds config list --profile staging`,
-    );
+  $ tds config list --profile staging`;
+
+export function configCommand(ctx: Context): Command {
+  const config = new Command('config')
+    .description('manage profiles in the config file: base URL, API key, default format, saved webhooks')
+    .addHelpText('after', () => configHelp());
 
   config
     .command('set')
@@ -66,12 +65,25 @@ Examples:
       await configList(ctx, cmd);
     });
 
+  config.addCommand(migrateKeyCommand(ctx));
+
   config
     .command('path')
     .description('print the path of the config file')
-    .action(() => void ctx.io.stdout.write(`${configFile(ctx.io.env)}\n`));
+    .action(async () => void ctx.io.stdout.write(`${(await import('../config/store.js')).configFile(ctx.io.env)}\n`));
 
   return config;
+}
+
+function migrateKeyCommand(ctx: Context): Command {
+  return new Command('migrate-key')
+    .description("move the profile's API key into the OS keychain (or back to the config file)")
+    .option('--to <store>', 'keychain or file', 'keychain')
+    .addHelpText('after', '\nExamples:\n  $ tds config migrate-key\n  $ tds config migrate-key --to file --profile ci')
+    .action(async (options: { to: string }, cmd: Command) => {
+      const { configMigrateKey } = await import('./config-action.js');
+      await configMigrateKey(ctx, options.to, cmd);
+    });
 }
 
 export function authCommand(ctx: Context): Command {

@@ -12,6 +12,7 @@ const HINTS: Record<FailureReason, string> = {
   'unknown-workspace': '`tds workspaces` lists the workspaces this API key can read',
   unreachable: 'is the service running at that address? check --base-url, TDS_BASE_URL or `tds config get base-url`',
   network: 'check your connection; try again later or raise --max-retries',
+  proxy: 'check HTTPS_PROXY, HTTP_PROXY and NO_PROXY, and whether the proxy lets this machine reach that host',
   'retries-exhausted': 'the service kept failing; try again later or raise --max-retries',
   'rate-limit-exhausted': 'the service kept rate-limiting; try again later or raise --max-retries',
   'bad-base-url': 'give it as https://HOST/v1 with --base-url, TDS_BASE_URL or `tds config set base-url URL`',

@@ -4,7 +4,7 @@ import type { Context } from '../core/context.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import { RATE_LIMITS, WEBHOOK_MAX_OBJECTS } from '../service/index.js';
 import { INPUT_FORMATS } from '../push/input/input-record.js';
-import { INPUT_ENCODINGS } from '../push/input/utf8-text.js';
+import { parseInputEncoding } from '../push/input/utf8-text.js';
 import { HEADER_MODES } from '../records/shape-options.js';
 import type { PushOptions } from './push-action.js';
 
@@ -84,6 +84,10 @@ export function pushCommand(ctx: Context): Command {
     .option('--journal <file>', 'journal of sent batches (default: beside a file input, one per webhook; none for stdin)')
     .option('--resume', 'continue the push recorded in the journal: batches already sent are skipped')
     .option(
+      '--webhook <url|@name>',
+      "send to this webhook instead (another of the same table, once the first has used its budget); the journal stays the first one's",
+    )
+    .option(
       '--resend-uncertain [batches]',
       'with --resume: send these uncertain batches again (their rows were NOT found in the table); e.g. 44-46,47; all when no list',
     )
@@ -127,8 +131,8 @@ function withInputOptions(command: Command): Command {
     .addOption(
       new Option(
         '--encoding <name>',
-        "the input's text encoding when it is not UTF-8 (latin1 is read as cp1252); default: UTF-8, or UTF-16 when the file starts with its byte-order mark",
-      ).choices(INPUT_ENCODINGS),
+        "the input's text encoding when it is not UTF-8: utf-16le, utf-16be, latin1 (read as cp1252) or cp1252, any case, usual aliases; default: UTF-8, or UTF-16 when the file starts with its byte-order mark",
+      ).argParser(parseInputEncoding),
     )
     .option('--relax-columns', 'CSV/TSV: accept rows with fewer or more fields than the header (extra values are dropped)');
 }

@@ -13,7 +13,7 @@ import { runStats, type StatsFormat } from '../stats/run-stats.js';
 import { DEFAULT_TOP } from '../stats/table-stats.js';
 import { writeWhole } from '../output/table.js';
 import { checksText, type CheckFormat } from '../check/check-output.js';
-import { tally, tallyText } from '../check/check-result.js';
+import { ageText, tally, tallyText, type CheckResult } from '../check/check-result.js';
 import { DEFAULT_CHECKS_FILE, readChecksFile, type TableChecks } from '../check/checks-file.js';
 import { notifyChanges, notifyTarget } from '../check/notify.js';
 import { runChecks } from '../check/run-checks.js';
@@ -95,12 +95,41 @@ export async function checkAction(ctx: Context, file: string | undefined, option
   const notify = options.notify === undefined ? undefined : await notifyTarget(ctx, options.notify, settings);
   let now = Date.now();
   if (options.sync) now = (await syncTables(ctx, settings, tables)) ?? now;
-  const outcome = await runChecks({ db: settings.db, tables, now, record: true, ...waitOn(ctx), signal: ctx.signal });
+  const outcome = await runChecks({
+    db: settings.db,
+    tables,
+    now,
+    record: true,
+    notify: notify !== undefined,
+    ...waitOn(ctx),
+    signal: ctx.signal,
+  });
   await writeWhole(ctx, (toFile) => Buffer.from(checksText(ctx, outcome.results, format, toFile)), output);
+  for (const { table, verifiedAt } of outcome.verified) ctx.io.stderr.write(`${table}: ${verifiedLine(verifiedAt, now)}\n`);
   ctx.io.stderr.write(`checks: ${tallyText(outcome.results)}${output ? ` (written to ${output})` : ''}\n`);
-  if (notify) await notifyChanges(ctx, outcome, notify);
-  const failed = tally(outcome.results).fail;
-  if (failed > 0) throw new TdsError('CHECK_FAILED', `${failed} of ${outcome.results.length} checks failed`);
+  if (notify) await notifyChanges(ctx, outcome, notify, { db: settings.db, wait: waitOn(ctx) });
+  throwIfFailed(outcome.results);
+}
+
+/** When a table was last verified, on the service's clock (`now`). */
+function verifiedLine(verifiedAt: string | null, now: number): string {
+  if (verifiedAt === null) return 'not verified yet by a pass over every row';
+  return `last verified ${ageText(Math.max(0, now - Date.parse(verifiedAt)) / 1000)} ago (${verifiedAt.replace(/\.\d+Z$/, 'Z')})`;
+}
+
+/** Exit 9 when a check failed or could not be evaluated (an `error` fails CI as a `fail` does). */
+function throwIfFailed(results: readonly CheckResult[]): void {
+  const counts = tally(results);
+  if (counts.fail + counts.error === 0) return;
+  const of = `of ${results.length} checks`;
+  const errors = `could not be evaluated`;
+  const message =
+    counts.error === 0
+      ? `${counts.fail} ${of} failed`
+      : counts.fail === 0
+        ? `${counts.error} ${of} ${errors}`
+        : `${counts.fail} ${of} failed and ${counts.error} ${errors}`;
+  throw new TdsError('CHECK_FAILED', message);
 }
 
 /**
@@ -120,8 +149,17 @@ async function syncTables(ctx: Context, settings: Settings, tables: readonly Tab
         ctx.io.stderr.write(`tds: warning: ${error.message}: its checks use the mirror as it is\n`);
       }
     }
+    // a mirror that `tds sync --follow` keeps is checked as it is (as tds stats does), each table's verification said
     if (ids.size > 0)
-      await runSync(ctx, client, { tables: [...ids], workspaces: [], all: false, db: settings.db, full: false, json: false });
+      await runSync(ctx, client, {
+        tables: [...ids],
+        workspaces: [],
+        all: false,
+        db: settings.db,
+        full: false,
+        json: false,
+        whenBusy: 'skip',
+      });
     return client.serviceNow();
   });
 }

@@ -58,8 +58,9 @@ export function statsCommand(ctx: Context): Command {
 const CHECK_HELP = `
 Evaluates the checks of FILE (default: the \`checks\` setting, else tds-checks.yaml here) over the
 mirror, after syncing their tables (incrementally, as tds stats does; --no-sync uses the mirror as it
-is). Every figure is computed by DuckDB over the mirror. Exit 9 when a check fails; 0 when every
-check passes or warns.
+is; a mirror that tds sync --follow keeps is checked as it is). Every figure is computed by DuckDB
+over the mirror. Exit 9 when a check fails or cannot be evaluated (error); 0 when every check passes
+or warns. A share is written 0.05 or 5%.
 
 The file (YAML): per table, an optional schema contract and a list of checks, each fail (default)
 or warn (severity: warn):
@@ -78,18 +79,21 @@ or warn (severity: warn):
         - stuck: {column: Enrich, max_age: 2h}     # queued, waiting or running longer
         - activity: {max_quiet: 1d}                # the newest row is at most this old
         - fresh: {max_age: 1h}                     # the last complete pass (verified_at)
-        - sql: {name: owners, query: "SELECT _id FROM leads WHERE Owner IS NULL", max: 0}
+        - sql: {name: owners, query: "SELECT _id FROM leads WHERE Owner IS NULL", max: 0, timeout: 1m}
           severity: warn
 
 Ages, spans and stuck cells are measured on the service's clock (the Date of its answers while the
 tables sync; with --no-sync, this machine's). A sql check runs read-only, without file access, as
-tds sql does; its rows are the faults. Each run is kept in the mirror's _tds_checks table.
+tds sql does; its rows are the faults; one still running at its timeout (default 30s) is stopped, an
+error. Each run is kept in the mirror's _tds_checks table.
 
 Output: a table grouped by table on a terminal, JSON (an array of results) otherwise, or JUnit XML
 (--format junit) for CI; -o FILE writes atomically (.xml is junit, .json json, .txt the table).
 --notify URL|@NAME posts one JSON message ({"text": …, "changes": […]}: a Slack or Teams incoming
-webhook takes it as it is) when some check changed status since the last run, and nothing otherwise.
-The URL is a secret: save it with \`tds config set notify.NAME\` and give @NAME.
+webhook takes it as it is) when some check changed status since a receiver last answered 2xx, and
+nothing otherwise. A POST that reached the receiver is not sent again in the run (10 s a try); what no
+receiver took is sent by the next run. The URL is a secret: save it with \`tds config set notify.NAME\`
+and give @NAME.
 
 Examples:
   $ tds check

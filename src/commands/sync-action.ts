@@ -1,4 +1,5 @@
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
@@ -9,15 +10,16 @@ import { runSync } from '../mirror/sync-run.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { observedText, tallyText } from '../check/check-result.js';
 import { readChecksFile } from '../check/checks-file.js';
-import { notifyChanges, notifyTarget } from '../check/notify.js';
+import { FollowNotifier, notifyTarget } from '../check/notify.js';
 import { runChecks } from '../check/run-checks.js';
 import type { ApiClient } from '../http/client.js';
 import { withClient } from './client.js';
-import { writeLake, folderIdentity, lakeFolder } from '../lake/lake.js';
+import { writeLake, folderIdentity, folderProblems, lakeFolder } from '../lake/lake.js';
+import { quoteLiteral } from '../duckdb/sql-text.js';
 import { type Database, openDatabase } from '../duckdb/engine.js';
 import type { TableSyncResult } from '../mirror/sync-table.js';
 import { compactFolder } from '../lake/compact.js';
-import { checkLake } from '../lake/lake-check.js';
+import { checkLake, type TableCheck } from '../lake/lake-check.js';
 import { openMirror, requireMirror, waitOn } from '../mirror/mirror-db.js';
 
 // The actions of `tds sync` (with --lake and --check) and of `tds lake compact|check`.
@@ -75,6 +77,25 @@ export async function syncAction(ctx: Context, tables: string[], options: SyncOp
     throw new UsageError(`--max-stale ${JSON.stringify(maxStaleText)} is not a duration`, { hint: 'e.g. 30m, 24h, 7d, or off' });
   }
   const checks = options.check === undefined ? undefined : await checksAfterRounds(ctx, options, settings);
+  try {
+    await syncTables(ctx, settings, tables, { options, maxStaleMs, pruneHistoryMs, checks: checks?.afterRound });
+  } finally {
+    await checks?.notifier?.close();
+  }
+}
+
+async function syncTables(
+  ctx: Context,
+  settings: Settings,
+  tables: string[],
+  run: {
+    options: SyncOptions;
+    maxStaleMs: number | undefined;
+    pruneHistoryMs: number | undefined;
+    checks: ((client: ApiClient, changed: readonly TableSyncResult[]) => Promise<void>) | undefined;
+  },
+): Promise<void> {
+  const { options, maxStaleMs, pruneHistoryMs, checks } = run;
   await withClient(ctx, settings, (client) =>
     runSync(ctx, client, {
       ...(checks ? { afterRound: (changed: readonly TableSyncResult[]) => checks(client, changed) } : {}),
@@ -108,26 +129,43 @@ function lakeWriter(ctx: Context, dir: string): (db: Database, result: TableSync
   };
 }
 
-/** --check FILE [--notify …]: the checks of the tables a round changed, run on the mirror once the round is written. */
+/**
+ * --check FILE [--notify …]: the checks of the tables a round changed, run on the mirror once the round
+ * is written; their notifications go in the background (a round never waits for a receiver).
+ */
 async function checksAfterRounds(
   ctx: Context,
   options: SyncOptions,
   settings: Settings,
-): Promise<(client: ApiClient, changed: readonly TableSyncResult[]) => Promise<void>> {
+): Promise<{ afterRound: (client: ApiClient, changed: readonly TableSyncResult[]) => Promise<void>; notifier?: FollowNotifier }> {
   const tables = await readChecksFile(options.check!);
   const notify = options.notify === undefined ? undefined : await notifyTarget(ctx, options.notify, settings);
-  return async (client, changed) => {
+  const notifier = notify ? new FollowNotifier(ctx, notify, settings.db) : undefined;
+  const afterRound = async (client: ApiClient, changed: readonly TableSyncResult[]): Promise<void> => {
     const names = new Set(changed.flatMap((result) => [result.tableId, result.name, result.mirrorTable]));
     const due = tables.filter((table) => names.has(table.ref));
     if (due.length === 0) return;
+    await notifier?.beforeChecks();
     const now = client.serviceNow() ?? Date.now();
-    const outcome = await runChecks({ db: settings.db, tables: due, now, record: true, ...waitOn(ctx), signal: ctx.signal });
-    const failing = outcome.results.filter((result) => result.status === 'fail');
+    const outcome = await runChecks({
+      db: settings.db,
+      tables: due,
+      now,
+      record: true,
+      notify: notifier !== undefined,
+      ...waitOn(ctx),
+      signal: ctx.signal,
+    });
+    const failing = outcome.results.filter((result) => result.status === 'fail' || result.status === 'error');
     ctx.io.stderr.write(`checks of ${due.map((table) => table.ref).join(', ')}: ${tallyText(outcome.results)}\n`);
-    for (const result of failing)
-      ctx.io.stderr.write(`  ✗ FAIL ${result.table}: ${result.check} (${observedText(result)}, threshold ${result.threshold})\n`);
-    if (notify) await notifyChanges(ctx, outcome, notify);
+    for (const result of failing) {
+      const mark = result.status === 'fail' ? '✗ FAIL' : '? error';
+      const detail = result.status === 'fail' ? `${observedText(result)}, threshold ${result.threshold}` : (result.message ?? '');
+      ctx.io.stderr.write(`  ${mark} ${result.table}: ${result.check} (${detail})\n`);
+    }
+    notifier?.afterChecks(outcome);
   };
+  return { afterRound, ...(notifier ? { notifier } : {}) };
 }
 
 export interface LakeCompactOptions {
@@ -139,11 +177,28 @@ export interface LakeCheckOptions {
   json?: boolean;
 }
 
+/** A compaction's DuckDB: bounded, spilling into a private folder of its own that is removed after. */
+const COMPACT_MEMORY_LIMIT = '256MB';
+
 export async function lakeCompactAction(ctx: Context, dir: string, tables: string[], options: LakeCompactOptions): Promise<void> {
   const root = resolve(dir);
   const folders = await tableFolders(root, tables);
-  const db = await openDatabase(':memory:', { readOnly: false, what: 'the lake' });
+  const spill = await mkdtemp(join(tmpdir(), 'tds-compact-'));
+  const db = await openDatabase(':memory:', { readOnly: false, what: 'the lake', memoryLimit: COMPACT_MEMORY_LIMIT, privateFiles: true });
   try {
+    await db.connection.run(`SET temp_directory = ${quoteLiteral(spill)}`);
+    // every folder is read whole before any is changed: a broken one leaves the lake as it is
+    const problems: string[] = [];
+    for (const folder of folders) {
+      for (const problem of await folderProblems(db.connection, join(root, folder))) {
+        problems.push(`${join(root, folder, problem.path)} is ${problem.problem}`);
+      }
+    }
+    if (problems.length > 0) {
+      throw new UsageError(`${problems.join('; ')}: nothing compacted`, {
+        hint: 'remove the partition folders named and run `tds sync --lake DIR` (it writes again every partition the lake lacks), then compact',
+      });
+    }
     let freed = 0;
     for (const folder of folders) {
       const result = await compactFolder(db.connection, join(root, folder), Boolean(options.dropChanges));
@@ -154,6 +209,7 @@ export async function lakeCompactAction(ctx: Context, dir: string, tables: strin
     if (options.dropChanges) ctx.io.stderr.write(`freed ${megabytes(freed)} in all\n`);
   } finally {
     db.close();
+    await rm(spill, { recursive: true, force: true });
   }
 }
 
@@ -166,26 +222,29 @@ export async function lakeCheckAction(ctx: Context, dir: string, options: LakeCh
     const checks = await checkLake(db.connection, root);
     if (options.json) ctx.io.stdout.write(`${JSON.stringify(checks)}\n`);
     for (const check of checks) {
-      if (check.retyped.length > 0) {
-        ctx.io.stderr.write(
-          `${check.mirrorTable}: ${check.retyped.join(', ')} left out of the checksum (retyped: older files keep the old type)\n`,
-        );
-      }
-      ctx.io.stderr.write(
-        check.matches
-          ? `${check.mirrorTable}: the lake matches the mirror (${check.mirror.rows} rows)\n`
-          : `${check.mirrorTable}: the lake differs: mirror ${check.mirror.rows} rows (checksum ${check.mirror.checksum}), lake ${check.lake.rows} rows (checksum ${check.lake.checksum})\n`,
-      );
+      for (const problem of check.problems)
+        ctx.io.stderr.write(`${check.mirrorTable}: ${join(check.folder, problem.path)} is ${problem.problem}\n`);
+      ctx.io.stderr.write(checkLine(check));
     }
     const differing = checks.filter((check) => !check.matches);
     if (differing.length > 0) {
-      throw new TdsError('CHECK_FAILED', `the lake ${dir} differs from the mirror in ${differing.map((c) => c.mirrorTable).join(', ')}`, {
-        hint: 'the next `tds sync --lake` writes the partitions a lake lacks; a lake copied from elsewhere may be older than the mirror',
+      const broken = differing.some((check) => check.problems.length > 0);
+      const what = broken ? 'cannot be read whole, or differs from the mirror,' : 'differs from the mirror';
+      throw new TdsError('CHECK_FAILED', `the lake ${dir} ${what} in ${differing.map((c) => c.mirrorTable).join(', ')}`, {
+        hint: broken
+          ? 'remove the partition folders named and run `tds sync --lake DIR`: it writes again every partition the lake lacks'
+          : 'the next `tds sync --lake` writes the partitions a lake lacks; a lake copied from elsewhere may be older than the mirror',
       });
     }
   } finally {
     db.close();
   }
+}
+
+function checkLine(check: TableCheck): string {
+  if (check.matches) return `${check.mirrorTable}: the lake matches the mirror (${check.mirror.rows} rows)\n`;
+  if (check.lake === null) return `${check.mirrorTable}: the lake cannot be read whole; not compared\n`;
+  return `${check.mirrorTable}: the lake differs: mirror ${check.mirror.rows} rows (checksum ${check.mirror.checksum}), lake ${check.lake.rows} rows (checksum ${check.lake.checksum})\n`;
 }
 
 /** The table folders of the lake to work on: those named (by mirror table or folder name), else every one tds wrote. */

@@ -6,13 +6,17 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
+import { TdsError, UsageError } from '../core/errors.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import type { Format } from '../output/format.js';
 import { proxySettings, type ProxySettings } from '../http/proxy.js';
 import { configKey, notifyConfigKey, webhookConfigKey } from './keys.js';
 import { configFile, readConfig } from './store.js';
 import { readSecret } from './read-secret.js';
+import { KeychainUnavailable, keychainEnabled, readKeychainKey } from './keychain.js';
+
+/** The profile key that says where its API key is kept (`keychain`; absent or `file`: in config.json). */
+export const KEY_STORE = 'api-key-store';
 
 export interface Settings {
   baseUrl?: string;
@@ -29,16 +33,24 @@ export interface Settings {
   proxy?: ProxySettings;
   /** The profile's `max-stale` (tds sync --max-stale when not given). */
   maxStale?: string;
-  /** The profile's `checks`: the checks file of `tds check` when none is given. */
+  /** TDS_CHECKS, else the profile's `checks`: the checks file of `tds check` when none is given. */
   checks?: string;
   /** The lake folder of `tds sync`: --lake, else the profile's `lake`; none by default. */
   lake?: string;
+  /** Submissions a webhook takes in its lifetime (the profile's `webhook-budget`; default 50,000; undefined: off). */
+  webhookBudget?: number | undefined;
+  /** Rows a table holds (the profile's `table-capacity`; default 50,000; undefined: off). */
+  tableCapacity?: number | undefined;
 }
 
 /** Where the base URL and key came from, for messages (`--base-url`, `TDS_API_KEY`, `profile "work"`). */
 export interface SettingsSources {
   baseUrl?: string;
   apiKey?: string;
+  /** where the mirror file came from: `--db`, `TDS_DB`, the profile, or the default */
+  db: string;
+  /** where the checks file came from, when a setting gave one: `TDS_CHECKS` or the profile */
+  checks?: string;
   configFile: string;
 }
 
@@ -67,22 +79,13 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
     return value === undefined ? undefined : configKey(key).normalize(value);
   };
   const profileLabel = `profile "${profileName}" (${file})`;
-  const sources: SettingsSources = { configFile: file };
+  const sources: SettingsSources = { configFile: file, db: `the default (${DEFAULT_DB} in the working folder)` };
 
   let baseUrl = typeof opts.baseUrl === 'string' && opts.baseUrl !== '' ? opts.baseUrl : undefined;
   if (baseUrl) sources.baseUrl = command.getOptionValueSourceWithGlobals('baseUrl') === 'env' ? 'TDS_BASE_URL' : '--base-url';
   else if ((baseUrl = fromProfile('base-url'))) sources.baseUrl = profileLabel;
 
-  let apiKey: string | undefined;
-  if (typeof opts.apiKeyFile === 'string') {
-    apiKey = await readKeyFile(ctx, opts.apiKeyFile);
-    sources.apiKey = `--api-key-file ${opts.apiKeyFile}`;
-  } else if (env.TDS_API_KEY?.trim()) {
-    apiKey = env.TDS_API_KEY.trim();
-    sources.apiKey = 'TDS_API_KEY';
-  } else if ((apiKey = fromProfile('api-key'))) {
-    sources.apiKey = profileLabel;
-  }
+  const apiKey = await resolveApiKey(ctx, opts, { name: profileName, label: profileLabel, settings: profile }, sources);
 
   const maxRetries =
     (opts.maxRetries as number | undefined) ??
@@ -91,6 +94,10 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
   const timeoutSeconds = (opts.timeout as number | undefined) ?? numberOrUndefined(fromProfile('timeout'));
   const rateScale = envNumber(env.TDS_RATE_SCALE, parseNumberOption('TDS_RATE_SCALE', 0.001, 1_000_000)) ?? 1;
 
+  const dbFlag = typeof opts.db === 'string' ? opts.db : undefined;
+  const db = firstSet([dbFlag, '--db'], [env.TDS_DB, 'TDS_DB'], [fromProfile('db'), profileLabel]);
+  const checks = firstSet([env.TDS_CHECKS, 'TDS_CHECKS'], [fromProfile('checks'), profileLabel]);
+  Object.assign(sources, db && { db: db.from }, checks && { checks: checks.from });
   return {
     settings: {
       baseUrl,
@@ -100,18 +107,57 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
       maxRetries,
       timeoutMs: timeoutSeconds === undefined ? undefined : Math.round(timeoutSeconds * 1000),
       rateScale,
-      db:
-        (typeof opts.db === 'string' && opts.db !== '' ? opts.db : undefined) ??
-        (env.TDS_DB?.trim() || undefined) ??
-        fromProfile('db') ??
-        DEFAULT_DB,
+      db: db?.value ?? DEFAULT_DB,
       ...proxySettings(env),
       maxStale: fromProfile('max-stale'),
-      checks: fromProfile('checks'),
+      ...(checks ? { checks: checks.value } : {}),
       ...lakeSetting(typeof opts.lake === 'string' && opts.lake !== '' ? opts.lake : fromProfile('lake')),
+      ...serviceLimits(fromProfile),
     },
     sources,
   };
+}
+
+/** --api-key-file, else TDS_API_KEY, else the profile's key (in the OS keychain or the file); notes where it came from. */
+async function resolveApiKey(
+  ctx: Context,
+  opts: Record<string, unknown>,
+  profile: { name: string; label: string; settings: Record<string, string> | undefined },
+  sources: SettingsSources,
+): Promise<string | undefined> {
+  const env = ctx.io.env;
+  if (typeof opts.apiKeyFile === 'string') {
+    sources.apiKey = `--api-key-file ${opts.apiKeyFile}`;
+    return readKeyFile(ctx, opts.apiKeyFile);
+  }
+  if (env.TDS_API_KEY?.trim()) {
+    sources.apiKey = 'TDS_API_KEY';
+    return env.TDS_API_KEY.trim();
+  }
+  if (profile.settings?.[KEY_STORE] === 'keychain') {
+    sources.apiKey = `${profile.label}, in the OS keychain`;
+    return keyFromKeychain(env, profile.name);
+  }
+  const key = profile.settings?.['api-key'];
+  if (key === undefined) return undefined;
+  sources.apiKey = profile.label;
+  return configKey('api-key').normalize(key);
+}
+
+/** The key `tds config set api-key` kept in the OS keychain for this profile; a clear AUTH error when it cannot be had. */
+async function keyFromKeychain(env: NodeJS.ProcessEnv, profile: string): Promise<string> {
+  const where = `the API key of profile "${profile}" is kept in the OS keychain`;
+  const hint = 'set TDS_API_KEY or pass --api-key-file for this run; `tds config set api-key` stores the key anew';
+  if (!keychainEnabled(env)) throw new TdsError('AUTH', `${where}, and TDS_KEYCHAIN=off`, { hint });
+  let key: string | null;
+  try {
+    key = await readKeychainKey(profile);
+  } catch (error) {
+    if (!(error instanceof KeychainUnavailable)) throw error;
+    throw new TdsError('AUTH', `${where}, which did not answer (${error.reason})`, { hint: `unlock it, or ${hint}` });
+  }
+  if (!key) throw new TdsError('AUTH', `${where}, but the keychain has no entry for it`, { hint });
+  return key;
 }
 
 async function readKeyFile(ctx: Context, path: string): Promise<string> {
@@ -128,12 +174,34 @@ async function readKeyFile(ctx: Context, path: string): Promise<string> {
   return key;
 }
 
+/** The first of the candidates that is set (not blank), with where it came from. */
+function firstSet(...candidates: Array<[string | undefined, string]>): { value: string; from: string } | undefined {
+  for (const [value, from] of candidates) if (value?.trim()) return { value: value.trim(), from };
+  return undefined;
+}
+
 function envNumber(raw: string | undefined, parse: (raw: string) => number): number | undefined {
   return raw === undefined || raw.trim() === '' ? undefined : parse(raw);
 }
 
 function numberOrUndefined(text: string | undefined): number | undefined {
   return text === undefined ? undefined : Number(text);
+}
+
+/** What production allows by default (issue 45): 50,000 submissions a webhook, 50,000 rows a table. */
+const DEFAULT_SERVICE_LIMIT = 50_000;
+
+function serviceLimits(fromProfile: (key: string) => string | undefined): Pick<Settings, 'webhookBudget' | 'tableCapacity'> {
+  return {
+    webhookBudget: limitSetting(fromProfile('webhook-budget'), DEFAULT_SERVICE_LIMIT),
+    tableCapacity: limitSetting(fromProfile('table-capacity'), DEFAULT_SERVICE_LIMIT),
+  };
+}
+
+/** `off` turns a limit off; none set is the default. */
+function limitSetting(value: string | undefined, fallback: number): number | undefined {
+  if (value === 'off') return undefined;
+  return value === undefined ? fallback : Number(value);
 }
 
 function lakeSetting(lake: string | undefined): { lake?: string } {

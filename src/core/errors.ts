@@ -29,6 +29,8 @@ export type ErrorCode =
   | 'CHECK_FAILED'
   | 'INTERRUPTED'
   | 'API'
+  /** The service answered something its spec rules out (docs/service-api.md): a cursor loop, two fields of one ID, a body of the wrong shape. */
+  | 'SERVICE_FAULT'
   | 'UNEXPECTED';
 
 const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
@@ -42,6 +44,7 @@ const EXIT_BY_CODE: Record<ErrorCode, ExitCode> = {
   CHECK_FAILED: EXIT.checkFailed,
   INTERRUPTED: EXIT.interrupted,
   API: EXIT.unexpected,
+  SERVICE_FAULT: EXIT.gaveUp,
   UNEXPECTED: EXIT.unexpected,
 };
 
@@ -57,6 +60,7 @@ export type FailureReason =
   | 'unknown-workspace'
   | 'unreachable'
   | 'network'
+  | 'proxy'
   | 'retries-exhausted'
   | 'rate-limit-exhausted'
   | 'bad-base-url'
@@ -97,6 +101,14 @@ export class UsageError extends TdsError {
   constructor(message: string, options: TdsErrorOptions = {}) {
     super('USAGE', message, options);
     this.name = 'UsageError';
+  }
+}
+
+/** The service broke its own spec: exit 6, as when retries run out, since no change on this side mends it. */
+export class ServiceFaultError extends TdsError {
+  constructor(message: string, options: TdsErrorOptions = {}) {
+    super('SERVICE_FAULT', message, options);
+    this.name = 'ServiceFaultError';
   }
 }
 

@@ -2,16 +2,18 @@ import type { z } from 'zod';
 import { redactSecrets } from '../core/redact.js';
 import type { QueryBody, RowsPage, SchemaResponse, TablesResponse, WorkspacesResponse } from '../service/index.js';
 import { isLoopbackHost, parseBaseUrl, type BaseUrl, checkKeyText } from './connection-settings.js';
-import { callFailure, type Attempt, describeNetworkCode, errorCodeOf, unexpectedResponse } from './errors.js';
+import { callFailure, type Attempt, describeNetworkCode, unexpectedResponse } from './errors.js';
 import { proxyFor, shownProxy, type ProxySettings } from './proxy.js';
-import { parseRetryAfter, type AttemptOutcome, type RetryPolicy, type RetryReason } from './retry-policy.js';
-import { withRetries, type AttemptReport } from './retry.js';
+import type { AttemptOutcome, RetryPolicy, RetryReason } from './retry-policy.js';
+import type { AttemptReport } from './retry.js';
 import { createLimiters, serviceTimings, type Bucket, type ServiceLimiters, type ServiceTimings } from './rate-limiter.js';
+import { isSuccess, sendWithRetries } from './stack.js';
 import { Transport, type RawResponse, type SendRequest } from './transport.js';
 
-// http/: the one HTTP core. Public surface: ApiClient (this file), RateLimiter and serviceTimings
-// (rate-limiter.ts), paginate, resolveTable and resolveWorkspace, withRetries (the one retry loop), the
-// base URL and key checks (connection-settings.ts), the errors of errors.ts.
+// http/: the one HTTP core. Public surface: ApiClient (this file), the one stack (stack.ts: the transport
+// behind a limiter and withRetries, the one retry loop; postOnce), RateLimiter and serviceTimings
+// (rate-limiter.ts), paginate, resolveTable and resolveWorkspace, the base URL and key checks
+// (connection-settings.ts), the proxy rule (proxy.ts), the errors of errors.ts.
 
 export type { WorkspacesResponse, TablesResponse, SchemaResponse, RowsPage, QueryBody };
 
@@ -69,8 +71,8 @@ export class ApiClient {
   /** The windows this client spaces requests to: what an ETA of its reads counts on. */
   readonly timings: ServiceTimings;
   private readonly base: BaseUrl;
-  /** `host:port`, and the proxy when there is one: what a network error names. */
-  private readonly target: string;
+  /** The proxy requests go through (as shownProxy shows it), if any: what a network error names beside the host. */
+  private readonly shownProxy?: string;
   private readonly apiKey: string;
   private readonly policy: RetryPolicy;
   private readonly log?: (line: string) => void;
@@ -96,7 +98,7 @@ export class ApiClient {
     this.log = options.log;
     this.signal = options.signal;
     const proxy = options.proxy ? proxyFor(new URL(this.base.origin), options.proxy) : undefined;
-    this.target = proxy ? `${this.base.host} through the proxy ${shownProxy(proxy)}` : this.base.host;
+    if (proxy) this.shownProxy = shownProxy(proxy);
     if (proxy) this.log?.(`connecting to ${this.base.host} through the proxy ${shownProxy(proxy)} (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)`);
     this.transport = new Transport({
       origin: this.base.origin,
@@ -205,18 +207,22 @@ export class ApiClient {
       ceiling === undefined
         ? bucket
         : { acquireSlot: (signal?: AbortSignal) => bucket.acquireSlot(signal, ceiling), pause: (ms: number) => bucket.pause(ms) };
-    const { result, attempts, decision } = await withRetries<Attempt>({
+    const { result, attempts, decision } = await sendWithRetries({
+      transport: this.transport,
+      request,
       limiter,
       policy: this.policy,
-      signal: this.signal,
-      attempt: () => this.attempt(request),
-      outcomeOf: (attempt) => (isSuccess(attempt.response) ? undefined : attempt.outcome),
+      ...(this.signal ? { signal: this.signal } : {}),
       onAttempt: (report) => {
+        this.stats.requests += 1;
         if (call.bucket === 'rows') this.stats.rowRequests += 1;
         this.record(request, report);
       },
     });
-    if (decision) throw callFailure({ what: call.what, last: result, attempts, decision, host: this.target, apiKey: this.apiKey });
+    if (decision) {
+      const proxy = this.shownProxy ? { proxy: this.shownProxy } : {};
+      throw callFailure({ what: call.what, last: result, attempts, decision, host: this.base.host, ...proxy, apiKey: this.apiKey });
+    }
     const response = result.response!;
     const dated = typeof response.headers.date === 'string' ? Date.parse(response.headers.date) : NaN;
     if (!Number.isNaN(dated)) this.serviceDate = { serviceMs: dated, localMs: Date.now() };
@@ -233,7 +239,7 @@ export class ApiClient {
   private record(request: SendRequest, report: AttemptReport<Attempt>): void {
     const { result, decision, pacedMs } = report;
     this.stats.waitedMs += pacedMs;
-    if (isSuccess(result.response)) {
+    if (isSuccess(result)) {
       this.answerMs.push(result.ms);
       if (this.answerMs.length > ROUND_TRIP_SAMPLES) this.answerMs.shift();
     }
@@ -264,21 +270,6 @@ export class ApiClient {
     };
   }
 
-  /** One try: a response of any status, or the transport failure. An abort is thrown as its reason. */
-  private async attempt(request: SendRequest): Promise<Attempt> {
-    this.stats.requests += 1;
-    const started = performance.now();
-    try {
-      const response = await this.transport.send(request);
-      const retryAfterMs = response.status === 429 ? parseRetryAfter(response.headers['retry-after']) : undefined;
-      const outcome: AttemptOutcome = { kind: 'status', status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-      return { outcome, response, ms: performance.now() - started };
-    } catch (error) {
-      if (this.signal?.aborted) throw this.signal.reason;
-      return { outcome: { kind: 'network', code: errorCodeOf(error) }, failure: error, ms: performance.now() - started };
-    }
-  }
-
   private async parse<T>(call: Call<T>, response: RawResponse): Promise<T> {
     let json: unknown;
     try {
@@ -306,10 +297,6 @@ function queryString(query: Record<string, string | number | undefined> | undefi
 }
 
 const ROUND_TRIP_SAMPLES = 20;
-
-function isSuccess(response: RawResponse | undefined): boolean {
-  return response !== undefined && response.status >= 200 && response.status < 300;
-}
 
 export interface RequestLogLine {
   method: string;

@@ -6,6 +6,7 @@ import { TdsError, type ErrorCode, type FailureReason } from '../core/errors.js'
 import { redactSecrets } from '../core/redact.js';
 import { RESPONSE_DEADLINE, RESPONSE_TOO_LARGE, type RawResponse } from './transport.js';
 import { isLoopbackHost } from './connection-settings.js';
+import { PROXY_AUTH_REQUIRED, PROXY_CODES, PROXY_TUNNEL_CLOSED, PROXY_UNAVAILABLE, PROXY_REFUSED, type TunnelFacts } from './proxy.js';
 import { RETRY_STATUSES, type AttemptOutcome, MAX_RETRY_AFTER_MS, RETRY_NETWORK_CODES } from './retry-policy.js';
 import type { RetryResult } from './retry.js';
 
@@ -31,7 +32,8 @@ export interface ResponseFailure {
 export function errorFromResponse(failure: ResponseFailure): TdsError {
   const { what, status } = failure;
   const text = serviceMessage(failure.body) ?? `the service answered HTTP ${status}`;
-  const code = CODE_BY_STATUS[status] ?? (RETRY_STATUSES.includes(status) ? 'GAVE_UP' : 'API');
+  // a status the spec does not list for key endpoints (403, 409, 501…) is the service's fault, as a wrong body is
+  const code = CODE_BY_STATUS[status] ?? (RETRY_STATUSES.includes(status) ? 'GAVE_UP' : 'SERVICE_FAULT');
   const attempts = failure.attempts ?? [];
   if (code === 'GAVE_UP' && attempts.length > 1) {
     const reason = status === 429 ? 'rate-limit-exhausted' : 'retries-exhausted';
@@ -50,14 +52,18 @@ export interface NetworkFailure {
   retryable: boolean;
   /** `host:port` of the base URL, for the message. */
   target: string;
+  /** The proxy as shownProxy shows it, when the request went through one. */
+  proxy?: string;
 }
 
 export function errorFromNetwork(failure: NetworkFailure): TdsError {
   const code = errorCodeOf(failure.error);
+  if (failure.proxy && code && PROXY_CODES.includes(code)) return proxyFailure({ ...failure, proxy: failure.proxy }, code);
+  const where = failure.proxy ? `${failure.target} through the proxy ${failure.proxy}` : failure.target;
   if (isCertificateCode(code)) {
-    return new TdsError('API', `${failure.what}: ${certificateProblem(code!, failure.target, failure.error)}`, { cause: failure.error });
+    return new TdsError('API', `${failure.what}: ${certificateProblem(code!, where, failure.error)}`, { cause: failure.error });
   }
-  if (code === 'ECONNREFUSED' && failure.attempts.length <= 1 && isLoopbackHost(failure.target.replace(/:\d+$/, ''))) {
+  if (code === 'ECONNREFUSED' && !failure.proxy && failure.attempts.length <= 1 && isLoopbackHost(failure.target.replace(/:\d+$/, ''))) {
     // exit 6 as when the retries of a remote host run out: the same condition, found without waiting
     return new TdsError('GAVE_UP', `${failure.what}: nothing listens on ${failure.target} — is \`tds emulator\` running?`, {
       cause: failure.error,
@@ -66,10 +72,38 @@ export function errorFromNetwork(failure: NetworkFailure): TdsError {
   }
   const reason = `${describeNetworkCode(code)}${code ? ` (${code})` : ''}`;
   const tried = failure.attempts.length > 1 ? `gave up after ${describeAttempts(failure.attempts)}: ` : '';
-  return new TdsError(failure.retryable ? 'GAVE_UP' : 'API', `${failure.what}: ${tried}${failure.target}: ${reason}`, {
+  // a response far larger than any the spec allows is the service's fault, as a body of the wrong shape is
+  const errorCode = code === RESPONSE_TOO_LARGE ? 'SERVICE_FAULT' : failure.retryable ? 'GAVE_UP' : 'API';
+  return new TdsError(errorCode, `${failure.what}: ${tried}${where}: ${reason}`, {
     cause: failure.error,
     reason: code === 'ECONNREFUSED' || code === 'ENOTFOUND' ? 'unreachable' : 'network',
   });
+}
+
+/**
+ * A tunnel the proxy did not open (proxy.ts's PROXY_ codes): a 407 is exit 3 and says how to give
+ * credentials (or that those given were refused); a closed tunnel, a proxy's 5xx or its refusal is
+ * exit 6, naming the proxy and the host.
+ */
+function proxyFailure(failure: NetworkFailure & { proxy: string }, code: string): TdsError {
+  const { what, target, proxy } = failure;
+  const facts = findField(failure.error, 'tunnel') as TunnelFacts | undefined;
+  const variable = facts?.variable ?? 'HTTPS_PROXY';
+  const status = findField(failure.error, 'statusCode') as number | undefined;
+  if (code === PROXY_AUTH_REQUIRED) {
+    const message = facts?.credentials
+      ? `${what}: the proxy ${proxy} refused the user name and password given in ${variable} (407)`
+      : `${what}: the proxy ${proxy} asks for authentication (407): give it as http://USER:PASSWORD@HOST:PORT in ${variable}`;
+    return new TdsError('AUTH', message, { cause: failure.error, status: 407 });
+  }
+  const tried = failure.attempts.length > 1 ? `gave up after ${describeAttempts(failure.attempts)}: ` : '';
+  const happened =
+    code === PROXY_TUNNEL_CLOSED
+      ? `the proxy ${proxy} closed the tunnel to ${target}`
+      : code === PROXY_UNAVAILABLE
+        ? `the proxy ${proxy} could not open a tunnel to ${target} (HTTP ${status})`
+        : `the proxy ${proxy} refused a tunnel to ${target} (HTTP ${status})`;
+  return new TdsError('GAVE_UP', `${what}: ${tried}${happened}`, { cause: failure.error, reason: 'proxy' });
 }
 
 /** The same error with every secret replaced in its message and hint. */
@@ -98,9 +132,9 @@ export function waitTooLong(what: string, askedMs: number, capMs: number, status
   );
 }
 
-/** An answer that is not what the spec says (a 3xx, a body of the wrong shape): exit 1 with the endpoint and path. */
+/** An answer that is not what the spec says (a 3xx, a body of the wrong shape): exit 6 with the endpoint and path. */
 export function unexpectedResponse(what: string, detail: string, status: number, hint?: string): TdsError {
-  return new TdsError('API', `${what}: unexpected response from the service: ${detail} (HTTP ${status})`, { status, hint });
+  return new TdsError('SERVICE_FAULT', `${what}: unexpected response from the service: ${detail} (HTTP ${status})`, { status, hint });
 }
 
 /** The service's `message`, or a one-line excerpt of a non-JSON body (an HTML page: its title, or its text). */
@@ -171,6 +205,10 @@ const NETWORK_TEXT: Record<string, string> = {
   ETIMEDOUT: 'timed out',
   [RESPONSE_TOO_LARGE]: 'the response was too large to be a page of this service',
   [RESPONSE_DEADLINE]: 'the response did not arrive in full in time',
+  [PROXY_TUNNEL_CLOSED]: 'the proxy closed the tunnel',
+  [PROXY_UNAVAILABLE]: 'the proxy could not open a tunnel',
+  [PROXY_AUTH_REQUIRED]: 'the proxy asks for authentication (407)',
+  [PROXY_REFUSED]: 'the proxy refused the tunnel',
 };
 
 export function describeNetworkCode(code: string | undefined): string {
@@ -289,6 +327,8 @@ export interface FailedCall {
   decision: GiveUp;
   /** The service's host, named by network errors. */
   host: string;
+  /** The proxy the call went through, as shownProxy shows it. */
+  proxy?: string;
   /** Kept out of the error: a service may echo the Authorization header. */
   apiKey: string;
 }
@@ -298,12 +338,12 @@ export function callFailure(call: FailedCall): TdsError {
   return withoutSecrets(describeFailure(call), [call.apiKey]);
 }
 
-function describeFailure({ what, last, attempts, decision, host }: FailedCall): TdsError {
+function describeFailure({ what, last, attempts, decision, host, proxy }: FailedCall): TdsError {
   const { response } = last;
   if (decision.why === 'wait-too-long') return waitTooLong(what, decision.askedMs ?? 0, MAX_RETRY_AFTER_MS);
   if (!response) {
     const retryable = RETRY_NETWORK_CODES.includes(errorCodeOf(last.failure) ?? '');
-    return errorFromNetwork({ what, error: last.failure, attempts, retryable, target: host });
+    return errorFromNetwork({ what, error: last.failure, attempts, retryable, target: host, ...(proxy ? { proxy } : {}) });
   }
   if (response.status >= 300 && response.status < 400) return redirectError(what, response);
   return errorFromResponse({ what, status: response.status, body: parseLenient(response.text), attempts });

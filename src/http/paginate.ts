@@ -1,4 +1,4 @@
-import { TdsError } from '../core/errors.js';
+import { ServiceFaultError } from '../core/errors.js';
 import { HashedStringSet } from '../collections/hashed-string-set.js';
 import { CURSOR_MAX_CHARS, type Row, type RowsPage } from '../service/index.js';
 
@@ -69,7 +69,7 @@ export async function* paginate(
     const page = await current.page;
     empty = page.rows.length === 0 && page.hasNextPage ? empty + 1 : 0;
     if (empty >= MAX_EMPTY_PAGES) {
-      throw new TdsError('GAVE_UP', `the service sent ${MAX_EMPTY_PAGES} empty pages in a row, each with a new cursor; stopping`);
+      throw new ServiceFaultError(`the service sent ${MAX_EMPTY_PAGES} empty pages in a row, each with a new cursor; stopping`);
     }
     const { cursor } = current;
     let next: string | undefined;
@@ -103,19 +103,18 @@ const FOLLOW_HINT = "the service's pages could not be followed to the end; try a
 function checkedNext(page: RowsPage, cursor: string | undefined, used: HashedStringSet): string {
   const next = page.nextCursor;
   if (!next) {
-    throw new TdsError('GAVE_UP', 'the service said there are more rows (hasNextPage) but gave no nextCursor; stopping', {
+    throw new ServiceFaultError('the service said there are more rows (hasNextPage) but gave no nextCursor; stopping', {
       hint: FOLLOW_HINT,
     });
   }
   // A cursor seen before would loop forever over the same pages.
   if (next === cursor || used.has(next)) {
-    throw new TdsError('GAVE_UP', 'the service returned a cursor it had already returned; stopping to avoid a loop', {
+    throw new ServiceFaultError('the service returned a cursor it had already returned; stopping to avoid a loop', {
       hint: FOLLOW_HINT,
     });
   }
   if (next.length > CURSOR_MAX_CHARS) {
-    throw new TdsError(
-      'GAVE_UP',
+    throw new ServiceFaultError(
       `the service returned a cursor of ${next.length.toLocaleString('en-US')} characters (at most ${CURSOR_MAX_CHARS} are valid); stopping`,
     );
   }

@@ -1,4 +1,5 @@
 import { DEFAULT_RETRY_AFTER_SECONDS } from '../service/index.js';
+import { PROXY_AUTH_REQUIRED, PROXY_REFUSED, PROXY_TUNNEL_CLOSED, PROXY_UNAVAILABLE } from './proxy.js';
 import { RESPONSE_DEADLINE } from './transport.js';
 
 // The retry *decision*, pure so it can be table-tested; retry.ts owns the one mechanism.
@@ -45,10 +46,24 @@ export const RETRY_NETWORK_CODES: readonly string[] = [
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
   RESPONSE_DEADLINE,
+  // a tunnel the proxy closed or could not open counts as an attempt, and is worth another, after backoff
+  PROXY_TUNNEL_CLOSED,
+  PROXY_UNAVAILABLE,
 ];
 
-/** Failures before any byte of the request reached the service. */
-const NOT_SENT_CODES: readonly string[] = ['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN'];
+/**
+ * Failures before any byte of the request reached the service: no connection, or no tunnel (a proxy's
+ * 407 or 403 too, which no retry mends: they are not in RETRY_NETWORK_CODES).
+ */
+const NOT_SENT_CODES: readonly string[] = [
+  'ECONNREFUSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EAI_AGAIN',
+  PROXY_TUNNEL_CLOSED,
+  PROXY_UNAVAILABLE,
+  PROXY_AUTH_REQUIRED,
+  PROXY_REFUSED,
+];
 
 /** The request never left (refused, no connection in time, no address): sending it again cannot add rows twice. */
 export function wasNotSent(code: string | undefined): boolean {
@@ -61,7 +76,8 @@ export function retryReason(outcome: AttemptOutcome, idempotent: boolean): Retry
     if (outcome.status === 429) return 'rate-limited';
     return idempotent && RETRY_STATUSES.includes(outcome.status) ? 'server-error' : undefined;
   }
-  const retryable = idempotent ? RETRY_NETWORK_CODES.includes(outcome.code ?? '') : wasNotSent(outcome.code);
+  // a request whose body may have been sent is tried again only when it is idempotent
+  const retryable = RETRY_NETWORK_CODES.includes(outcome.code ?? '') && (idempotent || wasNotSent(outcome.code));
   return retryable ? 'network' : undefined;
 }
 

@@ -1,6 +1,7 @@
-// One attempt of one request over a keep-alive pool for a single origin (proxy.ts: direct or through a
-// proxy). Every request names that origin and no redirect is followed, so the Authorization header
-// stays with the base URL.
+// The one transport: one request over a keep-alive pool for a single origin (proxy.ts:
+// direct or through a proxy), with the timeouts and the limits of an answer. The service's client, the
+// webhook's and the notifications all send through it. Every request names that origin and no redirect
+// is followed, so the Authorization header stays with the base URL.
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
@@ -19,13 +20,21 @@ export interface TransportOptions {
   signal?: AbortSignal;
   /** The proxy to reach the origin through (proxyFor), if any. */
   proxy?: URL;
+  /** Connections of the pool (8 unless given). */
+  connections?: number;
+  pipelining?: number;
+  /**
+   * Answers whose status alone decides (a webhook's, a notification's): only the first `maxBytes` of
+   * the body are kept, and a body cut short or too slow is read as empty instead of failing the request.
+   */
+  informativeBody?: { maxBytes: number };
 }
 
 export interface SendRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'HEAD';
   path: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
 }
 
 export interface RawResponse {
@@ -42,6 +51,7 @@ export class Transport {
     this.options = options;
   }
 
+  /** The response, or the transport failure thrown. */
   async send(request: SendRequest): Promise<RawResponse> {
     const pool = await (this.pool ??= this.createPool());
     const response = await pool.request({
@@ -51,9 +61,19 @@ export class Transport {
       headers: request.headers,
       body: request.body,
     });
+    const deadlineMs = this.options.timeoutMs * DEADLINE_TIMEOUTS;
+    const { informativeBody } = this.options;
+    if (informativeBody) {
+      const limits = { maxBytes: informativeBody.maxBytes, deadlineMs, keepStart: true };
+      const text = await readBodyText(response.body, limits).catch(() => '');
+      return { status: response.statusCode, headers: response.headers, text };
+    }
     const declared = Number(response.headers['content-length']);
-    const limits = { maxBytes: MAX_RESPONSE_BYTES, deadlineMs: this.options.timeoutMs * DEADLINE_TIMEOUTS };
-    const text = await readBodyText(response.body, limits, Number.isFinite(declared) ? declared : undefined);
+    const text = await readBodyText(
+      response.body,
+      { maxBytes: MAX_RESPONSE_BYTES, deadlineMs },
+      Number.isFinite(declared) ? declared : undefined,
+    );
     return { status: response.statusCode, headers: response.headers, text };
   }
 
@@ -75,8 +95,8 @@ export class Transport {
 
   // undici loads on the first request, so commands that send none (help, config, emulator) start faster.
   private async createPool(): Promise<Dispatcher> {
-    const { origin, timeoutMs, signal, proxy } = this.options;
-    const pool = await originPool(origin, { connections: 8, timeoutMs }, proxy);
+    const { origin, timeoutMs, signal, proxy, connections = 8, pipelining } = this.options;
+    const pool = await originPool(origin, { connections, timeoutMs, ...(pipelining !== undefined ? { pipelining } : {}) }, proxy);
     if (signal?.aborted) void pool.destroy(null).catch(() => undefined);
     signal?.throwIfAborted();
     // One abort listener for the pool: per-request ones, once removed, stay linked to the next and keep its response alive.

@@ -46,23 +46,42 @@ export function createTableSql(
   return `CREATE TABLE ${quoteIdent(table)} (${list.join(', ')})`;
 }
 
-/** Applies the changes to the table and returns one line per change (with what a retype lost). */
+/**
+ * Applies the changes to the tables (a mirror table and its history) and returns one line per change
+ * (with what a retype lost in the first table). Every ALTER of every table comes before any UPDATE: in
+ * one DuckDB transaction, a table altered after it was updated cannot be committed ("another
+ * transaction has altered this table"), so a retype with any other change wedged the mirror (issue 41).
+ */
 export async function applySchema(
   connection: DuckDBConnection,
-  table: string,
+  tables: readonly string[],
   before: readonly StoredField[],
   plan: SchemaPlan,
 ): Promise<string[]> {
-  const lines: string[] = [];
   const previous = new Map(before.map((field) => [field.fieldId, field]));
-  await renameColumns(connection, table, plan.changes);
-  for (const change of plan.changes) {
-    let line = describeChange(change);
-    if (change.kind === 'added') await addColumns(connection, table, change.field);
-    if (change.kind === 'retyped') line += await retype(connection, table, previous.get(change.field.fieldId)!, change);
-    lines.push(line);
+  const conversions = new Map<string, Conversion[]>();
+  for (const table of tables) {
+    await renameColumns(connection, table, plan.changes);
+    const converted: Conversion[] = [];
+    for (const change of plan.changes) {
+      if (change.kind === 'added') await addColumns(connection, table, change.field);
+      if (change.kind === 'retyped') {
+        const conversion = await retypeColumns(connection, table, previous.get(change.field.fieldId)!, change);
+        if (conversion) converted.push(conversion);
+      }
+    }
+    conversions.set(table, converted);
   }
-  return lines;
+  const lost = new Map<RetypedChange, number>();
+  for (const [i, table] of tables.entries()) {
+    const counts = await convert(connection, table, conversions.get(table)!);
+    if (i === 0) for (const [change, count] of counts) lost.set(change, count);
+  }
+  return plan.changes.map((change) => {
+    const line = describeChange(change);
+    const count = change.kind === 'retyped' ? lost.get(change) : undefined;
+    return change.kind === 'retyped' && count !== undefined ? line + retypeNote(change, count) : line;
+  });
 }
 
 /** Renames in two steps (through temporary names), so that keys may trade places (A → B while B → A). */
@@ -87,31 +106,38 @@ async function addColumns(connection: DuckDBConnection, table: string, field: St
   if (field.errorKey) await add(field.errorKey, 'VARCHAR');
 }
 
+/** A retyped column's values to convert from the column kept under its archive key into the new one. */
+interface Conversion {
+  change: RetypedChange;
+  column: string;
+  kept: string;
+  from: SqlType;
+  to: SqlType;
+}
+
 /**
- * A retyped field's column: the column as it was kept under its archive key (its values are the
- * versions' own, see history/retyped-columns.ts), and a new one of the new type filled where the
- * values convert (the others are NULL and counted; the full pass that follows writes the service's).
+ * A retyped field's columns altered: the column as it was kept under its archive key (its values are
+ * the versions' own, see history/retyped-columns.ts) and a new one of the new type added, to be filled
+ * where the values convert (convert: the others are NULL and counted; the full pass that follows
+ * writes the service's); status and error columns added or dropped.
  */
-async function retype(connection: DuckDBConnection, table: string, before: StoredField, change: RetypedChange): Promise<string> {
+async function retypeColumns(
+  connection: DuckDBConnection,
+  table: string,
+  before: StoredField,
+  change: RetypedChange,
+): Promise<Conversion | undefined> {
   const after = change.field;
   const from = sqlTypeOf(before);
   const to = sqlTypeOf(after);
-  let note = '';
   const target = quoteIdent(table);
+  let conversion: Conversion | undefined;
   if (from !== to && change.archive) {
     const column = quoteIdent(after.key);
     const kept = quoteIdent(change.archive.archiveKey);
     await connection.run(`ALTER TABLE ${target} RENAME COLUMN ${column} TO ${kept}`);
     await connection.run(`ALTER TABLE ${target} ADD COLUMN ${column} ${to}`);
-    await connection.run(`UPDATE ${target} SET ${column} = ${convertExpression(kept, from, to)} WHERE ${kept} IS NOT NULL`);
-    const reader = await connection.runAndReadAll(
-      `SELECT count(*)::INTEGER AS lost FROM ${target} WHERE ${kept} IS NOT NULL AND ${column} IS NULL`,
-    );
-    const lost = Number(reader.getRowObjectsJS()[0]?.lost ?? 0);
-    note =
-      lost > 0
-        ? `: converted; ${lost} ${lost === 1 ? 'value that does not fit is' : 'values that do not fit are'} NULL now (the column as it was is kept as ${JSON.stringify(change.archive.archiveKey)})`
-        : `: converted (the column as it was is kept as ${JSON.stringify(change.archive.archiveKey)})`;
+    conversion = { change, column, kept, from, to };
   }
   // a field that starts or stops running an action gains or loses its status and error columns
   for (const [was, now] of [
@@ -121,7 +147,34 @@ async function retype(connection: DuckDBConnection, table: string, before: Store
     if (was && !now) await connection.run(`ALTER TABLE ${target} DROP COLUMN ${quoteIdent(was)}`);
     if (!was && now) await connection.run(`ALTER TABLE ${target} ADD COLUMN ${quoteIdent(now)} VARCHAR`);
   }
-  return note;
+  return conversion;
+}
+
+/** The retyped columns of a table filled in one UPDATE, after every ALTER; the values each lost. */
+async function convert(
+  connection: DuckDBConnection,
+  table: string,
+  conversions: readonly Conversion[],
+): Promise<Map<RetypedChange, number>> {
+  const lost = new Map<RetypedChange, number>();
+  if (conversions.length === 0) return lost;
+  const target = quoteIdent(table);
+  const sets = conversions.map(({ column, kept, from, to }) => `${column} = ${convertExpression(kept, from, to)}`);
+  await connection.run(`UPDATE ${target} SET ${sets.join(', ')}`);
+  const counts = conversions.map(
+    ({ column, kept }, i) => `count(*) FILTER (WHERE ${kept} IS NOT NULL AND ${column} IS NULL)::INTEGER AS ${quoteIdent(`lost${i}`)}`,
+  );
+  const row = (await connection.runAndReadAll(`SELECT ${counts.join(', ')} FROM ${target}`)).getRowObjectsJS()[0] ?? {};
+  conversions.forEach(({ change }, i) => lost.set(change, Number(row[`lost${i}`] ?? 0)));
+  return lost;
+}
+
+/** What a retype that changed the column's type says after its line. */
+function retypeNote(change: RetypedChange, lost: number): string {
+  const kept = JSON.stringify(change.archive!.archiveKey);
+  return lost > 0
+    ? `: converted; ${lost} ${lost === 1 ? 'value that does not fit is' : 'values that do not fit are'} NULL now (the column as it was is kept as ${kept})`
+    : `: converted (the column as it was is kept as ${kept})`;
 }
 
 type RetypedChange = Extract<SchemaChange, { kind: 'retyped' }>;
@@ -229,8 +282,7 @@ export async function prepareTable(
       await createHistoryTable(connection, current.mirrorTable, names);
     } else if (plan.changes.length > 0) {
       const archives = await archiveRetyped(connection, stored, plan);
-      lines = await applySchema(connection, current.mirrorTable, stored, plan);
-      await applySchema(connection, names.historyTable, stored, plan);
+      lines = await applySchema(connection, [current.mirrorTable, names.historyTable], stored, plan);
       for (const archive of archives) await saveArchive(connection, table.id, archive);
     }
     await saveFields(connection, table.id, plan.fields);

@@ -182,6 +182,8 @@ export class VerifySchedule {
 export class Verifier {
   private readonly schedule: VerifySchedule;
   private warned = false;
+  /** The tables said to be past --max-stale (once each). */
+  private readonly saidStale = new Set<string>();
 
   constructor(
     private readonly session: VerifySession,
@@ -235,6 +237,24 @@ export class Verifier {
     this.schedule.spent(since, requests, first);
   }
 
+  /**
+   * A table whose verification fell behind --max-stale for a reason the plan did not foresee (a slow
+   * machine, other clients' 429s) is said once; tables too large for the share were said as a whole.
+   */
+  private sayStale(states: readonly TableState[]): void {
+    const { maxStaleMs } = this.options;
+    if (maxStaleMs === undefined || this.warned) return;
+    const { client } = this.session;
+    const scale = client.timings.retryScale;
+    for (const stale of staleTables(states, client.serviceNow() ?? Date.now(), maxStaleMs / scale, scale)) {
+      if (this.saidStale.has(stale.tableId)) continue;
+      this.saidStale.add(stale.tableId);
+      this.session.say(
+        `${stale.name}: last verified ${formatAge(stale.ageMs)} ago, past --max-stale ${formatAge(maxStaleMs)}: changes to its old rows may not be in the mirror yet (verification is catching up)`,
+      );
+    }
+  }
+
   /** Reads and applies one page of the table whose verification is oldest (or under way). */
   async page(tables: readonly Table[]): Promise<void> {
     const spacing = this.schedule.paged(performance.now());
@@ -242,6 +262,7 @@ export class Verifier {
     try {
       const states = await this.session.mirror.use((db) => loadStates(db.connection));
       const followed = states.filter((state) => state.pass === null && tables.some((table) => table.id === state.tableId));
+      this.sayStale(followed);
       const state = followed.sort(verifyFirst)[0];
       const table = state && tables.find((candidate) => candidate.id === state.tableId);
       if (state && table) await verifyPage(this.session, table, state, this.schedule.ceiling(performance.now()));
@@ -249,6 +270,22 @@ export class Verifier {
       this.schedule.paced(performance.now(), this.session.client.stats.rateLimited > limitedBefore, spacing);
     }
   }
+}
+
+export interface StaleTable {
+  tableId: string;
+  name: string;
+  /** How long ago its last complete pass began (ms of the service's clock, as --max-stale counts). */
+  ageMs: number;
+}
+
+/** The tables whose last complete pass began longer ago than `boundMs` (ms of `now`'s clock) before `now`. */
+export function staleTables(states: readonly TableState[], now: number, boundMs: number, scale = 1): StaleTable[] {
+  return states.flatMap((state) => {
+    if (state.verifiedAt === null) return [];
+    const age = now - Date.parse(state.verifiedAt);
+    return age > boundMs ? [{ tableId: state.tableId, name: state.name, ageMs: age * scale }] : [];
+  });
 }
 
 const plural = (count: number, noun: string): string => `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;

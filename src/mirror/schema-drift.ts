@@ -1,4 +1,4 @@
-import { TdsError } from '../core/errors.js';
+import { ServiceFaultError } from '../core/errors.js';
 import type { Field } from '../service/index.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { typedPlan, type TypedColumn } from '../records/typed-plan.js';
@@ -90,8 +90,7 @@ export function checkFieldIds(table: string, fields: readonly Field[]): void {
   for (const field of fields) {
     const first = seen.get(field.id);
     if (first)
-      throw new TdsError(
-        'API',
+      throw new ServiceFaultError(
         `the service's schema of ${table} gives two fields one ID, ${field.id} (${JSON.stringify(first.label)} and ${JSON.stringify(field.label)}): the service is at fault, and nothing was written to the mirror`,
         { hint: 'the table can still be exported (tds rows); report the schema to the service' },
       );

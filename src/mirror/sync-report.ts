@@ -115,6 +115,7 @@ export function formatSyncSummary(summary: SyncSummary): string {
     `${n(table.inserted)} inserted`,
     `${n(table.updated)} updated`,
     `${n(table.deleted)} deleted`,
+    ...(table.missing > 0 ? [`${n(table.missing)} ${table.missing === 1 ? 'row' : 'rows'} of the service missing`] : []),
     ...(table.unfit > 0 ? [`${n(table.unfit)} values that did not fit (NULL)`] : []),
     ...(table.pruned !== null ? [`${n(table.pruned)} old ${table.pruned === 1 ? 'version' : 'versions'} pruned`] : []),
     `${table.seconds.toFixed(1)} s`,
@@ -129,6 +130,21 @@ export function formatSyncSummary(summary: SyncSummary): string {
         .trimEnd()}`,
   );
   return `synced ${summary.db}\n${lines.join('\n')}\n`;
+}
+
+/**
+ * The error a sync ends with when a table's mirror lacks rows the service lists after the sync read
+ * every page it could (exit 6: the service answered what its rules rule out); undefined when none does.
+ */
+export function missingRowsError(results: readonly TableSyncResult[]): TdsError | undefined {
+  const short = results.filter((result) => result.missing > 0);
+  if (short.length === 0) return undefined;
+  const tables = short.map((result) => `${result.name} lacks ${n(result.missing)} of ${result.missing === 1 ? 'its row' : 'its rows'}`);
+  return new TdsError(
+    'GAVE_UP',
+    `the mirror is not complete: ${tables.join('; ')} that the service lists, after reading every page of the table (the service lists rows its pages do not return)`,
+    { hint: 'run `tds sync` again later; if the rows stay missing, `tds sync --full` reads every row afresh' },
+  );
 }
 
 /**

@@ -56,6 +56,8 @@ export interface TableSyncResult extends SyncEnded {
   startedAt: string;
   /** _tds_tables.verified_at after the sync. */
   verifiedAt: string | null;
+  /** Rows the service lists that the mirror lacks after the sync read every page it could (0: none). */
+  missing: number;
 }
 
 /**
@@ -87,13 +89,14 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
   let { current } = prepared;
   let serviceNow: string | null = null;
   let deleted = 0;
+  let missing = 0;
   let pruned: number | null = null;
   const summary = (complete: boolean): TableSyncResult => ({
     tableId: table.id,
     name: table.name,
     mirrorTable: current.mirrorTable,
     syncId,
-    mode: passes.pass.mode,
+    mode: passes.mode,
     complete,
     requests: options.client.stats.requests - requestsBefore,
     ...passes.counts(),
@@ -102,9 +105,10 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
     seconds: (performance.now() - started) / 1000,
     startedAt,
     verifiedAt: current.verifiedAt,
+    missing,
   });
   try {
-    ({ fields, current, deleted } = await readPasses(table, { fields, plan, current }, passes, {
+    ({ fields, current, deleted, missing } = await readPasses(table, { fields, plan, current }, passes, {
       ...options,
       syncId,
       onServiceTime: (at) => (serviceNow = at),
@@ -141,13 +145,27 @@ async function begin(connection: DuckDBConnection, state: TableState, sync: Sync
   }
 }
 
-/** The passes of one sync: one, or an incremental one that left the mirror above the service's count and a full one after it. */
+/**
+ * The passes of one sync: the one chosen, then, when it leaves the mirror off the service's count, an
+ * incremental one from the newest row (after a pass an earlier sync began) or a full one (after an
+ * incremental pass that left the mirror holding more rows than the service lists).
+ */
 class SyncPasses {
   private readonly earlier = { rowsRead: 0, inserted: 0, updated: 0, unfit: 0 };
   private before: PassState;
+  /** Whether the pass is one an earlier sync began and this one continues from its saved cursor. */
+  continued: boolean;
+  private wasFull: boolean;
 
   constructor(public pass: PassState) {
     this.before = { ...pass };
+    this.continued = pass.cursor !== null;
+    this.wasFull = pass.mode === 'full';
+  }
+
+  /** The sync's mode: full when any of its passes read every row. */
+  get mode(): PassState['mode'] {
+    return this.wasFull ? 'full' : this.pass.mode;
   }
 
   /** The figures of the sync's passes (a continued pass counts from where this sync took it). */
@@ -161,10 +179,12 @@ class SyncPasses {
     };
   }
 
-  startFull(): PassState {
+  start(mode: PassState['mode']): PassState {
     Object.assign(this.earlier, this.counts());
-    this.pass = newPass('full');
+    this.pass = newPass(mode);
     this.before = { ...this.pass };
+    this.continued = false;
+    this.wasFull ||= mode === 'full';
     return this.pass;
   }
 }
@@ -172,20 +192,25 @@ class SyncPasses {
 type PassOptions = TableSyncOptions & { syncId: number; onServiceTime(at: string): void };
 
 /**
- * The sync's pass read, and ended; a plain sync whose incremental pass leaves the mirror holding more
- * rows than the service listed (rows were deleted) reads every row after it, saying why.
+ * The sync's passes read, and ended. A plain sync whose incremental pass leaves the mirror holding more
+ * rows than the service listed (rows were deleted) reads every row after it, saying why. One that
+ * leaves the mirror short of the service's count reads on: after a pass an earlier sync began (killed
+ * midway), the rows created since that pass began are above its saved cursor, so an incremental pass
+ * from the newest row follows it; a pass this sync began reads on below its watermark itself
+ * (readPages), to the end of the list at the most. Rows still missing then are counted in `missing`
+ * (the service lists rows its pages do not return), after the table's count is listed again.
  */
 async function readPasses(
   table: Table,
   prepared: PreparedTable & { fields: Field[] },
   passes: SyncPasses,
   options: PassOptions,
-): Promise<{ fields: Field[]; current: TableState; deleted: number }> {
-  let { fields, current } = prepared;
+): Promise<{ fields: Field[]; current: TableState; deleted: number; missing: number }> {
+  let { fields, plan, current } = prepared;
   let deleted = 0;
   for (;;) {
-    const { pass } = passes;
-    ({ fields, current } = await readAll(table, { fields, plan: prepared.plan, current }, pass, options));
+    const { pass, continued } = passes;
+    ({ fields, plan, current } = await readAll(table, { fields, plan, current }, pass, { ...options, continued }));
     const end = {
       pass,
       syncId: options.syncId,
@@ -193,13 +218,35 @@ async function readPasses(
       pendingLeftToVerification: options.pendingLeftToVerification,
     };
     deleted += await options.mirror.use((db) => finishPass(db, current, end));
+    if (!options.listedNow) return { fields, current, deleted, missing: 0 };
     const extra = current.rowCount! - table.rowCount;
-    if (!(pass.mode === 'incremental' && options.deletionsByCount && options.listedNow && extra > 0)) return { fields, current, deleted };
-    options.say(
-      `${current.mirrorTable}: the mirror holds ${extra.toLocaleString('en-US')} more ${extra === 1 ? 'row' : 'rows'} than the service lists: rows were deleted; reading every row to find them`,
-    );
-    current.pass = passes.startFull();
+    const { mirrorTable } = current;
+    if (pass.mode === 'incremental' && options.deletionsByCount && extra > 0) {
+      options.say(
+        `${mirrorTable}: the mirror holds ${extra.toLocaleString('en-US')} more ${extra === 1 ? 'row' : 'rows'} than the service lists: rows were deleted; reading every row to find them`,
+      );
+      current.pass = passes.start('full');
+    } else if (extra < 0 && continued) {
+      options.say(
+        `${mirrorTable}: the mirror lacks ${rowsText(-extra)} the service lists after the pass an interrupted sync began; reading the rows created since it began`,
+      );
+      current.pass = passes.start('incremental');
+    } else if (extra < 0) {
+      return { fields, current, deleted, missing: await stillMissing(table, current, options) };
+    } else return { fields, current, deleted, missing: 0 };
   }
+}
+
+const rowsText = (count: number): string => `${count.toLocaleString('en-US')} ${count === 1 ? 'row' : 'rows'}`;
+
+/**
+ * The rows the service lists that the mirror lacks after a pass this sync began read down to the end
+ * of the list: the count listed before the pass and the count listed now, whichever is lower (rows
+ * deleted meanwhile are not missing, and rows added since the pass began are the next sync's).
+ */
+async function stillMissing(table: Table, state: TableState, options: PassOptions): Promise<number> {
+  const listed = (await options.client.tables()).tables.find((candidate) => candidate.id === table.id)?.rowCount ?? 0;
+  return Math.max(0, Math.min(table.rowCount, listed) - state.rowCount!);
 }
 
 /**
@@ -210,8 +257,8 @@ async function readAll(
   table: Table,
   prepared: PreparedTable & { fields: Field[] },
   pass: PassState,
-  options: PassOptions,
-): Promise<{ fields: Field[]; current: TableState }> {
+  options: PassOptions & { continued: boolean },
+): Promise<{ fields: Field[]; plan: PreparedTable['plan']; current: TableState }> {
   let { fields, plan, current } = prepared;
   for (;;) {
     try {
@@ -222,9 +269,10 @@ async function readAll(
         pass,
         columns: plan.columns,
         fieldIds: new Set(fields.map((field) => field.id)),
-        ...(options.listedNow ? { serviceRowCount: table.rowCount } : {}),
+        // a pass an earlier sync began stops at its watermark: what it lacks is above its cursor
+        ...(options.listedNow && !options.continued ? { serviceRowCount: table.rowCount } : {}),
       });
-      return { fields, current };
+      return { fields, plan, current };
     } catch (error) {
       if (!(error instanceof UnknownField)) throw error;
       fields = (await options.client.schema(table.id)).fields;

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import type { CheckResult } from '../../src/check/check-result.js';
 import { openDatabase } from '../../src/duckdb/engine.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
-import { FIXTURE_NAME, makeFixture, writeChecks, type Fixture } from './fixture.js';
+import { FIXTURE_NAME, MIRROR_TABLE, makeFixture, writeChecks, type Fixture } from './fixture.js';
 
 // Each kind of check against a table whose figures are known by construction: pass, warn and fail.
 
@@ -82,14 +82,44 @@ describe('tds check: each kind over the mirror', () => {
     expect(run.results.map((result) => result.status)).toEqual(['warn', 'warn']);
   });
 
-  it('a column the table does not have is an error naming the columns there are', async () => {
+  it('a column the table does not have is an error naming the columns there are; an error fails the run (exit 9)', async () => {
     const run = await check('      - fill: {column: Mail, min: 0.5}\n      - stuck: {column: Email, max_age: 1h}');
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(9);
+    expect(run.stderr).toMatch(/tds: 2 of 2 checks could not be evaluated/);
     expect(run.results[0]).toMatchObject({
       status: 'error',
       message: expect.stringMatching(/no column "Mail".*Email, Stage, Score, Enrich/),
     });
     expect(run.results[1]).toMatchObject({ status: 'error', message: expect.stringMatching(/no run state/) });
+  });
+
+  it('a check whose only fault is an error: exit 9, JUnit <error>', async () => {
+    const file = await writeChecks(
+      bench,
+      `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - fill: {column: Nmae, min: 0.5}\n`,
+      'nmae.yaml',
+    );
+    const run = await bench.tds(['check', file, '--format', 'junit']);
+    expect(run.code, run.stderr).toBe(9);
+    expect(run.stdout).toMatch(/<error message="the table has no column &quot;Nmae&quot;/);
+  });
+
+  it('a sql check: a PRAGMA is said not to be a query; past its timeout the query is stopped, an error', async () => {
+    const run = await check(
+      [
+        `      - sql: {name: pragma, query: "PRAGMA table_info('${MIRROR_TABLE}')"}`,
+        '      - sql: {name: endless, query: "SELECT a.range AS _id FROM range(1000000000000) a WHERE a.range < 0", timeout: 1s}',
+        '      - rows: {min: 1}',
+      ].join('\n'),
+    );
+    expect(run.code, run.stderr).toBe(9);
+    expect(run.results.map((result) => [result.check, result.status])).toEqual([
+      ['sql pragma', 'error'],
+      ['sql endless', 'error'],
+      ['rows', 'pass'],
+    ]);
+    expect(run.results[0]!.message).toMatch(/one SELECT \(or WITH …\) query .*PRAGMA/);
+    expect(run.results[1]!.message).toMatch(/ran past its time limit \(timeout: 1s\)/);
   });
 
   it('fresh: verified_at within max_age passes, older fails, none recorded is an error "not verified yet"', async () => {

@@ -115,7 +115,7 @@ describe('tds check: output', () => {
       ['sql two', 'error'],
       ['rows', 'pass'],
     ]);
-    expect(results[0]!.message).toMatch(/a sql check is a query \(SELECT …\)/);
+    expect(results[0]!.message).toMatch(/a sql check is one SELECT \(or WITH …\) query/);
     expect(results[1]!.message).toMatch(/external access|file/i);
     expect(results[2]!.message).toMatch(/COPY reads and writes files|file system operations are disabled/);
     expect(await readdir(bench.dir)).not.toContain('out.csv');

@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { parseChecks } from '../../src/check/checks-file.js';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect } from 'vitest';
+import { MAX_CHECKS_FILE_BYTES, parseChecks, readChecksFile } from '../../src/check/checks-file.js';
 import { UsageError } from '../../src/core/errors.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 // The checks file: every kind read, and every mistake (a hostile file's too) a usage error that
 // names the line and column and what is wrong, before anything runs.
@@ -84,7 +87,13 @@ describe('the checks file', () => {
     [
       'a share above 1',
       'tables:\n  Leads:\n    checks:\n      - fill: {column: A, min: 95}\n',
-      /^checks\.yaml:4:32: .*min must be between 0 and 1 \(got 95\)/,
+      /^checks\.yaml:4:32: .*min must be a share between 0 and 1 \(got 95; 95 % is 0\.95, or write 95%\)/,
+    ],
+    ['a share above 100 %', 'tables:\n  Leads:\n    checks:\n      - fill: {column: A, min: 120%}\n', /min must be between 0 % and 100 %/],
+    [
+      'a share that is neither',
+      'tables:\n  Leads:\n    checks:\n      - fill: {column: A, min: most}\n',
+      /min must be a share: 0\.05 or 5%/,
     ],
     [
       'a huge duration',
@@ -118,5 +127,21 @@ describe('the checks file', () => {
     ],
   ])('%s', (_name, text, message) => {
     expect(mistake(text)).toMatch(message);
+  });
+
+  it('a share is written 0.05 or 5%', () => {
+    const [leads] = parse(
+      'tables:\n  Leads:\n    checks:\n      - fill: {column: A, min: 95%, max: 1}\n      - failure_rate: {column: E, max: 5 %}\n',
+    );
+    expect(leads!.checks.map((check) => check.spec)).toEqual([
+      { kind: 'fill', column: 'A', min: 0.95, max: 1 },
+      { kind: 'failure_rate', column: 'E', max: 0.05 },
+    ]);
+  });
+
+  it('a file larger than a checks file ever is is refused by its size, before it is parsed', async ({ tmp }) => {
+    const path = join(tmp, 'huge.yaml');
+    await writeFile(path, `tables:\n  Leads:\n    checks:\n      - rows: {min: 1}\n${'#'.repeat(MAX_CHECKS_FILE_BYTES)}\n`);
+    await expect(readChecksFile(path)).rejects.toThrow(/is 1,000,0\d\d bytes: more than a checks file ever is/);
   });
 });

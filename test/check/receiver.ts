@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 // A receiver of notifications on loopback (port 0): it keeps what it got, and answers each request
-// as `answer` says for its number (1 for the first): a status, and headers.
+// as `answer` says for its number (1 for the first): a status, and headers, or never.
 
 export interface Received {
   path: string;
@@ -18,7 +18,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export type Answer = (count: number) => { status: number; headers?: Record<string, string> };
+/** A status (and headers) to answer with, or 'hang': the request is never answered (the receiver takes it and says nothing). */
+export type Answer = (count: number) => { status: number; headers?: Record<string, string> } | 'hang';
 
 export async function startReceiver(answer: Answer = () => ({ status: 200 })): Promise<Receiver> {
   const received: Received[] = [];
@@ -28,7 +29,9 @@ export async function startReceiver(answer: Answer = () => ({ status: 200 })): P
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       received.push({ path: req.url ?? '', contentType: req.headers['content-type'], body: Buffer.concat(chunks).toString('utf8') });
-      const { status, headers } = answer(received.length);
+      const answered = answer(received.length);
+      if (answered === 'hang') return;
+      const { status, headers } = answered;
       res.writeHead(status, { 'content-type': 'text/plain', ...headers });
       res.end(status < 300 ? 'ok' : 'not now');
     });
@@ -39,7 +42,11 @@ export async function startReceiver(answer: Answer = () => ({ status: 200 })): P
     url: `http://127.0.0.1:${port}/services/${token}`,
     token,
     received,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -182,8 +182,14 @@ describe('the history of a mirror table', () => {
       await diffRecords(bench, ['history', '--since', `sync:${syncs[0]}`, '--until', moments[2]!]),
       expectedDiff(views[0]!, views[2]!),
     );
-    // a duration ago: before the table's rows were last updated, so every row is new since
-    expectSameDiff(await diffRecords(bench, ['history', '--since', '30d']), expectedDiff(new Map(), views[3]!));
+    // a duration ago before the first sync: the mirror had not seen the table then (its rows would show
+    // as added), and says from when it answers; sync:0 is before the first sync, the table empty
+    const early = await bench.tds(['diff', 'history', '--since', '30d']);
+    expect(early.code).toBe(2);
+    expect(early.stderr).toMatch(
+      /^tds: --since 30d \(\S+\) is before the mirror held history: it answers for (\S+) \(the end of the table's first sync\) and later\n/,
+    );
+    expectSameDiff(await diffRecords(bench, ['history', '--since', 'sync:0']), expectedDiff(new Map(), views[3]!));
   });
 
   it('tds diff in every format: JSON the same records, CSV/TSV and the table a line per changed value, -o FILE', async () => {

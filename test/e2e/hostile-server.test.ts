@@ -80,7 +80,7 @@ describe('responses too large, too slow, or endless (item 11)', () => {
       pump();
     });
     const result = await tds(baseUrl, ['workspaces']);
-    expect(result.code, result.stderr).toBe(1);
+    expect(result.code, result.stderr).toBe(6);
     expect(result.stderr).toMatch(
       /^tds: list workspaces: 127\.0\.0\.1:\d+: the response was too large to be a page of this service \(TDS_RESPONSE_TOO_LARGE\)$/m,
     );

@@ -1,10 +1,19 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runTds } from '../helpers/cli.js';
-import { connectProxy, makeCertificates, tlsFront, type Certificates, type Front, type Proxy } from '../helpers/network.js';
+import {
+  connectProxy,
+  makeCertificates,
+  tlsFront,
+  type Certificates,
+  type Front,
+  type Proxy,
+  type TunnelAnswer,
+} from '../helpers/network.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 
 // A real network's two gatekeepers, end to end: a CONNECT proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, as
@@ -99,6 +108,78 @@ describe('proxies', () => {
     expect(proxy.tunnels).toHaveLength(before);
     expect((await runInProcess(workspaces, { env: { ...env, NO_PROXY: 'example.com' } })).code).toBe(0);
     expect(proxy.tunnels.slice(before).map((tunnel) => tunnel.target)).toEqual([new URL(emu.baseUrl).host]);
+  });
+});
+
+describe('a proxy that does not open the tunnel: the attempts --max-retries allows, then one line', () => {
+  async function refusing(answer: TunnelAnswer): Promise<Proxy> {
+    const started = await connectProxy(() => answer);
+    onTestFinished(() => started.close());
+    return started;
+  }
+  // loopback goes through the proxy too once NO_PROXY is set and leaves it out
+  const through = (refuser: Proxy, proxyUrl = refuser.url) => ({
+    TDS_BASE_URL: emu.baseUrl,
+    TDS_API_KEY: emu.apiKey,
+    TDS_RATE_SCALE: String(RATE_SCALE),
+    NO_PROXY: 'none.example',
+    HTTP_PROXY: proxyUrl,
+    HTTPS_PROXY: proxyUrl,
+  });
+
+  it.each([
+    ['http://', () => emu.baseUrl],
+    ['https://', () => 'https://service.test:8443/v1'],
+  ])('a proxy that closes every tunnel to an %s service: exit 6 after 1 + --max-retries tunnels', async (_scheme, baseUrl) => {
+    const closer = await refusing('close');
+    const env = { ...through(closer), TDS_BASE_URL: baseUrl() };
+    const host = new URL(baseUrl()).host;
+    const result = await runInProcess([...workspaces, '--max-retries', '2', '--timeout', '5'], { env });
+    expect(result.code, result.stderr).toBe(6);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^tds: list workspaces: gave up after 3 attempts \\(the proxy closed the tunnel ×3\\): the proxy http://127\\.0\\.0\\.1:\\d+ closed the tunnel to ${host.replace(/\./g, '\\.')}$`,
+        'm',
+      ),
+    );
+    expect(closer.tunnels).toHaveLength(3);
+    const once = await runInProcess([...workspaces, '--max-retries', '0'], { env });
+    expect(once.code).toBe(6);
+    expect(closer.tunnels).toHaveLength(4);
+  });
+
+  it('a proxy that asks for credentials (407): exit 3, how to give them, and no second try', async () => {
+    const asking = await refusing(407);
+    const result = await runInProcess([...workspaces, '--max-retries', '3'], { env: through(asking) });
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toMatch(
+      /^tds: list workspaces: the proxy http:\/\/127\.0\.0\.1:\d+ asks for authentication \(407\): give it as http:\/\/USER:PASSWORD@HOST:PORT in HTTP_PROXY$/m,
+    );
+    expect(result.stderr).not.toMatch(/max-retries|UND_ERR/);
+    expect(asking.tunnels).toHaveLength(1);
+  });
+
+  it('credentials in the proxy URL go as Proxy-Authorization; refused (407), they are said to be, never shown', async () => {
+    const asking = await refusing(407);
+    const withCredentials = asking.url.replace('//', '//alice:s3cret@');
+    const result = await runInProcess(workspaces, { env: through(asking, withCredentials) });
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toMatch(
+      /the proxy http:\/\/\*\*\*@127\.0\.0\.1:\d+ refused the user name and password given in HTTP_PROXY \(407\)/,
+    );
+    expect(result.stderr).not.toContain('s3cret');
+    expect(asking.tunnels).toEqual([
+      { target: new URL(emu.baseUrl).host, authorization: `Basic ${Buffer.from('alice:s3cret').toString('base64')}` },
+    ]);
+  });
+
+  it('a proxy URL that is not a URL: exit 2, one line, its password never shown', async () => {
+    const result = await runInProcess(workspaces, {
+      env: { TDS_BASE_URL: 'https://service.test/v1', TDS_API_KEY: emu.apiKey, HTTPS_PROXY: 'http://alice:pw@127.0.0.1:notaport' },
+    });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/^tds: the proxy "http:\/\/\*\*\*@127\.0\.0\.1:notaport" is not a URL$/m);
+    expect(result.stderr).not.toMatch(/pw|unexpected|at .*\.js/);
   });
 });
 

@@ -52,6 +52,17 @@ describe('tds push: CSV delimiters', () => {
     );
     expectSameRecords(ours, expected);
 
+    // UTF-16 without a byte-order mark (LE and BE): its zero bytes show it
+    for (const [name, bytes, encoding] of [
+      ['bare-le.tsv', Buffer.from(text, 'utf16le'), 'UTF-16LE'],
+      ['bare-be.tsv', Buffer.from(text, 'utf16le').swap16(), 'UTF-16BE'],
+    ] as const) {
+      const bare = await bench.tds(['push', await bench.file(name, bytes), '--dry-run', '--json']);
+      expect(bare.code, bare.stderr).toBe(0);
+      expect(bare.stderr).toContain(`as ${encoding}, as its zero bytes show (it has no byte-order mark)`);
+      expect(JSON.parse(bare.stdout)).toMatchObject({ plan: { records: 2 } });
+    }
+
     // 0xfc is ü; 0x80 is € in cp1252
     const western = await bench.file(
       'western.csv',
@@ -68,5 +79,29 @@ describe('tds push: CSV delimiters', () => {
     const sent = await bench.tds(['push', bench.inbox.url, western, '--encoding', 'cp1252', '--journal', 'w.journal']);
     expect(sent.code, sent.stderr).toBe(0);
     expect((await tablePayloads(bench.emu, bench.inbox.id)).map((row) => (row as { name?: unknown }).name)).toContain('Müller €');
+  });
+
+  test('--encoding takes a name in any case and its usual aliases (UTF-8, utf8, ucs2, ISO-8859-1, Windows-1252); an unknown one is refused', async ({
+    bench,
+  }) => {
+    const utf8 = await bench.file('plain-utf8.csv', 'email,name\na@x.io,Zoë\n');
+    for (const name of ['UTF-8', 'utf8', 'Utf-8']) {
+      const read = await bench.tds(['push', utf8, '--dry-run', '--encoding', name, '--json'], { input: '' });
+      expect(read.code, `${name}: ${read.stderr}`).toBe(0);
+    }
+    const utf16 = await bench.file('plain-utf16.csv', Buffer.from('email,name\na@x.io,Zoë\n', 'utf16le'));
+    for (const name of ['ucs2', 'UTF16LE', 'utf-16le']) {
+      const read = await bench.tds(['push', utf16, '--dry-run', '--encoding', name, '--json'], { input: '' });
+      expect(read.code, `${name}: ${read.stderr}`).toBe(0);
+    }
+    const western = await bench.file('western-aliases.csv', Buffer.from([...Buffer.from('email,name\na@x.io,M'), 0xfc, 0x0a]));
+    for (const name of ['ISO-8859-1', 'Latin1', 'Windows-1252', 'CP1252']) {
+      const read = await bench.tds(['push', western, '--dry-run', '--encoding', name, '--json'], { input: '' });
+      expect(read.code, `${name}: ${read.stderr}`).toBe(0);
+    }
+    const unknown = await bench.tds(['push', western, '--dry-run', '--encoding', 'shift_jis']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--encoding "shift_jis" is not an encoding tds reads/);
+    expect(unknown.stderr).toMatch(/hint: .*latin1 \(iso-8859-1\)/);
   });
 });

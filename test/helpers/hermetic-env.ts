@@ -6,8 +6,11 @@ export const NO_CONFIG_DIR = '/nonexistent-tds-config';
 
 export type EnvOverrides = Record<string, string | undefined>;
 
-/** What every run starts from: no colour, no config, no pager. (The rate scale is set where a client meets an emulator.) */
-const BASE: Record<string, string> = { NO_COLOR: '1', TDS_CONFIG_DIR: NO_CONFIG_DIR, TDS_PAGER: '' };
+/**
+ * What every run starts from: no colour, no config, no pager, and never the developer's OS keychain (the
+ * keychain tests turn it on inside a Secret Service of their own). (The rate scale is set where a client meets an emulator.)
+ */
+const BASE: Record<string, string> = { NO_COLOR: '1', TDS_CONFIG_DIR: NO_CONFIG_DIR, TDS_PAGER: '', TDS_KEYCHAIN: 'off' };
 
 /** Whether a variable of this process must not reach tds. */
 export const isPrivate = (key: string): boolean => key.startsWith('TDS_') || key === 'FORCE_COLOR' || key === 'NO_COLOR' || key === 'PAGER';

@@ -15,10 +15,13 @@ export default async function setup(): Promise<() => Promise<void>> {
   for (const key of Object.keys(process.env)) if (isPrivate(key)) delete process.env[key];
   Object.assign(process.env, {
     TDS_CONFIG_DIR: NO_CONFIG_DIR,
+    TDS_KEYCHAIN: 'off',
     HOME: home,
     USERPROFILE: home,
     XDG_CONFIG_HOME: join(home, '.config'),
     APPDATA: join(home, 'AppData', 'Roaming'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    LOCALAPPDATA: join(home, 'AppData', 'Local'),
     TMPDIR: temp,
     TMP: temp,
     TEMP: temp,

@@ -179,15 +179,31 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
-/** A CONNECT proxy on 127.0.0.1: every tunnel goes to 127.0.0.1 at the port asked for, whatever the name. */
-export async function connectProxy(): Promise<Proxy> {
+/**
+ * What the proxy does with a CONNECT: opens the tunnel (`relay`), closes the connection without a word
+ * (`close`), or answers with a status other than 200 (407: it wants credentials).
+ */
+export type TunnelAnswer = 'relay' | 'close' | number;
+
+/**
+ * A CONNECT proxy on 127.0.0.1: every tunnel goes to 127.0.0.1 at the port asked for, whatever the name;
+ * `answer` may make it refuse some.
+ */
+export async function connectProxy(answer: (tunnel: Tunnel) => TunnelAnswer = () => 'relay'): Promise<Proxy> {
   const sockets = new Set<Socket>();
   const tunnels: Tunnel[] = [];
   const server = createHttpServer((_req, res) => res.writeHead(405).end());
   server.on('connection', (socket: Socket) => sockets.add(socket));
   server.on('connect', (req, socket: Socket, head: Buffer) => {
     const target = req.url ?? '';
-    tunnels.push({ target, ...(req.headers['proxy-authorization'] ? { authorization: req.headers['proxy-authorization'] } : {}) });
+    const tunnel = { target, ...(req.headers['proxy-authorization'] ? { authorization: req.headers['proxy-authorization'] } : {}) };
+    tunnels.push(tunnel);
+    const answered = answer(tunnel);
+    if (answered === 'close') return void socket.destroy();
+    if (typeof answered === 'number') {
+      const challenge = answered === 407 ? 'Proxy-Authenticate: Basic realm="corp"\r\n' : '';
+      return void socket.end(`HTTP/1.1 ${answered} Refused\r\n${challenge}Content-Length: 0\r\n\r\n`);
+    }
     const port = Number(/:(\d+)$/.exec(target)?.[1]);
     socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     relay(socket, head, port, sockets);

@@ -73,7 +73,8 @@ describe('ApiClient checks response shapes', () => {
   ])('%s is a clear error naming the endpoint and path', async (_name, body, pattern) => {
     const server = await serve(() => json(200, body));
     const error = await failure(client(server).workspaces());
-    expect(error.code).toBe('API');
+    expect(error.code).toBe('SERVICE_FAULT');
+    expect(error.exitCode).toBe(6);
     expect(error.message).toMatch(/^list workspaces: unexpected response from the service: /);
     expect(error.message).toMatch(pattern);
   });
@@ -92,7 +93,7 @@ describe('ApiClient errors (never retried)', () => {
     [401, 'AUTH', 3],
     [402, 'PAUSED', 5],
     [404, 'NOT_FOUND', 4],
-    [418, 'API', 1],
+    [418, 'SERVICE_FAULT', 6],
   ])('HTTP %i → %s (exit %i) after one request', async (status, code, exit) => {
     const server = await serve(() => apiError(status, 'Nope'));
     const error = await failure(client(server).schema('t9'));
@@ -112,7 +113,7 @@ describe('ApiClient errors (never retried)', () => {
     const other = await serve(() => json(200, WORKSPACES));
     const server = await serve(() => ({ status: 302, headers: { location: `${other.origin}/v1/workspaces?x=1` } }));
     const error = await failure(client(server).workspaces());
-    expect(error.code).toBe('API');
+    expect(error.code).toBe('SERVICE_FAULT');
     expect(error.message).toContain(`a redirect to ${other.origin}/v1/workspaces (HTTP 302)`);
     expect(other.requests).toHaveLength(0);
     expect(server.requests).toHaveLength(1);

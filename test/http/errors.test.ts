@@ -12,8 +12,9 @@ describe('errorFromResponse', () => {
     [429, 'GAVE_UP', 6, undefined],
     [500, 'GAVE_UP', 6, undefined],
     [503, 'GAVE_UP', 6, undefined],
-    [409, 'API', 1, undefined],
-    [501, 'API', 1, undefined],
+    // statuses the spec does not list: the service is at fault, as with any answer it rules out
+    [409, 'SERVICE_FAULT', 6, undefined],
+    [501, 'SERVICE_FAULT', 6, undefined],
   ])('HTTP %i → %s (exit %i)', (status, code, exit, reason) => {
     const error = errorFromResponse({ what: 'list tables', status, body: body(status, 'It failed') });
     expect(error.code).toBe(code);

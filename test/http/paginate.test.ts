@@ -75,7 +75,7 @@ describe('paginate', () => {
   });
 
   describe('a chain that would be followed for ever', () => {
-    it(`gives up (GAVE_UP) at the ${MAX_EMPTY_PAGES}th empty page in a row that says there are more, requesting none after it`, async () => {
+    it(`gives up (SERVICE_FAULT, exit 6) at the ${MAX_EMPTY_PAGES}th empty page in a row that says there are more, requesting none after it`, async () => {
       // empty pages made up on request, each with a new cursor, for ever
       const calls: Array<string | undefined> = [];
       const fetchPage = async (cursor: string | undefined): Promise<RowsPage> => {
@@ -86,7 +86,7 @@ describe('paginate', () => {
       const reading = (async () => {
         for await (const { page: p } of paginate(fetchPage)) handed.push(p.rows.length);
       })();
-      await expect(reading).rejects.toMatchObject({ code: 'GAVE_UP' });
+      await expect(reading).rejects.toMatchObject({ code: 'SERVICE_FAULT', exitCode: 6 });
       expect(calls).toHaveLength(MAX_EMPTY_PAGES);
       expect(handed).toHaveLength(MAX_EMPTY_PAGES - 1);
     });
@@ -105,11 +105,11 @@ describe('paginate', () => {
       expect(ids).toEqual([`r${MAX_EMPTY_PAGES}`, `r${2 * MAX_EMPTY_PAGES}`, `r${3 * MAX_EMPTY_PAGES}`]);
     });
 
-    it(`follows a cursor of ${CURSOR_MAX_CHARS} characters, and stops (GAVE_UP) at a longer one without sending it`, async () => {
+    it(`follows a cursor of ${CURSOR_MAX_CHARS} characters, and stops (SERVICE_FAULT, exit 6) at a longer one without sending it`, async () => {
       const longest = 'x'.repeat(CURSOR_MAX_CHARS);
       const tooLong = 'y'.repeat(CURSOR_MAX_CHARS + 1);
       const { calls, fetchPage } = pagesOf({ first: page(['a'], longest), [longest]: page(['b'], tooLong), [tooLong]: page(['c'], null) });
-      await expect(collect(paginate(fetchPage))).rejects.toMatchObject({ code: 'GAVE_UP' });
+      await expect(collect(paginate(fetchPage))).rejects.toMatchObject({ code: 'SERVICE_FAULT', exitCode: 6 });
       expect(calls).toEqual([undefined, longest]);
     });
   });

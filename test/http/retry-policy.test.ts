@@ -37,6 +37,13 @@ describe('decideRetry', () => {
     ['ECONNRESET on a webhook post (rows may be added)', network('ECONNRESET'), false, false],
     ['ENOTFOUND', network('ENOTFOUND'), true, false],
     ['an unknown error', network(undefined), true, false],
+    // a tunnel the proxy did not open: nothing reached the service, so even a POST is tried again
+    ['a tunnel the proxy closed, on a read', network('TDS_PROXY_TUNNEL_CLOSED'), true, 'network'],
+    ['a tunnel the proxy closed, on a webhook post', network('TDS_PROXY_TUNNEL_CLOSED'), false, 'network'],
+    ['a proxy 502/503/504 to the CONNECT, on a webhook post', network('TDS_PROXY_UNAVAILABLE'), false, 'network'],
+    ['a proxy asking for credentials (407)', network('TDS_PROXY_AUTH_REQUIRED'), true, false],
+    ['a proxy asking for credentials (407), on a webhook post', network('TDS_PROXY_AUTH_REQUIRED'), false, false],
+    ['a proxy refusing the tunnel (403)', network('TDS_PROXY_REFUSED'), true, false],
   ])('%s → %s', (_name, outcome, idempotent, expected) => {
     const decision = decideRetry(outcome, 0, policy(idempotent));
     expect(decision.retry ? decision.reason : false).toBe(expected);
@@ -51,6 +58,15 @@ describe('decideRetry', () => {
   ])('after %i retries with maxRetries %i: %s', (retriesSoFar, maxRetries, expected) => {
     const decision = decideRetry(status(503), retriesSoFar, policy(true, maxRetries));
     expect(decision.retry || decision.why).toBe(expected);
+  });
+
+  it('counts a closed tunnel as an attempt: --max-retries 0 gives up after the first', () => {
+    expect(decideRetry(network('TDS_PROXY_TUNNEL_CLOSED'), 0, policy(true, 0))).toEqual({
+      retry: false,
+      why: 'exhausted',
+      reason: 'network',
+    });
+    expect(decideRetry(network('TDS_PROXY_TUNNEL_CLOSED'), 1, policy(false, 2))).toMatchObject({ retry: true, waitMs: backoffMs(1, 0.5) });
   });
 
   it('says why it does not retry: a final answer, or retries used up', () => {
@@ -113,6 +129,8 @@ describe('wasNotSent', () => {
     ['ECONNREFUSED', true],
     ['UND_ERR_CONNECT_TIMEOUT', true],
     ['EAI_AGAIN', true],
+    ['TDS_PROXY_TUNNEL_CLOSED', true],
+    ['TDS_PROXY_AUTH_REQUIRED', true],
     ['ECONNRESET', false],
     ['UND_ERR_HEADERS_TIMEOUT', false],
     [undefined, false],

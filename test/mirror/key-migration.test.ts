@@ -40,7 +40,7 @@ describe('planSchema: keys that changed with the rule', () => {
     try {
       await connection.run(`CREATE TABLE t ("Enrich" JSON, "Enrich.status (2)" VARCHAR, "Enrich.error" VARCHAR, "Enrich.status" VARCHAR)`);
       await connection.run(`INSERT INTO t VALUES ('"x"', 'failed', 'boom', 'text')`);
-      const lines = await applySchema(connection, 't', before, plan);
+      const lines = await applySchema(connection, ['t'], before, plan);
       expect(lines).toEqual([
         'column "Enrich.status (2)" renamed to "Enrich.status"',
         'column "Enrich.status" renamed to "Enrich.status (2)"',

@@ -19,6 +19,9 @@ const tableResult = z.object({
   deleted: z.number(),
   unfit: z.number().describe('values that did not fit their column type (kept as NULL)'),
   pruned: z.number().nullable().describe('versions of the history dropped (null: no pruning was asked)'),
+  missing: z
+    .number()
+    .describe('rows the service lists that the mirror still lacks after reading every page (0: none; else the sync fails)'),
   seconds: z.number(),
 });
 

@@ -53,12 +53,14 @@ export async function openDiff(db: Database, request: DiffRequest): Promise<Open
   );
   const until = resolve(request.until ?? 'now', '--until');
   const horizon = await historyHorizon(db.connection, state.mirrorTable);
-  if (horizon)
-    for (const [option, moment] of [
-      ['--since', since],
-      ['--until', until],
-    ] as const)
-      checkKnown(state, horizon, option, moment);
+  const seenFrom = await firstSeen(db, state.tableId);
+  for (const [option, moment] of [
+    ['--since', since],
+    ['--until', until],
+  ] as const) {
+    if (horizon) checkKnown(state, horizon, option, moment);
+    checkSeen(state, seenFrom, option, moment);
+  }
   return {
     tableId: state.tableId,
     name: state.name,
@@ -83,6 +85,39 @@ export async function diffOfSync(db: Database, state: TableState, syncId: number
 async function diffOf(db: Database, state: TableState, since: Moment, until: Moment): Promise<TableDiff> {
   const keys = await diffKeys(db.connection, state.tableId, state.mirrorTable);
   return new TableDiff(db.connection, { table: state.mirrorTable, historyTable: state.historyTable! }, keys, { since, until });
+}
+
+/**
+ * When the mirror first held the whole table: the end of its first sync that completed (a first sync
+ * killed midway is completed by the next); null before one has.
+ */
+async function firstSeen(db: Database, tableId: string): Promise<string | null> {
+  const reader = await db.connection.runAndReadAll(
+    'SELECT min(ended_at) AS seen FROM _tds_syncs WHERE table_id = $1 AND complete AND ended_at IS NOT NULL',
+    [tableId],
+  );
+  const seen = reader.getRowObjectsJS()[0]?.seen;
+  return seen === null || seen === undefined ? null : new Date(seen as Date).toISOString();
+}
+
+/**
+ * A moment of the clock before the mirror first held the table is an error that names the earliest it
+ * answers for: the history knows the versions its syncs saw, and a row changed since that moment had a
+ * version then that no sync saw (it would show as added). sync:0, before the first sync, stays valid.
+ */
+function checkSeen(state: TableState, seenFrom: string | null, option: string, resolved: ResolvedMoment): void {
+  const { moment } = resolved;
+  if (moment.kind !== 'time' || (seenFrom !== null && Date.parse(moment.at) >= Date.parse(seenFrom))) return;
+  const asked = `${option} ${resolved.given} (${resolved.label})`;
+  const empty = 'sync:0 (before the first sync, the table empty)';
+  if (seenFrom === null)
+    throw new UsageError(`${asked}: no sync of ${state.mirrorTable} has completed yet, so the mirror answers for no moment of the clock`, {
+      hint: `give ${empty} or sync:N`,
+    });
+  throw new UsageError(
+    `${asked} is before the mirror held ${state.mirrorTable}: it answers for ${seenFrom} (the end of the table's first sync) and later`,
+    { hint: `give ${seenFrom} or later, sync:N, or ${empty}` },
+  );
 }
 
 /** A moment before what a pruned history still knows is an error that names the earliest it answers for. */
@@ -236,8 +271,7 @@ export function parseWhen(text: string, option: string, now: number = Date.now()
   const sync = /^sync:(-?\d+)$/i.exec(value);
   if (sync) {
     const n = Number(sync[1]);
-    if (n === 0)
-      throw new UsageError(`${option} sync:0 names no sync`, { hint: 'sync:N takes a sync ID (see _tds_syncs), or sync:-1 for the last' });
+    // sync:0 is before the table's first sync (the table empty), as sync:-k one more than its syncs is
     return { kind: 'sync', n };
   }
   if (value.toLowerCase() === 'now') return { kind: 'now' };

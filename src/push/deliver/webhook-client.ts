@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher } from 'undici';
-import { certificateProblem, isCertificateCode, errorCodeOf } from '../../http/errors.js';
-import { originPool, proxyFor, shownProxy, type ProxySettings } from '../../http/proxy.js';
+import { certificateProblem, isCertificateCode } from '../../http/errors.js';
+import { proxyFor, shownProxy, type ProxySettings } from '../../http/proxy.js';
 import { RateLimiter } from '../../http/rate-limiter.js';
-import { readBodyText } from '../../http/transport.js';
+import { attemptRequest } from '../../http/stack.js';
+import { Transport } from '../../http/transport.js';
 import type { WebhookTarget } from './webhook-target.js';
 
 /** What one request ended with: a response (any status), or a transport failure. */
@@ -26,33 +26,35 @@ export interface WebhookClientOptions {
   onPosted?: (result: WireResult) => void;
 }
 
+/** The status line decides the outcome; what the body says is only informative, so a body cut short still counts. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
-/** A whole answer must arrive within this many --timeout periods. */
-const DEADLINE_TIMEOUTS = 4;
 
 /**
- * POST and HEAD to one webhook URL over a dedicated keep-alive pool (proxy.ts: direct or through a
- * proxy). No API key, no redirects followed, and no abort signal: a request once started is let
- * finish, so its outcome can be journaled.
+ * POST and HEAD to one webhook URL through the one transport (http/transport.ts, over a proxy when
+ * proxy.ts says so). No API key, no redirects followed, and no abort signal: a request once started is
+ * let finish, so its outcome can be journaled.
  */
 export class WebhookClient {
-  private readonly pool: Promise<Dispatcher>;
+  private readonly transport: Transport;
   private readonly origin: string;
   private readonly path: string;
-  private readonly deadlineMs: number;
   private readonly onPosted?: (result: WireResult) => void;
 
   constructor(options: WebhookClientOptions) {
     const { url, displayUrl } = options.target;
     this.origin = url.origin;
     this.path = url.pathname + url.search;
-    this.deadlineMs = options.timeoutMs * DEADLINE_TIMEOUTS;
     if (options.onPosted) this.onPosted = options.onPosted;
-    const poolOptions = { connections: options.connections, pipelining: 1, timeoutMs: options.timeoutMs };
     const proxy = options.proxy && proxyFor(url, options.proxy);
     if (proxy) options.log?.(`sending to ${displayUrl} through the proxy ${shownProxy(proxy)} (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)`);
-    this.pool = originPool(this.origin, poolOptions, proxy);
-    this.pool.catch(() => undefined);
+    this.transport = new Transport({
+      origin: this.origin,
+      timeoutMs: options.timeoutMs,
+      connections: options.connections,
+      pipelining: 1,
+      informativeBody: { maxBytes: MAX_RESPONSE_BYTES },
+      ...(proxy ? { proxy } : {}),
+    });
   }
 
   head(): Promise<WireResult> {
@@ -65,33 +67,29 @@ export class WebhookClient {
     return result;
   }
 
-  async close(): Promise<void> {
-    await (await this.pool).close();
+  close(): Promise<void> {
+    return this.transport.close();
   }
 
   private async send(method: 'HEAD' | 'POST', body?: Buffer): Promise<WireResult> {
-    const started = performance.now();
     const headers: Record<string, string> = { 'user-agent': 'tds', accept: 'application/json' };
     if (body) headers['content-type'] = 'application/json';
-    try {
-      const pool = await this.pool;
-      const response = await pool.request({ origin: this.origin, method, path: this.path, headers, body });
-      // the status line decided the outcome; what the body says is only informative, so a body cut short still counts
-      const text = await readBodyText(response.body, { maxBytes: MAX_RESPONSE_BYTES, deadlineMs: this.deadlineMs, keepStart: true }).catch(
-        () => '',
-      );
-      return { kind: 'response', status: response.statusCode, headers: response.headers, text, ms: performance.now() - started };
-    } catch (error) {
-      const code = errorCodeOf(error);
-      return {
-        kind: 'failure',
-        code,
-        message: (error as Error).message ?? String(error),
-        ms: performance.now() - started,
-        // the webhook's host is no secret (its path is)
-        ...(isCertificateCode(code) ? { certificate: certificateProblem(code!, new URL(this.origin).host, error) } : {}),
-      };
-    }
+    const { response, failure, outcome, ms } = await attemptRequest(this.transport, {
+      method,
+      path: this.path,
+      headers,
+      ...(body ? { body } : {}),
+    });
+    if (response) return { kind: 'response', status: response.status, headers: response.headers, text: response.text, ms };
+    const code = outcome.kind === 'network' ? outcome.code : undefined;
+    return {
+      kind: 'failure',
+      code,
+      message: (failure as Error).message ?? String(failure),
+      ms,
+      // the webhook's host is no secret (its path is)
+      ...(isCertificateCode(code) ? { certificate: certificateProblem(code!, new URL(this.origin).host, failure) } : {}),
+    };
   }
 }
 

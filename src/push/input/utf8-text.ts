@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
+import { UsageError } from '../../core/errors.js';
 import { InputError, type ReadStats } from './input-record.js';
 
 // The input's bytes as UTF-8 (decoded first when a byte-order mark or --encoding says it is not),
@@ -8,6 +9,35 @@ import { InputError, type ReadStats } from './input-record.js';
 /** --encoding: what the input's bytes are (latin1 is read as cp1252, its superset, as browsers read it). */
 export const INPUT_ENCODINGS = ['utf-8', 'utf-16le', 'utf-16be', 'latin1', 'cp1252'] as const;
 export type InputEncoding = (typeof INPUT_ENCODINGS)[number];
+
+/** The names --encoding takes, ignoring case: each encoding's own and its usual aliases (Node's and the WHATWG's). */
+const ENCODING_NAMES: Record<string, InputEncoding> = {
+  'utf-8': 'utf-8',
+  utf8: 'utf-8',
+  'utf-16le': 'utf-16le',
+  utf16le: 'utf-16le',
+  'ucs-2': 'utf-16le',
+  ucs2: 'utf-16le',
+  'utf-16be': 'utf-16be',
+  utf16be: 'utf-16be',
+  latin1: 'latin1',
+  'iso-8859-1': 'latin1',
+  iso88591: 'latin1',
+  'iso8859-1': 'latin1',
+  cp1252: 'cp1252',
+  'windows-1252': 'cp1252',
+};
+
+/** --encoding NAME: the encoding it names, ignoring case and with its aliases; anything else is a usage error. */
+export function parseInputEncoding(raw: string): InputEncoding {
+  const encoding = ENCODING_NAMES[raw.trim().toLowerCase()];
+  if (encoding === undefined) {
+    throw new UsageError(`--encoding ${JSON.stringify(raw)} is not an encoding tds reads`, {
+      hint: 'name one of utf-8, utf-16le (ucs2), utf-16be, latin1 (iso-8859-1), cp1252 (windows-1252), in any case',
+    });
+  }
+  return encoding;
+}
 
 const DECODERS: Record<Exclude<InputEncoding, 'utf-8'>, string> = {
   'utf-16le': 'utf-16le',
@@ -25,30 +55,60 @@ function markedEncoding(head: Buffer): InputEncoding | undefined {
   return undefined;
 }
 
-/** Says once (on stderr: both passes over a file decode it) that the input is read as UTF-16 because its byte-order mark says so. */
-export function encodingNote(input: string, say: (line: string) => void): (encoding: InputEncoding, marked: boolean) => void {
+/** How the bytes showed their encoding when --encoding did not name it: a UTF-16 byte-order mark, or UTF-16's zero bytes. */
+export type EncodingSign = 'mark' | 'zeros';
+
+/**
+ * UTF-16 without a byte-order mark, by its zero bytes: text of Latin letters, digits and punctuation has
+ * a zero byte in every pair (the second in LE, the first in BE), which UTF-8 text never has.
+ */
+function unmarkedUtf16(head: Buffer): InputEncoding | undefined {
+  const pairs = Math.floor(Math.min(head.length, SNIFF_BYTES) / 2);
+  if (pairs < 2) return undefined;
+  let evenZeros = 0;
+  let oddZeros = 0;
+  for (let i = 0; i < pairs * 2; i += 2) {
+    if (head[i] === 0) evenZeros += 1;
+    if (head[i + 1] === 0) oddZeros += 1;
+  }
+  const most = pairs * 0.6;
+  const few = pairs * 0.1;
+  if (oddZeros >= most && evenZeros <= few) return 'utf-16le';
+  if (evenZeros >= most && oddZeros <= few) return 'utf-16be';
+  return undefined;
+}
+
+/** The bytes at the start that the zero-byte test looks at. */
+const SNIFF_BYTES = 4096;
+
+/** Says once (on stderr: both passes over a file decode it) that the input is read as UTF-16, and what showed it. */
+export function encodingNote(
+  input: string,
+  say: (line: string) => void,
+): (encoding: InputEncoding, sign: EncodingSign | undefined) => void {
   let said = false;
-  return (encoding, marked) => {
-    if (said || !marked) return;
+  return (encoding, sign) => {
+    if (said || !sign) return;
     said = true;
-    say(
-      `tds: reading ${input === '-' ? 'stdin' : input} as ${encoding.toUpperCase()}, as its byte-order mark shows; --encoding sets another\n`,
-    );
+    const shown = sign === 'mark' ? 'as its byte-order mark shows' : 'as its zero bytes show (it has no byte-order mark)';
+    say(`tds: reading ${input === '-' ? 'stdin' : input} as ${encoding.toUpperCase()}, ${shown}; --encoding sets another\n`);
   };
 }
 
 /**
  * The bytes as UTF-8: as they are, unless --encoding names another encoding or (without it) they start
- * with a UTF-16 byte-order mark; `onDecoded` is told the encoding then, and whether the mark showed it.
+ * with a UTF-16 byte-order mark or have UTF-16's zero bytes; `onDecoded` is told the encoding then, and
+ * what showed it.
  */
 export async function* asUtf8(
   bytes: AsyncIterable<Buffer | string>,
   encoding: InputEncoding | undefined,
-  onDecoded?: (encoding: InputEncoding, marked: boolean) => void,
+  onDecoded?: (encoding: InputEncoding, sign: EncodingSign | undefined) => void,
 ): AsyncGenerator<Buffer | string> {
   const chunks = bytes[Symbol.asyncIterator]();
   let head = Buffer.alloc(0);
   let ended = false;
+  // the first chunk is what the zero-byte test sees (waiting for more would hold up a slow stdin)
   while (head.length < 2 && !ended) {
     const next = await chunks.next();
     if (next.done) ended = true;
@@ -56,13 +116,14 @@ export async function* asUtf8(
   }
   const rest = { [Symbol.asyncIterator]: () => chunks };
   const marked = encoding === undefined ? markedEncoding(head) : undefined;
-  const decoding = encoding ?? marked;
+  const zeros = encoding === undefined && !marked ? unmarkedUtf16(head) : undefined;
+  const decoding = encoding ?? marked ?? zeros;
   if (decoding === undefined || decoding === 'utf-8') {
     if (head.length > 0) yield head;
     if (!ended) yield* rest;
     return;
   }
-  onDecoded?.(decoding, marked !== undefined);
+  onDecoded?.(decoding, marked ? 'mark' : zeros ? 'zeros' : undefined);
   // the decoder drops a byte-order mark of its own encoding; bad UTF-16 (a lone surrogate) becomes U+FFFD
   const decoder = new TextDecoder(DECODERS[decoding]);
   yield Buffer.from(decoder.decode(head, { stream: true }));
