@@ -15,9 +15,9 @@ import { fileStatement, type FileAccess } from './file-access.js';
 const STOP_GRACE_MS = 2000;
 const INTERRUPT_EVERY_MS = 50;
 
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
-const settle = <T>(promise: Promise<T>): Promise<Settled<T>> =>
+const outcomeOf = <T>(promise: Promise<T>): Promise<Outcome<T>> =>
   promise.then(
     (value) => ({ ok: true, value }),
     (error: unknown) => ({ ok: false, error }),
@@ -34,7 +34,7 @@ export type Step = <T>(call: () => Promise<T>) => Promise<T>;
 export function interruptible(db: Database, signal: AbortSignal): Step {
   return async <T>(call: () => Promise<T>): Promise<T> => {
     signal.throwIfAborted();
-    const running = settle(call());
+    const running = outcomeOf(call());
     let onAbort = (): void => undefined;
     const aborted = new Promise<'aborted'>((resolve) => {
       onAbort = () => resolve('aborted');

@@ -135,7 +135,7 @@ async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promis
     await group.flush();
     return;
   } catch (error) {
-    await group.settle();
+    await group.writesDone();
     if (error instanceof UnknownField) throw error;
     // a saved cursor refused before any page came: it expired
     if (!fresh && error instanceof TdsError && error.status === 400) return restart(options, error);
@@ -247,7 +247,7 @@ class GroupedWrites {
   }
 
   /** Waits for a write in progress, whatever its outcome (an interrupted read still saves what it wrote). */
-  async settle(): Promise<void> {
+  async writesDone(): Promise<void> {
     await this.writing;
   }
 

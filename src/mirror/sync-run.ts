@@ -334,7 +334,7 @@ class FollowMemory {
   /** Names in use in the mirror (a new mirror table takes none of them). */
   taken = new Set<string>();
   /** What each table's last sync left: the service's row count then, and whether action cells were pending. */
-  private readonly after = new Map<string, { serviceRowCount: number | null; settled: boolean }>();
+  private readonly after = new Map<string, { serviceRowCount: number | null; quiet: boolean }>();
 
   /**
    * Whether a round must read the table: its count moved, an action cell is pending, or a pass is
@@ -343,7 +343,7 @@ class FollowMemory {
    */
   mustRead(table: Table, fallsToVerification: boolean): boolean {
     const after = this.after.get(table.id);
-    if (after === undefined || !after.settled) return true;
+    if (after === undefined || !after.quiet) return true;
     if (after.serviceRowCount === table.rowCount) return false;
     if (!fallsToVerification || after.serviceRowCount === null || table.rowCount > after.serviceRowCount) return true;
     after.serviceRowCount = table.rowCount;
@@ -355,7 +355,7 @@ class FollowMemory {
     for (const state of states) {
       this.after.set(state.tableId, {
         serviceRowCount: state.serviceRowCount,
-        settled: state.pendingSince === null && state.pass === null,
+        quiet: state.pendingSince === null && state.pass === null,
       });
     }
   }

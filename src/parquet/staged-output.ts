@@ -28,8 +28,8 @@ export interface StagedOutput {
    */
   covering(): Promise<void> | undefined;
   /** Commits every row added so far, and waits for it. */
-  settle(): Promise<void>;
-  /** DuckDB makes each commit durable: nothing to sync (settle() commits). */
+  commitRows(): Promise<void>;
+  /** DuckDB makes each commit durable: nothing to sync (commitRows() commits). */
   syncData(): Promise<void>;
   /** Every row is added: FILE is written whole and the staging file removed. */
   commit(): Promise<void>;
@@ -100,10 +100,10 @@ class ParquetOutput implements StagedOutput {
     this.pending += rows.length;
     // each page straight into DuckDB: rows held in JavaScript would outlive the young generation and grow the heap
     await this.step(() => this.open.appender.append(rows));
-    if (this.pending >= STAGING_ROW_GROUP || Date.now() - this.lastCommit >= COMMIT_EVERY_MS) await this.settle();
+    if (this.pending >= STAGING_ROW_GROUP || Date.now() - this.lastCommit >= COMMIT_EVERY_MS) await this.commitRows();
   }
 
-  async settle(): Promise<void> {
+  async commitRows(): Promise<void> {
     if (this.failure !== undefined) throw this.failure;
     this.lastCommit = Date.now();
     if (this.pending === 0) return;
@@ -138,7 +138,7 @@ class ParquetOutput implements StagedOutput {
 
   /** The staged rows, in the order they were added, as FILE (or only FILE.partial); the staging file closed and removed. */
   private async copy(partialOnly: boolean): Promise<void> {
-    await this.settle();
+    await this.commitRows();
     await copyStaged(this.open.staging, this.open.columns, { path: this.open.path, partialOnly });
     this.close();
     await removeStaging(this.open.path);

@@ -99,8 +99,8 @@ export interface SendPassOptions {
   delivery: Pick<DeliveryOptions, 'target' | 'timeoutMs'>;
   client: Pick<WebhookClient, 'post'>;
   limiter: RateLimiter;
-  /** how many requests to keep in flight (in-flight.ts), and what it settled on */
-  flight: Pick<FlightControl, 'limit' | 'settled' | 'noteOverhead'>;
+  /** how many requests to keep in flight (in-flight.ts), and what it arrived at */
+  flight: Pick<FlightControl, 'limit' | 'chosen' | 'noteOverhead'>;
   /** --max-retries and the waits between tries */
   retry: Omit<RetryPolicy, 'idempotent'>;
   keyed?: KeyedSending;
@@ -135,7 +135,7 @@ export interface SendResult {
   seconds: number;
   /** when the last request to the webhook ended (0: none) */
   lastRequestAt: number;
-  /** the round trip measured and the requests in flight the run settled on */
+  /** the round trip measured and the requests in flight the run arrived at */
   flight?: { roundTripMs: number; inFlight: number };
 }
 
@@ -195,8 +195,8 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
   result.lastRequestAt = sender.lastRequestAt;
   // up to the last answer: the wait after it, until this run's rows show (--key), is not sending
   result.seconds = sender.lastRequestAt > 0 ? (sender.lastRequestAt - startedAt) / 1000 : (performance.now() - started) / 1000;
-  const settled = options.flight.settled;
-  if (settled) result.flight = settled;
+  const chosen = options.flight.chosen;
+  if (chosen) result.flight = chosen;
   return result;
 }
 

@@ -30,7 +30,7 @@ describe('tds push: webhook failures', () => {
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
   });
 
-  it('after a 500 that stored the rows: exit 7 naming the uncertain records, nothing more sent; --resume alone completes the table exactly once, --accept-uncertain settles the journal', async ({
+  it('after a 500 that stored the rows: exit 7 naming the uncertain records, nothing more sent; --resume alone completes the table exactly once, --accept-uncertain concludes the journal', async ({
     openBench,
   }) => {
     // request 1 is the HEAD, so 500@4 hits the third batch (records 21–30)

@@ -46,7 +46,7 @@ describe('a crash while batches wait for their rate-limit slot (item 1)', () => 
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
   }, 30_000);
 
-  it('settles uncertain batches one by one: --accept-uncertain for those in the table, --resend-uncertain for the others', async ({
+  it('concludes uncertain batches one by one: --accept-uncertain for those in the table, --resend-uncertain for the others', async ({
     openBench,
   }) => {
     // batch 2 (request 3, after the HEAD) answers 500: uncertain; the user finds it missing and resends just that one

@@ -27,7 +27,7 @@ function otherPostsBetween(log: RequestLogEntry[], from: RequestLogEntry, to: Re
 /** The push's own POSTs (batches of 100), in order. */
 const batchPosts = (bench: PushBench): RequestLogEntry[] => webhookRequests(bench.emu).filter((entry) => (entry.objects ?? 0) > 1);
 
-test('(issue 20) every batch before the settling answered 500 after storing, another client posting meanwhile: each key once, exit 0', async ({
+test('(issue 20) every batch before the reconciliation answered 500 after storing, another client posting meanwhile: each key once, exit 0', async ({
   openBench,
 }) => {
   // request 1 is the HEAD check, 2–5 the four batches first in flight; the other client starts then
@@ -55,7 +55,7 @@ test('(issue 20) every batch before the settling answered 500 after storing, ano
   }
 });
 
-test('(issue 20) killed while waiting to settle, resumed at once while another client posts: each key once, exit 0', async ({
+test('(issue 20) killed while waiting to reconcile, resumed at once while another client posts: each key once, exit 0', async ({
   openBench,
 }) => {
   // a slower scale (SLOW_INTAKE_SCALE) so the resumed run is up before the intake takes the rows in
@@ -63,7 +63,7 @@ test('(issue 20) killed while waiting to settle, resumed at once while another c
   try {
     const path = await bench.file('leads.ndjson', ndjson(people(500)));
     const args = ['push', bench.inbox.url, path, ...ARGS];
-    // the four batches answered 500 (their rows stored, still in the intake): the push waits to settle them
+    // the four batches answered 500 (their rows stored, still in the intake): the push waits to reconcile them
     expect(await killAfterPosts(bench, args, 4)).toBe('killed after 4 posts');
     const other = otherWriter(bench.inbox.url, { everyMs: 1500 / SLOW_INTAKE_SCALE, max: 1000 });
     const result = await bench.tds([...args, '--resume', '--json']);

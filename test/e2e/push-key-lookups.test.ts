@@ -165,7 +165,7 @@ describe('--skip-existing --db: the local mirror', () => {
 });
 
 describe('a webhook that does not fill the key column', () => {
-  keyTest('the push stops with a clear error after the first batch taken in, instead of settling into duplicates', async ({ bench }) => {
+  keyTest('the push stops with a clear error after the first batch taken in, instead of reconciling into duplicates', async ({ bench }) => {
     // the webhook fills Mail from "email", but the push says the key "mail" fills Mail
     const table = await webhookTable(bench, 'Unmapped', [{ label: 'Mail', type: 'email', mapKey: 'email' }]);
     const path = await bench.file('input.ndjson', ndjson(mails.slice(0, 20).map((mail) => ({ mail }))));
@@ -184,7 +184,7 @@ describe('a webhook that does not fill the key column', () => {
       const args = ['push', table.url, path, '--key', 'mail=Mail', '--table', 'Unmapped', '--batch-size', '5', '--concurrency', '1'];
       const result = await bench.tds(args);
       expect(result.code, result.stderr).toBe(7);
-      expect(result.stderr).toMatch(/cannot settle uncertain records by key: the column "Mail" does not show the keys of records 1–5/);
+      expect(result.stderr).toMatch(/cannot reconcile uncertain records by key: the column "Mail" does not show the keys of records 1–5/);
       expect(result.stderr).toMatch(/the uncertain batches are left in the journal/);
       // batch 2 was not sent again: two requests' rows, no duplicate
       expect(webhookPosts(bench.emu)).toHaveLength(2);

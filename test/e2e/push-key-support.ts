@@ -105,7 +105,7 @@ export function seeded(seed: number): () => number {
 
 /**
  * Runs tds and kills it (SIGKILL) once the emulator has seen `posts` more webhook POSTs (wherever the
- * run is then: journaling, waiting for an answer, settling); resolves with how it ended.
+ * run is then: journaling, waiting for an answer, reconciling); resolves with how it ended.
  */
 export function killAfterPosts(bench: PushBench, args: string[], posts: number): Promise<string> {
   const target = webhookPosts(bench.emu).length + posts;

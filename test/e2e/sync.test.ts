@@ -148,8 +148,8 @@ describe('tds sync: a mirror equal to the service', () => {
     ]);
     expect(pending.stdout).not.toBe('n\n0\n');
     await bench.admin('POST', '/actions/finish');
-    const settle = await bench.tds(['sync', '--json']);
-    expect(JSON.parse(settle.stdout).tables[0]).toMatchObject({ mode: 'incremental', updated: 150 });
+    const later = await bench.tds(['sync', '--json']);
+    expect(JSON.parse(later.stdout).tables[0]).toMatchObject({ mode: 'incremental', updated: 150 });
     await expectMirrorEqualsService(bench, table.id);
 
     const before = bench.emu.requestLog.length;

@@ -104,7 +104,7 @@ export function answerOf(result: WireResult): FlightAnswer {
   return { kind: 'answered', rttMs: result.ms };
 }
 
-/** The in-flight rule of one push: its state, fed by every request's result, and the count it settles on. */
+/** The in-flight rule of one push: its state, fed by every request's result, and the count it arrives at. */
 export class FlightControl {
   private state = firstFlight();
   private shown = 0;
@@ -137,8 +137,8 @@ export class FlightControl {
     return limit;
   }
 
-  /** What the summary tells: the round trip measured (ms) and the count settled on. */
-  get settled(): { roundTripMs: number; inFlight: number } | undefined {
+  /** What the summary tells: the round trip measured (ms) and the count arrived at. */
+  get chosen(): { roundTripMs: number; inFlight: number } | undefined {
     const { srttMs } = this.state;
     return srttMs === undefined ? undefined : { roundTripMs: Math.round(srttMs), inFlight: inFlightFor(this.state, this.limits) };
   }

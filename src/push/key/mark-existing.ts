@@ -93,7 +93,7 @@ class ExistingPlans {
     return this.planned !== undefined && this.planned.plan.kind !== 'queries';
   }
 
-  /** The plan is settled on queries: windows may be looked up while earlier ones are (no probe waits for their share). */
+  /** The plan is fixed on queries: windows may be looked up while earlier ones are (no probe waits for their share). */
   get overlapping(): boolean {
     return this.planned?.plan.kind === 'queries' && !this.probing;
   }

@@ -80,7 +80,7 @@ describe('BatchSender with --key: checks and stops', () => {
     expect(stops).toEqual([{ kind: 'interrupted' }]);
     expect(seen).toHaveLength(1);
     expect(reconciler.calls).toEqual([]);
-    expect(events).toMatchObject([{ kind: 'uncertain', batch: { number: 1 }, reason: 'not settled: the run stopped first' }]);
+    expect(events).toMatchObject([{ kind: 'uncertain', batch: { number: 1 }, reason: 'not reconciled: the run stopped first' }]);
     expect(journal.map((entry) => entry.state)).toEqual(['sending', 'uncertain']);
     expect(reconciler.checks).toEqual([]);
   });

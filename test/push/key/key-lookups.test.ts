@@ -94,7 +94,7 @@ describe('KeyLookups', () => {
     expect((await lookups.existing(['key1'], 1)).plan.kind).not.toBe('mirror');
   });
 
-  it('settling: never answers from the mirror (an earlier copy cannot show what just arrived)', async () => {
+  it('reconciling: never answers from the mirror (an earlier copy cannot show what just arrived)', async () => {
     const mirror = new FakeMirror(0, ['key1']);
     const { lookups } = setup('text', manyRows(5, start), mirror);
     const planned = await lookups.reconcile(['key1', 'key9']);
@@ -103,7 +103,7 @@ describe('KeyLookups', () => {
     expect([...(await planned.lookup.find(['key1', 'key9'])).keys()]).toEqual(['key1']);
   });
 
-  it('settling: a small table is read whole each time (rows, not a key snapshot kept from an earlier read)', async () => {
+  it('reconciling: a small table is read whole each time (rows, not a key snapshot kept from an earlier read)', async () => {
     const { table, lookups } = setup('email', manyRows(5, start));
     const keys = Array.from({ length: 200 }, (_, i) => `key${i}`);
     const planned = await lookups.reconcile(keys);
