@@ -9,7 +9,7 @@ import { pushTest as test } from './push-support.js';
 
 const emails = (n: number, from = 1): string[] => people(n, from).map((person) => String(person.email));
 
-describe('uncertain batches are settled by key', () => {
+describe('uncertain batches are reconciled by key', () => {
   test('a 500 after storing, a 500 before storing, resets before and after, a stall and a 502: exit 0, each record once', async ({
     openBench,
   }) => {
