@@ -46,7 +46,7 @@ stored. On reads every fault replaces the response (a -pre kind is its plain kin
 Emulator-only routes (not part of the service, no key, JSON in and out; errors as
 {statusCode, error: "API Error", message}: 400 bad input, 404 unknown table, row or field):
   GET    /_emulator/requests                          the request log
-  POST   /_emulator/flush                             pending webhook rows show now
+  POST   /_emulator/flush                             the intake's webhook rows show now
 The admin routes below answer only on a loopback address, or with --admin (else 404):
   POST   /_emulator/tables                            {workspace, name, emoji?, webhook?, fields: [FieldDefinition]}
   POST   /_emulator/tables/TABLE/rows                 {rows: [{cells, createdAt?, createdByUserId?}]}

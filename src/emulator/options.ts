@@ -40,7 +40,7 @@ export interface EmulatorOptions {
   rateScale?: number;
   /**
    * Quiet delay of webhook intake in service ms (default 5000; divided by rateScale); rows show at most
-   * 6 x this after the first pending one.
+   * 6 x this after the first one held.
    */
   ingestDelayMs?: number;
   /** Fault spec for key endpoints (see faults.ts). */
@@ -76,7 +76,7 @@ export interface RunningEmulator {
   webhooks: Record<string, string>;
   /** Every request, in arrival order (the emulator-only /_emulator routes excepted). */
   requestLog: RequestLogEntry[];
-  /** Makes every pending webhook row visible now. */
+  /** Makes every webhook row the intake holds visible now. */
   flushIntake(): void;
   /** Stops; saves to dataFile when given. */
   close(): Promise<void>;

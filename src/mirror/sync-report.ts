@@ -204,11 +204,11 @@ export class ChangesStream {
       await connection.run('INSERT INTO _tds_changes SELECT $1, coalesce(max(sync_id), 0) FROM _tds_syncs WHERE table_id = $1', [tableId]);
       return;
     }
-    const pending = await connection.runAndReadAll('SELECT sync_id FROM _tds_syncs WHERE table_id = $1 AND sync_id > $2 ORDER BY sync_id', [
+    const undelivered = await connection.runAndReadAll('SELECT sync_id FROM _tds_syncs WHERE table_id = $1 AND sync_id > $2 ORDER BY sync_id', [
       tableId,
       Number(delivered),
     ]);
-    for (const row of pending.getRowObjectsJS()) {
+    for (const row of undelivered.getRowObjectsJS()) {
       const syncId = Number(row.sync_id);
       await this.write(tableId, syncId);
       await connection.run('UPDATE _tds_changes SET delivered_sync = $2 WHERE table_id = $1', [tableId, syncId]);

@@ -231,7 +231,7 @@ async function record(result: SendResult, event: SendEvent, rejects: RejectsFile
     sending[event.kind] += event.records;
     return;
   }
-  if (event.kind !== 'pending') result.dealt += event.batch.items.length;
+  if (event.kind !== 'unsent') result.dealt += event.batch.items.length;
   switch (event.kind) {
     case 'accepted':
       add(sending.sent, event.batch);
@@ -245,8 +245,8 @@ async function record(result: SendResult, event: SendEvent, rejects: RejectsFile
     case 'uncertain':
       sending.markUncertain(event.batch, event.reason);
       return;
-    case 'pending':
-      add(sending.pending, event.batch);
+    case 'unsent':
+      add(sending.unsent, event.batch);
       return;
   }
 }

@@ -86,6 +86,6 @@ export class ReconcileQueue {
     for (const { batch } of this.unreconciled.splice(0)) {
       await this.options.onOutcome({ kind: 'uncertain', batch, reason: 'not reconciled: the run stopped first' });
     }
-    for (const batch of this.again.splice(0)) await this.options.onOutcome({ kind: 'pending', batch });
+    for (const batch of this.again.splice(0)) await this.options.onOutcome({ kind: 'unsent', batch });
   }
 }

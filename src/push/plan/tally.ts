@@ -32,7 +32,7 @@ export class PushTally {
   /** rows may have been added: not re-sent without --resend-uncertain */
   readonly uncertain: UncertainBatch[] = [];
   /** batches that were due but not sent because the run stopped */
-  readonly pending: Counts = { batches: 0, records: 0 };
+  readonly unsent: Counts = { batches: 0, records: 0 };
   /** --key: records whose key repeats an earlier record's (not sent); the first pairs */
   readonly duplicates = { records: 0, sample: [] as Array<[record: number, of: number]> };
   /** --skip-existing: records whose key the table already held (not sent) */
@@ -72,7 +72,7 @@ export class PushTally {
     Object.assign(all.toSend, scan.toSend);
     Object.assign(all.already, scan.already);
     Object.assign(all.sent, send.sent);
-    Object.assign(all.pending, send.pending);
+    Object.assign(all.unsent, send.unsent);
     all.duplicates.records = scan.duplicates.records;
     all.duplicates.sample.push(...scan.duplicates.sample);
     all.existing = scan.existing + send.existing;

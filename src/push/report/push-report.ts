@@ -64,7 +64,7 @@ export class PushReport {
   finish(sent: SendResult, validation: ValidationResult | undefined, wait: WaitSummary | undefined, key?: KeyReport): void {
     // a file's counts come from the checking pass: sending may have stopped part way
     const tally = PushTally.combine(validation?.tally ?? sent.scan, sent.sending);
-    const notSent = validation ? validation.tally.toSend.records - sent.dealt : sent.exhausted ? tally.pending.records : null;
+    const notSent = validation ? validation.tally.toSend.records - sent.dealt : sent.exhausted ? tally.unsent.records : null;
     const summary = this.summary({
       read: validation?.stats.records ?? sent.stats.records,
       tally,

@@ -5,7 +5,7 @@ import { StateFileError, startEmulator } from '../../../src/emulator/index.js';
 import { allRows, get, post, tableByName, starter, type Start } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
-// `dataFile`: state loaded at start when the file exists, saved on close (pending webhook rows included).
+// `dataFile`: state loaded at start when the file exists, saved on close (the webhook rows the intake holds included).
 
 describe('data file', () => {
   let dir: string;

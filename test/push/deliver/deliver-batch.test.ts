@@ -53,12 +53,12 @@ describe('BatchDelivery', () => {
     expect(kinds(events)).toEqual(['accepted:1']);
   });
 
-  it('posts nothing once the run has stopped: the batch is pending', async () => {
+  it('posts nothing once the run has stopped: the batch is unsent', async () => {
     const { delivery, posts, events, stops } = setup([response(200)]);
     stops.stop({ kind: 'interrupted' });
     await delivery.begin(batches(1)[0]!);
     expect(posts).toEqual([]);
-    expect(kinds(events)).toEqual(['pending:1']);
+    expect(kinds(events)).toEqual(['unsent:1']);
   });
 
   it('gives up after --max-retries: the run stops and the batch is pending', async () => {
@@ -66,7 +66,7 @@ describe('BatchDelivery', () => {
     await delivery.begin(batches(1)[0]!);
     expect(posts).toEqual(['1', '1', '1']);
     expect(stops.reasons).toEqual([{ kind: 'gave-up', detail: 'batch 1: HTTP 429 after 3 attempts' }]);
-    expect(kinds(events)).toEqual(['pending:1']);
+    expect(kinds(events)).toEqual(['unsent:1']);
   });
 
   it('without --key, an uncertain answer stops the run and counts the batch uncertain', async () => {
