@@ -61,7 +61,7 @@ describe('BatchDelivery', () => {
     expect(kinds(events)).toEqual(['unsent:1']);
   });
 
-  it('gives up after --max-retries: the run stops and the batch is pending', async () => {
+  it('gives up after --max-retries: the run stops and the batch is unsent', async () => {
     const { delivery, posts, events, stops } = setup([response(429)]);
     await delivery.begin(batches(1)[0]!);
     expect(posts).toEqual(['1', '1', '1']);
