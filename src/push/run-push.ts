@@ -3,7 +3,7 @@ import { UsageError } from '../core/errors.js';
 import { tryLock, type ProcessLock } from '../core/process-lock.js';
 import { resolveTable } from '../http/resolve-table.js';
 import type { Table } from '../service/index.js';
-import { validatePass, type ValidationResult, emptyResult, sendPass, type KeyedSending, type SendResult } from './passes.js';
+import { validateInput, type ValidationResult, emptyResult, sendInput, type KeyedSending, type SendResult } from './input-reads.js';
 import { checkWebhook } from './deliver/check-webhook.js';
 import { WebhookClient, webhookLimiter, type WireResult } from './deliver/webhook-client.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
@@ -21,7 +21,7 @@ import { PushReport, type KeyReport } from './report/push-report.js';
 import { waitAfterSending } from './wait/wait-rows.js';
 
 // push/: `tds push`. Public surface: runPush (this file) with PushJob and pushTimings (push-job.ts); the
-// two passes over the input are in passes.ts, and the folders are its stages: input/ → journal/ → plan/
+// two reads of the input are in input-reads.ts, and the folders are its stages: input/ → journal/ → plan/
 // → key/ → deliver/ → report/, wait/.
 
 interface WebhookSession {
@@ -118,7 +118,7 @@ async function dryRun(ctx: Context, job: PushJob): Promise<void> {
   const keyed = job.key && (await prepareKeyed(job.key));
   const prior = await readPrior(job, keyed);
   const keys = new PushedKeys();
-  const validation = await validatePass(ctx, {
+  const validation = await validateInput(ctx, {
     ...job,
     index: prior && new JournalIndex(prior.entries),
     progress: job.report.progress,
@@ -166,7 +166,7 @@ interface Prepared {
   lock: TableLock | undefined;
 }
 
-/** The send pass (the table's lock released once this run's rows show), the wait, the summary. */
+/** The sending read (the table's lock released once this run's rows show), the wait, the summary. */
 async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, prepared: Prepared): Promise<void> {
   const { report, keyed, table, index, validation } = prepared;
   // the row count as close as possible to the first POST
@@ -188,7 +188,7 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
   const sent =
     validation && validation.tally.toSend.batches === 0
       ? nothingSent(validation)
-      : await sendPass(ctx, {
+      : await sendInput(ctx, {
           ...job,
           index,
           header: headerOf(job, session.delivery.target, keyed, validation),
@@ -227,7 +227,7 @@ function lockTable(ctx: Context, job: PushJob, keyed: KeyedPush, windowMs: numbe
   });
 }
 
-/** What the sending pass needs of a keyed push; `lookup` is told the --skip-existing plan. */
+/** What the sending read needs of a keyed push; `lookup` is told the --skip-existing plan. */
 function keyedSending(
   ctx: Context,
   keyed: Pick<KeyedSending, 'push' | 'reconciler' | 'keys'>,
@@ -256,14 +256,14 @@ function keyReport(keyed: KeyedPush, lookup: string | null): KeyReport {
   return { field: keyed.job.spec.field, column: keyed.column.field.id, lookup, lookups: keyed.lookups };
 }
 
-/** The validation pass of a file, with what it says about the input. */
+/** The validating read of a file, with what it says about the input. */
 async function validateFile(
   ctx: Context,
   job: PushJob,
   report: PushReport,
   from: { index?: JournalIndex; prior?: JournalContents; keyed?: KeyedPush; keys: PushedKeys },
 ): Promise<ValidationResult> {
-  const validation = await validatePass(ctx, {
+  const validation = await validateInput(ctx, {
     ...job,
     index: from.index,
     rejectsPath: job.report.rejectsPath,

@@ -25,7 +25,7 @@ function markedEncoding(head: Buffer): InputEncoding | undefined {
   return undefined;
 }
 
-/** Says once (on stderr: both passes over a file decode it) that the input is read as UTF-16 because its byte-order mark says so. */
+/** Says once (on stderr: both reads of a file decode it) that the input is read as UTF-16 because its byte-order mark says so. */
 export function encodingNote(input: string, say: (line: string) => void): (encoding: InputEncoding, marked: boolean) => void {
   let said = false;
   return (encoding, marked) => {
@@ -101,7 +101,7 @@ export async function* decodeUtf8(bytes: AsyncIterable<Buffer | string>, source:
 
 /**
  * The bytes again, each chunk cut at a character boundary and checked to be UTF-8 (csv-parse decodes
- * fields itself, so decoding the whole input here as well would cost a second pass).
+ * fields itself, so decoding the whole input here as well would cost a second decoding).
  */
 export async function* checkedUtf8(bytes: AsyncIterable<Buffer | string>, source: string, stats: ReadStats): AsyncGenerator<Buffer> {
   const hash = createHash('sha256');

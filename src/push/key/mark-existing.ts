@@ -3,7 +3,7 @@ import { RULES_PER_QUERY, packKeyQueries, type KeyLookups, type Planned, type Ke
 
 export interface ExistingOptions {
   lookups: KeyLookups;
-  /** Keys the input holds in all, when a validation pass counted them (a stream: unknown). */
+  /** Keys the input holds in all, when a validating read counted them (a stream: unknown). */
   keyCount?: number;
   /** Told the plan once it is chosen (for --verbose and the summary). */
   onPlan?(plan: Planned<KeyPresence>['plan']): void;

@@ -16,7 +16,7 @@ export interface UncertainBatch {
 
 const SAMPLE = 1000;
 
-/** Running counts of one pass over the input (planning or sending). */
+/** Running counts of one read of the input (planning or sending). */
 export class PushTally {
   skipped = 0;
   /** whole batches the input makes */
@@ -62,7 +62,7 @@ export class PushTally {
   }
 
   /**
-   * One tally from the pass that read the whole input (what it holds and what the journal says) and
+   * One tally from the read of the whole input (what it holds and what the journal says) and
    * the sending (what happened to each request), which may have stopped part way.
    */
   static combine(scan: PushTally, send: PushTally): PushTally {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeBatch, type Batch, type BatchEvent } from '../../../src/push/plan/batch.js';
-import { dueBatches } from '../../../src/push/plan/batch-pass.js';
+import { dueBatches } from '../../../src/push/plan/input-batches.js';
 import { type BatchState, entryOf } from '../../../src/push/journal/journal-format.js';
 import { JournalIndex } from '../../../src/push/plan/resume-plan.js';
 import { PushTally } from '../../../src/push/plan/tally.js';

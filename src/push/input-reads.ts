@@ -6,7 +6,7 @@ import { keyedOptions, type KeyedPush } from './key/keyed-push.js';
 import type { PushedKeys } from './key/record-key.js';
 import type { ReadStats } from './input/input-record.js';
 import type { Batch, BatchLimits, BatchItem } from './plan/batch.js';
-import { batchPass } from './plan/batch-pass.js';
+import { batchInput } from './plan/input-batches.js';
 import type { JournalIndex } from './plan/resume-plan.js';
 import { PushTally, add } from './plan/tally.js';
 import { sourceName, type InputOptions, type JournalOptions, type DeliveryOptions } from './push-job.js';
@@ -23,8 +23,8 @@ import type { LookupPlan } from './key/key-lookups.js';
 import type { KeyReconciler } from './key/reconcile.js';
 import { UsageError } from '../core/errors.js';
 
-// The two passes over the input, each through batchPass (plan/batch-pass.ts): validatePass reads and
-// batches all of it without sending (a dry run, and a file checked before anything is sent); sendPass
+// The two reads of the input, each through batchInput (plan/input-batches.ts): validateInput reads and
+// batches all of it without sending (a dry run, and a file checked before anything is sent); sendInput
 // reads it (again) and sends what is due, journaling every batch. Both write --rejects FILE.
 
 /** What reading the whole input without sending found. */
@@ -49,12 +49,12 @@ export interface ValidateOptions {
 }
 
 /** Reads and batches the whole input without sending: the dry run, and the check of a file before sending. */
-export async function validatePass(ctx: Context, options: ValidateOptions): Promise<ValidationResult> {
+export async function validateInput(ctx: Context, options: ValidateOptions): Promise<ValidationResult> {
   const started = performance.now();
   const confirmed: Batch[] = [];
   const reader = readInput(options.input.path, options.input.stdin, options.input.read);
   const rejects = options.rejectsPath ? await RejectsFile.open(options.rejectsPath, 'staged') : undefined;
-  const pass = batchPass(reader, options.limits, {
+  const read = batchInput(reader, options.limits, {
     index: options.index,
     uncertain: options.journal.uncertain,
     onConfirmed: (batch) => void confirmed.push(batch),
@@ -72,8 +72,8 @@ export async function validatePass(ctx: Context, options: ValidateOptions): Prom
     ? await startLiveLine(ctx.io, () => `checking ${sourceName(options.input)}: ${count()} records`, 250)
     : undefined;
   try {
-    for await (const _batch of pass.batches) {
-      // counted by the pass
+    for await (const _batch of read.batches) {
+      // counted by the read
     }
   } catch (error) {
     await rejects?.discard();
@@ -82,17 +82,17 @@ export async function validatePass(ctx: Context, options: ValidateOptions): Prom
     line?.stop();
   }
   await rejects?.close();
-  return { tally: pass.tally, confirmed, stats: reader.stats, seconds: (performance.now() - started) / 1000 };
+  return { tally: read.tally, confirmed, stats: reader.stats, seconds: (performance.now() - started) / 1000 };
 }
 
-export interface SendPassOptions {
+export interface SendInputOptions {
   input: InputOptions;
   limits: BatchLimits;
   journal: JournalOptions;
   /** the journal of an earlier run (--resume): appended to; without it a new journal gets `header` */
   index?: JournalIndex;
   header: JournalHeader;
-  /** the input was read in full by the validation pass (its rejects are written already) */
+  /** the input was read in full by the validating read (its rejects are written already) */
   checked: boolean;
   rejectsPath?: string;
   progress: boolean;
@@ -106,18 +106,18 @@ export interface SendPassOptions {
   keyed?: KeyedSending;
 }
 
-/** --key: how the sending pass reads keys, skips existing ones and reconciles uncertain batches. */
+/** --key: how the sending read reads keys, skips existing ones and reconciles uncertain batches. */
 export interface KeyedSending {
   push: KeyedPush;
   reconciler: KeyReconciler;
   /** collects the keys of the records, in input order */
   keys: PushedKeys;
-  /** --skip-existing: keys the input holds in all (from the validation pass), for the lookup plan */
+  /** --skip-existing: keys the input holds in all (from the validating read), for the lookup plan */
   keyCount?: number;
   onPlan?(plan: LookupPlan): void;
 }
 
-/** What the sending pass did. */
+/** What the sending read did. */
 export interface SendResult {
   /** counts of the reading: what the input holds and what the journal had concluded before */
   scan: PushTally;
@@ -131,7 +131,7 @@ export interface SendResult {
   dealt: number;
   /** messages of 2xx answers that said success: false */
   warnings: Set<string>;
-  /** from the start of the pass to the last answer */
+  /** from the start of the read to the last answer */
   seconds: number;
   /** when the last request to the webhook ended (0: none) */
   lastRequestAt: number;
@@ -140,7 +140,7 @@ export interface SendResult {
 }
 
 /** Reads the input (again) and sends what is due, journaling every batch. */
-export async function sendPass(ctx: Context, options: SendPassOptions): Promise<SendResult> {
+export async function sendInput(ctx: Context, options: SendInputOptions): Promise<SendResult> {
   const { journal: spec, delivery } = options;
   const journal = spec.path
     ? options.index
@@ -150,7 +150,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
   const rejects = options.rejectsPath ? await RejectsFile.open(options.rejectsPath, options.checked ? 'append' : 'new') : undefined;
   const reader = readInput(options.input.path, options.input.stdin, options.input.read);
   const { keyed } = options;
-  const pass = batchPass(reader, options.limits, {
+  const read = batchInput(reader, options.limits, {
     index: options.index,
     uncertain: spec.uncertain,
     onConfirmed: (batch) => journal?.append(entryOf(batch, 'accepted', { reason: CONFIRMED_REASON })),
@@ -164,7 +164,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     ...(keyed ? { key: keyedOptions(keyed.push, sourceName(options.input), keyed.keys) } : {}),
     ...(options.checked ? {} : { onDuplicate: logDuplicate(ctx) }),
   });
-  const result = emptyResult(pass.tally, reader.stats);
+  const result = emptyResult(read.tally, reader.stats);
   const sender = new BatchSender({
     inFlightLimit: () => options.flight.limit,
     onOverhead: (ms) => options.flight.noteOverhead(ms),
@@ -185,13 +185,13 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     ? await startLiveLine(ctx.io, () => progressText(result, reader.stats, sender.inFlight, started), 250)
     : undefined;
   try {
-    result.stops = await sender.run(keyed?.push.job.skipExisting ? withoutExisting(pass.batches, keyed) : pass.batches);
+    result.stops = await sender.run(keyed?.push.job.skipExisting ? withoutExisting(read.batches, keyed) : read.batches);
   } finally {
     line?.stop();
     await journal?.close();
     await rejects?.close();
   }
-  result.exhausted = pass.exhausted;
+  result.exhausted = read.exhausted;
   result.lastRequestAt = sender.lastRequestAt;
   // up to the last answer: the wait after it, until this run's rows show (--key), is not sending
   result.seconds = sender.lastRequestAt > 0 ? (sender.lastRequestAt - startedAt) / 1000 : (performance.now() - started) / 1000;
@@ -208,7 +208,7 @@ function withoutExisting(batches: AsyncIterable<Batch>, keyed: KeyedSending): As
   });
 }
 
-/** What a sending pass that has not sent anything yet did. */
+/** What a sending read that has not sent anything yet did. */
 export function emptyResult(scan: PushTally, stats: ReadStats): SendResult {
   return {
     scan,
