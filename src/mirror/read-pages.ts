@@ -9,7 +9,7 @@ import { PAGE_LIMIT_MAX, type Row, type RowsPage, type Table } from '../service/
 import type { MirrorAccess } from './mirror-db.js';
 import { MirrorWriter } from './mirror-writer.js';
 import { reachesWatermark, serviceDate, unseenRows } from './pass.js';
-import type { PassState, TableState } from './table-state.js';
+import { COMPLETE_PASS, type PassState, type TableState } from './table-state.js';
 
 /** Told after each page is written (for the progress line). */
 export interface PassProgress {
@@ -105,7 +105,7 @@ async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promis
     for await (const { page } of paginate((cursor, onBody) => fetch(options, cursor, onBody), {
       ...(pass.cursor !== null ? { cursor: pass.cursor } : {}),
       signal: ctx.signal,
-      ahead: pass.mode === 'full' ? PAGES_AHEAD : 0,
+      ahead: pass.mode === COMPLETE_PASS ? PAGES_AHEAD : 0,
     })) {
       fresh = true;
       checkFields(page, options.fieldIds);
@@ -269,7 +269,7 @@ class GroupedWrites {
           this.lastStart = performance.now();
           callbacks = this.callbacks;
           this.callbacks = [];
-          return this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === 'full');
+          return this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === COMPLETE_PASS);
         });
         pass.inserted += counts.inserted;
         pass.updated += counts.updated;
