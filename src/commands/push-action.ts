@@ -17,7 +17,7 @@ import { encodingNote, type InputEncoding } from '../push/input/utf8-text.js';
 import { overlaps, parseBatchSelection, type UncertainPolicy } from '../push/plan/resume-plan.js';
 import { runPush } from '../push/run-push.js';
 import { WebhookClient, webhookLimiter } from '../push/deliver/webhook-client.js';
-import { pushTimings, type WaitOptions } from '../push/push-job.js';
+import { pushTimings, type WaitSpec } from '../push/push-job.js';
 import { pushArguments, webhookTarget, type WebhookTarget } from '../push/deliver/webhook-target.js';
 import { parseKeyMapping } from '../push/key/record-key.js';
 import type { KeyJob } from '../push/key/keyed-push.js';
@@ -141,7 +141,7 @@ function readOptions(ctx: Context, input: string, format: InputFormat, options: 
   };
 }
 
-function waitSpec(client: ApiClient, options: PushOptions, until: 'visible' | 'settled', output: RowsOutput | undefined): WaitOptions {
+function waitSpec(client: ApiClient, options: PushOptions, until: 'visible' | 'settled', output: RowsOutput | undefined): WaitSpec {
   return {
     client,
     table: options.table ?? '',

@@ -46,7 +46,7 @@ export interface DeliveryOptions {
   rateScale: number;
 }
 
-export interface WaitOptions {
+export interface WaitSpec {
   /** the table the webhook feeds, by ID or exact name */
   table: string;
   timeoutMs: number;
@@ -69,7 +69,7 @@ export interface PushJob {
   journal: JournalOptions;
   /** undefined only for a dry run without a webhook */
   delivery?: DeliveryOptions;
-  wait?: WaitOptions;
+  wait?: WaitSpec;
   /** --key FIELD[=COLUMN] */
   key?: KeyJob;
   report: ReportOptions;

@@ -20,7 +20,7 @@ export type WaitSummary =
   | ({ mode: 'visible' } & WaitResult)
   | ({ mode: 'settled'; table: string; output: { path: string; format: string; rows: number } | null } & SettledResult);
 
-export interface WaitOptions {
+export interface VisibleWaitOptions {
   client: ApiClient;
   tableId: string;
   /** rowCount before the first POST */
@@ -44,7 +44,7 @@ export interface WaitResult {
 }
 
 /** Polls the table's rowCount (webhook intake is asynchronous) until the new rows show or time runs out. */
-export async function waitForRows(options: WaitOptions): Promise<WaitResult> {
+export async function waitForRows(options: VisibleWaitOptions): Promise<WaitResult> {
   const started = performance.now();
   let after = options.before;
   const result = (): WaitResult => ({
