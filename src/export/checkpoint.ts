@@ -88,7 +88,7 @@ export interface CheckpointTiming {
 
 /**
  * Writes the checkpoint after each page without holding the export up: one write at a time, at
- * most one every `minGapMs` (so pages paced by the service's limit, one a second at most, are each
+ * most one every `minGapMs` (so pages spaced by the service's limit, one a second at most, are each
  * checkpointed, while a fast unlimited export does not spend its time renaming files), and a page
  * that completes meanwhile just replaces what the next write will hold. Each write goes to a
  * temporary file renamed over the checkpoint, so it is never half written. At most about once a

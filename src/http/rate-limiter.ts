@@ -52,8 +52,8 @@ interface Entry {
 }
 
 /**
- * Paces requests so that no window of `windowMs` holds more than `limit` of them: a sliding log of
- * send times. It never outpaces a service that counts in a sliding window, a fixed window or a token
+ * Spaces requests so that no window of `windowMs` holds more than `limit` of them: a sliding log of
+ * send times. It never runs ahead of a service that counts in a sliding window, a fixed window or a token
  * bucket of the same size, and it still allows the full burst first.
  * `pause()` holds every caller (the service said 429: wait `retry-after`).
  */
@@ -140,7 +140,7 @@ export class RateLimiter {
     return Math.min(doneAt, sentAt + Math.max(0, doneAt - sentAt - this.quickestMs) + this.excessFloorMs!);
   }
 
-  /** `since`: when the caller asked, and how many pacing sleeps had happened then (its own or those ahead of it). */
+  /** `since`: when the caller asked, and how many limiter sleeps had happened then (its own or those ahead of it). */
   private async waitForSlot(
     since: { at: number; sleeps: number },
     held: boolean,
@@ -152,7 +152,7 @@ export class RateLimiter {
       const wait = this.readyAt(limit) - this.now();
       if (wait <= 0) {
         const sentAt = this.now();
-        // Without any pacing sleep meanwhile, elapsed time was the event loop's, not a wait for the limit.
+        // Without any limiter sleep meanwhile, elapsed time was the event loop's, not a wait for the limit.
         const waitedMs = this.sleeps === since.sleeps ? 0 : sentAt - since.at;
         if (!held) {
           this.insert({ sentAt, doneAt: sentAt });

@@ -34,7 +34,7 @@ export interface McpServeOptions {
   version: string;
   /** --profile (saved webhooks are read from it) */
   profile?: string;
-  /** how push_records delivers: the settings' pacing scale, retries and timeout */
+  /** how push_records delivers: the settings' rate scale, retries and timeout */
   delivery: { rateScale: number; maxRetries?: number; timeoutMs?: number };
   /**
    * The API client for the settings, bound to `signal`; throws the command line's error (no base URL,

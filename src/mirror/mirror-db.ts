@@ -187,7 +187,7 @@ export const heldOpen = (db: Database): MirrorAccess => ({ use: (work) => work(d
 
 /**
  * How long the file stays attached once nothing uses it, unless a process waits for it: the groups of a
- * fast sync (written about every second) share one attach; a longer wait (--every, pages paced by the
+ * fast sync (written about every second) share one attach; a longer wait (--every, pages spaced by the
  * row-read limit) lets it go.
  */
 const LINGER_MS = 1_500;

@@ -49,14 +49,14 @@ const PAGES_AHEAD = 2;
  * A group (one transaction) takes the rows read while the last one was written, once there are this
  * many or the last began this long ago: each commit has a cost of its own (DuckDB syncs its WAL, merges
  * the group's keys into the primary key's index, and checkpoints now and then), so a fast read is
- * written in few large groups, and a slow one (paced by the row-read limit) page by page. Rows wait in
+ * written in few large groups, and a slow one (limiter by the row-read limit) page by page. Rows wait in
  * DuckDB (mirror-writer.ts), not in the JavaScript heap: a large group costs little memory. On 1,000,000
  * rows read without limits, groups of 32,768 took 15 s where groups of 8,192 took 19-21 s.
  */
 const GROUP_ROWS = 32_768;
 const GROUP_MS = 1_000;
 /**
- * Rows waiting for the database before reading pauses: DuckDB's commits set the pace of a fast read,
+ * Rows waiting for the database before reading pauses: DuckDB's commits set the speed of a fast read,
  * and a crash loses at most these (the next sync reads them again from the saved cursor).
  */
 const MAX_WAITING_ROWS = 2 * GROUP_ROWS;

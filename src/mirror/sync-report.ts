@@ -23,7 +23,7 @@ export interface SyncProgress extends PassProgress {
 }
 
 /**
- * `rowWindow`: the row-read limit as the client paces it (its rate scale counted), which the ETA counts on;
+ * `rowWindow`: the row-read limit as the client's limiter spaces it (its rate scale counted), which the ETA counts on;
  * `rowReadWaitMs`: how long the next page waits for that limit (the line says so instead of standing still).
  */
 export async function startSyncProgress(

@@ -4,7 +4,7 @@ import { openDatabase } from '../../src/duckdb/engine.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import { connectMcp, type McpClient, type ToolResult } from './mcp-support.js';
 
-// sync_tables under the real row-read limit: the server paces its row requests at 60 a minute (its
+// sync_tables under the real row-read limit: the server spaces its row requests at 60 a minute (its
 // TDS_RATE_SCALE is 1, slower than the emulator's limits, never faster), so a 7,000-row table's first
 // sync reads 60 pages at once and then waits a minute. Meanwhile: a second sync is refused, search_rows
 // waits its turn within the same limit, and the client goes away: the server interrupts the sync,

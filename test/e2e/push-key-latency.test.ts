@@ -7,7 +7,7 @@ import { addRows, columnValues, expectEachOnce, KEY_EMULATOR, mostAtOnce, mostIn
 import { pushTest as test } from './push-support.js';
 
 // Push by key to a far service (the emulator's --latency), at the row-read limit: the key lookups
-// overlap (about the limit's rate × the round trip in flight) and the settled wait paces its polls to
+// overlap (about the limit's rate × the round trip in flight) and the settled wait spaces its polls to
 // the row-read budget. Counts and order from the emulator's request log, no clocks.
 
 const rowReads = (entries: RequestLogEntry[]): RequestLogEntry[] => entries.filter((entry) => entry.bucket === 'rows');

@@ -118,7 +118,7 @@ export function killAfterPosts(bench: PushBench, args: string[], posts: number):
     .finally(() => clearInterval(watch));
 }
 
-/** Another client of the same webhook (a live form, another pipeline): one object a post, at a steady pace. */
+/** Another client of the same webhook (a live form, another pipeline): one object a post, at a steady rate. */
 export interface OtherWriter {
   /** Stops posting; resolves with the posts made, once the last one has been answered. */
   stop(): Promise<number>;

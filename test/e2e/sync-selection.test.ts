@@ -69,7 +69,7 @@ describe('tds sync: which tables', () => {
     expect(await sqlRows(bench, 'SELECT name FROM _tds_tables')).toEqual([{ name: 'Salaries' }]);
   });
 
-  it('shares one pacing of the row-read limit across the tables of a run: no 429, however many tables', async () => {
+  it('shares one limiter of the row-read limit across the tables of a run: no 429, however many tables', async () => {
     // 120 pages of Generated use up the limit's window; the tables after it must wait their turn in it
     const bench = await openBench({ rows: 12_000 });
     const since = bench.emu.requestLog.length;

@@ -159,7 +159,7 @@ describe('BatchPoster', () => {
     await subject.attempted(batch, {
       result: posted,
       number: 1,
-      pacedMs: 0,
+      limiterWaitMs: 0,
       decision: { retry: true, reason: 'rate-limited', waitMs: 10 },
     });
     expect(log.slice(2)).toEqual([
@@ -172,7 +172,7 @@ describe('BatchPoster', () => {
   it('journals nothing after an attempt with a final answer', async () => {
     const { subject, log } = poster(async () => answer(202));
     const batch = batches(1)[0]!;
-    await subject.attempted(batch, { result: await subject.post(batch), number: 1, pacedMs: 0 });
+    await subject.attempted(batch, { result: await subject.post(batch), number: 1, limiterWaitMs: 0 });
     expect(log.filter((line) => line.startsWith('journal'))).toEqual(['journal 1 sending']);
   });
 });
