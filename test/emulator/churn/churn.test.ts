@@ -167,10 +167,10 @@ describe('pages while rows change', () => {
       actionDelayMs: 20,
       churn: 'add:400/s,update:200/s,delete:150/s',
     }));
-    const bench = await tableInfo(e, 'Generated', 'Bench');
+    const harness = await tableInfo(e, 'Generated', 'Bench');
     const leads = await tableInfo(e, 'Leads');
     for (const { table, limit, query } of [
-      { table: bench.table, limit: 25, query: undefined },
+      { table: harness.table, limit: 25, query: undefined },
       { table: leads.table, limit: 5, query: { filters: { rules: [{ fieldId: leads.id.name, operator: 'notNull' }] } } },
     ]) {
       const before = new Set((await allRows(e, table.id)).map((row) => row.id));

@@ -42,15 +42,15 @@ describe('data file', () => {
   });
 
   it('saves a generated table as its recipe', async () => {
-    const file = join(dir, 'bench.json');
+    const file = join(dir, 'harness.json');
     const first = await start({ dataFile: file, seed: 'empty', rows: 50_000 });
-    const bench = await tableByName(first, 'Generated');
-    const page = (await get(first, `/tables/${bench.id}/rows?limit=5`)).body.rows;
+    const harness = await tableByName(first, 'Generated');
+    const page = (await get(first, `/tables/${harness.id}/rows?limit=5`)).body.rows;
     await first.close();
     expect((await readFile(file, 'utf8')).length).toBeLessThan(5_000);
     const second = await start({ dataFile: file });
     try {
-      expect((await get(second, `/tables/${bench.id}/rows?limit=5`)).body.rows).toEqual(page);
+      expect((await get(second, `/tables/${harness.id}/rows?limit=5`)).body.rows).toEqual(page);
     } finally {
       await second.close();
     }

@@ -186,7 +186,7 @@ describe('lookups in flight', () => {
     { rttMs: undefined, window: { requests: 60, perMs: 60_000 }, expected: 2 },
     { rttMs: 200, window: { requests: 60, perMs: 60_000 }, expected: 2 },
     { rttMs: 1, window: { requests: 60, perMs: 60_000 }, expected: 2 },
-    // the bench's 20× scale: 20 a second × 200 ms = 4, a quarter more, one more
+    // the benchmark's 20× scale: 20 a second × 200 ms = 4, a quarter more, one more
     { rttMs: 200, window: { requests: 60, perMs: 3_000 }, expected: 6 },
     // never more than the client's 8 connections, nor than the limit
     { rttMs: 50, window: { requests: 60, perMs: 600 }, expected: 8 },
