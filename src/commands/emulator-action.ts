@@ -175,7 +175,7 @@ async function runDemo(ctx: Context, emulator: RunningEmulator, dir: string): Pr
   tds config set base-url https://<your service host>/v1
   tds config set api-key            # paste the key when asked (never on the command line)
   tds auth check                    # one request that says whether it all works
-  tds tables                        # and off you go; see README.md for every command
+  tds tables                        # and off you go; tds --help lists every command
 Files of this demo are in ${dir}.
 `);
 }

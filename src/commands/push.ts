@@ -4,7 +4,7 @@ import type { Context } from '../core/context.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import { RATE_LIMITS, WEBHOOK_MAX_OBJECTS } from '../service/index.js';
 import { INPUT_FORMATS } from '../push/input/input-record.js';
-import { INPUT_ENCODINGS } from '../push/input/utf8-text.js';
+import { parseInputEncoding } from '../push/input/utf8-text.js';
 import { HEADER_MODES } from '../records/shape-options.js';
 import type { PushOptions } from './push-action.js';
 
@@ -127,8 +127,8 @@ function withInputOptions(command: Command): Command {
     .addOption(
       new Option(
         '--encoding <name>',
-        "the input's text encoding when it is not UTF-8 (latin1 is read as cp1252); default: UTF-8, or UTF-16 when the file starts with its byte-order mark",
-      ).choices(INPUT_ENCODINGS),
+        "the input's text encoding when it is not UTF-8: utf-16le, utf-16be, latin1 (read as cp1252) or cp1252, any case, usual aliases; default: UTF-8, or UTF-16 when the file starts with its byte-order mark",
+      ).argParser(parseInputEncoding),
     )
     .option('--relax-columns', 'CSV/TSV: accept rows with fewer or more fields than the header (extra values are dropped)');
 }

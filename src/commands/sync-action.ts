@@ -1,4 +1,5 @@
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
@@ -13,11 +14,12 @@ import { FollowNotifier, notifyTarget } from '../check/notify.js';
 import { runChecks } from '../check/run-checks.js';
 import type { ApiClient } from '../http/client.js';
 import { withClient } from './client.js';
-import { writeLake, folderIdentity, lakeFolder } from '../lake/lake.js';
+import { writeLake, folderIdentity, folderProblems, lakeFolder } from '../lake/lake.js';
+import { quoteLiteral } from '../duckdb/sql-text.js';
 import { type Database, openDatabase } from '../duckdb/engine.js';
 import type { TableSyncResult } from '../mirror/sync-table.js';
 import { compactFolder } from '../lake/compact.js';
-import { checkLake } from '../lake/lake-check.js';
+import { checkLake, type TableCheck } from '../lake/lake-check.js';
 import { openMirror, requireMirror, waitOn } from '../mirror/mirror-db.js';
 
 // The actions of `tds sync` (with --lake and --check) and of `tds lake compact|check`.
@@ -175,11 +177,28 @@ export interface LakeCheckOptions {
   json?: boolean;
 }
 
+/** A compaction's DuckDB: bounded, spilling into a private folder of its own that is removed after. */
+const COMPACT_MEMORY_LIMIT = '256MB';
+
 export async function lakeCompactAction(ctx: Context, dir: string, tables: string[], options: LakeCompactOptions): Promise<void> {
   const root = resolve(dir);
   const folders = await tableFolders(root, tables);
-  const db = await openDatabase(':memory:', { readOnly: false, what: 'the lake' });
+  const spill = await mkdtemp(join(tmpdir(), 'tds-compact-'));
+  const db = await openDatabase(':memory:', { readOnly: false, what: 'the lake', memoryLimit: COMPACT_MEMORY_LIMIT, privateFiles: true });
   try {
+    await db.connection.run(`SET temp_directory = ${quoteLiteral(spill)}`);
+    // every folder is read whole before any is changed: a broken one leaves the lake as it is
+    const problems: string[] = [];
+    for (const folder of folders) {
+      for (const problem of await folderProblems(db.connection, join(root, folder))) {
+        problems.push(`${join(root, folder, problem.path)} is ${problem.problem}`);
+      }
+    }
+    if (problems.length > 0) {
+      throw new UsageError(`${problems.join('; ')}: nothing compacted`, {
+        hint: 'remove the partition folders named and run `tds sync --lake DIR` (it writes again every partition the lake lacks), then compact',
+      });
+    }
     let freed = 0;
     for (const folder of folders) {
       const result = await compactFolder(db.connection, join(root, folder), Boolean(options.dropChanges));
@@ -190,6 +209,7 @@ export async function lakeCompactAction(ctx: Context, dir: string, tables: strin
     if (options.dropChanges) ctx.io.stderr.write(`freed ${megabytes(freed)} in all\n`);
   } finally {
     db.close();
+    await rm(spill, { recursive: true, force: true });
   }
 }
 
@@ -202,26 +222,29 @@ export async function lakeCheckAction(ctx: Context, dir: string, options: LakeCh
     const checks = await checkLake(db.connection, root);
     if (options.json) ctx.io.stdout.write(`${JSON.stringify(checks)}\n`);
     for (const check of checks) {
-      if (check.retyped.length > 0) {
-        ctx.io.stderr.write(
-          `${check.mirrorTable}: ${check.retyped.join(', ')} left out of the checksum (retyped: older files keep the old type)\n`,
-        );
-      }
-      ctx.io.stderr.write(
-        check.matches
-          ? `${check.mirrorTable}: the lake matches the mirror (${check.mirror.rows} rows)\n`
-          : `${check.mirrorTable}: the lake differs: mirror ${check.mirror.rows} rows (checksum ${check.mirror.checksum}), lake ${check.lake.rows} rows (checksum ${check.lake.checksum})\n`,
-      );
+      for (const problem of check.problems)
+        ctx.io.stderr.write(`${check.mirrorTable}: ${join(check.folder, problem.path)} is ${problem.problem}\n`);
+      ctx.io.stderr.write(checkLine(check));
     }
     const differing = checks.filter((check) => !check.matches);
     if (differing.length > 0) {
-      throw new TdsError('CHECK_FAILED', `the lake ${dir} differs from the mirror in ${differing.map((c) => c.mirrorTable).join(', ')}`, {
-        hint: 'the next `tds sync --lake` writes the partitions a lake lacks; a lake copied from elsewhere may be older than the mirror',
+      const broken = differing.some((check) => check.problems.length > 0);
+      const what = broken ? 'cannot be read whole, or differs from the mirror,' : 'differs from the mirror';
+      throw new TdsError('CHECK_FAILED', `the lake ${dir} ${what} in ${differing.map((c) => c.mirrorTable).join(', ')}`, {
+        hint: broken
+          ? 'remove the partition folders named and run `tds sync --lake DIR`: it writes again every partition the lake lacks'
+          : 'the next `tds sync --lake` writes the partitions a lake lacks; a lake copied from elsewhere may be older than the mirror',
       });
     }
   } finally {
     db.close();
   }
+}
+
+function checkLine(check: TableCheck): string {
+  if (check.matches) return `${check.mirrorTable}: the lake matches the mirror (${check.mirror.rows} rows)\n`;
+  if (check.lake === null) return `${check.mirrorTable}: the lake cannot be read whole; not compared\n`;
+  return `${check.mirrorTable}: the lake differs: mirror ${check.mirror.rows} rows (checksum ${check.mirror.checksum}), lake ${check.lake.rows} rows (checksum ${check.lake.checksum})\n`;
 }
 
 /** The table folders of the lake to work on: those named (by mirror table or folder name), else every one tds wrote. */

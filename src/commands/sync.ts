@@ -3,7 +3,7 @@
 
 import { Command, Option } from 'commander';
 import type { Context } from '../core/context.js';
-import { parseNumberOption } from '../core/number-option.js';
+import { parseNumberOption, parseShareOption } from '../core/number-option.js';
 import { HEADER_MODES } from '../records/shape-options.js';
 import type { LakeCheckOptions, LakeCompactOptions, SyncOptions } from './sync-action.js';
 
@@ -77,8 +77,8 @@ export function syncCommand(ctx: Context): Command {
     )
     .option(
       '--max-share <share>',
-      'with --follow: the share of the row-read limit that verification may use (0-1, default 0.5)',
-      parseNumberOption('--max-share', 0, 1),
+      'with --follow: the share of the row-read limit that verification may use (above 0, up to 1 or 100%; default 0.5)',
+      parseShareOption('--max-share'),
     )
     .option('--lake <dir>', "also write what each table's sync changed to DIR as Parquet (Hive partitions; see `tds lake`)")
     .option(
@@ -131,7 +131,10 @@ export function lakeCommand(ctx: Context): Command {
     .argument('<dir>', 'the lake folder')
     .option('--db <file>', 'the mirror file (default: TDS_DB, the `db` setting, or tds.duckdb here)')
     .option('--json', 'print the comparison as JSON on stdout')
-    .addHelpText('after', '\nExit status 9 when a table differs.\n\nExample:\n  $ tds lake check ./lake --db tds.duckdb')
+    .addHelpText(
+      'after',
+      '\nExit status 9 when a table differs, or a partition lacks its _SUCCESS or holds a file that is not Parquet.\n\nExample:\n  $ tds lake check ./lake --db tds.duckdb',
+    )
     .action(async (dir: string, options: LakeCheckOptions, command: Command) => {
       const { lakeCheckAction } = await import('./sync-action.js');
       await lakeCheckAction(ctx, dir, options, command);

@@ -81,8 +81,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     admin: adminAllowed(host, options.admin ?? false),
     ...(options.latency && options.latency.ms > 0 ? { delay: new NetworkDelay(options.latency, faultSeed) } : {}),
     ...(options.log ? { log: options.log } : {}),
+    ...(options.onArrival ? { onArrival: options.onArrival } : {}),
   });
 
+  // this run is in the file before churn draws an ID: a run killed before it saved is counted too
+  if (options.dataFile && parts.churn) await saveState(state, options.dataFile, clock.offsetMs);
   origin = await listen(server, host, options.port ?? DEFAULT_PORT);
   for (const [tableId, id] of state.webhookIds()) webhooks[tableId] = `${origin}${WEBHOOK_PATH_PREFIX}${id}`;
   parts.churn?.start();
@@ -127,7 +130,7 @@ export async function assemble(options: EmulatorOptions): Promise<EmulatorParts>
     if (only !== undefined && !state.tables.some((table) => table.name === only || table.id === only)) {
       throw new ChurnSpecError(`churn spec: no table "${only}" (give a table's name or ID)`);
     }
-    parts.churn = new Churn(churnSpec, { tables: () => state.tables, live, now: clock.now, seed });
+    parts.churn = new Churn(churnSpec, { tables: () => state.tables, live, now: clock.now, seed, run: state.run });
   }
   return parts;
 }

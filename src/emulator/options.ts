@@ -61,6 +61,11 @@ export interface EmulatorOptions {
   latency?: LatencySpec;
   /** One line per request: method, redacted path, status, ms. */
   log?: (line: string) => void;
+  /**
+   * In-process only: told each request of the service (method, redacted path) as it arrives, before its
+   * latency, faults and limits; the request is handled once the promise returned settles (a test's barrier).
+   */
+  onArrival?: (request: { method: string; path: string }) => Promise<void> | void;
   /** Clock (ms) for date presets and timestamps, before the admin clock offset; default Date.now. */
   now?: () => number;
 }

@@ -251,7 +251,14 @@ export class ApiClient {
       retry = { number: report.number, max: this.policy.maxRetries, waitMs: decision.waitMs, reason: decision.reason };
     }
     if (!this.log) return;
-    const line = formatRequestLine({ method: request.method, path: request.path, outcome: result.outcome, ms: result.ms, limiterWaitMs, retry });
+    const line = formatRequestLine({
+      method: request.method,
+      path: request.path,
+      outcome: result.outcome,
+      ms: result.ms,
+      limiterWaitMs,
+      retry,
+    });
     this.log(redactSecrets(line, [this.apiKey]));
   }
 

@@ -1,7 +1,6 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteLiteral } from '../duckdb/sql-text.js';
 import {
   CHANGE_COLUMN,
   describeFolder,
@@ -9,11 +8,14 @@ import {
   folderState,
   SNAPSHOT_PARTITION,
   SYNC_PARTITION,
+  TEMPORARY,
   VALID_FROM_COLUMN,
   VALID_TO_COLUMN,
   wholePartitions,
-  writeWhole,
 } from './lake.js';
+import { commitPartition, removeStalePartials } from './commit-partition.js';
+import { changesRead, snapshotRead } from './recipes.js';
+import { retypedColumns, type RetypedColumn } from './retyped-files.js';
 
 // `tds lake compact`: a table's changes rewritten into one snapshot partition, `snapshot/as_of=<S>`,
 // with every version up to sync S and its two ends (`_valid_from`, `_valid_to`: the SCD2 pair) and
@@ -39,18 +41,22 @@ export interface CompactResult {
  */
 export async function compactFolder(connection: DuckDBConnection, folder: string, dropChanges: boolean): Promise<CompactResult> {
   const identity = await folderIdentity(folder);
+  await removeStalePartials(join(folder, 'changes', TEMPORARY));
   const state = await folderState(folder);
   const asOf = state.changes.at(-1);
   if (identity === undefined || asOf === undefined) {
     const freed = dropChanges && state.snapshotAsOf !== undefined ? await dropChangesUpTo(folder, state.snapshotAsOf) : 0;
     return { folder, versions: 0, freed };
   }
-  const query = snapshotQuery(folder, state.snapshotAsOf, asOf);
-  const versions = await writeWhole({
+  // the snapshot holds each retyped column in the type readers get, converted as the mirror converted it
+  const query = snapshotQuery(folder, state.snapshotAsOf, asOf, await retypedColumns(connection, folder, state));
+  const versions = await commitPartition({
     connection,
     query,
     folder: join(folder, 'snapshot', `${SNAPSHOT_PARTITION}=${asOf}`),
-    temporary: join(folder, 'snapshot', '_temporary'),
+    temporary: join(folder, 'snapshot', TEMPORARY),
+    // rows as wide as the snapshot's, without computing its windows twice
+    sample: `SELECT * FROM ${changesRead(folder)}`,
   });
   for (const older of await wholePartitions(join(folder, 'snapshot'), SNAPSHOT_PARTITION)) {
     if (older < asOf) await rm(join(folder, 'snapshot', `${SNAPSHOT_PARTITION}=${older}`), { recursive: true, force: true });
@@ -66,16 +72,12 @@ export async function compactFolder(connection: DuckDBConnection, folder: string
  * event ordered by its sync and time; a version ends where the next event of its row begins
  * (a newer version, or a tombstone, which is itself no version).
  */
-function snapshotQuery(folder: string, previous: number | undefined, asOf: number): string {
+function snapshotQuery(folder: string, previous: number | undefined, asOf: number, retyped: readonly RetypedColumn[]): string {
   const changes =
-    `SELECT * EXCLUDE (${SYNC_PARTITION}), ${SYNC_PARTITION} AS _event_sync FROM read_parquet(` +
-    `${quoteLiteral(join(folder, 'changes', `${SYNC_PARTITION}=*`, '*.parquet'))}, hive_partitioning = true, union_by_name = true) ` +
+    `SELECT * EXCLUDE (${SYNC_PARTITION}), ${SYNC_PARTITION} AS _event_sync FROM ${changesRead(folder, retyped)} ` +
     `WHERE ${SYNC_PARTITION} <= ${asOf}` +
     (previous === undefined ? '' : ` AND ${SYNC_PARTITION} > ${previous}`);
-  const snapshot =
-    previous === undefined
-      ? undefined
-      : `read_parquet(${quoteLiteral(join(folder, 'snapshot', `${SNAPSHOT_PARTITION}=${previous}`, '*.parquet'))}, union_by_name = true)`;
+  const snapshot = previous === undefined ? undefined : snapshotRead(folder, previous, retyped);
   const events =
     snapshot === undefined
       ? changes

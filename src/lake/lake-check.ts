@@ -2,20 +2,26 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { versionColumns } from '../mirror/history/retyped-columns.js';
 import { quoteIdent } from '../duckdb/sql-text.js';
-import { folderState, lakeFolder, lakeTables } from './lake.js';
+import { folderProblems, folderState, lakeFolder, lakeTables, type LakeProblem } from './lake.js';
 import { lakeNowQuery } from './recipes.js';
+import { retypedColumns, type RetypedColumn } from './retyped-files.js';
 
 // `tds lake check`: the lake read back as a reader would (the newest snapshot, then the changes after
 // it) and compared with the mirror, table by table: the row count and a checksum of every value as
-// text, so a partition missing, doubled or wrong shows.
+// text, so a partition missing, doubled or wrong shows. Every column counts: a retyped one is compared
+// as the mirror's type, the older files' values converted as the mirror converted them. A folder that cannot be read whole (a partition
+// without `_SUCCESS`, a file cut short) is named as such, not read.
 
 export interface TableCheck {
   mirrorTable: string;
   folder: string;
-  /** Columns left out of the checksum: retyped fields, whose older files keep the old type. */
+  /** Columns whose older files hold another type: their values compared as the mirror converted them. */
   retyped: string[];
   mirror: { rows: number; checksum: string };
-  lake: { rows: number; checksum: string };
+  /** Null when the folder cannot be read whole (`problems`). */
+  lake: { rows: number; checksum: string } | null;
+  /** Partitions without `_SUCCESS` and files that are not Parquet: the folder is not what a sync left. */
+  problems: LakeProblem[];
   matches: boolean;
 }
 
@@ -25,21 +31,26 @@ export async function checkLake(connection: DuckDBConnection, dir: string): Prom
   for (const table of await lakeTables(connection)) {
     const folder = join(dir, lakeFolder(table.mirrorTable));
     const version = await versionColumns(connection, table.mirrorTable);
-    const retyped = version.filter((column) => column.sql !== quoteIdent(column.key)).map((column) => column.key);
-    const columns = version.map((column) => column.key).filter((key) => !retyped.includes(key));
-    const mirror = await figures(connection, quoteIdent(table.mirrorTable), columns);
+    const columns = version.map((column) => column.key);
+    const values = version.map((column) => `${column.sql} AS ${quoteIdent(column.key)}`).join(', ');
+    const mirror = await figures(connection, `(SELECT ${values} FROM ${quoteIdent(table.mirrorTable)})`, columns);
     const state = await folderState(folder);
+    const problems = await folderProblems(connection, folder);
+    const empty = state.snapshotAsOf === undefined && state.changes.length === 0;
+    const retyped =
+      problems.length > 0 || empty
+        ? []
+        : await retypedColumns(connection, folder, state, new Map(version.map((column) => [column.key, column.type])));
     const lake =
-      state.snapshotAsOf === undefined && state.changes.length === 0
-        ? { rows: 0, checksum: '0' }
-        : await lakeFigures(connection, { folder, state, columns });
+      problems.length > 0 ? null : empty ? { rows: 0, checksum: '0' } : await lakeFigures(connection, { folder, state, columns, retyped });
     checks.push({
       mirrorTable: table.mirrorTable,
       folder,
-      retyped,
+      retyped: retyped.map((column) => column.key),
       mirror,
       lake,
-      matches: mirror.rows === lake.rows && mirror.checksum === lake.checksum,
+      problems,
+      matches: lake !== null && mirror.rows === lake.rows && mirror.checksum === lake.checksum,
     });
   }
   return checks;
@@ -49,16 +60,18 @@ interface LakeSource {
   folder: string;
   state: Awaited<ReturnType<typeof folderState>>;
   columns: string[];
+  retyped: readonly RetypedColumn[];
 }
 
 async function lakeFigures(
   connection: DuckDBConnection,
-  { folder, state, columns }: LakeSource,
+  { folder, state, columns, retyped }: LakeSource,
 ): Promise<{ rows: number; checksum: string }> {
   const query = lakeNowQuery({
     folder,
     ...(state.snapshotAsOf !== undefined ? { snapshotAsOf: state.snapshotAsOf } : {}),
     hasChanges: state.changes.length > 0,
+    retyped,
   });
   const described = await connection.runAndReadAll(`DESCRIBE ${query}`);
   const present = new Set(described.getRowObjectsJS().map((row) => String(row.column_name)));

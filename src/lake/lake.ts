@@ -1,17 +1,21 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { PRIVATE_FILE_MODE } from '../core/private-files.js';
+import { firstLine } from '../duckdb/errors.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import { versionColumns, type VersionColumn } from '../mirror/history/retyped-columns.js';
-import { copyToPartial } from '../parquet/copy-out.js';
+import { commitPartition, SUCCESS_FILE } from './commit-partition.js';
 import { tableReadme } from './recipes.js';
+import { retypedColumns } from './retyped-files.js';
 
 // The lake (`tds sync --lake DIR`): what each sync of a mirror table wrote, as Parquet files in Hive
 // partitions that Spark, Trino, BigQuery, Athena and DuckDB read without tds. This file is the folder's
 // surface for writing: `writeLake` after a table's sync, `lakeFolder` for a table's folder name, and
-// the `_tds_lake` table that records which syncs reached which lake. `compact.ts` rewrites a table's
-// changes into a snapshot; `lake-check.ts` compares a lake with its mirror.
+// the `_tds_lake` table that records which syncs reached which lake. `commit-partition.ts` writes a
+// partition's file aside and renames it; `compact.ts` rewrites a table's changes into a snapshot;
+// `lake-check.ts` compares a lake with its mirror; `retyped-files.ts` reads a retyped column's older files.
 //
 // A partition is derived from the mirror alone (never a second read of the service): sync N wrote the
 // versions whose `_syncId` is N (in T, or in T__history when a later sync replaced them) and deleted
@@ -28,11 +32,8 @@ export const SYNC_PARTITION = 'sync_id';
 export const SNAPSHOT_PARTITION = 'as_of';
 /** A snapshot version's end (null: current). */
 export const VALID_TO_COLUMN = '_valid_to';
-/** Written last in a partition: the partition is whole (Spark's marker). */
-export const SUCCESS_FILE = '_SUCCESS';
 /** Where files are written before their rename; readers skip folders that start with `_`. */
-const TEMPORARY = '_temporary';
-const PART_FILE = 'part-0.parquet';
+export const TEMPORARY = '_temporary';
 
 /** The mirror's record of the partitions each lake holds (so a missing one is written by the next sync). */
 const LAKE_TABLE = `CREATE TABLE IF NOT EXISTS _tds_lake (
@@ -170,56 +171,12 @@ interface PartitionTarget {
 async function writePartition(connection: DuckDBConnection, target: PartitionTarget): Promise<number> {
   const changes = join(target.dir, lakeFolder(target.table.mirrorTable), 'changes');
   const columns = await versionColumns(connection, target.table.mirrorTable);
-  return writeWhole({
+  return commitPartition({
     connection,
     query: partitionQuery(target.table, target.syncId, columns),
     folder: join(changes, `${SYNC_PARTITION}=${target.syncId}`),
     temporary: join(changes, TEMPORARY),
   });
-}
-
-export interface WholeWrite {
-  connection: DuckDBConnection;
-  query: string;
-  /** The partition folder the file goes into, with `_SUCCESS` last. */
-  folder: string;
-  /** Where the file is written first. */
-  temporary: string;
-}
-
-/**
- * The query's rows as `folder/part-0.parquet` (zstd), as Spark's committers make a partition: the
- * file written under `_temporary/`, synced, renamed into the folder, then `_SUCCESS`. A folder an
- * earlier, killed run left is replaced (a partition's content is the same by construction). No rows:
- * no folder. Returns the rows written.
- */
-export async function writeWhole({ connection, query, folder, temporary }: WholeWrite): Promise<number> {
-  await mkdir(temporary, { recursive: true });
-  const aside = join(temporary, `${randomBytes(6).toString('hex')}.parquet`);
-  const partial = await copyToPartial({ run: (sql) => connection.run(sql), query, path: aside, compression: 'zstd' });
-  try {
-    const counted = await connection.runAndReadAll(`SELECT num_rows::BIGINT AS n FROM parquet_file_metadata(${quoteLiteral(partial)})`);
-    const rows = Number(counted.getRowObjectsJS()[0]?.n ?? 0);
-    if (rows === 0) return 0;
-    await rm(folder, { recursive: true, force: true });
-    await mkdir(folder, { recursive: true });
-    await rename(partial, join(folder, PART_FILE));
-    await writeFile(join(folder, SUCCESS_FILE), '');
-    await syncFolder(folder);
-    return rows;
-  } finally {
-    await rm(partial, { force: true });
-    await rmdir(temporary).catch(() => undefined);
-  }
-}
-
-async function syncFolder(folder: string): Promise<void> {
-  const handle = await open(folder, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** The longest folder name a table gets (file systems allow 255 bytes a name). */
@@ -278,12 +235,52 @@ export async function folderState(folder: string): Promise<{ snapshotAsOf?: numb
   return snapshotAsOf === undefined ? { changes } : { snapshotAsOf, changes };
 }
 
+/** What keeps a table's folder from being read whole: a partition without `_SUCCESS`, a file that is not Parquet. */
+export interface LakeProblem {
+  /** The partition folder or file, relative to the table's folder. */
+  path: string;
+  problem: string;
+}
+
+/**
+ * Every partition of the folder (changes and snapshots) that lacks its `_SUCCESS`, and every file in one
+ * whose Parquet footer cannot be read (a file cut short, or not Parquet at all), each named.
+ */
+export async function folderProblems(connection: DuckDBConnection, folder: string): Promise<LakeProblem[]> {
+  const problems: LakeProblem[] = [];
+  for (const [kind, key] of [
+    ['changes', SYNC_PARTITION],
+    ['snapshot', SNAPSHOT_PARTITION],
+  ] as const) {
+    const entries = await readdir(join(folder, kind), { withFileTypes: true }).catch(() => []);
+    const partitions = entries.filter((entry) => entry.isDirectory() && new RegExp(`^${key}=\\d+$`).test(entry.name));
+    for (const partition of partitions.map((entry) => entry.name).sort()) {
+      const inside = await readdir(join(folder, kind, partition));
+      if (!inside.includes(SUCCESS_FILE)) problems.push({ path: join(kind, partition), problem: `incomplete (no ${SUCCESS_FILE})` });
+      for (const name of inside.filter((file) => file.endsWith('.parquet')).sort()) {
+        const path = join(folder, kind, partition, name);
+        const unreadable = await connection.run(`SELECT num_rows FROM parquet_file_metadata(${quoteLiteral(path)})`).then(
+          () => undefined,
+          (error: unknown) =>
+            firstLine(error)
+              .replace(/^[A-Za-z ]+ Error: /, '')
+              .replace(/ ?(["'])[^"']*\1/g, ''),
+        );
+        if (unreadable !== undefined) {
+          problems.push({ path: join(kind, partition, name), problem: `not a readable Parquet file (${unreadable})` });
+        }
+      }
+    }
+  }
+  return problems;
+}
+
 /** The folder's `_table.json` and README.md, written again for what the folder holds now. */
 export async function describeFolder(connection: DuckDBConnection, folder: string, table: FolderIdentity): Promise<void> {
   const state = await folderState(folder);
   if (state.snapshotAsOf === undefined && state.changes.length === 0) return;
   const identity: FolderIdentity = { tableId: table.tableId, name: table.name, mirrorTable: table.mirrorTable };
-  await writeFile(join(folder, IDENTITY_FILE), `${JSON.stringify(identity, null, 2)}\n`);
+  await writeFile(join(folder, IDENTITY_FILE), `${JSON.stringify(identity, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
   const files = [
     ...(state.changes.length > 0 ? [join(folder, 'changes', `${SYNC_PARTITION}=*`, '*.parquet')] : []),
     ...(state.snapshotAsOf !== undefined ? [join(folder, 'snapshot', `${SNAPSHOT_PARTITION}=${state.snapshotAsOf}`, '*.parquet')] : []),
@@ -302,6 +299,7 @@ export async function describeFolder(connection: DuckDBConnection, folder: strin
     columns,
     ...(state.snapshotAsOf !== undefined ? { snapshotAsOf: state.snapshotAsOf } : {}),
     hasChanges: state.changes.length > 0,
+    retyped: await retypedColumns(connection, folder, state),
   });
-  await writeFile(join(folder, 'README.md'), readme);
+  await writeFile(join(folder, 'README.md'), readme, { mode: PRIVATE_FILE_MODE });
 }

@@ -2,6 +2,9 @@
 // the table as it is now and as it was, in DuckDB, Spark SQL and Trino. It is written again whenever the
 // folder changes (a new partition, a compaction), so the SQL always fits what is there.
 
+import { quoteLiteral } from '../duckdb/sql-text.js';
+import { changesReplace, snapshotReplace, type RetypedColumn } from './retyped-files.js';
+
 export interface ReadmeTable {
   /** The service table's name. */
   name: string;
@@ -13,12 +16,23 @@ export interface ReadmeTable {
   snapshotAsOf?: number;
   /** Whether partitions newer than the snapshot (or any, without one) are in `changes/`. */
   hasChanges: boolean;
+  /** Columns whose older files hold another type: read back and converted as the mirror converted them. */
+  retyped?: readonly RetypedColumn[];
 }
 
-const CHANGES = (folder: string): string =>
-  `read_parquet('${folder}/changes/sync_id=*/*.parquet', hive_partitioning = true, union_by_name = true)`;
-const SNAPSHOT = (folder: string, asOf: number): string =>
-  `read_parquet('${folder}/snapshot/as_of=${asOf}/*.parquet', union_by_name = true)`;
+/** The change partitions read together by name (FROM-able), retyped columns converted as the mirror does. */
+export function changesRead(folder: string, retyped: readonly RetypedColumn[] = []): string {
+  const read = `read_parquet(${quoteLiteral(`${folder}/changes/sync_id=*/*.parquet`)}, hive_partitioning = true, union_by_name = true)`;
+  const replace = changesReplace(retyped);
+  return replace === '' ? read : `(SELECT *${replace} FROM ${read})`;
+}
+
+/** A snapshot partition (FROM-able), retyped columns converted as the mirror does. */
+export function snapshotRead(folder: string, asOf: number, retyped: readonly RetypedColumn[] = []): string {
+  const read = `read_parquet(${quoteLiteral(`${folder}/snapshot/as_of=${asOf}/*.parquet`)}, union_by_name = true)`;
+  const replace = snapshotReplace(retyped);
+  return replace === '' ? read : `(SELECT *${replace} FROM ${read})`;
+}
 
 /** The newest version of each row among `source` (a relation), tombstones kept so that they hide the row. */
 const latest = (source: string, order: string): string =>
@@ -29,11 +43,11 @@ function duckdbAt(table: ReadmeTable, bound: { changes: string; snapshot: string
   const changesWhere = [table.snapshotAsOf !== undefined ? `sync_id > ${table.snapshotAsOf}` : '', bound?.changes ?? '']
     .filter(Boolean)
     .join(' AND ');
-  const changes = `(SELECT * FROM ${CHANGES(table.folder)}${changesWhere ? ` WHERE ${changesWhere}` : ''})`;
+  const changes = `(SELECT * FROM ${changesRead(table.folder, table.retyped)}${changesWhere ? ` WHERE ${changesWhere}` : ''})`;
   const fromChanges = `${latest(changes, 'sync_id DESC, _valid_from DESC')}`;
   if (table.snapshotAsOf === undefined) return `SELECT * EXCLUDE (_n) FROM (${fromChanges}) WHERE _change <> 'deleted';`;
   const snapshotWhere = bound?.snapshot ?? '_valid_to IS NULL';
-  const snapshot = `SELECT * FROM ${SNAPSHOT(table.folder, table.snapshotAsOf)} WHERE ${snapshotWhere}`;
+  const snapshot = `SELECT * FROM ${snapshotRead(table.folder, table.snapshotAsOf, table.retyped)} WHERE ${snapshotWhere}`;
   if (!table.hasChanges) return `${snapshot};`;
   return `WITH newer AS (${fromChanges})
 ${snapshot} AND _id NOT IN (SELECT _id FROM newer)
@@ -77,7 +91,8 @@ Written by \`tds sync --lake\`; do not edit. \`changes/sync_id=<N>/part-*.parque
 version that sync N of the mirror wrote: the mirror's columns, \`_change\` (\`inserted\`, \`updated\`,
 or \`deleted\`: a tombstone carrying the last values) and \`_valid_from\` (the service's clock). A
 partition is whole when its \`_SUCCESS\` is there. Files written later can have more columns (a field
-added later: read with union by name), and a retyped field keeps its old type in older files.
+added later: read with union by name), and a retyped field keeps its old type in older files (the
+DuckDB queries below convert those values as the mirror did; elsewhere, declare the newest type and cast).
 
 ${snapshotNote}Run these from the lake's folder (the one that holds \`${f}/\`).
 
@@ -91,7 +106,7 @@ ${duckdbAt(table, undefined)}
 ${duckdbAt(table, { changes: 'sync_id <= 42', snapshot: '_syncId <= 42 AND (_replacedBy IS NULL OR _replacedBy > 42)' })}
 
 -- every version of one row, oldest first
-SELECT * FROM ${CHANGES(f)} WHERE _id = 'ROW_ID' ORDER BY sync_id, _valid_from;
+SELECT * FROM ${changesRead(f, table.retyped)} WHERE _id = 'ROW_ID' ORDER BY sync_id, _valid_from;
 \`\`\`
 
 ## Spark SQL

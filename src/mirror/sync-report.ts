@@ -204,10 +204,10 @@ export class ChangesStream {
       await connection.run('INSERT INTO _tds_changes SELECT $1, coalesce(max(sync_id), 0) FROM _tds_syncs WHERE table_id = $1', [tableId]);
       return;
     }
-    const undelivered = await connection.runAndReadAll('SELECT sync_id FROM _tds_syncs WHERE table_id = $1 AND sync_id > $2 ORDER BY sync_id', [
-      tableId,
-      Number(delivered),
-    ]);
+    const undelivered = await connection.runAndReadAll(
+      'SELECT sync_id FROM _tds_syncs WHERE table_id = $1 AND sync_id > $2 ORDER BY sync_id',
+      [tableId, Number(delivered)],
+    );
     for (const row of undelivered.getRowObjectsJS()) {
       const syncId = Number(row.sync_id);
       await this.write(tableId, syncId);

@@ -85,6 +85,8 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
   try {
     mirror = await HeldMirror.open(request.db, {
       checkpointEachCommit: request.followEveryMs !== undefined,
+      // a follower holds the file only while it writes: never across a wait for the service or the next round
+      releaseEachUse: request.followEveryMs !== undefined,
       memoryLimit: MEMORY_LIMIT,
       threads: THREADS,
       note: (line) => ctx.io.stderr.write(`tds: ${line}\n`),

@@ -18,6 +18,10 @@ export interface CopyOut {
   path: string;
   /** Parquet's compression codec (DuckDB's default, snappy, when absent). */
   compression?: 'zstd';
+  /** Rows a row group holds at most (DuckDB buffers a whole group in memory; its default: 122,880). */
+  rowGroupSize?: number;
+  /** The file's mode (default: what the user's umask gives, as for any -o FILE). */
+  mode?: number;
 }
 
 /** Where DuckDB writes before the rename (a sandboxed database must allow this path). */
@@ -26,14 +30,15 @@ export function partialPath(path: string): string {
 }
 
 /** The rows of the query as a whole Parquet file at FILE.partial (left there: see copyOut). */
-export async function copyToPartial({ run, query, path, compression }: CopyOut): Promise<string> {
+export async function copyToPartial({ run, query, path, compression, rowGroupSize, mode }: CopyOut): Promise<string> {
   const partial = partialPath(path);
   try {
     // written in place: no temporary file of DuckDB's beside it (a sandbox allows this one path)
     const codec = compression ? `, COMPRESSION ${compression}` : '';
-    await run(`COPY (${query}) TO ${quoteLiteral(partial)} (FORMAT parquet${codec}, USE_TMP_FILE false)`);
+    const groups = rowGroupSize === undefined ? '' : `, ROW_GROUP_SIZE ${Math.max(1, Math.floor(rowGroupSize))}`;
+    await run(`COPY (${query}) TO ${quoteLiteral(partial)} (FORMAT parquet${codec}${groups}, USE_TMP_FILE false)`);
     // the user's umask, though DuckDB may be creating its own files privately meanwhile
-    await chmod(partial, userFileMode());
+    await chmod(partial, mode ?? userFileMode());
     const handle = await open(partial, 'r+');
     try {
       await handle.sync();

@@ -69,4 +69,28 @@ describe('tds push: CSV delimiters', () => {
     expect(sent.code, sent.stderr).toBe(0);
     expect((await tablePayloads(harness.emu, harness.inbox.id)).map((row) => (row as { name?: unknown }).name)).toContain('Müller €');
   });
+
+  test('--encoding takes a name in any case and its usual aliases (UTF-8, utf8, ucs2, ISO-8859-1, Windows-1252); an unknown one is refused', async ({
+    pushHarness: harness,
+  }) => {
+    const utf8 = await harness.file('plain-utf8.csv', 'email,name\na@x.io,Zoë\n');
+    for (const name of ['UTF-8', 'utf8', 'Utf-8']) {
+      const read = await harness.tds(['push', utf8, '--dry-run', '--encoding', name, '--json'], { input: '' });
+      expect(read.code, `${name}: ${read.stderr}`).toBe(0);
+    }
+    const utf16 = await harness.file('plain-utf16.csv', Buffer.from('email,name\na@x.io,Zoë\n', 'utf16le'));
+    for (const name of ['ucs2', 'UTF16LE', 'utf-16le']) {
+      const read = await harness.tds(['push', utf16, '--dry-run', '--encoding', name, '--json'], { input: '' });
+      expect(read.code, `${name}: ${read.stderr}`).toBe(0);
+    }
+    const western = await harness.file('western-aliases.csv', Buffer.from([...Buffer.from('email,name\na@x.io,M'), 0xfc, 0x0a]));
+    for (const name of ['ISO-8859-1', 'Latin1', 'Windows-1252', 'CP1252']) {
+      const read = await harness.tds(['push', western, '--dry-run', '--encoding', name, '--json'], { input: '' });
+      expect(read.code, `${name}: ${read.stderr}`).toBe(0);
+    }
+    const unknown = await harness.tds(['push', western, '--dry-run', '--encoding', 'shift_jis']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--encoding "shift_jis" is not an encoding tds reads/);
+    expect(unknown.stderr).toMatch(/hint: .*latin1 \(iso-8859-1\)/);
+  });
 });

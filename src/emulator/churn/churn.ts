@@ -17,6 +17,8 @@ export interface ChurnDeps {
   /** The emulator's clock, for createdAt. */
   now: () => number;
   seed: number;
+  /** EmulatorState.run (0 when absent). */
+  run?: number;
 }
 
 const TICK_MS = 50;
@@ -76,10 +78,20 @@ export class Churn {
     for (let i = 0; i < count; i += 1) {
       const table = pick(tables, this.random());
       const rows = byTable.get(table) ?? [];
-      rows.push(churnRow(table, this.random, seededId('row_', 16, this.random), at));
+      rows.push(churnRow(table, this.random, this.rowId(), at));
       byTable.set(table, rows);
     }
     for (const [table, rows] of byTable) this.deps.live.arrive(table, rows);
+  }
+
+  /**
+   * A new row's ID: drawn from the seed, with the run of the state after it from the second run on, so
+   * a state restarted from its --data file (the same seed, the same draws) never gives an ID twice.
+   */
+  private rowId(): string {
+    const id = seededId('row_', 16, this.random);
+    const run = this.deps.run ?? 0;
+    return run === 0 ? id : `${id}_${run}`;
   }
 
   private update(tables: readonly TableRec[], count: number): void {

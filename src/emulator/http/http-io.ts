@@ -3,37 +3,45 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { ApiErrorBody } from '../../service/index.js';
 
-export type BodyResult = { body: Buffer } | { tooLarge: true };
+/** A body, or the word that it was over the limit, and whether it was read to its end (the connection can go on). */
+export type BodyResult = { body: Buffer } | { tooLarge: true; drained: boolean };
+
+/** How far past the limit a body is still read (and dropped) so that its sender can read the refusal. */
+const DRAIN_FACTOR = 16;
 
 /**
- * Reads a request body up to `maxBytes`. Past that (declared or streamed) it stops keeping the data and keeps
- * draining it, so the client can still read the refusal; nothing is ever buffered beyond the limit.
+ * Reads a request body up to `maxBytes`. Past that (declared or streamed) it stops keeping the data and
+ * reads on to the body's end before it resolves, up to `drainBytes`, so the refusal is answered to a
+ * sender that has finished sending (a server that answers and closes while a body is still coming makes
+ * the sender see a reset, not the refusal). Past `drainBytes` it resolves at once, `drained: false`:
+ * the refusal then closes the connection. Nothing is ever buffered beyond the limit.
  */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+export function readBody(req: IncomingMessage, maxBytes: number, drainBytes = DRAIN_FACTOR * maxBytes): Promise<BodyResult> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
+  if (Number.isFinite(declared) && declared > drainBytes) {
     req.resume();
-    return Promise.resolve({ tooLarge: true });
+    return Promise.resolve({ tooLarge: true, drained: false });
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
+    let tooLarge = false;
     let answered = false;
+    const settle = (result: BodyResult) => {
+      if (answered) return;
+      answered = true;
+      resolve(result);
+    };
     req.on('data', (chunk: Buffer) => {
       if (answered) return;
       total += chunk.length;
-      if (total > maxBytes) {
-        answered = true;
+      if (total > drainBytes) settle({ tooLarge: true, drained: false });
+      else if (total > maxBytes) {
+        tooLarge = true;
         chunks.length = 0;
-        resolve({ tooLarge: true });
       } else chunks.push(chunk);
     });
-    req.on('end', () => {
-      if (!answered) {
-        answered = true;
-        resolve({ body: Buffer.concat(chunks, total) });
-      }
-    });
+    req.on('end', () => settle(tooLarge ? { tooLarge: true, drained: true } : { body: Buffer.concat(chunks, total) }));
     const fail = (error: Error) => {
       if (!answered) {
         answered = true;

@@ -35,6 +35,14 @@ export interface ServerDeps extends ReadDeps {
   /** --latency: every request of the service takes this round trip. */
   delay?: NetworkDelay;
   log?: (line: string) => void;
+  /** Told each request of the service as it arrives; it is handled once the promise returned settles. */
+  onArrival?: (request: ArrivedRequest) => Promise<void> | void;
+}
+
+/** A request of the service as it arrives (its path redacted, as in the request log). */
+export interface ArrivedRequest {
+  method: string;
+  path: string;
 }
 
 export interface RouteCall {

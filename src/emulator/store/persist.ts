@@ -40,6 +40,8 @@ interface SavedState {
   workspaces: EmulatorState['workspaces'];
   tables: SavedTable[];
   clockOffsetMs?: number;
+  /** EmulatorState.run of the run that saved it (absent before it was kept: counted as 0). */
+  run?: number;
 }
 
 export interface LoadedState {
@@ -55,6 +57,7 @@ export async function saveState(state: EmulatorState, file: string, clockOffsetM
     workspaces: state.workspaces,
     tables: state.tables.map(saveTable),
     clockOffsetMs,
+    run: state.run,
   };
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(saved)}\n`, { mode: 0o600 });
@@ -80,7 +83,7 @@ function saveRow(row: StoredRow): SavedRow {
   };
 }
 
-/** The saved state, or undefined when the file does not exist. A file of another shape is an error. */
+/** The saved state (its run one more than the saved one's), or undefined when the file does not exist. A file of another shape is an error. */
 export async function loadState(file: string): Promise<LoadedState | undefined> {
   let text: string;
   try {
@@ -101,6 +104,7 @@ export async function loadState(file: string): Promise<LoadedState | undefined> 
   state.orgs.push(...saved.orgs.map((org) => ({ ...org, paused: false })));
   state.workspaces.push(...saved.workspaces);
   for (const table of saved.tables) state.tables.push(loadTable(table, saved.format === FORMAT));
+  state.run = (typeof saved.run === 'number' && Number.isSafeInteger(saved.run) && saved.run >= 0 ? saved.run : 0) + 1;
   return { state, clockOffsetMs: typeof saved.clockOffsetMs === 'number' ? saved.clockOffsetMs : 0 };
 }
 

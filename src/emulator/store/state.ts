@@ -6,6 +6,11 @@ export class EmulatorState {
   readonly orgs: OrgRec[] = [];
   readonly workspaces: WorkspaceRec[] = [];
   readonly tables: TableRec[] = [];
+  /**
+   * The emulator runs this state has had before this one (0: a fresh seed): saved with --data, one more
+   * at each start from the file, so that IDs drawn from a seed in this run differ from every earlier run's.
+   */
+  run = 0;
 
   orgByKey(key: string): OrgRec | undefined {
     return this.orgs.find((org) => org.key === key);

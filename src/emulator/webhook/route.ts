@@ -30,9 +30,11 @@ export async function handleWebhook(
   if (!isJsonContentType(req)) throw badRequest('Content-Type must be application/json');
   const read = await readBody(req, WEBHOOK_MAX_BODY_BYTES);
   if ('tooLarge' in read) {
-    throw new ApiProblem(413, `request body is over ${WEBHOOK_MAX_BODY_BYTES} bytes (1 MB); send fewer objects per request`, {
-      connection: 'close',
-    });
+    throw new ApiProblem(
+      413,
+      `request body is over ${WEBHOOK_MAX_BODY_BYTES} bytes (1 MB); send fewer objects per request`,
+      read.drained ? {} : { connection: 'close' },
+    );
   }
   if (entry) entry.bodyBytes = read.body.length;
   const objects = parseWebhookBody(read.body);

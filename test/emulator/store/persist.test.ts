@@ -1,7 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect } from 'vitest';
-import { StateFileError, startEmulator } from '../../../src/emulator/index.js';
+import { describe, expect, vi } from 'vitest';
+import { StateFileError, startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { allRows, get, post, tableByName, starter, type Start } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
@@ -36,6 +36,28 @@ describe('data file', () => {
       );
       const leads = tablesBefore[0].id;
       expect(await allRows(second, leads)).toHaveLength(250);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('row IDs are unique for the life of a data file: restarted with the same seed and churn, no ID comes twice', async () => {
+    const file = join(dir, 'churned.json');
+    const churn = 'add:200/s,table=Companies';
+    const idsOf = async (emu: RunningEmulator): Promise<string[]> =>
+      (await allRows(emu, (await tableByName(emu, 'Companies')).id)).map((row) => row.id);
+    const grows = async (emu: RunningEmulator, by: number): Promise<void> => {
+      const from = (await idsOf(emu)).length;
+      await vi.waitFor(async () => expect((await idsOf(emu)).length).toBeGreaterThanOrEqual(from + by), { timeout: 20_000, interval: 20 });
+    };
+    const first = await start({ dataFile: file, churn });
+    await grows(first, 30);
+    await first.close();
+    const second = await start({ dataFile: file, churn });
+    try {
+      await grows(second, 30);
+      const ids = await idsOf(second);
+      expect(ids.length - new Set(ids).size).toBe(0);
     } finally {
       await second.close();
     }

@@ -1,7 +1,7 @@
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
-import { describe, expect } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { ActionRunner } from '../../../src/emulator/actions/action-runner.js';
 import { EmulatorClock } from '../../../src/emulator/store/state.js';
 import { CursorCodec } from '../../../src/emulator/read/cursor.js';
@@ -107,6 +107,47 @@ describe('webhook', () => {
     const fits = JSON.stringify([{ blob: 'z'.repeat(WEBHOOK_MAX_BODY_BYTES - 20) }]);
     expect(Buffer.byteLength(fits)).toBeLessThanOrEqual(WEBHOOK_MAX_BODY_BYTES);
     expect((await send(fits)).status).toBe(200);
+  });
+
+  it('reads a body over 1 MB to its end before the 413, so the sender reads the refusal and the connection goes on', async () => {
+    const { hostname, port, pathname } = new URL(url);
+    const socket = connect(Number(port), hostname);
+    let received = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
+    socket.on('error', () => undefined); // a reset shows as the close below
+    const closed = new Promise<'closed'>((resolve) => socket.once('close', () => resolve('closed')));
+    /** The next whole response on the connection: its status, headers and body (undefined until it is all there). */
+    const nextResponse = (): { status: number; headers: string; body: string } | undefined => {
+      const end = received.indexOf('\r\n\r\n');
+      if (end < 0) return undefined;
+      const headers = received.subarray(0, end).toString('latin1');
+      const length = Number(/content-length: (\d+)/i.exec(headers)?.[1] ?? 0);
+      if (received.length < end + 4 + length) return undefined;
+      const body = received.subarray(end + 4, end + 4 + length).toString('utf8');
+      received = received.subarray(end + 4 + length);
+      return { status: Number(headers.split(' ')[1]), headers, body };
+    };
+    const answer = async (): Promise<{ status: number; headers: string; body: string } | 'closed'> => {
+      let response: ReturnType<typeof nextResponse>;
+      const arrived = vi.waitFor(() => expect((response = nextResponse())).toBeDefined(), { timeout: 20_000, interval: 5 });
+      return Promise.race([arrived.then(() => response!), closed]);
+    };
+    const post = (body: string): void => {
+      socket.write(
+        `POST ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+      );
+      socket.write(body);
+    };
+    try {
+      post(JSON.stringify([{ blob: 'x'.repeat(1_500_000) }]));
+      const refused = await answer();
+      expect(refused).toMatchObject({ status: 413 });
+      expect((refused as { headers: string }).headers).not.toMatch(/connection: close/i);
+      post(JSON.stringify([{ email: 'after-413@x.example' }]));
+      expect(await answer()).toMatchObject({ status: 200 });
+    } finally {
+      socket.destroy();
+    }
   });
 
   it('takes a body of exactly 1,000,000 bytes and refuses 1,000,001 bytes with 413', async () => {
