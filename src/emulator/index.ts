@@ -17,7 +17,7 @@ import { Churn } from './churn/churn.js';
 import { buildSeed } from './seed/index.js';
 import { createPrng } from './seed/prng.js';
 import { EmulatorClock, type EmulatorState } from './store/state.js';
-import { addBenchTable } from './store/generated-overlay.js';
+import { addGeneratedTable } from './store/generated-overlay.js';
 import { LiveRows } from './store/live-rows.js';
 import { loadState, saveState } from './store/persist.js';
 import { Intake } from './webhook/intake.js';
@@ -116,7 +116,7 @@ export async function assemble(options: EmulatorOptions): Promise<EmulatorParts>
   const loaded = options.dataFile ? await loadState(options.dataFile) : undefined;
   const clock = new EmulatorClock(options.now ?? Date.now, loaded?.clockOffsetMs ?? 0);
   const state = loaded?.state ?? buildSeed(options.seed ?? 'demo', clock.now());
-  if (options.rows !== undefined && options.rows > 0) addBenchTable(state, options.rows, clock.now());
+  if (options.rows !== undefined && options.rows > 0) addGeneratedTable(state, options.rows, clock.now());
   if (options.paused && state.orgs[0]) state.orgs[0].paused = true;
 
   const seed = options.faultSeed ?? 1;
