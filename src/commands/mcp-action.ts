@@ -50,7 +50,7 @@ export async function mcpAction(ctx: Context, flags: McpFlags, command: Command)
         ...(globals.profile ? { profile: globals.profile } : {}),
         delivery: { rateScale: settings.rateScale, maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs },
         // the HTTP core is loaded by the first tool that asks the service
-        connect: async (signal) => (await import('./client.js')).connectWith({ ...ctx, signal }, settings),
+        connect: async (signal) => (await import('./connect.js')).connectWith({ ...ctx, signal }, settings),
         hintsOf,
         secrets: settings.apiKey ? [settings.apiKey] : [],
       },

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { loadSettings, loadWebhook } from '../config/settings.js';
-import { connect } from './client.js';
+import { connect } from './connect.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ApiClient } from '../http/client.js';
 import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES } from '../service/index.js';
 import { checkWebhook } from '../push/deliver/check-webhook.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { tableStats } from '../../stats/table-stats.js';
+import { tableStats } from '../../stats/figures.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
 import { readCatalog, requireMirrorTable, type Session } from '../session.js';
 
