@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { loadSettings, type Settings } from '../config/settings.js';
-import { MAX_DURATION_DAYS, parseDuration } from '../mirror/diff/open-diff.js';
+import { MAX_DURATION_DAYS, parseDuration } from '../core/duration.js';
 import { waitOn } from '../mirror/mirror-db.js';
 import { runSync } from '../mirror/sync-run.js';
 import type { HeaderMode } from '../records/shape-options.js';

@@ -4,7 +4,7 @@
 import type { Database } from './engine.js';
 import type { DuckDBPreparedStatement, DuckDBResult, DuckDBType } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
-import { duckdbFailure } from './errors.js';
+import { duckdbFailure, FILES_HINT } from './errors.js';
 import { fileStatement, type FileAccess } from './file-access.js';
 
 /**
@@ -60,9 +60,6 @@ export function interruptible(db: Database, signal: AbortSignal): Step {
     throw signal.reason;
   };
 }
-
-/** Why a statement that would reach files is refused without file access, and how to have it. */
-export const FILES_HINT = 'add --files to give the statement your own file access (-o FILE writes a result without it)';
 
 /**
  * The one statement `sql` holds, prepared: none or several are usage errors, and without file access a

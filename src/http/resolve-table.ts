@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { TdsError, UsageError } from '../core/errors.js';
-import { closest } from '../filter/suggest.js';
+import { closest } from '../core/suggest.js';
 import type { Table, Workspace } from '../service/index.js';
 import type { ApiClient } from './client.js';
 
