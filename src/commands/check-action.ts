@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
 import { loadSettings, type Settings } from '../config/settings.js';
-import { pickTable } from '../http/resolve-table.js';
+import { pickTable } from '../records/table-ref.js';
 import { waitOn } from '../mirror/mirror-db.js';
 import { runSync } from '../mirror/sync-run.js';
 import { checkOutputTarget } from '../output/atomic-file.js';

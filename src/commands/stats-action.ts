@@ -4,7 +4,7 @@ import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { loadSettings } from '../config/settings.js';
 import { parseColumnList } from '../export/export-flags.js';
-import { pickTable } from '../http/resolve-table.js';
+import { pickTable } from '../records/table-ref.js';
 import { runSync } from '../mirror/sync-run.js';
 import { checkOutputTarget } from '../output/atomic-file.js';
 import { formatFromPath } from '../output/format.js';

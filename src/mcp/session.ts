@@ -6,7 +6,7 @@ import type { Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
 import { openMirror } from '../mirror/mirror-db.js';
 import { loadStates, namedStates, type TableState } from '../mirror/table-state.js';
-import { pickTable } from '../http/resolve-table.js';
+import { pickTable } from '../records/table-ref.js';
 import type { Table } from '../service/index.js';
 
 export interface Caps {

@@ -4,7 +4,7 @@ import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
 import { finishedResultsCollector, returnFreedMemoryAtOnce, type Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
-import { pickTable } from '../http/resolve-table.js';
+import { pickTable } from '../records/table-ref.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import type { Field, Table } from '../service/index.js';
 import { Verifier } from './follow-verify.js';

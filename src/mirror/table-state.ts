@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { matchName } from '../http/resolve-table.js';
+import { matchName } from '../records/table-ref.js';
 import type { HeaderMode } from '../records/shape-options.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TdsError } from '../../core/errors.js';
 import type { ApiClient } from '../../http/client.js';
-import { pickTable } from '../../http/resolve-table.js';
+import { pickTable } from '../../records/table-ref.js';
 import { tableStats } from '../../stats/figures.js';
 import type { TableStats } from '../../stats/stats-report.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
