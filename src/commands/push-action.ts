@@ -1,4 +1,3 @@
-import type { ProxySettings } from '../http/proxy.js';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -8,24 +7,32 @@ import { UsageError } from '../core/errors.js';
 import { loadSettings, loadWebhook } from '../config/settings.js';
 import { connect } from './connect.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ApiClient } from '../http/client.js';
-import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES } from '../service/index.js';
-import { checkWebhook } from '../push/deliver/check-webhook.js';
-import { inputFormatOf, type InputFormat } from '../push/input/input-record.js';
-import { csvDelimiter } from '../push/input/read-delimited.js';
-import type { ReadOptions } from '../push/input/read-input.js';
-import { encodingNote, type InputEncoding } from '../push/input/utf8-text.js';
-import { overlaps, parseBatchSelection, type UncertainPolicy } from '../push/plan/resume-plan.js';
-import { runPush } from '../push/run-push.js';
-import { WebhookClient, webhookLimiter } from '../push/deliver/webhook-client.js';
-import { pushTimings, type WaitSpec } from '../push/push-job.js';
-import { pushArguments, webhookTarget, type WebhookTarget } from '../push/deliver/webhook-target.js';
-import { parseKeyMapping } from '../push/key/record-key.js';
-import type { KeyJob } from '../push/key/keyed-push.js';
-import type { RowsOutput } from '../push/wait/write-rows.js';
+import { WEBHOOK_MAX_BODY_BYTES } from '../service/index.js';
 import { checkOutputTarget } from '../output/atomic-file.js';
 import { chooseExportFormat, type ExportFormat } from '../output/format.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { MirrorKeys } from '../mirror/mirror-keys.js';
+import {
+  checkWebhookExists,
+  csvDelimiter,
+  encodingNote,
+  inputFormatOf,
+  overlaps,
+  parseBatchSelection,
+  parseKeyMapping,
+  pushArguments,
+  runPush,
+  webhookTarget,
+  type DeliveryOptions,
+  type InputEncoding,
+  type InputFormat,
+  type KeyJob,
+  type ReadOptions,
+  type RowsOutput,
+  type UncertainPolicy,
+  type WaitSpec,
+  type WebhookTarget,
+} from '../push/index.js';
 
 export interface PushOptions {
   inputFormat?: InputFormat;
@@ -71,9 +78,18 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   const target = await resolveTarget(ctx, args.webhook, globals.profile, Boolean(options.dryRun));
   const { maxRetries = DEFAULT_MAX_RETRIES, timeoutMs = DEFAULT_TIMEOUT_MS } = settings;
 
+  const delivery = (webhook: WebhookTarget): DeliveryOptions => ({
+    target: webhook,
+    concurrency: options.concurrency,
+    proxy: settings.proxy,
+    rate: options.rate,
+    timeoutMs,
+    maxRetries,
+    rateScale: settings.rateScale,
+  });
   if (options.check) {
     if (!target) throw new UsageError('--check needs a webhook');
-    return checkOnly(ctx, target, { ...settings, maxRetries, timeoutMs, json: Boolean(options.json) });
+    return checkWebhookExists(ctx, delivery(target), { json: Boolean(options.json) });
   }
   const waitUntil = checkCombinations(options);
   const format = inputFormatOf(args.input, options.inputFormat);
@@ -103,19 +119,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
         resume: Boolean(options.resume),
         uncertain: { ...uncertainPolicy(options), byKey: options.key !== undefined },
       },
-      ...(target
-        ? {
-            delivery: {
-              target,
-              concurrency: options.concurrency,
-              proxy: settings.proxy,
-              rate: options.rate,
-              timeoutMs,
-              maxRetries,
-              rateScale: settings.rateScale,
-            },
-          }
-        : {}),
+      ...(target ? { delivery: delivery(target) } : {}),
       ...(client && waitUntil && options.table ? { wait: waitSpec(client, options, waitUntil, output) } : {}),
       ...(client && options.key !== undefined && options.table ? { key: keyJob(client, options, mirror) } : {}),
       report: { json: Boolean(options.json), progress: !globals.verbose, ...(options.rejects ? { rejectsPath: options.rejects } : {}) },
@@ -263,27 +267,4 @@ async function checkInput(ctx: Context, input: string): Promise<boolean> {
   });
   if (info.isDirectory()) throw new UsageError(`${input} is a directory, not a file`);
   return !info.isFile();
-}
-
-async function checkOnly(
-  ctx: Context,
-  target: WebhookTarget,
-  settings: { maxRetries: number; timeoutMs: number; rateScale: number; json: boolean; proxy?: ProxySettings | undefined },
-): Promise<void> {
-  const client = new WebhookClient({ target, connections: 1, timeoutMs: settings.timeoutMs, proxy: settings.proxy, log: ctx.verbose });
-  const timings = pushTimings(settings.rateScale, settings.maxRetries);
-  try {
-    await checkWebhook({
-      client,
-      target,
-      limiter: webhookLimiter(RATE_LIMITS.webhook.requests, timings.webhookWindowMs),
-      retry: timings.retry,
-      signal: ctx.signal,
-      log: ctx.verbose,
-    });
-    if (settings.json) ctx.io.stdout.write(`${JSON.stringify({ webhook: target.displayUrl, exists: true })}\n`);
-    else ctx.io.stderr.write(`webhook exists: ${target.displayUrl}\n`);
-  } finally {
-    await client.close();
-  }
 }

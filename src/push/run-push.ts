@@ -20,9 +20,8 @@ import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob, pu
 import { PushReport, type KeyReport } from './report/push-report.js';
 import { waitAfterSending } from './wait/wait-rows.js';
 
-// push/: `tds push`. Public surface: runPush (this file) with PushJob and pushTimings (push-job.ts); the
-// two reads of the input are in input-reads.ts, and the folders are its stages: input/ → journal/ → plan/
-// → key/ → deliver/ → report/, wait/.
+// `tds push` run (index.ts states push/'s surface): the webhook checked, then the two reads of the input
+// (input-reads.ts) through the stages, the folders: input/ → journal/ → plan/ → key/ → deliver/ → report/, wait/.
 
 interface WebhookSession {
   delivery: DeliveryOptions;
@@ -44,27 +43,51 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
     return dryRun(ctx, await continuedByKey({ ...job, journal: { ...job.journal, path: await journalPathOf(job.journal, job.delivery) } }));
   const delivery = job.delivery;
   if (!delivery) throw new UsageError('no webhook given');
+  const session = openSession(ctx, delivery);
+  try {
+    // an unknown webhook exits 4 before any journal is read
+    await checkTarget(ctx, session);
+    const path = await journalPathOf(job.journal, delivery);
+    const lock = path ? await lockJournal(path) : undefined;
+    try {
+      await push(ctx, await continuedByKey({ ...job, journal: { ...job.journal, path } }), session);
+    } finally {
+      await lock?.release();
+    }
+  } finally {
+    await session.client.close();
+  }
+}
+
+/** `tds push --check`: the webhook checked (HEAD) as a push checks it first, and nothing sent. */
+export async function checkWebhookExists(ctx: Context, delivery: DeliveryOptions, options: { json: boolean }): Promise<void> {
+  const session = openSession(ctx, delivery);
+  try {
+    await checkTarget(ctx, session);
+  } finally {
+    await session.client.close();
+  }
+  const shown = delivery.target.displayUrl;
+  if (options.json) ctx.io.stdout.write(`${JSON.stringify({ webhook: shown, exists: true })}\n`);
+  else ctx.io.stderr.write(`webhook exists: ${shown}\n`);
+}
+
+/** The webhook's client, limiter, timings and in-flight rule, built once from the delivery options. */
+function openSession(ctx: Context, delivery: DeliveryOptions): WebhookSession {
   const { rate, concurrency } = delivery;
   const timings = pushTimings(delivery.rateScale, delivery.maxRetries);
   const flight = new FlightControl({ rate, windowMs: timings.webhookWindowMs, ceiling: concurrency }, ctx.verbose);
   const posted = { onPosted: (result: WireResult) => flight.note(result), log: ctx.verbose };
   const client = new WebhookClient({ ...delivery, connections: concurrency ?? MAX_IN_FLIGHT, ...posted });
   const limiter = webhookLimiter(delivery.rate, timings.webhookWindowMs);
-  try {
-    // an unknown webhook exits 4 before any journal is read
-    flight.noteCheck(
-      await checkWebhook({ client, target: delivery.target, limiter, retry: timings.retry, signal: ctx.signal, log: ctx.verbose }),
-    );
-    const path = await journalPathOf(job.journal, delivery);
-    const lock = path ? await lockJournal(path) : undefined;
-    try {
-      await push(ctx, await continuedByKey({ ...job, journal: { ...job.journal, path } }), { delivery, timings, client, limiter, flight });
-    } finally {
-      await lock?.release();
-    }
-  } finally {
-    await client.close();
-  }
+  return { delivery, timings, client, limiter, flight };
+}
+
+/** The webhook's HEAD check; its round trip is the in-flight rule's first guess. */
+async function checkTarget(ctx: Context, { delivery, client, limiter, timings, flight }: WebhookSession): Promise<void> {
+  flight.noteCheck(
+    await checkWebhook({ client, target: delivery.target, limiter, retry: timings.retry, signal: ctx.signal, log: ctx.verbose }),
+  );
 }
 
 /** --journal FILE, or the journal beside a file input for this webhook. */

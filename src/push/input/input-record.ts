@@ -116,3 +116,35 @@ export class NestConflictError extends Error {
     this.name = 'NestConflictError';
   }
 }
+
+/** The delimiters told apart from the header line, and their names (csvkit's and xsv's words for --delimiter). */
+export const DELIMITERS: Readonly<Record<string, string>> = { ',': 'comma', ';': 'semicolon', '\t': 'tab', '|': 'pipe' };
+
+/**
+ * --delimiter (a character or its name), or else the CSV header line's (`csv`: the input's name; none
+ * for TSV or JSON), said once through `say` when it is not a comma.
+ */
+export function csvDelimiter(
+  given: string | undefined,
+  csv: string | undefined,
+  say: (line: string) => void,
+): { delimiter?: string; onDelimiter?: (delimiter: string) => void } {
+  if (given !== undefined) {
+    const named = Object.entries(DELIMITERS).find(([char, name]) => given === char || given.toLowerCase() === name);
+    const delimiter = named?.[0] ?? (given === '\\t' ? '\t' : undefined);
+    if (!delimiter) throw new UsageError(`--delimiter: "${given}" is not one of , ; tab | (comma, semicolon, tab, pipe)`);
+    return { delimiter };
+  }
+  if (csv === undefined) return {};
+  let said = false;
+  return {
+    onDelimiter: (delimiter) => {
+      if (said || delimiter === ',') return;
+      said = true;
+      const shown = delimiter === '\t' ? 'tab' : `"${delimiter}" (${DELIMITERS[delimiter]})`;
+      say(
+        `tds: reading ${csv === '-' ? 'stdin' : csv} with ${shown} as the delimiter, as its header line shows; --delimiter sets another\n`,
+      );
+    },
+  };
+}
