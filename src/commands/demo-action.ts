@@ -59,9 +59,13 @@ async function runDemo(ctx: Context, emulator: RunningEmulator, dir: string): Pr
   stdout.write(`$ cd ${dir}\n\n`);
 
   const tour: DemoTour = { dir, origin: emulator.baseUrl.replace(/\/v1$/, ''), tableIds };
+  const started = performance.now();
+  let steps = 0;
   for (const step of demoSteps(tour)) {
+    steps += step.args ? 1 : 0;
     if (ctx.signal.aborted) throw ctx.signal.reason;
     stdout.write(`${color.dim(`# ${step.title}`)}\n${color.cyan(`$ ${step.display}`)}\n`);
+    if (step.waits) stdout.write(`${color.dim(`# waiting for ${step.waits}…`)}\n`);
     if (step.prepare) await step.prepare();
     const result = step.run ? await step.run() : await runStep(step.args ?? [], env, dir);
     stdout.write(step.show ? await step.show(result) : result.stdout);
@@ -74,6 +78,9 @@ async function runDemo(ctx: Context, emulator: RunningEmulator, dir: string): Pr
     }
   }
 
+  const seconds = Math.round((performance.now() - started) / 1000);
+  // each step is a tds process of its own: on a busy machine, starting them is most of the time
+  stdout.write(color.dim(`# the tour took ${seconds} s (${steps} commands, each a tds process started afresh)\n\n`));
   stdout.write(`${color.bold('Next: your own organization')}
   tds config set base-url https://<your service host>/v1
   tds config set api-key            # paste the key when asked (never on the command line)

@@ -4,7 +4,6 @@ import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { loadSettings } from '../config/settings.js';
 import { chooseFormat, type Format } from '../output/format.js';
-import { runDiff } from '../mirror/diff/run-diff.js';
 
 export interface DiffOptions {
   since?: string;
@@ -23,6 +22,7 @@ export async function diffAction(ctx: Context, table: string, options: DiffOptio
     ...(output ? { output } : {}),
     fallback: ctx.io.stdoutIsTTY ? 'table' : 'ndjson',
   });
+  const { runDiff } = await import('../mirror/diff/run-diff.js');
   await runDiff(ctx, {
     db: settings.db,
     table,

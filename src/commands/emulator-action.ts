@@ -9,6 +9,7 @@ import {
   type LatencySpec,
   type SeededActions,
   type SeedName,
+  type RunningEmulator,
 } from '../emulator/index.js';
 
 // The action of `tds emulator`: the service on loopback until Ctrl-C.
@@ -32,6 +33,8 @@ export interface EmulatorFlags {
   churn?: string;
   admin?: boolean;
   latency?: LatencySpec;
+  webhookBudget?: number;
+  tableCapacity?: number;
 }
 
 /** `tds emulator`: runs until Ctrl-C or SIGTERM, then saves --data. */
@@ -59,6 +62,8 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
     ...(flags.churn !== undefined ? { churn: flags.churn } : {}),
     ...(flags.admin ? { admin: true } : {}),
     ...(flags.latency ? { latency: flags.latency } : {}),
+    ...(flags.webhookBudget !== undefined ? { webhookBudget: flags.webhookBudget } : {}),
+    ...(flags.tableCapacity !== undefined ? { tableCapacity: flags.tableCapacity } : {}),
   };
   const readFaults = flags.readFaults ?? flags.faults;
   const webhookFaults = flags.webhookFaults ?? flags.faults;
@@ -75,7 +80,9 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
   });
   const { baseUrl, apiKey, webhooks } = emulator;
   // a program reads the JSON line (always the first line when stdout is not a terminal); a person, what to do with it
-  ctx.io.stdout.write(ctx.io.stdoutIsTTY ? readyText(baseUrl, apiKey) : `${JSON.stringify({ baseUrl, apiKey, webhooks })}\n`);
+  ctx.io.stdout.write(
+    ctx.io.stdoutIsTTY ? readyText(baseUrl, apiKey, emulator.webhookTables()) : `${JSON.stringify({ baseUrl, apiKey, webhooks })}\n`,
+  );
 
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
@@ -85,8 +92,13 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
   await emulator.close();
 }
 
-/** The ready message for a person: where it listens, the lines to paste in another terminal, how to stop it. */
-function readyText(baseUrl: string, apiKey: string): string {
+/**
+ * The ready message for a person: where it listens, the lines to paste in another terminal, each table's webhook
+ * (the emulator's own, which every push needs), how to stop it.
+ */
+function readyText(baseUrl: string, apiKey: string, webhooks: ReturnType<RunningEmulator['webhookTables']>): string {
+  const width = Math.max(0, ...webhooks.map(({ workspace, table }) => `${workspace} / ${table}`.length));
+  const hooks = webhooks.map(({ workspace, table, url }) => `  ${`${workspace} / ${table}`.padEnd(width)}  ${url}`);
   return [
     `The emulator listens on ${baseUrl}`,
     '',
@@ -94,6 +106,7 @@ function readyText(baseUrl: string, apiKey: string): string {
     `  export TDS_BASE_URL=${baseUrl}`,
     `  export TDS_API_KEY=${apiKey}`,
     '  tds tables',
+    ...(hooks.length > 0 ? ['', 'Webhooks (tds push URL FILE, or save one: tds config set webhook.NAME):', ...hooks] : []),
     '',
     'Stop it with Ctrl-C. (Piped or redirected, stdout gets one JSON line instead: baseUrl, apiKey, webhooks.)',
     '',

@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
 import { TdsError, UsageError } from '../core/errors.js';
 import { closest } from '../core/suggest.js';
-import type { Table } from '../service/index.js';
+import type { Table, Workspace } from '../service/index.js';
 
-// A table as every command names it (an ID, its name, with or without its emoji, any case when no name
+// A table (or a workspace) as every command names it (an ID, its name, with or without its emoji, any case when no name
 // matches exactly), matched in a listing of tables: pure, so the mirror and the commands share it without HTTP.
 
 /**
@@ -98,3 +98,28 @@ function emojiGlyph(code: string): string | undefined {
 
 const bare = (glyph: string): string => glyph.replaceAll('\uFE0F', '');
 const fold = (text: string): string => text.toLowerCase();
+
+/**
+ * A workspace by ID, else by name as written, else by name ignoring case (`marketing` → "Marketing"), the
+ * rule of table names; unknown → exit 4 with "did you mean", ambiguous → exit 2.
+ */
+export function pickWorkspace<W extends Pick<Workspace, 'id' | 'name'>>(workspaces: readonly W[], ref: string): W {
+  const byId = workspaces.find((workspace) => workspace.id === ref);
+  if (byId) return byId;
+  const named = matchName(workspaces, ref, (workspace, name, folding) => (folding ? folding(workspace.name) : workspace.name) === name);
+  if (named.length === 1) return named[0]!;
+  if (named.length > 1) {
+    throw new UsageError(`workspace name "${ref}" matches ${named.length} workspaces: ${named.map((w) => w.id).join(', ')}`, {
+      hint: 'give the workspace ID instead of its name',
+    });
+  }
+  const near = closest(
+    ref,
+    workspaces.map((workspace) => workspace.name),
+  );
+  throw new TdsError('NOT_FOUND', `no workspace with ID or name "${ref}" in this organization`, {
+    ...(near.length > 0
+      ? { hint: `did you mean ${near.map((name) => `"${name}"`).join(' or ')}? \`tds workspaces\` lists them` }
+      : { reason: 'unknown-workspace' as const }),
+  });
+}
