@@ -313,7 +313,7 @@ describe('BatchSender', () => {
     expect(posted.sort()).toEqual([1, 2]);
     expect(stops).toMatchObject([{ kind: 'uncertain', detail: 'HTTP 500: boom' }]);
     expect(lines.filter((line) => line.startsWith('3:'))).toEqual(['3:sending', '3:unsent']);
-    expect(kinds(events).sort()).toEqual(['accepted:1', 'unsent:3', 'uncertain:2']);
+    expect(kinds(events).sort()).toEqual(['accepted:1', 'uncertain:2', 'unsent:3']);
   });
 
   it('keeps the webhook URL out of journaled reasons', async () => {
