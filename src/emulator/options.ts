@@ -67,7 +67,7 @@ export interface EmulatorOptions {
   log?: (line: string) => void;
   /**
    * In-process only: told each request of the service (method, redacted path) as it arrives, before its
-   * latency, faults and limits; the request is handled once the promise returned settles (a test's barrier).
+   * latency, faults and limits; the request is handled once the promise returned resolves (a test's barrier).
    */
   onArrival?: (request: { method: string; path: string }) => Promise<void> | void;
   /** Clock (ms) for date presets and timestamps, before the admin clock offset; default Date.now. */

@@ -230,7 +230,7 @@ async function openLedger(
   const ledger = WebhookLedger.at(spec.dir, target);
   const count = await ledger.count();
   const usedBefore = count.submissions + count.uncertain;
-  // the journal's batches are the same across runs (settling by key refers to an earlier run's request)
+  // the journal's batches are the same across runs (reconciling by key refers to an earlier run's request)
   const source = options.journal.path
     ? createHash('sha256').update(resolve(options.journal.path)).digest('hex').slice(0, 16)
     : randomUUID();

@@ -155,7 +155,7 @@ export class BatchSender {
 
   /**
    * Starts the batch if the webhook's budget takes it; else the part that fits (journaled as a split
-   * at that record), and no batch after it: the records past the budget are pending.
+   * at that record), and no batch after it: the records past the budget are unsent.
    */
   private async startWithin(batch: Batch): Promise<void> {
     const { budget } = this.options;
