@@ -10,11 +10,6 @@ import { createLimiters, serviceTimings, type Bucket, type ServiceLimiters, type
 import { isSuccess, sendWithRetries } from './stack.js';
 import { Transport, type RawResponse, type SendRequest } from './transport.js';
 
-// http/: the one HTTP core. Public surface: ApiClient (this file), the one stack (stack.ts: the transport
-// behind a limiter and withRetries, the one retry loop; postOnce), RateLimiter and serviceTimings
-// (rate-limiter.ts), paginate, resolveTable and resolveWorkspace, the base URL and key checks
-// (connection-settings.ts), the proxy rule (proxy.ts), the errors of errors.ts.
-
 export type { WorkspacesResponse, TablesResponse, SchemaResponse, RowsPage, QueryBody };
 
 export interface ApiClientOptions {

@@ -1,9 +1,3 @@
-// src/output/: what tds prints and writes. Its surface: the formats and how one is chosen (this file),
-// records → a data format's bytes (page-encoder.ts: createPageEncoder, createRecordWriter), tables for
-// people with the pager and the listings' writer (table.ts), records as a table (record-table.ts),
-// `-o FILE` claimed, written aside and renamed (atomic-file.ts), a refused write (write-error.ts) and
-// the progress line on stderr (live-line.ts).
-
 import { extname } from 'node:path';
 import { UsageError } from '../core/errors.js';
 
