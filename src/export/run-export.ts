@@ -12,10 +12,6 @@ import { createProgress, type ExportProgress } from './progress.js';
 import { reportUnfit } from './report.js';
 import { writerFactory } from './writers.js';
 
-// export/: `tds rows` and `tds query` exports. Public surface: runExport (this file) with ExportRequest
-// (export-request.ts), readExportFlags (export-flags.ts). Inside: page-loop.ts reads, writers.ts and
-// table-writer.ts write, output.ts prepares, commits and stops the output, checkpoint.ts resumes.
-
 /** What an export uses besides its request; tests give a file opener whose writes fail. */
 export interface ExportDeps {
   open?: FileOpener;
