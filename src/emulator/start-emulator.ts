@@ -1,7 +1,5 @@
-// src/emulator/: `tds emulator`, a strict stand-in for the service. Its surface is this file:
-// `startEmulator` (a running emulator: its URL, keys, request log, stop), its options and errors
-// (fault, churn and state-file specs), the seeds and defaults, and `adminAllowed`/`isLoopbackHost`
-// (where the /_emulator/ admin routes answer). It imports nothing of the client but service/.
+// The emulator assembled from its rooms and started: startEmulator (exported through index.ts, which loads
+// this file when called) and assemble, the parts that live apart from its HTTP server.
 
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,6 +21,7 @@ import { loadState, saveState } from './store/persist.js';
 import { Intake } from './webhook/intake.js';
 import { IntakeLimits } from './webhook/limits.js';
 import { RequestHold } from './http/request-hold.js';
+import { adminAllowed } from './loopback.js';
 import {
   DEFAULT_ACTION_DELAY_MS,
   DEFAULT_HOST,
@@ -31,25 +30,6 @@ import {
   type EmulatorOptions,
   type RequestLogEntry,
   type RunningEmulator,
-} from './options.js';
-
-export { FaultSpecError, parseFaultSpec, FAULT_KINDS } from './faults/faults.js';
-export { ChurnSpecError, parseChurnRates } from './churn/churn-rates.js';
-export { StateFileError } from './store/persist.js';
-export { LatencySpecError, parseLatency, type LatencySpec } from './http/latency.js';
-export { DEMO_KEYS } from './seed/index.js';
-export {
-  DEFAULT_ACTION_DELAY_MS,
-  DEFAULT_HOST,
-  DEFAULT_INGEST_DELAY_MS,
-  DEFAULT_PORT,
-  SEED_NAMES,
-  SEEDED_ACTIONS,
-  type EmulatorOptions,
-  type RequestLogEntry,
-  type RunningEmulator,
-  type SeedName,
-  type SeededActions,
 } from './options.js';
 
 /** Starts the emulator of the service (docs/service-api.md) on an HTTP server; resolves once it listens. */
@@ -195,16 +175,4 @@ function closer(server: Server, releaseStalled: () => void, parts: EmulatorParts
       }
       parts.runner.close();
     })());
-}
-
-/** 127.0.0.0/8, ::1 (also as an IPv4-mapped address) and localhost. */
-const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])$/i;
-
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK.test(host.trim());
-}
-
-/** The admin routes answer on a loopback bind, or anywhere with --admin; elsewhere they are unknown routes (404). */
-export function adminAllowed(host: string, adminFlag: boolean): boolean {
-  return adminFlag || isLoopbackHost(host);
 }
