@@ -9,10 +9,6 @@ import { MAX_BYTES_IN_FLIGHT } from './in-flight.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import type { WireResult } from './webhook-client.js';
 
-// push/deliver: sending batches to the webhook. Public surface: BatchSender (this file) with its
-// SendEvent and StopReason (classify.ts), WebhookClient (webhook-client.ts), webhookTarget
-// (webhook-target.ts) and checkWebhook (check-webhook.ts).
-
 export interface SendOptions {
   /** how many requests to keep in flight now (in-flight.ts: rate × round trip, within --concurrency) */
   inFlightLimit(): number;

@@ -14,9 +14,6 @@ import { readDelimited } from './read-delimited.js';
 import { readJson, readNdjson } from './read-json.js';
 import { asUtf8, checkedUtf8, decodeUtf8, type EncodingSign, type InputEncoding } from './utf8-text.js';
 
-// push/input/: reading the input. Public surface: readInput (this file) and the records, formats and
-// errors of input-record.ts; the readers per format (read-json.ts, read-delimited.ts) are its own.
-
 export interface ReadOptions {
   format: InputFormat;
   /** `--types infer` (CSV/TSV) */

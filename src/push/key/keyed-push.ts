@@ -4,11 +4,6 @@ import type { Field, Table } from '../../service/index.js';
 import { keyColumn, type KeyColumn, type KeyedOptions, type PushedKeys, type KeyMapping } from './record-key.js';
 import { KeyLookups, type MirrorSource } from './key-lookups.js';
 
-// push/key/: push by key (--key). Public surface: prepareKeyed, KeyedPush and keyedOptions (this file);
-// the record key and PushedKeys (record-key.ts); KeyLookups (key-lookups.ts); markExisting
-// (--skip-existing, mark-existing.ts); KeyReconciler (reconcile.ts, which waits as intake-window.ts
-// says); TableLock (table-lock.ts).
-
 /** `--key FIELD[=COLUMN]` with `--table`, as the command gives it. */
 export interface KeyJob {
   spec: KeyMapping;

@@ -10,9 +10,6 @@ import { buildSummary, formatSummary, type PushSummary, type SummaryInput, forma
 import type { WaitSummary } from '../wait/wait-rows.js';
 import type { KeyLookups } from '../key/key-lookups.js';
 
-// push/report/: what a push tells. Public surface: PushReport (this file: warnings, the summary printed,
-// the error a push ends with), the summary and record ranges (summary.ts).
-
 /** --key: what the summary tells of the keys. */
 export interface KeyReport {
   field: string;

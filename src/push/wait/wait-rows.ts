@@ -11,10 +11,6 @@ import type { KeyedPush } from '../key/keyed-push.js';
 import { KeyedRowsFile, writePushedRows, type RowsOutput } from './write-rows.js';
 import type { KeyLookups } from '../key/key-lookups.js';
 
-// push/wait/: --wait. Public surface: waitAfterSending (this file: --wait polls the row count until the
-// rows sent are visible; --wait settled polls the pushed rows until their action cells are done) and
-// -o's rows (write-rows.ts: kept by key in a temporary file, written in input order).
-
 /** --wait: the rows visible (rowCount), or with --key the rows settled; with -o, the file written. */
 export type WaitSummary =
   | ({ mode: 'visible' } & WaitResult)
