@@ -1,10 +1,3 @@
-// src/stats/: `tds stats`. Its surface is `runStats` and the formats (this file: one table's figures
-// as the terminal view, the HTML page or records), `tableStats` (figures.ts: the figures, all
-// computed by DuckDB in a few scans, which the MCP tools read too), the report's types
-// (stats-report.ts), `findMirrorTable` and the mirror's fields (mirror-catalog.ts) and `fieldSql` (field-sql.ts,
-// which the checks share). Inside: error-cause.ts (failure causes), terminal-report.ts, html-report.ts,
-// svg-charts.ts and figure-text.ts.
-
 import { access } from 'node:fs/promises';
 import type { Context } from '../core/context.js';
 import { TdsError } from '../core/errors.js';
