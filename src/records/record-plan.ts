@@ -1,4 +1,4 @@
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../core/index.js';
 import type { Field } from '../service/index.js';
 import { carriesStatus, keyFields, type KeyedField } from './column-keys.js';
 import { META_KEYS, type ShapeOptions } from './shape-options.js';
