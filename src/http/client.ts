@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { redactSecrets } from '../core/redact.js';
+import { redactSecrets } from '../core/index.js';
 import type { QueryBody, RowsPage, SchemaResponse, TablesResponse, WorkspacesResponse } from '../service/index.js';
 import { isLoopbackHost, parseBaseUrl, type BaseUrl, checkKeyText } from './connection-settings.js';
 import { callFailure, type Attempt, describeNetworkCode, unexpectedResponse } from './errors.js';
