@@ -6,7 +6,7 @@
 // module from tableOutput()), records as a table (record-table.ts, recordTableOutput()) and records → a
 // data format's bytes (page-encoder.ts, pageEncoderOutput(): createPageEncoder, createRecordWriter).
 
-import type { Context } from '../core/context.js';
+import type { Context } from '../core/index.js';
 import type { FileOpener } from './atomic-file.js';
 import type { ListingLayout } from './table.js';
 
