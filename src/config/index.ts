@@ -6,7 +6,7 @@
 // keys here at start-up; settings.ts is loaded by the first call below that reads a setting.
 
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
+import type { Context } from '../core/index.js';
 import type { Settings, SettingsSources } from './settings.js';
 
 export { KeychainUnavailable, keychainEnabled, readKeychainKey, removeKeychainKey, writeKeychainKey, type KeyStore } from './keychain.js';

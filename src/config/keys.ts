@@ -1,7 +1,6 @@
-import { UsageError } from '../core/errors.js';
-import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
-import { OUTPUT_FORMATS } from '../output/format.js';
-import { redactWebhookUrl } from '../core/redact.js';
+import { UsageError, parseIntegerOption, parseNumberOption, redactWebhookUrl } from '../core/index.js';
+import { OUTPUT_FORMATS } from '../output/index.js';
+// http/index.ts would load the client: the keys are read at start-up, by the command definitions
 import { parseBaseUrl, checkKeyText } from '../http/connection-settings.js';
 
 /** The checks file when none is named (and the `checks` setting names none). */

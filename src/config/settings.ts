@@ -1,10 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { TdsError, UsageError } from '../core/errors.js';
-import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
-import type { Format } from '../output/format.js';
-import { proxySettings, type ProxySettings } from '../http/proxy.js';
+import { type Context, TdsError, UsageError, parseIntegerOption, parseNumberOption } from '../core/index.js';
+import type { Format } from '../output/index.js';
+import { proxySettings, type ProxySettings } from '../http/index.js';
 import { configKey, DEFAULT_PROFILE, KEY_STORE, notifyConfigKey, webhookConfigKey } from './keys.js';
 import { configFile, readConfig } from './store.js';
 import { readSecret } from './read-secret.js';
