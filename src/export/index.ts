@@ -5,11 +5,11 @@
 // read export-request.ts's defaults here at start-up; the flags (csv-parse) and the export itself are
 // loaded by the first call of the functions below.
 
-import type { Context } from '../core/context.js';
+import type { Context } from '../core/index.js';
 import type { ExportCommandLine, ExportFlags, ExportFlagValues } from './export-flags.js';
 import type { ExportRequest, ExportSummary, FetchPage } from './export-request.js';
 import type { ExportDeps } from './run-export.js';
-import type { Format } from '../output/format.js';
+import type { Format } from '../output/index.js';
 
 export type { ExportFlags, ExportFlagValues } from './export-flags.js';
 export {

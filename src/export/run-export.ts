@@ -1,8 +1,7 @@
-import { HashedStringSet } from '../collections/hashed-string-set.js';
-import type { Context } from '../core/context.js';
-import type { FileOpener } from '../output/atomic-file.js';
-import { OutputWriteError } from '../output/write-error.js';
-import { statusFieldIds } from '../records/record-plan.js';
+import { HashedStringSet } from '../collections/index.js';
+import type { Context } from '../core/index.js';
+import { type FileOpener, OutputWriteError } from '../output/index.js';
+import { statusFieldIds } from '../records/index.js';
 import { exportFingerprint, ExportState, type ExportFingerprint } from './checkpoint.js';
 import type { ExportRequest, ExportSummary, FetchPage } from './export-request.js';
 import { commitOutput, failOnTruncation, prepareOutput, stopExport, type PreparedOutput } from './output.js';
