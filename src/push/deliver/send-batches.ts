@@ -1,5 +1,4 @@
-import type { RateLimiter } from '../../http/rate-limiter.js';
-import type { RetryPolicy } from '../../http/retry-policy.js';
+import type { RateLimiter, RetryPolicy } from '../../http/index.js';
 import type { JournalEntry } from '../journal/journal-format.js';
 import type { KeyReconciler } from '../key/reconcile.js';
 import { splitBatch, type Batch } from '../plan/batch.js';

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { UsageError } from '../../core/errors.js';
+import { UsageError } from '../../core/index.js';
 import {
   InputError,
   type InputRecord,

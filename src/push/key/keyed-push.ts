@@ -1,5 +1,4 @@
-import type { ApiClient } from '../../http/client.js';
-import { resolveTable } from '../../http/resolve-table.js';
+import { type ApiClient, resolveTable } from '../../http/index.js';
 import type { Field, Table } from '../../service/index.js';
 import { keyColumn, type KeyColumn, type KeyedOptions, type PushedKeys, type KeyMapping } from './record-key.js';
 import { KeyLookups, type MirrorSource } from './key-lookups.js';

@@ -1,5 +1,4 @@
-import type { Context } from '../../core/context.js';
-import { TdsError } from '../../core/errors.js';
+import { type Context, TdsError } from '../../core/index.js';
 import type { ValidationResult, SendResult } from '../input-reads.js';
 import type { StopReason } from '../deliver/classify.js';
 import type { ReadStats } from '../input/input-record.js';
