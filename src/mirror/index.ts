@@ -6,9 +6,9 @@
 // history and `tds diff` have their own folders (history/, diff/). Readers import this without the sync:
 // what a sync or a query runs is loaded by the first call of the functions below.
 
-import type { Context } from '../core/context.js';
+import type { Context } from '../core/index.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { ApiClient } from '../http/client.js';
+import type { ApiClient } from '../http/index.js';
 import type { MirrorKeys } from './mirror-keys.js';
 import type { SqlRequest } from './run-sql.js';
 import type { StoredField } from './schema-drift.js';

@@ -1,7 +1,5 @@
 import { rmdir } from 'node:fs/promises';
-import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
-import { lockAddress, namedLockHolder, tryNamedLock, type ProcessLock } from '../core/process-lock.js';
+import { type Context, UsageError, lockAddress, namedLockHolder, tryNamedLock, type ProcessLock } from '../core/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
@@ -12,9 +10,9 @@ import {
   someoneWaits,
   type Database,
   type OpenOptions,
-} from '../duckdb/engine.js';
-import type { FileAccess } from '../duckdb/file-access.js';
-import { quoteLiteral } from '../duckdb/sql-text.js';
+  type FileAccess,
+  quoteLiteral,
+} from '../duckdb/index.js';
 import { SYNCS_TABLE_2, upgradeFormat1 } from './history/upgrade-format-1.js';
 
 // A mirror is a DuckDB file: one table per service table (with its history table and macros), and the
