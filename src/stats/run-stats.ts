@@ -1,12 +1,11 @@
 import { access } from 'node:fs/promises';
-import type { Context } from '../core/context.js';
-import { TdsError } from '../core/errors.js';
-import { openMirror, requireMirror, waitOn } from '../mirror/mirror-db.js';
+import { type Context, TdsError } from '../core/index.js';
+import { openMirror, requireMirror, waitOn } from '../mirror/index.js';
 import { writeWhole, tableFit } from '../output/table.js';
 import { tableStats } from './figures.js';
 import { createPageEncoder } from '../output/page-encoder.js';
-import type { DataFormat } from '../output/format.js';
-import type { OutputRecord } from '../records/row-shaper.js';
+import type { DataFormat } from '../output/index.js';
+import type { OutputRecord } from '../records/index.js';
 import { renderHtmlReport } from './html-report.js';
 import type { ColumnStats, TableStats } from './stats-report.js';
 import { renderTerminalReport } from './terminal-report.js';
