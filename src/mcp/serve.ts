@@ -1,9 +1,7 @@
 import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { z } from 'zod';
-import type { Context } from '../core/context.js';
-import { TdsError, UsageError } from '../core/errors.js';
-import { redactSecrets } from '../core/redact.js';
+import { type Context, TdsError, UsageError, redactSecrets } from '../core/index.js';
 import { Session, type McpServeOptions } from './session.js';
 import { boundText, toolFailure, toolSuccess, callContext, ToolFailure, type Tool, type ToolCall } from './tool.js';
 import { Writable } from 'node:stream';
