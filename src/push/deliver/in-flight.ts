@@ -137,10 +137,10 @@ export class FlightControl {
     return limit;
   }
 
-  /** What the summary tells: the round trip measured (ms) and the count arrived at. */
-  get chosen(): { roundTripMs: number; inFlight: number } | undefined {
+  /** What the summary tells: the round trip measured (ms) and the count the rule allows now. */
+  get chosen(): { roundTripMs: number; allowed: number } | undefined {
     const { srttMs } = this.state;
-    return srttMs === undefined ? undefined : { roundTripMs: Math.round(srttMs), inFlight: inFlightFor(this.state, this.limits) };
+    return srttMs === undefined ? undefined : { roundTripMs: Math.round(srttMs), allowed: inFlightFor(this.state, this.limits) };
   }
 
   private describe(): string {
