@@ -173,8 +173,8 @@ const perSecond = (rate: number): number => (rate < 10 ? Math.round(rate * 10) /
 /** `1 batch`, `2 batches`. */
 const count = (value: number, one: string, many: string): string => `${n(value)} ${value === 1 ? one : many}`;
 
-/** The human summary (stderr). */
-export function formatSummary(summary: PushSummary): string {
+/** The human summary (stderr); `journalNote` follows the journal's path (kept for --resume, or when it goes). */
+export function formatSummary(summary: PushSummary, journalNote?: string): string {
   const { records, batches } = summary;
   const lines = [
     summary.dryRun
@@ -220,7 +220,7 @@ export function formatSummary(summary: PushSummary): string {
     const { budget, used, left } = summary.budget;
     row('webhook budget', `${n(used)} of ${n(budget)} submissions used, ${n(left)} left (webhook-budget)`);
   }
-  if (summary.journal) row('journal', summary.journal);
+  if (summary.journal) row('journal', `${summary.journal}${journalNote ? ` (${journalNote})` : ''}`);
   return `${lines.join('\n')}\n`;
 }
 
