@@ -15,7 +15,7 @@ import type { RetryPolicy } from '../http/retry-policy.js';
 import { BatchSender } from './deliver/send-batches.js';
 import type { SendEvent, StopReason } from './deliver/classify.js';
 import type { WebhookClient } from './deliver/webhook-client.js';
-import type { FlightControl } from './deliver/in-flight.js';
+import type { FlightControl, NetworkFigures } from './deliver/in-flight.js';
 import { CONFIRMED_REASON, entryOf, type JournalHeader } from './journal/journal-format.js';
 import { JournalWriter } from './journal/journal-writer.js';
 import { markExisting } from './key/mark-existing.js';
@@ -26,7 +26,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { WebhookLedger, type LedgerRun } from './ledger/index.js';
 import type { SubmissionBudget } from './deliver/send-batches.js';
-import type { NetworkFigures } from './report/summary.js';
 
 // The two reads of the input, each through batchInput (plan/input-batches.ts): validateInput reads and
 // batches all of it without sending (a dry run, and a file checked before anything is sent); sendInput

@@ -53,6 +53,15 @@ export interface FlightLimits {
   ceiling?: number | undefined;
 }
 
+/** What a push's summary tells: the round trip as measured (ms), the most requests in flight at once, and how many the rule allowed. */
+export interface NetworkFigures {
+  roundTripMs: number;
+  /** never more than the requests the push made */
+  inFlight: number;
+  /** the webhook's rate × the round trip, within --concurrency */
+  allowed: number;
+}
+
 /** What one request of the push ended with. */
 export type FlightAnswer = { kind: 'answered'; rttMs: number } | { kind: 'throttled' } | { kind: 'server-error' };
 

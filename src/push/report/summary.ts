@@ -1,17 +1,9 @@
+import type { NetworkFigures } from '../deliver/in-flight.js';
 import type { LookupRequests } from '../key/key-lookups.js';
 import type { PushTally, UncertainBatch } from '../plan/tally.js';
 import type { WaitSummary } from '../wait/wait-rows.js';
 
 // The summary of a push: its counts and figures, as `--json` prints them and as stderr shows them.
-
-/** The webhook's round trip as measured (ms), the most requests in flight at once, and how many the in-flight rule allowed. */
-export interface NetworkFigures {
-  roundTripMs: number;
-  /** never more than the requests the push made */
-  inFlight: number;
-  /** in-flight.ts: the webhook's rate × the round trip, within --concurrency */
-  allowed: number;
-}
 
 /** --key: what the keys decided. */
 export interface KeySummary {
