@@ -46,6 +46,8 @@ async function runDemo(ctx: Context, emulator: RunningEmulator, dir: string): Pr
     TDS_API_KEY: emulator.apiKey,
     TDS_WEBHOOK_URL: (await readFile(webhookFile, 'utf8')).trim(),
     TDS_CONFIG_DIR: join(dir, 'config'),
+    // the pushes' journals and the webhook's ledger stay in the demo's folder, out of the user's data folder
+    TDS_DATA_DIR: join(dir, 'data'),
     TDS_RATE_SCALE: String(DEMO_SCALE),
   };
 

@@ -107,7 +107,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
       limits: { maxObjects: options.batchSize, maxBytes: WEBHOOK_MAX_BODY_BYTES },
       journal: {
         ...(options.journal !== undefined ? { path: options.journal } : {}),
-        ...(pipe ? {} : { beside: args.input }),
+        ...(pipe ? {} : { byDefault: { input: args.input, dataDir: dataDir(ctx.io.env) } }),
         resume: Boolean(options.resume),
         uncertain: { ...uncertainPolicy(options), byKey: options.key !== undefined },
         ...(named && target !== named ? { webhook: named } : {}),

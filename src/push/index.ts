@@ -14,6 +14,7 @@ export { csvDelimiter, INPUT_FORMATS, inputFormatOf, type InputFormat } from './
 export type { ReadOptions } from './input/read-input.js';
 export { encodingNote, parseInputEncoding, type InputEncoding } from './input/utf8-text.js';
 export type { KeyJob } from './key/keyed-push.js';
+export { JOURNAL_KEEP_DAYS } from './journal/journal-folder.js';
 export { dataDir } from './ledger/index.js';
 export { parseKeyMapping, type KeyMapping } from './key/record-key.js';
 export { overlaps, parseBatchSelection, type UncertainPolicy } from './plan/resume-plan.js';

@@ -23,8 +23,11 @@ export interface InputOptions {
 export interface JournalOptions {
   /** --journal FILE */
   path?: string;
-  /** without --journal, a file input: its journal is beside it, one per webhook (none for stdin) */
-  beside?: string;
+  /**
+   * without --journal, a file input: its journal is found or made in tds's data folder, one per input and
+   * webhook (journal-folder.ts; none for stdin)
+   */
+  byDefault?: { input: string; dataDir: string };
   resume: boolean;
   /** uncertain batches of an earlier run: left alone, sent again (--resend-uncertain) or confirmed (--accept-uncertain) */
   uncertain: UncertainPolicy;

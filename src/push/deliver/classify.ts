@@ -89,8 +89,11 @@ export type SendEvent =
   | { kind: 'unsent'; batch: Batch }
   /** --skip-existing: records of the batch whose keys the table held (not sent) */
   | { kind: 'existing'; batch: Batch; records: number }
-  /** --key: records of an uncertain request whose keys were found in the table (taken in) */
-  | { kind: 'reconciled'; batch: Batch; records: number };
+  /**
+   * --key: records whose keys were found in the table (taken in): of an uncertain request, or (`earlier`)
+   * of a batch of a changed input that an earlier run had sent
+   */
+  | { kind: 'reconciled'; batch: Batch; records: number; earlier?: true };
 
 /** Why a sending run stopped starting batches. */
 export type StopReason =

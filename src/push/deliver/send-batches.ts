@@ -58,6 +58,8 @@ export class BatchSender {
   private readonly running = new Set<Promise<void>>();
   /** bytes of the bodies of the batches running (MAX_BYTES_IN_FLIGHT) */
   private runningBytes = 0;
+  /** the most batches this run had in flight at once */
+  private most = 0;
 
   private readonly journal: BatchJournal;
 
@@ -79,6 +81,11 @@ export class BatchSender {
   /** Requests on the wire now (for the progress line). */
   get inFlight(): number {
     return this.poster.inFlight;
+  }
+
+  /** The most requests this run had in flight at once (never more than the batches it sent). */
+  get mostInFlight(): number {
+    return this.most;
   }
 
   /** When this run's last request to the webhook ended (0: none). */
@@ -181,5 +188,6 @@ export class BatchSender {
         this.runningBytes -= batch.bytes;
       });
     this.running.add(task);
+    this.most = Math.max(this.most, this.running.size);
   }
 }

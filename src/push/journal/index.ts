@@ -1,5 +1,6 @@
 // push/journal/: the push journal. Surface: the journal's lines and header (journal-format.ts), JournalWriter
-// (journal-writer.ts), and the earlier run's journal: where it is, read and checked (prior-journal.ts).
+// (journal-writer.ts), where a journal is and when a completed push's goes (journal-folder.ts), and the
+// earlier run's journal, read and checked (prior-journal.ts).
 
 export {
   CONFIRMED_REASON,
@@ -11,4 +12,5 @@ export {
   type JournalHeader,
 } from './journal-format.js';
 export { journalConfirmed, JournalWriter } from './journal-writer.js';
-export { defaultJournalPath, journalExists, priorJournal } from './prior-journal.js';
+export { defaultJournalPath, journalExists, JOURNAL_KEEP_DAYS } from './journal-folder.js';
+export { priorJournal } from './prior-journal.js';

@@ -53,9 +53,23 @@ export interface JournalEntry {
   at: string;
 }
 
+/**
+ * The line a push that completed (exit 0) appends: its journal may go after JOURNAL_KEEP_DAYS
+ * (journal-folder.ts). A later run that continues the journal appends after it, so only a last line says so.
+ */
+export interface CompletionLine {
+  complete: true;
+  at: string;
+}
+
+export const isCompletionLine = (line: unknown): line is CompletionLine =>
+  typeof line === 'object' && line !== null && (line as { complete?: unknown }).complete === true;
+
 export interface JournalContents {
   header: JournalHeader;
   entries: JournalEntry[];
+  /** the last line is a completion line: the push it records completed */
+  complete?: boolean;
 }
 
 /** What the journal needs to know of a batch (or of the half of one a 413 made). */

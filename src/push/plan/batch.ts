@@ -25,9 +25,11 @@ export interface Batch {
   sha256: string;
   /**
    * --key: an uncertain batch of an earlier run, to be reconciled by looking its keys up (not sent as it
-   * is): when it was journaled, and whether it was cut off while sending (not known to be answered)
+   * is): when it was journaled, and whether it was cut off while sending (not known to be answered);
+   * `changed`: not an uncertain request but a batch of an input that changed since an earlier run, which
+   * may hold records that run sent
    */
-  unreconciled?: { at: number; cutOff: boolean };
+  unreconciled?: { at: number; cutOff: boolean; changed?: true };
   /** --skip-existing: the records whose keys the table already holds */
   existing?: ReadonlySet<number>;
 }
