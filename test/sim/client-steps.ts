@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runClient, spawnClient, type ClientRun } from './client.js';
@@ -50,10 +51,16 @@ export class ClientSteps {
     for (const id of touched) if (!this.ledger.firstSyncAt.has(id)) this.ledger.firstSyncAt.set(id, startedAt);
     const delivered = step.changes ? await this.beginChanges(touched, mirrored) : new Map<string, number>();
 
-    const args = ['sync', ...named.map((table) => table.id), ...(namedGone ? [namedGone.tableId] : []), '--json'];
+    const syncedBefore = await lastSyncId(world);
+    // the summary: --json on stdout, or with --changes (which has stdout) the mirror's _tds_syncs
+    const args = [
+      'sync',
+      ...named.map((table) => table.id),
+      ...(namedGone ? [namedGone.tableId] : []),
+      step.changes ? '--changes' : '--json',
+    ];
     if (step.mode === 'full') args.push('--full');
     if (step.mode === 'maxStale') args.push('--max-stale', '1h');
-    if (step.changes) args.push('--changes');
     if (step.lake) args.push('--lake', this.lake.dir);
     if (step.prune) args.push('--prune-history', step.prune);
     const closeAfter = step.changes && step.closeAfter ? step.closeAfter : 0;
@@ -61,7 +68,7 @@ export class ClientSteps {
     let run: ClientRun;
     try {
       if (step.mode === 'follow') {
-        args.splice(args.indexOf('--json'), 1);
+        if (!step.changes) args.splice(args.indexOf('--json'), 1);
         run = await spawnClient(world, [...args, '--follow', '--every', '1'], {
           kill: step.kill ?? { at: 12, signal: 'SIGTERM' },
           env: { TMPDIR: this.tmp },
@@ -102,9 +109,9 @@ export class ClientSteps {
         run,
         named.map((table) => table.id),
       );
-    if (run.code !== 0 || step.mode === 'follow' || !run.stdout.trim()) return;
+    if (run.code !== 0 || step.mode === 'follow') return;
 
-    const summaries = parseSyncSummary(run.stdout, step.changes);
+    const summaries = step.changes ? await syncsSince(world, syncedBefore) : parseSyncSummary(run.stdout);
     const now = await mirroredTables(world);
     const versions = await mirrorVersions(world, now);
     const verified = await verifiedTimes(world);
@@ -439,12 +446,31 @@ async function verifiedTimes(world: World): Promise<Map<string, string>> {
   return new Map(rows.map((row) => [String(row.table_id), new Date(Number(row.v)).toISOString()]));
 }
 
-/** The tables of `tds sync --json` (with --changes, the summary is on stderr and the tables from the mirror are read instead). */
-function parseSyncSummary(stdout: string, changes: boolean): SyncSummaryTable[] {
-  const lines = stdout.split('\n').filter(Boolean);
-  const summary = changes ? lines.find((line) => line.startsWith('{"db"')) : lines.at(-1);
-  if (!summary) return [];
-  return (JSON.parse(summary) as { tables: SyncSummaryTable[] }).tables;
+/** The tables of `tds sync --json`. */
+function parseSyncSummary(stdout: string): SyncSummaryTable[] {
+  const summary = stdout.split('\n').filter(Boolean).at(-1);
+  return summary ? (JSON.parse(summary) as { tables: SyncSummaryTable[] }).tables : [];
+}
+
+/** The newest sync ID in the mirror (0 before its first). */
+async function lastSyncId(world: World): Promise<number> {
+  if (!existsSync(world.harness.db)) return 0;
+  return Number((await query(world, 'SELECT coalesce(max(sync_id), 0) AS n FROM _tds_syncs'))[0]?.n ?? 0);
+}
+
+/** The last sync of each table after `after`, as the summary of `--json` would say it. */
+async function syncsSince(world: World, after: number): Promise<SyncSummaryTable[]> {
+  const rows = await query(
+    world,
+    `SELECT table_id, mirror_table, sync_id, mode, complete FROM _tds_syncs WHERE sync_id > ${after} QUALIFY row_number() OVER (PARTITION BY table_id ORDER BY sync_id DESC) = 1 ORDER BY sync_id`,
+  );
+  return rows.map((row) => ({
+    tableId: String(row.table_id),
+    mirrorTable: String(row.mirror_table),
+    syncId: Number(row.sync_id),
+    mode: String(row.mode),
+    complete: row.complete === true,
+  }));
 }
 
 export const lastLines = (text: string): string => text.trim().split('\n').slice(-3).join(' | ');
