@@ -9,7 +9,7 @@ import { runHistory, type RunOutcome } from './simulate.js';
 // and every history the simulator shrank from a real bug, replayed (test/sim/histories/: one file each,
 // named after what it broke). `npm run sim` runs longer histories over many seeds.
 
-const SMOKE_SEEDS = [3, 5];
+const SMOKE_SEEDS = [4, 36];
 const SMOKE_STEPS = 6;
 const HISTORIES = fileURLToPath(new URL('histories/', import.meta.url));
 
