@@ -35,14 +35,25 @@ export class CheckSteps {
   /** Per check, the status a receiver last took (answered 2xx); a check not in it was never told. */
   private readonly told = new Map<string, string>();
 
-  constructor(
-    private readonly world: World,
-    private readonly ledger: Ledger,
-    private readonly lake: LakeView,
-    private readonly receiver: NotifyReceiver,
-    private readonly checkRun: (run: ClientRun) => void,
-    private readonly tmp: string,
-  ) {}
+  private readonly world: World;
+  private readonly ledger: Ledger;
+  private readonly lake: LakeView;
+  private readonly receiver: NotifyReceiver;
+  private readonly checkRun: (run: ClientRun) => void;
+  private readonly tmp: string;
+
+  constructor(parts: {
+    world: World;
+    ledger: Ledger;
+    lake: LakeView;
+    receiver: NotifyReceiver;
+    /** invariant 8 of a command (ClientSteps.checkRun) */
+    checkRun: (run: ClientRun) => void;
+    /** the temporary folder of the processes it starts */
+    tmp: string;
+  }) {
+    ({ world: this.world, ledger: this.ledger, lake: this.lake, receiver: this.receiver, checkRun: this.checkRun, tmp: this.tmp } = parts);
+  }
 
   async check(i: number, step: Extract<Step, { kind: 'check' }>): Promise<void> {
     const { world } = this;

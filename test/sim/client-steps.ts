@@ -1,12 +1,22 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runClient, spawnClient, type ClientRun } from './client.js';
 import type { Step } from './history.js';
 import { changesBetween, setsDiffer, unexpectedOutput, versionsDiffer, versionsOfSnapshot, type Ledger } from './invariants.js';
 import { pruneHorizons, type LakeView } from './lake-view.js';
-import { ident, mirroredTables, mirrorVersions, query, type MirroredTable, type Versions } from './mirror-view.js';
+import {
+  deliveredSyncs,
+  ident,
+  lastSyncId,
+  mirroredTables,
+  mirrorVersions,
+  parseSyncSummary,
+  syncsSince,
+  verifiedTimes,
+  type MirroredTable,
+  type Versions,
+} from './mirror-view.js';
 import type { SimTable, World } from './world.js';
 
 // The client's steps of a history: the real tds (sync in its modes, with kills, faults and --changes;
@@ -17,14 +27,6 @@ import type { SimTable, World } from './world.js';
  * that answer (client and emulator share this process's event loop): a request later still was started after it.
  */
 const ANSWER_JITTER_MS = 20;
-
-interface SyncSummaryTable {
-  tableId: string;
-  mirrorTable: string;
-  syncId: number;
-  mode: string;
-  complete: boolean;
-}
 
 export class ClientSteps {
   constructor(
@@ -428,49 +430,6 @@ export class ClientSteps {
     this.ledger.check(!run.outlived, 8, () => `tds ${run.args.join(' ')} outlived its step`);
     this.ledger.check(run.code !== 1 || run.killed, 8, () => `tds ${run.args.join(' ')} exited 1: ${lastLines(run.stderr)}`);
   }
-}
-
-/** Each table's `_tds_changes.delivered_sync` (none before a first --changes). */
-async function deliveredSyncs(world: World): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  const has = await query(world, "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = '_tds_changes'");
-  if (Number(has[0]?.n) === 0) return out;
-  for (const row of await query(world, 'SELECT table_id, delivered_sync FROM _tds_changes'))
-    out.set(String(row.table_id), Number(row.delivered_sync));
-  return out;
-}
-
-/** Each table's `_tds_tables.verified_at` (ISO), where it has one. */
-async function verifiedTimes(world: World): Promise<Map<string, string>> {
-  const rows = await query(world, 'SELECT table_id, epoch_ms(verified_at) AS v FROM _tds_tables WHERE verified_at IS NOT NULL');
-  return new Map(rows.map((row) => [String(row.table_id), new Date(Number(row.v)).toISOString()]));
-}
-
-/** The tables of `tds sync --json`. */
-function parseSyncSummary(stdout: string): SyncSummaryTable[] {
-  const summary = stdout.split('\n').filter(Boolean).at(-1);
-  return summary ? (JSON.parse(summary) as { tables: SyncSummaryTable[] }).tables : [];
-}
-
-/** The newest sync ID in the mirror (0 before its first). */
-async function lastSyncId(world: World): Promise<number> {
-  if (!existsSync(world.harness.db)) return 0;
-  return Number((await query(world, 'SELECT coalesce(max(sync_id), 0) AS n FROM _tds_syncs'))[0]?.n ?? 0);
-}
-
-/** The last sync of each table after `after`, as the summary of `--json` would say it. */
-async function syncsSince(world: World, after: number): Promise<SyncSummaryTable[]> {
-  const rows = await query(
-    world,
-    `SELECT table_id, mirror_table, sync_id, mode, complete FROM _tds_syncs WHERE sync_id > ${after} QUALIFY row_number() OVER (PARTITION BY table_id ORDER BY sync_id DESC) = 1 ORDER BY sync_id`,
-  );
-  return rows.map((row) => ({
-    tableId: String(row.table_id),
-    mirrorTable: String(row.mirror_table),
-    syncId: Number(row.sync_id),
-    mode: String(row.mode),
-    complete: row.complete === true,
-  }));
 }
 
 export const lastLines = (text: string): string => text.trim().split('\n').slice(-3).join(' | ');

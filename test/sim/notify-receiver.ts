@@ -30,9 +30,9 @@ export class NotifyReceiver {
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<NotifyReceiver> {
-    let receiver: NotifyReceiver | undefined;
-    const server = createServer((req, res) => receiver!.handle(req, res));
-    receiver = new NotifyReceiver(server);
+    const server = createServer();
+    const receiver = new NotifyReceiver(server);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => receiver.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return receiver;
   }

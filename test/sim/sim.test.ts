@@ -5,8 +5,8 @@ import { generateHistory, type History } from './history.js';
 import { INVARIANTS, type InvariantId } from './invariants.js';
 import { runHistory, type RunOutcome } from './simulate.js';
 
-// The simulator in the suite: a smoke of fixed seeds (short histories, every invariant after every step),
-// and every history the simulator shrank from a real bug, replayed (test/sim/histories/: one file each,
+// The simulator in the suite: a smoke of fixed seeds (short histories, every invariant after every step;
+// 4 and 36 reach a --changes pipe closed early, --prune-history, the lake and tds check --notify), and every history the simulator shrank from a real bug, replayed (test/sim/histories/: one file each,
 // named after what it broke). `npm run sim` runs longer histories over many seeds.
 
 const SMOKE_SEEDS = [4, 36];

@@ -50,7 +50,7 @@ class Simulation {
     const checkRun = (run: ClientRun): void => this.client.checkRun(run);
     this.lake = new LakeView(world, this.ledger, checkRun);
     this.client = new ClientSteps(world, this.ledger, log, this.tmp, this.lake);
-    this.checks = new CheckSteps(world, this.ledger, this.lake, receiver, checkRun, this.tmp);
+    this.checks = new CheckSteps({ world, ledger: this.ledger, lake: this.lake, receiver, checkRun, tmp: this.tmp });
   }
 
   async run(steps: readonly Step[]): Promise<RunOutcome> {
