@@ -132,7 +132,7 @@ describe('ApiClient retries', () => {
 
   it('aborts requests in flight at once, through one listener on the signal for all of them', async () => {
     const controller = new AbortController();
-    const server = await serve(() => ('hang'));
+    const server = await serve(() => 'hang');
     const api = client(server, { signal: controller.signal });
     const pending = Promise.allSettled([api.workspaces(), api.tables(), api.schema('t1')]);
     await vi.waitFor(() => expect(server.requests).toHaveLength(3));

@@ -154,7 +154,11 @@ describe('BatchSender', () => {
   });
 
   it('sends after a refused connection once the webhook answers', async () => {
-    const dead = new WebhookClient({ target: webhookTarget(webhookUrl(`http://127.0.0.1:${await closedPort()}`)), connections: 1, timeoutMs: 2000 });
+    const dead = new WebhookClient({
+      target: webhookTarget(webhookUrl(`http://127.0.0.1:${await closedPort()}`)),
+      connections: 1,
+      timeoutMs: 2000,
+    });
     const liveServer = await startScriptedServer(accepted);
     servers.push(liveServer);
     const live = new WebhookClient({ target: webhookTarget(webhookUrl(liveServer.origin)), connections: 1, timeoutMs: 2000 });
@@ -323,7 +327,10 @@ describe('BatchSender', () => {
   });
 
   it('keeps the webhook URL out of journaled reasons', async () => {
-    const { journal } = await run(batches(1), () => ({ status: 400, body: { message: `bad request to ${webhookUrl(servers[0]!.origin)}` } }));
+    const { journal } = await run(batches(1), () => ({
+      status: 400,
+      body: { message: `bad request to ${webhookUrl(servers[0]!.origin)}` },
+    }));
     expect(JSON.stringify(journal)).not.toContain('wh_test_secret');
     expect(journal.at(-1)!.reason).toContain('***');
   });
