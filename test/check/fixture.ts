@@ -72,3 +72,16 @@ export async function startReceiver(script: Script = () => ({ status: 200 })): P
     notifications: () => server.requests.map((request) => JSON.parse(request.body) as Notification),
   });
 }
+
+/** The checks of docs/check.md's example for Leads, by name and severity, in order. */
+export const DOCUMENTED_CHECKS: Array<[string, 'fail' | 'warn']> = [
+  ['rows', 'fail'],
+  ['fill Email', 'fail'],
+  ['unique Email', 'fail'],
+  ['accepted Stage', 'fail'],
+  ['failure_rate Enrich', 'fail'],
+  ['stuck Enrich', 'fail'],
+  ['activity', 'fail'],
+  ['fresh', 'fail'],
+  ['sql owners', 'warn'],
+];

@@ -1,4 +1,5 @@
 import type { Field, Row } from '../../src/service/index.js';
+import { choices } from './field-specs.js';
 
 // The schemas and rows the pure tests (filter, records, output) run on, as the service sends them.
 
@@ -22,21 +23,14 @@ export const FILTER_FIELDS: Field[] = [
   field('fld_phone', 'phone', 'Phone', 'phone_number'),
   field('fld_site', 'website', 'Website', 'url'),
   field('fld_logo', 'logo', 'Logo', 'image'),
+  // Churned's value equals another option's label: the value wins
   field('fld_stage', 'stage', 'Stage', {
     type: 'select',
-    options: [
-      { label: 'Lead', value: 'opt_lead' },
-      { label: 'Customer', value: 'opt_customer' },
-      { label: 'On hold', value: 'opt_hold' },
-      { label: 'Churned', value: 'Lead' }, // a value equal to another option's label: the value wins
-    ],
+    options: choices(['Lead', 'opt_lead'], ['Customer', 'opt_customer'], ['On hold', 'opt_hold'], ['Churned', 'Lead']),
   }),
   field('fld_tags', 'tags', 'Tags', {
     type: 'multi_select',
-    options: [
-      { label: 'VIP', value: 'tag_vip' },
-      { label: 'Partner', value: 'tag_partner' },
-    ],
+    options: choices(['VIP', 'tag_vip'], ['Partner', 'tag_partner']),
   }),
   field('fld_meta', 'metadata', 'Metadata', 'object'),
   field('fld_score', 'score', 'Score', 'formula'),
@@ -65,17 +59,11 @@ export const RECORD_FIELDS: Field[] = [
   field('f_v2label', 'value_old', 'Value (2)', 'text'),
   field('f_stage', 'stage', 'Stage', {
     type: 'select',
-    options: [
-      { label: 'Closed Won', value: 'closed_won' },
-      { label: 'New', value: 'new' },
-    ],
+    options: choices(['Closed Won', 'closed_won'], ['New', 'new']),
   }),
   field('f_tags', 'tags', 'Tags', {
     type: 'multi_select',
-    options: [
-      { label: 'VIP', value: 'vip' },
-      { label: 'Partner', value: 'partner' },
-    ],
+    options: choices(['VIP', 'vip'], ['Partner', 'partner']),
   }),
   field('f_addr', 'address', 'Address', 'object'),
   field('f_enrich', 'enrich', 'Enrich', 'action'),

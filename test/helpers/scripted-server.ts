@@ -76,7 +76,7 @@ export async function startScriptedServer(script: Script, options: { keepAliveTi
       closed,
     };
     scripted.requests.push(request);
-    answer(res, await script(request), req.method === 'HEAD');
+    await answer(res, await script(request), req.method === 'HEAD');
   });
   server.on('connection', (socket: Socket) => {
     scripted.connections += 1;
