@@ -1,9 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, vi } from 'vitest';
-import type { Notification } from '../../src/check/notify.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
-import { FIXTURE_NAME, makeFixture, writeChecks, type Fixture } from './fixture.js';
-import { startReceiver, type Receiver } from './receiver.js';
+import { FIXTURE_NAME, makeFixture, startReceiver, writeChecks, type Fixture, type Receiver } from './fixture.js';
 
 // `tds sync --follow --check FILE --notify URL`: the table's checks run after each round that changed
 // it (the first round included), the summary says how many fail, and a change of status is notified.
@@ -21,11 +18,6 @@ it.afterAll(async () => {
   await receiver?.close();
 });
 
-async function until(what: string, done: () => boolean): Promise<void> {
-  while (!done()) await sleep(20, undefined, { ref: true }).catch(() => undefined);
-  expect(done(), what).toBe(true);
-}
-
 describe('tds sync --follow --check', () => {
   it('checks the table after each round that changed it, says how many fail, notifies each change', async () => {
     const file = await writeChecks(harness, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - rows: {min: 11}\n      - unique: Score\n`);
@@ -33,12 +25,14 @@ describe('tds sync --follow --check', () => {
     const following = harness.tds(['sync', FIXTURE_NAME, '--follow', '--every', '0.1', '--check', file, '--notify', receiver.url], {
       interrupt: stop.signal,
     });
-    const messages = (): Notification[] => receiver.received.map((each) => JSON.parse(each.body) as Notification);
-    await until('the first round notified', () => messages().length === 1);
-    expect(messages()[0]!.changes).toEqual([expect.objectContaining({ check: 'rows', from: null, to: 'fail' })]);
+    await vi.waitFor(() => expect(receiver.notifications(), 'the first round notified').toHaveLength(1), { timeout: 20_000, interval: 20 });
+    expect(receiver.notifications()[0]!.changes).toEqual([expect.objectContaining({ check: 'rows', from: null, to: 'fail' })]);
     await harness.admin('POST', `/tables/${fixture.tableId}/rows`, { rows: [{ cells: { Email: 'new@x.example', Enrich: null } }] });
-    await until('the round that added a row notified', () => messages().length === 2);
-    expect(messages()[1]!.changes).toEqual([expect.objectContaining({ check: 'rows', from: 'fail', to: 'pass' })]);
+    await vi.waitFor(() => expect(receiver.notifications(), 'the round that added a row notified').toHaveLength(2), {
+      timeout: 20_000,
+      interval: 20,
+    });
+    expect(receiver.notifications()[1]!.changes).toEqual([expect.objectContaining({ check: 'rows', from: 'fail', to: 'pass' })]);
     stop.abort();
     const run = await following;
     expect(run.stderr).toMatch(/checks of Check Fixture: 1 fail, 1 pass\n {2}✗ FAIL Check Fixture: rows \(10, threshold ≥ 11\)/);
@@ -55,13 +49,13 @@ describe('tds sync --follow --check --notify with a receiver that never answers'
       // a process: its stderr read as it goes
       const follower = harness.spawn(['sync', FIXTURE_NAME, '--follow', '--every', '0.1', '--check', file, '--notify', silent.url]);
       try {
-        await vi.waitFor(() => expect(silent.received).toHaveLength(1), { timeout: 20_000, interval: 20 });
+        await vi.waitFor(() => expect(silent.requests).toHaveLength(1), { timeout: 20_000, interval: 20 });
         await harness.admin('POST', `/tables/${fixture.tableId}/rows`, { rows: [{ cells: { Email: 'silent@x.example', Enrich: null } }] });
         const twice = /checks of Check Fixture: 1 fail\n[^]*checks of Check Fixture: 1 fail\n/;
         await vi.waitFor(() => expect(follower.stderr()).toMatch(twice), { timeout: 20_000, interval: 20 });
         // the second round's checks came before the first POST was given up (10 s a try), and nothing was posted twice
         expect(follower.stderr()).not.toMatch(/could not be delivered/);
-        expect(silent.received).toHaveLength(1);
+        expect(silent.requests).toHaveLength(1);
       } finally {
         follower.child.kill('SIGINT');
         await follower.ended;

@@ -1,9 +1,7 @@
 import { describe, expect } from 'vitest';
 import type { CheckResult } from '../../src/check/check-result.js';
-import type { Notification } from '../../src/check/notify.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
-import { writeChecks } from './fixture.js';
-import { startReceiver, type Receiver } from './receiver.js';
+import { startReceiver, writeChecks, type Receiver } from './fixture.js';
 
 // Run states as the living emulator makes them: its action runs (queued until they run, then success,
 // failed or skipped from the fault seed; an address without a domain fails), its clock route (the
@@ -21,7 +19,6 @@ async function check(): Promise<{ code: number | null; results: CheckResult[]; s
   const run = await harness.tds(['check', checks, '--format', 'json', '--notify', receiver.url]);
   return { code: run.code, results: JSON.parse(run.stdout || '[]') as CheckResult[], stderr: run.stderr };
 }
-const notifications = (): Notification[] => receiver.received.map((each) => JSON.parse(each.body) as Notification);
 
 it.override({ harnessOptions: { actionDelayMs: 3_600_000 } });
 it.beforeAll(async ({ harness: fileHarness }) => {
@@ -64,8 +61,8 @@ describe('tds check on the living emulator', () => {
       examples: expect.arrayContaining([expect.stringMatching(/^row_/)]),
     });
     expect(later.results[0]!.examples).toHaveLength(3);
-    expect(notifications()).toHaveLength(1);
-    expect(notifications()[0]!.changes).toEqual([
+    expect(receiver.notifications()).toHaveLength(1);
+    expect(receiver.notifications()[0]!.changes).toEqual([
       expect.objectContaining({ check: 'stuck Enrich', from: 'pass', to: 'fail', observed: 10 }),
     ]);
   });
@@ -76,16 +73,16 @@ describe('tds check on the living emulator', () => {
     expect(settled.results[0]).toMatchObject({ status: 'pass', observed: 0 });
     expect(settled.results[1]!.status).toBe('pass');
     expect(settled.results[1]!.observed).toBeLessThanOrEqual(0.5);
-    expect(notifications()).toHaveLength(2);
+    expect(receiver.notifications()).toHaveLength(2);
     await harness.admin('POST', `/tables/${tableId}/rows`, { rows: emails(20, false) });
     const failing = await check();
     expect(failing.code).toBe(9);
     expect(failing.results[1]).toMatchObject({ check: 'failure_rate Enrich', status: 'fail' });
     expect(failing.results[1]!.observed).toBeGreaterThan(0.5);
-    expect(notifications()).toHaveLength(3);
-    expect(notifications()[2]!.text).toMatch(/failure_rate Enrich: pass → FAIL \(\d+(\.\d)? %, threshold ≤ 50 % since 1d\)/);
+    expect(receiver.notifications()).toHaveLength(3);
+    expect(receiver.notifications()[2]!.text).toMatch(/failure_rate Enrich: pass → FAIL \(\d+(\.\d)? %, threshold ≤ 50 % since 1d\)/);
     const again = await check();
     expect(again.code).toBe(9);
-    expect(notifications()).toHaveLength(3);
+    expect(receiver.notifications()).toHaveLength(3);
   });
 });

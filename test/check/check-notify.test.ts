@@ -1,8 +1,8 @@
 import { describe, expect, vi } from 'vitest';
 import type { Notification } from '../../src/check/notify.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
-import { FIXTURE_NAME, makeFixture, writeChecks } from './fixture.js';
-import { closedPort, startReceiver, type Answer } from './receiver.js';
+import { closedPort, type Script } from '../helpers/scripted-server.js';
+import { FIXTURE_NAME, makeFixture, startReceiver, writeChecks } from './fixture.js';
 
 // --notify: a local receiver gets one message per run in which a status changed, none when nothing
 // changed; a 429 is retried, a POST that reached the receiver is not (a 5xx, a redirect, no answer):
@@ -33,12 +33,12 @@ const rowsUpTo = (max: number): Promise<string> =>
   );
 
 async function withReceiver(
-  answer: Answer | undefined,
+  script: Script | undefined,
   work: (url: string, received: () => Notification[]) => Promise<void>,
 ): Promise<void> {
-  const receiver = await startReceiver(answer);
+  const receiver = await startReceiver(script);
   try {
-    await work(receiver.url, () => receiver.received.map((each) => JSON.parse(each.body) as Notification));
+    await work(receiver.url, () => receiver.notifications());
   } finally {
     await receiver.close();
   }
@@ -76,7 +76,7 @@ describe('tds check --notify', () => {
 
   it('a 429 with retry-after is retried, and the message arrives', async () => {
     await withReceiver(
-      (count) => (count === 1 ? { status: 429, headers: { 'retry-after': '0' } } : { status: 200 }),
+      (request) => (request.n === 1 ? { status: 429, headers: { 'retry-after': '0' } } : { status: 200 }),
       async (url, received) => {
         const run = await harness.tds(['check', await failingCheck('retried-429'), '--notify', url]);
         expect(received().length, run.stderr).toBe(2);
@@ -91,7 +91,7 @@ describe('tds check --notify', () => {
     ['a 307', 307, /answered HTTP 307 \(a redirect, which is not followed: give the URL it points to\) after 1 attempt/],
   ])('%s: sent once (not again in the run); the change stays undelivered, and the next run sends it', async (_name, status, said) => {
     await withReceiver(
-      (count) => (count === 1 ? { status } : { status: 200 }),
+      (request) => (request.n === 1 ? { status } : { status: 200 }),
       async (url, received) => {
         const file = await failingCheck(`undelivered-${status}`);
         const first = await harness.tds(['check', file, '--notify', url]);
@@ -113,7 +113,7 @@ describe('tds check --notify', () => {
 
   it('a receiver that never answers: one POST, given up after the bound of a try (--timeout when shorter); the next run sends it', async () => {
     await withReceiver(
-      (count) => (count === 1 ? 'hang' : { status: 200 }),
+      (request) => (request.n === 1 ? 'hang' : { status: 200 }),
       async (url, received) => {
         const file = await failingCheck('hanging');
         const first = await harness.tds(['check', file, '--notify', url, '--timeout', '0.3']);
@@ -131,7 +131,7 @@ describe('tds check --notify', () => {
 
   it('a kill during the POST loses nothing: the next run sends the change', async () => {
     await withReceiver(
-      (count) => (count === 1 ? 'hang' : { status: 200 }),
+      (request) => (request.n === 1 ? 'hang' : { status: 200 }),
       async (url, received) => {
         const file = await failingCheck('killed');
         const killed = harness.spawn(['check', file, '--notify', url]);

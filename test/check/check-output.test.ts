@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdir, readFile } from 'node:fs/promises';
-import { describe, expect } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import type { CheckResult } from '../../src/check/check-result.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import { terminalEnv } from '../helpers/hermetic-env.js';
@@ -156,8 +156,10 @@ describe('tds check: output', () => {
     await once(holder.stdout, 'data');
     const run = harness.spawn(['check', file, '--no-sync']);
     try {
-      for (let i = 0; i < 200 && !/holds it/.test(run.stderr()) && run.child.exitCode === null; i += 1)
-        await new Promise((r) => setTimeout(r, 50));
+      await vi.waitFor(() => expect(/holds it/.test(run.stderr()) || run.child.exitCode !== null).toBe(true), {
+        timeout: 10_000,
+        interval: 20,
+      });
     } finally {
       holder.stdin.end();
     }

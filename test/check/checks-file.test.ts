@@ -4,6 +4,7 @@ import { describe, expect } from 'vitest';
 import { MAX_CHECKS_FILE_BYTES, parseChecks, readChecksFile } from '../../src/check/checks-file.js';
 import { UsageError } from '../../src/core/errors.js';
 import { test as it } from '../helpers/emulator-fixture.js';
+import { DOCUMENTED_CHECKS } from './fixture.js';
 
 // The checks file: every kind read, and every mistake (a hostile file's too) a usage error that
 // names the line and column and what is wrong, before anything runs.
@@ -49,18 +50,7 @@ describe('the checks file', () => {
       ],
       onDrift: 'warn',
     });
-    expect(leads!.checks.map((check) => [check.name, check.severity])).toEqual([
-      ['rows', 'fail'],
-      ['fill Email', 'fail'],
-      ['unique Email', 'fail'],
-      ['accepted Stage', 'fail'],
-      ['failure_rate Enrich', 'fail'],
-      ['stuck Enrich', 'fail'],
-      ['activity', 'fail'],
-      ['fresh', 'fail'],
-      ['sql owners', 'warn'],
-      ['unique Email (2)', 'fail'],
-    ]);
+    expect(leads!.checks.map((check) => [check.name, check.severity])).toEqual([...DOCUMENTED_CHECKS, ['unique Email (2)', 'fail']]);
     expect(leads!.checks[4]!.spec).toEqual({ kind: 'failure_rate', column: 'Enrich', max: 0.2, since: { text: '7d', ms: 7 * 86_400_000 } });
   });
 

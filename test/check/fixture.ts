@@ -1,7 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { STAGE_FIELD } from '../helpers/field-specs.js';
+import type { Notification } from '../../src/check/notify.js';
 import type { Harness } from '../helpers/emulator-fixture.js';
+import { startScriptedServer, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
 
 // A table whose figures are known by construction: 10 rows created on 2025-05-01 and 02, 8 with an
 // Email (two share one), Stage New or Won but one "lost" (not an option), a Score on 7, and an Enrich
@@ -54,3 +56,32 @@ export async function writeChecks(harness: Harness, text: string, name = 'checks
   await writeFile(path, text);
   return path;
 }
+
+/** A receiver of notifications: a scripted server (helpers/scripted-server.ts), answering 200 unless scripted. */
+export interface Receiver extends ScriptedServer {
+  /** its URL, with a secret token in the path as a Slack or Teams webhook has */
+  url: string;
+  /** the notifications it received, in order */
+  notifications(): Notification[];
+}
+
+export async function startReceiver(script: Script = () => ({ status: 200 })): Promise<Receiver> {
+  const server = await startScriptedServer(script);
+  return Object.assign(server, {
+    url: `${server.origin}/services/T0SECRET/B0TOKEN/xoxSuperSecret123`,
+    notifications: () => server.requests.map((request) => JSON.parse(request.body) as Notification),
+  });
+}
+
+/** The checks of docs/check.md's example for Leads, by name and severity, in order. */
+export const DOCUMENTED_CHECKS: Array<[string, 'fail' | 'warn']> = [
+  ['rows', 'fail'],
+  ['fill Email', 'fail'],
+  ['unique Email', 'fail'],
+  ['accepted Stage', 'fail'],
+  ['failure_rate Enrich', 'fail'],
+  ['stuck Enrich', 'fail'],
+  ['activity', 'fail'],
+  ['fresh', 'fail'],
+  ['sql owners', 'warn'],
+];

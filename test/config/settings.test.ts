@@ -7,6 +7,7 @@ import { connectWith } from '../../src/commands/connect.js';
 import { resolveSettings, type Settings, loadWebhook } from '../../src/config/settings.js';
 import { writeConfig } from '../../src/config/store.js';
 import { testContext } from '../helpers/context.js';
+import { json, startScriptedServer } from '../helpers/scripted-server.js';
 import { test as it } from '../helpers/emulator-fixture.js';
 
 const PROFILES = {
@@ -139,9 +140,18 @@ describe('connectWith', () => {
     );
   });
 
-  it('returns a client for good settings', async () => {
-    const client = connectWith(ctx, { ...base, baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'k' });
-    await client.close();
+  it('returns a client for good settings: it sends the key to the base URL', async () => {
+    const server = await startScriptedServer(() => json(200, { workspaces: [], total: 0 }));
+    const client = connectWith(ctx, { ...base, baseUrl: `${server.origin}/v1`, apiKey: 'key_from_settings' });
+    try {
+      expect(await client.workspaces()).toEqual({ workspaces: [], total: 0 });
+      expect(server.requests.map((request) => [request.url, request.headers.authorization])).toEqual([
+        ['/v1/workspaces', 'Bearer key_from_settings'],
+      ]);
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });
 

@@ -1,20 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, vi } from 'vitest';
 import { expectSameRecords, journalOf, ndjson, people, tablePayloads, webhookPosts, type PushHarness } from '../push/helpers/emulator.js';
-import { accepted, testWebhook, type TestWebhook } from '../push/helpers/webhook-server.js';
+import { accepted, postedObjects } from '../helpers/scripted-server.js';
 import { waitUntil } from './export-support.js';
-import { pushTest as it } from './push-support.js';
+import { pushTest as it, scriptedWebhook } from './push-support.js';
 import { LIMITED_RATE_SCALE } from '../helpers/rate-scale.js';
 
 // Failures of the webhook, end to end: every record must end up in the table exactly once when the
 // user follows what tds says. Waits are scaled down with TDS_RATE_SCALE (helpers/rate-scale.ts).
 
 let harness: PushHarness | undefined;
-let server: TestWebhook | undefined;
-afterEach(async () => {
-  await server?.close();
+afterEach(() => {
   harness = undefined;
-  server = undefined;
 });
 
 describe('tds push: webhook failures', () => {
@@ -82,7 +79,7 @@ describe('tds push: webhook failures', () => {
     const arrivals: Array<{ post: number; at: number }> = [];
     let answered500At = Infinity;
     let posts = 0;
-    server = await testWebhook(async (request) => {
+    const server = await scriptedWebhook(async (request) => {
       if (request.method === 'HEAD') return { status: 200 };
       const post = (posts += 1);
       arrivals.push({ post, at: performance.now() });
@@ -113,10 +110,10 @@ describe('tds push: webhook failures', () => {
     openHarness,
   }) => {
     const stored: unknown[] = [];
-    server = await testWebhook((request) => {
+    const server = await scriptedWebhook((request) => {
       if (request.method === 'HEAD') return { status: 200 };
       if (request.n === 3) return { status: 500, body: { message: 'internal error' } };
-      stored.push(...request.objects);
+      stored.push(...postedObjects(request));
       return accepted(request);
     });
     harness = await openHarness();

@@ -3,19 +3,16 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect } from 'vitest';
 import { expectSameRecords, ndjson, people, tablePayloads, webhookPosts, type PushHarness } from '../push/helpers/emulator.js';
-import { accepted, testWebhook, type TestWebhook } from '../push/helpers/webhook-server.js';
+import { accepted, postedObjects } from '../helpers/scripted-server.js';
 import { waitUntil } from './export-support.js';
-import { pushTest as it } from './push-support.js';
+import { pushTest as it, scriptedWebhook } from './push-support.js';
 
 // Regression tests of issue 15 (hardening) for push: a crash, a second run or a full disk must never
 // lose or duplicate a record, and no input may crash tds or change data on the way.
 
 let harness: PushHarness | undefined;
-let server: TestWebhook | undefined;
-afterEach(async () => {
-  await server?.close();
+afterEach(() => {
   harness = undefined;
-  server = undefined;
 });
 
 describe('a crash while batches wait for their rate-limit slot (item 1)', () => {
@@ -50,7 +47,7 @@ describe('a crash while batches wait for their rate-limit slot (item 1)', () => 
     openHarness,
   }) => {
     // batch 2 (request 3, after the HEAD) answers 500: uncertain; the user finds it missing and resends just that one
-    server = await testWebhook((request) => (request.n === 3 ? { status: 500 } : accepted(request)));
+    const server = await scriptedWebhook((request) => (request.n === 3 ? { status: 500 } : accepted(request)));
     const records = people(40);
     harness = await openHarness();
     const path = await harness.file('in.ndjson', ndjson(records));
@@ -60,7 +57,7 @@ describe('a crash while batches wait for their rate-limit slot (item 1)', () => 
     expect(first.stderr).toMatch(/--resume --accept-uncertain 2 for the batches whose records are there/);
     const resumed = await harness.tds([...args, '--resume', '--resend-uncertain', '2']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    const ids = server.requests.flatMap((request) => request.objects.map((object) => (object as { id: number }).id));
+    const ids = server.requests.flatMap((request) => postedObjects(request).map((object) => (object as { id: number }).id));
     // batch 2 twice (the 500 and its resend), every other record once
     const expected = [...records.map((record) => record.id as number), ...Array.from({ length: 10 }, (_, i) => 11 + i)];
     expect(ids.sort((a, b) => a - b)).toEqual(expected.sort((a, b) => a - b));
@@ -93,18 +90,18 @@ describe('two runs at once (item 2)', () => {
 
 describe('numbers and deep records (items 5 and 6)', () => {
   it('sends number literals exactly as read, never as the nearest double', async ({ openHarness }) => {
-    server = await testWebhook(accepted);
+    const server = await scriptedWebhook(accepted);
     harness = await openHarness();
     const line = '{"id":9007199254740993,"a":123456789012345678901234567890,"b":1e400,"c":0.1}';
     const path = await harness.file('in.ndjson', `${line}\n`);
     const result = await harness.tds(['push', server.url, path]);
     expect(result.code, result.stderr).toBe(0);
     const post = server.requests.find((request) => request.method === 'POST')!;
-    expect(post.text).toBe(`[${line}]`);
+    expect(post.body).toBe(`[${line}]`);
     const json = await harness.file('in.json', `{"data": [${line}, {"n": 12345678901234567890}]}`);
     const second = await harness.tds(['push', server.url, json, '--journal', join(harness.dir, 'j2')]);
     expect(second.code, second.stderr).toBe(0);
-    expect(server.requests.at(-1)!.text).toBe(`[${line},{"n":12345678901234567890}]`);
+    expect(server.requests.at(-1)!.body).toBe(`[${line},{"n":12345678901234567890}]`);
   });
 
   it('a record nested thousands of levels deep exits 2 naming the record, without a stack trace', async ({ openHarness }) => {
@@ -144,7 +141,7 @@ describe('a full disk under the journal (item 3)', () => {
     const disk = join(harness.dir, 'disk');
     if (!(await tinyDisk(disk))) return skip();
     try {
-      server = await testWebhook(accepted);
+      const server = await scriptedWebhook(accepted);
       const records = people(400);
       const path = await harness.file('in.ndjson', ndjson(records));
       // fill the disk so that the journal has room for a few dozen lines only
@@ -161,7 +158,7 @@ describe('a full disk under the journal (item 3)', () => {
       await rm(join(disk, 'filler'));
       const resumed = await harness.tds([...args, '--resume', '--accept-uncertain']);
       expect(resumed.code, resumed.stderr).toBe(0);
-      const ids = server.requests.flatMap((request) => request.objects.map((object) => (object as { id: number }).id));
+      const ids = server.requests.flatMap((request) => postedObjects(request).map((object) => (object as { id: number }).id));
       expect(ids.sort((a, b) => a - b)).toEqual(records.map((record) => record.id));
 
       // the journal holds whole lines only (a torn one left before the resume's lines would make it damaged):

@@ -1,4 +1,6 @@
+import { onTestFinished } from 'vitest';
 import { test, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { startScriptedServer, WEBHOOK_PATH, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
 import { PUSH_EMULATOR, withWebhooks, type PushHarness } from '../push/helpers/emulator.js';
 
 // The push end-to-end tests stand on the suite's fixture (emulator-fixture.ts) with the push tests'
@@ -10,3 +12,10 @@ export const pushTest = test.extend<{ openHarness: (options?: HarnessOptions) =>
   openHarness: async ({ open }, use) => use(async (options = {}) => withWebhooks(await open({ ...PUSH_EMULATOR, ...options }))),
   pushHarness: async ({ openHarness }, use) => use(await openHarness()),
 });
+
+/** A webhook the test scripts (helpers/scripted-server.ts), at `url`, closed when the test ends. */
+export async function scriptedWebhook(script: Script): Promise<ScriptedServer & { url: string }> {
+  const server = await startScriptedServer(script);
+  onTestFinished(() => server.close());
+  return Object.assign(server, { url: `${server.origin}${WEBHOOK_PATH}` });
+}

@@ -1,8 +1,7 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { describe, expect, onTestFinished } from 'vitest';
 import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { startScriptedServer } from '../helpers/scripted-server.js';
 
 // A service whose schema gives two fields one ID (the emulator never does: a proxy in front of it
 // makes the second field take the first one's ID) fails a sync with a clear error that names the
@@ -13,35 +12,29 @@ it.beforeEach(({ open }) => {
   openHarness = open;
 });
 
-/** A proxy to `target` (…/v1) that rewrites each schema answer with `rewrite`. */
+/** A proxy to `target` (…/v1) that rewrites each schema answer with `rewrite`: a scripted server whose script forwards. */
 async function schemaProxy(target: string, rewrite: (body: { fields: Array<{ id: string }> }) => void): Promise<string> {
   const upstream = new URL(target);
-  const server: Server = createServer((req, res) => {
-    const forward = httpRequest(
-      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
-      (answer) => {
-        const chunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-        answer.on('end', () => {
-          let body = Buffer.concat(chunks);
-          if (/\/schema$/.test(req.url ?? '') && answer.statusCode === 200) {
-            const json = JSON.parse(body.toString('utf8')) as { fields: Array<{ id: string }> };
-            rewrite(json);
-            body = Buffer.from(JSON.stringify(json));
-          }
-          const headers = { ...answer.headers, 'content-length': String(body.length) };
-          delete headers['transfer-encoding'];
-          res.writeHead(answer.statusCode ?? 502, headers);
-          res.end(body);
-        });
-      },
-    );
-    req.pipe(forward);
+  const server = await startScriptedServer(async (request) => {
+    const forwarded: Record<string, string> = {};
+    for (const name of ['authorization', 'content-type']) if (request.headers[name]) forwarded[name] = String(request.headers[name]);
+    const answer = await fetch(`${upstream.origin}${request.url}`, {
+      method: request.method,
+      headers: forwarded,
+      ...(request.bytes ? { body: request.body } : {}),
+    });
+    const headers = Object.fromEntries([...answer.headers].filter(([name]) => !HOP_BY_HOP.has(name)));
+    const text = await answer.text();
+    if (!/\/schema$/.test(request.url) || answer.status !== 200) return { status: answer.status, headers, body: text };
+    const json = JSON.parse(text) as { fields: Array<{ id: string }> };
+    rewrite(json);
+    return { status: answer.status, headers, body: json };
   });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  onTestFinished(() => new Promise<void>((done) => server.close(() => done())));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname}`;
+  onTestFinished(() => server.close());
+  return `${server.origin}${upstream.pathname}`;
 }
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
 
 describe('a schema with two fields of one ID', () => {
   it("tds sync exits with a clear error naming the service's fault, and leaves no mirror", async () => {

@@ -3,42 +3,24 @@ import { TdsError } from '../../src/core/errors.js';
 import type { ExportRequest } from '../../src/export/export-request.js';
 import { runExport } from '../../src/export/run-export.js';
 import type { Field, Row } from '../../src/service/index.js';
+import { STAGE_FIELD, TAGS_FIELD } from '../helpers/field-specs.js';
+import { field } from '../helpers/schemas.js';
 import { context, request, service, tempFile, type Service } from './export-fixtures.js';
 
 // A table of every kind of column served in pages, for the Parquet export tests (parquet-export and
 // parquet-resume): its rows, the request, a service that fails or pauses on a given call.
 
 const fields: Field[] = [
-  { id: 'f_name', name: 'name', label: 'Name', type: 'text', options: null, isSystem: false },
-  { id: 'f_amount', name: 'amount', label: 'Amount', type: 'number', options: null, isSystem: false },
-  { id: 'f_active', name: 'active', label: 'Active', type: 'boolean', options: null, isSystem: false },
-  { id: 'f_due', name: 'due', label: 'Due', type: 'date', options: null, isSystem: false },
-  {
-    id: 'f_stage',
-    name: 'stage',
-    label: 'Stage',
-    type: 'select',
-    options: [
-      { label: 'New', value: 'new' },
-      { label: 'Won', value: 'won' },
-    ],
-    isSystem: false,
-  },
-  {
-    id: 'f_tags',
-    name: 'tags',
-    label: 'Tags',
-    type: 'multi_select',
-    options: [
-      { label: 'VIP', value: 'vip' },
-      { label: 'SMB', value: 'smb' },
-    ],
-    isSystem: false,
-  },
-  { id: 'f_address', name: 'address', label: 'Address', type: 'object', options: null, isSystem: false },
-  { id: 'f_enrich', name: 'enrich', label: 'Enrich', type: 'action', options: null, isSystem: false },
-  { id: 'f_notes', name: 'notes', label: 'Notes', type: 'text', options: null, isSystem: false },
-  { id: 'f_created', name: 'created_at', label: 'Created At', type: 'date', options: null, isSystem: true },
+  field('f_name', 'name', 'Name', 'text'),
+  field('f_amount', 'amount', 'Amount', 'number'),
+  field('f_active', 'active', 'Active', 'boolean'),
+  field('f_due', 'due', 'Due', 'date'),
+  field('f_stage', 'stage', 'Stage', { type: 'select', options: STAGE_FIELD.options }),
+  field('f_tags', 'tags', 'Tags', { type: 'multi_select', options: TAGS_FIELD.options }),
+  field('f_address', 'address', 'Address', 'object'),
+  field('f_enrich', 'enrich', 'Enrich', 'action'),
+  field('f_notes', 'notes', 'Notes', 'text'),
+  field('f_created', 'created_at', 'Created At', { type: 'date', isSystem: true }),
 ];
 
 const created = (i: number): string => new Date(Date.UTC(2024, 0, 1, 0, 0, i)).toISOString();

@@ -101,6 +101,16 @@ const shape = (options: Partial<ShapeOptions> = {}): ShapeOptions => ({
 const layout = (options: Partial<ShapeOptions>): string[] =>
   parquetColumns(fields, shape(options)).map((column) => `${column.key}:${column.type}`);
 
+/** The columns of the fields, in order: Name, the action and its status and error, a field labelled _truncated, a second Name. */
+const FIELD_COLUMNS = [
+  'Name:VARCHAR',
+  'Enrich:JSON',
+  'Enrich.status:VARCHAR',
+  'Enrich.error:VARCHAR',
+  '_truncated (2):DOUBLE',
+  'Name (2):TIMESTAMPTZ',
+];
+
 describe('parquetColumns', () => {
   it("is the mirror's typed plan: meta keys, one column per field (status and error after an action), _truncated last", () => {
     expect(layout({})).toEqual([
@@ -108,27 +118,14 @@ describe('parquetColumns', () => {
       '_createdAt:TIMESTAMPTZ',
       '_updatedAt:TIMESTAMPTZ',
       '_createdByUserId:VARCHAR',
-      'Name:VARCHAR',
-      'Enrich:JSON',
-      'Enrich.status:VARCHAR',
-      'Enrich.error:VARCHAR',
-      '_truncated (2):DOUBLE',
-      'Name (2):TIMESTAMPTZ',
+      ...FIELD_COLUMNS,
       'Created At:TIMESTAMPTZ',
       '_truncated:VARCHAR[]',
     ]);
   });
 
   it('--no-meta and --no-system leave out those columns; --header picks the keys', () => {
-    expect(layout({ meta: false, system: false })).toEqual([
-      'Name:VARCHAR',
-      'Enrich:JSON',
-      'Enrich.status:VARCHAR',
-      'Enrich.error:VARCHAR',
-      '_truncated (2):DOUBLE',
-      'Name (2):TIMESTAMPTZ',
-      '_truncated:VARCHAR[]',
-    ]);
+    expect(layout({ meta: false, system: false })).toEqual([...FIELD_COLUMNS, '_truncated:VARCHAR[]']);
     expect(layout({ header: 'id', meta: false })).toEqual([
       'f1:VARCHAR',
       'f2:JSON',

@@ -63,6 +63,14 @@ const ids = (csv: string): string[] =>
     .slice(1)
     .map((line) => line.split(',')[0]!);
 
+/** An export to `path` that the service stops at its second page (GAVE_UP), leaving a checkpoint to resume. */
+const interruptedExport = (path: string): Promise<unknown> =>
+  runExport(
+    context().ctx,
+    service({ fail: (call) => (call === 2 ? new TdsError('GAVE_UP', 'x') : undefined) }).fetchPage,
+    request({ output: path }),
+  ).catch(() => undefined);
+
 describe('runExport', () => {
   it('writes every row once in service order and counts cut cells', async () => {
     const { ctx, stdout, stderr } = context();
@@ -128,11 +136,7 @@ describe('runExport', () => {
 
   it('a cursor the service refuses on resume is a usage error that suggests --restart; --restart starts over', async () => {
     const path = await tempFile('out.csv');
-    await runExport(
-      context().ctx,
-      service({ fail: (call) => (call === 2 ? new TdsError('GAVE_UP', 'x') : undefined) }).fetchPage,
-      request({ output: path }),
-    ).catch(() => undefined);
+    await interruptedExport(path);
     const stale = new TdsError('USAGE', 'read rows: cursor is not valid (HTTP 400)', { status: 400 });
     const error = await runExport(context().ctx, service({ fail: () => stale }).fetchPage, request({ output: path, resume: true })).catch(
       (e: unknown) => e,
@@ -148,11 +152,7 @@ describe('runExport', () => {
 
   it('refuses to resume an export started with other settings', async () => {
     const path = await tempFile('out.csv');
-    await runExport(
-      context().ctx,
-      service({ fail: (call) => (call === 2 ? new TdsError('GAVE_UP', 'x') : undefined) }).fetchPage,
-      request({ output: path }),
-    ).catch(() => undefined);
+    await interruptedExport(path);
     const error = await runExport(
       context().ctx,
       service().fetchPage,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildFilters } from '../../src/filter/build.js';
 
 import { catchFilterError } from './catch-filter-error.js';
-import { fields } from './fixtures.js';
+import { FILTER_FIELDS as fields } from '../helpers/schemas.js';
 
 // buildFilters refuses what it cannot build: --where errors point at the text, --filter errors name the JSON path.
 

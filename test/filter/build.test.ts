@@ -3,7 +3,7 @@ import { buildFilters } from '../../src/filter/build.js';
 import type { FilterGroup, FilterRule, FilterValue } from '../../src/service/index.js';
 
 import { catchFilterError } from './catch-filter-error.js';
-import { fields } from './fixtures.js';
+import { FILTER_FIELDS as fields } from '../helpers/schemas.js';
 
 const build = (where: string[], extra: { any?: boolean; filterJson?: string } = {}) => buildFilters({ where, fields, ...extra });
 

@@ -17,7 +17,7 @@ import {
   type FilterRule,
   type Operator,
 } from '../../src/service/index.js';
-import { fields } from './fixtures.js';
+import { FILTER_FIELDS as fields } from '../helpers/schemas.js';
 import { printWhere, withoutPositions } from './print.js';
 
 // FILTER_RUNS=30000 searches longer (about 15 s); the default keeps this file to a second or two.

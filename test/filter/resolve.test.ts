@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveColumn } from '../../src/filter/resolve.js';
 import { catchFilterError } from './catch-filter-error.js';
-import { fields } from './fixtures.js';
+import { FILTER_FIELDS as fields } from '../helpers/schemas.js';
 
 describe('resolveColumn', () => {
   it.each([

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { planFilters } from '../../src/filter/build.js';
 import type { CellStatus, Row } from '../../src/service/index.js';
 import { catchFilterError } from './catch-filter-error.js';
-import { fields } from './fixtures.js';
+import { FILTER_FIELDS as fields } from '../helpers/schemas.js';
 
 // `COL.status` in --where: the run state by the key exports give it, tested here on the rows the
 // service returns, and narrowed by the service's run-status operator where one covers the states.

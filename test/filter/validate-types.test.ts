@@ -9,7 +9,7 @@ import {
   type QueryBody,
 } from '../../src/service/index.js';
 import { catchFilterError } from './catch-filter-error.js';
-import { fields } from './fixtures.js';
+import { FILTER_FIELDS as fields } from '../helpers/schemas.js';
 
 // validateQuery: which operators each column type takes.
 

@@ -12,7 +12,7 @@ import {
   type QueryBody,
 } from '../../src/service/index.js';
 import { catchFilterError } from './catch-filter-error.js';
-import { fields } from './fixtures.js';
+import { FILTER_FIELDS as fields } from '../helpers/schemas.js';
 
 const NAME_NULL: FilterRule = { fieldId: 'fld_name', operator: 'null' };
 const rules = (n: number): FilterRule[] => Array.from({ length: n }, () => NAME_NULL);

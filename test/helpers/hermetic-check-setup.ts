@@ -1,8 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { json, startScriptedServer } from './scripted-server.js';
 
 // The hermeticity check (vitest.hermetic.config.ts): before the suite's own setup, the environment a
 // developer might have: TDS_BASE_URL, TDS_API_KEY and TDS_WEBHOOK_URL, and a default profile in
@@ -10,13 +9,8 @@ import { join } from 'node:path';
 // if any request reaches it.
 
 export default async function setup(): Promise<() => Promise<void>> {
-  const seen: string[] = [];
-  const server = createServer((req: IncomingMessage, res) => {
-    seen.push(`${req.method ?? '?'} ${req.url ?? ''}`);
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{"workspaces": [], "tables": [], "total": 0}');
-  });
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await startScriptedServer(() => json(200, { workspaces: [], tables: [], total: 0 }));
+  const origin = server.origin;
   const home = await mkdtemp(join(tmpdir(), 'tds-hermetic-home-'));
   const profile = {
     'base-url': `${origin}/v1`,
@@ -34,8 +28,9 @@ export default async function setup(): Promise<() => Promise<void>> {
   });
   console.log(`hermetic check: TDS_BASE_URL, TDS_API_KEY, TDS_WEBHOOK_URL and ~/.config/tds point at ${origin}`);
   return async () => {
-    await new Promise<void>((closed) => server.close(() => closed()));
+    await server.close();
     await rm(home, { recursive: true, force: true });
+    const seen = server.requests.map((request) => `${request.method} ${request.url}`);
     console.log(`hermetic check: ${seen.length} requests reached ${origin}${seen.length ? `:\n  ${seen.join('\n  ')}` : ''}`);
     if (seen.length > 0) throw new Error(`the suite reached the developer's service ${seen.length} times`);
   };

@@ -2,8 +2,8 @@ import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../../src/http/client.js';
 import { serviceTimings } from '../../src/http/rate-limiter.js';
-import { client, clients, failure, gaps, KEY, serve, servers } from './client-fixtures.js';
-import { TABLES, WORKSPACES, apiError, json, type Reply } from './test-server.js';
+import { client, clients, failure, gaps, KEY, serve, servers, TABLES, WORKSPACES } from './client-fixtures.js';
+import { apiError, json, type Reply } from '../helpers/scripted-server.js';
 
 describe('ApiClient retries', () => {
   it.each<[string, Reply]>([
@@ -11,9 +11,9 @@ describe('ApiClient retries', () => {
     ['502', apiError(502, 'bad gateway')],
     ['503', apiError(503, 'unavailable')],
     ['504', apiError(504, 'timeout')],
-    ['a reset connection', { action: 'reset' }],
+    ['a reset connection', 'destroy'],
   ])('retries after %s and succeeds', async (_name, first) => {
-    const server = await serve((_r, i) => (i === 0 ? first : json(200, WORKSPACES)));
+    const server = await serve((r) => (r.n === 1 ? first : json(200, WORKSPACES)));
     const api = client(server);
     expect((await api.workspaces()).total).toBe(2);
     expect(server.requests).toHaveLength(2);
@@ -21,7 +21,7 @@ describe('ApiClient retries', () => {
   });
 
   it('retries a stalled response after the timeout', async () => {
-    const server = await serve((_r, i) => (i === 0 ? { action: 'stall' } : json(200, WORKSPACES)));
+    const server = await serve((r) => (r.n === 1 ? 'hang' : json(200, WORKSPACES)));
     const api = client(server, { timeoutMs: 150 });
     const started = Date.now();
     expect((await api.workspaces()).total).toBe(2);
@@ -30,7 +30,7 @@ describe('ApiClient retries', () => {
   });
 
   it('waits retry-after seconds (scaled) on 429, then succeeds', async () => {
-    const server = await serve((_r, i) => (i === 0 ? apiError(429, 'slow down', { 'retry-after': '2' }) : json(200, WORKSPACES)));
+    const server = await serve((r) => (r.n === 1 ? apiError(429, 'slow down', { 'retry-after': '2' }) : json(200, WORKSPACES)));
     const api = client(server, { timings: serviceTimings(20) }); // 2 s / 20 = 100 ms
     await api.workspaces();
     expect(gaps(server.requests)[0]).toBeGreaterThanOrEqual(95);
@@ -39,7 +39,7 @@ describe('ApiClient retries', () => {
   });
 
   it('waits the 10 s default (scaled) on a 429 without retry-after', async () => {
-    const server = await serve((_r, i) => (i === 0 ? apiError(429, 'slow down') : json(200, WORKSPACES)));
+    const server = await serve((r) => (r.n === 1 ? apiError(429, 'slow down') : json(200, WORKSPACES)));
     const log: string[] = [];
     const api = client(server, { timings: serviceTimings(100), log: (line) => log.push(line) }); // 10 s / 100 = 100 ms
     await api.workspaces();
@@ -50,8 +50,8 @@ describe('ApiClient retries', () => {
 
   it('holds every request of the bucket during a 429 pause, but not the other bucket', async () => {
     const page = { rows: [], limit: 100, nextCursor: null, hasNextPage: false };
-    const server = await serve((request, i) => {
-      if (i === 0) return apiError(429, 'slow down', { 'retry-after': '20' });
+    const server = await serve((request) => {
+      if (request.n === 1) return apiError(429, 'slow down', { 'retry-after': '20' });
       if (request.url.includes('/rows')) return json(200, page);
       return request.url.startsWith('/v1/tables') ? json(200, TABLES) : json(200, WORKSPACES);
     });
@@ -73,7 +73,7 @@ describe('ApiClient retries', () => {
 
   it('a row request under a ceiling: its retry after a 503 waits for the window too, not only its first attempt', async () => {
     const page = { rows: [], limit: 100, nextCursor: null, hasNextPage: false };
-    const server = await serve((_r, i) => (i === 2 ? apiError(503, 'unavailable') : json(200, page)));
+    const server = await serve((r) => (r.n === 3 ? apiError(503, 'unavailable') : json(200, page)));
     // a minute of 300 ms; the retry's own backoff is far shorter
     const api = client(server, { timings: serviceTimings(200) });
     await api.rowsPage('t1', {});
@@ -87,8 +87,8 @@ describe('ApiClient retries', () => {
   });
 
   it('gives up after maxRetries with GAVE_UP naming what was tried', async () => {
-    const server = await serve((_r, i) =>
-      i % 2 === 0 ? apiError(503, 'down for maintenance') : apiError(429, 'busy', { 'retry-after': '1' }),
+    const server = await serve((r) =>
+      r.n % 2 === 1 ? apiError(503, 'down for maintenance') : apiError(429, 'busy', { 'retry-after': '1' }),
     );
     const api = client(server, { maxRetries: 3 });
     const error = await failure(api.workspaces());
@@ -101,7 +101,7 @@ describe('ApiClient retries', () => {
 
   it('fails at the first refused connection on a loopback address: nothing listens there', async () => {
     const server = await serve(() => json(200, WORKSPACES));
-    const baseUrl = server.baseUrl;
+    const baseUrl = `${server.origin}/v1`;
     await server.close();
     servers.length = 0;
     const lines: string[] = [];
@@ -132,7 +132,7 @@ describe('ApiClient retries', () => {
 
   it('aborts requests in flight at once, through one listener on the signal for all of them', async () => {
     const controller = new AbortController();
-    const server = await serve(() => ({ action: 'stall' }));
+    const server = await serve(() => 'hang');
     const api = client(server, { signal: controller.signal });
     const pending = Promise.allSettled([api.workspaces(), api.tables(), api.schema('t1')]);
     await vi.waitFor(() => expect(server.requests).toHaveLength(3));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/http/client.js';
-import { client, failure, KEY, serve } from './client-fixtures.js';
-import { WORKSPACES, apiError, json } from './test-server.js';
+import { apiError, json } from '../helpers/scripted-server.js';
+import { client, failure, KEY, serve, WORKSPACES } from './client-fixtures.js';
 
 describe('ApiClient requests', () => {
   it('sends the bearer key to the base path and keeps members the spec does not name', async () => {
@@ -123,7 +123,7 @@ describe('ApiClient errors (never retried)', () => {
 describe('ApiClient verbose log and secrets', () => {
   it('logs one line per attempt with method, path, status, time and retries, never the key', async () => {
     const lines: string[] = [];
-    const server = await serve((_r, i) => (i === 0 ? apiError(500, `bad key ${KEY}`) : json(200, WORKSPACES)));
+    const server = await serve((r) => (r.n === 1 ? apiError(500, `bad key ${KEY}`) : json(200, WORKSPACES)));
     await client(server, { log: (line) => lines.push(line) }).workspaces();
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^GET \/v1\/workspaces 500 \d+ms; retry 1\/5 in \d+ms \(server error\)$/);

@@ -1,9 +1,7 @@
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { TdsError } from '../../src/core/errors.js';
+import { startScriptedServer } from '../helpers/scripted-server.js';
 import { originPool, proxyFor, proxySettings, shownProxy, type ProxySettings } from '../../src/http/proxy.js';
 
 // The proxy rule (proxy.ts), as a table: which proxy a request to a URL goes through, if any.
@@ -94,24 +92,20 @@ describe('shownProxy', () => {
 describe('originPool', () => {
   it('does not reuse a connection idle longer than idleReuseMs, however long the server keeps it', async () => {
     // the emulator keeps an idle connection 10 s and says so; undici alone would reuse it for 8 s
-    const server = createServer({ keepAliveTimeout: 10_000 }, (_req, res) => res.end('ok'));
-    let connections = 0;
-    server.on('connection', () => (connections += 1));
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const server = await startScriptedServer(() => ({ status: 200, body: 'ok' }), { keepAliveTimeout: 10_000 });
+    const origin = server.origin;
     const pool = await originPool(origin, { connections: 1, timeoutMs: 5_000, idleReuseMs: 200 });
     try {
       const get = async (): Promise<void> => void (await (await pool.request({ origin, method: 'GET', path: '/' })).body.text());
       await get();
       await get();
-      expect(connections).toBe(1);
+      expect(server.connections).toBe(1);
       await setTimeout(500);
       await get();
-      expect(connections).toBe(2);
+      expect(server.connections).toBe(2);
     } finally {
       await pool.close();
-      server.close();
+      await server.close();
     }
   });
 });

@@ -102,16 +102,23 @@ describe('RateLimiter slots', () => {
   });
 
   it('wakes a caller waiting for a slot when a request ends', async () => {
-    const limiter = new RateLimiter({ limit: 1, windowMs: 10, marginMs: 0 });
-    const first = await limiter.acquireSlot();
-    const second = limiter.acquireSlot();
-    let granted = false;
-    void second.then(() => (granted = true));
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(granted).toBe(false);
-    first.done();
-    (await second).done();
-    expect(granted).toBe(true);
+    // the limiter's clock and timers are the test's: four windows pass at once
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const limiter = new RateLimiter({ limit: 1, windowMs: 10, marginMs: 0 });
+      const first = await limiter.acquireSlot();
+      const second = limiter.acquireSlot();
+      let granted = false;
+      void second.then(() => (granted = true));
+      await vi.advanceTimersByTimeAsync(40);
+      expect(granted).toBe(false);
+      first.done(); // wakes the caller, which waits out the window since first ended
+      await vi.advanceTimersByTimeAsync(10);
+      expect(granted).toBe(true);
+      (await second).done();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a slot under a ceiling waits until the window holds fewer than it; other callers keep the limit', async () => {

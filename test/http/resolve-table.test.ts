@@ -3,10 +3,11 @@ import { ApiClient } from '../../src/http/client.js';
 import { resolveTable } from '../../src/http/resolve-table.js';
 import { pickTable } from '../../src/records/table-ref.js';
 import { TdsError } from '../../src/core/errors.js';
-import { TABLES, json, startTestServer, type TestServer } from './test-server.js';
+import { json, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { TABLES } from './client-fixtures.js';
 
 const tables = TABLES.tables;
-let server: TestServer | undefined;
+let server: ScriptedServer | undefined;
 afterEach(async () => server?.close());
 
 function thrown(fn: () => unknown): TdsError {
@@ -104,8 +105,8 @@ describe('pickTable: a name as `tds tables` shows it, with its emoji or its shor
 
 describe('resolveTable', () => {
   it('uses one GET /tables', async () => {
-    server = await startTestServer(() => json(200, TABLES));
-    const client = new ApiClient({ baseUrl: server.baseUrl, apiKey: 'k_123456' });
+    server = await startScriptedServer(() => json(200, TABLES));
+    const client = new ApiClient({ baseUrl: `${server.origin}/v1`, apiKey: 'k_123456' });
     try {
       expect((await resolveTable(client, 'Leads')).id).toBe('t1');
     } finally {

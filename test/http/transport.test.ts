@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import { Client } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startScriptedServer } from '../helpers/scripted-server.js';
 import { readBodyText, RESPONSE_DEADLINE, RESPONSE_TOO_LARGE, type BodyLimits, Transport } from '../../src/http/transport.js';
 
 const MB = 1024 * 1024;
@@ -100,28 +100,11 @@ describe('readBodyText and Transport over a real connection (127.0.0.1)', () => 
     cleanups = [];
   });
 
-  /** A server on 127.0.0.1; `closed` resolves when the client has dropped the connection of the first response. */
-  async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void) {
-    const sockets = new Set<Socket>();
-    let dropped!: () => void;
-    const closed = new Promise<void>((resolve) => (dropped = resolve));
-    const server = createServer((req, res) => {
-      res.on('close', () => dropped());
-      handler(req, res);
-    });
-    server.on('connection', (socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          for (const socket of sockets) socket.destroy();
-          server.close(() => resolve());
-        }),
-    );
-    return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, closed };
+  /** A scripted server whose response `write` writes; `closed()` resolves when the client has dropped the first response's connection. */
+  async function serve(write: (res: ServerResponse) => void) {
+    const server = await startScriptedServer(() => ({ write }));
+    cleanups.push(() => server.close());
+    return { origin: server.origin, closed: () => server.requests[0]!.closed };
   }
 
   async function get(origin: string) {
@@ -132,7 +115,7 @@ describe('readBodyText and Transport over a real connection (127.0.0.1)', () => 
 
   it(`a body streamed past the limit: ${RESPONSE_TOO_LARGE}, and the connection is dropped before the server has sent it all`, async () => {
     let sent = 0;
-    const { origin, closed } = await serve((_req, res) => {
+    const { origin, closed } = await serve((res) => {
       res.writeHead(200, { 'content-type': 'application/json' }); // chunked: no length to refuse up front
       const chunk = Buffer.alloc(64 * 1024, 0x20);
       const pump = (): void => {
@@ -146,37 +129,37 @@ describe('readBodyText and Transport over a real connection (127.0.0.1)', () => 
     });
     const response = await get(origin);
     expect(await codeOf(readBodyText(response.body, { maxBytes: MB, deadlineMs: 10_000 }))).toBe(RESPONSE_TOO_LARGE);
-    await closed;
+    await closed();
     expect(sent).toBeLessThan(1024); // 64 MiB offered, far less taken
   });
 
   it(`a body that drips for ever: ${RESPONSE_DEADLINE} at the deadline, and the connection is dropped`, async () => {
-    const { origin, closed } = await serve((_req, res) => {
+    const { origin, closed } = await serve((res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       const drip = setInterval(() => res.write(' '), 10);
       res.on('close', () => clearInterval(drip));
     });
     const response = await get(origin);
     expect(await codeOf(readBodyText(response.body, { maxBytes: MB, deadlineMs: 200 }))).toBe(RESPONSE_DEADLINE);
-    await closed;
+    await closed();
   });
 
   it(`Transport refuses a response declared larger than 64 MiB with ${RESPONSE_TOO_LARGE}, without reading it`, async () => {
-    const { origin, closed } = await serve((_req, res) => {
+    const { origin, closed } = await serve((res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(64 * MB + 1) });
       res.write('{"rows":['); // and nothing more: only the declared length can end this read
     });
     const transport = new Transport({ origin, timeoutMs: 10_000 });
     cleanups.push(() => transport.close());
     expect(await codeOf(transport.send({ method: 'GET', path: '/', headers: {} }))).toBe(RESPONSE_TOO_LARGE);
-    await closed;
+    await closed();
   });
 
   it('Transport reads a response declared at 64 MiB exactly (the cap is not below it)', async () => {
-    const { origin } = await serve((_req, res) => {
+    const { origin } = await serve((res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(64 * MB) });
       // cut short once the head and a few bytes are out: the read fails on the connection, not on the size
-      res.write('{"rows":[]}', () => setTimeout(() => res.destroy(), 20));
+      res.write('{"rows":[]}', () => res.destroy());
     });
     const transport = new Transport({ origin, timeoutMs: 10_000 });
     cleanups.push(() => transport.close());
@@ -185,7 +168,7 @@ describe('readBodyText and Transport over a real connection (127.0.0.1)', () => 
   });
 
   it(`Transport gives a dripping response ${RESPONSE_DEADLINE} after 4 timeouts, though no single gap reaches the timeout`, async () => {
-    const { origin, closed } = await serve((_req, res) => {
+    const { origin, closed } = await serve((res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       const drip = setInterval(() => res.write(' '), 25);
       res.on('close', () => clearInterval(drip));
@@ -195,6 +178,6 @@ describe('readBodyText and Transport over a real connection (127.0.0.1)', () => 
     const started = performance.now();
     expect(await codeOf(transport.send({ method: 'GET', path: '/', headers: {} }))).toBe(RESPONSE_DEADLINE);
     expect(performance.now() - started).toBeGreaterThanOrEqual(4 * 250 - 10);
-    await closed;
+    await closed();
   });
 });

@@ -62,32 +62,24 @@ export function everyTypeCells(i: number): Record<string, unknown> {
   };
 }
 
-/** The mirror table as NDJSON records through `tds sql`. */
-export async function mirrorRows(harness: Harness, table: string): Promise<Array<Record<string, unknown>>> {
-  const result = await harness.tds(['sql', `SELECT * FROM ${table}`, '--format', 'ndjson']);
+/** The records a tds command writes as NDJSON, by _id. */
+async function ndjsonRecords(harness: Harness, args: string[]): Promise<Array<Record<string, unknown>>> {
+  const result = await harness.tds(args);
   expect(result.code, result.stderr).toBe(0);
-  return byId(
-    result.stdout
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>),
-  );
+  return result.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .sort((a, b) => (String(a._id) < String(b._id) ? -1 : String(a._id) > String(b._id) ? 1 : 0));
 }
 
-const byId = (records: Array<Record<string, unknown>>): Array<Record<string, unknown>> =>
-  records.sort((a, b) => (String(a._id) < String(b._id) ? -1 : String(a._id) > String(b._id) ? 1 : 0));
+/** The mirror table as NDJSON records through `tds sql`. */
+export const mirrorRows = (harness: Harness, table: string): Promise<Array<Record<string, unknown>>> =>
+  ndjsonRecords(harness, ['sql', `SELECT * FROM ${table}`, '--format', 'ndjson']);
 
 /** Every row of the table as the export sees it now (NDJSON, status columns for every action column). */
-export async function exportRows(harness: Harness, tableId: string): Promise<Array<Record<string, unknown>>> {
-  const result = await harness.tds(['rows', tableId, '--format', 'ndjson', '--status-columns']);
-  expect(result.code, result.stderr).toBe(0);
-  return byId(
-    result.stdout
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>),
-  );
-}
+export const exportRows = (harness: Harness, tableId: string): Promise<Array<Record<string, unknown>>> =>
+  ndjsonRecords(harness, ['rows', tableId, '--format', 'ndjson', '--status-columns']);
 
 /** Field types by export key (labels), from `tds schema`. */
 export async function typesByKey(harness: Harness, tableId: string): Promise<Map<string, string>> {

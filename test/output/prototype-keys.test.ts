@@ -6,7 +6,7 @@ import { planRecord } from '../../src/records/record-plan.js';
 import { createRowShaper } from '../../src/records/row-shaper.js';
 import { TruncationTally } from '../../src/records/truncation-tally.js';
 import type { Field } from '../../src/service/index.js';
-import { row } from '../records/fixtures.js';
+import { row } from '../helpers/schemas.js';
 
 // Regression: a column labelled `__proto__` lost its values (NDJSON and JSON dropped the key, CSV wrote
 // `{}`), and labels such as `constructor` or `toString` must be keys like any other in every format.

@@ -5,7 +5,7 @@ import { planRecord, statusFieldIds } from '../../src/records/record-plan.js';
 import type { ShapeOptions } from '../../src/records/shape-options.js';
 import { typedPlan } from '../../src/records/typed-plan.js';
 import type { Field } from '../../src/service/index.js';
-import { fields } from './fixtures.js';
+import { RECORD_FIELDS as fields } from '../helpers/schemas.js';
 
 const column = (label: string, type: Field['type'] = 'text', i = 0): Field => ({
   id: `f${i}`,

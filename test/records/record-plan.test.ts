@@ -3,7 +3,7 @@ import { UsageError } from '../../src/core/errors.js';
 import { keyFields } from '../../src/records/column-keys.js';
 import { planRecord, selectColumns, statusFieldIds } from '../../src/records/record-plan.js';
 import type { ShapeOptions } from '../../src/records/shape-options.js';
-import { fields } from './fixtures.js';
+import { RECORD_FIELDS as fields } from '../helpers/schemas.js';
 
 const base: ShapeOptions = { header: 'label', meta: true, system: true, cells: 'value', statusColumns: false };
 

@@ -3,7 +3,7 @@ import { cellValue, optionLabels, createRowShaper } from '../../src/records/row-
 import { planRecord } from '../../src/records/record-plan.js';
 import type { ShapeOptions } from '../../src/records/shape-options.js';
 import { TruncationTally } from '../../src/records/truncation-tally.js';
-import { fields, row } from './fixtures.js';
+import { RECORD_FIELDS as fields, row } from '../helpers/schemas.js';
 
 const stage = optionLabels(fields.find((field) => field.id === 'f_stage')!);
 const tags = optionLabels(fields.find((field) => field.id === 'f_tags')!);

@@ -7,7 +7,16 @@ import { BatchSender, type SendOptions } from '../../../src/push/deliver/send-ba
 import type { SendEvent, StopReason } from '../../../src/push/deliver/classify.js';
 import { WebhookClient } from '../../../src/push/deliver/webhook-client.js';
 import { webhookTarget } from '../../../src/push/deliver/webhook-target.js';
-import { accepted, testWebhook, type Answer, type SeenRequest, type TestWebhook } from '../helpers/webhook-server.js';
+import {
+  accepted,
+  closedPort,
+  postedObjects,
+  startScriptedServer,
+  WEBHOOK_PATH,
+  type ReceivedRequest,
+  type Reply,
+  type ScriptedServer,
+} from '../../helpers/scripted-server.js';
 import { UNIT_RATE_SCALE } from '../../helpers/rate-scale.js';
 
 const SCALE = UNIT_RATE_SCALE; // retry-after 1 s → 1 ms, the 10 s default → 10 ms
@@ -20,10 +29,10 @@ interface Run {
   events: SendEvent[];
   journal: JournalEntry[];
   stops: StopReason[];
-  server: TestWebhook;
+  server: ScriptedServer;
 }
 
-let servers: TestWebhook[] = [];
+let servers: ScriptedServer[] = [];
 let clients: WebhookClient[] = [];
 afterEach(async () => {
   await Promise.all(clients.map((client) => client.close()));
@@ -34,13 +43,13 @@ afterEach(async () => {
 
 async function run(
   list: Batch[],
-  answer: (request: SeenRequest, journal: JournalEntry[]) => Answer | Promise<Answer>,
+  answer: (request: ReceivedRequest, journal: JournalEntry[]) => Reply | Promise<Reply>,
   options: Partial<SendOptions> & { timeoutMs?: number } = {},
 ): Promise<Run> {
   const journal: JournalEntry[] = [];
-  const server = await testWebhook((request) => answer(request, journal));
+  const server = await startScriptedServer((request) => answer(request, journal));
   servers.push(server);
-  const target = webhookTarget(server.url);
+  const target = webhookTarget(webhookUrl(server.origin));
   const client = new WebhookClient({ target, connections: options.inFlightLimit?.() ?? 4, timeoutMs: options.timeoutMs ?? 5000 });
   clients.push(client);
   const events: SendEvent[] = [];
@@ -59,8 +68,9 @@ async function run(
   return { events, journal, stops, server };
 }
 
-const recordsOf = (requests: SeenRequest[]): number[] =>
-  requests.flatMap((request) => request.objects.map((object) => (object as { r: number }).r));
+const webhookUrl = (origin: string): string => `${origin}${WEBHOOK_PATH}`;
+const recordsOf = (requests: ReceivedRequest[]): number[] =>
+  requests.flatMap((request) => postedObjects(request).map((object) => (object as { r: number }).r));
 const kinds = (events: SendEvent[]): string[] =>
   events.map((event) => `${event.kind}:${event.batch.number}${event.batch.part ? `.${event.batch.part}` : ''}`);
 
@@ -70,9 +80,9 @@ describe('BatchSender', () => {
       batches(20),
       (request, journal) => {
         // the batch is journaled as sending before its request arrives
-        const first = (request.objects[0] as { r: number }).r;
+        const first = (postedObjects(request)[0] as { r: number }).r;
         expect(journal.some((entry) => entry.first === first && entry.state === 'sending')).toBe(true);
-        return { ...(accepted(request) as object), delayMs: 20 } as Answer;
+        return { ...accepted(request), delayMs: 20 };
       },
       { inFlightLimit: () => 3 },
     );
@@ -86,7 +96,7 @@ describe('BatchSender', () => {
   it('keeps at most 64 MB of bodies in flight, whatever the count allows', async () => {
     // batches that say they are 40 MB each (the bound counts Batch.bytes): one starts while less than 64 MB are in flight
     const large = batches(6).map((batch) => ({ ...batch, bytes: 40 * 1024 * 1024 }));
-    const { stops, server } = await run(large, (request) => ({ ...(accepted(request) as object), delayMs: 20 }) as Answer, {
+    const { stops, server } = await run(large, (request) => ({ ...accepted(request), delayMs: 20 }), {
       inFlightLimit: () => 6,
     });
     expect(stops).toEqual([]);
@@ -125,9 +135,7 @@ describe('BatchSender', () => {
   });
 
   it('retries a connection refused before anything was sent, with backoff, then gives up', async () => {
-    const closed = await testWebhook(accepted);
-    const url = closed.url;
-    await closed.close();
+    const url = webhookUrl(`http://127.0.0.1:${await closedPort()}`);
     const client = new WebhookClient({ target: webhookTarget(url), connections: 1, timeoutMs: 2000 });
     clients.push(client);
     let attempts = 0;
@@ -146,12 +154,14 @@ describe('BatchSender', () => {
   });
 
   it('sends after a refused connection once the webhook answers', async () => {
-    const closed = await testWebhook(accepted);
-    await closed.close();
-    const dead = new WebhookClient({ target: webhookTarget(closed.url), connections: 1, timeoutMs: 2000 });
-    const liveServer = await testWebhook(accepted);
+    const dead = new WebhookClient({
+      target: webhookTarget(webhookUrl(`http://127.0.0.1:${await closedPort()}`)),
+      connections: 1,
+      timeoutMs: 2000,
+    });
+    const liveServer = await startScriptedServer(accepted);
     servers.push(liveServer);
-    const live = new WebhookClient({ target: webhookTarget(liveServer.url), connections: 1, timeoutMs: 2000 });
+    const live = new WebhookClient({ target: webhookTarget(webhookUrl(liveServer.origin)), connections: 1, timeoutMs: 2000 });
     clients.push(dead, live);
     let attempts = 0;
     const { events } = await run(batches(2), accepted, {
@@ -163,14 +173,14 @@ describe('BatchSender', () => {
     expect(recordsOf(liveServer.requests)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
-  it.each<[string, Answer]>([
+  it.each<[string, Reply]>([
     ['a 500', { status: 500, body: { message: 'boom' } }],
     ['a 503', { status: 503 }],
-    ['a reset after the body arrived', 'reset'],
+    ['a reset after the body arrived', 'destroy'],
   ])('makes the batch uncertain on %s, starts no more batches and lets the ones in flight finish', async (_name, fault) => {
     const { stops, events, journal, server } = await run(
       batches(12),
-      (request) => (request.n === 3 ? fault : ({ ...(accepted(request) as object), delayMs: 30 } as Answer)),
+      (request) => (request.n === 3 ? fault : { ...accepted(request), delayMs: 30 }),
       { inFlightLimit: () => 3 },
     );
     expect(stops).toMatchObject([{ kind: 'uncertain' }]);
@@ -185,7 +195,7 @@ describe('BatchSender', () => {
   });
 
   it('makes a stalled request uncertain after the timeout', async () => {
-    const { stops, events } = await run(batches(3), (request) => (request.n === 1 ? 'stall' : accepted(request)), {
+    const { stops, events } = await run(batches(3), (request) => (request.n === 1 ? 'hang' : accepted(request)), {
       inFlightLimit: () => 1,
       timeoutMs: 200,
     });
@@ -195,10 +205,10 @@ describe('BatchSender', () => {
 
   it('splits a batch on 413 down to single objects, then rejects those', async () => {
     const { events, server, journal } = await run(batches(1, 4), (request) =>
-      request.objects.some((object) => (object as { r: number }).r === 3) ? { status: 413 } : accepted(request),
+      postedObjects(request).some((object) => (object as { r: number }).r === 3) ? { status: 413 } : accepted(request),
     );
     expect(kinds(events)).toEqual(['accepted:1.1', 'rejected:1.2.1', 'accepted:1.2.2']);
-    expect(recordsOf(server.requests.filter((r) => !r.objects.some((o) => (o as { r: number }).r === 3)))).toEqual([1, 2, 4]);
+    expect(recordsOf(server.requests.filter((r) => !postedObjects(r).some((o) => (o as { r: number }).r === 3)))).toEqual([1, 2, 4]);
     expect(journal.filter((e) => e.state !== 'sending').map((e) => `${e.batch}${e.part ? `.${e.part}` : ''}:${e.state}`)).toEqual([
       '1:split',
       '1.1:accepted',
@@ -246,7 +256,7 @@ describe('BatchSender', () => {
           waitingAtInterrupt = waiting;
           interrupt.abort();
         }
-        return { ...(accepted(request) as object), delayMs: 40 } as Answer;
+        return { ...accepted(request), delayMs: 40 };
       },
       {
         inFlightLimit: () => 4,
@@ -317,7 +327,10 @@ describe('BatchSender', () => {
   });
 
   it('keeps the webhook URL out of journaled reasons', async () => {
-    const { journal } = await run(batches(1), () => ({ status: 400, body: { message: `bad request to ${servers[0]!.url}` } }));
+    const { journal } = await run(batches(1), () => ({
+      status: 400,
+      body: { message: `bad request to ${webhookUrl(servers[0]!.origin)}` },
+    }));
     expect(JSON.stringify(journal)).not.toContain('wh_test_secret');
     expect(journal.at(-1)!.reason).toContain('***');
   });

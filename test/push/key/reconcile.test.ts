@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TdsError } from '../../../src/core/errors.js';
 import { INTAKE_LONGEST_MS, type IntakeTiming, type SentRequest } from '../../../src/push/key/intake-window.js';
 import { KeyReconciler, type ReconcileOptions, type SentBatch } from '../../../src/push/key/reconcile.js';
@@ -189,21 +188,27 @@ describe('KeyReconciler.found', () => {
 
 describe('KeyReconciler.checkDue and checkKeysVisible', () => {
   it('is due once the longest window of the first batch taken in has passed, until checked', async () => {
-    const intake = new FakeIntake();
-    const { reconciler } = setup(intake);
-    expect(reconciler.checkDue).toBe(false);
-    const sent = sentAgo();
-    reconciler.noteAccepted(batch(1, 1, 3), sent);
-    intake.stored(['k1', 'k2', 'k3'], sent.end, sent.end);
-    expect(reconciler.checkDue).toBe(false);
-    await sleep(WINDOW + 5);
-    expect(reconciler.checkDue).toBe(true);
-    await reconciler.checkKeysVisible();
-    expect(intake.lookups.map((lookup) => lookup.keys)).toEqual([['k1', 'k2', 'k3']]);
-    expect(reconciler.checkDue).toBe(false);
-    // checked once: no more lookups
-    await reconciler.checkKeysVisible();
-    expect(intake.lookups).toHaveLength(1);
+    // the window passes on the test's clock, at once
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const intake = new FakeIntake();
+      const { reconciler } = setup(intake);
+      expect(reconciler.checkDue).toBe(false);
+      const sent = sentAgo();
+      reconciler.noteAccepted(batch(1, 1, 3), sent);
+      intake.stored(['k1', 'k2', 'k3'], sent.end, sent.end);
+      expect(reconciler.checkDue).toBe(false);
+      vi.setSystemTime(Date.now() + WINDOW + 5);
+      expect(reconciler.checkDue).toBe(true);
+      await reconciler.checkKeysVisible();
+      expect(intake.lookups.map((lookup) => lookup.keys)).toEqual([['k1', 'k2', 'k3']]);
+      expect(reconciler.checkDue).toBe(false);
+      // checked once: no more lookups
+      await reconciler.checkKeysVisible();
+      expect(intake.lookups).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('is due for a batch an earlier run had taken in once its window from the journaled time has passed', () => {
