@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import type { RequestLogEntry } from '../../src/emulator/index.js';
 import { ndjson, people, webhookRequests, type PushHarness } from '../push/helpers/emulator.js';
 import { columnValues, expectEachOnce, KEY_EMULATOR, SLOW_INTAKE_SCALE, killAfterPosts, otherWriter } from './push-key-support.js';
@@ -30,15 +30,39 @@ const batchPosts = (harness: PushHarness): RequestLogEntry[] => webhookRequests(
 test('(issue 20) every batch before the reconciliation answered 500 after storing, another client posting meanwhile: each key once, exit 0', async ({
   openHarness,
 }) => {
-  // request 1 is the HEAD check, 2–5 the four batches first in flight; the other client starts then
-  const harness = await openHarness({ ...KEY_EMULATOR, webhookFaults: '500@2-5' });
+  // Request 1 is the HEAD check, 2–5 the four first batches: each is held on arrival until all four have
+  // arrived, so none is answered before the four are in flight (a slow start could otherwise reconcile the
+  // first alone). The push's first read of the table once the fourth has been answered (its lookup for the
+  // uncertain batches) is held on arrival until the other client has posted three times, and the other
+  // client goes on posting: however slow the machine, the intake is kept open while the push waits for its rows.
+  let pushing = false;
+  let started = false;
+  let batchesArrived = 0;
+  let allFourArrived!: () => void;
+  const fourInFlight = new Promise<void>((resolve) => (allFourArrived = resolve));
+  const harness: PushHarness = await openHarness({
+    ...KEY_EMULATOR,
+    webhookFaults: '500@2-5',
+    onArrival: async ({ method, path }) => {
+      if (!pushing || started) return;
+      if (path.startsWith('/v1/webhook/')) {
+        if (method !== 'POST' || batchesArrived >= 4) return;
+        if (++batchesArrived === 4) allFourArrived();
+        return fourInFlight;
+      }
+      if (batchesArrived < 4) return;
+      started = true;
+      await vi.waitFor(() => expect(batchPosts(harness).filter((post) => post.status === 500)).toHaveLength(4), {
+        timeout: 30_000,
+        interval: 5,
+      });
+      await other.answered(3);
+    },
+  });
+  const other = otherWriter(harness.inbox.url, { everyMs: 1500 / RATE_SCALE, max: 1000, begin: () => started });
   try {
     const path = await harness.file('leads.ndjson', ndjson(people(500)));
-    const other = otherWriter(harness.inbox.url, {
-      everyMs: 1500 / RATE_SCALE,
-      max: 1000,
-      begin: () => webhookRequests(harness.emu).length >= 5,
-    });
+    pushing = true;
     const result = await harness.tds(['push', harness.inbox.url, path, ...ARGS, '--json']);
     await other.stop();
     expect(result.code, result.stderr).toBe(0);
