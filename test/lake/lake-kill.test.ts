@@ -14,8 +14,8 @@ it.beforeEach(({ open }) => {
   openHarness = open;
 });
 
-const ROWS = 800;
-const CYCLES = 6;
+const ROWS = 400;
+const CYCLES = 4;
 
 describe('tds sync --lake through kills', () => {
   it('SIGKILL anywhere: no partial file in a partition, and the next sync leaves the lake equal to the mirror', async () => {
