@@ -337,13 +337,14 @@ describe('verification: what it says and who reads meanwhile', () => {
     try {
       await verifying(harness);
       // queries from the verification's first page until it has brought the edited row (on its last page):
-      // as many as the verification takes, five at least
-      for (let k = 0; k < 5 || !editPrinted(); k += 1) {
+      // five at least, forty at most
+      for (let k = 0; k < 5 || (k < 40 && !editPrinted()); k += 1) {
         const result = await client.callTool({ name: 'query_sql', arguments: { sql: 'SELECT count(*) AS n FROM every_type' } });
         const text = (result.content as Array<{ text?: string }>).map((block) => block.text ?? '').join('');
         expect(result.isError, text).not.toBe(true);
         succeeded += 1;
       }
+      await vi.waitFor(() => expect(editPrinted()).toBe(true), { timeout: 60_000, interval: 50 });
     } finally {
       await client.close();
       await stop(follow);
