@@ -120,6 +120,8 @@ export function killAfterPosts(harness: PushHarness, args: string[], posts: numb
 
 /** Another client of the same webhook (a live form, another pipeline): one object a post, at a steady rate. */
 export interface OtherWriter {
+  /** Resolves once `posts` of its posts have been answered. */
+  answered(posts: number): Promise<void>;
   /** Stops posting; resolves with the posts made, once the last one has been answered. */
   stop(): Promise<number>;
 }
@@ -130,17 +132,28 @@ export interface OtherWriter {
  */
 export function otherWriter(url: string, options: { everyMs: number; max: number; begin?: () => boolean }): OtherWriter {
   let posts = 0;
+  let answers = 0;
+  const waiting: Array<{ posts: number; resolve: () => void }> = [];
   const inFlight = new Set<Promise<unknown>>();
+  const answer = (): void => {
+    answers += 1;
+    for (const wait of waiting.filter((one) => one.posts <= answers)) {
+      waiting.splice(waiting.indexOf(wait), 1);
+      wait.resolve();
+    }
+  };
   const timer = setInterval(() => {
     if (options.begin && !options.begin()) return;
     if (posts >= options.max) return clearInterval(timer);
     posts += 1;
     const post = request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ other: posts }) })
       .then((response) => response.body.dump())
+      .then(answer)
       .finally(() => inFlight.delete(post));
     inFlight.add(post);
   }, options.everyMs);
   return {
+    answered: (count) => (answers >= count ? Promise.resolve() : new Promise((resolve) => waiting.push({ posts: count, resolve }))),
     async stop() {
       clearInterval(timer);
       await Promise.all(inFlight);

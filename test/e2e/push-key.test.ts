@@ -42,7 +42,7 @@ describe('uncertain batches are reconciled by key', () => {
       const push = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5', '--concurrency', '4'];
       const random = seeded(Number(process.env.KILL_SEED ?? 11));
       const runs: string[] = [];
-      for (let kill = 0; kill < 6; kill += 1) {
+      for (let kill = 0; kill < 4; kill += 1) {
         const resume = (await journalOf(path)) !== undefined ? ['--resume'] : [];
         const ended = await killAfterPosts(harness, [...push, ...resume], 1 + Math.floor(random() * 12));
         runs.push(`${resume.length ? 'resume' : 'first run'}: ${ended}`);
@@ -50,7 +50,7 @@ describe('uncertain batches are reconciled by key', () => {
       }
       const last = await harness.tds([...push, '--resume']);
       expect(last.code, `${runs.join('\n')}\n${last.stderr}`).toBe(0);
-      expect(runs.filter((run) => run.includes('killed')).length, runs.join('\n')).toBeGreaterThanOrEqual(4);
+      expect(runs.filter((run) => run.includes('killed')).length, runs.join('\n')).toBeGreaterThanOrEqual(3);
       expectEachOnce(await columnValues(harness.emu, harness.inbox.id, 'Email'), emails(300));
     } finally {
       await harness.close();

@@ -333,30 +333,30 @@ describe('verification: what it says and who reads meanwhile', () => {
       new StdioClientTransport({ command: process.execPath, args: [TDS_BIN, 'mcp'], env: harness.env, cwd: harness.dir, stderr: 'pipe' }),
     );
     let succeeded = 0;
+    const editPrinted = (): boolean => records(follow.stdout()).some((record) => record._id === ids[10]);
     try {
       await verifying(harness);
-      for (let k = 0; k < 40; k += 1) {
+      // queries from the verification's first page until it has brought the edited row (on its last page):
+      // five at least, forty at most
+      for (let k = 0; k < 5 || (k < 40 && !editPrinted()); k += 1) {
         const result = await client.callTool({ name: 'query_sql', arguments: { sql: 'SELECT count(*) AS n FROM every_type' } });
         const text = (result.content as Array<{ text?: string }>).map((block) => block.text ?? '').join('');
         expect(result.isError, text).not.toBe(true);
         succeeded += 1;
       }
-      await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(ids[10]), {
-        timeout: 60_000,
-        interval: 50,
-      });
+      await vi.waitFor(() => expect(editPrinted()).toBe(true), { timeout: 60_000, interval: 50 });
     } finally {
       await client.close();
       await stop(follow);
     }
-    expect(succeeded).toBe(40);
+    expect(succeeded).toBeGreaterThanOrEqual(5);
     const verifyPages = await sqlJson<{ n: number }>(harness, "SELECT count(*)::INT AS n FROM _tds_syncs WHERE mode = 'verify'");
     expect(verifyPages[0]!.n).toBeGreaterThan(1);
   }, 120_000);
 
   it.for([
     { option: '--json', lines: 3, member: 'tables' },
-    { option: '--changes', lines: 300, member: 'change' },
+    { option: '--changes', lines: 150, member: 'change' },
   ])(
     'SIGTERM: what $option prints on stdout is whole lines, every one',
     { timeout: 120_000 },
@@ -415,14 +415,16 @@ describe("verification's share of the row-read limit", () => {
         ...alone.map((entry) => alone.filter((other) => other.at >= entry.at && other.at < entry.at + minute).length),
       );
       expect(busiest).toBeLessThanOrEqual(share * 60 + 1);
-      // rounds read rows too: a new row at a time, each read by a round (or a verification page) before the next
-      for (let k = 0; k < 16; k += 1) {
+      // rounds read rows too: a new row at a time, each read by a round (or a verification page) before the next;
+      // then verification pages again, after the rounds' reads (counted in their spacing)
+      const cursorPages = (): number => reads().filter((entry) => entry.path.includes('cursor=')).length;
+      for (let k = 0; k < 6; k += 1) {
         const before = reads().length;
         await addEveryTypeRows(harness, table.id, { count: 1, from: 1000 + k });
         await vi.waitFor(() => expect(reads().length).toBeGreaterThan(before), { timeout: 30_000, interval: 5 });
       }
-      const rounds = reads().length;
-      await vi.waitFor(() => expect(reads().length).toBeGreaterThanOrEqual(rounds + 4), { timeout: 30_000, interval: 20 });
+      const afterRounds = cursorPages();
+      await vi.waitFor(() => expect(cursorPages()).toBeGreaterThanOrEqual(afterRounds + 2), { timeout: 30_000, interval: 20 });
     } finally {
       await stop(follow);
     }

@@ -168,8 +168,13 @@ describe('tds sync --follow: rounds and verification', () => {
     // 5 pages; --max-stale 10m at the rate scale (100) is 6 s here: a page every 1.1 s (the share alone would allow one every 20 ms)
     const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '10m', '--max-share', '0.5', '--changes']);
     try {
-      // every reader, ten times each, while the follower verifies: it holds the file only while it writes a page or a round
-      for (let k = 0; k < 10; k += 1) {
+      // every reader, again and again while the follower verifies (twice at least, ten times at most, until it
+      // has printed the changes): it holds the file only while it writes a page or a round
+      const changesPrinted = (): boolean => {
+        const all = records(follow.stdout());
+        return all.filter((record) => record.change === 'deleted').length >= 2 && all.some((record) => record._id === ids[20]);
+      };
+      for (let k = 0; k < 2 || (k < 10 && !changesPrinted()); k += 1) {
         for (const args of [
           ['sql', 'SELECT count(*) AS n FROM every_type', '--format', 'json'],
           ['stats', 'every_type', '--no-sync', '--format', 'json'],

@@ -13,7 +13,7 @@ it.beforeEach(({ open }) => {
   openHarness = open;
 });
 
-const CYCLES = 6;
+const CYCLES = 4;
 const ROWS = 600;
 
 describe('tds sync: versions through kills', () => {

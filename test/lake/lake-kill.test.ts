@@ -14,8 +14,8 @@ it.beforeEach(({ open }) => {
   openHarness = open;
 });
 
-const ROWS = 800;
-const CYCLES = 6;
+const ROWS = 400;
+const CYCLES = 4;
 
 describe('tds sync --lake through kills', () => {
   it('SIGKILL anywhere: no partial file in a partition, and the next sync leaves the lake equal to the mirror', async () => {
@@ -62,7 +62,7 @@ describe('tds sync --lake through kills', () => {
     const check = await b.tds(['lake', 'check', lake]);
     expect(check.code, check.stderr).toBe(0);
     expect(check.stderr).toMatch(new RegExp(`killed: the lake matches the mirror \\(${ROWS - CYCLES} rows\\)`));
-  });
+  }, 120_000);
 });
 
 /** Every file in a `sync_id=N` folder is a whole Parquet file or the `_SUCCESS` marker. */

@@ -12,8 +12,8 @@ import { RATE_SCALE } from '../helpers/rate-scale.js';
 // The kills are deterministic: each sync runs in this process on a client whose row reads stop it, as
 // Ctrl-C does, when its page request after `pages` is made (its first page is written before that).
 
-const OLD_ROWS = 500;
-const ADDED = 300;
+const OLD_ROWS = 200;
+const ADDED = 250;
 
 async function plainTable(harness: Harness): Promise<string> {
   const created = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
