@@ -1,10 +1,10 @@
 import { Command, Help, Option } from 'commander';
-import { createRequire } from 'node:module';
 import type { Context } from './core/context.js';
 import { parseIntegerOption, parseNumberOption } from './core/number-option.js';
 import { schemaCommand, tablesCommand, workspacesCommand } from './commands/listings.js';
 import { queryCommand, rowsCommand } from './commands/export.js';
 import { pushCommand } from './commands/push.js';
+import { webhooksCommand } from './commands/webhooks.js';
 import { demoCommand, emulatorCommand } from './commands/emulator.js';
 import { authCommand, configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
@@ -12,8 +12,7 @@ import { diffCommand, sqlCommand } from './commands/sql.js';
 import { lakeCommand, syncCommand } from './commands/sync.js';
 import { statsCommand, checkCommand } from './commands/stats.js';
 import { mcpCommand } from './commands/mcp.js';
-
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+import { TDS_VERSION } from './core/version.js';
 
 const ROOT_EXAMPLES = `
 Examples:
@@ -28,7 +27,7 @@ new here? run \`tds demo\` (a guided tour on a local emulator)`;
 export function buildProgram(ctx: Context): Command {
   const program = new Command('tds')
     .description('Command-line client for the table data service: list, export, query and push rows.')
-    .version(version, '-V, --version')
+    .version(TDS_VERSION, '-V, --version')
     .addOption(new Option('--base-url <url>', 'service base URL, ending in /v1').env('TDS_BASE_URL'))
     .option('--api-key-file <path>', 'read the API key from PATH (- for stdin); or set TDS_API_KEY')
     .addOption(new Option('--profile <name>', 'named profile from the config file').env('TDS_PROFILE'))
@@ -50,6 +49,7 @@ export function buildProgram(ctx: Context): Command {
     rowsCommand,
     queryCommand,
     pushCommand,
+    webhooksCommand,
     syncCommand,
     sqlCommand,
     statsCommand,
@@ -101,7 +101,9 @@ function withoutEmptyDefault(this: Help, option: Option): string {
  * command is never cut: it has to stay copyable).
  */
 export function wrapHelp(text: string, width: number): string {
-  return text
+  // commander's own part (usage, arguments, options) is laid out already; the text after it is prose
+  const own = text.startsWith('Usage:') ? text : flowParagraphs(text);
+  return own
     .split('\n')
     .flatMap((line) => {
       if (line.length <= width) return [line];
@@ -112,6 +114,25 @@ export function wrapHelp(text: string, width: number): string {
     })
     .join('\n');
 }
+
+/**
+ * The lines of each paragraph of the help's own text joined, so that it is wrapped once at the width:
+ * a paragraph is a run of lines that start at the margin. Indented lines (examples, code) and headings
+ * (`Examples:`) stay as written.
+ */
+function flowParagraphs(text: string): string {
+  const lines: string[] = [];
+  for (const line of text.split('\n')) {
+    const previous = lines[lines.length - 1];
+    if (isProse(line) && previous !== undefined && isProse(previous) && !isHeading(previous)) {
+      lines[lines.length - 1] = `${previous} ${line}`;
+    } else lines.push(line);
+  }
+  return lines.join('\n');
+}
+
+const isProse = (line: string): boolean => line.trim() !== '' && !/^\s/.test(line);
+const isHeading = (line: string): boolean => /^[A-Z][A-Za-z ]{0,30}:$/.test(line);
 
 function wrapWords(line: string, width: number): string[] {
   const indent = /^\s*(?:[-*] |# )?/.exec(line)![0].replace(/\S/g, ' ');

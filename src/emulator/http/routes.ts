@@ -13,7 +13,10 @@ import {
   rerunActions,
   updateRow,
   createTable,
+  addWebhook,
+  readWebhooks,
 } from '../admin/admin-routes.js';
+import { deleteTable, readHold, releaseHold, setFaults, setHold, tableSnapshot } from '../admin/sim-hooks.js';
 
 const webhook = async ({ deps, params, req, entry }: RouteCall): Promise<Reply> => ({
   status: 200,
@@ -76,6 +79,8 @@ export const EMULATOR_ROUTES: readonly Route[] = [
 export const ADMIN_ROUTES: readonly Route[] = [
   route('POST', '/_emulator/tables', createTable),
   route('POST', '/_emulator/tables/:tableId/rows', addRows),
+  route('POST', '/_emulator/tables/:tableId/webhooks', addWebhook),
+  route('GET', '/_emulator/tables/:tableId/webhooks', readWebhooks),
   route('POST', '/_emulator/tables/:tableId/rows/delete', deleteRows),
   route('POST', '/_emulator/tables/:tableId/actions/rerun', rerunActions),
   route('PATCH', '/_emulator/tables/:tableId/rows/:rowId', updateRow),
@@ -85,6 +90,12 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('DELETE', '/_emulator/tables/:tableId/fields/:fieldId', deleteField),
   route('GET', '/_emulator/clock', readClock),
   route('POST', '/_emulator/clock', setClock),
+  route('GET', '/_emulator/tables/:tableId/snapshot', tableSnapshot),
+  route('DELETE', '/_emulator/tables/:tableId', deleteTable),
+  route('POST', '/_emulator/faults', setFaults),
+  route('GET', '/_emulator/hold', readHold),
+  route('POST', '/_emulator/hold', setHold),
+  route('DELETE', '/_emulator/hold', releaseHold),
   route('POST', '/_emulator/actions/finish', ({ deps }) => {
     deps.live.finishActions();
     return ok({ finished: true });
