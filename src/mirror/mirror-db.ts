@@ -197,6 +197,7 @@ export const heldOpen = (db: Database): MirrorAccess => ({ use: (work) => work(d
 export function oneAtATime(mirror: MirrorAccess): MirrorAccess {
   let last: Promise<unknown> = Promise.resolve();
   return {
+    ...(mirror.releasesEachUse !== undefined ? { releasesEachUse: mirror.releasesEachUse } : {}),
     use<T>(work: (db: Database) => Promise<T>): Promise<T> {
       const turn = last.then(() => mirror.use(work));
       last = turn.catch(() => undefined);

@@ -212,8 +212,8 @@ export function tablesAtOnce(client: Pick<ApiClient, 'timings'>): number {
 
 /**
  * One sync of every table (or of `only`); the first round chooses the tables and reads their schemas,
- * later ones (--follow) reuse them. The tables' reads run at once (tablesAtOnce), their writes one at a
- * time; the results come in the tables' order.
+ * later ones (--follow) reuse them. The tables' reads run at once (tablesAtOnce; a follower's, one
+ * after another), their writes one at a time; the results come in the tables' order.
  */
 async function syncRound(session: SyncSession, memory: FollowMemory, only?: Table[]): Promise<TableSyncResult[]> {
   const { ctx, client, request } = session;
@@ -232,7 +232,10 @@ async function syncRound(session: SyncSession, memory: FollowMemory, only?: Tabl
   /** The schema of the table begun last applied: the next one's is applied after it (its mirror table's name). */
   let prepared = Promise.resolve();
   try {
-    await eachAtOnce(tables, tablesAtOnce(client), async (table, index) => {
+    // a follower's tables one at a time: it holds the file only while it writes, so no request of its
+    // waits for the service while another table's group is written (a DuckDB client gets in meanwhile)
+    const atOnce = session.mirror.releasesEachUse ? 1 : tablesAtOnce(client);
+    await eachAtOnce(tables, atOnce, async (table, index) => {
       const preparedBefore = prepared;
       let onPrepared = (): void => undefined;
       prepared = new Promise((resolve) => (onPrepared = resolve));
