@@ -51,8 +51,8 @@ export interface VerifyOptions {
 /** How far 429s (other clients' traffic) may stretch the spacing of verification pages. */
 const MAX_BACKOFF = 16;
 
-/** The verification's pace (ms of this process's clock); Infinity: no verification. */
-export interface VerifyPace {
+/** The verification's timings (ms of this process's clock); Infinity: no verification. */
+export interface VerifyTimings {
   /** The share's spacing of row requests: one every this many ms is --max-share of the limit. */
   shareMs: number;
   /** --max-stale (a pass is planned a tenth early). */
@@ -102,12 +102,12 @@ export class VerifySchedule {
 
   constructor(
     private readonly startedAt: number,
-    private readonly pace: VerifyPace,
+    private readonly timings: VerifyTimings,
   ) {}
 
-  /** The followed tables' pages (P) as the last listing gave them: the pace, and the pass the share can keep. */
+  /** The followed tables' pages (P) as the last listing gave them: the timings, and the pass the share can keep. */
   plan(now: number, pages: number): VerifyKeeps {
-    const { shareMs, maxStaleMs } = this.pace;
+    const { shareMs, maxStaleMs } = this.timings;
     const passMs = 0.9 * maxStaleMs;
     if (pages === 0 || !Number.isFinite(passMs) || !Number.isFinite(shareMs)) {
       this.intervalMs = Infinity;
@@ -126,9 +126,9 @@ export class VerifySchedule {
     };
   }
 
-  /** Verification reads at the share's full pace (--max-stale asks at least what the share allows): every row request of a round puts it off. */
+  /** Verification reads at the share's full rate (--max-stale asks at least what the share allows): every row request of a round puts it off. */
   get atShare(): boolean {
-    return Number.isFinite(this.intervalMs) && this.intervalMs === this.pace.shareMs;
+    return Number.isFinite(this.intervalMs) && this.intervalMs === this.timings.shareMs;
   }
 
   /** When the next page is due by the plan and the share; Infinity when none is. It goes when the window also has room (`ceiling`). */
@@ -141,7 +141,7 @@ export class VerifySchedule {
    * this: the share (s × 60), less the room kept for the next round: the most a recent round read, at least one.
    */
   ceiling(now: number): number {
-    const perWindow = Math.max(1, Math.floor(this.pace.windowMs / this.pace.shareMs + 1e-9));
+    const perWindow = Math.max(1, Math.floor(this.timings.windowMs / this.timings.shareMs + 1e-9));
     const recent = this.rounds.filter((round) => round.until > now).map((round) => round.reads);
     return perWindow - Math.min(perWindow - 1, Math.max(1, ...recent));
   }
@@ -153,21 +153,21 @@ export class VerifySchedule {
   spent(since: number, requests: number, first = false): void {
     this.roundReads += requests;
     this.rounds = this.rounds.filter((round) => round.until > since);
-    if (!first) this.rounds.push({ reads: requests, until: since + ROUNDS_REMEMBERED * this.pace.windowMs });
+    if (!first) this.rounds.push({ reads: requests, until: since + ROUNDS_REMEMBERED * this.timings.windowMs });
     if (requests === 0) return;
-    this.shareAt = Math.max(this.shareAt, since) + requests * this.pace.shareMs;
+    this.shareAt = Math.max(this.shareAt, since) + requests * this.timings.shareMs;
   }
 
   /** A page starts `now`: the next one's time on both clocks; the spacing this page was planned with. */
   paged(now: number): number {
     const spacing = this.intervalMs * this.backoff;
     this.planAt += spacing;
-    this.shareAt = Math.max(this.shareAt, now) + this.pace.shareMs;
+    this.shareAt = Math.max(this.shareAt, now) + this.timings.shareMs;
     return spacing;
   }
 
   /** After a page (`now`): one that met a 429 puts the next off by twice its spacing from now; clean ones bring the spacing back. */
-  paced(now: number, limited: boolean, spacing: number): void {
+  afterPage(now: number, limited: boolean, spacing: number): void {
     if (limited) {
       this.backoff = Math.min(MAX_BACKOFF, this.backoff * 2);
       this.planAt = Math.max(this.planAt, now + this.intervalMs * this.backoff);
@@ -199,7 +199,7 @@ export class Verifier {
     });
   }
 
-  /** The followed tables as the last listing gave them: the pages to read, and so the pace. */
+  /** The followed tables as the last listing gave them: the pages to read, and so the timings. */
   plan(tables: readonly Table[]): void {
     const { maxStaleMs, maxShare } = this.options;
     const { retryScale } = this.session.client.timings;
@@ -227,7 +227,7 @@ export class Verifier {
     return Math.max(due, now + this.session.client.rowReadWaitMs(this.schedule.ceiling(now)));
   }
 
-  /** Verification reads at the share's full pace: a round leaves a row count that only fell (rows deleted) to it. */
+  /** Verification reads at the share's full rate: a round leaves a row count that only fell (rows deleted) to it. */
   get atShare(): boolean {
     return this.schedule.atShare;
   }
@@ -267,7 +267,7 @@ export class Verifier {
       const table = state && tables.find((candidate) => candidate.id === state.tableId);
       if (state && table) await verifyPage(this.session, table, state, this.schedule.ceiling(performance.now()));
     } finally {
-      this.schedule.paced(performance.now(), this.session.client.stats.rateLimited > limitedBefore, spacing);
+      this.schedule.afterPage(performance.now(), this.session.client.stats.rateLimited > limitedBefore, spacing);
     }
   }
 }

@@ -7,14 +7,14 @@ import { test as it } from '../helpers/emulator-fixture.js';
 
 describe('sync --follow past --max-stale', () => {
   it('a table verified longer ago than --max-stale is said once, by name', async ({ open }) => {
-    const bench = await open({ rows: 20 });
-    const synced = await bench.tds(['sync', 'Leads']);
+    const harness = await open({ rows: 20 });
+    const synced = await harness.tds(['sync', 'Leads']);
     expect(synced.code, synced.stderr).toBe(0);
     // ten seconds ago at the rate scale is 1000 s of the service's time: past --max-stale 1m
-    const set = await bench.tds(['sql', "UPDATE _tds_tables SET verified_at = now() - INTERVAL '10 seconds'", '--write']);
+    const set = await harness.tds(['sql', "UPDATE _tds_tables SET verified_at = now() - INTERVAL '10 seconds'", '--write']);
     expect(set.code, set.stderr).toBe(0);
     // a process: its stderr read as it goes
-    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1m']);
+    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1m']);
     try {
       await vi.waitFor(() => expect(follow.stderr()).toMatch(/past --max-stale/), { timeout: 30_000, interval: 20 });
     } finally {

@@ -30,22 +30,22 @@ function chainSpans(reads: RequestLogEntry[]): Map<string, { first: number; last
 
 describe('tds sync of several tables 100 ms away', () => {
   it('reads the tables at once, within the row-read limit, and mirrors each as a sync of it alone does', async ({ open }) => {
-    const bench = await open({ rateLimits: true, rateScale: RATE_SCALE, latency: { ms: 100, jitterMs: 0 } });
+    const harness = await open({ rateLimits: true, rateScale: RATE_SCALE, latency: { ms: 100, jitterMs: 0 } });
     const tables = [];
     for (let i = 1; i <= TABLES; i += 1) {
-      const table = await everyTypeTable(bench, `Every Type ${i}`);
-      await addEveryTypeRows(bench, table.id, { count: ROWS, from: i * 1000 });
+      const table = await everyTypeTable(harness, `Every Type ${i}`);
+      await addEveryTypeRows(harness, table.id, { count: ROWS, from: i * 1000 });
       tables.push(table);
     }
-    const since = bench.emu.requestLog.length;
+    const since = harness.emu.requestLog.length;
     const synced = await syncTables(
-      bench,
+      harness,
       tables.map((table) => table.id),
     );
     // the summary and the mirror tables' names in the tables' order, as one after another gives them
     expect(synced.map((table) => [table.mirrorTable, table.complete])).toEqual(tables.map((_, i) => [`every_type_${i + 1}`, true]));
-    const reads = bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
-    for (const [i, table] of tables.entries()) await expectMirrorEqualsService(bench, table.id, `every_type_${i + 1}`);
+    const reads = harness.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
+    for (const [i, table] of tables.entries()) await expectMirrorEqualsService(harness, table.id, `every_type_${i + 1}`);
 
     expect(reads.filter((entry) => entry.status === 429)).toEqual([]);
     expect(reads.length).toBe(TABLES * Math.ceil(ROWS / 100));
