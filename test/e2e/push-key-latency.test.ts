@@ -72,7 +72,8 @@ describe('push by key 50 ms away, at the row-read limit', () => {
     expect(mostAtOnce(lookups)).toBeGreaterThan(1);
     expect(webhookPosts(harness.emu).reduce((sum, post) => sum + (post.objects ?? 0), 0)).toBe(codes.length - held.length);
     expectEachOnce(await columnValues(harness.emu, table.id, 'Code'), [...others.map((row) => row.Code), ...codes]);
-  });
+    // 10,000 records sent and their rows waited for, 50 ms away
+  }, 60_000);
 });
 
 describe('--wait settled at the row-read limit', () => {
