@@ -6,7 +6,7 @@ import { request } from 'undici';
 /** @typedef {import('#dist/service/index.js').Table} Table */
 /** @typedef {import('#dist/service/index.js').TablesResponse} TablesResponse */
 /** @typedef {import('./support.mjs').Emulator} Emulator */
-/** One entry of the emulator's request log (GET /_emulator/requests), the fields the benches read. @typedef {{ at: number, status: number, bucket?: string }} LoggedRequest */
+/** One entry of the emulator's request log (GET /_emulator/requests), the fields the benches read. @typedef {{ at: number, status: number, path: string, bucket?: string }} LoggedRequest */
 
 /**
  * A JSON request to the emulator (API paths with the key); the parsed body, of the type the caller names.

@@ -13,12 +13,12 @@ export const AGE_MS = 120_000;
 
 export const TARGET = {
   syncVsExport: 1.3,
-  syncPeakMb: 300,
+  syncPeakMb: 250,
   incrementalRequests: 12,
   incrementalSeconds: 15,
   requestsPerIdlePoll: 1,
   changedVsUnchanged: 1.2,
   fileGrowth: 1.3,
-  diffSeconds: 5,
-  diffPeakMb: 300,
+  diffSeconds: 2,
+  diffPeakMb: 250,
 };

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
-import { isCanonicalInstant, type SqlType, type TypedValue } from '../records/index.js';
+import { canonicalInstantMillis, type SqlType, type TypedValue } from '../records/index.js';
 import { loadDuckDB, type Database } from './engine.js';
 
 // Rows of typed values (records/typed-plan.ts) appended straight into a table of their types, a data
@@ -256,7 +256,10 @@ class ChunkWriter {
       if (value === null || value === undefined) {
         this.setNull(row);
         nulls = true;
-      } else if (isCanonicalInstant(value as string)) this.setInt64(row, canonicalMillis(value as string), 1000);
+        continue;
+      }
+      const millis = canonicalInstantMillis(value as string);
+      if (millis !== undefined) this.setInt64(row, millis, 1000);
       else (others ??= []).push(row);
     }
     if (others) await this.castInstants(others, rows, column);
@@ -301,24 +304,4 @@ class ChunkWriter {
     native.copy_data_to_vector(vector, this.start * 16, entries.buffer, 0, rows.length * 16);
     return nulls;
   }
-}
-
-const DIGIT_0 = 48;
-
-/** Milliseconds since the epoch of an instant in the form isCanonicalInstant accepts (the proleptic Gregorian calendar, as DuckDB's). */
-function canonicalMillis(text: string): number {
-  const number = (start: number, length: number): number => {
-    let result = 0;
-    for (let i = start; i < start + length; i += 1) result = result * 10 + text.charCodeAt(i) - DIGIT_0;
-    return result;
-  };
-  const month = number(5, 2);
-  const year = number(0, 4) - (month <= 2 ? 1 : 0);
-  // days from 1970-01-01 (H. Hinnant's days_from_civil)
-  const era = Math.floor(year / 400);
-  const yearOfEra = year - era * 400;
-  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + number(8, 2) - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  const days = era * 146097 + dayOfEra - 719468;
-  return ((days * 24 + number(11, 2)) * 60 + number(14, 2)) * 60_000 + number(17, 2) * 1000 + number(20, 3);
 }

@@ -183,6 +183,22 @@ export interface MirrorAccess {
 export const heldOpen = (db: Database): MirrorAccess => ({ use: (work) => work(db) });
 
 /**
+ * The mirror with its uses one at a time, in the order they came: tables whose pages are read at once
+ * (sync-run.ts) write one after another. A use must not wait for another use.
+ */
+export function oneAtATime(mirror: MirrorAccess): MirrorAccess {
+  let last: Promise<unknown> = Promise.resolve();
+  return {
+    ...(mirror.releasesEachUse !== undefined ? { releasesEachUse: mirror.releasesEachUse } : {}),
+    use<T>(work: (db: Database) => Promise<T>): Promise<T> {
+      const turn = last.then(() => mirror.use(work));
+      last = turn.catch(() => undefined);
+      return turn;
+    },
+  };
+}
+
+/**
  * How long the file stays attached once nothing uses it, unless a process waits for it: the groups of a
  * fast one-shot sync (written about every second) share one attach; a longer wait (pages spaced by the
  * row-read limit) lets it go. A follower lets it go at once (`releaseEachUse`): a DuckDB client that does

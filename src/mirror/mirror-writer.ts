@@ -18,7 +18,7 @@ import { saveState, type TableState } from './table-state.js';
  * IDs are noted in _tds_pass for the pass's deletions at its end, unless the pass began on an empty
  * table (pass.ts FROM_EMPTY).
  *
- * Two lanes (a connection each, with its own inbox) take turns: while one writes its group, the pages
+ * Two lanes (a connection of their own each, with its own inbox) take turns: while one writes its group, the pages
  * read meanwhile go to the other's inbox. Rows cross into DuckDB the moment they are read, so they never
  * wait in the JavaScript heap (where they would outlive the young generation and fill the old one with
  * garbage).
@@ -58,7 +58,8 @@ export class MirrorWriter {
     if (this.onlyNew) await this.fitIndex(connection);
     const tableColumns = await readTableColumns(this.db.connection, this.target.table);
     this.upsert = new GroupUpsert(this.target, this.columns, tableColumns);
-    for (const connection of [this.db.connection, await this.db.connect()]) {
+    // connections of their own: the database's is another table's while tables are synced at once (sync-run.ts)
+    for (const connection of [await this.db.connect(), await this.db.connect()]) {
       const lane = new Lane(this.db, connection, this.columns);
       this.lanes.push(lane);
       await lane.makeTables();
@@ -66,7 +67,7 @@ export class MirrorWriter {
   }
 
   async close(): Promise<void> {
-    for (const lane of this.lanes) await lane.close(lane.connection !== this.db.connection);
+    for (const lane of this.lanes) await lane.close();
     this.lanes.length = 0;
   }
 
@@ -227,10 +228,10 @@ class Lane {
     );
   }
 
-  /** Drops the tables; the lane's own connection (not the database's) is closed too. */
-  async close(closeConnection: boolean): Promise<void> {
+  /** Drops the tables and closes the lane's connection. */
+  async close(): Promise<void> {
     await this.dropTables().catch(() => undefined);
-    if (closeConnection) this.connection.closeSync();
+    this.connection.closeSync();
   }
 
   private async dropTables(): Promise<void> {

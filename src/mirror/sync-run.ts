@@ -6,7 +6,7 @@ import type { ApiClient } from '../http/index.js';
 import { pickTable, pickWorkspace, type HeaderMode } from '../records/index.js';
 import type { Field, Table } from '../service/index.js';
 import { Verifier } from './follow-verify.js';
-import { claimMirror, HeldMirror, waitOn } from './mirror-db.js';
+import { claimMirror, HeldMirror, oneAtATime, waitOn, type MirrorAccess } from './mirror-db.js';
 import {
   ChangesStream,
   formatSyncSummary,
@@ -16,7 +16,7 @@ import {
   syncSummary,
   type SyncProgress,
 } from './sync-report.js';
-import { syncTable, type TableSyncResult } from './sync-table.js';
+import { syncTable, type TableSyncOptions, type TableSyncResult } from './sync-table.js';
 import { loadStates, type TableState } from './table-state.js';
 import { takenNames } from './table-name.js';
 
@@ -71,9 +71,9 @@ export function syncBeforeReading(ctx: Context, client: ApiClient, db: string, t
 }
 
 /**
- * `tds sync`: the tables named (or every table already in the mirror) synced one after another with
- * one client, so they share the organization's row-read limit; a summary per table; with --follow,
- * again every --every seconds until Ctrl-C.
+ * `tds sync`: the tables named (or every table already in the mirror) synced with one client, so they
+ * share the organization's row-read limit (their reads at once, their writes one at a time: syncRound);
+ * a summary per table; with --follow, again every --every seconds until Ctrl-C.
  */
 export async function runSync(ctx: Context, client: ApiClient, request: SyncRequest): Promise<void> {
   returnFreedMemoryAtOnce();
@@ -196,9 +196,31 @@ interface SyncSession {
   mirror: HeldMirror;
 }
 
-/** One sync of every table (or of `only`); the first round chooses the tables and reads their schemas, later ones (--follow) reuse them. */
+/**
+ * Row requests a table's pass keeps in flight at the most: a page, and the pages a full pass reads
+ * ahead (read-pages.ts), and its schema's read.
+ */
+const REQUESTS_A_TABLE = 4;
+
+/**
+ * How many tables a round syncs at once: as many as the row-read limit's burst lets start together.
+ * Each table's pages are a chain (a page's cursor comes with the page before), but the chains of two
+ * tables are not: a far service costs a round trip a page of each chain, and chains run at once pay
+ * them together. The one limiter of the client keeps the limit, however many run; writes to the mirror
+ * stay one at a time (oneAtATime).
+ */
+export function tablesAtOnce(client: Pick<ApiClient, 'timings'>): number {
+  return Math.max(1, Math.floor(client.timings.windows.rows.requests / REQUESTS_A_TABLE));
+}
+
+/**
+ * One sync of every table (or of `only`); the first round chooses the tables and reads their schemas,
+ * later ones (--follow) reuse them. The tables' reads run at once (tablesAtOnce; a follower's, one
+ * after another), their writes one at a time; the results come in the tables' order.
+ */
 async function syncRound(session: SyncSession, memory: FollowMemory, only?: Table[]): Promise<TableSyncResult[]> {
-  const { ctx, client, request, mirror } = session;
+  const { ctx, client, request } = session;
+  const mirror = oneAtATime(session.mirror);
   const first = only === undefined;
   const states = await mirror.use((db) => loadStates(db.connection));
   if (first) memory.listed((memory.tables = await chooseTables(ctx, client, request, states)));
@@ -207,57 +229,130 @@ async function syncRound(session: SyncSession, memory: FollowMemory, only?: Tabl
     ? (request.progress?.(memory.tables) ??
       (await startSyncProgress(ctx, memory.tables, client.timings.windows.rows, () => client.rowReadWaitMs())))
     : undefined;
-  const oneShot = request.followEveryMs === undefined;
   const changes = request.changes ? await mirror.use((db) => ChangesStream.open(ctx, db)) : undefined;
-  const deliver = (tableId: string): Promise<void> => mirror.use(() => changes!.deliver(tableId));
-  const results: TableSyncResult[] = [];
+  const tables = only ?? memory.tables;
+  const round: Round = { session, memory, mirror, first, states, taken, progress, changes, results: [] };
+  /** The schema of the table begun last applied: the next one's is applied after it (its mirror table's name). */
+  let prepared = Promise.resolve();
   try {
-    for (const table of only ?? memory.tables) {
-      const state = states.find((candidate) => candidate.tableId === table.id);
-      const knownFields = first ? undefined : memory.fieldsOf(table.id);
-      progress?.table(table);
-      // what an earlier run committed and did not deliver comes first
-      if (changes) await deliver(table.id);
-      const synced = syncTable(table, state, {
-        ctx,
-        client,
-        mirror,
-        ...(request.header ? { header: request.header } : {}),
-        full: request.full && first,
-        taken,
-        say: (line) => (progress ? progress.note(line) : void ctx.io.stderr.write(`${line}\n`)),
-        ...(progress ? { progress } : {}),
-        ...(knownFields ? { knownFields } : {}),
-        onFields: (fields) => memory.remember(table.id, fields),
-        listedNow: true,
-        deletionsByCount: oneShot,
-        pendingLeftToVerification: !oneShot && request.maxStaleMs !== undefined && (request.maxShare ?? 0) > 0,
-        ...(oneShot && request.maxStaleMs !== undefined ? { maxStaleMs: request.maxStaleMs } : {}),
-        ...(request.pruneHistoryMs !== undefined ? { pruneHistoryMs: request.pruneHistoryMs } : {}),
-      });
-      let result: TableSyncResult;
+    // a follower's tables one at a time: it holds the file only while it writes, so no request of its
+    // waits for the service while another table's group is written (a DuckDB client gets in meanwhile)
+    const atOnce = session.mirror.releasesEachUse ? 1 : tablesAtOnce(client);
+    await eachAtOnce(tables, atOnce, async (table, index) => {
+      const preparedBefore = prepared;
+      let onPrepared = (): void => undefined;
+      prepared = new Promise((resolve) => (onPrepared = resolve));
       try {
-        result = await synced;
-      } catch (error) {
-        // what an interrupted sync wrote is said too (the next sync's changes are its own)
-        if (changes) await deliver(table.id).catch(() => undefined);
-        if (!ctx.signal.aborted || (error instanceof TdsError && error.code !== 'INTERRUPTED')) throw error;
-        const saved = (await mirror.use((db) => loadStates(db.connection)).catch(() => [])).find(
-          (candidate) => candidate.tableId === table.id,
-        );
-        throw interruptedSync({ db: request.db, table: table.name, savedRows: saved?.pass?.rows ?? 0, tablesDone: results.length });
+        await syncOne(round, table, index, { preparedBefore, onPrepared });
+      } finally {
+        onPrepared();
       }
-      results.push(result);
-      if (changes) await deliver(table.id);
-      const { afterTable } = request;
-      if (afterTable) await mirror.use((db) => afterTable(db, result));
-    }
+    });
   } finally {
     progress?.stop();
   }
-  const read = only ?? memory.tables;
-  memory.synced((await mirror.use((db) => loadStates(db.connection))).filter((state) => read.some((table) => table.id === state.tableId)));
-  return results;
+  memory.synced(
+    (await mirror.use((db) => loadStates(db.connection))).filter((state) => tables.some((table) => table.id === state.tableId)),
+  );
+  return round.results;
+}
+
+/** What the tables of one round share. */
+interface Round {
+  session: SyncSession;
+  memory: FollowMemory;
+  /** The mirror, its uses one at a time (the tables' reads run at once). */
+  mirror: MirrorAccess;
+  /** The first round of the run (it chose the tables; --full applies to it). */
+  first: boolean;
+  states: readonly TableState[];
+  taken: Set<string>;
+  progress: SyncProgress | undefined;
+  /** The table the progress shows: the one begun last (the line follows one table at a time). */
+  shown?: Table;
+  changes: ChangesStream | undefined;
+  /** Each table's result, at its place in the round's tables. */
+  results: TableSyncResult[];
+}
+
+/** One table of a round synced (its changes delivered, --lake's hook run), its result put at `index`. */
+async function syncOne(
+  round: Round,
+  table: Table,
+  index: number,
+  order: Pick<TableSyncOptions, 'preparedBefore' | 'onPrepared'>,
+): Promise<void> {
+  const { session, memory, mirror, first, progress, changes } = round;
+  const { ctx, client, request } = session;
+  const oneShot = request.followEveryMs === undefined;
+  const deliver = (tableId: string): Promise<void> => mirror.use(() => changes!.deliver(tableId));
+  const state = round.states.find((candidate) => candidate.tableId === table.id);
+  const knownFields = first ? undefined : memory.fieldsOf(table.id);
+  progress?.table(table);
+  round.shown = table;
+  // what an earlier run committed and did not deliver comes first
+  if (changes) await deliver(table.id);
+  const synced = syncTable(table, state, {
+    ctx,
+    client,
+    mirror,
+    ...(request.header ? { header: request.header } : {}),
+    full: request.full && first,
+    taken: round.taken,
+    say: (line) => (progress ? progress.note(line) : void ctx.io.stderr.write(`${line}\n`)),
+    ...(progress
+      ? {
+          progress: {
+            page: (rows) => void (round.shown === table && progress.page(rows)),
+            continues: (rows) => void (round.shown === table && progress.continues?.(rows)),
+          },
+        }
+      : {}),
+    ...(knownFields ? { knownFields } : {}),
+    onFields: (fields) => memory.remember(table.id, fields),
+    listedNow: true,
+    deletionsByCount: oneShot,
+    pendingLeftToVerification: !oneShot && request.maxStaleMs !== undefined && (request.maxShare ?? 0) > 0,
+    ...(oneShot && request.maxStaleMs !== undefined ? { maxStaleMs: request.maxStaleMs } : {}),
+    ...(request.pruneHistoryMs !== undefined ? { pruneHistoryMs: request.pruneHistoryMs } : {}),
+    ...order,
+  });
+  let result: TableSyncResult;
+  try {
+    result = await synced;
+  } catch (error) {
+    // what an interrupted sync wrote is said too (the next sync's changes are its own)
+    if (changes) await deliver(table.id).catch(() => undefined);
+    if (!ctx.signal.aborted || (error instanceof TdsError && error.code !== 'INTERRUPTED')) throw error;
+    const saved = (await mirror.use((db) => loadStates(db.connection)).catch(() => [])).find((candidate) => candidate.tableId === table.id);
+    const tablesDone = round.results.filter(Boolean).length;
+    throw interruptedSync({ db: request.db, table: table.name, savedRows: saved?.pass?.rows ?? 0, tablesDone });
+  }
+  round.results[index] = result;
+  if (changes) await deliver(table.id);
+  const { afterTable } = request;
+  if (afterTable) await mirror.use((db) => afterTable(db, result));
+}
+
+/**
+ * `work` for each item, at most `atOnce` at a time, begun in the items' order. After a failure no item
+ * is begun; the ones under way end, then the first failure is thrown.
+ */
+export async function eachAtOnce<T>(items: readonly T[], atOnce: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const lane = async (): Promise<void> => {
+    while (failure === undefined && next < items.length) {
+      const index = next++;
+      try {
+        await work(items[index]!, index);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(atOnce, items.length) }, lane));
+  if (failure) throw failure.error;
 }
 
 /** The tables to sync: named, by workspace, all, or (none named) those already in the mirror. */

@@ -42,6 +42,12 @@ export interface TableSyncOptions extends Omit<PrepareOptions, 'db'> {
   deletionsByCount?: boolean;
   /** --follow with verification: action cells pending on old rows a verification page wrote are left to it (PassEnd). */
   pendingLeftToVerification?: boolean;
+  /**
+   * Tables synced at once take their mirror tables' names in their order: this one's schema is applied
+   * once `preparedBefore` (the table before it) is done, and `onPrepared` told when this one's is.
+   */
+  preparedBefore?: Promise<void>;
+  onPrepared?(): void;
 }
 
 /** What syncing one table did (a row of the summary, and of _tds_syncs). */
@@ -72,18 +78,8 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
   const startedAt = new Date().toISOString();
   const { mirror } = options;
   const requestsBefore = options.client.stats.requests;
-  let fields = options.knownFields ?? (await options.client.schema(table.id)).fields;
-  const { prepared, passes, syncId } = await mirror.use(async (db) => {
-    const prepared = await prepareTable(table, state, fields, { ...options, db });
-    const passes = new SyncPasses(choosePass(prepared.current, options));
-    const syncId = await begin(db.connection, prepared.current, {
-      tableId: table.id,
-      mirrorTable: prepared.current.mirrorTable,
-      startedAt,
-      mode: passes.pass.mode,
-    });
-    return { prepared, passes, syncId };
-  });
+  const { fields: known, prepared, passes, syncId } = await beginTable(table, state, { ...options, startedAt });
+  let fields = known;
   const { plan } = prepared;
   let { current } = prepared;
   let serviceNow: string | null = null;
@@ -124,6 +120,34 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
   const done = summary(true);
   await mirror.use((db) => endSync(db.connection, syncId, done));
   return done;
+}
+
+/**
+ * The table's schema read (unless known) and applied, its pass chosen, and the sync begun (its row of
+ * _tds_syncs), after the table before it when tables are synced at once (preparedBefore).
+ */
+async function beginTable(
+  table: Table,
+  state: TableState | undefined,
+  options: TableSyncOptions & { startedAt: string },
+): Promise<{ fields: Field[]; prepared: PreparedTable; passes: SyncPasses; syncId: number }> {
+  try {
+    const fields = options.knownFields ?? (await options.client.schema(table.id)).fields;
+    await options.preparedBefore;
+    return await options.mirror.use(async (db) => {
+      const prepared = await prepareTable(table, state, fields, { ...options, db });
+      const passes = new SyncPasses(choosePass(prepared.current, options));
+      const syncId = await begin(db.connection, prepared.current, {
+        tableId: table.id,
+        mirrorTable: prepared.current.mirrorTable,
+        startedAt: options.startedAt,
+        mode: passes.pass.mode,
+      });
+      return { fields, prepared, passes, syncId };
+    });
+  } finally {
+    options.onPrepared?.();
+  }
 }
 
 /**

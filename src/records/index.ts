@@ -12,4 +12,4 @@ export { CELLS_MODES, HEADER_MODES, META_KEYS, type CellsMode, type HeaderMode, 
 export { matchName, pickTable, pickWorkspace } from './table-ref.js';
 export { TruncationTally, type TallyJSON } from './truncation-tally.js';
 export { TRUNCATED_KEY, typedPlan, typedRowReader, type ColumnRole, type TypedColumn } from './typed-plan.js';
-export { isCanonicalInstant, SQL_TYPE_OF, type SqlType, type TypedValue } from './typed-values.js';
+export { canonicalInstantMillis, isCanonicalInstant, SQL_TYPE_OF, type SqlType, type TypedValue } from './typed-values.js';

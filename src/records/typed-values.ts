@@ -70,30 +70,57 @@ function toInstant(value: unknown): string | typeof UNFIT {
 }
 
 const DIGIT_0 = 48;
-/** `0` where a digit goes; every other character is the one of Date#toISOString. */
-const CANONICAL_TEMPLATE = '0000-00-00T00:00:00.000Z';
+const [DASH, T, COLON, DOT, Z] = ['-', 'T', ':', '.', 'Z'].map((char) => char.charCodeAt(0)) as [number, number, number, number, number];
 
 /**
  * Whether `text` is an instant exactly as Date#toISOString writes it (`YYYY-MM-DDTHH:MM:SS.mmmZ`, a
  * real calendar date, hours 00-23): then it converts to itself, and the parse and format can be skipped.
  */
 export function isCanonicalInstant(text: string): boolean {
-  if (text.length !== 24) return false;
-  for (let i = 0; i < 24; i += 1) {
-    const code = text.charCodeAt(i);
-    const template = CANONICAL_TEMPLATE.charCodeAt(i);
-    if (template === DIGIT_0 ? code < DIGIT_0 || code > DIGIT_0 + 9 : code !== template) return false;
+  return canonicalInstantMillis(text) !== undefined;
+}
+
+/**
+ * Milliseconds since the epoch of `text` when it is canonical (isCanonicalInstant; the proleptic
+ * Gregorian calendar, as DuckDB's), else undefined: one pass over its characters, for the appender,
+ * which counts every instant of a page.
+ */
+export function canonicalInstantMillis(text: string): number | undefined {
+  if (
+    text.length !== 24 ||
+    text.charCodeAt(4) !== DASH ||
+    text.charCodeAt(7) !== DASH ||
+    text.charCodeAt(10) !== T ||
+    text.charCodeAt(13) !== COLON ||
+    text.charCodeAt(16) !== COLON ||
+    text.charCodeAt(19) !== DOT ||
+    text.charCodeAt(23) !== Z
+  ) {
+    return undefined;
   }
-  const number = (start: number, length: number): number => {
-    let result = 0;
-    for (let i = start; i < start + length; i += 1) result = result * 10 + text.charCodeAt(i) - DIGIT_0;
-    return result;
+  // a character that is not a digit makes its field NaN, which no range check below lets through
+  const digit = (at: number): number => {
+    const value = text.charCodeAt(at) - DIGIT_0;
+    return value >= 0 && value <= 9 ? value : NaN;
   };
-  const year = number(0, 4);
-  const month = number(5, 2);
-  const day = number(8, 2);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return false;
-  return number(11, 2) <= 23 && number(14, 2) <= 59 && number(17, 2) <= 59;
+  const two = (at: number): number => digit(at) * 10 + digit(at + 1);
+  const year = two(0) * 100 + two(2);
+  const month = two(5);
+  const day = two(8);
+  const hour = two(11);
+  const minute = two(14);
+  const second = two(17);
+  const ms = digit(20) * 100 + two(21);
+  if (!(year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month))) return undefined;
+  if (!(hour <= 23 && minute <= 59 && second <= 59 && ms >= 0)) return undefined;
+  // days from 1970-01-01 (H. Hinnant's days_from_civil)
+  const shifted = year - (month <= 2 ? 1 : 0);
+  const era = Math.floor(shifted / 400);
+  const yearOfEra = shifted - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  const days = era * 146097 + dayOfEra - 719468;
+  return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + ms;
 }
 
 function daysInMonth(year: number, month: number): number {

@@ -3,7 +3,7 @@ import type { RequestLogEntry } from '../../src/emulator/index.js';
 import { RATE_LIMITS } from '../../src/service/index.js';
 import { RATE_SCALE, LIMITED_RATE_SCALE } from '../helpers/rate-scale.js';
 import { ndjson, people, webhookPosts } from '../push/helpers/emulator.js';
-import { addRows, columnValues, expectEachOnce, KEY_EMULATOR, mostAtOnce, mostInWindow } from './push-key-support.js';
+import { addRows, columnValues, expectEachOnce, KEY_EMULATOR, mostAtOnce, mostInWindow, webhookTable } from './push-key-support.js';
 import { pushTest as test } from './push-support.js';
 
 // Push by key to a far service (the emulator's --latency), at the row-read limit: the key lookups
@@ -38,6 +38,42 @@ describe('push by key 50 ms away, at the row-read limit', () => {
       records.map((record) => String(record.email)),
     );
   });
+
+  test("--skip-existing by a text key: the chains of the windows' queries overlap, and each key is sent once or not at all", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ ...KEY_EMULATOR, rateLimits: true, rateScale: RATE_SCALE, latency: { ms: 50, jitterMs: 0 } });
+    const table = await webhookTable(harness, 'Codes', [{ label: 'Code', type: 'text', mapKey: 'code' }]);
+    // short text keys: `in` lists of about 110 a rule, so the first 10,000 keys (a window) are one query, the
+    // 500 after them another; the table holds 400 of the first window's (a chain of 4 pages), 100 of the
+    // second's, and 11,000 other rows (so that queries cost less than reading it whole, however many are found)
+    const codes = Array.from({ length: 10_500 }, (_, i) => `k${String(i + 1).padStart(5, '0')}`);
+    const held = codes.filter((_, i) => (i < 10_000 ? i % 25 === 0 : i % 5 === 0));
+    const others = Array.from({ length: 11_000 }, (_, i) => ({ Code: `other-${i}` }));
+    await addRows(harness, table.id, [...others, ...held.map((code) => ({ Code: code }))]);
+    const path = await harness.file('codes.ndjson', ndjson(codes.map((code) => ({ code }))));
+    const since = harness.emu.requestLog.length;
+    const args = ['push', table.url, path, '--key', 'code', '--table', 'Codes', '--skip-existing', '--json'];
+    const result = await harness.tds(args);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).key.existing).toBe(held.length);
+    const log = harness.emu.requestLog.slice(since);
+    expect(rowReads(log).filter((entry) => entry.status === 429)).toHaveLength(0);
+    expect(mostInWindow(rowReads(log), RATE_LIMITS.rows.perMs / RATE_SCALE)).toBeLessThanOrEqual(RATE_LIMITS.rows.requests);
+    // the lookups: the queries before the last batch was sent (the check that the keys show comes after)
+    const lookups = rowReads(
+      log.slice(
+        0,
+        log.findLastIndex((entry) => entry.bucket === 'webhook'),
+      ),
+    ).filter((entry) => entry.method === 'POST');
+    expect(lookups.length).toBeGreaterThanOrEqual(4 + 1);
+    // one window after another before: the second window's query waited for the whole chain of the first's
+    expect(mostAtOnce(lookups)).toBeGreaterThan(1);
+    expect(webhookPosts(harness.emu).reduce((sum, post) => sum + (post.objects ?? 0), 0)).toBe(codes.length - held.length);
+    expectEachOnce(await columnValues(harness.emu, table.id, 'Code'), [...others.map((row) => row.Code), ...codes]);
+    // 10,000 records sent and their rows waited for, 50 ms away
+  }, 60_000);
 });
 
 describe('--wait settled at the row-read limit', () => {

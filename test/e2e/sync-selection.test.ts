@@ -37,7 +37,7 @@ describe('tds sync: which tables', () => {
       .join(' UNION ALL ');
     const mirrored = new Map((await sqlRows(harness, counts)).map((row) => [row.t, row.n]));
     for (const row of recorded) expect(mirrored.get(row.mirror_table)).toBe(row.row_count);
-    const syncs = await sqlRows(harness, 'SELECT mirror_table, mode, complete FROM _tds_syncs ORDER BY started_at');
+    const syncs = await sqlRows(harness, 'SELECT mirror_table, mode, complete FROM _tds_syncs ORDER BY sync_id');
     expect(syncs.map((row) => row.mirror_table)).toEqual(synced.map((table) => table.mirrorTable));
     expect(syncs.every((row) => row.mode === 'full' && row.complete === true)).toBe(true);
   });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isCanonicalInstant, toTyped, UNFIT } from '../../src/records/typed-values.js';
+import { canonicalInstantMillis, isCanonicalInstant, toTyped, UNFIT } from '../../src/records/typed-values.js';
 
 /** The conversion before the fast path for canonical text: the oracle every input must agree with. */
 function slowInstant(value: unknown): string | typeof UNFIT {
@@ -38,6 +38,22 @@ describe('TIMESTAMPTZ values', () => {
       { numRuns: 20_000 },
     );
   });
+
+  it.each([
+    ['canonical text', canonical],
+    ['canonical layout, any digits', anyDigits],
+    ['near misses of canonical text', nearMiss],
+  ])(
+    '%s: the appender counts the milliseconds of canonical text as Date.parse does, and of no other',
+    (_name, texts: fc.Arbitrary<string>) => {
+      fc.assert(
+        fc.property(texts, (text) => {
+          expect(canonicalInstantMillis(text)).toBe(slowInstant(text) === text ? Date.parse(text) : undefined);
+        }),
+        { numRuns: 20_000 },
+      );
+    },
+  );
 
   it.each([
     ['canonical layout, any digits', anyDigits],

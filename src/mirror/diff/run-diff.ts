@@ -4,6 +4,7 @@ import { createRecordWriter } from '../../output/page-encoder.js';
 import { firstRows, resultCellText } from '../../output/record-table.js';
 import { renderTable, tableFit } from '../../output/table.js';
 import type { OutputRecord } from '../../records/index.js';
+import { returnFreedMemoryAtOnce } from '../../duckdb/index.js';
 import { openMirror, waitOn } from '../mirror-db.js';
 import { openDiff, type DiffRequest, type OpenedDiff } from './open-diff.js';
 import type { DiffCounts, DiffRecord, KeyChanges } from './table-diff.js';
@@ -20,6 +21,8 @@ const MEMORY_LIMIT = '128MB';
 
 /** `tds diff`: the mirror opened read-only, the table compared at two moments, written to stdout or -o FILE. */
 export async function runDiff(ctx: Context, request: DiffCommandRequest): Promise<void> {
+  // the comparison's temporary tables are made and dropped: their memory goes back at once (peak RSS 230 MB, not 260-280)
+  returnFreedMemoryAtOnce();
   const db = await openMirror(request.db, { readOnly: true, memoryLimit: MEMORY_LIMIT, ...waitOn(ctx) });
   try {
     const opened = await openDiff(db, request);

@@ -18,10 +18,10 @@ const keysOf = (batch: Batch): string[] => batch.items.flatMap((item) => (item.k
  * --skip-existing: marks in each batch the records whose keys the table already holds
  * (`batch.existing`). Batches are held until their keys fill one filter query, then looked up
  * together. The plan (queries, a full read, the mirror) is chosen at the first window; when queries
- * could be cheapest, the first window is looked up with them, and the share of its keys found decides
- * the plan for the rest (a page per 100 keys found is most of the cost when most are there). Once the
- * plan is queries, as many windows as lookups in flight (KeyLookups.inFlight) are looked up at once, their
- * batches held (32 MB of bodies at most) and passed on in input order.
+ * are cheapest only if few keys are found, the first window is looked up with them, and the share of
+ * its keys found decides the plan for the rest (a page per 100 keys found is most of the cost when most
+ * are there). Once the plan is queries, as many windows as lookups in flight (KeyLookups.inFlight) are
+ * looked up at once, their batches held (32 MB of bodies at most) and passed on in input order.
  */
 export async function* markExisting(batches: AsyncIterable<Batch>, options: ExistingOptions): AsyncGenerator<Batch> {
   const plans = new ExistingPlans(options);
@@ -79,7 +79,10 @@ function heldBytes(windows: ReadonlyArray<{ batches: Batch[] }>): number {
   return windows.reduce((sum, window) => sum + window.batches.reduce((bytes, batch) => bytes + batch.bytes, 0), 0);
 }
 
-/** The plan of each window: a probe with queries first when they could win, then the plan the share found says. */
+/**
+ * The plan of each window: queries when they win even if every key is found; else a probe with queries
+ * first when they could win, then the plan the share found says.
+ */
 class ExistingPlans {
   private planned?: Planned<KeyPresence>;
   private probing = false;
@@ -107,9 +110,12 @@ class ExistingPlans {
     const { lookups, onPlan } = this.options;
     const total = Math.max(this.options.keyCount ?? 0, keys.length);
     if (!this.planned) {
-      const hopeful = total > keys.length ? await lookups.existing(keys, total, 0) : undefined;
+      // queries cost more the more keys they find: when they win with every key found, no share found
+      // can change the plan, and the windows need not wait for the first one's share (no probe)
+      const worst = await lookups.existing(keys, total);
+      const hopeful = worst.plan.kind !== 'queries' && total > keys.length ? await lookups.existing(keys, total, 0) : undefined;
       this.probing = hopeful?.plan.kind === 'queries';
-      this.planned = this.probing && hopeful ? hopeful : await lookups.existing(keys, total);
+      this.planned = this.probing && hopeful ? hopeful : worst;
       if (!this.probing) onPlan?.(this.planned.plan);
     } else if (this.probing) {
       this.probing = false;

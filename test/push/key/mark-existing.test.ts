@@ -21,8 +21,12 @@ interface Fake {
   existingCalls: Array<{ sample: readonly string[]; keyCount: number; found?: number }>;
 }
 
-/** KeyLookups whose table holds `inTable`; everything it is asked goes to `log`. */
-function fakeLookups(type: ColumnType, inTable: Iterable<string>, kind: LookupPlan['kind'] = 'queries'): Fake {
+/** KeyLookups whose table holds `inTable`; everything it is asked goes to `log`. `kind`: the plan, or the plan for a share found (undefined: every key). */
+function fakeLookups(
+  type: ColumnType,
+  inTable: Iterable<string>,
+  kind: LookupPlan['kind'] | ((found: number | undefined) => LookupPlan['kind']) = 'queries',
+): Fake {
   const table = new Set(inTable);
   const log: string[] = [];
   const existingCalls: Fake['existingCalls'] = [];
@@ -38,7 +42,8 @@ function fakeLookups(type: ColumnType, inTable: Iterable<string>, kind: LookupPl
     column,
     existing: async (sample: readonly string[], keyCount: number, found?: number) => {
       existingCalls.push({ sample, keyCount, ...(found !== undefined ? { found } : {}) });
-      return { plan: { kind, requests: 1, text: `plan ${kind}` }, lookup };
+      const planned = typeof kind === 'function' ? kind(found) : kind;
+      return { plan: { kind: planned, requests: 1, text: `plan ${planned}` }, lookup };
     },
   };
   return { lookups: fake as unknown as KeyLookups, log, existingCalls };
@@ -110,19 +115,22 @@ describe('markExisting', () => {
     expect(batches[0]!.existing).toBeUndefined();
   });
 
-  it('probes with queries at the first window when they could be cheapest; the share found there plans the rest', async () => {
-    const fake = fakeLookups('email', ['k1', 'k2']);
+  it('probes with queries at the first window when they are cheapest only if few keys are found; the share found there plans the rest', async () => {
+    const fake = fakeLookups('email', ['k1', 'k2'], (found) => (found === undefined ? 'full-read' : 'queries'));
     const { plans } = await run(
       Array.from({ length: 60 }, (_, i) => batch(i + 1, 500)),
       fake,
       30_000,
     );
-    // first: the plan if few keys are found; then, after 10,000 keys of which 2 were found, the plan for the 20,000 left
+    // first: the plan if every key is found, and if few are; then, after 10,000 keys of which 2 were found, the plan for the 20,000 left
     expect(fake.existingCalls.map(({ keyCount, found }) => ({ keyCount, found }))).toEqual([
+      { keyCount: 30_000, found: undefined },
       { keyCount: 30_000, found: 0 },
       { keyCount: 20_000, found: 2 / 10_000 },
     ]);
     expect(fake.existingCalls[0]!.sample).toHaveLength(10_000);
+    // the second window waited for the first one's share
+    expect(fake.log.indexOf('read 21')).toBeGreaterThan(fake.log.indexOf('out 20'));
     // only the plan that stays is reported
     expect(plans).toEqual([{ kind: 'queries', requests: 1, text: 'plan queries' }]);
     expect(fake.log.filter((line) => line.startsWith('lookup'))).toHaveLength(3);
@@ -151,8 +159,27 @@ describe('markExisting', () => {
     ]);
     expect(fake.log.indexOf('out 21')).toBeLessThan(fake.log.indexOf('read 22'));
     expect(out[20]!.existing).toEqual(new Set([10105]));
-    // the hopeful plan was not queries: no probe, the plan for every key
-    expect(fake.existingCalls.map(({ found }) => found)).toEqual([0, undefined]);
+    // the hopeful plan was not queries either: no probe, the plan for every key
+    expect(fake.existingCalls.map(({ found }) => found)).toEqual([undefined, 0]);
+  });
+
+  it('does not probe when queries win even with every key found: the next windows are looked up while the first is', async () => {
+    const fake = fakeLookups('email', ['k1', 'k10001']);
+    Object.assign(fake.lookups, { inFlight: 2 });
+    const { out, plans } = await run(
+      Array.from({ length: 60 }, (_, i) => batch(i + 1, 500)),
+      fake,
+      30_000,
+    );
+    expect(fake.existingCalls.map(({ keyCount, found }) => ({ keyCount, found }))).toEqual([{ keyCount: 30_000, found: undefined }]);
+    expect(plans).toEqual([{ kind: 'queries', requests: 1, text: 'plan queries' }]);
+    // the second window's lookup began before the first window went on (a probe waited for it)
+    expect(fake.log.indexOf('read 40')).toBeLessThan(fake.log.indexOf('out 1'));
+    expect(out.map((b) => b.number)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(out.filter((b) => b.existing).map((b) => [b.number, [...b.existing!]])).toEqual([
+      [1, [1]],
+      [21, [10001]],
+    ]);
   });
 
   it('passes an unreconciled batch of an earlier run through at once, untouched and not looked up', async () => {
