@@ -147,6 +147,8 @@ export interface SendResult {
   budget?: BudgetReport;
   /** the record numbers the webhook took in, in the order its answers came (--wait names those it dropped) */
   acceptedRecords: number[];
+  /** --key: the key of each record the webhook took in (push by key looks them up to name those it dropped) */
+  acceptedKeys: Map<number, string>;
 }
 
 export interface BudgetReport {
@@ -273,6 +275,7 @@ export function emptyResult(scan: PushTally, stats: ReadStats): SendResult {
     seconds: 0,
     lastRequestAt: 0,
     acceptedRecords: [],
+    acceptedKeys: new Map(),
   };
 }
 
@@ -288,7 +291,10 @@ async function record(result: SendResult, event: SendEvent, rejects: RejectsFile
   switch (event.kind) {
     case 'accepted':
       add(sending.sent, event.batch);
-      for (const item of event.batch.items) result.acceptedRecords.push(item.record);
+      for (const item of event.batch.items) {
+        result.acceptedRecords.push(item.record);
+        if (item.key !== undefined) result.acceptedKeys.set(item.record, item.key);
+      }
       if (event.success === false) result.warnings.add(event.message ?? 'no message');
       return;
     case 'rejected':

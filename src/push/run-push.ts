@@ -21,7 +21,7 @@ import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob, pu
 import { PushReport, type KeyReport } from './report/push-report.js';
 import { waitAfterSending, type WaitSummary } from './wait/wait-rows.js';
 import { rangesOf } from './report/summary.js';
-import { appendFile } from 'node:fs/promises';
+import { droppedByKey, droppedCause, writeDropped, type DroppedRows } from './wait/dropped-rows.js';
 
 // `tds push` run (index.ts states push/'s surface): the webhook checked, then the two reads of the input
 // (input-reads.ts) through the stages, the folders: input/ → journal/ → plan/ → key/ → deliver/ → report/, wait/.
@@ -256,6 +256,9 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
   warnAfterSending(report, job, sent, validation);
   const keys = validation ? prepared.validationKeys : sendKeys;
   keys.rejectAll(validation ? sendKeys : prepared.validationKeys);
+  const dropped = keyed && baseline ? await droppedOfKeyed(ctx, job, { keyed, sent, rowsBefore: baseline.rowCount }) : undefined;
+  // rows that will never show are not waited for (--wait settled)
+  if (dropped) keys.reject(dropped.numbers);
   // the rows this run added are the newest: read down to its start, on the service's clock
   const since = reconciler?.serviceTimeBefore(began);
   const recent =
@@ -272,7 +275,7 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
       })
     : undefined;
   if (wait?.mode === 'visible' && wait.dropped) await noteDropped(job, wait, sent);
-  report.finish(sent, validation, wait, keyed && keyReport(keyed, lookup.text));
+  report.finish(sent, validation, wait, keyed && keyReport(keyed, lookup.text), dropped?.rows);
 }
 
 /** A table near its row ceiling (table-capacity) is warned about before pushing, with how many records fit. */
@@ -299,19 +302,38 @@ const NEAR_CEILING = 0.9;
 async function noteDropped(job: PushJob, wait: Extract<WaitSummary, { mode: 'visible' }>, sent: SendResult): Promise<void> {
   const dropped = sent.acceptedRecords.slice(-(wait.dropped ?? 0)).sort((a, b) => a - b);
   wait.droppedRecords = rangesOf(dropped);
+  wait.droppedCause = await causeOf(job, wait.after);
+  if (job.report.rejectsPath) await writeDropped(job.report.rejectsPath, dropped, wait.droppedCause);
+}
+
+/**
+ * Push by key, once the intake window of its last request has passed (the reconciler waited it out): the
+ * records taken in whose keys the table does not show, named with the likely cause and written to
+ * --rejects. Not after a run that stopped part way (its last rows were not waited for).
+ */
+async function droppedOfKeyed(
+  ctx: Context,
+  job: PushJob,
+  run: { keyed: KeyedPush; sent: SendResult; rowsBefore: number },
+): Promise<{ rows: DroppedRows; numbers: number[] } | undefined> {
+  const { keyed, sent } = run;
+  if (ctx.signal.aborted || sent.stops.some((stop) => stop.kind !== 'budget')) return undefined;
+  const found = await droppedByKey(keyed.lookups, {
+    acceptedKeys: sent.acceptedKeys,
+    reconciled: sent.sending.reconciled,
+    rowsBefore: run.rowsBefore,
+  });
+  if (found.records.length === 0) return undefined;
+  const cause = await causeOf(job, found.rowCount);
+  if (job.report.rejectsPath) await writeDropped(job.report.rejectsPath, found.records, cause);
+  return { rows: { count: found.records.length, records: rangesOf(found.records), cause }, numbers: found.records };
+}
+
+/** The likely cause of rows dropped, from the limits in force, the table's row count and the webhook's ledger. */
+async function causeOf(job: PushJob, rowCount: number): Promise<string> {
   const ledger = job.delivery?.ledger;
-  const n = (value: number): string => value.toLocaleString('en-US');
   const count = ledger && job.delivery ? await WebhookLedger.at(ledger.dir, job.delivery.target).count() : undefined;
-  wait.droppedCause =
-    ledger?.capacity !== undefined && wait.after >= ledger.capacity
-      ? `the table holds ${n(wait.after)} rows, its row ceiling (table-capacity ${n(ledger.capacity)}): it silently stops accepting rows when full`
-      : ledger?.budget !== undefined && count && count.submissions + count.uncertain >= ledger.budget
-        ? `the webhook is past its budget of ${n(ledger.budget)} submissions (webhook-budget; \`tds webhooks\`)`
-        : 'a webhook past its budget of submissions (`tds webhooks`), a table at its row ceiling (table-capacity), or a webhook that feeds another table than --table';
-  if (job.report.rejectsPath) {
-    const reason = `dropped by the service: accepted, never shown in the table (${wait.droppedCause})`;
-    await appendFile(job.report.rejectsPath, dropped.map((record) => `${JSON.stringify({ record, reason })}\n`).join(''));
-  }
+  return droppedCause({ capacity: ledger?.capacity, budget: ledger?.budget, rowCount, ledger: count });
 }
 
 /** Takes the table's lock for a push by key, waiting (and saying so) while another push holds it. */

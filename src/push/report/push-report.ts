@@ -8,6 +8,7 @@ import { PushTally } from '../plan/tally.js';
 import { sourceName, type PushJob } from '../push-job.js';
 import { buildSummary, formatSummary, type PushSummary, type SummaryInput, formatRanges, rangesOf } from './summary.js';
 import type { WaitSummary } from '../wait/wait-rows.js';
+import type { DroppedRows } from '../wait/dropped-rows.js';
 import type { KeyLookups } from '../key/key-lookups.js';
 
 // push/report/: what a push tells. Public surface: PushReport (this file: warnings, the summary printed,
@@ -61,7 +62,13 @@ export class PushReport {
   }
 
   /** The summary of a push that sent, then the error it ends with, if any. */
-  finish(sent: SendResult, validation: ValidationResult | undefined, wait: WaitSummary | undefined, key?: KeyReport): void {
+  finish(
+    sent: SendResult,
+    validation: ValidationResult | undefined,
+    wait: WaitSummary | undefined,
+    key?: KeyReport,
+    dropped?: DroppedRows,
+  ): void {
     // a file's counts come from the checking read: sending may have stopped part way
     const tally = PushTally.combine(validation?.tally ?? sent.scan, sent.sending);
     const notSent = validation ? validation.tally.toSend.records - sent.dealt : sent.exhausted ? tally.unsent.records : null;
@@ -77,6 +84,7 @@ export class PushReport {
         : {}),
       wait,
       ...keyPart(key),
+      ...(dropped ? { dropped } : {}),
     });
     this.print(summary);
     const failure = sent.stops.find((stop): stop is Extract<StopReason, { kind: 'failed' }> => stop.kind === 'failed');
@@ -142,9 +150,14 @@ function budgetSpent(summary: PushSummary, stops: StopReason[], said: { problems
 function waitProblems(summary: PushSummary, said: { problems: string[]; hints: string[] }): void {
   const { problems, hints } = said;
   const wait = summary.wait;
-  if (wait?.mode === 'visible' && wait.dropped) {
+  const dropped =
+    summary.dropped ??
+    (wait?.mode === 'visible' && wait.dropped
+      ? { count: wait.dropped, records: wait.droppedRecords ?? [], cause: wait.droppedCause ?? '' }
+      : undefined);
+  if (dropped) {
     problems.push(
-      `${n(wait.dropped)} records were accepted and never shown: dropped by the service (records ${formatRanges(wait.droppedRecords ?? [])}); likely cause: ${wait.droppedCause}`,
+      `${n(dropped.count)} records were accepted and never shown: dropped by the service (records ${formatRanges(dropped.records)}); likely cause: ${dropped.cause}`,
     );
     hints.push(
       `${summary.rejects ? `${summary.rejects} lists them; ` : 'pass --rejects FILE to list them; '}make room (a new webhook, or rows deleted from a full table), then push those records again`,

@@ -1,6 +1,7 @@
 import type { LookupRequests } from '../key/key-lookups.js';
 import type { PushTally, UncertainBatch } from '../plan/tally.js';
 import type { WaitSummary } from '../wait/wait-rows.js';
+import type { DroppedRows } from '../wait/dropped-rows.js';
 
 // The summary of a push: its counts and figures, as `--json` prints them and as stderr shows them.
 
@@ -73,6 +74,8 @@ export interface PushSummary {
   rejects: string | null;
   wait?: WaitSummary;
   key?: KeySummary;
+  /** --key: records the webhook took in whose keys the table never showed (plain --wait: in `wait`) */
+  dropped?: DroppedRows;
 }
 
 export interface SummaryInput {
@@ -94,6 +97,7 @@ export interface SummaryInput {
   rejects?: string;
   wait?: WaitSummary;
   key?: { field: string; column: string; lookup: string | null; lookupRequests: LookupRequests };
+  dropped?: DroppedRows;
 }
 
 export function buildSummary(input: SummaryInput): PushSummary {
@@ -152,6 +156,7 @@ export function buildSummary(input: SummaryInput): PushSummary {
           },
         }
       : {}),
+    ...(input.dropped ? { dropped: input.dropped } : {}),
   };
 }
 
@@ -204,6 +209,7 @@ export function formatSummary(summary: PushSummary): string {
     row('network', `round trip ${n(roundTripMs)} ms, ${inFlight} request${inFlight === 1 ? '' : 's'} in flight`);
   }
   if (summary.wait) waitRows(summary.wait, row);
+  if (summary.dropped) row('dropped', `${n(summary.dropped.count)} by the service: records ${formatRanges(summary.dropped.records)}`);
   if (summary.budget) {
     const { budget, used, left } = summary.budget;
     row('webhook budget', `${n(used)} of ${n(budget)} submissions used, ${n(left)} left (webhook-budget)`);
