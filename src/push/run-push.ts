@@ -7,6 +7,7 @@ import type { Table } from '../service/index.js';
 import { validateInput, type ValidationResult, emptyResult, sendInput, type KeyedSending, type SendResult } from './input-reads.js';
 import { checkWebhook } from './deliver/check-webhook.js';
 import { WebhookClient, webhookLimiter, type WireResult } from './deliver/webhook-client.js';
+import type { WebhookTarget } from './deliver/webhook-target.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
 import { FlightControl, MAX_IN_FLIGHT } from './deliver/in-flight.js';
 import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
@@ -30,6 +31,8 @@ interface WebhookSession {
   delivery: DeliveryOptions;
   timings: PushTimings;
   client: WebhookClient;
+  /** the clients of `delivery.next` (a saved list), in its order */
+  nextClients: WebhookClient[];
   limiter: RateLimiter;
   flight: FlightControl;
 }
@@ -58,7 +61,7 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
       await lock?.release();
     }
   } finally {
-    await session.client.close();
+    await closeSession(session);
   }
 }
 
@@ -68,9 +71,9 @@ export async function checkWebhookExists(ctx: Context, delivery: DeliveryOptions
   try {
     await checkTarget(ctx, session);
   } finally {
-    await session.client.close();
+    await closeSession(session);
   }
-  const shown = delivery.target.displayUrl;
+  const shown = [delivery.target, ...(delivery.next ?? [])].map((target) => target.displayUrl).join(', ');
   if (options.json) ctx.io.stdout.write(`${JSON.stringify({ webhook: shown, exists: true })}\n`);
   else ctx.io.stderr.write(`webhook exists: ${shown}\n`);
 }
@@ -81,16 +84,24 @@ function openSession(ctx: Context, delivery: DeliveryOptions): WebhookSession {
   const timings = pushTimings(delivery.rateScale, delivery.maxRetries);
   const flight = new FlightControl({ rate, windowMs: timings.webhookWindowMs, ceiling: concurrency }, ctx.verbose);
   const posted = { onPosted: (result: WireResult) => flight.note(result), log: ctx.verbose };
-  const client = new WebhookClient({ ...delivery, connections: concurrency ?? MAX_IN_FLIGHT, ...posted });
+  const clientOf = (target: WebhookTarget): WebhookClient =>
+    new WebhookClient({ ...delivery, target, connections: concurrency ?? MAX_IN_FLIGHT, ...posted });
+  // one limiter for all: the webhook's rate limit is per IP address
   const limiter = webhookLimiter(delivery.rate, timings.webhookWindowMs);
-  return { delivery, timings, client, limiter, flight };
+  return { delivery, timings, client: clientOf(delivery.target), nextClients: (delivery.next ?? []).map(clientOf), limiter, flight };
 }
 
-/** The webhook's HEAD check; its round trip is the in-flight rule's first guess. */
-async function checkTarget(ctx: Context, { delivery, client, limiter, timings, flight }: WebhookSession): Promise<void> {
-  flight.noteCheck(
-    await checkWebhook({ client, target: delivery.target, limiter, retry: timings.retry, signal: ctx.signal, log: ctx.verbose }),
-  );
+async function closeSession(session: WebhookSession): Promise<void> {
+  await Promise.all([session.client, ...session.nextClients].map((client) => client.close()));
+}
+
+/** Each webhook's HEAD check (a saved list: every one, before anything is sent); the first one's round trip is the in-flight rule's first guess. */
+async function checkTarget(ctx: Context, session: WebhookSession): Promise<void> {
+  const { delivery, client, limiter, timings, flight } = session;
+  const check = (target: WebhookTarget, on: WebhookClient) =>
+    checkWebhook({ client: on, target, limiter, retry: timings.retry, signal: ctx.signal, log: ctx.verbose });
+  flight.noteCheck(await check(delivery.target, client));
+  for (const [i, target] of (delivery.next ?? []).entries()) await check(target, session.nextClients[i]!);
 }
 
 /** --journal FILE, or the journal beside a file input for this webhook. */
@@ -161,17 +172,29 @@ async function dryRun(ctx: Context, job: PushJob): Promise<void> {
   await refuseOverBudget(job.delivery, validation.tally.toSend.records);
 }
 
-/** --dry-run: a push whose records exceed what the webhook has left of its budget is refused up front (exit 7). */
+/**
+ * --dry-run: a push whose records exceed what the webhook has left of its budget (a saved list: what its
+ * webhooks have left together) is refused up front (exit 7).
+ */
 async function refuseOverBudget(delivery: DeliveryOptions | undefined, records: number): Promise<void> {
   const budget = delivery?.ledger?.budget;
   if (!delivery?.ledger || budget === undefined) return;
-  const count = await WebhookLedger.at(delivery.ledger.dir, delivery.target).count();
-  const left = Math.max(0, budget - count.submissions - count.uncertain);
+  const { dir } = delivery.ledger;
+  const targets = [delivery.target, ...(delivery.next ?? [])];
+  let left = 0;
+  for (const target of targets) {
+    const count = await WebhookLedger.at(dir, target).count();
+    left += Math.max(0, budget - count.submissions - count.uncertain);
+  }
   if (records <= left) return;
   const n = (value: number): string => value.toLocaleString('en-US');
+  const whose =
+    targets.length === 1
+      ? `the webhook ${delivery.target.displayUrl} has ${n(left)} of its ${n(budget)} submissions left`
+      : `the ${targets.length} webhooks have ${n(left)} of their ${n(budget * targets.length)} submissions left`;
   throw new TdsError(
     'PUSH_INCOMPLETE',
-    `the webhook ${delivery.target.displayUrl} has ${n(left)} of its ${n(budget)} submissions left (webhook-budget): this push would send ${n(records)}, so it would stop after ${n(left)} and leave ${n(records - left)}`,
+    `${whose} (webhook-budget): this push would send ${n(records)}, so it would stop after ${n(left)} and leave ${n(records - left)}`,
     {
       hint: `a webhook takes ${n(budget)} submissions in its lifetime (deleting rows gives none back): send the first ${n(left)} here, then create a new webhook on the table and run the same command with --webhook NEW --resume`,
     },
@@ -247,6 +270,7 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
           ...job.report,
           delivery: session.delivery,
           client: session.client,
+          nextClients: session.nextClients,
           limiter: session.limiter,
           flight: session.flight,
           retry: session.timings.retry,
@@ -413,7 +437,8 @@ function nothingSent(validation: ValidationResult): SendResult {
 }
 
 function warnAfterSending(report: PushReport, job: PushJob, sent: SendResult, validation: ValidationResult | undefined): void {
-  const redact = job.delivery?.target.redact ?? ((text: string) => text);
+  const targets = job.delivery ? [job.delivery.target, ...(job.delivery.next ?? [])] : [];
+  const redact = (text: string): string => targets.reduce((redacted, target) => target.redact(redacted), text);
   for (const message of sent.warnings) {
     report.warn(`the webhook answered 2xx with success: false ("${redact(message)}"); those batches count as sent`);
   }

@@ -80,7 +80,14 @@ export class PushReport {
       sendSeconds: sent.seconds,
       ...(sent.flight ? { network: sent.flight } : {}),
       ...(sent.budget
-        ? { budget: { budget: sent.budget.budget, used: sent.budget.budget - sent.budget.left, left: sent.budget.left } }
+        ? {
+            budget: {
+              budget: sent.budget.budget,
+              used: sent.budget.budget - sent.budget.left,
+              left: sent.budget.left,
+              ...(sent.budget.webhooks ? { webhooks: sent.budget.webhooks } : {}),
+            },
+          }
         : {}),
       wait,
       ...keyPart(key),
@@ -135,12 +142,16 @@ function budgetSpent(summary: PushSummary, stops: StopReason[], said: { problems
   if (!spent) return false;
   const { records } = summary;
   const left = records.notSent === null ? `the rest of ${summary.input}` : `${n(records.notSent)} records`;
+  const webhooks = summary.budget?.webhooks;
   said.problems.push(
-    `the webhook ${summary.webhook} has used its budget of ${n(spent.budget)} submissions (webhook-budget): ${n(records.sent)} records sent, ${left} left to send`,
+    webhooks
+      ? `the ${webhooks} webhooks of the list have used their budgets of ${n(spent.budget)} submissions each (webhook-budget): ${n(records.sent)} records sent, ${left} left to send`
+      : `the webhook ${summary.webhook} has used its budget of ${n(spent.budget)} submissions (webhook-budget): ${n(records.sent)} records sent, ${left} left to send`,
   );
   said.hints.push(
     `a webhook takes ${n(spent.budget)} submissions in its lifetime (deleting rows gives none back): create a new webhook on the table, ` +
-      `then run the same command with --webhook NEW --resume (NEW: its URL, or @NAME saved with \`tds config set webhook.NAME\`); ` +
+      `then run the same command with --webhook NEW --resume (NEW: its URL, or @NAME saved with \`tds config set webhook.NAME\`; ` +
+      `or add it to the saved list with \`tds config set webhook.NAME --add\` and run the same command with --resume); ` +
       `the journal carries on where this webhook stopped and nothing is sent twice`,
   );
   return true;

@@ -65,8 +65,8 @@ export interface PushSummary {
   recordsPerSecond: number;
   /** the webhook's round trip as measured (ms) and the requests in flight the push arrived at */
   network?: { roundTripMs: number; inFlight: number };
-  /** the webhook's budget of submissions (webhook-budget): used, this run included, and left */
-  budget?: { budget: number; used: number; left: number };
+  /** the webhook's budget of submissions (webhook-budget): used, this run included, and left; a saved list's webhooks together */
+  budget?: { budget: number; used: number; left: number; webhooks?: number };
   uncertain: UncertainBatch[];
   /** record numbers of rejected records (the first 1000) */
   rejectedRecords: number[];
@@ -91,8 +91,8 @@ export interface SummaryInput {
   checkSeconds?: number;
   sendSeconds?: number;
   network?: { roundTripMs: number; inFlight: number };
-  /** the webhook's budget of submissions (webhook-budget): used, this run included, and left */
-  budget?: { budget: number; used: number; left: number };
+  /** the webhook's budget of submissions (webhook-budget): used, this run included, and left; a saved list's webhooks together */
+  budget?: { budget: number; used: number; left: number; webhooks?: number };
   journal?: string;
   rejects?: string;
   wait?: WaitSummary;
@@ -211,8 +211,9 @@ export function formatSummary(summary: PushSummary): string {
   if (summary.wait) waitRows(summary.wait, row);
   if (summary.dropped) row('dropped', `${n(summary.dropped.count)} by the service: records ${formatRanges(summary.dropped.records)}`);
   if (summary.budget) {
-    const { budget, used, left } = summary.budget;
-    row('webhook budget', `${n(used)} of ${n(budget)} submissions used, ${n(left)} left (webhook-budget)`);
+    const { budget, used, left, webhooks } = summary.budget;
+    const of = webhooks ? ` of ${webhooks} webhooks` : '';
+    row('webhook budget', `${n(used)} of ${n(budget)} submissions${of} used, ${n(left)} left (webhook-budget)`);
   }
   if (summary.journal) row('journal', summary.journal);
   return `${lines.join('\n')}\n`;
