@@ -47,6 +47,8 @@ async function runDemo(ctx: Context, emulator: RunningEmulator, dir: string): Pr
     TDS_API_KEY: emulator.apiKey,
     TDS_WEBHOOK_URL: (await readFile(webhookFile, 'utf8')).trim(),
     TDS_CONFIG_DIR: join(dir, 'config'),
+    // the ledger of the demo's webhooks (issue 45) stays in its folder: they live as long as its emulator
+    TDS_DATA_DIR: join(dir, 'data'),
     TDS_RATE_SCALE: String(DEMO_SCALE),
   };
 
