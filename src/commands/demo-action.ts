@@ -7,8 +7,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Context } from '../core/context.js';
-import { TdsError } from '../core/errors.js';
+import { type Context, TdsError } from '../core/index.js';
 import { startEmulator, type RunningEmulator } from '../emulator/index.js';
 import { demoSteps, type DemoTour, type StepResult } from './demo-steps.js';
 

@@ -1,9 +1,8 @@
 import { MAX_IN_FLIGHT, INPUT_FORMATS, parseInputEncoding } from '../push/index.js';
 import { Command, Option } from 'commander';
-import type { Context } from '../core/context.js';
-import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
+import { type Context, parseIntegerOption, parseNumberOption } from '../core/index.js';
 import { RATE_LIMITS, WEBHOOK_MAX_OBJECTS } from '../service/index.js';
-import { HEADER_MODES } from '../records/shape-options.js';
+import { HEADER_MODES } from '../records/index.js';
 import type { PushOptions } from './push-action.js';
 
 const WEBHOOK_RATE = RATE_LIMITS.webhook.requests;

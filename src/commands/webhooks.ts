@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { Context } from '../core/context.js';
+import type { Context } from '../core/index.js';
 import type { LedgerCount } from '../push/ledger/index.js';
 
 // `tds webhooks`: each webhook tds has pushed to, with what it took and what is left of its budget (issue 45).
@@ -26,8 +26,8 @@ export function webhooksCommand(ctx: Context): Command {
     .addHelpText('after', HELP)
     .action(async (options: { json?: boolean }, command: Command) => {
       const [{ loadSettings }, { renderTable, tableFit }] = await Promise.all([
-        import('../config/settings.js'),
-        import('../output/table.js'),
+        import('../config/index.js'),
+        import('../output/index.js').then((output) => output.tableOutput()),
       ]);
       const settings = await loadSettings(ctx, command);
       const budget = settings.webhookBudget ?? null;
@@ -72,7 +72,7 @@ async function knownWebhooks(
   profile: string | undefined,
 ): Promise<Array<{ name: string | null; displayUrl: string; fingerprint: string; table?: string; count: LedgerCount }>> {
   const [{ savedWebhooks }, { dataDir, listLedgers }, { webhookTarget }] = await Promise.all([
-    import('../config/settings.js'),
+    import('../config/index.js'),
     import('../push/ledger/index.js'),
     import('../push/index.js'),
   ]);

@@ -4,7 +4,7 @@
 // delimiter and encoding, batch selections, the --key mapping. The folders are the pipeline's stages:
 // input/ → journal/ → plan/ → key/ → deliver/ → report/, wait/.
 
-import type { Context } from '../core/context.js';
+import type { Context } from '../core/index.js';
 import type { DeliveryOptions, PushJob } from './push-job.js';
 
 export type { DeliveryOptions, PushJob, WaitSpec } from './push-job.js';

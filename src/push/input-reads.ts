@@ -1,6 +1,6 @@
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import type { Context } from '../core/context.js';
-import { startLiveLine } from '../output/live-line.js';
+import { type Context, UsageError } from '../core/index.js';
+import { startLiveLine } from '../output/index.js';
 import { readInput } from './input/read-input.js';
 import { keyedOptions, type KeyedPush } from './key/keyed-push.js';
 import type { PushedKeys } from './key/record-key.js';
@@ -10,9 +10,8 @@ import { batchInput } from './plan/input-batches.js';
 import type { JournalIndex } from './plan/resume-plan.js';
 import { PushTally, add } from './plan/tally.js';
 import { sourceName, type InputOptions, type JournalOptions, type DeliveryOptions } from './push-job.js';
-import type { RateLimiter } from '../http/rate-limiter.js';
-import type { RetryPolicy } from '../http/retry-policy.js';
-import { BatchSender } from './deliver/send-batches.js';
+import type { RateLimiter, RetryPolicy } from '../http/index.js';
+import { BatchSender, type NextWebhook, type SendOptions, type SubmissionBudget } from './deliver/send-batches.js';
 import type { SendEvent, StopReason } from './deliver/classify.js';
 import type { WebhookClient } from './deliver/webhook-client.js';
 import type { FlightControl } from './deliver/in-flight.js';
@@ -21,11 +20,9 @@ import { JournalWriter } from './journal/journal-writer.js';
 import { markExisting } from './key/mark-existing.js';
 import type { LookupPlan } from './key/key-lookups.js';
 import type { KeyReconciler } from './key/reconcile.js';
-import { UsageError } from '../core/errors.js';
 import { createHash, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { WebhookLedger, type LedgerRun } from './ledger/index.js';
-import type { NextWebhook, SendOptions, SubmissionBudget } from './deliver/send-batches.js';
 import type { WebhookTarget } from './deliver/webhook-target.js';
 
 // The two reads of the input, each through batchInput (plan/input-batches.ts): validateInput reads and

@@ -1,14 +1,11 @@
-import type { Context } from '../core/context.js';
-import { TdsError, UsageError } from '../core/errors.js';
+import { type Context, TdsError, UsageError, tryLock, type ProcessLock } from '../core/index.js';
 import { WebhookLedger } from './ledger/index.js';
-import { tryLock, type ProcessLock } from '../core/process-lock.js';
-import { resolveTable } from '../http/resolve-table.js';
+import { resolveTable, type RateLimiter } from '../http/index.js';
 import type { Table } from '../service/index.js';
 import { validateInput, type ValidationResult, emptyResult, sendInput, type KeyedSending, type SendResult } from './input-reads.js';
 import { checkWebhook } from './deliver/check-webhook.js';
 import { WebhookClient, webhookLimiter, type WireResult } from './deliver/webhook-client.js';
 import type { WebhookTarget } from './deliver/webhook-target.js';
-import type { RateLimiter } from '../http/rate-limiter.js';
 import { FlightControl, MAX_IN_FLIGHT } from './deliver/in-flight.js';
 import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
 import { PushedKeys } from './key/record-key.js';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { TdsError } from '../../core/errors.js';
-import type { ApiClient } from '../../http/client.js';
-import { resolveWorkspace } from '../../http/resolve-table.js';
+import { TdsError } from '../../core/index.js';
+import { type ApiClient, resolveWorkspace } from '../../http/index.js';
 import type { Table } from '../../service/index.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
 import { readCatalog, type MirrorTable, type Session } from '../session.js';

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { UsageError } from '../../core/errors.js';
-import { holdPrivateUmask, PRIVATE_FILE_MODE } from '../../core/private-files.js';
-import { loadWebhooks } from '../../config/settings.js';
-import type { ApiClient } from '../../http/client.js';
+import { UsageError, holdPrivateUmask, PRIVATE_FILE_MODE } from '../../core/index.js';
+import { loadWebhooks, configDir } from '../../config/index.js';
+import type { ApiClient } from '../../http/index.js';
 import { parseKeyMapping, webhookTarget, type KeyMapping, type PushJob, type PushSummary, type WebhookTarget } from '../../push/index.js';
 import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS, type Table } from '../../service/index.js';
 import { type Session, serviceTable } from '../session.js';
@@ -10,7 +9,6 @@ import { defineTool, ToolFailure, type Tool, type ToolCall } from '../tool.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { configDir } from '../../config/store.js';
 
 const MAX_RECORDS = 10_000;
 const CONCURRENCY = 4;

@@ -1,5 +1,13 @@
-import { describeNetworkCode, parseLenient, serviceMessage } from '../../http/errors.js';
-import { MAX_RETRY_AFTER_MS, parseRetryAfter, wasNotSent, type AttemptOutcome, type RetryDecision } from '../../http/retry-policy.js';
+import {
+  describeNetworkCode,
+  parseLenient,
+  serviceMessage,
+  MAX_RETRY_AFTER_MS,
+  parseRetryAfter,
+  wasNotSent,
+  type AttemptOutcome,
+  type RetryDecision,
+} from '../../http/index.js';
 import type { BatchState } from '../journal/journal-format.js';
 import { batchId, type Batch } from '../plan/batch.js';
 import type { WireResult } from './webhook-client.js';

@@ -1,5 +1,4 @@
-import type { RateLimiter } from '../../http/rate-limiter.js';
-import type { RetryPolicy } from '../../http/retry-policy.js';
+import type { RateLimiter, RetryPolicy } from '../../http/index.js';
 import type { JournalEntry } from '../journal/journal-format.js';
 import type { KeyReconciler } from '../key/reconcile.js';
 import { splitBatch, type Batch } from '../plan/batch.js';
@@ -9,10 +8,6 @@ import { entryOf } from '../journal/journal-format.js';
 import { MAX_BYTES_IN_FLIGHT } from './in-flight.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import type { WireResult } from './webhook-client.js';
-
-// push/deliver: sending batches to the webhook. Public surface: BatchSender (this file) with its
-// SendEvent and StopReason (classify.ts), WebhookClient (webhook-client.ts), webhookTarget
-// (webhook-target.ts) and checkWebhook (check-webhook.ts).
 
 export interface SendOptions {
   /** how many requests to keep in flight now (in-flight.ts: rate × round trip, within --concurrency) */

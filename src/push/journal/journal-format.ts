@@ -4,8 +4,6 @@ import type { ReadOptions } from '../input/read-input.js';
 
 // The push journal: JSON lines, a header and then one line per batch state change, each written and
 // fsynced before the step it records goes on (before a POST starts, after its outcome is known).
-// push/journal/: public surface: the journal's lines and header (this file), JournalWriter
-// (journal-writer.ts), and the earlier run's journal: where it is, read and checked (prior-journal.ts).
 
 export const JOURNAL_VERSION = 1;
 

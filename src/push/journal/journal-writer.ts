@@ -1,7 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { TdsError, UsageError } from '../../core/errors.js';
-import { PRIVATE_FILE_MODE } from '../../core/private-files.js';
+import { TdsError, UsageError, PRIVATE_FILE_MODE } from '../../core/index.js';
 import { CONFIRMED_REASON, entryOf, type BatchRef, type JournalEntry, type JournalHeader } from './journal-format.js';
 
 interface QueuedLine {

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, open, readFile, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { UsageError } from '../../core/errors.js';
+import { UsageError } from '../../core/index.js';
 import { JOURNAL_VERSION, type JournalContents, type JournalEntry, type JournalHeader, headerDifferences } from './journal-format.js';
 
 export interface PriorJournalOptions {

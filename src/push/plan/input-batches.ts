@@ -1,4 +1,4 @@
-import { UsageError } from '../../core/errors.js';
+import { UsageError } from '../../core/index.js';
 import type { InputRecord, ReadStats } from '../input/input-record.js';
 import { keyedRecords, type KeyedOptions } from '../key/record-key.js';
 import { batchId, batchRecords, type Batch, type BatchEvent, type BatchLimits } from './batch.js';

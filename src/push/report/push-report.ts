@@ -1,5 +1,4 @@
-import type { Context } from '../../core/context.js';
-import { TdsError } from '../../core/errors.js';
+import { type Context, TdsError } from '../../core/index.js';
 import type { ValidationResult, SendResult } from '../input-reads.js';
 import type { StopReason } from '../deliver/classify.js';
 import type { ReadStats } from '../input/input-record.js';
@@ -10,9 +9,6 @@ import { buildSummary, formatSummary, type PushSummary, type SummaryInput, forma
 import type { WaitSummary } from '../wait/wait-rows.js';
 import type { DroppedRows } from '../wait/dropped-rows.js';
 import type { KeyLookups } from '../key/key-lookups.js';
-
-// push/report/: what a push tells. Public surface: PushReport (this file: warnings, the summary printed,
-// the error a push ends with), the summary and record ranges (summary.ts).
 
 /** --key: what the summary tells of the keys. */
 export interface KeyReport {

@@ -1,0 +1,14 @@
+// push/journal/: the push journal. Surface: the journal's lines and header (journal-format.ts), JournalWriter
+// (journal-writer.ts), and the earlier run's journal: where it is, read and checked (prior-journal.ts).
+
+export {
+  CONFIRMED_REASON,
+  entryOf,
+  journalHeaderFor,
+  type BatchState,
+  type JournalContents,
+  type JournalEntry,
+  type JournalHeader,
+} from './journal-format.js';
+export { journalConfirmed, JournalWriter } from './journal-writer.js';
+export { defaultJournalPath, journalExists, priorJournal } from './prior-journal.js';
