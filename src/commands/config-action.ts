@@ -3,7 +3,9 @@ import { type Context, UsageError } from '../core/index.js';
 import {
   configKey,
   displayValue,
+  isWebhookKey,
   redactKey,
+  webhookUrls,
   configFile,
   readConfig,
   writeConfig,
@@ -40,8 +42,15 @@ function say(ctx: Context, line: string): void {
   ctx.io.stderr.write(`${line}\n`);
 }
 
-export async function configSet(ctx: Context, name: string, value: string | undefined, cmd: Command): Promise<void> {
+export async function configSet(
+  ctx: Context,
+  name: string,
+  value: string | undefined,
+  cmd: Command,
+  options: { add?: boolean } = {},
+): Promise<void> {
   const key = configKey(name);
+  if (options.add && !isWebhookKey(name)) throw new UsageError('--add appends to a saved webhook list: tds config set webhook.NAME --add');
   if (key.secret && value !== undefined) {
     const why = 'it would stay in shell history and the process list';
     throw new UsageError(`${name} is never taken from the command line (${why})`, {
@@ -49,8 +58,11 @@ export async function configSet(ctx: Context, name: string, value: string | unde
     });
   }
   if (!key.secret && value === undefined) throw new UsageError(`give a value: tds config set ${name} VALUE`);
-  const stored = key.normalize(key.secret ? await readSecret(ctx.io, name) : value!);
+  const given = key.normalize(key.secret ? await readSecret(ctx.io, name, { everyLine: isWebhookKey(name) }) : value!);
   const { file, profile, data } = await target(ctx, cmd);
+  // --add: the webhooks given go after those saved (a URL saved already keeps its place)
+  const saved = options.add ? (data.profiles[profile]?.[name] ?? '') : '';
+  const stored = saved ? [...new Set([...webhookUrls(saved), ...webhookUrls(given)])].join(' ') : given;
   if (name === 'api-key') {
     await storeKey(ctx, { file, profile, data }, stored, keychainEnabled(ctx.io.env) ? 'keychain' : 'file');
     return;

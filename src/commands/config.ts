@@ -29,10 +29,19 @@ export function configCommand(ctx: Context): Command {
     .description('save a key in the profile (secrets come from stdin or a hidden prompt)')
     .argument('<key>', 'base-url, api-key, default-format, max-retries, timeout or webhook.NAME')
     .argument('[value]', 'the value (not for secrets)')
-    .addHelpText('after', '\nExamples:\n  $ tds config set default-format json\n  $ pbpaste | tds config set webhook.signups')
-    .action(async (name: string, value: string | undefined, _options: unknown, cmd: Command) => {
+    .option('--add', 'webhook.NAME: append the URL(s) read to those saved, instead of replacing them')
+    .addHelpText(
+      'after',
+      '\nA webhook name holds a list: a table can have several webhooks, and `tds push @NAME` fills them in order,\n' +
+        'going on with the next once one has used its budget (webhook-budget). Give the URLs one a line or\n' +
+        'comma-separated, or add one later with --add.\n' +
+        '\nExamples:\n  $ tds config set default-format json\n  $ pbpaste | tds config set webhook.signups\n' +
+        '  $ tds config set webhook.leads < leads-webhooks.txt     # several URLs, one a line\n' +
+        '  $ pbpaste | tds config set webhook.leads --add          # a new webhook of the table, filled after the others',
+    )
+    .action(async (name: string, value: string | undefined, options: { add?: boolean }, cmd: Command) => {
       const { configSet } = await import('./config-action.js');
-      await configSet(ctx, name, value, cmd);
+      await configSet(ctx, name, value, cmd, options);
     });
 
   config

@@ -141,7 +141,8 @@ margaret@mit.edu,Margaret Hamilton
 function pushSteps({ dir }: DemoTour): DemoStep[] {
   return [
     {
-      title: 'load a CSV into a table through its webhook, and wait until the rows are visible',
+      title:
+        'load a CSV into a table through its webhook, and wait until the rows are visible; the summary says what the webhook has left of its lifetime budget',
       display: 'tds push signups.csv --table Inbox --wait',
       args: ['push', join(dir, 'signups.csv'), '--table', 'Inbox', '--wait'],
       waits: "the webhook adds rows asynchronously: tds polls the table's row count until the new rows show",

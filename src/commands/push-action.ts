@@ -3,7 +3,7 @@ import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type Context, UsageError } from '../core/index.js';
-import { loadSettings, loadWebhook, type Settings } from '../config/index.js';
+import { loadSettings, loadWebhooks, type Settings } from '../config/index.js';
 import { connect } from './connect.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ApiClient } from '../http/index.js';
 import { WEBHOOK_MAX_BODY_BYTES } from '../service/index.js';
@@ -75,11 +75,11 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   const args = pushArguments(positional);
   const settings = await loadSettings(ctx, command);
   const globals = command.optsWithGlobals() as { profile?: string; verbose?: boolean };
-  const { named, target } = await resolveTargets(ctx, args.webhook, options, globals.profile);
+  const { named, target, next } = await resolveTargets(ctx, args.webhook, options, globals.profile);
   const { maxRetries = DEFAULT_MAX_RETRIES, timeoutMs = DEFAULT_TIMEOUT_MS } = settings;
   if (options.check) {
     if (!target) throw new UsageError('--check needs a webhook');
-    return checkWebhookExists(ctx, deliveryOf(ctx, target, options, { ...settings, timeoutMs, maxRetries }), {
+    return checkWebhookExists(ctx, deliveryOf(ctx, [target, ...next], options, { ...settings, timeoutMs, maxRetries }), {
       json: Boolean(options.json),
     });
   }
@@ -112,7 +112,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
         uncertain: { ...uncertainPolicy(options), byKey: options.key !== undefined },
         ...(named && target !== named ? { webhook: named } : {}),
       },
-      ...(target ? { delivery: deliveryOf(ctx, target, options, { ...settings, timeoutMs, maxRetries }) } : {}),
+      ...(target ? { delivery: deliveryOf(ctx, [target, ...next], options, { ...settings, timeoutMs, maxRetries }) } : {}),
       ...(client && waitUntil && options.table ? { wait: waitSpec(client, options, waitUntil, output) } : {}),
       ...(client && options.key !== undefined && options.table ? { key: keyJob(client, options, mirror) } : {}),
       report: { json: Boolean(options.json), progress: !globals.verbose, ...(options.rejects ? { rejectsPath: options.rejects } : {}) },
@@ -124,14 +124,16 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   }
 }
 
+/** Where the batches go: the first webhook, then (a saved list) the next ones in order. */
 function deliveryOf(
   ctx: Context,
-  target: WebhookTarget,
+  [target, ...next]: [WebhookTarget, ...WebhookTarget[]],
   options: PushOptions,
   settings: Pick<Settings, 'proxy' | 'rateScale' | 'webhookBudget' | 'tableCapacity'> & { timeoutMs: number; maxRetries: number },
 ): DeliveryOptions {
   return {
     target,
+    ...(next.length > 0 ? { next } : {}),
     concurrency: options.concurrency,
     proxy: settings.proxy,
     rate: options.rate,
@@ -191,32 +193,44 @@ async function rowsOutput(options: PushOptions): Promise<RowsOutput> {
   return { path, format, header: options.header ?? 'label' };
 }
 
-/** The webhook named first (the journal's), and the one the batches go to: --webhook NEW, else the same. */
+/**
+ * The webhook named first (the journal's), the one the batches go to (--webhook NEW, else the same), and
+ * the ones to go on with once its budget is spent (the rest of a saved list, @NAME).
+ */
 async function resolveTargets(
   ctx: Context,
   webhook: string | undefined,
   options: PushOptions,
   profile: string | undefined,
-): Promise<{ named: WebhookTarget | undefined; target: WebhookTarget | undefined }> {
-  const named = await resolveTarget(ctx, webhook, profile, Boolean(options.dryRun) || options.webhook !== undefined);
-  if (options.webhook === undefined) return { named, target: named };
-  return { named, target: await resolveTarget(ctx, options.webhook, profile, false) };
+): Promise<{ named: WebhookTarget | undefined; target: WebhookTarget | undefined; next: WebhookTarget[] }> {
+  const [named, ...rest] = await resolveTarget(ctx, webhook, profile, Boolean(options.dryRun) || options.webhook !== undefined);
+  if (options.webhook === undefined) return { named, target: named, next: rest };
+  const [target, ...next] = await resolveTarget(ctx, options.webhook, profile, false);
+  return { named, target, next };
 }
 
+/** A webhook URL, @NAME (a saved list, in order), or TDS_WEBHOOK_URL; none (when optional) is an empty list. */
 async function resolveTarget(
   ctx: Context,
   webhook: string | undefined,
   profile: string | undefined,
   optional: boolean,
-): Promise<WebhookTarget | undefined> {
-  const raw = webhook?.startsWith('@') ? await loadWebhook(ctx, webhook.slice(1), profile) : (webhook ?? ctx.io.env.TDS_WEBHOOK_URL);
-  if (raw === undefined || raw.trim() === '') {
-    if (optional) return undefined;
+): Promise<WebhookTarget[]> {
+  const raws = webhook?.startsWith('@') ? await loadWebhooks(ctx, webhook.slice(1), profile) : [webhook ?? ctx.io.env.TDS_WEBHOOK_URL];
+  const given = raws.filter((raw): raw is string => raw !== undefined && raw.trim() !== '');
+  if (given.length === 0) {
+    if (optional) return [];
     throw new UsageError('no webhook given', {
       hint: 'give the webhook URL or @NAME (saved with `tds config set webhook.NAME`) before the file, or set TDS_WEBHOOK_URL',
     });
   }
-  return webhookTarget(raw);
+  const targets = given.map(webhookTarget);
+  if (new Set(targets.map((target) => target.fingerprint)).size < targets.length) {
+    throw new UsageError(`${webhook} names one webhook twice`, {
+      hint: `save each webhook of the table once: tds config set ${webhook?.replace(/^@/, 'webhook.')}`,
+    });
+  }
+  return targets;
 }
 
 /**

@@ -131,24 +131,38 @@ const KEYS: ConfigKey[] = [
   },
 ];
 
-const webhookKey = (
-  name: string,
-  description = 'a saved webhook URL, used as `tds push @NAME` (read from stdin or a hidden prompt)',
-): ConfigKey => ({
+const WEBHOOK_DESCRIPTION =
+  'saved webhook URLs of one table, used as `tds push @NAME` and filled in order (read from stdin or a hidden prompt: one, or several on lines or comma-separated; --add appends)';
+
+const webhookKey = (name: string, description = WEBHOOK_DESCRIPTION): ConfigKey => ({
   name,
   secret: true,
   description,
-  normalize: (value) => {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      throw new UsageError('the webhook URL is not a URL');
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError('the webhook URL must use https://');
-    return url.href;
-  },
+  // a webhook's name holds a list (kept space-separated: a URL has no space); a notification URL is one
+  normalize: (value) => (name.startsWith(NOTIFY_PREFIX) ? checkedUrl(value) : webhookUrls(value).map(checkedUrl).join(' ')),
 });
+
+function checkedUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new UsageError('the webhook URL is not a URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError('the webhook URL must use https://');
+  return url.href;
+}
+
+/**
+ * The webhook URLs of a saved name, in order: as stored (space-separated), or as given (one a line, or
+ * comma-separated; a comma splits only before the next URL's scheme).
+ */
+export function webhookUrls(text: string): string[] {
+  return text
+    .split(/\s+|,\s*(?=[a-z][a-z0-9+.-]*:\/\/)/i)
+    .map((url) => url.trim())
+    .filter((url) => url !== '');
+}
 
 export function configKey(name: string): ConfigKey {
   const known = KEYS.find((key) => key.name === name);
@@ -188,9 +202,14 @@ export function notifyConfigKey(name: string): string {
   return `${NOTIFY_PREFIX}${name}`;
 }
 
+/** Whether `name` is a saved webhook's key (`webhook.NAME`: a list of URLs). */
+export function isWebhookKey(name: string): boolean {
+  return name.startsWith(WEBHOOK_PREFIX);
+}
+
 /** A value as `config get` and `config list` show it: secrets redacted. */
 export function displayValue(name: string, value: string): string {
-  if (name.startsWith(WEBHOOK_PREFIX)) return redactWebhookUrl(value);
+  if (name.startsWith(WEBHOOK_PREFIX)) return webhookUrls(value).map(redactWebhookUrl).join(', ');
   // a notification URL's secret may be any part of its path (Slack's, Teams'): only its host is shown
   if (name.startsWith(NOTIFY_PREFIX)) return URL.canParse(value) ? `${new URL(value).origin}/…` : '****';
   const known = KEYS.find((key) => key.name === name);

@@ -19,14 +19,17 @@ export function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
 
 /**
  * A secret (API key, webhook URL): from a hidden prompt when stdin is a terminal, else the first
- * line of stdin. Never from argv, so it stays out of shell history and the process list.
+ * line of stdin (`everyLine`: all of it, for a list of webhook URLs). Never from argv, so it stays
+ * out of shell history and the process list.
  */
-export async function readSecret(io: IO, label: string): Promise<string> {
+export async function readSecret(io: IO, label: string, options: { everyLine?: boolean } = {}): Promise<string> {
   const stdin = io.stdin as Partial<ReadStream> & NodeJS.ReadableStream;
   const text =
     stdin.isTTY && typeof stdin.setRawMode === 'function'
       ? await promptHidden(stdin as ReadStream, io.stderr, `${label}: `)
-      : firstLine(await readStdin(io.stdin));
+      : options.everyLine
+        ? (await readStdin(io.stdin)).trim()
+        : firstLine(await readStdin(io.stdin));
   if (text === '') {
     throw new UsageError(`no ${label} given`, { hint: 'pipe it on stdin (`… < FILE`), or run in a terminal to be prompted' });
   }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { type Context, TdsError, UsageError, parseIntegerOption, parseNumberOption } from '../core/index.js';
 import type { Format } from '../output/index.js';
 import { proxySettings, type ProxySettings } from '../http/index.js';
-import { configKey, DEFAULT_PROFILE, KEY_STORE, notifyConfigKey, webhookConfigKey } from './keys.js';
+import { configKey, DEFAULT_PROFILE, KEY_STORE, notifyConfigKey, webhookConfigKey, webhookUrls } from './keys.js';
 import { configFile, readConfig } from './store.js';
 import { readSecret } from './read-secret.js';
 import { KeychainUnavailable, keychainEnabled, readKeychainKey } from './keychain.js';
@@ -197,8 +197,26 @@ function lakeSetting(lake: string | undefined): { lake?: string } {
   return lake === undefined ? {} : { lake };
 }
 
-/** The URL saved with `tds config set webhook.NAME` (`tds push @NAME`); `profile` defaults to TDS_PROFILE, then "default". */
-export async function loadWebhook(ctx: Context, name: string, profile?: string): Promise<string> {
+/**
+ * The URLs saved with `tds config set webhook.NAME` (`tds push @NAME`), in the order a push fills them;
+ * `profile` defaults to TDS_PROFILE, then "default".
+ */
+export async function loadWebhooks(ctx: Context, name: string, profile?: string): Promise<string[]> {
+  return webhookUrls(await loadWebhookText(ctx, name, profile));
+}
+
+/** Every webhook list saved in the profile (`webhook.NAME`), by name, its URLs in order. */
+export async function savedWebhooks(ctx: Context, profile?: string): Promise<Array<{ name: string; urls: string[] }>> {
+  const profileName = profile || ctx.io.env.TDS_PROFILE || DEFAULT_PROFILE;
+  const settings = (await readConfig(configFile(ctx.io.env))).profiles[profileName] ?? {};
+  const prefix = webhookConfigKey('');
+  return Object.entries(settings)
+    .filter(([key]) => key.startsWith(prefix))
+    .map(([key, value]) => ({ name: key.slice(prefix.length), urls: webhookUrls(value) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+async function loadWebhookText(ctx: Context, name: string, profile?: string): Promise<string> {
   const webhook = name.replace(/^@/, '');
   const profileName = profile || ctx.io.env.TDS_PROFILE || DEFAULT_PROFILE;
   const file = configFile(ctx.io.env);

@@ -11,7 +11,7 @@ import type { JournalIndex } from './plan/resume-plan.js';
 import { PushTally, add } from './plan/tally.js';
 import { sourceName, type InputOptions, type JournalOptions, type DeliveryOptions } from './push-job.js';
 import type { RateLimiter, RetryPolicy } from '../http/index.js';
-import { BatchSender, type SubmissionBudget } from './deliver/send-batches.js';
+import { BatchSender, type NextWebhook, type SendOptions, type SubmissionBudget } from './deliver/send-batches.js';
 import type { SendEvent, StopReason } from './deliver/classify.js';
 import type { WebhookClient } from './deliver/webhook-client.js';
 import type { FlightControl, NetworkFigures } from './deliver/in-flight.js';
@@ -23,6 +23,7 @@ import type { KeyReconciler } from './key/reconcile.js';
 import { createHash, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { WebhookLedger, type LedgerRun } from './ledger/index.js';
+import type { WebhookTarget } from './deliver/webhook-target.js';
 
 // The two reads of the input, each through batchInput (plan/input-batches.ts): validateInput reads and
 // batches all of it without sending (a dry run, and a file checked before anything is sent); sendInput
@@ -97,8 +98,10 @@ export interface SendInputOptions {
   checked: boolean;
   rejectsPath?: string;
   progress: boolean;
-  delivery: Pick<DeliveryOptions, 'target' | 'timeoutMs' | 'ledger'>;
+  delivery: Pick<DeliveryOptions, 'target' | 'timeoutMs' | 'ledger' | 'next'>;
   client: Pick<WebhookClient, 'post'>;
+  /** the clients of `delivery.next`, in its order */
+  nextClients?: ReadonlyArray<Pick<WebhookClient, 'post'>>;
   limiter: RateLimiter;
   /** how many requests to keep in flight (in-flight.ts), and what it arrived at */
   flight: Pick<FlightControl, 'limit' | 'chosen' | 'noteOverhead'>;
@@ -144,10 +147,15 @@ export interface SendResult {
   budget?: BudgetReport;
   /** the record numbers the webhook took in, in the order its answers came (--wait names those it dropped) */
   acceptedRecords: number[];
+  /** --key: the key of each record the webhook took in (push by key looks them up to name those it dropped) */
+  acceptedKeys: Map<number, string>;
 }
 
 export interface BudgetReport {
+  /** of every webhook of the push together (a saved list) */
   budget: number;
+  /** how many webhooks it is of, when more than one */
+  webhooks?: number;
   /** submissions the ledger counted before this run (uncertain ones included: they may have been taken) */
   usedBefore: number;
   /** what is left after this run's batches (each started batch counts) */
@@ -157,16 +165,11 @@ export interface BudgetReport {
 /** Reads the input (again) and sends what is due, journaling every batch. */
 export async function sendInput(ctx: Context, options: SendInputOptions): Promise<SendResult> {
   const { journal: spec, delivery } = options;
-  const journal = spec.path
-    ? options.index
-      ? JournalWriter.reopen(spec.path)
-      : JournalWriter.create(spec.path, options.header)
-    : undefined;
+  const journal = openJournal(options);
   const rejects = options.rejectsPath ? await RejectsFile.open(options.rejectsPath, options.checked ? 'append' : 'new') : undefined;
   const reader = readInput(options.input.path, options.input.stdin, options.input.read);
   const { keyed } = options;
-  const ledger = delivery.ledger && (await openLedger(options, delivery.ledger));
-  const journaled = ledger?.run.tee(journal) ?? journal;
+  const { ledger, journaled, next } = await openLedgers(ctx, options, journal);
   const read = batchInput(reader, options.limits, {
     index: options.index,
     uncertain: spec.uncertain,
@@ -190,6 +193,8 @@ export async function sendInput(ctx: Context, options: SendInputOptions): Promis
     post: (body) => options.client.post(body),
     journal: journaled ?? { append: async () => undefined },
     ...(ledger?.budget ? { budget: ledger.budget } : {}),
+    ...tagOf(options, delivery.target),
+    ...next.options,
     interrupt: ctx.signal,
     displayUrl: delivery.target.displayUrl,
     redact: delivery.target.redact,
@@ -207,10 +212,10 @@ export async function sendInput(ctx: Context, options: SendInputOptions): Promis
   } finally {
     line?.stop();
     await journal?.close();
-    await ledger?.run.close();
+    for (const run of [ledger?.run, ...next.runs]) await run?.close();
     await rejects?.close();
   }
-  Object.assign(result, { exhausted: read.exhausted, lastRequestAt: sender.lastRequestAt }, ledger?.report());
+  Object.assign(result, { exhausted: read.exhausted, lastRequestAt: sender.lastRequestAt }, budgetReport([ledger, ...next.ledgers]));
   // up to the last answer: the wait after it, until this run's rows show (--key), is not sending
   result.seconds = sender.lastRequestAt > 0 ? (sender.lastRequestAt - startedAt) / 1000 : (performance.now() - started) / 1000;
   const chosen = options.flight.chosen;
@@ -218,12 +223,33 @@ export async function sendInput(ctx: Context, options: SendInputOptions): Promis
   return result;
 }
 
+/** The journal: an earlier run's appended to (--resume), else a new one; none without a path. */
+function openJournal(options: Pick<SendInputOptions, 'journal' | 'index' | 'header'>): JournalWriter | undefined {
+  const { path } = options.journal;
+  if (!path) return undefined;
+  return options.index ? JournalWriter.reopen(path) : JournalWriter.create(path, options.header);
+}
+
+/** The ledger of each webhook of the push; the journal's lines teed into the first one's. */
+async function openLedgers(ctx: Context, options: SendInputOptions, journal: JournalWriter | undefined) {
+  const { delivery } = options;
+  const ledger = delivery.ledger && (await openLedger(options, delivery.target, delivery.ledger));
+  return { ledger, journaled: ledger?.run.tee(journal) ?? journal, next: await nextWebhooks(ctx, options, journal) };
+}
+
+/** A webhook's ledger as a push opens it: this run's file, and the budget it has left (webhook-budget). */
+interface OpenLedger {
+  run: LedgerRun;
+  budget?: SubmissionBudget;
+  report(): { budget?: BudgetReport };
+}
+
 /** The webhook's ledger: this run's file, and the budget it has left (webhook-budget). */
 async function openLedger(
   options: SendInputOptions,
+  target: WebhookTarget,
   spec: NonNullable<DeliveryOptions['ledger']>,
-): Promise<{ run: LedgerRun; budget?: SubmissionBudget; report(): { budget?: BudgetReport } }> {
-  const { target } = options.delivery;
+): Promise<OpenLedger> {
   const ledger = WebhookLedger.at(spec.dir, target);
   const count = await ledger.count();
   const usedBefore = count.submissions + count.uncertain;
@@ -235,6 +261,65 @@ async function openLedger(
   if (spec.budget === undefined) return { run, report: () => ({}) };
   const budget = budgetOf(spec.budget, Math.max(0, spec.budget - usedBefore));
   return { run, budget, report: () => ({ budget: { budget: budget.budget, usedBefore, left: budget.left } }) };
+}
+
+/**
+ * The webhooks after the first (a saved list), each with its client, its ledger and its budget; its lines go
+ * to the journal too, tagged with the webhook. `say` tells stderr when the push goes on with the next one.
+ */
+async function nextWebhooks(
+  ctx: Context,
+  options: SendInputOptions,
+  journal: JournalWriter | undefined,
+): Promise<{ options: Pick<SendOptions, 'next' | 'onNextWebhook'>; runs: LedgerRun[]; ledgers: OpenLedger[] }> {
+  const { delivery } = options;
+  const webhooks: NextWebhook[] = [];
+  const ledgers: OpenLedger[] = [];
+  for (const [i, target] of (delivery.next ?? []).entries()) {
+    const ledger = delivery.ledger && (await openLedger(options, target, delivery.ledger));
+    if (ledger) ledgers.push(ledger);
+    const client = options.nextClients?.[i];
+    if (!client) throw new Error('no client for the next webhook');
+    webhooks.push({
+      post: (body) => client.post(body),
+      journal: ledger?.run.tee(journal) ?? journal ?? { append: async () => undefined },
+      ...(ledger?.budget ? { budget: ledger.budget } : {}),
+      displayUrl: target.displayUrl,
+      redact: target.redact,
+      tag: tagOf(options, target).tag ?? '',
+    });
+  }
+  const n = (value: number): string => value.toLocaleString('en-US');
+  const count = webhooks.length + 1;
+  const say: NonNullable<SendOptions['onNextWebhook']> = (from, to) =>
+    ctx.io.stderr.write(
+      `webhook ${from.position} of ${count} (${from.displayUrl}) has used its budget of ${n(from.budget)} submissions: going on with webhook ${to.position} (${to.displayUrl})\n`,
+    );
+  return {
+    options: webhooks.length > 0 ? { next: webhooks, onNextWebhook: say } : {},
+    runs: ledgers.map((ledger) => ledger.run),
+    ledgers,
+  };
+}
+
+/** A webhook's tag in the journal's lines: absent for the journal's own webhook. */
+function tagOf(options: Pick<SendInputOptions, 'header'>, target: WebhookTarget): { tag?: string } {
+  return target.fingerprint === options.header.webhook.sha256 ? {} : { tag: target.fingerprint.slice(0, 16) };
+}
+
+/** The budget of the push's webhooks together (a saved list: the sum of theirs), as the summary shows it. */
+function budgetReport(ledgers: ReadonlyArray<OpenLedger | undefined>): { budget?: BudgetReport } {
+  const reports = ledgers.flatMap((ledger) => (ledger ? [ledger.report().budget] : [])).filter((report) => report !== undefined);
+  if (reports.length === 0) return {};
+  const sum = (pick: (report: BudgetReport) => number): number => reports.reduce((total, report) => total + pick(report), 0);
+  return {
+    budget: {
+      budget: sum((report) => report.budget),
+      usedBefore: sum((report) => report.usedBefore),
+      left: sum((report) => report.left),
+      ...(reports.length > 1 ? { webhooks: reports.length } : {}),
+    },
+  };
 }
 
 function budgetOf(budget: number, left: number): SubmissionBudget {
@@ -270,6 +355,7 @@ export function emptyResult(scan: PushTally, stats: ReadStats): SendResult {
     seconds: 0,
     lastRequestAt: 0,
     acceptedRecords: [],
+    acceptedKeys: new Map(),
   };
 }
 
@@ -285,7 +371,10 @@ async function record(result: SendResult, event: SendEvent, rejects: RejectsFile
   switch (event.kind) {
     case 'accepted':
       add(sending.sent, event.batch);
-      for (const item of event.batch.items) result.acceptedRecords.push(item.record);
+      for (const item of event.batch.items) {
+        result.acceptedRecords.push(item.record);
+        if (item.key !== undefined) result.acceptedKeys.set(item.record, item.key);
+      }
       if (event.success === false) result.warnings.add(event.message ?? 'no message');
       return;
     case 'rejected':

@@ -40,6 +40,8 @@ export interface JournalOptions {
 
 export interface DeliveryOptions {
   target: WebhookTarget;
+  /** the webhooks of the same table to go on with, in order, once the budget of the one before is spent (a saved list) */
+  next?: WebhookTarget[];
   /** --concurrency: the user's ceiling on requests in flight (without it, the in-flight rule alone decides: in-flight.ts) */
   concurrency?: number | undefined;
   /** HTTPS_PROXY, HTTP_PROXY, NO_PROXY */

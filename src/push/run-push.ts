@@ -5,6 +5,7 @@ import type { Table } from '../service/index.js';
 import { validateInput, type ValidationResult, emptyResult, sendInput, type KeyedSending, type SendResult } from './input-reads.js';
 import { checkWebhook } from './deliver/check-webhook.js';
 import { WebhookClient, webhookLimiter, type WireResult } from './deliver/webhook-client.js';
+import type { WebhookTarget } from './deliver/webhook-target.js';
 import { FlightControl, MAX_IN_FLIGHT } from './deliver/in-flight.js';
 import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
 import { PushedKeys } from './key/record-key.js';
@@ -19,7 +20,7 @@ import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob, pu
 import { PushReport, type KeyReport } from './report/push-report.js';
 import { waitAfterSending, type WaitSummary } from './wait/wait-rows.js';
 import { rangesOf } from './report/summary.js';
-import { appendFile } from 'node:fs/promises';
+import { droppedByKey, droppedCause, writeDropped, type DroppedRows } from './wait/dropped-rows.js';
 
 // `tds push` run (index.ts states push/'s surface): the webhook checked, then the two reads of the input
 // (input-reads.ts) through the stages, the folders: input/ → journal/ → plan/ → key/ → deliver/ → report/, wait/.
@@ -28,6 +29,8 @@ interface WebhookSession {
   delivery: DeliveryOptions;
   timings: PushTimings;
   client: WebhookClient;
+  /** the clients of `delivery.next` (a saved list), in its order */
+  nextClients: WebhookClient[];
   limiter: RateLimiter;
   flight: FlightControl;
 }
@@ -63,7 +66,7 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
       await lock?.release();
     }
   } finally {
-    await session.client.close();
+    await closeSession(session);
   }
 }
 
@@ -73,9 +76,9 @@ export async function checkWebhookExists(ctx: Context, delivery: DeliveryOptions
   try {
     await checkTarget(ctx, session);
   } finally {
-    await session.client.close();
+    await closeSession(session);
   }
-  const shown = delivery.target.displayUrl;
+  const shown = [delivery.target, ...(delivery.next ?? [])].map((target) => target.displayUrl).join(', ');
   if (options.json) ctx.io.stdout.write(`${JSON.stringify({ webhook: shown, exists: true })}\n`);
   else ctx.io.stderr.write(`webhook exists: ${shown}\n`);
 }
@@ -86,16 +89,24 @@ function openSession(ctx: Context, delivery: DeliveryOptions): WebhookSession {
   const timings = pushTimings(delivery.rateScale, delivery.maxRetries);
   const flight = new FlightControl({ rate, windowMs: timings.webhookWindowMs, ceiling: concurrency }, ctx.verbose);
   const posted = { onPosted: (result: WireResult) => flight.note(result), log: ctx.verbose };
-  const client = new WebhookClient({ ...delivery, connections: concurrency ?? MAX_IN_FLIGHT, ...posted });
+  const clientOf = (target: WebhookTarget): WebhookClient =>
+    new WebhookClient({ ...delivery, target, connections: concurrency ?? MAX_IN_FLIGHT, ...posted });
+  // one limiter for all: the webhook's rate limit is per IP address
   const limiter = webhookLimiter(delivery.rate, timings.webhookWindowMs);
-  return { delivery, timings, client, limiter, flight };
+  return { delivery, timings, client: clientOf(delivery.target), nextClients: (delivery.next ?? []).map(clientOf), limiter, flight };
 }
 
-/** The webhook's HEAD check; its round trip is the in-flight rule's first guess. */
-async function checkTarget(ctx: Context, { delivery, client, limiter, timings, flight }: WebhookSession): Promise<void> {
-  flight.noteCheck(
-    await checkWebhook({ client, target: delivery.target, limiter, retry: timings.retry, signal: ctx.signal, log: ctx.verbose }),
-  );
+async function closeSession(session: WebhookSession): Promise<void> {
+  await Promise.all([session.client, ...session.nextClients].map((client) => client.close()));
+}
+
+/** Each webhook's HEAD check (a saved list: every one, before anything is sent); the first one's round trip is the in-flight rule's first guess. */
+async function checkTarget(ctx: Context, session: WebhookSession): Promise<void> {
+  const { delivery, client, limiter, timings, flight } = session;
+  const check = (target: WebhookTarget, on: WebhookClient) =>
+    checkWebhook({ client: on, target, limiter, retry: timings.retry, signal: ctx.signal, log: ctx.verbose });
+  flight.noteCheck(await check(delivery.target, client));
+  for (const [i, target] of (delivery.next ?? []).entries()) await check(target, session.nextClients[i]!);
 }
 
 /**
@@ -178,17 +189,29 @@ async function dryRun(ctx: Context, job: PushJob): Promise<void> {
   await refuseOverBudget(job.delivery, validation.tally.toSend.records);
 }
 
-/** --dry-run: a push whose records exceed what the webhook has left of its budget is refused up front (exit 7). */
+/**
+ * --dry-run: a push whose records exceed what the webhook has left of its budget (a saved list: what its
+ * webhooks have left together) is refused up front (exit 7).
+ */
 async function refuseOverBudget(delivery: DeliveryOptions | undefined, records: number): Promise<void> {
   const budget = delivery?.ledger?.budget;
   if (!delivery?.ledger || budget === undefined) return;
-  const count = await WebhookLedger.at(delivery.ledger.dir, delivery.target).count();
-  const left = Math.max(0, budget - count.submissions - count.uncertain);
+  const { dir } = delivery.ledger;
+  const targets = [delivery.target, ...(delivery.next ?? [])];
+  let left = 0;
+  for (const target of targets) {
+    const count = await WebhookLedger.at(dir, target).count();
+    left += Math.max(0, budget - count.submissions - count.uncertain);
+  }
   if (records <= left) return;
   const n = (value: number): string => value.toLocaleString('en-US');
+  const whose =
+    targets.length === 1
+      ? `the webhook ${delivery.target.displayUrl} has ${n(left)} of its ${n(budget)} submissions left`
+      : `the ${targets.length} webhooks have ${n(left)} of their ${n(budget * targets.length)} submissions left`;
   throw new TdsError(
     'PUSH_INCOMPLETE',
-    `the webhook ${delivery.target.displayUrl} has ${n(left)} of its ${n(budget)} submissions left (webhook-budget): this push would send ${n(records)}, so it would stop after ${n(left)} and leave ${n(records - left)}`,
+    `${whose} (webhook-budget): this push would send ${n(records)}, so it would stop after ${n(left)} and leave ${n(records - left)}`,
     {
       hint: `a webhook takes ${n(budget)} submissions in its lifetime (deleting rows gives none back): send the first ${n(left)} here, then create a new webhook on the table and run the same command with --webhook NEW --resume`,
     },
@@ -264,6 +287,7 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
           ...job.report,
           delivery: session.delivery,
           client: session.client,
+          nextClients: session.nextClients,
           limiter: session.limiter,
           flight: session.flight,
           retry: session.timings.retry,
@@ -273,6 +297,9 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
   warnAfterSending(report, job, sent, validation);
   const keys = validation ? prepared.validationKeys : sendKeys;
   keys.rejectAll(validation ? sendKeys : prepared.validationKeys);
+  const dropped = keyed && baseline ? await droppedOfKeyed(ctx, job, { keyed, sent, rowsBefore: baseline.rowCount }) : undefined;
+  // rows that will never show are not waited for (--wait settled)
+  if (dropped) keys.reject(dropped.numbers);
   // the rows this run added are the newest: read down to its start, on the service's clock
   const since = reconciler?.serviceTimeBefore(began);
   const recent =
@@ -289,7 +316,7 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
       })
     : undefined;
   if (wait?.mode === 'visible' && wait.dropped) await noteDropped(job, wait, sent);
-  report.finish(sent, validation, wait, keyed && keyReport(keyed, lookup.text));
+  report.finish(sent, validation, wait, keyed && keyReport(keyed, lookup.text), dropped?.rows);
 }
 
 /** A table near its row ceiling (table-capacity) is warned about before pushing, with how many records fit. */
@@ -316,19 +343,38 @@ const NEAR_CEILING = 0.9;
 async function noteDropped(job: PushJob, wait: Extract<WaitSummary, { mode: 'visible' }>, sent: SendResult): Promise<void> {
   const dropped = sent.acceptedRecords.slice(-(wait.dropped ?? 0)).sort((a, b) => a - b);
   wait.droppedRecords = rangesOf(dropped);
+  wait.droppedCause = await causeOf(job, wait.after);
+  if (job.report.rejectsPath) await writeDropped(job.report.rejectsPath, dropped, wait.droppedCause);
+}
+
+/**
+ * Push by key, once the intake window of its last request has passed (the reconciler waited it out): the
+ * records taken in whose keys the table does not show, named with the likely cause and written to
+ * --rejects. Not after a run that stopped part way (its last rows were not waited for).
+ */
+async function droppedOfKeyed(
+  ctx: Context,
+  job: PushJob,
+  run: { keyed: KeyedPush; sent: SendResult; rowsBefore: number },
+): Promise<{ rows: DroppedRows; numbers: number[] } | undefined> {
+  const { keyed, sent } = run;
+  if (ctx.signal.aborted || sent.stops.some((stop) => stop.kind !== 'budget')) return undefined;
+  const found = await droppedByKey(keyed.lookups, {
+    acceptedKeys: sent.acceptedKeys,
+    reconciled: sent.sending.reconciled,
+    rowsBefore: run.rowsBefore,
+  });
+  if (found.records.length === 0) return undefined;
+  const cause = await causeOf(job, found.rowCount);
+  if (job.report.rejectsPath) await writeDropped(job.report.rejectsPath, found.records, cause);
+  return { rows: { count: found.records.length, records: rangesOf(found.records), cause }, numbers: found.records };
+}
+
+/** The likely cause of rows dropped, from the limits in force, the table's row count and the webhook's ledger. */
+async function causeOf(job: PushJob, rowCount: number): Promise<string> {
   const ledger = job.delivery?.ledger;
-  const n = (value: number): string => value.toLocaleString('en-US');
   const count = ledger && job.delivery ? await WebhookLedger.at(ledger.dir, job.delivery.target).count() : undefined;
-  wait.droppedCause =
-    ledger?.capacity !== undefined && wait.after >= ledger.capacity
-      ? `the table holds ${n(wait.after)} rows, its row ceiling (table-capacity ${n(ledger.capacity)}): it silently stops accepting rows when full`
-      : ledger?.budget !== undefined && count && count.submissions + count.uncertain >= ledger.budget
-        ? `the webhook is past its budget of ${n(ledger.budget)} submissions (webhook-budget; \`tds webhooks\`)`
-        : 'a webhook past its budget of submissions (`tds webhooks`), a table at its row ceiling (table-capacity), or a webhook that feeds another table than --table';
-  if (job.report.rejectsPath) {
-    const reason = `dropped by the service: accepted, never shown in the table (${wait.droppedCause})`;
-    await appendFile(job.report.rejectsPath, dropped.map((record) => `${JSON.stringify({ record, reason })}\n`).join(''));
-  }
+  return droppedCause({ capacity: ledger?.capacity, budget: ledger?.budget, rowCount, ledger: count });
 }
 
 /** Takes the table's lock for a push by key, waiting (and saying so) while another push holds it. */
@@ -408,7 +454,8 @@ function nothingSent(validation: ValidationResult): SendResult {
 }
 
 function warnAfterSending(report: PushReport, job: PushJob, sent: SendResult, validation: ValidationResult | undefined): void {
-  const redact = job.delivery?.target.redact ?? ((text: string) => text);
+  const targets = job.delivery ? [job.delivery.target, ...(job.delivery.next ?? [])] : [];
+  const redact = (text: string): string => targets.reduce((redacted, target) => target.redact(redacted), text);
   for (const message of sent.warnings) {
     report.warn(`the webhook answered 2xx with success: false ("${redact(message)}"); those batches count as sent`);
   }

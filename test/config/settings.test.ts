@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { afterEach, describe, expect } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import { connectWith } from '../../src/commands/connect.js';
-import { resolveSettings, type Settings, loadWebhook } from '../../src/config/settings.js';
+import { resolveSettings, type Settings, loadWebhooks } from '../../src/config/settings.js';
 import { writeConfig } from '../../src/config/store.js';
 import { testContext } from '../helpers/context.js';
 import { json, startScriptedServer } from '../helpers/scripted-server.js';
@@ -155,18 +155,18 @@ describe('connectWith', () => {
   });
 });
 
-describe('loadWebhook', () => {
+describe('loadWebhooks', () => {
   it('finds a saved webhook by NAME or @NAME in the given profile', async () => {
     const ctx = testContext({ TDS_CONFIG_DIR: configDirPath });
-    expect(await loadWebhook(ctx, '@signups', 'work')).toBe('https://hooks.example/w/abcdefgh1234');
-    expect(await loadWebhook(testContext({ TDS_CONFIG_DIR: configDirPath, TDS_PROFILE: 'work' }), 'signups')).toBe(
+    expect(await loadWebhooks(ctx, '@signups', 'work')).toEqual(['https://hooks.example/w/abcdefgh1234']);
+    expect(await loadWebhooks(testContext({ TDS_CONFIG_DIR: configDirPath, TDS_PROFILE: 'work' }), 'signups')).toEqual([
       'https://hooks.example/w/abcdefgh1234',
-    );
+    ]);
   });
 
   it('a missing webhook is a usage error saying how to save one', async () => {
     const ctx = testContext({ TDS_CONFIG_DIR: configDirPath });
-    await expect(loadWebhook(ctx, '@signups')).rejects.toMatchObject({
+    await expect(loadWebhooks(ctx, '@signups')).rejects.toMatchObject({
       code: 'USAGE',
       message: 'no webhook named "signups" in profile "default" (' + join(configDirPath, 'config.json') + ')',
       hint: expect.stringContaining('tds config set webhook.signups'),

@@ -46,6 +46,8 @@ describe('tds demo', () => {
       /--wait settled -o enriched\.csv\n# waiting for the lookup of the keys, the rows to show, then each row's Domain and Company cells/,
     );
     expect(out).toMatch(/\$ tds sync Leads Companies\n# waiting for every row of both tables/);
+    // the push's budget line (issue 45), counted in the demo's own data folder: its webhook is new
+    expect(out).toMatch(/^ {2}webhook budget +3 of 50,000 submissions used, 49,997 left \(webhook-budget\)$/m);
     expect(out).toMatch(/^# the tour took \d+ s \(\d+ commands, each a tds process started afresh\)$/m);
     expect(out).toContain('Sales');
     expect(out).toContain('Leads');

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { describe, expect } from 'vitest';
-import { expectSameRecords, ndjson, people, tablePayloads, webhookPosts } from '../push/helpers/emulator.js';
+import { expectSameRecords, journalOf, ndjson, people, tablePayloads, webhookPosts } from '../push/helpers/emulator.js';
 import { pushTest as it } from './push-support.js';
 
 // Issue 45: a webhook takes a budget of submissions in its lifetime (50,000 in production) and then drops
@@ -48,6 +49,79 @@ describe('tds push: the webhook budget', () => {
     const again = await harness.tds([...args, '--webhook', webhookUrl, '--resume']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('nothing to send');
+  });
+});
+
+describe('tds push @NAME: a saved list of webhooks, filled in order', () => {
+  it('goes on with the next webhook once the first has used its budget: each records which batches it took, nothing twice', async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ webhookBudget: 500 });
+    expect((await harness.tds(['config', 'set', 'webhook-budget', '500'])).code).toBe(0);
+    const { webhookUrl: second } = await harness.admin<{ webhookUrl: string }>('POST', `/tables/${harness.inbox.id}/webhooks`);
+    const saved = await harness.tds(['config', 'set', 'webhook.inbox'], { input: `${harness.inbox.url}, ${second}\n` });
+    expect(saved.code, saved.stderr).toBe(0);
+    const listed = await harness.tds(['config', 'get', 'webhook.inbox']);
+    expect(listed.stdout.trim().split(', ')).toHaveLength(2);
+
+    const records = people(600);
+    const path = await harness.file('p.ndjson', ndjson(records));
+    const args = ['push', '@inbox', path, '--batch-size', '200'];
+    expect((await harness.tds([...args, '--dry-run'])).code).toBe(0);
+    const result = await harness.tds([...args, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/webhook 1 of 2 \(\S+\) has used its budget of 500 submissions: going on with webhook 2/);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      records: { sent: 600, notSent: 0 },
+      budget: { budget: 1000, used: 600, left: 400, webhooks: 2 },
+    });
+    // batch 3 cut where the first webhook's budget ran out, its rest to the second: nothing past a budget, nothing twice
+    expect(webhookPosts(harness.emu).map((post) => post.objects)).toEqual([200, 200, 100, 100]);
+    expectSameRecords(await tablePayloads(harness.emu, harness.inbox.id), records);
+    const counts = await harness.admin<{ webhooks: Array<{ submissions: number; dropped: number }> }>(
+      'GET',
+      `/tables/${harness.inbox.id}/webhooks`,
+    );
+    expect(counts.webhooks.map((webhook) => webhook.submissions)).toEqual([500, 100]);
+
+    // the journal says which webhook took which batch: the second's lines carry its hash's first 16 digits
+    const tag = createHash('sha256').update(new URL(second).href).digest('hex').slice(0, 16);
+    const lines = (await readFile((await journalOf(path))!, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { batch?: number; part?: string; state?: string; webhook?: string });
+    const sending = lines
+      .filter((line) => line.state === 'sending')
+      .map((line) => `${line.batch}${line.part ? `.${line.part}` : ''} ${line.webhook ?? 'first'}`);
+    expect(sending).toEqual(['1 first', '2 first', '3.1 first', `3.2 ${tag}`]);
+
+    const ledgers = await harness.tds(['webhooks', '--json']);
+    const known = JSON.parse(ledgers.stdout) as Array<{ name: string | null; submissions: number; left: number }>;
+    expect(known.map(({ name, submissions, left }) => ({ name, submissions, left }))).toEqual([
+      { name: '@inbox 1/2', submissions: 500, left: 0 },
+      { name: '@inbox 2/2', submissions: 100, left: 400 },
+    ]);
+    expect(ledgers.stdout).not.toContain(second);
+
+    const again = await harness.tds([...args, '--resume']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(webhookPosts(harness.emu)).toHaveLength(4);
+  });
+
+  it('stops with exit 7 only when the whole list is spent', async ({ openHarness }) => {
+    const harness = await openHarness({ webhookBudget: 100 });
+    expect((await harness.tds(['config', 'set', 'webhook-budget', '100'])).code).toBe(0);
+    const { webhookUrl: second } = await harness.admin<{ webhookUrl: string }>('POST', `/tables/${harness.inbox.id}/webhooks`);
+    expect((await harness.tds(['config', 'set', 'webhook.inbox'], { input: `${harness.inbox.url}\n` })).code).toBe(0);
+    expect((await harness.tds(['config', 'set', 'webhook.inbox', '--add'], { input: `${second}\n` })).code).toBe(0);
+    const path = await harness.file('p.ndjson', ndjson(people(250)));
+    const result = await harness.tds(['push', '@inbox', path, '--batch-size', '50']);
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stderr).toMatch(
+      /the 2 webhooks of the list have used their budgets of 100 submissions each \(webhook-budget\): 200 records sent, 50 records left to send/,
+    );
+    expect(result.stderr).toMatch(/webhook budget +200 of 200 submissions of 2 webhooks used, 0 left/);
+    expect(webhookPosts(harness.emu).map((post) => post.objects)).toEqual([50, 50, 50, 50]);
   });
 });
 

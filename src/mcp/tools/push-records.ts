@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UsageError, holdPrivateUmask, PRIVATE_FILE_MODE } from '../../core/index.js';
-import { loadWebhook, configDir } from '../../config/index.js';
+import { loadWebhooks, configDir } from '../../config/index.js';
 import type { ApiClient } from '../../http/index.js';
 import {
   JOURNAL_KEEP_DAYS,
@@ -73,17 +73,20 @@ async function push(
   const key = parseKeyMapping(args.key);
   if (key.field === '' || key.column === '')
     throw new UsageError(`key "${args.key}": give the record field, and optionally the column: FIELD or FIELD=COLUMN`);
-  const url = await loadWebhook(ctx, args.webhook, session.options.profile);
-  const target = webhookTarget(url);
-  for (const secret of [url, target.url.href, target.url.pathname, target.url.pathname.split('/').pop()])
-    if (secret) session.secrets.add(secret);
+  // a saved list is filled in order, as `tds push @NAME` fills it
+  const urls = await loadWebhooks(ctx, args.webhook, session.options.profile);
+  const [target, ...next] = urls.map(webhookTarget) as [WebhookTarget, ...WebhookTarget[]];
+  for (const [i, url] of urls.entries()) {
+    const { href, pathname } = (i === 0 ? target : next[i - 1]!).url;
+    for (const secret of [url, href, pathname, pathname.split('/').pop()]) if (secret) session.secrets.add(secret);
+  }
   const client = await session.service();
   const table = await serviceTable(session, (await client.tables()).tables, args.table);
   const turn = await takeTurn(underWay, table, call);
   // what a push writes under the config folder is the user's alone, its rejects too
   const releaseUmask = holdPrivateUmask();
   try {
-    return await pushAs(session, args, { call, table, key, target, client });
+    return await pushAs(session, args, { call, table, key, target, next, client });
   } finally {
     releaseUmask();
     turn.end();
@@ -95,6 +98,8 @@ interface Push {
   table: Table;
   key: KeyMapping;
   target: WebhookTarget;
+  /** the rest of a saved list, filled after `target` */
+  next: WebhookTarget[];
   client: ApiClient;
 }
 
@@ -102,7 +107,7 @@ interface Push {
 async function pushAs(
   session: Session,
   args: z.output<typeof input>,
-  { call, table, key, target, client }: Push,
+  { call, table, key, target, next, client }: Push,
 ): Promise<Record<string, unknown>> {
   const { ctx } = call.call;
   const files = await pushFiles(ctx.io.env, {
@@ -124,6 +129,7 @@ async function pushAs(
     journal: { path: files.journal, resume: files.resume, uncertain: { byKey: true } },
     delivery: {
       target,
+      ...(next.length > 0 ? { next } : {}),
       concurrency: CONCURRENCY,
       rate: RATE_LIMITS.webhook.requests,
       timeoutMs: delivery.timeoutMs ?? DEFAULT_TIMEOUT_MS,

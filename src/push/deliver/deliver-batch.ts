@@ -127,10 +127,13 @@ export class BatchDelivery {
 }
 
 export interface PosterOptions {
-  post(body: Buffer): Promise<WireResult>;
+  /** posts the batch's body to its webhook (`batch.via`) */
+  post(body: Buffer, batch: Batch): Promise<WireResult>;
   journal: BatchJournal;
   /** the webhook URL as displayed (redacted) in log lines */
   displayUrl: string;
+  /** the display URL of the batch's webhook, when the push has several */
+  displayUrlOf?(batch: Batch): string;
   /** keeps the webhook URL out of service messages before they are journaled, logged or shown */
   redact(text: string): string;
   log?: (line: string) => void;
@@ -177,7 +180,7 @@ export class BatchPoster {
     const start = Date.now();
     let wire: WireResult;
     try {
-      wire = await this.options.post(batch.body);
+      wire = await this.options.post(batch.body, batch);
     } finally {
       this.inFlight -= 1;
       this.lastRequestAt = Date.now();
@@ -190,7 +193,8 @@ export class BatchPoster {
   /** Logs an attempt; one that took nothing in and will be tried again (or given up) is journaled as unsent. */
   async attempted(batch: Batch, report: AttemptReport<Posted>): Promise<void> {
     const { wire, outcome } = report.result;
-    this.options.log?.(this.options.redact(postLogLine(this.options.displayUrl, { batch, wire, outcome, decision: report.decision })));
+    const shown = this.options.displayUrlOf?.(batch) ?? this.options.displayUrl;
+    this.options.log?.(this.options.redact(postLogLine(shown, { batch, wire, outcome, decision: report.decision })));
     if (outcome.kind === 'retry') await this.options.journal(batch, 'unsent', { status: outcome.status, reason: outcome.detail });
   }
 }

@@ -3,7 +3,8 @@ import type { JournalEntry } from '../journal/journal-format.js';
 import type { KeyReconciler } from '../key/reconcile.js';
 import { splitBatch, type Batch } from '../plan/batch.js';
 import type { SendEvent, StopReason } from './classify.js';
-import { BatchDelivery, BatchPoster, batchJournal, RunStops, type BatchJournal } from './deliver-batch.js';
+import { BatchDelivery, BatchPoster, RunStops, type BatchJournal } from './deliver-batch.js';
+import { entryOf } from '../journal/journal-format.js';
 import { MAX_BYTES_IN_FLIGHT } from './in-flight.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import type { WireResult } from './webhook-client.js';
@@ -33,6 +34,23 @@ export interface SendOptions {
   timeoutMs?: number;
   /** the submissions the webhook has left (webhook-budget; push/ledger): no batch starts past them */
   budget?: SubmissionBudget;
+  /** the webhook's tag in the journal's lines, when it is not the journal's own (--webhook NEW) */
+  tag?: string;
+  /** the webhooks of the same table to go on with, in order, once the budget of the one before is spent (a saved list) */
+  next?: NextWebhook[];
+  /** told when the push goes on with the next webhook (`from`, `to`: positions from 1) */
+  onNextWebhook?(from: { position: number; displayUrl: string; budget: number }, to: { position: number; displayUrl: string }): void;
+}
+
+/** A webhook a push goes on with: where its batches are posted and journaled (its ledger), and its budget. */
+export interface NextWebhook {
+  post(body: Buffer): Promise<WireResult>;
+  journal: { append(entry: JournalEntry): Promise<void> };
+  budget?: SubmissionBudget;
+  displayUrl: string;
+  redact(text: string): string;
+  /** its tag in the journal's lines (the first 16 digits of its URL's hash) */
+  tag: string;
 }
 
 /** What the webhook has left of its budget of submissions, as batches start (push/ledger). */
@@ -62,11 +80,32 @@ export class BatchSender {
   private most = 0;
 
   private readonly journal: BatchJournal;
+  /** the push's webhooks in the order they are filled: the first is the options' own */
+  private readonly webhooks: NextWebhook[];
+  /** the one batches start to now (a position in `webhooks`) */
+  private via = 0;
 
   constructor(private readonly options: SendOptions) {
-    const journal = batchJournal(options.journal);
+    this.webhooks = [
+      { ...options, tag: options.tag ?? '', ...(options.budget ? { budget: options.budget } : {}) },
+      ...(options.next ?? []),
+    ];
+    const webhookOf = (batch: Batch): NextWebhook => this.webhooks[batch.via ?? 0]!;
+    // each line goes to the journal and to the ledger of the batch's webhook, tagged when not the journal's own
+    const journal: BatchJournal = (batch, state, extra = {}) => {
+      const webhook = webhookOf(batch);
+      return webhook.journal.append(entryOf(batch, state, { ...extra, ...(webhook.tag ? { webhook: webhook.tag } : {}) }));
+    };
     this.journal = journal;
-    this.poster = new BatchPoster({ ...options, journal, mayLeave: () => this.stops.mayLeave() });
+    const redact = (text: string): string => this.webhooks.reduce((redacted, webhook) => webhook.redact(redacted), text);
+    this.poster = new BatchPoster({
+      ...options,
+      post: (body, batch) => webhookOf(batch).post(body),
+      displayUrlOf: (batch) => webhookOf(batch).displayUrl,
+      redact,
+      journal,
+      mayLeave: () => this.stops.mayLeave(),
+    });
     if (options.reconciler) {
       this.byKey = new ReconcileQueue({
         reconciler: options.reconciler,
@@ -157,25 +196,46 @@ export class BatchSender {
 
   /**
    * Starts the batch if the webhook's budget takes it; else the part that fits (journaled as a split
-   * at that record), and no batch after it: the records past the budget are unsent.
+   * at that record), and the rest goes to the next webhook of the list; past the last one's budget no
+   * batch starts: the records past it are unsent.
    */
-  private async startWithin(batch: Batch): Promise<void> {
-    const { budget } = this.options;
-    if (!budget || batch.items.length <= budget.left) {
-      budget?.take(batch.items.length);
-      return this.start(batch);
+  private async startWithin(whole: Batch): Promise<void> {
+    let batch = whole;
+    for (;;) {
+      batch.via = this.via;
+      const { budget } = this.webhooks[this.via]!;
+      if (!budget || batch.items.length <= budget.left) {
+        budget?.take(batch.items.length);
+        return this.start(batch);
+      }
+      const fits = budget.left;
+      const last = this.via === this.webhooks.length - 1;
+      if (last) this.stops.end({ kind: 'budget', budget: budget.budget, left: fits });
+      if (fits === 0 && last) return this.options.onOutcome({ kind: 'unsent', batch });
+      if (fits > 0) {
+        await this.journal(batch, 'split', {
+          reason: `the webhook's budget of ${budget.budget} submissions takes ${fits} more`,
+          splitAt: fits,
+        });
+        const [now, later] = splitBatch(batch, fits);
+        budget.take(fits);
+        this.start(now);
+        if (last) return this.options.onOutcome({ kind: 'unsent', batch: later });
+        batch = later;
+      }
+      this.nextWebhook(budget.budget);
     }
-    const fits = budget.left;
-    this.stops.end({ kind: 'budget', budget: budget.budget, left: fits });
-    if (fits === 0) return this.options.onOutcome({ kind: 'unsent', batch });
-    await this.journal(batch, 'split', {
-      reason: `the webhook's budget of ${budget.budget} submissions takes ${fits} more`,
-      splitAt: fits,
-    });
-    const [now, later] = splitBatch(batch, fits);
-    budget.take(fits);
-    this.start(now);
-    await this.options.onOutcome({ kind: 'unsent', batch: later });
+  }
+
+  /** The webhook before has used its budget: batches start to the next one of the list. */
+  private nextWebhook(budget: number): void {
+    const from = this.webhooks[this.via]!;
+    this.via += 1;
+    const to = this.webhooks[this.via]!;
+    this.options.onNextWebhook?.(
+      { position: this.via, displayUrl: from.displayUrl, budget },
+      { position: this.via + 1, displayUrl: to.displayUrl },
+    );
   }
 
   private start(batch: Batch): void {

@@ -50,6 +50,8 @@ export interface JournalEntry {
   why?: 'existing' | 'settled';
   /** split: the records of part 1 (a 413 halves the batch: absent; the webhook's budget cuts it where it runs out) */
   splitAt?: number;
+  /** the webhook the batch went to, when not the header's (--webhook NEW, the next of a saved list): its hash's first 16 digits */
+  webhook?: string;
   at: string;
 }
 
@@ -90,7 +92,7 @@ export const CONFIRMED_REASON = 'rows found in the table by the user (--accept-u
 export function entryOf(
   batch: BatchRef,
   state: BatchState,
-  extra: { status?: number; reason?: string; keep?: number[]; why?: JournalEntry['why']; splitAt?: number } = {},
+  extra: { status?: number; reason?: string; keep?: number[]; why?: JournalEntry['why']; splitAt?: number; webhook?: string } = {},
 ): JournalEntry {
   return {
     batch: batch.number,
@@ -106,6 +108,7 @@ export function entryOf(
     ...(extra.keep !== undefined ? { keep: extra.keep } : {}),
     ...(extra.why !== undefined ? { why: extra.why } : {}),
     ...(extra.splitAt !== undefined ? { splitAt: extra.splitAt } : {}),
+    ...(extra.webhook !== undefined ? { webhook: extra.webhook } : {}),
     at: new Date().toISOString(),
   };
 }

@@ -49,6 +49,11 @@ export class KeyReconciler {
   private sample: Taken | undefined;
   /** keys of a batch taken in were found: the webhook fills the key column */
   private confirmed = false;
+  /**
+   * the table never grew by the rows taken in: the service dropped some (a webhook past its budget, a table
+   * at its ceiling), so keys not found say nothing of the key column; the run names the dropped records after
+   */
+  private rowsDropped = false;
   /** rowCount before this run's first request, and the records taken in since: a table that grew by them shows its rows */
   private rowsBefore: number | undefined;
   private accepted = 0;
@@ -92,13 +97,13 @@ export class KeyReconciler {
 
   /** Whether the first batch taken in must show in the table by now (its longest intake window has passed) and was not checked. */
   get checkDue(): boolean {
-    return this.sample !== undefined && !this.confirmed && Date.now() >= this.sample.request.end + this.windowMs;
+    return this.sample !== undefined && !this.confirmed && !this.rowsDropped && Date.now() >= this.sample.request.end + this.windowMs;
   }
 
   /** Checks that the keys of the first batch taken in show, once they must. */
   async checkKeysVisible(): Promise<void> {
     const sample = this.sample;
-    if (!sample || this.confirmed) return;
+    if (!sample || this.confirmed || this.rowsDropped) return;
     const [watch] = await this.watch([sample], [], 'check', sample.request.end);
     await this.mustShow(sample, watch!, false);
   }
@@ -107,6 +112,8 @@ export class KeyReconciler {
    * The end of a run: waits until the rows of this run's last requests show (and so the rows of every
    * earlier one: the intake takes them in order), which proves the keys show, or until their window
    * has passed. With nothing taken in by this run, waits out the window of an earlier run's last request.
+   * Once the keys of some batch showed, keys that did not by their window were dropped by the service:
+   * the run names them after (dropped-rows.ts), and this does not fail.
    */
   async rowsVisible(lastRequestAt: number): Promise<void> {
     const latestStart = Math.max(-Infinity, ...this.taken.map((taken) => taken.request.start));
@@ -116,11 +123,12 @@ export class KeyReconciler {
       return this.checkKeysVisible();
     }
     // the first batch taken in, if not checked yet, is the one an error names
-    const unchecked = this.confirmed ? undefined : this.sample;
+    const unchecked = this.confirmed || this.rowsDropped ? undefined : this.sample;
     const sample = unchecked && !last.some((taken) => taken.request === unchecked.request) ? [unchecked] : [];
     const targets = [...sample, ...last];
     const watches = await this.watch(targets, [], 'check', lastRequestAt);
-    for (const [i, taken] of targets.entries()) await this.mustShow(taken, watches[i]!, false);
+    if (watches.some((watch) => watch.found.size > 0)) this.confirmed = true;
+    for (const [i, taken] of targets.entries()) if (!this.confirmed && !this.rowsDropped) await this.mustShow(taken, watches[i]!, false);
   }
 
   /** For each batch, the records whose keys the table holds. `lastRequestAt`: when this run's last request ended. */
@@ -175,9 +183,15 @@ export class KeyReconciler {
    * table's rowCount yet (a slower intake than the service's, or an emulator not scaled as this run).
    */
   private async mustShow(taken: Taken, watch: Watch, reconciling: boolean): Promise<void> {
-    if (watch.found.size === 0 && (await this.rowsShow())) {
-      const { lookup } = await this.options.lookups.reconcile(taken.keys, 'check');
-      for (const key of (await lookup.find(taken.keys)).keys()) watch.found.add(key);
+    if (watch.found.size === 0) {
+      if (await this.rowsShow()) {
+        const { lookup } = await this.options.lookups.reconcile(taken.keys, 'check');
+        for (const key of (await lookup.find(taken.keys)).keys()) watch.found.add(key);
+      } else if (!reconciling) {
+        // rows taken in never showed: dropped by the service, not a key column left unfilled
+        this.rowsDropped = true;
+        return;
+      }
     }
     if (watch.found.size === 0) throw this.unfindable(recordsText(taken), reconciling);
     this.confirmed = true;

@@ -32,6 +32,8 @@ export interface Batch {
   unreconciled?: { at: number; cutOff: boolean; changed?: true };
   /** --skip-existing: the records whose keys the table already holds */
   existing?: ReadonlySet<number>;
+  /** which of the push's webhooks it goes to (a saved list is filled in order): 0, the first, when absent */
+  via?: number;
 }
 
 export type BatchEvent =
@@ -83,7 +85,7 @@ export function makeBatch(number: number, part: string, items: BatchItem[]): Bat
 /** The records of a batch that go on (not in the table yet, or not found there after an uncertain request). */
 export function narrowBatch(batch: Batch, keep: ReadonlySet<number>): Batch | undefined {
   const items = batch.items.filter((item) => keep.has(item.record));
-  return items.length === 0 ? undefined : makeBatch(batch.number, batch.part ? `${batch.part}.k` : 'k', items);
+  return items.length === 0 ? undefined : sameWebhook(batch, makeBatch(batch.number, batch.part ? `${batch.part}.k` : 'k', items));
 }
 
 /** The two halves of a batch (by count), as a 413 asks; or its first `at` records and the rest (the webhook's budget). */
@@ -91,9 +93,15 @@ export function splitBatch(batch: Batch, at?: number): [Batch, Batch] {
   const middle = at ?? Math.ceil(batch.items.length / 2);
   const prefix = batch.part ? `${batch.part}.` : '';
   return [
-    makeBatch(batch.number, `${prefix}1`, batch.items.slice(0, middle)),
-    makeBatch(batch.number, `${prefix}2`, batch.items.slice(middle)),
+    sameWebhook(batch, makeBatch(batch.number, `${prefix}1`, batch.items.slice(0, middle))),
+    sameWebhook(batch, makeBatch(batch.number, `${prefix}2`, batch.items.slice(middle))),
   ];
+}
+
+/** A part of a batch goes where the batch went. */
+function sameWebhook(batch: Batch, part: Batch): Batch {
+  if (batch.via !== undefined) part.via = batch.via;
+  return part;
 }
 
 /** Bytes of a body holding `count` objects of `objectBytes` in total: `[a,b,c]`. */

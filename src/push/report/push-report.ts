@@ -7,6 +7,7 @@ import { PushTally } from '../plan/tally.js';
 import { sourceName, type PushJob } from '../push-job.js';
 import { buildSummary, formatSummary, type PushSummary, type SummaryInput, formatRanges, rangesOf } from './summary.js';
 import type { WaitSummary } from '../wait/wait-rows.js';
+import type { DroppedRows } from '../wait/dropped-rows.js';
 import type { KeyLookups } from '../key/key-lookups.js';
 import { JOURNAL_KEEP_DAYS, journalFolder } from '../journal/journal-folder.js';
 import { dirname } from 'node:path';
@@ -59,7 +60,13 @@ export class PushReport {
   }
 
   /** The summary of a push that sent, then the error it ends with, if any. */
-  finish(sent: SendResult, validation: ValidationResult | undefined, wait: WaitSummary | undefined, key?: KeyReport): void {
+  finish(
+    sent: SendResult,
+    validation: ValidationResult | undefined,
+    wait: WaitSummary | undefined,
+    key?: KeyReport,
+    dropped?: DroppedRows,
+  ): void {
     // a file's counts come from the checking read: sending may have stopped part way
     const tally = PushTally.combine(validation?.tally ?? sent.scan, sent.sending);
     const notSent = validation ? validation.tally.toSend.records - sent.dealt : sent.exhausted ? tally.unsent.records : null;
@@ -71,10 +78,18 @@ export class PushReport {
       sendSeconds: sent.seconds,
       ...(sent.flight ? { network: sent.flight } : {}),
       ...(sent.budget
-        ? { budget: { budget: sent.budget.budget, used: sent.budget.budget - sent.budget.left, left: sent.budget.left } }
+        ? {
+            budget: {
+              budget: sent.budget.budget,
+              used: sent.budget.budget - sent.budget.left,
+              left: sent.budget.left,
+              ...(sent.budget.webhooks ? { webhooks: sent.budget.webhooks } : {}),
+            },
+          }
         : {}),
       wait,
       ...keyPart(key),
+      ...(dropped ? { dropped } : {}),
     });
     const failure = sent.stops.find((stop): stop is Extract<StopReason, { kind: 'failed' }> => stop.kind === 'failed');
     const interrupted = sent.stops.some((stop) => stop.kind === 'interrupted');
@@ -136,12 +151,16 @@ function budgetSpent(summary: PushSummary, stops: StopReason[], said: { problems
   if (!spent) return false;
   const { records } = summary;
   const left = records.notSent === null ? `the rest of ${summary.input}` : `${n(records.notSent)} records`;
+  const webhooks = summary.budget?.webhooks;
   said.problems.push(
-    `the webhook ${summary.webhook} has used its budget of ${n(spent.budget)} submissions (webhook-budget): ${n(records.sent)} records sent, ${left} left to send`,
+    webhooks
+      ? `the ${webhooks} webhooks of the list have used their budgets of ${n(spent.budget)} submissions each (webhook-budget): ${n(records.sent)} records sent, ${left} left to send`
+      : `the webhook ${summary.webhook} has used its budget of ${n(spent.budget)} submissions (webhook-budget): ${n(records.sent)} records sent, ${left} left to send`,
   );
   said.hints.push(
     `a webhook takes ${n(spent.budget)} submissions in its lifetime (deleting rows gives none back): create a new webhook on the table, ` +
-      `then run the same command with --webhook NEW --resume (NEW: its URL, or @NAME saved with \`tds config set webhook.NAME\`); ` +
+      `then run the same command with --webhook NEW --resume (NEW: its URL, or @NAME saved with \`tds config set webhook.NAME\`; ` +
+      `or add it to the saved list with \`tds config set webhook.NAME --add\` and run the same command with --resume); ` +
       `the journal carries on where this webhook stopped and nothing is sent twice`,
   );
   return true;
@@ -151,9 +170,14 @@ function budgetSpent(summary: PushSummary, stops: StopReason[], said: { problems
 function waitProblems(summary: PushSummary, said: { problems: string[]; hints: string[] }): void {
   const { problems, hints } = said;
   const wait = summary.wait;
-  if (wait?.mode === 'visible' && wait.dropped) {
+  const dropped =
+    summary.dropped ??
+    (wait?.mode === 'visible' && wait.dropped
+      ? { count: wait.dropped, records: wait.droppedRecords ?? [], cause: wait.droppedCause ?? '' }
+      : undefined);
+  if (dropped) {
     problems.push(
-      `${n(wait.dropped)} records were accepted and never shown: dropped by the service (records ${formatRanges(wait.droppedRecords ?? [])}); likely cause: ${wait.droppedCause}`,
+      `${n(dropped.count)} records were accepted and never shown: dropped by the service (records ${formatRanges(dropped.records)}); likely cause: ${dropped.cause}`,
     );
     hints.push(
       `${summary.rejects ? `${summary.rejects} lists them; ` : 'pass --rejects FILE to list them; '}make room (a new webhook, or rows deleted from a full table), then push those records again`,

@@ -2,6 +2,7 @@ import type { NetworkFigures } from '../deliver/in-flight.js';
 import type { LookupRequests } from '../key/key-lookups.js';
 import type { PushTally, UncertainBatch } from '../plan/tally.js';
 import type { WaitSummary } from '../wait/wait-rows.js';
+import type { DroppedRows } from '../wait/dropped-rows.js';
 
 // The summary of a push: its counts and figures, as `--json` prints them and as stderr shows them.
 
@@ -66,8 +67,8 @@ export interface PushSummary {
   /** records sent per second of sending (dry run: read per second of the run) */
   recordsPerSecond: number;
   network?: NetworkFigures;
-  /** the webhook's budget of submissions (webhook-budget): used, this run included, and left */
-  budget?: { budget: number; used: number; left: number };
+  /** the webhook's budget of submissions (webhook-budget): used, this run included, and left; a saved list's webhooks together */
+  budget?: { budget: number; used: number; left: number; webhooks?: number };
   uncertain: UncertainBatch[];
   /** record numbers of rejected records (the first 1000) */
   rejectedRecords: number[];
@@ -75,6 +76,8 @@ export interface PushSummary {
   rejects: string | null;
   wait?: WaitSummary;
   key?: KeySummary;
+  /** --key: records the webhook took in whose keys the table never showed (plain --wait: in `wait`) */
+  dropped?: DroppedRows;
 }
 
 export interface SummaryInput {
@@ -90,12 +93,13 @@ export interface SummaryInput {
   checkSeconds?: number;
   sendSeconds?: number;
   network?: NetworkFigures;
-  /** the webhook's budget of submissions (webhook-budget): used, this run included, and left */
-  budget?: { budget: number; used: number; left: number };
+  /** the webhook's budget of submissions (webhook-budget): used, this run included, and left; a saved list's webhooks together */
+  budget?: { budget: number; used: number; left: number; webhooks?: number };
   journal?: string;
   rejects?: string;
   wait?: WaitSummary;
   key?: { field: string; column: string; lookup: string | null; lookupRequests: LookupRequests };
+  dropped?: DroppedRows;
 }
 
 export function buildSummary(input: SummaryInput): PushSummary {
@@ -155,6 +159,7 @@ export function buildSummary(input: SummaryInput): PushSummary {
           },
         }
       : {}),
+    ...(input.dropped ? { dropped: input.dropped } : {}),
   };
 }
 
@@ -208,9 +213,11 @@ export function formatSummary(summary: PushSummary, journalNote?: string): strin
     row('network', `round trip ${n(roundTripMs)} ms, ${most} (${n(allowed)} allowed)`);
   }
   if (summary.wait) waitRows(summary.wait, row);
+  if (summary.dropped) row('dropped', `${n(summary.dropped.count)} by the service: records ${formatRanges(summary.dropped.records)}`);
   if (summary.budget) {
-    const { budget, used, left } = summary.budget;
-    row('webhook budget', `${n(used)} of ${n(budget)} submissions used, ${n(left)} left (webhook-budget)`);
+    const { budget, used, left, webhooks } = summary.budget;
+    const of = webhooks ? ` of ${webhooks} webhooks` : '';
+    row('webhook budget', `${n(used)} of ${n(budget)} submissions${of} used, ${n(left)} left (webhook-budget)`);
   }
   if (summary.journal) row('journal', `${summary.journal}${journalNote ? ` (${journalNote})` : ''}`);
   return `${lines.join('\n')}\n`;

@@ -277,6 +277,20 @@ describe('KeyReconciler.rowsVisible (the end of a run)', () => {
     expect(intake.lookups.at(-1)!.at).toBeGreaterThanOrEqual(sent.end + WINDOW);
   });
 
+  it('(issue 45) keys of the last requests that never show, once an earlier batch of the run showed, were dropped: no failure', async () => {
+    const intake = new FakeIntake();
+    const { reconciler } = setup(intake);
+    const a = sentAgo(40);
+    const b = { start: a.end + 1, end: a.end + 20 };
+    reconciler.noteAccepted(batch(1, 1, 2), a);
+    reconciler.noteAccepted(batch(2, 3, 2), b);
+    intake.stored(['k1', 'k2'], a.end, a.end);
+    await reconciler.rowsVisible(b.end);
+    // decided once b's window had passed: the run names records 3–4 dropped after (dropped-rows.ts)
+    expect(intake.lookups.at(-1)!.at).toBeGreaterThanOrEqual(b.end + WINDOW);
+    expect(reconciler.checkDue).toBe(false);
+  });
+
   it('with nothing taken in by this run, waits out the window of the last request an earlier run had taken in', async () => {
     const intake = new FakeIntake();
     const { reconciler } = setup(intake);
