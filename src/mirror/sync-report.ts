@@ -9,7 +9,8 @@ import type { Database } from '../duckdb/engine.js';
 import { createRecordWriter } from '../output/page-encoder.js';
 import type { OutputRecord } from '../records/row-shaper.js';
 import { diffOfSync } from './diff/open-diff.js';
-import { loadStates } from './table-state.js';
+import { formatAge } from './sync-table.js';
+import { loadStates, staleFields, type StaleFields } from './table-state.js';
 
 // What a sync tells: its progress line on a terminal while it runs, its summary (a line per table, or
 // --json), and with --changes the records of what each sync changed (ChangesStream).
@@ -89,17 +90,29 @@ function formatMinutes(minutes: number): string {
   return `${Math.floor(minutes / 60)}h ${Math.round(minutes % 60)}m`;
 }
 
-/** What `tds sync --json` prints: the mirror and a row per table. */
+/** What `tds sync --json` prints: the mirror and a row per table (beside `verifiedAt`, whether it is past its bound: StaleFields). */
 export interface SyncSummary {
   db: string;
-  tables: Array<Omit<TableSyncResult, 'startedAt' | 'seconds'> & { seconds: number }>;
+  tables: Array<Omit<TableSyncResult, 'startedAt' | 'seconds' | 'maxStaleMs'> & { seconds: number } & StaleFields>;
 }
 
-export function syncSummary(db: string, results: readonly TableSyncResult[]): SyncSummary {
+/** `now`: the service's clock (ms), which verifiedAt is on. */
+export function syncSummary(db: string, results: readonly TableSyncResult[], now: number): SyncSummary {
   return {
     db,
-    tables: results.map(({ startedAt: _startedAt, seconds, ...rest }) => ({ ...rest, seconds: Math.round(seconds * 100) / 100 })),
+    tables: results.map(({ startedAt: _startedAt, seconds, maxStaleMs, ...rest }) => ({
+      ...rest,
+      seconds: Math.round(seconds * 100) / 100,
+      ...staleFields({ verifiedAt: rest.verifiedAt, maxStaleMs }, now),
+    })),
   };
+}
+
+/** `verified …` as the summary and the follower's line say it: when, and past its bound by how much. */
+export function verifiedText(table: { verifiedAt: string | null } & StaleFields): string {
+  if (table.verifiedAt === null) return 'not verified yet';
+  const when = `verified ${table.verifiedAt.replace(/\.\d+Z$/, 'Z')}`;
+  return table.stale ? `${when} (stale: ${formatAge((table.staleFor ?? 0) * 1000)} past its bound of ${formatAge((table.maxStale ?? 0) * 1000)})` : when;
 }
 
 const n = (value: number): string => value.toLocaleString('en-US');
@@ -119,7 +132,7 @@ export function formatSyncSummary(summary: SyncSummary): string {
     ...(table.unfit > 0 ? [`${n(table.unfit)} values that did not fit (NULL)`] : []),
     ...(table.pruned !== null ? [`${n(table.pruned)} old ${table.pruned === 1 ? 'version' : 'versions'} pruned`] : []),
     `${table.seconds.toFixed(1)} s`,
-    table.verifiedAt === null ? 'not verified yet' : `verified ${table.verifiedAt.replace(/\.\d+Z$/, 'Z')}`,
+    verifiedText(table),
   ]);
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
   const lines = rows.map(

@@ -103,7 +103,7 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
       throw error;
     }
     const firstRows = { since: started, rowRequests: client.stats.rowRequests - rowsBefore };
-    report(ctx, request, first);
+    report(session, first);
     // the hook opens the mirror itself
     await mirror.letGo();
     await request.afterRound?.(first);
@@ -159,7 +159,7 @@ async function followRounds(session: SyncSession, follow: FollowMemory, first: {
     verifier.plan(follow.tables);
     const changed = results.filter(changedAnything);
     if (changed.length > 0) {
-      report(ctx, request, changed);
+      report(session, changed);
       await mirror.letGo();
       await request.afterRound?.(changed);
     }
@@ -299,8 +299,8 @@ async function namesInUse(db: Database, states: readonly TableState[]): Promise<
   return taken;
 }
 
-function report(ctx: Context, request: SyncRequest, results: readonly TableSyncResult[]): void {
-  const summary = syncSummary(request.db, results);
+function report({ ctx, client, request }: Pick<SyncSession, 'ctx' | 'client' | 'request'>, results: readonly TableSyncResult[]): void {
+  const summary = syncSummary(request.db, results, client.serviceNow() ?? Date.now());
   if (request.json) ctx.io.stdout.write(`${JSON.stringify(summary)}\n`);
   else ctx.io.stderr.write(formatSyncSummary(summary));
 }

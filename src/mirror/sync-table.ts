@@ -56,6 +56,8 @@ export interface TableSyncResult extends SyncEnded {
   startedAt: string;
   /** _tds_tables.verified_at after the sync. */
   verifiedAt: string | null;
+  /** _tds_tables.max_stale: the bound a follower keeps verified_at within (ms of the service's clock); null: none. */
+  maxStaleMs: number | null;
   /** Rows the service lists that the mirror lacks after the sync read every page it could (0: none). */
   missing: number;
 }
@@ -105,6 +107,7 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
     seconds: (performance.now() - started) / 1000,
     startedAt,
     verifiedAt: current.verifiedAt,
+    maxStaleMs: current.maxStaleMs,
     missing,
   });
   try {
