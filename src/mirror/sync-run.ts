@@ -138,12 +138,13 @@ async function followRounds(session: SyncSession, follow: FollowMemory, first: {
     { maxStaleMs: request.maxStaleMs, maxShare: request.maxShare ?? 0 },
   );
   verifier.spent(first.since, first.rowRequests, true);
-  verifier.plan(follow.tables);
+  await verifier.plan(follow.tables);
   const freeResults = finishedResultsCollector();
   for (;;) {
     const roundAt = performance.now() + request.followEveryMs!;
+    const pagesUntil = verifier.pagesUntil(roundAt);
     // never held across a wait: DuckDB's own CLI, which does not say it waits (someoneWaits), gets in then
-    while (verifier.dueAt <= roundAt) {
+    while (verifier.dueAt <= pagesUntil) {
       await mirror.letGo();
       freeResults();
       if (!(await idle(ctx, verifier.dueAt - performance.now()))) return;
@@ -156,7 +157,7 @@ async function followRounds(session: SyncSession, follow: FollowMemory, first: {
     const rowsBefore = session.client.stats.rowRequests;
     const results = await followRound(session, follow, verifier.atShare);
     verifier.spent(since, session.client.stats.rowRequests - rowsBefore);
-    verifier.plan(follow.tables);
+    await verifier.plan(follow.tables);
     const changed = results.filter(changedAnything);
     if (changed.length > 0) {
       report(session, changed);
