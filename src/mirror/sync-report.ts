@@ -112,7 +112,9 @@ export function syncSummary(db: string, results: readonly TableSyncResult[], now
 export function verifiedText(table: { verifiedAt: string | null } & StaleFields): string {
   if (table.verifiedAt === null) return 'not verified yet';
   const when = `verified ${table.verifiedAt.replace(/\.\d+Z$/, 'Z')}`;
-  return table.stale ? `${when} (stale: ${formatAge((table.staleFor ?? 0) * 1000)} past its bound of ${formatAge((table.maxStale ?? 0) * 1000)})` : when;
+  return table.stale
+    ? `${when} (stale: ${formatAge((table.staleFor ?? 0) * 1000)} past its bound of ${formatAge((table.maxStale ?? 0) * 1000)})`
+    : when;
 }
 
 const n = (value: number): string => value.toLocaleString('en-US');

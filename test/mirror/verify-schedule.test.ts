@@ -255,9 +255,17 @@ describe('behind: a followed table past its bound, or that will be before its pa
 
   it.each([
     { name: 'both verified a minute ago: A in 50 s, B in 55 s', states: [followed('A', 60_000), followed('B', 59_000)], expected: false },
-    { name: 'A verified 80 s ago: its 10 pages end past the bound', states: [followed('A', 80_000), followed('B', 10_000)], expected: true },
+    {
+      name: 'A verified 80 s ago: its 10 pages end past the bound',
+      states: [followed('A', 80_000), followed('B', 10_000)],
+      expected: true,
+    },
     { name: 'B past the bound already', states: [followed('A', 0), followed('B', 121_000)], expected: true },
-    { name: 'B waits for A under way (50 s) and reads its page (5 s)', states: [followed('A', 0, true), followed('B', 70_000)], expected: true },
+    {
+      name: 'B waits for A under way (50 s) and reads its page (5 s)',
+      states: [followed('A', 0, true), followed('B', 70_000)],
+      expected: true,
+    },
     { name: 'B first (verified longer ago): its page in 5 s', states: [followed('A', 30_000), followed('B', 70_000)], expected: false },
     { name: 'a table never verified', states: [followed('A', null), followed('B', 0)], expected: true },
   ])('$name: $expected', ({ states, expected }) => {
