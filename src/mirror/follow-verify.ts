@@ -103,6 +103,8 @@ export class VerifySchedule {
   private shareAt = -Infinity;
   private intervalMs = Infinity;
   private backoff = 1;
+  /** A page that met a 429 puts the next off until then, behind or not (paced). */
+  private heldUntil = -Infinity;
   private roundReads = 0;
   /** A table is behind its bound (hurry). */
   private behind = false;
@@ -142,9 +144,9 @@ export class VerifySchedule {
     return Number.isFinite(this.intervalMs) && this.intervalMs === this.pace.shareMs;
   }
 
-  /** When the next page is due by the plan and the share (behind: the share alone); Infinity when none is. It goes when the window also has room (`ceiling`). */
+  /** When the next page is due by the plan and the share (behind: the share, and a 429's backoff); Infinity when none is. It goes when the window also has room (`ceiling`). */
   get dueAt(): number {
-    return this.intervalMs === Infinity ? Infinity : Math.max(this.behind ? -Infinity : this.planAt, this.shareAt);
+    return this.intervalMs === Infinity ? Infinity : Math.max(this.behind ? this.heldUntil : this.planAt, this.shareAt);
   }
 
   /**
@@ -214,11 +216,12 @@ export class VerifySchedule {
   paced(now: number, limited: boolean, spacing: number): void {
     if (limited) {
       this.backoff = Math.min(MAX_BACKOFF, this.backoff * 2);
-      this.planAt = Math.max(this.planAt, now + this.intervalMs * this.backoff);
+      this.heldUntil = now + this.intervalMs * this.backoff;
     } else if (this.backoff > 1) {
       this.backoff /= 2;
-      this.planAt = Math.max(this.planAt, now + spacing / 2);
-    }
+      this.heldUntil = now + spacing / 2;
+    } else return;
+    this.planAt = Math.max(this.planAt, this.heldUntil);
   }
 }
 

@@ -210,6 +210,18 @@ describe('VerifySchedule', () => {
     expect(schedule.pagesUntil(40_000, 41_000)).toBe(41_000);
   });
 
+  it("behind, a page that met a 429 still puts the next off by twice the plan's spacing (other clients' traffic slows it)", () => {
+    const schedule = new VerifySchedule(0, { shareMs: SHARE_MS, maxStaleMs: 600_000, windowMs: MINUTE });
+    schedule.plan(0, 20);
+    schedule.hurry(true);
+    const spacing = schedule.paged(1_000);
+    schedule.paced(1_500, true, spacing);
+    expect(schedule.dueAt).toBe(1_500 + 2 * 27_000);
+    schedule.paged(schedule.dueAt);
+    schedule.paced(60_000, false, spacing);
+    expect(schedule.dueAt).toBe(60_000 + 27_000 / 2);
+  });
+
   it("the first round's reads fall in the first pass: the plan counts them all", () => {
     const schedule = new VerifySchedule(0, { shareMs: SHARE_MS, maxStaleMs: 120_000, windowMs: MINUTE });
     schedule.spent(0, 20, { first: true });
