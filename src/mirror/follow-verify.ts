@@ -118,8 +118,12 @@ export class VerifySchedule {
     private readonly pace: VerifyPace,
   ) {}
 
-  /** The followed tables' pages (P) as the last listing gave them: the pace, and the pass the share can keep. */
-  plan(now: number, pages: number): VerifyKeeps {
+  /**
+   * The followed tables' pages (P) as the last listing gave them, and the largest table's (L): the pace, and the
+   * pass the share can keep. A table's verified_at is when its last pass began, and a pass begins once the
+   * others' had theirs: it ages up to P + L pages' spacing, which the plan keeps within 0.9 × --max-stale.
+   */
+  plan(now: number, pages: number, largest = 0): VerifyKeeps {
     const { shareMs, maxStaleMs } = this.pace;
     const passMs = 0.9 * maxStaleMs;
     if (pages === 0 || !Number.isFinite(passMs) || !Number.isFinite(shareMs)) {
@@ -130,8 +134,9 @@ export class VerifySchedule {
     // the room kept for a round is the rounds' when they come, and the pages' when they do not: not counted
     const roundsPart = (this.roundReads / elapsed) * shareMs;
     const atShareMs = roundsPart >= 1 ? Infinity : (pages * shareMs) / (1 - roundsPart);
-    if (this.intervalMs === Infinity) this.planAt = now + Math.max(shareMs, passMs / pages);
-    this.intervalMs = Math.max(shareMs, passMs / pages);
+    const spacing = Math.max(shareMs, passMs / (pages + largest));
+    if (this.intervalMs === Infinity) this.planAt = now + spacing;
+    this.intervalMs = spacing;
     return {
       keepsMs: Math.max(atShareMs, passMs),
       roundReads: Number.isFinite(atShareMs) ? Math.round(atShareMs / shareMs - pages) : Infinity,
@@ -235,6 +240,8 @@ export class Verifier {
   stale: StaleTable[] = [];
   /** The bound is in _tds_tables. */
   private recorded = false;
+  /** The followed tables' states as last read. */
+  private followed: TableState[] = [];
 
   constructor(
     private readonly session: VerifySession,
@@ -251,18 +258,24 @@ export class Verifier {
   }
 
   /**
-   * The followed tables as the last listing gave them: the pages to read, and so the pace; and their states:
-   * the bound recorded (the first time), the tables past it said, and whether verification is behind.
+   * The followed tables as the last listing gave them: the pages to read, and so the pace; and their states
+   * (read again when the round wrote): the bound recorded (the first time), the tables past it said, and
+   * whether verification is behind.
    */
-  async plan(tables: readonly Table[]): Promise<void> {
+  async plan(tables: readonly Table[], roundWrote = true): Promise<void> {
     const pages = tables.reduce((sum, table) => sum + pagesOf(table), 0);
-    this.sayTooLarge(pages, this.schedule.plan(performance.now(), pages));
-    const states = await this.session.mirror.use(async (db) => {
-      if (!this.recorded) await recordBound(db.connection, tables, this.boundMs ?? null);
-      this.recorded = true;
-      return loadStates(db.connection);
-    });
-    this.assess(followedStates(states, tables), tables);
+    const largest = Math.max(0, ...tables.map(pagesOf));
+    this.sayTooLarge(pages, this.schedule.plan(performance.now(), pages, largest));
+    // an idle round leaves the file alone (readers that do not say they wait get in then): the states the last page read
+    if (roundWrote || !this.recorded) {
+      const states = await this.session.mirror.use(async (db) => {
+        if (!this.recorded) await recordBound(db.connection, tables, this.boundMs ?? null);
+        this.recorded = true;
+        return loadStates(db.connection);
+      });
+      this.followed = followedStates(states, tables);
+    }
+    this.assess(this.followed, tables);
   }
 
   private sayTooLarge(pages: number, { keepsMs, roundReads, tooLarge }: VerifyKeeps): void {
@@ -343,9 +356,9 @@ export class Verifier {
     const limitedBefore = this.session.client.stats.rateLimited;
     try {
       const states = await this.session.mirror.use((db) => loadStates(db.connection));
-      const followed = followedStates(states, tables);
+      const followed = (this.followed = followedStates(states, tables));
       this.assess(followed, tables);
-      const state = followed.sort(verifyFirst)[0];
+      const state = [...followed].sort(verifyFirst)[0];
       const table = state && tables.find((candidate) => candidate.id === state.tableId);
       if (state && table) await verifyPage(this.session, table, state, this.schedule.ceiling(performance.now()));
     } finally {

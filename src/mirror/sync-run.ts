@@ -157,7 +157,7 @@ async function followRounds(session: SyncSession, follow: FollowMemory, first: {
     const rowsBefore = session.client.stats.rowRequests;
     const results = await followRound(session, follow, verifier.atShare);
     verifier.spent(since, session.client.stats.rowRequests - rowsBefore);
-    await verifier.plan(follow.tables);
+    await verifier.plan(follow.tables, results.length > 0);
     const changed = results.filter(changedAnything);
     if (changed.length > 0) {
       report(session, changed);

@@ -199,8 +199,9 @@ describe('verification: a re-run still running', () => {
     // on the second page: a round's incremental pass reads only the first
     await bench.admin('POST', `/tables/${tableId}/actions/rerun`, { rows: [ids[150]] });
     const printedIds = (follow: SpawnedTds) => records(follow.stdout()).map((record) => record._id);
-    // 3 pages, --max-stale 10m: a page every 1.8 s here
-    const follow = bench.spawn([...FOLLOW, '--max-stale', '10m']);
+    // 3 pages, --max-stale 30m: a page every 2.7 s here (its verified_at ages a pass and a wait as long again);
+    // not behind its bound (18 s here) on a loaded machine, where verification would take the whole share
+    const follow = bench.spawn([...FOLLOW, '--max-stale', '30m']);
     let since = 0;
     try {
       await vi.waitFor(() => expect(printedIds(follow)).toContain(ids[150]), { timeout: 60_000, interval: 20 });
@@ -215,7 +216,7 @@ describe('verification: a re-run still running', () => {
     const log = bench.emu.requestLog.slice(since);
     const rounds = log.filter((entry) => entry.method === 'GET' && /\/v1\/tables(\?|$)/.test(entry.path)).length;
     // had the watermark gone down to the re-run row, every round would read two pages until it settles;
-    // what is read here is verification's, a page every 1.8 s against a round every 0.1 s
+    // what is read here is verification's, a page every 2.7 s against a round every 0.1 s
     const reads = log.filter((entry) => entry.bucket === 'rows').length;
     expect(reads, follow.stderr()).toBeLessThan(rounds / 2);
     const state = await sqlJson<{ p: string | null }>(bench, 'SELECT pending_since::VARCHAR AS p FROM _tds_tables');
@@ -246,10 +247,11 @@ describe('verification: what it says and who reads meanwhile', () => {
     const bench = await open();
     const { id, ids } = await syncedOldTable(bench, 450);
     await bench.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while DuckDB reads' } });
-    // a page about every 1.2 s (5 pages in 10 min at the rate scale): a follower that kept the file 1.5 s
+    // a page about every 1.6 s (5 pages, and a wait as long again, in 30 min at the rate scale; not behind that
+    // bound on a loaded machine, where pages would go at the share's pace): a follower that kept the file 1.5 s
     // past a page holds it most of the time (8 of 20 got in); one that lets it go, only while it writes a
     // page (17 or 18 of 20), which on a loaded machine can take a few hundred ms
-    const follow = bench.spawn([...FOLLOW, '--max-stale', '10m']);
+    const follow = bench.spawn([...FOLLOW, '--max-stale', '30m']);
     let opened = 0;
     const tries = 20;
     try {
@@ -387,9 +389,9 @@ describe("verification's share of the row-read limit", () => {
     const bench = await open({ readFaults: '429:0.15', faultSeed: 7 });
     await syncedOldTable(bench, 450);
     const since = bench.emu.requestLog.length;
-    // 5 pages, --max-stale 5m: a page every 54 s of the service (540 ms here)
-    const spacing = (0.9 * 300_000) / 5 / RATE_SCALE;
-    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--max-share', '0.5']);
+    // 5 pages, --max-stale 15m: a page every 81 s of the service (810 ms here): the table's pass and a wait as long again
+    const spacing = (0.9 * 900_000) / (5 + 5) / RATE_SCALE;
+    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '15m', '--max-share', '0.5']);
     // a faulted request is answered before its bucket is known: the path says it is a row read
     const reads = (): typeof bench.emu.requestLog =>
       bench.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /^\/v1\/tables\/[^/]+\/rows/.test(entry.path));
