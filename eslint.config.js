@@ -34,7 +34,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    files: ['test/**', 'bench/**'],
+    files: ['test/**', 'bench/**', 'scripts/**'],
     rules: {
       'max-lines-per-function': 'off',
       '@typescript-eslint/explicit-module-boundary-types': 'off',

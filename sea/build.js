@@ -2,7 +2,7 @@
 // applications), written to build/tds-<platform>-<arch> with its SHA-256 beside it. It carries this
 // Node (process.execPath) and, as the asset app.pack, tds as `npm pack` would ship it plus its
 // production dependencies; sea/bootstrap.cjs unpacks that at the first run. Build it on each platform
-// for that platform (macOS also needs `codesign --sign -` afterwards; see the README's install section).
+// for that platform (macOS also needs `codesign --sign -` afterwards; see docs/setup.md "Install").
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

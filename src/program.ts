@@ -5,6 +5,7 @@ import { parseIntegerOption, parseNumberOption } from './core/number-option.js';
 import { schemaCommand, tablesCommand, workspacesCommand } from './commands/listings.js';
 import { queryCommand, rowsCommand } from './commands/export.js';
 import { pushCommand } from './commands/push.js';
+import { webhooksCommand } from './commands/webhooks.js';
 import { demoCommand, emulatorCommand } from './commands/emulator.js';
 import { authCommand, configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
@@ -50,6 +51,7 @@ export function buildProgram(ctx: Context): Command {
     rowsCommand,
     queryCommand,
     pushCommand,
+    webhooksCommand,
     syncCommand,
     sqlCommand,
     statsCommand,
@@ -101,7 +103,9 @@ function withoutEmptyDefault(this: Help, option: Option): string {
  * command is never cut: it has to stay copyable).
  */
 export function wrapHelp(text: string, width: number): string {
-  return text
+  // commander's own part (usage, arguments, options) is laid out already; the text after it is prose
+  const own = text.startsWith('Usage:') ? text : flowParagraphs(text);
+  return own
     .split('\n')
     .flatMap((line) => {
       if (line.length <= width) return [line];
@@ -112,6 +116,25 @@ export function wrapHelp(text: string, width: number): string {
     })
     .join('\n');
 }
+
+/**
+ * The lines of each paragraph of the help's own text joined, so that it is wrapped once at the width:
+ * a paragraph is a run of lines that start at the margin. Indented lines (examples, code) and headings
+ * (`Examples:`) stay as written.
+ */
+function flowParagraphs(text: string): string {
+  const lines: string[] = [];
+  for (const line of text.split('\n')) {
+    const previous = lines[lines.length - 1];
+    if (isProse(line) && previous !== undefined && isProse(previous) && !isHeading(previous)) {
+      lines[lines.length - 1] = `${previous} ${line}`;
+    } else lines.push(line);
+  }
+  return lines.join('\n');
+}
+
+const isProse = (line: string): boolean => line.trim() !== '' && !/^\s/.test(line);
+const isHeading = (line: string): boolean => /^[A-Z][A-Za-z ]{0,30}:$/.test(line);
 
 function wrapWords(line: string, width: number): string[] {
   const indent = /^\s*(?:[-*] |# )?/.exec(line)![0].replace(/\S/g, ' ');

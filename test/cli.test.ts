@@ -67,4 +67,21 @@ describe('tds program', () => {
     const wide = await runInProcess(['rows', '--help'], { env });
     expect(wide.stdout.split('\n').some((line) => line.length > width - 20)).toBe(true);
   });
+
+  it('--help of every command and subcommand at 80 columns: prose wrapped once, as paragraphs (no line broken twice)', async () => {
+    const paths = COMMANDS.flatMap((c) => [[c.name()], ...c.commands.map((sub) => [c.name(), sub.name()])]);
+    for (const command of [[], ...paths]) {
+      const lines = (await runInProcess([...command, '--help'])).stdout.split('\n');
+      const prose = (line: string | undefined): boolean => line !== undefined && /^\S/.test(line) && !/^[A-Z][A-Za-z ]*:$/.test(line);
+      lines.forEach((line, index) => {
+        if (!/^\s*\$ /.test(line)) expect([...line].length, `tds ${command.join(' ')}: ${line}`).toBeLessThanOrEqual(80);
+        const next = lines[index + 1];
+        // a line of a paragraph ends only where the next word would not fit
+        if (prose(line) && prose(next) && !line.startsWith('Usage:')) {
+          const word = next!.split(' ')[0]!;
+          expect([...line].length + 1 + [...word].length, `tds ${command.join(' ')}: "${line}" then "${word}"`).toBeGreaterThan(80);
+        }
+      });
+    }
+  });
 });

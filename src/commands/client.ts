@@ -19,7 +19,7 @@ export async function connect(ctx: Context, command: Command): Promise<ApiClient
 
 /**
  * A client for these settings, or a clear error saying what to set: the base URL (USAGE), a base URL
- * that is not https outside loopback (USAGE), the key (AUTH, as exit 3 of docs/cli.md "API key missing").
+ * that is not https outside loopback (USAGE), the key (AUTH, as exit 3 of docs/cli.md "Exit codes").
  */
 export function connectWith(ctx: Context, settings: Settings, overrides: { maxRetries?: number } = {}): ApiClient {
   if (!settings.baseUrl) {

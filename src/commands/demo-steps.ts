@@ -28,6 +28,8 @@ export interface DemoStep {
   showStderr?: boolean;
   /** The exit code the step ends with (default 0): `tds check` that finds a failing check exits 9. */
   expectCode?: number;
+  /** What the step waits for, said before it runs (a step that waits on the service takes seconds). */
+  waits?: string;
 }
 
 /** What the steps know of the demo's emulator and folder. */
@@ -142,6 +144,7 @@ function pushSteps({ dir }: DemoTour): DemoStep[] {
       title: 'load a CSV into a table through its webhook, and wait until the rows are visible',
       display: 'tds push signups.csv --table Inbox --wait',
       args: ['push', join(dir, 'signups.csv'), '--table', 'Inbox', '--wait'],
+      waits: "the webhook adds rows asynchronously: tds polls the table's row count until the new rows show",
       prepare: async () => {
         await writeFile(join(dir, 'signups.csv'), SIGNUPS_CSV);
         await removeJournals(dir, 'signups.csv');
@@ -163,6 +166,8 @@ function pushSteps({ dir }: DemoTour): DemoStep[] {
         '-o',
         join(dir, 'enriched.csv'),
       ],
+      waits:
+        "the lookup of the keys, the rows to show, then each row's Domain and Company cells to run (queued, running, done: a step every 0.3 s here)",
       prepare: async () => {
         await writeFile(join(dir, 'new-leads.csv'), LEADS_CSV);
         await removeJournals(dir, 'new-leads.csv');
@@ -229,6 +234,7 @@ function mirrorSteps(tour: DemoTour): DemoStep[] {
       title: 'mirror two tables into a local DuckDB file, tds.duckdb (the first sync of a table reads every row)',
       display: 'tds sync Leads Companies',
       args: ['sync', 'Leads', 'Companies'],
+      waits: "every row of both tables, 100 a page, within the organization's row-read limit",
       prepare: async () => {
         for (const file of ['tds.duckdb', 'tds.duckdb.wal']) await rm(join(dir, file), { force: true });
       },

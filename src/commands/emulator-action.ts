@@ -41,6 +41,8 @@ export interface EmulatorFlags {
   churn?: string;
   admin?: boolean;
   latency?: LatencySpec;
+  webhookBudget?: number;
+  tableCapacity?: number;
 }
 
 /** `tds emulator`: runs until Ctrl-C or SIGTERM, then saves --data. */
@@ -68,6 +70,8 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
     ...(flags.churn !== undefined ? { churn: flags.churn } : {}),
     ...(flags.admin ? { admin: true } : {}),
     ...(flags.latency ? { latency: flags.latency } : {}),
+    ...(flags.webhookBudget !== undefined ? { webhookBudget: flags.webhookBudget } : {}),
+    ...(flags.tableCapacity !== undefined ? { tableCapacity: flags.tableCapacity } : {}),
   };
   const readFaults = flags.readFaults ?? flags.faults;
   const webhookFaults = flags.webhookFaults ?? flags.faults;
@@ -84,7 +88,9 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
   });
   const { baseUrl, apiKey, webhooks } = emulator;
   // a program reads the JSON line (always the first line when stdout is not a terminal); a person, what to do with it
-  ctx.io.stdout.write(ctx.io.stdoutIsTTY ? readyText(baseUrl, apiKey) : `${JSON.stringify({ baseUrl, apiKey, webhooks })}\n`);
+  ctx.io.stdout.write(
+    ctx.io.stdoutIsTTY ? readyText(baseUrl, apiKey, emulator.webhookTables()) : `${JSON.stringify({ baseUrl, apiKey, webhooks })}\n`,
+  );
 
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
@@ -94,8 +100,13 @@ export async function emulatorAction(ctx: Context, flags: EmulatorFlags): Promis
   await emulator.close();
 }
 
-/** The ready message for a person: where it listens, the lines to paste in another terminal, how to stop it. */
-function readyText(baseUrl: string, apiKey: string): string {
+/**
+ * The ready message for a person: where it listens, the lines to paste in another terminal, each table's webhook
+ * (the emulator's own, which every push needs), how to stop it.
+ */
+function readyText(baseUrl: string, apiKey: string, webhooks: ReturnType<RunningEmulator['webhookTables']>): string {
+  const width = Math.max(0, ...webhooks.map(({ workspace, table }) => `${workspace} / ${table}`.length));
+  const hooks = webhooks.map(({ workspace, table, url }) => `  ${`${workspace} / ${table}`.padEnd(width)}  ${url}`);
   return [
     `The emulator listens on ${baseUrl}`,
     '',
@@ -103,6 +114,7 @@ function readyText(baseUrl: string, apiKey: string): string {
     `  export TDS_BASE_URL=${baseUrl}`,
     `  export TDS_API_KEY=${apiKey}`,
     '  tds tables',
+    ...(hooks.length > 0 ? ['', 'Webhooks (tds push URL FILE, or save one: tds config set webhook.NAME):', ...hooks] : []),
     '',
     'Stop it with Ctrl-C. (Piped or redirected, stdout gets one JSON line instead: baseUrl, apiKey, webhooks.)',
     '',
@@ -156,9 +168,13 @@ async function runDemo(ctx: Context, emulator: RunningEmulator, dir: string): Pr
   stdout.write(`$ cd ${dir}\n\n`);
 
   const tour: DemoTour = { dir, origin: emulator.baseUrl.replace(/\/v1$/, ''), tableIds };
+  const started = performance.now();
+  let steps = 0;
   for (const step of demoSteps(tour)) {
+    steps += step.args ? 1 : 0;
     if (ctx.signal.aborted) throw ctx.signal.reason;
     stdout.write(`${color.dim(`# ${step.title}`)}\n${color.cyan(`$ ${step.display}`)}\n`);
+    if (step.waits) stdout.write(`${color.dim(`# waiting for ${step.waits}…`)}\n`);
     if (step.prepare) await step.prepare();
     const result = step.run ? await step.run() : await runStep(step.args ?? [], env, dir);
     stdout.write(step.show ? await step.show(result) : result.stdout);
@@ -171,11 +187,14 @@ async function runDemo(ctx: Context, emulator: RunningEmulator, dir: string): Pr
     }
   }
 
+  const seconds = Math.round((performance.now() - started) / 1000);
+  // each step is a tds process of its own: on a busy machine, starting them is most of the time
+  stdout.write(color.dim(`# the tour took ${seconds} s (${steps} commands, each a tds process started afresh)\n\n`));
   stdout.write(`${color.bold('Next: your own organization')}
   tds config set base-url https://<your service host>/v1
   tds config set api-key            # paste the key when asked (never on the command line)
   tds auth check                    # one request that says whether it all works
-  tds tables                        # and off you go; see README.md for every command
+  tds tables                        # and off you go; tds --help lists every command
 Files of this demo are in ${dir}.
 `);
 }

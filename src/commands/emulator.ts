@@ -56,6 +56,8 @@ The admin routes below answer only on a loopback address, or with --admin (else 
   POST   /_emulator/tables/TABLE/fields               FieldDefinition
   PATCH  /_emulator/tables/TABLE/fields/FIELD         {label?, name?, type?, options?}
   DELETE /_emulator/tables/TABLE/fields/FIELD
+  POST   /_emulator/tables/TABLE/webhooks             another webhook of a webhook-fed table -> {webhookUrl}
+  GET    /_emulator/tables/TABLE/webhooks             -> {rows, capacity, webhooks: [{webhookUrl, submissions, dropped, budget}]}
   GET    /_emulator/clock                             -> {now, offsetMs}
   POST   /_emulator/clock                             {advanceMs} or {offsetMs}
 FieldDefinition: {label, type, name?, options?: [{label, value}], mapKey? (webhook tables: the posted key),
@@ -71,6 +73,7 @@ Examples:
   $ tds emulator --action-delay 200 --churn 'add:5/s,update:2/s,delete:0.1/s'
   $ tds emulator --rows 100000 --churn 'add:100/s,table=Generated'
   $ tds emulator --latency 200,20                  # a 200 ms round trip (± 20 ms), as across an ocean
+  $ tds emulator --webhook-budget 50000 --table-capacity 50000   # the limits production has (issue 45)
   $ curl -X POST http://127.0.0.1:8787/_emulator/clock -d '{"advanceMs": 86400000}'
 `;
 
@@ -115,6 +118,16 @@ export function emulatorCommand(ctx: Context): Command {
     )
     .option('--churn <spec>', 'add, update, delete and re-run rows over time, e.g. add:5/s,update:2/s,delete:0.1/s,rerun:1/m', churnSpec)
     .option('--latency <ms[,jitter]>', 'a far-away service: every request takes MS more round trip, ± up to JITTER ms', latencySpec)
+    .option(
+      '--webhook-budget <n>',
+      'submissions a webhook takes in its lifetime; past them it answers success and drops them (default: no limit)',
+      parseIntegerOption('--webhook-budget', 0, 1e9),
+    )
+    .option(
+      '--table-capacity <n>',
+      'rows a table holds; past them a webhook answers success and drops them (default: no limit)',
+      parseIntegerOption('--table-capacity', 0, 1e9),
+    )
     .option('--admin', 'serve the admin routes under /_emulator on a non-loopback address too')
     .option('-v, --verbose', 'log each request on stderr')
     .addHelpText('after', HELP)

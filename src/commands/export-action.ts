@@ -7,11 +7,11 @@ import { UsageError } from '../core/errors.js';
 import { readExportFlags, type ExportFlags, type ExportFlagValues } from '../export/export-flags.js';
 import { pageLimit, type Endpoint, type ExportRequest, type ExportSummary, type FetchPage } from '../export/export-request.js';
 import { runExport } from '../export/run-export.js';
-import { buildFilters } from '../filter/build.js';
+import { planFilters, type FilterPlan } from '../filter/build.js';
 import { validateQuery } from '../filter/validate.js';
 import type { ApiClient } from '../http/client.js';
 import { resolveTable } from '../http/resolve-table.js';
-import type { Field, FilterGroup, QueryBody } from '../service/index.js';
+import type { Field, QueryBody } from '../service/index.js';
 import { withClient } from './client.js';
 
 /** What `tds query` adds to the shared flags. */
@@ -35,7 +35,9 @@ export async function runExportCommand(ctx: Context, command: Command, tableRef:
     const table = await resolveTable(client, tableRef);
     const { fields } = await client.schema(table.id);
     const endpoint: Endpoint = query ? 'query' : 'rows';
-    const filters = query ? filtersOf(query, fields) : undefined;
+    const plan = query ? filtersOf(query, fields) : undefined;
+    const filters = plan?.filters;
+    for (const hint of plan?.hints ?? []) ctx.io.stderr.write(`hint: ${hint}\n`);
     const body: QueryBody = {
       limit: pageLimit(flags.pageSize, flags.limit, 0),
       ...(flags.search !== '' ? { q: flags.search } : {}),
@@ -45,6 +47,7 @@ export async function runExportCommand(ctx: Context, command: Command, tableRef:
       validateQuery(body, fields);
       if (query.explain) {
         ctx.io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+        if (plan?.local) ctx.io.stderr.write(`${explainLocal(plan.local)}\n`);
         return;
       }
     }
@@ -54,10 +57,12 @@ export async function runExportCommand(ctx: Context, command: Command, tableRef:
       fields,
       endpoint,
       ...(filters ? { filters } : {}),
+      ...(plan?.local ? { local: plan.local } : {}),
       // the row-read limit as this client spaces it (the settings' rate scale counted), for the ETA and --follow
       rowWindow: client.timings.windows.rows,
     };
     const summary = await runExport(ctx, fetcher(client, request), request);
+    if (plan?.local) ctx.io.stderr.write(`${testedHere(plan.local, summary)}\n`);
     logSummary(ctx, summary, client);
   });
 }
@@ -72,13 +77,28 @@ function withScreenful(ctx: Context, flags: ExportFlags): ExportFlags & { screen
   return { ...flags, limit: Math.max(3, terminalRows - TABLE_CHROME_LINES), screenful: true };
 }
 
-function filtersOf(query: QueryInput, fields: Field[]): FilterGroup | undefined {
-  return buildFilters({
+function filtersOf(query: QueryInput, fields: Field[]): FilterPlan {
+  return planFilters({
     where: query.where,
     any: query.any,
     ...(query.filterText !== undefined ? { filterJson: query.filterText } : {}),
     fields,
   });
+}
+
+/** --explain: what runs where, beside the body the service is sent. */
+function explainLocal(local: NonNullable<FilterPlan['local']>): string {
+  const service = local.narrowed
+    ? 'the service narrows the rows with the run-status rule(s) in the body above'
+    : 'no service operator covers it, so every row the rest of the query matches is read';
+  return `tds: tested here, on each row the service returns: ${local.text} (${service})`;
+}
+
+/** What the run-state tests cost: the rows read for the rows written. */
+function testedHere(local: NonNullable<FilterPlan['local']>, summary: ExportSummary): string {
+  const read = summary.tested ?? 0;
+  const requests = `${summary.pages} ${summary.pages === 1 ? 'request' : 'requests'}`;
+  return `tds: ${local.text} was tested here, on the ${read.toLocaleString('en-US')} rows the service returned (${requests}): ${summary.rows.toLocaleString('en-US')} written`;
 }
 
 /** One page of what the export reads: rows, or the query's rows, of its table. */

@@ -31,6 +31,7 @@ Examples:
   $ tds rows Leads -o leads.ndjson --columns "Name,Email,Stage" --no-meta
   $ tds rows Leads -q acme -n 50 --format json
   $ tds rows Leads -o leads.csv --excel --status-columns
+  $ tds rows Leads -o leads.csv --excel eu    # ; and 3,5 for Excel in most of Europe
   $ tds rows Leads -o leads.csv --resume          # continue after Ctrl-C or a failure
   $ tds rows Leads -o leads.parquet               # typed columns, as the mirror's (numbers, dates, lists, JSON)
   $ tds rows Leads --format table                 # a screenful, sized to the terminal
@@ -70,13 +71,18 @@ export function queryCommand(ctx: Context): Command {
     .addHelpText(
       'after',
       `
+A run state is filtered by its export key: --where 'Enrich.status in [queued, running]' (states: success,
+failed, skipped, stopped, queued, waiting, running, manual, none). tds tests it on each row the service
+returns, which is sent the operator that covers the state where one does (failed: hasError); stderr
+says how many rows were read, --explain what runs where.
+
 Examples:
   $ tds query Leads --where 'Stage = "Closed Won"' -o won.csv
   $ tds query Leads --where "Employees >= 1000" -o big.parquet --no-meta
   $ tds query Leads --where "Employees >= 1000" --where "Qualified = true" --format ndjson
   $ tds query Leads --where 'Tags in [VIP, Partner] or "Last Contacted" isDatePreset last7Days'
   $ tds query Leads --filter @filter.json -q acme --explain
-  $ tds query Leads --where "Enrich hasError" --status-columns -o failed.csv`,
+  $ tds query Leads --where "Enrich.status = failed" --status-columns -o failed.csv`,
     )
     .action(async (table: string, options: QueryOptions, cmd: Command) => {
       const { readFilterText } = await import('./export-action.js');
@@ -122,9 +128,10 @@ export function addExportOptions(command: Command): Command {
     .option('--join <sep>', 'CSV/TSV: join arrays of plain values with SEP instead of writing JSON')
     .option('--bom', 'CSV/TSV: start with a UTF-8 byte order mark')
     .option(
-      '--excel',
-      `CSV/TSV for spreadsheet programs: BOM, CRLF, cells cut at ${SPREADSHEET_CELL_MAX_CHARS.toLocaleString('en-US')} characters, formula guard`,
+      '--excel [locale]',
+      `CSV/TSV for spreadsheet programs: BOM, CRLF, cells cut at ${SPREADSHEET_CELL_MAX_CHARS.toLocaleString('en-US')} characters, formula guard, lists as "a, b", members by name; --excel eu: ; between fields and a decimal comma (Excel in most of Europe)`,
     )
+    .option('--delimiter <char>', 'CSV: the field separator instead of , (e.g. ;)')
     .option('--safe-formulas', "CSV/TSV: a text cell starting with = + - @ tab or CR gets a leading '")
     .addOption(
       new Option('--on-truncated <action>', 'cells the service cut at 200 characters: warn at the end, or exit 8')

@@ -1,15 +1,18 @@
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
-import { loadSettings } from '../config/settings.js';
+import { resolveSettings } from '../config/settings.js';
+import { DEFAULT_CHECKS_FILE } from '../check/checks-file.js';
 import { DEFAULT_CAPS } from '../mcp/session.js';
 import { serveMcp } from '../mcp/serve.js';
 import { hintsOf } from './hints.js';
 
 export interface McpFlags {
   db?: string;
+  checks?: string;
   allowPush?: boolean;
   maxRows?: number;
   maxBytes?: number;
@@ -28,7 +31,14 @@ export async function mcpAction(ctx: Context, flags: McpFlags, command: Command)
       hint: 'give --api-key-file a file, set TDS_API_KEY, or save the key with `tds config set api-key`',
     });
   }
-  const settings = await loadSettings(ctx, command);
+  const { settings, sources } = await resolveSettings(ctx, command);
+  // a client starts the server in a folder of its own choosing: both files are made absolute now, and said
+  const db = { path: resolve(settings.db), from: sources.db };
+  const checks = flags.checks
+    ? { path: resolve(flags.checks), from: '--checks' }
+    : settings.checks
+      ? { path: resolve(settings.checks), from: sources.checks ?? 'the settings' }
+      : { path: resolve(DEFAULT_CHECKS_FILE), from: `the default (${DEFAULT_CHECKS_FILE} in the working folder)` };
   const terminated = new AbortController();
   const onTerm = (): void => terminated.abort();
   // a promise a library left to fail unheard must not end the server (Node's default): it is logged
@@ -42,13 +52,19 @@ export async function mcpAction(ctx: Context, flags: McpFlags, command: Command)
     await serveMcp(
       { ...ctx, signal: AbortSignal.any([ctx.signal, terminated.signal]) },
       {
-        db: settings.db,
-        ...(settings.checks ? { checks: settings.checks } : {}),
+        db,
+        checks,
         allowPush: Boolean(flags.allowPush),
         caps: { maxRows: flags.maxRows ?? DEFAULT_CAPS.maxRows, maxBytes: flags.maxBytes ?? DEFAULT_CAPS.maxBytes },
         version,
         ...(globals.profile ? { profile: globals.profile } : {}),
-        delivery: { rateScale: settings.rateScale, maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs },
+        delivery: {
+          rateScale: settings.rateScale,
+          maxRetries: settings.maxRetries,
+          timeoutMs: settings.timeoutMs,
+          webhookBudget: settings.webhookBudget,
+          tableCapacity: settings.tableCapacity,
+        },
         // the HTTP core is loaded by the first tool that asks the service
         connect: async (signal) => (await import('./client.js')).connectWith({ ...ctx, signal }, settings),
         hintsOf,

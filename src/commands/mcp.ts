@@ -11,16 +11,21 @@ command (not --api-key-file -: stdin is the protocol's).
 
 Tools: list_tables, describe_table, query_sql (one read-only statement over the mirror, no file,
 extension or other database), table_stats, diff_table, sync_tables, search_rows (live rows through
-the --where language) and, only with --allow-push, push_records (push by key into a saved @NAME
-webhook). A result holds at most --max-rows rows and --max-bytes of text; a cut one says
+the --where language), check_tables and, only with --allow-push, push_records (push by key into a
+saved @NAME webhook). A result holds at most --max-rows rows and --max-bytes of text; a cut one says
 truncated: true with the full row count. A failure is a tool result with the command line's message.
 
+A client starts the server in a folder of its own choosing: give the mirror (--db, TDS_DB, config db) and
+the checks file (--checks, TDS_CHECKS, config checks) as absolute paths. Both are made absolute at start
+and logged on stderr.
+
 Configuration of a client (Claude Desktop's claude_desktop_config.json, Cursor's .cursor/mcp.json):
-  {"mcpServers": {"tds": {"command": "npx", "args": ["tds", "mcp"],
-                          "env": {"TDS_BASE_URL": "https://…/v1", "TDS_API_KEY": "…", "TDS_DB": "/path/tds.duckdb"}}}}
+  {"mcpServers": {"tds": {"command": "npx", "args": ["tds", "mcp"], "env": {
+    "TDS_BASE_URL": "https://…/v1", "TDS_API_KEY": "…",
+    "TDS_DB": "/home/me/tds/tds.duckdb", "TDS_CHECKS": "/home/me/tds/tds-checks.yaml"}}}}
 
 Examples:
-  $ tds mcp --db ~/data/tds.duckdb
+  $ tds mcp --db ~/data/tds.duckdb --checks ~/data/tds-checks.yaml
   $ claude mcp add tds -- npx tds mcp --max-rows 200
   $ tds mcp --allow-push         # agents may push records into webhooks saved with tds config set webhook.NAME`;
 
@@ -28,6 +33,7 @@ export function mcpCommand(ctx: Context): Command {
   return new Command('mcp')
     .description('serve the Model Context Protocol on stdin/stdout: the tables, the mirror and SQL for agents')
     .option('--db <file>', 'the mirror file (default: TDS_DB, the `db` setting, or tds.duckdb here)')
+    .option('--checks <file>', "check_tables's checks file (default: TDS_CHECKS, the `checks` setting, or tds-checks.yaml here)")
     .option('--allow-push', 'add the push_records tool (push by key into webhooks saved with `tds config set webhook.NAME`)')
     .option('--max-rows <n>', 'rows a result holds at most, 1-1000 (default 100)', parseIntegerOption('--max-rows', 1, 1000))
     .option(

@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
-import { loadSettings, loadWebhook } from '../config/settings.js';
+import { loadSettings, loadWebhook, type Settings } from '../config/settings.js';
 import { connect } from './client.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ApiClient } from '../http/client.js';
 import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES } from '../service/index.js';
@@ -16,8 +16,9 @@ import type { ReadOptions } from '../push/input/read-input.js';
 import { encodingNote, type InputEncoding } from '../push/input/utf8-text.js';
 import { overlaps, parseBatchSelection, type UncertainPolicy } from '../push/plan/resume-plan.js';
 import { runPush } from '../push/run-push.js';
+import { dataDir } from '../push/ledger/index.js';
 import { WebhookClient, webhookLimiter } from '../push/deliver/webhook-client.js';
-import { pushTimings, type WaitOptions } from '../push/push-job.js';
+import { pushTimings, type DeliveryOptions, type WaitOptions } from '../push/push-job.js';
 import { pushArguments, webhookTarget, type WebhookTarget } from '../push/deliver/webhook-target.js';
 import { parseKeyMapping } from '../push/key/record-key.js';
 import type { KeyJob } from '../push/key/keyed-push.js';
@@ -58,6 +59,7 @@ export interface PushOptions {
   format?: Exclude<ExportFormat, 'table'>;
   header?: HeaderMode;
   json?: boolean;
+  webhook?: string;
 }
 
 /** How long --wait polls by default: rows show within about 30 s; action columns take longer. */
@@ -68,9 +70,8 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   const args = pushArguments(positional);
   const settings = await loadSettings(ctx, command);
   const globals = command.optsWithGlobals() as { profile?: string; verbose?: boolean };
-  const target = await resolveTarget(ctx, args.webhook, globals.profile, Boolean(options.dryRun));
+  const { named, target } = await resolveTargets(ctx, args.webhook, options, globals.profile);
   const { maxRetries = DEFAULT_MAX_RETRIES, timeoutMs = DEFAULT_TIMEOUT_MS } = settings;
-
   if (options.check) {
     if (!target) throw new UsageError('--check needs a webhook');
     return checkOnly(ctx, target, { ...settings, maxRetries, timeoutMs, json: Boolean(options.json) });
@@ -102,20 +103,9 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
         ...(pipe ? {} : { beside: args.input }),
         resume: Boolean(options.resume),
         uncertain: { ...uncertainPolicy(options), byKey: options.key !== undefined },
+        ...(named && target !== named ? { webhook: named } : {}),
       },
-      ...(target
-        ? {
-            delivery: {
-              target,
-              concurrency: options.concurrency,
-              proxy: settings.proxy,
-              rate: options.rate,
-              timeoutMs,
-              maxRetries,
-              rateScale: settings.rateScale,
-            },
-          }
-        : {}),
+      ...(target ? { delivery: deliveryOf(ctx, target, options, { ...settings, timeoutMs, maxRetries }) } : {}),
       ...(client && waitUntil && options.table ? { wait: waitSpec(client, options, waitUntil, output) } : {}),
       ...(client && options.key !== undefined && options.table ? { key: keyJob(client, options, mirror) } : {}),
       report: { json: Boolean(options.json), progress: !globals.verbose, ...(options.rejects ? { rejectsPath: options.rejects } : {}) },
@@ -125,6 +115,24 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
     mirror?.close();
     await client?.close();
   }
+}
+
+function deliveryOf(
+  ctx: Context,
+  target: WebhookTarget,
+  options: PushOptions,
+  settings: Pick<Settings, 'proxy' | 'rateScale' | 'webhookBudget' | 'tableCapacity'> & { timeoutMs: number; maxRetries: number },
+): DeliveryOptions {
+  return {
+    target,
+    concurrency: options.concurrency,
+    proxy: settings.proxy,
+    rate: options.rate,
+    timeoutMs: settings.timeoutMs,
+    maxRetries: settings.maxRetries,
+    rateScale: settings.rateScale,
+    ledger: { dir: dataDir(ctx.io.env), budget: settings.webhookBudget, capacity: settings.tableCapacity },
+  };
 }
 
 /** How the input is read; what was found out about it (its delimiter, its encoding) is said on stderr. */
@@ -174,6 +182,18 @@ async function rowsOutput(options: PushOptions): Promise<RowsOutput> {
     });
   });
   return { path, format, header: options.header ?? 'label' };
+}
+
+/** The webhook named first (the journal's), and the one the batches go to: --webhook NEW, else the same. */
+async function resolveTargets(
+  ctx: Context,
+  webhook: string | undefined,
+  options: PushOptions,
+  profile: string | undefined,
+): Promise<{ named: WebhookTarget | undefined; target: WebhookTarget | undefined }> {
+  const named = await resolveTarget(ctx, webhook, profile, Boolean(options.dryRun) || options.webhook !== undefined);
+  if (options.webhook === undefined) return { named, target: named };
+  return { named, target: await resolveTarget(ctx, options.webhook, profile, false) };
 }
 
 async function resolveTarget(

@@ -84,6 +84,10 @@ export function pushCommand(ctx: Context): Command {
     .option('--journal <file>', 'journal of sent batches (default: beside a file input, one per webhook; none for stdin)')
     .option('--resume', 'continue the push recorded in the journal: batches already sent are skipped')
     .option(
+      '--webhook <url|@name>',
+      "send to this webhook instead (another of the same table, once the first has used its budget); the journal stays the first one's",
+    )
+    .option(
       '--resend-uncertain [batches]',
       'with --resume: send these uncertain batches again (their rows were NOT found in the table); e.g. 44-46,47; all when no list',
     )

@@ -25,6 +25,12 @@ const named =
     return value;
   };
 const NOTIFY_PREFIX = 'notify.';
+
+/** A limit of the service's: a whole number, or `off`. */
+const countOrOff =
+  (key: string) =>
+  (value: string): string =>
+    value.trim().toLowerCase() === 'off' ? 'off' : String(parseIntegerOption(key, 0, 1e9)(value.trim()));
 const WEBHOOK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 const KEYS: ConfigKey[] = [
@@ -98,6 +104,18 @@ const KEYS: ConfigKey[] = [
     secret: false,
     description: 'the checks file of tds check (default: tds-checks.yaml in the current folder)',
     normalize: named('checks', 'file'),
+  },
+  {
+    name: 'webhook-budget',
+    secret: false,
+    description: 'submissions a webhook takes in its lifetime, which tds push keeps to (default 50000; off)',
+    normalize: countOrOff('webhook-budget'),
+  },
+  {
+    name: 'table-capacity',
+    secret: false,
+    description: 'rows a table holds, which tds push warns about before it sends (default 50000; off)',
+    normalize: countOrOff('table-capacity'),
   },
   {
     name: 'lake',

@@ -33,16 +33,24 @@ export interface Settings {
   proxy?: ProxySettings;
   /** The profile's `max-stale` (tds sync --max-stale when not given). */
   maxStale?: string;
-  /** The profile's `checks`: the checks file of `tds check` when none is given. */
+  /** TDS_CHECKS, else the profile's `checks`: the checks file of `tds check` when none is given. */
   checks?: string;
   /** The lake folder of `tds sync`: --lake, else the profile's `lake`; none by default. */
   lake?: string;
+  /** Submissions a webhook takes in its lifetime (the profile's `webhook-budget`; default 50,000; undefined: off). */
+  webhookBudget?: number | undefined;
+  /** Rows a table holds (the profile's `table-capacity`; default 50,000; undefined: off). */
+  tableCapacity?: number | undefined;
 }
 
 /** Where the base URL and key came from, for messages (`--base-url`, `TDS_API_KEY`, `profile "work"`). */
 export interface SettingsSources {
   baseUrl?: string;
   apiKey?: string;
+  /** where the mirror file came from: `--db`, `TDS_DB`, the profile, or the default */
+  db: string;
+  /** where the checks file came from, when a setting gave one: `TDS_CHECKS` or the profile */
+  checks?: string;
   configFile: string;
 }
 
@@ -71,7 +79,7 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
     return value === undefined ? undefined : configKey(key).normalize(value);
   };
   const profileLabel = `profile "${profileName}" (${file})`;
-  const sources: SettingsSources = { configFile: file };
+  const sources: SettingsSources = { configFile: file, db: `the default (${DEFAULT_DB} in the working folder)` };
 
   let baseUrl = typeof opts.baseUrl === 'string' && opts.baseUrl !== '' ? opts.baseUrl : undefined;
   if (baseUrl) sources.baseUrl = command.getOptionValueSourceWithGlobals('baseUrl') === 'env' ? 'TDS_BASE_URL' : '--base-url';
@@ -86,6 +94,10 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
   const timeoutSeconds = (opts.timeout as number | undefined) ?? numberOrUndefined(fromProfile('timeout'));
   const rateScale = envNumber(env.TDS_RATE_SCALE, parseNumberOption('TDS_RATE_SCALE', 0.001, 1_000_000)) ?? 1;
 
+  const dbFlag = typeof opts.db === 'string' ? opts.db : undefined;
+  const db = firstSet([dbFlag, '--db'], [env.TDS_DB, 'TDS_DB'], [fromProfile('db'), profileLabel]);
+  const checks = firstSet([env.TDS_CHECKS, 'TDS_CHECKS'], [fromProfile('checks'), profileLabel]);
+  Object.assign(sources, db && { db: db.from }, checks && { checks: checks.from });
   return {
     settings: {
       baseUrl,
@@ -95,15 +107,12 @@ export async function resolveSettings(ctx: Context, command: Command): Promise<{
       maxRetries,
       timeoutMs: timeoutSeconds === undefined ? undefined : Math.round(timeoutSeconds * 1000),
       rateScale,
-      db:
-        (typeof opts.db === 'string' && opts.db !== '' ? opts.db : undefined) ??
-        (env.TDS_DB?.trim() || undefined) ??
-        fromProfile('db') ??
-        DEFAULT_DB,
+      db: db?.value ?? DEFAULT_DB,
       ...proxySettings(env),
       maxStale: fromProfile('max-stale'),
-      checks: fromProfile('checks'),
+      ...(checks ? { checks: checks.value } : {}),
       ...lakeSetting(typeof opts.lake === 'string' && opts.lake !== '' ? opts.lake : fromProfile('lake')),
+      ...serviceLimits(fromProfile),
     },
     sources,
   };
@@ -165,12 +174,34 @@ async function readKeyFile(ctx: Context, path: string): Promise<string> {
   return key;
 }
 
+/** The first of the candidates that is set (not blank), with where it came from. */
+function firstSet(...candidates: Array<[string | undefined, string]>): { value: string; from: string } | undefined {
+  for (const [value, from] of candidates) if (value?.trim()) return { value: value.trim(), from };
+  return undefined;
+}
+
 function envNumber(raw: string | undefined, parse: (raw: string) => number): number | undefined {
   return raw === undefined || raw.trim() === '' ? undefined : parse(raw);
 }
 
 function numberOrUndefined(text: string | undefined): number | undefined {
   return text === undefined ? undefined : Number(text);
+}
+
+/** What production allows by default (issue 45): 50,000 submissions a webhook, 50,000 rows a table. */
+const DEFAULT_SERVICE_LIMIT = 50_000;
+
+function serviceLimits(fromProfile: (key: string) => string | undefined): Pick<Settings, 'webhookBudget' | 'tableCapacity'> {
+  return {
+    webhookBudget: limitSetting(fromProfile('webhook-budget'), DEFAULT_SERVICE_LIMIT),
+    tableCapacity: limitSetting(fromProfile('table-capacity'), DEFAULT_SERVICE_LIMIT),
+  };
+}
+
+/** `off` turns a limit off; none set is the default. */
+function limitSetting(value: string | undefined, fallback: number): number | undefined {
+  if (value === 'off') return undefined;
+  return value === undefined ? fallback : Number(value);
 }
 
 function lakeSetting(lake: string | undefined): { lake?: string } {

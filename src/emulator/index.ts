@@ -21,6 +21,7 @@ import { addBenchTable } from './store/generated-overlay.js';
 import { LiveRows } from './store/live-rows.js';
 import { loadState, saveState } from './store/persist.js';
 import { Intake } from './webhook/intake.js';
+import { IntakeLimits } from './webhook/limits.js';
 import {
   DEFAULT_ACTION_DELAY_MS,
   DEFAULT_HOST,
@@ -71,16 +72,24 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     cursors: new CursorCodec(),
     limiter: new RateLimitEnforcer(options.rateLimits ?? true, rateScale),
     intake,
+    limits: new IntakeLimits(
+      {
+        ...(options.webhookBudget !== undefined ? { webhookBudget: options.webhookBudget } : {}),
+        ...(options.tableCapacity !== undefined ? { tableCapacity: options.tableCapacity } : {}),
+      },
+      (tableId) => intake.pendingRows(tableId),
+    ),
     live,
     readFaults: new FaultPlan(readFaults, faultSeed),
     webhookFaults: new FaultPlan(webhookFaults, faultSeed),
     requestLog,
-    secrets: new Set([...state.orgs.map((org) => org.key), ...state.webhookIds().map(([, id]) => id)]),
+    secrets: new Set([...state.orgs.map((org) => org.key), ...state.tables.flatMap((table) => state.webhooksOf(table))]),
     webhooks,
     origin: () => origin,
     admin: adminAllowed(host, options.admin ?? false),
     ...(options.latency && options.latency.ms > 0 ? { delay: new NetworkDelay(options.latency, faultSeed) } : {}),
     ...(options.log ? { log: options.log } : {}),
+    ...(options.onArrival ? { onArrival: options.onArrival } : {}),
   });
 
   // this run is in the file before churn draws an ID: a run killed before it saved is counted too
@@ -93,6 +102,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     apiKey: state.orgs[0]?.key ?? '',
     apiKeys: Object.fromEntries(state.orgs.map((org) => [org.name, org.key])),
     webhooks,
+    webhookTables: () =>
+      state.tables.flatMap((record) => {
+        const url = webhooks[record.id];
+        if (!url) return [];
+        const { name, workspaceName } = state.describeTable(record);
+        return [{ workspace: workspaceName, table: name, url }];
+      }),
     requestLog,
     flushIntake: () => intake.flushAll(),
     close: closer(server, releaseStalled, parts, options.dataFile),

@@ -43,6 +43,10 @@ export interface EmulatorOptions {
    * 6 x this after the first pending one.
    */
   ingestDelayMs?: number;
+  /** Submissions a webhook takes in its lifetime; past them it answers success and drops the objects (default: no limit, as the spec). */
+  webhookBudget?: number;
+  /** Rows a table holds; past them a webhook answers success and drops the objects (default: no limit, as the spec). */
+  tableCapacity?: number;
   /** Fault spec for key endpoints (see faults.ts). */
   readFaults?: string;
   /** Fault spec for webhook endpoints. */
@@ -61,6 +65,11 @@ export interface EmulatorOptions {
   latency?: LatencySpec;
   /** One line per request: method, redacted path, status, ms. */
   log?: (line: string) => void;
+  /**
+   * In-process only: told each request of the service (method, redacted path) as it arrives, before its
+   * latency, faults and limits; the request is handled once the promise returned settles (a test's barrier).
+   */
+  onArrival?: (request: { method: string; path: string }) => Promise<void> | void;
   /** Clock (ms) for date presets and timestamps, before the admin clock offset; default Date.now. */
   now?: () => number;
 }
@@ -74,6 +83,8 @@ export interface RunningEmulator {
   apiKeys: Record<string, string>;
   /** tableId -> full webhook URL, for every webhook-fed table (kept current as admin routes create tables). */
   webhooks: Record<string, string>;
+  /** Every webhook-fed table now, by workspace and name, with its webhook URL (for a person: the terminal's ready message). */
+  webhookTables(): Array<{ workspace: string; table: string; url: string }>;
   /** Every request, in arrival order (the emulator-only /_emulator routes excepted). */
   requestLog: RequestLogEntry[];
   /** Makes every pending webhook row visible now. */

@@ -208,15 +208,28 @@ export interface ExportFingerprint {
   endpoint: 'rows' | 'query';
   search: string;
   filters: FilterGroup | null;
+  /** the run-state tests made here (absent when none: checkpoints from before them match) */
+  tested?: string;
   shape: ShapeOptions;
   /** `fieldId=key` of each column written, in order (changes when the table's columns change). */
   columns: string[];
   format: ExportFormat;
-  csv: { bom: boolean; crlf: boolean; join: string | null; safeFormulas: boolean; maxCellChars: number | null };
+  csv: {
+    bom: boolean;
+    crlf: boolean;
+    join: string | null;
+    safeFormulas: boolean;
+    maxCellChars: number | null;
+    /** present only when set, so that checkpoints from before them match */
+    delimiter?: string;
+    decimalComma?: true;
+    spreadsheet?: true;
+  };
 }
 
 /** What a fingerprint is taken of: the query, the record shape, and the format with its CSV options. */
-export type FingerprintOf = Pick<ExportRequest, 'table' | 'endpoint' | 'search' | 'filters' | 'fields' | 'format' | 'csv' | 'shape'>;
+export type FingerprintOf = Pick<ExportRequest, 'table' | 'endpoint' | 'search' | 'filters' | 'fields' | 'format' | 'csv' | 'shape'> &
+  Partial<Pick<ExportRequest, 'local'>>;
 
 export function exportFingerprint(request: FingerprintOf): ExportFingerprint {
   const { csv } = request;
@@ -225,10 +238,20 @@ export function exportFingerprint(request: FingerprintOf): ExportFingerprint {
     endpoint: request.endpoint,
     search: request.search,
     filters: request.filters ?? null,
+    ...(request.local ? { tested: request.local.text } : {}),
     shape: request.shape,
     columns: columnsWritten(request),
     format: request.format,
-    csv: { bom: csv.bom, crlf: csv.crlf, join: csv.join ?? null, safeFormulas: csv.safeFormulas, maxCellChars: csv.maxCellChars ?? null },
+    csv: {
+      bom: csv.bom,
+      crlf: csv.crlf,
+      join: csv.join ?? null,
+      safeFormulas: csv.safeFormulas,
+      maxCellChars: csv.maxCellChars ?? null,
+      ...(csv.delimiter !== undefined ? { delimiter: csv.delimiter } : {}),
+      ...(csv.decimalComma ? { decimalComma: true as const } : {}),
+      ...(csv.spreadsheet ? { spreadsheet: true as const } : {}),
+    },
   };
 }
 
@@ -245,10 +268,11 @@ const WHAT: Record<keyof ExportFingerprint, string> = {
   endpoint: 'the command (rows or query)',
   search: 'the search text (-q)',
   filters: 'the filters (--where/--filter)',
+  tested: 'the run-state tests (--where COL.status)',
   shape: 'the record options (--header, --columns, --no-meta, --no-system, --cells, --status-columns)',
   columns: "the table's columns (changed since the export began)",
   format: 'the output format',
-  csv: 'the CSV options (--bom, --excel, --join, --safe-formulas)',
+  csv: 'the CSV options (--bom, --excel, --join, --delimiter, --safe-formulas)',
 };
 
 /** What differs between the fingerprint in a checkpoint and the current one, for the message; empty when they match. */

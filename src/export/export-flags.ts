@@ -23,7 +23,9 @@ export interface ExportFlagValues {
   statusColumns?: boolean;
   join?: string;
   bom?: boolean;
-  excel?: boolean;
+  /** `--excel` (true) or `--excel eu|us` */
+  excel?: boolean | string;
+  delimiter?: string;
   safeFormulas?: boolean;
   onTruncated: OnTruncated;
   resume?: boolean;
@@ -76,6 +78,7 @@ export function readExportFlags(values: ExportFlagValues, defaultFormat: Format 
       throw new UsageError(`--${kebab(flag)} applies to csv and tsv output, not ${format}`);
     }
   }
+  const { delimiter, decimalComma } = spreadsheetLocale(values, format);
   const search = values.search ?? '';
   if (search.length > SEARCH_MAX_CHARS) {
     throw new UsageError(`the search text is ${search.length} characters long; the service accepts at most ${SEARCH_MAX_CHARS}`);
@@ -84,7 +87,7 @@ export function readExportFlags(values: ExportFlagValues, defaultFormat: Format 
   if ((values.resume || values.restart) && !output) {
     throw new UsageError(`--${values.resume ? 'resume' : 'restart'} needs -o FILE: only a file export can be continued`);
   }
-  const excel = Boolean(values.excel);
+  const excel = values.excel !== undefined && values.excel !== false;
   return {
     format,
     ...(output ? { output } : {}),
@@ -104,13 +107,39 @@ export function readExportFlags(values: ExportFlagValues, defaultFormat: Format 
       crlf: excel,
       ...(values.join !== undefined ? { join: values.join } : {}),
       safeFormulas: excel || Boolean(values.safeFormulas),
-      ...(excel ? { maxCellChars: SPREADSHEET_CELL_MAX_CHARS } : {}),
+      ...(excel ? { maxCellChars: SPREADSHEET_CELL_MAX_CHARS, spreadsheet: true } : {}),
+      ...(delimiter !== undefined ? { delimiter } : {}),
+      ...(decimalComma ? { decimalComma } : {}),
     },
     onTruncated: values.onTruncated,
     resume: Boolean(values.resume),
     restart: Boolean(values.restart),
     ...(values.follow ? { follow: { everyMs: (values.every ?? FOLLOW_EVERY_DEFAULT_S) * 1000 } } : {}),
   };
+}
+
+/** `--excel eu`: what a spreadsheet of a decimal-comma locale (most of Europe) opens as columns and numbers. */
+export const EXCEL_LOCALES = ['us', 'eu'] as const;
+
+/** --delimiter, and what --excel's locale implies: `eu` is `;` between fields and a decimal comma. */
+function spreadsheetLocale(values: ExportFlagValues, format: ExportFormat): { delimiter?: string; decimalComma?: boolean } {
+  const locale = typeof values.excel === 'string' ? values.excel : undefined;
+  if (locale !== undefined && !(EXCEL_LOCALES as readonly string[]).includes(locale)) {
+    throw new UsageError(`--excel takes ${EXCEL_LOCALES.join(' or ')}, not "${locale}"`, {
+      hint: 'eu: `;` between fields and a decimal comma, as Excel opens CSV in most of Europe; write --excel last, after the table',
+    });
+  }
+  if (values.delimiter !== undefined) {
+    if (format !== 'csv') throw new UsageError(`--delimiter applies to csv output, not ${format}`);
+    if ([...values.delimiter].length !== 1 || /["\r\n]/.test(values.delimiter)) {
+      throw new UsageError(`--delimiter takes one character other than a quote or a line end, not ${JSON.stringify(values.delimiter)}`, {
+        hint: "e.g. --delimiter ';' (for tabs: --format tsv)",
+      });
+    }
+  }
+  const eu = locale === 'eu';
+  const delimiter = values.delimiter ?? (eu && format === 'csv' ? ';' : undefined);
+  return { ...(delimiter !== undefined ? { delimiter } : {}), ...(eu ? { decimalComma: true } : {}) };
 }
 
 const CANNOT_GROW: Partial<Record<ExportFormat, string>> = {

@@ -1,7 +1,7 @@
 import type { RateWindow } from '../http/rate-limiter.js';
 import type { ExportFormat } from '../output/format.js';
 import type { ShapeOptions } from '../records/shape-options.js';
-import type { Field, FilterGroup, RowsPage, Table } from '../service/index.js';
+import type { Field, FilterGroup, Row, RowsPage, Table } from '../service/index.js';
 
 export type Endpoint = 'rows' | 'query';
 export type OnTruncated = 'warn' | 'error';
@@ -14,6 +14,12 @@ export interface CsvOptions {
   safeFormulas: boolean;
   /** Cells longer than this are cut (--excel: the spreadsheet cell limit). */
   maxCellChars?: number;
+  /** --delimiter, or `;` for --excel eu: the CSV field separator instead of `,`. */
+  delimiter?: string;
+  /** --excel eu: numbers with a decimal comma. */
+  decimalComma?: boolean;
+  /** --excel: lists of plain values as `a, b` and members by name, as a person reads them in a spreadsheet. */
+  spreadsheet?: boolean;
 }
 
 /**
@@ -28,6 +34,8 @@ export interface ExportRequest {
   /** -q; '' for none. */
   search: string;
   filters?: FilterGroup;
+  /** --where's run-state tests (`Enrich.status = success`), made here on each row the service returns; `text` as written. */
+  local?: { test(row: Row): boolean; text: string };
   /** -n: rows in all. */
   limit?: number;
   pageSize: number;
@@ -62,6 +70,8 @@ export type FetchPage = (cursor: string | undefined, limit: number, onBody?: (bo
 /** What an export did, for --verbose. */
 export interface ExportSummary {
   rows: number;
+  /** Rows the service returned, when run-state tests were made on them (`local`). */
+  tested?: number;
   /** Rows written while following (--follow). */
   followed?: number;
   duplicates: number;

@@ -18,8 +18,8 @@ export interface PageLoopParts {
   state: ExportState;
   /** IDs already written, sized by the caller; the rows of a resumed export's last page are added. */
   seen: HashedStringSet;
-  /** -n, the page size, and --follow (whose rows written are remembered). */
-  paging: Pick<ExportRequest, 'limit' | 'pageSize' | 'follow'>;
+  /** -n, the page size, --follow (whose rows written are remembered), and the tests made here on the rows read. */
+  paging: Pick<ExportRequest, 'limit' | 'pageSize' | 'follow' | 'local'>;
   /** The columns given status keys in a fresh output (the first page fixes them in the state). */
   statusFields: readonly string[];
   /** The writer of the export's format and output, for these status columns. */
@@ -38,6 +38,8 @@ export class PageLoop {
   count = 0;
   /** Rows were left unread or unwritten because of -n. */
   more = false;
+  /** Rows the service returned to this run (before `local`'s tests). */
+  read = 0;
   /** For --follow: the IDs written and the newest creation time. */
   readonly known: Known;
   private writer: PageWriter | undefined;
@@ -59,7 +61,9 @@ export class PageLoop {
     if (!state.done && !this.limitReached()) {
       // Without --limit the next pages are fetched while this one is written; with it, each request
       // asks only for the rows still needed, so pages are fetched one at a time.
-      const chain = paginate((cursor, onBody) => fetchPage(cursor, pageLimit(paging.pageSize, paging.limit, state.rows), onBody), {
+      // rows tested here may not match: full pages are asked for whatever -n still needs
+      const needed = (): number => (paging.local ? paging.pageSize : pageLimit(paging.pageSize, paging.limit, state.rows));
+      const chain = paginate((cursor, onBody) => fetchPage(cursor, needed(), onBody), {
         ...(state.cursor ? { cursor: state.cursor } : {}),
         signal: ctx.signal,
         ahead: paging.limit === undefined ? PAGES_AHEAD : 0,
@@ -107,8 +111,11 @@ export class PageLoop {
       await this.writer.start(state);
     }
     this.count += 1;
-    const fresh = page.rows.filter((row) => this.known.seen.add(row.id));
-    const dropped = page.rows.length - fresh.length;
+    this.read += page.rows.length;
+    const local = paging.local;
+    const rows = local ? page.rows.filter((row) => local.test(row)) : page.rows;
+    const fresh = rows.filter((row) => this.known.seen.add(row.id));
+    const dropped = rows.length - fresh.length;
     if (dropped > 0) {
       state.duplicates += dropped;
       ctx.verbose(`page ${this.count}: dropped ${dropped} ${dropped === 1 ? 'row' : 'rows'} already written (duplicate row IDs)`);

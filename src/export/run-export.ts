@@ -92,7 +92,14 @@ async function exportPages(ctx: Context, fetchPage: FetchPage, { request, prepar
       `${state.rows.toLocaleString('en-US')} rows written to ${request.output ?? 'stdout'} in ${(elapsedMs / 1000).toFixed(1)}s`,
     );
   }
-  const summary = { rows: state.rows, duplicates: state.duplicates, pages: pages.count, truncatedCells: state.tally.total, elapsedMs };
+  const summary: ExportSummary = {
+    rows: state.rows,
+    ...(request.local ? { tested: pages.read } : {}),
+    duplicates: state.duplicates,
+    pages: pages.count,
+    truncatedCells: state.tally.total,
+    elapsedMs,
+  };
   if (!request.follow) return summary;
   const followed = await followNewRows(ctx, fetchPage, {
     source: { table: request.table, pageSize: request.pageSize, follow: request.follow, rowWindow: request.rowWindow },
@@ -110,7 +117,7 @@ async function startPages(
   output: PreparedOutput['output'],
   state: ExportState,
 ): Promise<{ pages: PageLoop; progress: ExportProgress }> {
-  const unfiltered = request.search === '' && !request.filters?.rules.length;
+  const unfiltered = request.search === '' && !request.filters?.rules.length && !request.local;
   const expectedRows = Math.min(request.table.rowCount, request.limit ?? Infinity);
   const progress = await createProgress(ctx, {
     ...(unfiltered ? { total: expectedRows } : {}),
@@ -130,7 +137,12 @@ async function startPages(
     state,
     // Sized for the whole table when every row is expected, so the ID set never grows (no peak of old + new).
     seen: new HashedStringSet(unfiltered ? expectedRows - state.rows : 0),
-    paging: { limit: request.limit, pageSize: request.pageSize, follow: request.follow },
+    paging: {
+      limit: request.limit,
+      pageSize: request.pageSize,
+      follow: request.follow,
+      ...(request.local ? { local: request.local } : {}),
+    },
     statusFields: request.shape.statusColumns ? [...statusFieldIds(request.fields)] : [],
     createWriter,
   });

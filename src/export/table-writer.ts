@@ -119,12 +119,15 @@ function footer(table: Table, { shown, more, total, hidden }: FooterCounts): str
  */
 function recordColumns(plan: RecordPlan, shape: ShapeOptions): RecordColumn[] {
   const numeric = new Set(shape.cells === 'value' ? plan.columns.filter((c) => c.field.type === 'number').map((c) => c.key) : []);
+  const members = new Set(shape.cells === 'value' ? plan.columns.filter((c) => c.field.type === 'member').map((c) => c.key) : []);
   const status = new Set(plan.columns.flatMap((column) => (column.statusKey ? [column.statusKey, column.errorKey!] : [])));
   const meta = new Set<string>(META_KEYS);
   const keys = [...plan.keys.filter((key) => !meta.has(key)), ...plan.keys.filter((key) => meta.has(key))];
   return keys.map((key) => ({
     key,
     ...(numeric.has(key) ? { align: 'right' as const } : {}),
+    // a member by its name; every other object (a webhook's payload, an address) as compact JSON
+    objects: members.has(key) ? ('names' as const) : ('json' as const),
     ...(key === '_id' ? { dim: true, shrink: false } : {}),
     ...((shape.columns && !meta.has(key)) || status.has(key) ? { asked: true } : {}),
   }));

@@ -60,7 +60,14 @@ export type EncodedRequest = Pick<ExportRequest, 'fields' | 'csv' | 'shape'> & {
 export function createPageWriter(request: EncodedRequest, statusFields: readonly string[], output: ByteOutput): PageWriter {
   const plan = planRecord(request.fields, request.shape, new Set(statusFields));
   const shape = createRowShaper(plan, request.shape.cells);
-  const encoder = createPageEncoder({ format: request.format, keys: plan.keys, ...request.csv });
+  const { spreadsheet, ...csv } = request.csv;
+  const members = new Set(plan.columns.filter((column) => column.field.type === 'member').map((column) => column.key));
+  const encoder = createPageEncoder({
+    format: request.format,
+    keys: plan.keys,
+    ...csv,
+    ...(spreadsheet ? { spreadsheet: { members } } : {}),
+  });
   const write = async (state: ExportState, chunk: Buffer): Promise<void> => {
     await output.write(chunk);
     state.bytes += chunk.length;

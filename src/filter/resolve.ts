@@ -6,6 +6,17 @@ const SCHEMA_HINT = '`tds schema TABLE` lists the columns with their IDs, labels
 
 /** A column reference → its field: a field ID, else a label, else a name (exact matches). */
 export function resolveColumn(ref: string, fields: Field[]): Field {
+  const field = lookupColumn(ref, fields);
+  if (field) return field;
+  const suggestion = didYouMean(
+    ref,
+    fields.flatMap((field) => [field.label, field.name]),
+  );
+  throw new FilterError(`unknown column ${quoted(ref)}`, { hint: suggestion ? `${suggestion} ${SCHEMA_HINT}` : SCHEMA_HINT });
+}
+
+/** The field a reference names, as resolveColumn finds it; undefined when none does (a label several columns share is an error). */
+export function lookupColumn(ref: string, fields: Field[]): Field | undefined {
   const byId = fields.find((field) => field.id === ref);
   if (byId) return byId;
   for (const key of ['label', 'name'] as const) {
@@ -18,11 +29,7 @@ export function resolveColumn(ref: string, fields: Field[]): Field {
       });
     }
   }
-  const suggestion = didYouMean(
-    ref,
-    fields.flatMap((field) => [field.label, field.name]),
-  );
-  throw new FilterError(`unknown column ${quoted(ref)}`, { hint: suggestion ? `${suggestion} ${SCHEMA_HINT}` : SCHEMA_HINT });
+  return undefined;
 }
 
 /** `"Label" (id)`: how messages name a column. */

@@ -106,19 +106,33 @@ function emojiGlyph(code: string): string | undefined {
 const bare = (glyph: string): string => glyph.replaceAll('\uFE0F', '');
 const fold = (text: string): string => text.toLowerCase();
 
-/** A workspace ID or exact name → the Workspace (one GET /workspaces); unknown → exit 4, ambiguous → exit 2. */
+/** A workspace ID or name → the Workspace (one GET /workspaces), as pickWorkspace finds it. */
 export async function resolveWorkspace(client: ApiClient, ref: string): Promise<Workspace> {
   const { workspaces } = await client.workspaces();
+  return pickWorkspace(workspaces, ref);
+}
+
+/**
+ * A workspace by ID, else by name as written, else by name ignoring case (`marketing` → "Marketing"), the
+ * rule of table names; unknown → exit 4 with "did you mean", ambiguous → exit 2.
+ */
+export function pickWorkspace<W extends Pick<Workspace, 'id' | 'name'>>(workspaces: readonly W[], ref: string): W {
   const byId = workspaces.find((workspace) => workspace.id === ref);
   if (byId) return byId;
-  const named = workspaces.filter((workspace) => workspace.name === ref);
+  const named = matchName(workspaces, ref, (workspace, name, folding) => (folding ? folding(workspace.name) : workspace.name) === name);
   if (named.length === 1) return named[0]!;
   if (named.length > 1) {
     throw new UsageError(`workspace name "${ref}" matches ${named.length} workspaces: ${named.map((w) => w.id).join(', ')}`, {
       hint: 'give the workspace ID instead of its name',
     });
   }
+  const near = closest(
+    ref,
+    workspaces.map((workspace) => workspace.name),
+  );
   throw new TdsError('NOT_FOUND', `no workspace with ID or name "${ref}" in this organization`, {
-    reason: 'unknown-workspace',
+    ...(near.length > 0
+      ? { hint: `did you mean ${near.map((name) => `"${name}"`).join(' or ')}? \`tds workspaces\` lists them` }
+      : { reason: 'unknown-workspace' as const }),
   });
 }

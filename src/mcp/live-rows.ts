@@ -1,4 +1,4 @@
-import { buildFilters } from '../filter/build.js';
+import { planFilters, type LocalFilter } from '../filter/build.js';
 import { FilterError } from '../filter/errors.js';
 import { parseWhere } from '../filter/parser.js';
 import { validateQuery } from '../filter/validate.js';
@@ -6,7 +6,8 @@ import { planRecord, statusFieldIds } from '../records/record-plan.js';
 import { createRowShaper } from '../records/row-shaper.js';
 import type { ShapeOptions } from '../records/shape-options.js';
 import { TruncationTally } from '../records/truncation-tally.js';
-import type { QueryBody, Row } from '../service/index.js';
+import type { QueryBody, Row, RowsPage } from '../service/index.js';
+import type { ApiClient } from '../http/client.js';
 import { capRows, truncation } from './tool.js';
 import { type Session, serviceTable } from './session.js';
 
@@ -28,15 +29,19 @@ export async function liveRows(session: Session, args: LiveRowsArgs): Promise<Re
   const client = await session.service();
   const table = await serviceTable(session, (await client.tables()).tables, args.table);
   const { fields } = await client.schema(table.id);
-  const filters = asArgument(() => buildFilters({ where, fields }));
+  const { filters, local, hints } = asArgument(() => planFilters({ where, fields }));
   const body: QueryBody = { limit: args.limit, ...(args.q ? { q: args.q } : {}), ...(filters ? { filters } : {}) };
   validateQuery(body, fields);
-  const page = filters || args.q ? await client.queryPage(table.id, body) : await client.rowsPage(table.id, { limit: body.limit });
+  const page = local
+    ? await testedPages(client, table.id, { ...body, limit: 100 }, local, args.limit)
+    : filters || args.q
+      ? await client.queryPage(table.id, body)
+      : await client.rowsPage(table.id, { limit: body.limit });
   const rows = uniqueRows(page.rows);
   const tally = new TruncationTally();
   const shape = createRowShaper(planRecord(fields, SHAPE, statusFieldIds(fields)), 'value');
   const records = rows.map((row) => shape(row, tally));
-  const notes = cutCells(tally);
+  const notes = [...hints, ...('tested' in page ? [page.tested] : []), ...cutCells(tally)];
   return capRows(records, session.caps, (head, cutBy) => ({
     table: { id: table.id, name: table.name },
     records: head,
@@ -45,6 +50,36 @@ export async function liveRows(session: Session, args: LiveRowsArgs): Promise<Re
     notes,
     ...truncation({ cutBy, kept: head.length, total: records.length }, session.caps, 'ask for fewer rows (limit) or fewer matches (where)'),
   })).result;
+}
+
+/** Row requests search_rows makes at most when run states are tested here: 500 rows read, of the 60 a minute the organization has. */
+const MAX_TESTED_PAGES = 5;
+
+/**
+ * The rows that pass the run-state tests, from full pages read until `limit` pass, the rows end, or
+ * MAX_TESTED_PAGES requests were made; `tested` says what it cost.
+ */
+async function testedPages(
+  client: ApiClient,
+  tableId: string,
+  body: QueryBody,
+  local: LocalFilter,
+  limit: number,
+): Promise<RowsPage & { tested: string }> {
+  const rows: Row[] = [];
+  let read = 0;
+  let requests = 0;
+  let page: RowsPage | undefined;
+  do {
+    const cursor = page?.nextCursor;
+    page = await client.queryPage(tableId, { ...body, ...(cursor ? { cursor } : {}) });
+    requests += 1;
+    read += page.rows.length;
+    rows.push(...page.rows.filter((row) => local.test(row)));
+  } while (rows.length < limit && page.hasNextPage && requests < MAX_TESTED_PAGES);
+  const more = page.hasNextPage || rows.length > limit;
+  const tested = `${local.text} was tested here, on the ${read} rows the service returned (${requests} row ${requests === 1 ? 'request' : 'requests'}${local.narrowed ? '' : '; no service operator covers it'})${page.hasNextPage && rows.length < limit ? `: stopped after ${MAX_TESTED_PAGES} requests, more rows remain` : ''}`;
+  return { ...page, rows: rows.slice(0, limit), hasNextPage: more, tested };
 }
 
 /** A filter mistake names the argument it is in (`where: …` instead of the command line's `--where: …`). */

@@ -51,7 +51,9 @@ export async function serveMcp(ctx: Context, options: McpServeOptions): Promise<
       server.server.onclose = () => resolve('the client closed the connection');
     });
     await server.connect(new StdioServerTransport(process.stdin, stdout.stream));
-    log(session, `serving ${tools.length} tools on stdio (mirror ${options.db}${options.allowPush ? '; push_records allowed' : ''})`);
+    log(session, `serving ${tools.length} tools on stdio${options.allowPush ? ' (push_records allowed)' : ''}`);
+    log(session, `mirror ${options.db.path} (from ${options.db.from})`);
+    log(session, `checks file ${options.checks.path} (from ${options.checks.from})`);
     const why = await closed;
     end.abort(new TdsError('INTERRUPTED', 'the MCP server is stopping'));
     const calls = running.size === 0 ? '' : `; interrupting ${running.size} running ${running.size === 1 ? 'call' : 'calls'}`;

@@ -22,12 +22,25 @@ export const MAX_ROWS_LIMIT = 1000;
 /** The command line's advice for a failure (commands/hints.ts), which a failed tool result gives too. */
 export type HintsOf = (error: { reason?: FailureReason; hint?: string }) => string | undefined;
 
+/** A file the server was started with: its absolute path, and the setting it came from (`TDS_DB`, `--db`, …). */
+export interface ServedFile {
+  path: string;
+  from: string;
+}
+
+/** How a file of the server can be set, for the message when it is missing. */
+export const WAYS_TO_SET = {
+  mirror: 'start tds mcp with --db FILE, set TDS_DB=FILE in its environment, or save `tds config set db FILE` (an absolute path)',
+  checks:
+    'pass check_tables a file (an absolute path) or yaml; or start tds mcp with --checks FILE, set TDS_CHECKS=FILE, or save `tds config set checks FILE`',
+} as const;
+
 /** What `tds mcp` was started with. */
 export interface McpServeOptions {
-  /** the mirror file */
-  db: string;
-  /** the `checks` setting: check_tables's checks file (else tds-checks.yaml in the current folder) */
-  checks?: string;
+  /** the mirror file (absolute) */
+  db: ServedFile;
+  /** check_tables's checks file when the call names none (absolute) */
+  checks: ServedFile;
   /** --allow-push: push_records is offered */
   allowPush: boolean;
   caps: Caps;
@@ -35,7 +48,7 @@ export interface McpServeOptions {
   /** --profile (saved webhooks are read from it) */
   profile?: string;
   /** how push_records delivers: the settings' pacing scale, retries and timeout */
-  delivery: { rateScale: number; maxRetries?: number; timeoutMs?: number };
+  delivery: { rateScale: number; maxRetries?: number; timeoutMs?: number; webhookBudget?: number; tableCapacity?: number };
   /**
    * The API client for the settings, bound to `signal`; throws the command line's error (no base URL,
    * no key) when they do not allow one.
@@ -64,7 +77,7 @@ export class Session {
     readonly ctx: Context,
     readonly options: McpServeOptions,
   ) {
-    this.mirror = new MirrorAccess(options.db, MIRROR_IDLE_MS);
+    this.mirror = new MirrorAccess(options.db.path, MIRROR_IDLE_MS);
     this.secrets = new Set(options.secrets ?? []);
   }
 
@@ -173,6 +186,11 @@ export class MirrorAccess {
       onWait: (line) => process.stderr.write(`tds: ${line}\n`),
     }).catch((error: unknown) => {
       this.db = undefined;
+      if (error instanceof TdsError && error.code === 'NOT_FOUND') {
+        throw new TdsError('NOT_FOUND', `there is no mirror at ${this.path}`, {
+          hint: `sync_tables makes it there; for another mirror, ${WAYS_TO_SET.mirror}`,
+        });
+      }
       throw error;
     });
     return this.db;

@@ -181,6 +181,11 @@ async function checkFormat(db: Database, path: string, options: OpenMirror): Pro
 /** The mirror as sync code reaches it: `use` runs `work` with the mirror open for writing. */
 export interface MirrorAccess {
   use<T>(work: (db: Database) => Promise<T>): Promise<T>;
+  /**
+   * The file is let go at the end of each use (a follower's, HeldMirror `releaseEachUse`): a pass then
+   * requests no page while it writes one, so the file is never held across a wait for the service.
+   */
+  readonly releasesEachUse?: boolean;
 }
 
 /** A mirror opened for the caller's whole run (tds push --skip-existing holds it so). */
@@ -188,8 +193,9 @@ export const heldOpen = (db: Database): MirrorAccess => ({ use: (work) => work(d
 
 /**
  * How long the file stays attached once nothing uses it, unless a process waits for it: the groups of a
- * fast sync (written about every second) share one attach; a longer wait (--every, pages paced by the
- * row-read limit) lets it go.
+ * fast one-shot sync (written about every second) share one attach; a longer wait (pages paced by the
+ * row-read limit) lets it go. A follower lets it go at once (`releaseEachUse`): a DuckDB client that does
+ * not wait (DuckDB's own CLI, a notebook) gets in whenever the follower is not writing.
  */
 const LINGER_MS = 1_500;
 /** The name the mirror has while a sync holds it. */
@@ -213,6 +219,7 @@ const CHECKPOINT_WAL = '0b';
  * cost a first sync of 1,000,000 rows 14 % more CPU (15.2 s against 13.3 s, paired runs).
  */
 export class HeldMirror implements MirrorAccess {
+  readonly releasesEachUse: boolean;
   private users = 0;
   private attached = false;
   private formatChecked = false;
@@ -233,19 +240,24 @@ export class HeldMirror implements MirrorAccess {
     private readonly own: Database,
     private readonly control: DuckDBConnection,
     private readonly options: OpenMirror,
+    releaseEachUse: boolean,
   ) {
+    this.releasesEachUse = releaseEachUse;
     this.connections = [own.connection];
     this.db = { ...own, path, connect: () => this.connect() };
   }
 
-  /** `checkpointEachCommit`: for a follower (CHECKPOINT_WAL). */
-  static async open(path: string, options: Omit<OpenMirror, 'readOnly'> & { checkpointEachCommit?: boolean }): Promise<HeldMirror> {
+  /** For a follower: `checkpointEachCommit` (CHECKPOINT_WAL), `releaseEachUse` (the file let go at the end of each use, not LINGER_MS after it). */
+  static async open(
+    path: string,
+    options: Omit<OpenMirror, 'readOnly'> & { checkpointEachCommit?: boolean; releaseEachUse?: boolean },
+  ): Promise<HeldMirror> {
     const own = await openDatabase(':memory:', { ...engineOptions(options), readOnly: false, privateFiles: true });
     try {
       // DuckDB spills beside the mirror, as it does for a database opened from its file (an in-memory one would use ./.tmp)
       await own.connection.run(`SET temp_directory = ${quoteLiteral(`${path}.tmp`)}`);
       if (options.checkpointEachCommit) await own.connection.run(`SET checkpoint_threshold = '${CHECKPOINT_WAL}'`);
-      return new HeldMirror(path, own, await own.connect(), { ...options, readOnly: false });
+      return new HeldMirror(path, own, await own.connect(), { ...options, readOnly: false }, options.releaseEachUse ?? false);
     } catch (error) {
       own.close();
       throw error;
@@ -284,7 +296,7 @@ export class HeldMirror implements MirrorAccess {
       this.users -= 1;
       if (this.users === 0) {
         // a waiting reader gets its turn now; else once nothing has used the file for LINGER_MS
-        if (await someoneWaits(this.path)) await this.release();
+        if (this.releasesEachUse || (await someoneWaits(this.path))) await this.release();
         else if (this.users === 0) this.releaseSoon = setTimeout(() => void this.release(), LINGER_MS);
       }
     }

@@ -22,7 +22,7 @@ export interface PassProgress {
 export interface ReadPagesOptions {
   ctx: Context;
   client: ApiClient;
-  /** Held for each group written (mirror-db.ts): never while a page is awaited. */
+  /** Held for each group written (mirror-db.ts); a follower's (releasesEachUse), never while a page is awaited. */
   mirror: MirrorAccess;
   table: Table;
   state: TableState;
@@ -105,7 +105,8 @@ async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promis
     for await (const { page } of paginate((cursor, onBody) => fetch(options, cursor, onBody), {
       ...(pass.cursor !== null ? { cursor: pass.cursor } : {}),
       signal: ctx.signal,
-      ahead: pass.mode === 'full' ? PAGES_AHEAD : 0,
+      // a follower's pages are not read ahead: none is requested while the file is held for a write
+      ahead: pass.mode === 'full' && !options.mirror.releasesEachUse ? PAGES_AHEAD : 0,
     })) {
       fresh = true;
       checkFields(page, options.fieldIds);
@@ -228,10 +229,12 @@ class GroupedWrites {
     }
     this.callbacks.push(onWritten);
     this.state.pass!.cursor = cursor;
-    // reading waits for a write under way, never for the one these rows just made due
+    // reading waits for a write under way, never for the one these rows just made due; a follower's
+    // waits for that one too, so that its next page is requested with the file let go (mirror-db.ts)
     const under = this.writing;
     if (this.due()) this.writing ??= this.drain();
-    if (under && this.writer.waiting >= (this.writer.appendsOnly ? 2 : 1) * MAX_WAITING_ROWS) await under;
+    if (this.mirror.releasesEachUse) await this.writing;
+    else if (under && this.writer.waiting >= (this.writer.appendsOnly ? 2 : 1) * MAX_WAITING_ROWS) await under;
     if (this.failure) throw this.failure;
   }
 

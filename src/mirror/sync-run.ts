@@ -4,7 +4,7 @@ import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
 import { finishedResultsCollector, returnFreedMemoryAtOnce, type Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
-import { pickTable } from '../http/resolve-table.js';
+import { pickTable, pickWorkspace } from '../http/resolve-table.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import type { Field, Table } from '../service/index.js';
 import { Verifier } from './follow-verify.js';
@@ -85,6 +85,8 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
   try {
     mirror = await HeldMirror.open(request.db, {
       checkpointEachCommit: request.followEveryMs !== undefined,
+      // a follower holds the file only while it writes: never across a wait for the service or the next round
+      releaseEachUse: request.followEveryMs !== undefined,
       memoryLimit: MEMORY_LIMIT,
       threads: THREADS,
       note: (line) => ctx.io.stderr.write(`tds: ${line}\n`),
@@ -264,13 +266,13 @@ async function chooseTables(ctx: Context, client: ApiClient, request: SyncReques
     const table = pickTable(tables, ref);
     chosen.set(table.id, table);
   }
+  const workspaces = [
+    ...new Map(tables.map((table) => [table.workspaceId, { id: table.workspaceId, name: table.workspaceName }])).values(),
+  ];
   for (const ref of request.workspaces) {
-    const inWorkspace = tables.filter((table) => table.workspaceId === ref || table.workspaceName === ref);
-    if (inWorkspace.length === 0)
-      throw new TdsError('NOT_FOUND', `no workspace with ID or name "${ref}" has tables in this organization`, {
-        reason: 'unknown-workspace',
-      });
-    for (const table of inWorkspace) chosen.set(table.id, table);
+    // a workspace without tables is not among them: "no workspace … in this organization" is as true for a sync
+    const workspace = pickWorkspace(workspaces, ref);
+    for (const table of tables) if (table.workspaceId === workspace.id) chosen.set(table.id, table);
   }
   if (request.all) for (const table of tables) chosen.set(table.id, table);
   if (request.tables.length === 0 && request.workspaces.length === 0 && !request.all) {

@@ -16,6 +16,12 @@ export interface PageEncoderOptions {
   join?: string;
   safeFormulas?: boolean;
   maxCellChars?: number;
+  /** CSV only: the field separator instead of `,` (`;` for a spreadsheet of a decimal-comma locale). */
+  delimiter?: string;
+  /** CSV/TSV: numbers with a decimal comma (3,5), as a spreadsheet of such a locale reads them. */
+  decimalComma?: boolean;
+  /** CSV/TSV for a spreadsheet: lists of plain values joined with `, ` (unless `join`), and members (the values of these keys) by name. */
+  spreadsheet?: { members: ReadonlySet<string> };
 }
 
 /**
@@ -62,7 +68,7 @@ function jsonEncoder(options: PageEncoderOptions): PageEncoder {
  * several times faster.
  */
 function delimitedEncoder(options: PageEncoderOptions): PageEncoder {
-  const delimiter = options.format === 'tsv' ? '\t' : ',';
+  const delimiter = options.format === 'tsv' ? '\t' : (options.delimiter ?? ',');
   const recordDelimiter = options.crlf ? '\r\n' : '\n';
   const csvOptions = {
     delimiter,
@@ -70,14 +76,18 @@ function delimitedEncoder(options: PageEncoderOptions): PageEncoder {
     // csv-stringify quotes a field holding the record delimiter, but not a lone \n or \r of the other style.
     quoted_match: /[\r\n]/,
   };
-  const needsQuoting = new RegExp(`[${delimiter}"\\r\\n]`);
+  const needsQuoting = new RegExp(`[${delimiter.replace(/[\\^\]-]/g, '\\$&')}"\\r\\n]`);
   const field = (text: string): string =>
     needsQuoting.test(text) ? stringify([[text]], csvOptions).slice(0, -recordDelimiter.length) : text;
   const { keys, maxCellChars, safeFormulas } = options;
-  const textOptions = { join: options.join };
+  const { spreadsheet } = options;
+  const textOptions: CellTextOptions = {
+    ...(options.join !== undefined ? { join: options.join } : spreadsheet ? { join: ', ' } : {}),
+    ...(options.decimalComma ? { decimalComma: true } : {}),
+  };
   const cell = (record: OutputRecord, key: string, onCut?: (key: string) => void): string => {
     const value = record[key];
-    let text = cellText(value, textOptions);
+    let text = spreadsheet?.members.has(key) ? memberNames(value) : cellText(value, textOptions);
     if (maxCellChars !== undefined && text.length > maxCellChars) {
       text = text.slice(0, maxCellChars);
       onCut?.(key);
@@ -102,16 +112,31 @@ function delimitedEncoder(options: PageEncoderOptions): PageEncoder {
 export interface CellTextOptions {
   /** Join arrays of scalars with this separator instead of writing them as JSON. */
   join?: string;
+  /** Numbers with a decimal comma (3,5). */
+  decimalComma?: boolean;
 }
 
 /** A record value as CSV/TSV text: null → empty, strings as is, everything else as compact JSON. */
 export function cellText(value: unknown, options: CellTextOptions = {}): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
+  if (typeof value === 'number' && options.decimalComma) return String(value).replace('.', ',');
   if (options.join !== undefined && Array.isArray(value) && value.every(isScalar)) {
-    return value.map((item) => (item === null ? '' : typeof item === 'string' ? item : JSON.stringify(item))).join(options.join);
+    return value.map((item) => (item === null ? '' : typeof item === 'string' ? item : cellText(item, options))).join(options.join);
   }
   return JSON.stringify(value);
+}
+
+/** A member (or a list of them) by name for a spreadsheet: its `name`, else its email or ID; anything else as cellText. */
+function memberNames(value: unknown): string {
+  const one = (member: unknown): string | undefined => {
+    if (!member || typeof member !== 'object' || Array.isArray(member)) return undefined;
+    const { name, email, id } = member as Record<string, unknown>;
+    const label = [name, email, id].find((part) => typeof part === 'string' && part !== '');
+    return label as string | undefined;
+  };
+  const members = Array.isArray(value) ? value.map(one) : [one(value)];
+  return members.every((name) => name !== undefined) && value !== null ? members.join(', ') : cellText(value);
 }
 
 function isScalar(value: unknown): boolean {

@@ -16,6 +16,8 @@ export interface RecordColumn {
   shrink?: boolean;
   /** Asked for by name (--columns, --status-columns): left out for want of room only after every other column. */
   asked?: boolean;
+  /** Objects as a member's name (`names`) or as compact JSON (`json`); unknown columns (SQL results): a name when an object has one. */
+  objects?: 'names' | 'json';
 }
 
 /**
@@ -41,16 +43,18 @@ export interface RecordTable {
 
 /**
  * A record value as one line of terminal text: '' for null, arrays of plain values joined with `, `,
- * a member (an object with a name) by its name, other objects as JSON.
+ * a member by its name, other objects as compact JSON (`objects` says which a column holds; without it,
+ * an object with a name is taken for a member).
  */
-export function recordCellText(value: unknown): string {
+export function recordCellText(value: unknown, objects?: RecordColumn['objects']): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return cellDisplay(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  if (Array.isArray(value) && value.every((item) => item === null || isPlain(item) || named(item) !== undefined)) {
-    return cellDisplay(value.map((item) => (item === null ? '' : (named(item) ?? String(item)))).join(', '));
+  const name = objects === 'json' ? () => undefined : named;
+  if (Array.isArray(value) && value.every((item) => item === null || isPlain(item) || name(item) !== undefined)) {
+    return cellDisplay(value.map((item) => (item === null ? '' : (name(item) ?? String(item)))).join(', '));
   }
-  return cellDisplay(named(value) ?? JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? String(item) : item)));
+  return cellDisplay(name(value) ?? JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? String(item) : item)));
 }
 
 const isPlain = (item: unknown): boolean => ['string', 'number', 'boolean', 'bigint'].includes(typeof item);
@@ -67,7 +71,7 @@ export function renderRecordTable(
   columns: readonly RecordColumn[],
   options: RecordTableOptions,
 ): RecordTable {
-  const cells = records.map((record) => columns.map((column) => recordCellText(record[column.key])));
+  const cells = records.map((record) => columns.map((column) => recordCellText(record[column.key], column.objects)));
   const natural = columns.map((column, i) => Math.max(displayWidth(column.key), ...cells.map((row) => displayWidth(row[i]!))));
   const shown = columnsThatFit(
     natural.map((width, i) => (columns[i]!.shrink === false ? width : Math.min(width, MIN_RECORD_COLUMN_WIDTH))),

@@ -22,6 +22,10 @@ import { markExisting } from './key/mark-existing.js';
 import type { LookupPlan } from './key/key-lookups.js';
 import type { KeyReconciler } from './key/reconcile.js';
 import { UsageError } from '../core/errors.js';
+import { createHash, randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { WebhookLedger, type LedgerRun } from './ledger/index.js';
+import type { SubmissionBudget } from './deliver/send-batches.js';
 
 // The two passes over the input, each through batchPass (plan/batch-pass.ts): validatePass reads and
 // batches all of it without sending (a dry run, and a file checked before anything is sent); sendPass
@@ -96,7 +100,7 @@ export interface SendPassOptions {
   checked: boolean;
   rejectsPath?: string;
   progress: boolean;
-  delivery: Pick<DeliveryOptions, 'target' | 'timeoutMs'>;
+  delivery: Pick<DeliveryOptions, 'target' | 'timeoutMs' | 'ledger'>;
   client: Pick<WebhookClient, 'post'>;
   limiter: RateLimiter;
   /** how many requests to keep in flight (in-flight.ts), and what it settled on */
@@ -104,6 +108,8 @@ export interface SendPassOptions {
   /** --max-retries and the waits between tries */
   retry: Omit<RetryPolicy, 'idempotent'>;
   keyed?: KeyedSending;
+  /** the table the webhook feeds, when known (--table): its ledger names it */
+  tableName?: string;
 }
 
 /** --key: how the sending pass reads keys, skips existing ones and reconciles uncertain batches. */
@@ -137,6 +143,18 @@ export interface SendResult {
   lastRequestAt: number;
   /** the round trip measured and the requests in flight the run settled on */
   flight?: { roundTripMs: number; inFlight: number };
+  /** the webhook's budget (webhook-budget): what its ledger counted before this run, and what it has left after */
+  budget?: BudgetReport;
+  /** the record numbers the webhook took in, in the order its answers came (--wait names those it dropped) */
+  acceptedRecords: number[];
+}
+
+export interface BudgetReport {
+  budget: number;
+  /** submissions the ledger counted before this run (uncertain ones included: they may have been taken) */
+  usedBefore: number;
+  /** what is left after this run's batches (each started batch counts) */
+  left: number;
 }
 
 /** Reads the input (again) and sends what is due, journaling every batch. */
@@ -150,10 +168,12 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
   const rejects = options.rejectsPath ? await RejectsFile.open(options.rejectsPath, options.checked ? 'append' : 'new') : undefined;
   const reader = readInput(options.input.path, options.input.stdin, options.input.read);
   const { keyed } = options;
+  const ledger = delivery.ledger && (await openLedger(options, delivery.ledger));
+  const journaled = ledger?.run.tee(journal) ?? journal;
   const pass = batchPass(reader, options.limits, {
     index: options.index,
     uncertain: spec.uncertain,
-    onConfirmed: (batch) => journal?.append(entryOf(batch, 'accepted', { reason: CONFIRMED_REASON })),
+    onConfirmed: (batch) => journaled?.append(entryOf(batch, 'accepted', { reason: CONFIRMED_REASON })),
     onAccepted: (batch, at) => keyed?.reconciler.noteAccepted(batch, { start: -Infinity, end: at }, false),
     journalPath: spec.path,
     onRejected: async (batch, reason) => {
@@ -171,7 +191,8 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     retry: options.retry,
     limiter: options.limiter,
     post: (body) => options.client.post(body),
-    journal: journal ?? { append: async () => undefined },
+    journal: journaled ?? { append: async () => undefined },
+    ...(ledger?.budget ? { budget: ledger.budget } : {}),
     interrupt: ctx.signal,
     displayUrl: delivery.target.displayUrl,
     redact: delivery.target.redact,
@@ -189,15 +210,46 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
   } finally {
     line?.stop();
     await journal?.close();
+    await ledger?.run.close();
     await rejects?.close();
   }
-  result.exhausted = pass.exhausted;
-  result.lastRequestAt = sender.lastRequestAt;
+  Object.assign(result, { exhausted: pass.exhausted, lastRequestAt: sender.lastRequestAt }, ledger?.report());
   // up to the last answer: the wait after it, until this run's rows show (--key), is not sending
   result.seconds = sender.lastRequestAt > 0 ? (sender.lastRequestAt - startedAt) / 1000 : (performance.now() - started) / 1000;
   const settled = options.flight.settled;
   if (settled) result.flight = settled;
   return result;
+}
+
+/** The webhook's ledger: this run's file, and the budget it has left (webhook-budget). */
+async function openLedger(
+  options: SendPassOptions,
+  spec: NonNullable<DeliveryOptions['ledger']>,
+): Promise<{ run: LedgerRun; budget?: SubmissionBudget; report(): { budget?: BudgetReport } }> {
+  const { target } = options.delivery;
+  const ledger = WebhookLedger.at(spec.dir, target);
+  const count = await ledger.count();
+  const usedBefore = count.submissions + count.uncertain;
+  // the journal's batches are the same across runs (settling by key refers to an earlier run's request)
+  const source = options.journal.path
+    ? createHash('sha256').update(resolve(options.journal.path)).digest('hex').slice(0, 16)
+    : randomUUID();
+  const run = await ledger.run(source, options.tableName);
+  if (spec.budget === undefined) return { run, report: () => ({}) };
+  const budget = budgetOf(spec.budget, Math.max(0, spec.budget - usedBefore));
+  return { run, budget, report: () => ({ budget: { budget: budget.budget, usedBefore, left: budget.left } }) };
+}
+
+function budgetOf(budget: number, left: number): SubmissionBudget {
+  return {
+    budget,
+    get left() {
+      return left;
+    },
+    take(records) {
+      left -= records;
+    },
+  };
 }
 
 function withoutExisting(batches: AsyncIterable<Batch>, keyed: KeyedSending): AsyncIterable<Batch> {
@@ -220,6 +272,7 @@ export function emptyResult(scan: PushTally, stats: ReadStats): SendResult {
     warnings: new Set(),
     seconds: 0,
     lastRequestAt: 0,
+    acceptedRecords: [],
   };
 }
 
@@ -235,6 +288,7 @@ async function record(result: SendResult, event: SendEvent, rejects: RejectsFile
   switch (event.kind) {
     case 'accepted':
       add(sending.sent, event.batch);
+      for (const item of event.batch.items) result.acceptedRecords.push(item.record);
       if (event.success === false) result.warnings.add(event.message ?? 'no message');
       return;
     case 'rejected':

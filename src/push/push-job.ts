@@ -30,6 +30,11 @@ export interface JournalOptions {
   resume: boolean;
   /** uncertain batches of an earlier run: left alone, sent again (--resend-uncertain) or confirmed (--accept-uncertain) */
   uncertain: UncertainPolicy;
+  /**
+   * --webhook NEW: the batches go to NEW, and the journal stays the one of this webhook (the one named
+   * first), so a push that spent one webhook's budget carries on into another of the same table.
+   */
+  webhook?: { displayUrl: string; fingerprint: string };
 }
 
 export interface DeliveryOptions {
@@ -44,6 +49,8 @@ export interface DeliveryOptions {
   maxRetries: number;
   /** TDS_RATE_SCALE: run-push.ts works out every stage's times from it once (pushTimings, below) */
   rateScale: number;
+  /** the webhook's ledger (push/ledger): tds's data folder, and the budget of submissions (undefined: off) */
+  ledger?: { dir: string; budget?: number | undefined; capacity?: number | undefined };
 }
 
 export interface WaitOptions {

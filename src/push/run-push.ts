@@ -1,5 +1,6 @@
 import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
+import { TdsError, UsageError } from '../core/errors.js';
+import { WebhookLedger } from './ledger/index.js';
 import { tryLock, type ProcessLock } from '../core/process-lock.js';
 import { resolveTable } from '../http/resolve-table.js';
 import type { Table } from '../service/index.js';
@@ -18,7 +19,9 @@ import { defaultJournalPath, journalExists, priorJournal } from './journal/prior
 import { JournalIndex } from './plan/resume-plan.js';
 import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob, pushTimings, type PushTimings } from './push-job.js';
 import { PushReport, type KeyReport } from './report/push-report.js';
-import { waitAfterSending } from './wait/wait-rows.js';
+import { waitAfterSending, type WaitSummary } from './wait/wait-rows.js';
+import { rangesOf } from './report/summary.js';
+import { appendFile } from 'node:fs/promises';
 
 // push/: `tds push`. Public surface: runPush (this file) with PushJob and pushTimings (push-job.ts); the
 // two passes over the input are in passes.ts, and the folders are its stages: input/ → journal/ → plan/
@@ -70,7 +73,8 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
 /** --journal FILE, or the journal beside a file input for this webhook. */
 async function journalPathOf(spec: JournalOptions, delivery: DeliveryOptions | undefined): Promise<string | undefined> {
   if (spec.path !== undefined || spec.beside === undefined) return spec.path;
-  return delivery ? defaultJournalPath(spec.beside, delivery.target.fingerprint) : `${spec.beside}.tds-journal`;
+  const webhook = spec.webhook ?? delivery?.target;
+  return webhook ? defaultJournalPath(spec.beside, webhook.fingerprint) : `${spec.beside}.tds-journal`;
 }
 
 /** The journal belongs to one run at a time (two runs would both send what is left); the lock dies with the process. */
@@ -96,7 +100,11 @@ async function continuedByKey(job: PushJob): Promise<PushJob> {
 /** The journal of an earlier run (--resume), checked to be of this push. */
 function readPrior(job: PushJob, keyed: KeyedPush | undefined): Promise<JournalContents | undefined> {
   return priorJournal({ ...job.journal, dryRun: job.dryRun, byKey: keyed !== undefined }, (journaled) =>
-    headerOf(job, job.delivery?.target ?? { displayUrl: journaled.webhook.shown, fingerprint: journaled.webhook.sha256 }, keyed),
+    headerOf(
+      job,
+      job.journal.webhook ?? job.delivery?.target ?? { displayUrl: journaled.webhook.shown, fingerprint: journaled.webhook.sha256 },
+      keyed,
+    ),
   );
 }
 
@@ -127,6 +135,24 @@ async function dryRun(ctx: Context, job: PushJob): Promise<void> {
   report.read(validation.stats);
   const lookup = keyed?.job.skipExisting ? await existingPlanText(keyed, keys.sample(1000), validation.tally.toSend.records) : null;
   report.dryRun(validation, keyed && keyReport(keyed, lookup));
+  await refuseOverBudget(job.delivery, validation.tally.toSend.records);
+}
+
+/** --dry-run: a push whose records exceed what the webhook has left of its budget is refused up front (exit 7). */
+async function refuseOverBudget(delivery: DeliveryOptions | undefined, records: number): Promise<void> {
+  const budget = delivery?.ledger?.budget;
+  if (!delivery?.ledger || budget === undefined) return;
+  const count = await WebhookLedger.at(delivery.ledger.dir, delivery.target).count();
+  const left = Math.max(0, budget - count.submissions - count.uncertain);
+  if (records <= left) return;
+  const n = (value: number): string => value.toLocaleString('en-US');
+  throw new TdsError(
+    'PUSH_INCOMPLETE',
+    `the webhook ${delivery.target.displayUrl} has ${n(left)} of its ${n(budget)} submissions left (webhook-budget): this push would send ${n(records)}, so it would stop after ${n(left)} and leave ${n(records - left)}`,
+    {
+      hint: `a webhook takes ${n(budget)} submissions in its lifetime (deleting rows gives none back): send the first ${n(left)} here, then create a new webhook on the table and run the same command with --webhook NEW --resume`,
+    },
+  );
 }
 
 async function push(ctx: Context, job: PushJob, session: WebhookSession): Promise<void> {
@@ -172,6 +198,7 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
   // the row count as close as possible to the first POST
   const baseline =
     table && job.wait ? await resolveTable(job.wait.client, table.id) : keyed && (await resolveTable(keyed.job.client, keyed.table.id));
+  if (baseline) warnNearCeiling(report, job, baseline, validation?.tally.toSend.records);
   const began = Date.now();
   const reconciler =
     keyed &&
@@ -191,7 +218,8 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
       : await sendPass(ctx, {
           ...job,
           index,
-          header: headerOf(job, session.delivery.target, keyed, validation),
+          header: headerOf(job, job.journal.webhook ?? session.delivery.target, keyed, validation),
+          ...(table ? { tableName: table.name } : {}),
           checked: validation !== undefined,
           ...job.report,
           delivery: session.delivery,
@@ -210,9 +238,57 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
   const recent =
     !index && sent.sending.existing === 0 && baseline && since !== undefined ? { since, rowsBefore: baseline.rowCount } : undefined;
   const wait = baseline
-    ? await waitAfterSending(ctx, job, { baseline, sent, keyed, keys, recent, pollMs: session.timings.waitPollMs })
+    ? await waitAfterSending(ctx, job, {
+        baseline,
+        sent,
+        keyed,
+        keys,
+        recent,
+        pollMs: session.timings.waitPollMs,
+        intakeWindowMs: session.timings.intake.windowMs,
+      })
     : undefined;
+  if (wait?.mode === 'visible' && wait.dropped) await noteDropped(job, wait, sent);
   report.finish(sent, validation, wait, keyed && keyReport(keyed, lookup.text));
+}
+
+/** A table near its row ceiling (table-capacity) is warned about before pushing, with how many records fit. */
+function warnNearCeiling(report: PushReport, job: PushJob, table: Table, toSend: number | undefined): void {
+  const capacity = job.delivery?.ledger?.capacity;
+  if (capacity === undefined) return;
+  const fits = Math.max(0, capacity - table.rowCount);
+  const near = table.rowCount >= capacity * NEAR_CEILING;
+  if (!near && (toSend === undefined || toSend <= fits)) return;
+  const n = (value: number): string => value.toLocaleString('en-US');
+  const sending = toSend === undefined ? '' : ` of the ${n(toSend)} to send`;
+  report.warn(
+    `table "${table.name}" holds ${n(table.rowCount)} rows of its ceiling of ${n(capacity)} (table-capacity): ${n(Math.min(fits, toSend ?? fits))} records${sending} fit; the service silently drops rows past it`,
+  );
+}
+
+/** A table this full is warned about whatever the push's size. */
+const NEAR_CEILING = 0.9;
+
+/**
+ * The rows the webhook took in and the table never showed: the last ones taken in (the service drops from
+ * where a webhook's budget or a table's rows ran out), named with the likely cause and written to --rejects.
+ */
+async function noteDropped(job: PushJob, wait: Extract<WaitSummary, { mode: 'visible' }>, sent: SendResult): Promise<void> {
+  const dropped = sent.acceptedRecords.slice(-(wait.dropped ?? 0)).sort((a, b) => a - b);
+  wait.droppedRecords = rangesOf(dropped);
+  const ledger = job.delivery?.ledger;
+  const n = (value: number): string => value.toLocaleString('en-US');
+  const count = ledger && job.delivery ? await WebhookLedger.at(ledger.dir, job.delivery.target).count() : undefined;
+  wait.droppedCause =
+    ledger?.capacity !== undefined && wait.after >= ledger.capacity
+      ? `the table holds ${n(wait.after)} rows, its row ceiling (table-capacity ${n(ledger.capacity)}): it silently stops accepting rows when full`
+      : ledger?.budget !== undefined && count && count.submissions + count.uncertain >= ledger.budget
+        ? `the webhook is past its budget of ${n(ledger.budget)} submissions (webhook-budget; \`tds webhooks\`)`
+        : 'a webhook past its budget of submissions (`tds webhooks`), a table at its row ceiling (table-capacity), or a webhook that feeds another table than --table';
+  if (job.report.rejectsPath) {
+    const reason = `dropped by the service: accepted, never shown in the table (${wait.droppedCause})`;
+    await appendFile(job.report.rejectsPath, dropped.map((record) => `${JSON.stringify({ record, reason })}\n`).join(''));
+  }
 }
 
 /** Takes the table's lock for a push by key, waiting (and saying so) while another push holds it. */

@@ -149,11 +149,19 @@ function valuesHtml(column: ColumnStats): Html[] {
     .map((part) => (/^ ×[\d,]+$/.test(part) ? html` <span class="count">${part.trim()}</span>` : html`${part}`));
 }
 
+/** Why a column's key is not its label: another column has the label (` (2)`), or keys are names or IDs. */
+function keyNote(column: Pick<ColumnStats, 'key' | 'label'>): string {
+  if (column.key.toLowerCase().startsWith(`${column.label.toLowerCase()} (`)) {
+    return `label "${column.label}", shared with another column: ${column.key.slice(column.label.length + 1)} tells them apart`;
+  }
+  return `label "${column.label}"`;
+}
+
 function columnsSection(columns: readonly ColumnStats[]): Html {
   const rows = columns.map(
     (column) =>
       html`<tr>
-        <td class="key">${column.key}${column.label !== column.key ? html`<br /><span class="note">${column.label}</span>` : null}</td>
+        <td class="key">${column.key}${column.label !== column.key ? html`<br /><span class="note">${keyNote(column)}</span>` : null}</td>
         <td data-label="type">${column.type}</td>
         <td class="n" data-label="filled">${count(column.filled)}</td>
         <td class="n" data-label="fill">${percent(column.fill)}</td>

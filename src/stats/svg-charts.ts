@@ -41,9 +41,12 @@ export function calendarDays(days: readonly DayCount[]): DayCount[] {
   return all;
 }
 
-/** A round number at least `n` × 1.25 (1, 2 or 5 × a power of ten): a scale on which even days are not a wall. */
-function scaleTop(n: number): number {
-  const wanted = Math.max(1, n * 1.25);
+/**
+ * The round number (1, 2 or 5 × a power of ten) at or above the largest day: the scale the axis shows, so
+ * that the largest day's column reaches it when it is round (1 row: full height, not half).
+ */
+export function scaleTop(n: number): number {
+  const wanted = Math.max(1, n);
   const power = 10 ** Math.floor(Math.log10(wanted));
   return [1, 2, 5, 10].map((step) => step * power).find((top) => top >= wanted)!;
 }
@@ -66,7 +69,7 @@ export function dayColumns(counted: readonly DayCount[]): Html {
     .map(({ day, i }) => {
       const h = round((day.rows / max) * PLOT_HEIGHT);
       return html`<rect class="day" x="${round(xOf(i))}" y="${round(PLOT_HEIGHT - h)}" width="${round(barWidth)}" height="${h}"
-        ><title>${day.day}: ${day.rows.toLocaleString('en-US')} rows</title></rect
+        ><title>${day.day}: ${day.rows.toLocaleString('en-US')} ${day.rows === 1 ? 'row' : 'rows'}</title></rect
       >`;
     });
   const percentOf = (x: number): number => round((x / PLOT_WIDTH) * 100);

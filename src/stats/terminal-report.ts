@@ -42,7 +42,9 @@ function headerLines(stats: TableStats, width: number, color?: ChalkInstance): s
     const last = table.perDay.at(-1)!.day;
     // one character a day from the first to the last: a day without rows is a gap
     const line = sparkline(calendarDays(table.perDay).map((day) => day.rows));
-    const parts = [`${first} ${color ? color.cyan(line) : line} ${last}`, `peak ${count(peak.rows)} on ${peak.day}`];
+    const spark = color ? color.cyan(line) : line;
+    // one day: its date once, not on both sides of its one column
+    const parts = [first === last ? `${first} ${spark}` : `${first} ${spark} ${last}`, `peak ${count(peak.rows)} on ${peak.day}`];
     lines.push(
       fitText(`rows created per day (UTC), ${daysText(table.perDay.length)}:`, width),
       ...wrapParts(parts, { width, indent: '  ', separator: '  ' }),

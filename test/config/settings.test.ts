@@ -58,6 +58,8 @@ describe('resolveSettings: flag > environment > profile', () => {
       timeoutMs: 2000,
       rateScale: 1,
       db: 'tds.duckdb',
+      webhookBudget: 50_000,
+      tableCapacity: 50_000,
     });
     expect(sources.baseUrl).toMatch(/^profile "default" \(/);
   });
@@ -115,7 +117,7 @@ describe('resolveSettings: flag > environment > profile', () => {
 
   it('works with no config file at all', async () => {
     const { settings } = await resolveWith([], { TDS_CONFIG_DIR: join(configDirPath, 'missing') });
-    expect(settings).toEqual({ profile: 'default', rateScale: 1, db: 'tds.duckdb' });
+    expect(settings).toEqual({ profile: 'default', rateScale: 1, db: 'tds.duckdb', webhookBudget: 50_000, tableCapacity: 50_000 });
   });
 });
 

@@ -38,6 +38,15 @@ describe('tds demo', () => {
     ]) {
       expect(out).toContain(line);
     }
+    // a step that waits on the service says what for before it waits, and the end says how long the tour took
+    expect(out).toContain(
+      "$ tds push signups.csv --table Inbox --wait\n# waiting for the webhook adds rows asynchronously: tds polls the table's row count",
+    );
+    expect(out).toMatch(
+      /--wait settled -o enriched\.csv\n# waiting for the lookup of the keys, the rows to show, then each row's Domain and Company cells/,
+    );
+    expect(out).toMatch(/\$ tds sync Leads Companies\n# waiting for every row of both tables/);
+    expect(out).toMatch(/^# the tour took \d+ s \(\d+ commands, each a tds process started afresh\)$/m);
     expect(out).toContain('Sales');
     expect(out).toContain('Leads');
     expect(out).toContain('ada@example.com');

@@ -217,6 +217,25 @@ describe('search_rows', () => {
     expect(JSON.parse(cli.stdout)).toEqual({ Owner: record.Owner });
   });
 
+  it('search_rows: COL.status = STATE, the records `tds query` gives, the cost in a note', async () => {
+    const where = 'Enrich.status in [success, queued]';
+    const result = await mcp.call('search_rows', { table: 'Leads', where, limit: 4 });
+    expect(result.isError, result.text).toBe(false);
+    const query = await bench.tds(['query', 'Leads', '--where', where, '-n', '4', '--format', 'ndjson', '--status-columns']);
+    expect(query.code, query.stderr).toBe(0);
+    const expected = query.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(result.structured!.records).toEqual(expected);
+    expect(result.structured!.notes).toEqual([
+      expect.stringMatching(
+        /^Enrich.status in \[success, queued\] was tested here, on the \d+ rows the service returned \(1 row request; no service operator covers it\)$/,
+      ),
+    ]);
+  });
+
   it("search_rows: a mistake in `where` is told before any row is read, in the command line's words", async () => {
     const before = rowRequests();
     const result = await mcp.call('search_rows', { table: 'Leads', where: 'Employes >= 100' });

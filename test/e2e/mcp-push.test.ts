@@ -56,8 +56,13 @@ describe('push_records', () => {
       records: { read: 3, sent: 2, rejected: 0, uncertain: 0 },
       key: { field: 'email', duplicates: 1, duplicatePairs: [[3, 1]] },
       resumed: false,
+      budget: { budget: 50_000, used: 2, left: 49_998 },
     });
     expect(await inboxEmails()).toEqual(['ada@push.example', 'bob@push.example']);
+    // the agent sees the table's webhook and what is left of its budget (issue 45)
+    const described = await mcp.call('describe_table', { table: 'Inbox' });
+    expect(described.structured).toMatchObject({ webhooks: [{ submissions: 2, uncertain: 0, budget: 50_000, left: 49_998 }] });
+    expect(described.text).not.toContain(webhookUrl.split('/').pop());
     const journal = result.structured!.journal as string;
     expect(journal.startsWith(join(bench.dir, 'config', 'mcp-push'))).toBe(true);
     expect(await readdir(join(bench.dir, 'config', 'mcp-push'))).toContain(journal.split('/').pop());

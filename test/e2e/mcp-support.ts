@@ -35,15 +35,17 @@ export interface McpOptions {
   args?: string[];
   /** on top of the harness's environment (undefined removes a variable) */
   env?: EnvOverrides;
+  /** the server's working folder (default: the harness's folder) */
+  cwd?: string;
 }
 
-/** `tds mcp` spawned in the harness's folder with its environment, and a client connected to it. */
+/** `tds mcp` spawned in the harness's folder (or `cwd`) with its environment, and a client connected to it. */
 export async function connectMcp(harness: Harness, options: McpOptions = {}): Promise<McpClient> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [TDS_BIN, 'mcp', ...(options.args ?? [])],
     env: childEnv({ ...harness.env, ...options.env }),
-    cwd: harness.dir,
+    cwd: options.cwd ?? harness.dir,
     stderr: 'pipe',
   });
   let stderr = '';

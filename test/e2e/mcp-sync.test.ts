@@ -1,4 +1,4 @@
-import { afterAll, describe, expect } from 'vitest';
+import { afterAll, describe, expect, vi } from 'vitest';
 import { lockAddress, tryNamedLock } from '../../src/core/process-lock.js';
 import { openDatabase } from '../../src/duckdb/engine.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
@@ -19,9 +19,9 @@ let mcp: McpClient;
 const rowRequests = (): unknown[] => bench.emu.requestLog.filter((entry) => entry.bucket === 'rows');
 const generatedId = (): string => bench.emu.requestLog.find((entry) => entry.bucket === 'rows')!.path.split('/')[3]!;
 
-/** Resolves once `condition` holds (checked every few ms: it watches the emulator's request log). */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+/** Resolves once `condition` holds (checked every few ms: it watches the emulator's request log); fails after 20 s. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  await vi.waitFor(() => expect(condition(), what).toBe(true), { timeout: 20_000, interval: 10 });
 }
 
 it.beforeAll(async ({ openForFile }) => {
@@ -86,10 +86,11 @@ describe('sync_tables: one at a time, and a client that goes away mid-sync', () 
     expect(listed.structured!.notes).toContain(`the mirror ${bench.db} is being synced by this server: its tables show once the sync ends`);
 
     // the sync has taken the whole row-read limit (60 a minute): search_rows waits its turn behind it
-    await until(() => rowRequests().length >= LIMIT);
+    await until(() => rowRequests().length >= LIMIT, `${LIMIT} row requests`);
     const leads = mcp.call('search_rows', { table: 'Leads' }).catch((error: unknown) => error);
-    await until(() =>
-      bench.emu.requestLog.some((entry) => /\/tables\/[^/]+\/schema/.test(entry.path) && !entry.path.includes(generatedId())),
+    await until(
+      () => bench.emu.requestLog.some((entry) => /\/tables\/[^/]+\/schema/.test(entry.path) && !entry.path.includes(generatedId())),
+      "search_rows's schema request",
     );
 
     await mcp.client.close();

@@ -52,6 +52,17 @@ describe('tds push: CSV delimiters', () => {
     );
     expectSameRecords(ours, expected);
 
+    // UTF-16 without a byte-order mark (LE and BE): its zero bytes show it
+    for (const [name, bytes, encoding] of [
+      ['bare-le.tsv', Buffer.from(text, 'utf16le'), 'UTF-16LE'],
+      ['bare-be.tsv', Buffer.from(text, 'utf16le').swap16(), 'UTF-16BE'],
+    ] as const) {
+      const bare = await bench.tds(['push', await bench.file(name, bytes), '--dry-run', '--json']);
+      expect(bare.code, bare.stderr).toBe(0);
+      expect(bare.stderr).toContain(`as ${encoding}, as its zero bytes show (it has no byte-order mark)`);
+      expect(JSON.parse(bare.stdout)).toMatchObject({ plan: { records: 2 } });
+    }
+
     // 0xfc is ü; 0x80 is € in cp1252
     const western = await bench.file(
       'western.csv',

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { afterEach, describe, expect } from 'vitest';
+import { afterEach, describe, expect, vi } from 'vitest';
 import { expectSameRecords, journalOf, ndjson, people, tablePayloads, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
 import { accepted, testWebhook, type TestWebhook } from '../push/helpers/webhook-server.js';
 import { waitUntil } from './export-support.js';
@@ -68,6 +68,45 @@ describe('tds push: webhook failures', () => {
     expect(again.stderr).toContain('nothing to send');
     expect(webhookPosts(bench.emu)).toHaveLength(6);
     expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
+  });
+
+  it('after a 500, the batches in flight finish and no request starts once the 500 was answered', async ({ openBench }) => {
+    // POSTs 1 and 3 are held at the webhook until tds has journaled the 500 of POST 2, so tds knows of it
+    // while two senders are about to be free; POST 2 is answered only once POST 3 arrived (all three in flight).
+    bench = await openBench();
+    const path = await bench.file('p.ndjson', ndjson(people(60)));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let third!: () => void;
+    const thirdArrived = new Promise<void>((resolve) => (third = resolve));
+    const arrivals: Array<{ post: number; at: number }> = [];
+    let answered500At = Infinity;
+    let posts = 0;
+    server = await testWebhook(async (request) => {
+      if (request.method === 'HEAD') return { status: 200 };
+      const post = (posts += 1);
+      arrivals.push({ post, at: performance.now() });
+      if (post === 3) third();
+      if (post === 2) {
+        await thirdArrived;
+        answered500At = performance.now();
+        return { status: 500, body: { message: 'internal error' } };
+      }
+      await released;
+      return accepted(request);
+    });
+    const run = bench.tds(['push', server.url, path, '--batch-size', '10', '--concurrency', '3']);
+    await vi.waitFor(async () => {
+      const journal = await journalOf(path);
+      expect(journal ? await readFile(journal, 'utf8') : '').toContain('"state":"uncertain"');
+    }, 20_000);
+    release();
+    const result = await run;
+    expect(result.code, result.stderr).toBe(7);
+    expect(result.stderr).toMatch(/10 records are uncertain \(records 11–20, batch 2: HTTP 500: internal error\)/);
+    expect(result.stderr).toMatch(/sent +20 in 2 batches/);
+    expect(arrivals.map((arrival) => arrival.post)).toEqual([1, 2, 3]);
+    expect(arrivals.filter((arrival) => arrival.at > answered500At)).toEqual([]);
   });
 
   it('after a 500 that stored nothing: --resume --resend-uncertain sends that batch again, exactly once in all', async ({ openBench }) => {

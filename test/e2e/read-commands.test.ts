@@ -138,9 +138,9 @@ describe.concurrent('tds tables', () => {
     expect(terminal.stdout).toContain('…');
   });
 
-  it.each([['Marketing'], ['id']])('--workspace by %s lists only that workspace', async (by) => {
+  it.each([['Marketing'], ['marketing'], ['id']])('--workspace by %s lists only that workspace', async (by) => {
     const marketing = service.tables.find((t) => t.workspaceName === 'Marketing')!;
-    const ref = by === 'id' ? String(marketing.workspaceId) : 'Marketing';
+    const ref = by === 'id' ? String(marketing.workspaceId) : by;
     const result = await tds(['tables', '--workspace', ref, '--format', 'ndjson']);
     expect(result.code, result.stderr).toBe(0);
     const listed = lines(result.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -151,6 +151,15 @@ describe.concurrent('tds tables', () => {
     const result = await tds(['tables', '--workspace', 'Nowhere']);
     expect(result.code, result.stderr).toBe(4);
     expect(result.stderr).toMatch(/^tds: no workspace with ID or name "Nowhere"/m);
+  });
+
+  it('--workspace with a typo gets did-you-mean, in tables and in sync alike', async () => {
+    const listed = await tds(['tables', '--workspace', 'Marketting']);
+    expect(listed.code).toBe(4);
+    expect(listed.stderr).toContain('tds: no workspace with ID or name "Marketting" in this organization\nhint: did you mean "Marketing"?');
+    const synced = await tds(['sync', '--workspace', 'MARKETTING']);
+    expect(synced.code).toBe(4);
+    expect(synced.stderr).toContain('hint: did you mean "Marketing"?');
   });
 
   it('--format json writes the service tables unchanged (emoji as shortcodes)', async () => {

@@ -130,4 +130,27 @@ describe.concurrent('tds rows: formats', () => {
     );
     expect(cells.map((row) => row.Name)).toContain("'=SUM(A1:A2)");
   });
+
+  it('--excel: lists as "a, b" and members by name; --excel eu and --delimiter: ; between fields', async () => {
+    const plain = await tds(['rows', 'Leads', '--excel', '--columns', 'Name,Tags,Owner,Address', '--no-meta']);
+    expect(plain.code, plain.stderr).toBe(0);
+    const expected = leads.records.map((r) => ({
+      Name: String(r.Name ?? '').replace(/^([=+\-@\t\r])/, "'$1"),
+      Tags: Array.isArray(r.Tags) ? r.Tags.join(', ') : '',
+      Owner: r.Owner ? String((r.Owner as { name: string }).name) : '',
+      // an object stays JSON
+      Address: r.Address === null || r.Address === undefined ? '' : typeof r.Address === 'string' ? r.Address : JSON.stringify(r.Address),
+    }));
+    expect(expected.some((row) => row.Tags.includes(', '))).toBe(true);
+    expect(expected.some((row) => row.Owner !== '')).toBe(true);
+    expect(parseDelimited(plain.stdout)).toEqual(expected);
+    const eu = await tds(['rows', 'Leads', '--columns', 'Name,Tags,Owner,Address', '--no-meta', '--excel', 'eu']);
+    expect(eu.code, eu.stderr).toBe(0);
+    expect(eu.stdout.startsWith('\ufeffName;Tags;Owner;Address\r\n')).toBe(true);
+    expect(parseDelimited(eu.stdout, ';')).toEqual(expected);
+    const semicolons = await tds(['rows', 'Leads', '--columns', 'Name,Tags', '--no-meta', '--delimiter', ';']);
+    expect(semicolons.stdout.split('\n')[0]).toBe('Name;Tags');
+    expect((await tds(['rows', 'Leads', '--excel', 'de'])).stderr).toContain('--excel takes us or eu, not "de"');
+    expect((await tds(['rows', 'Leads', '--delimiter', '::'])).code).toBe(2);
+  });
 });

@@ -128,6 +128,19 @@ describe('--format table piped', () => {
     expect(result.stderr).not.toMatch(/hint:/);
   });
 
+  it('a webhook payload is its compact JSON (not the object’s name); a member is its name', async () => {
+    const signups = await tableNamed(emulator, 'Signups');
+    const payload = (await schemaOf(emulator, signups.id)).find((field) => field.type === 'webhook')!;
+    const rows = await allRows(emulator, signups.id);
+    const result = await tds(['rows', 'Signups', '--format', 'table', '--columns', 'Payload', '--no-meta', '-n', '3']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(lines(result.stdout).slice(1)).toEqual(rows.slice(0, 3).map((row) => JSON.stringify(row.cells[payload.id]!.value)));
+    const owners = await tds(['rows', 'Leads', '--format', 'table', '--columns', 'Owner', '--no-meta', '-n', '5']);
+    expect(lines(owners.stdout).slice(1)).toEqual(
+      leads.records.slice(0, 5).map((record) => (record.Owner as { name?: string } | null)?.name ?? ''),
+    );
+  });
+
   it('an empty table says so on stderr and prints nothing', async () => {
     const result = await tds(['rows', 'Empty', '--format', 'table'], terminal(20, 80));
     expect(result.code, result.stderr).toBe(0);

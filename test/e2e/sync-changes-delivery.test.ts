@@ -21,7 +21,7 @@ type ChangeRecord = DiffRecord & { table: string; tableId: string; syncId: numbe
  * pipe of a spawned child is a socket pair (libuv), not a pipe(2): it holds what its writer's send buffer
  * allows (net.core.wmem_default, 208 KiB on Linux), and a write may overrun that by one buffer of at most
  * half of it. Records past this are written after the reader has gone: a write fails, and the sync is
- * left to the next --changes. (Records within it reach the kernel whole and are lost unseen: README, --changes.)
+ * left to the next --changes. (Records within it reach the kernel whole and are lost unseen: docs/history.md "History and diff", --changes.)
  */
 function takenUnseen(): number {
   let sendBuffer = 212_992;

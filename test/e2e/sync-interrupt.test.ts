@@ -12,11 +12,12 @@ it.beforeEach(({ open }) => {
 });
 
 /**
- * 70 pages of a table of two columns: more than one window of the row-read limit (60 pages), so the pass
- * waits for the next window with pages still to read, whatever a commit costs; the first group of rows
- * is written at once, and the signal comes once that group is saved.
+ * 10 pages of a table of two columns. The first group of rows is written at once, and the signal comes
+ * once that group is saved; the pass's pages after the first two wait at the emulator until then
+ * (`holdPages`), so it is still reading when the signal comes, however fast or slow the machine is.
  */
-const ROWS = 7_000;
+const ROWS = 1_000;
+const FREE_PAGES = 2;
 
 /** A table of a name and a number, and its rows, created from oldest to newest; the row IDs in that order. */
 async function plainTable(bench: Harness): Promise<{ id: string; ids: string[] }> {
@@ -40,7 +41,13 @@ describe('tds sync: interruptions leave a consistent mirror that the next sync c
   ])(
     '%s in the middle of a --full sync; the next sync continues that pass, and it still deletes what it did not see',
     async (_name, signal, code) => {
-      const bench = await openBench();
+      let held: { pages: number; until: Promise<void> } | undefined;
+      let release = (): void => undefined;
+      const bench = await openBench({
+        onArrival: async ({ path }) => {
+          if (held && /\/rows(\?|$)/.test(path) && ++held.pages > FREE_PAGES) await held.until;
+        },
+      });
       const { id: tableId, ids } = await plainTable(bench);
       expect((await bench.tds(['sync', tableId])).code).toBe(0);
       // the oldest rows go away: a full pass reads them last, so the interrupted one has not come to them
@@ -48,12 +55,15 @@ describe('tds sync: interruptions leave a consistent mirror that the next sync c
 
       // on a terminal (forced), the progress line shows the rows the pass has saved
       const since = bench.emu.requestLog.length;
+      held = { pages: 0, until: new Promise((resolve) => (release = resolve)) };
       const sync = bench.spawn(['sync', '--full'], { env: { TDS_FORCE_TTY: '1' } });
       await vi.waitFor(() => expect(sync.stderr()).toMatch(/Plain: [1-9][\d,]* rows/), { timeout: 20_000, interval: 5 });
       // the pass was still reading
       expect(rowReadsSince(bench, since)).toBeLessThan(ROWS / 100);
       sync.child.kill(signal);
       const ended = await sync.ended;
+      held = undefined;
+      release();
       if (code !== null) expect(ended.code, sync.stderr()).toBe(code);
       else expect(ended.signal).toBe('SIGKILL');
       // Ctrl-C says what was kept and that the next sync goes on, as an export's does

@@ -1,16 +1,17 @@
 import { describe, expect, vi } from 'vitest';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
-import { LIMITED_RATE_SCALE } from '../helpers/rate-scale.js';
 import { connectMcp } from './mcp-support.js';
 
 // A mirror stays readable while a sync writes it (issue 30): the sync holds the file only while it
-// writes a group (mirror-db.ts, HeldMirror), never while it waits for pages, so `tds sql` and an MCP
-// query get in between the groups of a long first sync, and see it under way.
+// writes a group (mirror-db.ts, HeldMirror), so `tds sql` and an MCP query get in between the groups of
+// a first sync, and see it under way.
 
-/** 200 pages: at the limited rate scale (60 row reads per 3 s) the first sync reads for 10 s at least. */
-const ROWS = 20_000;
+/** 20 pages: a page is let through only after a read (see the test), so the pass outlasts the reads. */
+const ROWS = 2_000;
 /** Reads of each kind that must succeed while the first sync is under way. */
 const READS = 10;
+/** The sync's first pages come at once: its first group is written before the reads begin. */
+const FREE_PAGES = 2;
 
 const UNDER_WAY = 'SELECT pass_cursor IS NOT NULL AS under_way, (SELECT count(*) FROM generated)::INT AS n FROM _tds_tables';
 
@@ -23,7 +24,20 @@ async function sqlSees(bench: Harness): Promise<{ under_way: boolean; n: number 
 
 describe('readers while a first sync writes the mirror', () => {
   it('tds sql and an MCP query succeed again and again during a long first sync, each seeing it under way', async ({ open }) => {
-    const bench = await open({ rows: ROWS, rateScale: LIMITED_RATE_SCALE });
+    // the sync's page N waits for N - FREE_PAGES reads: each read comes while the pass is under way, with
+    // its groups written among the reads, however fast or slow the machine is
+    let pages = 0;
+    let reads = 0;
+    const waiting: Array<() => void> = [];
+    const bench = await open({
+      rows: ROWS,
+      onArrival: async ({ path }) => {
+        if (!/\/rows(\?|$)/.test(path)) return;
+        pages += 1;
+        const page = pages;
+        while (reads < Math.min(page - FREE_PAGES, READS)) await new Promise<void>((resolve) => waiting.push(resolve));
+      },
+    });
     const sync = bench.spawn(['sync', 'Generated']);
     const mcp = await connectMcp(bench);
     const seen: Array<{ under_way: boolean; n: number }> = [];
@@ -38,6 +52,8 @@ describe('readers while a first sync writes the mirror', () => {
         const result = await mcp.call('query_sql', { sql: UNDER_WAY });
         expect(result.isError, result.text).toBe(false);
         seen.push((result.structured!.rows as Array<{ under_way: boolean; n: number }>)[0]!);
+        reads += 1;
+        for (const resolve of waiting.splice(0)) resolve();
       }
     } finally {
       await mcp.close();

@@ -68,6 +68,14 @@ describe('tds emulator (process)', () => {
     expect(text).toMatch(new RegExp(`^  export TDS_BASE_URL=${baseUrl!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'));
     const apiKey = /^ {2}export TDS_API_KEY=(\S+)$/m.exec(text)?.[1];
     expect((await call({ baseUrl: baseUrl!, apiKey: apiKey! }, '/workspaces')).status).toBe(200);
+    // each webhook-fed table's webhook, which every push needs
+    const hooks = [...text.matchAll(/^ {2}(\S.*?) +(http:\/\/\S+\/webhook\/\S+)$/gm)].map(([, table, url]) => ({ table, url: url! }));
+    expect(hooks.map(({ table }) => table)).toEqual(['Marketing / Signups', 'Marketing / Inbox']);
+    for (const { url } of hooks) {
+      const reply = await request(url, { method: 'HEAD' });
+      await reply.body.dump();
+      expect(reply.statusCode).toBe(200);
+    }
     expect(text).toMatch(/^Stop it with Ctrl-C\./m);
     const code = await new Promise<number | null>((resolve) => {
       child.once('exit', (exitCode) => resolve(exitCode));

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import {
   canonical,
@@ -61,14 +61,15 @@ describe('CheckpointWriter', () => {
 
   it('waits at least minGapMs between writes', async () => {
     const path = checkpointPath(join(await tempDir(), 'out.csv'));
-    const writer = new CheckpointWriter(path, async () => undefined, { syncEveryMs: 60_000, minGapMs: 600 });
+    const writer = new CheckpointWriter(path, async () => undefined, { syncEveryMs: 60_000, minGapMs: 200 });
     const before = Date.now();
+    const rowsWritten = async (): Promise<number | undefined> => (await readCheckpoint(path))?.rows;
     writer.update(state(1));
-    while ((await readCheckpoint(path)) === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+    await vi.waitFor(async () => expect(await rowsWritten()).toBe(1), { timeout: 10_000, interval: 5 });
     writer.update(state(2));
     // the second write waits for its turn: it shows no sooner than minGapMs after the first began
-    while ((await readCheckpoint(path))?.rows !== 2) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(Date.now() - before).toBeGreaterThanOrEqual(600);
+    await vi.waitFor(async () => expect(await rowsWritten()).toBe(2), { timeout: 10_000, interval: 5 });
+    expect(Date.now() - before).toBeGreaterThanOrEqual(200);
     await writer.flush();
     expect((await readCheckpoint(path))?.rows).toBe(2);
   });

@@ -18,8 +18,11 @@ describe('readExportFlags', () => {
     expect(read(values, defaultFormat).format).toBe(format);
   });
 
-  it('--excel means BOM, CRLF, the formula guard and the spreadsheet cell limit', () => {
-    expect(read({ excel: true }).csv).toEqual({ bom: true, crlf: true, safeFormulas: true, maxCellChars: 32_767 });
+  it('--excel means BOM, CRLF, the formula guard, the spreadsheet cell limit and cells as a person reads them', () => {
+    expect(read({ excel: true }).csv).toEqual({ bom: true, crlf: true, safeFormulas: true, maxCellChars: 32_767, spreadsheet: true });
+    expect(read({ excel: 'eu' }).csv).toMatchObject({ delimiter: ';', decimalComma: true, spreadsheet: true });
+    expect(read({ excel: 'eu', format: 'tsv' }).csv).not.toHaveProperty('delimiter');
+    expect(read({ delimiter: '|' }).csv).toMatchObject({ delimiter: '|' });
     expect(read({ bom: true, join: '; ' }).csv).toEqual({ bom: true, crlf: false, safeFormulas: false, join: '; ' });
   });
 

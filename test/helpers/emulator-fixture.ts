@@ -41,7 +41,7 @@ export interface Harness {
   dir: string;
   /** the mirror file (TDS_DB) of every run */
   db: string;
-  /** what every run gets: the emulator's address and key, the rate scale, the mirror, a config folder in `dir` */
+  /** what every run gets: the emulator's address and key, the rate scale, the mirror, a config and a data folder in `dir` */
   env: Record<string, string>;
   /** tds in this process; checks that neither the key nor a webhook secret reached its output */
   tds(args: string[], options?: InProcessOptions): Promise<RunResult>;
@@ -104,6 +104,7 @@ export async function openHarness(options: HarnessOptions = {}): Promise<Harness
     TDS_RATE_SCALE: rateScale,
     TDS_DB: db,
     TDS_CONFIG_DIR: join(dir, 'config'),
+    TDS_DATA_DIR: join(dir, 'data'),
   };
   const secrets = [emulator.apiKey, ...Object.values(emulator.webhooks).map((url) => url.split('/').pop()!)];
   return {

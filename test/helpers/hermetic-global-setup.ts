@@ -20,6 +20,8 @@ export default async function setup(): Promise<() => Promise<void>> {
     USERPROFILE: home,
     XDG_CONFIG_HOME: join(home, '.config'),
     APPDATA: join(home, 'AppData', 'Roaming'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    LOCALAPPDATA: join(home, 'AppData', 'Local'),
     TMPDIR: temp,
     TMP: temp,
     TEMP: temp,

@@ -230,6 +230,24 @@ describe('cellText and guardFormula', () => {
     [{ a: [1] }, '{"a":[1]}'],
   ])('%j → %j', (value, expected) => expect(cellText(value)).toBe(expected));
 
+  it('a spreadsheet locale with a decimal comma: numbers as 3,5', () => {
+    expect(cellText(3.5, { decimalComma: true })).toBe('3,5');
+    expect(cellText([1.25, 'a'], { decimalComma: true, join: ', ' })).toBe('1,25, a');
+    expect(cellText(3.5)).toBe('3.5');
+  });
+
+  it('for a spreadsheet (--excel): lists joined with ", ", members by name, objects as JSON; the delimiter quoted', () => {
+    const encoder = createPageEncoder({
+      format: 'csv',
+      keys: ['Tags', 'Owner', 'Address', 'Score'],
+      delimiter: ';',
+      decimalComma: true,
+      spreadsheet: { members: new Set(['Owner']) },
+    });
+    const record = { Tags: ['SMB', 'Enterprise'], Owner: { id: 'usr_1', name: 'Ana Souza' }, Address: { city: 'Lyon; FR' }, Score: 2.5 };
+    expect(encoder.encode([record], 0).toString()).toBe('SMB, Enterprise;Ana Souza;"{""city"":""Lyon; FR""}";2,5\n');
+  });
+
   it.each(['=x', '+x', '-x', '@x', '\tx', '\rx'])('guards %j', (value) => expect(guardFormula(value)).toBe(`'${value}`));
   it('leaves plain text alone', () => expect(guardFormula('plain = text')).toBe('plain = text'));
 });

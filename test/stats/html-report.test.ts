@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, type DefaultTreeAdapterMap } from 'parse5';
 import { describe, expect } from 'vitest';
+import { dayColumns, scaleTop } from '../../src/stats/svg-charts.js';
 import { FIXTURE_NAME, makeFixture } from './fixture.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
@@ -89,8 +90,9 @@ describe('tds stats -o FILE.html: the report page', () => {
     // a date axis: 2025-05-03 had no row, and is a gap of one day's width between the 2nd and 3rd column
     const x = days.map((rect) => Number(attr(rect, 'x')));
     expect(x[2]! - x[1]!).toBeCloseTo(2 * (x[1]! - x[0]!), 1);
-    // the scale is a round number above the largest day: even days are not a wall
-    expect(days.map((rect) => Number(attr(rect, 'height')))).toEqual([70, 70, 70]);
+    // the scale is the round number at or above the largest day (5): the axis says 5, and a day of 5 reaches it
+    expect(days.map((rect) => Number(attr(rect, 'height')))).toEqual([140, 140, 140]);
+    expect(textOf([...elements(byId(page, 'per-day'))].find((e) => attr(e, 'class') === 'scale')!)).toMatch(/^5\s*0$/);
     // a bar per field: its label, the bar filled to its share, its figures
     const fill = [...elements(byId(page, 'fill'))];
     const labels = fill.filter((e) => attr(e, 'class') === 'label').map((span) => textOf(span));
@@ -125,7 +127,7 @@ describe('tds stats -o FILE.html: the report page', () => {
     const labels = [...elements(byId(page, 'run-states'))].filter((e) => attr(e, 'class') === 'label').map(textOf);
     expect(labels).toEqual(['Enrich']);
     const perDay = textOf(byId(page, 'per-day'));
-    for (const day of ['2025-05-01', '2025-05-02', '2025-05-04', '10']) expect(perDay).toContain(day);
+    for (const day of ['2025-05-01', '2025-05-02', '2025-05-04', '5']) expect(perDay).toContain(day);
     // the counts drawn on segments are SVG text in pixels, placed in percent
     const onBar = [...elements(byId(page, 'run-states'))].filter((e) => e.tagName === 'text');
     for (const text of onBar) expect(attr(text, 'x')).toMatch(/%$/);
@@ -239,3 +241,28 @@ const PAGE_TAGS = new Set(
     ' ',
   ),
 );
+
+describe('the charts, alone', () => {
+  it.each([
+    [1, 1],
+    [2, 2],
+    [3, 5],
+    [5, 5],
+    [7, 10],
+    [10, 10],
+    [11, 20],
+    [600, 1000],
+  ])('the per-day scale of a largest day of %d is %d', (largest, top) => expect(scaleTop(largest)).toBe(top));
+
+  it('a day of one row is "1 row", at full height on a scale of 1', () => {
+    const chart = parse(dayColumns([{ day: '2026-12-07', rows: 1 }]).text);
+    const [rect] = [...elements(chart)].filter((e) => e.tagName === 'rect');
+    expect(textOf(rect!)).toBe('2026-12-07: 1 row');
+    expect(attr(rect!, 'height')).toBe('140');
+  });
+
+  it('a key that is not its label says why ("Email (2)": another column is labelled Email)', () => {
+    const rows = rowsOf(byId(page, 'columns'));
+    expect(rows.map((row) => row[0])).toContain('Email (2)label "Email", shared with another column: (2) tells them apart');
+  });
+});

@@ -69,6 +69,14 @@ describe('renderTerminalReport', () => {
     expect(text).toMatch(/█ success 10 {2}▓ failed 610 {2}= running 3 {2}· none 1/);
   });
 
+  it('rows per day: the dates on both sides of the sparkline, one date once when there is one day', () => {
+    expect(renderTerminalReport(stats, { width: 120 })).toContain('  2025-01-01 █▁ 2025-01-02  peak 600 on 2025-01-01');
+    const oneDay = { ...stats, table: { ...stats.table, perDay: [{ day: '2026-12-07', rows: 2 }] } };
+    const text = renderTerminalReport(oneDay, { width: 120 });
+    expect(text).toContain('  2026-12-07 █  peak 2 on 2026-12-07');
+    expect(text).not.toContain('█ 2026-12-07');
+  });
+
   it('colours with the colour it is given, and only then', () => {
     expect(renderTerminalReport(stats, { width: 100 })).not.toMatch(/\u001b\[/);
     expect(renderTerminalReport(stats, { width: 100, color: new Chalk({ level: 1 }) })).toMatch(/\u001b\[\d+m▓+\u001b\[39m/);

@@ -68,6 +68,34 @@ export async function createTable({ deps, req }: RouteCall): Promise<Reply> {
   return ok(reply, 201);
 }
 
+/** POST /_emulator/tables/{tableId}/webhooks -> 201 {webhookUrl}: another webhook of a webhook-fed table, with a budget of its own. */
+export function addWebhook({ deps, params }: RouteCall): Reply {
+  const table = adminTable(deps.state, params.tableId!);
+  if (table.webhookId === undefined) throw badRequest(`table ${table.id} is not fed by a webhook`);
+  const id = freshId('', 43);
+  (table.moreWebhookIds ??= []).push(id);
+  deps.secrets.add(id);
+  return ok({ webhookUrl: `${deps.origin()}${WEBHOOK_PATH_PREFIX}${id}` }, 201);
+}
+
+/**
+ * GET /_emulator/tables/{tableId}/webhooks -> 200 {rows, capacity, webhooks: [{webhookUrl, submissions, dropped, budget}]}:
+ * what each webhook of the table has taken (--webhook-budget) and the table's rows (--table-capacity; null: no limit).
+ */
+export function readWebhooks({ deps, params }: RouteCall): Reply {
+  const table = adminTable(deps.state, params.tableId!);
+  const { webhookBudget, tableCapacity } = deps.limits.options;
+  return ok({
+    rows: table.rows.size,
+    capacity: tableCapacity ?? null,
+    webhooks: deps.state.webhooksOf(table).map((id) => ({
+      webhookUrl: `${deps.origin()}${WEBHOOK_PATH_PREFIX}${id}`,
+      ...deps.limits.count(id),
+      budget: webhookBudget ?? null,
+    })),
+  });
+}
+
 /** A workspace by ID, else by name (of any organization; a name two organizations use is a 400). */
 function findWorkspace(state: EmulatorState, ref: string): WorkspaceRec {
   const byId = state.workspaces.find((workspace) => workspace.id === ref);

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EmulatorClock } from '../store/state.js';
 import type { FaultPlan } from '../faults/faults.js';
 import type { Intake } from '../webhook/intake.js';
+import type { IntakeLimits } from '../webhook/limits.js';
 import type { LiveRows } from '../store/live-rows.js';
 import type { OrgRec } from '../store/model.js';
 import type { RateLimitEnforcer } from '../faults/rate-limit.js';
@@ -19,6 +20,8 @@ export const WEBHOOK_PATH_PREFIX = '/v1/webhook/';
 export interface ServerDeps extends ReadDeps {
   limiter: RateLimitEnforcer;
   intake: Intake;
+  /** --webhook-budget and --table-capacity, and what each webhook has taken */
+  limits: IntakeLimits;
   live: LiveRows;
   clock: EmulatorClock;
   readFaults: FaultPlan;
@@ -35,6 +38,14 @@ export interface ServerDeps extends ReadDeps {
   /** --latency: every request of the service takes this round trip. */
   delay?: NetworkDelay;
   log?: (line: string) => void;
+  /** Told each request of the service as it arrives; it is handled once the promise returned settles. */
+  onArrival?: (request: ArrivedRequest) => Promise<void> | void;
+}
+
+/** A request of the service as it arrives (its path redacted, as in the request log). */
+export interface ArrivedRequest {
+  method: string;
+  path: string;
 }
 
 export interface RouteCall {

@@ -13,6 +13,8 @@ import {
   rerunActions,
   updateRow,
   createTable,
+  addWebhook,
+  readWebhooks,
 } from '../admin/admin-routes.js';
 
 const webhook = async ({ deps, params, req, entry }: RouteCall): Promise<Reply> => ({
@@ -76,6 +78,8 @@ export const EMULATOR_ROUTES: readonly Route[] = [
 export const ADMIN_ROUTES: readonly Route[] = [
   route('POST', '/_emulator/tables', createTable),
   route('POST', '/_emulator/tables/:tableId/rows', addRows),
+  route('POST', '/_emulator/tables/:tableId/webhooks', addWebhook),
+  route('GET', '/_emulator/tables/:tableId/webhooks', readWebhooks),
   route('POST', '/_emulator/tables/:tableId/rows/delete', deleteRows),
   route('POST', '/_emulator/tables/:tableId/actions/rerun', rerunActions),
   route('PATCH', '/_emulator/tables/:tableId/rows/:rowId', updateRow),

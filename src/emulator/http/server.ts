@@ -78,14 +78,15 @@ async function emulatorRoute(
 /** A route of the service: logged; key routes and the webhook each with their faults, limits and error shape. */
 async function serviceRoute(deps: ServerDeps, stalled: Set<Socket>, { req, res, path, query, method }: Exchange): Promise<void> {
   const entry = logEntry(deps, req, res, method);
-  if (deps.delay) {
-    deps.delay.holdAnswer(res);
-    await deps.delay.arrive();
-  }
-  // the service's own clock, as its rows' times are (Node would send the real clock's)
-  res.setHeader('date', new Date(deps.clock.now()).toUTCString());
   const surface = path.startsWith(WEBHOOK_PATH_PREFIX) ? 'webhook' : 'key';
   try {
+    await deps.onArrival?.({ method, path: entry.path });
+    if (deps.delay) {
+      deps.delay.holdAnswer(res);
+      await deps.delay.arrive();
+    }
+    // the service's own clock, as its rows' times are (Node would send the real clock's)
+    res.setHeader('date', new Date(deps.clock.now()).toUTCString());
     const hit = SERVICE_TABLE.match(method, path);
     if (!hit) throw new ApiProblem(404, `No route ${method} ${surface === 'webhook' ? 'on this webhook URL' : path}`);
     if ('allow' in hit) {

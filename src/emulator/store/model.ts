@@ -101,6 +101,8 @@ export interface TableRec {
   rows: RowStore;
   /** The secret last segment of the webhook URL, for webhook-fed tables. */
   webhookId?: string;
+  /** Webhooks added later to a webhook-fed table (POST /_emulator/tables/{id}/webhooks), in the order they were made. */
+  moreWebhookIds?: string[];
 }
 
 export function compareCreated(a: Pick<StoredRow, 'createdAt' | 'id'>, b: Pick<StoredRow, 'createdAt' | 'id'>): number {

@@ -22,7 +22,7 @@ export class EmulatorState {
   }
 
   tableByWebhookId(webhookId: string): TableRec | undefined {
-    return this.tables.find((table) => table.webhookId === webhookId);
+    return this.tables.find((table) => table.webhookId === webhookId || table.moreWebhookIds?.includes(webhookId));
   }
 
   listWorkspaces(org: OrgRec): Workspace[] {
@@ -57,6 +57,11 @@ export class EmulatorState {
   /** Every webhook-fed table of every organization: tableId -> webhook id. */
   webhookIds(): Array<[tableId: string, webhookId: string]> {
     return this.tables.flatMap((table) => (table.webhookId ? [[table.id, table.webhookId] as [string, string]] : []));
+  }
+
+  /** Every webhook id of a table: its first, then those added later. */
+  webhooksOf(table: TableRec): string[] {
+    return table.webhookId === undefined ? [] : [table.webhookId, ...(table.moreWebhookIds ?? [])];
   }
 }
 

@@ -9,7 +9,9 @@ interface Pending {
    * The bodies taken in, as posted, and when each came: they become rows when they show. Bytes cost
    * the garbage collector nothing; a million posted objects held as rows made it stall for 100s of ms.
    */
-  bodies: Array<{ body: Buffer; at: number }>;
+  bodies: Array<{ body: Buffer; at: number; keep: number }>;
+  /** rows the bodies hold that will show (the kept ones) */
+  rows: number;
   quiet?: NodeJS.Timeout;
   deadline?: NodeJS.Timeout;
 }
@@ -38,14 +40,20 @@ export class Intake {
     this.quietMs = delayMs / rateScale;
   }
 
-  /** A body parseWebhookBody accepted: its objects become rows when they show. */
-  add(table: TableRec, body: Buffer): void {
+  /** A body parseWebhookBody accepted: its first `keep` objects (all by default) become rows when they show. */
+  add(table: TableRec, body: Buffer, keep = Infinity): void {
     let entry = this.pending.get(table.id);
-    if (!entry) this.pending.set(table.id, (entry = { table, bodies: [] }));
-    entry.bodies.push({ body, at: this.now() });
+    if (!entry) this.pending.set(table.id, (entry = { table, bodies: [], rows: 0 }));
+    entry.bodies.push({ body, at: this.now(), keep });
+    entry.rows += Number.isFinite(keep) ? keep : parseWebhookBody(body).rows.length;
     clearTimeout(entry.quiet);
     entry.quiet = setTimeout(() => this.flush(table.id), this.quietMs).unref();
     entry.deadline ??= setTimeout(() => this.flush(table.id), this.quietMs * Intake.MAX_FACTOR).unref();
+  }
+
+  /** Rows of the table taken in and not visible yet. */
+  pendingRows(tableId: string): number {
+    return this.pending.get(tableId)?.rows ?? 0;
   }
 
   /** Makes every pending row visible now. */
@@ -59,8 +67,10 @@ export class Intake {
     this.pending.delete(tableId);
     clearTimeout(entry.quiet);
     clearTimeout(entry.deadline);
-    const rows = entry.bodies.flatMap(({ body, at }) =>
-      parseWebhookBody(body).rows.map((object) => webhookRow(entry.table, object, freshId('row_', 16), at)),
+    const rows = entry.bodies.flatMap(({ body, at, keep }) =>
+      parseWebhookBody(body)
+        .rows.slice(0, keep)
+        .map((object) => webhookRow(entry.table, object, freshId('row_', 16), at)),
     );
     this.live.arrive(entry.table, rows);
   }

@@ -1,5 +1,6 @@
 // emulator/webhook/: the webhook. Surface: handleWebhook and webhookCall (this file: the call, its body and its
-// route) and Intake (intake.ts: the body's forms, and its objects made rows, visible after the intake window).
+// route), Intake (intake.ts: the body's forms, and its objects made rows, visible after the intake window) and
+// IntakeLimits (limits.ts: a webhook's lifetime budget and a table's capacity, off by default).
 
 import type { IncomingMessage } from 'node:http';
 import { WEBHOOK_MAX_BODY_BYTES, type WebhookSuccessBody } from '../../service/index.js';
@@ -7,6 +8,7 @@ import { ApiProblem, badRequest, webhookErrorBody, isJsonContentType, readBody, 
 import { parseWebhookBody, type Intake } from './intake.js';
 import type { EmulatorState } from '../store/state.js';
 import type { RequestLogEntry } from '../options.js';
+import type { IntakeLimits } from './limits.js';
 import type { Socket } from 'node:net';
 import { isAfterAccept, sendFault } from '../faults/faults.js';
 import { enforceLimit } from '../faults/rate-limit.js';
@@ -15,6 +17,7 @@ import type { Route, RouteCall } from '../http/route-table.js';
 export interface WebhookDeps {
   state: EmulatorState;
   intake: Intake;
+  limits: IntakeLimits;
 }
 
 /** POST and HEAD on a webhook URL. Returns the success body (undefined for HEAD); refusals are thrown. */
@@ -39,7 +42,9 @@ export async function handleWebhook(
   if (entry) entry.bodyBytes = read.body.length;
   const objects = parseWebhookBody(read.body);
   if (entry) entry.objects = objects.total;
-  deps.intake.add(table, read.body);
+  // past the webhook's budget or the table's capacity (off by default) the answer is the same, and the objects are dropped
+  const kept = deps.limits.admit(webhookId, table, objects.rows.length);
+  if (kept > 0) deps.intake.add(table, read.body, kept);
   return { success: true, message: `${objects.rows.length} records are being processed` };
 }
 

@@ -25,6 +25,15 @@ const tableSummary = z.object({
 });
 type TableSummary = z.infer<typeof tableSummary>;
 
+const webhookEntry = z.object({
+  webhook: z.string().describe('the webhook URL as displayed (redacted)'),
+  submissions: z.number().describe('objects it took in, as tds counted them (its pushes and push_records calls)'),
+  uncertain: z.number().describe('objects of requests whose outcome is unknown: counted as used'),
+  budget: z.number().nullable().describe('submissions a webhook takes in its lifetime (webhook-budget); null: off'),
+  left: z.number().nullable().describe('what is left of the budget: push_records stops before going past it'),
+  lastUse: z.string().nullable(),
+});
+
 interface Description {
   table: TableSummary;
   columns: ColumnEntry[];
@@ -43,19 +52,22 @@ export function describeTableTool(session: Session): Tool<typeof input> {
       "labels of a select); for a mirrored table also each field's fill (0-1) and an action column's run states. Also",
       "the table's rows and last sync. `table` is a table ID, its exact name, or its mirror table name. A mirrored table",
       'is described from the mirror (no request); another one from the service (needs the API key), with the columns a',
-      'sync would give it. table_stats has every figure (values, failure causes).',
+      'sync would give it. table_stats has every figure (values, failure causes). `webhooks`: the webhooks of the table',
+      'tds has pushed to and what is left of the budget of submissions each takes in its lifetime.',
     ].join(' '),
     input,
     output: z.object({
       table: tableSummary,
       columns: z.array(columnEntry),
+      webhooks: z.array(webhookEntry).describe("the table's webhooks tds has pushed to, with what is left of each one's budget"),
       notes: z.array(z.string()),
       truncated: z.boolean(),
       hint: z.string().optional(),
     }),
     annotations: { readOnlyHint: true, openWorldHint: true },
     async run(args) {
-      const description = await describe(session, args.table);
+      const description = { ...(await describe(session, args.table)), webhooks: [] as Array<z.infer<typeof webhookEntry>> };
+      description.webhooks = await webhooksOf(session, description.table.name);
       const caps = { ...session.caps, maxRows: Number.MAX_SAFE_INTEGER };
       const total = description.columns.length;
       return capRows(description.columns, caps, (columns, cutBy) => ({
@@ -70,6 +82,22 @@ export function describeTableTool(session: Session): Tool<typeof input> {
       })).result;
     },
   });
+}
+
+/** The webhooks of the table that tds's ledger knows (by the table's name, as pushes recorded it). */
+async function webhooksOf(session: Session, table: string): Promise<Array<z.infer<typeof webhookEntry>>> {
+  const { dataDir, listLedgers } = await import('../../push/ledger/index.js');
+  const budget = session.options.delivery.webhookBudget ?? null;
+  return (await listLedgers(dataDir(session.ctx.io.env)))
+    .filter((known) => known.table === table)
+    .map((known) => ({
+      webhook: known.displayUrl,
+      submissions: known.count.submissions,
+      uncertain: known.count.uncertain,
+      budget,
+      left: budget === null ? null : Math.max(0, budget - known.count.submissions - known.count.uncertain),
+      lastUse: known.count.lastUse ?? null,
+    }));
 }
 
 async function describe(session: Session, ref: string): Promise<Description> {

@@ -110,9 +110,10 @@ async function pushAs(
   });
   const { delivery } = session.options;
   // the push pipeline is loaded by the first push
-  const [{ runPush }, { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS }] = await Promise.all([
+  const [{ runPush }, { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS }, { dataDir }] = await Promise.all([
     import('../../push/run-push.js'),
     import('../../http/client.js'),
+    import('../../push/ledger/index.js'),
   ]);
   const job: PushJob = {
     input: { path: files.input, stdin: ctx.io.stdin, read: { format: 'ndjson', infer: false, relaxColumns: false }, streamed: false },
@@ -125,6 +126,7 @@ async function pushAs(
       timeoutMs: delivery.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxRetries: delivery.maxRetries ?? DEFAULT_MAX_RETRIES,
       rateScale: delivery.rateScale,
+      ledger: { dir: dataDir(ctx.io.env), budget: delivery.webhookBudget, capacity: delivery.tableCapacity },
     },
     key: { spec: key, table: table.id, client, onDuplicate: 'skip', skipExisting: Boolean(args.skip_existing) },
     report: { json: true, progress: false, rejectsPath: files.rejects },

@@ -62,7 +62,7 @@ async function* interruptible(ctx: Context, records: AsyncIterable<DiffRecord>):
   }
 }
 
-/** When the mirror table was last exact (see Freshness in the README). */
+/** When the mirror table was last exact (docs/sync.md "Freshness"). */
 export function verifiedText(verifiedAt: string | null): string {
   return verifiedAt === null ? 'not verified by a pass over every row yet' : `exact as of ${verifiedAt} (its last pass over every row)`;
 }

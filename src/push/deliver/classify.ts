@@ -93,7 +93,9 @@ export type StopReason =
   /** an answer that takes nothing in and will not change on retry (404, 401, a redirect…) */
   | { kind: 'refused'; status?: number; detail: string }
   /** the journal could not be written, or the input failed while streaming */
-  | { kind: 'failed'; error: unknown };
+  | { kind: 'failed'; error: unknown }
+  /** the webhook's budget of submissions (the `webhook-budget` setting) is spent: the batches in flight finish */
+  | { kind: 'budget'; budget: number; left: number };
 
 /** A final answer to a batch's POST that is not a 413 (413s split the batch). */
 export type FinalOutcome = Exclude<PostOutcome, { kind: 'retry' | 'too-large' }>;

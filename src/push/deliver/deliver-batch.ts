@@ -22,6 +22,8 @@ export interface BatchDeliveryOptions {
   byKey?: {
     accepted(batch: Batch, sent: SentRequest): void;
     uncertain(batch: Batch, sent: SentRequest): void;
+    /** a batch that did not leave while an uncertain one waited to be reconciled: to be sent after it */
+    heldBack(batch: Batch): void;
   };
 }
 
@@ -54,13 +56,23 @@ export class BatchDelivery {
         limiter: this.options.limiter,
         policy: { ...this.options.retry, idempotent: false },
         signal: stops.signal,
-        attempt: (slot) => poster.post(batch, slot),
+        attempt: async (slot) => {
+          const posted = await poster.post(batch, slot);
+          // known now, not once journaled: no batch may leave from this moment (a --key run holds until it is reconciled)
+          if (posted.outcome.kind === 'uncertain') {
+            if (this.options.byKey) stops.hold();
+            else stops.stop({ kind: 'uncertain', detail: posted.outcome.detail });
+          }
+          return posted;
+        },
         outcomeOf: (posted) => (posted.outcome.kind === 'retry' ? posted.outcome.attempt : undefined),
         onAttempt: (report) => poster.attempted(batch, report),
       });
     } catch (error) {
-      // the run stopped while this batch waited for a slot or a retry: it was not sent
+      // the run stopped while this batch waited for a slot or a retry, or was about to leave: it was not sent
       if (stops.cutShort(error)) return this.options.onOutcome({ kind: 'pending', batch });
+      // --key: held back while an uncertain batch is reconciled; it is sent after that
+      if (error instanceof HeldBack && this.options.byKey) return this.options.byKey.heldBack(batch);
       throw error;
     }
     const { outcome } = sent.result;
@@ -90,7 +102,8 @@ export class BatchDelivery {
       // --key: reconciled once nothing is in flight, instead of stopping the run
       if (state === 'uncertain' && byKey) byKey.uncertain(batch, sent);
       else {
-        if (stop) this.options.stops.stop(stop);
+        // an uncertain answer stopped the run when it came (deliver)
+        if (stop && state !== 'uncertain') this.options.stops.stop(stop);
         await this.options.onOutcome(event);
       }
     }
@@ -116,6 +129,8 @@ export interface PosterOptions {
   /** keeps the webhook URL out of service messages before they are journaled, logged or shown */
   redact(text: string): string;
   log?: (line: string) => void;
+  /** Throws when no batch may leave now (RunStops.mayLeave): checked before the batch is journaled as sending and after. */
+  mayLeave?(): void;
 }
 
 /** One POST of a batch, when it left and ended, and what it means. */
@@ -142,7 +157,16 @@ export class BatchPoster {
    */
   async post(batch: Batch, slot?: Pick<RateLimitSlot, 'leaves'>): Promise<Posted> {
     const postedFrom = performance.now();
+    const { mayLeave } = this.options;
+    mayLeave?.();
     await this.options.journal(batch, 'sending');
+    try {
+      // an uncertain answer may have come during the fsync: then this batch does not leave
+      mayLeave?.();
+    } catch (error) {
+      await this.options.journal(batch, 'unsent', { reason: 'not sent: an earlier batch is uncertain' });
+      throw error;
+    }
     slot?.leaves?.();
     this.inFlight += 1;
     const start = Date.now();
@@ -193,13 +217,25 @@ export function batchJournal(journal: { append(entry: JournalEntry): Promise<voi
   return (batch, state, extra = {}) => journal.append(entryOf(batch, state, extra));
 }
 
+/** Thrown at a batch about to leave while --key reconciles an uncertain batch: it goes after the reconciling. */
+export class HeldBack extends Error {
+  constructor() {
+    super('held back: an uncertain batch is being reconciled');
+    this.name = 'HeldBack';
+  }
+}
+
 /**
  * The reasons a sending run stops, in the order they came. The first one aborts `signal`: a batch
- * waiting for a rate-limit slot or a retry is then not sent.
+ * waiting for a rate-limit slot or a retry is then not sent, and one about to leave does not
+ * (`mayLeave`). With --key an uncertain answer holds the run instead (`hold`): no batch leaves until
+ * the sender has reconciled it and `release`s.
  */
 export class RunStops {
   readonly reasons: StopReason[] = [];
   private readonly halt = new AbortController();
+  private holding = false;
+  private ended = false;
 
   get signal(): AbortSignal {
     return this.halt.signal;
@@ -209,9 +245,38 @@ export class RunStops {
     return this.halt.signal.aborted;
   }
 
+  get held(): boolean {
+    return this.holding;
+  }
+
   stop(reason: StopReason): void {
     this.reasons.push(reason);
     this.halt.abort(reason);
+  }
+
+  /** Starts no more batches, and lets every batch started go (the webhook's budget is spent). */
+  end(reason: StopReason): void {
+    this.reasons.push(reason);
+    this.ended = true;
+  }
+
+  /** No batch starts any more: the run stopped, or ended (`end`). */
+  get over(): boolean {
+    return this.halted || this.ended;
+  }
+
+  hold(): void {
+    this.holding = true;
+  }
+
+  release(): void {
+    this.holding = false;
+  }
+
+  /** Throws the run's stop, or HeldBack, when no batch may leave now. */
+  mayLeave(): void {
+    if (this.halted) throw this.halt.signal.reason;
+    if (this.holding) throw new HeldBack();
   }
 
   /** Whether `error` is this run's stop, ending a wait for a slot or a retry. */

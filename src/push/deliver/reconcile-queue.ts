@@ -41,6 +41,11 @@ export class ReconcileQueue {
     this.unreconciled.push({ batch, sent });
   }
 
+  /** A batch that did not leave while an uncertain one waited: sent again once that is reconciled. */
+  heldBack(batch: Batch): void {
+    this.again.push(batch);
+  }
+
   /**
    * An uncertain batch of an earlier run: its request reached the webhook, if at all, by the time it was
    * journaled uncertain, or (cut off while sending) within the request timeout of its journaled start.
@@ -66,14 +71,17 @@ export class ReconcileQueue {
       this.unreconciled.push(...waiting);
       throw error;
     }
+    const rests: Batch[] = [];
     for (const [i, { batch }] of waiting.entries()) {
       const taken = found[i]!;
       const keep = batch.items.filter((item) => !taken.has(item.record)).map((item) => item.record);
       await this.options.journal(batch, 'narrowed', { keep, why: 'settled' });
       if (taken.size > 0) await this.options.onOutcome({ kind: 'reconciled', batch, records: taken.size });
       const rest = narrowBatch(batch, new Set(keep));
-      if (rest) this.again.push(rest);
+      if (rest) rests.push(rest);
     }
+    // before any batch held back meanwhile: the records not found go first
+    this.again.unshift(...rests);
   }
 
   /** A run that left nothing uncertain: waits until its rows show and their keys can be found (a later run depends on it). */

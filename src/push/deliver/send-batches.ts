@@ -2,9 +2,9 @@ import type { RateLimiter } from '../../http/rate-limiter.js';
 import type { RetryPolicy } from '../../http/retry-policy.js';
 import type { JournalEntry } from '../journal/journal-format.js';
 import type { KeyReconciler } from '../key/reconcile.js';
-import type { Batch } from '../plan/batch.js';
+import { splitBatch, type Batch } from '../plan/batch.js';
 import type { SendEvent, StopReason } from './classify.js';
-import { BatchDelivery, BatchPoster, batchJournal, RunStops } from './deliver-batch.js';
+import { BatchDelivery, BatchPoster, batchJournal, RunStops, type BatchJournal } from './deliver-batch.js';
 import { MAX_BYTES_IN_FLIGHT } from './in-flight.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import type { WireResult } from './webhook-client.js';
@@ -36,6 +36,16 @@ export interface SendOptions {
   reconciler?: Pick<KeyReconciler, 'found' | 'noteAccepted' | 'checkDue' | 'checkKeysVisible' | 'rowsVisible'>;
   /** the request timeout: a request cut off while sending may have reached the webhook until then */
   timeoutMs?: number;
+  /** the submissions the webhook has left (webhook-budget; push/ledger): no batch starts past them */
+  budget?: SubmissionBudget;
+}
+
+/** What the webhook has left of its budget of submissions, as batches start (push/ledger). */
+export interface SubmissionBudget {
+  readonly budget: number;
+  /** records that may still start */
+  readonly left: number;
+  take(records: number): void;
 }
 
 /**
@@ -54,9 +64,12 @@ export class BatchSender {
   /** bytes of the bodies of the batches running (MAX_BYTES_IN_FLIGHT) */
   private runningBytes = 0;
 
+  private readonly journal: BatchJournal;
+
   constructor(private readonly options: SendOptions) {
     const journal = batchJournal(options.journal);
-    this.poster = new BatchPoster({ ...options, journal });
+    this.journal = journal;
+    this.poster = new BatchPoster({ ...options, journal, mayLeave: () => this.stops.mayLeave() });
     if (options.reconciler) {
       this.byKey = new ReconcileQueue({
         reconciler: options.reconciler,
@@ -87,6 +100,12 @@ export class BatchSender {
     try {
       await this.loop(iterator);
       if (!this.stops.halted) await this.byKey?.finish(this.lastRequestAt);
+      // the webhook's budget is spent: the rest of the input is read, not sent, so the summary says how much is left
+      if (this.stops.reasons.some((reason) => reason.kind === 'budget')) {
+        for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+          await this.options.onOutcome({ kind: 'pending', batch: next.value });
+        }
+      }
     } catch (error) {
       this.stops.stop({ kind: 'failed', error });
     } finally {
@@ -99,16 +118,20 @@ export class BatchSender {
   }
 
   /**
-   * Starts batches while senders are free. With --key, uncertain batches wait until nothing is in
-   * flight, then are reconciled together; the records not found go first in the queue.
+   * Starts batches while senders are free. With --key, an uncertain answer holds every batch that has
+   * not left (RunStops.hold); once nothing is in flight the uncertain batches are reconciled together,
+   * and the records not found and the batches held back go first in the queue.
    */
   private async loop(iterator: AsyncIterator<Batch>): Promise<void> {
-    const { running, byKey } = this;
+    const { running, byKey, stops } = this;
     let inputDone = false;
-    while (!this.stops.halted) {
-      if (byKey?.waiting) {
+    while (!stops.over) {
+      if (byKey && (byKey.waiting || stops.held)) {
         if (running.size > 0) await Promise.race(running);
-        else await byKey.reconcile(this.lastRequestAt);
+        else {
+          if (byKey.waiting) await byKey.reconcile(this.lastRequestAt);
+          stops.release();
+        }
         continue;
       }
       const { reconciler } = this.options;
@@ -124,10 +147,33 @@ export class BatchSender {
         batch = next.done ? undefined : next.value;
       }
       if (batch?.unreconciled && byKey) byKey.earlier({ ...batch, unreconciled: batch.unreconciled });
-      else if (batch) this.start(batch);
+      else if (batch) await this.startWithin(batch);
       else if (running.size > 0) await Promise.race(running);
       else return;
     }
+  }
+
+  /**
+   * Starts the batch if the webhook's budget takes it; else the part that fits (journaled as a split
+   * at that record), and no batch after it: the records past the budget are pending.
+   */
+  private async startWithin(batch: Batch): Promise<void> {
+    const { budget } = this.options;
+    if (!budget || batch.items.length <= budget.left) {
+      budget?.take(batch.items.length);
+      return this.start(batch);
+    }
+    const fits = budget.left;
+    this.stops.end({ kind: 'budget', budget: budget.budget, left: fits });
+    if (fits === 0) return this.options.onOutcome({ kind: 'pending', batch });
+    await this.journal(batch, 'split', {
+      reason: `the webhook's budget of ${budget.budget} submissions takes ${fits} more`,
+      splitAt: fits,
+    });
+    const [now, later] = splitBatch(batch, fits);
+    budget.take(fits);
+    this.start(now);
+    await this.options.onOutcome({ kind: 'pending', batch: later });
   }
 
   private start(batch: Batch): void {

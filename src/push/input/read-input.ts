@@ -12,7 +12,7 @@ import {
 import { stringifyExact } from './exact-numbers.js';
 import { readDelimited } from './read-delimited.js';
 import { readJson, readNdjson } from './read-json.js';
-import { asUtf8, checkedUtf8, decodeUtf8, type InputEncoding } from './utf8-text.js';
+import { asUtf8, checkedUtf8, decodeUtf8, type EncodingSign, type InputEncoding } from './utf8-text.js';
 
 // push/input/: reading the input. Public surface: readInput (this file) and the records, formats and
 // errors of input-record.ts; the readers per format (read-json.ts, read-delimited.ts) are its own.
@@ -28,10 +28,10 @@ export interface ReadOptions {
   delimiter?: string;
   /** Told the delimiter found in a CSV's header line */
   onDelimiter?: (delimiter: string) => void;
-  /** --encoding: the input's bytes are not UTF-8 (a UTF-16 byte-order mark is found without it) */
+  /** --encoding: the input's bytes are not UTF-8 (UTF-16 is found by its byte-order mark or zero bytes without it) */
   encoding?: InputEncoding;
   /** Told the encoding the input is decoded from, when it is not UTF-8 */
-  onEncoding?: (encoding: InputEncoding, marked: boolean) => void;
+  onEncoding?: (encoding: InputEncoding, sign: EncodingSign | undefined) => void;
 }
 
 export interface InputReader {

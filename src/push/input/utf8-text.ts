@@ -55,30 +55,60 @@ function markedEncoding(head: Buffer): InputEncoding | undefined {
   return undefined;
 }
 
-/** Says once (on stderr: both passes over a file decode it) that the input is read as UTF-16 because its byte-order mark says so. */
-export function encodingNote(input: string, say: (line: string) => void): (encoding: InputEncoding, marked: boolean) => void {
+/** How the bytes showed their encoding when --encoding did not name it: a UTF-16 byte-order mark, or UTF-16's zero bytes. */
+export type EncodingSign = 'mark' | 'zeros';
+
+/**
+ * UTF-16 without a byte-order mark, by its zero bytes: text of Latin letters, digits and punctuation has
+ * a zero byte in every pair (the second in LE, the first in BE), which UTF-8 text never has.
+ */
+function unmarkedUtf16(head: Buffer): InputEncoding | undefined {
+  const pairs = Math.floor(Math.min(head.length, SNIFF_BYTES) / 2);
+  if (pairs < 2) return undefined;
+  let evenZeros = 0;
+  let oddZeros = 0;
+  for (let i = 0; i < pairs * 2; i += 2) {
+    if (head[i] === 0) evenZeros += 1;
+    if (head[i + 1] === 0) oddZeros += 1;
+  }
+  const most = pairs * 0.6;
+  const few = pairs * 0.1;
+  if (oddZeros >= most && evenZeros <= few) return 'utf-16le';
+  if (evenZeros >= most && oddZeros <= few) return 'utf-16be';
+  return undefined;
+}
+
+/** The bytes at the start that the zero-byte test looks at. */
+const SNIFF_BYTES = 4096;
+
+/** Says once (on stderr: both passes over a file decode it) that the input is read as UTF-16, and what showed it. */
+export function encodingNote(
+  input: string,
+  say: (line: string) => void,
+): (encoding: InputEncoding, sign: EncodingSign | undefined) => void {
   let said = false;
-  return (encoding, marked) => {
-    if (said || !marked) return;
+  return (encoding, sign) => {
+    if (said || !sign) return;
     said = true;
-    say(
-      `tds: reading ${input === '-' ? 'stdin' : input} as ${encoding.toUpperCase()}, as its byte-order mark shows; --encoding sets another\n`,
-    );
+    const shown = sign === 'mark' ? 'as its byte-order mark shows' : 'as its zero bytes show (it has no byte-order mark)';
+    say(`tds: reading ${input === '-' ? 'stdin' : input} as ${encoding.toUpperCase()}, ${shown}; --encoding sets another\n`);
   };
 }
 
 /**
  * The bytes as UTF-8: as they are, unless --encoding names another encoding or (without it) they start
- * with a UTF-16 byte-order mark; `onDecoded` is told the encoding then, and whether the mark showed it.
+ * with a UTF-16 byte-order mark or have UTF-16's zero bytes; `onDecoded` is told the encoding then, and
+ * what showed it.
  */
 export async function* asUtf8(
   bytes: AsyncIterable<Buffer | string>,
   encoding: InputEncoding | undefined,
-  onDecoded?: (encoding: InputEncoding, marked: boolean) => void,
+  onDecoded?: (encoding: InputEncoding, sign: EncodingSign | undefined) => void,
 ): AsyncGenerator<Buffer | string> {
   const chunks = bytes[Symbol.asyncIterator]();
   let head = Buffer.alloc(0);
   let ended = false;
+  // the first chunk is what the zero-byte test sees (waiting for more would hold up a slow stdin)
   while (head.length < 2 && !ended) {
     const next = await chunks.next();
     if (next.done) ended = true;
@@ -86,13 +116,14 @@ export async function* asUtf8(
   }
   const rest = { [Symbol.asyncIterator]: () => chunks };
   const marked = encoding === undefined ? markedEncoding(head) : undefined;
-  const decoding = encoding ?? marked;
+  const zeros = encoding === undefined && !marked ? unmarkedUtf16(head) : undefined;
+  const decoding = encoding ?? marked ?? zeros;
   if (decoding === undefined || decoding === 'utf-8') {
     if (head.length > 0) yield head;
     if (!ended) yield* rest;
     return;
   }
-  onDecoded?.(decoding, marked !== undefined);
+  onDecoded?.(decoding, marked ? 'mark' : zeros ? 'zeros' : undefined);
   // the decoder drops a byte-order mark of its own encoding; bad UTF-16 (a lone surrogate) becomes U+FFFD
   const decoder = new TextDecoder(DECODERS[decoding]);
   yield Buffer.from(decoder.decode(head, { stream: true }));

@@ -50,6 +50,8 @@ export interface JournalEntry {
   /** narrowed: the record numbers that go on */
   keep?: number[];
   why?: 'existing' | 'settled';
+  /** split: the records of part 1 (a 413 halves the batch: absent; the webhook's budget cuts it where it runs out) */
+  splitAt?: number;
   at: string;
 }
 
@@ -76,7 +78,7 @@ export const CONFIRMED_REASON = 'rows found in the table by the user (--accept-u
 export function entryOf(
   batch: BatchRef,
   state: BatchState,
-  extra: { status?: number; reason?: string; keep?: number[]; why?: JournalEntry['why'] } = {},
+  extra: { status?: number; reason?: string; keep?: number[]; why?: JournalEntry['why']; splitAt?: number } = {},
 ): JournalEntry {
   return {
     batch: batch.number,
@@ -91,6 +93,7 @@ export function entryOf(
     ...(extra.reason !== undefined ? { reason: extra.reason } : {}),
     ...(extra.keep !== undefined ? { keep: extra.keep } : {}),
     ...(extra.why !== undefined ? { why: extra.why } : {}),
+    ...(extra.splitAt !== undefined ? { splitAt: extra.splitAt } : {}),
     at: new Date().toISOString(),
   };
 }

@@ -31,12 +31,13 @@ export class JournalWriter {
 
   private constructor(
     readonly path: string,
-    private readonly header: JournalHeader | undefined,
+    /** the first line of a new file: a journal's header (or the webhook ledger's, which writes the same way) */
+    private readonly header: JournalHeader | object | undefined,
     private readonly openFile: OpenFile,
   ) {}
 
   /** A journal that does not exist yet; it is created with `header` when the first entry is appended. */
-  static create(path: string, header: JournalHeader, openFile: OpenFile = open): JournalWriter {
+  static create(path: string, header: JournalHeader | object, openFile: OpenFile = open): JournalWriter {
     return new JournalWriter(path, header, openFile);
   }
 

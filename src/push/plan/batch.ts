@@ -87,9 +87,9 @@ export function narrowBatch(batch: Batch, keep: ReadonlySet<number>): Batch | un
   return items.length === 0 ? undefined : makeBatch(batch.number, batch.part ? `${batch.part}.k` : 'k', items);
 }
 
-/** The two halves of a batch (by count), as a 413 asks. */
-export function splitBatch(batch: Batch): [Batch, Batch] {
-  const middle = Math.ceil(batch.items.length / 2);
+/** The two halves of a batch (by count), as a 413 asks; or its first `at` records and the rest (the webhook's budget). */
+export function splitBatch(batch: Batch, at?: number): [Batch, Batch] {
+  const middle = at ?? Math.ceil(batch.items.length / 2);
   const prefix = batch.part ? `${batch.part}.` : '';
   return [
     makeBatch(batch.number, `${prefix}1`, batch.items.slice(0, middle)),

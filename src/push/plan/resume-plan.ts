@@ -72,7 +72,7 @@ export function decide(batch: Batch, index: JournalIndex | undefined, uncertain:
     case 'rejected':
       return [{ kind: 'rejected', batch, entry }];
     case 'split':
-      return splitBatch(batch).flatMap((half) => decide(half, index, uncertain));
+      return splitBatch(batch, entry.splitAt).flatMap((half) => decide(half, index, uncertain));
     case 'narrowed': {
       const rest = narrowBatch(batch, new Set(entry.keep ?? []));
       const known: Decision = { kind: 'known', records: batch.items.length - (rest?.items.length ?? 0), why: entry.why ?? 'settled' };

@@ -72,6 +72,9 @@ export class PushReport {
       checkSeconds: validation?.seconds,
       sendSeconds: sent.seconds,
       ...(sent.flight ? { network: sent.flight } : {}),
+      ...(sent.budget
+        ? { budget: { budget: sent.budget.budget, used: sent.budget.budget - sent.budget.left, left: sent.budget.left } }
+        : {}),
       wait,
       ...keyPart(key),
     });
@@ -118,6 +121,48 @@ function keyPart(key: KeyReport | undefined): Pick<SummaryInput, 'key'> {
 
 const n = (value: number): string => value.toLocaleString('en-US');
 
+/** What a push stopped by the webhook's budget says (the counts sent and left, and how to go on); whether it was. */
+function budgetSpent(summary: PushSummary, stops: StopReason[], said: { problems: string[]; hints: string[] }): boolean {
+  const spent = stops.find((stop): stop is Extract<StopReason, { kind: 'budget' }> => stop.kind === 'budget');
+  if (!spent) return false;
+  const { records } = summary;
+  const left = records.notSent === null ? `the rest of ${summary.input}` : `${n(records.notSent)} records`;
+  said.problems.push(
+    `the webhook ${summary.webhook} has used its budget of ${n(spent.budget)} submissions (webhook-budget): ${n(records.sent)} records sent, ${left} left to send`,
+  );
+  said.hints.push(
+    `a webhook takes ${n(spent.budget)} submissions in its lifetime (deleting rows gives none back): create a new webhook on the table, ` +
+      `then run the same command with --webhook NEW --resume (NEW: its URL, or @NAME saved with \`tds config set webhook.NAME\`); ` +
+      `the journal carries on where this webhook stopped and nothing is sent twice`,
+  );
+  return true;
+}
+
+/** What the wait for the rows found: rows dropped by the service, rows not visible yet, rows not settled. */
+function waitProblems(summary: PushSummary, said: { problems: string[]; hints: string[] }): void {
+  const { problems, hints } = said;
+  const wait = summary.wait;
+  if (wait?.mode === 'visible' && wait.dropped) {
+    problems.push(
+      `${n(wait.dropped)} records were accepted and never shown: dropped by the service (records ${formatRanges(wait.droppedRecords ?? [])}); likely cause: ${wait.droppedCause}`,
+    );
+    hints.push(
+      `${summary.rejects ? `${summary.rejects} lists them; ` : 'pass --rejects FILE to list them; '}make room (a new webhook, or rows deleted from a full table), then push those records again`,
+    );
+  } else if (wait?.mode === 'visible' && !wait.complete) {
+    problems.push(`only ${n(wait.appeared)} of ${n(wait.expected)} new rows were visible after ${wait.seconds.toFixed(0)} s`);
+    hints.push('the webhook adds rows asynchronously and may still be working: check the row count again later; do not re-send');
+  }
+  if (wait?.mode === 'settled' && !wait.complete) {
+    const unsettled = wait.expected - wait.settled;
+    problems.push(
+      `${n(unsettled)} of ${n(wait.expected)} rows had not settled after ${wait.seconds.toFixed(0)} s (${n(wait.expected - wait.visible)} not visible)` +
+        (wait.output ? `; they are in ${wait.output.path} as they were` : ''),
+    );
+    hints.push('everything was sent: run the same command with --resume to wait again (nothing is sent twice), or raise --wait-timeout');
+  }
+}
+
 /**
  * The error a push ends with when not everything is in: NOT_FOUND when the webhook vanished mid-run,
  * else PUSH_INCOMPLETE (exit 7) naming what is uncertain, rejected or not sent, and what to do next.
@@ -129,6 +174,7 @@ export function incompleteError(input: { summary: PushSummary; stops: StopReason
   const gaveUp = stops.find((stop): stop is Extract<StopReason, { kind: 'gave-up' }> => stop.kind === 'gave-up');
   const problems: string[] = [];
   const hints: string[] = [];
+  const spent = budgetSpent(summary, stops, { problems, hints });
 
   if (records.uncertain > 0) {
     const reasons = [...new Set(summary.uncertain.map((batch) => batch.reason).filter(Boolean))].slice(0, 3).join('; ');
@@ -151,26 +197,14 @@ export function incompleteError(input: { summary: PushSummary; stops: StopReason
         : 'pass --rejects FILE to save each rejected record with the reason',
     );
   }
-  if (records.notSent === null || records.notSent > 0) {
+  if (!spent && (records.notSent === null || records.notSent > 0)) {
     const why = refused?.detail ?? gaveUp?.detail;
     problems.push(
       `${records.notSent === null ? `the rest of ${summary.input}` : `${n(records.notSent)} records`} not sent${why ? ` (${why})` : ''}`,
     );
     if (records.uncertain === 0) hints.push('run the same command with --resume to send the rest; nothing already sent is sent again');
   }
-  const wait = summary.wait;
-  if (wait?.mode === 'visible' && !wait.complete) {
-    problems.push(`only ${n(wait.appeared)} of ${n(wait.expected)} new rows were visible after ${wait.seconds.toFixed(0)} s`);
-    hints.push('the webhook adds rows asynchronously and may still be working: check the row count again later; do not re-send');
-  }
-  if (wait?.mode === 'settled' && !wait.complete) {
-    const unsettled = wait.expected - wait.settled;
-    problems.push(
-      `${n(unsettled)} of ${n(wait.expected)} rows had not settled after ${wait.seconds.toFixed(0)} s (${n(wait.expected - wait.visible)} not visible)` +
-        (wait.output ? `; they are in ${wait.output.path} as they were` : ''),
-    );
-    hints.push('everything was sent: run the same command with --resume to wait again (nothing is sent twice), or raise --wait-timeout');
-  }
+  waitProblems(summary, { problems, hints });
   if (refused?.status === 404) {
     return new TdsError('NOT_FOUND', `the webhook ${summary.webhook} answered 404 part way: ${problems.join('; ')}`, {
       status: 404,

@@ -64,6 +64,8 @@ export interface PushSummary {
   recordsPerSecond: number;
   /** the webhook's round trip as measured (ms) and the requests in flight the push settled on */
   network?: { roundTripMs: number; inFlight: number };
+  /** the webhook's budget of submissions (webhook-budget): used, this run included, and left */
+  budget?: { budget: number; used: number; left: number };
   uncertain: UncertainBatch[];
   /** record numbers of rejected records (the first 1000) */
   rejectedRecords: number[];
@@ -86,6 +88,8 @@ export interface SummaryInput {
   checkSeconds?: number;
   sendSeconds?: number;
   network?: { roundTripMs: number; inFlight: number };
+  /** the webhook's budget of submissions (webhook-budget): used, this run included, and left */
+  budget?: { budget: number; used: number; left: number };
   journal?: string;
   rejects?: string;
   wait?: WaitSummary;
@@ -126,6 +130,7 @@ export function buildSummary(input: SummaryInput): PushSummary {
     ...(input.sendSeconds !== undefined ? { sendSeconds: round(input.sendSeconds) } : {}),
     recordsPerSecond: movingSeconds > 0 ? perSecond(moved / movingSeconds) : 0,
     ...(input.network ? { network: input.network } : {}),
+    ...(input.budget ? { budget: input.budget } : {}),
     uncertain: tally.uncertain,
     rejectedRecords: tally.rejected.sample,
     journal: input.journal ?? null,
@@ -199,6 +204,10 @@ export function formatSummary(summary: PushSummary): string {
     row('network', `round trip ${n(roundTripMs)} ms, ${inFlight} request${inFlight === 1 ? '' : 's'} in flight`);
   }
   if (summary.wait) waitRows(summary.wait, row);
+  if (summary.budget) {
+    const { budget, used, left } = summary.budget;
+    row('webhook budget', `${n(used)} of ${n(budget)} submissions used, ${n(left)} left (webhook-budget)`);
+  }
   if (summary.journal) row('journal', summary.journal);
   return `${lines.join('\n')}\n`;
 }
@@ -230,6 +239,7 @@ function lookupUses(requests: LookupRequests): string {
 function waitRows(wait: WaitSummary, row: (label: string, value: string) => void): void {
   if (wait.mode === 'visible') {
     row('rows visible', `${n(wait.appeared)} of ${n(wait.expected)} new rows after ${wait.seconds.toFixed(1)} s`);
+    if (wait.dropped) row('dropped', `${n(wait.dropped)} by the service: records ${formatRanges(wait.droppedRecords ?? [])}`);
     return;
   }
   const running = Object.entries(wait.running).map(([column, cells]) => `${column} ${n(cells)}`);

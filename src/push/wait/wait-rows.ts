@@ -31,6 +31,8 @@ export interface WaitOptions {
   intervalMs: number;
   signal: AbortSignal;
   onPoll?: (appeared: number) => void;
+  /** once the intake window has passed since the last request, rows not shown will not show: they were dropped */
+  intake?: { windowMs: number; lastRequestAt: number };
 }
 
 export interface WaitResult {
@@ -41,12 +43,20 @@ export interface WaitResult {
   appeared: number;
   seconds: number;
   complete: boolean;
+  /** the intake window passed with fewer rows shown than were taken in: the service dropped the others */
+  dropped?: number;
+  /** the records dropped: the last ones the webhook took in (it drops from where its budget or the table ran out) */
+  droppedRecords?: Array<{ first: number; last: number }>;
+  /** the likely cause, in words */
+  droppedCause?: string;
 }
 
 /** Polls the table's rowCount (webhook intake is asynchronous) until the new rows show or time runs out. */
 export async function waitForRows(options: WaitOptions): Promise<WaitResult> {
   const started = performance.now();
   let after = options.before;
+  /** reads begun after the intake window had passed that found the same row count */
+  let steady = 0;
   const result = (): WaitResult => ({
     table: options.tableId,
     before: options.before,
@@ -56,13 +66,22 @@ export async function waitForRows(options: WaitOptions): Promise<WaitResult> {
     seconds: round((performance.now() - started) / 1000),
     complete: after - options.before >= options.expected,
   });
+  const { intake } = options;
+  const windowOver = (): boolean => intake !== undefined && Date.now() - intake.lastRequestAt >= intake.windowMs;
   while (after - options.before < options.expected) {
+    // two reads begun after the window agree: what shows then is all that will (a service still taking rows in moves on)
+    if (steady >= 2) {
+      return { ...result(), dropped: options.expected - Math.max(0, after - options.before) };
+    }
     const left = options.timeoutMs - (performance.now() - started);
     if (left <= 0) break;
     await sleep(Math.min(options.intervalMs, left), undefined, { signal: options.signal }).catch(() => {
       throw options.signal.reason;
     });
+    const wasOver = windowOver();
+    const before = after;
     after = (await resolveTable(options.client, options.tableId)).rowCount;
+    steady = wasOver && (steady === 0 || after === before) ? steady + 1 : 0;
     options.onPoll?.(after - options.before);
   }
   return result();
@@ -80,6 +99,8 @@ export interface AfterSending {
   recent?: { since: number; rowsBefore: number };
   /** how often the table is read */
   pollMs: number;
+  /** the webhook's longest intake window: rows not shown by then were dropped by the service */
+  intakeWindowMs: number;
 }
 
 /**
@@ -113,6 +134,7 @@ export async function waitAfterSending(ctx: Context, job: PushJob, after: AfterS
             timeoutMs: wait.timeoutMs,
             intervalMs: after.pollMs,
             signal: ctx.signal,
+            intake: { windowMs: after.intakeWindowMs, lastRequestAt: sent.lastRequestAt },
           }).then((result) => ({ mode: 'visible' as const, ...result }));
   return waiting?.catch((error: unknown) => {
     if (ctx.signal.aborted) return undefined;

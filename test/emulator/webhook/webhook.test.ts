@@ -8,6 +8,7 @@ import { CursorCodec } from '../../../src/emulator/read/cursor.js';
 import { FaultPlan } from '../../../src/emulator/faults/faults.js';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { Intake } from '../../../src/emulator/webhook/intake.js';
+import { IntakeLimits } from '../../../src/emulator/webhook/limits.js';
 import { LiveRows } from '../../../src/emulator/store/live-rows.js';
 import { RateLimitEnforcer } from '../../../src/emulator/faults/rate-limit.js';
 import { WEBHOOK_PATH_PREFIX } from '../../../src/emulator/http/route-table.js';
@@ -242,6 +243,7 @@ describe('an emulator failure on the webhook', () => {
       cursors: new CursorCodec(),
       limiter: new RateLimitEnforcer(false, 1),
       intake: new FailingIntake(60_000, clock.now, live),
+      limits: new IntakeLimits({}, () => 0),
       live,
       readFaults: new FaultPlan([], 1),
       webhookFaults: new FaultPlan([], 1),

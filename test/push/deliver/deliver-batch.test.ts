@@ -82,6 +82,7 @@ describe('BatchDelivery', () => {
     const byKey = {
       accepted: (batch: Batch, sent: SentRequest) => void handed.push(['accepted', batchId(batch), sent]),
       uncertain: (batch: Batch, sent: SentRequest) => void handed.push(['uncertain', batchId(batch), sent]),
+      heldBack: (batch: Batch) => void handed.push(['held back', batchId(batch), { start: 0, end: 0 }]),
     };
     const { delivery, events, stops, journal } = setup([response(200), response(503)], { byKey });
     for (const batch of batches(2)) await delivery.begin(batch);

@@ -82,6 +82,55 @@ describe('BatchSender with --key: uncertain batches reconciled by key', () => {
     expect(kinds(events).filter((kind) => kind.startsWith('accepted'))).toHaveLength(9);
   });
 
+  it('holds a batch journaled as sending when a 5xx comes: it leaves only after the reconciling (regression: it left at once)', async () => {
+    const reconciler = new FakeSettler(new Set());
+    const order: string[] = [];
+    reconciler.onFound = () => void order.push('found');
+    let writing3!: () => void;
+    const batch3Writing = new Promise<void>((resolve) => (writing3 = resolve));
+    let answered500!: () => void;
+    const known500 = new Promise<void>((resolve) => (answered500 = resolve));
+    const { events, stops } = await run(
+      batches(4),
+      reconciler,
+      async (request) => {
+        order.push(`post ${request.records[0]}`);
+        if (request.n === 2) {
+          await batch3Writing;
+          setImmediate(answered500);
+          return BOOM;
+        }
+        return OK;
+      },
+      {
+        inFlightLimit: () => 3,
+        journal: {
+          append: async (entry) => {
+            if (entry.batch === 3 && entry.state === 'sending' && !entry.part) {
+              writing3();
+              await known500;
+            }
+            order.push(`${batchId({ number: entry.batch, part: entry.part ?? '' })} ${entry.state}`);
+          },
+        },
+      },
+    );
+    expect(stops).toEqual([]);
+    // batch 2's 500 came while batch 3's "sending" line was written: batch 3 did not leave then
+    expect(order.slice(0, order.indexOf('found'))).toContain('3 unsent');
+    // batch 3 did not leave until the uncertain batch 2 was reconciled; then it went
+    expect(order.filter((line) => line === 'post 7')).toHaveLength(1);
+    expect(reconciler.calls.map((call) => call.batches)).toEqual([['2']]);
+    expect(reconciler.calls[0]!.inFlight).toBe(0);
+    expect(order.indexOf('post 7')).toBeGreaterThan(order.indexOf('found'));
+    expect(order.indexOf('found')).toBeGreaterThan(0);
+    expect(
+      kinds(events)
+        .filter((kind) => kind.startsWith('accepted'))
+        .sort(),
+    ).toEqual(['accepted:1', 'accepted:2.k', 'accepted:3', 'accepted:4']);
+  });
+
   it('journals `narrowed` with every record kept when no key is found, and sends them all again', async () => {
     const reconciler = new FakeSettler(new Set());
     const { events, journal, seen } = await run(batches(1), reconciler, (request) => (request.n === 1 ? BOOM : OK));

@@ -272,6 +272,50 @@ describe('BatchSender', () => {
     expect(journal.map((e) => `${e.batch}:${e.state}`)).toEqual(['1:sending', '1:accepted']);
   });
 
+  it('lets no batch leave once a 5xx is known, not even one journaled as sending before it came (regression: they left)', async () => {
+    // Batch 1 is at the webhook; batch 2 is answered 500; batch 3's "sending" line is still being written
+    // when that answer comes, and batch 2's "uncertain" line is written only once batch 3 has gone one way
+    // or the other, so the run knows of the 500 only from the answer itself.
+    const lines: string[] = [];
+    let answered500!: () => void;
+    const known500 = new Promise<void>((resolve) => (answered500 = resolve));
+    let batch3Decided!: () => void;
+    const decided = new Promise<void>((resolve) => (batch3Decided = resolve));
+    let writing3!: () => void;
+    const batch3Writing = new Promise<void>((resolve) => (writing3 = resolve));
+    const posted: number[] = [];
+    const { events, stops } = await run(batches(6), accepted, {
+      inFlightLimit: () => 3,
+      post: async (body) => {
+        const batch = Math.ceil((JSON.parse(body.toString()) as Array<{ r: number }>)[0]!.r / 3);
+        posted.push(batch);
+        if (batch === 3) batch3Decided();
+        if (batch === 2) {
+          await batch3Writing;
+          setImmediate(answered500);
+          return { kind: 'response', status: 500, headers: {}, text: '{"message":"boom"}', ms: 1 };
+        }
+        if (batch === 1) await decided;
+        return { kind: 'response', status: 200, headers: {}, text: '{"success":true}', ms: 1 };
+      },
+      journal: {
+        append: async (entry) => {
+          if (entry.batch === 3 && entry.state === 'sending') {
+            writing3();
+            await known500;
+          }
+          if (entry.batch === 3 && entry.state === 'unsent') batch3Decided();
+          if (entry.batch === 2 && entry.state === 'uncertain') await decided;
+          lines.push(`${entry.batch}:${entry.state}`);
+        },
+      },
+    });
+    expect(posted.sort()).toEqual([1, 2]);
+    expect(stops).toMatchObject([{ kind: 'uncertain', detail: 'HTTP 500: boom' }]);
+    expect(lines.filter((line) => line.startsWith('3:'))).toEqual(['3:sending', '3:unsent']);
+    expect(kinds(events).sort()).toEqual(['accepted:1', 'pending:3', 'uncertain:2']);
+  });
+
   it('keeps the webhook URL out of journaled reasons', async () => {
     const { journal } = await run(batches(1), () => ({ status: 400, body: { message: `bad request to ${servers[0]!.url}` } }));
     expect(JSON.stringify(journal)).not.toContain('wh_test_secret');
