@@ -6,7 +6,7 @@ import type { StoredField } from '../mirror/schema-drift.js';
 import type { TableState } from '../mirror/table-state.js';
 import { sqlError } from '../mirror/run-sql.js';
 import { fieldSql } from '../stats/field-sql.js';
-import { judged, MAX_EXAMPLES, thresholdOf, type CheckResult } from './check-result.js';
+import { ageText, judged, MAX_EXAMPLES, thresholdOf, type CheckResult } from './check-result.js';
 import type { CheckSpec, DeclaredCheck } from './checks-file.js';
 
 // Each kind of check as DuckDB computes it over the mirror table: one aggregate for the figure, and a
@@ -161,6 +161,8 @@ function planOf(scope: TableScope, spec: CheckSpec): Plan {
       };
     case 'fresh':
       return { run: () => Promise.resolve(freshFigure(scope, spec, threshold)) };
+    case 'stale':
+      return { run: () => Promise.resolve(staleFigure(scope)) };
     case 'sql':
       return { run: () => sqlFigure(scope, spec, threshold) };
   }
@@ -203,6 +205,17 @@ function freshFigure(scope: TableScope, spec: Extract<CheckSpec, { kind: 'fresh'
   if (!scope.verifiedAt) throw new CheckProblem('not verified yet: no complete pass over the table is recorded');
   const age = Math.max(0, scope.now - Date.parse(scope.verifiedAt));
   return { observed: Math.round(age / 1000), threshold, ok: age <= spec.maxAge.ms };
+}
+
+/** The age of the table's last complete pass against the bound its follower recorded (max_stale), on the service's clock. */
+function staleFigure(scope: TableScope): Figure {
+  if (!scope.verifiedAt) throw new CheckProblem('not verified yet: no complete pass over the table is recorded');
+  const bound = scope.table.maxStaleMs;
+  if (bound === null) {
+    throw new CheckProblem('no bound recorded: `tds sync --follow` records its --max-stale; else check the age with fresh: {max_age: …}');
+  }
+  const age = Math.max(0, scope.now - Date.parse(scope.verifiedAt));
+  return { observed: Math.round(age / 1000), threshold: `≤ ${ageText(bound / 1000)} (max_stale)`, ok: age <= bound };
 }
 
 /** Over the cells' run states (`<key>.status`): the share failed of those that finished, or the cells stuck running. */

@@ -7,6 +7,7 @@ import { parseColumnList } from '../export/export-flags.js';
 import { pickTable } from '../http/resolve-table.js';
 import { waitOn } from '../mirror/mirror-db.js';
 import { runSync } from '../mirror/sync-run.js';
+import { staleFields, staleText } from '../mirror/table-state.js';
 import { checkOutputTarget } from '../output/atomic-file.js';
 import { formatFromPath } from '../output/format.js';
 import { runStats, type StatsFormat } from '../stats/run-stats.js';
@@ -16,7 +17,7 @@ import { checksText, type CheckFormat } from '../check/check-output.js';
 import { ageText, tally, tallyText, type CheckResult } from '../check/check-result.js';
 import { DEFAULT_CHECKS_FILE, readChecksFile, type TableChecks } from '../check/checks-file.js';
 import { notifyChanges, notifyTarget } from '../check/notify.js';
-import { runChecks } from '../check/run-checks.js';
+import { runChecks, type TableVerified } from '../check/run-checks.js';
 import { withClient } from './client.js';
 
 // The actions of `tds stats` and `tds check`: each syncs its tables first (requireService), then computes
@@ -105,16 +106,18 @@ export async function checkAction(ctx: Context, file: string | undefined, option
     signal: ctx.signal,
   });
   await writeWhole(ctx, (toFile) => Buffer.from(checksText(ctx, outcome.results, format, toFile)), output);
-  for (const { table, verifiedAt } of outcome.verified) ctx.io.stderr.write(`${table}: ${verifiedLine(verifiedAt, now)}\n`);
+  for (const verified of outcome.verified) ctx.io.stderr.write(`${verified.table}: ${verifiedLine(verified, now)}\n`);
   ctx.io.stderr.write(`checks: ${tallyText(outcome.results)}${output ? ` (written to ${output})` : ''}\n`);
   if (notify) await notifyChanges(ctx, outcome, notify, { db: settings.db, wait: waitOn(ctx) });
   throwIfFailed(outcome.results);
 }
 
-/** When a table was last verified, on the service's clock (`now`). */
-function verifiedLine(verifiedAt: string | null, now: number): string {
+/** When a table was last verified, on the service's clock (`now`), and whether that is past its recorded bound. */
+function verifiedLine({ verifiedAt, maxStaleMs }: TableVerified, now: number): string {
   if (verifiedAt === null) return 'not verified yet by a pass over every row';
-  return `last verified ${ageText(Math.max(0, now - Date.parse(verifiedAt)) / 1000)} ago (${verifiedAt.replace(/\.\d+Z$/, 'Z')})`;
+  const stale = staleText(staleFields({ verifiedAt, maxStaleMs }, now));
+  const line = `last verified ${ageText(Math.max(0, now - Date.parse(verifiedAt)) / 1000)} ago (${verifiedAt.replace(/\.\d+Z$/, 'Z')})`;
+  return stale ? `${line}; ${stale}` : line;
 }
 
 /** Exit 9 when a check failed or could not be evaluated (an `error` fails CI as a `fail` does). */

@@ -6,6 +6,7 @@ import type { Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
 import { openMirror } from '../mirror/mirror-db.js';
 import { loadStates, namedStates, type TableState } from '../mirror/table-state.js';
+import { z } from 'zod';
 import { pickTable } from '../http/resolve-table.js';
 import type { Table } from '../service/index.js';
 
@@ -220,6 +221,16 @@ export class MirrorAccess {
     });
   }
 }
+
+/** Beside `verifiedAt` in list_tables and describe_table: whether the table is past the bound its follower keeps (staleFields). */
+export const staleSchema = {
+  maxStale: z
+    .number()
+    .nullable()
+    .describe('the bound (seconds) its follower, sync --follow --max-stale, keeps verifiedAt within; null: none recorded'),
+  stale: z.boolean().describe('verifiedAt is older than maxStale: changes to old rows may not be in the mirror yet'),
+  staleFor: z.number().nullable().describe('seconds past maxStale; null when not stale'),
+};
 
 /** A table of the mirror, as _tds_tables and _tds_columns describe it. */
 export interface MirrorTable {

@@ -11,8 +11,7 @@ import { beginSync, endSync } from './history/history-objects.js';
 import type { MirrorAccess } from './mirror-db.js';
 import { MirrorWriter } from './mirror-writer.js';
 import { prepareTable } from './apply-schema.js';
-import { formatAge } from './sync-table.js';
-import { loadStates, type TableState, type VerifyState } from './table-state.js';
+import { formatAge, loadStates, type TableState, type VerifyState } from './table-state.js';
 
 // --follow's verification: between rounds, the followed tables are read again page by page, newest
 // first, with the spare share of the row-read limit, so that what a round cannot see (edits of old

@@ -9,8 +9,7 @@ import type { Database } from '../duckdb/engine.js';
 import { createRecordWriter } from '../output/page-encoder.js';
 import type { OutputRecord } from '../records/row-shaper.js';
 import { diffOfSync } from './diff/open-diff.js';
-import { formatAge } from './sync-table.js';
-import { loadStates, staleFields, type StaleFields } from './table-state.js';
+import { loadStates, staleFields, staleText, type StaleFields } from './table-state.js';
 
 // What a sync tells: its progress line on a terminal while it runs, its summary (a line per table, or
 // --json), and with --changes the records of what each sync changed (ChangesStream).
@@ -112,9 +111,7 @@ export function syncSummary(db: string, results: readonly TableSyncResult[], now
 export function verifiedText(table: { verifiedAt: string | null } & StaleFields): string {
   if (table.verifiedAt === null) return 'not verified yet';
   const when = `verified ${table.verifiedAt.replace(/\.\d+Z$/, 'Z')}`;
-  return table.stale
-    ? `${when} (stale: ${formatAge((table.staleFor ?? 0) * 1000)} past its bound of ${formatAge((table.maxStale ?? 0) * 1000)})`
-    : when;
+  return table.stale ? `${when} (${staleText(table)})` : when;
 }
 
 const n = (value: number): string => value.toLocaleString('en-US');

@@ -8,7 +8,7 @@ import { finishPass, newPass } from './pass.js';
 import type { MirrorAccess } from './mirror-db.js';
 import { prepareTable, type PrepareOptions, type PreparedTable } from './apply-schema.js';
 import { readPages, UnknownField, type PassProgress } from './read-pages.js';
-import { saveState, type PassState, type TableState } from './table-state.js';
+import { formatAge, saveState, type PassState, type TableState } from './table-state.js';
 import {
   beginSync,
   createMacros,
@@ -304,16 +304,6 @@ function staleFor(state: TableState, maxStaleMs: number | undefined): string | f
   if (state.verifiedAt === null) return 'never verified by a pass over every row';
   const age = Date.now() - Date.parse(state.verifiedAt);
   return age > maxStaleMs ? `last verified ${formatAge(age)} ago (${state.verifiedAt})` : false;
-}
-
-/** `3 h 20 min`, `45 min`, `12 s`. */
-export function formatAge(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 120) return `${s} s`;
-  const min = Math.round(s / 60);
-  if (min < 120) return `${min} min`;
-  const h = Math.floor(min / 60);
-  return h < 48 ? `${h} h ${min % 60} min` : `${Math.round(h / 24)} days`;
 }
 
 // `--prune-history`, and what it leaves the history able to answer for. A pruned version was alive from

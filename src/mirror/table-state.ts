@@ -239,3 +239,19 @@ export interface StaleFields {
   /** Seconds past the bound; null when not stale. */
   staleFor: number | null;
 }
+
+/** `3 h 20 min`, `45 min`, `12 s`. */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 120) return `${min} min`;
+  const h = Math.floor(min / 60);
+  return h < 48 ? `${h} h ${min % 60} min` : `${Math.round(h / 24)} days`;
+}
+
+/** `stale: 6 min past its bound of 2 min`, or '' when not stale: what the terminal outputs add beside verified_at. */
+export function staleText(fields: StaleFields): string {
+  if (!fields.stale) return '';
+  return `stale: ${formatAge((fields.staleFor ?? 0) * 1000)} past its bound of ${formatAge((fields.maxStale ?? 0) * 1000)}`;
+}

@@ -5,6 +5,7 @@ import { findMirrorTable, lakeFolderOf, mirrorFields, pickFields } from './mirro
 import { type ColumnStats, type TableStats, RUN_STATES, type RunState, type TopValue, type ErrorCause } from './stats-report.js';
 import { TRUNCATED_KEY } from '../records/typed-plan.js';
 import type { StoredField } from '../mirror/schema-drift.js';
+import { staleFields } from '../mirror/table-state.js';
 import { causeSql, cutSql } from './error-cause.js';
 
 export interface StatsQuery {
@@ -16,6 +17,8 @@ export interface StatsQuery {
   top?: number;
   /** The mirror's path, for messages. */
   db: string;
+  /** Now on the service's clock (ms), which says a table stale (default: this machine's clock). */
+  now?: number;
 }
 
 export const DEFAULT_TOP = 5;
@@ -70,6 +73,7 @@ export async function tableStats(connection: DuckDBConnection, query: StatsQuery
       perDay: await perDay(connection, table),
       lastSync: state.lastSyncAt,
       verifiedAt: state.verifiedAt,
+      ...staleFields(state, query.now ?? Date.now()),
       lake: await lakeFolderOf(connection, state.tableId),
     },
     columns,

@@ -5,7 +5,8 @@ import { pickTable } from '../../http/resolve-table.js';
 import { tableStats } from '../../stats/table-stats.js';
 import type { TableStats } from '../../stats/stats-report.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
-import { findMirrorTable, readCatalog, requireMirrorTable, type MirrorTable, type Session } from '../session.js';
+import { findMirrorTable, readCatalog, requireMirrorTable, staleSchema, type MirrorTable, type Session } from '../session.js';
+import { staleFields } from '../../mirror/table-state.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { loadFields } from '../../mirror/apply-schema.js';
 import type { StoredField } from '../../mirror/schema-drift.js';
@@ -21,6 +22,7 @@ const tableSummary = z.object({
   rows: z.number().nullable().describe("rows in the mirror at its last sync (mirrored), else the service's row count"),
   lastSync: z.string().nullable(),
   verifiedAt: z.string().nullable().describe('the mirror is exact as of this moment (its last pass over every row); null: not yet'),
+  ...staleSchema,
   lake: z.string().nullable().describe('the folder of its changes as Parquet (tds sync --lake), if any'),
 });
 type TableSummary = z.infer<typeof tableSummary>;
@@ -134,6 +136,7 @@ async function describeMirrored(session: Session, table: MirrorTable): Promise<D
       rows,
       lastSync: state.lastSyncAt,
       verifiedAt: state.verifiedAt,
+      ...staleFields(state, Date.now()),
       lake,
     },
     columns,
@@ -153,6 +156,9 @@ async function describeFromService(client: ApiClient, ref: string, mirrorNote: s
       rows: table.rowCount,
       lastSync: null,
       verifiedAt: null,
+      maxStale: null,
+      stale: false,
+      staleFor: null,
       lake: null,
     },
     columns: plannedColumns(fields),

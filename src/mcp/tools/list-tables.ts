@@ -4,7 +4,8 @@ import type { ApiClient } from '../../http/client.js';
 import { resolveWorkspace } from '../../http/resolve-table.js';
 import type { Table } from '../../service/index.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
-import { readCatalog, type MirrorTable, type Session } from '../session.js';
+import { staleFields } from '../../mirror/table-state.js';
+import { readCatalog, staleSchema, type MirrorTable, type Session } from '../session.js';
 
 const tableEntry = z.object({
   id: z.string(),
@@ -13,10 +14,16 @@ const tableEntry = z.object({
   rows: z.number().nullable().describe("the service's row count (null: not known without the API key, or the table is gone)"),
   columns: z.number().nullable(),
   mirror: z
-    .object({ table: z.string(), rows: z.number().nullable(), lastSync: z.string().nullable(), verifiedAt: z.string().nullable() })
+    .object({
+      table: z.string(),
+      rows: z.number().nullable(),
+      lastSync: z.string().nullable(),
+      verifiedAt: z.string().nullable(),
+      ...staleSchema,
+    })
     .nullable()
     .describe(
-      'the mirror table (for query_sql), its rows at the last sync and when that was, and verifiedAt: exact as of then (its last pass over every row); null when not mirrored',
+      'the mirror table (for query_sql), its rows at the last sync and when that was, verifiedAt: exact as of then (its last pass over every row), and whether that is past the bound its follower keeps (stale); null when not mirrored',
     ),
 });
 type TableEntry = z.infer<typeof tableEntry>;
@@ -114,5 +121,6 @@ function mirrorOf(table: MirrorTable | undefined): TableEntry['mirror'] {
     rows: table.state.rowCount,
     lastSync: table.state.lastSyncAt,
     verifiedAt: table.state.verifiedAt,
+    ...staleFields(table.state, Date.now()),
   };
 }
