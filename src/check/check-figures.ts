@@ -98,7 +98,8 @@ export async function evaluateTable(
     if (!figure.ok && !figure.examples && faults && !examplesOf.has(faults)) examplesOf.set(faults, exampleIds(scope, faults));
     const examples = figure.ok ? [] : (figure.examples ?? (faults ? await examplesOf.get(faults)! : []));
     const status = judged(figure.ok, declared.severity);
-    results.push({ ...base, status, observed: figure.observed, examples, message: figure.message ?? null });
+    // a figure may say its threshold more precisely than the spec (stale: the recorded bound)
+    results.push({ ...base, threshold: figure.threshold, status, observed: figure.observed, examples, message: figure.message ?? null });
   }
   return results;
 }

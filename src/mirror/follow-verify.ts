@@ -237,8 +237,8 @@ export class Verifier {
   private readonly saidStale = new Set<string>();
   /** The followed tables past --max-stale when last looked at (the follower's progress line shows them). */
   stale: StaleTable[] = [];
-  /** The bound is in _tds_tables. */
-  private recorded = false;
+  /** The states were read once. */
+  private read = false;
   /** The followed tables' states as last read. */
   private followed: TableState[] = [];
 
@@ -258,21 +258,16 @@ export class Verifier {
 
   /**
    * The followed tables as the last listing gave them: the pages to read, and so the pace; and their states
-   * (read again when the round wrote): the bound recorded (the first time), the tables past it said, and
-   * whether verification is behind.
+   * (read again when the round wrote): the tables past the bound said, and whether verification is behind.
    */
   async plan(tables: readonly Table[], roundWrote = true): Promise<void> {
     const pages = tables.reduce((sum, table) => sum + pagesOf(table), 0);
     const largest = Math.max(0, ...tables.map(pagesOf));
     this.sayTooLarge(pages, this.schedule.plan(performance.now(), pages, largest));
     // an idle round leaves the file alone (readers that do not say they wait get in then): the states the last page read
-    if (roundWrote || !this.recorded) {
-      const states = await this.session.mirror.use(async (db) => {
-        if (!this.recorded) await recordBound(db.connection, tables, this.boundMs ?? null);
-        this.recorded = true;
-        return loadStates(db.connection);
-      });
-      this.followed = followedStates(states, tables);
+    if (roundWrote || !this.read) {
+      this.followed = followedStates(await this.session.mirror.use((db) => loadStates(db.connection)), tables);
+      this.read = true;
     }
     this.assess(this.followed, tables);
   }
@@ -407,13 +402,6 @@ export function behind(
     if (state.verifiedAt === null || now + ahead * spacingMs - Date.parse(state.verifiedAt) > boundMs) return true;
   }
   return false;
-}
-
-/** The follower's bound (ms of the service's clock; null: --max-stale off) recorded for its tables, so that readers can say a table stale. */
-async function recordBound(connection: DuckDBConnection, tables: readonly Table[], boundMs: number | null): Promise<void> {
-  for (const table of tables) {
-    await connection.run('UPDATE _tds_tables SET max_stale = to_milliseconds($2::DOUBLE) WHERE table_id = $1', [table.id, boundMs]);
-  }
 }
 
 const plural = (count: number, noun: string): string => `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;

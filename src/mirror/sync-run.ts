@@ -231,6 +231,7 @@ async function syncRound(session: SyncSession, memory: FollowMemory, only?: Tabl
         deletionsByCount: oneShot,
         pendingLeftToVerification: !oneShot && request.maxStaleMs !== undefined && (request.maxShare ?? 0) > 0,
         ...(oneShot && request.maxStaleMs !== undefined ? { maxStaleMs: request.maxStaleMs } : {}),
+        ...(oneShot ? {} : { followBoundMs: request.maxStaleMs === undefined ? null : request.maxStaleMs / client.timings.retryScale }),
         ...(request.pruneHistoryMs !== undefined ? { pruneHistoryMs: request.pruneHistoryMs } : {}),
       });
       let result: TableSyncResult;

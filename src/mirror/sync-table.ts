@@ -43,6 +43,8 @@ export interface TableSyncOptions extends Omit<PrepareOptions, 'db'> {
   deletionsByCount?: boolean;
   /** --follow with verification: action cells pending on old rows a verification page wrote are left to it (PassEnd). */
   pendingLeftToVerification?: boolean;
+  /** --follow: the bound it keeps verified_at within (ms of the service's clock; null: off), recorded as the table's max_stale. */
+  followBoundMs?: number | null;
 }
 
 /** What syncing one table did (a row of the summary, and of _tds_syncs). */
@@ -78,6 +80,7 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
   let fields = options.knownFields ?? (await options.client.schema(table.id)).fields;
   const { prepared, passes, syncId } = await mirror.use(async (db) => {
     const prepared = await prepareTable(table, state, fields, { ...options, db });
+    if (options.followBoundMs !== undefined) prepared.current.maxStaleMs = options.followBoundMs;
     const passes = new SyncPasses(choosePass(prepared.current, options));
     const syncId = await begin(db.connection, prepared.current, {
       tableId: table.id,

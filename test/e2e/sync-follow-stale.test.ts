@@ -1,9 +1,26 @@
 import { describe, expect, vi } from 'vitest';
-import { test as it } from '../helpers/emulator-fixture.js';
+import { everyTypeTable } from '../mirror/helpers.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { connectMcp } from './mcp-support.js';
+import { addEveryTypeRows, DAY, syncTables } from './sync-support.js';
 
 // Issue 42: a followed table whose last complete pass is older than --max-stale, for a reason the
 // verification's plan did not foresee (here: a verified_at set back, as a slow machine or other
-// clients' 429s leave it), is said once on stderr while the verification catches up.
+// clients' 429s leave it), is said once on stderr, shown as stale wherever verified_at is shown, and
+// verification catches up at the share's pace rather than the plan's.
+
+/** The mirror's verified_at set back an hour: past any bound here (the follower's at the rate scale). */
+async function setBackAnHour(bench: Harness): Promise<void> {
+  const set = await bench.tds(['sql', "UPDATE _tds_tables SET verified_at = now() - INTERVAL '1 hour'", '--write']);
+  expect(set.code, set.stderr).toBe(0);
+}
+
+async function sqlJson<T>(bench: Harness, sql: string): Promise<T[]> {
+  const result = await bench.tds(['sql', sql, '--format', 'json']);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as T[];
+}
 
 describe('sync --follow past --max-stale', () => {
   it('a table verified longer ago than --max-stale is said once, by name', async ({ open }) => {
@@ -28,4 +45,96 @@ describe('sync --follow past --max-stale', () => {
     );
     expect(follow.stderr()).not.toMatch(/too large for --max-stale/);
   }, 60_000);
+
+  it("is shown as stale wherever verified_at is: the follower's --json, tds stats, tds check (and its stale check), tds diff, MCP", async ({
+    open,
+  }) => {
+    const bench = await open({ rows: 20 });
+    expect((await bench.tds(['sync', 'Leads'])).code).toBe(0);
+    await setBackAnHour(bench);
+    // next to no share: no verification catches up, the table stays past the bound the follower records (1m at the rate scale: 0.6 s)
+    const stop = new AbortController();
+    const following = bench.tds(['sync', '--follow', '--every', '0.1', '--max-stale', '1m', '--max-share', '0.000001', '--json'], {
+      interrupt: stop.signal,
+    });
+    try {
+      await vi.waitFor(
+        async () =>
+          expect(await sqlJson<{ ms: number }>(bench, 'SELECT epoch_ms(max_stale)::INT AS ms FROM _tds_tables')).toEqual([{ ms: 600 }]),
+        { timeout: 30_000, interval: 50 },
+      );
+    } finally {
+      stop.abort();
+    }
+    const followed = await following;
+    expect(followed.code, followed.stderr).toBe(0);
+    const summary = JSON.parse(followed.stdout.split('\n')[0]!) as { tables: Array<Record<string, unknown>> };
+    expect(summary.tables[0]).toMatchObject({ mirrorTable: 'leads', maxStale: 0.6, stale: true });
+    expect(summary.tables[0]!.staleFor).toBeGreaterThan(3_500);
+
+    const stats = await bench.tds(['stats', 'Leads', '--no-sync', '--format', 'json']);
+    expect(stats.code, stats.stderr).toBe(0);
+    expect(JSON.parse(stats.stdout).table).toMatchObject({ maxStale: 0.6, stale: true });
+    const terminal = await bench.tds(['stats', 'Leads', '--no-sync', '--format', 'table']);
+    expect(terminal.stdout).toMatch(/stale: 60 min past its bound of 1 s/);
+
+    const checks = await bench.file('checks.yaml', 'tables:\n  Leads:\n    checks:\n      - stale: {}\n      - fresh: {max_age: 2h}\n');
+    const checked = await bench.tds(['check', checks, '--no-sync', '--format', 'json']);
+    expect(checked.code, checked.stderr).toBe(9);
+    expect(JSON.parse(checked.stdout)).toMatchObject([
+      { table: 'Leads', check: 'stale', status: 'fail', threshold: '≤ 0s (max_stale)' },
+      { table: 'Leads', check: 'fresh', status: 'pass' },
+    ]);
+    expect(checked.stderr).toMatch(/^Leads: last verified 1h( \d+s)? ago \(.*\); stale: 60 min past its bound of 1 s$/m);
+
+    const diff = await bench.tds(['diff', 'Leads', '--format', 'ndjson']);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stderr).toMatch(/exact as of .* \(its last pass over every row\); stale: 60 min past its bound of 1 s$/m);
+
+    const mcp = await connectMcp(bench);
+    try {
+      const listed = await mcp.call('list_tables');
+      const leads = (listed.structured!.tables as Array<{ name: string; mirror: Record<string, unknown> | null }>).find(
+        (table) => table.name === 'Leads',
+      );
+      expect(leads?.mirror).toMatchObject({ table: 'leads', maxStale: 0.6, stale: true });
+      const described = await mcp.call('describe_table', { table: 'Leads' });
+      expect(described.structured!.table).toMatchObject({ mirrorTable: 'leads', maxStale: 0.6, stale: true });
+    } finally {
+      await mcp.close();
+    }
+  }, 90_000);
+
+  it('behind its bound, verification reads at the share, not at the pace of its plan (from the request log)', async ({ open }) => {
+    const bench = await open();
+    const table = await everyTypeTable(bench);
+    await addEveryTypeRows(bench, table.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
+    await syncTables(bench, [table.id]);
+    await setBackAnHour(bench);
+    const since = bench.emu.requestLog.length;
+    // 5 pages, --max-stale 2h: the plan's spacing 0.9 × 2 h / (5 + 5) = 648 s of the service, 6.5 s here; the
+    // share's (0.5 of 60 a minute) 2 s of the service, 20 ms here. Behind, the pass takes what the machine needs.
+    const planMs = (0.9 * 2 * 3_600_000) / 10 / RATE_SCALE;
+    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '2h', '--max-share', '0.5']);
+    try {
+      await vi.waitFor(
+        async () => {
+          const [state] = await sqlJson<{ ago: number }>(bench, 'SELECT epoch_ms(now()) - epoch_ms(verified_at) AS ago FROM _tds_tables');
+          expect(state!.ago).toBeLessThan(60_000);
+        },
+        { timeout: 4 * planMs, interval: 100 },
+      );
+    } finally {
+      follow.child.kill('SIGINT');
+      await follow.ended;
+    }
+    const pages = bench.emu.requestLog
+      .slice(since)
+      .filter((entry) => entry.bucket === 'rows' && entry.status === 200)
+      .map((entry) => entry.at);
+    expect(pages.length).toBeGreaterThanOrEqual(5);
+    // no page waited for the plan: each came well within its spacing of the one before
+    for (const [k, at] of pages.slice(1, 5).entries()) expect(at - pages[k]!).toBeLessThan(planMs / 2);
+    expect(follow.stderr()).toMatch(/Every Type: last verified .* ago, past --max-stale 2 h 0 min/);
+  }, 90_000);
 });
