@@ -18,7 +18,7 @@ import {
   syncSummary,
   type SyncProgress,
 } from './sync-report.js';
-import { syncTable, type TableSyncResult } from './sync-table.js';
+import { syncTable, type TableSyncOptions, type TableSyncResult } from './sync-table.js';
 import { loadStates, type TableState } from './table-state.js';
 import { takenNames } from './table-name.js';
 
@@ -230,8 +230,7 @@ async function syncRound(session: SyncSession, memory: FollowMemory, only?: Tabl
         listedNow: true,
         deletionsByCount: oneShot,
         pendingLeftToVerification: !oneShot && request.maxStaleMs !== undefined && (request.maxShare ?? 0) > 0,
-        ...(oneShot && request.maxStaleMs !== undefined ? { maxStaleMs: request.maxStaleMs } : {}),
-        ...(oneShot ? {} : { followBoundMs: request.maxStaleMs === undefined ? null : request.maxStaleMs / client.timings.retryScale }),
+        ...boundOptions(request, client.timings.retryScale),
         ...(request.pruneHistoryMs !== undefined ? { pruneHistoryMs: request.pruneHistoryMs } : {}),
       });
       let result: TableSyncResult;
@@ -257,6 +256,16 @@ async function syncRound(session: SyncSession, memory: FollowMemory, only?: Tabl
   const read = only ?? memory.tables;
   memory.synced((await mirror.use((db) => loadStates(db.connection))).filter((state) => read.some((table) => table.id === state.tableId)));
   return results;
+}
+
+/**
+ * --max-stale as a table's sync takes it: one-shot, a full pass for a table verified longer ago; --follow, the
+ * bound it records (on the service's clock: at the rate scale).
+ */
+function boundOptions(request: SyncRequest, retryScale: number): Pick<TableSyncOptions, 'maxStaleMs' | 'followBoundMs'> {
+  const { maxStaleMs } = request;
+  if (request.followEveryMs !== undefined) return { followBoundMs: maxStaleMs === undefined ? null : maxStaleMs / retryScale };
+  return maxStaleMs === undefined ? {} : { maxStaleMs };
 }
 
 /** The tables to sync: named, by workspace, all, or (none named) those already in the mirror. */
