@@ -8,12 +8,14 @@
 //    high enough that client pacing never waits: rows/s, and peak RSS (VmHWM of /proc/PID/status).
 //    Targets: export time <= 1.3x the floor, peak RSS <= 150 MB. memory-probe.mjs says what the peak was made of.
 //    Then `-o export.parquet` (rows staged in DuckDB, copied out as Parquet at the end): tds's CPU time <= 1.3x
-//    the csv export's of this run, peak RSS <= 250 MB, and the file read back by DuckDB holds every row.
+//    the csv export's, peak RSS <= 250 MB, and the file read back by DuckDB holds every row.
+//    Each ratio is the median of paired, alternating runs (floor and export, csv and parquet export: --repeat N
+//    pairs, at least 5), the load printed before and after; the peak RSS targets are on the median too.
 // 2. Emulator child with its real rate limits and a 12,000-row table: one export (120 requests at 60 a
 //    minute) at 0 and 200 ms round trip. Target: within 5% of the least time the limit and chained cursors
 //    allow (rateLimited says it), the window bound by the limit, at most one 429.
 //
-// Run: npm run build && node bench/export.bench.js
+// Run: npm run bench -- export [--repeat N]
 // Env: BENCH_ROWS (default 1000000), BENCH_LIMITED_ROWS (12000), BENCH_LIMITED_LATENCIES (0,200), BENCH_RATE_SCALE (phase 2 time scale, 1 = real
 // time: about a minute), BENCH_SKIP_FAST=1 / BENCH_SKIP_LIMITED=1 to skip phase 1 / 2, BENCH_HEAP_SNAPSHOT_MB (see
 // memory-probe.mjs), BENCH_TRACE_GC=DIR (V8's --trace-gc-nvp of each export, to DIR/<file>.gc.txt: `promoted=` per
@@ -32,8 +34,11 @@ import {
   emulatorCpuMs,
   load,
   mb,
+  median,
+  pairedRuns,
   rate,
   readProbe,
+  repeats,
   seconds,
   startEmulator,
   verdict,
@@ -47,6 +52,7 @@ import { highWaterKb } from './tds-child.mjs';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const LIMITED_ROWS = Number(process.env.BENCH_LIMITED_ROWS ?? 12_000);
+const PAIRS = repeats(5);
 const RATE_SCALE = Number(process.env.BENCH_RATE_SCALE ?? 1);
 const PAGE = 100;
 /** The round trips (ms) phase 2 runs at, through `tds emulator --latency`. */
@@ -149,17 +155,19 @@ function exportWithTds(emu, table, file, extra = {}) {
       if (trace !== 'ignore') closeSync(trace);
       const ms = performance.now() - start;
       const endedAt = Date.now();
+      const report = readProbe(probe);
       if (code !== 0) reject(new Error(`tds exited with ${code}: ${stderr}`));
       else
         resolve({
           ms,
           endedAt,
           peakKb,
-          cpuMs,
+          // the probe's count at exit (every thread, the end included), else the last sample
+          cpuMs: report ? report.cpuSeconds * 1000 : cpuMs,
           emuCpuMs: emulatorCpuMs(emu) - emuCpu,
           bytes: statSync(file).size,
           stderr,
-          memory: describeProbe(readProbe(probe)),
+          memory: describeProbe(report),
         });
     });
   });
@@ -185,58 +193,98 @@ async function throughput() {
   const table = await generatedTable(fast);
   console.log(`emulator child: ${ROWS.toLocaleString('en-US')} rows ready in ${(performance.now() - loadStart).toFixed(0)} ms`);
   await floor(fast, table, 100); // warm-up
-  const base = await floor(fast, table);
   console.log(`load average before: ${load()} on ${availableParallelism()} CPUs`);
-  console.log(
-    `floor (undici loop, GET + JSON.parse): ${base.rows.toLocaleString('en-US')} rows in ${seconds(base.ms)} = ${rate(base.rows, base.ms)}; ` +
-      `CPU: loop ${seconds(base.cpuMs)}, emulator ${seconds(base.emuCpuMs)}`,
-  );
-  /** @type {ExportRun | undefined} */
-  let csv;
   for (const format of ['csv', 'ndjson']) {
+    console.log(`\ntds rows -o export.${format} against the floor (undici loop, GET + JSON.parse), paired:`);
     const file = join(dir, `export.${format}`);
-    const run = await exportWithTds(fast, table, file, { env: { TDS_RATE_SCALE: '1000000' } });
-    if (format === 'csv') csv = run;
-    const ratio = run.ms / base.ms;
-    // With the CPUs shared (a busy machine), time is about the CPU both processes need; this ratio says it.
-    const cpuRatio = (run.cpuMs + run.emuCpuMs) / (base.cpuMs + base.emuCpuMs);
+    /** @type {ExportRun[]} */
+    const runs = [];
+    /** @type {Array<{ rows: number, ms: number, cpuMs: number, emuCpuMs: number }>} */
+    const floors = [];
+    const pairs = await pairedRuns({
+      a: {
+        name: 'floor',
+        run: async () => {
+          const result = await floor(fast, table);
+          floors.push(result);
+          return result.ms;
+        },
+      },
+      b: {
+        name: `tds rows -o export.${format}`,
+        run: async () => {
+          const run = await exportWithTds(fast, table, file, { env: { TDS_RATE_SCALE: '1000000' } });
+          runs.push(run);
+          rmSync(file, { force: true });
+          return run.ms;
+        },
+      },
+      pairs: PAIRS,
+    });
+    const last = runs.at(-1);
+    const cpuRatio = median(runs.map((run, i) => (run.cpuMs + run.emuCpuMs) / ((floors[i]?.cpuMs ?? 0) + (floors[i]?.emuCpuMs ?? 0))));
     console.log(
-      `tds rows -o export.${format}: ${seconds(run.ms)} = ${rate(ROWS, run.ms)}, ${(run.bytes / 1e6).toFixed(0)} MB written, peak RSS ${mb(run.peakKb)}; ` +
-        `CPU: tds ${seconds(run.cpuMs)}, emulator ${seconds(run.emuCpuMs)} (${cpuRatio.toFixed(2)}x the floor's CPU)`,
+      `   tds: ${rate(ROWS, median(pairs.b))}, ${last ? (last.bytes / 1e6).toFixed(0) : '?'} MB written; CPU tds ${seconds(median(runs.map((run) => run.cpuMs)))}, ` +
+        `emulator ${seconds(median(runs.map((run) => run.emuCpuMs)))} (median ${cpuRatio.toFixed(2)}x the floor's CPU)`,
     );
-    check(ratio <= 1.3, `time ${ratio.toFixed(2)}x the floor (target <= 1.3x)`);
-    check(run.peakKb <= 150 * 1024, `peak RSS ${mb(run.peakKb)} (target <= 150 MB); ${run.memory}`);
-    rmSync(file, { force: true });
+    const peakKb = median(runs.map((run) => run.peakKb));
+    check(median(pairs.ratios) <= 1.3, `time ${median(pairs.ratios).toFixed(2)}x the floor (median of ${PAIRS} pairs; target <= 1.3x)`);
+    check(peakKb <= 150 * 1024, `peak RSS ${mb(peakKb)} (median; target <= 150 MB); last run: ${last?.memory ?? ''}`);
   }
-  if (csv) await parquet(fast, table, csv);
+  await parquet(fast, table);
   await fast.stop();
 }
 
 /**
- * The Parquet export of the same table, against the csv export of this run.
+ * The Parquet export of the same table against its csv export, in paired runs: tds's own CPU time (on a shared
+ * machine wall time is mostly waiting for a core).
  * @param {Emulator} emu
  * @param {Table} table
- * @param {ExportRun} csv
  */
-async function parquet(emu, table, csv) {
+async function parquet(emu, table) {
+  console.log('\ntds rows -o export.parquet against tds rows -o export.csv, CPU time of tds, paired:');
   const file = join(dir, 'export.parquet');
-  const run = await exportWithTds(emu, table, file, { env: { TDS_RATE_SCALE: '1000000' } });
-  const ratio = run.ms / csv.ms;
-  // On a shared machine wall time is mostly waiting for a core: the target is on tds's own CPU time.
-  const cpuRatio = run.cpuMs / csv.cpuMs;
-  const rows = await parquetRows(file);
+  const csvFile = join(dir, 'export.csv');
+  /** @type {ExportRun[]} */
+  const runs = [];
+  /** @type {ExportRun[]} */
+  const csvRuns = [];
+  let rows = 0;
+  const pairs = await pairedRuns({
+    a: {
+      name: 'csv export CPU',
+      run: async () => {
+        const run = await exportWithTds(emu, table, csvFile, { env: { TDS_RATE_SCALE: '1000000' } });
+        csvRuns.push(run);
+        rmSync(csvFile, { force: true });
+        return run.cpuMs;
+      },
+    },
+    b: {
+      name: 'parquet export CPU',
+      run: async () => {
+        const run = await exportWithTds(emu, table, file, { env: { TDS_RATE_SCALE: '1000000' } });
+        runs.push(run);
+        rows = await parquetRows(file);
+        rmSync(file, { force: true });
+        return run.cpuMs;
+      },
+    },
+    pairs: PAIRS,
+  });
+  const last = runs.at(-1);
+  const timeRatio = median(runs.map((run, i) => run.ms / (csvRuns[i]?.ms ?? Number.NaN)));
   console.log(
-    `tds rows -o export.parquet: ${seconds(run.ms)} = ${rate(ROWS, run.ms)} (${ratio.toFixed(2)}x the csv export's time), ` +
-      `${(run.bytes / 1e6).toFixed(0)} MB written, peak RSS ${mb(run.peakKb)}; ` +
-      `CPU: tds ${seconds(run.cpuMs)}, emulator ${seconds(run.emuCpuMs)} (csv: tds ${seconds(csv.cpuMs)})`,
+    `   parquet: ${rate(ROWS, median(runs.map((run) => run.ms)))} (median ${timeRatio.toFixed(2)}x the csv export's time), ` +
+      `${last ? (last.bytes / 1e6).toFixed(0) : '?'} MB written`,
   );
-  check(cpuRatio <= 1.3, `CPU ${cpuRatio.toFixed(2)}x the csv export's (target <= 1.3x)`);
-  check(run.peakKb <= 250 * 1024, `peak RSS ${mb(run.peakKb)} (target <= 250 MB); ${run.memory}`);
+  const peakKb = median(runs.map((run) => run.peakKb));
+  check(median(pairs.ratios) <= 1.3, `CPU ${median(pairs.ratios).toFixed(2)}x the csv export's (median of ${PAIRS} pairs; target <= 1.3x)`);
+  check(peakKb <= 250 * 1024, `peak RSS ${mb(peakKb)} (median; target <= 250 MB); last run: ${last?.memory ?? ''}`);
   check(
     rows === table.rowCount,
-    `${rows.toLocaleString('en-US')} rows read back from the file (${table.rowCount.toLocaleString('en-US')} in the table)`,
+    `${rows.toLocaleString('en-US')} rows read back from the last file (${table.rowCount.toLocaleString('en-US')} in the table)`,
   );
-  rmSync(file, { force: true });
 }
 
 /**

@@ -116,6 +116,57 @@ export const load = () =>
     .map((value) => value.toFixed(1))
     .join(' ');
 
+/**
+ * How many paired runs a comparison makes: `npm run bench -- NAME --repeat N` (run.js passes it on as
+ * BENCH_REPEAT), else `fallback`; never fewer than 5.
+ */
+export function repeats(/** @type {number} */ fallback = 5) {
+  const asked = Number(process.env.BENCH_REPEAT ?? fallback);
+  return Math.max(5, Number.isFinite(asked) ? Math.floor(asked) : fallback);
+}
+
+/**
+ * One side of a comparison: `run` measures it once and resolves the figure (ms of CPU or of wall time).
+ * @typedef {{ name: string, run: () => Promise<number> }} Side
+ */
+/**
+ * What paired runs gave: each side's figures in run order, and each pair's ratio b / a.
+ * @typedef {{ a: number[], b: number[], ratios: number[], loadBefore: string, loadAfter: string }} Pairs
+ */
+
+/**
+ * Two measurements compared fairly on a busy machine: paired, alternating runs (A B A B …, `pairs` pairs),
+ * so that both sides see the same load as it drifts; the load average is printed before and after. A
+ * figure is judged by its median, never by one run.
+ * @param {{ a: Side, b: Side, pairs: number, unit?: string }} comparison
+ * @returns {Promise<Pairs>}
+ */
+export async function pairedRuns({ a, b, pairs, unit = 'ms' }) {
+  const loadBefore = load();
+  console.log(`   ${pairs} pairs, ${a.name} then ${b.name} (load before: ${loadBefore})`);
+  /** @type {Pairs} */
+  const result = { a: [], b: [], ratios: [], loadBefore, loadAfter: '' };
+  for (let i = 0; i < pairs; i += 1) {
+    const first = await a.run();
+    const second = await b.run();
+    result.a.push(first);
+    result.b.push(second);
+    result.ratios.push(second / first);
+  }
+  result.loadAfter = load();
+  console.log(`   ${a.name}: ${spread(result.a, unit)}`);
+  console.log(`   ${b.name}: ${spread(result.b, unit)}`);
+  console.log(`   ${b.name} / ${a.name}: ${spread(result.ratios, 'x', 2)} (load after: ${result.loadAfter})`);
+  return result;
+}
+
+/** `median 120 ms (min 110, max 140)`: the middle of the values and their spread. */
+export function spread(/** @type {number[]} */ values, unit = 'ms', digits = 0) {
+  const sorted = [...values].sort((x, y) => x - y);
+  const f = (/** @type {number | undefined} */ value) => (value ?? Number.NaN).toFixed(digits);
+  return `median ${f(median(values))}${unit === 'x' ? 'x' : ` ${unit}`} (min ${f(sorted[0])}, max ${f(sorted.at(-1))}; ${values.length} runs)`;
+}
+
 /** The bench's verdict: check() prints one figure against its target; missed() says whether any was missed. */
 export function verdict() {
   let missed = false;

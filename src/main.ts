@@ -4,7 +4,7 @@ import { EXIT, TdsError, exitCodeOf, type ExitCode, exitProcess } from './core/e
 import type { Context } from './core/context.js';
 import { hintsOf } from './commands/hints.js';
 import { OutputWriteError } from './output/write-error.js';
-import { buildProgram } from './program.js';
+import { TDS_VERSION } from './core/version.js';
 
 // The one place that turns an outcome into an exit code and calls process.exit.
 
@@ -41,6 +41,10 @@ export async function main(argv: string[]): Promise<ExitCode> {
 
 /** Runs the program on `io` until it ends (`signal` interrupts it) and returns the exit code: main(), and tests in-process. */
 export async function run(argv: string[], io: IO, signal: AbortSignal): Promise<ExitCode> {
+  // commander reads its options' variables (TDS_BASE_URL, TDS_PROFILE, …) from process.env as parsing
+  // starts; a run in-process (the tests) stands its own environment in for process.env only until run's
+  // first await, which is now the tree's loading: the environment seen here is the one parsing reads
+  const env = process.env;
   let verbose = false;
   const ctx: Context = {
     io,
@@ -50,6 +54,13 @@ export async function run(argv: string[], io: IO, signal: AbortSignal): Promise<
     },
     isVerbose: () => verbose,
   };
+  // `tds --version` alone is answered before the command tree is built: nothing else is loaded
+  if (argv.length === 1 && VERSION_FLAGS.includes(argv[0]!)) {
+    io.stdout.write(`${TDS_VERSION}\n`);
+    return EXIT.ok;
+  }
+  // the tree (every command's options and help) is loaded only by a run that uses it
+  const { buildProgram } = await import('./program.js');
   const program = buildProgram(ctx);
   program.hook('preAction', (_root, action) => {
     verbose = Boolean(action.optsWithGlobals().verbose);
@@ -61,12 +72,26 @@ export async function run(argv: string[], io: IO, signal: AbortSignal): Promise<
       program.outputHelp();
       return EXIT.ok;
     }
-    await program.parseAsync(argv, { from: 'user' });
+    await withProcessEnv(env, () => program.parseAsync(argv, { from: 'user' }));
     return EXIT.ok;
   } catch (error) {
     return report(error, ctx);
   }
 }
+
+/** `start()` with `env` as process.env (the same object in a process of its own) until it returns. */
+function withProcessEnv<T>(env: NodeJS.ProcessEnv, start: () => T): T {
+  const own = process.env;
+  process.env = env;
+  try {
+    return start();
+  } finally {
+    process.env = own;
+  }
+}
+
+/** The flags of commander's version option (program.ts). */
+const VERSION_FLAGS = ['--version', '-V'];
 
 /** Set by a SIGTERM that came first: the run ends as interrupted, with 143. */
 let terminated = false;

@@ -1,5 +1,4 @@
 import { Command, Help, Option } from 'commander';
-import { createRequire } from 'node:module';
 import type { Context } from './core/context.js';
 import { parseIntegerOption, parseNumberOption } from './core/number-option.js';
 import { schemaCommand, tablesCommand, workspacesCommand } from './commands/listings.js';
@@ -13,8 +12,7 @@ import { diffCommand, sqlCommand } from './commands/sql.js';
 import { lakeCommand, syncCommand } from './commands/sync.js';
 import { statsCommand, checkCommand } from './commands/stats.js';
 import { mcpCommand } from './commands/mcp.js';
-
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+import { TDS_VERSION } from './core/version.js';
 
 const ROOT_EXAMPLES = `
 Examples:
@@ -29,7 +27,7 @@ new here? run \`tds demo\` (a guided tour on a local emulator)`;
 export function buildProgram(ctx: Context): Command {
   const program = new Command('tds')
     .description('Command-line client for the table data service: list, export, query and push rows.')
-    .version(version, '-V, --version')
+    .version(TDS_VERSION, '-V, --version')
     .addOption(new Option('--base-url <url>', 'service base URL, ending in /v1').env('TDS_BASE_URL'))
     .option('--api-key-file <path>', 'read the API key from PATH (- for stdin); or set TDS_API_KEY')
     .addOption(new Option('--profile <name>', 'named profile from the config file').env('TDS_PROFILE'))

@@ -50,8 +50,7 @@ export interface TableChecks {
   checks: DeclaredCheck[];
 }
 
-/** The checks file when none is named (and the `checks` setting names none). */
-export const DEFAULT_CHECKS_FILE = 'tds-checks.yaml';
+export { DEFAULT_CHECKS_FILE } from '../config/keys.js';
 
 export const CHECK_KINDS = ['rows', 'fill', 'unique', 'accepted', 'failure_rate', 'stuck', 'activity', 'fresh', 'stale', 'sql'] as const;
 

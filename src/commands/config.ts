@@ -4,7 +4,6 @@
 import { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { configKeyHelp } from '../config/keys.js';
-import { configFile } from '../config/store.js';
 
 const configHelp = (): string => `
 Keys:
@@ -71,7 +70,7 @@ export function configCommand(ctx: Context): Command {
   config
     .command('path')
     .description('print the path of the config file')
-    .action(() => void ctx.io.stdout.write(`${configFile(ctx.io.env)}\n`));
+    .action(async () => void ctx.io.stdout.write(`${(await import('../config/store.js')).configFile(ctx.io.env)}\n`));
 
   return config;
 }

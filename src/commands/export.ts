@@ -3,7 +3,7 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../core/context.js';
 import { parseNumberOption, parseIntegerOption } from '../core/number-option.js';
-import { FOLLOW_EVERY_DEFAULT_S, SPREADSHEET_CELL_MAX_CHARS } from '../export/export-flags.js';
+import { FOLLOW_EVERY_DEFAULT_S, SPREADSHEET_CELL_MAX_CHARS } from '../export/export-request.js';
 import { EXPORT_FORMATS } from '../output/format.js';
 import { CELLS_MODES, HEADER_MODES } from '../records/shape-options.js';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN, SEARCH_MAX_CHARS } from '../service/index.js';
@@ -129,7 +129,7 @@ export function addExportOptions(command: Command): Command {
     .option('--bom', 'CSV/TSV: start with a UTF-8 byte order mark')
     .option(
       '--excel [locale]',
-      `CSV/TSV for spreadsheet programs: BOM, CRLF, cells cut at ${SPREADSHEET_CELL_MAX_CHARS.toLocaleString('en-US')} characters, formula guard, lists as "a, b", members by name; --excel eu: ; between fields and a decimal comma (Excel in most of Europe)`,
+      `CSV/TSV for spreadsheet programs: BOM, CRLF, cells cut at ${withCommas(SPREADSHEET_CELL_MAX_CHARS)} characters, formula guard, lists as "a, b", members by name; --excel eu: ; between fields and a decimal comma (Excel in most of Europe)`,
     )
     .option('--delimiter <char>', 'CSV: the field separator instead of , (e.g. ;)')
     .option('--safe-formulas', "CSV/TSV: a text cell starting with = + - @ tab or CR gets a leading '")
@@ -140,4 +140,9 @@ export function addExportOptions(command: Command): Command {
     )
     .option('--resume', 'continue the interrupted export to -o FILE from its checkpoint')
     .option('--restart', 'drop the checkpoint of an interrupted export to -o FILE and start over');
+}
+
+/** 32767 → `32,767`, as toLocaleString('en-US') writes it, without loading the locale data (start-up: every command's help is built). */
+function withCommas(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
 }

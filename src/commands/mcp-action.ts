@@ -1,14 +1,14 @@
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import { resolveSettings } from '../config/settings.js';
-import { DEFAULT_CHECKS_FILE } from '../check/checks-file.js';
+import { DEFAULT_CHECKS_FILE } from '../config/keys.js';
 import { DEFAULT_CAPS } from '../mcp/session.js';
 import { serveMcp } from '../mcp/serve.js';
 import { hintsOf } from './hints.js';
+import { TDS_VERSION } from '../core/version.js';
 
 export interface McpFlags {
   db?: string;
@@ -17,8 +17,6 @@ export interface McpFlags {
   maxRows?: number;
   maxBytes?: number;
 }
-
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 /**
  * `tds mcp`: the server on stdio until the client goes (stdin ends), SIGTERM or Ctrl-C; a tool still
@@ -56,7 +54,7 @@ export async function mcpAction(ctx: Context, flags: McpFlags, command: Command)
         checks,
         allowPush: Boolean(flags.allowPush),
         caps: { maxRows: flags.maxRows ?? DEFAULT_CAPS.maxRows, maxBytes: flags.maxBytes ?? DEFAULT_CAPS.maxBytes },
-        version,
+        version: TDS_VERSION,
         ...(globals.profile ? { profile: globals.profile } : {}),
         delivery: {
           rateScale: settings.rateScale,

@@ -5,7 +5,6 @@ import { UsageError } from '../core/errors.js';
 import { loadSettings } from '../config/settings.js';
 import { runSql } from '../mirror/run-sql.js';
 import { chooseFormat, type Format } from '../output/format.js';
-import { runDiff } from '../mirror/diff/run-diff.js';
 
 export interface SqlOptions {
   db?: string;
@@ -57,6 +56,7 @@ export async function diffAction(ctx: Context, table: string, options: DiffOptio
     ...(output ? { output } : {}),
     fallback: ctx.io.stdoutIsTTY ? 'table' : 'ndjson',
   });
+  const { runDiff } = await import('../mirror/diff/run-diff.js');
   await runDiff(ctx, {
     db: settings.db,
     table,

@@ -4,6 +4,9 @@ import { OUTPUT_FORMATS } from '../output/format.js';
 import { redactWebhookUrl } from '../core/redact.js';
 import { parseBaseUrl, checkKeyText } from '../http/connection-settings.js';
 
+/** The checks file when none is named (and the `checks` setting names none). */
+export const DEFAULT_CHECKS_FILE = 'tds-checks.yaml';
+
 // The keys a profile can hold, how each value is checked, and how it may be shown.
 
 export interface ConfigKey {
@@ -102,7 +105,7 @@ const KEYS: ConfigKey[] = [
   {
     name: 'checks',
     secret: false,
-    description: 'the checks file of tds check (default: tds-checks.yaml in the current folder)',
+    description: `the checks file of tds check (default: ${DEFAULT_CHECKS_FILE} in the current folder)`,
     normalize: named('checks', 'file'),
   },
   {

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { isCanonicalInstant, type SqlType, type TypedValue } from '../records/typed-values.js';
 import { loadDuckDB, type Database } from './engine.js';
@@ -21,8 +22,8 @@ type Vector = ReturnType<Bindings['data_chunk_get_vector']>;
 let bindings: Promise<Bindings> | undefined;
 
 function loadBindings(): Promise<Bindings> {
-  // @duckdb/node-api's own native bindings (CommonJS: the functions are on its default export)
-  return (bindings ??= import('@duckdb/node-bindings').then((module) => (module as { default?: Bindings }).default ?? module));
+  // @duckdb/node-api's own native bindings (CommonJS, required as engine.ts requires @duckdb/node-api)
+  return (bindings ??= Promise.resolve().then(() => createRequire(import.meta.url)('@duckdb/node-bindings') as Bindings));
 }
 
 /** DuckDB's vector size: a data chunk holds at most this many rows. */

@@ -1,5 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -18,8 +19,13 @@ export type DuckDBModule = typeof import('@duckdb/node-api');
 
 let loaded: Promise<DuckDBModule> | undefined;
 
+/**
+ * @duckdb/node-api is CommonJS of some forty files re-exported by its index: imported as ESM, Node first
+ * reads every one of them to find their export names (its CJS lexer: most of a small `tds sql`'s CPU).
+ * Required, it is only run.
+ */
 export function loadDuckDB(): Promise<DuckDBModule> {
-  return (loaded ??= import('@duckdb/node-api'));
+  return (loaded ??= Promise.resolve().then(() => createRequire(import.meta.url)('@duckdb/node-api') as DuckDBModule));
 }
 
 export interface OpenOptions {
@@ -275,15 +281,29 @@ export function finishedResultsCollector(): () => void {
   let collectedAt = -Infinity;
   return () => {
     if (performance.now() - collectedAt < COLLECT_EVERY_MS) return;
-    if (collect === undefined) {
-      try {
-        setFlagsFromString('--expose-gc');
-        collect = runInNewContext('gc') as () => void;
-      } catch {
-        collect = null;
-      }
-    }
-    collect?.();
+    collectGarbage();
     collectedAt = performance.now();
   };
+}
+
+/**
+ * A full collection now. A result a reader left unfinished (a query cut at its first rows) holds its
+ * database, and the file's lock, until its object is collected: an instance let go for another process
+ * is followed by this, and by a turn of the event loop (the bindings free native objects there).
+ */
+export async function freeUnfinishedResults(): Promise<void> {
+  collectGarbage();
+  await new Promise((done) => setImmediate(done));
+}
+
+function collectGarbage(): void {
+  if (collect === undefined) {
+    try {
+      setFlagsFromString('--expose-gc');
+      collect = runInNewContext('gc') as () => void;
+    } catch {
+      collect = null;
+    }
+  }
+  collect?.();
 }

@@ -22,6 +22,7 @@ import { LiveRows } from './store/live-rows.js';
 import { loadState, saveState } from './store/persist.js';
 import { Intake } from './webhook/intake.js';
 import { IntakeLimits } from './webhook/limits.js';
+import { RequestHold } from './http/request-hold.js';
 import {
   DEFAULT_ACTION_DELAY_MS,
   DEFAULT_HOST,
@@ -87,6 +88,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     webhooks,
     origin: () => origin,
     admin: adminAllowed(host, options.admin ?? false),
+    hold: new RequestHold(),
     ...(options.latency && options.latency.ms > 0 ? { delay: new NetworkDelay(options.latency, faultSeed) } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(options.onArrival ? { onArrival: options.onArrival } : {}),

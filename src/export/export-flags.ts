@@ -3,10 +3,7 @@ import { UsageError } from '../core/errors.js';
 import { chooseExportFormat, type ExportFormat, type Format } from '../output/format.js';
 import type { CellsMode, HeaderMode, ShapeOptions } from '../records/shape-options.js';
 import { SEARCH_MAX_CHARS } from '../service/index.js';
-import type { CsvOptions, OnTruncated } from './export-request.js';
-
-/** The longest text a spreadsheet cell holds (Excel, LibreOffice): --excel cuts longer cells. */
-export const SPREADSHEET_CELL_MAX_CHARS = 32_767;
+import { FOLLOW_EVERY_DEFAULT_S, SPREADSHEET_CELL_MAX_CHARS, type CsvOptions, type OnTruncated } from './export-request.js';
 
 /** The flags of `tds rows` and `tds query` as commander gives them. */
 export interface ExportFlagValues {
@@ -35,9 +32,6 @@ export interface ExportFlagValues {
   /** --every, in seconds. */
   every?: number;
 }
-
-/** Seconds between two polls of --follow when --every is not given. */
-export const FOLLOW_EVERY_DEFAULT_S = 10;
 
 /** The flags checked and turned into the parts of an export request (no request is made here). */
 export interface ExportFlags {

@@ -3,6 +3,12 @@ import type { ExportFormat } from '../output/format.js';
 import type { ShapeOptions } from '../records/shape-options.js';
 import type { Field, FilterGroup, Row, RowsPage, Table } from '../service/index.js';
 
+/** The longest text a spreadsheet cell holds (Excel, LibreOffice): --excel cuts longer cells. */
+export const SPREADSHEET_CELL_MAX_CHARS = 32_767;
+
+/** Seconds between two polls of --follow when --every is not given. */
+export const FOLLOW_EVERY_DEFAULT_S = 10;
+
 export type Endpoint = 'rows' | 'query';
 export type OnTruncated = 'warn' | 'error';
 

@@ -4,7 +4,6 @@ import type { Context } from '../core/context.js';
 import { TdsError, UsageError, type FailureReason } from '../core/errors.js';
 import type { Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
-import { openMirror } from '../mirror/mirror-db.js';
 import { loadStates, namedStates, type TableState } from '../mirror/table-state.js';
 import { z } from 'zod';
 import { pickTable } from '../http/resolve-table.js';
@@ -61,8 +60,17 @@ export interface McpServeOptions {
   secrets?: string[];
 }
 
-/** The read-only mirror is closed right after each read: a sync --follow in another process writes it between reads. */
-const MIRROR_IDLE_MS = 0;
+/**
+ * Between reads the mirror stays open (a warm query costs no open: 4-5x its time on a large mirror), for
+ * at most this long without one (the instance holds memory); a writer that waits for the file gets it
+ * at once (MirrorAccess.watch).
+ */
+const MIRROR_IDLE_MS = 60_000;
+/**
+ * How often an idle open mirror looks for a process that waits to write it. A waiting writer tries
+ * again after 5, 15, 35, 75 ms… (engine.ts waitForFile): let go within this, it is in by the 75 ms try.
+ */
+const WRITER_WATCH_MS = 25;
 
 /**
  * What the tools share for the life of the server: one API client (so every row request, a sync's
@@ -101,6 +109,9 @@ export class Session {
   }
 }
 
+/** DuckDB's engine code, loaded by the first read. */
+const engine = (): Promise<typeof import('../duckdb/engine.js')> => import('../duckdb/engine.js');
+
 /** What a sync in this server is doing, for the message a second one gets. */
 interface Writer {
   what: string;
@@ -109,23 +120,27 @@ interface Writer {
 
 /**
  * The server's access to the mirror file. Reads share one read-only DuckDB instance, one at a time, kept open while
- * they come (a warm query costs no open) and closed after `idleMs` without one, so that a `tds sync`
- * in another process can take the file. A sync of this server has the file alone: it waits for the
- * reads under way, closes the instance, and meanwhile reads and other syncs are refused with a message
- * that says why. (DuckDB locks the file per process: two instances of one process must never mix a
- * writer with readers.)
+ * they come (a warm query costs no open) and closed after `idleMs` without one, or as soon as another
+ * process waits to write the file (a `tds sync` there says so while it waits, engine.ts `someoneWaits`:
+ * the server gives way as a sync gives way to readers), looked for every `watchMs` while idle. A sync
+ * of this server has the file alone: it waits for the reads under way, closes the instance, and
+ * meanwhile reads and other syncs are refused with a message that says why. (DuckDB locks the file per
+ * process: two instances of one process must never mix a writer with readers.)
  */
 export class MirrorAccess {
   private db: Promise<Database> | undefined;
   private readers = 0;
   private writer: Writer | undefined;
-  private idle: NodeJS.Timeout | undefined;
+  /** The next look for a waiting writer while the mirror is open and idle. */
+  private watching: NodeJS.Timeout | undefined;
+  private watchTurn = 0;
   private readersDone: (() => void) | undefined;
   private turns: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly path: string,
     private readonly idleMs: number,
+    private readonly watchMs = WRITER_WATCH_MS,
   ) {}
 
   /**
@@ -136,7 +151,7 @@ export class MirrorAccess {
   async read<T>(work: (db: Database) => Promise<T>): Promise<T> {
     if (this.writer) throw this.busy(`cannot read the mirror ${this.path} while this server syncs it`);
     this.readers += 1;
-    clearTimeout(this.idle);
+    clearTimeout(this.watching);
     const turn = this.turns.then(async () => work(await this.open()));
     this.turns = turn.catch(() => undefined);
     try {
@@ -166,7 +181,6 @@ export class MirrorAccess {
   }
 
   async close(): Promise<void> {
-    clearTimeout(this.idle);
     await this.closeDb();
   }
 
@@ -181,19 +195,24 @@ export class MirrorAccess {
 
   private open(): Promise<Database> {
     // every read runs without file access: query_sql's statements, and the tools' own
-    this.db ??= openMirror(this.path, {
-      readOnly: true,
-      access: { files: false },
-      onWait: (line) => process.stderr.write(`tds: ${line}\n`),
-    }).catch((error: unknown) => {
-      this.db = undefined;
-      if (error instanceof TdsError && error.code === 'NOT_FOUND') {
-        throw new TdsError('NOT_FOUND', `there is no mirror at ${this.path}`, {
-          hint: `sync_tables makes it there; for another mirror, ${WAYS_TO_SET.mirror}`,
-        });
-      }
-      throw error;
-    });
+    // the mirror's code (and DuckDB) is loaded by the first read: the server answers `initialize` without it
+    this.db ??= import('../mirror/mirror-db.js')
+      .then(({ openMirror }) =>
+        openMirror(this.path, {
+          readOnly: true,
+          access: { files: false },
+          onWait: (line) => process.stderr.write(`tds: ${line}\n`),
+        }),
+      )
+      .catch((error: unknown) => {
+        this.db = undefined;
+        if (error instanceof TdsError && error.code === 'NOT_FOUND') {
+          throw new TdsError('NOT_FOUND', `there is no mirror at ${this.path}`, {
+            hint: `sync_tables makes it there; for another mirror, ${WAYS_TO_SET.mirror}`,
+          });
+        }
+        throw error;
+      });
     return this.db;
   }
 
@@ -201,17 +220,39 @@ export class MirrorAccess {
     const done = this.readersDone;
     this.readersDone = undefined;
     if (done) return done();
-    clearTimeout(this.idle);
-    // closed at once by default: a sync --follow in another process writes the file between queries
-    if (this.idleMs === 0) return void this.closeDb();
-    this.idle = setTimeout(() => void this.closeDb(), this.idleMs);
-    this.idle.unref();
+    this.watch(performance.now() + this.idleMs);
+  }
+
+  /** While no read runs, the open mirror is closed at `until`, or as soon as a process waits to write it. */
+  private watch(until: number): void {
+    clearTimeout(this.watching);
+    const turn = (this.watchTurn += 1);
+    // a read that began (and the watch it starts when it ends) replaces this one
+    const replaced = (): boolean => turn !== this.watchTurn || this.readers > 0 || this.db === undefined;
+    const look = async (): Promise<void> => {
+      if (replaced()) return;
+      const letGo =
+        performance.now() >= until ||
+        (await engine()
+          .then(({ someoneWaits }) => someoneWaits(this.path))
+          .catch(() => false));
+      if (replaced()) return;
+      if (letGo) return this.closeDb();
+      this.watching = setTimeout(() => void look(), this.watchMs);
+      this.watching.unref();
+    };
+    void look();
   }
 
   private async closeDb(): Promise<void> {
+    clearTimeout(this.watching);
     const db = this.db;
     this.db = undefined;
-    if (db) (await db.catch(() => undefined))?.close();
+    const open = await db?.catch(() => undefined);
+    if (!open) return;
+    open.close();
+    // the file is let go once the results of the reads are gone too (query_sql stops reading a long one)
+    await (await engine()).freeUnfinishedResults();
   }
 
   private busy(message: string): UsageError {

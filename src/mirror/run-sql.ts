@@ -9,8 +9,6 @@ import { FILES_HINT, interruptible, type Step, prepareOne, runStatement, type Re
 import { createAtomicFile } from '../output/atomic-file.js';
 import type { Format } from '../output/format.js';
 import { createRecordWriter } from '../output/page-encoder.js';
-import { writePaged, tableFit } from '../output/table.js';
-import { renderRecordTable, firstRows } from '../output/record-table.js';
 import { copyOut, partialPath } from '../parquet/copy-out.js';
 import { openMirror, waitOn } from './mirror-db.js';
 
@@ -125,6 +123,11 @@ async function writeTable(
   sink: NodeJS.WritableStream,
   { names, records, toFile }: { names: string[]; records: AsyncIterable<ResultRecord>; toFile: boolean },
 ): Promise<void> {
+  // the terminal table (cli-table3, emoji widths) is loaded only by a result shown as one
+  const [{ writePaged, tableFit }, { renderRecordTable, firstRows }] = await Promise.all([
+    import('../output/table.js'),
+    import('../output/record-table.js'),
+  ]);
   const { rows, more } = await firstRows(records, TABLE_MAX_ROWS);
   const numeric = (key: string): boolean =>
     rows.some((row) => row[key] !== null) && rows.every((row) => row[key] === null || ['number', 'bigint'].includes(typeof row[key]));

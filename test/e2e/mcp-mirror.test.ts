@@ -100,14 +100,20 @@ describe('query_sql', () => {
     expect(wide.structured!.hint).toMatch(/at most 50,000 bytes of text/);
   });
 
-  it('query_sql: once a call has answered, the server holds the mirror no more: another process writes it at once (item 9)', async () => {
+  it('query_sql: the server keeps the mirror open between calls and lets go of it when another process waits to write it', async () => {
     const counted = await mcp.call('query_sql', { sql: 'SELECT count(*) AS n FROM leads' });
     expect(counted.isError, counted.text).toBe(false);
     // a request after it: whatever the server did once it answered is done
     await mcp.client.listTools();
-    // a writer that does not wait: the file is free, or this fails naming the process that holds it
-    const writer = await openMirror(bench.db, { readOnly: false, lockWaitMs: 0 });
+    // the server still holds the file: a writer that does not wait is refused, naming it
+    await expect(openMirror(bench.db, { readOnly: false, lockWaitMs: 0 })).rejects.toThrow(
+      /is in use by another process \(PID \d+ \(tds mcp\)\)/,
+    );
+    // a writer that waits gets it long before the server's minute of idleness is up
+    const writer = await openMirror(bench.db, { readOnly: false, lockWaitMs: 20_000 });
     writer.close();
+    const again = await mcp.call('query_sql', { sql: 'SELECT count(*) AS n FROM leads' });
+    expect(again.structured!.rows).toEqual([{ n: named('Leads').rowCount }]);
   });
 
   it('query_sql: hostile statements are refused and nothing is written', async () => {

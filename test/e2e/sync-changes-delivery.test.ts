@@ -54,7 +54,7 @@ const wholeLines = (text: string): ChangeRecord[] =>
 
 /** Each row as the diff keys it (every value), by ID: the table at `until`. */
 async function tableAt(bench: Harness, table: string, until: string): Promise<Map<string, Row>> {
-  const records = await diffRecords(bench, [table, '--since', '1970-01-01T00:00:00Z', '--until', until]);
+  const records = await diffRecords(bench, [table, '--since', 'sync:0', '--until', until]);
   return new Map(records.map((record) => [record._id, record.after!]));
 }
 

@@ -2,11 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MirrorAccess } from '../../src/mcp/session.js';
+import { MirrorAccess, Session, DEFAULT_CAPS } from '../../src/mcp/session.js';
 import { openMirror } from '../../src/mirror/mirror-db.js';
+import { memoryContext } from '../helpers/context.js';
+import { spawnTds } from '../helpers/spawn-tds.js';
 
-// The server's mirror: reads share one read-only instance; a sync has the file alone (after the reads
-// under way), and meanwhile reads and another sync are refused with a message saying why.
+// The server's mirror: reads share one read-only instance, kept open between them until another process
+// waits to write the file; a sync has the file alone (after the reads under way), and meanwhile reads and
+// another sync are refused with a message saying why.
 
 let dir: string;
 let path: string;
@@ -95,5 +98,46 @@ describe('MirrorAccess', () => {
     );
     expect(Number(reader.getRowObjectsJS()[0]!.n)).toBe(1);
     await access.close();
+  });
+
+  it("the server's mirror stays open between calls: a warm query costs no open", async () => {
+    const { ctx } = memoryContext();
+    const session = new Session(ctx, {
+      db: { path, from: 'the test' },
+      checks: { path: join(dir, 'tds-checks.yaml'), from: 'the test' },
+      allowPush: false,
+      caps: DEFAULT_CAPS,
+      version: '0',
+      delivery: { rateScale: 1 },
+      connect: () => Promise.reject(new Error('no service in this test')),
+      hintsOf: () => undefined,
+    });
+    try {
+      const first = await session.mirror.read(async (db) => db);
+      const second = await session.mirror.read(async (db) => db);
+      expect(second).toBe(first);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('lets go of the open mirror as soon as another process waits to write it, however long it may stay idle', async () => {
+    const access = new MirrorAccess(path, 3_600_000);
+    try {
+      const before = await access.read(async (db) => db);
+      // a read that stops at its first rows (query_sql's cut results) leaves DuckDB's result holding the database
+      await access.read(async (db) => (await db.connection.stream('SELECT * FROM range(1000000)')).fetchChunk());
+      // a writer in another process waits for the file (DuckDB locks it per process) for up to 120 s
+      const writer = spawnTds(['sql', '--write', 'CREATE TABLE written_meanwhile AS SELECT 1 AS a', '--db', path]);
+      expect(await writer.exit, writer.stderr()).toBe(0);
+      const after = await access.read(async (db) => db);
+      expect(after).not.toBe(before);
+      const reader = await access.read((db) =>
+        db.connection.runAndReadAll("SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'written_meanwhile'"),
+      );
+      expect(Number(reader.getRowObjectsJS()[0]!.n)).toBe(1);
+    } finally {
+      await access.close();
+    }
   });
 });

@@ -12,6 +12,7 @@ import type { RateLimitEnforcer } from '../faults/rate-limit.js';
 import type { ReadDeps } from '../read/read-routes.js';
 import type { RequestLogEntry } from '../options.js';
 import type { NetworkDelay } from './latency.js';
+import type { RequestHold } from './request-hold.js';
 
 /** The webhook's path; the secret webhook id follows it (never shown in a log). */
 export const WEBHOOK_PATH_PREFIX = '/v1/webhook/';
@@ -37,6 +38,8 @@ export interface ServerDeps extends ReadDeps {
   admin: boolean;
   /** --latency: every request of the service takes this round trip. */
   delay?: NetworkDelay;
+  /** The simulator's hold on requests from the N-th on (admin/sim-hooks.ts). */
+  hold?: RequestHold;
   log?: (line: string) => void;
   /** Told each request of the service as it arrives; it is handled once the promise returned settles. */
   onArrival?: (request: ArrivedRequest) => Promise<void> | void;

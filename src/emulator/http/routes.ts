@@ -16,6 +16,7 @@ import {
   addWebhook,
   readWebhooks,
 } from '../admin/admin-routes.js';
+import { deleteTable, readHold, releaseHold, setFaults, setHold, tableSnapshot } from '../admin/sim-hooks.js';
 
 const webhook = async ({ deps, params, req, entry }: RouteCall): Promise<Reply> => ({
   status: 200,
@@ -89,6 +90,12 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('DELETE', '/_emulator/tables/:tableId/fields/:fieldId', deleteField),
   route('GET', '/_emulator/clock', readClock),
   route('POST', '/_emulator/clock', setClock),
+  route('GET', '/_emulator/tables/:tableId/snapshot', tableSnapshot),
+  route('DELETE', '/_emulator/tables/:tableId', deleteTable),
+  route('POST', '/_emulator/faults', setFaults),
+  route('GET', '/_emulator/hold', readHold),
+  route('POST', '/_emulator/hold', setHold),
+  route('DELETE', '/_emulator/hold', releaseHold),
   route('POST', '/_emulator/actions/finish', ({ deps }) => {
     deps.live.finishActions();
     return ok({ finished: true });

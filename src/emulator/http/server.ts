@@ -78,6 +78,7 @@ async function emulatorRoute(
 /** A route of the service: logged; key routes and the webhook each with their faults, limits and error shape. */
 async function serviceRoute(deps: ServerDeps, stalled: Set<Socket>, { req, res, path, query, method }: Exchange): Promise<void> {
   const entry = logEntry(deps, req, res, method);
+  if (deps.hold && !(await deps.hold.pass(req))) return;
   const surface = path.startsWith(WEBHOOK_PATH_PREFIX) ? 'webhook' : 'key';
   try {
     await deps.onArrival?.({ method, path: entry.path });

@@ -1,10 +1,8 @@
 import { access } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { tally } from '../../check/check-result.js';
-import { parseChecks, readChecksFile, type TableChecks } from '../../check/checks-file.js';
+import type { TableChecks } from '../../check/checks-file.js';
 import { UsageError } from '../../core/errors.js';
-import { evaluateChecks } from '../../check/run-checks.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
 import { WAYS_TO_SET, type Session } from '../session.js';
 
@@ -54,6 +52,11 @@ export function checkTablesTool(session: Session): Tool<typeof input> {
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, call) {
+      // loaded by the first call (YAML, every check's figure): the server answers `initialize` without them
+      const [{ tally }, { evaluateChecks }] = await Promise.all([
+        import('../../check/check-result.js'),
+        import('../../check/run-checks.js'),
+      ]);
       const all = await checksOf(session, args);
       const wanted = args.tables ? new Set(args.tables) : undefined;
       const tables = wanted ? all.filter((table) => wanted.has(table.ref)) : all;
@@ -73,6 +76,7 @@ export function checkTablesTool(session: Session): Tool<typeof input> {
 
 /** The checks a call runs: its inline YAML, its file, or the server's file; a missing file says where it was looked for. */
 async function checksOf(session: Session, args: { file?: string | undefined; yaml?: string | undefined }): Promise<TableChecks[]> {
+  const { parseChecks, readChecksFile } = await import('../../check/checks-file.js');
   if (args.file !== undefined && args.yaml !== undefined) throw new UsageError('give file or yaml, not both');
   if (args.yaml !== undefined) return parseChecks(args.yaml, 'yaml');
   const given = args.file !== undefined;

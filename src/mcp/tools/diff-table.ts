@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { openDiff } from '../../mirror/diff/open-diff.js';
 import type { Change, DiffRecord } from '../../mirror/diff/table-diff.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
 import { readCatalog, requireMirrorTable, type Session } from '../session.js';
@@ -47,6 +46,8 @@ export function diffTableTool(session: Session): Tool<typeof input> {
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, call) {
       const { state } = requireMirrorTable(await readCatalog(session), args.table);
+      // loaded by the first call: the server answers `initialize` without the tools' code
+      const { openDiff } = await import('../../mirror/diff/open-diff.js');
       const diff = await session.mirror.read(async (db) => {
         const opened = await openDiff(db, {
           table: state.tableId,

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { tableStats } from '../../stats/table-stats.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
 import { readCatalog, requireMirrorTable, type Session } from '../session.js';
 
@@ -38,6 +37,8 @@ export function tableStatsTool(session: Session): Tool<typeof input> {
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args) {
       const { state } = requireMirrorTable(await readCatalog(session), args.table);
+      // loaded by the first call: the server answers `initialize` without the tools' code
+      const { tableStats } = await import('../../stats/table-stats.js');
       const stats = await session.mirror.read((db) =>
         tableStats(db.connection, { table: state.tableId, db: session.mirror.path, ...(args.columns ? { columns: args.columns } : {}) }),
       );

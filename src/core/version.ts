@@ -1,0 +1,5 @@
+import { readFileSync } from 'node:fs';
+
+/** tds's version, from its package.json (`tds --version`, the MCP server's info). */
+export const TDS_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;

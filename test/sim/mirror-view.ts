@@ -1,0 +1,59 @@
+import { existsSync } from 'node:fs';
+import { runClient } from './client.js';
+import type { World } from './world.js';
+
+// What the simulator reads of the mirror: each table's rows as versions (ID and _updatedAt), the tables it
+// holds and the names of their history macros, all through `tds sql` (read-only). The invariants compare
+// these with the oracle (world.ts), never with what tds says of itself.
+
+/** Row ID → _updatedAt (ms). */
+export type Versions = Map<string, number>;
+
+export interface MirroredTable {
+  tableId: string;
+  mirrorTable: string;
+  atSyncMacro: string | null;
+  atMacro: string | null;
+}
+
+/** A SQL identifier in double quotes. */
+export const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+
+/** Rows of a query as objects (NDJSON through `tds sql`); throws when tds fails. */
+export async function query(world: World, sql: string): Promise<Array<Record<string, unknown>>> {
+  const run = await runClient(world, ['sql', sql, '--format', 'ndjson']);
+  if (run.code !== 0) throw new MirrorReadError(`tds sql failed (${run.code}): ${run.stderr.trim()}\n  ${sql}`);
+  return run.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+export class MirrorReadError extends Error {}
+
+/** The mirror's tables, or none when no sync made the file yet. */
+export async function mirroredTables(world: World): Promise<MirroredTable[]> {
+  if (!existsSync(world.harness.db)) return [];
+  const rows = await query(world, 'SELECT table_id, mirror_table, at_sync_macro, at_macro FROM _tds_tables ORDER BY table_id');
+  return rows.map((row) => ({
+    tableId: String(row.table_id),
+    mirrorTable: String(row.mirror_table),
+    atSyncMacro: (row.at_sync_macro as string | null) ?? null,
+    atMacro: (row.at_macro as string | null) ?? null,
+  }));
+}
+
+/** Versions of several row sets in one query: `sources` maps a name to a FROM clause. */
+export async function versionsOf(world: World, sources: Map<string, string>): Promise<Map<string, Versions>> {
+  const out = new Map<string, Versions>([...sources.keys()].map((name) => [name, new Map()]));
+  if (sources.size === 0) return out;
+  const parts = [...sources].map(([name, from]) => `SELECT ${literal(name)} AS src, "_id" AS id, epoch_ms("_updatedAt") AS u FROM ${from}`);
+  for (const row of await query(world, parts.join(' UNION ALL '))) out.get(String(row.src))!.set(String(row.id), Number(row.u));
+  return out;
+}
+
+/** Each mirrored table's rows now, by table ID. */
+export async function mirrorVersions(world: World, tables: readonly MirroredTable[]): Promise<Map<string, Versions>> {
+  return versionsOf(world, new Map(tables.map((table) => [table.tableId, ident(table.mirrorTable)])));
+}
