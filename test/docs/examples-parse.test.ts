@@ -95,6 +95,7 @@ describe('documented examples parse', () => {
       ['stuck Enrich', 'fail'],
       ['activity', 'fail'],
       ['fresh', 'fail'],
+      ['stale', 'fail'],
       ['sql owners', 'warn'],
     ]);
   });
