@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { glossaryConfig } from './scripts/eslint-glossary.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'tmp/'] },
@@ -28,6 +29,7 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  ...glossaryConfig,
   {
     // the single executable's main script: CommonJS, as Node's single-executable applications require
     files: ['sea/**/*.cjs'],

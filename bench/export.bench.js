@@ -5,7 +5,7 @@
 // 1. Emulator child with rate limits off and a 1,000,000-row table. The floor: a minimal undici loop in
 //    this process that fetches every page (GET rows, limit 100, following nextCursor) and parses it.
 //    Then `bin/tds.js rows Generated -o FILE` as a child, for csv and for ndjson, with TDS_RATE_SCALE
-//    high enough that client pacing never waits: rows/s, and peak RSS (VmHWM of /proc/PID/status).
+//    high enough that the client's limiter never waits: rows/s, and peak RSS (VmHWM of /proc/PID/status).
 //    Targets: export time <= 1.3x the floor, peak RSS <= 150 MB. memory-probe.mjs says what the peak was made of.
 //    Then `-o export.parquet` (rows staged in DuckDB, copied out as Parquet at the end): tds's CPU time <= 1.3x
 //    the csv export's, peak RSS <= 250 MB, and the file read back by DuckDB holds every row.

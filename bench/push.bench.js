@@ -297,7 +297,7 @@ async function* naiveBatches(path) {
 }
 
 /**
- * The same records, one request at a time, no pacing: on 429 it waits retry-after (10 s without) and retries.
+ * The same records, one request at a time, no limiter: on 429 it waits retry-after (10 s without) and retries.
  * @param {string} url
  * @param {string} path
  */

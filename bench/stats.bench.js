@@ -27,7 +27,7 @@ import { mustSucceed, runTds, tdsEnv } from './tds-child.mjs';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const FAST = { TDS_RATE_SCALE: '1000000' }; // client pacing never waits (the emulator has no limits)
+const FAST = { TDS_RATE_SCALE: '1000000' }; // the client's limiter never waits (the emulator has no limits)
 const TARGET = { statsSeconds: 3, statsPeakMb: 300, statsVsSummarize: 2, htmlSeconds: 5, htmlMb: 2 };
 
 /** @type {Emulator[]} */

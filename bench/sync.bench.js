@@ -5,11 +5,11 @@
 //
 // 1. Emulator child with rate limits off, `--rows 1000000` and `--data FILE` (its state is saved on stop).
 //    `tds rows Generated --format csv -o FILE`, then a full `tds sync Generated --db FILE` into a fresh file,
-//    both with TDS_RATE_SCALE high enough that client pacing never waits.
+//    both with TDS_RATE_SCALE high enough that the client's limiter never waits.
 //    Targets: sync time <= 1.3x the export's time (same run, same emulator); sync peak RSS <= 300 MB.
 // 1c. --lake (sync/lake.mjs): the same full sync with and without --lake, the lake's size, 1,000 rows more.
 // 2. Emulator child from the same --data file with its real limits (scale 1); 1,000 new rows added (admin
-//    route); `tds sync --db FILE` (incremental, the client's real pacing).
+//    route); `tds sync --db FILE` (incremental, the client's real limiter).
 //    Targets: <= 12 row requests (a re-export would need 10,000); wall time <= 15 s.
 // 1b. History, on the same emulator child and mirror as 1: a `--full` pass with no row changed; then
 //    CHANGED rows (100,000) changed through the emulator's admin route (PATCH, 32 at a time); the same
@@ -33,7 +33,7 @@
 //    A verification page costs the follower about 0.1 s of CPU (opening the mirror, the checkpoint at its close) and
 //    0.3-0.5 s of real time on a loaded machine: scale 4 leaves it 0.5 s a page at the share, and each case needs
 //    about two passes over the 200 pages (about 3 minutes each). A rate scale it cannot keep up with shows as
-//    "BEHIND ITS PACE" (a less loaded machine can take a higher scale).
+//    a verification behind its schedule (a less loaded machine can take a higher scale).
 // 6. A long --follow (sync/long-follow.mjs): one hour at rate scale BENCH_LONG_SCALE (10) under --churn; peak RSS
 //    after the first 10 minutes grows <= 10 %, open file descriptors flat.
 //    BENCH_SYNC_ONLY=first runs 1 and 1b alone, BENCH_SYNC_ONLY=freshness runs 5 and 6 alone, BENCH_SYNC_ONLY=long-follow 6 alone (on 5's tables);

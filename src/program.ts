@@ -5,12 +5,17 @@ import { schemaCommand, tablesCommand, workspacesCommand } from './commands/list
 import { queryCommand, rowsCommand } from './commands/export.js';
 import { pushCommand } from './commands/push.js';
 import { webhooksCommand } from './commands/webhooks.js';
-import { demoCommand, emulatorCommand } from './commands/emulator.js';
-import { authCommand, configCommand } from './commands/config.js';
+import { emulatorCommand } from './commands/emulator.js';
+import { demoCommand } from './commands/demo.js';
+import { configCommand } from './commands/config.js';
+import { authCommand } from './commands/auth.js';
 import { completionCommand } from './commands/completion.js';
-import { diffCommand, sqlCommand } from './commands/sql.js';
-import { lakeCommand, syncCommand } from './commands/sync.js';
-import { statsCommand, checkCommand } from './commands/stats.js';
+import { sqlCommand } from './commands/sql.js';
+import { diffCommand } from './commands/diff.js';
+import { syncCommand } from './commands/sync.js';
+import { lakeCommand } from './commands/lake.js';
+import { statsCommand } from './commands/stats.js';
+import { checkCommand } from './commands/check.js';
 import { mcpCommand } from './commands/mcp.js';
 import { TDS_VERSION } from './core/version.js';
 

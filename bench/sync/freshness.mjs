@@ -1,6 +1,6 @@
 // @ts-check
 // Phase 5 of the sync bench (issue 30), at a rate scale: the real ratios, FRESH_SCALE times faster (the emulator's
-// windows and intake, the client's pacing and --max-stale; --every and the bench's waits divided by hand). 10 tables
+// windows and intake, the client's limiter and --max-stale; --every and the bench's waits divided by hand). 10 tables
 // holding ROWS old rows in all, followed by `tds sync --follow --changes`; every duration printed is service time.
 // (a) At --max-stale MAX_STALE_MIN (more than the share needs): CHANGES changes to old rows (edits, re-runs through
 //     the emulator's re-run route, deletions) at seeded random moments over one --max-stale; each in --changes (so in
@@ -118,7 +118,7 @@ export const freshDb = (ctx) => join(ctx.dir, 'fresh.duckdb');
 /**
  * One follower under `count` changes at random moments over the first SPAN of a bound: each change's lag in
  * --changes against 1.2 x the bound, the row requests in any minute, the "too large" message said `tooLarge`
- * times, whether the follower kept the pace it planned (a page every `pageMs`); then the mirror.
+ * times, whether the follower kept the rate it planned (a page every `pageMs`); then the mirror.
  * @param {SyncContext} ctx
  * @param {Emulator} emu
  * @param {FreshTable[]} tables
@@ -184,7 +184,7 @@ async function underChanges(ctx, emu, tables, random, { name, maxStale, count, b
     `${name}: ${reads.length} row requests in ${minutes.toFixed(1)} min (${rounds} by rounds, ${verified} verification pages: ` +
       `a pass over the ${pages} pages every ${seconds(cycleMs)}, ${seconds(plannedMs)} planned with the rounds' reads), at most ${busiest} in any minute, ` +
       `${reads.filter((entry) => entry.status === 429).length} answered 429; follower CPU ${seconds(cpu)} in ${seconds(stoppedAt - follower.startedAt)} ` +
-      `real time${behind ? ' (BEHIND ITS PACE: a page takes it longer than this rate scale leaves)' : ''}. uptime: ${load()}`,
+      `real time${behind ? ' (BEHIND ITS SCHEDULE: a page takes it longer than this rate scale leaves)' : ''}. uptime: ${load()}`,
   );
   ctx.check(missing === 0 && wrong === 0, `${name}: every change in --changes, as its kind (${missing} missing, ${wrong} wrong)`);
   ctx.check(Math.max(...lags) <= 1.2 * boundMs, `${name}: worst ${seconds(Math.max(...lags))} <= 1.2 x ${seconds(boundMs)}`);

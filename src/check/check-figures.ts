@@ -4,7 +4,7 @@ import { type Step, interruptible, prepareOne } from '../duckdb/statement.js';
 import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import type { StoredField } from '../mirror/schema-drift.js';
 import type { TableState } from '../mirror/table-state.js';
-import { sqlError } from '../mirror/run-sql.js';
+import { sqlError } from '../duckdb/errors.js';
 import { fieldSql } from '../stats/field-sql.js';
 import { ageText, judged, MAX_EXAMPLES, thresholdOf, type CheckResult } from './check-result.js';
 import type { CheckSpec, DeclaredCheck } from './checks-file.js';

@@ -1,5 +1,4 @@
-// The local emulator's commands: `tds emulator` (the service on loopback, for tests and trials) and `tds demo`
-// (a guided tour on one started in-process); their actions are in emulator-action.ts.
+// `tds emulator`: the service on loopback, for tests and trials; its action is in emulator-action.ts.
 
 import { Command, Option } from 'commander';
 import type { Context } from '../core/context.js';
@@ -16,7 +15,7 @@ import {
 } from '../emulator/options.js';
 import { FaultSpecError, parseFaultSpec } from '../emulator/faults/faults.js';
 import { LatencySpecError, parseLatency, type LatencySpec } from '../emulator/http/latency.js';
-import type { DemoOptions, EmulatorFlags } from './emulator-action.js';
+import type { EmulatorFlags } from './emulator-action.js';
 
 const HELP = `
 Prints one JSON line on stdout when ready: {"baseUrl", "apiKey", "webhooks": {tableId: url}};
@@ -46,7 +45,7 @@ stored. On reads every fault replaces the response (a -pre kind is its plain kin
 Emulator-only routes (not part of the service, no key, JSON in and out; errors as
 {statusCode, error: "API Error", message}: 400 bad input, 404 unknown table, row or field):
   GET    /_emulator/requests                          the request log
-  POST   /_emulator/flush                             pending webhook rows show now
+  POST   /_emulator/flush                             the intake's webhook rows show now
 The admin routes below answer only on a loopback address, or with --admin (else 404):
   POST   /_emulator/tables                            {workspace, name, emoji?, webhook?, fields: [FieldDefinition]}
   POST   /_emulator/tables/TABLE/rows                 {rows: [{cells, createdAt?, createdByUserId?}]}
@@ -166,24 +165,4 @@ function latencySpec(raw: string): LatencySpec {
     if (error instanceof LatencySpecError) throw new UsageError(`--latency: ${error.message}`);
     throw error;
   }
-}
-
-/** `tds demo`: a guided tour of tds on an emulator started in-process. */
-export function demoCommand(ctx: Context): Command {
-  return new Command('demo')
-    .description('start the emulator in-process and walk through the main jobs of tds, with real output')
-    .option('--dir <folder>', 'where the demo writes its files (default: a new temporary folder)')
-    .option('--keep-running', 'leave the emulator running afterwards, and print how to use it from another terminal')
-    .addHelpText(
-      'after',
-      `
-Examples:
-  tds demo
-  tds demo --dir ./tds-demo
-  tds demo --keep-running`,
-    )
-    .action(async (options: DemoOptions) => {
-      const { demoAction } = await import('./emulator-action.js');
-      await demoAction(ctx, options);
-    });
 }

@@ -12,7 +12,7 @@ import { validateQuery } from '../filter/validate.js';
 import type { ApiClient } from '../http/client.js';
 import { resolveTable } from '../http/resolve-table.js';
 import type { Field, QueryBody } from '../service/index.js';
-import { withClient } from './client.js';
+import { withClient } from './connect.js';
 
 /** What `tds query` adds to the shared flags. */
 export interface QueryInput {

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { loadSettings } from '../config/settings.js';
-import { withClient } from './client.js';
+import { withClient } from './connect.js';
 import { chooseExportFormat, type ExportFormat } from '../output/format.js';
 import type { Workspace, Table, Field } from '../service/index.js';
 import { resolveWorkspace, resolveTable } from '../http/resolve-table.js';

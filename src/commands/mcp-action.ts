@@ -64,7 +64,7 @@ export async function mcpAction(ctx: Context, flags: McpFlags, command: Command)
           tableCapacity: settings.tableCapacity,
         },
         // the HTTP core is loaded by the first tool that asks the service
-        connect: async (signal) => (await import('./client.js')).connectWith({ ...ctx, signal }, settings),
+        connect: async (signal) => (await import('./connect.js')).connectWith({ ...ctx, signal }, settings),
         hintsOf,
         secrets: settings.apiKey ? [settings.apiKey] : [],
       },

@@ -1,4 +1,3 @@
-import type { ProxySettings } from '../http/proxy.js';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -6,27 +5,35 @@ import type { Command } from 'commander';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { loadSettings, loadWebhook, type Settings } from '../config/settings.js';
-import { connect } from './client.js';
+import { connect } from './connect.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ApiClient } from '../http/client.js';
-import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES } from '../service/index.js';
-import { checkWebhook } from '../push/deliver/check-webhook.js';
-import { inputFormatOf, type InputFormat } from '../push/input/input-record.js';
-import { csvDelimiter } from '../push/input/read-delimited.js';
-import type { ReadOptions } from '../push/input/read-input.js';
-import { encodingNote, type InputEncoding } from '../push/input/utf8-text.js';
-import { overlaps, parseBatchSelection, type UncertainPolicy } from '../push/plan/resume-plan.js';
-import { runPush } from '../push/run-push.js';
-import { dataDir } from '../push/ledger/index.js';
-import { WebhookClient, webhookLimiter } from '../push/deliver/webhook-client.js';
-import { pushTimings, type DeliveryOptions, type WaitOptions } from '../push/push-job.js';
-import { pushArguments, webhookTarget, type WebhookTarget } from '../push/deliver/webhook-target.js';
-import { parseKeyMapping } from '../push/key/record-key.js';
-import type { KeyJob } from '../push/key/keyed-push.js';
-import type { RowsOutput } from '../push/wait/write-rows.js';
+import { WEBHOOK_MAX_BODY_BYTES } from '../service/index.js';
 import { checkOutputTarget } from '../output/atomic-file.js';
 import { chooseExportFormat, type ExportFormat } from '../output/format.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import { MirrorKeys } from '../mirror/mirror-keys.js';
+import {
+  checkWebhookExists,
+  csvDelimiter,
+  dataDir,
+  encodingNote,
+  inputFormatOf,
+  overlaps,
+  parseBatchSelection,
+  parseKeyMapping,
+  pushArguments,
+  runPush,
+  webhookTarget,
+  type DeliveryOptions,
+  type InputEncoding,
+  type InputFormat,
+  type KeyJob,
+  type ReadOptions,
+  type RowsOutput,
+  type UncertainPolicy,
+  type WaitSpec,
+  type WebhookTarget,
+} from '../push/index.js';
 
 export interface PushOptions {
   inputFormat?: InputFormat;
@@ -74,7 +81,9 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
   const { maxRetries = DEFAULT_MAX_RETRIES, timeoutMs = DEFAULT_TIMEOUT_MS } = settings;
   if (options.check) {
     if (!target) throw new UsageError('--check needs a webhook');
-    return checkOnly(ctx, target, { ...settings, maxRetries, timeoutMs, json: Boolean(options.json) });
+    return checkWebhookExists(ctx, deliveryOf(ctx, target, options, { ...settings, timeoutMs, maxRetries }), {
+      json: Boolean(options.json),
+    });
   }
   const waitUntil = checkCombinations(options);
   const format = inputFormatOf(args.input, options.inputFormat);
@@ -149,7 +158,7 @@ function readOptions(ctx: Context, input: string, format: InputFormat, options: 
   };
 }
 
-function waitSpec(client: ApiClient, options: PushOptions, until: 'visible' | 'settled', output: RowsOutput | undefined): WaitOptions {
+function waitSpec(client: ApiClient, options: PushOptions, until: 'visible' | 'settled', output: RowsOutput | undefined): WaitSpec {
   return {
     client,
     table: options.table ?? '',
@@ -283,27 +292,4 @@ async function checkInput(ctx: Context, input: string): Promise<boolean> {
   });
   if (info.isDirectory()) throw new UsageError(`${input} is a directory, not a file`);
   return !info.isFile();
-}
-
-async function checkOnly(
-  ctx: Context,
-  target: WebhookTarget,
-  settings: { maxRetries: number; timeoutMs: number; rateScale: number; json: boolean; proxy?: ProxySettings | undefined },
-): Promise<void> {
-  const client = new WebhookClient({ target, connections: 1, timeoutMs: settings.timeoutMs, proxy: settings.proxy, log: ctx.verbose });
-  const timings = pushTimings(settings.rateScale, settings.maxRetries);
-  try {
-    await checkWebhook({
-      client,
-      target,
-      limiter: webhookLimiter(RATE_LIMITS.webhook.requests, timings.webhookWindowMs),
-      retry: timings.retry,
-      signal: ctx.signal,
-      log: ctx.verbose,
-    });
-    if (settings.json) ctx.io.stdout.write(`${JSON.stringify({ webhook: target.displayUrl, exists: true })}\n`);
-    else ctx.io.stderr.write(`webhook exists: ${target.displayUrl}\n`);
-  } finally {
-    await client.close();
-  }
 }

@@ -1,10 +1,8 @@
-import { MAX_IN_FLIGHT } from '../push/deliver/in-flight.js';
+import { MAX_IN_FLIGHT, INPUT_FORMATS, parseInputEncoding } from '../push/index.js';
 import { Command, Option } from 'commander';
 import type { Context } from '../core/context.js';
 import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
 import { RATE_LIMITS, WEBHOOK_MAX_OBJECTS } from '../service/index.js';
-import { INPUT_FORMATS } from '../push/input/input-record.js';
-import { parseInputEncoding } from '../push/input/utf8-text.js';
 import { HEADER_MODES } from '../records/shape-options.js';
 import type { PushOptions } from './push-action.js';
 

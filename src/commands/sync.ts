@@ -1,11 +1,11 @@
-// The mirror's writers: `tds sync`, and `tds lake` for the Parquet lake that `tds sync --lake` writes beside it;
-// their actions are in sync-action.ts.
+// `tds sync`: the mirror's writer (with --lake, the Parquet lake beside it; with --check, the checks after
+// each round); its action is in sync-action.ts.
 
 import { Command, Option } from 'commander';
 import type { Context } from '../core/context.js';
 import { parseNumberOption, parseShareOption } from '../core/number-option.js';
 import { HEADER_MODES } from '../records/shape-options.js';
-import type { LakeCheckOptions, LakeCompactOptions, SyncOptions } from './sync-action.js';
+import type { SyncOptions } from './sync-action.js';
 
 const HELP = `
 The mirror is a DuckDB file: one table per service table (named from the table's name in lower
@@ -96,48 +96,4 @@ export function syncCommand(ctx: Context): Command {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
-}
-
-const LAKE_HELP = `
-The lake is the folder that \`tds sync --lake DIR\` (config key \`lake\`) writes: for each mirror table,
-DIR/<table>/changes/sync_id=<N>/part-*.parquet with every version sync N wrote (the mirror's columns,
-_change and _valid_from), in Hive partitions that Spark, Trino, BigQuery, Athena and DuckDB read
-without tds. DIR/<table>/README.md gives the SQL for "now" and "as of" in each.
-
-Examples:
-  $ tds sync --all --follow --lake ./lake
-  $ tds lake compact ./lake leads --drop-changes   # one snapshot partition; older changes removed
-  $ tds lake check ./lake                          # the lake read back and compared with the mirror
-  $ duckdb -c "SELECT count(*) FROM read_parquet('lake/leads/changes/*/*.parquet', hive_partitioning = true, union_by_name = true)"`;
-
-export function lakeCommand(ctx: Context): Command {
-  const lake = new Command('lake')
-    .description('the Parquet lake of `tds sync --lake`: compact it, check it against the mirror')
-    .addHelpText('after', LAKE_HELP);
-  lake
-    .command('compact')
-    .description("rewrite tables' changes into one snapshot partition (snapshot/as_of=<sync>) with _valid_from and _valid_to")
-    .argument('<dir>', 'the lake folder')
-    .argument('[tables...]', 'table folders in the lake (default: every one)')
-    .option('--drop-changes', 'remove the change partitions the snapshot holds (says how much space that frees)')
-    .addHelpText('after', '\nExample:\n  $ tds lake compact ./lake leads --drop-changes')
-    .action(async (dir: string, tables: string[], options: LakeCompactOptions) => {
-      const { lakeCompactAction } = await import('./sync-action.js');
-      await lakeCompactAction(ctx, dir, tables, options);
-    });
-  lake
-    .command('check')
-    .description('read the lake back and compare each table with the mirror (row counts and a checksum of the values)')
-    .argument('<dir>', 'the lake folder')
-    .option('--db <file>', 'the mirror file (default: TDS_DB, the `db` setting, or tds.duckdb here)')
-    .option('--json', 'print the comparison as JSON on stdout')
-    .addHelpText(
-      'after',
-      '\nExit status 9 when a table differs, or a partition lacks its _SUCCESS or holds a file that is not Parquet.\n\nExample:\n  $ tds lake check ./lake --db tds.duckdb',
-    )
-    .action(async (dir: string, options: LakeCheckOptions, command: Command) => {
-      const { lakeCheckAction } = await import('./sync-action.js');
-      await lakeCheckAction(ctx, dir, options, command);
-    });
-  return lake;
 }

@@ -4,7 +4,7 @@
 import type { Database } from './engine.js';
 import type { DuckDBPreparedStatement, DuckDBResult, DuckDBType } from '@duckdb/node-api';
 import { UsageError } from '../core/errors.js';
-import { duckdbFailure } from './errors.js';
+import { duckdbFailure, FILES_HINT } from './errors.js';
 import { fileStatement, type FileAccess } from './file-access.js';
 
 /**
@@ -15,9 +15,9 @@ import { fileStatement, type FileAccess } from './file-access.js';
 const STOP_GRACE_MS = 2000;
 const INTERRUPT_EVERY_MS = 50;
 
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
-const settle = <T>(promise: Promise<T>): Promise<Settled<T>> =>
+const outcomeOf = <T>(promise: Promise<T>): Promise<Outcome<T>> =>
   promise.then(
     (value) => ({ ok: true, value }),
     (error: unknown) => ({ ok: false, error }),
@@ -34,7 +34,7 @@ export type Step = <T>(call: () => Promise<T>) => Promise<T>;
 export function interruptible(db: Database, signal: AbortSignal): Step {
   return async <T>(call: () => Promise<T>): Promise<T> => {
     signal.throwIfAborted();
-    const running = settle(call());
+    const running = outcomeOf(call());
     let onAbort = (): void => undefined;
     const aborted = new Promise<'aborted'>((resolve) => {
       onAbort = () => resolve('aborted');
@@ -60,9 +60,6 @@ export function interruptible(db: Database, signal: AbortSignal): Step {
     throw signal.reason;
   };
 }
-
-/** Why a statement that would reach files is refused without file access, and how to have it. */
-export const FILES_HINT = 'add --files to give the statement your own file access (-o FILE writes a result without it)';
 
 /**
  * The one statement `sql` holds, prepared: none or several are usage errors, and without file access a

@@ -17,7 +17,7 @@ import { Churn } from './churn/churn.js';
 import { buildSeed } from './seed/index.js';
 import { createPrng } from './seed/prng.js';
 import { EmulatorClock, type EmulatorState } from './store/state.js';
-import { addBenchTable } from './store/generated-overlay.js';
+import { addGeneratedTable } from './store/generated-overlay.js';
 import { LiveRows } from './store/live-rows.js';
 import { loadState, saveState } from './store/persist.js';
 import { Intake } from './webhook/intake.js';
@@ -78,7 +78,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         ...(options.webhookBudget !== undefined ? { webhookBudget: options.webhookBudget } : {}),
         ...(options.tableCapacity !== undefined ? { tableCapacity: options.tableCapacity } : {}),
       },
-      (tableId) => intake.pendingRows(tableId),
+      (tableId) => intake.heldRows(tableId),
     ),
     live,
     readFaults: new FaultPlan(readFaults, faultSeed),
@@ -133,7 +133,7 @@ export async function assemble(options: EmulatorOptions): Promise<EmulatorParts>
   const loaded = options.dataFile ? await loadState(options.dataFile) : undefined;
   const clock = new EmulatorClock(options.now ?? Date.now, loaded?.clockOffsetMs ?? 0);
   const state = loaded?.state ?? buildSeed(options.seed ?? 'demo', clock.now());
-  if (options.rows !== undefined && options.rows > 0) addBenchTable(state, options.rows, clock.now());
+  if (options.rows !== undefined && options.rows > 0) addGeneratedTable(state, options.rows, clock.now());
   if (options.paused && state.orgs[0]) state.orgs[0].paused = true;
 
   const seed = options.faultSeed ?? 1;
@@ -176,7 +176,7 @@ async function listen(server: Server, host: string, port: number): Promise<strin
 }
 
 /**
- * Stops churn and the server, makes pending webhook rows visible, finishes every action run at once (so a
+ * Stops churn and the server, makes the webhook rows the intake holds visible, finishes every action run at once (so a
  * saved state has no cell left queued or running), then saves --data. Calling it again returns the same promise.
  */
 function closer(server: Server, releaseStalled: () => void, parts: EmulatorParts, dataFile?: string): () => Promise<void> {

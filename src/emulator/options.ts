@@ -40,7 +40,7 @@ export interface EmulatorOptions {
   rateScale?: number;
   /**
    * Quiet delay of webhook intake in service ms (default 5000; divided by rateScale); rows show at most
-   * 6 x this after the first pending one.
+   * 6 x this after the first one held.
    */
   ingestDelayMs?: number;
   /** Submissions a webhook takes in its lifetime; past them it answers success and drops the objects (default: no limit, as the spec). */
@@ -67,7 +67,7 @@ export interface EmulatorOptions {
   log?: (line: string) => void;
   /**
    * In-process only: told each request of the service (method, redacted path) as it arrives, before its
-   * latency, faults and limits; the request is handled once the promise returned settles (a test's barrier).
+   * latency, faults and limits; the request is handled once the promise returned resolves (a test's barrier).
    */
   onArrival?: (request: { method: string; path: string }) => Promise<void> | void;
   /** Clock (ms) for date presets and timestamps, before the admin clock offset; default Date.now. */
@@ -87,7 +87,7 @@ export interface RunningEmulator {
   webhookTables(): Array<{ workspace: string; table: string; url: string }>;
   /** Every request, in arrival order (the emulator-only /_emulator routes excepted). */
   requestLog: RequestLogEntry[];
-  /** Makes every pending webhook row visible now. */
+  /** Makes every webhook row the intake holds visible now. */
   flushIntake(): void;
   /** Stops; saves to dataFile when given. */
   close(): Promise<void>;

@@ -88,7 +88,7 @@ export interface CheckpointTiming {
 
 /**
  * Writes the checkpoint after each page without holding the export up: one write at a time, at
- * most one every `minGapMs` (so pages paced by the service's limit, one a second at most, are each
+ * most one every `minGapMs` (so pages spaced by the service's limit, one a second at most, are each
  * checkpointed, while a fast unlimited export does not spend its time renaming files), and a page
  * that completes meanwhile just replaces what the next write will hold. Each write goes to a
  * temporary file renamed over the checkpoint, so it is never half written. At most about once a
@@ -97,7 +97,7 @@ export interface CheckpointTiming {
  * bytes of the pages it names, and resume cuts the file back to them.
  */
 export class CheckpointWriter {
-  private pending: CheckpointState | undefined;
+  private unsaved: CheckpointState | undefined;
   private latest: CheckpointState | undefined;
   private running: Promise<void> | undefined;
   private lastSync = Date.now();
@@ -129,7 +129,7 @@ export class CheckpointWriter {
   /** Records the state after a page; it is written soon, in the background. A failed earlier write throws here. */
   update(state: CheckpointState): void {
     if (this.failure) throw this.failure;
-    this.pending = state;
+    this.unsaved = state;
     this.latest = state;
     this.running ??= this.drain();
   }
@@ -144,7 +144,7 @@ export class CheckpointWriter {
   /** Removes the checkpoint (the export is complete, or starts over). */
   async remove(): Promise<void> {
     while (this.running) await this.running;
-    this.pending = undefined;
+    this.unsaved = undefined;
     this.latest = undefined;
     await unlink(this.path).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
@@ -154,12 +154,12 @@ export class CheckpointWriter {
 
   private async drain(): Promise<void> {
     try {
-      while (this.pending) {
+      while (this.unsaved) {
         const wait = this.lastWrite + this.minGapMs - Date.now();
         if (wait > 0) await sleep(wait);
-        const state = this.pending;
+        const state = this.unsaved;
         if (!state) break;
-        this.pending = undefined;
+        this.unsaved = undefined;
         const sync = Date.now() - this.lastSync >= this.syncEveryMs;
         await this.save(state, sync);
       }

@@ -310,5 +310,5 @@ export interface DeferredRows {
    */
   covering(): Promise<void> | undefined;
   /** Commits every row written so far, and waits for it. */
-  settle(): Promise<void>;
+  commitRows(): Promise<void>;
 }

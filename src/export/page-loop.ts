@@ -29,7 +29,7 @@ export interface PageLoopParts {
 /** What the loop tells as it goes: after each page written, and when a checkpoint may count every row written. */
 export interface PageEvents {
   page(rows: number): void;
-  settled(after?: Promise<void>): void;
+  committed(after?: Promise<void>): void;
 }
 
 /** The pages of one run of the export, written as they come, each row once. */
@@ -53,7 +53,7 @@ export class PageLoop {
 
   /**
    * Every page still to write, then the end of the output; `on.page` after each page is written, and
-   * `on.settled` when a checkpoint may count every row written so far: after each page, or for a
+   * `on.committed` when a checkpoint may count every row written so far: after each page, or for a
    * deferred writer (Parquet) when a commit of them has begun (`after`: it ends) and at the end.
    */
   async run(fetchPage: FetchPage, on: PageEvents): Promise<void> {
@@ -72,10 +72,10 @@ export class PageLoop {
         await this.write(page);
         on.page(state.rows);
         const deferred = this.writer?.deferred;
-        if (!deferred) on.settled();
+        if (!deferred) on.committed();
         else {
           const covering = deferred.covering();
-          if (covering) on.settled(covering);
+          if (covering) on.committed(covering);
         }
         if (state.done) break;
         ctx.signal.throwIfAborted();
@@ -86,15 +86,15 @@ export class PageLoop {
     this.writer = writer;
     await writer.end(state);
     // a deferred writer commits its last rows at the end: the checkpoint of the whole export is taken now
-    if (writer.deferred) on.settled();
+    if (writer.deferred) on.committed();
   }
 
-  /** A deferred writer (Parquet) commits the rows it holds; `settled` then takes the checkpoint. */
-  async settle(settled: () => void): Promise<void> {
+  /** A deferred writer (Parquet) commits the rows it holds; `committed` then takes the checkpoint. */
+  async commitRows(committed: () => void): Promise<void> {
     const deferred = this.writer?.deferred;
     if (!deferred) return;
-    await deferred.settle();
-    settled();
+    await deferred.commitRows();
+    committed();
   }
 
   /** Rows written after the export (--follow), in the export's format, counted in `into`. */

@@ -112,7 +112,7 @@ export interface EtaInput {
 
 /**
  * Milliseconds until the last page is written: each request waits for its turn in the window and
- * for the one before it. Two windows' worth of requests are played out; after that the pace is
+ * for the one before it. Two windows' worth of requests are played out; after that the rate is
  * steady (one window per `window.requests`, or the page time if slower), so it is multiplied out.
  */
 export function etaMs(input: EtaInput): number {

@@ -70,11 +70,11 @@ async function exportPages(ctx: Context, fetchPage: FetchPage, { request, prepar
   const stop = async (error: unknown): Promise<unknown> => {
     progress.stop();
     // Rows a deferred writer (Parquet) holds are committed first, so the checkpoint counts every row written.
-    if (!(error instanceof OutputWriteError)) await pages.settle(checkpoint).catch(() => undefined);
+    if (!(error instanceof OutputWriteError)) await pages.commitRows(checkpoint).catch(() => undefined);
     return stopExport(ctx, prepared, { error, state, resumedCursor: prepared.resumed?.cursor ?? undefined, pages: pages.count });
   };
   try {
-    await pages.run(fetchPage, { page: (written) => progress.page(written), settled: checkpoint });
+    await pages.run(fetchPage, { page: (written) => progress.page(written), committed: checkpoint });
   } catch (error) {
     throw await stop(error);
   }

@@ -115,7 +115,7 @@ export function createParquetWriter(request: Pick<ExportRequest, 'fields' | 'sha
       state.tally.addAll(tally);
       for (const [key, count] of unfit) state.unfit.set(key, (state.unfit.get(key) ?? 0) + count);
     },
-    end: () => output.settle(),
+    end: () => output.commitRows(),
     deferred: output,
   };
 }

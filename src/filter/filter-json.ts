@@ -4,7 +4,7 @@ import { FilterError, placed, quoted, type FilterLocation } from './errors.js';
 import { operatorNamed, type WhereValue } from './parser.js';
 import { RULES_MISSING, combinatorProblem, depthProblem, operatorProblem, raise, valueProblem } from './problems.js';
 import { resolveColumn } from './resolve.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../core/suggest.js';
 import { typeValue } from './type-value.js';
 
 // --filter: the service's own filter group JSON. fieldIds may also be labels or names, and values

@@ -79,7 +79,7 @@ export class ApiClient {
   private readonly signal?: AbortSignal;
   private readonly transport: Transport;
   private readonly limiters: ServiceLimiters;
-  /** How long the last answers took (ms, from the request going out, pacing not counted); newest last. */
+  /** How long the last answers took (ms, from the request going out, the limiter's wait not counted); newest last. */
   private readonly answerMs: number[] = [];
   /** The Date of the service's latest answer, and when (this machine's clock) it came. */
   private serviceDate?: { serviceMs: number; localMs: number };
@@ -237,8 +237,8 @@ export class ApiClient {
 
   /** Counts and logs one attempt, with the retry it leads to. */
   private record(request: SendRequest, report: AttemptReport<Attempt>): void {
-    const { result, decision, pacedMs } = report;
-    this.stats.waitedMs += pacedMs;
+    const { result, decision, limiterWaitMs } = report;
+    this.stats.waitedMs += limiterWaitMs;
     if (isSuccess(result)) {
       this.answerMs.push(result.ms);
       if (this.answerMs.length > ROUND_TRIP_SAMPLES) this.answerMs.shift();
@@ -251,7 +251,14 @@ export class ApiClient {
       retry = { number: report.number, max: this.policy.maxRetries, waitMs: decision.waitMs, reason: decision.reason };
     }
     if (!this.log) return;
-    const line = formatRequestLine({ method: request.method, path: request.path, outcome: result.outcome, ms: result.ms, pacedMs, retry });
+    const line = formatRequestLine({
+      method: request.method,
+      path: request.path,
+      outcome: result.outcome,
+      ms: result.ms,
+      limiterWaitMs,
+      retry,
+    });
     this.log(redactSecrets(line, [this.apiKey]));
   }
 
@@ -305,7 +312,7 @@ export interface RequestLogLine {
   outcome: AttemptOutcome;
   ms: number;
   /** Time spent waiting for a limiter slot before this attempt. */
-  pacedMs: number;
+  limiterWaitMs: number;
   retry?: { number: number; max: number; waitMs: number; reason: RetryReason };
 }
 
@@ -316,7 +323,7 @@ export function formatRequestLine(line: RequestLogLine): string {
       ? String(line.outcome.status)
       : `${describeNetworkCode(line.outcome.code)}${line.outcome.code ? ` (${line.outcome.code})` : ''}`;
   let text = `${line.method} ${shortenCursor(line.path)} ${result} ${Math.round(line.ms)}ms`;
-  if (line.pacedMs > 0) text += ` (paced ${Math.round(line.pacedMs)}ms)`;
+  if (line.limiterWaitMs > 0) text += ` (limiter ${Math.round(line.limiterWaitMs)}ms)`;
   if (line.retry) {
     const { number, max, waitMs, reason } = line.retry;
     const why = reason === 'rate-limited' ? 'rate limited' : reason === 'server-error' ? 'server error' : 'network';

@@ -52,8 +52,8 @@ interface Entry {
 }
 
 /**
- * Paces requests so that no window of `windowMs` holds more than `limit` of them: a sliding log of
- * send times. It never outpaces a service that counts in a sliding window, a fixed window or a token
+ * Spaces requests so that no window of `windowMs` holds more than `limit` of them: a sliding log of
+ * send times. It never runs ahead of a service that counts in a sliding window, a fixed window or a token
  * bucket of the same size, and it still allows the full burst first.
  * `pause()` holds every caller (the service said 429: wait `retry-after`).
  */
@@ -71,7 +71,7 @@ export class RateLimiter {
   /** Requests over (or sent, for acquire()), by end, oldest first; a slot's request counts as sent when it left. */
   private readonly log: Entry[] = [];
   /** Slots whose request is not over: each counts in every window until `done()`. */
-  private pending = 0;
+  private unfinished = 0;
   /** Wakes the caller waiting for a slot when a request ends (its slot may free one sooner). */
   private wake?: () => void;
   private pausedUntil = 0;
@@ -99,9 +99,9 @@ export class RateLimiter {
     return this.take(true, signal, ceiling);
   }
 
-  private take(pending: boolean, signal?: AbortSignal, ceiling = this.limit): Promise<RateLimitSlot> {
+  private take(held: boolean, signal?: AbortSignal, ceiling = this.limit): Promise<RateLimitSlot> {
     const since = { at: this.now(), sleeps: this.sleeps };
-    const turn = this.queue.then(() => this.waitForSlot(since, pending, Math.min(ceiling, this.limit), signal));
+    const turn = this.queue.then(() => this.waitForSlot(since, held, Math.min(ceiling, this.limit), signal));
     this.queue = turn.catch(() => undefined);
     return turn;
   }
@@ -120,8 +120,8 @@ export class RateLimiter {
     const horizon = this.now() - this.windowMs - this.marginMs;
     // an entry counts from its end at the latest
     while (this.log.length > 0 && this.log[0]!.doneAt <= horizon) this.log.shift();
-    // the pending slots are the newest: the oldest of the last `limit` is a finished one, or none frees
-    const finished = limit - this.pending;
+    // the unfinished slots are the newest: the oldest of the last `limit` is a finished one, or none frees
+    const finished = limit - this.unfinished;
     if (finished <= 0) return Infinity;
     if (this.log.length < finished) return this.pausedUntil;
     const times = this.log.map((entry) => this.countedAt(entry));
@@ -140,10 +140,10 @@ export class RateLimiter {
     return Math.min(doneAt, sentAt + Math.max(0, doneAt - sentAt - this.quickestMs) + this.excessFloorMs!);
   }
 
-  /** `since`: when the caller asked, and how many pacing sleeps had happened then (its own or those ahead of it). */
+  /** `since`: when the caller asked, and how many limiter sleeps had happened then (its own or those ahead of it). */
   private async waitForSlot(
     since: { at: number; sleeps: number },
-    pending: boolean,
+    held: boolean,
     limit: number,
     signal?: AbortSignal,
   ): Promise<RateLimitSlot> {
@@ -152,16 +152,16 @@ export class RateLimiter {
       const wait = this.readyAt(limit) - this.now();
       if (wait <= 0) {
         const sentAt = this.now();
-        // Without any pacing sleep meanwhile, elapsed time was the event loop's, not a wait for the limit.
+        // Without any limiter sleep meanwhile, elapsed time was the event loop's, not a wait for the limit.
         const waitedMs = this.sleeps === since.sleeps ? 0 : sentAt - since.at;
-        if (!pending) {
+        if (!held) {
           this.insert({ sentAt, doneAt: sentAt });
           return { waitedMs, done: () => undefined, leaves: () => undefined };
         }
-        this.pending += 1;
+        this.unfinished += 1;
         let leftAt = sentAt;
         const done = once(() => {
-          this.pending -= 1;
+          this.unfinished -= 1;
           this.finish(leftAt);
         });
         return { waitedMs, done, leaves: () => void (leftAt = this.now()) };

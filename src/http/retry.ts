@@ -24,7 +24,7 @@ export interface AttemptReport<T> {
   /** 1 for the first attempt. */
   number: number;
   /** Time spent waiting for the limiter slot. */
-  pacedMs: number;
+  limiterWaitMs: number;
   /** Undefined for a final result. */
   decision?: RetryDecision;
 }
@@ -51,7 +51,7 @@ export async function withRetries<T>(loop: RetryLoop<T>): Promise<RetryResult<T>
     const outcome = loop.outcomeOf(result);
     const decision = outcome && decideRetry(outcome, number - 1, loop.policy);
     if (outcome) attempts.push(outcome);
-    await loop.onAttempt?.({ result, number, pacedMs: slot.waitedMs, ...(decision ? { decision } : {}) });
+    await loop.onAttempt?.({ result, number, limiterWaitMs: slot.waitedMs, ...(decision ? { decision } : {}) });
     if (!decision) return { result, attempts };
     if (!decision.retry) return { result, attempts, decision };
     if (decision.reason === 'rate-limited') loop.limiter.pause(decision.waitMs);

@@ -2,7 +2,7 @@
 // the stdout it claims) and `DEFAULT_CAPS` (session.ts). Inside: `session.ts` (what the tools share: the
 // client, the mirror opened read-only and the tables it holds, the options and caps), `tool.ts` (a tool's
 // definition, the Context one call runs with, and its result or failure as the agent reads it, within the
-// caps), `live-rows.ts` (search_rows's work, loaded on its first call) and one file per tool under `tools/`.
+// caps), `row-search.ts` (search_rows's work, loaded on its first call) and one file per tool under `tools/`.
 
 import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';

@@ -6,7 +6,7 @@ import type { Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
 import { loadStates, namedStates, type TableState } from '../mirror/table-state.js';
 import { z } from 'zod';
-import { pickTable } from '../http/resolve-table.js';
+import { pickTable } from '../records/table-ref.js';
 import type { Table } from '../service/index.js';
 
 export interface Caps {
@@ -47,7 +47,7 @@ export interface McpServeOptions {
   version: string;
   /** --profile (saved webhooks are read from it) */
   profile?: string;
-  /** how push_records delivers: the settings' pacing scale, retries and timeout */
+  /** how push_records delivers: the settings' rate scale, retries and timeout */
   delivery: { rateScale: number; maxRetries?: number; timeoutMs?: number; webhookBudget?: number; tableCapacity?: number };
   /**
    * The API client for the settings, bound to `signal`; throws the command line's error (no base URL,

@@ -27,7 +27,7 @@ import {
   type StoredField,
 } from './schema-drift.js';
 import { mirrorTableName } from './table-name.js';
-import { saveState, type TableState } from './table-state.js';
+import { COMPLETE_PASS, saveState, type TableState } from './table-state.js';
 
 // A mirror table's schema: made, or changed to the service's (prepareTable, with its history table and
 // macros and its state, in one transaction); the changes themselves and _tds_columns written to match
@@ -290,7 +290,7 @@ export async function prepareTable(
       await createMacros(connection, current.mirrorTable, names, await versionColumns(connection, current.mirrorTable));
     // a cast is not the service's value in the new type (a number 1 cast to text is "1.0"): a full
     // pass, saved with the change, writes every row again as the service gives it
-    if (plan.changes.some((change) => change.kind === 'retyped')) current.pass = newPass('full');
+    if (plan.changes.some((change) => change.kind === 'retyped')) current.pass = newPass(COMPLETE_PASS);
     await saveState(connection, current);
     await connection.run('COMMIT');
     for (const line of lines) options.say(`${current.mirrorTable}: ${line}`);

@@ -50,8 +50,8 @@ export interface VerifyOptions {
 /** How far 429s (other clients' traffic) may stretch the spacing of verification pages. */
 const MAX_BACKOFF = 16;
 
-/** The verification's pace (ms of this process's clock); Infinity: no verification. */
-export interface VerifyPace {
+/** The verification's timings (ms of this process's clock); Infinity: no verification. */
+export interface VerifyTimings {
   /** The share's spacing of row requests: one every this many ms is --max-share of the limit. */
   shareMs: number;
   /** --max-stale (a pass is planned a tenth early). */
@@ -90,8 +90,8 @@ export interface VerifyKeeps {
  * read at most, and at least one (the first minute too); with the +1 of s × 60 + 1, a round that reads one
  * more than that still keeps to it.
  *
- * Behind (a table past its bound, or one the plan's pace would leave past it before its pass ends): the
- * pages go at the share's pace, not the plan's, spending what the share left unspent in the last window
+ * Behind (a table past its bound, or one the plan's spacing would leave past it before its pass ends): the
+ * pages go at the share's rate, not the plan's, spending what the share left unspent in the last window
  * too, and they get as long between two rounds as the last round took (up to a window), not only --every:
  * on a loaded machine a round of many tables takes seconds of its own, and pages that ran only in the
  * --every between rounds left most of the share unused (issue 42). The plan running more than a page late
@@ -102,7 +102,7 @@ export class VerifySchedule {
   private shareAt = -Infinity;
   private intervalMs = Infinity;
   private backoff = 1;
-  /** A page that met a 429 puts the next off until then, behind or not (paced). */
+  /** A page that met a 429 puts the next off until then, behind or not (afterPage). */
   private heldUntil = -Infinity;
   private roundReads = 0;
   /** A table is behind its bound (hurry). */
@@ -114,16 +114,16 @@ export class VerifySchedule {
 
   constructor(
     private readonly startedAt: number,
-    private readonly pace: VerifyPace,
+    private readonly timings: VerifyTimings,
   ) {}
 
   /**
-   * The followed tables' pages (P) as the last listing gave them, and the largest table's (L): the pace, and the
+   * The followed tables' pages (P) as the last listing gave them, and the largest table's (L): the timings, and the
    * pass the share can keep. A table's verified_at is when its last pass began, and a pass begins once the
    * others' had theirs: it ages up to P + L pages' spacing, which the plan keeps within 0.9 × --max-stale.
    */
   plan(now: number, pages: number, largest = 0): VerifyKeeps {
-    const { shareMs, maxStaleMs } = this.pace;
+    const { shareMs, maxStaleMs } = this.timings;
     const passMs = 0.9 * maxStaleMs;
     if (pages === 0 || !Number.isFinite(passMs) || !Number.isFinite(shareMs)) {
       this.intervalMs = Infinity;
@@ -143,9 +143,9 @@ export class VerifySchedule {
     };
   }
 
-  /** Verification reads at the share's full pace (--max-stale asks at least what the share allows): every row request of a round puts it off. */
+  /** Verification reads at the share's full rate (--max-stale asks at least what the share allows): every row request of a round puts it off. */
   get atShare(): boolean {
-    return Number.isFinite(this.intervalMs) && this.intervalMs === this.pace.shareMs;
+    return Number.isFinite(this.intervalMs) && this.intervalMs === this.timings.shareMs;
   }
 
   /** When the next page is due by the plan and the share (behind: the share, and a 429's backoff); Infinity when none is. It goes when the window also has room (`ceiling`). */
@@ -159,7 +159,7 @@ export class VerifySchedule {
    * to the share.
    */
   private unspentFrom(now: number): number {
-    return this.behind ? now - (this.pace.windowMs - this.pace.shareMs) : now;
+    return this.behind ? now - (this.timings.windowMs - this.timings.shareMs) : now;
   }
 
   /** The plan's spacing of pages (ms; Infinity: no verification). */
@@ -167,7 +167,7 @@ export class VerifySchedule {
     return this.intervalMs;
   }
 
-  /** Whether a table is behind its bound, or will be before its pass ends at the plan's pace (Verifier.behind). */
+  /** Whether a table is behind its bound, or will be before its pass ends at the plan's spacing (Verifier.behind). */
   hurry(behind: boolean): void {
     this.behind = behind;
   }
@@ -179,7 +179,7 @@ export class VerifySchedule {
   pagesUntil(now: number, roundAt: number): number {
     if (this.intervalMs === Infinity) return roundAt;
     const late = this.behind || this.planAt + this.intervalMs < now;
-    return late ? Math.max(roundAt, now + Math.min(this.lastRoundMs, this.pace.windowMs)) : roundAt;
+    return late ? Math.max(roundAt, now + Math.min(this.lastRoundMs, this.timings.windowMs)) : roundAt;
   }
 
   /**
@@ -187,7 +187,7 @@ export class VerifySchedule {
    * this: the share (s × 60), less the room kept for the next round: the most a recent round read, at least one.
    */
   ceiling(now: number): number {
-    const perWindow = Math.max(1, Math.floor(this.pace.windowMs / this.pace.shareMs + 1e-9));
+    const perWindow = Math.max(1, Math.floor(this.timings.windowMs / this.timings.shareMs + 1e-9));
     const recent = this.rounds.filter((round) => round.until > now).map((round) => round.reads);
     return perWindow - Math.min(perWindow - 1, Math.max(1, ...recent));
   }
@@ -201,9 +201,9 @@ export class VerifySchedule {
     if (!first) this.lastRoundMs = tookMs;
     this.roundReads += requests;
     this.rounds = this.rounds.filter((round) => round.until > since);
-    if (!first) this.rounds.push({ reads: requests, until: since + ROUNDS_REMEMBERED * this.pace.windowMs });
+    if (!first) this.rounds.push({ reads: requests, until: since + ROUNDS_REMEMBERED * this.timings.windowMs });
     if (requests === 0) return;
-    this.shareAt = Math.max(this.shareAt, this.unspentFrom(since)) + requests * this.pace.shareMs;
+    this.shareAt = Math.max(this.shareAt, this.unspentFrom(since)) + requests * this.timings.shareMs;
   }
 
   /** A page starts `now`: the next one's time on both clocks; the spacing this page was planned with. */
@@ -212,12 +212,12 @@ export class VerifySchedule {
     this.planAt += spacing;
     // pages ahead of the plan while behind do not put the plan's next page off by more than one spacing
     if (this.behind) this.planAt = Math.min(this.planAt, now + spacing);
-    this.shareAt = Math.max(this.shareAt, this.unspentFrom(now)) + this.pace.shareMs;
+    this.shareAt = Math.max(this.shareAt, this.unspentFrom(now)) + this.timings.shareMs;
     return spacing;
   }
 
   /** After a page (`now`): one that met a 429 puts the next off by twice its spacing from now; clean ones bring the spacing back. */
-  paced(now: number, limited: boolean, spacing: number): void {
+  afterPage(now: number, limited: boolean, spacing: number): void {
     if (limited) {
       this.backoff = Math.min(MAX_BACKOFF, this.backoff * 2);
       this.heldUntil = now + this.intervalMs * this.backoff;
@@ -257,7 +257,7 @@ export class Verifier {
   }
 
   /**
-   * The followed tables as the last listing gave them: the pages to read, and so the pace; and their states
+   * The followed tables as the last listing gave them: the pages to read, and so the timings; and their states
    * (read again when the round wrote): the tables past the bound said, and whether verification is behind.
    */
   async plan(tables: readonly Table[], roundWrote = true): Promise<void> {
@@ -318,7 +318,7 @@ export class Verifier {
     return Math.max(due, now + this.session.client.rowReadWaitMs(this.schedule.ceiling(now)));
   }
 
-  /** Verification reads at the share's full pace: a round leaves a row count that only fell (rows deleted) to it. */
+  /** Verification reads at the share's full rate: a round leaves a row count that only fell (rows deleted) to it. */
   get atShare(): boolean {
     return this.schedule.atShare;
   }
@@ -356,7 +356,7 @@ export class Verifier {
       const table = state && tables.find((candidate) => candidate.id === state.tableId);
       if (state && table) await verifyPage(this.session, table, state, this.schedule.ceiling(performance.now()));
     } finally {
-      this.schedule.paced(performance.now(), this.session.client.stats.rateLimited > limitedBefore, spacing);
+      this.schedule.afterPage(performance.now(), this.session.client.stats.rateLimited > limitedBefore, spacing);
     }
   }
 }

@@ -193,7 +193,7 @@ export const heldOpen = (db: Database): MirrorAccess => ({ use: (work) => work(d
 
 /**
  * How long the file stays attached once nothing uses it, unless a process waits for it: the groups of a
- * fast one-shot sync (written about every second) share one attach; a longer wait (pages paced by the
+ * fast one-shot sync (written about every second) share one attach; a longer wait (pages spaced by the
  * row-read limit) lets it go. A follower lets it go at once (`releaseEachUse`): a DuckDB client that does
  * not wait (DuckDB's own CLI, a notebook) gets in whenever the follower is not writing.
  */

@@ -4,7 +4,7 @@ import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
 import { UNFINISHED_STATUSES } from '../service/index.js';
 import { CHANGE_KEY, REPLACED_AT_KEY, REPLACED_BY_KEY, SYNC_ID_KEY, tableColumns } from './history/history-objects.js';
 import { fitTableMemory } from './index-memory.js';
-import { saveState, type PassState, type TableState } from './table-state.js';
+import { COMPLETE_PASS, saveState, type PassState, type TableState } from './table-state.js';
 
 // A pass over a table's rows: how it starts (newPass), the rows a complete one should have seen
 // (unseenRows), its end (finishPass: deletions, the watermark, verified_at), and the watermark that
@@ -34,7 +34,7 @@ export function newPass(mode: PassState['mode']): PassState {
  */
 export function unseenRows(tableId: string, pass: Pick<PassState, 'mode' | 'oldest'>): string {
   const inRange =
-    pass.mode === 'full' ? 'true' : pass.oldest === null ? 'false' : `"_createdAt" > ${quoteLiteral(pass.oldest)}::TIMESTAMPTZ`;
+    pass.mode === COMPLETE_PASS ? 'true' : pass.oldest === null ? 'false' : `"_createdAt" > ${quoteLiteral(pass.oldest)}::TIMESTAMPTZ`;
   const noted = `SELECT row_id FROM _tds_pass WHERE table_id = ${quoteLiteral(tableId)}`;
   return `${inRange} AND ${quoteLiteral(FROM_EMPTY)} NOT IN (${noted}) AND "_id" NOT IN (${noted})`;
 }
@@ -163,7 +163,7 @@ export async function finishPass(db: Database, state: TableState, end: PassEnd):
     state.rowCount = Number((await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${target}`)).getRowObjectsJS()[0]?.n ?? 0);
     state.serviceRowCount = end.serviceRowCount;
     state.lastSyncAt = new Date().toISOString();
-    if (pass.mode === 'full') {
+    if (pass.mode === COMPLETE_PASS) {
       // every row read: the mirror is exact as of the pass's start, and a verification under way is moot
       state.verifiedAt = pass.startedAt ?? state.verifiedAt;
       state.verify = null;

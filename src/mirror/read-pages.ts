@@ -9,7 +9,7 @@ import { PAGE_LIMIT_MAX, type Row, type RowsPage, type Table } from '../service/
 import type { MirrorAccess } from './mirror-db.js';
 import { MirrorWriter } from './mirror-writer.js';
 import { reachesWatermark, serviceDate, unseenRows } from './pass.js';
-import type { PassState, TableState } from './table-state.js';
+import { COMPLETE_PASS, type PassState, type TableState } from './table-state.js';
 
 /** Told after each page is written (for the progress line). */
 export interface PassProgress {
@@ -49,14 +49,14 @@ const PAGES_AHEAD = 2;
  * A group (one transaction) takes the rows read while the last one was written, once there are this
  * many or the last began this long ago: each commit has a cost of its own (DuckDB syncs its WAL, merges
  * the group's keys into the primary key's index, and checkpoints now and then), so a fast read is
- * written in few large groups, and a slow one (paced by the row-read limit) page by page. Rows wait in
+ * written in few large groups, and a slow one (limiter by the row-read limit) page by page. Rows wait in
  * DuckDB (mirror-writer.ts), not in the JavaScript heap: a large group costs little memory. On 1,000,000
  * rows read without limits, groups of 32,768 took 15 s where groups of 8,192 took 19-21 s.
  */
 const GROUP_ROWS = 32_768;
 const GROUP_MS = 1_000;
 /**
- * Rows waiting for the database before reading pauses: DuckDB's commits set the pace of a fast read,
+ * Rows waiting for the database before reading pauses: DuckDB's commits set the speed of a fast read,
  * and a crash loses at most these (the next sync reads them again from the saved cursor).
  */
 const MAX_WAITING_ROWS = 2 * GROUP_ROWS;
@@ -106,7 +106,7 @@ async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promis
       ...(pass.cursor !== null ? { cursor: pass.cursor } : {}),
       signal: ctx.signal,
       // a follower's pages are not read ahead: none is requested while the file is held for a write
-      ahead: pass.mode === 'full' && !options.mirror.releasesEachUse ? PAGES_AHEAD : 0,
+      ahead: pass.mode === COMPLETE_PASS && !options.mirror.releasesEachUse ? PAGES_AHEAD : 0,
     })) {
       fresh = true;
       checkFields(page, options.fieldIds);
@@ -136,7 +136,7 @@ async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promis
     await group.flush();
     return;
   } catch (error) {
-    await group.settle();
+    await group.writesDone();
     if (error instanceof UnknownField) throw error;
     // a saved cursor refused before any page came: it expired
     if (!fresh && error instanceof TdsError && error.status === 400) return restart(options, error);
@@ -250,7 +250,7 @@ class GroupedWrites {
   }
 
   /** Waits for a write in progress, whatever its outcome (an interrupted read still saves what it wrote). */
-  async settle(): Promise<void> {
+  async writesDone(): Promise<void> {
     await this.writing;
   }
 
@@ -272,7 +272,7 @@ class GroupedWrites {
           this.lastStart = performance.now();
           callbacks = this.callbacks;
           this.callbacks = [];
-          return this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === 'full');
+          return this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === COMPLETE_PASS);
         });
         pass.inserted += counts.inserted;
         pass.updated += counts.updated;

@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import type { DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { Context } from '../core/context.js';
-import { TdsError, UsageError } from '../core/errors.js';
-import { duckdbFailure, firstLine, joinHints, nameHint } from '../duckdb/errors.js';
+import { UsageError } from '../core/errors.js';
+import { sqlError } from '../duckdb/errors.js';
 import type { Database } from '../duckdb/engine.js';
 import type { FileAccess } from '../duckdb/file-access.js';
-import { FILES_HINT, interruptible, type Step, prepareOne, runStatement, type ResultRecord } from '../duckdb/statement.js';
+import { interruptible, type Step, prepareOne, runStatement, type ResultRecord } from '../duckdb/statement.js';
 import { createAtomicFile } from '../output/atomic-file.js';
 import type { Format } from '../output/format.js';
 import { createRecordWriter } from '../output/page-encoder.js';
@@ -161,24 +161,3 @@ async function copyToParquet({ db, statement, step }: PreparedSql, sql: string, 
   const query = `${sql.trim().replace(/;+\s*$/, '')}\n`;
   await copyOut({ run: (copy) => sqlStep(target, () => step(() => db.connection.run(copy))), query, path: target });
 }
-
-/**
- * DuckDB's errors in a statement (syntax, an unknown table, a write on a read-only mirror, a file it
- * may not reach) are the user's SQL: a usage error (exit 2) with DuckDB's message and what to do.
- * tds's own errors (an interrupt) pass as they are.
- */
-export function sqlError(error: unknown, context: { output?: string } = {}): unknown {
-  if (error instanceof TdsError || (error instanceof Error && error.name === 'TimeoutError')) return error;
-  const hint = joinHints(nameHint(error), HINTS[duckdbFailure(error)]);
-  const folderHint = duckdbFailure(error) === 'cannot-open-file' && context.output;
-  return new UsageError(`SQL: ${firstLine(error)}`, {
-    ...(hint ? { hint } : folderHint ? { hint: 'check that the folder of -o FILE exists and can be written' } : {}),
-  });
-}
-
-const HINTS: Partial<Record<ReturnType<typeof duckdbFailure>, string>> = {
-  'read-only': 'the mirror is opened read-only: add --write to change it',
-  'file-access-off': FILES_HINT,
-  'settings-locked': "tds sql fixes DuckDB's settings; --files gives the statement your own file access",
-  'no-such-table': 'SHOW TABLES lists the mirror tables; _tds_tables says which is which',
-};

@@ -23,7 +23,7 @@ export interface SyncProgress extends PassProgress {
 }
 
 /**
- * `rowWindow`: the row-read limit as the client paces it (its rate scale counted), which the ETA counts on;
+ * `rowWindow`: the row-read limit as the client's limiter spaces it (its rate scale counted), which the ETA counts on;
  * `rowReadWaitMs`: how long the next page waits for that limit (the line says so instead of standing still).
  */
 export async function startSyncProgress(
@@ -216,11 +216,11 @@ export class ChangesStream {
       await connection.run('INSERT INTO _tds_changes SELECT $1, coalesce(max(sync_id), 0) FROM _tds_syncs WHERE table_id = $1', [tableId]);
       return;
     }
-    const pending = await connection.runAndReadAll('SELECT sync_id FROM _tds_syncs WHERE table_id = $1 AND sync_id > $2 ORDER BY sync_id', [
-      tableId,
-      Number(delivered),
-    ]);
-    for (const row of pending.getRowObjectsJS()) {
+    const undelivered = await connection.runAndReadAll(
+      'SELECT sync_id FROM _tds_syncs WHERE table_id = $1 AND sync_id > $2 ORDER BY sync_id',
+      [tableId, Number(delivered)],
+    );
+    for (const row of undelivered.getRowObjectsJS()) {
       const syncId = Number(row.sync_id);
       await this.write(tableId, syncId);
       await connection.run('UPDATE _tds_changes SET delivered_sync = $2 WHERE table_id = $1', [tableId, syncId]);

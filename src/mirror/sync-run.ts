@@ -4,7 +4,7 @@ import type { Context } from '../core/context.js';
 import { TdsError, UsageError } from '../core/errors.js';
 import { finishedResultsCollector, returnFreedMemoryAtOnce, type Database } from '../duckdb/engine.js';
 import type { ApiClient } from '../http/client.js';
-import { pickTable, pickWorkspace } from '../http/resolve-table.js';
+import { pickTable, pickWorkspace } from '../records/table-ref.js';
 import type { HeaderMode } from '../records/shape-options.js';
 import type { Field, Table } from '../service/index.js';
 import { Verifier } from './follow-verify.js';
@@ -66,6 +66,11 @@ const MEMORY_LIMIT = '64MB';
  * and typed (the other core's work); more threads cost more CPU and memory than they save.
  */
 const THREADS = 1;
+
+/** An incremental sync of the tables a reader (stats, check) is about to read; a mirror a follower holds is read as it is. */
+export function syncBeforeReading(ctx: Context, client: ApiClient, db: string, tables: string[]): Promise<void> {
+  return runSync(ctx, client, { tables, workspaces: [], all: false, db, full: false, json: false, whenBusy: 'skip' });
+}
 
 /**
  * `tds sync`: the tables named (or every table already in the mirror) synced one after another with
@@ -347,7 +352,7 @@ class FollowMemory {
   /** Names in use in the mirror (a new mirror table takes none of them). */
   taken = new Set<string>();
   /** What each table's last sync left: the service's row count then, and whether action cells were pending. */
-  private readonly after = new Map<string, { serviceRowCount: number | null; settled: boolean }>();
+  private readonly after = new Map<string, { serviceRowCount: number | null; quiet: boolean }>();
 
   /**
    * Whether a round must read the table: its count moved, an action cell is pending, or a pass is
@@ -356,7 +361,7 @@ class FollowMemory {
    */
   mustRead(table: Table, fallsToVerification: boolean): boolean {
     const after = this.after.get(table.id);
-    if (after === undefined || !after.settled) return true;
+    if (after === undefined || !after.quiet) return true;
     if (after.serviceRowCount === table.rowCount) return false;
     if (!fallsToVerification || after.serviceRowCount === null || table.rowCount > after.serviceRowCount) return true;
     after.serviceRowCount = table.rowCount;
@@ -368,7 +373,7 @@ class FollowMemory {
     for (const state of states) {
       this.after.set(state.tableId, {
         serviceRowCount: state.serviceRowCount,
-        settled: state.pendingSince === null && state.pass === null,
+        quiet: state.pendingSince === null && state.pass === null,
       });
     }
   }

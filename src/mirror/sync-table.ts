@@ -8,7 +8,7 @@ import { finishPass, newPass } from './pass.js';
 import type { MirrorAccess } from './mirror-db.js';
 import { prepareTable, type PrepareOptions, type PreparedTable } from './apply-schema.js';
 import { readPages, UnknownField, type PassProgress } from './read-pages.js';
-import { formatAge, saveState, type PassState, type TableState } from './table-state.js';
+import { COMPLETE_PASS, formatAge, saveState, type PassState, type TableState } from './table-state.js';
 import {
   beginSync,
   createMacros,
@@ -161,17 +161,17 @@ class SyncPasses {
   private before: PassState;
   /** Whether the pass is one an earlier sync began and this one continues from its saved cursor. */
   continued: boolean;
-  private wasFull: boolean;
+  private wasComplete: boolean;
 
   constructor(public pass: PassState) {
     this.before = { ...pass };
     this.continued = pass.cursor !== null;
-    this.wasFull = pass.mode === 'full';
+    this.wasComplete = pass.mode === COMPLETE_PASS;
   }
 
-  /** The sync's mode: full when any of its passes read every row. */
+  /** The sync's mode: complete when any of its passes read every row. */
   get mode(): PassState['mode'] {
-    return this.wasFull ? 'full' : this.pass.mode;
+    return this.wasComplete ? COMPLETE_PASS : this.pass.mode;
   }
 
   /** The figures of the sync's passes (a continued pass counts from where this sync took it). */
@@ -190,7 +190,7 @@ class SyncPasses {
     this.pass = newPass(mode);
     this.before = { ...this.pass };
     this.continued = false;
-    this.wasFull ||= mode === 'full';
+    this.wasComplete ||= mode === COMPLETE_PASS;
     return this.pass;
   }
 }
@@ -231,7 +231,7 @@ async function readPasses(
       options.say(
         `${mirrorTable}: the mirror holds ${extra.toLocaleString('en-US')} more ${extra === 1 ? 'row' : 'rows'} than the service lists: rows were deleted; reading every row to find them`,
       );
-      current.pass = passes.start('full');
+      current.pass = passes.start(COMPLETE_PASS);
     } else if (extra < 0 && continued) {
       options.say(
         `${mirrorTable}: the mirror lacks ${rowsText(-extra)} the service lists after the pass an interrupted sync began; reading the rows created since it began`,
@@ -297,7 +297,7 @@ function choosePass(state: TableState, options: TableSyncOptions): PassState {
   if (state.pass && !options.full) return state.pass;
   const stale = !options.full && state.lastSyncAt !== null && staleFor(state, options.maxStaleMs);
   if (stale) options.say(`${state.mirrorTable}: ${stale}: reading every row (--max-stale)`);
-  state.pass = newPass(options.full || state.lastSyncAt === null || stale ? 'full' : 'incremental');
+  state.pass = newPass(options.full || state.lastSyncAt === null || stale ? COMPLETE_PASS : 'incremental');
   return state.pass;
 }
 

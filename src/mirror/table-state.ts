@@ -1,10 +1,17 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { matchName } from '../http/resolve-table.js';
+import { matchName } from '../records/table-ref.js';
 import type { HeaderMode } from '../records/shape-options.js';
+
+/**
+ * A *complete* pass reads every row. Its mode is stored (in the mirror and _tds_syncs) and shown (`--full`,
+ * `mode: "full"`) as `full`: the value stays, the code says what it is.
+ */
+export const COMPLETE_PASS = 'full';
+export type PassMode = typeof COMPLETE_PASS | 'incremental';
 
 /** Where a pass over a table stands (saved with every group of pages, so an interrupted one continues). */
 export interface PassState {
-  mode: 'full' | 'incremental';
+  mode: PassMode;
   /** The `nextCursor` after the last page written; null before the first page. */
   cursor: string | null;
   /**

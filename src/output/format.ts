@@ -16,14 +16,17 @@ export type DataFormat = Exclude<Format, 'table'>;
 export const EXPORT_FORMATS = [...OUTPUT_FORMATS, 'parquet'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
+/** The one table of file extensions: outputs (-o FILE) and push's input read it alike. */
 const BY_EXTENSION: Record<string, DataFormat> = {
   '.csv': 'csv',
   '.tsv': 'tsv',
+  '.tab': 'tsv',
   '.ndjson': 'ndjson',
   '.jsonl': 'ndjson',
   '.json': 'json',
 };
 
+/** The data format a file's extension names (.csv, .tsv or .tab, .ndjson or .jsonl, .json), if any. */
 export function formatFromPath(path: string): DataFormat | undefined {
   return BY_EXTENSION[extname(path).toLowerCase()];
 }
@@ -35,7 +38,7 @@ export function chooseFormat(options: { format?: Format; output?: string; fallba
     const fromPath = formatFromPath(options.output);
     if (fromPath) return fromPath;
     throw new UsageError(`cannot tell the format of "${options.output}" from its extension`, {
-      hint: 'use an extension of .csv .tsv .ndjson .jsonl .json, or give --format',
+      hint: 'use an extension of .csv .tsv .tab .ndjson .jsonl .json, or give --format',
     });
   }
   return options.fallback;
@@ -47,7 +50,7 @@ export function chooseExportFormat(options: { format?: ExportFormat; output?: st
   if (format === 'parquet' || (!format && output && extname(output).toLowerCase() === '.parquet')) return 'parquet';
   if (!format && output && output !== '-' && !formatFromPath(output)) {
     throw new UsageError(`cannot tell the format of "${output}" from its extension`, {
-      hint: 'use an extension of .csv .tsv .ndjson .jsonl .json .parquet, or give --format',
+      hint: 'use an extension of .csv .tsv .tab .ndjson .jsonl .json .parquet, or give --format',
     });
   }
   return chooseFormat({ ...(format ? { format } : {}), ...(output ? { output } : {}), fallback });

@@ -197,15 +197,15 @@ const RECORDS_PER_CHUNK = 256;
 /** Streams records to `sink` in the chosen format, a chunk of records at a time, with backpressure. */
 export function createRecordWriter(sink: NodeJS.WritableStream, options: RecordWriterOptions): RecordWriter {
   const encoder = createPageEncoder({ ...options, keys: options.columns });
-  let pending: OutputRecord[] = [];
+  let held: OutputRecord[] = [];
   let written = 0;
   const send = (chunk: Buffer): Promise<void> | undefined => {
     if (chunk.length === 0 || sink.write(chunk)) return undefined;
     return new Promise((resolve) => sink.once('drain', () => resolve()));
   };
   const flush = (): Promise<void> | undefined => {
-    const records = pending;
-    pending = [];
+    const records = held;
+    held = [];
     const chunk = encoder.encode(records, written, options.onCut);
     written += records.length;
     return send(chunk);
@@ -213,8 +213,8 @@ export function createRecordWriter(sink: NodeJS.WritableStream, options: RecordW
   const started = send(encoder.prelude());
   return {
     write(record) {
-      pending.push(record);
-      return pending.length >= RECORDS_PER_CHUNK ? flush() : undefined;
+      held.push(record);
+      return held.length >= RECORDS_PER_CHUNK ? flush() : undefined;
     },
     async end() {
       await started;

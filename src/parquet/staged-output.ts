@@ -28,8 +28,8 @@ export interface StagedOutput {
    */
   covering(): Promise<void> | undefined;
   /** Commits every row added so far, and waits for it. */
-  settle(): Promise<void>;
-  /** DuckDB makes each commit durable: nothing to sync (settle() commits). */
+  commitRows(): Promise<void>;
+  /** DuckDB makes each commit durable: nothing to sync (commitRows() commits). */
   syncData(): Promise<void>;
   /** Every row is added: FILE is written whole and the staging file removed. */
   commit(): Promise<void>;
@@ -69,7 +69,7 @@ class ParquetOutput implements StagedOutput {
   readonly kind = 'staged';
   readonly partialPath: string;
   /** Rows added that no commit has taken yet (in the appender). */
-  private pending = 0;
+  private uncommitted = 0;
   private lastCommit = Date.now();
   /** Rows the staging file holds once committed; closing drops the rows added after them. */
   private committed: number;
@@ -86,7 +86,7 @@ class ParquetOutput implements StagedOutput {
   }
 
   covering(): Promise<void> | undefined {
-    if (this.failure !== undefined || this.pending > 0) return undefined;
+    if (this.failure !== undefined || this.uncommitted > 0) return undefined;
     return Promise.resolve();
   }
 
@@ -97,18 +97,18 @@ class ParquetOutput implements StagedOutput {
       row.push(this.rows);
       this.rows += 1;
     }
-    this.pending += rows.length;
+    this.uncommitted += rows.length;
     // each page straight into DuckDB: rows held in JavaScript would outlive the young generation and grow the heap
     await this.step(() => this.open.appender.append(rows));
-    if (this.pending >= STAGING_ROW_GROUP || Date.now() - this.lastCommit >= COMMIT_EVERY_MS) await this.settle();
+    if (this.uncommitted >= STAGING_ROW_GROUP || Date.now() - this.lastCommit >= COMMIT_EVERY_MS) await this.commitRows();
   }
 
-  async settle(): Promise<void> {
+  async commitRows(): Promise<void> {
     if (this.failure !== undefined) throw this.failure;
     this.lastCommit = Date.now();
-    if (this.pending === 0) return;
+    if (this.uncommitted === 0) return;
     await this.step(async () => this.open.appender.flush());
-    this.pending = 0;
+    this.uncommitted = 0;
     this.committed = this.rows;
   }
 
@@ -138,7 +138,7 @@ class ParquetOutput implements StagedOutput {
 
   /** The staged rows, in the order they were added, as FILE (or only FILE.partial); the staging file closed and removed. */
   private async copy(partialOnly: boolean): Promise<void> {
-    await this.settle();
+    await this.commitRows();
     await copyStaged(this.open.staging, this.open.columns, { path: this.open.path, partialOnly });
     this.close();
     await removeStaging(this.open.path);
@@ -163,7 +163,7 @@ class ParquetOutput implements StagedOutput {
     } catch {
       // an appender a failed flush left invalid: what it held was never committed
     }
-    this.pending = 0;
+    this.uncommitted = 0;
     this.rows = this.committed;
     this.open.staging.close();
   }

@@ -53,7 +53,7 @@ export interface DeliveryOptions {
   ledger?: { dir: string; budget?: number | undefined; capacity?: number | undefined };
 }
 
-export interface WaitOptions {
+export interface WaitSpec {
   /** the table the webhook feeds, by ID or exact name */
   table: string;
   timeoutMs: number;
@@ -76,7 +76,7 @@ export interface PushJob {
   journal: JournalOptions;
   /** undefined only for a dry run without a webhook */
   delivery?: DeliveryOptions;
-  wait?: WaitOptions;
+  wait?: WaitSpec;
   /** --key FIELD[=COLUMN] */
   key?: KeyJob;
   report: ReportOptions;

@@ -4,7 +4,7 @@ import { WebhookLedger } from './ledger/index.js';
 import { tryLock, type ProcessLock } from '../core/process-lock.js';
 import { resolveTable } from '../http/resolve-table.js';
 import type { Table } from '../service/index.js';
-import { validatePass, type ValidationResult, emptyResult, sendPass, type KeyedSending, type SendResult } from './passes.js';
+import { validateInput, type ValidationResult, emptyResult, sendInput, type KeyedSending, type SendResult } from './input-reads.js';
 import { checkWebhook } from './deliver/check-webhook.js';
 import { WebhookClient, webhookLimiter, type WireResult } from './deliver/webhook-client.js';
 import type { RateLimiter } from '../http/rate-limiter.js';
@@ -23,9 +23,8 @@ import { waitAfterSending, type WaitSummary } from './wait/wait-rows.js';
 import { rangesOf } from './report/summary.js';
 import { appendFile } from 'node:fs/promises';
 
-// push/: `tds push`. Public surface: runPush (this file) with PushJob and pushTimings (push-job.ts); the
-// two passes over the input are in passes.ts, and the folders are its stages: input/ → journal/ → plan/
-// → key/ → deliver/ → report/, wait/.
+// `tds push` run (index.ts states push/'s surface): the webhook checked, then the two reads of the input
+// (input-reads.ts) through the stages, the folders: input/ → journal/ → plan/ → key/ → deliver/ → report/, wait/.
 
 interface WebhookSession {
   delivery: DeliveryOptions;
@@ -47,27 +46,51 @@ export async function runPush(ctx: Context, job: PushJob): Promise<void> {
     return dryRun(ctx, await continuedByKey({ ...job, journal: { ...job.journal, path: await journalPathOf(job.journal, job.delivery) } }));
   const delivery = job.delivery;
   if (!delivery) throw new UsageError('no webhook given');
+  const session = openSession(ctx, delivery);
+  try {
+    // an unknown webhook exits 4 before any journal is read
+    await checkTarget(ctx, session);
+    const path = await journalPathOf(job.journal, delivery);
+    const lock = path ? await lockJournal(path) : undefined;
+    try {
+      await push(ctx, await continuedByKey({ ...job, journal: { ...job.journal, path } }), session);
+    } finally {
+      await lock?.release();
+    }
+  } finally {
+    await session.client.close();
+  }
+}
+
+/** `tds push --check`: the webhook checked (HEAD) as a push checks it first, and nothing sent. */
+export async function checkWebhookExists(ctx: Context, delivery: DeliveryOptions, options: { json: boolean }): Promise<void> {
+  const session = openSession(ctx, delivery);
+  try {
+    await checkTarget(ctx, session);
+  } finally {
+    await session.client.close();
+  }
+  const shown = delivery.target.displayUrl;
+  if (options.json) ctx.io.stdout.write(`${JSON.stringify({ webhook: shown, exists: true })}\n`);
+  else ctx.io.stderr.write(`webhook exists: ${shown}\n`);
+}
+
+/** The webhook's client, limiter, timings and in-flight rule, built once from the delivery options. */
+function openSession(ctx: Context, delivery: DeliveryOptions): WebhookSession {
   const { rate, concurrency } = delivery;
   const timings = pushTimings(delivery.rateScale, delivery.maxRetries);
   const flight = new FlightControl({ rate, windowMs: timings.webhookWindowMs, ceiling: concurrency }, ctx.verbose);
   const posted = { onPosted: (result: WireResult) => flight.note(result), log: ctx.verbose };
   const client = new WebhookClient({ ...delivery, connections: concurrency ?? MAX_IN_FLIGHT, ...posted });
   const limiter = webhookLimiter(delivery.rate, timings.webhookWindowMs);
-  try {
-    // an unknown webhook exits 4 before any journal is read
-    flight.noteCheck(
-      await checkWebhook({ client, target: delivery.target, limiter, retry: timings.retry, signal: ctx.signal, log: ctx.verbose }),
-    );
-    const path = await journalPathOf(job.journal, delivery);
-    const lock = path ? await lockJournal(path) : undefined;
-    try {
-      await push(ctx, await continuedByKey({ ...job, journal: { ...job.journal, path } }), { delivery, timings, client, limiter, flight });
-    } finally {
-      await lock?.release();
-    }
-  } finally {
-    await client.close();
-  }
+  return { delivery, timings, client, limiter, flight };
+}
+
+/** The webhook's HEAD check; its round trip is the in-flight rule's first guess. */
+async function checkTarget(ctx: Context, { delivery, client, limiter, timings, flight }: WebhookSession): Promise<void> {
+  flight.noteCheck(
+    await checkWebhook({ client, target: delivery.target, limiter, retry: timings.retry, signal: ctx.signal, log: ctx.verbose }),
+  );
 }
 
 /** --journal FILE, or the journal beside a file input for this webhook. */
@@ -126,7 +149,7 @@ async function dryRun(ctx: Context, job: PushJob): Promise<void> {
   const keyed = job.key && (await prepareKeyed(job.key));
   const prior = await readPrior(job, keyed);
   const keys = new PushedKeys();
-  const validation = await validatePass(ctx, {
+  const validation = await validateInput(ctx, {
     ...job,
     index: prior && new JournalIndex(prior.entries),
     progress: job.report.progress,
@@ -192,7 +215,7 @@ interface Prepared {
   lock: TableLock | undefined;
 }
 
-/** The send pass (the table's lock released once this run's rows show), the wait, the summary. */
+/** The sending read (the table's lock released once this run's rows show), the wait, the summary. */
 async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, prepared: Prepared): Promise<void> {
   const { report, keyed, table, index, validation } = prepared;
   // the row count as close as possible to the first POST
@@ -215,7 +238,7 @@ async function sendAndWait(ctx: Context, job: PushJob, session: WebhookSession, 
   const sent =
     validation && validation.tally.toSend.batches === 0
       ? nothingSent(validation)
-      : await sendPass(ctx, {
+      : await sendInput(ctx, {
           ...job,
           index,
           header: headerOf(job, job.journal.webhook ?? session.delivery.target, keyed, validation),
@@ -303,7 +326,7 @@ function lockTable(ctx: Context, job: PushJob, keyed: KeyedPush, windowMs: numbe
   });
 }
 
-/** What the sending pass needs of a keyed push; `lookup` is told the --skip-existing plan. */
+/** What the sending read needs of a keyed push; `lookup` is told the --skip-existing plan. */
 function keyedSending(
   ctx: Context,
   keyed: Pick<KeyedSending, 'push' | 'reconciler' | 'keys'>,
@@ -332,14 +355,14 @@ function keyReport(keyed: KeyedPush, lookup: string | null): KeyReport {
   return { field: keyed.job.spec.field, column: keyed.column.field.id, lookup, lookups: keyed.lookups };
 }
 
-/** The validation pass of a file, with what it says about the input. */
+/** The validating read of a file, with what it says about the input. */
 async function validateFile(
   ctx: Context,
   job: PushJob,
   report: PushReport,
   from: { index?: JournalIndex; prior?: JournalContents; keyed?: KeyedPush; keys: PushedKeys },
 ): Promise<ValidationResult> {
-  const validation = await validatePass(ctx, {
+  const validation = await validateInput(ctx, {
     ...job,
     index: from.index,
     rejectsPath: job.report.rejectsPath,

@@ -87,17 +87,7 @@ function runStatesSection(columns: readonly ColumnStats[]): Html | null {
     <p class="note">The state of each action cell; <em>none</em>: the cell has none.</p>
     ${bars}
     <div class="legend">${legend}</div>
-    <table class="states">
-      <thead>
-        <tr>
-          <th>column</th>
-          ${head}
-        </tr>
-      </thead>
-      <tbody>
-        ${body}
-      </tbody>
-    </table>
+    ${dataTable('states', [html`<th>column</th>`, ...head], body)}
   </section>`;
 }
 
@@ -119,21 +109,12 @@ function causesSection(columns: readonly ColumnStats[]): Html | null {
       causes > column.errors!.length
         ? html`<p class="note">${count(causes - column.errors!.length)} more causes, less frequent.</p>`
         : null;
+    const head = html`<th class="n">cells</th>
+      <th>cause</th>
+      <th>example message</th>
+      <th>rows</th>`;
     return html`<h3>${column.key}: ${count(causes)} ${causes === 1 ? 'cause' : 'causes'}</h3>
-      <table class="causes">
-        <thead>
-          <tr>
-            <th class="n">cells</th>
-            <th>cause</th>
-            <th>example message</th>
-            <th>rows</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
-      ${more}`;
+      ${dataTable('causes', head, rows)} ${more}`;
   });
   return html`<section id="causes">
     <h2>Failure causes</h2>
@@ -171,24 +152,30 @@ function columnsSection(columns: readonly ColumnStats[]): Html {
         <td class="values" data-label="values">${valuesHtml(column)}</td>
       </tr>`,
   );
+  const head = html`<th>column</th>
+    <th>type</th>
+    <th class="n">filled</th>
+    <th class="n">fill</th>
+    <th class="n">distinct</th>
+    <th>values</th>`;
   return html`<section id="columns">
     <h2>Columns</h2>
-    <table class="columns">
-      <thead>
-        <tr>
-          <th>column</th>
-          <th>type</th>
-          <th class="n">filled</th>
-          <th class="n">fill</th>
-          <th class="n">distinct</th>
-          <th>values</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
+    ${dataTable('columns', head, rows)}
   </section>`;
+}
+
+/** The report's one table template: the header cells, then the rows (each cell labelled for the narrow layout). */
+function dataTable(kind: string, head: Html | Html[], rows: Html[]): Html {
+  return html`<table class="${kind}">
+    <thead>
+      <tr>
+        ${head}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
 }
 
 // The report's one style sheet, inline: system fonts only, colours that print (print-color-adjust).

@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { TdsError, UsageError } from '../core/errors.js';
 import { loadFields } from '../mirror/apply-schema.js';
 import type { StoredField } from '../mirror/schema-drift.js';
-import { didYouMean } from '../filter/suggest.js';
+import { didYouMean } from '../core/suggest.js';
 import { loadStates, namedStates, type TableState } from '../mirror/table-state.js';
 import { selectColumns } from '../records/record-plan.js';
 

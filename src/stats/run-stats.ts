@@ -1,5 +1,5 @@
 // src/stats/: `tds stats`. Its surface is `runStats` and the formats (this file: one table's figures
-// as the terminal view, the HTML page or records), `tableStats` (table-stats.ts: the figures, all
+// as the terminal view, the HTML page or records), `tableStats` (figures.ts: the figures, all
 // computed by DuckDB in a few scans, which the MCP tools read too), the report's types
 // (stats-report.ts), `findMirrorTable` and the mirror's fields (mirror-catalog.ts) and `fieldSql` (field-sql.ts,
 // which the checks share). Inside: error-cause.ts (failure causes), terminal-report.ts, html-report.ts,
@@ -10,7 +10,7 @@ import type { Context } from '../core/context.js';
 import { TdsError } from '../core/errors.js';
 import { openMirror, requireMirror, waitOn } from '../mirror/mirror-db.js';
 import { writeWhole, tableFit } from '../output/table.js';
-import { tableStats } from './table-stats.js';
+import { tableStats } from './figures.js';
 import { createPageEncoder } from '../output/page-encoder.js';
 import type { DataFormat } from '../output/format.js';
 import type { OutputRecord } from '../records/row-shaper.js';

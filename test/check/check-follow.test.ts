@@ -8,13 +8,13 @@ import { startReceiver, type Receiver } from './receiver.js';
 // `tds sync --follow --check FILE --notify URL`: the table's checks run after each round that changed
 // it (the first round included), the summary says how many fail, and a change of status is notified.
 
-let bench: Harness;
+let harness: Harness;
 let fixture: Fixture;
 let receiver: Receiver;
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  fixture = await makeFixture(bench);
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  fixture = await makeFixture(harness);
   receiver = await startReceiver();
 });
 it.afterAll(async () => {
@@ -28,15 +28,15 @@ async function until(what: string, done: () => boolean): Promise<void> {
 
 describe('tds sync --follow --check', () => {
   it('checks the table after each round that changed it, says how many fail, notifies each change', async () => {
-    const file = await writeChecks(bench, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - rows: {min: 11}\n      - unique: Score\n`);
+    const file = await writeChecks(harness, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - rows: {min: 11}\n      - unique: Score\n`);
     const stop = new AbortController();
-    const following = bench.tds(['sync', FIXTURE_NAME, '--follow', '--every', '0.1', '--check', file, '--notify', receiver.url], {
+    const following = harness.tds(['sync', FIXTURE_NAME, '--follow', '--every', '0.1', '--check', file, '--notify', receiver.url], {
       interrupt: stop.signal,
     });
     const messages = (): Notification[] => receiver.received.map((each) => JSON.parse(each.body) as Notification);
     await until('the first round notified', () => messages().length === 1);
     expect(messages()[0]!.changes).toEqual([expect.objectContaining({ check: 'rows', from: null, to: 'fail' })]);
-    await bench.admin('POST', `/tables/${fixture.tableId}/rows`, { rows: [{ cells: { Email: 'new@x.example', Enrich: null } }] });
+    await harness.admin('POST', `/tables/${fixture.tableId}/rows`, { rows: [{ cells: { Email: 'new@x.example', Enrich: null } }] });
     await until('the round that added a row notified', () => messages().length === 2);
     expect(messages()[1]!.changes).toEqual([expect.objectContaining({ check: 'rows', from: 'fail', to: 'pass' })]);
     stop.abort();
@@ -51,12 +51,12 @@ describe('tds sync --follow --check --notify with a receiver that never answers'
   it("a round never waits for the notification: the next round's checks run while its POST is unanswered", async () => {
     const silent = await startReceiver(() => 'hang');
     try {
-      const file = await writeChecks(bench, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - rows: {max: 0}\n`, 'silent.yaml');
+      const file = await writeChecks(harness, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - rows: {max: 0}\n`, 'silent.yaml');
       // a process: its stderr read as it goes
-      const follower = bench.spawn(['sync', FIXTURE_NAME, '--follow', '--every', '0.1', '--check', file, '--notify', silent.url]);
+      const follower = harness.spawn(['sync', FIXTURE_NAME, '--follow', '--every', '0.1', '--check', file, '--notify', silent.url]);
       try {
         await vi.waitFor(() => expect(silent.received).toHaveLength(1), { timeout: 20_000, interval: 20 });
-        await bench.admin('POST', `/tables/${fixture.tableId}/rows`, { rows: [{ cells: { Email: 'silent@x.example', Enrich: null } }] });
+        await harness.admin('POST', `/tables/${fixture.tableId}/rows`, { rows: [{ cells: { Email: 'silent@x.example', Enrich: null } }] });
         const twice = /checks of Check Fixture: 1 fail\n[^]*checks of Check Fixture: 1 fail\n/;
         await vi.waitFor(() => expect(follower.stderr()).toMatch(twice), { timeout: 20_000, interval: 20 });
         // the second round's checks came before the first POST was given up (10 s a try), and nothing was posted twice
@@ -75,13 +75,13 @@ describe('tds sync --follow --check --notify with a receiver that never answers'
 
 describe('tds check while tds sync --follow keeps the mirror', () => {
   it('checks the mirror as it is (no refusal) and says when each table was last verified', async () => {
-    const file = await writeChecks(bench, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - rows: {min: 1}\n`, 'followed.yaml');
-    expect((await bench.tds(['sync', FIXTURE_NAME])).code).toBe(0);
+    const file = await writeChecks(harness, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - rows: {min: 1}\n`, 'followed.yaml');
+    expect((await harness.tds(['sync', FIXTURE_NAME])).code).toBe(0);
     // a process: the lock is held between processes
-    const follower = bench.spawn(['sync', '--follow', '--every', '0.2']);
+    const follower = harness.spawn(['sync', '--follow', '--every', '0.2']);
     try {
       await vi.waitFor(() => expect(follower.stderr()).toMatch(/synced/), { timeout: 20_000, interval: 20 });
-      const run = await bench.tds(['check', file, '--format', 'json']);
+      const run = await harness.tds(['check', file, '--format', 'json']);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toMatch(/is being synced by PID \d+.*: its tables as they are/);
       expect(run.stderr).toMatch(/^Check Fixture: last verified \d+[smhd]( \d+[smhd])? ago \(\d{4}-\d\d-\d\dT[\d:]+Z\)$/m);

@@ -6,17 +6,17 @@ import { FIXTURE_NAME, MIRROR_TABLE, makeFixture, writeChecks, type Fixture } fr
 
 // Each kind of check against a table whose figures are known by construction: pass, warn and fail.
 
-let bench: Harness;
+let harness: Harness;
 let fixture: Fixture;
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  fixture = await makeFixture(bench);
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  fixture = await makeFixture(harness);
 });
 
 async function check(checks: string, extra: string[] = []): Promise<{ code: number | null; results: CheckResult[]; stderr: string }> {
-  const file = await writeChecks(bench, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n${checks}`);
-  const run = await bench.tds(['check', file, '--format', 'json', ...extra]);
+  const file = await writeChecks(harness, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n${checks}`);
+  const run = await harness.tds(['check', file, '--format', 'json', ...extra]);
   return { code: run.code, results: run.stdout ? (JSON.parse(run.stdout) as CheckResult[]) : [], stderr: run.stderr };
 }
 
@@ -95,11 +95,11 @@ describe('tds check: each kind over the mirror', () => {
 
   it('a check whose only fault is an error: exit 9, JUnit <error>', async () => {
     const file = await writeChecks(
-      bench,
+      harness,
       `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - fill: {column: Nmae, min: 0.5}\n`,
       'nmae.yaml',
     );
-    const run = await bench.tds(['check', file, '--format', 'junit']);
+    const run = await harness.tds(['check', file, '--format', 'junit']);
     expect(run.code, run.stderr).toBe(9);
     expect(run.stdout).toMatch(/<error message="the table has no column &quot;Nmae&quot;/);
   });
@@ -124,7 +124,7 @@ describe('tds check: each kind over the mirror', () => {
 
   it('fresh: verified_at within max_age passes, older fails, none recorded is an error "not verified yet"', async () => {
     const setVerified = async (value: string): Promise<void> => {
-      const db = await openDatabase(bench.db, { readOnly: false, what: 'the mirror' });
+      const db = await openDatabase(harness.db, { readOnly: false, what: 'the mirror' });
       try {
         await db.connection.run('ALTER TABLE _tds_tables ADD COLUMN IF NOT EXISTS verified_at TIMESTAMPTZ');
         await db.connection.run(`UPDATE _tds_tables SET verified_at = ${value}`);

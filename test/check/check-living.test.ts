@@ -9,7 +9,7 @@ import { startReceiver, type Receiver } from './receiver.js';
 // failed or skipped from the fault seed; an address without a domain fails), its clock route (the
 // service's clock, which ages and stuck cells are measured on), and the notification of the change.
 
-let bench: Harness;
+let harness: Harness;
 let receiver: Receiver;
 let tableId: string;
 let checks: string;
@@ -18,17 +18,17 @@ const emails = (count: number, domain: boolean): Array<{ cells: Record<string, s
   Array.from({ length: count }, (_, i) => ({ cells: { Email: domain ? `p${i}@firm${i}.example` : `nobody${i}` } }));
 
 async function check(): Promise<{ code: number | null; results: CheckResult[]; stderr: string }> {
-  const run = await bench.tds(['check', checks, '--format', 'json', '--notify', receiver.url]);
+  const run = await harness.tds(['check', checks, '--format', 'json', '--notify', receiver.url]);
   return { code: run.code, results: JSON.parse(run.stdout || '[]') as CheckResult[], stderr: run.stderr };
 }
 const notifications = (): Notification[] => receiver.received.map((each) => JSON.parse(each.body) as Notification);
 
 it.override({ harnessOptions: { actionDelayMs: 3_600_000 } });
-it.beforeAll(async ({ harness }) => {
+it.beforeAll(async ({ harness: fileHarness }) => {
   // an hour between steps: the action cells stay queued until the test settles them
-  bench = harness;
+  harness = fileHarness;
   receiver = await startReceiver();
-  const created = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
+  const created = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
     workspace: 'Sales',
     name: 'Living',
     fields: [
@@ -37,9 +37,9 @@ it.beforeAll(async ({ harness }) => {
     ],
   });
   tableId = created.table.id;
-  await bench.admin('POST', `/tables/${tableId}/rows`, { rows: emails(10, true) });
+  await harness.admin('POST', `/tables/${tableId}/rows`, { rows: emails(10, true) });
   checks = await writeChecks(
-    bench,
+    harness,
     'tables:\n  Living:\n    checks:\n      - stuck: {column: Enrich, max_age: 2h}\n      - failure_rate: {column: Enrich, max: 0.5, since: 1d}\n',
   );
 });
@@ -55,7 +55,7 @@ describe('tds check on the living emulator', () => {
       ['stuck Enrich', 'pass', 0],
       ['failure_rate Enrich', 'pass', null],
     ]);
-    await bench.admin('POST', '/clock', { advanceMs: 3 * 3_600_000 });
+    await harness.admin('POST', '/clock', { advanceMs: 3 * 3_600_000 });
     const later = await check();
     expect(later.code).toBe(9);
     expect(later.results[0]).toMatchObject({
@@ -71,13 +71,13 @@ describe('tds check on the living emulator', () => {
   });
 
   it('once the runs end, nothing is stuck; addresses without a domain fail, and the failure rate crosses its threshold', async () => {
-    await bench.admin('POST', '/actions/finish');
+    await harness.admin('POST', '/actions/finish');
     const settled = await check();
     expect(settled.results[0]).toMatchObject({ status: 'pass', observed: 0 });
     expect(settled.results[1]!.status).toBe('pass');
     expect(settled.results[1]!.observed).toBeLessThanOrEqual(0.5);
     expect(notifications()).toHaveLength(2);
-    await bench.admin('POST', `/tables/${tableId}/rows`, { rows: emails(20, false) });
+    await harness.admin('POST', `/tables/${tableId}/rows`, { rows: emails(20, false) });
     const failing = await check();
     expect(failing.code).toBe(9);
     expect(failing.results[1]).toMatchObject({ check: 'failure_rate Enrich', status: 'fail' });

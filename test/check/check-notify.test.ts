@@ -9,24 +9,28 @@ import { closedPort, startReceiver, type Answer } from './receiver.js';
 // its change stays undelivered in the mirror, and the next run sends it, after a kill too; the URL (a
 // secret) appears nowhere; an unreachable receiver is a line on stderr and leaves the exit status to the checks.
 
-let bench: Harness;
+let harness: Harness;
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  await makeFixture(bench);
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  await makeFixture(harness);
 });
 
 /** A checks file whose check `name` fails (a check new to the mirror's runs: its first run is a change). */
 const failingCheck = (name: string): Promise<string> =>
   writeChecks(
-    bench,
+    harness,
     `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - sql: {name: ${name}, query: "SELECT _id FROM check_fixture LIMIT 1"}\n`,
     `${name}.yaml`,
   );
 
 /** A checks file whose `rows` check passes up to `max` rows (the fixture has 10). */
 const rowsUpTo = (max: number): Promise<string> =>
-  writeChecks(bench, `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - rows: {max: ${max}}\n      - unique: Score\n`, `rows-${max}.yaml`);
+  writeChecks(
+    harness,
+    `tables:\n  ${FIXTURE_NAME}:\n    checks:\n      - rows: {max: ${max}}\n      - unique: Score\n`,
+    `rows-${max}.yaml`,
+  );
 
 async function withReceiver(
   answer: Answer | undefined,
@@ -43,7 +47,7 @@ async function withReceiver(
 describe('tds check --notify', () => {
   it('one message per change of status, none when nothing changed; the URL never shown, even with --verbose', async () => {
     await withReceiver(undefined, async (url, received) => {
-      const failing = await bench.tds(['check', await rowsUpTo(5), '--notify', url, '--verbose', '--format', 'json']);
+      const failing = await harness.tds(['check', await rowsUpTo(5), '--notify', url, '--verbose', '--format', 'json']);
       expect(failing.code, failing.stderr).toBe(9);
       expect(received()).toHaveLength(1);
       expect(received()[0]).toEqual({
@@ -52,11 +56,11 @@ describe('tds check --notify', () => {
         ),
         changes: [{ table: FIXTURE_NAME, check: 'rows', from: null, to: 'fail', observed: 10, threshold: '≤ 5', observedText: '10' }],
       });
-      const same = await bench.tds(['check', await rowsUpTo(5), '--notify', url, '--verbose']);
+      const same = await harness.tds(['check', await rowsUpTo(5), '--notify', url, '--verbose']);
       expect(same.code).toBe(9);
       expect(received()).toHaveLength(1);
       expect(same.stderr).toMatch(/no status changed since the last notification; nothing sent/);
-      const mended = await bench.tds(['check', await rowsUpTo(50), '--notify', url, '--verbose']);
+      const mended = await harness.tds(['check', await rowsUpTo(50), '--notify', url, '--verbose']);
       expect(mended.code).toBe(0);
       expect(received()).toHaveLength(2);
       expect(received()[1]!.changes).toEqual([expect.objectContaining({ check: 'rows', from: 'fail', to: 'pass' })]);
@@ -74,7 +78,7 @@ describe('tds check --notify', () => {
     await withReceiver(
       (count) => (count === 1 ? { status: 429, headers: { 'retry-after': '0' } } : { status: 200 }),
       async (url, received) => {
-        const run = await bench.tds(['check', await failingCheck('retried-429'), '--notify', url]);
+        const run = await harness.tds(['check', await failingCheck('retried-429'), '--notify', url]);
         expect(received().length, run.stderr).toBe(2);
         expect(received()[1]).toEqual(received()[0]);
         expect(run.stderr).toMatch(/tds: notified 1 change/);
@@ -90,17 +94,17 @@ describe('tds check --notify', () => {
       (count) => (count === 1 ? { status } : { status: 200 }),
       async (url, received) => {
         const file = await failingCheck(`undelivered-${status}`);
-        const first = await bench.tds(['check', file, '--notify', url]);
+        const first = await harness.tds(['check', file, '--notify', url]);
         expect(first.code, first.stderr).toBe(9);
         expect(received()).toHaveLength(1);
         expect(first.stderr).toMatch(said);
-        const next = await bench.tds(['check', file, '--notify', url]);
+        const next = await harness.tds(['check', file, '--notify', url]);
         expect(next.code).toBe(9);
         expect(next.stderr).toMatch(/tds: notified 1 change/);
         expect(received()).toHaveLength(2);
         expect(received()[1]).toEqual(received()[0]);
         expect(received()[1]!.changes).toEqual([expect.objectContaining({ from: null, to: 'fail' })]);
-        const after = await bench.tds(['check', file, '--notify', url]);
+        const after = await harness.tds(['check', file, '--notify', url]);
         expect(after.code).toBe(9);
         expect(received()).toHaveLength(2);
       },
@@ -112,13 +116,13 @@ describe('tds check --notify', () => {
       (count) => (count === 1 ? 'hang' : { status: 200 }),
       async (url, received) => {
         const file = await failingCheck('hanging');
-        const first = await bench.tds(['check', file, '--notify', url, '--timeout', '0.3']);
+        const first = await harness.tds(['check', file, '--notify', url, '--timeout', '0.3']);
         expect(first.code, first.stderr).toBe(9);
         expect(received()).toHaveLength(1);
         expect(first.stderr).toMatch(
           /could not be delivered: no answer from the receiver at 127\.0\.0\.1:\d+ within 300ms \(UND_ERR_HEADERS_TIMEOUT\); it may have taken the message after 1 attempt; the next run sends it again/,
         );
-        const next = await bench.tds(['check', file, '--notify', url, '--timeout', '0.3']);
+        const next = await harness.tds(['check', file, '--notify', url, '--timeout', '0.3']);
         expect(next.stderr).toMatch(/tds: notified 1 change/);
         expect(received()).toHaveLength(2);
       },
@@ -130,11 +134,11 @@ describe('tds check --notify', () => {
       (count) => (count === 1 ? 'hang' : { status: 200 }),
       async (url, received) => {
         const file = await failingCheck('killed');
-        const killed = bench.spawn(['check', file, '--notify', url]);
+        const killed = harness.spawn(['check', file, '--notify', url]);
         await vi.waitFor(() => expect(received()).toHaveLength(1), { timeout: 20_000, interval: 20 });
         killed.child.kill('SIGKILL');
         await killed.ended;
-        const next = await bench.tds(['check', file, '--notify', url]);
+        const next = await harness.tds(['check', file, '--notify', url]);
         expect(next.code, next.stderr).toBe(9);
         expect(next.stderr).toMatch(/tds: notified 1 change/);
         expect(received()).toHaveLength(2);
@@ -145,11 +149,11 @@ describe('tds check --notify', () => {
 
   it('@NAME reads the URL saved with `tds config set notify.NAME`', async () => {
     await withReceiver(undefined, async (url, received) => {
-      const saved = await bench.tds(['config', 'set', 'notify.team'], { input: `${url}\n` });
+      const saved = await harness.tds(['config', 'set', 'notify.team'], { input: `${url}\n` });
       expect(saved.code, saved.stderr).toBe(0);
-      const listed = await bench.tds(['config', 'list']);
+      const listed = await harness.tds(['config', 'list']);
       expect(listed.stdout + listed.stderr).not.toContain('SECRET');
-      const run = await bench.tds(['check', await failingCheck('named'), '--notify', '@team']);
+      const run = await harness.tds(['check', await failingCheck('named'), '--notify', '@team']);
       expect(run.code).toBe(9);
       expect(received()).toHaveLength(1);
     });
@@ -157,13 +161,13 @@ describe('tds check --notify', () => {
 
   it("an unreachable receiver: said on stderr after the retries (no secret), the exit status is the checks'", async () => {
     const url = `http://127.0.0.1:${await closedPort()}/services/T0SECRET/B0TOKEN`;
-    const run = await bench.tds(['check', await failingCheck('unreachable'), '--notify', url, '--max-retries', '2']);
+    const run = await harness.tds(['check', await failingCheck('unreachable'), '--notify', url, '--max-retries', '2']);
     expect(run.code).toBe(9);
     expect(run.stderr).toMatch(
       /tds: warning: the notification of 1 change could not be delivered: the receiver at 127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\) after 3 attempts/,
     );
     expect(run.stderr).not.toContain('SECRET');
-    const passing = await bench.tds(['check', await rowsUpTo(10_000), '--notify', url, '--max-retries', '0']);
+    const passing = await harness.tds(['check', await rowsUpTo(10_000), '--notify', url, '--max-retries', '0']);
     expect(passing.code).toBe(0);
   });
 });

@@ -12,7 +12,7 @@ import { expectJUnit, parseXml } from './junit-schema.js';
 // JUnit XML for CI (parsed and held to the JUnit schema), -o FILE atomically; the sql checks' sandbox;
 // the runs kept in _tds_checks.
 
-let bench: Harness;
+let harness: Harness;
 let file: string;
 
 const CHECKS = `tables:
@@ -29,15 +29,15 @@ const CHECKS = `tables:
       - rows: {min: 1}
 `;
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  await makeFixture(bench);
-  file = await writeChecks(bench, CHECKS);
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  await makeFixture(harness);
+  file = await writeChecks(harness, CHECKS);
 });
 
 describe('tds check: output', () => {
   it('the terminal table: grouped by table, a mark per status that reads without colour', async () => {
-    const run = await bench.tds(['check', file], { env: terminalEnv(160) });
+    const run = await harness.tds(['check', file], { env: terminalEnv(160) });
     expect(run.code).toBe(9);
     const lines = run.stdout.split('\n');
     expect(lines[0]).toBe(FIXTURE_NAME);
@@ -49,16 +49,16 @@ describe('tds check: output', () => {
     expect(run.stdout).toMatch(/\n\nNot A Table\n/);
     expect(run.stdout).not.toMatch(/\u001b\[/);
     expect(run.stderr).toMatch(/checks: 2 fail, 2 error, 1 warn, 1 pass/);
-    const coloured = await bench.tds(['check', file], { env: terminalEnv(160, true) });
+    const coloured = await harness.tds(['check', file], { env: terminalEnv(160, true) });
     expect(coloured.stdout).toMatch(/\u001b\[31m\u001b\[1m✗ FAIL/);
   });
 
   it('JUnit XML to -o FILE (atomically: no partial file left): one test case per check, in the JUnit schema', async () => {
-    const run = await bench.tds(['check', file, '--format', 'junit', '-o', 'checks.xml']);
+    const run = await harness.tds(['check', file, '--format', 'junit', '-o', 'checks.xml']);
     expect(run.code).toBe(9);
     expect(run.stdout).toBe('');
-    expect((await readdir(bench.dir)).filter((name) => name.startsWith('checks.xml'))).toEqual(['checks.xml']);
-    const root = parseXml(await readFile(`${bench.dir}/checks.xml`, 'utf8'));
+    expect((await readdir(harness.dir)).filter((name) => name.startsWith('checks.xml'))).toEqual(['checks.xml']);
+    const root = parseXml(await readFile(`${harness.dir}/checks.xml`, 'utf8'));
     expectJUnit(root);
     expect(root.attributes).toMatchObject({ tests: '6', failures: '2', errors: '2' });
     const [fixtureSuite, missing] = root.children;
@@ -75,9 +75,9 @@ describe('tds check: output', () => {
   });
 
   it('-o FILE.json and --format json: an array of results', async () => {
-    const run = await bench.tds(['check', file, '-o', 'checks.json']);
+    const run = await harness.tds(['check', file, '-o', 'checks.json']);
     expect(run.code).toBe(9);
-    const results = JSON.parse(await readFile(`${bench.dir}/checks.json`, 'utf8')) as CheckResult[];
+    const results = JSON.parse(await readFile(`${harness.dir}/checks.json`, 'utf8')) as CheckResult[];
     expect(results[1]).toEqual({
       table: FIXTURE_NAME,
       check: 'unique Email',
@@ -92,7 +92,7 @@ describe('tds check: output', () => {
 
   it('a sql check runs in the sandbox of tds sql: a write, a file read or written, an attach are errors, the mirror unchanged', async () => {
     const hostile = await writeChecks(
-      bench,
+      harness,
       `tables:
   ${FIXTURE_NAME}:
     checks:
@@ -105,7 +105,7 @@ describe('tds check: output', () => {
 `,
       'hostile.yaml',
     );
-    const run = await bench.tds(['check', hostile, '--no-sync', '--format', 'json']);
+    const run = await harness.tds(['check', hostile, '--no-sync', '--format', 'json']);
     const results = JSON.parse(run.stdout) as CheckResult[];
     expect(results.map((result) => [result.check, result.status])).toEqual([
       ['sql write', 'error'],
@@ -118,19 +118,24 @@ describe('tds check: output', () => {
     expect(results[0]!.message).toMatch(/a sql check is one SELECT \(or WITH …\) query/);
     expect(results[1]!.message).toMatch(/external access|file/i);
     expect(results[2]!.message).toMatch(/COPY reads and writes files|file system operations are disabled/);
-    expect(await readdir(bench.dir)).not.toContain('out.csv');
-    expect(await readdir(bench.dir)).not.toContain('other.duckdb');
+    expect(await readdir(harness.dir)).not.toContain('out.csv');
+    expect(await readdir(harness.dir)).not.toContain('other.duckdb');
   });
 
   it('each run is kept in _tds_checks, for tds sql', async () => {
-    const run = await bench.tds(['sql', 'SELECT max(run) AS runs, count(DISTINCT "check") AS checks FROM _tds_checks', '--format', 'json']);
+    const run = await harness.tds([
+      'sql',
+      'SELECT max(run) AS runs, count(DISTINCT "check") AS checks FROM _tds_checks',
+      '--format',
+      'json',
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const [row] = JSON.parse(run.stdout) as Array<{ runs: number; checks: number }>;
     expect(row!.runs).toBeGreaterThanOrEqual(4);
   });
 
   it('waits for a mirror another process writes, saying who holds it, and runs once it is free', async () => {
-    await bench.tds(['check', file]);
+    await harness.tds(['check', file]);
     // another process with the mirror open for writing (DuckDB's lock is per process) until its stdin ends
     const holder = spawn(
       process.execPath,
@@ -144,12 +149,12 @@ describe('tds check: output', () => {
          process.stdout.write('held\\n');
          process.stdin.resume();
          process.stdin.on('end', () => { connection.closeSync(); instance.closeSync(); process.exit(0); });`,
-        bench.db,
+        harness.db,
       ],
       { stdio: ['pipe', 'pipe', 'inherit'] },
     );
     await once(holder.stdout, 'data');
-    const run = bench.spawn(['check', file, '--no-sync']);
+    const run = harness.spawn(['check', file, '--no-sync']);
     try {
       for (let i = 0; i < 200 && !/holds it/.test(run.stderr()) && run.child.exitCode === null; i += 1)
         await new Promise((r) => setTimeout(r, 50));
@@ -158,11 +163,11 @@ describe('tds check: output', () => {
     }
     await once(holder, 'close');
     expect(await run.exit, run.stderr()).toBe(9);
-    expect(run.stderr()).toMatch(new RegExp(`waiting for the mirror ${bench.db}: PID ${holder.pid} \\(node\\) holds it`));
+    expect(run.stderr()).toMatch(new RegExp(`waiting for the mirror ${harness.db}: PID ${holder.pid} \\(node\\) holds it`));
   });
 
   it('no checks file: exit 2 saying what to do', async () => {
-    const run = await bench.tds(['check', '--no-sync']);
+    const run = await harness.tds(['check', '--no-sync']);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/cannot read the checks file tds-checks\.yaml \(ENOENT\)\n.*tds check FILE/);
   });

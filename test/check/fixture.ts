@@ -23,8 +23,8 @@ export interface Fixture {
   fieldIds: Record<string, string>;
 }
 
-export async function makeFixture(bench: Harness): Promise<Fixture> {
-  const created = await bench.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
+export async function makeFixture(harness: Harness): Promise<Fixture> {
+  const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
     workspace: 'Sales',
     name: FIXTURE_NAME,
     fields: FIELDS,
@@ -40,7 +40,7 @@ export async function makeFixture(bench: Harness): Promise<Fixture> {
         state === null ? null : state === 'failed' ? { status: state, errorMessage: 'Provider rate limit reached' } : { status: state },
     },
   }));
-  const added = await bench.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, { rows });
+  const added = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, { rows });
   return {
     tableId: created.table.id,
     ids: added.rows.map((row) => row.id),
@@ -48,9 +48,9 @@ export async function makeFixture(bench: Harness): Promise<Fixture> {
   };
 }
 
-/** Writes a checks file into the bench's folder; returns its path. */
-export async function writeChecks(bench: Harness, text: string, name = 'checks.yaml'): Promise<string> {
-  const path = join(bench.dir, name);
+/** Writes a checks file into the harness's folder; returns its path. */
+export async function writeChecks(harness: Harness, text: string, name = 'checks.yaml'): Promise<string> {
+  const path = join(harness.dir, name);
   await writeFile(path, text);
   return path;
 }

@@ -6,7 +6,7 @@ import { FIXTURE_NAME, makeFixture, writeChecks, type Fixture } from './fixture.
 // The schema contract under each drift the service's schema can take (the emulator's field routes):
 // a field added, removed, relabelled, retyped; on_drift decides fail or warn.
 
-let bench: Harness;
+let harness: Harness;
 let fixture: Fixture;
 
 const CONTRACT = (onDrift: string): string =>
@@ -21,13 +21,13 @@ const CONTRACT = (onDrift: string): string =>
   ].join('\n');
 
 async function contract(onDrift = 'fail'): Promise<{ code: number | null; results: CheckResult[] }> {
-  const run = await bench.tds(['check', await writeChecks(bench, CONTRACT(onDrift)), '--format', 'json']);
+  const run = await harness.tds(['check', await writeChecks(harness, CONTRACT(onDrift)), '--format', 'json']);
   return { code: run.code, results: JSON.parse(run.stdout || '[]') as CheckResult[] };
 }
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  fixture = await makeFixture(bench);
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  fixture = await makeFixture(harness);
 });
 
 describe('tds check: the schema contract', () => {
@@ -38,7 +38,7 @@ describe('tds check: the schema contract', () => {
   });
 
   it('a field added: fail (or warn with on_drift: warn)', async () => {
-    const added = await bench.admin<{ field: { id: string } }>('POST', `/tables/${fixture.tableId}/fields`, {
+    const added = await harness.admin<{ field: { id: string } }>('POST', `/tables/${fixture.tableId}/fields`, {
       label: 'Notes',
       type: 'text',
     });
@@ -48,26 +48,26 @@ describe('tds check: the schema contract', () => {
     const warned = await contract('warn');
     expect(warned.code).toBe(0);
     expect(warned.results[0]).toMatchObject({ status: 'warn', message: 'added "Notes" (text)' });
-    await bench.admin('DELETE', `/tables/${fixture.tableId}/fields/${added.field.id}`);
+    await harness.admin('DELETE', `/tables/${fixture.tableId}/fields/${added.field.id}`);
     expect((await contract()).results[0]!.status).toBe('pass');
   });
 
   it('a field relabelled: told from a removed one by its field ID, matched in the last run', async () => {
-    await bench.admin('PATCH', `/tables/${fixture.tableId}/fields/${fixture.fieldIds.Email}`, { label: 'E-mail' });
+    await harness.admin('PATCH', `/tables/${fixture.tableId}/fields/${fixture.fieldIds.Email}`, { label: 'E-mail' });
     const run = await contract();
     expect(run.results[0]).toMatchObject({ status: 'fail', message: 'relabelled "Email" → "E-mail"' });
-    await bench.admin('PATCH', `/tables/${fixture.tableId}/fields/${fixture.fieldIds.Email}`, { label: 'Email' });
+    await harness.admin('PATCH', `/tables/${fixture.tableId}/fields/${fixture.fieldIds.Email}`, { label: 'Email' });
     expect((await contract()).results[0]!.status).toBe('pass');
   });
 
   it('a field retyped', async () => {
-    await bench.admin('PATCH', `/tables/${fixture.tableId}/fields/${fixture.fieldIds.Score}`, { type: 'text' });
+    await harness.admin('PATCH', `/tables/${fixture.tableId}/fields/${fixture.fieldIds.Score}`, { type: 'text' });
     const run = await contract();
     expect(run.results[0]).toMatchObject({ status: 'fail', message: 'retyped "Score": number → text' });
   });
 
   it('a field removed: the contract fails, and a check of its column is a fail too (not an error)', async () => {
-    await bench.admin('DELETE', `/tables/${fixture.tableId}/fields/${fixture.fieldIds.Score}`);
+    await harness.admin('DELETE', `/tables/${fixture.tableId}/fields/${fixture.fieldIds.Score}`);
     const run = await contract();
     expect(run.code).toBe(9);
     expect(run.results[0]).toMatchObject({ status: 'fail', message: 'removed "Score"' });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterEach, describe, expect } from 'vitest';
 import { buildProgram } from '../../src/program.js';
-import { connectWith } from '../../src/commands/client.js';
+import { connectWith } from '../../src/commands/connect.js';
 import { resolveSettings, type Settings, loadWebhook } from '../../src/config/settings.js';
 import { writeConfig } from '../../src/config/store.js';
 import { testContext } from '../helpers/context.js';

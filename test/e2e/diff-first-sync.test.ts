@@ -11,43 +11,43 @@ const ROWS = 12;
 
 describe('tds diff from a moment before the first sync (issue 41)', () => {
   it('is refused naming the earliest moment, by the CLI and by MCP; from it, the updates alone', async ({ open }) => {
-    const bench = await open();
-    const created = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
+    const harness = await open();
+    const created = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
       workspace: 'Sales',
       name: 'Leads Later',
       fields: [{ label: 'Name', type: 'text' }],
     });
     const tableId = created.table.id;
     const days = Date.now() - 3 * 86_400_000;
-    const added = await bench.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${tableId}/rows`, {
+    const added = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${tableId}/rows`, {
       rows: Array.from({ length: ROWS }, (_, i) => ({ cells: { Name: `lead ${i}` }, createdAt: new Date(days + i * 1000).toISOString() })),
     });
     // updated just before the first sync (an enrichment), and again after it
     const ids = added.rows.map((row) => row.id);
-    for (const id of ids.slice(0, 4)) await bench.admin('PATCH', `/tables/${tableId}/rows/${id}`, { cells: { Name: 'enriched' } });
-    await syncTables(bench, [tableId]);
-    for (const id of ids.slice(0, 2)) await bench.admin('PATCH', `/tables/${tableId}/rows/${id}`, { cells: { Name: 'enriched again' } });
-    await syncTables(bench, []);
+    for (const id of ids.slice(0, 4)) await harness.admin('PATCH', `/tables/${tableId}/rows/${id}`, { cells: { Name: 'enriched' } });
+    await syncTables(harness, [tableId]);
+    for (const id of ids.slice(0, 2)) await harness.admin('PATCH', `/tables/${tableId}/rows/${id}`, { cells: { Name: 'enriched again' } });
+    await syncTables(harness, []);
 
-    const early = await bench.tds(['diff', 'leads_later', '--since', '10m', '--summary', '--format', 'json']);
+    const early = await harness.tds(['diff', 'leads_later', '--since', '10m', '--summary', '--format', 'json']);
     expect(early.code, early.stdout).toBe(2);
     expect(early.stdout).toBe('');
     const refusal =
       /^tds: --since 10m \(\S+\) is before the mirror held leads_later: it answers for (\S+) \(the end of the table's first sync\) and later\nhint: give \1 or later, sync:N, or sync:0 \(before the first sync, the table empty\)\n$/;
     expect(early.stderr).toMatch(refusal);
     const earliest = refusal.exec(early.stderr)![1]!;
-    expect((await bench.tds(['diff', 'leads_later', '--since', 'sync:-1', '--until', '1h'])).stderr).toMatch(/^tds: --until 1h /);
+    expect((await harness.tds(['diff', 'leads_later', '--since', 'sync:-1', '--until', '1h'])).stderr).toMatch(/^tds: --until 1h /);
 
     // from the earliest moment: the two rows updated since, none added
-    const since = await bench.tds(['diff', 'leads_later', '--since', earliest, '--summary', '--format', 'json']);
+    const since = await harness.tds(['diff', 'leads_later', '--since', earliest, '--summary', '--format', 'json']);
     expect(since.code, since.stderr).toBe(0);
     expect(JSON.parse(since.stdout)).toMatchObject({ added: 0, updated: 2, deleted: 0 });
     // sync:0: before the first sync, the table empty: every row added
-    const empty = await bench.tds(['diff', 'leads_later', '--since', 'sync:0', '--summary', '--format', 'json']);
+    const empty = await harness.tds(['diff', 'leads_later', '--since', 'sync:0', '--summary', '--format', 'json']);
     expect(empty.code, empty.stderr).toBe(0);
     expect(JSON.parse(empty.stdout)).toMatchObject({ added: ROWS, updated: 0, deleted: 0 });
 
-    const mcp = await connectMcp(bench);
+    const mcp = await connectMcp(harness);
     try {
       const refused = await mcp.call('diff_table', { table: 'leads_later', since: '1d' });
       expect(refused.isError).toBe(true);

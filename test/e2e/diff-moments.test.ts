@@ -5,11 +5,11 @@ import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 // Moments and durations a user can get wrong, and a mirror file that is not there (issue 29, items 5,
 // 6 and 13): each is one line and its exit code, never a stack, and a refused prune writes nothing.
 
-let bench: Harness;
+let harness: Harness;
 
 it.beforeAll(async ({ openForFile }) => {
-  bench = await openForFile();
-  const synced = await bench.tds(['sync', 'Signups']);
+  harness = await openForFile();
+  const synced = await harness.tds(['sync', 'Signups']);
   expect(synced.code, synced.stderr).toBe(0);
 });
 
@@ -33,7 +33,7 @@ describe('a moment or duration that cannot be (items 5 and 6)', () => {
       /^tds: --until "2026-03-01T24:30:00Z" is not a date and time of the calendar/,
     ],
   ])('tds diff with %s exits 2 naming what is taken', async (_what, args, message) => {
-    const result = await bench.tds(['diff', 'Signups', ...args]);
+    const result = await harness.tds(['diff', 'Signups', ...args]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(message);
@@ -41,16 +41,16 @@ describe('a moment or duration that cannot be (items 5 and 6)', () => {
   });
 
   it('tds sync --prune-history with a duration too long exits 2 before syncing: no sync left incomplete', async () => {
-    const before = await sqlRows(bench, 'SELECT sync_id, complete FROM _tds_syncs ORDER BY sync_id');
-    const result = await bench.tds(['sync', 'Signups', '--prune-history', '99999999999d']);
+    const before = await sqlRows(harness, 'SELECT sync_id, complete FROM _tds_syncs ORDER BY sync_id');
+    const result = await harness.tds(['sync', 'Signups', '--prune-history', '99999999999d']);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(
       /^tds: --prune-history "99999999999d" is longer than tds takes\nhint: a duration goes from 0s up to 36500d/,
     );
     expect(result.stderr).not.toMatch(NO_STACK);
-    expect(await sqlRows(bench, 'SELECT sync_id, complete FROM _tds_syncs ORDER BY sync_id')).toEqual(before);
+    expect(await sqlRows(harness, 'SELECT sync_id, complete FROM _tds_syncs ORDER BY sync_id')).toEqual(before);
     expect(before.every((row) => row.complete === true)).toBe(true);
-    const longest = await bench.tds(['sync', 'Signups', '--prune-history', '36500d']);
+    const longest = await harness.tds(['sync', 'Signups', '--prune-history', '36500d']);
     expect(longest.code, longest.stderr).toBe(0);
   });
 });
@@ -61,7 +61,7 @@ describe('a mirror file that is not there (item 13): exit 4 in every command tha
     ['tds stats --no-sync', ['stats', 'Signups', '--no-sync', '--db', 'none.duckdb']],
     ['tds sql', ['sql', 'SELECT 1', '--db', 'none.duckdb']],
   ])('%s', async (_command, args) => {
-    const result = await bench.tds(args);
+    const result = await harness.tds(args);
     expect(result.code, result.stderr).toBe(4);
     expect(result.stderr).toMatch(
       /^tds: (the mirror none\.duckdb does not exist|there is no mirror none\.duckdb)\nhint: make it with `tds sync TABLE --db /,

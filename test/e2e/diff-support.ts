@@ -96,15 +96,15 @@ export function ndjson(text: string): Row[] {
 }
 
 /** `tds sql QUERY --format ndjson`, parsed. */
-export async function sqlRows(bench: Harness, query: string): Promise<Row[]> {
-  const result = await bench.tds(['sql', query, '--format', 'ndjson']);
+export async function sqlRows(harness: Harness, query: string): Promise<Row[]> {
+  const result = await harness.tds(['sql', query, '--format', 'ndjson']);
   expect(result.code, result.stderr).toBe(0);
   return ndjson(result.stdout);
 }
 
 /** `tds diff ARGS --format ndjson`, parsed. */
-export async function diffRecords(bench: Harness, args: string[]): Promise<DiffRecord[]> {
-  const result = await bench.tds(['diff', ...args, '--format', 'ndjson']);
+export async function diffRecords(harness: Harness, args: string[]): Promise<DiffRecord[]> {
+  const result = await harness.tds(['diff', ...args, '--format', 'ndjson']);
   expect(result.code, result.stderr).toBe(0);
   return ndjson(result.stdout) as unknown as DiffRecord[];
 }

@@ -7,7 +7,7 @@ import { closeMcp, connectMcpWithTables, type McpClient } from './mcp-support.js
 // MCP's check_tables: the results of `tds check` on the checks file where the server runs, read-only
 // (no run recorded), the same as the command line's over the same mirror.
 
-let bench: Harness;
+let harness: Harness;
 let mcp: McpClient;
 
 const CHECKS = `tables:
@@ -22,20 +22,20 @@ const CHECKS = `tables:
 `;
 
 const runs = async (): Promise<number> => {
-  const counted = await bench.tds(['sql', 'SELECT count(DISTINCT run) AS n FROM _tds_checks', '--format', 'ndjson']);
+  const counted = await harness.tds(['sql', 'SELECT count(DISTINCT run) AS n FROM _tds_checks', '--format', 'ndjson']);
   return (JSON.parse(counted.stdout) as { n: number }).n;
 };
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  ({ mcp } = await connectMcpWithTables(bench, { sync: ['Leads'] }));
-  await writeFile(join(bench.dir, 'tds-checks.yaml'), CHECKS);
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  ({ mcp } = await connectMcpWithTables(harness, { sync: ['Leads'] }));
+  await writeFile(join(harness.dir, 'tds-checks.yaml'), CHECKS);
 });
 afterAll(() => closeMcp(mcp));
 
 describe('check_tables', () => {
   it('the results of tds check over the same mirror; read-only: no run is recorded', async () => {
-    const cli = await bench.tds(['check', '--no-sync', '--format', 'json']);
+    const cli = await harness.tds(['check', '--no-sync', '--format', 'json']);
     expect(cli.code, cli.stderr).toBe(9);
     expect(await runs()).toBe(1);
     const result = await mcp.call('check_tables', {});

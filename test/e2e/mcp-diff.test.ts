@@ -6,13 +6,13 @@ import { closeMcp, connectMcpWithTables, tableIn, type McpClient } from './mcp-s
 // diff_table over a mirror of Leads (synced before the tests): what a later sync brought, as `tds diff`
 // says it, and its caps.
 
-let bench: Harness;
+let harness: Harness;
 let mcp: McpClient;
 let tables: Table[];
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  ({ mcp, tables } = await connectMcpWithTables(bench, { sync: ['Leads'] }));
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  ({ mcp, tables } = await connectMcpWithTables(harness, { sync: ['Leads'] }));
 });
 afterAll(() => closeMcp(mcp));
 
@@ -25,9 +25,9 @@ describe('diff_table', () => {
       .rows as Array<{
       _id: string;
     }>;
-    await bench.admin('PATCH', `/tables/${leads.id}/rows/${first!._id}`, { cells: { Name: 'Renamed by the test' } });
-    await bench.admin('DELETE', `/tables/${leads.id}/rows/${second!._id}`);
-    await bench.admin('POST', `/tables/${leads.id}/rows`, { rows: [{ cells: { Name: 'Added by the test' } }] });
+    await harness.admin('PATCH', `/tables/${leads.id}/rows/${first!._id}`, { cells: { Name: 'Renamed by the test' } });
+    await harness.admin('DELETE', `/tables/${leads.id}/rows/${second!._id}`);
+    await harness.admin('POST', `/tables/${leads.id}/rows`, { rows: [{ cells: { Name: 'Added by the test' } }] });
     const synced = await mcp.call('sync_tables', { tables: ['leads'], full: true });
     expect(synced.isError, synced.text).toBe(false);
 
@@ -51,7 +51,7 @@ describe('diff_table', () => {
     });
     expect(records.find((record) => record.change === 'deleted')).toMatchObject({ _id: second!._id, after: null });
     expect(records.find((record) => record.change === 'added')).toMatchObject({ before: null, after: { Name: 'Added by the test' } });
-    const cli = await bench.tds(['diff', 'leads', '--format', 'ndjson']);
+    const cli = await harness.tds(['diff', 'leads', '--format', 'ndjson']);
     expect(cli.code, cli.stderr).toBe(0);
     expect(records).toEqual(
       cli.stdout
@@ -80,15 +80,15 @@ describe('diff_table', () => {
 
   it('after --prune-history, a span from before what the mirror still knows is a bad argument naming the earliest moment', async () => {
     const salaries = named('Salaries', 'People Ops');
-    const first = await bench.tds(['sync', salaries.id, '--json']);
+    const first = await harness.tds(['sync', salaries.id, '--json']);
     expect(first.code, first.stderr).toBe(0);
     const rows = (await mcp.call('query_sql', { sql: 'SELECT "_id" FROM salaries ORDER BY "_id" LIMIT 3' })).structured!.rows as Array<{
       _id: string;
     }>;
     for (const row of rows)
-      await bench.admin('PATCH', `/tables/${salaries.id}/rows/${row._id}`, { cells: { Employee: 'Edited by the test' } });
-    await bench.admin('POST', '/clock', { advanceMs: 10_000 });
-    const pruned = await bench.tds(['sync', salaries.id, '--full', '--prune-history', '1s', '--json']);
+      await harness.admin('PATCH', `/tables/${salaries.id}/rows/${row._id}`, { cells: { Employee: 'Edited by the test' } });
+    await harness.admin('POST', '/clock', { advanceMs: 10_000 });
+    const pruned = await harness.tds(['sync', salaries.id, '--full', '--prune-history', '1s', '--json']);
     expect(pruned.code, pruned.stderr).toBe(0);
     expect((JSON.parse(pruned.stdout) as { tables: Array<{ pruned: number }> }).tables[0]!.pruned).toBe(3);
     const syncIds = [first, pruned].map((run) => (JSON.parse(run.stdout) as { tables: Array<{ syncId: number }> }).tables[0]!.syncId);

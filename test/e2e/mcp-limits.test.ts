@@ -9,17 +9,17 @@ import { closeMcp, serviceRows, connectMcpWithTables, tableIn, type McpClient } 
 // every result and log line keeps within the caps whatever the arguments, and push_records calls
 // into one table take turns and leave no file but their journal, all private.
 
-let bench: Harness;
+let harness: Harness;
 let mcp: McpClient;
 let inbox: Table;
-const folder = (): string => join(bench.dir, 'config', 'mcp-push');
+const folder = (): string => join(harness.dir, 'config', 'mcp-push');
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
   let tables: Table[];
-  ({ mcp, tables } = await connectMcpWithTables(bench, { args: ['--allow-push', '--max-bytes', '50000'], sync: ['Leads'] }));
+  ({ mcp, tables } = await connectMcpWithTables(harness, { args: ['--allow-push', '--max-bytes', '50000'], sync: ['Leads'] }));
   inbox = tableIn(tables, 'Inbox', 'Marketing');
-  const saved = await bench.tds(['config', 'set', 'webhook.inbox'], { input: `${bench.emu.webhooks[inbox.id]!}\n` });
+  const saved = await harness.tds(['config', 'set', 'webhook.inbox'], { input: `${harness.emu.webhooks[inbox.id]!}\n` });
   expect(saved.code, saved.stderr).toBe(0);
 });
 afterAll(() => closeMcp(mcp));
@@ -73,8 +73,8 @@ describe('push_records (items 7 and 12)', () => {
     expect(waited).toContainEqual(
       expect.stringMatching(/another push_records call into table "Inbox" \(.*\) is under way; waiting for it to end/),
     );
-    bench.emu.flushIntake();
-    const emails = (await serviceRows(bench.emu, inbox.id)).map((row) => row.Email).filter((email) => email?.endsWith('@limits.example'));
+    harness.emu.flushIntake();
+    const emails = (await serviceRows(harness.emu, inbox.id)).map((row) => row.Email).filter((email) => email?.endsWith('@limits.example'));
     expect(emails.sort()).toEqual(['once@limits.example', 'twice@limits.example']);
   });
 

@@ -9,18 +9,18 @@ import { closeMcp, serviceRows, connectMcpWithTables, tableIn, type McpClient } 
 // `tds mcp` and its mirror: sync_tables makes it (with progress); list_tables, describe_table, query_sql
 // and table_stats then read it, checked against the command line's output and the service's rows.
 
-let bench: Harness;
+let harness: Harness;
 let mcp: McpClient;
 let tables: Table[];
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  ({ mcp, tables } = await connectMcpWithTables(bench));
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  ({ mcp, tables } = await connectMcpWithTables(harness));
 });
 afterAll(() => closeMcp(mcp));
 
 const named = (name: string, workspace?: string): Table => tableIn(tables, name, workspace);
-const rowRequests = (): number => bench.emu.requestLog.filter((entry) => entry.bucket === 'rows').length;
+const rowRequests = (): number => harness.emu.requestLog.filter((entry) => entry.bucket === 'rows').length;
 
 describe('sync_tables and the mirror it makes', () => {
   it('sync_tables: progress notifications when asked, the summary, and the rows in the mirror', async () => {
@@ -31,7 +31,7 @@ describe('sync_tables and the mirror it makes', () => {
       db: string;
       tables: Array<{ name: string; mirrorTable: string; mode: string; complete: boolean; inserted: number }>;
     };
-    expect(summary.db).toBe(bench.db);
+    expect(summary.db).toBe(harness.db);
     expect(
       summary.tables.map(({ name, mirrorTable, mode, complete, inserted }) => ({ name, mirrorTable, mode, complete, inserted })),
     ).toEqual([
@@ -41,7 +41,7 @@ describe('sync_tables and the mirror it makes', () => {
     expect(progress.length).toBeGreaterThan(0);
     for (let i = 1; i < progress.length; i += 1) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
     expect(progress.at(-1)!.message).toMatch(/^table 2 of 2, Signups: 10 rows read$/);
-    const counted = await bench.tds(['sql', 'SELECT count(*) AS n FROM leads', '--format', 'ndjson']);
+    const counted = await harness.tds(['sql', 'SELECT count(*) AS n FROM leads', '--format', 'ndjson']);
     expect(JSON.parse(counted.stdout)).toEqual({ n: named('Leads').rowCount });
   });
 
@@ -56,7 +56,7 @@ describe('sync_tables and the mirror it makes', () => {
     const described = await mcp.call('describe_table', { table: 'leads' });
     expect(described.isError, described.text).toBe(false);
     expect(described.structured!.table).toMatchObject({ mirrorTable: 'leads', rows: named('Leads').rowCount });
-    const sql = await bench.tds([
+    const sql = await harness.tds([
       'sql',
       "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = 'leads' ORDER BY column_index",
       '--format',
@@ -74,7 +74,7 @@ describe('sync_tables and the mirror it makes', () => {
 
 describe('query_sql', () => {
   it("query_sql: an aggregate over the mirror, the same as the emulator's rows give", async () => {
-    const rows = await serviceRows(bench.emu, named('Leads').id);
+    const rows = await serviceRows(harness.emu, named('Leads').id);
     const byStage = new Map<string, number>();
     for (const row of rows) byStage.set(row.Stage ?? 'null', (byStage.get(row.Stage ?? 'null') ?? 0) + 1);
     const result = await mcp.call('query_sql', {
@@ -106,22 +106,22 @@ describe('query_sql', () => {
     // a request after it: whatever the server did once it answered is done
     await mcp.client.listTools();
     // the server still holds the file: a writer that does not wait is refused, naming it
-    await expect(openMirror(bench.db, { readOnly: false, lockWaitMs: 0 })).rejects.toThrow(
+    await expect(openMirror(harness.db, { readOnly: false, lockWaitMs: 0 })).rejects.toThrow(
       /is in use by another process \(PID \d+ \(tds mcp\)\)/,
     );
     // a writer that waits gets it long before the server's minute of idleness is up
-    const writer = await openMirror(bench.db, { readOnly: false, lockWaitMs: 20_000 });
+    const writer = await openMirror(harness.db, { readOnly: false, lockWaitMs: 20_000 });
     writer.close();
     const again = await mcp.call('query_sql', { sql: 'SELECT count(*) AS n FROM leads' });
     expect(again.structured!.rows).toEqual([{ n: named('Leads').rowCount }]);
   });
 
   it('query_sql: hostile statements are refused and nothing is written', async () => {
-    const out = join(bench.dir, 'out');
+    const out = join(harness.dir, 'out');
     for (const sql of [
       `COPY leads TO '${out}.csv'`,
-      `COPY leads TO '${bench.db}' (USE_TMP_FILE false)`,
-      `SELECT * FROM read_text('${bench.db}')`,
+      `COPY leads TO '${harness.db}' (USE_TMP_FILE false)`,
+      `SELECT * FROM read_text('${harness.db}')`,
       `ATTACH '${out}.duckdb' AS other`,
       'INSTALL httpfs',
       'CREATE TABLE made (a INTEGER)',
@@ -132,7 +132,7 @@ describe('query_sql', () => {
       expect(result.isError, sql).toBe(true);
       expect(result.text).toMatch(/^tds: (SQL: |tds sql runs one statement)/);
     }
-    expect((await readdir(bench.dir)).filter((name) => name.startsWith('out'))).toEqual([]);
+    expect((await readdir(harness.dir)).filter((name) => name.startsWith('out'))).toEqual([]);
     const counted = await mcp.call('query_sql', { sql: 'SELECT count(*) AS n FROM leads' });
     expect(counted.structured!.rows).toEqual([{ n: named('Leads').rowCount }]);
   });
@@ -154,10 +154,10 @@ describe('table_stats, and the profile describe_table gives in short', () => {
   it("table_stats: the figures of `tds stats`, which the service's rows bear out", async () => {
     const result = await mcp.call('table_stats', { table: 'leads' });
     expect(result.isError, result.text).toBe(false);
-    const cli = await bench.tds(['stats', 'Leads', '--no-sync', '--format', 'json']);
+    const cli = await harness.tds(['stats', 'Leads', '--no-sync', '--format', 'json']);
     expect(cli.code, cli.stderr).toBe(0);
     expect(result.structured).toEqual({ ...(JSON.parse(cli.stdout) as object), truncated: false });
-    const rows = await serviceRows(bench.emu, named('Leads').id);
+    const rows = await serviceRows(harness.emu, named('Leads').id);
     const stage = (result.structured!.columns as Array<{ key: string; filled: number; top: Array<{ value: string; count: number }> }>).find(
       (column) => column.key === 'Stage',
     )!;
@@ -192,7 +192,7 @@ describe('search_rows', () => {
     const where = 'Employees >= 1000 and Stage = "Closed Won"';
     const result = await mcp.call('search_rows', { table: 'Leads', where, limit: 5 });
     expect(result.isError, result.text).toBe(false);
-    const query = await bench.tds(['query', 'Leads', '--where', where, '-n', '5', '--format', 'ndjson', '--status-columns']);
+    const query = await harness.tds(['query', 'Leads', '--where', where, '-n', '5', '--format', 'ndjson', '--status-columns']);
     expect(query.code, query.stderr).toBe(0);
     const expected = query.stdout
       .trim()
@@ -219,7 +219,7 @@ describe('search_rows', () => {
     const sql = `SELECT Owner FROM leads WHERE "_id" = '${record._id}'`;
     const mirrored = await mcp.call('query_sql', { sql });
     expect(mirrored.structured!.rows).toEqual([{ Owner: record.Owner }]);
-    const cli = await bench.tds(['sql', sql, '--format', 'ndjson']);
+    const cli = await harness.tds(['sql', sql, '--format', 'ndjson']);
     expect(JSON.parse(cli.stdout)).toEqual({ Owner: record.Owner });
   });
 
@@ -227,7 +227,7 @@ describe('search_rows', () => {
     const where = 'Enrich.status in [success, queued]';
     const result = await mcp.call('search_rows', { table: 'Leads', where, limit: 4 });
     expect(result.isError, result.text).toBe(false);
-    const query = await bench.tds(['query', 'Leads', '--where', where, '-n', '4', '--format', 'ndjson', '--status-columns']);
+    const query = await harness.tds(['query', 'Leads', '--where', where, '-n', '4', '--format', 'ndjson', '--status-columns']);
     expect(query.code, query.stderr).toBe(0);
     const expected = query.stdout
       .trim()
@@ -247,7 +247,7 @@ describe('search_rows', () => {
     const result = await mcp.call('search_rows', { table: 'Leads', where: 'Employes >= 100' });
     expect(result.isError).toBe(true);
     expect(rowRequests()).toBe(before);
-    const cli = await bench.tds(['query', 'Leads', '--where', 'Employes >= 100']);
+    const cli = await harness.tds(['query', 'Leads', '--where', 'Employes >= 100']);
     expect(cli.code).toBe(2);
     expect(result.text).toBe(cli.stderr.trimEnd().replace('tds: --where: ', 'tds: where: '));
     const operator = await mcp.call('search_rows', { table: 'Leads', where: 'Employees contains 5' });

@@ -8,7 +8,7 @@ import { closeMcp, connectMcp, type McpClient } from './mcp-support.js';
 // mirror and the checks file absolute when it starts (flag, environment, config, then the working
 // folder), logs them, and a file it cannot find is named by its absolute path with the ways to set it.
 
-let bench: Harness;
+let harness: Harness;
 const opened: McpClient[] = [];
 const open = async (...args: Parameters<typeof connectMcp>): Promise<McpClient> => {
   const mcp = await connectMcp(...args);
@@ -22,9 +22,9 @@ const CHECKS = `tables:
       - rows: {min: 1}
 `;
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  const synced = await bench.tds(['sync', 'Leads']);
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  const synced = await harness.tds(['sync', 'Leads']);
   expect(synced.code, synced.stderr).toBe(0);
 });
 afterAll(async () => {
@@ -33,7 +33,7 @@ afterAll(async () => {
 
 describe('tds mcp started in a folder that is not the mirror’s', () => {
   it('with nothing set: logs the absolute paths it uses; query_sql and check_tables name them and how to set them', async ({ tmp }) => {
-    const mcp = await open(bench, { cwd: tmp, env: { TDS_DB: undefined } });
+    const mcp = await open(harness, { cwd: tmp, env: { TDS_DB: undefined } });
     await expect.poll(() => mcp.stderr()).toContain('checks file');
     expect(mcp.stderr()).toContain(`mirror ${join(tmp, 'tds.duckdb')} (from the default`);
     expect(mcp.stderr()).toContain(`checks file ${join(tmp, 'tds-checks.yaml')} (from the default`);
@@ -52,10 +52,10 @@ describe('tds mcp started in a folder that is not the mirror’s', () => {
   it('TDS_DB and --checks as absolute paths: the mirror is read and the checks run whatever the working folder; check_tables takes a file or the YAML itself', async ({
     tmp,
   }) => {
-    const checks = await bench.file('mine.yaml', CHECKS);
-    const mcp = await open(bench, { cwd: tmp, args: ['--checks', checks] });
+    const checks = await harness.file('mine.yaml', CHECKS);
+    const mcp = await open(harness, { cwd: tmp, args: ['--checks', checks] });
     await expect.poll(() => mcp.stderr()).toContain('checks file');
-    expect(mcp.stderr()).toContain(`mirror ${bench.db} (from TDS_DB)`);
+    expect(mcp.stderr()).toContain(`mirror ${harness.db} (from TDS_DB)`);
     expect(mcp.stderr()).toContain(`checks file ${checks} (from --checks)`);
 
     const query = await mcp.call('query_sql', { sql: 'SELECT count(*) AS n FROM leads' });

@@ -8,30 +8,30 @@ import { connectMcp, serviceTables, type McpClient } from './mcp-support.js';
 // push_records (only with --allow-push): by key into a webhook saved as @NAME, each record once, its
 // journal under the config folder; a URL is refused without being echoed.
 
-let bench: Harness;
+let harness: Harness;
 let mcp: McpClient;
 let inbox: Table;
 let webhookUrl: string;
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  mcp = await connectMcp(bench, { args: ['--allow-push'] });
-  inbox = (await serviceTables(bench.emu)).find((table) => table.name === 'Inbox')!;
-  webhookUrl = bench.emu.webhooks[inbox.id]!;
-  const saved = await bench.tds(['config', 'set', 'webhook.inbox'], { input: `${webhookUrl}\n` });
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  mcp = await connectMcp(harness, { args: ['--allow-push'] });
+  inbox = (await serviceTables(harness.emu)).find((table) => table.name === 'Inbox')!;
+  webhookUrl = harness.emu.webhooks[inbox.id]!;
+  const saved = await harness.tds(['config', 'set', 'webhook.inbox'], { input: `${webhookUrl}\n` });
   expect(saved.code, saved.stderr).toBe(0);
 });
 afterAll(() => mcp?.close());
 
 /** The emails of the Inbox table's rows, read straight from the service. */
 async function inboxEmails(): Promise<string[]> {
-  bench.emu.flushIntake();
-  const response = await fetch(`${bench.emu.baseUrl}/tables/${inbox.id}/rows?limit=100`, {
-    headers: { authorization: `Bearer ${bench.emu.apiKey}` },
+  harness.emu.flushIntake();
+  const response = await fetch(`${harness.emu.baseUrl}/tables/${inbox.id}/rows?limit=100`, {
+    headers: { authorization: `Bearer ${harness.emu.apiKey}` },
   });
   const { rows } = (await response.json()) as { rows: Array<{ cells: Record<string, { value?: unknown }> }> };
   const email = (await (
-    await fetch(`${bench.emu.baseUrl}/tables/${inbox.id}/schema`, { headers: { authorization: `Bearer ${bench.emu.apiKey}` } })
+    await fetch(`${harness.emu.baseUrl}/tables/${inbox.id}/schema`, { headers: { authorization: `Bearer ${harness.emu.apiKey}` } })
   ).json()) as {
     fields: Array<{ id: string; label: string }>;
   };
@@ -64,8 +64,8 @@ describe('push_records', () => {
     expect(described.structured).toMatchObject({ webhooks: [{ submissions: 2, uncertain: 0, budget: 50_000, left: 49_998 }] });
     expect(described.text).not.toContain(webhookUrl.split('/').pop());
     const journal = result.structured!.journal as string;
-    expect(journal.startsWith(join(bench.dir, 'config', 'mcp-push'))).toBe(true);
-    expect(await readdir(join(bench.dir, 'config', 'mcp-push'))).toContain(journal.split('/').pop());
+    expect(journal.startsWith(join(harness.dir, 'config', 'mcp-push'))).toBe(true);
+    expect(await readdir(join(harness.dir, 'config', 'mcp-push'))).toContain(journal.split('/').pop());
   });
 
   it('the same call again sends nothing (the journal); skip_existing leaves out the keys the table holds', async () => {

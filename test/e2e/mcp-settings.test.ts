@@ -6,12 +6,12 @@ import { connectMcp, type McpClient } from './mcp-support.js';
 // tds mcp without an API key: it starts (the mirror is readable without one), and each tool that needs
 // the service says what to set, as the command line does. stdin is the protocol's: no key from it.
 
-let bench: Harness;
+let harness: Harness;
 let mcp: McpClient;
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  mcp = await connectMcp(bench, { env: { TDS_API_KEY: undefined } });
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  mcp = await connectMcp(harness, { env: { TDS_API_KEY: undefined } });
 });
 afterAll(() => mcp?.close());
 
@@ -22,12 +22,12 @@ describe('tds mcp without an API key', () => {
     expect(result.structured).toMatchObject({ tables: [], table_count: 0 });
     expect(result.structured!.notes).toEqual([
       "only the mirror's tables are listed: no API key is set",
-      `there is no mirror at ${bench.db} yet: sync_tables makes it`,
+      `there is no mirror at ${harness.db} yet: sync_tables makes it`,
     ]);
   });
 
   it('the tools that need the service fail with the message and hint of the command line', async () => {
-    const cli = await bench.tds(['tables'], { env: { TDS_API_KEY: undefined } });
+    const cli = await harness.tds(['tables'], { env: { TDS_API_KEY: undefined } });
     expect(cli.code).toBe(3);
     for (const [tool, args] of [
       ['search_rows', { table: 'Leads' }],
@@ -43,7 +43,7 @@ describe('tds mcp without an API key', () => {
 
 describe('tds mcp and stdin', () => {
   it('refuses --api-key-file - (stdin carries the protocol)', async () => {
-    const result = await runTds(['mcp', '--api-key-file', '-'], { env: { TDS_CONFIG_DIR: bench.dir } });
+    const result = await runTds(['mcp', '--api-key-file', '-'], { env: { TDS_CONFIG_DIR: harness.dir } });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^tds: tds mcp reads protocol messages on stdin: --api-key-file - cannot give it the key\nhint: /);

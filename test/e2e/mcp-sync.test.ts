@@ -4,7 +4,7 @@ import { openDatabase } from '../../src/duckdb/engine.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import { connectMcp, type McpClient, type ToolResult } from './mcp-support.js';
 
-// sync_tables under the real row-read limit: the server paces its row requests at 60 a minute (its
+// sync_tables under the real row-read limit: the server spaces its row requests at 60 a minute (its
 // TDS_RATE_SCALE is 1, slower than the emulator's limits, never faster), so a 7,000-row table's first
 // sync reads 60 pages at once and then waits a minute. Meanwhile: a second sync is refused, search_rows
 // waits its turn within the same limit, and the client goes away: the server interrupts the sync,
@@ -13,11 +13,11 @@ import { connectMcp, type McpClient, type ToolResult } from './mcp-support.js';
 const ROWS = 7000;
 /** row requests a minute */
 const LIMIT = 60;
-let bench: Harness;
+let harness: Harness;
 let mcp: McpClient;
 
-const rowRequests = (): unknown[] => bench.emu.requestLog.filter((entry) => entry.bucket === 'rows');
-const generatedId = (): string => bench.emu.requestLog.find((entry) => entry.bucket === 'rows')!.path.split('/')[3]!;
+const rowRequests = (): unknown[] => harness.emu.requestLog.filter((entry) => entry.bucket === 'rows');
+const generatedId = (): string => harness.emu.requestLog.find((entry) => entry.bucket === 'rows')!.path.split('/')[3]!;
 
 /** Resolves once `condition` holds (checked every few ms: it watches the emulator's request log); fails after 20 s. */
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -25,9 +25,9 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 }
 
 it.beforeAll(async ({ openForFile }) => {
-  bench = await openForFile({ rows: ROWS });
+  harness = await openForFile({ rows: ROWS });
   // the server unscaled: its row reads wait a real minute after the first LIMIT, the client leaves during that wait
-  mcp = await connectMcp(bench, { env: { TDS_RATE_SCALE: undefined } });
+  mcp = await connectMcp(harness, { env: { TDS_RATE_SCALE: undefined } });
 });
 afterAll(() => mcp?.close());
 
@@ -59,7 +59,7 @@ async function mirrorCounts(db: string): Promise<{ rows: number; ids: number; pa
 describe('sync_tables: one at a time, and a client that goes away mid-sync', () => {
   it('is a tool error naming it while another sync holds the mirror', async () => {
     // the lock every sync takes on the mirror (a sync --follow holds it for as long as it runs)
-    const other = await tryNamedLock(`tds sync ${lockAddress(bench.db)}`);
+    const other = await tryNamedLock(`tds sync ${lockAddress(harness.db)}`);
     expect(other).toBeDefined();
     let result: ToolResult;
     try {
@@ -69,7 +69,7 @@ describe('sync_tables: one at a time, and a client that goes away mid-sync', () 
     }
     expect(result.isError).toBe(true);
     expect(result.text).toMatch(
-      new RegExp(`^tds: the mirror ${bench.db} is being synced by PID ${process.pid}\\b.*\\nhint: one sync at a time`),
+      new RegExp(`^tds: the mirror ${harness.db} is being synced by PID ${process.pid}\\b.*\\nhint: one sync at a time`),
     );
   });
 
@@ -83,13 +83,15 @@ describe('sync_tables: one at a time, and a client that goes away mid-sync', () 
     expect(second.isError).toBe(true);
     expect(second.text).toMatch(/^tds: a sync is already running in this server \(Generated\) since \S+\nhint: wait until the sync ends/);
     const listed = await mcp.call('list_tables');
-    expect(listed.structured!.notes).toContain(`the mirror ${bench.db} is being synced by this server: its tables show once the sync ends`);
+    expect(listed.structured!.notes).toContain(
+      `the mirror ${harness.db} is being synced by this server: its tables show once the sync ends`,
+    );
 
     // the sync has taken the whole row-read limit (60 a minute): search_rows waits its turn behind it
     await until(() => rowRequests().length >= LIMIT, `${LIMIT} row requests`);
     const leads = mcp.call('search_rows', { table: 'Leads' }).catch((error: unknown) => error);
     await until(
-      () => bench.emu.requestLog.some((entry) => /\/tables\/[^/]+\/schema/.test(entry.path) && !entry.path.includes(generatedId())),
+      () => harness.emu.requestLog.some((entry) => /\/tables\/[^/]+\/schema/.test(entry.path) && !entry.path.includes(generatedId())),
       "search_rows's schema request",
     );
 
@@ -97,11 +99,11 @@ describe('sync_tables: one at a time, and a client that goes away mid-sync', () 
     expect(await firstSettled).toBeInstanceOf(Error);
     expect(await leads).toBeInstanceOf(Error);
     expect(rowRequests().length).toBe(LIMIT);
-    expect(bench.emu.requestLog.filter((entry) => entry.status === 429)).toEqual([]);
+    expect(harness.emu.requestLog.filter((entry) => entry.status === 429)).toEqual([]);
     expect(mcp.stderr()).toMatch(/tds mcp: stopping: the client closed the connection; interrupting 2 running calls\n/);
     expect(mcp.stderr()).toMatch(/tds mcp: stopped\n$/);
 
-    const counts = await mirrorCounts(bench.db);
+    const counts = await mirrorCounts(harness.db);
     // the pass saved with its rows: those of the groups written (the first page is written at once)
     expect(counts.rows).toBeGreaterThan(0);
     expect(counts.rows).toBeLessThan(ROWS);
@@ -109,8 +111,8 @@ describe('sync_tables: one at a time, and a client that goes away mid-sync', () 
     expect(counts.passRows).toBe(counts.rows);
     expect(counts.cursor).not.toBeNull();
 
-    const next = await bench.tds(['sync']);
+    const next = await harness.tds(['sync']);
     expect(next.code, next.stderr).toBe(0);
-    expect(await mirrorCounts(bench.db)).toMatchObject({ rows: ROWS, ids: ROWS, passRows: null, cursor: null });
+    expect(await mirrorCounts(harness.db)).toMatchObject({ rows: ROWS, ids: ROWS, passRows: null, cursor: null });
   });
 });

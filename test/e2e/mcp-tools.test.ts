@@ -7,13 +7,13 @@ import { closeMcp, connectMcpWithTables, tableIn, type McpClient } from './mcp-s
 // against the emulator. Here the tools as listed, list_tables and describe_table before any mirror, the
 // arguments they refuse and their failures: a tool result with the command line's message.
 
-let bench: Harness;
+let harness: Harness;
 let mcp: McpClient;
 let tables: Table[];
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  ({ mcp, tables } = await connectMcpWithTables(bench));
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  ({ mcp, tables } = await connectMcpWithTables(harness));
 });
 afterAll(() => closeMcp(mcp));
 
@@ -48,7 +48,7 @@ describe('tds mcp: the tools', () => {
     const result = await mcp.call('list_tables');
     expect(result.isError, result.text).toBe(false);
     expect(JSON.parse(result.text)).toEqual(result.structured);
-    expect(result.structured).toMatchObject({ table_count: tables.length, mirror: bench.db, truncated: false });
+    expect(result.structured).toMatchObject({ table_count: tables.length, mirror: harness.db, truncated: false });
     expect(result.structured!.tables).toEqual(
       tables.map((table) => ({
         id: table.id,
@@ -59,7 +59,7 @@ describe('tds mcp: the tools', () => {
         mirror: null,
       })),
     );
-    expect(result.structured!.notes).toEqual([`there is no mirror at ${bench.db} yet: sync_tables makes it`]);
+    expect(result.structured!.notes).toEqual([`there is no mirror at ${harness.db} yet: sync_tables makes it`]);
     const sales = await mcp.call('list_tables', { workspace: 'Sales' });
     expect((sales.structured!.tables as Array<{ workspace: string }>).map((table) => table.workspace)).toEqual(
       tables.filter((table) => table.workspaceName === 'Sales').map(() => 'Sales'),
@@ -115,7 +115,7 @@ describe('tds mcp: the tools', () => {
   it('a failure is a tool result with the message and hint of the command line; the server goes on', async () => {
     const result = await mcp.call('describe_table', { table: 'Nope' });
     expect(result).toMatchObject({ isError: true, structured: undefined });
-    const cli = await bench.tds(['schema', 'Nope']);
+    const cli = await harness.tds(['schema', 'Nope']);
     expect(cli.code).toBe(4);
     expect(result.text).toBe(cli.stderr.trimEnd());
     const unknownWorkspace = await mcp.call('sync_tables', { tables: ['Nope'] });

@@ -8,16 +8,16 @@ import { serviceTables } from './mcp-support.js';
 // What goes over the wire, seen raw: stdout holds JSON-RPC messages and not one other byte, while the
 // server logs (--verbose: every request) on stderr; the API key and the webhook URL appear in neither.
 
-let bench: Harness;
+let harness: Harness;
 let webhookUrl: string;
 /** the demo's webhook-fed table whose Email column takes the posted `email` */
 let inbox: string;
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  inbox = (await serviceTables(bench)).find((table) => table.name === 'Inbox')!.id;
-  webhookUrl = bench.webhooks[inbox]!;
-  const saved = await bench.run(['config', 'set', 'webhook.inbox'], { input: `${webhookUrl}\n` });
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  inbox = (await serviceTables(harness)).find((table) => table.name === 'Inbox')!.id;
+  webhookUrl = harness.webhooks[inbox]!;
+  const saved = await harness.run(['config', 'set', 'webhook.inbox'], { input: `${webhookUrl}\n` });
   expect(saved.code, saved.stderr).toBe(0);
 });
 
@@ -31,7 +31,7 @@ class RawServer {
   readonly exited: Promise<number | null>;
 
   constructor(args: string[]) {
-    this.run = bench.spawn(['mcp', ...args], { stdio: ['pipe', 'pipe', 'pipe'], openStdin: true });
+    this.run = harness.spawn(['mcp', ...args], { stdio: ['pipe', 'pipe', 'pipe'], openStdin: true });
     this.child = this.run.child;
     createInterface({ input: this.child.stdout! }).on('line', (line) => {
       this.lines.push(line);
@@ -89,7 +89,7 @@ describe('tds mcp on the wire', () => {
       arguments: { webhook: webhookUrl, table: inbox, key: 'email=Email', records: [{ email: 'wire@x.example' }] },
     });
     expect(failed(refused)).toBe(true);
-    const badKey = await server.request('tools/call', { name: 'describe_table', arguments: { table: bench.apiKey } });
+    const badKey = await server.request('tools/call', { name: 'describe_table', arguments: { table: harness.apiKey } });
     expect(failed(badKey)).toBe(true);
 
     server.child.stdin!.end();
@@ -103,7 +103,7 @@ describe('tds mcp on the wire', () => {
     expect(server.stderr).toMatch(/tds mcp: stopped\n$/);
     const webhookId = webhookUrl.split('/').pop()!;
     for (const text of [server.lines.join('\n'), server.stderr]) {
-      expect(text).not.toContain(bench.apiKey);
+      expect(text).not.toContain(harness.apiKey);
       expect(text).not.toContain(webhookUrl);
       expect(text).not.toContain(webhookId);
     }

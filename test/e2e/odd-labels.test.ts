@@ -41,15 +41,15 @@ function expectedValues(i: number): Record<string, unknown> {
   return values;
 }
 
-let bench: Harness;
+let harness: Harness;
 let tableId: string;
 
 /** `tds ARGS` in this process, as main() runs it. */
-const tds = (args: string[]): Promise<RunResult> => bench.tds(args);
+const tds = (args: string[]): Promise<RunResult> => harness.tds(args);
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  const created = await bench.admin<{ table: { id: string }; fields: Array<{ id: string }> }>('POST', '/tables', {
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string }> }>('POST', '/tables', {
     workspace: 'Sales',
     name: 'Odd Labels',
     fields: LABELS.map((label) => ({ label, type: label === 'Enrich' ? 'action' : 'text' })),
@@ -67,7 +67,7 @@ it.beforeAll(async ({ harness }) => {
     },
   }));
   // cells keyed by field ID: the labels are what is under test, not the admin route's lookup by label
-  await bench.admin('POST', `/tables/${tableId}/rows`, { rows });
+  await harness.admin('POST', `/tables/${tableId}/rows`, { rows });
 });
 
 /** Records in creation order (newest first is the service's order), as objects that keep a `__proto__` key. */
@@ -111,7 +111,7 @@ describe('odd labels: one set of keys in every output, every value kept', () => 
   });
 
   it('Parquet, with no staging file left', async () => {
-    const out = join(bench.dir, 'parquet');
+    const out = join(harness.dir, 'parquet');
     await mkdir(out);
     const file = join(out, 'odd.parquet');
     const result = await tds(['rows', tableId, '-o', file]);
@@ -126,7 +126,7 @@ describe('odd labels: one set of keys in every output, every value kept', () => 
   });
 
   it('the mirror, through `tds sync --all` (every table synced, none aborted)', async () => {
-    const db = bench.db;
+    const db = harness.db;
     const sync = await tds(['sync', '--all', '--db', db, '--json']);
     expect(sync.code, sync.stderr).toBe(0);
     const summary = JSON.parse(sync.stdout) as { tables: Array<{ tableId?: string; mirrorTable: string; complete?: boolean }> };

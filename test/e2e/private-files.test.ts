@@ -8,12 +8,12 @@ import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 // (0600, as the config file): the mirror, push journals, export checkpoints and Parquet staging files.
 // What the user asks for (-o FILE) keeps the user's umask: 027 here, so 0640.
 
-let bench: Harness;
+let harness: Harness;
 let umaskBefore: number;
 
 it.beforeAll(async ({ openForFile }) => {
   umaskBefore = process.umask(0o027); // tds inherits it
-  bench = await openForFile();
+  harness = await openForFile();
 });
 afterAll(async () => {
   process.umask(umaskBefore);
@@ -23,21 +23,21 @@ const mode = async (path: string): Promise<string> => ((await stat(path)).mode &
 
 describe('private files are 0600', () => {
   it('the mirror tds sync makes', async () => {
-    const synced = await bench.tds(['sync', 'Leads']);
+    const synced = await harness.tds(['sync', 'Leads']);
     expect(synced.code, synced.stderr).toBe(0);
-    expect(await mode(bench.db)).toBe('600');
+    expect(await mode(harness.db)).toBe('600');
   });
 
   it('the journal of a push', async () => {
-    const { tables } = (await api(bench.emu, '/tables')) as { tables: Array<{ id: string; name: string }> };
+    const { tables } = (await api(harness.emu, '/tables')) as { tables: Array<{ id: string; name: string }> };
     const inbox = tables.find((table) => table.name === 'Inbox')!;
-    const input = join(bench.dir, 'people.csv');
+    const input = join(harness.dir, 'people.csv');
     await import('node:fs/promises').then(({ writeFile }) => writeFile(input, 'email\na@x.io\n'));
-    const pushed = await bench.tds(['push', bench.emu.webhooks[inbox.id]!, input]);
+    const pushed = await harness.tds(['push', harness.emu.webhooks[inbox.id]!, input]);
     expect(pushed.code, pushed.stderr).toBe(0);
-    const journal = (await readdir(bench.dir)).find((name) => name.startsWith('people.csv.') && name.endsWith('.tds-journal'));
+    const journal = (await readdir(harness.dir)).find((name) => name.startsWith('people.csv.') && name.endsWith('.tds-journal'));
     expect(journal).toBeDefined();
-    expect(await mode(join(bench.dir, journal!))).toBe('600');
+    expect(await mode(join(harness.dir, journal!))).toBe('600');
   });
 
   it('the staging file of a Parquet export and its WAL while the export runs, and the checkpoint a Ctrl-C leaves', async ({ open }) => {
@@ -78,8 +78,8 @@ describe('what the user asks for keeps the user’s umask', () => {
     ['tds sql -o FILE.parquet', ['sql', 'SELECT * FROM leads', '-o', 'sql.parquet'], 'sql.parquet'],
     ['tds sql --write -o FILE.csv (the mirror open for writing)', ['sql', 'SELECT * FROM leads', '--write', '-o', 'sql.csv'], 'sql.csv'],
   ])('%s', async (_name, args, output) => {
-    const result = await bench.tds(args);
+    const result = await harness.tds(args);
     expect(result.code, result.stderr).toBe(0);
-    expect(await mode(join(bench.dir, output))).toBe('640');
+    expect(await mode(join(harness.dir, output))).toBe('640');
   });
 });

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect } from 'vitest';
-import { expectSameRecords, ndjson, people, tablePayloads, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
+import { expectSameRecords, ndjson, people, tablePayloads, webhookPosts, type PushHarness } from '../push/helpers/emulator.js';
 import { accepted, testWebhook, type TestWebhook } from '../push/helpers/webhook-server.js';
 import { waitUntil } from './export-support.js';
 import { pushTest as it } from './push-support.js';
@@ -10,55 +10,55 @@ import { pushTest as it } from './push-support.js';
 // Regression tests of issue 15 (hardening) for push: a crash, a second run or a full disk must never
 // lose or duplicate a record, and no input may crash tds or change data on the way.
 
-let bench: PushBench | undefined;
+let harness: PushHarness | undefined;
 let server: TestWebhook | undefined;
 afterEach(async () => {
   await server?.close();
-  bench = undefined;
+  harness = undefined;
   server = undefined;
 });
 
 describe('a crash while batches wait for their rate-limit slot (item 1)', () => {
-  it('journals as sending only the batches whose requests left, so --accept-uncertain loses nothing', async ({ openBench }) => {
+  it('journals as sending only the batches whose requests left, so --accept-uncertain loses nothing', async ({ openHarness }) => {
     // HEAD is webhook request 1, batch 1 is request 2; batch 2 (request 3) is taken in and never answered
-    bench = await openBench({ webhookFaults: 'stall@3' });
+    harness = await openHarness({ webhookFaults: 'stall@3' });
     const records = people(100);
-    const path = await bench.file('in.ndjson', ndjson(records));
-    const args = ['push', bench.inbox.url, path, '--batch-size', '10'];
-    const run = bench.spawn([...args, '--rate', '2'], { env: { TDS_RATE_SCALE: undefined } }); // 2 a second, not scaled
+    const path = await harness.file('in.ndjson', ndjson(records));
+    const args = ['push', harness.inbox.url, path, '--batch-size', '10'];
+    const run = harness.spawn([...args, '--rate', '2'], { env: { TDS_RATE_SCALE: undefined } }); // 2 a second, not scaled
     // batch 3 has left (after the stalled batch 2): the batches after it wait for their slot, at 2 a second
-    await waitUntil(() => webhookPosts(bench!.emu).length >= 3, 15_000, 'batch 3 sent');
+    await waitUntil(() => webhookPosts(harness!.emu).length >= 3, 15_000, 'batch 3 sent');
     run.child.kill('SIGKILL');
     await run.exit;
 
     // what reached the webhook before the kill: every uncertain batch must be among them
     const received = new Set(
-      (await tablePayloads(bench.emu, bench.inbox.id)).map((object) => Math.ceil((object as { id: number }).id / 10)),
+      (await tablePayloads(harness.emu, harness.inbox.id)).map((object) => Math.ceil((object as { id: number }).id / 10)),
     );
-    const plan = await bench.tds([...args, '--resume', '--dry-run', '--json']);
+    const plan = await harness.tds([...args, '--resume', '--dry-run', '--json']);
     expect(plan.code, plan.stderr).toBe(0);
     const uncertain = (JSON.parse(plan.stdout) as { uncertain: { batch: string }[] }).uncertain.map((batch) => Number(batch.batch));
     expect(uncertain).toContain(2);
     for (const batch of uncertain) expect(received, `batch ${batch} was reported uncertain but never sent`).toContain(batch);
 
-    const settled = await bench.tds([...args, '--resume', '--accept-uncertain']);
+    const settled = await harness.tds([...args, '--resume', '--accept-uncertain']);
     expect(settled.code, settled.stderr).toBe(0);
-    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
+    expectSameRecords(await tablePayloads(harness.emu, harness.inbox.id), records);
   }, 30_000);
 
-  it('settles uncertain batches one by one: --accept-uncertain for those in the table, --resend-uncertain for the others', async ({
-    openBench,
+  it('concludes uncertain batches one by one: --accept-uncertain for those in the table, --resend-uncertain for the others', async ({
+    openHarness,
   }) => {
     // batch 2 (request 3, after the HEAD) answers 500: uncertain; the user finds it missing and resends just that one
     server = await testWebhook((request) => (request.n === 3 ? { status: 500 } : accepted(request)));
     const records = people(40);
-    bench = await openBench();
-    const path = await bench.file('in.ndjson', ndjson(records));
+    harness = await openHarness();
+    const path = await harness.file('in.ndjson', ndjson(records));
     const args = ['push', server.url, path, '--batch-size', '10', '--concurrency', '1'];
-    const first = await bench.tds(args);
+    const first = await harness.tds(args);
     expect(first.code, first.stderr).toBe(7);
     expect(first.stderr).toMatch(/--resume --accept-uncertain 2 for the batches whose records are there/);
-    const resumed = await bench.tds([...args, '--resume', '--resend-uncertain', '2']);
+    const resumed = await harness.tds([...args, '--resume', '--resend-uncertain', '2']);
     expect(resumed.code, resumed.stderr).toBe(0);
     const ids = server.requests.flatMap((request) => request.objects.map((object) => (object as { id: number }).id));
     // batch 2 twice (the 500 and its resend), every other record once
@@ -68,60 +68,60 @@ describe('a crash while batches wait for their rate-limit slot (item 1)', () => 
 });
 
 describe('two runs at once (item 2)', () => {
-  it('a second --resume of the same journal exits 2 while the first holds it; every record arrives once', async ({ openBench }) => {
-    bench = await openBench({ webhookFaults: '500@3' });
+  it('a second --resume of the same journal exits 2 while the first holds it; every record arrives once', async ({ openHarness }) => {
+    harness = await openHarness({ webhookFaults: '500@3' });
     // the first run stops at the 500 with at most 4 requests in flight (a window of its own choosing could
     // hold all 100 batches on loopback): most batches are left for the resumes
     const records = people(1000);
-    const path = await bench.file('in.ndjson', ndjson(records));
-    const args = ['push', bench.inbox.url, path, '--batch-size', '10', '--concurrency', '4'];
-    const first = await bench.tds(args);
+    const path = await harness.file('in.ndjson', ndjson(records));
+    const args = ['push', harness.inbox.url, path, '--batch-size', '10', '--concurrency', '4'];
+    const first = await harness.tds(args);
     expect(first.code, first.stderr).toBe(7);
 
-    const sentByFirst = webhookPosts(bench.emu).length;
-    const slow = bench.spawn([...args, '--resume', '--accept-uncertain', '--rate', '10'], { env: { TDS_RATE_SCALE: undefined } });
+    const sentByFirst = webhookPosts(harness.emu).length;
+    const slow = harness.spawn([...args, '--resume', '--accept-uncertain', '--rate', '10'], { env: { TDS_RATE_SCALE: undefined } });
     // it holds the journal once it sends: a batch of it has arrived (30 or more to go, at 10 a second)
-    await waitUntil(() => webhookPosts(bench!.emu).length > sentByFirst, 15_000, 'the resume sending');
-    const second = await bench.tds([...args, '--resume', '--accept-uncertain']);
+    await waitUntil(() => webhookPosts(harness!.emu).length > sentByFirst, 15_000, 'the resume sending');
+    const second = await harness.tds([...args, '--resume', '--accept-uncertain']);
     const code = await slow.exit;
     expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toMatch(/another tds push is using the journal .*in\.ndjson\.[0-9a-f]{8}\.tds-journal/);
     expect(code).toBe(0);
-    expectSameRecords(await tablePayloads(bench.emu, bench.inbox.id), records);
+    expectSameRecords(await tablePayloads(harness.emu, harness.inbox.id), records);
   }, 30_000);
 });
 
 describe('numbers and deep records (items 5 and 6)', () => {
-  it('sends number literals exactly as read, never as the nearest double', async ({ openBench }) => {
+  it('sends number literals exactly as read, never as the nearest double', async ({ openHarness }) => {
     server = await testWebhook(accepted);
-    bench = await openBench();
+    harness = await openHarness();
     const line = '{"id":9007199254740993,"a":123456789012345678901234567890,"b":1e400,"c":0.1}';
-    const path = await bench.file('in.ndjson', `${line}\n`);
-    const result = await bench.tds(['push', server.url, path]);
+    const path = await harness.file('in.ndjson', `${line}\n`);
+    const result = await harness.tds(['push', server.url, path]);
     expect(result.code, result.stderr).toBe(0);
     const post = server.requests.find((request) => request.method === 'POST')!;
     expect(post.text).toBe(`[${line}]`);
-    const json = await bench.file('in.json', `{"data": [${line}, {"n": 12345678901234567890}]}`);
-    const second = await bench.tds(['push', server.url, json, '--journal', join(bench.dir, 'j2')]);
+    const json = await harness.file('in.json', `{"data": [${line}, {"n": 12345678901234567890}]}`);
+    const second = await harness.tds(['push', server.url, json, '--journal', join(harness.dir, 'j2')]);
     expect(second.code, second.stderr).toBe(0);
     expect(server.requests.at(-1)!.text).toBe(`[${line},{"n":12345678901234567890}]`);
   });
 
-  it('a record nested thousands of levels deep exits 2 naming the record, without a stack trace', async ({ openBench }) => {
-    bench = await openBench();
+  it('a record nested thousands of levels deep exits 2 naming the record, without a stack trace', async ({ openHarness }) => {
+    harness = await openHarness();
     let deep = '{"a":1}';
     for (let i = 0; i < 5000; i += 1) deep = `{"x":${deep}}`;
-    const path = await bench.file('deep.ndjson', `{"ok":1}\n${deep}\n`);
-    const result = await bench.tds(['push', bench.inbox.url, path, '--dry-run']);
+    const path = await harness.file('deep.ndjson', `{"ok":1}\n${deep}\n`);
+    const result = await harness.tds(['push', harness.inbox.url, path, '--dry-run']);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/^tds: .*deep\.ndjson: record 2: the record is nested too deeply to be sent/m);
     expect(result.stderr).not.toMatch(/RangeError|bug in tds|at .*\.js/);
   });
 
-  it('a line that is not JSON is placed by line and column, without quoting it', async ({ openBench }) => {
-    bench = await openBench();
-    const path = await bench.file('bad.ndjson', '{"a":1}\n{"token": tds_secret_value_123}\n');
-    const result = await bench.tds(['push', bench.inbox.url, path, '--dry-run']);
+  it('a line that is not JSON is placed by line and column, without quoting it', async ({ openHarness }) => {
+    harness = await openHarness();
+    const path = await harness.file('bad.ndjson', '{"a":1}\n{"token": tds_secret_value_123}\n');
+    const result = await harness.tds(['push', harness.inbox.url, path, '--dry-run']);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/bad\.ndjson: line 2: not valid JSON at column 11: unexpected character/);
     expect(result.stderr).not.toContain('tds_secret');
@@ -137,20 +137,20 @@ async function tinyDisk(path: string): Promise<boolean> {
 
 describe('a full disk under the journal (item 3)', () => {
   it('stops before sending a batch it could not journal, cuts the torn line off, and resumes without a duplicate', async ({
-    openBench,
+    openHarness,
     skip,
   }) => {
-    bench = await openBench();
-    const disk = join(bench.dir, 'disk');
+    harness = await openHarness();
+    const disk = join(harness.dir, 'disk');
     if (!(await tinyDisk(disk))) return skip();
     try {
       server = await testWebhook(accepted);
       const records = people(400);
-      const path = await bench.file('in.ndjson', ndjson(records));
+      const path = await harness.file('in.ndjson', ndjson(records));
       // fill the disk so that the journal has room for a few dozen lines only
       await writeFile(join(disk, 'filler'), Buffer.alloc(240 * 1024));
       const args = ['push', server.url, path, '--batch-size', '1', '--concurrency', '1', '--journal', join(disk, 'j')];
-      const full = await bench.tds(args);
+      const full = await harness.tds(args);
       expect(full.code, full.stderr).toBe(1);
       expect(full.stderr).toMatch(/^tds: cannot write the journal .*: the disk is full \(ENOSPC\)$/m);
       expect(full.stderr).toMatch(/uncertain +0/);
@@ -159,14 +159,14 @@ describe('a full disk under the journal (item 3)', () => {
       expect(sentBeforeFull).toBeLessThan(400);
 
       await rm(join(disk, 'filler'));
-      const resumed = await bench.tds([...args, '--resume', '--accept-uncertain']);
+      const resumed = await harness.tds([...args, '--resume', '--accept-uncertain']);
       expect(resumed.code, resumed.stderr).toBe(0);
       const ids = server.requests.flatMap((request) => request.objects.map((object) => (object as { id: number }).id));
       expect(ids.sort((a, b) => a - b)).toEqual(records.map((record) => record.id));
 
       // the journal holds whole lines only (a torn one left before the resume's lines would make it damaged):
       // read again, it shows every record sent and nothing left to send
-      const again = await bench.tds([...args, '--resume', '--dry-run', '--json']);
+      const again = await harness.tds([...args, '--resume', '--dry-run', '--json']);
       expect(again.code, again.stderr).toBe(0);
       expect(JSON.parse(again.stdout)).toMatchObject({ records: { alreadySent: 400, uncertain: 0 }, plan: { batches: 0 } });
     } finally {

@@ -8,27 +8,27 @@ import { pushTest as test } from './push-support.js';
 // is. --wait settled reads the rows a push added newest first, down to the push's start: that start is
 // turned into the service's time through rows of the push itself, whatever the two clocks say.
 
-test("--wait settled sees every row a push added when the service's clock runs 10 minutes behind ours", async ({ openBench }) => {
+test("--wait settled sees every row a push added when the service's clock runs 10 minutes behind ours", async ({ openHarness }) => {
   // actions that never finish: the rows stay unsettled, so every poll looks for all 300
-  const bench = await openBench({ ...KEY_EMULATOR, actionDelayMs: 600_000 });
+  const harness = await openHarness({ ...KEY_EMULATOR, actionDelayMs: 600_000 });
   try {
     // rows from before, so reading the newest rows (3 pages) is cheaper than 300 `=` rules (4 queries) or the whole table
     await addRows(
-      bench,
-      bench.inbox.id,
+      harness,
+      harness.inbox.id,
       people(600, 10_000).map((person) => ({ Email: person.email })),
       () => '2025-01-01T00:00:00Z',
     );
-    expect((await adminRoute(bench, 'POST', '/clock', { offsetMs: -600_000 })).status).toBe(200);
-    const path = await bench.file('leads.ndjson', ndjson(people(300)));
+    expect((await adminRoute(harness, 'POST', '/clock', { offsetMs: -600_000 })).status).toBe(200);
+    const path = await harness.file('leads.ndjson', ndjson(people(300)));
     // time for a first poll of the 3 pages on a loaded machine (with 1 s, a loaded run timed out after the first page)
-    const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '--wait-timeout', '3'];
-    const result = await bench.tds([...args, '-v', '--json']);
+    const args = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '--wait-timeout', '3'];
+    const result = await harness.tds([...args, '-v', '--json']);
     expect(result.code, result.stderr).toBe(7);
     expect(result.stderr).toMatch(/waiting for the rows to settle: the 300 rows created since the push began read newest first/);
     // read down to the push's start on the service's clock: all 300 seen, none settled
     expect((JSON.parse(result.stdout) as { wait: { visible: number; settled: number } }).wait).toMatchObject({ visible: 300, settled: 0 });
   } finally {
-    await bench.close();
+    await harness.close();
   }
 });

@@ -7,43 +7,43 @@ import { addRows, columnValues, expectEachOnce, KEY_EMULATOR, mostAtOnce, mostIn
 import { pushTest as test } from './push-support.js';
 
 // Push by key to a far service (the emulator's --latency), at the row-read limit: the key lookups
-// overlap (about the limit's rate × the round trip in flight) and the settled wait paces its polls to
+// overlap (about the limit's rate × the round trip in flight) and the settled wait spaces its polls to
 // the row-read budget. Counts and order from the emulator's request log, no clocks.
 
 const rowReads = (entries: RequestLogEntry[]): RequestLogEntry[] => entries.filter((entry) => entry.bucket === 'rows');
 
 describe('push by key 50 ms away, at the row-read limit', () => {
-  test('--skip-existing: the lookups overlap, never past the limit, and each key is sent once or not at all', async ({ openBench }) => {
-    const bench = await openBench({ ...KEY_EMULATOR, rateLimits: true, rateScale: RATE_SCALE, latency: { ms: 50, jitterMs: 0 } });
+  test('--skip-existing: the lookups overlap, never past the limit, and each key is sent once or not at all', async ({ openHarness }) => {
+    const harness = await openHarness({ ...KEY_EMULATOR, rateLimits: true, rateScale: RATE_SCALE, latency: { ms: 50, jitterMs: 0 } });
     // 2,000 e-mail keys (21 queries of 97 `=` rules), half of them in a table of 3,000 other rows
     const records = people(2000);
-    await addRows(bench, bench.inbox.id, [
+    await addRows(harness, harness.inbox.id, [
       ...Array.from({ length: 3000 }, (_, i) => ({ Email: `other${i}@elsewhere.org` })),
       ...records.filter((_, i) => i % 2 === 0).map((record) => ({ Email: record.email })),
     ]);
-    const path = await bench.file('leads.ndjson', ndjson(records));
-    const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--json'];
-    const result = await bench.tds(args);
+    const path = await harness.file('leads.ndjson', ndjson(records));
+    const args = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--json'];
+    const result = await harness.tds(args);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).key.existing).toBe(1000);
-    const reads = rowReads(bench.emu.requestLog);
+    const reads = rowReads(harness.emu.requestLog);
     expect(reads.filter((entry) => entry.status === 429)).toHaveLength(0);
     expect(reads.length).toBeGreaterThanOrEqual(21);
     // one at a time before: the round trip of each in turn
     expect(mostAtOnce(reads)).toBeGreaterThan(1);
     expect(mostInWindow(reads, RATE_LIMITS.rows.perMs / RATE_SCALE)).toBeLessThanOrEqual(RATE_LIMITS.rows.requests);
-    expect(webhookPosts(bench.emu).reduce((sum, post) => sum + (post.objects ?? 0), 0)).toBe(1000);
+    expect(webhookPosts(harness.emu).reduce((sum, post) => sum + (post.objects ?? 0), 0)).toBe(1000);
     expectEachOnce(
-      await columnValues(bench.emu, bench.inbox.id, 'Email'),
+      await columnValues(harness.emu, harness.inbox.id, 'Email'),
       records.map((record) => String(record.email)),
     );
   });
 });
 
 describe('--wait settled at the row-read limit', () => {
-  test('polls within the row-read budget, and reads again only up to the first row still running', async ({ openBench }) => {
+  test('polls within the row-read budget, and reads again only up to the first row still running', async ({ openHarness }) => {
     // a fifth of the suite's scale: each window long enough that the limit, not timer slop, decides
-    const bench = await openBench({
+    const harness = await openHarness({
       ...KEY_EMULATOR,
       rateLimits: true,
       rateScale: LIMITED_RATE_SCALE,
@@ -51,13 +51,13 @@ describe('--wait settled at the row-read limit', () => {
     });
     // 1,000 rows: a whole read of them is 10 row requests; the actions take two steps of 3 s (scaled)
     const records = people(1000);
-    const path = await bench.file('leads.ndjson', ndjson(records));
-    const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '-o', 'out.csv', '--json'];
-    const result = await bench.tds(args);
+    const path = await harness.file('leads.ndjson', ndjson(records));
+    const args = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '-o', 'out.csv', '--json'];
+    const result = await harness.tds(args);
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { wait: { complete: boolean; settled: number; requests: number } };
     expect(summary.wait).toMatchObject({ complete: true, settled: 1000 });
-    const log = bench.emu.requestLog;
+    const log = harness.emu.requestLog;
     const lastPost = log.findLastIndex((entry) => entry.bucket === 'webhook');
     const waitReads = rowReads(log.slice(lastPost + 1));
     expect(rowReads(log).filter((entry) => entry.status === 429)).toHaveLength(0);

@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { expect } from 'vitest';
 import { notePath } from '../../src/push/key/table-lock.js';
-import { ndjson, people, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
+import { ndjson, people, webhookPosts, type PushHarness } from '../push/helpers/emulator.js';
 import { waitUntil } from './export-support.js';
 import {
   columnValues,
@@ -21,15 +21,15 @@ import { pushTest as test } from './push-support.js';
 const emails = (from: number, to: number): string[] => people(to - from + 1, from).map((person) => String(person.email));
 
 /** The note the push holding the table (or the last one) leaves for the next, as JSON. */
-async function noteOf(bench: PushBench): Promise<{ pid?: number; state?: string }> {
-  const text = await readFile(notePath(bench.emu.baseUrl, bench.inbox.id), 'utf8').catch(() => '{}');
+async function noteOf(harness: PushHarness): Promise<{ pid?: number; state?: string }> {
+  const text = await readFile(notePath(harness.emu.baseUrl, harness.inbox.id), 'utf8').catch(() => '{}');
   return JSON.parse(text) as { pid?: number; state?: string };
 }
 
-const tableReads = (bench: PushBench): number =>
-  bench.emu.requestLog.filter((entry) => entry.method === 'GET' && entry.path === '/v1/tables').length;
+const tableReads = (harness: PushHarness): number =>
+  harness.emu.requestLog.filter((entry) => entry.method === 'GET' && entry.path === '/v1/tables').length;
 
-const clearNote = (bench: PushBench): Promise<void> => rm(notePath(bench.emu.baseUrl, bench.inbox.id), { force: true });
+const clearNote = (harness: PushHarness): Promise<void> => rm(notePath(harness.emu.baseUrl, harness.inbox.id), { force: true });
 
 interface Summary {
   records: { sent: number };
@@ -37,14 +37,14 @@ interface Summary {
 }
 
 test('(issue 20) a second push by key into the same table waits for the first, names it, then skips the keys it sent', async ({
-  openBench,
+  openHarness,
 }) => {
-  const bench = await openBench(KEY_EMULATOR);
+  const harness = await openHarness(KEY_EMULATOR);
   try {
     // the first push reads stdin: it holds the table from before it reads until its rows show
-    const first = startTds(bench, [
+    const first = startTds(harness, [
       'push',
-      bench.inbox.url,
+      harness.inbox.url,
       '-',
       '--input-format',
       'ndjson',
@@ -56,54 +56,56 @@ test('(issue 20) a second push by key into the same table waits for the first, n
       'a.journal',
     ]);
     // its second table read is the row count before its first request: it holds the table then, waiting for stdin
-    await waitUntil(() => tableReads(bench) >= 2, 15_000, 'the first push to hold the table');
+    await waitUntil(() => tableReads(harness) >= 2, 15_000, 'the first push to hold the table');
     // records 201–500: 201–300 overlap the first push's 1–300
-    const path = await bench.file('b.ndjson', ndjson(people(300, 201)));
-    const second = startTds(bench, ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--json']);
+    const path = await harness.file('b.ndjson', ndjson(people(300, 201)));
+    const second = startTds(harness, ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--json']);
     const waiting =
       /another push by key into table "Inbox" \(\w+\) is running: PID (\d+), pushing stdin since \d\d:\d\d:\d\d; waiting for it to end/;
     await waitUntil(() => waiting.test(second.stderr()) || second.child.exitCode !== null, 15_000, 'the second push to wait');
     first.child.stdin?.end(ndjson(people(300)));
     expect(await first.exit, first.stderr()).toBe(0);
     expect(await second.exit, second.stderr()).toBe(0);
-    expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), emails(1, 500));
+    expectEachOnce(await columnValues(harness.emu, harness.inbox.id, 'Email'), emails(1, 500));
     expect(second.stderr().match(waiting)?.[1]).toBe(String(first.pid));
     const summary = JSON.parse(second.stdout()) as Summary;
     expect(summary.key.existing).toBe(100);
     expect(summary.records.sent).toBe(200);
     // the second push sent only after the first was done
-    expect(webhookPosts(bench.emu).map((post) => post.objects)).toEqual([300, 200]);
+    expect(webhookPosts(harness.emu).map((post) => post.objects)).toEqual([300, 200]);
     // every row showed: no note left for a next push to wait on
-    expect(await noteOf(bench)).toEqual({});
+    expect(await noteOf(harness)).toEqual({});
   } finally {
-    await clearNote(bench);
+    await clearNote(harness);
   }
 });
 
 test('(issue 20) after a push by key killed before its rows showed, the next one waits out the intake window, then skips its keys', async ({
-  openBench,
+  openHarness,
 }) => {
   // a slower scale (SLOW_INTAKE_SCALE) so the next push is up while the killed one's rows are still coming in
-  const bench = await openBench({ ...KEY_EMULATOR, rateScale: SLOW_INTAKE_SCALE });
+  const harness = await openHarness({ ...KEY_EMULATOR, rateScale: SLOW_INTAKE_SCALE });
   try {
-    const a = await bench.file('a.ndjson', ndjson(people(300)));
+    const a = await harness.file('a.ndjson', ndjson(people(300)));
     // another client keeps the intake open, so the killed push's rows show only at the end of the window
-    const other = otherWriter(bench.inbox.url, {
+    const other = otherWriter(harness.inbox.url, {
       everyMs: 1500 / SLOW_INTAKE_SCALE,
       max: 1000,
-      begin: () => webhookPosts(bench.emu).length > 0,
+      begin: () => webhookPosts(harness.emu).length > 0,
     });
-    expect(await killAfterPosts(bench, ['push', bench.inbox.url, a, '--key', 'email', '--table', 'Inbox'], 1)).toBe('killed after 1 posts');
-    const b = await bench.file('b.ndjson', ndjson(people(300, 201)));
-    const result = await bench.tds(['push', bench.inbox.url, b, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--json'], {});
+    expect(await killAfterPosts(harness, ['push', harness.inbox.url, a, '--key', 'email', '--table', 'Inbox'], 1)).toBe(
+      'killed after 1 posts',
+    );
+    const b = await harness.file('b.ndjson', ndjson(people(300, 201)));
+    const result = await harness.tds(['push', harness.inbox.url, b, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--json'], {});
     await other.stop();
     expect(result.code, result.stderr).toBe(0);
-    expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), emails(1, 500));
+    expectEachOnce(await columnValues(harness.emu, harness.inbox.id, 'Email'), emails(1, 500));
     expect(result.stderr).toMatch(
       /the last push by key into table "Inbox" \(\w+\) \(PID \d+, .*a\.ndjson\) ended before its rows showed; waiting \d+ s/,
     );
     expect((JSON.parse(result.stdout) as Summary).key.existing).toBe(100);
   } finally {
-    await clearNote(bench);
+    await clearNote(harness);
   }
 });

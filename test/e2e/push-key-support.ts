@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import type { RequestLogEntry, RunningEmulator } from '../../src/emulator/index.js';
 import { type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
-import { api, PUSH_EMULATOR, webhookPosts, type PushBench } from '../push/helpers/emulator.js';
+import { api, PUSH_EMULATOR, webhookPosts, type PushHarness } from '../push/helpers/emulator.js';
 import { pushTest } from './push-support.js';
 
 /**
@@ -16,9 +16,9 @@ export const SLOW_INTAKE_SCALE = RATE_SCALE / 12.5;
 /** Emulator settings of the keyed-push tests: the push tests' (the service's intake on the suite's scale), quick actions. */
 export const KEY_EMULATOR: HarnessOptions = { ...PUSH_EMULATOR, actionDelayMs: 20 };
 
-/** A test with its own emulator (KEY_EMULATOR) and temp folder (`bench`); `openBench` opens more. */
-export const keyTest = pushTest.extend<{ bench: PushBench }>({
-  bench: async ({ openBench }, use) => use(await openBench(KEY_EMULATOR)),
+/** A test with its own emulator (KEY_EMULATOR) and temp folder (`pushHarness`); `openHarness` opens more. */
+export const keyTest = pushTest.extend<{ pushHarness: PushHarness }>({
+  pushHarness: async ({ openHarness }, use) => use(await openHarness(KEY_EMULATOR)),
 });
 
 export interface FieldDefinition {
@@ -36,8 +36,8 @@ export interface AdminTable {
 }
 
 /** A webhook-fed table made through the emulator's admin route. */
-export async function webhookTable(bench: Harness, name: string, fields: FieldDefinition[]): Promise<AdminTable> {
-  const reply = (await bench.admin('POST', '/tables', { workspace: 'Marketing', name, webhook: true, fields })) as {
+export async function webhookTable(harness: Harness, name: string, fields: FieldDefinition[]): Promise<AdminTable> {
+  const reply = (await harness.admin('POST', '/tables', { workspace: 'Marketing', name, webhook: true, fields })) as {
     table: { id: string };
     fields: AdminTable['fields'];
     webhookUrl: string;
@@ -47,14 +47,14 @@ export async function webhookTable(bench: Harness, name: string, fields: FieldDe
 
 /** Rows added directly (cells by column label), in chunks; `createdAt(i)` dates row i (default: now). */
 export async function addRows(
-  bench: Harness,
+  harness: Harness,
   tableId: string,
   rows: Array<Record<string, unknown>>,
   createdAt?: (i: number) => string,
 ): Promise<void> {
   const specs = rows.map((cells, i) => ({ cells, ...(createdAt ? { createdAt: createdAt(i) } : {}) }));
   for (let start = 0; start < specs.length; start += 5000) {
-    await bench.admin('POST', `/tables/${tableId}/rows`, { rows: specs.slice(start, start + 5000) });
+    await harness.admin('POST', `/tables/${tableId}/rows`, { rows: specs.slice(start, start + 5000) });
   }
 }
 
@@ -105,20 +105,20 @@ export function seeded(seed: number): () => number {
 
 /**
  * Runs tds and kills it (SIGKILL) once the emulator has seen `posts` more webhook POSTs (wherever the
- * run is then: journaling, waiting for an answer, settling); resolves with how it ended.
+ * run is then: journaling, waiting for an answer, reconciling); resolves with how it ended.
  */
-export function killAfterPosts(bench: PushBench, args: string[], posts: number): Promise<string> {
-  const target = webhookPosts(bench.emu).length + posts;
-  const { child, ended, stderr } = bench.spawn(args, { stdio: ['ignore', 'ignore', 'pipe'] });
+export function killAfterPosts(harness: PushHarness, args: string[], posts: number): Promise<string> {
+  const target = webhookPosts(harness.emu).length + posts;
+  const { child, ended, stderr } = harness.spawn(args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const watch = setInterval(() => {
-    if (webhookPosts(bench.emu).length >= target) child.kill('SIGKILL');
+    if (webhookPosts(harness.emu).length >= target) child.kill('SIGKILL');
   }, 2);
   return ended
     .then(({ code, signal }) => (signal ? `killed after ${posts} posts` : `exit ${code}${code === 0 ? '' : `: ${stderr().trim()}`}`))
     .finally(() => clearInterval(watch));
 }
 
-/** Another client of the same webhook (a live form, another pipeline): one object a post, at a steady pace. */
+/** Another client of the same webhook (a live form, another pipeline): one object a post, at a steady rate. */
 export interface OtherWriter {
   /** Stops posting; resolves with the posts made, once the last one has been answered. */
   stop(): Promise<number>;
@@ -158,9 +158,9 @@ export interface RunningTds {
   exit: Promise<number | null>;
 }
 
-/** Starts tds against the bench's emulator (harness.spawn), stdin a pipe the test writes. */
-export function startTds(bench: PushBench, args: string[]): RunningTds {
-  const { child, exit, stdout, stderr } = bench.spawn(args, { stdio: ['pipe', 'pipe', 'pipe'], openStdin: true });
+/** Starts tds against the harness's emulator (harness.spawn), stdin a pipe the test writes. */
+export function startTds(harness: PushHarness, args: string[]): RunningTds {
+  const { child, exit, stdout, stderr } = harness.spawn(args, { stdio: ['pipe', 'pipe', 'pipe'], openStdin: true });
   return { child, pid: child.pid ?? 0, stdout, stderr, exit };
 }
 

@@ -9,16 +9,16 @@ import { pushTest as test } from './push-support.js';
 
 const emails = (n: number, from = 1): string[] => people(n, from).map((person) => String(person.email));
 
-describe('uncertain batches are settled by key', () => {
+describe('uncertain batches are reconciled by key', () => {
   test('a 500 after storing, a 500 before storing, resets before and after, a stall and a 502: exit 0, each record once', async ({
-    openBench,
+    openHarness,
   }) => {
     const faults = '500@3,500pre@6,reset@9,resetpre@12,stall@15,502@18';
-    const bench = await openBench({ ...KEY_EMULATOR, webhookFaults: faults });
+    const harness = await openHarness({ ...KEY_EMULATOR, webhookFaults: faults });
     try {
-      const path = await bench.file('leads.ndjson', ndjson(people(150)));
-      const args = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5', '--concurrency', '2'];
-      const result = await bench.tds(['--timeout', '1', ...args, '--json']);
+      const path = await harness.file('leads.ndjson', ndjson(people(150)));
+      const args = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5', '--concurrency', '2'];
+      const result = await harness.tds(['--timeout', '1', ...args, '--json']);
       expect(result.code, result.stderr).toBe(0);
       const summary = JSON.parse(result.stdout) as { records: { uncertain: number }; key: { reconciled: number; settled: number } };
       expect(summary.records.uncertain).toBe(0);
@@ -26,53 +26,56 @@ describe('uncertain batches are settled by key', () => {
       expect(summary.key.reconciled).toBe(20);
       // the name of earlier releases, kept for their scripts
       expect(summary.key.settled).toBe(20);
-      expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), emails(150));
-      const faulted = bench.emu.requestLog.filter((entry) => entry.fault !== undefined).map((entry) => entry.fault);
+      expectEachOnce(await columnValues(harness.emu, harness.inbox.id, 'Email'), emails(150));
+      const faulted = harness.emu.requestLog.filter((entry) => entry.fault !== undefined).map((entry) => entry.fault);
       expect(faulted).toEqual(['500', '500pre', 'reset', 'resetpre', 'stall', '502']);
     } finally {
-      await bench.close();
+      await harness.close();
     }
   });
 
-  test('SIGKILL at random points, then --resume until done: each record once, the last run exits 0', async ({ openBench }) => {
-    const bench = await openBench({ ...KEY_EMULATOR, webhookFaults: '500:0.04,500pre:0.04', faultSeed: 3 });
+  test('SIGKILL at random points, then --resume until done: each record once, the last run exits 0', async ({ openHarness }) => {
+    const harness = await openHarness({ ...KEY_EMULATOR, webhookFaults: '500:0.04,500pre:0.04', faultSeed: 3 });
     try {
-      const path = await bench.file('leads.ndjson', ndjson(people(300)));
+      const path = await harness.file('leads.ndjson', ndjson(people(300)));
       // four in flight at most: a kill after 1–12 posts lands mid-run
-      const push = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5', '--concurrency', '4'];
+      const push = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5', '--concurrency', '4'];
       const random = seeded(Number(process.env.KILL_SEED ?? 11));
       const runs: string[] = [];
       for (let kill = 0; kill < 6; kill += 1) {
         const resume = (await journalOf(path)) !== undefined ? ['--resume'] : [];
-        const ended = await killAfterPosts(bench, [...push, ...resume], 1 + Math.floor(random() * 12));
+        const ended = await killAfterPosts(harness, [...push, ...resume], 1 + Math.floor(random() * 12));
         runs.push(`${resume.length ? 'resume' : 'first run'}: ${ended}`);
         expect(ended, runs.join('\n')).toMatch(/^(killed|exit 0$)/);
       }
-      const last = await bench.tds([...push, '--resume']);
+      const last = await harness.tds([...push, '--resume']);
       expect(last.code, `${runs.join('\n')}\n${last.stderr}`).toBe(0);
       expect(runs.filter((run) => run.includes('killed')).length, runs.join('\n')).toBeGreaterThanOrEqual(4);
-      expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), emails(300));
+      expectEachOnce(await columnValues(harness.emu, harness.inbox.id, 'Email'), emails(300));
     } finally {
-      await bench.close();
+      await harness.close();
     }
   }, 60_000);
 });
 
 describe('a push by key run again', () => {
-  keyTest('killed, then run again without --resume on an input that changed: settled by its keys, each record once', async ({ bench }) => {
-    const path = await bench.file('leads.ndjson', ndjson(people(60)));
-    const push = ['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5'];
-    expect(await killAfterPosts(bench, push, 4)).toMatch(/^killed/);
-    const before = (await columnValues(bench.emu, bench.inbox.id, 'Email')).length;
-    // a record in front shifts every batch; two at the end are new
-    await bench.file('leads.ndjson', ndjson([...people(1, 100), ...people(60), ...people(2, 61)]));
-    const again = await bench.tds([...push, '--json']);
-    expect(again.code, again.stderr).toBe(0);
-    expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), [...emails(1, 100), ...emails(62)]);
-    const summary = JSON.parse(again.stdout) as { records: { sent: number } };
-    expect(before).toBeGreaterThan(0);
-    expect(summary.records.sent).toBe(63 - before);
-  });
+  keyTest(
+    'killed, then run again without --resume on an input that changed: settled by its keys, each record once',
+    async ({ pushHarness: harness }) => {
+      const path = await harness.file('leads.ndjson', ndjson(people(60)));
+      const push = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5'];
+      expect(await killAfterPosts(harness, push, 4)).toMatch(/^killed/);
+      const before = (await columnValues(harness.emu, harness.inbox.id, 'Email')).length;
+      // a record in front shifts every batch; two at the end are new
+      await harness.file('leads.ndjson', ndjson([...people(1, 100), ...people(60), ...people(2, 61)]));
+      const again = await harness.tds([...push, '--json']);
+      expect(again.code, again.stderr).toBe(0);
+      expectEachOnce(await columnValues(harness.emu, harness.inbox.id, 'Email'), [...emails(1, 100), ...emails(62)]);
+      const summary = JSON.parse(again.stdout) as { records: { sent: number } };
+      expect(before).toBeGreaterThan(0);
+      expect(summary.records.sent).toBe(63 - before);
+    },
+  );
 });
 
 describe('keys in the input', () => {
@@ -87,11 +90,11 @@ describe('keys in the input', () => {
 
   keyTest(
     'a repeated key (ignoring case) is not sent and is listed with --verbose; missing and over-long keys are rejected (exit 7)',
-    async ({ bench }) => {
-      const path = await bench.file('dups.ndjson', ndjson(input));
-      const result = await bench.tds([
+    async ({ pushHarness: harness }) => {
+      const path = await harness.file('dups.ndjson', ndjson(input));
+      const result = await harness.tds([
         'push',
-        bench.inbox.url,
+        harness.inbox.url,
         path,
         '--key',
         'email',
@@ -105,27 +108,27 @@ describe('keys in the input', () => {
       expect(result.stderr).toMatch(/duplicates\s+2 \(same email: 2 repeats 1, 4 repeats 1\)/);
       expect(result.stderr).toContain(`record 2 not sent: its key "ada@example.COM" repeats record 1's`);
       expect(result.stderr).toMatch(/rejected\s+2: records 5–6/);
-      const rejects = (await readFile(`${bench.dir}/bad.ndjson`, 'utf8'))
+      const rejects = (await readFile(`${harness.dir}/bad.ndjson`, 'utf8'))
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line) as { record: number; reason: string });
       expect(rejects.map((reject) => reject.record)).toEqual([5, 6]);
       expect(rejects[0]!.reason).toMatch(/no key: it has no "email"/);
       expect(rejects[1]!.reason).toMatch(/more than 200 characters/);
-      expectEachOnce(await columnValues(bench.emu, bench.inbox.id, 'Email'), ['ada@example.com', 'grace@example.com']);
+      expectEachOnce(await columnValues(harness.emu, harness.inbox.id, 'Email'), ['ada@example.com', 'grace@example.com']);
     },
   );
 
-  keyTest('--on-duplicate error exits 2 naming the first pair, before anything is sent', async ({ bench }) => {
-    const path = await bench.file('dups.ndjson', ndjson(input.slice(0, 4)));
-    const result = await bench.tds(['push', bench.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--on-duplicate', 'error']);
+  keyTest('--on-duplicate error exits 2 naming the first pair, before anything is sent', async ({ pushHarness: harness }) => {
+    const path = await harness.file('dups.ndjson', ndjson(input.slice(0, 4)));
+    const result = await harness.tds(['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--on-duplicate', 'error']);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/records 1 and 2 have the same key "ada@example.COM"/);
-    expect(webhookPosts(bench.emu)).toEqual([]);
+    expect(webhookPosts(harness.emu)).toEqual([]);
   });
 
-  keyTest('bad key options exit 2 with what to do', async ({ bench }) => {
-    const path = await bench.file('a.ndjson', ndjson(people(2)));
+  keyTest('bad key options exit 2 with what to do', async ({ pushHarness: harness }) => {
+    const path = await harness.file('a.ndjson', ndjson(people(2)));
     const cases: Array<[string[], RegExp]> = [
       [['--key', 'email'], /--key needs --table/],
       [['--skip-existing'], /--skip-existing needs --key/],
@@ -136,12 +139,12 @@ describe('keys in the input', () => {
       [['--key', 'email', '--table', 'Inbox', '--wait', 'later'], /--wait later: wait until "visible" \(the default\) or "settled"/],
     ];
     for (const [extra, message] of cases) {
-      const result = await bench.tds(['push', bench.inbox.url, path, ...extra]);
+      const result = await harness.tds(['push', harness.inbox.url, path, ...extra]);
       expect(result.code, `${extra.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toMatch(message);
     }
-    const unknown = await bench.tds(['push', bench.inbox.url, path, '--key', 'email', '--table', 'Nowhere']);
+    const unknown = await harness.tds(['push', harness.inbox.url, path, '--key', 'email', '--table', 'Nowhere']);
     expect(unknown.code, unknown.stderr).toBe(4);
-    expect(webhookPosts(bench.emu)).toEqual([]);
+    expect(webhookPosts(harness.emu)).toEqual([]);
   });
 });

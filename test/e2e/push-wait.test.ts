@@ -1,5 +1,5 @@
 import { afterEach, describe, expect } from 'vitest';
-import { ndjson, people, type PushBench } from '../push/helpers/emulator.js';
+import { ndjson, people, type PushHarness } from '../push/helpers/emulator.js';
 import { pushTest as it } from './push-support.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
 
@@ -9,18 +9,18 @@ import { RATE_SCALE } from '../helpers/rate-scale.js';
 /** The client's scale where it polls 2 s / 20 = 100 ms apart (a fifth of the suite's: why, where it is used). */
 const POLL_SCALE = RATE_SCALE / 5;
 
-let bench: PushBench | undefined;
+let harness: PushHarness | undefined;
 afterEach(async () => {
-  bench = undefined;
+  harness = undefined;
 });
 
 describe('tds push --wait', () => {
-  it('waits until the new rows are visible and reports how many appeared', async ({ openBench }) => {
-    bench = await openBench({ ingestDelayMs: 300 * RATE_SCALE }); // 300 ms quiet
-    const path = await bench.file('p.ndjson', ndjson(people(120)));
+  it('waits until the new rows are visible and reports how many appeared', async ({ openHarness }) => {
+    harness = await openHarness({ ingestDelayMs: 300 * RATE_SCALE }); // 300 ms quiet
+    const path = await harness.file('p.ndjson', ndjson(people(120)));
     // polls 2 s / 20 = 100 ms apart (not the suite's scale: the rows show 0.3 s after the last POST, a little
     // less after the wait began, and the poll that sees them is the one at 0.3 s); rate limits are off
-    const result = await bench.tds(['push', bench.signups.url, path, '--batch-size', '50', '--wait', '--table', 'Signups', '--json'], {
+    const result = await harness.tds(['push', harness.signups.url, path, '--batch-size', '50', '--wait', '--table', 'Signups', '--json'], {
       env: { TDS_RATE_SCALE: String(POLL_SCALE) },
     });
     expect(result.code, result.stderr).toBe(0);
@@ -29,11 +29,11 @@ describe('tds push --wait', () => {
     expect(wait.seconds).toBeGreaterThanOrEqual(0.3);
   });
 
-  it('ends with exit 7 when fewer rows than sent are visible in time, saying intake may still be running', async ({ openBench }) => {
-    bench = await openBench({ ingestDelayMs: 60_000 * RATE_SCALE }); // a minute quiet
-    const path = await bench.file('p.ndjson', ndjson(people(5)));
+  it('ends with exit 7 when fewer rows than sent are visible in time, saying intake may still be running', async ({ openHarness }) => {
+    harness = await openHarness({ ingestDelayMs: 60_000 * RATE_SCALE }); // a minute quiet
+    const path = await harness.file('p.ndjson', ndjson(people(5)));
     // at the service's own scale the intake window (36 s) outlasts --wait-timeout: the rows may still come (not dropped)
-    const result = await bench.tds(['push', bench.inbox.url, path, '--wait', '--table', bench.inbox.id, '--wait-timeout', '1'], {
+    const result = await harness.tds(['push', harness.inbox.url, path, '--wait', '--table', harness.inbox.id, '--wait-timeout', '1'], {
       env: { TDS_RATE_SCALE: '1' },
     });
     expect(result.code, result.stderr).toBe(7);
@@ -42,16 +42,16 @@ describe('tds push --wait', () => {
     expect(result.stderr).toMatch(/asynchronously.*do not re-send/);
   });
 
-  it('needs --table and an API key, and checks them before sending', async ({ openBench }) => {
-    bench = await openBench();
-    const path = await bench.file('p.ndjson', ndjson(people(2)));
-    const noTable = await bench.tds(['push', bench.inbox.url, path, '--wait']);
+  it('needs --table and an API key, and checks them before sending', async ({ openHarness }) => {
+    harness = await openHarness();
+    const path = await harness.file('p.ndjson', ndjson(people(2)));
+    const noTable = await harness.tds(['push', harness.inbox.url, path, '--wait']);
     expect(noTable.code, noTable.stderr).toBe(2);
     expect(noTable.stderr).toContain('--wait needs --table');
-    const noKey = await bench.tds(['push', bench.inbox.url, path, '--wait', '--table', 'Inbox'], { env: { TDS_API_KEY: undefined } });
+    const noKey = await harness.tds(['push', harness.inbox.url, path, '--wait', '--table', 'Inbox'], { env: { TDS_API_KEY: undefined } });
     expect(noKey.code, noKey.stderr).toBe(3);
-    const unknown = await bench.tds(['push', bench.inbox.url, path, '--wait', '--table', 'Nope']);
+    const unknown = await harness.tds(['push', harness.inbox.url, path, '--wait', '--table', 'Nope']);
     expect(unknown.code, unknown.stderr).toBe(4);
-    expect(bench.emu.requestLog.filter((entry) => entry.method === 'POST')).toEqual([]);
+    expect(harness.emu.requestLog.filter((entry) => entry.method === 'POST')).toEqual([]);
   });
 });

@@ -7,16 +7,16 @@ import { allRows, parseNdjson, schemaOf, tableNamed } from './rows-support.js';
 // those of the service whose Enrich cell is in that state; where the service has an operator that
 // covers the state (failed: hasError) it is sent, and the state is tested here on what it returns.
 
-let bench: Harness;
+let harness: Harness;
 let leads: Table;
 let rows: Row[];
 let enrichId: string;
 
-it.beforeAll(async ({ harness }) => {
-  bench = harness;
-  leads = await tableNamed(bench, 'Leads');
-  enrichId = (await schemaOf(bench, leads.id)).find((field) => field.label === 'Enrich')!.id;
-  rows = await allRows(bench, leads.id);
+it.beforeAll(async ({ harness: fileHarness }) => {
+  harness = fileHarness;
+  leads = await tableNamed(harness, 'Leads');
+  enrichId = (await schemaOf(harness, leads.id)).find((field) => field.label === 'Enrich')!.id;
+  rows = await allRows(harness, leads.id);
 });
 
 const idsIn = (...states: Array<string | null>): string[] =>
@@ -27,7 +27,7 @@ const idsIn = (...states: Array<string | null>): string[] =>
 
 async function query(...where: string[]): Promise<{ ids: string[]; stderr: string; statuses: unknown[] }> {
   const args = where.flatMap((text) => ['--where', text]);
-  const result = await bench.tds(['query', 'Leads', ...args, '--format', 'ndjson', '--status-columns']);
+  const result = await harness.tds(['query', 'Leads', ...args, '--format', 'ndjson', '--status-columns']);
   expect(result.code, result.stderr).toBe(0);
   const records = parseNdjson(result.stdout);
   return {
@@ -68,27 +68,27 @@ describe('tds query: COL.status', () => {
         .map((row) => row.id)
         .sort(),
     );
-    const limited = await bench.tds(['query', 'Leads', '--where', 'Enrich.status = success', '-n', '2', '--format', 'ndjson']);
+    const limited = await harness.tds(['query', 'Leads', '--where', 'Enrich.status = success', '-n', '2', '--format', 'ndjson']);
     expect(parseNdjson(limited.stdout)).toHaveLength(2);
   });
 
   it('--explain: the body the service gets, and what is tested here', async () => {
-    const explained = await bench.tds(['query', 'Leads', '--where', 'Enrich.status = failed', '--explain']);
+    const explained = await harness.tds(['query', 'Leads', '--where', 'Enrich.status = failed', '--explain']);
     expect(JSON.parse(explained.stdout)).toEqual({
       limit: 100,
       filters: { combinator: 'and', rules: [{ fieldId: enrichId, operator: 'hasError' }] },
     });
     expect(explained.stderr).toContain('tested here, on each row the service returns: Enrich.status = failed (the service narrows');
-    const here = await bench.tds(['query', 'Leads', '--where', 'Enrich.status = running', '--explain']);
+    const here = await harness.tds(['query', 'Leads', '--where', 'Enrich.status = running', '--explain']);
     expect(JSON.parse(here.stdout)).toEqual({ limit: 100 });
     expect(here.stderr).toContain('Enrich.status = running (no service operator covers it');
   });
 
   it('the column compared with a run state gets a hint; a state joined with or to a service test is refused', async () => {
-    const hinted = await bench.tds(['query', 'Leads', '--where', 'Enrich = failed', '--format', 'ndjson']);
+    const hinted = await harness.tds(['query', 'Leads', '--where', 'Enrich = failed', '--format', 'ndjson']);
     expect(hinted.code).toBe(0);
     expect(hinted.stderr).toContain("hint: Enrich = failed compares the cell's value; for its run state write Enrich.status = failed");
-    const mixed = await bench.tds(['query', 'Leads', '--where', 'Enrich.status = failed or Name contains a']);
+    const mixed = await harness.tds(['query', 'Leads', '--where', 'Enrich.status = failed or Name contains a']);
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain('cannot be joined with or to a test of the service');
   });

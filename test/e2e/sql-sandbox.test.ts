@@ -8,15 +8,15 @@ import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 // external access off, its settings locked); `-o FILE` is written by tds and works either way. The
 // whole list of refusals is in test/duckdb/sandbox.test.ts; here, the ones the issue names.
 
-let bench: Harness;
+let harness: Harness;
 let mirrorBytes: Buffer;
 
 it.beforeAll(async ({ openForFile }) => {
-  bench = await openForFile();
-  const synced = await bench.tds(['sync', 'Leads']);
+  harness = await openForFile();
+  const synced = await harness.tds(['sync', 'Leads']);
   expect(synced.code, synced.stderr).toBe(0);
-  await writeFile(join(bench.dir, 'secret.txt'), 'the user’s own file\n');
-  mirrorBytes = await readFile(bench.db);
+  await writeFile(join(harness.dir, 'secret.txt'), 'the user’s own file\n');
+  mirrorBytes = await readFile(harness.db);
 });
 
 const FILES_HINT = /^hint: add --files to give the statement your own file access \(-o FILE writes a result without it\)$/m;
@@ -31,7 +31,7 @@ describe.concurrent('tds sql without --files', () => {
     ['INSTALL (a download)', 'INSTALL httpfs'],
     ['ATTACH', "ATTACH 'other.duckdb' AS other"],
   ])('refuses %s: exit 2, DuckDB’s message or what the statement would do, and the hint of --files', async (_name, sql) => {
-    const result = await bench.tds(['sql', sql]);
+    const result = await harness.tds(['sql', sql]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^tds: SQL: (Permission Error: .*disabled|.* a statement has no file access without --files$)/m);
@@ -41,7 +41,7 @@ describe.concurrent('tds sql without --files', () => {
   it.each([['SET enable_external_access back on', 'SET enable_external_access = true']])(
     'refuses %s: the settings are locked',
     async (_name, sql) => {
-      const result = await bench.tds(['sql', sql]);
+      const result = await harness.tds(['sql', sql]);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(
         /^tds: SQL: Invalid Input Error: Cannot change configuration option .* the configuration has been locked$/m,
@@ -51,10 +51,10 @@ describe.concurrent('tds sql without --files', () => {
   );
 
   it('-o FILE.parquet is still written (by tds), while the query in it still reaches no file', async () => {
-    const written = await bench.tds(['sql', 'SELECT count(*) AS n FROM leads', '-o', 'count.parquet']);
+    const written = await harness.tds(['sql', 'SELECT count(*) AS n FROM leads', '-o', 'count.parquet']);
     expect(written.code, written.stderr).toBe(0);
-    expect((await readParquet(join(bench.dir, 'count.parquet'))).rows).toHaveLength(1);
-    const reading = await bench.tds(['sql', "SELECT * FROM read_text('secret.txt')", '-o', 'secret.parquet']);
+    expect((await readParquet(join(harness.dir, 'count.parquet'))).rows).toHaveLength(1);
+    const reading = await harness.tds(['sql', "SELECT * FROM read_text('secret.txt')", '-o', 'secret.parquet']);
     expect(reading.code).toBe(2);
     expect(reading.stderr).toMatch(/^tds: SQL: Permission Error: Cannot access file "secret\.txt"/m);
   });
@@ -62,19 +62,19 @@ describe.concurrent('tds sql without --files', () => {
 
 describe('what the refusals left', () => {
   it('the mirror unchanged, and no file written', async () => {
-    expect(Buffer.compare(await readFile(bench.db), mirrorBytes)).toBe(0);
-    const names = await readdir(bench.dir);
+    expect(Buffer.compare(await readFile(harness.db), mirrorBytes)).toBe(0);
+    const names = await readdir(harness.dir);
     for (const name of ['backup', 'other.duckdb', 'secret.parquet', 'tmp_mirror.duckdb']) expect(names).not.toContain(name);
   });
 });
 
 describe('tds sql --files', () => {
   it('gives the statement the user’s own file access: read_text, COPY … TO', async () => {
-    const read = await bench.tds(['sql', "SELECT content FROM read_text('secret.txt')", '--files', '--format', 'ndjson']);
+    const read = await harness.tds(['sql', "SELECT content FROM read_text('secret.txt')", '--files', '--format', 'ndjson']);
     expect(read.code, read.stderr).toBe(0);
     expect(JSON.parse(read.stdout)).toEqual({ content: 'the user’s own file\n' });
-    const copied = await bench.tds(['sql', "COPY (SELECT count(*) AS n FROM leads) TO 'n.csv'", '--files']);
+    const copied = await harness.tds(['sql', "COPY (SELECT count(*) AS n FROM leads) TO 'n.csv'", '--files']);
     expect(copied.code, copied.stderr).toBe(0);
-    expect(await readFile(join(bench.dir, 'n.csv'), 'utf8')).toMatch(/^n\n\d+\n$/);
+    expect(await readFile(join(harness.dir, 'n.csv'), 'utf8')).toMatch(/^n\n\d+\n$/);
   });
 });

@@ -5,14 +5,14 @@ import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 // `tds stats` as a user runs it (bin/tds.js): on the demo's Leads, the first run syncs the table; the
 // output is JSON in a pipe and sections on a terminal, in colour unless NO_COLOR or --no-color.
 
-let bench: Harness;
+let harness: Harness;
 let leads: TableStats;
 let firstRun: string;
 
 it.beforeAll(async ({ openForFile }) => {
   // the seed's action states as seeded: the figures below are the seed's
-  bench = await openForFile({ seededActions: 'pending' });
-  const result = await bench.tds(['stats', 'Leads']);
+  harness = await openForFile({ seededActions: 'pending' });
+  const result = await harness.tds(['stats', 'Leads']);
   expect(result.code, result.stderr).toBe(0);
   leads = JSON.parse(result.stdout) as TableStats;
   firstRun = result.stderr;
@@ -31,17 +31,19 @@ describe('tds stats (the built CLI)', () => {
   });
 
   it('draws sections in colour on a terminal; NO_COLOR and --no-color turn colour off', async () => {
-    const coloured = await bench.tds(['stats', 'Leads', '--no-sync'], { env: { TDS_FORCE_TTY: '1', NO_COLOR: undefined, COLUMNS: '100' } });
+    const coloured = await harness.tds(['stats', 'Leads', '--no-sync'], {
+      env: { TDS_FORCE_TTY: '1', NO_COLOR: undefined, COLUMNS: '100' },
+    });
     expect(coloured.code, coloured.stderr).toBe(0);
     expect(coloured.stdout).toMatch(ANSI);
     expect(coloured.stdout).toContain('Failure causes: Enrich (1 cause)');
-    const noColor = await bench.tds(['stats', 'Leads', '--no-sync'], { env: { TDS_FORCE_TTY: '1', NO_COLOR: '1', COLUMNS: '100' } });
+    const noColor = await harness.tds(['stats', 'Leads', '--no-sync'], { env: { TDS_FORCE_TTY: '1', NO_COLOR: '1', COLUMNS: '100' } });
     expect(noColor.stdout).not.toMatch(ANSI);
     // the same sections; with colour or without, each run state has a character of its own
     expect(noColor.stdout.split('\n')).toHaveLength(coloured.stdout.split('\n').length);
     expect(coloured.stdout.replace(ANSI_ALL, '')).toContain('█ success 61  ▓ failed 21  ░ skipped 21  × stopped 21');
     expect(noColor.stdout).toContain('█ success 61  ▓ failed 21  ░ skipped 21  × stopped 21');
-    const flag = await bench.tds(['--no-color', 'stats', 'Leads', '--no-sync'], { env: { TDS_FORCE_TTY: '1', NO_COLOR: undefined } });
+    const flag = await harness.tds(['--no-color', 'stats', 'Leads', '--no-sync'], { env: { TDS_FORCE_TTY: '1', NO_COLOR: undefined } });
     expect(flag.stdout).not.toMatch(ANSI);
   });
 });

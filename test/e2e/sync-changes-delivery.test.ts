@@ -8,9 +8,9 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // (syncId, _id): replaying every whole line that any run printed (a pipe closed early, a SIGKILL at a
 // seeded moment) onto the table as it stood before, repeats dropped, gives the mirror table.
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 type ChangeRecord = DiffRecord & { table: string; tableId: string; syncId: number };
@@ -53,8 +53,8 @@ const wholeLines = (text: string): ChangeRecord[] =>
     .map((line) => JSON.parse(line) as ChangeRecord);
 
 /** Each row as the diff keys it (every value), by ID: the table at `until`. */
-async function tableAt(bench: Harness, table: string, until: string): Promise<Map<string, Row>> {
-  const records = await diffRecords(bench, [table, '--since', 'sync:0', '--until', until]);
+async function tableAt(harness: Harness, table: string, until: string): Promise<Map<string, Row>> {
+  const records = await diffRecords(harness, [table, '--since', 'sync:0', '--until', until]);
   return new Map(records.map((record) => [record._id, record.after!]));
 }
 
@@ -87,7 +87,7 @@ function replay(start: Map<string, Row>, records: readonly ChangeRecord[]): Map<
 describe('tds sync --changes: each change delivered', () => {
   it('a pipe closed early and SIGKILLs at seeded moments lose no change: the replay of every printed line gives the mirror', async () => {
     const random = createPrng(29);
-    const b = await openBench();
+    const b = await openHarness();
     // the 450 added rows' records are still unwritten in part when the reader goes (takenUnseen)
     const pad = padding(450);
     const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {
@@ -168,7 +168,7 @@ describe('tds sync --changes: each change delivered', () => {
 describe('tds sync --follow --changes: what an earlier run did not deliver comes first', () => {
   it('after a pipe closed early, the first round of --follow prints the rest: every added row once or more', async () => {
     const ROWS = 700;
-    const b = await openBench();
+    const b = await openHarness();
     // the added rows' records are still unwritten in part when the reader goes (takenUnseen)
     const pad = padding(ROWS);
     const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {

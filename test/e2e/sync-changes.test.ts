@@ -5,9 +5,9 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // `tds sync --changes`: the diff records of each table's sync on stdout; with --follow under churn, a
 // stream in which each change comes once (replayed from an empty table, it gives the mirror table).
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 type ChangeRecord = DiffRecord & { table: string; tableId: string; syncId: number };
@@ -34,13 +34,13 @@ function replay(records: readonly ChangeRecord[]): Map<string, unknown> {
 
 describe('tds sync --changes', () => {
   it("prints each table's changes on stdout as NDJSON with the table's name, the summary on stderr", async () => {
-    const bench = await openBench();
-    const first = await bench.tds(['sync', 'Leads', 'Signups', '--changes']);
+    const harness = await openHarness();
+    const first = await harness.tds(['sync', 'Leads', 'Signups', '--changes']);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toMatch(/synced .*\n {2}leads +full/);
     const records = ndjson(first.stdout) as unknown as ChangeRecord[];
-    const leads = await sqlRows(bench, 'SELECT "_id" FROM leads');
-    const signups = await sqlRows(bench, 'SELECT "_id" FROM signups');
+    const leads = await sqlRows(harness, 'SELECT "_id" FROM leads');
+    const signups = await sqlRows(harness, 'SELECT "_id" FROM signups');
     expect(
       records
         .filter((record) => record.table === 'leads')
@@ -52,18 +52,18 @@ describe('tds sync --changes', () => {
     expect(Object.keys(records[0]!)).toEqual(['table', 'tableId', 'syncId', 'change', '_id', 'before', 'after']);
 
     // nothing new: nothing printed
-    const idle = await bench.tds(['sync', '--changes']);
+    const idle = await harness.tds(['sync', '--changes']);
     expect(idle.code, idle.stderr).toBe(0);
     expect(idle.stdout).toBe('');
 
-    const both = await bench.tds(['sync', '--changes', '--json']);
+    const both = await harness.tds(['sync', '--changes', '--json']);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--changes and --json both write to stdout/);
   });
 
   it('--follow under churn: a stream in which each change comes once, whole records to the last after Ctrl-C', async () => {
     // a small table (the demo's Salaries, 15 rows): an incremental sync reads it whole, deletions included
-    const b = await openBench({ churn: 'add:6/s,update:12/s,delete:2/s,table=Salaries', faultSeed: 11 });
+    const b = await openHarness({ churn: 'add:6/s,update:12/s,delete:2/s,table=Salaries', faultSeed: 11 });
     // a process: its stdout shows the records as they come, and Ctrl-C ends it
     const follow = b.spawn(['sync', 'Salaries', '--follow', '--every', '0.2', '--changes']);
     const syncsSeen = (): number =>

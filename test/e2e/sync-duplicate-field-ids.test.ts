@@ -8,9 +8,9 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // makes the second field take the first one's ID) fails a sync with a clear error that names the
 // service's fault, before the mirror is written; never an unexpected failure.
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 /** A proxy to `target` (…/v1) that rewrites each schema answer with `rewrite`. */
@@ -45,7 +45,7 @@ async function schemaProxy(target: string, rewrite: (body: { fields: Array<{ id:
 
 describe('a schema with two fields of one ID', () => {
   it("tds sync exits with a clear error naming the service's fault, and leaves no mirror", async () => {
-    const b = await openBench();
+    const b = await openHarness();
     const baseUrl = await schemaProxy(b.env.TDS_BASE_URL!, (body) => {
       if (body.fields.length > 1) body.fields[1]!.id = body.fields[0]!.id;
     });

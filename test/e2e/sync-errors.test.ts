@@ -6,9 +6,9 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // `tds sync` refuses what it cannot do with a clear error and the right exit code: bad arguments and
 // mirrors, a mirror of a newer tds, a mirror another process is syncing.
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 describe('tds sync: bad input', () => {
@@ -42,57 +42,57 @@ describe('tds sync: bad input', () => {
     ],
     ['a different --header for a mirrored table', ['sync', 'Leads', '--header', 'id'], 2, /has keys by label, not by id/],
   ])('%s: a clear error and the right exit code', async (_name, args, code, message) => {
-    const bench = await openBench();
-    await writeFile(join(bench.dir, 'not-a-db.txt'), 'hello, this is not a database\n');
-    await writeFile(join(bench.dir, 'leads.json'), '[{"Name": "Ada"}]\n');
-    if (args.includes('--header')) expect((await bench.tds(['sync', 'Leads'])).code).toBe(0);
-    const result = await bench.tds(args);
+    const harness = await openHarness();
+    await writeFile(join(harness.dir, 'not-a-db.txt'), 'hello, this is not a database\n');
+    await writeFile(join(harness.dir, 'leads.json'), '[{"Name": "Ada"}]\n');
+    if (args.includes('--header')) expect((await harness.tds(['sync', 'Leads'])).code).toBe(0);
+    const result = await harness.tds(args);
     expect(result.code, result.stderr).toBe(code);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/bug in tds|at .*\.js/);
   });
 
   it('a sync that fails before it mirrors a table leaves no file; a mirror it did not make is kept', async () => {
-    const bench = await openBench();
-    const files = async (): Promise<string[]> => (await readdir(bench.dir)).filter((name) => name.startsWith('none.duckdb')).sort();
-    const unknown = await bench.tds(['sync', 'NoSuchTable', '--db', 'none.duckdb']);
+    const harness = await openHarness();
+    const files = async (): Promise<string[]> => (await readdir(harness.dir)).filter((name) => name.startsWith('none.duckdb')).sort();
+    const unknown = await harness.tds(['sync', 'NoSuchTable', '--db', 'none.duckdb']);
     expect(unknown.code, unknown.stderr).toBe(4);
     expect(await files()).toEqual([]);
-    const nothing = await bench.tds(['sync', '--db', 'none.duckdb']);
+    const nothing = await harness.tds(['sync', '--db', 'none.duckdb']);
     expect(nothing.code, nothing.stderr).toBe(2);
     expect(await files()).toEqual([]);
-    expect((await bench.tds(['sync', 'Leads', '--db', 'none.duckdb'])).code).toBe(0);
-    expect((await bench.tds(['sync', 'NoSuchTable', '--db', 'none.duckdb'])).code).toBe(4);
+    expect((await harness.tds(['sync', 'Leads', '--db', 'none.duckdb'])).code).toBe(0);
+    expect((await harness.tds(['sync', 'NoSuchTable', '--db', 'none.duckdb'])).code).toBe(4);
     expect(await files()).toEqual(['none.duckdb']);
   });
 
   it('a mirror written by a newer tds is refused, by sync and sql alike', async () => {
-    const bench = await openBench();
-    const first = await bench.tds(['sync', 'Leads']);
+    const harness = await openHarness();
+    const first = await harness.tds(['sync', 'Leads']);
     expect(first.code, first.stderr).toBe(0);
-    const marked = await bench.tds(['sql', "COMMENT ON TABLE _tds_tables IS 'tds mirror format 9'", '--write']);
+    const marked = await harness.tds(['sql', "COMMENT ON TABLE _tds_tables IS 'tds mirror format 9'", '--write']);
     expect(marked.code, marked.stderr).toBe(0);
-    const newer = await bench.tds(['sync']);
+    const newer = await harness.tds(['sync']);
     expect(newer.code).toBe(2);
     expect(newer.stderr).toMatch(/was written by a newer tds \(mirror format 9; this one reads format 2\)/);
-    expect((await bench.tds(['sql', 'SELECT 1'])).code).toBe(2);
+    expect((await harness.tds(['sql', 'SELECT 1'])).code).toBe(2);
   });
 
   it('a mirror another sync is following: a second sync is refused naming it, a reader reads', async () => {
-    const bench = await openBench();
-    expect((await bench.tds(['sync', 'Leads'])).code).toBe(0);
+    const harness = await openHarness();
+    expect((await harness.tds(['sync', 'Leads'])).code).toBe(0);
 
     // a process: the lock is held between processes
-    const follower = bench.spawn(['sync', '--follow', '--every', '0.2']);
+    const follower = harness.spawn(['sync', '--follow', '--every', '0.2']);
     try {
       await vi.waitFor(() => expect(follower.stderr()).toMatch(/synced/), { timeout: 20_000, interval: 20 });
-      const second = await bench.tds(['sync']);
+      const second = await harness.tds(['sync']);
       expect(second.code).toBe(2);
       expect(second.stderr).toMatch(
         /the mirror .*mirror\.duckdb is being synced by PID \d+ \(tds sync\)\nhint: one sync at a time writes a mirror/,
       );
       // the follower holds the file only while it writes: a read-only sql waits its turn and reads
-      const reader = await bench.tds(['sql', 'SELECT count(*) AS n FROM leads', '--format', 'json']);
+      const reader = await harness.tds(['sql', 'SELECT count(*) AS n FROM leads', '--format', 'json']);
       expect(reader.code, reader.stderr).toBe(0);
     } finally {
       follower.child.kill('SIGINT');

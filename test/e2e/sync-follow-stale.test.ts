@@ -8,30 +8,30 @@ import { addEveryTypeRows, DAY, syncTables } from './sync-support.js';
 // Issue 42: a followed table whose last complete pass is older than --max-stale, for a reason the
 // verification's plan did not foresee (here: a verified_at set back, as a slow machine or other
 // clients' 429s leave it), is said once on stderr, shown as stale wherever verified_at is shown, and
-// verification catches up at the share's pace rather than the plan's.
+// verification catches up at the share's rate rather than the plan's.
 
 /** The mirror's verified_at set back an hour: past any bound here (the follower's at the rate scale). */
-async function setBackAnHour(bench: Harness): Promise<void> {
-  const set = await bench.tds(['sql', "UPDATE _tds_tables SET verified_at = now() - INTERVAL '1 hour'", '--write']);
+async function setBackAnHour(harness: Harness): Promise<void> {
+  const set = await harness.tds(['sql', "UPDATE _tds_tables SET verified_at = now() - INTERVAL '1 hour'", '--write']);
   expect(set.code, set.stderr).toBe(0);
 }
 
-async function sqlJson<T>(bench: Harness, sql: string): Promise<T[]> {
-  const result = await bench.tds(['sql', sql, '--format', 'json']);
+async function sqlJson<T>(harness: Harness, sql: string): Promise<T[]> {
+  const result = await harness.tds(['sql', sql, '--format', 'json']);
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as T[];
 }
 
 describe('sync --follow past --max-stale', () => {
   it('a table verified longer ago than --max-stale is said once, by name', async ({ open }) => {
-    const bench = await open({ rows: 20 });
-    const synced = await bench.tds(['sync', 'Leads']);
+    const harness = await open({ rows: 20 });
+    const synced = await harness.tds(['sync', 'Leads']);
     expect(synced.code, synced.stderr).toBe(0);
     // ten seconds ago at the rate scale is 1000 s of the service's time: past --max-stale 1m
-    const set = await bench.tds(['sql', "UPDATE _tds_tables SET verified_at = now() - INTERVAL '10 seconds'", '--write']);
+    const set = await harness.tds(['sql', "UPDATE _tds_tables SET verified_at = now() - INTERVAL '10 seconds'", '--write']);
     expect(set.code, set.stderr).toBe(0);
     // a process: its stderr read as it goes
-    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1m']);
+    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1m']);
     try {
       await vi.waitFor(() => expect(follow.stderr()).toMatch(/past --max-stale/), { timeout: 30_000, interval: 20 });
     } finally {
@@ -49,20 +49,20 @@ describe('sync --follow past --max-stale', () => {
   it("is shown as stale wherever verified_at is: the follower's --json, tds stats, tds check (and its stale check), tds diff, MCP", async ({
     open,
   }) => {
-    const bench = await open({ rows: 20 });
-    expect((await bench.tds(['sync', 'Leads'])).code).toBe(0);
-    await setBackAnHour(bench);
+    const harness = await open({ rows: 20 });
+    expect((await harness.tds(['sync', 'Leads'])).code).toBe(0);
+    await setBackAnHour(harness);
     // next to no share: no verification catches up, the table stays past the bound the follower records (1m at the rate scale: 0.6 s)
     const stop = new AbortController();
-    const following = bench.tds(['sync', '--follow', '--every', '0.1', '--max-stale', '1m', '--max-share', '0.000001', '--json'], {
+    let written = { stdout: () => '' };
+    const following = harness.tds(['sync', '--follow', '--every', '0.1', '--max-stale', '1m', '--max-share', '0.000001', '--json'], {
       interrupt: stop.signal,
+      output: (output) => (written = output),
     });
     try {
-      await vi.waitFor(
-        async () =>
-          expect(await sqlJson<{ ms: number }>(bench, 'SELECT epoch_ms(max_stale)::INT AS ms FROM _tds_tables')).toEqual([{ ms: 600 }]),
-        { timeout: 30_000, interval: 50 },
-      );
+      // the first round's summary is out: the follower waits between rounds
+      await vi.waitFor(() => expect(written.stdout()).toMatch(/\n/), { timeout: 30_000, interval: 50 });
+      expect(await sqlJson<{ ms: number }>(harness, 'SELECT epoch_ms(max_stale)::INT AS ms FROM _tds_tables')).toEqual([{ ms: 600 }]);
     } finally {
       stop.abort();
     }
@@ -72,14 +72,14 @@ describe('sync --follow past --max-stale', () => {
     expect(summary.tables[0]).toMatchObject({ mirrorTable: 'leads', maxStale: 0.6, stale: true });
     expect(summary.tables[0]!.staleFor).toBeGreaterThan(3_500);
 
-    const stats = await bench.tds(['stats', 'Leads', '--no-sync', '--format', 'json']);
+    const stats = await harness.tds(['stats', 'Leads', '--no-sync', '--format', 'json']);
     expect(stats.code, stats.stderr).toBe(0);
     expect(JSON.parse(stats.stdout).table).toMatchObject({ maxStale: 0.6, stale: true });
-    const terminal = await bench.tds(['stats', 'Leads', '--no-sync', '--format', 'table']);
+    const terminal = await harness.tds(['stats', 'Leads', '--no-sync', '--format', 'table']);
     expect(terminal.stdout).toMatch(/stale: 60 min past its bound of 1 s/);
 
-    const checks = await bench.file('checks.yaml', 'tables:\n  Leads:\n    checks:\n      - stale: {}\n      - fresh: {max_age: 2h}\n');
-    const checked = await bench.tds(['check', checks, '--no-sync', '--format', 'json']);
+    const checks = await harness.file('checks.yaml', 'tables:\n  Leads:\n    checks:\n      - stale: {}\n      - fresh: {max_age: 2h}\n');
+    const checked = await harness.tds(['check', checks, '--no-sync', '--format', 'json']);
     expect(checked.code, checked.stderr).toBe(9);
     expect(JSON.parse(checked.stdout)).toMatchObject([
       { table: 'Leads', check: 'stale', status: 'fail', threshold: '≤ 0s (max_stale)' },
@@ -87,11 +87,11 @@ describe('sync --follow past --max-stale', () => {
     ]);
     expect(checked.stderr).toMatch(/^Leads: last verified 1h( \d+s)? ago \(.*\); stale: 60 min past its bound of 1 s$/m);
 
-    const diff = await bench.tds(['diff', 'Leads', '--format', 'ndjson']);
+    const diff = await harness.tds(['diff', 'Leads', '--format', 'ndjson']);
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stderr).toMatch(/exact as of .* \(its last pass over every row\); stale: 60 min past its bound of 1 s$/m);
 
-    const mcp = await connectMcp(bench);
+    const mcp = await connectMcp(harness);
     try {
       const listed = await mcp.call('list_tables');
       const leads = (listed.structured!.tables as Array<{ name: string; mirror: Record<string, unknown> | null }>).find(
@@ -105,21 +105,21 @@ describe('sync --follow past --max-stale', () => {
     }
   }, 90_000);
 
-  it('behind its bound, verification reads at the share, not at the pace of its plan (from the request log)', async ({ open }) => {
-    const bench = await open();
-    const table = await everyTypeTable(bench);
-    await addEveryTypeRows(bench, table.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
-    await syncTables(bench, [table.id]);
-    await setBackAnHour(bench);
-    const since = bench.emu.requestLog.length;
+  it('behind its bound, verification reads at the share, not at the spacing of its plan (from the request log)', async ({ open }) => {
+    const harness = await open();
+    const table = await everyTypeTable(harness);
+    await addEveryTypeRows(harness, table.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
+    await syncTables(harness, [table.id]);
+    await setBackAnHour(harness);
+    const since = harness.emu.requestLog.length;
     // 5 pages, --max-stale 2h: the plan's spacing 0.9 × 2 h / (5 + 5) = 648 s of the service, 6.5 s here; the
     // share's (0.5 of 60 a minute) 2 s of the service, 20 ms here. Behind, the pass takes what the machine needs.
     const planMs = (0.9 * 2 * 3_600_000) / 10 / RATE_SCALE;
-    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '2h', '--max-share', '0.5']);
+    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '2h', '--max-share', '0.5']);
     try {
       await vi.waitFor(
         async () => {
-          const [state] = await sqlJson<{ ago: number }>(bench, 'SELECT epoch_ms(now()) - epoch_ms(verified_at) AS ago FROM _tds_tables');
+          const [state] = await sqlJson<{ ago: number }>(harness, 'SELECT epoch_ms(now()) - epoch_ms(verified_at) AS ago FROM _tds_tables');
           expect(state!.ago).toBeLessThan(60_000);
         },
         { timeout: 4 * planMs, interval: 100 },
@@ -128,7 +128,7 @@ describe('sync --follow past --max-stale', () => {
       follow.child.kill('SIGINT');
       await follow.ended;
     }
-    const pages = bench.emu.requestLog
+    const pages = harness.emu.requestLog
       .slice(since)
       .filter((entry) => entry.bucket === 'rows' && entry.status === 200)
       .map((entry) => entry.at);

@@ -9,9 +9,9 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // A DuckDB file of another program is never written by tds; names the user gave objects in a mirror are
 // never taken by a mirror table (issue 20, item 7).
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 /** A DuckDB file made by "another program": these statements, nothing of tds. */
@@ -39,63 +39,63 @@ describe('tds sync --db: a database that is not a mirror', () => {
       /is not a tds mirror: its table _tds_tables is not one tds made/,
     ],
   ])('%s: refused with exit 2, the file left byte for byte as it was', async (_name, statements, message) => {
-    const bench = await openBench();
-    const theirs = join(bench.dir, 'theirs.duckdb');
+    const harness = await openHarness();
+    const theirs = join(harness.dir, 'theirs.duckdb');
     await theirDatabase(theirs, statements);
     const before = await digest(theirs);
     for (const args of [
       ['sync', 'Leads', '--db', theirs],
       ['sql', 'CREATE TABLE mine (x INTEGER)', '--write', '--db', theirs],
     ]) {
-      const result = await bench.tds(args);
+      const result = await harness.tds(args);
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toMatch(message);
       expect(result.stderr).toMatch(/hint: give --db a new file name/);
       expect(await digest(theirs)).toBe(before);
     }
     // reading it is fine: tds sql opens it read-only
-    const read = await bench.tds(['sql', 'SELECT count(*) AS n FROM duckdb_tables()', '--db', theirs, '--format', 'csv']);
+    const read = await harness.tds(['sql', 'SELECT count(*) AS n FROM duckdb_tables()', '--db', theirs, '--format', 'csv']);
     expect(read.code, read.stderr).toBe(0);
   });
 
   it('the readers of a mirror (stats, check, diff, lake check) say it is not one: exit 2, not a crash', async () => {
-    const bench = await openBench();
-    const theirs = join(bench.dir, 'theirs.duckdb');
+    const harness = await openHarness();
+    const theirs = join(harness.dir, 'theirs.duckdb');
     await theirDatabase(theirs, ['CREATE TABLE leads (name VARCHAR)']);
-    const checks = join(bench.dir, 'checks.yaml');
+    const checks = join(harness.dir, 'checks.yaml');
     await writeFile(checks, 'tables:\n  leads:\n    checks:\n      - rows: {min: 1}\n');
     for (const args of [
       ['stats', 'leads', '--no-sync'],
       ['check', checks, '--no-sync'],
       ['diff', 'leads'],
-      ['lake', 'check', join(bench.dir, 'lake')],
+      ['lake', 'check', join(harness.dir, 'lake')],
     ]) {
-      const result = await bench.tds([...args, '--db', theirs]);
+      const result = await harness.tds([...args, '--db', theirs]);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toBe(`tds: ${theirs} is not a tds mirror\nhint: give --db the mirror made by tds sync\n`);
     }
   });
 
   it('an empty DuckDB file is made a mirror', async () => {
-    const bench = await openBench();
-    const empty = join(bench.dir, 'empty.duckdb');
+    const harness = await openHarness();
+    const empty = join(harness.dir, 'empty.duckdb');
     await theirDatabase(empty, []);
-    const result = await bench.tds(['sync', 'Leads', '--db', empty]);
+    const result = await harness.tds(['sync', 'Leads', '--db', empty]);
     expect(result.code, result.stderr).toBe(0);
   });
 });
 
 describe("tds sync: the user's own objects in a mirror", () => {
   it('a view the user made keeps its name: a new mirror table takes another', async () => {
-    const bench = await openBench();
-    expect((await bench.tds(['sync', 'Leads'])).code).toBe(0);
-    const view = await bench.tds(['sql', 'CREATE VIEW Signups AS SELECT * FROM leads', '--write']);
+    const harness = await openHarness();
+    expect((await harness.tds(['sync', 'Leads'])).code).toBe(0);
+    const view = await harness.tds(['sql', 'CREATE VIEW Signups AS SELECT * FROM leads', '--write']);
     expect(view.code, view.stderr).toBe(0);
-    const result = await bench.tds(['sync', 'Signups', '--json']);
+    const result = await harness.tds(['sync', 'Signups', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const [table] = JSON.parse(result.stdout).tables as Array<{ mirrorTable: string }>;
     expect(table!.mirrorTable).toBe('marketing_signups');
     // the view is the user's as before
-    expect((await mirrorRows(bench, 'signups')).length).toBe((await mirrorRows(bench, 'leads')).length);
+    expect((await mirrorRows(harness, 'signups')).length).toBe((await mirrorRows(harness, 'leads')).length);
   });
 });

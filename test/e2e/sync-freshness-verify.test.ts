@@ -22,27 +22,27 @@ const records = (stdout: string): ChangeRecord[] =>
     .filter(Boolean)
     .map((line) => JSON.parse(line) as ChangeRecord);
 
-const listings = (bench: Harness, since: number): number =>
-  bench.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /\/v1\/tables(\?|$)/.test(entry.path)).length;
+const listings = (harness: Harness, since: number): number =>
+  harness.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /\/v1\/tables(\?|$)/.test(entry.path)).length;
 
-async function sqlJson<T>(bench: Harness, sql: string): Promise<T[]> {
-  const result = await bench.tds(['sql', sql, '--format', 'json']);
+async function sqlJson<T>(harness: Harness, sql: string): Promise<T[]> {
+  const result = await harness.tds(['sql', sql, '--format', 'json']);
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as T[];
 }
 
-const verifiedAt = async (bench: Harness): Promise<number> =>
-  Date.parse((await sqlJson<{ v: string }>(bench, 'SELECT verified_at::VARCHAR AS v FROM _tds_tables'))[0]!.v);
+const verifiedAt = async (harness: Harness): Promise<number> =>
+  Date.parse((await sqlJson<{ v: string }>(harness, 'SELECT verified_at::VARCHAR AS v FROM _tds_tables'))[0]!.v);
 
 /** Waits until a verification that began after `after` (a verified_at) is complete. */
-async function verifiedAfter(bench: Harness, after: number): Promise<void> {
-  await vi.waitFor(async () => expect(await verifiedAt(bench)).toBeGreaterThan(after), { timeout: 60_000, interval: 100 });
+async function verifiedAfter(harness: Harness, after: number): Promise<void> {
+  await vi.waitFor(async () => expect(await verifiedAt(harness)).toBeGreaterThan(after), { timeout: 60_000, interval: 100 });
 }
 
 /** Waits until a verification is under way (a page read, more to come). */
-async function verifying(bench: Harness): Promise<void> {
+async function verifying(harness: Harness): Promise<void> {
   await vi.waitFor(
-    async () => expect((await sqlJson<{ p: string | null }>(bench, 'SELECT verify_pass AS p FROM _tds_tables'))[0]!.p).not.toBeNull(),
+    async () => expect((await sqlJson<{ p: string | null }>(harness, 'SELECT verify_pass AS p FROM _tds_tables'))[0]!.p).not.toBeNull(),
     { timeout: 30_000, interval: 20 },
   );
 }
@@ -72,20 +72,20 @@ async function stop(follow: SpawnedTds): Promise<void> {
 }
 
 /** A table of `count` rows created ten days ago, a minute apart, mirrored by a first sync: its ID and the rows' IDs. */
-async function syncedOldTable(bench: Harness, count: number): Promise<{ id: string; ids: string[] }> {
-  const table = await everyTypeTable(bench);
-  const ids = await addEveryTypeRows(bench, table.id, { count, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
-  await syncTables(bench, [table.id]);
+async function syncedOldTable(harness: Harness, count: number): Promise<{ id: string; ids: string[] }> {
+  const table = await everyTypeTable(harness);
+  const ids = await addEveryTypeRows(harness, table.id, { count, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
+  await syncTables(harness, [table.id]);
   return { id: table.id, ids };
 }
 
 const FOLLOW = ['sync', '--follow', '--every', '0.1', '--changes'];
 
 /** Follows with --changes (--max-stale 2m) until a verification that began after `first` is complete; the records printed. */
-async function followUntilVerified(bench: Harness, first: number): Promise<ChangeRecord[]> {
-  const follow = bench.spawn([...FOLLOW, '--max-stale', '2m']);
+async function followUntilVerified(harness: Harness, first: number): Promise<ChangeRecord[]> {
+  const follow = harness.spawn([...FOLLOW, '--max-stale', '2m']);
   try {
-    await verifiedAfter(bench, first);
+    await verifiedAfter(harness, first);
   } finally {
     await stop(follow);
   }
@@ -96,18 +96,18 @@ describe('verification: the hard cases', () => {
   it('rows with equal creation times across a page edge: none lost, none deleted wrongly, the deleted and edited ones once', async ({
     open,
   }) => {
-    const bench = await open();
-    const table = await everyTypeTable(bench);
+    const harness = await open();
+    const table = await everyTypeTable(harness);
     // rows 120..180 share one creation time: the first page (the 100 newest) ends among them
     const same = (k: number): number => (k >= 120 && k <= 180 ? 10 * DAY - 150 * 60_000 : 10 * DAY - k * 60_000);
-    const ids = await addEveryTypeRows(bench, table.id, { count: 250, from: 1, createdAgoMs: same });
-    await syncTables(bench, [table.id]);
-    const first = await verifiedAt(bench);
-    await bench.admin('POST', `/tables/${table.id}/rows/delete`, { ids: [ids[130], ids[175]] });
-    await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[140]}`, { cells: { Name: 'Edited at the edge' } });
-    await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[165]}`, { cells: { Name: 'Edited at the edge too' } });
+    const ids = await addEveryTypeRows(harness, table.id, { count: 250, from: 1, createdAgoMs: same });
+    await syncTables(harness, [table.id]);
+    const first = await verifiedAt(harness);
+    await harness.admin('POST', `/tables/${table.id}/rows/delete`, { ids: [ids[130], ids[175]] });
+    await harness.admin('PATCH', `/tables/${table.id}/rows/${ids[140]}`, { cells: { Name: 'Edited at the edge' } });
+    await harness.admin('PATCH', `/tables/${table.id}/rows/${ids[165]}`, { cells: { Name: 'Edited at the edge too' } });
 
-    const printed = await followUntilVerified(bench, first);
+    const printed = await followUntilVerified(harness, first);
     expect(
       printed
         .filter((record) => record.change === 'deleted')
@@ -120,8 +120,8 @@ describe('verification: the hard cases', () => {
         .map((record) => record._id)
         .sort(),
     ).toEqual([ids[140], ids[165]].sort());
-    await expectMirrorEqualsService(bench, table.id);
-    const history = await sqlJson<{ _id: string; _change: string }>(bench, 'SELECT _id, _change FROM every_type__history ORDER BY _id');
+    await expectMirrorEqualsService(harness, table.id);
+    const history = await sqlJson<{ _id: string; _change: string }>(harness, 'SELECT _id, _change FROM every_type__history ORDER BY _id');
     expect(history).toHaveLength(4);
   }, 120_000);
 
@@ -129,8 +129,8 @@ describe('verification: the hard cases', () => {
     open,
   }) => {
     // the intake holds posted rows a while (their createdAt is the post's time): a page read meanwhile lacks them
-    const bench = await open({ ingestDelayMs: 400 });
-    const created = await bench.admin<{ table: { id: string }; webhookUrl: string }>('POST', '/tables', {
+    const harness = await open({ ingestDelayMs: 400 });
+    const created = await harness.admin<{ table: { id: string }; webhookUrl: string }>('POST', '/tables', {
       workspace: 'Sales',
       name: 'Inbox',
       webhook: true,
@@ -141,15 +141,15 @@ describe('verification: the hard cases', () => {
       cells: { Email: `old${k}@x.example` },
       createdAt: new Date(Date.now() - 10 * DAY + k * 60_000).toISOString(),
     }));
-    await bench.admin('POST', `/tables/${tableId}/rows`, { rows });
-    await syncTables(bench, [tableId]);
-    const first = await verifiedAt(bench);
+    await harness.admin('POST', `/tables/${tableId}/rows`, { rows });
+    await syncTables(harness, [tableId]);
+    const first = await verifiedAt(harness);
 
-    const follow = bench.spawn([...FOLLOW, '--max-stale', '3m']);
+    const follow = harness.spawn([...FOLLOW, '--max-stale', '3m']);
     const posted: string[] = [];
     try {
-      await verifying(bench);
-      const rowReads = (): number => bench.emu.requestLog.filter((entry) => entry.bucket === 'rows').length;
+      await verifying(harness);
+      const rowReads = (): number => harness.emu.requestLog.filter((entry) => entry.bucket === 'rows').length;
       for (let batch = 0; batch < 4; batch += 1) {
         // a batch after each page the follower requests: the rows arrive at different points of its passes
         const before = rowReads();
@@ -163,12 +163,15 @@ describe('verification: the hard cases', () => {
         expect(response.status).toBe(200);
         posted.push(...emails);
       }
-      await vi.waitFor(async () => expect((await sqlJson<{ n: number }>(bench, 'SELECT count(*)::INT AS n FROM inbox'))[0]!.n).toBe(270), {
-        timeout: 30_000,
-        interval: 50,
-      });
+      await vi.waitFor(
+        async () => expect((await sqlJson<{ n: number }>(harness, 'SELECT count(*)::INT AS n FROM inbox'))[0]!.n).toBe(270),
+        {
+          timeout: 30_000,
+          interval: 50,
+        },
+      );
       // and a whole verification after them judges none of them gone either
-      await verifiedAfter(bench, Math.max(first, await verifiedAt(bench)));
+      await verifiedAfter(harness, Math.max(first, await verifiedAt(harness)));
     } finally {
       await stop(follow);
     }
@@ -177,22 +180,22 @@ describe('verification: the hard cases', () => {
     const added = printed.filter((record) => record.change === 'added');
     expect(added).toHaveLength(20);
     expect(new Set(added.map((record) => record._id)).size).toBe(20);
-    expect((await mirrorRows(bench, 'inbox')).map((row) => row._id)).toEqual((await exportRows(bench, tableId)).map((row) => row._id));
+    expect((await mirrorRows(harness, 'inbox')).map((row) => row._id)).toEqual((await exportRows(harness, tableId)).map((row) => row._id));
   }, 120_000);
 
   it('a re-run of old rows (the re-run route) reaches the mirror, T__history and --changes once each', async ({ open }) => {
-    const bench = await open();
-    const table = await syncedOldTable(bench, 250);
+    const harness = await open();
+    const table = await syncedOldTable(harness, 250);
     const { ids } = table;
-    const first = await verifiedAt(bench);
+    const first = await verifiedAt(harness);
     const rerun = [ids[3], ids[120], ids[240]];
-    expect(await bench.admin('POST', `/tables/${table.id}/actions/rerun`, { field: 'Enrich', rows: rerun })).toEqual({ queued: 3 });
+    expect(await harness.admin('POST', `/tables/${table.id}/actions/rerun`, { field: 'Enrich', rows: rerun })).toEqual({ queued: 3 });
 
-    const printed = await followUntilVerified(bench, first);
+    const printed = await followUntilVerified(harness, first);
     expect(printed.map((record) => [record.change, record._id]).sort()).toEqual(rerun.map((id) => ['updated', id]).sort());
-    const history = await sqlJson<{ _id: string; _change: string }>(bench, 'SELECT _id, _change FROM every_type__history ORDER BY _id');
+    const history = await sqlJson<{ _id: string; _change: string }>(harness, 'SELECT _id, _change FROM every_type__history ORDER BY _id');
     expect(history).toEqual(rerun.sort().map((id) => ({ _id: id, _change: 'updated' })));
-    await expectMirrorEqualsService(bench, table.id);
+    await expectMirrorEqualsService(harness, table.id);
   }, 120_000);
 });
 
@@ -201,8 +204,8 @@ describe('verification: a re-run still running', () => {
     open,
   }) => {
     // re-runs stay queued for the whole test, as on the service while a long run goes on
-    const bench = await open({ actionDelayMs: 600_000 });
-    const created = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
+    const harness = await open({ actionDelayMs: 600_000 });
+    const created = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
       workspace: 'Sales',
       name: 'Runs',
       fields: [
@@ -216,17 +219,17 @@ describe('verification: a re-run still running', () => {
       createdAt: new Date(Date.now() - agoMs).toISOString(),
     });
     const add = async (rows: Array<ReturnType<typeof row>>): Promise<string[]> =>
-      (await bench.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${tableId}/rows`, { rows })).rows.map((one) => one.id);
+      (await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${tableId}/rows`, { rows })).rows.map((one) => one.id);
     const ids = await add(Array.from({ length: 250 }, (_, k) => row(k, 10 * DAY + k * 60_000)));
-    await syncTables(bench, [tableId]);
+    await syncTables(harness, [tableId]);
     // on the second page: a round's incremental pass reads only the first
-    await bench.admin('POST', `/tables/${tableId}/actions/rerun`, { rows: [ids[150]] });
+    await harness.admin('POST', `/tables/${tableId}/actions/rerun`, { rows: [ids[150]] });
     const printedIds = (follow: SpawnedTds) => records(follow.stdout()).map((record) => record._id);
     // 3 pages, --max-stale 10m: a page every 0.9 s here (its verified_at ages a pass and a wait as long again)
-    const follow = bench.spawn([...FOLLOW, '--max-stale', '10m']);
+    const follow = harness.spawn([...FOLLOW, '--max-stale', '10m']);
     /** The syncs of the table by rounds (verification pages are syncs of their own, mode verify). */
     const roundsThatRead = async (): Promise<number> =>
-      (await sqlJson<{ n: number }>(bench, "SELECT count(*)::INT AS n FROM _tds_syncs WHERE mode <> 'verify'"))[0]!.n;
+      (await sqlJson<{ n: number }>(harness, "SELECT count(*)::INT AS n FROM _tds_syncs WHERE mode <> 'verify'"))[0]!.n;
     let roundSyncs = 0;
     let since = 0;
     try {
@@ -236,29 +239,29 @@ describe('verification: a re-run still running', () => {
       await vi.waitFor(() => expect(printedIds(follow)).toContain(fresh), { timeout: 30_000, interval: 20 });
       roundSyncs = await roundsThatRead();
       // five rounds after it
-      since = bench.emu.requestLog.length;
-      await vi.waitFor(() => expect(listings(bench, since)).toBeGreaterThanOrEqual(5), { timeout: 30_000, interval: 20 });
+      since = harness.emu.requestLog.length;
+      await vi.waitFor(() => expect(listings(harness, since)).toBeGreaterThanOrEqual(5), { timeout: 30_000, interval: 20 });
     } finally {
       await stop(follow);
     }
     // had the watermark gone down to the re-run row, every round would read the table (two pages) until it
     // settles; the rows read after the new row are verification's pages alone
     expect(await roundsThatRead(), follow.stderr()).toBe(roundSyncs);
-    const state = await sqlJson<{ p: string | null }>(bench, 'SELECT pending_since::VARCHAR AS p FROM _tds_tables');
+    const state = await sqlJson<{ p: string | null }>(harness, 'SELECT pending_since::VARCHAR AS p FROM _tds_tables');
     expect(state).toEqual([{ p: null }]);
   }, 120_000);
 });
 
 describe('verification: what it says and who reads meanwhile', () => {
   it('tables too large for --max-stale at the share: said once, with the staleness it can keep', async ({ open }) => {
-    const bench = await open();
-    await syncedOldTable(bench, 450);
-    const since = bench.emu.requestLog.length;
+    const harness = await open();
+    await syncedOldTable(harness, 450);
+    const since = harness.emu.requestLog.length;
     // 5 pages at 1 % of 60 a minute: a page every 100 s of the service; with the first round's row
     // request out of the same share (its schema read is no row request), every page once in 600 s
-    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1m', '--max-share', '0.01']);
+    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1m', '--max-share', '0.01']);
     try {
-      await vi.waitFor(() => expect(listings(bench, since)).toBeGreaterThanOrEqual(10), { timeout: 30_000, interval: 20 });
+      await vi.waitFor(() => expect(listings(harness, since)).toBeGreaterThanOrEqual(10), { timeout: 30_000, interval: 20 });
     } finally {
       await stop(follow);
     }
@@ -278,21 +281,21 @@ describe('verification: what it says and who reads meanwhile', () => {
     // wrote the last, was refused at most of them.)
     const tries: { path: string; opened: boolean }[] = [];
     let trying: string | undefined;
-    const bench = await open({
+    const harness = await open({
       onArrival: async ({ path }) => {
         if (trying !== undefined) tries.push({ path, opened: await opensReadOnly(trying) });
       },
     });
-    const { id, ids } = await syncedOldTable(bench, 450);
-    await bench.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while DuckDB reads' } });
+    const { id, ids } = await syncedOldTable(harness, 450);
+    await harness.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while DuckDB reads' } });
     const pageTries = (): number => tries.filter((one) => /\/rows(\?|$)/.test(one.path)).length;
     const printed = (change: string): string[] =>
       records(follow.stdout())
         .filter((record) => record.change === change)
         .map((record) => record._id);
     // 5 pages, --max-stale 10m: a page about every 0.54 s (a pass and a wait as long again)
-    const follow = bench.spawn([...FOLLOW, '--max-stale', '10m']);
-    trying = bench.db;
+    const follow = harness.spawn([...FOLLOW, '--max-stale', '10m']);
+    trying = harness.db;
     try {
       // the first round's page, then a whole verification (the edited row is on its last page)
       await vi.waitFor(
@@ -303,7 +306,7 @@ describe('verification: what it says and who reads meanwhile', () => {
         { timeout: 60_000, interval: 50 },
       );
       // a round that reads 3 pages of new rows, written as they come
-      await addEveryTypeRows(bench, id, { count: 250, from: 1000 });
+      await addEveryTypeRows(harness, id, { count: 250, from: 1000 });
       await vi.waitFor(() => expect(printed('added')).toHaveLength(250), { timeout: 60_000, interval: 50 });
     } finally {
       trying = undefined;
@@ -314,24 +317,24 @@ describe('verification: what it says and who reads meanwhile', () => {
   }, 120_000);
 
   it('an MCP query_sql against a mirror that sync --follow is following and verifying succeeds every time', async ({ open }) => {
-    const bench = await open();
+    const harness = await open();
     const { id, ids } = await (async () => {
-      const made = await everyTypeTable(bench);
+      const made = await everyTypeTable(harness);
       return {
         id: made.id,
-        ids: await addEveryTypeRows(bench, made.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 }),
+        ids: await addEveryTypeRows(harness, made.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 }),
       };
     })();
-    await syncTables(bench, [id]);
-    await bench.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while MCP reads' } });
-    const follow = bench.spawn([...FOLLOW, '--max-stale', '5m']);
+    await syncTables(harness, [id]);
+    await harness.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while MCP reads' } });
+    const follow = harness.spawn([...FOLLOW, '--max-stale', '5m']);
     const client = new Client({ name: 'tds-test', version: '1.0.0' });
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [TDS_BIN, 'mcp'], env: bench.env, cwd: bench.dir, stderr: 'pipe' }),
+      new StdioClientTransport({ command: process.execPath, args: [TDS_BIN, 'mcp'], env: harness.env, cwd: harness.dir, stderr: 'pipe' }),
     );
     let succeeded = 0;
     try {
-      await verifying(bench);
+      await verifying(harness);
       for (let k = 0; k < 40; k += 1) {
         const result = await client.callTool({ name: 'query_sql', arguments: { sql: 'SELECT count(*) AS n FROM every_type' } });
         const text = (result.content as Array<{ text?: string }>).map((block) => block.text ?? '').join('');
@@ -347,7 +350,7 @@ describe('verification: what it says and who reads meanwhile', () => {
       await stop(follow);
     }
     expect(succeeded).toBe(40);
-    const verifyPages = await sqlJson<{ n: number }>(bench, "SELECT count(*)::INT AS n FROM _tds_syncs WHERE mode = 'verify'");
+    const verifyPages = await sqlJson<{ n: number }>(harness, "SELECT count(*)::INT AS n FROM _tds_syncs WHERE mode = 'verify'");
     expect(verifyPages[0]!.n).toBeGreaterThan(1);
   }, 120_000);
 
@@ -358,14 +361,14 @@ describe('verification: what it says and who reads meanwhile', () => {
     'SIGTERM: what $option prints on stdout is whole lines, every one',
     { timeout: 120_000 },
     async ({ option, lines, member }, { open }) => {
-      const bench = await open();
-      const table = await syncedOldTable(bench, 50);
-      const follow = bench.spawn(['sync', '--follow', '--every', '0.1', option, '--max-stale', 'off']);
+      const harness = await open();
+      const table = await syncedOldTable(harness, 50);
+      const follow = harness.spawn(['sync', '--follow', '--every', '0.1', option, '--max-stale', 'off']);
       const printedLines = (): number => follow.stdout().split('\n').length - 1;
       let from = 1000;
       const addBatch = async (): Promise<number> => {
         const before = printedLines();
-        await addEveryTypeRows(bench, table.id, { count: 100, from });
+        await addEveryTypeRows(harness, table.id, { count: 100, from });
         from += 100;
         return before;
       };
@@ -394,16 +397,16 @@ describe("verification's share of the row-read limit", () => {
   it("verification reads at most --max-share of the row-read limit, the rounds' row requests counted in (from the request log)", async ({
     open,
   }) => {
-    const bench = await open();
-    const table = await syncedOldTable(bench, 450);
-    const since = bench.emu.requestLog.length;
+    const harness = await open();
+    const table = await syncedOldTable(harness, 450);
+    const since = harness.emu.requestLog.length;
     const share = 0.01;
     const minute = 60_000 / RATE_SCALE;
     /** One request's worth of the share: 60 a minute at 0.01, one every 100 s of the service (1 s here). */
     const shareMs = minute / (60 * share);
-    const reads = (): typeof bench.emu.requestLog => bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
+    const reads = (): typeof harness.emu.requestLog => harness.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
     // --max-stale asks far more than the share allows (5 pages in 1 s): verification reads at the share
-    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1s', '--max-share', String(share)]);
+    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1s', '--max-share', String(share)]);
     try {
       // verification alone: in any minute of the service, at most s × 60 + 1 row requests
       await vi.waitFor(() => expect(reads().length).toBeGreaterThanOrEqual(8), { timeout: 60_000, interval: 20 });
@@ -415,7 +418,7 @@ describe("verification's share of the row-read limit", () => {
       // rounds read rows too: a new row at a time, each read by a round (or a verification page) before the next
       for (let k = 0; k < 16; k += 1) {
         const before = reads().length;
-        await addEveryTypeRows(bench, table.id, { count: 1, from: 1000 + k });
+        await addEveryTypeRows(harness, table.id, { count: 1, from: 1000 + k });
         await vi.waitFor(() => expect(reads().length).toBeGreaterThan(before), { timeout: 30_000, interval: 5 });
       }
       const rounds = reads().length;
@@ -435,15 +438,15 @@ describe("verification's share of the row-read limit", () => {
   }, 120_000);
 
   it('a verification page that met a 429 (another client over the limit) puts the next page off by twice the spacing', async ({ open }) => {
-    const bench = await open({ readFaults: '429:0.15', faultSeed: 7 });
-    await syncedOldTable(bench, 450);
-    const since = bench.emu.requestLog.length;
+    const harness = await open({ readFaults: '429:0.15', faultSeed: 7 });
+    await syncedOldTable(harness, 450);
+    const since = harness.emu.requestLog.length;
     // 5 pages, --max-stale 15m: a page every 81 s of the service (810 ms here): the table's pass and a wait as long again
     const spacing = (0.9 * 900_000) / (5 + 5) / RATE_SCALE;
-    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '15m', '--max-share', '0.5']);
+    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '15m', '--max-share', '0.5']);
     // a faulted request is answered before its bucket is known: the path says it is a row read
-    const reads = (): typeof bench.emu.requestLog =>
-      bench.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /^\/v1\/tables\/[^/]+\/rows/.test(entry.path));
+    const reads = (): typeof harness.emu.requestLog =>
+      harness.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /^\/v1\/tables\/[^/]+\/rows/.test(entry.path));
     try {
       await vi
         .waitFor(() => expect(reads().filter((entry) => entry.status === 429).length).toBeGreaterThanOrEqual(2), {

@@ -7,27 +7,27 @@ import { addEveryTypeRows, DAY, expectMirrorEqualsService, syncTables } from './
 // that cost one listing and no row request when nothing moved, verification pages that bring edits
 // and deletions of old rows into the mirror and --changes once, and a followed mirror that readers read.
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
-async function tablesRow(bench: Harness): Promise<{ verified_at: string | null; row_count: number }> {
-  const result = await bench.tds(['sql', 'SELECT verified_at::VARCHAR AS verified_at, row_count FROM _tds_tables', '--format', 'json']);
+async function tablesRow(harness: Harness): Promise<{ verified_at: string | null; row_count: number }> {
+  const result = await harness.tds(['sql', 'SELECT verified_at::VARCHAR AS verified_at, row_count FROM _tds_tables', '--format', 'json']);
   expect(result.code, result.stderr).toBe(0);
   return (JSON.parse(result.stdout) as Array<{ verified_at: string | null; row_count: number }>)[0]!;
 }
 
-async function oldTable(bench: Harness, count = 250): Promise<{ id: string; ids: string[] }> {
-  const table = await everyTypeTable(bench);
-  const ids = await addEveryTypeRows(bench, table.id, { count, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
+async function oldTable(harness: Harness, count = 250): Promise<{ id: string; ids: string[] }> {
+  const table = await everyTypeTable(harness);
+  const ids = await addEveryTypeRows(harness, table.id, { count, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
   return { id: table.id, ids };
 }
 
-const listings = (bench: Harness, since: number): number =>
-  bench.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /\/v1\/tables(\?|$)/.test(entry.path)).length;
-const rowReads = (bench: Harness, since: number): number =>
-  bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows').length;
+const listings = (harness: Harness, since: number): number =>
+  harness.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /\/v1\/tables(\?|$)/.test(entry.path)).length;
+const rowReads = (harness: Harness, since: number): number =>
+  harness.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows').length;
 
 /** The NDJSON records a process printed (each line whole). */
 const records = (stdout: string): Array<{ change: string; _id: string; syncId: number }> =>
@@ -38,15 +38,15 @@ const records = (stdout: string): Array<{ change: string; _id: string; syncId: n
 
 describe('tds sync: deletions and verified_at', () => {
   it('a plain sync finds rows deleted on the service by the count, with a full pass in the same sync and one line why', async () => {
-    const bench = await openBench();
-    const { id, ids } = await oldTable(bench);
-    const [first] = await syncTables(bench, [id]);
+    const harness = await openHarness();
+    const { id, ids } = await oldTable(harness);
+    const [first] = await syncTables(harness, [id]);
     expect(first).toMatchObject({ mode: 'full', deleted: 0 });
     expect(first!.verifiedAt).toEqual(expect.any(String));
 
-    await bench.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[3], ids[100]] });
-    await addEveryTypeRows(bench, id, { count: 1, from: 900 });
-    const result = await bench.tds(['sync', '--json']);
+    await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[3], ids[100]] });
+    await addEveryTypeRows(harness, id, { count: 1, from: 900 });
+    const result = await harness.tds(['sync', '--json']);
     expect(result.code, result.stderr).toBe(0);
     expect(
       result.stderr.match(
@@ -54,8 +54,8 @@ describe('tds sync: deletions and verified_at', () => {
       ),
     ).toHaveLength(1);
     expect(JSON.parse(result.stdout).tables[0]).toMatchObject({ mode: 'full', inserted: 1, deleted: 2, complete: true });
-    await expectMirrorEqualsService(bench, id);
-    const history = await bench.tds([
+    await expectMirrorEqualsService(harness, id);
+    const history = await harness.tds([
       'sql',
       `SELECT _id FROM every_type__history WHERE _change = 'deleted' ORDER BY _id`,
       '--format',
@@ -64,64 +64,64 @@ describe('tds sync: deletions and verified_at', () => {
     expect(JSON.parse(history.stdout).map((row: { _id: string }) => row._id)).toEqual([ids[3], ids[100]].sort());
 
     // and a sync with nothing deleted stays incremental
-    const again = await syncTables(bench, []);
+    const again = await syncTables(harness, []);
     expect(again[0]).toMatchObject({ mode: 'incremental', deleted: 0 });
   });
 
   it('--max-stale: a table verified longer ago gets a full pass that says why; off turns it off', async () => {
-    const bench = await openBench();
-    const { id, ids } = await oldTable(bench, 120);
-    await syncTables(bench, [id]);
-    const verified = (await tablesRow(bench)).verified_at;
+    const harness = await openHarness();
+    const { id, ids } = await oldTable(harness, 120);
+    await syncTables(harness, [id]);
+    const verified = (await tablesRow(harness)).verified_at;
     expect(verified).not.toBeNull();
     // an old row edited: no count moves, an incremental sync cannot see it
-    await bench.admin('PATCH', `/tables/${id}/rows/${ids[5]}`, { cells: { Name: 'Edited long after' } });
-    const aged = await bench.tds(['sql', `UPDATE _tds_tables SET verified_at = now() - INTERVAL 2 HOUR`, '--write']);
+    await harness.admin('PATCH', `/tables/${id}/rows/${ids[5]}`, { cells: { Name: 'Edited long after' } });
+    const aged = await harness.tds(['sql', `UPDATE _tds_tables SET verified_at = now() - INTERVAL 2 HOUR`, '--write']);
     expect(aged.code, aged.stderr).toBe(0);
 
-    expect((await syncTables(bench, ['--max-stale', 'off']))[0]).toMatchObject({ mode: 'incremental', updated: 0 });
-    expect((await syncTables(bench, ['--max-stale', '3h']))[0]).toMatchObject({ mode: 'incremental', updated: 0 });
-    const stale = await bench.tds(['sync', '--max-stale', '90m', '--json']);
+    expect((await syncTables(harness, ['--max-stale', 'off']))[0]).toMatchObject({ mode: 'incremental', updated: 0 });
+    expect((await syncTables(harness, ['--max-stale', '3h']))[0]).toMatchObject({ mode: 'incremental', updated: 0 });
+    const stale = await harness.tds(['sync', '--max-stale', '90m', '--json']);
     expect(stale.code, stale.stderr).toBe(0);
     expect(stale.stderr).toMatch(/every_type: last verified 2 h 0 min ago \(\S+\): reading every row \(--max-stale\)/);
     const summary = JSON.parse(stale.stdout).tables[0];
     expect(summary).toMatchObject({ mode: 'full', updated: 1 });
     // renewed from the aged value (2 h back); the service's clock has whole seconds, so a fast run may see the first sync's
     expect(Date.parse(summary.verifiedAt)).toBeGreaterThanOrEqual(Date.parse(verified!));
-    await expectMirrorEqualsService(bench, id);
+    await expectMirrorEqualsService(harness, id);
     // the config key says the same
-    expect((await bench.tds(['config', 'set', 'max-stale', '1h'])).code).toBe(0);
-    expect((await bench.tds(['sql', `UPDATE _tds_tables SET verified_at = now() - INTERVAL 2 HOUR`, '--write'])).code).toBe(0);
-    expect((await syncTables(bench, []))[0]).toMatchObject({ mode: 'full' });
+    expect((await harness.tds(['config', 'set', 'max-stale', '1h'])).code).toBe(0);
+    expect((await harness.tds(['sql', `UPDATE _tds_tables SET verified_at = now() - INTERVAL 2 HOUR`, '--write'])).code).toBe(0);
+    expect((await syncTables(harness, []))[0]).toMatchObject({ mode: 'full' });
   });
 });
 
 describe("the emulator's re-run route", () => {
   it('sends the action cells of the rows named (or all) back to queued, moving updatedAt: a pass over every row brings them', async () => {
-    const bench = await openBench();
-    const { id, ids } = await oldTable(bench, 30);
-    await syncTables(bench, [id]);
-    expect(await bench.admin('POST', `/tables/${id}/actions/rerun`, { field: 'Enrich', rows: [ids[2], ids[4]] })).toEqual({ queued: 2 });
-    const [some] = await syncTables(bench, ['--full']);
+    const harness = await openHarness();
+    const { id, ids } = await oldTable(harness, 30);
+    await syncTables(harness, [id]);
+    expect(await harness.admin('POST', `/tables/${id}/actions/rerun`, { field: 'Enrich', rows: [ids[2], ids[4]] })).toEqual({ queued: 2 });
+    const [some] = await syncTables(harness, ['--full']);
     expect(some).toMatchObject({ mode: 'full', updated: 2 });
-    expect(await bench.admin('POST', `/tables/${id}/actions/rerun`, {})).toEqual({ queued: 30 });
-    const [all] = await syncTables(bench, ['--full']);
+    expect(await harness.admin('POST', `/tables/${id}/actions/rerun`, {})).toEqual({ queued: 30 });
+    const [all] = await syncTables(harness, ['--full']);
     expect(all).toMatchObject({ mode: 'full', updated: 30 });
-    await expectMirrorEqualsService(bench, id);
-    const refused = await adminRoute(bench, 'POST', `/tables/${id}/actions/rerun`, { field: 'Name' });
+    await expectMirrorEqualsService(harness, id);
+    const refused = await adminRoute(harness, 'POST', `/tables/${id}/actions/rerun`, { field: 'Name' });
     expect(refused.status).toBe(400);
   });
 });
 
 describe('tds diff: the default span', () => {
   it('is what the last sync that changed the table brought: a sync that changed nothing does not empty it', async () => {
-    const bench = await openBench();
-    const { id } = await oldTable(bench, 40);
-    const [first] = await syncTables(bench, [id]);
-    const added = await addEveryTypeRows(bench, id, { count: 3, from: 100 });
-    expect((await syncTables(bench, []))[0]).toMatchObject({ inserted: 3 });
-    expect((await syncTables(bench, []))[0]).toMatchObject({ inserted: 0, updated: 0, deleted: 0 });
-    const diff = await bench.tds(['diff', 'every_type', '--format', 'ndjson']);
+    const harness = await openHarness();
+    const { id } = await oldTable(harness, 40);
+    const [first] = await syncTables(harness, [id]);
+    const added = await addEveryTypeRows(harness, id, { count: 3, from: 100 });
+    expect((await syncTables(harness, []))[0]).toMatchObject({ inserted: 3 });
+    expect((await syncTables(harness, []))[0]).toMatchObject({ inserted: 0, updated: 0, deleted: 0 });
+    const diff = await harness.tds(['diff', 'every_type', '--format', 'ndjson']);
     expect(diff.code, diff.stderr).toBe(0);
     const changed = records(diff.stdout);
     expect(changed.map((record) => [record.change, record._id])).toEqual([...added].sort().map((rowId) => ['added', rowId]));
@@ -133,20 +133,20 @@ describe('tds diff: the default span', () => {
 
 describe('tds sync --follow: rounds and verification', () => {
   it('an idle round costs one listing and no row request, whatever the tables; a new row comes by the next round', async () => {
-    const bench = await openBench();
-    const a = await oldTable(bench, 150);
-    const b = await everyTypeTable(bench, 'Other');
-    await addEveryTypeRows(bench, b.id, { count: 30, from: 1, createdAgoMs: () => DAY });
-    await syncTables(bench, [a.id, b.id]);
+    const harness = await openHarness();
+    const a = await oldTable(harness, 150);
+    const b = await everyTypeTable(harness, 'Other');
+    await addEveryTypeRows(harness, b.id, { count: 30, from: 1, createdAgoMs: () => DAY });
+    await syncTables(harness, [a.id, b.id]);
 
-    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', 'off', '--json']);
+    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', 'off', '--json']);
     try {
       await vi.waitFor(() => expect(follow.stdout()).toContain('\n'), { timeout: 20_000, interval: 20 });
-      const since = bench.emu.requestLog.length;
-      await vi.waitFor(() => expect(listings(bench, since)).toBeGreaterThanOrEqual(10), { timeout: 30_000, interval: 20 });
-      expect(rowReads(bench, since)).toBe(0);
+      const since = harness.emu.requestLog.length;
+      await vi.waitFor(() => expect(listings(harness, since)).toBeGreaterThanOrEqual(10), { timeout: 30_000, interval: 20 });
+      expect(rowReads(harness, since)).toBe(0);
 
-      await addEveryTypeRows(bench, b.id, { count: 1, from: 500 });
+      await addEveryTypeRows(harness, b.id, { count: 1, from: 500 });
       await vi.waitFor(() => expect(follow.stdout().split('\n').filter(Boolean).length).toBe(2), { timeout: 20_000, interval: 20 });
       expect(JSON.parse(follow.stdout().split('\n')[1]!).tables).toMatchObject([{ mirrorTable: 'other', inserted: 1 }]);
     } finally {
@@ -156,17 +156,17 @@ describe('tds sync --follow: rounds and verification', () => {
   });
 
   it('verification brings an edited old row and a deleted one into the mirror, history and --changes once; readers read meanwhile', async () => {
-    const bench = await openBench();
-    const { id, ids } = await oldTable(bench, 450);
-    await syncTables(bench, [id]);
-    await bench.admin('PATCH', `/tables/${id}/rows/${ids[20]}`, { cells: { Name: 'Edited old row' } });
-    await bench.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[300]] });
-    await addEveryTypeRows(bench, id, { count: 1, from: 700, createdAgoMs: () => 20 * DAY });
-    await bench.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[301]] });
+    const harness = await openHarness();
+    const { id, ids } = await oldTable(harness, 450);
+    await syncTables(harness, [id]);
+    await harness.admin('PATCH', `/tables/${id}/rows/${ids[20]}`, { cells: { Name: 'Edited old row' } });
+    await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[300]] });
+    await addEveryTypeRows(harness, id, { count: 1, from: 700, createdAgoMs: () => 20 * DAY });
+    await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[301]] });
 
-    const since = bench.emu.requestLog.length;
+    const since = harness.emu.requestLog.length;
     // 5 pages; --max-stale 10m at the rate scale (100) is 6 s here: a page every 0.54 s (the share alone would allow one every 20 ms)
-    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '10m', '--max-share', '0.5', '--changes']);
+    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '10m', '--max-share', '0.5', '--changes']);
     try {
       // every reader, ten times each, while the follower verifies: it holds the file only while it writes a page or a round
       for (let k = 0; k < 10; k += 1) {
@@ -175,7 +175,7 @@ describe('tds sync --follow: rounds and verification', () => {
           ['stats', 'every_type', '--no-sync', '--format', 'json'],
           ['diff', 'every_type', '--summary', '--format', 'json'],
         ]) {
-          const result = await bench.tds(args);
+          const result = await harness.tds(args);
           expect(result.code, `${args[0]}: ${result.stderr}`).toBe(0);
         }
       }
@@ -193,7 +193,7 @@ describe('tds sync --follow: rounds and verification', () => {
         { timeout: 100_000, interval: 50 },
       );
       // row reads stay within the share: pages spaced at least 2 s of the service (20 ms here) apart
-      const reads_ = bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
+      const reads_ = harness.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
       expect(reads_.length).toBeGreaterThan(0);
       // the share's budget, from the request log: in any minute of the service (600 ms here), at most 0.5 × 60 + 1
       const busiest = Math.max(
@@ -207,34 +207,39 @@ describe('tds sync --follow: rounds and verification', () => {
     const printed = records(follow.stdout());
     expect(printed.filter((record) => record._id === ids[20]).length).toBe(1);
     expect(printed.filter((record) => record._id === ids[300]).length).toBe(1);
-    expect((await mirrorRows(bench, 'every_type')).map((row) => row._id)).toEqual((await exportRows(bench, id)).map((row) => row._id));
+    expect((await mirrorRows(harness, 'every_type')).map((row) => row._id)).toEqual((await exportRows(harness, id)).map((row) => row._id));
   }, 120_000);
 
   it('verification at the full share: a count that only fell costs a round no row request (verification finds the deletion once); a row added after it is read by the next round', async () => {
-    const bench = await openBench();
-    const { id, ids } = await oldTable(bench, 1000);
-    const other = await everyTypeTable(bench, 'Other');
-    await addEveryTypeRows(bench, other.id, { count: 30, from: 1, createdAgoMs: () => DAY });
-    await syncTables(bench, [id, other.id]);
+    const harness = await openHarness();
+    const { id, ids } = await oldTable(harness, 1000);
+    const other = await everyTypeTable(harness, 'Other');
+    await addEveryTypeRows(harness, other.id, { count: 30, from: 1, createdAgoMs: () => DAY });
+    await syncTables(harness, [id, other.id]);
     // 11 pages; --max-stale 1s asks more than --max-share 0.05 allows: a page every 200 ms here, a pass in 2 s
-    const follow = bench.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1s', '--max-share', '0.05', '--changes']);
+    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1s', '--max-share', '0.05', '--changes']);
     const midPass = () =>
       vi.waitFor(
         async () => {
-          const result = await bench.tds(['sql', `SELECT verify_pass AS p FROM _tds_tables WHERE table_id = '${id}'`, '--format', 'json']);
+          const result = await harness.tds([
+            'sql',
+            `SELECT verify_pass AS p FROM _tds_tables WHERE table_id = '${id}'`,
+            '--format',
+            'json',
+          ]);
           expect((JSON.parse(result.stdout) as Array<{ p: string | null }>)[0]!.p).not.toBeNull();
         },
         { timeout: 30_000, interval: 20 },
       );
     const ofTable = (entry: { bucket?: string; path: string }) => entry.bucket === 'rows' && entry.path.startsWith(`/v1/tables/${id}/`);
-    const rowsSince = (since: number) => bench.emu.requestLog.slice(since).filter(ofTable);
+    const rowsSince = (since: number) => harness.emu.requestLog.slice(since).filter(ofTable);
     let since = 0;
     let added: string[] = [];
     let until = 0;
     try {
       await midPass();
-      since = bench.emu.requestLog.length;
-      await bench.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[750]] });
+      since = harness.emu.requestLog.length;
+      await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[750]] });
       await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(ids[750]), {
         timeout: 60_000,
         interval: 20,
@@ -242,16 +247,16 @@ describe('tds sync --follow: rounds and verification', () => {
       // two whole passes at least, so that a round's read, had there been one, shows between them
       const starts = () => rowsSince(since).filter((entry) => !entry.path.includes('cursor=')).length;
       await vi.waitFor(() => expect(starts()).toBeGreaterThanOrEqual(3), { timeout: 60_000, interval: 20 });
-      until = bench.emu.requestLog.length;
+      until = harness.emu.requestLog.length;
       // a round reads the other table meanwhile; then the count is back where it was before the deletion,
       // and the round must still see that it rose
-      const [otherRow] = await addEveryTypeRows(bench, other.id, { count: 1, from: 5000 });
+      const [otherRow] = await addEveryTypeRows(harness, other.id, { count: 1, from: 5000 });
       await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(otherRow), {
         timeout: 60_000,
         interval: 20,
       });
       await midPass();
-      added = await addEveryTypeRows(bench, id, { count: 1, from: 5000 });
+      added = await addEveryTypeRows(harness, id, { count: 1, from: 5000 });
       await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(added[0]), {
         timeout: 60_000,
         interval: 20,
@@ -262,20 +267,20 @@ describe('tds sync --follow: rounds and verification', () => {
     }
     // every row read of the table after the deletion is a verification page: each pass starts at the newest
     // row (no cursor) and reads the table's 10 pages; a round's read of the newest page would be one more
-    const reads = bench.emu.requestLog.slice(since, until).filter(ofTable);
+    const reads = harness.emu.requestLog.slice(since, until).filter(ofTable);
     const starts = reads.flatMap((entry, k) => (entry.path.includes('cursor=') ? [] : [k]));
     expect(starts.length).toBeGreaterThanOrEqual(2);
     for (const [n, start] of starts.slice(0, -1).entries()) expect(starts[n + 1]! - start, follow.stderr()).toBe(10);
     const printed = records(follow.stdout());
     expect(printed.filter((record) => record._id === ids[750]).map((record) => record.change)).toEqual(['deleted']);
-    const history = await bench.tds(['sql', 'SELECT _id, _change FROM every_type__history', '--format', 'json']);
+    const history = await harness.tds(['sql', 'SELECT _id, _change FROM every_type__history', '--format', 'json']);
     expect(JSON.parse(history.stdout)).toEqual([{ _id: ids[750], _change: 'deleted' }]);
     // the added row came by a round (an incremental sync), not a verification page
     const addedBy = printed.find((record) => record._id === added[0])!;
     expect(addedBy.change).toBe('added');
-    const mode = await bench.tds(['sql', `SELECT mode FROM _tds_syncs WHERE sync_id = ${addedBy.syncId}`, '--format', 'json']);
+    const mode = await harness.tds(['sql', `SELECT mode FROM _tds_syncs WHERE sync_id = ${addedBy.syncId}`, '--format', 'json']);
     expect(JSON.parse(mode.stdout)).toEqual([{ mode: 'incremental' }]);
-    expect((await mirrorRows(bench, 'every_type')).map((row) => row._id)).toEqual((await exportRows(bench, id)).map((row) => row._id));
+    expect((await mirrorRows(harness, 'every_type')).map((row) => row._id)).toEqual((await exportRows(harness, id)).map((row) => row._id));
   }, 120_000);
 });
 
@@ -283,20 +288,20 @@ describe('tds sync --follow: stopped mid-verification', () => {
   it.each(['SIGKILL', 'SIGTERM'] as const)(
     '%s in the middle of a verification: the next follower continues it; every change once in the mirror, history and --changes',
     async (signal) => {
-      const bench = await openBench();
-      const { id, ids } = await oldTable(bench, 450);
-      await syncTables(bench, [id]);
-      await bench.admin('PATCH', `/tables/${id}/rows/${ids[440]}`, { cells: { Name: 'Edited on page 1' } });
-      await bench.admin('PATCH', `/tables/${id}/rows/${ids[20]}`, { cells: { Name: 'Edited on page 5' } });
-      await bench.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[200]] });
-      await addEveryTypeRows(bench, id, { count: 1, from: 700, createdAgoMs: () => 20 * DAY });
+      const harness = await openHarness();
+      const { id, ids } = await oldTable(harness, 450);
+      await syncTables(harness, [id]);
+      await harness.admin('PATCH', `/tables/${id}/rows/${ids[440]}`, { cells: { Name: 'Edited on page 1' } });
+      await harness.admin('PATCH', `/tables/${id}/rows/${ids[20]}`, { cells: { Name: 'Edited on page 5' } });
+      await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[200]] });
+      await addEveryTypeRows(harness, id, { count: 1, from: 700, createdAgoMs: () => 20 * DAY });
 
       // a page every ~0.27 s here (--max-stale 5m at the rate scale over 5 pages, and as many of a wait)
       const args = ['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--changes'];
-      const first = bench.spawn(args);
+      const first = harness.spawn(args);
       await vi.waitFor(
         async () => {
-          const state = await bench.tds(['sql', 'SELECT verify_pass FROM _tds_tables', '--format', 'json']);
+          const state = await harness.tds(['sql', 'SELECT verify_pass FROM _tds_tables', '--format', 'json']);
           expect(state.code, state.stderr).toBe(0);
           expect(JSON.parse(state.stdout)[0].verify_pass).not.toBeNull();
         },
@@ -307,7 +312,7 @@ describe('tds sync --follow: stopped mid-verification', () => {
       if (signal === 'SIGTERM') expect(ended.code, first.stderr()).toBe(143);
       const before = records(first.stdout());
 
-      const second = bench.spawn(args);
+      const second = harness.spawn(args);
       try {
         await vi.waitFor(
           () => {
@@ -323,8 +328,8 @@ describe('tds sync --follow: stopped mid-verification', () => {
       }
       const all = [...before, ...records(second.stdout())];
       for (const changed of [ids[440], ids[20], ids[200]]) expect(all.filter((record) => record._id === changed)).toHaveLength(1);
-      await expectMirrorEqualsService(bench, id);
-      const history = await bench.tds(['sql', 'SELECT _id, _change FROM every_type__history ORDER BY _id', '--format', 'json']);
+      await expectMirrorEqualsService(harness, id);
+      const history = await harness.tds(['sql', 'SELECT _id, _change FROM every_type__history ORDER BY _id', '--format', 'json']);
       expect(JSON.parse(history.stdout)).toEqual(
         [
           { _id: ids[20], _change: 'updated' },

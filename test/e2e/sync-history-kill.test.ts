@@ -8,9 +8,9 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // that completes: every version of every row that a sync could see is in the mirror (the table or its
 // history) exactly once, deletions once, and the table after each completed sync is what the service had.
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 const CYCLES = 6;
@@ -20,7 +20,7 @@ describe('tds sync: versions through kills', () => {
   it('SIGKILL and SIGINT anywhere in a sync: every version once, the table as the service had it after each completed sync', async () => {
     const random = createPrng(2026);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-    const b = await openBench();
+    const b = await openHarness();
     const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {
       workspace: 'Sales',
       name: 'Churned',

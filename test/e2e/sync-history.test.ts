@@ -4,9 +4,9 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 
 // The history's edges: --prune-history, and the names of the history tables and macros.
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 async function table(b: Harness, name: string): Promise<string> {
@@ -23,13 +23,14 @@ async function table(b: Harness, name: string): Promise<string> {
 
 describe('tds sync --prune-history', () => {
   it('drops the versions replaced longer ago than DURATION (on the service clock), says how many; nothing otherwise', async () => {
-    const bench = await openBench();
-    const id = await table(bench, 'Deals');
-    expect((await bench.tds(['sync', id])).code).toBe(0);
-    const rows = await sqlRows(bench, 'SELECT "_id" FROM deals');
-    for (const row of rows.slice(0, 3)) await bench.admin('PATCH', `/tables/${id}/rows/${String(row._id)}`, { cells: { Name: 'edited' } });
+    const harness = await openHarness();
+    const id = await table(harness, 'Deals');
+    expect((await harness.tds(['sync', id])).code).toBe(0);
+    const rows = await sqlRows(harness, 'SELECT "_id" FROM deals');
+    for (const row of rows.slice(0, 3))
+      await harness.admin('PATCH', `/tables/${id}/rows/${String(row._id)}`, { cells: { Name: 'edited' } });
     const json = async (args: string[]): Promise<{ pruned: number | null; stderr: string }> => {
-      const result = await bench!.tds(['sync', ...args]);
+      const result = await harness!.tds(['sync', ...args]);
       expect(result.code, result.stderr).toBe(0);
       return {
         pruned: (JSON.parse(result.stdout) as { tables: Array<{ pruned: number | null }> }).tables[0]!.pruned,
@@ -37,21 +38,21 @@ describe('tds sync --prune-history', () => {
       };
     };
     expect((await json(['--full', '--json'])).pruned).toBeNull();
-    const versions = async (): Promise<number> => Number((await sqlRows(bench!, 'SELECT count(*) AS n FROM deals__history'))[0]!.n);
+    const versions = async (): Promise<number> => Number((await sqlRows(harness!, 'SELECT count(*) AS n FROM deals__history'))[0]!.n);
     expect(await versions()).toBe(3);
 
     // two days on the service's clock: replaced two days ago
-    await bench.admin('POST', '/clock', { advanceMs: 2 * 86_400_000 });
+    await harness.admin('POST', '/clock', { advanceMs: 2 * 86_400_000 });
     expect((await json(['--prune-history', '3d', '--json'])).pruned).toBe(0);
     expect(await versions()).toBe(3);
-    const pruned = await bench.tds(['sync', '--prune-history', '36h']);
+    const pruned = await harness.tds(['sync', '--prune-history', '36h']);
     expect(pruned.code, pruned.stderr).toBe(0);
     expect(pruned.stderr).toMatch(/deals .* 3 old versions pruned/);
     expect(await versions()).toBe(0);
     // the current rows are untouched
-    expect(await sqlRows(bench, 'SELECT count(*) AS n FROM deals')).toEqual([{ n: 5 }]);
+    expect(await sqlRows(harness, 'SELECT count(*) AS n FROM deals')).toEqual([{ n: 5 }]);
 
-    const bad = await bench.tds(['sync', '--prune-history', 'a while']);
+    const bad = await harness.tds(['sync', '--prune-history', 'a while']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--prune-history "a while" is not a duration/);
   });
@@ -59,15 +60,16 @@ describe('tds sync --prune-history', () => {
 
 describe('a pruned history says what it no longer knows', () => {
   it('a diff span or a macro moment before the versions kept is exit 2 naming the earliest it answers for', async () => {
-    const bench = await openBench();
-    const id = await table(bench, 'Deals');
+    const harness = await openHarness();
+    const id = await table(harness, 'Deals');
     // the stream of changes starts here: what a sync replaced is kept until --changes has said it
-    expect((await bench.tds(['sync', id, '--changes'])).code).toBe(0);
-    const rows = await sqlRows(bench, 'SELECT "_id" FROM deals');
-    for (const row of rows.slice(0, 3)) await bench.admin('PATCH', `/tables/${id}/rows/${String(row._id)}`, { cells: { Name: 'edited' } });
-    const before = (await sqlRows(bench, 'SELECT max("_updatedAt") AS t FROM deals'))[0]!.t as string;
-    await bench.admin('POST', '/clock', { advanceMs: 10_000 });
-    const full = await bench.tds(['sync', id, '--full', '--changes', '--prune-history', '1s']);
+    expect((await harness.tds(['sync', id, '--changes'])).code).toBe(0);
+    const rows = await sqlRows(harness, 'SELECT "_id" FROM deals');
+    for (const row of rows.slice(0, 3))
+      await harness.admin('PATCH', `/tables/${id}/rows/${String(row._id)}`, { cells: { Name: 'edited' } });
+    const before = (await sqlRows(harness, 'SELECT max("_updatedAt") AS t FROM deals'))[0]!.t as string;
+    await harness.admin('POST', '/clock', { advanceMs: 10_000 });
+    const full = await harness.tds(['sync', id, '--full', '--changes', '--prune-history', '1s']);
     expect(full.code, full.stderr).toBe(0);
     const changes = full.stdout
       .split('\n')
@@ -78,50 +80,50 @@ describe('a pruned history says what it no longer knows', () => {
     );
     expect(changes).toHaveLength(3);
     // delivered: the next prune drops them
-    const pruned = await bench.tds(['sync', id, '--prune-history', '1s', '--json']);
+    const pruned = await harness.tds(['sync', id, '--prune-history', '1s', '--json']);
     expect(pruned.code, pruned.stderr).toBe(0);
     expect((JSON.parse(pruned.stdout) as { tables: Array<{ pruned: number }> }).tables[0]!.pruned).toBe(3);
-    const syncs = (await sqlRows(bench, 'SELECT sync_id FROM _tds_syncs ORDER BY sync_id')).map((row) => Number(row.sync_id));
+    const syncs = (await sqlRows(harness, 'SELECT sync_id FROM _tds_syncs ORDER BY sync_id')).map((row) => Number(row.sync_id));
     const [, second] = syncs;
 
-    const diff = await bench.tds(['diff', 'deals', '--since', `sync:${syncs[0]}`, '--until', `sync:${second}`]);
+    const diff = await harness.tds(['diff', 'deals', '--since', `sync:${syncs[0]}`, '--until', `sync:${second}`]);
     expect(diff.code).toBe(2);
     expect(diff.stdout).toBe('');
     expect(diff.stderr).toMatch(new RegExp(`--since sync:${syncs[0]} .* is before what the history of deals still knows`));
     expect(diff.stderr).toMatch(new RegExp(`sync:${second} and later`));
-    const early = await bench.tds(['diff', 'deals', '--since', new Date(Date.parse(before) - 1000).toISOString()]);
+    const early = await harness.tds(['diff', 'deals', '--since', new Date(Date.parse(before) - 1000).toISOString()]);
     expect(early.code).toBe(2);
     // from the horizon on, the diff answers: what the sync that replaced them brought
-    const known = await bench.tds(['diff', 'deals', '--since', `sync:${second}`, '--format', 'ndjson']);
+    const known = await harness.tds(['diff', 'deals', '--since', `sync:${second}`, '--format', 'ndjson']);
     expect(known.code, known.stderr).toBe(0);
-    const atSync = await bench.tds(['sql', `SELECT count(*) AS n FROM deals_at_sync(${syncs[0]})`]);
+    const atSync = await harness.tds(['sql', `SELECT count(*) AS n FROM deals_at_sync(${syncs[0]})`]);
     expect(atSync.code).toBe(2);
     expect(atSync.stderr).toMatch(new RegExp(`deals: sync ${syncs[0]} is before what its history still knows .* from sync ${second} on`));
-    const at = await bench.tds(['sql', `SELECT count(*) AS n FROM deals_at('${new Date(Date.parse(before) - 1000).toISOString()}')`]);
+    const at = await harness.tds(['sql', `SELECT count(*) AS n FROM deals_at('${new Date(Date.parse(before) - 1000).toISOString()}')`]);
     expect(at.code).toBe(2);
-    expect(await sqlRows(bench, `SELECT count(*) AS n FROM deals_at_sync(${second})`)).toEqual([{ n: 5 }]);
+    expect(await sqlRows(harness, `SELECT count(*) AS n FROM deals_at_sync(${second})`)).toEqual([{ n: 5 }]);
   });
 });
 
 describe('the history tables and macros: their names', () => {
   it('a name another mirror table holds gets the usual suffix; _tds_tables lists them all', async () => {
-    const bench = await openBench();
-    const dealsAt = await table(bench, 'Deals At');
-    const deals = await table(bench, 'Deals');
+    const harness = await openHarness();
+    const dealsAt = await table(harness, 'Deals At');
+    const deals = await table(harness, 'Deals');
     // Deals At first: its table is deals_at, which the macro T_at of Deals would be called
-    expect((await bench.tds(['sync', dealsAt])).code).toBe(0);
-    expect((await bench.tds(['sync', deals])).code).toBe(0);
+    expect((await harness.tds(['sync', dealsAt])).code).toBe(0);
+    expect((await harness.tds(['sync', deals])).code).toBe(0);
     expect(
-      await sqlRows(bench, 'SELECT mirror_table, history_table, at_sync_macro, at_macro FROM _tds_tables ORDER BY mirror_table'),
+      await sqlRows(harness, 'SELECT mirror_table, history_table, at_sync_macro, at_macro FROM _tds_tables ORDER BY mirror_table'),
     ).toEqual([
       { mirror_table: 'deals', history_table: 'deals__history', at_sync_macro: 'deals_at_sync', at_macro: 'deals_at_2' },
       { mirror_table: 'deals_at', history_table: 'deals_at__history', at_sync_macro: 'deals_at_at_sync', at_macro: 'deals_at_at' },
     ]);
-    expect(await sqlRows(bench, 'SELECT count(*) AS n FROM deals_at_2(now())')).toEqual([{ n: 5 }]);
-    expect(await sqlRows(bench, 'SELECT count(*) AS n FROM deals_at')).toEqual([{ n: 5 }]);
+    expect(await sqlRows(harness, 'SELECT count(*) AS n FROM deals_at_2(now())')).toEqual([{ n: 5 }]);
+    expect(await sqlRows(harness, 'SELECT count(*) AS n FROM deals_at')).toEqual([{ n: 5 }]);
     // and a new table takes none of these names: "Deals At Sync" is not deals_at_sync
-    const third = await table(bench, 'Deals At Sync');
-    const result = await bench.tds(['sync', third, '--json']);
+    const third = await table(harness, 'Deals At Sync');
+    const result = await harness.tds(['sync', third, '--json']);
     expect((JSON.parse(result.stdout) as { tables: Array<{ mirrorTable: string }> }).tables[0]!.mirrorTable).toBe('sales_deals_at_sync');
   });
 });

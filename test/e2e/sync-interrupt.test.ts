@@ -6,9 +6,9 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // Interruptions leave a consistent mirror that the next sync completes. The interrupted syncs are
 // processes (a signal is what is tested); the syncs before and after run in-process.
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 /**
@@ -20,8 +20,8 @@ const ROWS = 1_000;
 const FREE_PAGES = 2;
 
 /** A table of a name and a number, and its rows, created from oldest to newest; the row IDs in that order. */
-async function plainTable(bench: Harness): Promise<{ id: string; ids: string[] }> {
-  const created = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
+async function plainTable(harness: Harness): Promise<{ id: string; ids: string[] }> {
+  const created = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
     workspace: 'Sales',
     name: 'Plain',
     fields: [
@@ -30,7 +30,7 @@ async function plainTable(bench: Harness): Promise<{ id: string; ids: string[] }
     ],
   });
   const rows = Array.from({ length: ROWS }, (_, i) => ({ cells: { Name: `row ${i}`, N: i }, createdAt: ago((ROWS - i) * 60_000) }));
-  const added = await bench.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, { rows });
+  const added = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, { rows });
   return { id: created.table.id, ids: added.rows.map((row) => row.id) };
 }
 
@@ -43,23 +43,23 @@ describe('tds sync: interruptions leave a consistent mirror that the next sync c
     async (_name, signal, code) => {
       let held: { pages: number; until: Promise<void> } | undefined;
       let release = (): void => undefined;
-      const bench = await openBench({
+      const harness = await openHarness({
         onArrival: async ({ path }) => {
           if (held && /\/rows(\?|$)/.test(path) && ++held.pages > FREE_PAGES) await held.until;
         },
       });
-      const { id: tableId, ids } = await plainTable(bench);
-      expect((await bench.tds(['sync', tableId])).code).toBe(0);
+      const { id: tableId, ids } = await plainTable(harness);
+      expect((await harness.tds(['sync', tableId])).code).toBe(0);
       // the oldest rows go away: a full pass reads them last, so the interrupted one has not come to them
-      await bench.admin('POST', `/tables/${tableId}/rows/delete`, { ids: ids.slice(0, 5) });
+      await harness.admin('POST', `/tables/${tableId}/rows/delete`, { ids: ids.slice(0, 5) });
 
       // on a terminal (forced), the progress line shows the rows the pass has saved
-      const since = bench.emu.requestLog.length;
+      const since = harness.emu.requestLog.length;
       held = { pages: 0, until: new Promise((resolve) => (release = resolve)) };
-      const sync = bench.spawn(['sync', '--full'], { env: { TDS_FORCE_TTY: '1' } });
+      const sync = harness.spawn(['sync', '--full'], { env: { TDS_FORCE_TTY: '1' } });
       await vi.waitFor(() => expect(sync.stderr()).toMatch(/Plain: [1-9][\d,]* rows/), { timeout: 20_000, interval: 5 });
       // the pass was still reading
-      expect(rowReadsSince(bench, since)).toBeLessThan(ROWS / 100);
+      expect(rowReadsSince(harness, since)).toBeLessThan(ROWS / 100);
       sync.child.kill(signal);
       const ended = await sync.ended;
       held = undefined;
@@ -71,7 +71,7 @@ describe('tds sync: interruptions leave a consistent mirror that the next sync c
         expect(sync.stderr()).toMatch(
           /tds: interrupted: the sync of Plain stopped: [1-9][\d,]* rows of it kept in \S+\nhint: the next `tds sync` continues where this one stopped/,
         );
-      const state = await bench.tds([
+      const state = await harness.tds([
         'sql',
         'SELECT pass_mode, pass_cursor IS NOT NULL AS saved, pass_rows FROM _tds_tables',
         '--format',
@@ -81,28 +81,28 @@ describe('tds sync: interruptions leave a consistent mirror that the next sync c
       expect(saved).toMatchObject({ pass_mode: 'full', saved: true });
       expect(saved!.pass_rows).toBeGreaterThan(0);
 
-      const resumed = await bench.tds(['sync', '--json']);
+      const resumed = await harness.tds(['sync', '--json']);
       expect(resumed.code, resumed.stderr).toBe(0);
       const summary = JSON.parse(resumed.stdout).tables[0] as { rowsRead: number };
       expect(summary).toMatchObject({ mode: 'full', complete: true, deleted: 5 });
       // it went on from where the interrupted one stopped (what that one had written is not read again)
       expect(summary.rowsRead + saved!.pass_rows).toBe(ROWS - 5);
-      await expectMirrorEqualsService(bench, tableId, 'plain');
+      await expectMirrorEqualsService(harness, tableId, 'plain');
 
       // a row deleted after a pass read it is found by the next --full, which always starts afresh
-      await bench.admin('POST', `/tables/${tableId}/rows/delete`, { ids: [ids.at(-1)] });
-      const full = await bench.tds(['sync', '--full', '--json']);
+      await harness.admin('POST', `/tables/${tableId}/rows/delete`, { ids: [ids.at(-1)] });
+      const full = await harness.tds(['sync', '--full', '--json']);
       expect(JSON.parse(full.stdout).tables[0]).toMatchObject({ mode: 'full', deleted: 1 });
-      await expectMirrorEqualsService(bench, tableId, 'plain');
+      await expectMirrorEqualsService(harness, tableId, 'plain');
     },
   );
 
   it('rides out injected 500s, 429s and resets (the client retries reads)', async () => {
-    const bench = await openBench({ readFaults: '500:0.1,429:0.05,reset:0.05', faultSeed: 3 });
-    const table = await everyTypeTable(bench);
-    await addEveryTypeRows(bench, table.id, { count: 800, from: 0, createdAgoMs: (i) => (800 - i) * 60_000 });
-    const result = await bench.tds(['sync', table.id, '--max-retries', '10']);
+    const harness = await openHarness({ readFaults: '500:0.1,429:0.05,reset:0.05', faultSeed: 3 });
+    const table = await everyTypeTable(harness);
+    await addEveryTypeRows(harness, table.id, { count: 800, from: 0, createdAgoMs: (i) => (800 - i) * 60_000 });
+    const result = await harness.tds(['sync', table.id, '--max-retries', '10']);
     expect(result.code, result.stderr).toBe(0);
-    await expectMirrorEqualsService(bench, table.id);
+    await expectMirrorEqualsService(harness, table.id);
   });
 });

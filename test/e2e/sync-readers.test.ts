@@ -16,8 +16,8 @@ const FREE_PAGES = 2;
 const UNDER_WAY = 'SELECT pass_cursor IS NOT NULL AS under_way, (SELECT count(*) FROM generated)::INT AS n FROM _tds_tables';
 
 /** What an in-process `tds sql` reads of the pass: whether it is under way, and the rows written so far. */
-async function sqlSees(bench: Harness): Promise<{ under_way: boolean; n: number }> {
-  const result = await bench.tds(['sql', UNDER_WAY, '--format', 'json']);
+async function sqlSees(harness: Harness): Promise<{ under_way: boolean; n: number }> {
+  const result = await harness.tds(['sql', UNDER_WAY, '--format', 'json']);
   expect(result.code, result.stderr).toBe(0);
   return (JSON.parse(result.stdout) as Array<{ under_way: boolean; n: number }>)[0]!;
 }
@@ -29,7 +29,7 @@ describe('readers while a first sync writes the mirror', () => {
     let pages = 0;
     let reads = 0;
     const waiting: Array<() => void> = [];
-    const bench = await open({
+    const harness = await open({
       rows: ROWS,
       onArrival: async ({ path }) => {
         if (!/\/rows(\?|$)/.test(path)) return;
@@ -38,17 +38,17 @@ describe('readers while a first sync writes the mirror', () => {
         while (reads < Math.min(page - FREE_PAGES, READS)) await new Promise<void>((resolve) => waiting.push(resolve));
       },
     });
-    const sync = bench.spawn(['sync', 'Generated']);
-    const mcp = await connectMcp(bench);
+    const sync = harness.spawn(['sync', 'Generated']);
+    const mcp = await connectMcp(harness);
     const seen: Array<{ under_way: boolean; n: number }> = [];
     try {
       // the first group written: the mirror has the table, the pass goes on
-      await vi.waitFor(async () => expect((await sqlSees(bench).catch(() => undefined))?.under_way).toBe(true), {
+      await vi.waitFor(async () => expect((await sqlSees(harness).catch(() => undefined))?.under_way).toBe(true), {
         timeout: 60_000,
         interval: 50,
       });
       for (let k = 0; k < READS; k += 1) {
-        seen.push(await sqlSees(bench));
+        seen.push(await sqlSees(harness));
         const result = await mcp.call('query_sql', { sql: UNDER_WAY });
         expect(result.isError, result.text).toBe(false);
         seen.push((result.structured!.rows as Array<{ under_way: boolean; n: number }>)[0]!);
@@ -63,7 +63,7 @@ describe('readers while a first sync writes the mirror', () => {
     // every read came while the pass was under way (the sync held the file only for its groups)
     expect(seen.filter((read) => read.under_way)).toHaveLength(2 * READS);
     expect(seen.at(-1)!.n).toBeLessThan(ROWS);
-    const done = await sqlSees(bench);
+    const done = await sqlSees(harness);
     expect(done).toEqual({ under_way: false, n: ROWS });
   }, 120_000);
 });

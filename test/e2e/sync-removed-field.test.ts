@@ -5,9 +5,9 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // A removed field's column is kept with the values it had when the field was removed, whatever is
 // synced after (issue 20, item 8).
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 async function column(b: Harness, key: string): Promise<Map<string, unknown>> {
@@ -22,48 +22,48 @@ async function column(b: Harness, key: string): Promise<Map<string, unknown>> {
 
 describe('tds sync: a removed field', () => {
   it('its kept column keeps its values through incremental syncs that read rows again and through --full', async () => {
-    const bench = await openBench();
-    const table = await everyTypeTable(bench);
+    const harness = await openHarness();
+    const table = await everyTypeTable(harness);
     const DAY = 86_400_000;
-    const created = await bench.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${table.id}/rows`, {
+    const created = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${table.id}/rows`, {
       rows: Array.from({ length: 150 }, (_, i) => ({
         cells: everyTypeCells(i),
         createdAt: new Date(Date.now() - (150 - i) * DAY).toISOString(),
       })),
     });
     const ids = created.rows.map((row) => row.id);
-    expect((await bench.tds(['sync', table.id])).code).toBe(0);
-    const notes = await column(bench, 'Notes');
-    const enrich = await column(bench, 'Enrich.status');
+    expect((await harness.tds(['sync', table.id])).code).toBe(0);
+    const notes = await column(harness, 'Notes');
+    const enrich = await column(harness, 'Enrich.status');
     expect([...notes.values()].filter((value) => value !== null)).toHaveLength(150);
 
     const field = (label: string): string => table.fields.find((candidate) => candidate.label === label)!.id;
-    await bench.admin('DELETE', `/tables/${table.id}/fields/${field('Notes')}`);
-    await bench.admin('DELETE', `/tables/${table.id}/fields/${field('Enrich')}`);
+    await harness.admin('DELETE', `/tables/${table.id}/fields/${field('Notes')}`);
+    await harness.admin('DELETE', `/tables/${table.id}/fields/${field('Enrich')}`);
     // rows edited (the newest, which an incremental sync reads again) and new rows
-    for (const id of ids.slice(-20)) await bench.admin('PATCH', `/tables/${table.id}/rows/${id}`, { cells: { Name: `edited ${id}` } });
-    await bench.admin('POST', `/tables/${table.id}/rows`, { rows: [{ cells: { Name: 'after the removal' } }] });
+    for (const id of ids.slice(-20)) await harness.admin('PATCH', `/tables/${table.id}/rows/${id}`, { cells: { Name: `edited ${id}` } });
+    await harness.admin('POST', `/tables/${table.id}/rows`, { rows: [{ cells: { Name: 'after the removal' } }] });
 
-    const incremental = await bench.tds(['sync', '--json']);
+    const incremental = await harness.tds(['sync', '--json']);
     expect(incremental.code, incremental.stderr).toBe(0);
     expect(JSON.parse(incremental.stdout).tables[0]).toMatchObject({ mode: 'incremental', inserted: 1, updated: 20 });
     const kept = (values: Map<string, unknown>, before: Map<string, unknown>): void => {
       for (const [id, value] of before) expect(values.get(id), id).toEqual(value);
       expect(values.size).toBe(before.size + 1);
     };
-    kept(await column(bench, 'Notes'), notes);
-    kept(await column(bench, 'Enrich.status'), enrich);
+    kept(await column(harness, 'Notes'), notes);
+    kept(await column(harness, 'Enrich.status'), enrich);
 
-    const full = await bench.tds(['sync', '--full', '--json']);
+    const full = await harness.tds(['sync', '--full', '--json']);
     expect(full.code, full.stderr).toBe(0);
-    kept(await column(bench, 'Notes'), notes);
-    kept(await column(bench, 'Enrich.status'), enrich);
+    kept(await column(harness, 'Notes'), notes);
+    kept(await column(harness, 'Enrich.status'), enrich);
   });
 });
 
 describe('a field removed and another added with its label', () => {
   it('the live field keeps the label in every output (export, mirror, diff, stats); the kept column takes " (2)"', async () => {
-    const b = await openBench();
+    const b = await openHarness();
     const created = await b.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
       workspace: 'Sales',
       name: 'Flags',

@@ -7,14 +7,14 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // what the service held, value by value (T_at_sync, T_at, tds diff, --changes), and a value compared
 // across a retype is a change only when the service's value changed.
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 describe('a field retyped and back: history as the service held it', () => {
   it('T_at_sync, T_at and tds diff give back each value across text → number → text and number → text', async () => {
-    const b = await openBench();
+    const b = await openHarness();
     const created = await b.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
       workspace: 'Sales',
       name: 'Every Type',

@@ -15,8 +15,8 @@ interface Made {
 }
 
 /** A table of A (text), N (number) and B (text) with 30 rows, synced once. */
-async function syncedTable(bench: Harness): Promise<Made> {
-  const created = await bench.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
+async function syncedTable(harness: Harness): Promise<Made> {
+  const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
     workspace: 'Sales',
     name: 'Changes',
     fields: [
@@ -27,28 +27,28 @@ async function syncedTable(bench: Harness): Promise<Made> {
   });
   const id = created.table.id;
   const rows = Array.from({ length: ROWS }, (_, i) => ({ cells: { A: `a${i}`, N: i * 1.5, B: `b${i}` } }));
-  await bench.admin('POST', `/tables/${id}/rows`, { rows });
-  await syncTables(bench, [id]);
+  await harness.admin('POST', `/tables/${id}/rows`, { rows });
+  await syncTables(harness, [id]);
   return { id, field: (label) => created.fields.find((candidate) => candidate.label === label)!.id };
 }
 
-type Change = (bench: Harness, table: Made) => Promise<unknown>;
+type Change = (harness: Harness, table: Made) => Promise<unknown>;
 const retype =
   (label: string, type: string): Change =>
-  (bench, { id, field }) =>
-    bench.admin('PATCH', `/tables/${id}/fields/${field(label)}`, { type });
+  (harness, { id, field }) =>
+    harness.admin('PATCH', `/tables/${id}/fields/${field(label)}`, { type });
 const add =
   (label: string, type: string): Change =>
-  (bench, { id }) =>
-    bench.admin('POST', `/tables/${id}/fields`, { label, type });
+  (harness, { id }) =>
+    harness.admin('POST', `/tables/${id}/fields`, { label, type });
 const relabel =
   (label: string, to: string): Change =>
-  (bench, { id, field }) =>
-    bench.admin('PATCH', `/tables/${id}/fields/${field(label)}`, { label: to });
+  (harness, { id, field }) =>
+    harness.admin('PATCH', `/tables/${id}/fields/${field(label)}`, { label: to });
 const remove =
   (label: string): Change =>
-  (bench, { id, field }) =>
-    bench.admin('DELETE', `/tables/${id}/fields/${field(label)}`);
+  (harness, { id, field }) =>
+    harness.admin('DELETE', `/tables/${id}/fields/${field(label)}`);
 
 describe('tds sync: several schema changes of one table in one sync (issue 41)', () => {
   it.for<[string, Change[], string[]]>([
@@ -65,17 +65,17 @@ describe('tds sync: several schema changes of one table in one sync (issue 41)',
     ],
     ['a retype to a date of text that is no date, and a relabel', [retype('A', 'date'), relabel('N', 'Amount')], ['A', 'Amount', 'B']],
   ])('%s: applied in one sync, and every later sync works', async ([, changes, keys], { open }) => {
-    const bench = await open();
-    const table = await syncedTable(bench);
-    for (const change of changes) await change(bench, table);
+    const harness = await open();
+    const table = await syncedTable(harness);
+    for (const change of changes) await change(harness, table);
 
-    const [changed] = await syncTables(bench, []);
+    const [changed] = await syncTables(harness, []);
     expect(changed).toMatchObject({ complete: true });
-    await expectMirrorEqualsService(bench, table.id, 'changes');
+    await expectMirrorEqualsService(harness, table.id, 'changes');
     const columns = async (from: string): Promise<string[]> =>
       (
         await sqlRows(
-          bench,
+          harness,
           `SELECT column_name FROM duckdb_columns() WHERE table_name = '${from}' AND column_name NOT LIKE '%(% to sync %)'`,
         )
       )
@@ -86,8 +86,8 @@ describe('tds sync: several schema changes of one table in one sync (issue 41)',
     expect(await columns('changes__history')).toEqual([...keys].sort());
 
     // the table as it was after the first sync is still there: 30 rows
-    expect(await sqlRows(bench, 'SELECT count(*)::INTEGER AS n FROM changes_at_sync(1)')).toEqual([{ n: ROWS }]);
-    for (const args of [[], ['--full']]) expect((await syncTables(bench, args))[0]).toMatchObject({ complete: true });
-    await expectMirrorEqualsService(bench, table.id, 'changes');
+    expect(await sqlRows(harness, 'SELECT count(*)::INTEGER AS n FROM changes_at_sync(1)')).toEqual([{ n: ROWS }]);
+    for (const args of [[], ['--full']]) expect((await syncTables(harness, args))[0]).toMatchObject({ complete: true });
+    await expectMirrorEqualsService(harness, table.id, 'changes');
   });
 });

@@ -5,9 +5,9 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // Issue 25: the demo's Leads had action cells seeded queued, waiting and running that never moved, so the
 // watermark stayed at the oldest of them and every "incremental" sync read the whole table.
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 /** Leads' action cells that are not final, read from the service (every page). */
@@ -34,7 +34,7 @@ async function pendingEnrich(b: Harness): Promise<number> {
 
 describe('tds sync on the demo data: incremental syncs read a page once the seeded actions have run', () => {
   it('the seeded cells that were pending settle, and the next incremental sync of Leads and Companies reads one page each', async () => {
-    const b = await openBench({ actionDelayMs: 200 });
+    const b = await openHarness({ actionDelayMs: 200 });
     const first = await syncTables(b, ['Leads', 'Companies']);
     expect(first.map((table) => [table.name, table.mode, table.rowsRead])).toEqual([
       ['Leads', 'full', 250],

@@ -19,31 +19,31 @@ export interface EveryTypeRows {
 }
 
 /** Rows of every column type added through the admin route; their IDs in order. */
-export async function addEveryTypeRows(bench: Harness, tableId: string, { count, from, createdAgoMs }: EveryTypeRows): Promise<string[]> {
+export async function addEveryTypeRows(harness: Harness, tableId: string, { count, from, createdAgoMs }: EveryTypeRows): Promise<string[]> {
   const rows = Array.from({ length: count }, (_, k) => ({
     cells: everyTypeCells(from + k),
     ...(createdAgoMs ? { createdAt: ago(createdAgoMs(k)) } : {}),
   }));
-  const created = await bench.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${tableId}/rows`, { rows });
+  const created = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${tableId}/rows`, { rows });
   return created.rows.map((row) => row.id);
 }
 
 /** The mirror table equals a fresh export of the service's table, value by value. */
-export async function expectMirrorEqualsService(bench: Harness, tableId: string, mirrorTable = 'every_type'): Promise<void> {
-  expectMirrorEqualsExport(await mirrorRows(bench, mirrorTable), await exportRows(bench, tableId), await typesByKey(bench, tableId));
+export async function expectMirrorEqualsService(harness: Harness, tableId: string, mirrorTable = 'every_type'): Promise<void> {
+  expectMirrorEqualsExport(await mirrorRows(harness, mirrorTable), await exportRows(harness, tableId), await typesByKey(harness, tableId));
 }
 
 /** A table's summary in `tds sync --json` (the figures a test reads). */
 export type SyncSummary = Record<string, unknown> & { name: string; mirrorTable: string; mode: string; complete: boolean; syncId: number };
 
 /** `tds sync ARGS --json`, which must succeed: the summaries of its tables. */
-export async function syncTables(bench: Harness, args: string[]): Promise<SyncSummary[]> {
-  const result = await bench.tds(['sync', ...args, '--json']);
+export async function syncTables(harness: Harness, args: string[]): Promise<SyncSummary[]> {
+  const result = await harness.tds(['sync', ...args, '--json']);
   expect(result.code, result.stderr).toBe(0);
   return (JSON.parse(result.stdout) as { tables: SyncSummary[] }).tables;
 }
 
 /** How many row reads the emulator answered with 200 since request log entry `since`. */
-export function rowReadsSince(bench: Harness, since: number): number {
-  return bench.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows' && entry.status === 200).length;
+export function rowReadsSince(harness: Harness, since: number): number {
+  return harness.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows' && entry.status === 200).length;
 }

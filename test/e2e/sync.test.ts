@@ -8,19 +8,19 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // `tds sync` end to end: the command program against an emulator whose data the tests change through its
 // admin routes, then the mirror compared with a fresh export of the same table, value by value.
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 describe('tds sync: a mirror equal to the service', () => {
   it('first sync is full, with every column type (values that do not fit are NULL and counted)', async () => {
-    const bench = await openBench();
-    const table = await everyTypeTable(bench);
-    await addEveryTypeRows(bench, table.id, { count: 150, from: 1, createdAgoMs: (i) => (150 - i) * 3_600_000 });
+    const harness = await openHarness();
+    const table = await everyTypeTable(harness);
+    await addEveryTypeRows(harness, table.id, { count: 150, from: 1, createdAgoMs: (i) => (150 - i) * 3_600_000 });
     // the spill folder DuckDB makes beside the mirror when a sync outgrows its memory, and leaves empty
-    await mkdir(`${bench.db}.tmp`);
-    const result = await bench.tds(['sync', 'Every Type', '--json']);
+    await mkdir(`${harness.db}.tmp`);
+    const result = await harness.tds(['sync', 'Every Type', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { tables: Array<Record<string, unknown>> };
     expect(summary.tables).toMatchObject([
@@ -28,10 +28,10 @@ describe('tds sync: a mirror equal to the service', () => {
     ]);
     // Amount every 7th row and Due every 11th row hold text that is not a number or a date
     expect(summary.tables[0]!.unfit).toBe(Math.floor(150 / 7) + Math.floor(150 / 11));
-    await expectMirrorEqualsService(bench, table.id);
+    await expectMirrorEqualsService(harness, table.id);
     // the mirror and nothing beside it: no spill folder (FILE.tmp) or write-ahead log left
-    expect((await readdir(bench.dir)).filter((name) => name.startsWith(basename(bench.db)))).toEqual([basename(bench.db)]);
-    const types = await bench.tds([
+    expect((await readdir(harness.dir)).filter((name) => name.startsWith(basename(harness.db)))).toEqual([basename(harness.db)]);
+    const types = await harness.tds([
       'sql',
       "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'every_type'",
       '--format',
@@ -53,7 +53,7 @@ describe('tds sync: a mirror equal to the service', () => {
         { column_name: '_truncated', data_type: 'VARCHAR[]' },
       ]),
     );
-    const cut = await bench.tds([
+    const cut = await harness.tds([
       'sql',
       "SELECT count(*) AS n FROM every_type WHERE list_contains(_truncated, 'Notes')",
       '--format',
@@ -63,29 +63,29 @@ describe('tds sync: a mirror equal to the service', () => {
   });
 
   it('after adds, updates, deletes and schema changes: incremental reads what is new, --full makes it equal again', async () => {
-    const bench = await openBench();
-    const table = await everyTypeTable(bench);
-    const ids = await addEveryTypeRows(bench, table.id, { count: 60, from: 1, createdAgoMs: (i) => 30 * DAY - (i * DAY) / 4 });
-    expect((await bench.tds(['sync', table.id])).code).toBe(0);
+    const harness = await openHarness();
+    const table = await everyTypeTable(harness);
+    const ids = await addEveryTypeRows(harness, table.id, { count: 60, from: 1, createdAgoMs: (i) => 30 * DAY - (i * DAY) / 4 });
+    expect((await harness.tds(['sync', table.id])).code).toBe(0);
 
     // schema: a field added, one relabelled, one removed (a retype has its own test)
     const field = (label: string) => table.fields.find((candidate) => candidate.label === label)!.id;
-    await bench.admin('POST', `/tables/${table.id}/fields`, { label: 'Region', type: 'text' });
-    await bench.admin('PATCH', `/tables/${table.id}/fields/${field('Notes')}`, { label: 'Remarks' });
-    await bench.admin('DELETE', `/tables/${table.id}/fields/${field('Logo')}`);
+    await harness.admin('POST', `/tables/${table.id}/fields`, { label: 'Region', type: 'text' });
+    await harness.admin('PATCH', `/tables/${table.id}/fields/${field('Notes')}`, { label: 'Remarks' });
+    await harness.admin('DELETE', `/tables/${table.id}/fields/${field('Logo')}`);
     // data: new rows, old rows changed and deleted
     const fresh = (
-      await bench.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${table.id}/rows`, {
+      await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${table.id}/rows`, {
         rows: Array.from({ length: 12 }, (_, k) => {
           const { Logo: _logo, Notes: notes, ...cells } = everyTypeCells(100 + k);
           return { cells: { ...cells, Remarks: notes, Region: 'EMEA' } };
         }),
       })
     ).rows.map((row) => row.id);
-    await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[3]}`, { cells: { Name: 'Renamed long ago', Amount: 42 } });
-    await bench.admin('POST', `/tables/${table.id}/rows/delete`, { ids: [ids[5], ids[6]] });
+    await harness.admin('PATCH', `/tables/${table.id}/rows/${ids[3]}`, { cells: { Name: 'Renamed long ago', Amount: 42 } });
+    await harness.admin('POST', `/tables/${table.id}/rows/delete`, { ids: [ids[5], ids[6]] });
 
-    const incremental = await bench.tds(['sync', '--json']);
+    const incremental = await harness.tds(['sync', '--json']);
     expect(incremental.code, incremental.stderr).toBe(0);
     expect(incremental.stderr).toMatch(/every_type: column "Region" added \(text\)/);
     expect(incremental.stderr).toMatch(/every_type: column "Notes" renamed to "Remarks"/);
@@ -93,20 +93,20 @@ describe('tds sync: a mirror equal to the service', () => {
     const summary = JSON.parse(incremental.stdout) as { tables: Array<Record<string, unknown>> };
     // one page holds the new rows and every old one: the rows it no longer has are deleted, the edit is seen
     expect(summary.tables[0]).toMatchObject({ mode: 'incremental', inserted: 12, updated: 1, deleted: 2, requests: 2 });
-    const mirror = await mirrorRows(bench, 'every_type');
+    const mirror = await mirrorRows(harness, 'every_type');
     for (const id of fresh) expect(mirror.some((row) => row._id === id)).toBe(true);
-    await expectMirrorEqualsService(bench, table.id);
+    await expectMirrorEqualsService(harness, table.id);
 
-    const full = await bench.tds(['sync', '--full', '--json']);
+    const full = await harness.tds(['sync', '--full', '--json']);
     expect(full.code, full.stderr).toBe(0);
     expect(JSON.parse(full.stdout).tables[0]).toMatchObject({ mode: 'full', inserted: 0, deleted: 0 });
-    const after = await mirrorRows(bench, 'every_type');
+    const after = await mirrorRows(harness, 'every_type');
     expect(after.find((row) => row._id === ids[3])).toMatchObject({ Name: 'Renamed long ago', Amount: 42 });
     // the removed field's column is kept with its values (NULL in rows created since)
     expect(after.filter((row) => row.Logo !== null).map((row) => row._id)).toEqual(
       after.filter((row) => !fresh.includes(row._id as string)).map((row) => row._id),
     );
-    await expectMirrorEqualsService(bench, table.id);
+    await expectMirrorEqualsService(harness, table.id);
   });
 
   it.each([
@@ -115,46 +115,46 @@ describe('tds sync: a mirror equal to the service', () => {
   ])(
     "a field retyped from %s: the sync that sees it is a full pass, and every row holds the service's value",
     async (_what, label, type, converted) => {
-      const bench = await openBench();
-      const table = await everyTypeTable(bench);
-      await addEveryTypeRows(bench, table.id, { count: 150, from: 1, createdAgoMs: (i) => 30 * DAY - i * 60_000 });
-      expect((await bench.tds(['sync', table.id])).code).toBe(0);
+      const harness = await openHarness();
+      const table = await everyTypeTable(harness);
+      await addEveryTypeRows(harness, table.id, { count: 150, from: 1, createdAgoMs: (i) => 30 * DAY - i * 60_000 });
+      expect((await harness.tds(['sync', table.id])).code).toBe(0);
       const fieldId = table.fields.find((field) => field.label === label)!.id;
-      await bench.admin('PATCH', `/tables/${table.id}/fields/${fieldId}`, { type });
+      await harness.admin('PATCH', `/tables/${table.id}/fields/${fieldId}`, { type });
 
-      const retyped = await bench.tds(['sync', '--json']);
+      const retyped = await harness.tds(['sync', '--json']);
       expect(retyped.code, retyped.stderr).toBe(0);
       expect(retyped.stderr).toMatch(new RegExp(`every_type: column "${label}" retyped from \\w+ to ${type}: ${converted.source}`));
       expect(JSON.parse(retyped.stdout).tables[0]).toMatchObject({ mode: 'full', complete: true, rowsRead: 150, deleted: 0 });
-      await expectMirrorEqualsService(bench, table.id);
+      await expectMirrorEqualsService(harness, table.id);
       // and the sync after it is incremental again
-      const next = await bench.tds(['sync', '--json']);
+      const next = await harness.tds(['sync', '--json']);
       expect(JSON.parse(next.stdout).tables[0]).toMatchObject({ mode: 'incremental' });
     },
   );
 
   it('an idle incremental sync costs one row request; rows whose actions were running are read again until they settle', async () => {
     // a step every minute: the cells are still on their way at the first sync, until the test settles them
-    const bench = await openBench({ actionDelayMs: 60_000 });
-    const table = await everyTypeTable(bench);
-    await addEveryTypeRows(bench, table.id, { count: 150, from: 1, createdAgoMs: (i) => 10 * DAY - i * 60_000 });
-    expect((await bench.tds(['sync', table.id])).code).toBe(0);
+    const harness = await openHarness({ actionDelayMs: 60_000 });
+    const table = await everyTypeTable(harness);
+    await addEveryTypeRows(harness, table.id, { count: 150, from: 1, createdAgoMs: (i) => 10 * DAY - i * 60_000 });
+    expect((await harness.tds(['sync', table.id])).code).toBe(0);
     // the Enrich action ran on every row as it arrived: statuses were queued or running at the first sync
-    const pending = await bench.tds([
+    const pending = await harness.tds([
       'sql',
       "SELECT count(*) AS n FROM every_type WHERE \"Enrich.status\" IN ('queued', 'running', 'waiting')",
       '--format',
       'csv',
     ]);
     expect(pending.stdout).not.toBe('n\n0\n');
-    await bench.admin('POST', '/actions/finish');
-    const settle = await bench.tds(['sync', '--json']);
-    expect(JSON.parse(settle.stdout).tables[0]).toMatchObject({ mode: 'incremental', updated: 150 });
-    await expectMirrorEqualsService(bench, table.id);
+    await harness.admin('POST', '/actions/finish');
+    const later = await harness.tds(['sync', '--json']);
+    expect(JSON.parse(later.stdout).tables[0]).toMatchObject({ mode: 'incremental', updated: 150 });
+    await expectMirrorEqualsService(harness, table.id);
 
-    const before = bench.emu.requestLog.length;
-    const idle = await bench.tds(['sync', '--json']);
-    const rowRequests = bench.emu.requestLog.slice(before).filter((entry) => entry.bucket === 'rows');
+    const before = harness.emu.requestLog.length;
+    const idle = await harness.tds(['sync', '--json']);
+    const rowRequests = harness.emu.requestLog.slice(before).filter((entry) => entry.bucket === 'rows');
     expect(JSON.parse(idle.stdout).tables[0]).toMatchObject({ mode: 'incremental', inserted: 0, updated: 0, deleted: 0 });
     expect(rowRequests).toHaveLength(1);
   });

@@ -6,20 +6,20 @@ import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 // Issue 25: `tds tables` shows "🏢 Companies"; the same name, as shown or with its shortcode, is a TABLE
 // wherever one is taken (sync, schema, rows, query, push --table), and the ambiguity rule stays.
 
-let bench: Harness;
+let harness: Harness;
 it.beforeAll(async ({ openForFile }) => {
-  bench = await openForFile();
+  harness = await openForFile();
 });
 
 describe('a table named as `tds tables` shows it, or with its emoji shortcode', () => {
   it('tds tables shows the emoji before the name', async () => {
-    const result = await bench.tds(['tables', '--workspace', 'Sales']);
+    const result = await harness.tds(['tables', '--workspace', 'Sales']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/🏢 Companies/);
   });
 
   it('tds sync takes "🏢 Companies" and ":rocket:Leads"', async () => {
-    const result = await bench.tds(['sync', '🏢 Companies', ':rocket:Leads', '--json']);
+    const result = await harness.tds(['sync', '🏢 Companies', ':rocket:Leads', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { tables: Array<{ name: string; mirrorTable: string }> };
     expect(summary.tables.map((table) => [table.name, table.mirrorTable])).toEqual([
@@ -33,20 +33,20 @@ describe('a table named as `tds tables` shows it, or with its emoji shortcode', 
     ['rows', ['rows', '🏢Companies', '--columns', 'Name', '--no-meta', '-n', '1'], /^Name\n.+\n$/],
     ['query', ['query', ':office:Companies', '--where', 'Employees > 0', '--columns', 'Name', '--no-meta', '-n', '1'], /^Name\n.+\n$/],
   ])('tds %s takes it', async (_command, args, stdout) => {
-    const result = await bench.tds(args);
+    const result = await harness.tds(args);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(stdout);
   });
 
   it('tds push --table takes "📨 Inbox" (waits for the rows) and ":incoming_envelope: Inbox" (push by key)', async () => {
     const inboxUrl = await inboxWebhook();
-    const file = join(bench.dir, 'people.csv');
+    const file = join(harness.dir, 'people.csv');
     await writeFile(file, 'email\nann@initech.example\nbo@globex.example\n');
     const env = { TDS_WEBHOOK_URL: inboxUrl };
-    const waited = await bench.tds(['push', file, '--table', '📨 Inbox', '--wait', '--journal', join(bench.dir, 'a.journal')], { env });
+    const waited = await harness.tds(['push', file, '--table', '📨 Inbox', '--wait', '--journal', join(harness.dir, 'a.journal')], { env });
     expect(waited.code, waited.stderr).toBe(0);
     expect(waited.stderr).toMatch(/rows visible\s+2 of 2/);
-    const keyed = await bench.tds(
+    const keyed = await harness.tds(
       [
         'push',
         file,
@@ -56,7 +56,7 @@ describe('a table named as `tds tables` shows it, or with its emoji shortcode', 
         ':incoming_envelope: Inbox',
         '--skip-existing',
         '--journal',
-        join(bench.dir, 'b.journal'),
+        join(harness.dir, 'b.journal'),
       ],
       { env },
     );
@@ -65,14 +65,14 @@ describe('a table named as `tds tables` shows it, or with its emoji shortcode', 
   });
 
   it('keeps the ambiguity rule: two tables shown as "🏢 Companies" are an error that lists their IDs (exit 2)', async () => {
-    const other = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
+    const other = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
       workspace: 'Marketing',
       name: 'Companies',
       emoji: ':office:',
       fields: [{ label: 'Name', type: 'text' }],
     });
     for (const ref of ['🏢 Companies', ':office: Companies', 'Companies']) {
-      const result = await bench.tds(['schema', ref]);
+      const result = await harness.tds(['schema', ref]);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(
         new RegExp(`table name ".*Companies" matches 2 tables: tbl_\\S+ \\(workspace "Sales"\\), ${other.table.id}`),
@@ -89,7 +89,7 @@ describe('one rule for a table name everywhere: exact, then ignoring case; a typ
     ['stats', ['stats', 'LEADS', '--no-sync', '--format', 'json']],
     ['diff', ['diff', 'Leads', '--summary', '--format', 'json']],
   ])('tds %s takes "leads" in any case', async (_command, args) => {
-    const result = await bench.tds(args);
+    const result = await harness.tds(args);
     expect(result.code, result.stderr).toBe(0);
   });
 
@@ -99,24 +99,24 @@ describe('one rule for a table name everywhere: exact, then ignoring case; a typ
     ['stats', ['stats', 'Leeds', '--no-sync'], 'did you mean "Leads" or "leads"?'],
     ['diff', ['diff', 'Leeds'], 'did you mean "Leads" or "leads"?'],
   ])('tds %s suggests the name a typo meant (exit 4)', async (_command, args, hint) => {
-    const result = await bench.tds(args);
+    const result = await harness.tds(args);
     expect(result.code).toBe(4);
     expect(result.stderr).toContain(hint);
   });
 });
 
 async function inboxWebhook(): Promise<string> {
-  const response = await fetch(`${bench.emu.baseUrl}/tables`, { headers: { authorization: `Bearer ${bench.emu.apiKey}` } });
+  const response = await fetch(`${harness.emu.baseUrl}/tables`, { headers: { authorization: `Bearer ${harness.emu.apiKey}` } });
   const { tables } = (await response.json()) as { tables: Array<{ id: string; name: string }> };
-  return bench.emu.webhooks[tables.find((table) => table.name === 'Inbox')!.id]!;
+  return harness.emu.webhooks[tables.find((table) => table.name === 'Inbox')!.id]!;
 }
 
 describe("a service table named like DuckDB's catalog (issue 29, item 11)", () => {
   it('is mirrored under another name: SHOW TABLES and information_schema still answer', async () => {
     for (const name of ['duckdb_tables', 'sqlite_master', 'information_schema', 'pg_catalog']) {
-      await bench.admin('POST', '/tables', { workspace: 'Sales', name, fields: [{ label: 'Name', type: 'text' }] });
+      await harness.admin('POST', '/tables', { workspace: 'Sales', name, fields: [{ label: 'Name', type: 'text' }] });
     }
-    const synced = await bench.tds([
+    const synced = await harness.tds([
       'sync',
       'duckdb_tables',
       'sqlite_master',
@@ -126,12 +126,12 @@ describe("a service table named like DuckDB's catalog (issue 29, item 11)", () =
       'catalog.duckdb',
     ]);
     expect(synced.code, synced.stderr).toBe(0);
-    const shown = await bench.tds(['sql', 'SHOW TABLES', '--db', 'catalog.duckdb', '--format', 'csv']);
+    const shown = await harness.tds(['sql', 'SHOW TABLES', '--db', 'catalog.duckdb', '--format', 'csv']);
     expect(shown.code, shown.stderr).toBe(0);
     for (const name of ['sales_duckdb_tables', 'sales_sqlite_master', 'sales_information_schema', 'sales_pg_catalog']) {
       expect(shown.stdout).toMatch(new RegExp(`^${name}$`, 'm'));
     }
-    const columns = await bench.tds([
+    const columns = await harness.tds([
       'sql',
       "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'sales_pg_catalog'",
       '--db',

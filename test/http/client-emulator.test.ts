@@ -31,7 +31,7 @@ async function withClient<T>(rateScale: number, work: (client: ApiClient) => Pro
 const rowRequests = (since: number) => emulator.requestLog.slice(since).filter((entry) => entry.path.includes('/rows'));
 
 describe('ApiClient against the emulator', () => {
-  it('paces row reads to the 60-a-minute limit (scaled): the full burst, then the window, and no 429', async () => {
+  it('spaces row reads to the 60-a-minute limit (scaled): the full burst, then the window, and no 429', async () => {
     const leads = await withClient(RATE_SCALE, (client) => resolveTable(client, 'Leads'));
     const since = emulator.requestLog.length;
     await withClient(RATE_SCALE, (client) => Promise.all(Array.from({ length: 70 }, () => client.rowsPage(leads.id, { limit: 1 }))));

@@ -150,7 +150,7 @@ describe('ApiClient retries', () => {
   });
 });
 
-describe('ApiClient pacing', () => {
+describe('ApiClient limiter', () => {
   it('sends the full burst of a limit at once, then waits for the window', async () => {
     const page = { rows: [], limit: 100, nextCursor: null, hasNextPage: false };
     const server = await serve(() => json(200, page));
@@ -158,8 +158,8 @@ describe('ApiClient pacing', () => {
     const api = client(server, { timings: serviceTimings(300), log: (line) => log.push(line) }); // rows: 60 per 200 ms
     await Promise.all(Array.from({ length: 61 }, () => api.rowsPage('t1', {})));
     const times = server.requests.map((r) => r.at).sort((a, b) => a - b);
-    // the first 60 went without a pacing wait, the 61st waited for the window
-    expect(log.map((line) => line.includes('(paced '))).toEqual([...Array<boolean>(60).fill(false), true]);
+    // the first 60 went without a limiter wait, the 61st waited for the window
+    expect(log.map((line) => line.includes('(limiter '))).toEqual([...Array<boolean>(60).fill(false), true]);
     expect(times[60]! - times[0]!).toBeGreaterThanOrEqual(195);
     expect(api.stats.waitedMs).toBeGreaterThan(0);
   });

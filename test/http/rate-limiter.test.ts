@@ -144,7 +144,7 @@ describe('RateLimiter slots', () => {
     expect(limiter.delayUntilFree()).toBe(60);
   });
 
-  it('reports time spent queued behind a paced caller, and none when nobody was paced', async () => {
+  it('reports time spent queued behind a limited caller, and none when nobody was limited', async () => {
     const limiter = new RateLimiter({ limit: 1, windowMs: 60, marginMs: 0 });
     const waits = await Promise.all([limiter.acquire(), limiter.acquire(), limiter.acquire()]);
     expect(waits[0]).toBe(0);

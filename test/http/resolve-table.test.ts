@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/http/client.js';
-import { pickTable, resolveTable } from '../../src/http/resolve-table.js';
+import { resolveTable } from '../../src/http/resolve-table.js';
+import { pickTable } from '../../src/records/table-ref.js';
 import { TdsError } from '../../src/core/errors.js';
 import { TABLES, json, startTestServer, type TestServer } from './test-server.js';
 

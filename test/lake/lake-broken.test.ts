@@ -8,19 +8,19 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // A lake that is not as syncs left it: a part file cut short or overwritten, a partition whose `_SUCCESS`
 // went. `tds lake check` names what is wrong (exit 9); `tds lake compact` refuses (exit 2) and changes nothing.
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 /** A lake of one table with two partitions (sync 1: 8 rows; sync 2: an edit). */
-async function twoPartitions(bench: Harness): Promise<{ lake: string; tableId: string }> {
-  const lake = join(bench.dir, 'lake');
-  const table = await everyTypeTable(bench);
-  const ids = await addEveryTypeRows(bench, table.id, { count: 8, from: 1 });
-  expect((await bench.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
-  await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[0]}`, { cells: { Name: 'edited' } });
-  expect((await bench.tds(['sync', table.id, '--full', '--lake', lake])).code).toBe(0);
+async function twoPartitions(harness: Harness): Promise<{ lake: string; tableId: string }> {
+  const lake = join(harness.dir, 'lake');
+  const table = await everyTypeTable(harness);
+  const ids = await addEveryTypeRows(harness, table.id, { count: 8, from: 1 });
+  expect((await harness.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
+  await harness.admin('PATCH', `/tables/${table.id}/rows/${ids[0]}`, { cells: { Name: 'edited' } });
+  expect((await harness.tds(['sync', table.id, '--full', '--lake', lake])).code).toBe(0);
   return { lake, tableId: table.id };
 }
 
@@ -39,19 +39,19 @@ describe('a broken lake', () => {
     ['cut short', (path: string) => stat(path).then((info) => truncate(path, Math.floor(info.size / 2)))],
     ['not Parquet at all', (path: string) => writeFile(path, 'these are not the bytes of a Parquet file')],
   ])('a part file %s: lake check names it (exit 9), lake compact refuses and changes nothing (exit 2)', async (_, spoil) => {
-    const bench = await openBench();
-    const { lake } = await twoPartitions(bench);
+    const harness = await openHarness();
+    const { lake } = await twoPartitions(harness);
     const broken = join(lake, 'every_type', 'changes', 'sync_id=2', 'part-0.parquet');
     await spoil(broken);
 
-    const check = await bench.tds(['lake', 'check', lake]);
+    const check = await harness.tds(['lake', 'check', lake]);
     expect(check.code, check.stderr).toBe(9);
     expect(check.stderr).toContain(`every_type: ${broken} is not a readable Parquet file (`);
     expect(check.stderr).toMatch(/every_type: the lake cannot be read whole/);
     expect(check.stderr).not.toMatch(/bug in tds|SELECT|Invalid Input Error/);
 
     const before = await contents(lake);
-    const compact = await bench.tds(['lake', 'compact', lake, '--drop-changes']);
+    const compact = await harness.tds(['lake', 'compact', lake, '--drop-changes']);
     expect(compact.code, compact.stderr).toBe(2);
     expect(compact.stderr).toContain(`${broken} is not a readable Parquet file`);
     expect(compact.stderr).toMatch(/nothing compacted/);
@@ -60,19 +60,19 @@ describe('a broken lake', () => {
   });
 
   it('a partition whose _SUCCESS was removed is reported incomplete; the next sync writes it again', async () => {
-    const bench = await openBench();
-    const { lake, tableId } = await twoPartitions(bench);
+    const harness = await openHarness();
+    const { lake, tableId } = await twoPartitions(harness);
     await rm(join(lake, 'every_type', 'changes', 'sync_id=2', '_SUCCESS'));
 
-    const check = await bench.tds(['lake', 'check', lake]);
+    const check = await harness.tds(['lake', 'check', lake]);
     expect(check.code, check.stderr).toBe(9);
     expect(check.stderr).toContain(`every_type: ${join(lake, 'every_type', 'changes', 'sync_id=2')} is incomplete (no _SUCCESS)`);
     expect(check.stderr).not.toMatch(/the lake matches/);
-    const compact = await bench.tds(['lake', 'compact', lake]);
+    const compact = await harness.tds(['lake', 'compact', lake]);
     expect(compact.code, compact.stderr).toBe(2);
 
-    expect((await bench.tds(['sync', tableId, '--lake', lake])).code).toBe(0);
-    const again = await bench.tds(['lake', 'check', lake]);
+    expect((await harness.tds(['sync', tableId, '--lake', lake])).code).toBe(0);
+    const again = await harness.tds(['lake', 'check', lake]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/every_type: the lake matches the mirror \(8 rows\)/);
   });

@@ -12,9 +12,9 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // The lake's files on disk: private as the mirror is, `.partial` files a killed write left removed by the
 // next write, and a partition of wide rows written within a sync's memory limit.
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 /** Every file and folder under `root`, with its mode. */
@@ -36,14 +36,14 @@ async function endedPid(): Promise<number> {
 
 describe('the lake on disk', () => {
   it('part files, snapshots, markers and READMEs are 0600 and folders 0700, whatever the umask', async () => {
-    const bench = await openBench();
-    const lake = join(bench.dir, 'lake');
-    const table = await everyTypeTable(bench);
-    await addEveryTypeRows(bench, table.id, { count: 5, from: 1 });
+    const harness = await openHarness();
+    const lake = join(harness.dir, 'lake');
+    const table = await everyTypeTable(harness);
+    await addEveryTypeRows(harness, table.id, { count: 5, from: 1 });
     const before = process.umask(0o022);
     try {
-      expect((await bench.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
-      const compact = await bench.tds(['lake', 'compact', lake]);
+      expect((await harness.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
+      const compact = await harness.tds(['lake', 'compact', lake]);
       expect(compact.code, compact.stderr).toBe(0);
     } finally {
       process.umask(before);
@@ -60,11 +60,11 @@ describe('the lake on disk', () => {
   });
 
   it('a .partial a killed write left in _temporary is removed by the next write; one still being written stays', async () => {
-    const bench = await openBench();
-    const lake = join(bench.dir, 'lake');
-    const table = await everyTypeTable(bench);
-    await addEveryTypeRows(bench, table.id, { count: 3, from: 1 });
-    expect((await bench.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
+    const harness = await openHarness();
+    const lake = join(harness.dir, 'lake');
+    const table = await everyTypeTable(harness);
+    await addEveryTypeRows(harness, table.id, { count: 3, from: 1 });
+    expect((await harness.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
     const temporary = join(lake, 'every_type', 'changes', '_temporary');
     await mkdir(temporary, { recursive: true });
     const killed = `${await endedPid()}-0a1b2c3d4e5f.parquet.partial`;
@@ -74,8 +74,8 @@ describe('the lake on disk', () => {
     const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
     await utimes(join(temporary, older), twoHoursAgo, twoHoursAgo);
 
-    await addEveryTypeRows(bench, table.id, { count: 1, from: 50 });
-    const synced = await bench.tds(['sync', table.id, '--lake', lake]);
+    await addEveryTypeRows(harness, table.id, { count: 1, from: 50 });
+    const synced = await harness.tds(['sync', table.id, '--lake', lake]);
     expect(synced.code, synced.stderr).toBe(0);
     expect(synced.stderr).toMatch(/every_type: 1 version to the lake \(sync_id=2\)/);
     expect(await readdir(temporary)).toEqual([writing]);

@@ -9,9 +9,9 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // each followed by a sync that completes: no partial file where a reader looks, and the lake equal to
 // the mirror (tds lake check, which reads it as the README's SQL does).
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
 const ROWS = 800;
@@ -20,7 +20,7 @@ const CYCLES = 6;
 describe('tds sync --lake through kills', () => {
   it('SIGKILL anywhere: no partial file in a partition, and the next sync leaves the lake equal to the mirror', async () => {
     const random = createPrng(35);
-    const b = await openBench();
+    const b = await openHarness();
     const lake = join(b.dir, 'lake');
     const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {
       workspace: 'Sales',

@@ -9,13 +9,13 @@ import { test as it, type Harness, type HarnessOptions } from '../helpers/emulat
 // `tds sync --lake DIR` and `tds lake`: the lake read back with DuckDB as a reader would (its own SQL
 // here, not the README's), compared with the mirror row for row, now and as of each sync.
 
-let openBench: (options?: HarnessOptions) => Promise<Harness>;
+let openHarness: (options?: HarnessOptions) => Promise<Harness>;
 it.beforeEach(({ open }) => {
-  openBench = open;
+  openHarness = open;
 });
 
-async function sql<T = Record<string, unknown>>(bench: Harness, query: string): Promise<T[]> {
-  const result = await bench.tds(['sql', '--files', query, '--format', 'ndjson']);
+async function sql<T = Record<string, unknown>>(harness: Harness, query: string): Promise<T[]> {
+  const result = await harness.tds(['sql', '--files', query, '--format', 'ndjson']);
   expect(result.code, result.stderr).toBe(0);
   return result.stdout
     .split('\n')
@@ -33,67 +33,67 @@ const lakeAt = (lake: string, table: string, upTo = 1e9): string =>
    ) WHERE _n = 1 AND _change <> 'deleted')`;
 
 /** Rows in one relation and not the other, both ways (0 when equal as multisets), compared by their JSON text. */
-async function difference(bench: Harness, a: string, b: string): Promise<number> {
+async function difference(harness: Harness, a: string, b: string): Promise<number> {
   const rows = await sql<{ n: number }>(
-    bench,
+    harness,
     `WITH a AS (SELECT to_json(x)::VARCHAR AS j FROM ${a} x), b AS (SELECT to_json(y)::VARCHAR AS j FROM ${b} y)
      SELECT count(*) AS n FROM ((SELECT j FROM a EXCEPT ALL SELECT j FROM b) UNION ALL (SELECT j FROM b EXCEPT ALL SELECT j FROM a))`,
   );
   return Number(rows[0]!.n);
 }
 
-const mirrorColumns = async (bench: Harness, table: string): Promise<string> =>
-  (await sql<{ column_name: string }>(bench, `DESCRIBE ${table}`)).map((c) => `"${c.column_name.replace(/"/g, '""')}"`).join(', ');
+const mirrorColumns = async (harness: Harness, table: string): Promise<string> =>
+  (await sql<{ column_name: string }>(harness, `DESCRIBE ${table}`)).map((c) => `"${c.column_name.replace(/"/g, '""')}"`).join(', ');
 
 describe('tds sync --lake', () => {
   it('writes each sync that changed something as a partition; now and as of each sync equal the mirror', async () => {
-    const bench = await openBench();
-    const lake = join(bench.dir, 'lake');
-    const table = await everyTypeTable(bench);
-    const ids = await addEveryTypeRows(bench, table.id, { count: 30, from: 1 });
-    const first = await bench.tds(['sync', table.id, '--lake', lake]);
+    const harness = await openHarness();
+    const lake = join(harness.dir, 'lake');
+    const table = await everyTypeTable(harness);
+    const ids = await addEveryTypeRows(harness, table.id, { count: 30, from: 1 });
+    const first = await harness.tds(['sync', table.id, '--lake', lake]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toMatch(/every_type: 30 versions to the lake \(sync_id=1\)/);
-    expect(await sql(bench, `SELECT _change, count(*) AS n FROM ${changes(lake, 'every_type')} GROUP BY ALL`)).toEqual([
+    expect(await sql(harness, `SELECT _change, count(*) AS n FROM ${changes(lake, 'every_type')} GROUP BY ALL`)).toEqual([
       { _change: 'inserted', n: 30 },
     ]);
 
     // edits of two rows, one deletion, one new row, and a field added
-    await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[0]}`, { cells: { Name: 'edited 0' } });
-    await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[1]}`, { cells: { Amount: 99 } });
-    await bench.admin('DELETE', `/tables/${table.id}/rows/${ids[2]}`);
-    await bench.admin('POST', `/tables/${table.id}/fields`, { label: 'Region', type: 'text' });
-    await addEveryTypeRows(bench, table.id, { count: 1, from: 100 });
-    const second = await bench.tds(['sync', table.id, '--full', '--lake', lake]);
+    await harness.admin('PATCH', `/tables/${table.id}/rows/${ids[0]}`, { cells: { Name: 'edited 0' } });
+    await harness.admin('PATCH', `/tables/${table.id}/rows/${ids[1]}`, { cells: { Amount: 99 } });
+    await harness.admin('DELETE', `/tables/${table.id}/rows/${ids[2]}`);
+    await harness.admin('POST', `/tables/${table.id}/fields`, { label: 'Region', type: 'text' });
+    await addEveryTypeRows(harness, table.id, { count: 1, from: 100 });
+    const second = await harness.tds(['sync', table.id, '--full', '--lake', lake]);
     expect(second.code, second.stderr).toBe(0);
     expect(
-      await sql(bench, `SELECT _change, count(*) AS n FROM ${changes(lake, 'every_type')} WHERE sync_id = 2 GROUP BY ALL ORDER BY 1`),
+      await sql(harness, `SELECT _change, count(*) AS n FROM ${changes(lake, 'every_type')} WHERE sync_id = 2 GROUP BY ALL ORDER BY 1`),
     ).toEqual([
       { _change: 'deleted', n: 1 },
       { _change: 'inserted', n: 1 },
       { _change: 'updated', n: 2 },
     ]);
     // the field added later is in the later file only
-    const firstFile = await sql(bench, `DESCRIBE SELECT * FROM read_parquet('${lake}/every_type/changes/sync_id=1/*.parquet')`);
+    const firstFile = await sql(harness, `DESCRIBE SELECT * FROM read_parquet('${lake}/every_type/changes/sync_id=1/*.parquet')`);
     expect(firstFile.map((c) => c.column_name)).not.toContain('Region');
 
     // a sync that changed nothing writes nothing
-    const third = await bench.tds(['sync', table.id, '--lake', lake]);
+    const third = await harness.tds(['sync', table.id, '--lake', lake]);
     expect(third.code, third.stderr).toBe(0);
     expect((await readdir(join(lake, 'every_type', 'changes'))).sort()).toEqual(['sync_id=1', 'sync_id=2']);
 
-    const columns = await mirrorColumns(bench, 'every_type');
+    const columns = await mirrorColumns(harness, 'every_type');
     const now = `(SELECT ${columns} FROM ${lakeAt(lake, 'every_type')})`;
-    expect(await difference(bench, now, `(SELECT ${columns} FROM every_type)`)).toBe(0);
+    expect(await difference(harness, now, `(SELECT ${columns} FROM every_type)`)).toBe(0);
     const atOne = `(SELECT ${columns} FROM ${lakeAt(lake, 'every_type', 1)})`;
-    expect(await difference(bench, atOne, `(SELECT ${columns} FROM every_type_at_sync(1))`)).toBe(0);
-    expect(await sql(bench, `SELECT count(*) AS n FROM ${atOne}`)).toEqual([{ n: 30 }]);
+    expect(await difference(harness, atOne, `(SELECT ${columns} FROM every_type_at_sync(1))`)).toBe(0);
+    expect(await sql(harness, `SELECT count(*) AS n FROM ${atOne}`)).toEqual([{ n: 30 }]);
 
-    const check = await bench.tds(['lake', 'check', lake]);
+    const check = await harness.tds(['lake', 'check', lake]);
     expect(check.code, check.stderr).toBe(0);
     expect(check.stderr).toMatch(/every_type: the lake matches the mirror \(30 rows\)/);
     // tds stats names the table's folder in the lake
-    const stats = await bench.tds(['stats', 'every_type', '--no-sync', '--format', 'json']);
+    const stats = await harness.tds(['stats', 'every_type', '--no-sync', '--format', 'json']);
     expect(stats.code, stats.stderr).toBe(0);
     expect((JSON.parse(stats.stdout) as { table: { lake: string } }).table.lake).toBe(join(lake, 'every_type'));
     const readme = await readFile(join(lake, 'every_type', 'README.md'), 'utf8');
@@ -101,68 +101,68 @@ describe('tds sync --lake', () => {
     // the README's DuckDB recipes, run as written from the lake's folder
     const recipe = (title: string): string => new RegExp(`-- ${title}\\n([^;]+);`).exec(readme)![1]!;
     const inLake = async (query: string): Promise<string> => {
-      const result = await bench.tds(['sql', '--files', `COPY (${query}) TO 'recipe.parquet' (FORMAT parquet)`], { cwd: lake });
+      const result = await harness.tds(['sql', '--files', `COPY (${query}) TO 'recipe.parquet' (FORMAT parquet)`], { cwd: lake });
       expect(result.code, result.stderr).toBe(0);
       return `(SELECT ${columns} FROM read_parquet('${join(lake, 'recipe.parquet')}'))`;
     };
-    expect(await difference(bench, await inLake(recipe('now')), `(SELECT ${columns} FROM every_type)`)).toBe(0);
+    expect(await difference(harness, await inLake(recipe('now')), `(SELECT ${columns} FROM every_type)`)).toBe(0);
     const asOf = recipe("as of sync 42 \\(the mirror's every_type_at_sync\\(42\\)\\)").replaceAll('42', '1');
-    expect(await difference(bench, await inLake(asOf), `(SELECT ${columns} FROM every_type_at_sync(1))`)).toBe(0);
+    expect(await difference(harness, await inLake(asOf), `(SELECT ${columns} FROM every_type_at_sync(1))`)).toBe(0);
   });
 
   it('a lost partition is written again by the next sync; lake check says when the lake differs', async () => {
-    const bench = await openBench();
-    const lake = join(bench.dir, 'lake');
-    const table = await everyTypeTable(bench);
-    const ids = await addEveryTypeRows(bench, table.id, { count: 10, from: 1 });
-    expect((await bench.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
-    await bench.admin('DELETE', `/tables/${table.id}/rows/${ids[0]}`);
-    expect((await bench.tds(['sync', table.id, '--full', '--lake', lake])).code).toBe(0);
+    const harness = await openHarness();
+    const lake = join(harness.dir, 'lake');
+    const table = await everyTypeTable(harness);
+    const ids = await addEveryTypeRows(harness, table.id, { count: 10, from: 1 });
+    expect((await harness.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
+    await harness.admin('DELETE', `/tables/${table.id}/rows/${ids[0]}`);
+    expect((await harness.tds(['sync', table.id, '--full', '--lake', lake])).code).toBe(0);
     // a partition lost (removed by hand, or a copy of the lake that missed it)
     await rm(join(lake, 'every_type', 'changes', 'sync_id=2'), { recursive: true });
-    const differs = await bench.tds(['lake', 'check', lake]);
+    const differs = await harness.tds(['lake', 'check', lake]);
     expect(differs.code).toBe(9);
     expect(differs.stderr).toMatch(/every_type: the lake differs: mirror 9 rows .* lake 10 rows/);
-    expect((await bench.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
-    expect((await bench.tds(['lake', 'check', lake])).code).toBe(0);
+    expect((await harness.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
+    expect((await harness.tds(['lake', 'check', lake])).code).toBe(0);
   });
 
   it('compaction keeps now and as-of identical; --drop-changes removes what the snapshot holds', async () => {
-    const bench = await openBench();
-    const lake = join(bench.dir, 'lake');
-    const table = await everyTypeTable(bench);
-    const ids = await addEveryTypeRows(bench, table.id, { count: 12, from: 1 });
-    expect((await bench.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
-    await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[3]}`, { cells: { Name: 'edited' } });
-    await bench.admin('DELETE', `/tables/${table.id}/rows/${ids[4]}`);
-    expect((await bench.tds(['sync', table.id, '--full', '--lake', lake])).code).toBe(0);
+    const harness = await openHarness();
+    const lake = join(harness.dir, 'lake');
+    const table = await everyTypeTable(harness);
+    const ids = await addEveryTypeRows(harness, table.id, { count: 12, from: 1 });
+    expect((await harness.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
+    await harness.admin('PATCH', `/tables/${table.id}/rows/${ids[3]}`, { cells: { Name: 'edited' } });
+    await harness.admin('DELETE', `/tables/${table.id}/rows/${ids[4]}`);
+    expect((await harness.tds(['sync', table.id, '--full', '--lake', lake])).code).toBe(0);
 
-    const compact = await bench.tds(['lake', 'compact', lake, '--drop-changes']);
+    const compact = await harness.tds(['lake', 'compact', lake, '--drop-changes']);
     expect(compact.code, compact.stderr).toBe(0);
     expect(compact.stderr).toMatch(/every_type: 13 versions into snapshot\/as_of=2; [\d.]+ MB of changes removed/);
     expect(await readdir(join(lake, 'every_type', 'changes')).catch(() => [])).toEqual([]);
 
     const snapshot = `read_parquet('${lake}/every_type/snapshot/as_of=2/*.parquet')`;
-    const columns = await mirrorColumns(bench, 'every_type');
+    const columns = await mirrorColumns(harness, 'every_type');
     expect(
-      await difference(bench, `(SELECT ${columns} FROM ${snapshot} WHERE _valid_to IS NULL)`, `(SELECT ${columns} FROM every_type)`),
+      await difference(harness, `(SELECT ${columns} FROM ${snapshot} WHERE _valid_to IS NULL)`, `(SELECT ${columns} FROM every_type)`),
     ).toBe(0);
     const atOne = `(SELECT ${columns} FROM ${snapshot} WHERE "_syncId" <= 1 AND ("_replacedBy" IS NULL OR "_replacedBy" > 1))`;
-    expect(await difference(bench, atOne, `(SELECT ${columns} FROM every_type_at_sync(1))`)).toBe(0);
+    expect(await difference(harness, atOne, `(SELECT ${columns} FROM every_type_at_sync(1))`)).toBe(0);
 
     // changes after the snapshot, then a second compaction that carries the first one's current versions on
-    await bench.admin('PATCH', `/tables/${table.id}/rows/${ids[5]}`, { cells: { Name: 'edited again' } });
-    expect((await bench.tds(['sync', table.id, '--full', '--lake', lake])).code).toBe(0);
-    expect((await bench.tds(['lake', 'check', lake])).code).toBe(0);
-    expect((await bench.tds(['lake', 'compact', lake])).code).toBe(0);
+    await harness.admin('PATCH', `/tables/${table.id}/rows/${ids[5]}`, { cells: { Name: 'edited again' } });
+    expect((await harness.tds(['sync', table.id, '--full', '--lake', lake])).code).toBe(0);
+    expect((await harness.tds(['lake', 'check', lake])).code).toBe(0);
+    expect((await harness.tds(['lake', 'compact', lake])).code).toBe(0);
     expect(await readdir(join(lake, 'every_type', 'snapshot'))).toEqual(['as_of=3']);
     const second = `read_parquet('${lake}/every_type/snapshot/as_of=3/*.parquet')`;
     expect(
-      await difference(bench, `(SELECT ${columns} FROM ${second} WHERE _valid_to IS NULL)`, `(SELECT ${columns} FROM every_type)`),
+      await difference(harness, `(SELECT ${columns} FROM ${second} WHERE _valid_to IS NULL)`, `(SELECT ${columns} FROM every_type)`),
     ).toBe(0);
     const againAtOne = `(SELECT ${columns} FROM ${second} WHERE "_syncId" <= 1 AND ("_replacedBy" IS NULL OR "_replacedBy" > 1))`;
-    expect(await difference(bench, againAtOne, `(SELECT ${columns} FROM every_type_at_sync(1))`)).toBe(0);
-    expect((await bench.tds(['lake', 'check', lake])).code).toBe(0);
+    expect(await difference(harness, againAtOne, `(SELECT ${columns} FROM every_type_at_sync(1))`)).toBe(0);
+    expect((await harness.tds(['lake', 'check', lake])).code).toBe(0);
   });
 });
 
@@ -188,31 +188,31 @@ describe('the lake: names and drift', () => {
   });
 
   it('a hostile table name makes one safe folder inside the lake; a retyped field keeps its old type in older files', async () => {
-    const bench = await openBench();
-    const lake = join(bench.dir, 'lake');
-    const created = await bench.admin<{ table: { id: string }; fields: Array<{ id: string }> }>('POST', '/tables', {
+    const harness = await openHarness();
+    const lake = join(harness.dir, 'lake');
+    const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string }> }>('POST', '/tables', {
       workspace: 'Sales',
       name: `../=🚀 ${'z'.repeat(300)}`,
       fields: [{ label: 'Score', type: 'number' }],
     });
     const id = created.table.id;
-    const rows = await bench.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${id}/rows`, {
+    const rows = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${id}/rows`, {
       rows: [{ cells: { Score: 5 } }, { cells: { Score: 7 } }],
     });
-    expect((await bench.tds(['sync', id, '--lake', lake])).code).toBe(0);
+    expect((await harness.tds(['sync', id, '--lake', lake])).code).toBe(0);
     const [folder, ...others] = (await readdir(lake)).filter((name) => !name.startsWith('.'));
     expect(others).toEqual([]);
     expect(folder).toMatch(/^[a-z0-9_]{1,100}$/);
 
-    await bench.admin('PATCH', `/tables/${id}/fields/${created.fields[0]!.id}`, { type: 'text' });
-    await bench.admin('POST', `/tables/${id}/rows`, { rows: [{ cells: { Score: 'high' } }] });
-    const synced = await bench.tds(['sync', id, '--lake', lake]);
+    await harness.admin('PATCH', `/tables/${id}/fields/${created.fields[0]!.id}`, { type: 'text' });
+    await harness.admin('POST', `/tables/${id}/rows`, { rows: [{ cells: { Score: 'high' } }] });
+    const synced = await harness.tds(['sync', id, '--lake', lake]);
     expect(synced.code, synced.stderr).toBe(0);
     const typeIn = async (syncId: number): Promise<string> =>
       String(
         (
           await sql<{ column_type: string }>(
-            bench,
+            harness,
             `DESCRIBE SELECT "Score" FROM read_parquet('${lake}/${folder}/changes/sync_id=${syncId}/*.parquet')`,
           )
         )[0]!.column_type,
@@ -221,21 +221,23 @@ describe('the lake: names and drift', () => {
     expect(await typeIn(2)).toBe('VARCHAR');
     // read together by name, the values of both files are there
     expect(
-      (await sql<{ Score: string }>(bench, `SELECT "Score" FROM ${changes(lake, folder!)} ORDER BY sync_id, "Score"`)).map((r) => r.Score),
+      (await sql<{ Score: string }>(harness, `SELECT "Score" FROM ${changes(lake, folder!)} ORDER BY sync_id, "Score"`)).map(
+        (r) => r.Score,
+      ),
     ).toEqual(['5.0', '7.0', 'high']);
     // the column the retype kept in the mirror is not part of the lake
-    expect(await typeIn(2).then(() => sql(bench, `DESCRIBE SELECT * FROM ${changes(lake, folder!)}`))).not.toContainEqual(
+    expect(await typeIn(2).then(() => sql(harness, `DESCRIBE SELECT * FROM ${changes(lake, folder!)}`))).not.toContainEqual(
       expect.objectContaining({ column_name: expect.stringMatching(/Score \(/) }),
     );
     // the mirror converted 5 to "5": the README's "now" and lake check read the older file's values the same way
-    const mirrorTable = (await sql<{ mirror_table: string }>(bench, `SELECT mirror_table FROM _tds_tables WHERE table_id = '${id}'`))[0]!
+    const mirrorTable = (await sql<{ mirror_table: string }>(harness, `SELECT mirror_table FROM _tds_tables WHERE table_id = '${id}'`))[0]!
       .mirror_table;
-    const mirrorScores = (await sql<{ Score: string }>(bench, `SELECT "Score" FROM "${mirrorTable}" ORDER BY 1`)).map((r) => r.Score);
+    const mirrorScores = (await sql<{ Score: string }>(harness, `SELECT "Score" FROM "${mirrorTable}" ORDER BY 1`)).map((r) => r.Score);
     expect(mirrorScores).toEqual(['5', '7', 'high']);
     const nowScores = async (): Promise<string[]> => {
       const readme = await readFile(join(lake, folder!, 'README.md'), 'utf8');
       const now = /-- now\n([^;]+);/.exec(readme)![1]!;
-      const result = await bench.tds(['sql', '--files', `SELECT "Score" FROM (${now}) ORDER BY 1`, '--format', 'ndjson'], { cwd: lake });
+      const result = await harness.tds(['sql', '--files', `SELECT "Score" FROM (${now}) ORDER BY 1`, '--format', 'ndjson'], { cwd: lake });
       expect(result.code, result.stderr).toBe(0);
       return result.stdout
         .split('\n')
@@ -243,19 +245,19 @@ describe('the lake: names and drift', () => {
         .map((line) => (JSON.parse(line) as { Score: string }).Score);
     };
     expect(await nowScores()).toEqual(mirrorScores);
-    const check = await bench.tds(['lake', 'check', lake, '--json']);
+    const check = await harness.tds(['lake', 'check', lake, '--json']);
     expect(check.code, check.stderr).toBe(0);
     expect(check.stderr).toMatch(/the lake matches the mirror \(3 rows\)/);
     expect((JSON.parse(check.stdout) as Array<{ retyped: string[] }>)[0]!.retyped).toEqual(['Score']);
     // a value that differs in the retyped column only is seen
-    await bench.admin('PATCH', `/tables/${id}/rows/${rows.rows[0]!.id}`, { cells: { Score: 'changed' } });
-    expect((await bench.tds(['sync', id])).code).toBe(0);
-    expect((await bench.tds(['lake', 'check', lake])).code).toBe(9);
-    expect((await bench.tds(['sync', id, '--lake', lake])).code).toBe(0);
+    await harness.admin('PATCH', `/tables/${id}/rows/${rows.rows[0]!.id}`, { cells: { Score: 'changed' } });
+    expect((await harness.tds(['sync', id])).code).toBe(0);
+    expect((await harness.tds(['lake', 'check', lake])).code).toBe(9);
+    expect((await harness.tds(['sync', id, '--lake', lake])).code).toBe(0);
     // compaction holds the retyped column in the type readers get, converted as the mirror converted it
-    const compact = await bench.tds(['lake', 'compact', lake]);
+    const compact = await harness.tds(['lake', 'compact', lake]);
     expect(compact.code, compact.stderr).toBe(0);
-    expect((await bench.tds(['lake', 'check', lake])).code).toBe(0);
+    expect((await harness.tds(['lake', 'check', lake])).code).toBe(0);
     expect(await nowScores()).toEqual(['7', 'changed', 'high']);
   });
 });

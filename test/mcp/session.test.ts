@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-/** A promise and the function that settles it. */
+/** A promise and the function that resolves it. */
 function gate(): { promise: Promise<void>; open: () => void } {
   let open = (): void => undefined;
   const promise = new Promise<void>((resolve) => (open = resolve));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { parseDuration, parseWhen } from '../../src/mirror/diff/open-diff.js';
+import { parseDuration } from '../../src/core/duration.js';
+import { parseWhen } from '../../src/mirror/diff/open-diff.js';
 
 // WHEN of `tds diff` and `diff_table`, and the durations of `--prune-history` (issue 29, items 5 and 6):
 // a duration too long for a clock and a date the calendar does not have are usage errors that say

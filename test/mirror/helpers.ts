@@ -7,10 +7,10 @@ import type { Harness } from '../helpers/emulator-fixture.js';
 
 /** A table of every column type, made through the emulator's admin route. */
 export async function everyTypeTable(
-  bench: Harness,
+  harness: Harness,
   name = 'Every Type',
 ): Promise<{ id: string; fields: Array<{ id: string; label: string; type: string }> }> {
-  const created = await bench.admin<{ table: { id: string }; fields: Array<{ id: string; label: string; type: string }> }>(
+  const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string; label: string; type: string }> }>(
     'POST',
     '/tables',
     {
@@ -63,8 +63,8 @@ export function everyTypeCells(i: number): Record<string, unknown> {
 }
 
 /** The mirror table as NDJSON records through `tds sql`. */
-export async function mirrorRows(bench: Harness, table: string): Promise<Array<Record<string, unknown>>> {
-  const result = await bench.tds(['sql', `SELECT * FROM ${table}`, '--format', 'ndjson']);
+export async function mirrorRows(harness: Harness, table: string): Promise<Array<Record<string, unknown>>> {
+  const result = await harness.tds(['sql', `SELECT * FROM ${table}`, '--format', 'ndjson']);
   expect(result.code, result.stderr).toBe(0);
   return byId(
     result.stdout
@@ -78,8 +78,8 @@ const byId = (records: Array<Record<string, unknown>>): Array<Record<string, unk
   records.sort((a, b) => (String(a._id) < String(b._id) ? -1 : String(a._id) > String(b._id) ? 1 : 0));
 
 /** Every row of the table as the export sees it now (NDJSON, status columns for every action column). */
-export async function exportRows(bench: Harness, tableId: string): Promise<Array<Record<string, unknown>>> {
-  const result = await bench.tds(['rows', tableId, '--format', 'ndjson', '--status-columns']);
+export async function exportRows(harness: Harness, tableId: string): Promise<Array<Record<string, unknown>>> {
+  const result = await harness.tds(['rows', tableId, '--format', 'ndjson', '--status-columns']);
   expect(result.code, result.stderr).toBe(0);
   return byId(
     result.stdout
@@ -90,8 +90,8 @@ export async function exportRows(bench: Harness, tableId: string): Promise<Array
 }
 
 /** Field types by export key (labels), from `tds schema`. */
-export async function typesByKey(bench: Harness, tableId: string): Promise<Map<string, string>> {
-  const result = await bench.tds(['schema', tableId, '--format', 'json']);
+export async function typesByKey(harness: Harness, tableId: string): Promise<Map<string, string>> {
+  const result = await harness.tds(['schema', tableId, '--format', 'json']);
   expect(result.code, result.stderr).toBe(0);
   const fields = JSON.parse(result.stdout) as Array<{ label: string; type: string }>;
   return new Map(fields.map((field) => [field.label, field.type]));

@@ -15,8 +15,8 @@ import { RATE_SCALE } from '../helpers/rate-scale.js';
 const OLD_ROWS = 500;
 const ADDED = 300;
 
-async function plainTable(bench: Harness): Promise<string> {
-  const created = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
+async function plainTable(harness: Harness): Promise<string> {
+  const created = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
     workspace: 'Sales',
     name: 'Plain',
     fields: [
@@ -30,26 +30,26 @@ async function plainTable(bench: Harness): Promise<string> {
     cells: { Name: `old ${i}`, N: i },
     createdAt: new Date(at + i * 1000).toISOString(),
   }));
-  await bench.admin('POST', `/tables/${id}/rows`, { rows });
+  await harness.admin('POST', `/tables/${id}/rows`, { rows });
   return id;
 }
 
-const clientOf = (bench: Harness, signal: AbortSignal): ApiClient =>
-  new ApiClient({ baseUrl: bench.baseUrl, apiKey: bench.apiKey, timings: serviceTimings(RATE_SCALE), signal });
+const clientOf = (harness: Harness, signal: AbortSignal): ApiClient =>
+  new ApiClient({ baseUrl: harness.baseUrl, apiKey: harness.apiKey, timings: serviceTimings(RATE_SCALE), signal });
 
-const syncRequest = (bench: Harness, full = false): SyncRequest => ({
+const syncRequest = (harness: Harness, full = false): SyncRequest => ({
   tables: ['Plain'],
   workspaces: [],
   all: false,
-  db: bench.db,
+  db: harness.db,
   full,
   json: true,
 });
 
 /** `tds sync Plain [--full]` in this process, stopped as Ctrl-C stops it when its row request after `pages` is made. */
-async function killedSync(bench: Harness, pages: number, full: boolean): Promise<void> {
+async function killedSync(harness: Harness, pages: number, full: boolean): Promise<void> {
   const { ctx, controller } = memoryContext();
-  const client = clientOf(bench, ctx.signal);
+  const client = clientOf(harness, ctx.signal);
   const rowsPage = client.rowsPage.bind(client);
   let made = 0;
   client.rowsPage = (...args) => {
@@ -58,15 +58,15 @@ async function killedSync(bench: Harness, pages: number, full: boolean): Promise
     return rowsPage(...args);
   };
   try {
-    await expect(runSync(ctx, client, syncRequest(bench, full))).rejects.toMatchObject({ code: 'INTERRUPTED' });
+    await expect(runSync(ctx, client, syncRequest(harness, full))).rejects.toMatchObject({ code: 'INTERRUPTED' });
   } finally {
     await client.close();
   }
   expect(made).toBe(pages + 1);
 }
 
-const count = async (bench: Harness, sql: string): Promise<number> => {
-  const result = await bench.tds(['sql', sql, '--format', 'csv']);
+const count = async (harness: Harness, sql: string): Promise<number> => {
+  const result = await harness.tds(['sql', sql, '--format', 'csv']);
   expect(result.code, result.stderr).toBe(0);
   return Number(result.stdout.trim().split('\n')[1]);
 };
@@ -77,23 +77,23 @@ describe('tds sync after syncs killed while rows were being added (issue 41)', (
     ['incremental', 4],
     ['--full', 2],
   ] as const)('%s syncs killed %i times, rows added before each: the next sync brings every row', async ([mode, kills], { open }) => {
-    const bench = await open();
-    const tableId = await plainTable(bench);
-    expect((await bench.tds(['sync', 'Plain'])).code).toBe(0);
+    const harness = await open();
+    const tableId = await plainTable(harness);
+    expect((await harness.tds(['sync', 'Plain'])).code).toBe(0);
     const add = (batch: number): Promise<unknown> =>
-      bench.admin('POST', `/tables/${tableId}/rows`, {
+      harness.admin('POST', `/tables/${tableId}/rows`, {
         rows: Array.from({ length: ADDED }, (_, i) => ({ cells: { Name: `new ${batch}.${i}`, N: i } })),
       });
     for (let kill = 0; kill < kills; kill += 1) {
       await add(kill);
-      await killedSync(bench, 2, mode === '--full');
+      await killedSync(harness, 2, mode === '--full');
     }
     await add(kills);
     const total = OLD_ROWS + (kills + 1) * ADDED;
-    const result = await bench.tds(['sync', '--json']);
+    const result = await harness.tds(['sync', '--json']);
     expect(result.code, result.stderr).toBe(0);
-    expect(await count(bench, 'SELECT count(*) FROM plain')).toBe(total);
-    expect(await count(bench, 'SELECT row_count FROM _tds_tables')).toBe(total);
+    expect(await count(harness, 'SELECT count(*) FROM plain')).toBe(total);
+    expect(await count(harness, 'SELECT row_count FROM _tds_tables')).toBe(total);
     expect(JSON.parse(result.stdout).tables[0]).toMatchObject({ complete: true, missing: 0 });
     // (whether the killed pass had written a page before the kill, and so left a cursor, depends on the machine's
     // speed; the rows and the exit are what is promised either way)
@@ -102,10 +102,10 @@ describe('tds sync after syncs killed while rows were being added (issue 41)', (
   it('a service that lists more rows than its pages return: the summary says how many are missing, and the sync exits 6', async ({
     open,
   }) => {
-    const bench = await open();
-    await plainTable(bench);
+    const harness = await open();
+    await plainTable(harness);
     const { ctx, stdout } = memoryContext();
-    const client = clientOf(bench, ctx.signal);
+    const client = clientOf(harness, ctx.signal);
     // the listing counts 7 rows more than the pages hold, before the pass and after it
     const tables = client.tables.bind(client);
     client.tables = async (...args) => {
@@ -113,7 +113,7 @@ describe('tds sync after syncs killed while rows were being added (issue 41)', (
       return { ...listed, tables: listed.tables.map((table) => ({ ...table, rowCount: table.rowCount + 7 })) };
     };
     try {
-      const failure = await runSync(ctx, client, syncRequest(bench)).then(
+      const failure = await runSync(ctx, client, syncRequest(harness)).then(
         () => undefined,
         (error: unknown) => error,
       );
@@ -124,6 +124,6 @@ describe('tds sync after syncs killed while rows were being added (issue 41)', (
       await client.close();
     }
     expect(JSON.parse(stdout()).tables[0]).toMatchObject({ mode: 'full', complete: true, missing: 7 });
-    expect(await count(bench, 'SELECT count(*) FROM plain')).toBe(OLD_ROWS);
+    expect(await count(harness, 'SELECT count(*) FROM plain')).toBe(OLD_ROWS);
   });
 });

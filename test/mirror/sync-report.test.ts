@@ -46,8 +46,8 @@ describe('the sync progress line', () => {
     progress.stop();
   });
 
-  it('counts the rate scale of the pace it is given (never TDS_RATE_SCALE itself), and is not shown when stderr is not a terminal', async () => {
-    // the environment says 1000: the line takes the scale only from the pace the client keeps
+  it('counts the rate scale of the limit it is given (never TDS_RATE_SCALE itself), and is not shown when stderr is not a terminal', async () => {
+    // the environment says 1000: the line takes the scale only from the limit the client keeps
     const { ctx, last } = terminal({ TDS_RATE_SCALE: '1000' });
     const tables = [table('Leads', 30_000)];
     const rows = serviceTimings(10).windows.rows;

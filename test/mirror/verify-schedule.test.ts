@@ -26,7 +26,7 @@ interface Run {
   behind?: boolean;
   /** How long page k takes. */
   pageMs?: (k: number) => number;
-  /** The row requests round r reads (one every second, the client's own pace at the full limit); round 0 is the first. */
+  /** The row requests round r reads (one every second, the client's own rate at the full limit); round 0 is the first. */
   roundReads?: (r: number) => number;
   /** How long after its time page k's request leaves (the mirror read first, held by a reader meanwhile). */
   leavesMs?: (k: number) => number;
@@ -71,7 +71,7 @@ async function simulate(run: Run) {
       const k = pages.length;
       now += leavesMs(k);
       pages.push(await request(pageMs(k), schedule.ceiling(now)));
-      schedule.paced(now, false, spacing);
+      schedule.afterPage(now, false, spacing);
     }
     now = Math.max(now, roundAt);
     await round(r);
@@ -152,7 +152,7 @@ describe('VerifySchedule', () => {
     expect(keeps.keepsMs / ((PAGES * SHARE_MS) / (1 - 0.1))).toBeCloseTo(1, 1);
     expect(keeps.roundReads).toBeGreaterThanOrEqual(20);
     expect(keeps.roundReads).toBeLessThanOrEqual(23);
-    // and the pages come at that pace: P of them in each pass the plan said, less what the room kept free
+    // and the pages come at that rate: P of them in each pass the plan said, less what the room kept free
     // for a round costs when the round reads less (1 of 30 at most), and the limiter's margin and the
     // page's own 100 ms in each window
     const later = pages.filter((at) => at >= 10 * MINUTE && at < 10 * MINUTE + keeps.keepsMs).length;
@@ -215,10 +215,10 @@ describe('VerifySchedule', () => {
     schedule.plan(0, 20);
     schedule.hurry(true);
     const spacing = schedule.paged(1_000);
-    schedule.paced(1_500, true, spacing);
+    schedule.afterPage(1_500, true, spacing);
     expect(schedule.dueAt).toBe(1_500 + 2 * 27_000);
     schedule.paged(schedule.dueAt);
-    schedule.paced(60_000, false, spacing);
+    schedule.afterPage(60_000, false, spacing);
     expect(schedule.dueAt).toBe(60_000 + 27_000 / 2);
   });
 
@@ -238,12 +238,12 @@ describe('VerifySchedule', () => {
   });
 
   it('with verification off (no --max-stale, no share or no pages) no page is ever due', () => {
-    for (const [pace, pages] of [
+    for (const [timings, pages] of [
       [{ shareMs: SHARE_MS, maxStaleMs: Infinity, windowMs: MINUTE }, PAGES],
       [{ shareMs: Infinity, maxStaleMs: 600_000, windowMs: MINUTE }, PAGES],
       [{ shareMs: SHARE_MS, maxStaleMs: 600_000, windowMs: MINUTE }, 0],
     ] as const) {
-      const schedule = new VerifySchedule(0, pace);
+      const schedule = new VerifySchedule(0, timings);
       expect(schedule.plan(0, pages).tooLarge).toBe(false);
       schedule.spent(0, 3);
       expect(schedule.dueAt).toBe(Infinity);

@@ -10,7 +10,7 @@ import { runHistory, type RunOutcome } from './simulate.js';
 // named after what it broke). `npm run sim` runs longer histories over many seeds.
 
 const SMOKE_SEEDS = [3, 5];
-const SMOKE_STEPS = 10;
+const SMOKE_STEPS = 6;
 const HISTORIES = fileURLToPath(new URL('histories/', import.meta.url));
 
 const broken = (outcome: RunOutcome): string =>

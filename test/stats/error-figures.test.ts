@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/duckdb/engine.js';
 import type { StoredField } from '../../src/mirror/schema-drift.js';
-import { errorFigures } from '../../src/stats/table-stats.js';
+import { errorFigures } from '../../src/stats/figures.js';
 
 // The failure causes of an action column as `tds stats` lists them (issue 29, item 14): what differs
 // only in a number or a quote style is one cause, and a cause and its example are bounded in length

@@ -110,8 +110,8 @@ export interface Fixture {
   ids: string[];
 }
 
-export async function makeFixture(bench: Harness, name = FIXTURE_NAME): Promise<Fixture> {
-  const created = await bench.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
+export async function makeFixture(harness: Harness, name = FIXTURE_NAME): Promise<Fixture> {
+  const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
     workspace: 'Sales',
     name,
     fields: FIELDS,
@@ -126,7 +126,7 @@ export async function makeFixture(bench: Harness, name = FIXTURE_NAME): Promise<
       ...(i < SECOND_EMAIL_ROWS ? { [secondEmail!]: 'same' } : {}),
     },
   }));
-  const added = await bench.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, { rows });
+  const added = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, { rows });
   return { tableId: created.table.id, ids: added.rows.map((row) => row.id) };
 }
 

@@ -44,20 +44,20 @@ const HOSTILE = {
   value: '<svg onload=alert(5)><a href="https://evil.example">x</a>',
 };
 
-let bench: Harness;
+let harness: Harness;
 let page: DefaultTreeAdapterMap['document'];
 let hostile: DefaultTreeAdapterMap['document'];
 let hostileText: string;
 
 it.beforeAll(async ({ openForFile }) => {
-  bench = await openForFile();
-  await makeFixture(bench);
-  const written = await bench.tds(['stats', FIXTURE_NAME, '-o', join(bench.dir, 'report.html')]);
+  harness = await openForFile();
+  await makeFixture(harness);
+  const written = await harness.tds(['stats', FIXTURE_NAME, '-o', join(harness.dir, 'report.html')]);
   expect(written.code, written.stderr).toBe(0);
   expect(written.stdout).toBe('');
-  page = parse(await readFile(join(bench.dir, 'report.html'), 'utf8'));
+  page = parse(await readFile(join(harness.dir, 'report.html'), 'utf8'));
 
-  const created = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
+  const created = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
     workspace: 'Sales',
     name: HOSTILE.table,
     fields: [
@@ -65,15 +65,15 @@ it.beforeAll(async ({ openForFile }) => {
       { label: HOSTILE.action, type: 'action' },
     ],
   });
-  await bench.admin('POST', `/tables/${created.table.id}/rows`, {
+  await harness.admin('POST', `/tables/${created.table.id}/rows`, {
     rows: [
       { cells: { [HOSTILE.label]: HOSTILE.value, [HOSTILE.action]: { status: 'failed', errorMessage: HOSTILE.error } } },
       { cells: { [HOSTILE.label]: HOSTILE.value, [HOSTILE.action]: { status: 'success', value: HOSTILE.value } } },
     ],
   });
-  const evil = await bench.tds(['stats', created.table.id, '-o', join(bench.dir, 'hostile.html')]);
+  const evil = await harness.tds(['stats', created.table.id, '-o', join(harness.dir, 'hostile.html')]);
   expect(evil.code, evil.stderr).toBe(0);
-  hostileText = await readFile(join(bench.dir, 'hostile.html'), 'utf8');
+  hostileText = await readFile(join(harness.dir, 'hostile.html'), 'utf8');
   hostile = parse(hostileText);
 });
 

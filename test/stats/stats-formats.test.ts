@@ -13,23 +13,23 @@ import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 // `tds stats` in every format, to stdout and to -o FILE (atomically), and on a mirror as it is
 // (--no-sync: no request; a table not in it: exit 4 with a hint).
 
-let bench: Harness;
+let harness: Harness;
 let json: TableStats;
 
 it.beforeAll(async ({ openForFile }) => {
-  bench = await openForFile();
-  await makeFixture(bench);
-  const synced = await bench.tds(['stats', FIXTURE_NAME]);
+  harness = await openForFile();
+  await makeFixture(harness);
+  const synced = await harness.tds(['stats', FIXTURE_NAME]);
   expect(synced.code, synced.stderr).toBe(0);
   json = JSON.parse(synced.stdout) as TableStats; // not a terminal: JSON
 });
 
-const path = (name: string): string => join(bench.dir, name);
+const path = (name: string): string => join(harness.dir, name);
 const lines = (text: string): string[] => text.trimEnd().split('\n');
 
 describe('tds stats: formats', () => {
   it('ndjson: one record per column with the same keys, in schema order', async () => {
-    const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync', '--format', 'ndjson']);
+    const result = await harness.tds(['stats', FIXTURE_NAME, '--no-sync', '--format', 'ndjson']);
     expect(result.code, result.stderr).toBe(0);
     const records = lines(result.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(records.map((record) => Object.keys(record))).toEqual(records.map(() => COLUMN_RECORD_KEYS));
@@ -38,7 +38,7 @@ describe('tds stats: formats', () => {
 
   it('csv and tsv: a header of the keys, a line per column, nested values as JSON text', async () => {
     for (const format of ['csv', 'tsv']) {
-      const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync', '--format', format]);
+      const result = await harness.tds(['stats', FIXTURE_NAME, '--no-sync', '--format', format]);
       expect(result.code, result.stderr).toBe(0);
       const rows = parse(result.stdout, { columns: true, delimiter: format === 'csv' ? ',' : '\t' }) as Array<Record<string, string>>;
       expect(rows.map((row) => row.key)).toEqual(EXPECTED_COLUMNS.map((column) => column.key));
@@ -51,7 +51,7 @@ describe('tds stats: formats', () => {
   });
 
   it('table on a terminal: sections that read at a glance, no colour unless asked', async () => {
-    const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync'], { env: terminalEnv(120) });
+    const result = await harness.tds(['stats', FIXTURE_NAME, '--no-sync'], { env: terminalEnv(120) });
     expect(result.code, result.stderr).toBe(0);
     const text = result.stdout;
     expect(text).not.toMatch(/\u001b\[/);
@@ -70,14 +70,14 @@ describe('tds stats: formats', () => {
 
   it('table sized to a narrow terminal', async () => {
     for (const columns of [60, 80]) {
-      const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync'], { env: terminalEnv(columns) });
+      const result = await harness.tds(['stats', FIXTURE_NAME, '--no-sync'], { env: terminalEnv(columns) });
       for (const line of lines(result.stdout)) expect(displayWidth(line), line).toBeLessThanOrEqual(columns);
       expect(result.stdout).toMatch(/^Stats Fixture · Sales · 15 rows · 11 columns( · synced [^\n]*)?\n {2}(synced|mirror|exact) /);
     }
   });
 
   it('table in colour on a colour terminal', async () => {
-    const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync'], { env: terminalEnv(100, true) });
+    const result = await harness.tds(['stats', FIXTURE_NAME, '--no-sync'], { env: terminalEnv(100, true) });
     expect(result.stdout).toMatch(/\u001b\[32m█+\u001b\[39m/); // the success segment in green
   });
 });
@@ -91,57 +91,57 @@ describe('tds stats -o FILE', () => {
       ['stats.txt', (text: string) => expect(text).toMatch(/^Stats Fixture · /)],
       ['stats.html', (text: string) => expect(text).toMatch(/^<!doctype html>/)],
     ] as const) {
-      const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync', '-o', path(name)]);
+      const result = await harness.tds(['stats', FIXTURE_NAME, '--no-sync', '-o', path(name)]);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(`stats written to ${path(name)}\n`);
       check(await readFile(path(name), 'utf8'));
     }
-    expect((await readdir(bench.dir)).filter((name) => name.endsWith('.partial'))).toEqual([]);
+    expect((await readdir(harness.dir)).filter((name) => name.endsWith('.partial'))).toEqual([]);
   });
 
   it('leaves FILE as it was when the run fails', async () => {
     await writeFile(path('kept.json'), 'before');
-    const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync', '--columns', 'Nope', '-o', path('kept.json')]);
+    const result = await harness.tds(['stats', FIXTURE_NAME, '--no-sync', '--columns', 'Nope', '-o', path('kept.json')]);
     expect(result.code).toBe(2);
     expect(await readFile(path('kept.json'), 'utf8')).toBe('before');
-    expect((await readdir(bench.dir)).filter((name) => name.endsWith('.partial'))).toEqual([]);
+    expect((await readdir(harness.dir)).filter((name) => name.endsWith('.partial'))).toEqual([]);
   });
 
   it('refuses an extension it cannot tell the format of, and a folder, before any request', async () => {
-    const before = (await bench.admin<unknown[]>('GET', '/requests')).length;
-    const unknown = await bench.tds(['stats', FIXTURE_NAME, '-o', path('stats.xlsx')]);
+    const before = (await harness.admin<unknown[]>('GET', '/requests')).length;
+    const unknown = await harness.tds(['stats', FIXTURE_NAME, '-o', path('stats.xlsx')]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/cannot tell the format of .*stats\.xlsx/);
     await mkdir(path('folder.json'));
-    const folder = await bench.tds(['stats', FIXTURE_NAME, '-o', path('folder.json')]);
+    const folder = await harness.tds(['stats', FIXTURE_NAME, '-o', path('folder.json')]);
     expect(folder.code).toBe(2);
     expect(folder.stderr).toMatch(/is a folder/);
-    expect((await bench.admin<unknown[]>('GET', '/requests')).length).toBe(before);
+    expect((await harness.admin<unknown[]>('GET', '/requests')).length).toBe(before);
   });
 });
 
 describe('tds stats --no-sync', () => {
   it('uses the mirror as it is: no request to the service', async () => {
-    const before = (await bench.admin<unknown[]>('GET', '/requests')).length;
-    const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync', '--format', 'json']);
+    const before = (await harness.admin<unknown[]>('GET', '/requests')).length;
+    const result = await harness.tds(['stats', FIXTURE_NAME, '--no-sync', '--format', 'json']);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(json);
     expect(result.stderr).toBe('');
-    expect((await bench.admin<unknown[]>('GET', '/requests')).length).toBe(before);
+    expect((await harness.admin<unknown[]>('GET', '/requests')).length).toBe(before);
   });
 
   it('a table not in the mirror: exit 4 and a hint to sync it', async () => {
-    const result = await bench.tds(['stats', 'Leads', '--no-sync']);
+    const result = await harness.tds(['stats', 'Leads', '--no-sync']);
     expect(result.code).toBe(4);
     expect(result.stderr).toBe(
-      `tds: the table "Leads" is not in the mirror ${bench.db}\n` +
+      `tds: the table "Leads" is not in the mirror ${harness.db}\n` +
         'hint: sync it first (`tds sync Leads`), or leave out --no-sync and `tds stats` syncs it\n',
     );
   });
 
   it('without an API key, says that stats syncs first and that --no-sync does not', async () => {
-    const result = await bench.tds(['stats', FIXTURE_NAME], { env: { TDS_API_KEY: '' } });
+    const result = await harness.tds(['stats', FIXTURE_NAME], { env: { TDS_API_KEY: '' } });
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
       'tds: tds stats syncs the table first, and no API key is set\n' +
@@ -150,7 +150,7 @@ describe('tds stats --no-sync', () => {
   });
 
   it('no mirror at all: exit 4 and a hint to make one', async () => {
-    const result = await bench.tds(['stats', FIXTURE_NAME, '--no-sync', '--db', path('none.duckdb')]);
+    const result = await harness.tds(['stats', FIXTURE_NAME, '--no-sync', '--db', path('none.duckdb')]);
     expect(result.code).toBe(4);
     expect(result.stderr).toMatch(/^tds: there is no mirror .*none\.duckdb\nhint: make it with `tds sync TABLE --db /);
   });

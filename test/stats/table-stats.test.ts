@@ -8,15 +8,15 @@ import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 // `tds stats` computes exact figures: a fixture table whose counts are known by construction, synced
 // by the command itself (its first sync), then read back as JSON.
 
-let bench: Harness;
+let harness: Harness;
 let fixture: Fixture;
 let stats: TableStats;
 let firstRun: string;
 
 it.beforeAll(async ({ openForFile }) => {
-  bench = await openForFile();
-  fixture = await makeFixture(bench);
-  const result = await bench.tds(['stats', FIXTURE_NAME, '--format', 'json']);
+  harness = await openForFile();
+  fixture = await makeFixture(harness);
+  const result = await harness.tds(['stats', FIXTURE_NAME, '--format', 'json']);
   expect(result.code, result.stderr).toBe(0);
   stats = JSON.parse(result.stdout) as TableStats;
   firstRun = result.stderr;
@@ -25,7 +25,7 @@ it.beforeAll(async ({ openForFile }) => {
 describe('tds stats: the figures of a table', () => {
   it('syncs the table first: a table not mirrored yet gets its first (full) sync, later ones are incremental', async () => {
     expect(firstRun).toMatch(/stats_fixture\s+full\s.*\s15 inserted/);
-    const again = await bench.tds(['stats', FIXTURE_NAME, '--format', 'json']);
+    const again = await harness.tds(['stats', FIXTURE_NAME, '--format', 'json']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/stats_fixture\s+incremental/);
   });
@@ -72,7 +72,7 @@ describe('tds stats: the figures of a table', () => {
   });
 
   it('--columns limits the fields (by key, label or name, in the order given); --top the values', async () => {
-    const result = await bench.tds([
+    const result = await harness.tds([
       'stats',
       FIXTURE_NAME,
       '--no-sync',
@@ -98,12 +98,12 @@ describe('tds stats: the figures of a table', () => {
       ],
     ]);
     expect(picked.table.columns).toBe(EXPECTED_COLUMNS.length);
-    const none = await bench.tds(['stats', FIXTURE_NAME, '--no-sync', '--format', 'json', '--columns', 'Stage', '--top', '0']);
+    const none = await harness.tds(['stats', FIXTURE_NAME, '--no-sync', '--format', 'json', '--columns', 'Stage', '--top', '0']);
     expect((JSON.parse(none.stdout) as TableStats).columns[0]!.top).toEqual([]);
   });
 
   it('a table without rows: zeros and nulls, no days', async () => {
-    const created = await bench.admin<{ table: { id: string } }>('POST', '/tables', {
+    const created = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
       workspace: 'Sales',
       name: 'Empty',
       fields: [
@@ -111,7 +111,7 @@ describe('tds stats: the figures of a table', () => {
         { label: 'Run', type: 'action' },
       ],
     });
-    const result = await bench.tds(['stats', created.table.id, '--format', 'json']);
+    const result = await harness.tds(['stats', created.table.id, '--format', 'json']);
     expect(result.code, result.stderr).toBe(0);
     const empty = JSON.parse(result.stdout) as TableStats;
     expect(empty.table).toMatchObject({ rows: 0, columns: 2, firstCreatedAt: null, lastCreatedAt: null, perDay: [] });
@@ -132,12 +132,12 @@ describe('tds stats: the figures of a table', () => {
       causes: null,
     });
     expect(empty.columns[1]).toMatchObject({ states: { success: 0, none: 0 }, errors: [], causes: 0 });
-    const terminal = await bench.tds(['stats', created.table.id, '--no-sync'], { env: terminalEnv(100) });
+    const terminal = await harness.tds(['stats', created.table.id, '--no-sync'], { env: terminalEnv(100) });
     expect(terminal.stdout).toMatch(/^Amount +number +░+ +0% +0 +0 +empty$/m);
   });
 
   it('--columns naming a column the table lacks: exit 2, listing the columns', async () => {
-    const unknown = await bench.tds(['stats', FIXTURE_NAME, '--no-sync', '--columns', 'Nope']);
+    const unknown = await harness.tds(['stats', FIXTURE_NAME, '--no-sync', '--columns', 'Nope']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no column "Nope"; the columns are: "Name"/);
   });

@@ -27,7 +27,7 @@ export function readBody(req: IncomingMessage, maxBytes: number, drainBytes = DR
     let total = 0;
     let tooLarge = false;
     let answered = false;
-    const settle = (result: BodyResult) => {
+    const answer = (result: BodyResult) => {
       if (answered) return;
       answered = true;
       resolve(result);
@@ -35,13 +35,13 @@ export function readBody(req: IncomingMessage, maxBytes: number, drainBytes = DR
     req.on('data', (chunk: Buffer) => {
       if (answered) return;
       total += chunk.length;
-      if (total > drainBytes) settle({ tooLarge: true, drained: false });
+      if (total > drainBytes) answer({ tooLarge: true, drained: false });
       else if (total > maxBytes) {
         tooLarge = true;
         chunks.length = 0;
       } else chunks.push(chunk);
     });
-    req.on('end', () => settle(tooLarge ? { tooLarge: true, drained: true } : { body: Buffer.concat(chunks, total) }));
+    req.on('end', () => answer(tooLarge ? { tooLarge: true, drained: true } : { body: Buffer.concat(chunks, total) }));
     const fail = (error: Error) => {
       if (!answered) {
         answered = true;

@@ -41,7 +41,7 @@ export interface ServerDeps extends ReadDeps {
   /** The simulator's hold on requests from the N-th on (admin/sim-hooks.ts). */
   hold?: RequestHold;
   log?: (line: string) => void;
-  /** Told each request of the service as it arrives; it is handled once the promise returned settles. */
+  /** Told each request of the service as it arrives; it is handled once the promise returned resolves. */
   onArrival?: (request: ArrivedRequest) => Promise<void> | void;
 }
 

@@ -66,7 +66,7 @@ export const SERVICE_ROUTES: readonly Route[] = [
 
 const route = (method: string, path: string, handle: Route['handle']): Route => ({ method, path, surface: 'emulator', handle });
 
-/** Emulator-only routes that always answer: the request log, and making pending webhook rows visible. */
+/** Emulator-only routes that always answer: the request log, and making the webhook rows the intake holds visible. */
 export const EMULATOR_ROUTES: readonly Route[] = [
   route('GET', '/_emulator/requests', ({ deps }) => ok(deps.requestLog)),
   route('POST', '/_emulator/flush', ({ deps }) => {

@@ -135,7 +135,7 @@ export const BENCH_WORKSPACE = 'Bench';
 export const BENCH_TABLE = 'Generated';
 
 /** Adds (or resizes) the first organization's workspace "Bench" with table "Generated" of `count` rows. */
-export function addBenchTable(state: EmulatorState, count: number, now: number): TableRec {
+export function addGeneratedTable(state: EmulatorState, count: number, now: number): TableRec {
   const org = state.orgs[0];
   if (!org) throw new Error('no organization to add the Bench workspace to');
   const spec: GeneratedShape = { count, seed: 42, startMs: Math.floor(now / 1000) * 1000 - count * 1000 - 60_000 };

@@ -3,7 +3,7 @@ import { badRequest } from '../http/http-io.js';
 import { freshId, type TableRec, type StoredCell, type StoredRow } from '../store/model.js';
 import type { LiveRows } from '../store/live-rows.js';
 
-interface Pending {
+interface Held {
   table: TableRec;
   /**
    * The bodies taken in, as posted, and when each came: they become rows when they show. Bytes cost
@@ -18,8 +18,8 @@ interface Pending {
 
 /**
  * Webhook rows become visible asynchronously: `delayMs` after the last request to the table, and at most
- * `MAX_FACTOR` x `delayMs` after the first pending one while requests keep arriving (docs/service-api.md 4.7: about
- * 5 s and 30 s). Every pending row of the table shows at once, in the order of the requests. Rows keep the
+ * `MAX_FACTOR` x `delayMs` after the first one held while requests keep arriving (docs/service-api.md 4.7: about
+ * 5 s and 30 s). Every row the intake holds for the table shows at once, in the order of the requests. Rows keep the
  * time of their request as createdAt; their action columns start when they show.
  *
  * `delayMs` is in service time: with a rate scale X (the emulator's --rate-scale, as TDS_RATE_SCALE scales
@@ -27,7 +27,7 @@ interface Pending {
  */
 export class Intake {
   static readonly MAX_FACTOR = 6;
-  private readonly pending = new Map<string, Pending>();
+  private readonly held = new Map<string, Held>();
   /** the quiet delay as it really runs */
   private readonly quietMs: number;
 
@@ -42,8 +42,8 @@ export class Intake {
 
   /** A body parseWebhookBody accepted: its first `keep` objects (all by default) become rows when they show. */
   add(table: TableRec, body: Buffer, keep = Infinity): void {
-    let entry = this.pending.get(table.id);
-    if (!entry) this.pending.set(table.id, (entry = { table, bodies: [], rows: 0 }));
+    let entry = this.held.get(table.id);
+    if (!entry) this.held.set(table.id, (entry = { table, bodies: [], rows: 0 }));
     entry.bodies.push({ body, at: this.now(), keep });
     entry.rows += Number.isFinite(keep) ? keep : parseWebhookBody(body).rows.length;
     clearTimeout(entry.quiet);
@@ -52,19 +52,19 @@ export class Intake {
   }
 
   /** Rows of the table taken in and not visible yet. */
-  pendingRows(tableId: string): number {
-    return this.pending.get(tableId)?.rows ?? 0;
+  heldRows(tableId: string): number {
+    return this.held.get(tableId)?.rows ?? 0;
   }
 
-  /** Makes every pending row visible now. */
+  /** Makes every row the intake holds visible now. */
   flushAll(): void {
-    for (const tableId of [...this.pending.keys()]) this.flush(tableId);
+    for (const tableId of [...this.held.keys()]) this.flush(tableId);
   }
 
   private flush(tableId: string): void {
-    const entry = this.pending.get(tableId);
+    const entry = this.held.get(tableId);
     if (!entry) return;
-    this.pending.delete(tableId);
+    this.held.delete(tableId);
     clearTimeout(entry.quiet);
     clearTimeout(entry.deadline);
     const rows = entry.bodies.flatMap(({ body, at, keep }) =>

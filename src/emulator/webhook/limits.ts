@@ -24,7 +24,7 @@ export class IntakeLimits {
   constructor(
     readonly options: IntakeLimitOptions,
     /** rows of the table taken in and not visible yet */
-    private readonly pendingRows: (tableId: string) => number,
+    private readonly heldRows: (tableId: string) => number,
   ) {}
 
   /** How many of the `count` objects posted to the webhook `webhookId` of `table` become rows: the first ones that fit. */
@@ -32,7 +32,7 @@ export class IntakeLimits {
     const seen = this.count(webhookId);
     const { webhookBudget, tableCapacity } = this.options;
     const withinBudget = webhookBudget === undefined ? count : Math.min(count, Math.max(0, webhookBudget - seen.submissions));
-    const room = tableCapacity === undefined ? Infinity : Math.max(0, tableCapacity - table.rows.size - this.pendingRows(table.id));
+    const room = tableCapacity === undefined ? Infinity : Math.max(0, tableCapacity - table.rows.size - this.heldRows(table.id));
     const kept = Math.min(withinBudget, room);
     this.counts.set(webhookId, { submissions: seen.submissions + withinBudget, dropped: seen.dropped + count - kept });
     return kept;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TdsError } from '../../core/errors.js';
 import type { ApiClient } from '../../http/client.js';
-import { pickTable } from '../../http/resolve-table.js';
+import { pickTable } from '../../records/table-ref.js';
 import type { TableStats } from '../../stats/stats-report.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
 import { findMirrorTable, readCatalog, requireMirrorTable, staleSchema, type MirrorTable, type Session } from '../session.js';
@@ -119,7 +119,7 @@ async function describe(session: Session, ref: string): Promise<Description> {
 async function describeMirrored(session: Session, table: MirrorTable): Promise<Description> {
   const { state } = table;
   // loaded by the first call that needs it: the server answers `initialize` without the tools' code
-  const { tableStats } = await import('../../stats/table-stats.js');
+  const { tableStats } = await import('../../stats/figures.js');
   const { columns, rows, lake } = await session.mirror.read(async (db) => {
     const stats = await tableStats(db.connection, { table: state.tableId, db: session.mirror.path, top: 0 });
     return {

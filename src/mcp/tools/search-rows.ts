@@ -46,6 +46,6 @@ export function searchRowsTool(session: Session): Tool<Input> {
     }),
     annotations: { readOnlyHint: true, openWorldHint: true },
     // the filter language and the record shaping are loaded on the first call
-    run: async (args) => (await import('../live-rows.js')).liveRows(session, { ...args, limit: args.limit ?? DEFAULT_LIMIT }),
+    run: async (args) => (await import('../row-search.js')).searchRows(session, { ...args, limit: args.limit ?? DEFAULT_LIMIT }),
   });
 }

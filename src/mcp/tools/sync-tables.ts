@@ -43,7 +43,7 @@ export function syncTablesTool(session: Session): Tool<typeof input> {
     description: [
       'Brings tables into the local DuckDB mirror (needs the API key), or the tables already mirrored when `tables` is',
       'left out. The first sync of a table reads every row; later ones only the rows created since (fast, a request per',
-      '100 rows); `full: true` reads every row again and deletes the rows the service no longer has. Row reads are paced',
+      '100 rows); `full: true` reads every row again and deletes the rows the service no longer has. Row reads are spaced',
       "at the organization's limit (60 requests, 6,000 rows, a minute): a large table's first sync takes minutes, told",
       'by progress notifications when you send a progress token. Returns a summary per table (mirror table name for',
       'query_sql, rows read, inserted, updated, deleted). One sync at a time; interrupted, it leaves the mirror',

@@ -38,7 +38,7 @@ export function tableStatsTool(session: Session): Tool<typeof input> {
     async run(args) {
       const { state } = requireMirrorTable(await readCatalog(session), args.table);
       // loaded by the first call: the server answers `initialize` without the tools' code
-      const { tableStats } = await import('../../stats/table-stats.js');
+      const { tableStats } = await import('../../stats/figures.js');
       const stats = await session.mirror.read((db) =>
         tableStats(db.connection, { table: state.tableId, db: session.mirror.path, ...(args.columns ? { columns: args.columns } : {}) }),
       );

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, quoteLiteral } from '../../duckdb/sql-text.js';
+import type { PassMode } from '../table-state.js';
 
 // Beside each mirror table T: T__history (every version the mirror held and replaced or deleted: T's
 // columns and _replacedBy, _change, _replacedAt) and two table macros that give T as it was,
@@ -131,7 +132,7 @@ export async function hasTable(connection: DuckDBConnection, name: string): Prom
 // version, and a sync killed midway is still listed, with no end), completed when it ends.
 
 /** A verification is a page of --follow's re-reading (follow-verify.ts). */
-export type SyncMode = 'full' | 'incremental' | 'verify';
+export type SyncMode = PassMode | 'verify';
 
 export interface SyncBegun {
   tableId: string;

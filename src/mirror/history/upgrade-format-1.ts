@@ -3,6 +3,7 @@ import { quoteIdent } from '../../duckdb/sql-text.js';
 import { takenNames } from '../table-name.js';
 import { createHistoryTable, createMacros, historyNames, SYNC_ID_KEY } from './history-objects.js';
 import { versionColumns } from './retyped-columns.js';
+import { COMPLETE_PASS } from '../table-state.js';
 
 // A mirror of format 1 (before history) made one of format 2, in place and in one transaction: a crash
 // leaves it as it was or upgraded, never half. Every row is kept, as the version written by its table's
@@ -101,7 +102,7 @@ async function recordUnfinishedSync(connection: DuckDBConnection, table: MirrorT
   await connection.run(
     `INSERT INTO _tds_syncs (sync_id, table_id, mirror_table, started_at, mode, complete) ` +
       `VALUES ($1, $2, $3, coalesce(CAST($4 AS TIMESTAMPTZ), now()), $5, false)`,
-    [syncId, table.tableId, table.mirrorTable, table.startedAt, table.passMode ?? 'full'],
+    [syncId, table.tableId, table.mirrorTable, table.startedAt, table.passMode ?? COMPLETE_PASS],
   );
   return syncId;
 }

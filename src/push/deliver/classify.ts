@@ -78,7 +78,7 @@ export type SendEvent =
   | { kind: 'rejected'; batch: Batch; reason: string }
   | { kind: 'uncertain'; batch: Batch; reason: string }
   /** due, but not sent because the run is stopping */
-  | { kind: 'pending'; batch: Batch }
+  | { kind: 'unsent'; batch: Batch }
   /** --skip-existing: records of the batch whose keys the table held (not sent) */
   | { kind: 'existing'; batch: Batch; records: number }
   /** --key: records of an uncertain request whose keys were found in the table (taken in) */
@@ -125,7 +125,7 @@ export function meaningOf(batch: Batch, outcome: FinalOutcome): Meaning {
     case 'stop':
       return {
         state: 'unsent',
-        event: { kind: 'pending', batch },
+        event: { kind: 'unsent', batch },
         stop: { kind: 'refused', status: outcome.status, detail: outcome.detail },
       };
   }

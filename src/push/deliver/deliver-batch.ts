@@ -46,10 +46,10 @@ export class BatchDelivery {
     if (rest) await this.deliver(rest);
   }
 
-  /** Posted until its outcome is known, then concluded; a run that stops meanwhile leaves it pending. */
+  /** Posted until its outcome is known, then concluded; a run that stops meanwhile leaves it unsent. */
   private async deliver(batch: Batch): Promise<void> {
     const { stops, poster } = this.options;
-    if (stops.halted) return this.options.onOutcome({ kind: 'pending', batch });
+    if (stops.halted) return this.options.onOutcome({ kind: 'unsent', batch });
     let sent;
     try {
       sent = await withRetries<Posted>({
@@ -70,7 +70,7 @@ export class BatchDelivery {
       });
     } catch (error) {
       // the run stopped while this batch waited for a slot or a retry, or was about to leave: it was not sent
-      if (stops.cutShort(error)) return this.options.onOutcome({ kind: 'pending', batch });
+      if (stops.cutShort(error)) return this.options.onOutcome({ kind: 'unsent', batch });
       // --key: held back while an uncertain batch is reconciled; it is sent after that
       if (error instanceof HeldBack && this.options.byKey) return this.options.byKey.heldBack(batch);
       throw error;
@@ -81,7 +81,7 @@ export class BatchDelivery {
         kind: 'gave-up',
         detail: gaveUpDetail(batch, { detail: outcome.detail, attempts: sent.attempts.length, decision: sent.decision }),
       });
-      return this.options.onOutcome({ kind: 'pending', batch });
+      return this.options.onOutcome({ kind: 'unsent', batch });
     }
     await this.conclude(batch, outcome, sent.result.sent);
     this.options.onOverhead?.(performance.now() - sent.result.postedFrom - sent.result.wire.ms);

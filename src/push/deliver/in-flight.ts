@@ -15,7 +15,7 @@ import type { WireResult } from './webhook-client.js';
 // it: 429s and 5xx halve it, and it grows back by one request per round of answers (AIMD), so a service
 // in trouble gets fewer requests at once. Unlike TCP's, it starts open, with no slow start: what a
 // slow start probes for, the capacity of the way, is declared here (the webhook's rate), and the rate
-// limiter, not this count, paces requests to it: more in flight never sends faster than the limit allows.
+// limiter, not this count, spaces requests to it: more in flight never sends faster than the limit allows.
 
 /** The most requests in flight: the webhook's rate a second (a round trip up to about 0.8 s, with headroom, needs no more). */
 export const MAX_IN_FLIGHT = 100;
@@ -104,7 +104,7 @@ export function answerOf(result: WireResult): FlightAnswer {
   return { kind: 'answered', rttMs: result.ms };
 }
 
-/** The in-flight rule of one push: its state, fed by every request's result, and the count it settles on. */
+/** The in-flight rule of one push: its state, fed by every request's result, and the count it arrives at. */
 export class FlightControl {
   private state = firstFlight();
   private shown = 0;
@@ -137,8 +137,8 @@ export class FlightControl {
     return limit;
   }
 
-  /** What the summary tells: the round trip measured (ms) and the count settled on. */
-  get settled(): { roundTripMs: number; inFlight: number } | undefined {
+  /** What the summary tells: the round trip measured (ms) and the count arrived at. */
+  get chosen(): { roundTripMs: number; inFlight: number } | undefined {
     const { srttMs } = this.state;
     return srttMs === undefined ? undefined : { roundTripMs: Math.round(srttMs), inFlight: inFlightFor(this.state, this.limits) };
   }

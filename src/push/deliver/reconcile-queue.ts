@@ -92,8 +92,8 @@ export class ReconcileQueue {
   /** A run that stops leaves its unreconciled batches uncertain (as journaled) and its queue unsent. */
   async leftOver(): Promise<void> {
     for (const { batch } of this.unreconciled.splice(0)) {
-      await this.options.onOutcome({ kind: 'uncertain', batch, reason: 'not settled: the run stopped first' });
+      await this.options.onOutcome({ kind: 'uncertain', batch, reason: 'not reconciled: the run stopped first' });
     }
-    for (const batch of this.again.splice(0)) await this.options.onOutcome({ kind: 'pending', batch });
+    for (const batch of this.again.splice(0)) await this.options.onOutcome({ kind: 'unsent', batch });
   }
 }

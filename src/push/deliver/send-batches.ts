@@ -103,7 +103,7 @@ export class BatchSender {
       // the webhook's budget is spent: the rest of the input is read, not sent, so the summary says how much is left
       if (this.stops.reasons.some((reason) => reason.kind === 'budget')) {
         for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-          await this.options.onOutcome({ kind: 'pending', batch: next.value });
+          await this.options.onOutcome({ kind: 'unsent', batch: next.value });
         }
       }
     } catch (error) {
@@ -155,7 +155,7 @@ export class BatchSender {
 
   /**
    * Starts the batch if the webhook's budget takes it; else the part that fits (journaled as a split
-   * at that record), and no batch after it: the records past the budget are pending.
+   * at that record), and no batch after it: the records past the budget are unsent.
    */
   private async startWithin(batch: Batch): Promise<void> {
     const { budget } = this.options;
@@ -165,7 +165,7 @@ export class BatchSender {
     }
     const fits = budget.left;
     this.stops.end({ kind: 'budget', budget: budget.budget, left: fits });
-    if (fits === 0) return this.options.onOutcome({ kind: 'pending', batch });
+    if (fits === 0) return this.options.onOutcome({ kind: 'unsent', batch });
     await this.journal(batch, 'split', {
       reason: `the webhook's budget of ${budget.budget} submissions takes ${fits} more`,
       splitAt: fits,
@@ -173,7 +173,7 @@ export class BatchSender {
     const [now, later] = splitBatch(batch, fits);
     budget.take(fits);
     this.start(now);
-    await this.options.onOutcome({ kind: 'pending', batch: later });
+    await this.options.onOutcome({ kind: 'unsent', batch: later });
   }
 
   private start(batch: Batch): void {

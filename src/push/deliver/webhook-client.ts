@@ -100,7 +100,7 @@ const MARGIN = 0.01;
 const EXCESS_FLOOR_MS = 25;
 
 /**
- * Paces webhook requests (HEAD included) to `rate` in any window of `windowMs` (the webhook's second, scaled).
+ * Spaces webhook requests (HEAD included) to `rate` in any window of `windowMs` (the webhook's second, scaled).
  * The service counts a request when it arrives: each slot counts from when its request may have
  * arrived (RateLimiter's excessFloorMs: its send, plus how much slower it was than the quickest recent
  * request, plus 25 ms), so requests delayed on the way (a stall in either process, a jittery network)

@@ -1,4 +1,4 @@
-import { extname } from 'node:path';
+import { formatFromPath } from '../../output/format.js';
 import { UsageError } from '../../core/errors.js';
 
 /** A record as a reader parsed it. */
@@ -55,21 +55,12 @@ export class InputError extends UsageError {
 export const INPUT_FORMATS = ['csv', 'tsv', 'ndjson', 'json'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 
-const BY_EXTENSION: Record<string, InputFormat> = {
-  '.csv': 'csv',
-  '.tsv': 'tsv',
-  '.tab': 'tsv',
-  '.ndjson': 'ndjson',
-  '.jsonl': 'ndjson',
-  '.json': 'json',
-};
-
 /** `--input-format` when given, else the file's extension; stdin needs the flag. */
 export function inputFormatOf(path: string, explicit: InputFormat | undefined): InputFormat {
   if (explicit) return explicit;
   const hint = 'give --input-format csv|tsv|ndjson|json';
   if (path === '-') throw new UsageError('cannot tell the format of stdin', { hint });
-  const format = BY_EXTENSION[extname(path).toLowerCase()];
+  const format = formatFromPath(path);
   if (!format) throw new UsageError(`cannot tell the format of ${path} from its extension`, { hint });
   return format;
 }
@@ -124,4 +115,36 @@ export class NestConflictError extends Error {
     super(`key "${key}" conflicts with "${other}": a key cannot hold both a value and nested keys`);
     this.name = 'NestConflictError';
   }
+}
+
+/** The delimiters told apart from the header line, and their names (csvkit's and xsv's words for --delimiter). */
+export const DELIMITERS: Readonly<Record<string, string>> = { ',': 'comma', ';': 'semicolon', '\t': 'tab', '|': 'pipe' };
+
+/**
+ * --delimiter (a character or its name), or else the CSV header line's (`csv`: the input's name; none
+ * for TSV or JSON), said once through `say` when it is not a comma.
+ */
+export function csvDelimiter(
+  given: string | undefined,
+  csv: string | undefined,
+  say: (line: string) => void,
+): { delimiter?: string; onDelimiter?: (delimiter: string) => void } {
+  if (given !== undefined) {
+    const named = Object.entries(DELIMITERS).find(([char, name]) => given === char || given.toLowerCase() === name);
+    const delimiter = named?.[0] ?? (given === '\\t' ? '\t' : undefined);
+    if (!delimiter) throw new UsageError(`--delimiter: "${given}" is not one of , ; tab | (comma, semicolon, tab, pipe)`);
+    return { delimiter };
+  }
+  if (csv === undefined) return {};
+  let said = false;
+  return {
+    onDelimiter: (delimiter) => {
+      if (said || delimiter === ',') return;
+      said = true;
+      const shown = delimiter === '\t' ? 'tab' : `"${delimiter}" (${DELIMITERS[delimiter]})`;
+      say(
+        `tds: reading ${csv === '-' ? 'stdin' : csv} with ${shown} as the delimiter, as its header line shows; --delimiter sets another\n`,
+      );
+    },
+  };
 }

@@ -1,9 +1,5 @@
 import { CsvError, parse } from 'csv-parse';
-import { UsageError } from '../../core/errors.js';
-import { InputError, type ParsedRecord, type ReadStats, setOwn, type PlainObject } from './input-record.js';
-
-/** The delimiters told apart from the header line, and their names (csvkit's and xsv's words for --delimiter). */
-export const DELIMITERS: Readonly<Record<string, string>> = { ',': 'comma', ';': 'semicolon', '\t': 'tab', '|': 'pipe' };
+import { DELIMITERS, InputError, type ParsedRecord, type ReadStats, setOwn, type PlainObject } from './input-record.js';
 
 export interface DelimitedOptions {
   source: string;
@@ -140,33 +136,4 @@ export function inferValue(text: string): string | number | boolean {
     .replace('.', '')
     .replace(/^0+(?=\d)/, '');
   return digits.length <= MAX_EXACT_DIGITS ? Number(text) : text;
-}
-
-/**
- * --delimiter (a character or its name), or else the CSV header line's (`csv`: the input's name; none
- * for TSV or JSON), said once through `say` when it is not a comma.
- */
-export function csvDelimiter(
-  given: string | undefined,
-  csv: string | undefined,
-  say: (line: string) => void,
-): { delimiter?: string; onDelimiter?: (delimiter: string) => void } {
-  if (given !== undefined) {
-    const named = Object.entries(DELIMITERS).find(([char, name]) => given === char || given.toLowerCase() === name);
-    const delimiter = named?.[0] ?? (given === '\\t' ? '\t' : undefined);
-    if (!delimiter) throw new UsageError(`--delimiter: "${given}" is not one of , ; tab | (comma, semicolon, tab, pipe)`);
-    return { delimiter };
-  }
-  if (csv === undefined) return {};
-  let said = false;
-  return {
-    onDelimiter: (delimiter) => {
-      if (said || delimiter === ',') return;
-      said = true;
-      const shown = delimiter === '\t' ? 'tab' : `"${delimiter}" (${DELIMITERS[delimiter]})`;
-      say(
-        `tds: reading ${csv === '-' ? 'stdin' : csv} with ${shown} as the delimiter, as its header line shows; --delimiter sets another\n`,
-      );
-    },
-  };
 }

@@ -48,7 +48,7 @@ export function readInput(path: string, stdin: NodeJS.ReadableStream, options: R
   return readRecords(readable(bytes as AsyncIterable<Buffer | string>, source), source, options);
 }
 
-/** A read failure (a file removed between the passes, EIO…) as an input error. */
+/** A read failure (a file removed between the reads, EIO…) as an input error. */
 async function* readable(bytes: AsyncIterable<Buffer | string>, source: string): AsyncGenerator<Buffer | string> {
   try {
     yield* bytes;
@@ -62,7 +62,7 @@ async function* readable(bytes: AsyncIterable<Buffer | string>, source: string):
 /** The records of a byte stream (tests feed strings and buffers directly). */
 export function readRecords(input: AsyncIterable<Buffer | string>, source: string, options: ReadOptions): InputReader {
   const stats: ReadStats = { bytes: 0, records: 0, extraFieldRows: 0 };
-  // bytes and the hash are of the UTF-8 text, the same on every pass
+  // bytes and the hash are of the UTF-8 text, the same on every read
   const bytes = asUtf8(input, options.encoding, options.onEncoding);
   const parsed =
     options.format === 'csv' || options.format === 'tsv'

@@ -81,7 +81,7 @@ function unmarkedUtf16(head: Buffer): InputEncoding | undefined {
 /** The bytes at the start that the zero-byte test looks at. */
 const SNIFF_BYTES = 4096;
 
-/** Says once (on stderr: both passes over a file decode it) that the input is read as UTF-16, and what showed it. */
+/** Says once (on stderr: both reads of a file decode it) that the input is read as UTF-16, and what showed it. */
 export function encodingNote(
   input: string,
   say: (line: string) => void,
@@ -162,7 +162,7 @@ export async function* decodeUtf8(bytes: AsyncIterable<Buffer | string>, source:
 
 /**
  * The bytes again, each chunk cut at a character boundary and checked to be UTF-8 (csv-parse decodes
- * fields itself, so decoding the whole input here as well would cost a second pass).
+ * fields itself, so decoding the whole input here as well would cost a second decoding).
  */
 export async function* checkedUtf8(bytes: AsyncIterable<Buffer | string>, source: string, stats: ReadStats): AsyncGenerator<Buffer> {
   const hash = createHash('sha256');

@@ -4,7 +4,7 @@ import { TdsError, UsageError } from '../../core/errors.js';
 import { PRIVATE_FILE_MODE } from '../../core/private-files.js';
 import { CONFIRMED_REASON, entryOf, type BatchRef, type JournalEntry, type JournalHeader } from './journal-format.js';
 
-interface Pending {
+interface QueuedLine {
   text: string;
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -25,7 +25,7 @@ export class JournalWriter {
   private handle?: FileHandle;
   /** Bytes of whole lines in the file: where the next write goes. */
   private size = 0;
-  private queue: Pending[] = [];
+  private queue: QueuedLine[] = [];
   private draining?: Promise<void>;
   private failure: unknown;
 
@@ -70,11 +70,11 @@ export class JournalWriter {
         const group = this.queue.splice(0);
         try {
           const handle = this.handle ?? (await this.start());
-          await this.writeLines(handle, group.map((pending) => pending.text).join(''));
-          for (const pending of group) pending.resolve();
+          await this.writeLines(handle, group.map((line) => line.text).join(''));
+          for (const line of group) line.resolve();
         } catch (error) {
           this.failure = journalError(this.path, error);
-          for (const pending of [...group, ...this.queue.splice(0)]) pending.reject(this.failure);
+          for (const line of [...group, ...this.queue.splice(0)]) line.reject(this.failure);
         }
       }
     } finally {

@@ -4,7 +4,7 @@ import type { KeyLookups } from './key-lookups.js';
 
 // When may a key sent to the webhook be declared missing from the table? docs/service-api.md 4.7 rule 4:
 // rows appear about 5 s after the last request to the webhook (anyone's), and up to about 30 s while
-// requests keep arriving. The intake takes in what is pending at once, in the order requests came, and
+// requests keep arriving. The intake takes in what it holds at once, in the order requests came, and
 // a request's rows show together. So a key found is found at any time; a key not found is missing only
 // once the rows of its request must show if they ever will:
 // - the longest intake window has passed since the request could last have reached the webhook;

@@ -33,7 +33,7 @@ export type LookupUse = 'existing' | 'check' | 'reconcile' | 'wait';
 export type LookupRequests = Record<LookupUse, number>;
 
 /**
- * Every key lookup of a keyed push (--skip-existing, settling uncertain batches, --wait settled): each
+ * Every key lookup of a keyed push (--skip-existing, reconciling uncertain batches, --wait settled): each
  * question answered by the plan with the fewest row requests for it, all requests counted.
  */
 export class KeyLookups {

@@ -38,7 +38,7 @@ export async function prepareKeyed(job: KeyJob): Promise<KeyedPush> {
   return { job, table, fields, column, lookups: new KeyLookups(job.client, table, column, job.mirror) };
 }
 
-/** How a pass over the input reads each record's key. */
+/** How a read of the input takes each record's key. */
 export function keyedOptions(keyed: KeyedPush, source: string, keys?: PushedKeys): KeyedOptions {
   return { spec: keyed.job.spec, column: keyed.column, onDuplicate: keyed.job.onDuplicate, source, ...(keys ? { keys } : {}) };
 }

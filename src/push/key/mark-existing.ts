@@ -3,7 +3,7 @@ import { RULES_PER_QUERY, packKeyQueries, type KeyLookups, type Planned, type Ke
 
 export interface ExistingOptions {
   lookups: KeyLookups;
-  /** Keys the input holds in all, when a validation pass counted them (a stream: unknown). */
+  /** Keys the input holds in all, when a validating read counted them (a stream: unknown). */
   keyCount?: number;
   /** Told the plan once it is chosen (for --verbose and the summary). */
   onPlan?(plan: Planned<KeyPresence>['plan']): void;
@@ -93,7 +93,7 @@ class ExistingPlans {
     return this.planned !== undefined && this.planned.plan.kind !== 'queries';
   }
 
-  /** The plan is settled on queries: windows may be looked up while earlier ones are (no probe waits for their share). */
+  /** The plan is fixed on queries: windows may be looked up while earlier ones are (no probe waits for their share). */
   get overlapping(): boolean {
     return this.planned?.plan.kind === 'queries' && !this.probing;
   }

@@ -140,7 +140,7 @@ export class KeyReconciler {
     if (!this.sample && found === 0 && (await this.grewByAll(keys.length))) {
       throw this.unfindable(`the uncertain records ${entries.map(({ batch }) => `${batch.first}–${batch.last}`).join(', ')}`, true);
     }
-    this.options.log?.(`settled by key: ${found} of ${keys.length} keys found in the table`);
+    this.options.log?.(`reconciled by key: ${found} of ${keys.length} keys found in the table`);
     // rows of this run now, as the records taken in are
     this.accepted += found;
     return entries.map(
@@ -164,7 +164,7 @@ export class KeyReconciler {
       visible: this.visible,
       onLookup: (plan, keys) =>
         this.options.log?.(
-          `${use === 'reconcile' ? 'settling' : 'looking for'} ${keys} keys${use === 'reconcile' ? ' of uncertain records' : ' taken in'}: ${plan}`,
+          `${use === 'reconcile' ? 'reconciling' : 'looking for'} ${keys} keys${use === 'reconcile' ? ' of uncertain records' : ' taken in'}: ${plan}`,
         ),
     });
   }
@@ -212,7 +212,7 @@ export class KeyReconciler {
 
   private unfindable(which: string, reconciling: boolean): TdsError {
     const column = this.options.lookups.column.field.label;
-    const what = reconciling ? 'cannot settle uncertain records by key' : 'the keys cannot be found in the table';
+    const what = reconciling ? 'cannot reconcile uncertain records by key' : 'the keys cannot be found in the table';
     return new TdsError(
       'PUSH_INCOMPLETE',
       `${what}: the column "${column}" does not show the keys of ${which}, which the webhook took in`,

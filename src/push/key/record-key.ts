@@ -177,7 +177,7 @@ export class PushedKeys {
     for (const record of records) this.rejected.add(record);
   }
 
-  /** Rejections another pass over the same input saw. */
+  /** Rejections another read of the same input saw. */
   rejectAll(other: PushedKeys): void {
     this.reject(other.rejected);
   }

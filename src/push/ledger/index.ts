@@ -55,7 +55,7 @@ export class WebhookLedger {
 
   /**
    * The file of one push. `source` names what its batches belong to (the journal, so a later run's
-   * settling by key refers to an earlier run's request); `table` is shown by `tds webhooks` when known.
+   * reconciling by key refers to an earlier run's request); `table` is shown by `tds webhooks` when known.
    */
   async run(source: string, table?: string): Promise<LedgerRun> {
     await mkdir(this.folder, { recursive: true, mode: 0o700 });

@@ -38,7 +38,7 @@ export interface LedgerCount {
 /**
  * Folds ledger lines, oldest first. A request counts from its `sending` line: `accepted` takes its
  * objects in, `uncertain` (or no outcome: the push was killed) leaves them uncertain until a later line
- * settles them (by key: `narrowed` keeps the records not found; --accept-uncertain: `accepted`), and
+ * concludes them (by key: `narrowed` keeps the records not found; --accept-uncertain: `accepted`), and
  * `unsent`, `rejected` or `split` (413) take nothing in.
  */
 export function countLines(lines: ReadonlyArray<LedgerLine | { ledger: string }>): LedgerCount {

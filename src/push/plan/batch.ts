@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { InputRecord } from '../input/input-record.js';
 
-// push/plan/: batching. Public surface: Batch and batchRecords (this file), batchPass (the batches due),
+// push/plan/: batching. Public surface: Batch and batchRecords (this file), batchInput (the batches due),
 // the resume plan and batch selections (resume-plan.ts), PushTally (tally.ts).
 
 export interface BatchItem {

@@ -16,7 +16,7 @@ export interface UncertainBatch {
 
 const SAMPLE = 1000;
 
-/** Running counts of one pass over the input (planning or sending). */
+/** Running counts of one read of the input (planning or sending). */
 export class PushTally {
   skipped = 0;
   /** whole batches the input makes */
@@ -32,7 +32,7 @@ export class PushTally {
   /** rows may have been added: not re-sent without --resend-uncertain */
   readonly uncertain: UncertainBatch[] = [];
   /** batches that were due but not sent because the run stopped */
-  readonly pending: Counts = { batches: 0, records: 0 };
+  readonly unsent: Counts = { batches: 0, records: 0 };
   /** --key: records whose key repeats an earlier record's (not sent); the first pairs */
   readonly duplicates = { records: 0, sample: [] as Array<[record: number, of: number]> };
   /** --skip-existing: records whose key the table already held (not sent) */
@@ -62,7 +62,7 @@ export class PushTally {
   }
 
   /**
-   * One tally from the pass that read the whole input (what it holds and what the journal says) and
+   * One tally from the read of the whole input (what it holds and what the journal says) and
    * the sending (what happened to each request), which may have stopped part way.
    */
   static combine(scan: PushTally, send: PushTally): PushTally {
@@ -72,7 +72,7 @@ export class PushTally {
     Object.assign(all.toSend, scan.toSend);
     Object.assign(all.already, scan.already);
     Object.assign(all.sent, send.sent);
-    Object.assign(all.pending, send.pending);
+    Object.assign(all.unsent, send.unsent);
     all.duplicates.records = scan.duplicates.records;
     all.duplicates.sample.push(...scan.duplicates.sample);
     all.existing = scan.existing + send.existing;

@@ -1,6 +1,6 @@
 import type { Context } from '../../core/context.js';
 import { TdsError } from '../../core/errors.js';
-import type { ValidationResult, SendResult } from '../passes.js';
+import type { ValidationResult, SendResult } from '../input-reads.js';
 import type { StopReason } from '../deliver/classify.js';
 import type { ReadStats } from '../input/input-record.js';
 import { inputWarnings } from '../input/read-input.js';
@@ -39,7 +39,7 @@ export class PushReport {
     this.ctx.io.stderr.write(`${text}\n`);
   }
 
-  /** How the input was read (a validation pass, or the sending pass of a streamed input). */
+  /** How the input was read (a validating read, or the sending read of a streamed input). */
   read(stats: ReadStats): void {
     inputWarnings(stats).forEach((text) => this.warn(text));
   }
@@ -62,9 +62,9 @@ export class PushReport {
 
   /** The summary of a push that sent, then the error it ends with, if any. */
   finish(sent: SendResult, validation: ValidationResult | undefined, wait: WaitSummary | undefined, key?: KeyReport): void {
-    // a file's counts come from the checking pass: sending may have stopped part way
+    // a file's counts come from the checking read: sending may have stopped part way
     const tally = PushTally.combine(validation?.tally ?? sent.scan, sent.sending);
-    const notSent = validation ? validation.tally.toSend.records - sent.dealt : sent.exhausted ? tally.pending.records : null;
+    const notSent = validation ? validation.tally.toSend.records - sent.dealt : sent.exhausted ? tally.unsent.records : null;
     const summary = this.summary({
       read: validation?.stats.records ?? sent.stats.records,
       tally,

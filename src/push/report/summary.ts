@@ -23,7 +23,7 @@ export interface KeySummary {
   lookup: string | null;
   /** row requests of every key lookup */
   lookupRequests: number;
-  /** the same, by what they were for: --skip-existing, the check that keys show, settling uncertain requests, --wait settled */
+  /** the same, by what they were for: --skip-existing, the check that keys show, reconciling uncertain requests, --wait settled */
   lookupRequestsByUse: LookupRequests;
 }
 
@@ -62,7 +62,7 @@ export interface PushSummary {
   sendSeconds?: number;
   /** records sent per second of sending (dry run: read per second of the run) */
   recordsPerSecond: number;
-  /** the webhook's round trip as measured (ms) and the requests in flight the push settled on */
+  /** the webhook's round trip as measured (ms) and the requests in flight the push arrived at */
   network?: { roundTripMs: number; inFlight: number };
   /** the webhook's budget of submissions (webhook-budget): used, this run included, and left */
   budget?: { budget: number; used: number; left: number };
@@ -230,7 +230,7 @@ function lookupUses(requests: LookupRequests): string {
   const parts = [
     requests.existing > 0 ? `${n(requests.existing)} for existing keys` : '',
     requests.check > 0 ? `${n(requests.check)} checking the keys show` : '',
-    requests.reconcile > 0 ? `${n(requests.reconcile)} settling uncertain requests` : '',
+    requests.reconcile > 0 ? `${n(requests.reconcile)} reconciling uncertain requests` : '',
     requests.wait > 0 ? `${n(requests.wait)} waiting for rows to settle` : '',
   ].filter(Boolean);
   return parts.length > 0 ? ` (${parts.join(', ')})` : '';

@@ -5,7 +5,7 @@ import type { Context } from '../../core/context.js';
 import { type Table, UNFINISHED_STATUSES, type Field, type Row } from '../../service/index.js';
 import type { PushedKeys } from '../key/record-key.js';
 import type { PushJob } from '../push-job.js';
-import type { SendResult } from '../passes.js';
+import type { SendResult } from '../input-reads.js';
 import { startLiveLine } from '../../output/live-line.js';
 import type { KeyedPush } from '../key/keyed-push.js';
 import { KeyedRowsFile, writePushedRows, type RowsOutput } from './write-rows.js';
@@ -20,7 +20,7 @@ export type WaitSummary =
   | ({ mode: 'visible' } & WaitResult)
   | ({ mode: 'settled'; table: string; output: { path: string; format: string; rows: number } | null } & SettledResult);
 
-export interface WaitOptions {
+export interface VisibleWaitOptions {
   client: ApiClient;
   tableId: string;
   /** rowCount before the first POST */
@@ -52,7 +52,7 @@ export interface WaitResult {
 }
 
 /** Polls the table's rowCount (webhook intake is asynchronous) until the new rows show or time runs out. */
-export async function waitForRows(options: WaitOptions): Promise<WaitResult> {
+export async function waitForRows(options: VisibleWaitOptions): Promise<WaitResult> {
   const started = performance.now();
   let after = options.before;
   /** reads begun after the intake window had passed that found the same row count */
@@ -115,7 +115,7 @@ export async function waitAfterSending(ctx: Context, job: PushJob, after: AfterS
     wait.settled && keyed
       ? sent.stops.length > 0
         ? undefined // not everything is in the table yet: nothing to wait for
-        : settledPass(ctx, {
+        : waitSettled(ctx, {
             keyed,
             keys: after.keys.wanted(),
             ...(after.recent ? { recent: after.recent } : {}),
@@ -142,7 +142,7 @@ export async function waitAfterSending(ctx: Context, job: PushJob, after: AfterS
   });
 }
 
-interface SettledPassOptions {
+interface WaitSettledOptions {
   keyed: KeyedPush;
   /** the keys of the records pushed, in input order */
   keys: string[];
@@ -155,7 +155,7 @@ interface SettledPassOptions {
 }
 
 /** --wait settled: the pushed rows waited for until their action cells are done, then written in input order (-o). */
-async function settledPass(ctx: Context, options: SettledPassOptions): Promise<WaitSummary> {
+async function waitSettled(ctx: Context, options: WaitSettledOptions): Promise<WaitSummary> {
   const store = await KeyedRowsFile.create();
   try {
     let state: SettledState = { expected: options.keys.length, visible: 0, settled: 0, running: {} };

@@ -69,15 +69,15 @@ describe('admin changes and --data', () => {
     await adminRoute(first, 'POST', `/tables/${tableId}/rows`, { rows: [{ cells: { Note: 'gone with its column' } }] });
     await adminRoute(first, 'DELETE', `/tables/${tableId}/fields/${note}`);
     await adminRoute(first, 'POST', '/clock', { offsetMs: 3_600_000 });
-    const bench = await tableInfo(first, 'Generated', 'Bench');
-    const [newest, second] = (await get<RowsPage>(first, `/tables/${bench.table.id}/rows?limit=2`)).body.rows;
-    await adminRoute(first, 'DELETE', `/tables/${bench.table.id}/rows/${newest!.id}`);
-    await adminRoute(first, 'PATCH', `/tables/${bench.table.id}/rows/${second!.id}`, { cells: { Amount: -1 } });
-    await adminRoute(first, 'POST', `/tables/${bench.table.id}/rows`, { rows: [{ cells: { Name: 'Added' } }] });
-    await adminRoute(first, 'PATCH', `/tables/${bench.table.id}/fields/${bench.id.notes}`, { label: 'Remarks' });
+    const harness = await tableInfo(first, 'Generated', 'Bench');
+    const [newest, second] = (await get<RowsPage>(first, `/tables/${harness.table.id}/rows?limit=2`)).body.rows;
+    await adminRoute(first, 'DELETE', `/tables/${harness.table.id}/rows/${newest!.id}`);
+    await adminRoute(first, 'PATCH', `/tables/${harness.table.id}/rows/${second!.id}`, { cells: { Amount: -1 } });
+    await adminRoute(first, 'POST', `/tables/${harness.table.id}/rows`, { rows: [{ cells: { Name: 'Added' } }] });
+    await adminRoute(first, 'PATCH', `/tables/${harness.table.id}/fields/${harness.id.notes}`, { label: 'Remarks' });
     const tables = (await get(first, '/tables')).body.tables;
     const savedRows = await allRows(first, tableId);
-    const benchPage = (await get<RowsPage>(first, `/tables/${bench.table.id}/rows?limit=5`)).body.rows;
+    const generatedPage = (await get<RowsPage>(first, `/tables/${harness.table.id}/rows?limit=5`)).body.rows;
     expect(savedRows[0]!.cells[created.body.fields[2].id]!.status).toBe('queued');
     await first.close();
     const text = await readFile(file, 'utf8');
@@ -99,12 +99,12 @@ describe('admin changes and --data', () => {
       ]);
       expect(second2.webhooks[tableId]).toMatch(/\/v1\/webhook\//);
       expect((await adminRoute(second2, 'GET', '/clock')).body.offsetMs).toBe(3_600_000);
-      expect((await get<RowsPage>(second2, `/tables/${bench.table.id}/rows?limit=5`)).body.rows).toEqual(benchPage);
-      const benchSchema = (await get(second2, `/tables/${bench.table.id}/schema`)).body.fields as Field[];
-      expect(benchSchema.find((field) => field.id === bench.id.notes)!.label).toBe('Remarks');
-      expect(benchPage[0]!.cells[bench.id.name!]!.value).toBe('Added');
-      expect(benchPage.find((row) => row.id === second!.id)!.cells[bench.id.amount!]).toEqual({ value: -1 });
-      expect(benchPage.map((row) => row.id)).not.toContain(newest!.id);
+      expect((await get<RowsPage>(second2, `/tables/${harness.table.id}/rows?limit=5`)).body.rows).toEqual(generatedPage);
+      const generatedSchema = (await get(second2, `/tables/${harness.table.id}/schema`)).body.fields as Field[];
+      expect(generatedSchema.find((field) => field.id === harness.id.notes)!.label).toBe('Remarks');
+      expect(generatedPage[0]!.cells[harness.id.name!]!.value).toBe('Added');
+      expect(generatedPage.find((row) => row.id === second!.id)!.cells[harness.id.amount!]).toEqual({ value: -1 });
+      expect(generatedPage.map((row) => row.id)).not.toContain(newest!.id);
     } finally {
       await second2.close();
     }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, vi } from 'vitest';
 import { ActionRunner } from '../../../src/emulator/actions/action-runner.js';
-import { addBenchTable, GeneratedOverlay } from '../../../src/emulator/store/generated-overlay.js';
+import { addGeneratedTable, GeneratedOverlay } from '../../../src/emulator/store/generated-overlay.js';
 import { Churn } from '../../../src/emulator/churn/churn.js';
 import { ChurnSpecError, parseChurnRates, startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { LiveRows } from '../../../src/emulator/store/live-rows.js';
@@ -46,7 +46,7 @@ describe('parseChurnRates', () => {
 describe('churn, step by step', () => {
   const churned = (seed: number) => {
     const state = buildSeed('demo', NOW);
-    addBenchTable(state, 1_000, NOW);
+    addGeneratedTable(state, 1_000, NOW);
     const runner = new ActionRunner({ delayMs: 0, seed, now: () => NOW });
     const churn = new Churn(parseChurnRates('add:50/s,update:20/s,delete:10/s'), {
       tables: () => state.tables,
@@ -60,7 +60,7 @@ describe('churn, step by step', () => {
 
   it('makes the changes its rates say, reproducibly from the seed', () => {
     const before = buildSeed('demo', NOW);
-    addBenchTable(before, 1_000, NOW);
+    addGeneratedTable(before, 1_000, NOW);
     const sizes = (state: typeof before) => state.tables.map((table) => table.rows.size);
     const total = (state: typeof before) => sizes(state).reduce((sum, size) => sum + size, 0);
     const state = churned(5);
@@ -167,10 +167,10 @@ describe('pages while rows change', () => {
       actionDelayMs: 20,
       churn: 'add:400/s,update:200/s,delete:150/s',
     }));
-    const bench = await tableInfo(e, 'Generated', 'Bench');
+    const harness = await tableInfo(e, 'Generated', 'Bench');
     const leads = await tableInfo(e, 'Leads');
     for (const { table, limit, query } of [
-      { table: bench.table, limit: 25, query: undefined },
+      { table: harness.table, limit: 25, query: undefined },
       { table: leads.table, limit: 5, query: { filters: { rules: [{ fieldId: leads.id.name, operator: 'notNull' }] } } },
     ]) {
       const before = new Set((await allRows(e, table.id)).map((row) => row.id));

@@ -10,15 +10,15 @@ import { test as it } from '../../helpers/emulator-fixture.js';
 
 describe('generated table', () => {
   let emu: RunningEmulator;
-  let bench: TableInfo;
+  let harness: TableInfo;
   it.beforeAll(async ({ openForFile }) => {
     emu = (await openForFile(emulatorOptions({ rows: 2_500 }))).emu;
-    bench = await tableInfo(emu, 'Generated', 'Bench');
+    harness = await tableInfo(emu, 'Generated', 'Bench');
   });
 
   it('has the columns and size asked for', () => {
-    expect(bench.table.rowCount).toBe(2_500);
-    expect(bench.fields.map((field) => [field.label, field.type])).toEqual([
+    expect(harness.table.rowCount).toBe(2_500);
+    expect(harness.fields.map((field) => [field.label, field.type])).toEqual([
       ['Name', 'text'],
       ['Email', 'email'],
       ['Amount', 'number'],
@@ -30,21 +30,26 @@ describe('generated table', () => {
   });
 
   it('pages every row once, newest first; filtered pages in id order', async () => {
-    const rows = await allRows(emu, bench.table.id);
+    const rows = await allRows(emu, harness.table.id);
     expect(rows).toHaveLength(2_500);
     expect(new Set(rows.map((row) => row.id)).size).toBe(2_500);
     for (let i = 1; i < rows.length; i += 1) expect(rows[i - 1]!.createdAt > rows[i]!.createdAt).toBe(true);
     const ids = rows.map((row) => row.id);
     expect(ids).not.toEqual([...ids].sort());
     expect(ids.some((id) => /[-_]/.test(id))).toBe(true);
-    expect(rows.some((row) => row.cells[bench.id.notes!]?.isTruncated)).toBe(true);
+    expect(rows.some((row) => row.cells[harness.id.notes!]?.isTruncated)).toBe(true);
 
     const oracle = await FilterOracle.of(emu, 'Generated', 'Bench');
     await oracle.expectRule('plan', 'in', ['Pro', 'enterprise'], (row) =>
       ['pro', 'enterprise'].includes(oracle.value(row, 'plan') as string),
     );
     await oracle.expectRule('amount', '>', 9_000, (row) => (oracle.value(row, 'amount') as number) > 9_000);
-    const everything = await allRows(emu, bench.table.id, { filters: { rules: [{ fieldId: bench.id.name, operator: 'notNull' }] } }, 100);
+    const everything = await allRows(
+      emu,
+      harness.table.id,
+      { filters: { rules: [{ fieldId: harness.id.name, operator: 'notNull' }] } },
+      100,
+    );
     expect(everything.map((row) => row.id)).toEqual([...ids].sort());
   });
 });
@@ -72,22 +77,22 @@ describe('a table of 1,000,000 rows (the size is the point: rows and cells compu
     const start = starter(open);
     expect(await cellsComputedBy(async () => void (emu = await start({ rows: 1_000_000 })))).toEqual({});
     try {
-      const bench = await tableInfo(emu!, 'Generated', 'Bench');
-      expect(bench.table.rowCount).toBe(1_000_000);
-      const first = (await get<RowsPage>(emu!, `/tables/${bench.table.id}/rows`)).body;
-      const second = (await get<RowsPage>(emu!, `/tables/${bench.table.id}/rows?cursor=${encodeURIComponent(first.nextCursor!)}`)).body;
+      const harness = await tableInfo(emu!, 'Generated', 'Bench');
+      expect(harness.table.rowCount).toBe(1_000_000);
+      const first = (await get<RowsPage>(emu!, `/tables/${harness.table.id}/rows`)).body;
+      const second = (await get<RowsPage>(emu!, `/tables/${harness.table.id}/rows?cursor=${encodeURIComponent(first.nextCursor!)}`)).body;
       expect(second.rows[0]!.createdAt < first.rows[99]!.createdAt).toBe(true);
-      const query = { filters: { rules: [{ fieldId: bench.id.active, operator: '=', value: true }] }, limit: 100 };
-      const page = (await post<RowsPage>(emu!, `/tables/${bench.table.id}/rows/query`, query)).body;
+      const query = { filters: { rules: [{ fieldId: harness.id.active, operator: '=', value: true }] }, limit: 100 };
+      const page = (await post<RowsPage>(emu!, `/tables/${harness.table.id}/rows/query`, query)).body;
       expect(page.rows).toHaveLength(100);
-      const next = (await post<RowsPage>(emu!, `/tables/${bench.table.id}/rows/query`, { ...query, cursor: page.nextCursor })).body;
+      const next = (await post<RowsPage>(emu!, `/tables/${harness.table.id}/rows/query`, { ...query, cursor: page.nextCursor })).body;
       expect(next.rows[0]!.id > page.rows[99]!.id).toBe(true);
 
       // A filter that matches no row scans all 1,000,000 rows, computing only its own column (it took 5 s when
       // every cell of every scanned row was computed).
-      const none = { filters: { rules: [{ fieldId: bench.id.amount, operator: '>', value: 1e9 }] } };
+      const none = { filters: { rules: [{ fieldId: harness.id.amount, operator: '>', value: 1e9 }] } };
       const scanned = await cellsComputedBy(async () => {
-        expect((await post<RowsPage>(emu!, `/tables/${bench.table.id}/rows/query`, none)).body).toEqual({
+        expect((await post<RowsPage>(emu!, `/tables/${harness.table.id}/rows/query`, none)).body).toEqual({
           rows: [],
           limit: 100,
           nextCursor: null,

@@ -5,7 +5,7 @@ import { StateFileError, startEmulator, type RunningEmulator } from '../../../sr
 import { allRows, get, post, tableByName, starter, type Start } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
-// `dataFile`: state loaded at start when the file exists, saved on close (pending webhook rows included).
+// `dataFile`: state loaded at start when the file exists, saved on close (the webhook rows the intake holds included).
 
 describe('data file', () => {
   let dir: string;
@@ -64,15 +64,15 @@ describe('data file', () => {
   });
 
   it('saves a generated table as its recipe', async () => {
-    const file = join(dir, 'bench.json');
+    const file = join(dir, 'harness.json');
     const first = await start({ dataFile: file, seed: 'empty', rows: 50_000 });
-    const bench = await tableByName(first, 'Generated');
-    const page = (await get(first, `/tables/${bench.id}/rows?limit=5`)).body.rows;
+    const harness = await tableByName(first, 'Generated');
+    const page = (await get(first, `/tables/${harness.id}/rows?limit=5`)).body.rows;
     await first.close();
     expect((await readFile(file, 'utf8')).length).toBeLessThan(5_000);
     const second = await start({ dataFile: file });
     try {
-      expect((await get(second, `/tables/${bench.id}/rows?limit=5`)).body.rows).toEqual(page);
+      expect((await get(second, `/tables/${harness.id}/rows?limit=5`)).body.rows).toEqual(page);
     } finally {
       await second.close();
     }

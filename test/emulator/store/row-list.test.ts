@@ -5,7 +5,7 @@ import { compareIds, type StoredRow } from '../../../src/emulator/store/model.js
 const row = (id: string, createdAt: number) => ({ id, createdAt }) as unknown as StoredRow;
 
 describe('RowList.append', () => {
-  // how fast a bulk arrival is taken is the bench's to say (a wall-clock bound here would fail on a loaded
+  // how fast a bulk arrival is taken is the benchmark's to say (a wall-clock bound here would fail on a loaded
   // machine); here, that the bulk path (appended and sorted once) keeps both orders
   it('keeps both orders for a few rows and for a bulk arrival (regression: 1,000,000 webhook rows spliced one by one never finished)', () => {
     const list = new RowList([row('m', 5), row('c', 1)]);

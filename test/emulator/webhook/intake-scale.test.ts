@@ -36,7 +36,7 @@ describe('Intake timing with a rate scale', () => {
     expect(arrived).toEqual([2]);
   });
 
-  it('while requests keep arriving, shows every pending row 6 x the scaled delay after the first', () => {
+  it('while requests keep arriving, shows every row it holds 6 x the scaled delay after the first', () => {
     const { intake: it, arrived } = intake(5000, 20); // quiet 250 ms, longest 1,500 ms
     for (let t = 0; t < 1500; t += 200) {
       it.add(table, body([{ t }]));

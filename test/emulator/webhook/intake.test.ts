@@ -62,7 +62,7 @@ describe('asynchronous intake', () => {
     emu.flushIntake();
   });
 
-  it('flushes pending rows on demand, also through POST /_emulator/flush', async () => {
+  it('flushes the rows it holds on demand, also through POST /_emulator/flush', async () => {
     const start = await rowCount();
     await push(3);
     expect(await rowCount()).toBe(start);

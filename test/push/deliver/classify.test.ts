@@ -92,9 +92,9 @@ describe('meaningOf', () => {
       { state: 'uncertain', event: { kind: 'uncertain', reason: 'HTTP 502' }, stop: { kind: 'uncertain', detail: 'HTTP 502' } },
     ],
     [
-      'a refusal (404, 401…) leaves the batch unsent and pending, and stops the run',
+      'a refusal (404, 401…) leaves the batch unsent, and stops the run',
       { kind: 'stop', status: 404, detail: 'HTTP 404' },
-      { state: 'unsent', event: { kind: 'pending' }, stop: { kind: 'refused', status: 404, detail: 'HTTP 404' } },
+      { state: 'unsent', event: { kind: 'unsent' }, stop: { kind: 'refused', status: 404, detail: 'HTTP 404' } },
     ],
   ])('%s', (_name, outcome, expected) => {
     const meaning = meaningOf(batch!, outcome);

@@ -53,20 +53,20 @@ describe('BatchDelivery', () => {
     expect(kinds(events)).toEqual(['accepted:1']);
   });
 
-  it('posts nothing once the run has stopped: the batch is pending', async () => {
+  it('posts nothing once the run has stopped: the batch is unsent', async () => {
     const { delivery, posts, events, stops } = setup([response(200)]);
     stops.stop({ kind: 'interrupted' });
     await delivery.begin(batches(1)[0]!);
     expect(posts).toEqual([]);
-    expect(kinds(events)).toEqual(['pending:1']);
+    expect(kinds(events)).toEqual(['unsent:1']);
   });
 
-  it('gives up after --max-retries: the run stops and the batch is pending', async () => {
+  it('gives up after --max-retries: the run stops and the batch is unsent', async () => {
     const { delivery, posts, events, stops } = setup([response(429)]);
     await delivery.begin(batches(1)[0]!);
     expect(posts).toEqual(['1', '1', '1']);
     expect(stops.reasons).toEqual([{ kind: 'gave-up', detail: 'batch 1: HTTP 429 after 3 attempts' }]);
-    expect(kinds(events)).toEqual(['pending:1']);
+    expect(kinds(events)).toEqual(['unsent:1']);
   });
 
   it('without --key, an uncertain answer stops the run and counts the batch uncertain', async () => {
@@ -160,7 +160,7 @@ describe('BatchPoster', () => {
     await subject.attempted(batch, {
       result: posted,
       number: 1,
-      pacedMs: 0,
+      limiterWaitMs: 0,
       decision: { retry: true, reason: 'rate-limited', waitMs: 10 },
     });
     expect(log.slice(2)).toEqual([
@@ -173,7 +173,7 @@ describe('BatchPoster', () => {
   it('journals nothing after an attempt with a final answer', async () => {
     const { subject, log } = poster(async () => answer(202));
     const batch = batches(1)[0]!;
-    await subject.attempted(batch, { result: await subject.post(batch), number: 1, pacedMs: 0 });
+    await subject.attempted(batch, { result: await subject.post(batch), number: 1, limiterWaitMs: 0 });
     expect(log.filter((line) => line.startsWith('journal'))).toEqual(['journal 1 sending']);
   });
 });

@@ -47,13 +47,13 @@ describe('ReconcileQueue', () => {
     ]);
   });
 
-  it('leaves what a stopped run did not reconcile uncertain, and what it did not send again pending', async () => {
+  it('leaves what a stopped run did not reconcile uncertain, and what it did not send again unsent', async () => {
     const { queue, events } = setup();
     const [first, second] = batches(2);
     queue.uncertain(first!, { start: 1, end: 2 });
     await queue.reconcile(3);
     queue.uncertain(second!, { start: 4, end: 5 });
     await queue.leftOver();
-    expect(events.map((e) => `${e.kind}:${batchId(e.batch)}`)).toEqual(['uncertain:2', 'pending:1.k']);
+    expect(events.map((e) => `${e.kind}:${batchId(e.batch)}`)).toEqual(['uncertain:2', 'unsent:1.k']);
   });
 });

@@ -80,12 +80,12 @@ describe('BatchSender with --key: checks and stops', () => {
     expect(stops).toEqual([{ kind: 'interrupted' }]);
     expect(seen).toHaveLength(1);
     expect(reconciler.calls).toEqual([]);
-    expect(events).toMatchObject([{ kind: 'uncertain', batch: { number: 1 }, reason: 'not settled: the run stopped first' }]);
+    expect(events).toMatchObject([{ kind: 'uncertain', batch: { number: 1 }, reason: 'not reconciled: the run stopped first' }]);
     expect(journal.map((entry) => entry.state)).toEqual(['sending', 'uncertain']);
     expect(reconciler.checks).toEqual([]);
   });
 
-  it('on interrupt while reconciling, reports the records to send again as pending', async () => {
+  it('on interrupt while reconciling, reports the records to send again as unsent', async () => {
     const interrupt = new AbortController();
     const reconciler = new FakeSettler(new Set([2]));
     reconciler.onFound = () => interrupt.abort();
@@ -94,7 +94,7 @@ describe('BatchSender with --key: checks and stops', () => {
     });
     expect(stops).toEqual([{ kind: 'interrupted' }]);
     expect(seen).toHaveLength(1);
-    expect(kinds(events)).toEqual(['reconciled:1(1)', 'pending:1.k']);
+    expect(kinds(events)).toEqual(['reconciled:1(1)', 'unsent:1.k']);
     expect(events[1]!.batch.items.map((item) => item.record)).toEqual([1, 3]);
   });
 

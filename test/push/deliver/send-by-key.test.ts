@@ -197,7 +197,7 @@ describe('BatchSender with --key: uncertain batches reconciled by key', () => {
 
   it('fails the run when reconciling fails, and sends nothing more', async () => {
     const reconciler = new FakeSettler(new Set());
-    reconciler.fail = new TdsError('PUSH_INCOMPLETE', 'cannot settle uncertain records by key');
+    reconciler.fail = new TdsError('PUSH_INCOMPLETE', 'cannot reconcile uncertain records by key');
     const { stops, seen } = await run(batches(3), reconciler, (request) => (request.n === 1 ? BOOM : OK));
     expect(stops).toEqual([{ kind: 'failed', error: reconciler.fail }]);
     expect(seen).toHaveLength(1);
@@ -208,7 +208,7 @@ describe('BatchSender with --key: uncertain batches reconciled by key', () => {
   // is never counted as uncertain (nor as anything else) in the summary.
   it('reports the batches it could not reconcile as uncertain when reconciling fails', async () => {
     const reconciler = new FakeSettler(new Set());
-    reconciler.fail = new TdsError('PUSH_INCOMPLETE', 'cannot settle uncertain records by key');
+    reconciler.fail = new TdsError('PUSH_INCOMPLETE', 'cannot reconcile uncertain records by key');
     const { events } = await run(batches(3), reconciler, (request) => (request.n === 1 ? BOOM : OK));
     expect(kinds(events)).toContain('uncertain:1');
   });

@@ -121,7 +121,7 @@ describe('BatchSender', () => {
     });
     expect(server.requests).toHaveLength(3);
     expect(stops).toMatchObject([{ kind: 'gave-up', detail: expect.stringContaining('after 3 attempts') }]);
-    expect(kinds(events)).toEqual(['pending:1']); // batch 2 was never taken from the input
+    expect(kinds(events)).toEqual(['unsent:1']); // batch 2 was never taken from the input
   });
 
   it('retries a connection refused before anything was sent, with backoff, then gives up', async () => {
@@ -142,7 +142,7 @@ describe('BatchSender', () => {
     expect(attempts).toBe(3);
     expect(stops[0]).toMatchObject({ kind: 'gave-up', detail: expect.stringContaining('ECONNREFUSED') });
     expect(journal.map((e) => e.state)).toEqual(['sending', 'unsent', 'sending', 'unsent', 'sending', 'unsent']);
-    expect(kinds(events)).toEqual(['pending:1']);
+    expect(kinds(events)).toEqual(['unsent:1']);
   });
 
   it('sends after a refused connection once the webhook answers', async () => {
@@ -229,10 +229,10 @@ describe('BatchSender', () => {
     });
     expect(stops).toMatchObject([{ kind: 'refused', status: 404 }]);
     expect(server.requests).toHaveLength(2);
-    expect(kinds(events)).toEqual(['accepted:1', 'pending:2']);
+    expect(kinds(events)).toEqual(['accepted:1', 'unsent:2']);
   });
 
-  it('on interrupt, lets the request in flight finish; batches still waiting for a rate-limit slot are pending and unjournaled', async () => {
+  it('on interrupt, lets the request in flight finish; batches still waiting for a rate-limit slot are unsent and unjournaled', async () => {
     // One request per second: batch 1 takes the only slot, batches 2–4 (concurrency 4) wait for the next
     // one. The interrupt comes while batch 1's request is at the webhook, long before a second slot frees.
     const interrupt = new AbortController();
@@ -267,7 +267,7 @@ describe('BatchSender', () => {
     expect(waitingAtInterrupt).toBe(3); // the test is about these three
     expect(stops).toEqual([{ kind: 'interrupted' }]);
     expect(server.requests).toHaveLength(1);
-    expect(kinds(events).sort()).toEqual(['accepted:1', 'pending:2', 'pending:3', 'pending:4']);
+    expect(kinds(events).sort()).toEqual(['accepted:1', 'unsent:2', 'unsent:3', 'unsent:4']);
     // only the batch whose request left is journaled; the ones that never had a slot are not (not even `unsent`)
     expect(journal.map((e) => `${e.batch}:${e.state}`)).toEqual(['1:sending', '1:accepted']);
   });
@@ -313,7 +313,7 @@ describe('BatchSender', () => {
     expect(posted.sort()).toEqual([1, 2]);
     expect(stops).toMatchObject([{ kind: 'uncertain', detail: 'HTTP 500: boom' }]);
     expect(lines.filter((line) => line.startsWith('3:'))).toEqual(['3:sending', '3:unsent']);
-    expect(kinds(events).sort()).toEqual(['accepted:1', 'pending:3', 'uncertain:2']);
+    expect(kinds(events).sort()).toEqual(['accepted:1', 'uncertain:2', 'unsent:3']);
   });
 
   it('keeps the webhook URL out of journaled reasons', async () => {

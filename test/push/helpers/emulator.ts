@@ -6,7 +6,7 @@ import { DEFAULT_INGEST_DELAY_MS, type RequestLogEntry, type RunningEmulator } f
 import type { Harness, HarnessOptions } from '../../helpers/emulator-fixture.js';
 
 /** A harness of the push tests: the seed's two webhook-fed tables at hand. */
-export type PushBench = Harness & {
+export type PushHarness = Harness & {
   /** the Marketing / "Inbox" webhook (0 rows at start) */
   inbox: { id: string; url: string };
   signups: { id: string; url: string };
@@ -16,7 +16,7 @@ export type PushBench = Harness & {
 export const PUSH_EMULATOR: HarnessOptions = { ingestDelayMs: DEFAULT_INGEST_DELAY_MS, rateLimits: false };
 
 /** The harness with its Inbox and Signups webhooks. */
-export async function withWebhooks(harness: Harness): Promise<PushBench> {
+export async function withWebhooks(harness: Harness): Promise<PushHarness> {
   const tables = (await api(harness.emu, '/tables')) as { tables: { id: string; name: string }[] };
   const webhookOf = (name: string): { id: string; url: string } => {
     const id = tables.tables.find((table) => table.name === name)!.id;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeBatch, type Batch, type BatchEvent } from '../../../src/push/plan/batch.js';
-import { dueBatches } from '../../../src/push/plan/batch-pass.js';
+import { dueBatches } from '../../../src/push/plan/input-batches.js';
 import { JournalIndex } from '../../../src/push/plan/resume-plan.js';
 import { PushTally } from '../../../src/push/plan/tally.js';
 import { JournalWriter, type OpenFile } from '../../../src/push/journal/journal-writer.js';

@@ -2,7 +2,7 @@ import { keyColumn } from '../../../src/push/key/record-key.js';
 import type { KeyLookups } from '../../../src/push/key/key-lookups.js';
 import type { Row } from '../../../src/service/index.js';
 
-// A table behind a webhook intake, as the settling of uncertain batches sees it: rows (ours by key,
+// A table behind a webhook intake, as the reconciliation of uncertain batches sees it: rows (ours by key,
 // others' without) that become visible at set times, with createdAt on a service clock that may run
 // ahead of or behind ours. Every rowCount, lookup and newest-row read is logged with its time.
 

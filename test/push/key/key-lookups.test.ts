@@ -94,7 +94,7 @@ describe('KeyLookups', () => {
     expect((await lookups.existing(['key1'], 1)).plan.kind).not.toBe('mirror');
   });
 
-  it('settling: never answers from the mirror (an earlier copy cannot show what just arrived)', async () => {
+  it('reconciling: never answers from the mirror (an earlier copy cannot show what just arrived)', async () => {
     const mirror = new FakeMirror(0, ['key1']);
     const { lookups } = setup('text', manyRows(5, start), mirror);
     const planned = await lookups.reconcile(['key1', 'key9']);
@@ -103,7 +103,7 @@ describe('KeyLookups', () => {
     expect([...(await planned.lookup.find(['key1', 'key9'])).keys()]).toEqual(['key1']);
   });
 
-  it('settling: a small table is read whole each time (rows, not a key snapshot kept from an earlier read)', async () => {
+  it('reconciling: a small table is read whole each time (rows, not a key snapshot kept from an earlier read)', async () => {
     const { table, lookups } = setup('email', manyRows(5, start));
     const keys = Array.from({ length: 200 }, (_, i) => `key${i}`);
     const planned = await lookups.reconcile(keys);
@@ -186,7 +186,7 @@ describe('lookups in flight', () => {
     { rttMs: undefined, window: { requests: 60, perMs: 60_000 }, expected: 2 },
     { rttMs: 200, window: { requests: 60, perMs: 60_000 }, expected: 2 },
     { rttMs: 1, window: { requests: 60, perMs: 60_000 }, expected: 2 },
-    // the bench's 20× scale: 20 a second × 200 ms = 4, a quarter more, one more
+    // the benchmark's 20× scale: 20 a second × 200 ms = 4, a quarter more, one more
     { rttMs: 200, window: { requests: 60, perMs: 3_000 }, expected: 6 },
     // never more than the client's 8 connections, nor than the limit
     { rttMs: 50, window: { requests: 60, perMs: 600 }, expected: 8 },

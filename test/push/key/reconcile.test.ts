@@ -68,8 +68,8 @@ describe('KeyReconciler.found', () => {
     expect(records(found)).toEqual([[2, 3], [], [7]]);
     expect(intake.lookups[0]!.at).toBeGreaterThanOrEqual(lastRequestAt + QUIET - 1);
     expect(intake.lookups[0]!.keys).toEqual(['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k9']);
-    expect(lines[0]).toBe('settling 8 keys of uncertain records: 8 keys in one query');
-    expect(lines.at(-1)).toBe('settled by key: 3 of 8 keys found in the table');
+    expect(lines[0]).toBe('reconciling 8 keys of uncertain records: 8 keys in one query');
+    expect(lines.at(-1)).toBe('reconciled by key: 3 of 8 keys found in the table');
   });
 
   it('(issue 20) keys that show only after the quiet period (other traffic holds the intake open) are found, not sent again', async () => {
@@ -114,7 +114,7 @@ describe('KeyReconciler.found', () => {
     expect((error as TdsError).code).toBe('PUSH_INCOMPLETE');
     expect((error as TdsError).exitCode).toBe(7);
     expect((error as TdsError).message).toBe(
-      'cannot settle uncertain records by key: the column "Email" does not show the keys of records 10–14, which the webhook took in',
+      'cannot reconcile uncertain records by key: the column "Email" does not show the keys of records 10–14, which the webhook took in',
     );
     expect((error as TdsError).hint).toContain('"email"');
     expect((error as TdsError).hint).toContain('the uncertain batches are left in the journal');
@@ -144,7 +144,7 @@ describe('KeyReconciler.found', () => {
       expect((error as TdsError).message).toContain('the keys of the uncertain records 1–3');
     });
 
-    it('counts the records an earlier settling found among the rows of this run', async () => {
+    it('counts the records an earlier reconciliation found among the rows of this run', async () => {
       const intake = new FakeIntake(100);
       const { reconciler } = setup(intake);
       reconciler.begin(100);

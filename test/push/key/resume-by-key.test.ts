@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { entryOf, type BatchState, type JournalEntry } from '../../../src/push/journal/journal-format.js';
 import { batchId, makeBatch, narrowBatch, splitBatch, type Batch, type BatchEvent } from '../../../src/push/plan/batch.js';
-import { dueBatches } from '../../../src/push/plan/batch-pass.js';
+import { dueBatches } from '../../../src/push/plan/input-batches.js';
 import { decide, JournalIndex, type Decision, type UncertainPolicy } from '../../../src/push/plan/resume-plan.js';
 import { PushTally } from '../../../src/push/plan/tally.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeBatch, type Batch, type BatchEvent } from '../../../src/push/plan/batch.js';
-import { dueBatches } from '../../../src/push/plan/batch-pass.js';
+import { dueBatches } from '../../../src/push/plan/input-batches.js';
 import { type BatchState, entryOf } from '../../../src/push/journal/journal-format.js';
 import { JournalIndex } from '../../../src/push/plan/resume-plan.js';
 import { PushTally } from '../../../src/push/plan/tally.js';
@@ -31,7 +31,7 @@ async function run(events: BatchEvent[], journal: [Batch, BatchState][], log: st
       onRejected: (b, reason) => void rejected.push(`${b.items.map((item) => item.record).join(',')}: ${reason}`),
     },
   );
-  for await (const b of due) log.push(`${b.unreconciled ? 'settle' : 'send'} ${b.number}`);
+  for await (const b of due) log.push(`${b.unreconciled ? 'reconcile' : 'send'} ${b.number}`);
   return { tally, rejected };
 }
 
@@ -114,7 +114,7 @@ describe('dueBatches', () => {
     ).rejects.toThrow(/the journal records batch 2, the input makes 1 batches/);
   });
 
-  it('with --key, settles by key every batch from the first that differs, whatever the input now holds', async () => {
+  it('with --key, reconciles by key every batch from the first that differs, whatever the input now holds', async () => {
     const log: string[] = [];
     const events = [batch(1), batch(2, 'changed'), batch(3), batch(5)].map((b) => ({ kind: 'batch' as const, batch: b }));
     const journal: [Batch, BatchState][] = [
@@ -125,7 +125,7 @@ describe('dueBatches', () => {
     ];
     const { tally } = await run(events, journal, log, true);
     // 3 and 5 are not in the journal, but the input changed before them: their records may have been sent as others
-    expect(log.filter((line) => !line.startsWith('read'))).toEqual(['settle 2', 'settle 3', 'settle 5']);
+    expect(log.filter((line) => !line.startsWith('read'))).toEqual(['reconcile 2', 'reconcile 3', 'reconcile 5']);
     expect(tally.toSend.batches).toBe(3);
     expect(tally.already.batches).toBe(1);
   });

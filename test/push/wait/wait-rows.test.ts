@@ -35,7 +35,7 @@ function fakeLookups(polls: Array<Record<string, Row>>) {
   const lookups = {
     client: { timings: serviceTimings() },
     get requests() {
-      return { existing: 0, check: 0, settle: 0, wait: requests };
+      return { existing: 0, check: 0, reconcile: 0, wait: requests };
     },
     rows: async (keys: readonly string[], recent?: { since: number; rowsBefore: number }) => {
       asked.push({ keys: [...keys], ...(recent ? { recent } : {}) });

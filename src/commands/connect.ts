@@ -54,3 +54,12 @@ export async function withClient<T>(ctx: Context, settings: Settings, work: (cli
     await client.close();
   }
 }
+
+/** A sync first needs the base URL and the key: without one, `what` fails, and the hint offers --no-sync to `instead`. */
+export function requireService(settings: Settings, what: string, instead: string): void {
+  if (settings.baseUrl && settings.apiKey) return;
+  const missing = settings.baseUrl ? 'API key' : 'base URL';
+  throw new TdsError(settings.baseUrl ? 'AUTH' : 'USAGE', `${what} first, and no ${missing} is set`, {
+    hint: `set ${settings.baseUrl ? 'TDS_API_KEY (or --api-key-file)' : 'TDS_BASE_URL (or --base-url)'}, or add --no-sync to ${instead}`,
+  });
+}

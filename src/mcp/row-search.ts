@@ -14,7 +14,7 @@ import { type Session, serviceTable } from './session.js';
 /** Records as an export makes them by default, with the `<key>.status` / `<key>.error` of action columns. */
 const SHAPE: ShapeOptions = { header: 'label', meta: true, system: true, cells: 'value', statusColumns: true };
 
-export interface LiveRowsArgs {
+export interface SearchRowsArgs {
   table: string;
   where?: string | undefined;
   q?: string | undefined;
@@ -22,7 +22,7 @@ export interface LiveRowsArgs {
 }
 
 /** search_rows: one page of live rows through the --where language, checked before any row request. */
-export async function liveRows(session: Session, args: LiveRowsArgs): Promise<Record<string, unknown>> {
+export async function searchRows(session: Session, args: SearchRowsArgs): Promise<Record<string, unknown>> {
   const where = args.where === undefined ? [] : [args.where];
   // the expression's own mistakes are told before any request
   where.forEach((text) => asArgument(() => parseWhere(text)));

@@ -6,7 +6,7 @@ import { keyedOptions, type KeyedPush } from './key/keyed-push.js';
 import type { PushedKeys } from './key/record-key.js';
 import type { ReadStats } from './input/input-record.js';
 import type { Batch, BatchLimits, BatchItem } from './plan/batch.js';
-import { batchPass } from './plan/batch-pass.js';
+import { batchInput } from './plan/input-batches.js';
 import type { JournalIndex } from './plan/resume-plan.js';
 import { PushTally, add } from './plan/tally.js';
 import { sourceName, type InputOptions, type JournalOptions, type DeliveryOptions } from './push-job.js';
@@ -27,8 +27,8 @@ import { resolve } from 'node:path';
 import { WebhookLedger, type LedgerRun } from './ledger/index.js';
 import type { SubmissionBudget } from './deliver/send-batches.js';
 
-// The two passes over the input, each through batchPass (plan/batch-pass.ts): validatePass reads and
-// batches all of it without sending (a dry run, and a file checked before anything is sent); sendPass
+// The two reads of the input, each through batchInput (plan/input-batches.ts): validateInput reads and
+// batches all of it without sending (a dry run, and a file checked before anything is sent); sendInput
 // reads it (again) and sends what is due, journaling every batch. Both write --rejects FILE.
 
 /** What reading the whole input without sending found. */
@@ -53,12 +53,12 @@ export interface ValidateOptions {
 }
 
 /** Reads and batches the whole input without sending: the dry run, and the check of a file before sending. */
-export async function validatePass(ctx: Context, options: ValidateOptions): Promise<ValidationResult> {
+export async function validateInput(ctx: Context, options: ValidateOptions): Promise<ValidationResult> {
   const started = performance.now();
   const confirmed: Batch[] = [];
   const reader = readInput(options.input.path, options.input.stdin, options.input.read);
   const rejects = options.rejectsPath ? await RejectsFile.open(options.rejectsPath, 'staged') : undefined;
-  const pass = batchPass(reader, options.limits, {
+  const read = batchInput(reader, options.limits, {
     index: options.index,
     uncertain: options.journal.uncertain,
     onConfirmed: (batch) => void confirmed.push(batch),
@@ -76,8 +76,8 @@ export async function validatePass(ctx: Context, options: ValidateOptions): Prom
     ? await startLiveLine(ctx.io, () => `checking ${sourceName(options.input)}: ${count()} records`, 250)
     : undefined;
   try {
-    for await (const _batch of pass.batches) {
-      // counted by the pass
+    for await (const _batch of read.batches) {
+      // counted by the read
     }
   } catch (error) {
     await rejects?.discard();
@@ -86,25 +86,25 @@ export async function validatePass(ctx: Context, options: ValidateOptions): Prom
     line?.stop();
   }
   await rejects?.close();
-  return { tally: pass.tally, confirmed, stats: reader.stats, seconds: (performance.now() - started) / 1000 };
+  return { tally: read.tally, confirmed, stats: reader.stats, seconds: (performance.now() - started) / 1000 };
 }
 
-export interface SendPassOptions {
+export interface SendInputOptions {
   input: InputOptions;
   limits: BatchLimits;
   journal: JournalOptions;
   /** the journal of an earlier run (--resume): appended to; without it a new journal gets `header` */
   index?: JournalIndex;
   header: JournalHeader;
-  /** the input was read in full by the validation pass (its rejects are written already) */
+  /** the input was read in full by the validating read (its rejects are written already) */
   checked: boolean;
   rejectsPath?: string;
   progress: boolean;
   delivery: Pick<DeliveryOptions, 'target' | 'timeoutMs' | 'ledger'>;
   client: Pick<WebhookClient, 'post'>;
   limiter: RateLimiter;
-  /** how many requests to keep in flight (in-flight.ts), and what it settled on */
-  flight: Pick<FlightControl, 'limit' | 'settled' | 'noteOverhead'>;
+  /** how many requests to keep in flight (in-flight.ts), and what it arrived at */
+  flight: Pick<FlightControl, 'limit' | 'chosen' | 'noteOverhead'>;
   /** --max-retries and the waits between tries */
   retry: Omit<RetryPolicy, 'idempotent'>;
   keyed?: KeyedSending;
@@ -112,18 +112,18 @@ export interface SendPassOptions {
   tableName?: string;
 }
 
-/** --key: how the sending pass reads keys, skips existing ones and reconciles uncertain batches. */
+/** --key: how the sending read reads keys, skips existing ones and reconciles uncertain batches. */
 export interface KeyedSending {
   push: KeyedPush;
   reconciler: KeyReconciler;
   /** collects the keys of the records, in input order */
   keys: PushedKeys;
-  /** --skip-existing: keys the input holds in all (from the validation pass), for the lookup plan */
+  /** --skip-existing: keys the input holds in all (from the validating read), for the lookup plan */
   keyCount?: number;
   onPlan?(plan: LookupPlan): void;
 }
 
-/** What the sending pass did. */
+/** What the sending read did. */
 export interface SendResult {
   /** counts of the reading: what the input holds and what the journal had concluded before */
   scan: PushTally;
@@ -137,11 +137,11 @@ export interface SendResult {
   dealt: number;
   /** messages of 2xx answers that said success: false */
   warnings: Set<string>;
-  /** from the start of the pass to the last answer */
+  /** from the start of the read to the last answer */
   seconds: number;
   /** when the last request to the webhook ended (0: none) */
   lastRequestAt: number;
-  /** the round trip measured and the requests in flight the run settled on */
+  /** the round trip measured and the requests in flight the run arrived at */
   flight?: { roundTripMs: number; inFlight: number };
   /** the webhook's budget (webhook-budget): what its ledger counted before this run, and what it has left after */
   budget?: BudgetReport;
@@ -158,7 +158,7 @@ export interface BudgetReport {
 }
 
 /** Reads the input (again) and sends what is due, journaling every batch. */
-export async function sendPass(ctx: Context, options: SendPassOptions): Promise<SendResult> {
+export async function sendInput(ctx: Context, options: SendInputOptions): Promise<SendResult> {
   const { journal: spec, delivery } = options;
   const journal = spec.path
     ? options.index
@@ -170,7 +170,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
   const { keyed } = options;
   const ledger = delivery.ledger && (await openLedger(options, delivery.ledger));
   const journaled = ledger?.run.tee(journal) ?? journal;
-  const pass = batchPass(reader, options.limits, {
+  const read = batchInput(reader, options.limits, {
     index: options.index,
     uncertain: spec.uncertain,
     onConfirmed: (batch) => journaled?.append(entryOf(batch, 'accepted', { reason: CONFIRMED_REASON })),
@@ -184,7 +184,7 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     ...(keyed ? { key: keyedOptions(keyed.push, sourceName(options.input), keyed.keys) } : {}),
     ...(options.checked ? {} : { onDuplicate: logDuplicate(ctx) }),
   });
-  const result = emptyResult(pass.tally, reader.stats);
+  const result = emptyResult(read.tally, reader.stats);
   const sender = new BatchSender({
     inFlightLimit: () => options.flight.limit,
     onOverhead: (ms) => options.flight.noteOverhead(ms),
@@ -206,31 +206,31 @@ export async function sendPass(ctx: Context, options: SendPassOptions): Promise<
     ? await startLiveLine(ctx.io, () => progressText(result, reader.stats, sender.inFlight, started), 250)
     : undefined;
   try {
-    result.stops = await sender.run(keyed?.push.job.skipExisting ? withoutExisting(pass.batches, keyed) : pass.batches);
+    result.stops = await sender.run(keyed?.push.job.skipExisting ? withoutExisting(read.batches, keyed) : read.batches);
   } finally {
     line?.stop();
     await journal?.close();
     await ledger?.run.close();
     await rejects?.close();
   }
-  Object.assign(result, { exhausted: pass.exhausted, lastRequestAt: sender.lastRequestAt }, ledger?.report());
+  Object.assign(result, { exhausted: read.exhausted, lastRequestAt: sender.lastRequestAt }, ledger?.report());
   // up to the last answer: the wait after it, until this run's rows show (--key), is not sending
   result.seconds = sender.lastRequestAt > 0 ? (sender.lastRequestAt - startedAt) / 1000 : (performance.now() - started) / 1000;
-  const settled = options.flight.settled;
-  if (settled) result.flight = settled;
+  const chosen = options.flight.chosen;
+  if (chosen) result.flight = chosen;
   return result;
 }
 
 /** The webhook's ledger: this run's file, and the budget it has left (webhook-budget). */
 async function openLedger(
-  options: SendPassOptions,
+  options: SendInputOptions,
   spec: NonNullable<DeliveryOptions['ledger']>,
 ): Promise<{ run: LedgerRun; budget?: SubmissionBudget; report(): { budget?: BudgetReport } }> {
   const { target } = options.delivery;
   const ledger = WebhookLedger.at(spec.dir, target);
   const count = await ledger.count();
   const usedBefore = count.submissions + count.uncertain;
-  // the journal's batches are the same across runs (settling by key refers to an earlier run's request)
+  // the journal's batches are the same across runs (reconciling by key refers to an earlier run's request)
   const source = options.journal.path
     ? createHash('sha256').update(resolve(options.journal.path)).digest('hex').slice(0, 16)
     : randomUUID();
@@ -260,7 +260,7 @@ function withoutExisting(batches: AsyncIterable<Batch>, keyed: KeyedSending): As
   });
 }
 
-/** What a sending pass that has not sent anything yet did. */
+/** What a sending read that has not sent anything yet did. */
 export function emptyResult(scan: PushTally, stats: ReadStats): SendResult {
   return {
     scan,
@@ -284,7 +284,7 @@ async function record(result: SendResult, event: SendEvent, rejects: RejectsFile
     sending[event.kind] += event.records;
     return;
   }
-  if (event.kind !== 'pending') result.dealt += event.batch.items.length;
+  if (event.kind !== 'unsent') result.dealt += event.batch.items.length;
   switch (event.kind) {
     case 'accepted':
       add(sending.sent, event.batch);
@@ -299,8 +299,8 @@ async function record(result: SendResult, event: SendEvent, rejects: RejectsFile
     case 'uncertain':
       sending.markUncertain(event.batch, event.reason);
       return;
-    case 'pending':
-      add(sending.pending, event.batch);
+    case 'unsent':
+      add(sending.unsent, event.batch);
       return;
   }
 }

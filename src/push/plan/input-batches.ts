@@ -6,8 +6,8 @@ import type { JournalEntry } from '../journal/journal-format.js';
 import { decide, type Decision, type JournalIndex, type UncertainPolicy } from './resume-plan.js';
 import { add, PushTally } from './tally.js';
 
-/** One pass over the input: the batches this run has to send, and the counts of everything else. */
-export interface BatchPass {
+/** One read of the input: the batches this run has to send, and the counts of everything else. */
+export interface InputBatches {
   batches: AsyncGenerator<Batch>;
   tally: PushTally;
   /** Filled in while reading; `sha256` once the input has ended. */
@@ -16,17 +16,17 @@ export interface BatchPass {
   readonly exhausted: boolean;
 }
 
-export type PassOptions = Omit<DueOptions, 'tally' | 'maxBytes'> & {
+export type BatchInputOptions = Omit<DueOptions, 'tally' | 'maxBytes'> & {
   /** --key: each record's key read, repeated and missing keys marked */
   key?: KeyedOptions;
 };
 
 /** Records (→ their keys) → batches within `limits` → the batches due (on --resume, those the journal has not concluded). */
-export function batchPass(
+export function batchInput(
   reader: { records: AsyncIterable<InputRecord[]>; stats: ReadStats },
   limits: BatchLimits,
-  options: PassOptions,
-): BatchPass {
+  options: BatchInputOptions,
+): InputBatches {
   const tally = new PushTally();
   const records = options.key ? keyedRecords(reader.records, options.key) : reader.records;
   const due = dueBatches(batchRecords(records, limits), { ...options, tally, maxBytes: limits.maxBytes });
@@ -127,7 +127,7 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
   }
 }
 
-/** A batch the journal concluded (or left uncertain), counted and told to the pass's listeners. */
+/** A batch the journal concluded (or left uncertain), counted and told to the read's listeners. */
 async function countConcluded(
   decision: Exclude<Decision, { kind: 'send' | 'reconcile' | 'mismatch' }>,
   options: DueOptions,
