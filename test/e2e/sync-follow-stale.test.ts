@@ -100,6 +100,14 @@ describe('sync --follow past --max-stale', () => {
       expect(leads?.mirror).toMatchObject({ table: 'leads', maxStale: 0.6, stale: true });
       const described = await mcp.call('describe_table', { table: 'Leads' });
       expect(described.structured!.table).toMatchObject({ mirrorTable: 'leads', maxStale: 0.6, stale: true });
+      // sync_tables says it per table as the sync's --json does, and its output schema says so
+      const synced = await mcp.call('sync_tables', { tables: ['Leads'] });
+      expect((synced.structured!.tables as unknown[])[0]).toMatchObject({ mirrorTable: 'leads', maxStale: 0.6, stale: true });
+      const { tools } = await mcp.client.listTools();
+      const syncTool = tools.find((tool) => tool.name === 'sync_tables')!;
+      const properties = syncTool.outputSchema!.properties as { tables: { items: { properties: Record<string, unknown> } } };
+      const tableSchema = properties.tables.items;
+      expect(Object.keys(tableSchema.properties)).toEqual(expect.arrayContaining(['verifiedAt', 'maxStale', 'stale', 'staleFor']));
     } finally {
       await mcp.close();
     }
