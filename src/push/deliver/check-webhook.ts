@@ -1,6 +1,7 @@
 import { TdsError } from '../../core/errors.js';
 import type { RateLimiter } from '../../http/rate-limiter.js';
-import { waitTooLong } from '../../http/errors.js';
+import { errorFromNetwork, waitTooLong } from '../../http/errors.js';
+import { PROXY_CODES } from '../../http/proxy.js';
 import { withRetries } from '../../http/retry.js';
 import { MAX_RETRY_AFTER_MS, type RetryPolicy } from '../../http/retry-policy.js';
 import { attemptOutcome, describeResult } from './classify.js';
@@ -36,16 +37,18 @@ export async function checkWebhook(options: WebhookCheckOptions): Promise<number
     },
   });
   const detail = target.redact(describeResult(result));
-  if (decision?.why === 'wait-too-long')
-    throw waitTooLong(`checking the webhook ${target.displayUrl}`, decision.askedMs ?? 0, MAX_RETRY_AFTER_MS);
+  const what = `checking the webhook ${target.displayUrl}`;
+  // a proxy that refused the tunnel is said as the service client says it (a 407: exit 3, how to give credentials)
+  if (result.kind === 'failure' && result.proxy && PROXY_CODES.includes(result.code ?? '')) {
+    const { shown, error } = result.proxy;
+    throw errorFromNetwork({ what, error, attempts, retryable: decision?.why === 'exhausted', target: target.url.host, proxy: shown });
+  }
+  if (decision?.why === 'wait-too-long') throw waitTooLong(what, decision.askedMs ?? 0, MAX_RETRY_AFTER_MS);
   if (decision?.why === 'exhausted') {
-    throw new TdsError(
-      'GAVE_UP',
-      `checking the webhook ${target.displayUrl}: ${detail} after ${attempts.length} attempts; nothing was sent`,
-    );
+    throw new TdsError('GAVE_UP', `${what}: ${detail} after ${attempts.length} attempts; nothing was sent`);
   }
   if (decision) {
-    throw new TdsError('API', `checking the webhook ${target.displayUrl}: ${detail}; nothing was sent`, {
+    throw new TdsError('API', `${what}: ${detail}; nothing was sent`, {
       ...(result.kind === 'response' ? { status: result.status } : {}),
     });
   }
