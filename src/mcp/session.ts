@@ -103,6 +103,14 @@ export class Session {
     return this.client;
   }
 
+  /**
+   * Now on the service's clock, as verified_at is, when this server has heard the service (a sync, a
+   * search); else this machine's: what a table's staleness is measured against.
+   */
+  async now(): Promise<number> {
+    return (await this.client?.catch(() => undefined))?.serviceNow() ?? Date.now();
+  }
+
   async close(): Promise<void> {
     await this.mirror.close();
     await (await this.client?.catch(() => undefined))?.close();

@@ -295,17 +295,18 @@ async function readAll(
  */
 function choosePass(state: TableState, options: TableSyncOptions): PassState {
   if (state.pass && !options.full) return state.pass;
-  const stale = !options.full && state.lastSyncAt !== null && staleFor(state, options.maxStaleMs);
+  const now = options.client.serviceNow() ?? Date.now();
+  const stale = !options.full && state.lastSyncAt !== null && staleFor(state, options.maxStaleMs, now);
   if (stale) options.say(`${state.mirrorTable}: ${stale}: reading every row (--max-stale)`);
   state.pass = newPass(options.full || state.lastSyncAt === null || stale ? COMPLETE_PASS : 'incremental');
   return state.pass;
 }
 
-/** Why a table is older than --max-stale (its last verification), or false. */
-function staleFor(state: TableState, maxStaleMs: number | undefined): string | false {
+/** Why a table is older than --max-stale (its last verification) at `now` (the service's clock, as verified_at is), or false. */
+function staleFor(state: TableState, maxStaleMs: number | undefined, now: number): string | false {
   if (maxStaleMs === undefined) return false;
   if (state.verifiedAt === null) return 'never verified by a pass over every row';
-  const age = Date.now() - Date.parse(state.verifiedAt);
+  const age = now - Date.parse(state.verifiedAt);
   return age > maxStaleMs ? `last verified ${formatAge(age)} ago (${state.verifiedAt})` : false;
 }
 

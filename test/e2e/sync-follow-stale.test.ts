@@ -146,3 +146,45 @@ describe('sync --follow past --max-stale', () => {
     expect(follow.stderr()).toMatch(/Every Type: last verified .* ago, past --max-stale 2 h 0 min/);
   }, 90_000);
 });
+
+describe('one clock: staleness on the service clock, as verified_at is', () => {
+  it('the service two hours ahead of this machine: tds stats, MCP and a one-shot --max-stale measure on its clock', async ({ open }) => {
+    const harness = await open({ rows: 20 });
+    await harness.admin('POST', '/clock', { offsetMs: 2 * 3_600_000 });
+    expect((await harness.tds(['sync', 'Leads'])).code).toBe(0);
+    // verified 90 min ago on the service's clock (30 min ahead of this machine's), past a bound of 1 h
+    const set = await harness.tds([
+      'sql',
+      "UPDATE _tds_tables SET verified_at = verified_at - INTERVAL '90 minutes', max_stale = INTERVAL '1 hour'",
+      '--write',
+    ]);
+    expect(set.code, set.stderr).toBe(0);
+
+    const stats = await harness.tds(['stats', 'Leads', '--format', 'json']);
+    expect(stats.code, stats.stderr).toBe(0);
+    const { table } = JSON.parse(stats.stdout) as { table: { stale: boolean; staleFor: number } };
+    expect(table.stale).toBe(true);
+    expect(table.staleFor).toBeGreaterThan(1_700);
+    expect(table.staleFor).toBeLessThan(2_000);
+
+    const mcp = await connectMcp(harness);
+    try {
+      await mcp.call('sync_tables', { tables: ['Leads'] });
+      const described = await mcp.call('describe_table', { table: 'Leads' });
+      expect(described.structured!.table).toMatchObject({ maxStale: 3_600, stale: true });
+      const listed = await mcp.call('list_tables');
+      const leads = (listed.structured!.tables as Array<{ name: string; mirror: Record<string, unknown> | null }>).find(
+        (entry) => entry.name === 'Leads',
+      );
+      expect(leads?.mirror).toMatchObject({ stale: true });
+    } finally {
+      await mcp.close();
+    }
+
+    // 90 min > 80 min on the service's clock: a full pass (this machine's clock would say -30 min)
+    const synced = await harness.tds(['sync', 'Leads', '--max-stale', '80m', '--json']);
+    expect(synced.code, synced.stderr).toBe(0);
+    expect(JSON.parse(synced.stdout).tables[0]).toMatchObject({ mode: 'full', stale: false });
+    expect(synced.stderr).toMatch(/leads: last verified 90 min ago .*: reading every row \(--max-stale\)/);
+  }, 90_000);
+});

@@ -137,7 +137,7 @@ async function describeMirrored(session: Session, table: MirrorTable): Promise<D
       rows,
       lastSync: state.lastSyncAt,
       verifiedAt: state.verifiedAt,
-      ...staleFields(state, Date.now()),
+      ...staleFields(state, await session.now()),
       lake,
     },
     columns,

@@ -56,7 +56,7 @@ export function listTablesTool(session: Session): Tool<typeof input> {
       const service = await serviceTables(session, args.workspace, notes);
       const catalog = await readCatalog(session);
       if (catalog.note) notes.push(catalog.note);
-      const entries = merge(service, workspaceTables(catalog.tables, args.workspace));
+      const entries = merge(service, workspaceTables(catalog.tables, args.workspace), await session.now());
       const { result } = capRows(entries, session.caps, (tables, cutBy) => ({
         tables,
         table_count: entries.length,
@@ -88,8 +88,11 @@ function workspaceTables(tables: readonly MirrorTable[], workspace: string | und
   return tables.filter(({ state }) => state.workspaceId === workspace || state.workspaceName === workspace);
 }
 
-/** The service's tables with their mirror tables, then the mirror's tables the service no longer has (or that it did not list). */
-function merge(service: Table[] | undefined, mirrored: MirrorTable[]): TableEntry[] {
+/**
+ * The service's tables with their mirror tables, then the mirror's tables the service no longer has (or that it did not list);
+ * `now` (the service's clock when it answered) says which are stale.
+ */
+function merge(service: Table[] | undefined, mirrored: MirrorTable[], now: number): TableEntry[] {
   const byId = new Map(mirrored.map((table) => [table.state.tableId, table]));
   const entries: TableEntry[] = (service ?? []).map((table) => ({
     id: table.id,
@@ -97,7 +100,7 @@ function merge(service: Table[] | undefined, mirrored: MirrorTable[]): TableEntr
     workspace: table.workspaceName,
     rows: table.rowCount,
     columns: table.fieldCount,
-    mirror: mirrorOf(byId.get(table.id)),
+    mirror: mirrorOf(byId.get(table.id), now),
   }));
   const listed = new Set(entries.map((entry) => entry.id));
   for (const table of mirrored) {
@@ -108,19 +111,19 @@ function merge(service: Table[] | undefined, mirrored: MirrorTable[]): TableEntr
       workspace: table.state.workspaceName || null,
       rows: null,
       columns: table.columns,
-      mirror: mirrorOf(table),
+      mirror: mirrorOf(table, now),
     });
   }
   return entries;
 }
 
-function mirrorOf(table: MirrorTable | undefined): TableEntry['mirror'] {
+function mirrorOf(table: MirrorTable | undefined, now: number): TableEntry['mirror'] {
   if (!table) return null;
   return {
     table: table.state.mirrorTable,
     rows: table.state.rowCount,
     lastSync: table.state.lastSyncAt,
     verifiedAt: table.state.verifiedAt,
-    ...staleFields(table.state, Date.now()),
+    ...staleFields(table.state, now),
   };
 }
