@@ -235,7 +235,7 @@ export class Verifier {
   private warned = false;
   /** The tables said to be past --max-stale (once each). */
   private readonly saidStale = new Set<string>();
-  /** The followed tables past --max-stale when last looked at (the follower's progress line shows them). */
+  /** The followed tables past --max-stale when last looked at. */
   stale: StaleTable[] = [];
   /** The states were read once. */
   private read = false;
@@ -303,6 +303,14 @@ export class Verifier {
     this.stale = staleTables(followed, now, bound, this.session.client.timings.retryScale);
     this.sayStale();
     this.schedule.hurry(behind(followed, tables, { now, boundMs: bound, spacingMs: this.schedule.pageSpacing }));
+  }
+
+  /** The followed tables past --max-stale now (on the service's clock, their states as last read): the follower's line shows them. */
+  staleNow(): StaleTable[] {
+    const bound = this.boundMs;
+    if (bound === undefined) return [];
+    const now = this.session.client.serviceNow() ?? Date.now();
+    return staleTables(this.followed, now, bound, this.session.client.timings.retryScale);
   }
 
   /** Until when pages may run before the round due at `roundAt` (performance.now() time; VerifySchedule.pagesUntil). */

@@ -9,7 +9,8 @@ import type { Database } from '../duckdb/engine.js';
 import { createRecordWriter } from '../output/page-encoder.js';
 import type { OutputRecord } from '../records/row-shaper.js';
 import { diffOfSync } from './diff/open-diff.js';
-import { loadStates, staleFields, staleText, type StaleFields } from './table-state.js';
+import { formatAge, loadStates, staleFields, staleText, type StaleFields } from './table-state.js';
+import type { StaleTable } from './follow-verify.js';
 
 // What a sync tells: its progress line on a terminal while it runs, its summary (a line per table, or
 // --json), and with --changes the records of what each sync changed (ChangesStream).
@@ -73,6 +74,25 @@ export async function startSyncProgress(
 }
 
 const pagesOf = (rows: number): number => Math.ceil(rows / 100);
+
+/**
+ * The follower's line on a terminal while it waits for its next round or page: how many tables it
+ * follows, when the next round is, and each table past --max-stale (`maxStaleMs` as given; `stale` ages
+ * as --max-stale counts them).
+ */
+export function followLineText(follow: {
+  tables: number;
+  nextRoundMs: number;
+  maxStaleMs: number | undefined;
+  stale: readonly StaleTable[];
+}): string {
+  const next = `next round in ${Math.max(0, Math.ceil(follow.nextRoundMs / 1000))} s`;
+  const line = `following ${follow.tables} ${follow.tables === 1 ? 'table' : 'tables'} · ${next}`;
+  if (follow.stale.length === 0 || follow.maxStaleMs === undefined) return line;
+  const bound = formatAge(follow.maxStaleMs);
+  const stale = follow.stale.map((table) => `${table.name} (last verified ${formatAge(table.ageMs)} ago)`).join(', ');
+  return `${line} · stale, past --max-stale ${bound}: ${stale}`;
+}
 
 /**
  * The time left at the most: every table is read at the row-read limit they all share (`perMinute` requests, 100 rows

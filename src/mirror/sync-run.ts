@@ -14,12 +14,14 @@ import {
   formatSyncSummary,
   interruptedSync,
   missingRowsError,
+  followLineText,
   startSyncProgress,
   syncSummary,
   type SyncProgress,
 } from './sync-report.js';
 import { syncTable, type TableSyncOptions, type TableSyncResult } from './sync-table.js';
 import { loadStates, type TableState } from './table-state.js';
+import { startLiveLine } from '../output/live-line.js';
 import { takenNames } from './table-name.js';
 
 export interface SyncRequest {
@@ -151,15 +153,23 @@ async function followRounds(session: SyncSession, follow: FollowMemory, first: {
     const roundAt = performance.now() + request.followEveryMs!;
     const pagesUntil = verifier.pagesUntil(roundAt);
     // never held across a wait: DuckDB's own CLI, which does not say it waits (someoneWaits), gets in then
+    // on a terminal, the follower's line while it waits (the tables, the next round, the stale ones)
+    const line = (): string =>
+      followLineText({
+        tables: follow.tables.length,
+        nextRoundMs: roundAt - performance.now(),
+        maxStaleMs: request.maxStaleMs,
+        stale: verifier.staleNow(),
+      });
     while (verifier.dueAt <= pagesUntil) {
       await mirror.letGo();
       freeResults();
-      if (!(await idle(ctx, verifier.dueAt - performance.now()))) return;
+      if (!(await idle(ctx, verifier.dueAt - performance.now(), line))) return;
       await verifier.page(follow.tables);
     }
     await mirror.letGo();
     freeResults();
-    if (!(await idle(ctx, roundAt - performance.now()))) return;
+    if (!(await idle(ctx, roundAt - performance.now(), line))) return;
     const since = performance.now();
     const rowsBefore = session.client.stats.rowRequests;
     const results = await followRound(session, follow, verifier.atShare);
@@ -324,10 +334,12 @@ function report({ ctx, client, request }: Pick<SyncSession, 'ctx' | 'client' | '
 }
 
 /**
- * Waits for the next round or page of --follow; false when Ctrl-C came meanwhile (a clean end). SIGTERM
- * (a service manager stopping it) ends it as interrupted: exit 143, which says a signal stopped it.
+ * Waits for the next round or page of --follow, showing `line` on a terminal meanwhile (gone while a
+ * round or page writes, which may say things on stderr); false when Ctrl-C came meanwhile (a clean end).
+ * SIGTERM (a service manager stopping it) ends it as interrupted: exit 143, which says a signal stopped it.
  */
-async function idle(ctx: Context, ms: number): Promise<boolean> {
+async function idle(ctx: Context, ms: number, line: () => string): Promise<boolean> {
+  const shown = ctx.io.stderrIsTTY ? await startLiveLine(ctx.io, line, 1000) : undefined;
   try {
     await sleep(Math.max(0, ms), undefined, { signal: ctx.signal });
     return true;
@@ -335,6 +347,8 @@ async function idle(ctx: Context, ms: number): Promise<boolean> {
     const reason: unknown = ctx.signal.reason;
     if (reason instanceof TdsError && reason.message === 'terminated') throw reason;
     return false;
+  } finally {
+    shown?.stop();
   }
 }
 

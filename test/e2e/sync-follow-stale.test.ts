@@ -113,6 +113,33 @@ describe('sync --follow past --max-stale', () => {
     }
   }, 90_000);
 
+  it("on a terminal, the follower's line shows the stale table while it waits", async ({ open }) => {
+    const harness = await open({ rows: 20 });
+    expect((await harness.tds(['sync', 'Leads'])).code).toBe(0);
+    await setBackAnHour(harness);
+    const stop = new AbortController();
+    let written = { stderr: () => '' };
+    // stderr a terminal (TDS_FORCE_TTY); next to no share: the table stays past its bound
+    const following = harness.tds(['sync', '--follow', '--every', '2', '--max-stale', '1m', '--max-share', '0.000001'], {
+      env: { TDS_FORCE_TTY: '1' },
+      interrupt: stop.signal,
+      output: (output) => (written = output),
+    });
+    try {
+      await vi.waitFor(
+        () =>
+          expect(written.stderr()).toMatch(
+            // its age as --max-stale counts it (at the rate scale, as the line said once on stderr)
+            /following 1 table · next round in \d s · stale, past --max-stale 60 s: Leads \(last verified \d+ days ago\)/,
+          ),
+        { timeout: 30_000, interval: 50 },
+      );
+    } finally {
+      stop.abort();
+    }
+    expect((await following).code).toBe(0);
+  }, 60_000);
+
   it('behind its bound, verification reads at the share, not at the spacing of its plan (from the request log)', async ({ open }) => {
     const harness = await open();
     const table = await everyTypeTable(harness);
