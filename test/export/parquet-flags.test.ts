@@ -70,7 +70,7 @@ describe('readExportFlags: parquet', () => {
 
   it('an unknown extension names .parquet among the ones it knows', () => {
     expect(() => read({ output: 'x.xlsx' })).toThrow(
-      expect.objectContaining({ hint: 'use an extension of .csv .tsv .ndjson .jsonl .json .parquet, or give --format' }),
+      expect.objectContaining({ hint: 'use an extension of .csv .tsv .tab .ndjson .jsonl .json .parquet, or give --format' }),
     );
   });
 });
