@@ -168,8 +168,9 @@ describe('sync --follow past --max-stale', () => {
       .filter((entry) => entry.bucket === 'rows' && entry.status === 200)
       .map((entry) => entry.at);
     expect(pages.length).toBeGreaterThanOrEqual(5);
-    // no page waited for the plan: each came well within its spacing of the one before
-    for (const [k, at] of pages.slice(1, 5).entries()) expect(at - pages[k]!).toBeLessThan(planMs / 2);
+    // the pages did not wait for the plan: its spacing would put the fifth 4 × planMs after the first (a
+    // loaded machine may stall one page for seconds, not the whole pass)
+    expect(pages[4]! - pages[0]!).toBeLessThan(2 * planMs);
     expect(follow.stderr()).toMatch(/Every Type: last verified .* ago, past --max-stale 2 h 0 min/);
   }, 90_000);
 });
