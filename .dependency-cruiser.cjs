@@ -62,6 +62,13 @@ module.exports = {
       to: { path: '^src/http/' },
     },
     {
+      name: 'commands-through-index',
+      severity: 'error',
+      comment: "A command imports another folder only through that folder's index.ts, the surface it states in its first lines.",
+      from: { path: '^src/commands/' },
+      to: { path: '^src/(?!commands/)[^/]+/', pathNot: '/index\\.ts$' },
+    },
+    {
       name: 'every-folder-in-a-layer',
       severity: 'error',
       comment: 'Each folder (and top-level file) of src/ belongs to a layer in LAYERS.',

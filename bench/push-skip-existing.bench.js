@@ -209,7 +209,15 @@ async function rowRequests(emu) {
  */
 function runTds(emu, args) {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, NO_COLOR: '1', TDS_BASE_URL: emu.baseUrl, TDS_API_KEY: emu.apiKey, TDS_RATE_SCALE: String(SCALE) };
+    const env = {
+      ...process.env,
+      NO_COLOR: '1',
+      TDS_BASE_URL: emu.baseUrl,
+      TDS_API_KEY: emu.apiKey,
+      TDS_RATE_SCALE: String(SCALE),
+      // the push's journal and ledger stay in the run's folder, out of the user's data folder
+      TDS_DATA_DIR: join(dir, 'data'),
+    };
     const child = spawn(process.execPath, [TDS_BIN, ...args], { env, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

@@ -27,7 +27,8 @@ import { MEMORY_PROBE, TDS_BIN, describeProbe, readProbe } from './support.mjs';
  */
 export function tdsEnv({ dir, emulator, extra = {} }) {
   /** @type {NodeJS.ProcessEnv} */
-  const env = { ...process.env, TDS_CONFIG_DIR: dir, NO_COLOR: '1', ...extra };
+  // the pushes' journals and ledgers stay in the run's folder, out of the user's data folder
+  const env = { ...process.env, TDS_CONFIG_DIR: dir, TDS_DATA_DIR: join(dir, 'data'), NO_COLOR: '1', ...extra };
   if (!('TDS_RATE_SCALE' in extra)) delete env.TDS_RATE_SCALE;
   if (emulator) Object.assign(env, { TDS_BASE_URL: emulator.baseUrl, TDS_API_KEY: emulator.apiKey });
   return env;

@@ -1,23 +1,26 @@
 import { Command, Help, Option } from 'commander';
-import type { Context } from './core/context.js';
-import { parseIntegerOption, parseNumberOption } from './core/number-option.js';
-import { schemaCommand, tablesCommand, workspacesCommand } from './commands/listings.js';
-import { queryCommand, rowsCommand } from './commands/export.js';
-import { pushCommand } from './commands/push.js';
-import { webhooksCommand } from './commands/webhooks.js';
-import { emulatorCommand } from './commands/emulator.js';
-import { demoCommand } from './commands/demo.js';
-import { configCommand } from './commands/config.js';
-import { authCommand } from './commands/auth.js';
-import { completionCommand } from './commands/completion.js';
-import { sqlCommand } from './commands/sql.js';
-import { diffCommand } from './commands/diff.js';
-import { syncCommand } from './commands/sync.js';
-import { lakeCommand } from './commands/lake.js';
-import { statsCommand } from './commands/stats.js';
-import { checkCommand } from './commands/check.js';
-import { mcpCommand } from './commands/mcp.js';
-import { TDS_VERSION } from './core/version.js';
+import { parseIntegerOption, parseNumberOption, TDS_VERSION, type Context } from './core/index.js';
+import {
+  schemaCommand,
+  tablesCommand,
+  workspacesCommand,
+  queryCommand,
+  rowsCommand,
+  pushCommand,
+  webhooksCommand,
+  emulatorCommand,
+  demoCommand,
+  configCommand,
+  authCommand,
+  completionCommand,
+  sqlCommand,
+  diffCommand,
+  syncCommand,
+  lakeCommand,
+  statsCommand,
+  checkCommand,
+  mcpCommand,
+} from './commands/index.js';
 
 const ROOT_EXAMPLES = `
 Examples:

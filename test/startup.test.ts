@@ -18,7 +18,7 @@ const IMPLEMENTATIONS = [
   /^dist\/push\/run-push\.js$/,
   /^dist\/mirror\/sync-run\.js$/,
   /^dist\/duckdb\/engine\.js$/,
-  /^dist\/emulator\/index\.js$/,
+  /^dist\/emulator\/start-emulator\.js$/,
   /^dist\/config\/settings\.js$/,
   /^dist\/http\/client\.js$/,
   /^dist\/output\/table\.js$/,

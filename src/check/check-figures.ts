@@ -1,11 +1,7 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import type { Database } from '../duckdb/engine.js';
-import { type Step, interruptible, prepareOne } from '../duckdb/statement.js';
-import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
-import type { StoredField } from '../mirror/schema-drift.js';
-import type { TableState } from '../mirror/table-state.js';
-import { sqlError } from '../duckdb/errors.js';
-import { fieldSql } from '../stats/field-sql.js';
+import { type Database, type Step, interruptible, prepareOne, quoteIdent, quoteLiteral, sqlError } from '../duckdb/index.js';
+import type { StoredField, TableState } from '../mirror/index.js';
+import { fieldSql } from '../stats/index.js';
 import { ageText, judged, MAX_EXAMPLES, thresholdOf, type CheckResult } from './check-result.js';
 import type { CheckSpec, DeclaredCheck } from './checks-file.js';
 

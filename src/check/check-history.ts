@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { openMirror, type OpenMirror } from '../mirror/mirror-db.js';
+import { openMirror, type OpenMirror } from '../mirror/index.js';
 import type { CheckResult, CheckStatus } from './check-result.js';
 
 // _tds_checks: every run's results, kept in the mirror so that `tds sql` can chart them, and so that

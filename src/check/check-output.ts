@@ -1,5 +1,5 @@
 import type { ChalkInstance } from 'chalk';
-import type { Context } from '../core/context.js';
+import type { Context } from '../core/index.js';
 import { renderTable, tableFit } from '../output/table.js';
 import { observedText, tally, type CheckResult, type CheckStatus } from './check-result.js';
 

@@ -1,7 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair } from 'yaml';
-import { UsageError } from '../core/errors.js';
-import { parseDuration } from '../core/duration.js';
+import { UsageError, parseDuration } from '../core/index.js';
 import { COLUMN_TYPES, type ColumnType } from '../service/index.js';
 
 // The checks file of `tds check` (docs/cli.md "Check"): YAML read node by node, so that every mistake is

@@ -1,13 +1,16 @@
-import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
-import { type Settings, loadNotifyUrl } from '../config/settings.js';
-import { DEFAULT_MAX_RETRIES } from '../http/client.js';
-import type { ProxySettings } from '../http/proxy.js';
-import { serviceTimings } from '../http/rate-limiter.js';
-import { wasNotSent, type AttemptOutcome } from '../http/retry-policy.js';
-import { isSuccess, postOnce } from '../http/stack.js';
-import { RESPONSE_DEADLINE } from '../http/transport.js';
-import type { OpenMirror } from '../mirror/mirror-db.js';
+import { type Context, UsageError } from '../core/index.js';
+import { type Settings, loadNotifyUrl } from '../config/index.js';
+import {
+  DEFAULT_MAX_RETRIES,
+  type ProxySettings,
+  serviceTimings,
+  wasNotSent,
+  type AttemptOutcome,
+  isSuccess,
+  postOnce,
+  RESPONSE_DEADLINE,
+} from '../http/index.js';
+import type { OpenMirror } from '../mirror/index.js';
 import { ageText, observedText, tallyText, type CheckResult, type CheckStatus } from './check-result.js';
 import { markNotified, resultKey, type StatusChange } from './check-history.js';
 

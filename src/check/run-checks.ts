@@ -1,11 +1,9 @@
 import { access } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { TdsError } from '../core/errors.js';
-import type { Database } from '../duckdb/engine.js';
-import { interruptible } from '../duckdb/statement.js';
-import { openMirror, requireMirror } from '../mirror/mirror-db.js';
-import type { TableState } from '../mirror/table-state.js';
-import { findMirrorTable, mirrorFields } from '../stats/mirror-catalog.js';
+import { TdsError } from '../core/index.js';
+import { type Database, interruptible } from '../duckdb/index.js';
+import { openMirror, requireMirror, type TableState } from '../mirror/index.js';
+import { findMirrorTable, mirrorFields } from '../stats/index.js';
 import { evaluateTable, type TableScope } from './check-figures.js';
 import {
   notifiedAfterRun,

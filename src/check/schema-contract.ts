@@ -1,4 +1,4 @@
-import type { StoredField } from '../mirror/schema-drift.js';
+import type { StoredField } from '../mirror/index.js';
 import { judged, type CheckResult } from './check-result.js';
 import type { SchemaContract } from './checks-file.js';
 

@@ -1,6 +1,3 @@
-// src/collections/: a set of IDs kept as 96-bit hashes (HashedStringSet, on murmur3.ts), for the
-// row IDs an export has written and the cursors it has followed.
-
 import { murmur3x86_128 } from './murmur3.js';
 
 const WORDS = 3; // 96 bits of the hash kept per ID

@@ -1,12 +1,10 @@
 // The action of `tds auth check`.
 
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { TdsError } from '../core/errors.js';
-import { redactKey } from '../config/keys.js';
-import { resolveSettings } from '../config/settings.js';
+import { type Context, TdsError } from '../core/index.js';
+import { redactKey, resolveSettings } from '../config/index.js';
 import { connectWith } from './connect.js';
-import { errorCodeOf } from '../http/errors.js';
+import { errorCodeOf } from '../http/index.js';
 
 const AUTH_CHECK_RETRIES = 1;
 

@@ -3,20 +3,26 @@
 
 import { extname } from 'node:path';
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { TdsError, UsageError } from '../core/errors.js';
-import { loadSettings, type Settings } from '../config/settings.js';
-import { pickTable } from '../records/table-ref.js';
-import { waitOn } from '../mirror/mirror-db.js';
-import { syncBeforeReading } from '../mirror/sync-run.js';
-import { staleFields, staleText } from '../mirror/table-state.js';
-import { checkOutputTarget } from '../output/atomic-file.js';
-import { writeWhole } from '../output/table.js';
-import { checksText, type CheckFormat } from '../check/check-output.js';
-import { ageText, tally, tallyText, type CheckResult } from '../check/check-result.js';
-import { DEFAULT_CHECKS_FILE, readChecksFile, type TableChecks } from '../check/checks-file.js';
-import { notifyChanges, notifyTarget } from '../check/notify.js';
-import { runChecks, type TableVerified } from '../check/run-checks.js';
+import { type Context, TdsError, UsageError } from '../core/index.js';
+import { loadSettings, type Settings } from '../config/index.js';
+import { pickTable } from '../records/index.js';
+import { waitOn, syncBeforeReading, staleFields, staleText } from '../mirror/index.js';
+import { checkOutputTarget, writeWhole } from '../output/index.js';
+import {
+  checksText,
+  type CheckFormat,
+  ageText,
+  tally,
+  tallyText,
+  type CheckResult,
+  DEFAULT_CHECKS_FILE,
+  readChecksFile,
+  type TableChecks,
+  notifyChanges,
+  notifyTarget,
+  runChecks,
+  type TableVerified,
+} from '../check/index.js';
 import { requireService, withClient } from './connect.js';
 
 export interface CheckOptions {

@@ -1,18 +1,24 @@
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
-import { configKey, displayValue, redactKey } from '../config/keys.js';
-import { configFile, readConfig, writeConfig, type ConfigData } from '../config/store.js';
-import { readSecret } from '../config/read-secret.js';
-import { DEFAULT_PROFILE, KEY_STORE, resolveSettings } from '../config/settings.js';
+import { type Context, UsageError } from '../core/index.js';
 import {
+  configKey,
+  displayValue,
+  redactKey,
+  configFile,
+  readConfig,
+  writeConfig,
+  type ConfigData,
+  readSecret,
+  DEFAULT_PROFILE,
+  KEY_STORE,
+  resolveSettings,
   KeychainUnavailable,
   keychainEnabled,
   readKeychainKey,
   removeKeychainKey,
   writeKeychainKey,
   type KeyStore,
-} from '../config/keychain.js';
+} from '../config/index.js';
 
 // The actions of `tds config set|get|unset|list`.
 

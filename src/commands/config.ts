@@ -1,8 +1,8 @@
 // Profiles and the key: `tds config` (set, get, unset, list, path); its actions are in config-action.ts.
 
 import { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { configKeyHelp } from '../config/keys.js';
+import type { Context } from '../core/index.js';
+import { configKeyHelp } from '../config/index.js';
 
 const configHelp = (): string => `
 Keys:
@@ -69,7 +69,7 @@ export function configCommand(ctx: Context): Command {
   config
     .command('path')
     .description('print the path of the config file')
-    .action(async () => void ctx.io.stdout.write(`${(await import('../config/store.js')).configFile(ctx.io.env)}\n`));
+    .action(async () => void ctx.io.stdout.write(`${(await import('../config/index.js')).configFile(ctx.io.env)}\n`));
 
   return config;
 }

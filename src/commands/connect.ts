@@ -1,14 +1,7 @@
-// src/commands/: each command's options and help (X.ts, loaded with the program) and its action
-// (X-action.ts, loaded only when it runs); program.ts assembles them. Shared here: a command's
-// connection to the service (this file) and the advice for each failure reason (hints.ts).
-
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { TdsError, UsageError } from '../core/errors.js';
-import { loadSettings, type Settings } from '../config/settings.js';
-import { parseBaseUrl } from '../http/connection-settings.js';
-import { ApiClient } from '../http/client.js';
-import { serviceTimings } from '../http/rate-limiter.js';
+import { type Context, TdsError, UsageError } from '../core/index.js';
+import { loadSettings, type Settings } from '../config/index.js';
+import { parseBaseUrl, ApiClient, serviceTimings } from '../http/index.js';
 
 // The API client for the resolved settings: the one place a command gets its connection to the service.
 

@@ -7,8 +7,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Context } from '../core/context.js';
-import { TdsError } from '../core/errors.js';
+import { type Context, TdsError } from '../core/index.js';
 import { startEmulator, type RunningEmulator } from '../emulator/index.js';
 import { demoSteps, type DemoTour, type StepResult } from './demo-steps.js';
 
@@ -47,6 +46,8 @@ async function runDemo(ctx: Context, emulator: RunningEmulator, dir: string): Pr
     TDS_API_KEY: emulator.apiKey,
     TDS_WEBHOOK_URL: (await readFile(webhookFile, 'utf8')).trim(),
     TDS_CONFIG_DIR: join(dir, 'config'),
+    // the pushes' journals and the webhook's ledger stay in the demo's folder, out of the user's data folder
+    TDS_DATA_DIR: join(dir, 'data'),
     TDS_RATE_SCALE: String(DEMO_SCALE),
   };
 

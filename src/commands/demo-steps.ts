@@ -181,10 +181,11 @@ function pushSteps({ dir }: DemoTour): DemoStep[] {
   ];
 }
 
-/** A journal from an earlier demo in the same folder would (rightly) stop a second push of the file. */
+/** A journal from an earlier demo in the same folder (its data folder, TDS_DATA_DIR) would (rightly) stop a second push of the file. */
 async function removeJournals(dir: string, file: string): Promise<void> {
-  for (const name of await readdir(dir)) {
-    if (name.startsWith(`${file}.`) && name.endsWith('.tds-journal')) await rm(join(dir, name), { force: true });
+  const journals = join(dir, 'data', 'journals');
+  for (const name of await readdir(journals).catch(() => [] as string[])) {
+    if (name.startsWith(`${file}.`) && name.endsWith('.tds-journal')) await rm(join(journals, name), { force: true });
   }
 }
 

@@ -1,9 +1,9 @@
 // The action of `tds diff`.
 
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { loadSettings } from '../config/settings.js';
-import { chooseFormat, type Format } from '../output/format.js';
+import type { Context } from '../core/index.js';
+import { loadSettings } from '../config/index.js';
+import { chooseFormat, type Format } from '../output/index.js';
 
 export interface DiffOptions {
   since?: string;
@@ -22,7 +22,7 @@ export async function diffAction(ctx: Context, table: string, options: DiffOptio
     ...(output ? { output } : {}),
     fallback: ctx.io.stdoutIsTTY ? 'table' : 'ndjson',
   });
-  const { runDiff } = await import('../mirror/diff/run-diff.js');
+  const { runDiff } = await import('../mirror/diff/index.js');
   await runDiff(ctx, {
     db: settings.db,
     table,

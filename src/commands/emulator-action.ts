@@ -1,5 +1,4 @@
-import type { Context } from '../core/context.js';
-import { TdsError, UsageError } from '../core/errors.js';
+import { type Context, TdsError, UsageError } from '../core/index.js';
 import {
   ChurnSpecError,
   isLoopbackHost,

@@ -1,20 +1,22 @@
 // `tds emulator`: the service on loopback, for tests and trials; its action is in emulator-action.ts.
 
 import { Command, Option } from 'commander';
-import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
-import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
-import { ChurnSpecError, parseChurnRates } from '../emulator/churn/churn-rates.js';
+import { type Context, UsageError, parseIntegerOption, parseNumberOption } from '../core/index.js';
 import {
+  ChurnSpecError,
+  parseChurnRates,
   DEFAULT_ACTION_DELAY_MS,
   DEFAULT_HOST,
   DEFAULT_INGEST_DELAY_MS,
   DEFAULT_PORT,
   SEED_NAMES,
   SEEDED_ACTIONS,
-} from '../emulator/options.js';
-import { FaultSpecError, parseFaultSpec } from '../emulator/faults/faults.js';
-import { LatencySpecError, parseLatency, type LatencySpec } from '../emulator/http/latency.js';
+  FaultSpecError,
+  parseFaultSpec,
+  LatencySpecError,
+  parseLatency,
+  type LatencySpec,
+} from '../emulator/index.js';
 import type { EmulatorFlags } from './emulator-action.js';
 
 const HELP = `

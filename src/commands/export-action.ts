@@ -1,16 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
-import { loadSettings } from '../config/settings.js';
-import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
-import { readExportFlags, type ExportFlags, type ExportFlagValues } from '../export/export-flags.js';
-import { pageLimit, type Endpoint, type ExportRequest, type ExportSummary, type FetchPage } from '../export/export-request.js';
-import { runExport } from '../export/run-export.js';
-import { planFilters, type FilterPlan } from '../filter/build.js';
-import { validateQuery } from '../filter/validate.js';
-import type { ApiClient } from '../http/client.js';
-import { resolveTable } from '../http/resolve-table.js';
+import { loadSettings } from '../config/index.js';
+import { type Context, UsageError } from '../core/index.js';
+import {
+  readExportFlags,
+  type ExportFlags,
+  type ExportFlagValues,
+  pageLimit,
+  type Endpoint,
+  type ExportRequest,
+  type ExportSummary,
+  type FetchPage,
+  runExport,
+} from '../export/index.js';
+import { planFilters, type FilterPlan, validateQuery } from '../filter/index.js';
+import { type ApiClient, resolveTable } from '../http/index.js';
 import type { Field, QueryBody } from '../service/index.js';
 import { withClient } from './connect.js';
 
@@ -30,7 +35,7 @@ export interface QueryInput {
 export async function runExportCommand(ctx: Context, command: Command, tableRef: string, query?: QueryInput): Promise<void> {
   const settings = await loadSettings(ctx, command);
   const line = { command: query ? ('query' as const) : ('rows' as const), table: tableRef };
-  const flags = withScreenful(ctx, readExportFlags(command.opts<ExportFlagValues>(), settings.defaultFormat, line));
+  const flags = withScreenful(ctx, await readExportFlags(command.opts<ExportFlagValues>(), settings.defaultFormat, line));
   await withClient(ctx, settings, async (client) => {
     const table = await resolveTable(client, tableRef);
     const { fields } = await client.schema(table.id);

@@ -1,4 +1,4 @@
-import type { FailureReason } from '../core/errors.js';
+import type { FailureReason } from '../core/index.js';
 
 // Advice for failures the lower layers can only name: here, where commands, flags and settings are known.
 

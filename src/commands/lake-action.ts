@@ -4,15 +4,11 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { UsageError, TdsError } from '../core/errors.js';
-import { loadSettings } from '../config/settings.js';
-import { folderIdentity, folderProblems, lakeFolder } from '../lake/lake.js';
-import { quoteLiteral } from '../duckdb/sql-text.js';
-import { openDatabase } from '../duckdb/engine.js';
-import { compactFolder } from '../lake/compact.js';
-import { checkLake, type TableCheck } from '../lake/lake-check.js';
-import { openMirror, requireMirror, waitOn } from '../mirror/mirror-db.js';
+import { type Context, UsageError, TdsError } from '../core/index.js';
+import { loadSettings } from '../config/index.js';
+import { folderIdentity, folderProblems, lakeFolder, compactFolder, checkLake, type TableCheck } from '../lake/index.js';
+import { quoteLiteral, openDatabase } from '../duckdb/index.js';
+import { openMirror, requireMirror, waitOn } from '../mirror/index.js';
 
 export interface LakeCompactOptions {
   dropChanges?: boolean;

@@ -2,15 +2,13 @@
 // CSV or Parquet (the Parquet writer is loaded only for -o FILE.parquet).
 
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { loadSettings } from '../config/settings.js';
+import { type Context, UsageError } from '../core/index.js';
+import { loadSettings } from '../config/index.js';
 import { withClient } from './connect.js';
-import { chooseExportFormat, type ExportFormat } from '../output/format.js';
+import { chooseExportFormat, type ExportFormat, tableOutput, writeListing, type ListingLayout } from '../output/index.js';
 import type { Workspace, Table, Field } from '../service/index.js';
-import { resolveWorkspace, resolveTable } from '../http/resolve-table.js';
-import { emojiFor, writeListing, type ListingLayout } from '../output/table.js';
-import { UsageError } from '../core/errors.js';
-import type { ListingColumn } from '../parquet/write-listing.js';
+import { resolveWorkspace, resolveTable } from '../http/index.js';
+import type { ListingColumn } from '../parquet/index.js';
 
 export async function workspacesAction(ctx: Context, options: { format?: ExportFormat; output?: string }, cmd: Command): Promise<void> {
   const settings = await loadSettings(ctx, cmd);
@@ -43,6 +41,7 @@ export async function tablesAction(ctx: Context, options: TablesOptions, cmd: Co
     const workspaceId = options.workspace === undefined ? undefined : (await resolveWorkspace(client, options.workspace)).id;
     return client.tables({ workspaceId });
   });
+  const { emojiFor } = await tableOutput();
   await writeListingAs<Table>(ctx, tables, {
     format,
     output: options.output,
@@ -118,7 +117,7 @@ export async function writeListingAs<T extends object>(ctx: Context, items: T[],
       hint: 'e.g. tds tables -o tables.parquet',
     });
   }
-  const { writeParquetListing } = await import('../parquet/write-listing.js');
+  const { writeParquetListing } = await import('../parquet/index.js');
   const columns = spec.fields.map((key) => ({ key, type: parquetTypes[key] ?? 'VARCHAR' }));
   await writeParquetListing(items, columns, spec.output);
 }

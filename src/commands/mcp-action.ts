@@ -1,14 +1,9 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
-import { redactSecrets } from '../core/redact.js';
-import { resolveSettings } from '../config/settings.js';
-import { DEFAULT_CHECKS_FILE } from '../config/keys.js';
-import { DEFAULT_CAPS } from '../mcp/session.js';
-import { serveMcp } from '../mcp/serve.js';
+import { type Context, UsageError, redactSecrets, TDS_VERSION } from '../core/index.js';
+import { resolveSettings, DEFAULT_CHECKS_FILE } from '../config/index.js';
+import { DEFAULT_CAPS, serveMcp } from '../mcp/index.js';
 import { hintsOf } from './hints.js';
-import { TDS_VERSION } from '../core/version.js';
 
 export interface McpFlags {
   db?: string;

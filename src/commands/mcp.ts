@@ -1,6 +1,5 @@
 import { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { parseIntegerOption } from '../core/number-option.js';
+import { type Context, parseIntegerOption } from '../core/index.js';
 import type { McpFlags } from './mcp-action.js';
 
 const HELP = `

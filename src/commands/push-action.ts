@@ -2,16 +2,14 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
-import { loadSettings, loadWebhook, type Settings } from '../config/settings.js';
+import { type Context, UsageError } from '../core/index.js';
+import { loadSettings, loadWebhook, type Settings } from '../config/index.js';
 import { connect } from './connect.js';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ApiClient } from '../http/client.js';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ApiClient } from '../http/index.js';
 import { WEBHOOK_MAX_BODY_BYTES } from '../service/index.js';
-import { checkOutputTarget } from '../output/atomic-file.js';
-import { chooseExportFormat, type ExportFormat } from '../output/format.js';
-import type { HeaderMode } from '../records/shape-options.js';
-import { MirrorKeys } from '../mirror/mirror-keys.js';
+import { checkOutputTarget, chooseExportFormat, type ExportFormat } from '../output/index.js';
+import type { HeaderMode } from '../records/index.js';
+import { openMirrorKeys, type MirrorKeys } from '../mirror/index.js';
 import {
   checkWebhookExists,
   csvDelimiter,
@@ -96,7 +94,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
 
   const needsApi = options.key !== undefined || (waitUntil !== undefined && !options.dryRun);
   const client = needsApi ? await connect(ctx, command) : undefined;
-  const mirror = client && options.db ? new MirrorKeys(ctx, client, settings.db) : undefined;
+  const mirror = client && options.db ? await openMirrorKeys(ctx, client, settings.db) : undefined;
   try {
     await runPush(ctx, {
       // a resumed file is checked in full against its journal before anything new is sent
@@ -109,7 +107,7 @@ export async function pushAction(ctx: Context, positional: string[], options: Pu
       limits: { maxObjects: options.batchSize, maxBytes: WEBHOOK_MAX_BODY_BYTES },
       journal: {
         ...(options.journal !== undefined ? { path: options.journal } : {}),
-        ...(pipe ? {} : { beside: args.input }),
+        ...(pipe ? {} : { byDefault: { input: args.input, dataDir: dataDir(ctx.io.env) } }),
         resume: Boolean(options.resume),
         uncertain: { ...uncertainPolicy(options), byKey: options.key !== undefined },
         ...(named && target !== named ? { webhook: named } : {}),

@@ -1,9 +1,8 @@
-import { MAX_IN_FLIGHT, INPUT_FORMATS, parseInputEncoding } from '../push/index.js';
+import { JOURNAL_KEEP_DAYS, MAX_IN_FLIGHT, INPUT_FORMATS, parseInputEncoding } from '../push/index.js';
 import { Command, Option } from 'commander';
-import type { Context } from '../core/context.js';
-import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
+import { type Context, parseIntegerOption, parseNumberOption } from '../core/index.js';
 import { RATE_LIMITS, WEBHOOK_MAX_OBJECTS } from '../service/index.js';
-import { HEADER_MODES } from '../records/shape-options.js';
+import { HEADER_MODES } from '../records/index.js';
 import type { PushOptions } from './push-action.js';
 
 const WEBHOOK_RATE = RATE_LIMITS.webhook.requests;
@@ -19,7 +18,9 @@ and always with --resume, a file is read and checked in full before the first re
 row anywhere sends nothing (this costs a few seconds per million records).
 
 Nothing is sent twice: every batch is journaled (fsynced) before and after its request, and
---resume skips the batches already taken in. A 5xx, a timeout or a connection broken after the
+--resume skips the batches already taken in. A file's journal is in tds's data folder (the
+summary names it; one an earlier release kept beside the file is still used); a completed push's
+goes once untouched for ${JOURNAL_KEEP_DAYS} days. A 5xx, a timeout or a connection broken after the
 request was sent leaves its batch *uncertain* (rows may have been added): no more batches are
 started and the push ends with exit 7. Check the table first; --resume --resend-uncertain sends
 the uncertain batches again, --resume alone never does. A 429 waits retry-after (10 s when
@@ -79,7 +80,7 @@ export function pushCommand(ctx: Context): Command {
       parseIntegerOption('--rate', 1, WEBHOOK_RATE),
       WEBHOOK_RATE,
     )
-    .option('--journal <file>', 'journal of sent batches (default: beside a file input, one per webhook; none for stdin)')
+    .option('--journal <file>', "journal of sent batches (default: in tds's data folder, one per input file and webhook; none for stdin)")
     .option('--resume', 'continue the push recorded in the journal: batches already sent are skipped')
     .option(
       '--webhook <url|@name>',

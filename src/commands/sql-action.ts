@@ -1,10 +1,9 @@
 import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
-import { loadSettings } from '../config/settings.js';
-import { runSql } from '../mirror/run-sql.js';
-import { chooseFormat, type Format } from '../output/format.js';
+import { type Context, UsageError } from '../core/index.js';
+import { loadSettings } from '../config/index.js';
+import { runSql } from '../mirror/index.js';
+import { chooseFormat, type Format } from '../output/index.js';
 
 export interface SqlOptions {
   db?: string;

@@ -1,15 +1,12 @@
 import { extname } from 'node:path';
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
-import { loadSettings } from '../config/settings.js';
-import { parseColumnList } from '../export/export-flags.js';
-import { pickTable } from '../records/table-ref.js';
-import { syncBeforeReading } from '../mirror/sync-run.js';
-import { checkOutputTarget } from '../output/atomic-file.js';
-import { formatFromPath } from '../output/format.js';
-import { runStats, type StatsFormat } from '../stats/run-stats.js';
-import { DEFAULT_TOP } from '../stats/figures.js';
+import { type Context, UsageError } from '../core/index.js';
+import { loadSettings } from '../config/index.js';
+import { parseColumnList } from '../export/index.js';
+import { pickTable } from '../records/index.js';
+import { syncBeforeReading } from '../mirror/index.js';
+import { checkOutputTarget, formatFromPath } from '../output/index.js';
+import { runStats, type StatsFormat, DEFAULT_TOP } from '../stats/index.js';
 import { requireService, withClient } from './connect.js';
 
 // The action of `tds stats`: syncs the table first (requireService), then profiles it over the mirror and
@@ -28,7 +25,7 @@ export interface StatsOptions {
 export async function statsAction(ctx: Context, table: string, options: StatsOptions, command: Command): Promise<void> {
   const output = options.output === '-' ? undefined : options.output;
   const format = options.format ?? (output ? statsFormatOfFile(output) : ctx.io.stdoutIsTTY ? 'table' : 'json');
-  const columns = options.columns === undefined ? undefined : parseColumnList(options.columns);
+  const columns = options.columns === undefined ? undefined : await parseColumnList(options.columns);
   if (output) await checkOutputTarget(output);
   const settings = await loadSettings(ctx, command);
   let ref = table;

@@ -2,8 +2,7 @@
 // mirror as it is); its action is in stats-action.ts.
 
 import { Command, Option } from 'commander';
-import type { Context } from '../core/context.js';
-import { parseIntegerOption } from '../core/number-option.js';
+import { type Context, parseIntegerOption } from '../core/index.js';
 import type { StatsOptions } from './stats-action.js';
 
 const STATS_HELP = `

@@ -1,21 +1,14 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
-import { loadSettings, type Settings } from '../config/settings.js';
-import { MAX_DURATION_DAYS, parseDuration } from '../core/duration.js';
-import { waitOn } from '../mirror/mirror-db.js';
-import { runSync } from '../mirror/sync-run.js';
-import type { HeaderMode } from '../records/shape-options.js';
-import { observedText, tallyText } from '../check/check-result.js';
-import { readChecksFile } from '../check/checks-file.js';
-import { FollowNotifier, notifyTarget } from '../check/notify.js';
-import { runChecks } from '../check/run-checks.js';
-import type { ApiClient } from '../http/client.js';
+import { type Context, UsageError, MAX_DURATION_DAYS, parseDuration } from '../core/index.js';
+import { loadSettings, type Settings } from '../config/index.js';
+import { waitOn, runSync, type TableSyncResult } from '../mirror/index.js';
+import type { HeaderMode } from '../records/index.js';
+import { observedText, tallyText, readChecksFile, FollowNotifier, notifyTarget, runChecks } from '../check/index.js';
+import type { ApiClient } from '../http/index.js';
 import { withClient } from './connect.js';
-import { writeLake } from '../lake/lake.js';
-import { type Database } from '../duckdb/engine.js';
-import type { TableSyncResult } from '../mirror/sync-table.js';
+import { writeLake } from '../lake/index.js';
+import type { Database } from '../duckdb/index.js';
 
 // The action of `tds sync` (with --lake and --check).
 

@@ -2,9 +2,8 @@
 // each round); its action is in sync-action.ts.
 
 import { Command, Option } from 'commander';
-import type { Context } from '../core/context.js';
-import { parseNumberOption, parseShareOption } from '../core/number-option.js';
-import { HEADER_MODES } from '../records/shape-options.js';
+import { type Context, parseNumberOption, parseShareOption } from '../core/index.js';
+import { HEADER_MODES } from '../records/index.js';
 import type { SyncOptions } from './sync-action.js';
 
 const HELP = `

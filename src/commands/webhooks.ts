@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { Context } from '../core/context.js';
+import type { Context } from '../core/index.js';
 
 // `tds webhooks`: each webhook tds has pushed to, with what it took and what is left of its budget (issue 45).
 
@@ -23,9 +23,9 @@ export function webhooksCommand(ctx: Context): Command {
     .addHelpText('after', HELP)
     .action(async (options: { json?: boolean }, command: Command) => {
       const [{ loadSettings }, { dataDir, listLedgers }, { renderTable, tableFit }] = await Promise.all([
-        import('../config/settings.js'),
+        import('../config/index.js'),
         import('../push/ledger/index.js'),
-        import('../output/table.js'),
+        import('../output/index.js').then((output) => output.tableOutput()),
       ]);
       const settings = await loadSettings(ctx, command);
       const budget = settings.webhookBudget ?? null;

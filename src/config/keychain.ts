@@ -2,7 +2,7 @@
 // GNOME Keyring or KWallet on Linux) through @napi-rs/keyring: one entry per profile, service "tds",
 // account the profile's name. The native module is loaded only when a key is stored or read there.
 
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../core/index.js';
 
 const SERVICE = 'tds';
 /** A keychain that does not answer within this long (a Secret Service waiting to be started) counts as none. */

@@ -1,11 +1,14 @@
-import { UsageError } from '../core/errors.js';
-import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
-import { OUTPUT_FORMATS } from '../output/format.js';
-import { redactWebhookUrl } from '../core/redact.js';
+import { UsageError, parseIntegerOption, parseNumberOption, redactWebhookUrl } from '../core/index.js';
+import { OUTPUT_FORMATS } from '../output/index.js';
+// http/index.ts would load the client: the keys are read at start-up, by the command definitions
 import { parseBaseUrl, checkKeyText } from '../http/connection-settings.js';
 
 /** The checks file when none is named (and the `checks` setting names none). */
 export const DEFAULT_CHECKS_FILE = 'tds-checks.yaml';
+/** The profile a run reads when none is named. */
+export const DEFAULT_PROFILE = 'default';
+/** The profile key that says where its API key is kept (`keychain`; absent or `file`: in config.json). */
+export const KEY_STORE = 'api-key-store';
 
 // The keys a profile can hold, how each value is checked, and how it may be shown.
 

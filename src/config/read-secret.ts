@@ -1,6 +1,5 @@
 import type { ReadStream } from 'node:tty';
-import { TdsError, UsageError } from '../core/errors.js';
-import type { IO } from '../core/io.js';
+import { TdsError, UsageError, type IO } from '../core/index.js';
 
 const stdinReads = new WeakMap<NodeJS.ReadableStream, Promise<string>>();
 

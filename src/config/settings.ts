@@ -1,22 +1,12 @@
-// src/config/: profiles and settings. Its surface: the settings of a run, each from its flag, the
-// environment or the profile (this file: loadSettings, resolveSettings), and the webhook and notification
-// URLs saved in the profile (loadWebhook, loadNotifyUrl); the config keys (keys.ts), config.json's place
-// and its reading and writing (store.ts), and a secret read from stdin or a hidden prompt (read-secret.ts).
-
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { Context } from '../core/context.js';
-import { TdsError, UsageError } from '../core/errors.js';
-import { parseIntegerOption, parseNumberOption } from '../core/number-option.js';
-import type { Format } from '../output/format.js';
-import { proxySettings, type ProxySettings } from '../http/proxy.js';
-import { configKey, notifyConfigKey, webhookConfigKey } from './keys.js';
+import { type Context, TdsError, UsageError, parseIntegerOption, parseNumberOption } from '../core/index.js';
+import type { Format } from '../output/index.js';
+import { proxySettings, type ProxySettings } from '../http/index.js';
+import { configKey, DEFAULT_PROFILE, KEY_STORE, notifyConfigKey, webhookConfigKey } from './keys.js';
 import { configFile, readConfig } from './store.js';
 import { readSecret } from './read-secret.js';
 import { KeychainUnavailable, keychainEnabled, readKeychainKey } from './keychain.js';
-
-/** The profile key that says where its API key is kept (`keychain`; absent or `file`: in config.json). */
-export const KEY_STORE = 'api-key-store';
 
 export interface Settings {
   baseUrl?: string;
@@ -54,7 +44,6 @@ export interface SettingsSources {
   configFile: string;
 }
 
-export const DEFAULT_PROFILE = 'default';
 export const DEFAULT_DB = 'tds.duckdb';
 
 /** Flag > environment > profile. */

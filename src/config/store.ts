@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, posix, win32 } from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../core/index.js';
 
 /** config.json: named profiles, each a flat map of config keys (`base-url`, `webhook.NAME`, …) to text. */
 export interface ConfigData {

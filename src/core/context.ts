@@ -1,8 +1,3 @@
-// src/core/: below every layer. Its surface: errors, exit codes and the one exit (errors.ts), a run's
-// context (this file) and process IO (io.ts), secret redaction (redact.ts), numeric flag parsers
-// (number-option.ts), file modes (private-files.ts), locks between processes (process-lock.ts) and JSON
-// errors with their positions (json-error.ts).
-
 import type { IO } from './io.js';
 
 /** Options every command accepts (declared once on the root program). */

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
-import { isCanonicalInstant, type SqlType, type TypedValue } from '../records/typed-values.js';
+import { isCanonicalInstant, type SqlType, type TypedValue } from '../records/index.js';
 import { loadDuckDB, type Database } from './engine.js';
 
 // Rows of typed values (records/typed-plan.ts) appended straight into a table of their types, a data

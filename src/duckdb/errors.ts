@@ -2,8 +2,7 @@
 // nowhere else, by its text in the pinned DuckDB version: test/duckdb/errors.test.ts provokes every one
 // of them, so an upgrade that rewords a message fails a test there, not a user.
 
-import { TdsError, UsageError } from '../core/errors.js';
-import { closest, didYouMean } from '../core/suggest.js';
+import { TdsError, UsageError, closest, didYouMean } from '../core/index.js';
 
 export type DuckDBFailure =
   /** `INTERRUPT Error: Interrupted!`: the statement was stopped by connection.interrupt(). */

@@ -3,7 +3,7 @@
 
 import type { Database } from './engine.js';
 import type { DuckDBPreparedStatement, DuckDBResult, DuckDBType } from '@duckdb/node-api';
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../core/index.js';
 import { duckdbFailure, FILES_HINT } from './errors.js';
 import { fileStatement, type FileAccess } from './file-access.js';
 

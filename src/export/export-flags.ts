@@ -1,7 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
-import { UsageError } from '../core/errors.js';
-import { chooseExportFormat, type ExportFormat, type Format } from '../output/format.js';
-import type { CellsMode, HeaderMode, ShapeOptions } from '../records/shape-options.js';
+import { UsageError } from '../core/index.js';
+import { chooseExportFormat, type ExportFormat, type Format } from '../output/index.js';
+import type { CellsMode, HeaderMode, ShapeOptions } from '../records/index.js';
 import { SEARCH_MAX_CHARS } from '../service/index.js';
 import { FOLLOW_EVERY_DEFAULT_S, SPREADSHEET_CELL_MAX_CHARS, type CsvOptions, type OnTruncated } from './export-request.js';
 

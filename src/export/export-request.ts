@@ -1,6 +1,6 @@
-import type { RateWindow } from '../http/rate-limiter.js';
-import type { ExportFormat } from '../output/format.js';
-import type { ShapeOptions } from '../records/shape-options.js';
+import type { RateWindow } from '../http/index.js';
+import type { ExportFormat } from '../output/index.js';
+import type { ShapeOptions } from '../records/index.js';
 import type { Field, FilterGroup, Row, RowsPage, Table } from '../service/index.js';
 
 /** The longest text a spreadsheet cell holds (Excel, LibreOffice): --excel cuts longer cells. */

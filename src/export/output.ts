@@ -1,14 +1,11 @@
 import { once } from 'node:events';
 import { lstat, truncate } from 'node:fs/promises';
-import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
-import type { ProcessLock } from '../core/process-lock.js';
-import { createAtomicFile, type AtomicFile, type FileOpener, claimOutput } from '../output/atomic-file.js';
-import { asWriteError, OutputWriteError } from '../output/write-error.js';
-import type { StagedOutput } from '../parquet/staged-output.js';
+import { type Context, UsageError, type ProcessLock } from '../core/index.js';
+import { createAtomicFile, type AtomicFile, type FileOpener, claimOutput, asWriteError, OutputWriteError } from '../output/index.js';
+import type { StagedOutput } from '../parquet/index.js';
+// staging-files.ts alone: parquet/index.ts loads DuckDB, which an export loads only for Parquet
 import { removeFile, removeStaging, stagingPath } from '../parquet/staging-files.js';
-import type { TruncationTally } from '../records/truncation-tally.js';
-import type { TypedColumn } from '../records/typed-plan.js';
+import type { TruncationTally, TypedColumn } from '../records/index.js';
 import type { Row } from '../service/index.js';
 import {
   checkpointPath,

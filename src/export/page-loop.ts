@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { HashedStringSet } from '../collections/hashed-string-set.js';
-import type { Context } from '../core/context.js';
-import { paginate } from '../http/paginate.js';
+import type { HashedStringSet } from '../collections/index.js';
+import type { Context } from '../core/index.js';
+import { paginate } from '../http/index.js';
 import type { Row, RowsPage } from '../service/index.js';
 import { ExportState } from './checkpoint.js';
 import { pageLimit, type ExportRequest, type FetchPage } from './export-request.js';

@@ -1,7 +1,4 @@
-import { keyFields } from '../records/column-keys.js';
-import { selectColumns } from '../records/record-plan.js';
-import type { ShapeOptions } from '../records/shape-options.js';
-import { typedPlan, type TypedColumn } from '../records/typed-plan.js';
+import { keyFields, selectColumns, type ShapeOptions, typedPlan, type TypedColumn } from '../records/index.js';
 import type { Field } from '../service/index.js';
 
 /**

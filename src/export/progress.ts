@@ -1,5 +1,5 @@
-import type { Context } from '../core/context.js';
-import { startLiveLine } from '../output/live-line.js';
+import type { Context } from '../core/index.js';
+import { startLiveLine } from '../output/index.js';
 
 export interface ProgressOptions {
   /** Rows expected in all (unfiltered exports), for the percentage and ETA. */

@@ -1,7 +1,6 @@
-import type { Context } from '../core/context.js';
-import { TdsError, UsageError } from '../core/errors.js';
-import type { OutputWriteError } from '../output/write-error.js';
-import type { TruncationTally } from '../records/truncation-tally.js';
+import { type Context, TdsError, UsageError } from '../core/index.js';
+import type { OutputWriteError } from '../output/index.js';
+import type { TruncationTally } from '../records/index.js';
 import type { ExportState } from './checkpoint.js';
 import type { CsvOptions, ExportRequest } from './export-request.js';
 

@@ -1,8 +1,7 @@
-import { HashedStringSet } from '../collections/hashed-string-set.js';
-import type { Context } from '../core/context.js';
-import type { FileOpener } from '../output/atomic-file.js';
-import { OutputWriteError } from '../output/write-error.js';
-import { statusFieldIds } from '../records/record-plan.js';
+import { HashedStringSet } from '../collections/index.js';
+import type { Context } from '../core/index.js';
+import { type FileOpener, OutputWriteError } from '../output/index.js';
+import { statusFieldIds } from '../records/index.js';
 import { exportFingerprint, ExportState, type ExportFingerprint } from './checkpoint.js';
 import type { ExportRequest, ExportSummary, FetchPage } from './export-request.js';
 import { commitOutput, failOnTruncation, prepareOutput, stopExport, type PreparedOutput } from './output.js';
@@ -11,10 +10,6 @@ import { parquetColumns } from './parquet-columns.js';
 import { createProgress, type ExportProgress } from './progress.js';
 import { reportUnfit } from './report.js';
 import { writerFactory } from './writers.js';
-
-// export/: `tds rows` and `tds query` exports. Public surface: runExport (this file) with ExportRequest
-// (export-request.ts), readExportFlags (export-flags.ts). Inside: page-loop.ts reads, writers.ts and
-// table-writer.ts write, output.ts prepares, commits and stops the output, checkpoint.ts resumes.
 
 /** What an export uses besides its request; tests give a file opener whose writes fail. */
 export interface ExportDeps {

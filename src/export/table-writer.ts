@@ -1,10 +1,15 @@
-import type { Context } from '../core/context.js';
+import type { Context } from '../core/index.js';
 import { writePaged, emojiFor, tableFit } from '../output/table.js';
 import { renderRecordTable, type RecordColumn } from '../output/record-table.js';
-import { createRowShaper, type OutputRecord } from '../records/row-shaper.js';
-import { planRecord, type RecordPlan } from '../records/record-plan.js';
-import { META_KEYS, type ShapeOptions } from '../records/shape-options.js';
-import { TruncationTally } from '../records/truncation-tally.js';
+import {
+  createRowShaper,
+  type OutputRecord,
+  planRecord,
+  type RecordPlan,
+  META_KEYS,
+  type ShapeOptions,
+  TruncationTally,
+} from '../records/index.js';
 import type { Table } from '../service/index.js';
 import type { ExportRequest } from './export-request.js';
 import type { ByteOutput, PageWriter } from './output.js';

@@ -1,11 +1,8 @@
-import type { Context } from '../core/context.js';
-import type { DataFormat, ExportFormat } from '../output/format.js';
+import type { Context } from '../core/index.js';
+import type { DataFormat, ExportFormat } from '../output/index.js';
 import { createPageEncoder } from '../output/page-encoder.js';
-import type { StagedOutput } from '../parquet/staged-output.js';
-import { planRecord } from '../records/record-plan.js';
-import { createRowShaper } from '../records/row-shaper.js';
-import { TruncationTally } from '../records/truncation-tally.js';
-import { TRUNCATED_KEY, typedRowReader } from '../records/typed-plan.js';
+import type { StagedOutput } from '../parquet/index.js';
+import { planRecord, createRowShaper, TruncationTally, TRUNCATED_KEY, typedRowReader } from '../records/index.js';
 import type { ExportState } from './checkpoint.js';
 import type { ExportRequest } from './export-request.js';
 import type { ByteOutput, PageWriter, PreparedOutput } from './output.js';

@@ -1,9 +1,3 @@
-// src/filter/: the `--where` language and `--filter` JSON. Its surface is `planFilters` (this file:
-// the flags to the service's filter group, checked, and the run-state tests made on the rows it returns,
-// run-state.ts), `validateQuery` (validate.ts: a query body against
-// the schema), `parseWhere` (parser.ts) and `FilterError` (errors.ts); the lexer, the problems, the
-// typing of values and the name lookup serve them.
-
 import { FILTER_MAX_ENTRIES_PER_GROUP, isFilterGroup, type Field, type FilterGroup, type FilterRule, type Row } from '../service/index.js';
 import { placed, FilterError } from './errors.js';
 import { parseFilterJson } from './filter-json.js';

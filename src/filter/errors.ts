@@ -1,4 +1,4 @@
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../core/index.js';
 
 // A bad filter (--where, --filter or the query body it becomes): exit 2, with the place marked.
 

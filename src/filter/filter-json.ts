@@ -1,10 +1,9 @@
-import { describeJsonFault } from '../core/json-error.js';
+import { describeJsonFault, didYouMean } from '../core/index.js';
 import { FILTER_MAX_DEPTH, OPERATORS, type Field, type FilterGroup, type FilterRule, type Operator } from '../service/index.js';
 import { FilterError, placed, quoted, type FilterLocation } from './errors.js';
 import { operatorNamed, type WhereValue } from './parser.js';
 import { RULES_MISSING, combinatorProblem, depthProblem, operatorProblem, raise, valueProblem } from './problems.js';
 import { resolveColumn } from './resolve.js';
-import { didYouMean } from '../core/suggest.js';
 import { typeValue } from './type-value.js';
 
 // --filter: the service's own filter group JSON. fieldIds may also be labels or names, and values

@@ -1,7 +1,7 @@
 import { OPERATORS, VALUELESS_OPERATORS, type Operator } from '../service/index.js';
 import { FilterError, characterNumber, quoted } from './errors.js';
 import { tokenize, type Token } from './lexer.js';
-import { didYouMean } from '../core/suggest.js';
+import { didYouMean } from '../core/index.js';
 
 // --where EXPR → AST (grammar in docs/cli.md "Filters"). `and` binds tighter than `or`; a chain of the same
 // keyword is one group; parentheses always keep their group, so (a and b) and c stays nested.

@@ -1,6 +1,6 @@
 import type { Field } from '../service/index.js';
 import { FilterError, quoted } from './errors.js';
-import { didYouMean } from '../core/suggest.js';
+import { didYouMean } from '../core/index.js';
 
 const SCHEMA_HINT = '`tds schema TABLE` lists the columns with their IDs, labels and names';
 

@@ -4,7 +4,7 @@ import { FilterError, quoted } from './errors.js';
 import { booleanOf, isNumberText, type WhereValue } from './parser.js';
 import { raise, valueKind, valueProblem } from './problems.js';
 import { describeField } from './resolve.js';
-import { didYouMean } from '../core/suggest.js';
+import { didYouMean } from '../core/index.js';
 
 // A written value → the JSON value the service gets, by operator and column type: numbers for
 // number columns, true/false for boolean ones, ISO 8601 date-times for dates, option values

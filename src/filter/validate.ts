@@ -20,7 +20,7 @@ import {
   totalSizeProblem,
   valueProblem,
 } from './problems.js';
-import { didYouMean } from '../core/suggest.js';
+import { didYouMean } from '../core/index.js';
 
 // Every rule the service applies to a query body (docs/service-api.md 4.5 and 8), checked before any
 // row request so that a bad query exits 2 with a clear message instead of a 400 mid-export.

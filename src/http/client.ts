@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { redactSecrets } from '../core/redact.js';
+import { redactSecrets } from '../core/index.js';
 import type { QueryBody, RowsPage, SchemaResponse, TablesResponse, WorkspacesResponse } from '../service/index.js';
 import { isLoopbackHost, parseBaseUrl, type BaseUrl, checkKeyText } from './connection-settings.js';
 import { callFailure, type Attempt, describeNetworkCode, unexpectedResponse } from './errors.js';
@@ -9,11 +9,6 @@ import type { AttemptReport } from './retry.js';
 import { createLimiters, serviceTimings, type Bucket, type ServiceLimiters, type ServiceTimings } from './rate-limiter.js';
 import { isSuccess, sendWithRetries } from './stack.js';
 import { Transport, type RawResponse, type SendRequest } from './transport.js';
-
-// http/: the one HTTP core. Public surface: ApiClient (this file), the one stack (stack.ts: the transport
-// behind a limiter and withRetries, the one retry loop; postOnce), RateLimiter and serviceTimings
-// (rate-limiter.ts), paginate, resolveTable and resolveWorkspace, the base URL and key checks
-// (connection-settings.ts), the proxy rule (proxy.ts), the errors of errors.ts.
 
 export type { WorkspacesResponse, TablesResponse, SchemaResponse, RowsPage, QueryBody };
 

@@ -2,8 +2,7 @@
 // (the command layer turns reasons into hints): the service's refusals, network failures, certificates
 // this system does not trust, and `callFailure`, the end of a call the retry loop gave up on.
 
-import { TdsError, type ErrorCode, type FailureReason } from '../core/errors.js';
-import { redactSecrets } from '../core/redact.js';
+import { TdsError, type ErrorCode, type FailureReason, redactSecrets } from '../core/index.js';
 import { RESPONSE_DEADLINE, RESPONSE_TOO_LARGE, type RawResponse } from './transport.js';
 import { isLoopbackHost } from './connection-settings.js';
 import { PROXY_AUTH_REQUIRED, PROXY_CODES, PROXY_TUNNEL_CLOSED, PROXY_UNAVAILABLE, PROXY_REFUSED, type TunnelFacts } from './proxy.js';

@@ -1,5 +1,5 @@
-import { ServiceFaultError } from '../core/errors.js';
-import { HashedStringSet } from '../collections/hashed-string-set.js';
+import { ServiceFaultError } from '../core/index.js';
+import { HashedStringSet } from '../collections/index.js';
 import { CURSOR_MAX_CHARS, type Row, type RowsPage } from '../service/index.js';
 
 /** One page request: `onBody` gets the raw body of a 2xx answer before it is parsed. */

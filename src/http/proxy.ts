@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import type { Client, Dispatcher } from 'undici';
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../core/index.js';
 import { isLoopbackHost } from './connection-settings.js';
 
 // Proxies as curl, gh, npm and pip take them from the environment. The rule (proxyFor):

@@ -1,7 +1,7 @@
 // The limiter that spaces requests (RateLimiter), and the service's timings: its two rate limits' windows as
 // the rate scale makes them (serviceTimings), and a limiter per limit (createLimiters).
 
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../core/index.js';
 import { RATE_LIMITS } from '../service/index.js';
 
 export interface RateLimiterOptions {

@@ -1,5 +1,5 @@
 import type { Table, Workspace } from '../service/index.js';
-import { pickTable, pickWorkspace } from '../records/table-ref.js';
+import { pickTable, pickWorkspace } from '../records/index.js';
 import type { ApiClient } from './client.js';
 
 // A table or workspace as a command names it, looked up in the service's listing (the matching is

@@ -1,4 +1,4 @@
-import { redactSecrets } from '../core/redact.js';
+import { redactSecrets } from '../core/index.js';
 import { errorCodeOf, type Attempt } from './errors.js';
 import { proxyFor, shownProxy, type ProxySettings } from './proxy.js';
 import { RateLimiter } from './rate-limiter.js';

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { PRIVATE_FILE_MODE } from '../core/private-files.js';
-import { quoteLiteral } from '../duckdb/sql-text.js';
-import { copyToPartial } from '../parquet/copy-out.js';
+import { PRIVATE_FILE_MODE } from '../core/index.js';
+import { quoteLiteral } from '../duckdb/index.js';
+import { copyToPartial } from '../parquet/index.js';
 
 // How a file of the lake is committed, as Spark's committers make a partition: written under the
 // partition's `_temporary/` as `<pid>-<random>.parquet.partial`, synced, renamed into the partition

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { versionColumns } from '../mirror/history/retyped-columns.js';
-import { quoteIdent } from '../duckdb/sql-text.js';
+import { versionColumns } from '../mirror/history/index.js';
+import { quoteIdent } from '../duckdb/index.js';
 import { folderProblems, folderState, lakeFolder, lakeTables, type LakeProblem } from './lake.js';
 import { lakeNowQuery } from './recipes.js';
 import { retypedColumns, type RetypedColumn } from './retyped-files.js';

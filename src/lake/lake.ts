@@ -2,20 +2,17 @@ import { createHash } from 'node:crypto';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { PRIVATE_FILE_MODE } from '../core/private-files.js';
-import { firstLine } from '../duckdb/errors.js';
-import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
-import { versionColumns, type VersionColumn } from '../mirror/history/retyped-columns.js';
+import { PRIVATE_FILE_MODE } from '../core/index.js';
+import { firstLine, quoteIdent, quoteLiteral } from '../duckdb/index.js';
+import { versionColumns, type VersionColumn } from '../mirror/history/index.js';
 import { commitPartition, SUCCESS_FILE } from './commit-partition.js';
 import { tableReadme } from './recipes.js';
 import { retypedColumns } from './retyped-files.js';
 
 // The lake (`tds sync --lake DIR`): what each sync of a mirror table wrote, as Parquet files in Hive
-// partitions that Spark, Trino, BigQuery, Athena and DuckDB read without tds. This file is the folder's
-// surface for writing: `writeLake` after a table's sync, `lakeFolder` for a table's folder name, and
-// the `_tds_lake` table that records which syncs reached which lake. `commit-partition.ts` writes a
-// partition's file aside and renames it; `compact.ts` rewrites a table's changes into a snapshot;
-// `lake-check.ts` compares a lake with its mirror; `retyped-files.ts` reads a retyped column's older files.
+// partitions that Spark, Trino, BigQuery, Athena and DuckDB read without tds. This file writes
+// it: `writeLake` after a table's sync, `lakeFolder` for a table's folder name, and the `_tds_lake` table
+// that records which syncs reached which lake.
 //
 // A partition is derived from the mirror alone (never a second read of the service): sync N wrote the
 // versions whose `_syncId` is N (in T, or in T__history when a later sync replaced them) and deleted

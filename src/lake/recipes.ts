@@ -2,7 +2,7 @@
 // the table as it is now and as it was, in DuckDB, Spark SQL and Trino. It is written again whenever the
 // folder changes (a new partition, a compaction), so the SQL always fits what is there.
 
-import { quoteLiteral } from '../duckdb/sql-text.js';
+import { quoteLiteral } from '../duckdb/index.js';
 import { changesReplace, snapshotReplace, type RetypedColumn } from './retyped-files.js';
 
 export interface ReadmeTable {

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
-import { convertExpression } from '../mirror/history/retyped-columns.js';
-import type { SqlType } from '../records/typed-values.js';
+import { quoteIdent, quoteLiteral } from '../duckdb/index.js';
+import { convertExpression } from '../mirror/history/index.js';
+import type { SqlType } from '../records/index.js';
 
 // A retyped field keeps its old type in older files of the lake. Read together by name, DuckDB gives such
 // a column the files' common type by its own cast (a number 2 becomes the text "2.0"), where the mirror

@@ -1,13 +1,7 @@
-import { planFilters, type LocalFilter } from '../filter/build.js';
-import { FilterError } from '../filter/errors.js';
-import { parseWhere } from '../filter/parser.js';
-import { validateQuery } from '../filter/validate.js';
-import { planRecord, statusFieldIds } from '../records/record-plan.js';
-import { createRowShaper } from '../records/row-shaper.js';
-import type { ShapeOptions } from '../records/shape-options.js';
-import { TruncationTally } from '../records/truncation-tally.js';
+import { planFilters, type LocalFilter, FilterError, parseWhere, validateQuery } from '../filter/index.js';
+import { planRecord, statusFieldIds, createRowShaper, type ShapeOptions, TruncationTally } from '../records/index.js';
 import type { QueryBody, Row, RowsPage } from '../service/index.js';
-import type { ApiClient } from '../http/client.js';
+import type { ApiClient } from '../http/index.js';
 import { capRows, truncation } from './tool.js';
 import { type Session, serviceTable } from './session.js';
 

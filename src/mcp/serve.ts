@@ -1,15 +1,7 @@
-// src/mcp/: `tds mcp`, the server on stdio. Its surface is `serveMcp` (this file, with the tool list and
-// the stdout it claims) and `DEFAULT_CAPS` (session.ts). Inside: `session.ts` (what the tools share: the
-// client, the mirror opened read-only and the tables it holds, the options and caps), `tool.ts` (a tool's
-// definition, the Context one call runs with, and its result or failure as the agent reads it, within the
-// caps), `row-search.ts` (search_rows's work, loaded on its first call) and one file per tool under `tools/`.
-
 import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { z } from 'zod';
-import type { Context } from '../core/context.js';
-import { TdsError, UsageError } from '../core/errors.js';
-import { redactSecrets } from '../core/redact.js';
+import { type Context, TdsError, UsageError, redactSecrets } from '../core/index.js';
 import { Session, type McpServeOptions } from './session.js';
 import { boundText, toolFailure, toolSuccess, callContext, ToolFailure, type Tool, type ToolCall } from './tool.js';
 import { Writable } from 'node:stream';

@@ -1,12 +1,11 @@
 import { stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Context } from '../core/context.js';
-import { TdsError, UsageError, type FailureReason } from '../core/errors.js';
-import type { Database } from '../duckdb/engine.js';
-import type { ApiClient } from '../http/client.js';
-import { loadStates, namedStates, type TableState } from '../mirror/table-state.js';
+import { type Context, TdsError, UsageError, type FailureReason } from '../core/index.js';
+import type { Database } from '../duckdb/index.js';
+import type { ApiClient } from '../http/index.js';
+import { loadStates, namedStates, type TableState } from '../mirror/index.js';
 import { z } from 'zod';
-import { pickTable } from '../records/table-ref.js';
+import { pickTable } from '../records/index.js';
 import type { Table } from '../service/index.js';
 
 export interface Caps {

@@ -6,9 +6,7 @@ import type { z } from 'zod';
 import type { Caps, HintsOf, Session } from './session.js';
 import { Readable, Writable } from 'node:stream';
 import { Chalk } from 'chalk';
-import type { Context } from '../core/context.js';
-import { TdsError } from '../core/errors.js';
-import { redactSecrets } from '../core/redact.js';
+import { type Context, TdsError, redactSecrets } from '../core/index.js';
 
 /** A progress notification's content (sent only when the client asked for them with a progress token). */
 export interface ProgressUpdate {

@@ -1,10 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { UsageError } from '../core/errors.js';
-import type { Database } from '../duckdb/engine.js';
-import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
-import type { HeaderMode } from '../records/shape-options.js';
-import type { TypedColumn } from '../records/typed-plan.js';
-import type { SqlType } from '../records/typed-values.js';
+import { UsageError } from '../core/index.js';
+import { type Database, quoteIdent, quoteLiteral } from '../duckdb/index.js';
+import type { HeaderMode, TypedColumn, SqlType } from '../records/index.js';
 import type { Field, Table } from '../service/index.js';
 import { createHistoryTable, createMacros, historyNames, SYNC_ID_KEY, type HistoryNames } from './history/history-objects.js';
 import {

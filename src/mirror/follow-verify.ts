@@ -1,10 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Context } from '../core/context.js';
-import { TdsError } from '../core/errors.js';
-import type { Database } from '../duckdb/engine.js';
-import { quoteLiteral } from '../duckdb/sql-text.js';
-import type { ApiClient } from '../http/client.js';
-import { typedRowReader } from '../records/typed-plan.js';
+import { type Context, TdsError } from '../core/index.js';
+import { type Database, quoteLiteral } from '../duckdb/index.js';
+import type { ApiClient } from '../http/index.js';
+import { typedRowReader } from '../records/index.js';
 import { PAGE_LIMIT_MAX, type Field, type RowsPage, type Table } from '../service/index.js';
 import { deleteGone, serviceDate } from './pass.js';
 import { beginSync, endSync } from './history/history-objects.js';

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteIdent } from '../duckdb/sql-text.js';
-import type { TypedColumn } from '../records/typed-plan.js';
+import { quoteIdent } from '../duckdb/index.js';
+import type { TypedColumn } from '../records/index.js';
 import { CHANGE_KEY, REPLACED_AT_KEY, REPLACED_BY_KEY, SYNC_ID_KEY, tableColumns } from './history/history-objects.js';
 
 /** What one group of pages changed. */

@@ -1,7 +1,5 @@
 import { rmdir } from 'node:fs/promises';
-import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
-import { lockAddress, namedLockHolder, tryNamedLock, type ProcessLock } from '../core/process-lock.js';
+import { type Context, UsageError, lockAddress, namedLockHolder, tryNamedLock, type ProcessLock } from '../core/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
@@ -12,20 +10,14 @@ import {
   someoneWaits,
   type Database,
   type OpenOptions,
-} from '../duckdb/engine.js';
-import type { FileAccess } from '../duckdb/file-access.js';
-import { quoteLiteral } from '../duckdb/sql-text.js';
+  type FileAccess,
+  quoteLiteral,
+} from '../duckdb/index.js';
 import { SYNCS_TABLE_2, upgradeFormat1 } from './history/upgrade-format-1.js';
 
 // A mirror is a DuckDB file: one table per service table (with its history table and macros), and the
 // tables below that describe it. Its format version is the comment of _tds_tables, so a newer format
 // is refused, not misread. Format 1 (before history) is upgraded by the first sync that writes it.
-//
-// The folder's surface: `tds sync` (sync-run.ts: runSync; a table's sync in sync-table.ts, its pages in
-// read-pages.ts and mirror-writer.ts, --follow's verification in follow-verify.ts), `tds sql`
-// (run-sql.ts), `tds diff` (diff/run-diff.ts; diff/open-diff.ts for MCP's diff_table), the mirror opened
-// here (openMirror for readers, HeldMirror for a sync), its tables' states (table-state.ts), their
-// schemas (apply-schema.ts, schema-drift.ts) and history (history/), and push's keys (mirror-keys.ts).
 
 export const MIRROR_FORMAT = 2;
 const FORMAT_COMMENT = (version: number): string => `tds mirror format ${version}`;

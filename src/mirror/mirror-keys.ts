@@ -1,9 +1,8 @@
 import { access } from 'node:fs/promises';
-import type { Context } from '../core/context.js';
-import type { Database } from '../duckdb/engine.js';
-import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
-import type { ApiClient } from '../http/client.js';
-import { TRUNCATED_KEY } from '../records/typed-plan.js';
+import type { Context } from '../core/index.js';
+import { type Database, quoteIdent, quoteLiteral } from '../duckdb/index.js';
+import type { ApiClient } from '../http/index.js';
+import { TRUNCATED_KEY } from '../records/index.js';
 import { PAGE_LIMIT_MAX, type Table } from '../service/index.js';
 import { heldOpen, openMirror } from './mirror-db.js';
 import { syncTable } from './sync-table.js';

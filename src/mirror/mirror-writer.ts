@@ -1,12 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { openRowAppender, type RowAppender } from '../duckdb/append-rows.js';
-import type { Database } from '../duckdb/engine.js';
-import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
+import { openRowAppender, type RowAppender, type Database, quoteIdent, quoteLiteral } from '../duckdb/index.js';
 import { GroupUpsert, readTableColumns, type GroupCounts, type WriteTarget } from './group-upsert.js';
 
 export type { GroupCounts, WriteTarget } from './group-upsert.js';
-import type { TypedColumn } from '../records/typed-plan.js';
-import type { TypedValue } from '../records/typed-values.js';
+import type { TypedColumn, TypedValue } from '../records/index.js';
 import { fitIndexMemory, fitTableMemory } from './index-memory.js';
 import { beganOnEmpty } from './pass.js';
 import { saveState, type TableState } from './table-state.js';

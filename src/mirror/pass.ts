@@ -1,6 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Database } from '../duckdb/engine.js';
-import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
+import { type Database, quoteIdent, quoteLiteral } from '../duckdb/index.js';
 import { UNFINISHED_STATUSES } from '../service/index.js';
 import { CHANGE_KEY, REPLACED_AT_KEY, REPLACED_BY_KEY, SYNC_ID_KEY, tableColumns } from './history/history-objects.js';
 import { fitTableMemory } from './index-memory.js';

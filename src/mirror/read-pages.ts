@@ -1,10 +1,7 @@
-import type { Context } from '../core/context.js';
-import { TdsError } from '../core/errors.js';
-import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
-import type { ApiClient } from '../http/client.js';
-import { paginate } from '../http/paginate.js';
-import { typedRowReader, type TypedColumn } from '../records/typed-plan.js';
-import type { TypedValue } from '../records/typed-values.js';
+import { type Context, TdsError } from '../core/index.js';
+import { quoteIdent, quoteLiteral } from '../duckdb/index.js';
+import { type ApiClient, paginate } from '../http/index.js';
+import { typedRowReader, type TypedColumn, type TypedValue } from '../records/index.js';
 import { PAGE_LIMIT_MAX, type Row, type RowsPage, type Table } from '../service/index.js';
 import type { MirrorAccess } from './mirror-db.js';
 import { MirrorWriter } from './mirror-writer.js';

@@ -1,15 +1,19 @@
 import { resolve } from 'node:path';
 import type { DuckDBPreparedStatement } from '@duckdb/node-api';
-import type { Context } from '../core/context.js';
-import { UsageError } from '../core/errors.js';
-import { sqlError } from '../duckdb/errors.js';
-import type { Database } from '../duckdb/engine.js';
-import type { FileAccess } from '../duckdb/file-access.js';
-import { interruptible, type Step, prepareOne, runStatement, type ResultRecord } from '../duckdb/statement.js';
-import { createAtomicFile } from '../output/atomic-file.js';
-import type { Format } from '../output/format.js';
+import { type Context, UsageError } from '../core/index.js';
+import {
+  sqlError,
+  type Database,
+  type FileAccess,
+  interruptible,
+  type Step,
+  prepareOne,
+  runStatement,
+  type ResultRecord,
+} from '../duckdb/index.js';
+import { createAtomicFile, type Format } from '../output/index.js';
 import { createRecordWriter } from '../output/page-encoder.js';
-import { copyOut, partialPath } from '../parquet/copy-out.js';
+import { copyOut, partialPath } from '../parquet/index.js';
 import { openMirror, waitOn } from './mirror-db.js';
 
 export interface SqlRequest {

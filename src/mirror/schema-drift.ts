@@ -1,8 +1,6 @@
-import { ServiceFaultError } from '../core/errors.js';
+import { ServiceFaultError } from '../core/index.js';
 import type { Field } from '../service/index.js';
-import type { HeaderMode } from '../records/shape-options.js';
-import { typedPlan, type TypedColumn } from '../records/typed-plan.js';
-import { SQL_TYPE_OF, type SqlType } from '../records/typed-values.js';
+import { type HeaderMode, typedPlan, type TypedColumn, SQL_TYPE_OF, type SqlType } from '../records/index.js';
 import { HISTORY_KEYS } from './history/history-objects.js';
 import type { ArchivedColumn } from './history/retyped-columns.js';
 

@@ -1,13 +1,12 @@
-import type { Context } from '../core/context.js';
-import { TdsError } from '../core/errors.js';
-import { startLiveLine, type LiveLine } from '../output/live-line.js';
-import type { RateWindow } from '../http/rate-limiter.js';
+import { type Context, TdsError } from '../core/index.js';
+import { startLiveLine, type LiveLine } from '../output/index.js';
+import type { RateWindow } from '../http/index.js';
 import type { Table } from '../service/index.js';
 import type { PassProgress } from './read-pages.js';
 import type { TableSyncResult } from './sync-table.js';
-import type { Database } from '../duckdb/engine.js';
+import type { Database } from '../duckdb/index.js';
 import { createRecordWriter } from '../output/page-encoder.js';
-import type { OutputRecord } from '../records/row-shaper.js';
+import type { OutputRecord } from '../records/index.js';
 import { diffOfSync } from './diff/open-diff.js';
 import { formatAge, loadStates, staleFields, staleText, type StaleFields } from './table-state.js';
 import type { StaleTable } from './follow-verify.js';

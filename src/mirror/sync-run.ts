@@ -1,11 +1,9 @@
 import { access, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Context } from '../core/context.js';
-import { TdsError, UsageError } from '../core/errors.js';
-import { finishedResultsCollector, returnFreedMemoryAtOnce, type Database } from '../duckdb/engine.js';
-import type { ApiClient } from '../http/client.js';
-import { pickTable, pickWorkspace } from '../records/table-ref.js';
-import type { HeaderMode } from '../records/shape-options.js';
+import { type Context, TdsError, UsageError } from '../core/index.js';
+import { finishedResultsCollector, returnFreedMemoryAtOnce, type Database } from '../duckdb/index.js';
+import type { ApiClient } from '../http/index.js';
+import { pickTable, pickWorkspace, type HeaderMode } from '../records/index.js';
 import type { Field, Table } from '../service/index.js';
 import { Verifier } from './follow-verify.js';
 import { claimMirror, HeldMirror, waitOn } from './mirror-db.js';
@@ -21,7 +19,7 @@ import {
 } from './sync-report.js';
 import { syncTable, type TableSyncOptions, type TableSyncResult } from './sync-table.js';
 import { loadStates, type TableState } from './table-state.js';
-import { startLiveLine } from '../output/live-line.js';
+import { startLiveLine } from '../output/index.js';
 import { takenNames } from './table-name.js';
 
 export interface SyncRequest {

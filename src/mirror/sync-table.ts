@@ -1,8 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
-import type { Context } from '../core/context.js';
-import type { Database } from '../duckdb/engine.js';
-import type { ApiClient } from '../http/client.js';
+import { quoteIdent, quoteLiteral, type Database } from '../duckdb/index.js';
+import type { Context } from '../core/index.js';
+import type { ApiClient } from '../http/index.js';
 import type { Field, Table } from '../service/index.js';
 import { finishPass, newPass } from './pass.js';
 import type { MirrorAccess } from './mirror-db.js';

@@ -1,6 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { matchName } from '../records/table-ref.js';
-import type { HeaderMode } from '../records/shape-options.js';
+import { matchName, type HeaderMode } from '../records/index.js';
 
 /**
  * A *complete* pass reads every row. Its mode is stored (in the mirror and _tds_syncs) and shown (`--full`,

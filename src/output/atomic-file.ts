@@ -5,9 +5,7 @@ import { createWriteStream, type Stats } from 'node:fs';
 import { chmod, open, rename, unlink, lstat } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { UsageError } from '../core/errors.js';
-import { userFileMode } from '../core/private-files.js';
-import { tryLock, type ProcessLock } from '../core/process-lock.js';
+import { UsageError, userFileMode, tryLock, type ProcessLock } from '../core/index.js';
 
 /** A file opened for writing: its stream, and an fsync of what has been written to it. */
 export interface OpenedFile {

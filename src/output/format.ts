@@ -1,11 +1,5 @@
-// src/output/: what tds prints and writes. Its surface: the formats and how one is chosen (this file),
-// records → a data format's bytes (page-encoder.ts: createPageEncoder, createRecordWriter), tables for
-// people with the pager and the listings' writer (table.ts), records as a table (record-table.ts),
-// `-o FILE` claimed, written aside and renamed (atomic-file.ts), a refused write (write-error.ts) and
-// the progress line on stderr (live-line.ts).
-
 import { extname } from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../core/index.js';
 
 /** The formats of every command that prints data (listings, `default-format`). */
 export const OUTPUT_FORMATS = ['table', 'csv', 'tsv', 'ndjson', 'json'] as const;

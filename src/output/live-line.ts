@@ -1,4 +1,4 @@
-import type { IO } from '../core/io.js';
+import type { IO } from '../core/index.js';
 
 /** A status line on stderr (ora's spinner), rewritten in place; only when stderr is a terminal. */
 export interface LiveLine {

@@ -3,7 +3,7 @@
 // backpressure (createRecordWriter, on the same encoder).
 
 import { stringify } from 'csv-stringify/sync';
-import type { OutputRecord } from '../records/row-shaper.js';
+import type { OutputRecord } from '../records/index.js';
 import type { DataFormat } from './format.js';
 
 export interface PageEncoderOptions {

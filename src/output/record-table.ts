@@ -1,5 +1,5 @@
 import type { ChalkInstance } from 'chalk';
-import type { OutputRecord } from '../records/row-shaper.js';
+import type { OutputRecord } from '../records/index.js';
 import { GAP, cellDisplay, displayWidth, renderTable, type TableColumn } from './table.js';
 
 // `--format table` of rows and query: records as the aligned, borderless table the listing commands

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import Table from 'cli-table3';
 import { get as getEmoji } from 'node-emoji';
 import type { ChalkInstance } from 'chalk';
-import type { Context } from '../core/context.js';
+import type { Context } from '../core/index.js';
 import { createAtomicFile, type FileOpener, claimOutput } from './atomic-file.js';
 import type { Format } from './format.js';
 import { createPageEncoder } from './page-encoder.js';

@@ -1,9 +1,7 @@
 import { chmod, open, rename, rm } from 'node:fs/promises';
-import { userFileMode } from '../core/private-files.js';
-import { quoteLiteral } from '../duckdb/sql-text.js';
-import { OutputWriteError } from '../output/write-error.js';
-import { TdsError } from '../core/errors.js';
-import { messageOf, systemRefusal } from '../duckdb/errors.js';
+import { userFileMode, TdsError } from '../core/index.js';
+import { quoteLiteral, messageOf, systemRefusal } from '../duckdb/index.js';
+import { OutputWriteError } from '../output/index.js';
 
 // The one way tds writes a Parquet file (exports, push's --wait settled -o, tds sql, the listings):
 // DuckDB's COPY of a query into FILE.partial (typed, never a row at a time in JavaScript), with the

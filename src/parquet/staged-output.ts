@@ -1,6 +1,5 @@
-import type { RowAppender } from '../duckdb/append-rows.js';
-import type { TypedColumn } from '../records/typed-plan.js';
-import type { TypedValue } from '../records/typed-values.js';
+import type { RowAppender } from '../duckdb/index.js';
+import type { TypedColumn, TypedValue } from '../records/index.js';
 import { partialPath, asWriteFailure } from './copy-out.js';
 import { copyStaged, openStaging, openStagingAppender, STAGING_ROW_GROUP, type Staging } from './staging.js';
 import { removeFile, removeStaging, stagingPath } from './staging-files.js';

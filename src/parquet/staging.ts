@@ -1,10 +1,16 @@
 import { lstat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { UsageError } from '../core/errors.js';
-import { openRowAppender, type RowAppender } from '../duckdb/append-rows.js';
-import { returnFreedMemoryAtOnce, openDatabase, type Database } from '../duckdb/engine.js';
-import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
-import type { TypedColumn } from '../records/typed-plan.js';
+import { UsageError } from '../core/index.js';
+import {
+  openRowAppender,
+  type RowAppender,
+  returnFreedMemoryAtOnce,
+  openDatabase,
+  type Database,
+  quoteIdent,
+  quoteLiteral,
+} from '../duckdb/index.js';
+import type { TypedColumn } from '../records/index.js';
 import { copyOut, copyToPartial, asWriteFailure } from './copy-out.js';
 
 // The staging file of a Parquet file being written to FILE: a DuckDB file beside it (stagingPath) with one

@@ -1,8 +1,6 @@
 import { rm, writeFile } from 'node:fs/promises';
-import { openDatabase } from '../duckdb/engine.js';
-import { quoteLiteral } from '../duckdb/sql-text.js';
-import { claimOutput } from '../output/atomic-file.js';
-import { OutputWriteError } from '../output/write-error.js';
+import { openDatabase, quoteLiteral } from '../duckdb/index.js';
+import { claimOutput, OutputWriteError } from '../output/index.js';
 import { copyOut } from './copy-out.js';
 
 // A listing (workspaces, tables, schema) as Parquet: a few hundred objects at most, written as NDJSON

@@ -4,7 +4,7 @@
 // delimiter and encoding, batch selections, the --key mapping. The folders are the pipeline's stages:
 // input/ → journal/ → plan/ → key/ → deliver/ → report/, wait/.
 
-import type { Context } from '../core/context.js';
+import type { Context } from '../core/index.js';
 import type { DeliveryOptions, PushJob } from './push-job.js';
 
 export type { DeliveryOptions, PushJob, WaitSpec } from './push-job.js';
@@ -14,6 +14,7 @@ export { csvDelimiter, INPUT_FORMATS, inputFormatOf, type InputFormat } from './
 export type { ReadOptions } from './input/read-input.js';
 export { encodingNote, parseInputEncoding, type InputEncoding } from './input/utf8-text.js';
 export type { KeyJob } from './key/keyed-push.js';
+export { JOURNAL_KEEP_DAYS } from './journal/journal-folder.js';
 export { dataDir } from './ledger/index.js';
 export { parseKeyMapping, type KeyMapping } from './key/record-key.js';
 export { overlaps, parseBatchSelection, type UncertainPolicy } from './plan/resume-plan.js';

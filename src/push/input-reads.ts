@@ -1,6 +1,6 @@
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import type { Context } from '../core/context.js';
-import { startLiveLine } from '../output/live-line.js';
+import { type Context, UsageError } from '../core/index.js';
+import { startLiveLine } from '../output/index.js';
 import { readInput } from './input/read-input.js';
 import { keyedOptions, type KeyedPush } from './key/keyed-push.js';
 import type { PushedKeys } from './key/record-key.js';
@@ -10,22 +10,19 @@ import { batchInput } from './plan/input-batches.js';
 import type { JournalIndex } from './plan/resume-plan.js';
 import { PushTally, add } from './plan/tally.js';
 import { sourceName, type InputOptions, type JournalOptions, type DeliveryOptions } from './push-job.js';
-import type { RateLimiter } from '../http/rate-limiter.js';
-import type { RetryPolicy } from '../http/retry-policy.js';
-import { BatchSender } from './deliver/send-batches.js';
+import type { RateLimiter, RetryPolicy } from '../http/index.js';
+import { BatchSender, type SubmissionBudget } from './deliver/send-batches.js';
 import type { SendEvent, StopReason } from './deliver/classify.js';
 import type { WebhookClient } from './deliver/webhook-client.js';
-import type { FlightControl } from './deliver/in-flight.js';
+import type { FlightControl, NetworkFigures } from './deliver/in-flight.js';
 import { CONFIRMED_REASON, entryOf, type JournalHeader } from './journal/journal-format.js';
 import { JournalWriter } from './journal/journal-writer.js';
 import { markExisting } from './key/mark-existing.js';
 import type { LookupPlan } from './key/key-lookups.js';
 import type { KeyReconciler } from './key/reconcile.js';
-import { UsageError } from '../core/errors.js';
 import { createHash, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { WebhookLedger, type LedgerRun } from './ledger/index.js';
-import type { SubmissionBudget } from './deliver/send-batches.js';
 
 // The two reads of the input, each through batchInput (plan/input-batches.ts): validateInput reads and
 // batches all of it without sending (a dry run, and a file checked before anything is sent); sendInput
@@ -141,8 +138,8 @@ export interface SendResult {
   seconds: number;
   /** when the last request to the webhook ended (0: none) */
   lastRequestAt: number;
-  /** the round trip measured and the requests in flight the run arrived at */
-  flight?: { roundTripMs: number; inFlight: number };
+  /** the round trip measured, the most requests in flight at once, and how many the in-flight rule allowed */
+  flight?: NetworkFigures;
   /** the webhook's budget (webhook-budget): what its ledger counted before this run, and what it has left after */
   budget?: BudgetReport;
   /** the record numbers the webhook took in, in the order its answers came (--wait names those it dropped) */
@@ -217,7 +214,7 @@ export async function sendInput(ctx: Context, options: SendInputOptions): Promis
   // up to the last answer: the wait after it, until this run's rows show (--key), is not sending
   result.seconds = sender.lastRequestAt > 0 ? (sender.lastRequestAt - startedAt) / 1000 : (performance.now() - started) / 1000;
   const chosen = options.flight.chosen;
-  if (chosen) result.flight = chosen;
+  if (chosen) result.flight = { roundTripMs: chosen.roundTripMs, inFlight: sender.mostInFlight, allowed: chosen.allowed };
   return result;
 }
 
@@ -281,7 +278,7 @@ async function record(result: SendResult, event: SendEvent, rejects: RejectsFile
   const { sending } = result;
   if (event.kind === 'existing' || event.kind === 'reconciled') {
     result.dealt += event.records;
-    sending[event.kind] += event.records;
+    sending[event.kind === 'reconciled' && event.earlier ? 'earlierRuns' : event.kind] += event.records;
     return;
   }
   if (event.kind !== 'unsent') result.dealt += event.batch.items.length;

@@ -1,12 +1,10 @@
-import type { ProxySettings } from '../http/proxy.js';
-import type { ApiClient } from '../http/client.js';
+import type { ProxySettings, ApiClient, RetryPolicy } from '../http/index.js';
 import type { WebhookTarget } from './deliver/webhook-target.js';
 import type { KeyJob } from './key/keyed-push.js';
 import type { RowsOutput } from './wait/write-rows.js';
 import type { ReadOptions } from './input/read-input.js';
 import type { BatchLimits } from './plan/batch.js';
 import type { UncertainPolicy } from './plan/resume-plan.js';
-import type { RetryPolicy } from '../http/retry-policy.js';
 import { INTAKE_QUIET_MS, RATE_LIMITS } from '../service/index.js';
 import { INTAKE_LONGEST_MS, type IntakeTiming } from './key/intake-window.js';
 
@@ -25,8 +23,11 @@ export interface InputOptions {
 export interface JournalOptions {
   /** --journal FILE */
   path?: string;
-  /** without --journal, a file input: its journal is beside it, one per webhook (none for stdin) */
-  beside?: string;
+  /**
+   * without --journal, a file input: its journal is found or made in tds's data folder, one per input and
+   * webhook (journal-folder.ts; none for stdin)
+   */
+  byDefault?: { input: string; dataDir: string };
   resume: boolean;
   /** uncertain batches of an earlier run: left alone, sent again (--resend-uncertain) or confirmed (--accept-uncertain) */
   uncertain: UncertainPolicy;

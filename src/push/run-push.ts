@@ -1,21 +1,19 @@
-import type { Context } from '../core/context.js';
-import { TdsError, UsageError } from '../core/errors.js';
+import { type Context, TdsError, UsageError, tryLock, type ProcessLock } from '../core/index.js';
 import { WebhookLedger } from './ledger/index.js';
-import { tryLock, type ProcessLock } from '../core/process-lock.js';
-import { resolveTable } from '../http/resolve-table.js';
+import { resolveTable, type RateLimiter } from '../http/index.js';
 import type { Table } from '../service/index.js';
 import { validateInput, type ValidationResult, emptyResult, sendInput, type KeyedSending, type SendResult } from './input-reads.js';
 import { checkWebhook } from './deliver/check-webhook.js';
 import { WebhookClient, webhookLimiter, type WireResult } from './deliver/webhook-client.js';
-import type { RateLimiter } from '../http/rate-limiter.js';
 import { FlightControl, MAX_IN_FLIGHT } from './deliver/in-flight.js';
 import { prepareKeyed, type KeyedPush } from './key/keyed-push.js';
 import { PushedKeys } from './key/record-key.js';
 import { KeyReconciler } from './key/reconcile.js';
 import { TableLock } from './key/table-lock.js';
-import { journalConfirmed } from './journal/journal-writer.js';
+import { journalCompleted, journalConfirmed } from './journal/journal-writer.js';
 import { type JournalContents, type JournalHeader, journalHeaderFor } from './journal/journal-format.js';
-import { defaultJournalPath, journalExists, priorJournal } from './journal/prior-journal.js';
+import { defaultJournalPath, journalExists, journalFolder, prepareJournalFolder } from './journal/journal-folder.js';
+import { priorJournal } from './journal/prior-journal.js';
 import { JournalIndex } from './plan/resume-plan.js';
 import { sourceName, type DeliveryOptions, type JournalOptions, type PushJob, pushTimings, type PushTimings } from './push-job.js';
 import { PushReport, type KeyReport } from './report/push-report.js';
@@ -43,17 +41,24 @@ interface WebhookSession {
  */
 export async function runPush(ctx: Context, job: PushJob): Promise<void> {
   if (job.dryRun)
-    return dryRun(ctx, await continuedByKey({ ...job, journal: { ...job.journal, path: await journalPathOf(job.journal, job.delivery) } }));
+    return dryRun(
+      ctx,
+      await continuedByKey({ ...job, journal: { ...job.journal, path: await journalPathOf(ctx, job.journal, job.delivery) } }),
+    );
   const delivery = job.delivery;
   if (!delivery) throw new UsageError('no webhook given');
   const session = openSession(ctx, delivery);
   try {
     // an unknown webhook exits 4 before any journal is read
     await checkTarget(ctx, session);
-    const path = await journalPathOf(job.journal, delivery);
+    if (job.journal.byDefault) await prepareJournalFolder(job.journal.byDefault.dataDir);
+    const path = await journalPathOf(ctx, job.journal, delivery);
     const lock = path ? await lockJournal(path) : undefined;
     try {
       await push(ctx, await continuedByKey({ ...job, journal: { ...job.journal, path } }), session);
+      // only a push that ended with nothing left to do (exit 0) marks its journal, which may then go after a while
+      if (path)
+        await journalCompleted(path).catch((error: unknown) => ctx.verbose(`could not mark the journal complete: ${String(error)}`));
     } finally {
       await lock?.release();
     }
@@ -93,11 +98,23 @@ async function checkTarget(ctx: Context, { delivery, client, limiter, timings, f
   );
 }
 
-/** --journal FILE, or the journal beside a file input for this webhook. */
-async function journalPathOf(spec: JournalOptions, delivery: DeliveryOptions | undefined): Promise<string | undefined> {
-  if (spec.path !== undefined || spec.beside === undefined) return spec.path;
+/**
+ * --journal FILE, or the journal of a file input for this webhook in tds's data folder; one an earlier
+ * release kept beside the input is still used, and said.
+ */
+async function journalPathOf(ctx: Context, spec: JournalOptions, delivery: DeliveryOptions | undefined): Promise<string | undefined> {
+  if (spec.path !== undefined || spec.byDefault === undefined) return spec.path;
+  const { input, dataDir } = spec.byDefault;
   const webhook = spec.webhook ?? delivery?.target;
-  return webhook ? defaultJournalPath(spec.beside, webhook.fingerprint) : `${spec.beside}.tds-journal`;
+  // a dry run without a webhook can only look for the first release's journal
+  if (!webhook) return `${input}.tds-journal`;
+  const place = await defaultJournalPath(input, webhook.fingerprint, dataDir);
+  if (place.beside) {
+    ctx.io.stderr.write(
+      `using the journal of an earlier push beside the input, where earlier releases kept journals: ${place.path} (new pushes keep theirs in ${journalFolder(dataDir)})\n`,
+    );
+  }
+  return place.path;
 }
 
 /** The journal belongs to one run at a time (two runs would both send what is left); the lock dies with the process. */

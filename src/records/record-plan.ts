@@ -1,10 +1,4 @@
-// src/records/: a service row → the record every output writes (docs/cli.md "Row records"). Its surface:
-// the shaping flags (shape-options.ts), the one key rule (column-keys.ts: keyFields), the plan of a
-// record's keys (this file: planRecord, selectColumns for --columns, statusFieldIds for --status-columns),
-// a row → its record (row-shaper.ts: createRowShaper, cellValue), typed rows for the mirror and Parquet
-// (typed-plan.ts, typed-values.ts), and the count of cut cells (truncation-tally.ts).
-
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../core/index.js';
 import type { Field } from '../service/index.js';
 import { carriesStatus, keyFields, type KeyedField } from './column-keys.js';
 import { META_KEYS, type ShapeOptions } from './shape-options.js';

@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
-import { TdsError, UsageError } from '../core/errors.js';
-import { closest } from '../core/suggest.js';
+import { TdsError, UsageError, closest } from '../core/index.js';
 import type { Table, Workspace } from '../service/index.js';
 
 // A table (or a workspace) as every command names it (an ID, its name, with or without its emoji, any case when no name

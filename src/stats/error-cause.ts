@@ -1,4 +1,4 @@
-import { quoteLiteral } from '../duckdb/sql-text.js';
+import { quoteLiteral } from '../duckdb/index.js';
 
 // A failure cause: an error message with its variable parts (URLs, e-mail addresses, quoted text,
 // IDs, domains, numbers) replaced by placeholders, so that "Domain a.example could not be resolved"

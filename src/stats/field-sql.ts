@@ -1,6 +1,6 @@
-import { quoteIdent } from '../duckdb/sql-text.js';
-import type { StoredField } from '../mirror/schema-drift.js';
-import { SQL_TYPE_OF, type SqlType } from '../records/typed-values.js';
+import { quoteIdent } from '../duckdb/index.js';
+import type { StoredField } from '../mirror/index.js';
+import { SQL_TYPE_OF, type SqlType } from '../records/index.js';
 
 // How each mirror column type is profiled in SQL: what a non-empty cell is, the value its distinct
 // count and top values group by, and how such a value (as text) reads back as an export value.

@@ -1,11 +1,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteIdent, quoteLiteral } from '../duckdb/sql-text.js';
+import { quoteIdent, quoteLiteral } from '../duckdb/index.js';
 import { fieldSql, type FieldSql, instantOf } from './field-sql.js';
 import { findMirrorTable, lakeFolderOf, mirrorFields, pickFields } from './mirror-catalog.js';
 import { type ColumnStats, type TableStats, RUN_STATES, type RunState, type TopValue, type ErrorCause } from './stats-report.js';
-import { TRUNCATED_KEY } from '../records/typed-plan.js';
-import type { StoredField } from '../mirror/schema-drift.js';
-import { staleFields } from '../mirror/table-state.js';
+import { TRUNCATED_KEY } from '../records/index.js';
+import { staleFields, type StoredField } from '../mirror/index.js';
 import { causeSql, cutSql } from './error-cause.js';
 
 export interface StatsQuery {

@@ -2,7 +2,7 @@ import { count, daysText, instantText, percent, rangeText } from './figure-text.
 import { Html, html, dayColumns, fillBars, stackedBars, swatch } from './svg-charts.js';
 import { RUN_STATES, type ColumnStats, type TableStats, type RunState } from './stats-report.js';
 import { valuesText } from './terminal-report.js';
-import { staleText } from '../mirror/table-state.js';
+import { staleText } from '../mirror/index.js';
 
 // `tds stats -o FILE.html`: one self-contained page (no script, no outside style, font or image; a
 // policy that forbids them all the same), every value escaped, charts as inline SVG.

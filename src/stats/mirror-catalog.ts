@@ -1,10 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { TdsError, UsageError } from '../core/errors.js';
-import { loadFields } from '../mirror/apply-schema.js';
-import type { StoredField } from '../mirror/schema-drift.js';
-import { didYouMean } from '../core/suggest.js';
-import { loadStates, namedStates, type TableState } from '../mirror/table-state.js';
-import { selectColumns } from '../records/record-plan.js';
+import { TdsError, UsageError, didYouMean } from '../core/index.js';
+import { loadFields, type StoredField, loadStates, namedStates, type TableState } from '../mirror/index.js';
+import { selectColumns } from '../records/index.js';
 
 // A table of the mirror and its fields, as the mirror's own catalog (_tds_tables, _tds_columns)
 // describes them: columns it does not list (a newer mirror's own, like _syncId) are not fields.

@@ -1,19 +1,11 @@
-// src/stats/: `tds stats`. Its surface is `runStats` and the formats (this file: one table's figures
-// as the terminal view, the HTML page or records), `tableStats` (figures.ts: the figures, all
-// computed by DuckDB in a few scans, which the MCP tools read too), the report's types
-// (stats-report.ts), `findMirrorTable` and the mirror's fields (mirror-catalog.ts) and `fieldSql` (field-sql.ts,
-// which the checks share). Inside: error-cause.ts (failure causes), terminal-report.ts, html-report.ts,
-// svg-charts.ts and figure-text.ts.
-
 import { access } from 'node:fs/promises';
-import type { Context } from '../core/context.js';
-import { TdsError } from '../core/errors.js';
-import { openMirror, requireMirror, waitOn } from '../mirror/mirror-db.js';
+import { type Context, TdsError } from '../core/index.js';
+import { openMirror, requireMirror, waitOn } from '../mirror/index.js';
 import { writeWhole, tableFit } from '../output/table.js';
 import { tableStats } from './figures.js';
 import { createPageEncoder } from '../output/page-encoder.js';
-import type { DataFormat } from '../output/format.js';
-import type { OutputRecord } from '../records/row-shaper.js';
+import type { DataFormat } from '../output/index.js';
+import type { OutputRecord } from '../records/index.js';
 import { renderHtmlReport } from './html-report.js';
 import type { ColumnStats, TableStats } from './stats-report.js';
 import { renderTerminalReport } from './terminal-report.js';

@@ -1,4 +1,4 @@
-import type { StaleFields } from '../mirror/table-state.js';
+import type { StaleFields } from '../mirror/index.js';
 import type { ColumnType } from '../service/index.js';
 
 // What `tds stats` reports (docs/cli.md "Stats"): `{table, columns}`, the same for every output (the

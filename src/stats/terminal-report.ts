@@ -3,7 +3,7 @@ import { cellDisplay, renderTable, type TableColumn, displayWidth } from '../out
 import { count, daysText, fitText, instantText, rangeText, wrapParts, cutText, numberText, percent, valueText } from './figure-text.js';
 import { type TableStats, type ColumnStats, RUN_STATES, type RunState } from './stats-report.js';
 import { calendarDays } from './svg-charts.js';
-import { staleText } from '../mirror/table-state.js';
+import { staleText } from '../mirror/index.js';
 
 // `tds stats` on a terminal: sections that read at a glance, sized to `width`, coloured when `color` is given.
 

@@ -35,9 +35,12 @@ describe('private files are 0600', () => {
     await import('node:fs/promises').then(({ writeFile }) => writeFile(input, 'email\na@x.io\n'));
     const pushed = await harness.tds(['push', harness.emu.webhooks[inbox.id]!, input]);
     expect(pushed.code, pushed.stderr).toBe(0);
-    const journal = (await readdir(harness.dir)).find((name) => name.startsWith('people.csv.') && name.endsWith('.tds-journal'));
+    // in the data folder's journals/, the user's alone too
+    const folder = join(harness.dir, 'data', 'journals');
+    const journal = (await readdir(folder)).find((name) => name.startsWith('people.csv.') && name.endsWith('.tds-journal'));
     expect(journal).toBeDefined();
-    expect(await mode(join(harness.dir, journal!))).toBe('600');
+    expect(await mode(join(folder, journal!))).toBe('600');
+    expect(await mode(folder)).toBe('700');
   });
 
   it('the staging file of a Parquet export and its WAL while the export runs, and the checkpoint a Ctrl-C leaves', async ({ open }) => {

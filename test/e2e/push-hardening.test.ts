@@ -85,7 +85,7 @@ describe('two runs at once (item 2)', () => {
     const second = await harness.tds([...args, '--resume', '--accept-uncertain']);
     const code = await slow.exit;
     expect(second.code, second.stderr).toBe(2);
-    expect(second.stderr).toMatch(/another tds push is using the journal .*in\.ndjson\.[0-9a-f]{8}\.tds-journal/);
+    expect(second.stderr).toMatch(/another tds push is using the journal .*in\.ndjson\.[0-9a-f]{16}\.tds-journal/);
     expect(code).toBe(0);
     expectSameRecords(await tablePayloads(harness.emu, harness.inbox.id), records);
   }, 30_000);

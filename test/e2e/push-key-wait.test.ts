@@ -1,4 +1,5 @@
 import { access, readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect } from 'vitest';
 import { expectSameRecords, journalOf, ndjson, people, tablePayloads } from '../push/helpers/emulator.js';
@@ -137,7 +138,7 @@ describe('one journal per input and webhook', () => {
       const result = await harness.tds(['push', hook, path]);
       expect(result.code, result.stderr).toBe(0);
     }
-    const journals = (await readdir(harness.dir)).filter((name) => name.endsWith('.tds-journal'));
+    const journals = (await readdir(join(harness.dir, 'data', 'journals'))).filter((name) => name.endsWith('.tds-journal'));
     expect(journals).toHaveLength(2);
     for (const hook of [harness.inbox.url, harness.signups.url]) {
       const resumed = await harness.tds(['push', hook, path, '--resume']);
@@ -166,6 +167,9 @@ describe('one journal per input and webhook', () => {
       const resumed = await harness.tds([...push, '--resume', '--accept-uncertain']);
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stderr).toMatch(/journal\s+.*people\.ndjson\.tds-journal\n/);
+      expect(resumed.stderr).toContain(
+        `using the journal of an earlier push beside the input, where earlier releases kept journals: ${path}.tds-journal`,
+      );
       expect(await journalOf(path)).toBeUndefined();
       await access(`${path}.tds-journal`);
       expectSameRecords(await tablePayloads(harness.emu, harness.inbox.id), people(20));

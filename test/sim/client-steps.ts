@@ -1,10 +1,23 @@
+import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runClient, spawnClient, type ClientRun } from './client.js';
 import type { Step } from './history.js';
 import { changesBetween, setsDiffer, unexpectedOutput, versionsDiffer, versionsOfSnapshot, type Ledger } from './invariants.js';
-import { ident, mirroredTables, mirrorVersions, query, type MirroredTable } from './mirror-view.js';
-import type { World } from './world.js';
+import { pruneHorizons, type LakeView } from './lake-view.js';
+import {
+  deliveredSyncs,
+  ident,
+  lastSyncId,
+  mirroredTables,
+  mirrorVersions,
+  parseSyncSummary,
+  syncsSince,
+  verifiedTimes,
+  type MirroredTable,
+  type Versions,
+} from './mirror-view.js';
+import type { SimTable, World } from './world.js';
 
 // The client's steps of a history: the real tds (sync in its modes, with kills, faults and --changes;
 // diff; push; readers), each followed by the invariants it can break.
@@ -15,14 +28,6 @@ import type { World } from './world.js';
  */
 const ANSWER_JITTER_MS = 20;
 
-interface SyncSummaryTable {
-  tableId: string;
-  mirrorTable: string;
-  syncId: number;
-  mode: string;
-  complete: boolean;
-}
-
 export class ClientSteps {
   constructor(
     private readonly world: World,
@@ -30,6 +35,7 @@ export class ClientSteps {
     private readonly log: (line: string) => void,
     /** the temporary folder of the processes it starts, empty after each step */
     private readonly tmp: string,
+    private readonly lake: LakeView,
   ) {}
 
   async sync(i: number, step: Extract<Step, { kind: 'sync' }>): Promise<void> {
@@ -39,49 +45,104 @@ export class ClientSteps {
     const numbers = step.tables.length === 0 && mirrored.length === 0 ? [0] : step.tables;
     const named = [...new Set(numbers.map((n) => world.table(n)).filter((table) => table !== undefined))];
     if (named.length === 0 && mirrored.length === 0) return;
+    // a table removed from the service that the mirror holds, named now and then (its number says when)
+    const gone = world.inSimOrder(mirrored).filter((table) => world.tables.find((t) => t.id === table.tableId)?.removed);
+    const namedGone = gone.length > 0 && numbers.some((n) => n % 7 === 6) ? gone[numbers[0]! % gone.length] : undefined;
     const touched = named.length > 0 ? named.map((table) => table.id) : mirrored.map((table) => table.tableId);
     const startedAt = await world.now();
     for (const id of touched) if (!this.ledger.firstSyncAt.has(id)) this.ledger.firstSyncAt.set(id, startedAt);
-    if (step.changes) await this.beginChanges(touched, mirrored);
+    const delivered = step.changes ? await this.beginChanges(touched, mirrored) : new Map<string, number>();
 
-    const args = ['sync', ...named.map((table) => table.id), '--json'];
+    const syncedBefore = await lastSyncId(world);
+    // the summary: --json on stdout, or with --changes (which has stdout) the mirror's _tds_syncs
+    const args = [
+      'sync',
+      ...named.map((table) => table.id),
+      ...(namedGone ? [namedGone.tableId] : []),
+      step.changes ? '--changes' : '--json',
+    ];
     if (step.mode === 'full') args.push('--full');
     if (step.mode === 'maxStale') args.push('--max-stale', '1h');
-    if (step.changes) args.push('--changes');
+    if (step.lake) args.push('--lake', this.lake.dir);
+    if (step.prune) args.push('--prune-history', step.prune);
+    const closeAfter = step.changes && step.closeAfter ? step.closeAfter : 0;
     if (step.fault) await world.must('POST', '/faults', { reads: step.fault, seed: i });
     let run: ClientRun;
     try {
       if (step.mode === 'follow') {
-        args.splice(args.indexOf('--json'), 1);
-        run = await spawnClient(world, [...args, '--follow', '--every', '1'], step.kill ?? { at: 12, signal: 'SIGTERM' }, {
-          TMPDIR: this.tmp,
+        if (!step.changes) args.splice(args.indexOf('--json'), 1);
+        run = await spawnClient(world, [...args, '--follow', '--every', '1'], {
+          kill: step.kill ?? { at: 12, signal: 'SIGTERM' },
+          env: { TMPDIR: this.tmp },
         });
-      } else if (step.kill) {
-        run = await spawnClient(world, args, step.kill, { TMPDIR: this.tmp });
+      } else if (step.kill || closeAfter > 0) {
+        run = await spawnClient(world, args, { kill: step.kill, env: { TMPDIR: this.tmp }, closeAfter });
       } else run = await runClient(world, args);
     } finally {
       if (step.fault) await world.must('POST', '/faults', { reads: '' });
     }
     this.checkRun(run);
-    if (step.changes) this.ledger.replay.apply(run.stdout);
+    if (!step.lake || run.code !== 0 || run.killed || run.closed || step.mode === 'follow') this.lake.outOfDate(touched);
+    if (step.changes) {
+      this.ledger.replay.apply(run.stdout);
+      if (run.closed) await this.afterClosedPipe(run, touched, delivered);
+    }
+    if (namedGone) {
+      // a table the service no longer has, named: refused clearly (not found), nothing else is a fault of the run
+      this.ledger.check(
+        run.killed || [0, 2, 4].includes(run.code ?? -1),
+        8,
+        () => `tds ${run.args.join(' ')} named a removed table and exited ${run.code}: ${lastLines(run.stderr)}`,
+      );
+      return;
+    }
+    if (run.closed) {
+      // the consumer closed its end: a normal end of the command (as \`tds … | head\`), the mirror consistent
+      this.ledger.check(
+        run.killed || run.code === 0,
+        3,
+        () => `tds ${run.args.join(' ')} exited ${run.code} after its stdout was closed: ${lastLines(run.stderr)}`,
+      );
+      return;
+    }
     const interrupted = run.killed || step.mode === 'follow';
     if (run.code !== 0 && !interrupted)
       await this.checkNotWedged(
         run,
         named.map((table) => table.id),
       );
-    if (run.code !== 0 || step.mode === 'follow' || !run.stdout.trim()) return;
+    if (run.code !== 0 || step.mode === 'follow') return;
 
-    const summaries = parseSyncSummary(run.stdout, step.changes);
+    const summaries = step.changes ? await syncsSince(world, syncedBefore) : parseSyncSummary(run.stdout);
     const now = await mirroredTables(world);
     const versions = await mirrorVersions(world, now);
+    const verified = await verifiedTimes(world);
     const oracle = world.current.tables;
+    if (named.length === 0) {
+      // the mirror's tables: every one the service still has was synced, the removed ones kept as they were
+      const synced = new Set(summaries.map((summary) => summary.tableId));
+      const left = mirrored.filter((table) => oracle.has(table.tableId) && !synced.has(table.tableId));
+      this.ledger.check(
+        left.length === 0,
+        1,
+        () => `a sync of the mirror's tables exited 0 without syncing ${left.map((table) => table.mirrorTable).join(', ')}`,
+      );
+    }
     for (const summary of summaries) {
       const snapshot = oracle.get(summary.tableId);
       const mirror = versions.get(summary.tableId);
       if (!snapshot || !mirror) continue;
       const expected = versionsOfSnapshot(snapshot);
-      if (summary.mode === 'full' && summary.complete) {
+      const verifiedAt = verified.get(summary.tableId);
+      if (summary.mode === 'full' && summary.complete && verifiedAt !== undefined && Date.parse(verifiedAt) < Date.parse(startedAt)) {
+        // a complete pass an earlier, interrupted sync began: each row as it was when the pass began or later
+        const differs = this.resumedPassDiffers(summary.tableId, verifiedAt, mirror);
+        this.ledger.check(
+          differs === '',
+          1,
+          () => `${summary.mirrorTable}: a complete pass resumed by sync ${summary.syncId} (begun ${verifiedAt}) exited 0 and ${differs}`,
+        );
+      } else if (summary.mode === 'full' && summary.complete) {
         const differs = versionsDiffer(expected, mirror);
         this.ledger.check(
           differs === '',
@@ -113,27 +174,78 @@ export class ClientSteps {
         this.ledger.check(differs === '', 3, () => `${summary.mirrorTable}: the --changes records replayed against the mirror: ${differs}`);
       }
     }
+    if (step.lake) await this.lake.afterSync(summaries.map((summary) => summary.tableId));
   }
 
-  /** Before a --changes sync: a table whose stream begins now starts from the mirror as it is. */
-  async beginChanges(tableIds: readonly string[], mirrored: readonly MirroredTable[]): Promise<void> {
-    const known = new Set<string>();
-    if (mirrored.length > 0) {
-      const has = await query(this.world, "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = '_tds_changes'");
-      if (Number(has[0]?.n) > 0)
-        for (const row of await query(this.world, 'SELECT table_id FROM _tds_changes')) known.add(String(row.table_id));
+  /**
+   * How a table a resumed complete pass left differs from the contract (docs/cli.md, Freshness: rows created
+   * before verified_at are in the mirror as they were then or later): the service's rows, each in a version
+   * the service held at some moment since the pass began.
+   */
+  private resumedPassDiffers(tableId: string, verifiedAt: string, mirror: Versions): string {
+    const { moments } = this.world;
+    const began = Date.parse(verifiedAt);
+    let from = 0;
+    for (const [index, moment] of moments.entries()) if (Date.parse(moment.at) <= began) from = index;
+    const held = new Map<string, Set<number>>();
+    for (const moment of moments.slice(from)) {
+      for (const row of moment.tables.get(tableId)?.rows.values() ?? []) {
+        const versions = held.get(row.id) ?? new Set<number>();
+        versions.add(Date.parse(row.updatedAt));
+        held.set(row.id, versions);
+      }
     }
-    const fresh = tableIds.filter((id) => !known.has(id));
+    const expected = versionsOfSnapshot(this.world.current.tables.get(tableId)!);
+    const rows = versionsDiffer(new Map([...expected].map(([id]) => [id, 0])), new Map([...mirror].map(([id]) => [id, 0])));
+    if (rows !== '') return rows;
+    const never = [...mirror].filter(([id, at]) => !held.get(id)?.has(at)).map(([id]) => id);
+    return never.length === 0
+      ? ''
+      : `${never.length} rows in a version the service did not hold since the pass began (${never.slice(0, 3).join(', ')})`;
+  }
+
+  /**
+   * After a consumer closed its end of --changes: records tds handed to the pipe and the consumer never read
+   * are lost to it (as to \`head\`), and tds cannot know. Where the mirror noted a sync delivered that the
+   * consumer did not read whole, the table's replay begins again from the mirror at its next --changes.
+   */
+  private async afterClosedPipe(run: ClientRun, tableIds: readonly string[], before: ReadonlyMap<string, number>): Promise<void> {
+    const lines = run.stdout.split('\n');
+    lines.pop();
+    const records = lines.filter(Boolean).map((line) => JSON.parse(line) as { tableId: string; syncId: number });
+    const last = records.at(-1);
+    const read = new Map<string, number>();
+    for (const record of records) {
+      if (record === last || (record.tableId === last?.tableId && record.syncId === last.syncId)) continue;
+      read.set(record.tableId, Math.max(read.get(record.tableId) ?? 0, record.syncId));
+    }
+    const after = await deliveredSyncs(this.world);
+    for (const id of tableIds) {
+      const noted = after.get(id);
+      if (noted === undefined) continue;
+      if (noted > Math.max(before.get(id) ?? 0, read.get(id) ?? 0)) this.ledger.replay.forget(id);
+    }
+  }
+
+  /**
+   * Before a --changes sync: a table whose stream begins now (or begins again: see afterClosedPipe) starts
+   * from the mirror as it is. Returns the sync each table's stream was delivered to.
+   */
+  async beginChanges(tableIds: readonly string[], mirrored: readonly MirroredTable[]): Promise<Map<string, number>> {
+    const delivered = mirrored.length > 0 ? await deliveredSyncs(this.world) : new Map<string, number>();
+    const fresh = tableIds.filter((id) => !delivered.has(id) || !this.ledger.replay.has(id));
     const bases = await mirrorVersions(
       this.world,
       mirrored.filter((table) => fresh.includes(table.tableId)),
     );
     for (const id of fresh) this.ledger.replay.begin(id, bases.get(id) ?? new Map());
+    return delivered;
   }
 
   /** A command that failed is run again as a plain sync of the same tables: failing again, the mirror is wedged. */
   async checkNotWedged(first: ClientRun, tableIds: string[]): Promise<void> {
     const again = await runClient(this.world, ['sync', ...tableIds]);
+    this.lake.outOfDate(tableIds.length > 0 ? tableIds : this.world.tables.map((table) => table.id));
     this.checkRun(again);
     this.ledger.check(
       again.code === 0 || again.code !== first.code,
@@ -160,6 +272,18 @@ export class ClientSteps {
     this.checkRun(run);
     const first = this.ledger.firstSyncAt.get(target.tableId);
     const beforeFirst = first !== undefined && Date.parse(a.at) < Date.parse(first);
+    const horizon = (await pruneHorizons(world)).get(target.tableId);
+    if (horizon && !beforeFirst && Date.parse(a.at) < horizon.from) {
+      // before what --prune-history kept: refused, naming the earliest moment the history answers for
+      const named = new Date(horizon.from).toISOString().slice(0, 16);
+      this.ledger.check(
+        run.code === 2 && run.stderr.replace(' ', 'T').includes(named.slice(0, 10)),
+        5,
+        () =>
+          `tds diff ${target.mirrorTable} --since ${a.at} (before the prune's horizon ${new Date(horizon.from).toISOString()}) exited ${run.code}: ${lastLines(run.stderr)}`,
+      );
+      return;
+    }
     const exactAt = (moment: number): boolean => this.ledger.exact.get(moment)?.has(target.tableId) === true;
     const judged = (beforeFirst || exactAt(since)) && exactAt(until) && a.tables.has(target.tableId) && b.tables.has(target.tableId);
     if (!judged) return;
@@ -205,6 +329,7 @@ export class ClientSteps {
     await writeFile(file, `${lines.join('\n')}\n`, { mode: 0o600 });
     const args = ['push', file, '--batch-size', String(step.batchSize), '--concurrency', '4', '--json'];
     if (byKey) args.push('--key', `k=${keyField.id}`, '--table', table.id);
+    if (step.budget) await this.budgetFor(table, step.budget);
     await world.must('POST', '/faults', { webhook: step.fault, seed: i });
     // the requests after the faulted one answer `latencyMs` later (slow answers beside a quick failure)
     const faultAt = Number(/@(\d+)$/.exec(step.fault)?.[1] ?? 0);
@@ -216,6 +341,10 @@ export class ClientSteps {
     } finally {
       await world.must('POST', '/faults', { webhook: '' });
       await world.must('DELETE', '/hold');
+      if (step.budget) {
+        await world.must('POST', '/limits', { webhookBudget: null });
+        await runClient(world, ['config', 'set', 'webhook-budget', 'off']);
+      }
     }
     this.checkRun(run);
     const posts = world.harness.emu.requestLog.slice(logFrom).filter((entry) => entry.bucket === 'webhook' && entry.method === 'POST');
@@ -253,12 +382,33 @@ export class ClientSteps {
     );
     if (run.code === 0) {
       const absent = keys.filter((key) => !counts.has(key));
+      const budget = step.budget ? ` (a webhook budget of ${step.budget} more submissions)` : '';
       this.ledger.check(
         absent.length === 0,
         7,
-        () => `the push exited 0 and ${absent.length} of its records are not in the table (${absent.slice(0, 3).join(', ')})`,
+        () => `the push exited 0 and ${absent.length} of its records are not in the table${budget} (${absent.slice(0, 3).join(', ')})`,
       );
     }
+  }
+
+  /**
+   * A push against a webhook with `more` submissions left: the emulator drops what comes past it (answering
+   * success, as production does), and tds's `webhook-budget` is set so that its ledger leaves it the same.
+   */
+  private async budgetFor(table: SimTable, more: number): Promise<void> {
+    const { world } = this;
+    const taken = await world.must<{ webhooks: Array<{ webhookUrl: string; submissions: number }> }>('GET', `/tables/${table.id}/webhooks`);
+    const submitted = taken.webhooks.find((webhook) => webhook.webhookUrl === table.webhookUrl)?.submissions ?? 0;
+    await world.must('POST', '/limits', { webhookBudget: submitted + more });
+    const listed = await runClient(world, ['webhooks', '--json']);
+    const fingerprint = createHash('sha256').update(table.webhookUrl!).digest('hex').slice(0, 16);
+    const known =
+      listed.code === 0
+        ? (JSON.parse(listed.stdout || '[]') as Array<{ fingerprint: string; submissions: number; uncertain: number }>)
+        : [];
+    const mine = known.find((entry) => entry.fingerprint === fingerprint);
+    const counted = mine ? mine.submissions + mine.uncertain : 0;
+    await runClient(world, ['config', 'set', 'webhook-budget', String(counted + more)]);
   }
 
   async read(step: Extract<Step, { kind: 'read' }>): Promise<void> {
@@ -280,14 +430,6 @@ export class ClientSteps {
     this.ledger.check(!run.outlived, 8, () => `tds ${run.args.join(' ')} outlived its step`);
     this.ledger.check(run.code !== 1 || run.killed, 8, () => `tds ${run.args.join(' ')} exited 1: ${lastLines(run.stderr)}`);
   }
-}
-
-/** The tables of `tds sync --json` (with --changes, the summary is on stderr and the tables from the mirror are read instead). */
-function parseSyncSummary(stdout: string, changes: boolean): SyncSummaryTable[] {
-  const lines = stdout.split('\n').filter(Boolean);
-  const summary = changes ? lines.find((line) => line.startsWith('{"db"')) : lines.at(-1);
-  if (!summary) return [];
-  return (JSON.parse(summary) as { tables: SyncSummaryTable[] }).tables;
 }
 
 export const lastLines = (text: string): string => text.trim().split('\n').slice(-3).join(' | ');

@@ -19,6 +19,8 @@ export interface ClientRun {
   killed: boolean;
   /** the process was still there after the step (it outlived its step) */
   outlived: boolean;
+  /** its stdout was closed by the reader (stdout: what the reader read) */
+  closed?: boolean;
 }
 
 /** How long a client step may take before the run counts it as hung (a violation). */
@@ -29,6 +31,24 @@ export async function runClient(world: World, args: string[], env: Record<string
   const { harness } = world;
   const result = await runInProcess(args, { cwd: harness.dir, env: { ...harness.env, ...env }, timeoutMs: STEP_TIMEOUT_MS });
   return { args, ...result, killed: false, outlived: result.signal === 'SIGKILL' };
+}
+
+/** A reader of the child's stdout that closes its end once it has read `bytes` (as `head -c`): what it read. */
+function closingReader(child: ChildProcess, bytes: number): () => { text: string; closed: boolean } {
+  const read: Buffer[] = [];
+  let size = 0;
+  let closed = false;
+  child.stdout!.on('data', (chunk: Buffer) => {
+    if (closed) return;
+    const kept = chunk.subarray(0, bytes - size);
+    read.push(kept);
+    size += kept.length;
+    if (size >= bytes) {
+      closed = true;
+      child.stdout!.destroy();
+    }
+  });
+  return () => ({ text: Buffer.concat(read).toString('utf8'), closed });
 }
 
 /** Waits until the emulator holds a request of the child, then sends the signal (false: the child ended first). */
@@ -46,11 +66,35 @@ async function killWhenHeld(world: World, child: ChildProcess, kill: Kill, over:
   return false;
 }
 
-/** bin/tds.js as a process; with `kill`, ended by that signal once the emulator holds its `kill.at`-th request. */
-export async function spawnClient(world: World, args: string[], kill?: Kill, env: Record<string, string> = {}): Promise<ClientRun> {
+/** How a client process's step ends it: a signal at the emulator's N-th request, at a moment, or its stdout closed. */
+export interface SpawnHow {
+  kill?: Kill | undefined;
+  /** SIGKILL once this resolves (the step's own moment, such as a POST the receiver holds) */
+  killWhen?: Promise<void>;
+  env?: Record<string, string>;
+  /** its stdout read by a reader that closes its end after that many bytes */
+  closeAfter?: number;
+}
+
+/** bin/tds.js as a process, ended as `how` says. */
+export async function spawnClient(world: World, args: string[], how: SpawnHow = {}): Promise<ClientRun> {
   const { harness } = world;
+  const { kill, killWhen, env = {}, closeAfter = 0 } = how;
   if (kill) await world.must('POST', '/hold', { after: kill.at });
   const child = spawnTds(args, { cwd: harness.dir, env: { ...harness.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let killedAtMoment = false;
+  void killWhen?.then(() => {
+    if (child.child.exitCode === null && child.child.signalCode === null) {
+      killedAtMoment = true;
+      child.child.kill('SIGKILL');
+    }
+  });
+  const reader = closeAfter > 0 ? closingReader(child.child, closeAfter) : undefined;
+  const stdout = (): Pick<ClientRun, 'stdout' | 'closed'> => {
+    if (!reader) return { stdout: child.stdout() };
+    const { text, closed } = reader();
+    return { stdout: text, closed };
+  };
   let ended = false;
   void child.ended.then(
     () => (ended = true),
@@ -59,17 +103,20 @@ export async function spawnClient(world: World, args: string[], kill?: Kill, env
   const started = Date.now();
   const stopTimer = new AbortController();
   try {
-    const killed = kill ? await killWhenHeld(world, child.child, kill, () => ended || Date.now() - started > STEP_TIMEOUT_MS) : false;
+    const killedAtRequest = kill
+      ? await killWhenHeld(world, child.child, kill, () => ended || Date.now() - started > STEP_TIMEOUT_MS)
+      : false;
     const timeout = sleep(STEP_TIMEOUT_MS - (Date.now() - started), 'timeout' as const, { signal: stopTimer.signal }).catch(
       () => 'ended' as const,
     );
     const outcome = await Promise.race([child.ended, timeout]);
+    const killed = killedAtRequest || killedAtMoment;
     if (outcome === 'timeout' || outcome === 'ended') {
       child.child.kill('SIGKILL');
       const end = await child.ended;
-      return { args, ...end, stdout: child.stdout(), stderr: child.stderr(), killed, outlived: true };
+      return { args, ...end, ...stdout(), stderr: child.stderr(), killed, outlived: true };
     }
-    return { args, ...outcome, stdout: child.stdout(), stderr: child.stderr(), killed, outlived: false };
+    return { args, ...outcome, ...stdout(), stderr: child.stderr(), killed, outlived: false };
   } finally {
     stopTimer.abort();
     if (kill) await world.must('DELETE', '/hold');

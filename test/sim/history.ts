@@ -18,6 +18,7 @@ export type TableKind = 'plain' | 'action' | 'webhook';
 export type Step =
   // the world, through the emulator's /_emulator/ routes and the webhook
   | { kind: 'addTable'; table: TableKind; rows: number }
+  | { kind: 'removeTable'; table: number }
   | { kind: 'addRows'; table: number; count: number; old: boolean }
   | { kind: 'editRows'; table: number; at: number; count: number }
   | { kind: 'deleteRows'; table: number; at: number; count: number }
@@ -39,6 +40,25 @@ export type Step =
       changes: boolean;
       fault: ReadFault;
       kill?: Kill;
+      /** --lake (the sim's lake folder) */
+      lake?: boolean;
+      /** --prune-history SPAN */
+      prune?: '' | PruneSpan;
+      /** with --changes: the consumer closes its end of the pipe after this many bytes (0: reads all) */
+      closeAfter?: number;
+    }
+  | { kind: 'compactLake' }
+  | {
+      kind: 'check';
+      /** the rows check's minimum, as a share of the table's rows now (per mille; above 1000: fails) */
+      rowsMin: number;
+      /** the fill check's minimum share of column A */
+      fillMin: number;
+      /** a check over a column no table has (an error: exit 9) */
+      broken: boolean;
+      receiver: Receiver;
+      /** tds is SIGKILLed once the receiver holds its POST (the receiver then never answers) */
+      killDuringPost: boolean;
     }
   | { kind: 'diff'; table: number; since: number; until: number }
   | {
@@ -50,9 +70,14 @@ export type Step =
       latencyMs: number;
       byKey: boolean;
       big: boolean;
+      /** a webhook budget (the emulator's and tds's `webhook-budget`) in submissions; 0: none */
+      budget?: number;
     }
   | { kind: 'read'; table: number; what: 'sql' | 'stats' };
 
+export type PruneSpan = '1m' | '2h';
+/** How the notification receiver answers a check's POST: 204, 500, never (tds's bounded wait ends it), or a reset after the body. */
+export type Receiver = 'ok' | '500' | 'hang' | 'reset';
 export type FieldType = 'text' | 'number' | 'boolean' | 'date' | 'select' | 'object';
 export type WebhookFault = '' | `500@${number}` | `500pre@${number}` | `503@${number}` | `reset@${number}`;
 
@@ -122,6 +147,7 @@ export const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
       rows: fc.oneof(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 500, max: 4000 })),
     }),
   },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('removeTable' as const), table: index }) },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('addRows' as const), table: index, count: rowCount, old: fc.boolean() }) },
   {
     weight: 3,
@@ -168,6 +194,21 @@ export const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
       changes: fc.boolean(),
       fault: readFault,
       kill,
+      lake: fc.boolean(),
+      prune: fc.constantFrom<'' | PruneSpan>('', '', '', '', '1m', '2h'),
+      closeAfter: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3000 }) }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'compactLake' as const }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('check' as const),
+      rowsMin: fc.constantFrom(0, 500, 999, 1000, 1001, 2000),
+      fillMin: fc.constantFrom(0, 0.5, 0.95, 1),
+      broken: fc.boolean(),
+      receiver: fc.constantFrom<Receiver>('ok', 'ok', 'ok', '500', '500', 'reset', 'hang'),
+      killDuringPost: fc.boolean(),
     }),
   },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('diff' as const), table: index, since: index, until: index }) },
@@ -182,6 +223,7 @@ export const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
       latencyMs: fc.constantFrom(0, 0, 100, 500),
       byKey: fc.boolean(),
       big: fc.boolean(),
+      budget: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 40 }) }),
     }),
   },
   {

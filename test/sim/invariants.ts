@@ -8,9 +8,10 @@ export const INVARIANTS = {
   1: 'a sync that exits 0 leaves each table it names equal to the service during that sync',
   2: "T_at_sync(k) and T_at(t) equal what the mirror held after sync k (and the oracle's snapshot where the mirror was exact)",
   3: 'replaying every --changes line ever printed (repeats dropped by syncId and _id) yields the mirror',
-  4: 'the lake agrees with the mirror (tds lake check)',
+  4: "the lake read with its README's queries equals the mirror, now and at every sync it holds; tds lake check agrees",
   5: "tds diff A B equals the difference of the oracle's snapshots at A and B, or exits 2 naming the earliest moment",
-  7: 'every pushed record is in the table exactly once (by key) or reported uncertain; a plain push starts no batch after a 5xx',
+  6: 'every status change of a check is notified until a receiver takes it, none without a change; a check in error exits 9',
+  7: 'every pushed record is in the table exactly once (by key), reported uncertain, or the push exits 7 (a webhook budget); a plain push starts no batch after a 5xx',
   8: 'no unexpected failure, stack trace, hung or wedged command; files 0600, folders 0700',
 } as const;
 
@@ -82,6 +83,11 @@ export class ChangesReplay {
   begin(tableId: string, base: Versions): void {
     this.tables.set(tableId, new Map(base));
     for (const key of [...this.seen]) if (key.startsWith(`${tableId}\n`)) this.seen.delete(key);
+  }
+
+  /** The table's stream is no longer known whole (a closed pipe lost records): it begins again at its next --changes. */
+  forget(tableId: string): void {
+    this.tables.delete(tableId);
   }
 
   has(tableId: string): boolean {

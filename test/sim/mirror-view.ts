@@ -57,3 +57,55 @@ export async function versionsOf(world: World, sources: Map<string, string>): Pr
 export async function mirrorVersions(world: World, tables: readonly MirroredTable[]): Promise<Map<string, Versions>> {
   return versionsOf(world, new Map(tables.map((table) => [table.tableId, ident(table.mirrorTable)])));
 }
+
+/** A table's sync as `tds sync --json` summarises it. */
+export interface SyncSummaryTable {
+  tableId: string;
+  mirrorTable: string;
+  syncId: number;
+  mode: string;
+  complete: boolean;
+}
+
+/** Each table's `_tds_changes.delivered_sync` (none before a first --changes). */
+export async function deliveredSyncs(world: World): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const has = await query(world, "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = '_tds_changes'");
+  if (Number(has[0]?.n) === 0) return out;
+  for (const row of await query(world, 'SELECT table_id, delivered_sync FROM _tds_changes'))
+    out.set(String(row.table_id), Number(row.delivered_sync));
+  return out;
+}
+
+/** Each table's `_tds_tables.verified_at` (ISO), where it has one. */
+export async function verifiedTimes(world: World): Promise<Map<string, string>> {
+  const rows = await query(world, 'SELECT table_id, epoch_ms(verified_at) AS v FROM _tds_tables WHERE verified_at IS NOT NULL');
+  return new Map(rows.map((row) => [String(row.table_id), new Date(Number(row.v)).toISOString()]));
+}
+
+/** The tables of `tds sync --json`. */
+export function parseSyncSummary(stdout: string): SyncSummaryTable[] {
+  const summary = stdout.split('\n').filter(Boolean).at(-1);
+  return summary ? (JSON.parse(summary) as { tables: SyncSummaryTable[] }).tables : [];
+}
+
+/** The newest sync ID in the mirror (0 before its first). */
+export async function lastSyncId(world: World): Promise<number> {
+  if (!existsSync(world.harness.db)) return 0;
+  return Number((await query(world, 'SELECT coalesce(max(sync_id), 0) AS n FROM _tds_syncs'))[0]?.n ?? 0);
+}
+
+/** The last sync of each table after `after`, as the summary of `--json` would say it. */
+export async function syncsSince(world: World, after: number): Promise<SyncSummaryTable[]> {
+  const rows = await query(
+    world,
+    `SELECT table_id, mirror_table, sync_id, mode, complete FROM _tds_syncs WHERE sync_id > ${after} QUALIFY row_number() OVER (PARTITION BY table_id ORDER BY sync_id DESC) = 1 ORDER BY sync_id`,
+  );
+  return rows.map((row) => ({
+    tableId: String(row.table_id),
+    mirrorTable: String(row.mirror_table),
+    syncId: Number(row.sync_id),
+    mode: String(row.mode),
+    complete: row.complete === true,
+  }));
+}

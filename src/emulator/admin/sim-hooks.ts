@@ -11,6 +11,7 @@ import { NetworkDelay } from '../http/latency.js';
 import { ok, type Reply, type RouteCall } from '../http/route-table.js';
 import { FaultPlan, FaultSpecError, parseFaultSpec } from '../faults/faults.js';
 import { publicField } from '../read/render-row.js';
+import type { IntakeLimitOptions } from '../webhook/limits.js';
 
 /** GET /_emulator/hold -> {arrived, held}; POST {after: N, ms?} holds the N-th request from now on; DELETE releases. */
 export async function setHold({ deps, req }: RouteCall): Promise<Reply> {
@@ -59,6 +60,26 @@ export async function setFaults({ deps, req }: RouteCall): Promise<Reply> {
     deps.delay = ms > 0 ? new NetworkDelay({ ms, jitterMs: 0 }, seed) : undefined;
   }
   return ok({});
+}
+
+/**
+ * POST /_emulator/limits {webhookBudget?, tableCapacity?} -> 200 {webhookBudget, tableCapacity}: the limits of
+ * --webhook-budget and --table-capacity from now on (null: none); what each webhook took so far stays counted.
+ */
+export async function setLimits({ deps, req }: RouteCall): Promise<Reply> {
+  const body = await readJsonObject(req);
+  allowOnly(body, 'body', ['webhookBudget', 'tableCapacity']);
+  const limits: IntakeLimitOptions = {};
+  for (const key of ['webhookBudget', 'tableCapacity'] as const) {
+    if (!(key in body)) continue;
+    const value = body[key];
+    if (value !== null && (typeof value !== 'number' || !Number.isInteger(value) || value < 0)) {
+      throw badRequest(`body.${key} must be a whole number, 0 or more, or null`);
+    }
+    limits[key] = value ?? undefined;
+  }
+  deps.limits.set(limits);
+  return ok({ webhookBudget: deps.limits.options.webhookBudget ?? null, tableCapacity: deps.limits.options.tableCapacity ?? null });
 }
 
 /** GET /_emulator/tables/{tableId}/snapshot -> 200 {fields, rows: [{id, createdAt, updatedAt, values}]}, newest first; values by field ID. */

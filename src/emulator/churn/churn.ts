@@ -1,6 +1,3 @@
-// emulator/churn/: rows that change over time (--churn). Surface: Churn (this file, with the rows it adds) and
-// its spec (churn-rates.ts, apart so `tds emulator` parses it cheaply).
-
 import { performance } from 'node:perf_hooks';
 import { CHURN_KINDS, type ChurnKind, type ChurnRates } from './churn-rates.js';
 import { fakeValue } from '../seed/fake-values.js';

@@ -1,6 +1,3 @@
-// emulator/faults/: what the emulator refuses on purpose or by rule. Surface: the fault spec, its plan and
-// responses (this file), and the service's rate limits (rate-limit.ts).
-
 import { createPrng, type Prng } from '../seed/prng.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

@@ -16,7 +16,7 @@ import {
   addWebhook,
   readWebhooks,
 } from '../admin/admin-routes.js';
-import { deleteTable, readHold, releaseHold, setFaults, setHold, tableSnapshot } from '../admin/sim-hooks.js';
+import { deleteTable, readHold, releaseHold, setFaults, setHold, setLimits, tableSnapshot } from '../admin/sim-hooks.js';
 
 const webhook = async ({ deps, params, req, entry }: RouteCall): Promise<Reply> => ({
   status: 200,
@@ -93,6 +93,7 @@ export const ADMIN_ROUTES: readonly Route[] = [
   route('GET', '/_emulator/tables/:tableId/snapshot', tableSnapshot),
   route('DELETE', '/_emulator/tables/:tableId', deleteTable),
   route('POST', '/_emulator/faults', setFaults),
+  route('POST', '/_emulator/limits', setLimits),
   route('GET', '/_emulator/hold', readHold),
   route('POST', '/_emulator/hold', setHold),
   route('DELETE', '/_emulator/hold', releaseHold),

@@ -1,7 +1,3 @@
-// emulator/http/: the emulator's HTTP side. Surface: createEmulatorServer (this file: the server, the key check
-// of each call, the request log with its secrets redacted), every route (routes.ts), what a route is called
-// with and answers (route-table.ts), bodies, JSON answers and refusals (http-io.ts), --latency (latency.ts).
-
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';

@@ -1,6 +1,7 @@
 // emulator/seed/: the data an emulator starts with. Surface: buildSeed and DEMO_KEYS (this file: the demo
-// organization with its sales and marketing tables); inside: the leads table (leads.ts), the builder
-// (builder.ts), seeded randomness (prng.ts), sample words and fake values (fake-values.ts).
+// organization with its sales and marketing tables), seeded randomness (prng.ts) and sample words and fake
+// values (fake-values.ts), which churn, faults and the generated tables draw from too; inside: the leads
+// table (leads.ts) and the builder (builder.ts).
 
 import { pick } from './prng.js';
 import { EmulatorState } from '../store/state.js';
@@ -10,6 +11,9 @@ import { FIRST_NAMES, LAST_NAMES, CITIES, COMPANIES, LONG_NOTE, slug } from './f
 import type { SeedName } from '../options.js';
 import type { WorkspaceRec } from '../store/model.js';
 import { webhookRow } from '../webhook/intake.js';
+
+export { fakeValue, FIRST_NAMES, LAST_NAMES, LONG_NOTE, NOTES } from './fake-values.js';
+export { createPrng, hash32, pick, type Prng } from './prng.js';
 
 /** Fixed keys, printed in the ready line; they only open this local emulator. */
 export const DEMO_KEYS = {

@@ -1,7 +1,3 @@
-// emulator/store/: the emulator's data. Public surface: the records and their IDs (this file), EmulatorState
-// and EmulatorClock (state.ts), LiveRows, RowList, cell values and dates (cell-values.ts), the generated
-// tables (generated-rows.ts, generated-overlay.ts), persist.ts.
-
 import { randomBytes } from 'node:crypto';
 import type { CellStatus, Field } from '../../service/index.js';
 import type { Prng } from '../seed/prng.js';

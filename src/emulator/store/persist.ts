@@ -5,18 +5,13 @@ import type { FieldRec, StoredCell, StoredRow, TableRec } from './model.js';
 import { plainCells } from './cell-values.js';
 import { RowList } from './row-list.js';
 import { EmulatorState } from './state.js';
+import { StateFileError } from './state-file-error.js';
+
+export { StateFileError };
 
 /** Version 2 adds the changes of generated tables, their saved columns, action settings and the clock offset. */
 const FORMAT = 'tds-emulator-state/2';
 const FORMATS_READ = ['tds-emulator-state/1', FORMAT];
-
-/** The --data file exists but cannot be used. */
-export class StateFileError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StateFileError';
-  }
-}
 
 interface SavedRow {
   id: string;

@@ -38,6 +38,13 @@ export class IntakeLimits {
     return kept;
   }
 
+  /** New limits from now on (the simulator's budgets: /_emulator/limits); what each webhook took stays counted. */
+  set(options: IntakeLimitOptions): void {
+    for (const key of ['webhookBudget', 'tableCapacity'] as const) {
+      if (key in options) this.options[key] = options[key];
+    }
+  }
+
   count(webhookId: string): WebhookCount {
     return this.counts.get(webhookId) ?? { submissions: 0, dropped: 0 };
   }

@@ -1,7 +1,3 @@
-// emulator/webhook/: the webhook. Surface: handleWebhook and webhookCall (this file: the call, its body and its
-// route), Intake (intake.ts: the body's forms, and its objects made rows, visible after the intake window) and
-// IntakeLimits (limits.ts: a webhook's lifetime budget and a table's capacity, off by default).
-
 import type { IncomingMessage } from 'node:http';
 import { WEBHOOK_MAX_BODY_BYTES, type WebhookSuccessBody } from '../../service/index.js';
 import { ApiProblem, badRequest, webhookErrorBody, isJsonContentType, readBody, sendJson } from '../http/http-io.js';

@@ -1,8 +1,8 @@
 import { access } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import type { TableChecks } from '../../check/checks-file.js';
-import { UsageError } from '../../core/errors.js';
+import type { TableChecks } from '../../check/index.js';
+import { UsageError } from '../../core/index.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
 import { WAYS_TO_SET, type Session } from '../session.js';
 

@@ -1,16 +1,13 @@
 import { z } from 'zod';
-import { TdsError } from '../../core/errors.js';
-import type { ApiClient } from '../../http/client.js';
-import { pickTable } from '../../records/table-ref.js';
-import type { TableStats } from '../../stats/stats-report.js';
+import { TdsError } from '../../core/index.js';
+import type { ApiClient } from '../../http/index.js';
+import { pickTable, META_KEYS, TRUNCATED_KEY, typedPlan, type ColumnRole } from '../../records/index.js';
+import type { TableStats } from '../../stats/index.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
 import { findMirrorTable, readCatalog, requireMirrorTable, staleSchema, type MirrorTable, type Session } from '../session.js';
-import { staleFields } from '../../mirror/table-state.js';
+import { staleFields } from '../../mirror/index.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { loadFields } from '../../mirror/apply-schema.js';
-import type { StoredField } from '../../mirror/schema-drift.js';
-import { META_KEYS } from '../../records/shape-options.js';
-import { TRUNCATED_KEY, typedPlan, type ColumnRole } from '../../records/typed-plan.js';
+import { loadFields, type StoredField } from '../../mirror/index.js';
 import type { Field } from '../../service/index.js';
 
 const tableSummary = z.object({

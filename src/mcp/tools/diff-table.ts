@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Change, DiffRecord } from '../../mirror/diff/table-diff.js';
+import type { Change, DiffRecord } from '../../mirror/diff/index.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
 import { readCatalog, requireMirrorTable, type Session } from '../session.js';
 

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { TdsError } from '../../core/errors.js';
-import type { ApiClient } from '../../http/client.js';
-import { resolveWorkspace } from '../../http/resolve-table.js';
+import { TdsError } from '../../core/index.js';
+import { type ApiClient, resolveWorkspace } from '../../http/index.js';
 import type { Table } from '../../service/index.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
-import { staleFields } from '../../mirror/table-state.js';
+import { staleFields } from '../../mirror/index.js';
 import { readCatalog, staleSchema, type MirrorTable, type Session } from '../session.js';
 
 const tableEntry = z.object({

@@ -1,16 +1,22 @@
 import { z } from 'zod';
-import { UsageError } from '../../core/errors.js';
-import { holdPrivateUmask, PRIVATE_FILE_MODE } from '../../core/private-files.js';
-import { loadWebhook } from '../../config/settings.js';
-import type { ApiClient } from '../../http/client.js';
-import { parseKeyMapping, webhookTarget, type KeyMapping, type PushJob, type PushSummary, type WebhookTarget } from '../../push/index.js';
+import { UsageError, holdPrivateUmask, PRIVATE_FILE_MODE } from '../../core/index.js';
+import { loadWebhook, configDir } from '../../config/index.js';
+import type { ApiClient } from '../../http/index.js';
+import {
+  JOURNAL_KEEP_DAYS,
+  parseKeyMapping,
+  webhookTarget,
+  type KeyMapping,
+  type PushJob,
+  type PushSummary,
+  type WebhookTarget,
+} from '../../push/index.js';
 import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS, type Table } from '../../service/index.js';
 import { type Session, serviceTable } from '../session.js';
 import { defineTool, ToolFailure, type Tool, type ToolCall } from '../tool.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { configDir } from '../../config/store.js';
 
 const MAX_RECORDS = 10_000;
 const CONCURRENCY = 4;
@@ -189,8 +195,7 @@ async function failureOf(error: unknown, call: ToolCall, rejects: string): Promi
   return new ToolFailure(error, lines.join('\n'));
 }
 
-/** How long the journal of a push_records call is kept after its last entry: the same call made again within it sends nothing twice. */
-export const JOURNAL_KEEP_DAYS = 7;
+/** The journal of a push_records call is kept as long as a command's (push/journal/journal-folder.ts): the same call made again within it sends nothing twice. */
 const KEEP_MS = JOURNAL_KEEP_DAYS * 86_400_000;
 
 /** Where a push_records call keeps its records, its journal and its rejects, all private (0600). */

@@ -1,12 +1,21 @@
 import { z } from 'zod';
-import { UsageError, TdsError } from '../../core/errors.js';
+import { UsageError, TdsError } from '../../core/index.js';
 import { capRows, jsonBytes, truncation, defineTool, type Tool } from '../tool.js';
 import type { Session } from '../session.js';
-import { FILES_HINT } from '../../duckdb/errors.js';
-import { interruptible, type Step, prepareOne, runStatement, type ResultRecord } from '../../duckdb/statement.js';
-import type { Database } from '../../duckdb/engine.js';
-import type { FileAccess } from '../../duckdb/file-access.js';
-import { duckdbFailure, firstLine, joinHints, nameHint } from '../../duckdb/errors.js';
+import {
+  FILES_HINT,
+  interruptible,
+  type Step,
+  prepareOne,
+  runStatement,
+  type ResultRecord,
+  type Database,
+  type FileAccess,
+  duckdbFailure,
+  firstLine,
+  joinHints,
+  nameHint,
+} from '../../duckdb/index.js';
 
 function inputOf(maxRows: number) {
   return z

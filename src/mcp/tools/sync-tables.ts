@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { TdsError } from '../../core/errors.js';
+import { TdsError } from '../../core/index.js';
 import { type Session, serviceTable, staleSchema } from '../session.js';
 import { defineTool, type Tool, type ToolCall, type ProgressUpdate } from '../tool.js';
-import type { SyncProgress, SyncSummary } from '../../mirror/sync-report.js';
+import type { SyncProgress, SyncSummary } from '../../mirror/index.js';
 import type { Table } from '../../service/index.js';
 
 const tableResult = z.object({

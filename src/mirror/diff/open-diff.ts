@@ -1,9 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { TdsError, UsageError } from '../../core/errors.js';
-import type { Database } from '../../duckdb/engine.js';
-import { parseDuration } from '../../core/duration.js';
-import { isCalendarDate } from '../../filter/dates.js';
-import { didYouMean } from '../../core/suggest.js';
+import { TdsError, UsageError, parseDuration, didYouMean } from '../../core/index.js';
+import type { Database } from '../../duckdb/index.js';
+import { isCalendarDate } from '../../filter/index.js';
 import { historyHorizon, type HistoryHorizon } from '../history/history-objects.js';
 import { versionColumns } from '../history/retyped-columns.js';
 import { requireMirror } from '../mirror-db.js';

@@ -1,10 +1,9 @@
-import type { Context } from '../../core/context.js';
-import { createAtomicFile, claimOutput } from '../../output/atomic-file.js';
-import type { DataFormat, Format } from '../../output/format.js';
+import type { Context } from '../../core/index.js';
+import { createAtomicFile, claimOutput, type DataFormat, type Format } from '../../output/index.js';
 import { createRecordWriter } from '../../output/page-encoder.js';
 import { firstRows, resultCellText } from '../../output/record-table.js';
 import { renderTable, tableFit } from '../../output/table.js';
-import type { OutputRecord } from '../../records/row-shaper.js';
+import type { OutputRecord } from '../../records/index.js';
 import { openMirror, waitOn } from '../mirror-db.js';
 import { staleFields, staleText, type TableState } from '../table-state.js';
 import { openDiff, type DiffRequest, type OpenedDiff } from './open-diff.js';

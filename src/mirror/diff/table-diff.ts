@@ -1,6 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { plainValue } from '../../duckdb/statement.js';
-import { quoteIdent, quoteLiteral } from '../../duckdb/sql-text.js';
+import { plainValue, quoteIdent, quoteLiteral } from '../../duckdb/index.js';
 import { REPLACED_AT_KEY, REPLACED_BY_KEY, SYNC_ID_KEY } from '../history/history-objects.js';
 // A table compared at two moments, in DuckDB: the rows whose versions may differ are found from a few
 // columns (candidateIdsSql below), both snapshots of those rows joined by `_id`, and only the rows that

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteIdent, quoteLiteral } from '../../duckdb/sql-text.js';
+import { quoteIdent, quoteLiteral } from '../../duckdb/index.js';
 import type { PassMode } from '../table-state.js';
 
 // Beside each mirror table T: T__history (every version the mirror held and replaced or deleted: T's

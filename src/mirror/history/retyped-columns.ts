@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteIdent } from '../../duckdb/sql-text.js';
-import type { SqlType } from '../../records/typed-values.js';
+import { quoteIdent } from '../../duckdb/index.js';
+import type { SqlType } from '../../records/index.js';
 import { hasTable, SYNC_ID_KEY, tableColumns } from './history-objects.js';
 
 // A retype never rewrites history. When a field's column changes type, the column as it was is kept

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteIdent } from '../../duckdb/sql-text.js';
+import { quoteIdent } from '../../duckdb/index.js';
 import { takenNames } from '../table-name.js';
 import { createHistoryTable, createMacros, historyNames, SYNC_ID_KEY } from './history-objects.js';
 import { versionColumns } from './retyped-columns.js';

@@ -1,9 +1,13 @@
-import { TdsError } from '../../core/errors.js';
-import type { RateLimiter } from '../../http/rate-limiter.js';
-import { errorFromNetwork, waitTooLong } from '../../http/errors.js';
-import { PROXY_CODES } from '../../http/proxy.js';
-import { withRetries } from '../../http/retry.js';
-import { MAX_RETRY_AFTER_MS, type RetryPolicy } from '../../http/retry-policy.js';
+import { TdsError } from '../../core/index.js';
+import {
+  type RateLimiter,
+  errorFromNetwork,
+  PROXY_CODES,
+  waitTooLong,
+  withRetries,
+  MAX_RETRY_AFTER_MS,
+  type RetryPolicy,
+} from '../../http/index.js';
 import { attemptOutcome, describeResult } from './classify.js';
 import type { WebhookClient, WireResult } from './webhook-client.js';
 import type { WebhookTarget } from './webhook-target.js';

@@ -1,5 +1,13 @@
-import { describeNetworkCode, parseLenient, serviceMessage } from '../../http/errors.js';
-import { MAX_RETRY_AFTER_MS, parseRetryAfter, wasNotSent, type AttemptOutcome, type RetryDecision } from '../../http/retry-policy.js';
+import {
+  describeNetworkCode,
+  parseLenient,
+  serviceMessage,
+  MAX_RETRY_AFTER_MS,
+  parseRetryAfter,
+  wasNotSent,
+  type AttemptOutcome,
+  type RetryDecision,
+} from '../../http/index.js';
 import type { BatchState } from '../journal/journal-format.js';
 import { batchId, type Batch } from '../plan/batch.js';
 import type { WireResult } from './webhook-client.js';
@@ -81,8 +89,11 @@ export type SendEvent =
   | { kind: 'unsent'; batch: Batch }
   /** --skip-existing: records of the batch whose keys the table held (not sent) */
   | { kind: 'existing'; batch: Batch; records: number }
-  /** --key: records of an uncertain request whose keys were found in the table (taken in) */
-  | { kind: 'reconciled'; batch: Batch; records: number };
+  /**
+   * --key: records whose keys were found in the table (taken in): of an uncertain request, or (`earlier`)
+   * of a batch of a changed input that an earlier run had sent
+   */
+  | { kind: 'reconciled'; batch: Batch; records: number; earlier?: true };
 
 /** Why a sending run stopped starting batches. */
 export type StopReason =

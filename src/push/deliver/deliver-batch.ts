@@ -1,6 +1,11 @@
-import type { RateLimiter, RateLimitSlot } from '../../http/rate-limiter.js';
-import { withRetries, type AttemptReport } from '../../http/retry.js';
-import type { RetryDecision, RetryPolicy } from '../../http/retry-policy.js';
+import {
+  type RateLimiter,
+  type RateLimitSlot,
+  withRetries,
+  type AttemptReport,
+  type RetryDecision,
+  type RetryPolicy,
+} from '../../http/index.js';
 import { entryOf, type BatchState, type JournalEntry } from '../journal/journal-format.js';
 import type { SentRequest } from '../key/intake-window.js';
 import { batchId, narrowBatch, splitBatch, type Batch } from '../plan/batch.js';

@@ -53,6 +53,15 @@ export interface FlightLimits {
   ceiling?: number | undefined;
 }
 
+/** What a push's summary tells: the round trip as measured (ms), the most requests in flight at once, and how many the rule allowed. */
+export interface NetworkFigures {
+  roundTripMs: number;
+  /** never more than the requests the push made */
+  inFlight: number;
+  /** the webhook's rate × the round trip, within --concurrency */
+  allowed: number;
+}
+
 /** What one request of the push ended with. */
 export type FlightAnswer = { kind: 'answered'; rttMs: number } | { kind: 'throttled' } | { kind: 'server-error' };
 
@@ -137,10 +146,10 @@ export class FlightControl {
     return limit;
   }
 
-  /** What the summary tells: the round trip measured (ms) and the count arrived at. */
-  get chosen(): { roundTripMs: number; inFlight: number } | undefined {
+  /** What the summary tells: the round trip measured (ms) and the count the rule allows now. */
+  get chosen(): { roundTripMs: number; allowed: number } | undefined {
     const { srttMs } = this.state;
-    return srttMs === undefined ? undefined : { roundTripMs: Math.round(srttMs), inFlight: inFlightFor(this.state, this.limits) };
+    return srttMs === undefined ? undefined : { roundTripMs: Math.round(srttMs), allowed: inFlightFor(this.state, this.limits) };
   }
 
   private describe(): string {

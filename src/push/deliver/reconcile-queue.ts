@@ -76,7 +76,10 @@ export class ReconcileQueue {
       const taken = found[i]!;
       const keep = batch.items.filter((item) => !taken.has(item.record)).map((item) => item.record);
       await this.options.journal(batch, 'narrowed', { keep, why: 'settled' });
-      if (taken.size > 0) await this.options.onOutcome({ kind: 'reconciled', batch, records: taken.size });
+      if (taken.size > 0) {
+        const earlier = batch.unreconciled?.changed ? { earlier: true as const } : {};
+        await this.options.onOutcome({ kind: 'reconciled', batch, records: taken.size, ...earlier });
+      }
       const rest = narrowBatch(batch, new Set(keep));
       if (rest) rests.push(rest);
     }

@@ -1,5 +1,4 @@
-import type { RateLimiter } from '../../http/rate-limiter.js';
-import type { RetryPolicy } from '../../http/retry-policy.js';
+import type { RateLimiter, RetryPolicy } from '../../http/index.js';
 import type { JournalEntry } from '../journal/journal-format.js';
 import type { KeyReconciler } from '../key/reconcile.js';
 import { splitBatch, type Batch } from '../plan/batch.js';
@@ -8,10 +7,6 @@ import { BatchDelivery, BatchPoster, batchJournal, RunStops, type BatchJournal }
 import { MAX_BYTES_IN_FLIGHT } from './in-flight.js';
 import { ReconcileQueue } from './reconcile-queue.js';
 import type { WireResult } from './webhook-client.js';
-
-// push/deliver: sending batches to the webhook. Public surface: BatchSender (this file) with its
-// SendEvent and StopReason (classify.ts), WebhookClient (webhook-client.ts), webhookTarget
-// (webhook-target.ts) and checkWebhook (check-webhook.ts).
 
 export interface SendOptions {
   /** how many requests to keep in flight now (in-flight.ts: rate × round trip, within --concurrency) */
@@ -63,6 +58,8 @@ export class BatchSender {
   private readonly running = new Set<Promise<void>>();
   /** bytes of the bodies of the batches running (MAX_BYTES_IN_FLIGHT) */
   private runningBytes = 0;
+  /** the most batches this run had in flight at once */
+  private most = 0;
 
   private readonly journal: BatchJournal;
 
@@ -84,6 +81,11 @@ export class BatchSender {
   /** Requests on the wire now (for the progress line). */
   get inFlight(): number {
     return this.poster.inFlight;
+  }
+
+  /** The most requests this run had in flight at once (never more than the batches it sent). */
+  get mostInFlight(): number {
+    return this.most;
   }
 
   /** When this run's last request to the webhook ended (0: none). */
@@ -186,5 +188,6 @@ export class BatchSender {
         this.runningBytes -= batch.bytes;
       });
     this.running.add(task);
+    this.most = Math.max(this.most, this.running.size);
   }
 }

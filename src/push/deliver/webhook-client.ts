@@ -1,9 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { certificateProblem, isCertificateCode } from '../../http/errors.js';
-import { proxyFor, shownProxy, type ProxySettings } from '../../http/proxy.js';
-import { RateLimiter } from '../../http/rate-limiter.js';
-import { attemptRequest } from '../../http/stack.js';
-import { Transport } from '../../http/transport.js';
+import {
+  certificateProblem,
+  isCertificateCode,
+  proxyFor,
+  shownProxy,
+  type ProxySettings,
+  RateLimiter,
+  attemptRequest,
+  Transport,
+} from '../../http/index.js';
 import type { WebhookTarget } from './webhook-target.js';
 
 /** What one request ended with: a response (any status), or a transport failure. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { UsageError } from '../../core/errors.js';
-import { redactSecrets, redactWebhookUrl } from '../../core/redact.js';
+import { UsageError, redactSecrets, redactWebhookUrl } from '../../core/index.js';
+// http/index.ts would load the client: push's index reads this at start-up
 import { isLoopbackHost } from '../../http/connection-settings.js';
 
 /** A checked webhook URL and everything needed to keep it out of output. */

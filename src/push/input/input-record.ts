@@ -1,5 +1,5 @@
-import { formatFromPath } from '../../output/format.js';
-import { UsageError } from '../../core/errors.js';
+import { formatFromPath } from '../../output/index.js';
+import { UsageError } from '../../core/index.js';
 
 /** A record as a reader parsed it. */
 export interface ParsedRecord {

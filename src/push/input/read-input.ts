@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { UsageError } from '../../core/errors.js';
+import { UsageError } from '../../core/index.js';
 import {
   InputError,
   type InputRecord,
@@ -13,9 +13,6 @@ import { stringifyExact } from './exact-numbers.js';
 import { readDelimited } from './read-delimited.js';
 import { readJson, readNdjson } from './read-json.js';
 import { asUtf8, checkedUtf8, decodeUtf8, type EncodingSign, type InputEncoding } from './utf8-text.js';
-
-// push/input/: reading the input. Public surface: readInput (this file) and the records, formats and
-// errors of input-record.ts; the readers per format (read-json.ts, read-delimited.ts) are its own.
 
 export interface ReadOptions {
   format: InputFormat;

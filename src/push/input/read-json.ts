@@ -1,4 +1,4 @@
-import { describeJsonFault, findJsonFault } from '../../core/json-error.js';
+import { describeJsonFault, findJsonFault } from '../../core/index.js';
 import { parseExact, type ExactValue } from './exact-numbers.js';
 import { InputError, type ParsedRecord, type ReadStats, type PlainObject } from './input-record.js';
 

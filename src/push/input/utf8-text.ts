@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { UsageError } from '../../core/errors.js';
+import { UsageError } from '../../core/index.js';
 import { InputError, type ReadStats } from './input-record.js';
 
 // The input's bytes as UTF-8 (decoded first when a byte-order mark or --encoding says it is not),

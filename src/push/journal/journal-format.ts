@@ -4,8 +4,6 @@ import type { ReadOptions } from '../input/read-input.js';
 
 // The push journal: JSON lines, a header and then one line per batch state change, each written and
 // fsynced before the step it records goes on (before a POST starts, after its outcome is known).
-// push/journal/: public surface: the journal's lines and header (this file), JournalWriter
-// (journal-writer.ts), and the earlier run's journal: where it is, read and checked (prior-journal.ts).
 
 export const JOURNAL_VERSION = 1;
 
@@ -55,9 +53,23 @@ export interface JournalEntry {
   at: string;
 }
 
+/**
+ * The line a push that completed (exit 0) appends: its journal may go after JOURNAL_KEEP_DAYS
+ * (journal-folder.ts). A later run that continues the journal appends after it, so only a last line says so.
+ */
+export interface CompletionLine {
+  complete: true;
+  at: string;
+}
+
+export const isCompletionLine = (line: unknown): line is CompletionLine =>
+  typeof line === 'object' && line !== null && (line as { complete?: unknown }).complete === true;
+
 export interface JournalContents {
   header: JournalHeader;
   entries: JournalEntry[];
+  /** the last line is a completion line: the push it records completed */
+  complete?: boolean;
 }
 
 /** What the journal needs to know of a batch (or of the half of one a 413 made). */

@@ -1,8 +1,8 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, utimes, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { TdsError, UsageError } from '../../core/errors.js';
-import { PRIVATE_FILE_MODE } from '../../core/private-files.js';
-import { CONFIRMED_REASON, entryOf, type BatchRef, type JournalEntry, type JournalHeader } from './journal-format.js';
+import { TdsError, UsageError, PRIVATE_FILE_MODE } from '../../core/index.js';
+import { CONFIRMED_REASON, entryOf, type BatchRef, type CompletionLine, type JournalEntry, type JournalHeader } from './journal-format.js';
+import { endsComplete, journalExists } from './journal-folder.js';
 
 interface QueuedLine {
   text: string;
@@ -50,7 +50,7 @@ export class JournalWriter {
     return this.handle !== undefined;
   }
 
-  append(entry: JournalEntry): Promise<void> {
+  append(entry: JournalEntry | CompletionLine): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.queue.push({ text: `${JSON.stringify(entry)}\n`, resolve, reject });
@@ -174,6 +174,24 @@ export async function journalConfirmed(path: string, batches: readonly BatchRef[
   const journal = JournalWriter.reopen(path);
   try {
     for (const batch of batches) await journal.append(entryOf(batch, 'accepted', { reason: CONFIRMED_REASON }));
+  } finally {
+    await journal.close();
+  }
+}
+
+/**
+ * Records that the push of this journal completed (journal-folder.ts removes such a journal once untouched
+ * for JOURNAL_KEEP_DAYS): a completion line, or, when the journal already ends with one, a new modification time.
+ */
+export async function journalCompleted(path: string): Promise<void> {
+  if (!(await journalExists(path))) return;
+  if (await endsComplete(path)) {
+    const now = new Date();
+    return utimes(path, now, now);
+  }
+  const journal = JournalWriter.reopen(path);
+  try {
+    await journal.append({ complete: true, at: new Date().toISOString() });
   } finally {
     await journal.close();
   }

@@ -1,8 +1,15 @@
 import { constants } from 'node:fs';
-import { access, open, readFile, rm } from 'node:fs/promises';
+import { access, readFile, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { UsageError } from '../../core/errors.js';
-import { JOURNAL_VERSION, type JournalContents, type JournalEntry, type JournalHeader, headerDifferences } from './journal-format.js';
+import { UsageError } from '../../core/index.js';
+import {
+  JOURNAL_VERSION,
+  type JournalContents,
+  type JournalEntry,
+  type JournalHeader,
+  headerDifferences,
+  isCompletionLine,
+} from './journal-format.js';
 
 export interface PriorJournalOptions {
   path?: string;
@@ -90,52 +97,13 @@ export async function readJournal(path: string): Promise<JournalContents> {
       if (!last) throw new UsageError(`the journal ${path} is damaged at line ${index + 1}`);
     }
   });
-  const [header, ...entries] = parsed as [JournalHeader | undefined, ...JournalEntry[]];
+  const complete = parsed.length > 1 && isCompletionLine(parsed[parsed.length - 1]);
+  const [header, ...entries] = parsed.filter((line) => !isCompletionLine(line)) as [JournalHeader | undefined, ...JournalEntry[]];
   if (header?.journal !== 'tds push' || header.version !== JOURNAL_VERSION) {
     throw new UsageError(`${path} is not a tds push journal (version ${JOURNAL_VERSION})`);
   }
   if (!entries.every((entry) => typeof entry?.batch === 'number' && typeof entry.state === 'string')) {
     throw new UsageError(`the journal ${path} has a line that is not a batch record`);
   }
-  return { header, entries };
-}
-
-/**
- * The journal beside a file input when --journal is not given: one per input and webhook
- * (`FILE.<8 hex of the webhook's fingerprint>.tds-journal`), so one file can be pushed to two tables.
- * A journal of the first release (`FILE.tds-journal`) is still used when it is of the same webhook.
- */
-export async function defaultJournalPath(input: string, fingerprint: string): Promise<string> {
-  const own = `${input}.${fingerprint.slice(0, 8)}.tds-journal`;
-  const legacy = `${input}.tds-journal`;
-  if (await exists(own)) return own;
-  return (await webhookOf(legacy)) === fingerprint ? legacy : own;
-}
-
-/** The webhook fingerprint in a journal's header (its first line), if it can be read. */
-async function webhookOf(path: string): Promise<string | undefined> {
-  const file = await open(path, 'r').catch(() => undefined);
-  if (!file) return undefined;
-  try {
-    const buffer = Buffer.alloc(64 * 1024);
-    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
-    const line = buffer.subarray(0, bytesRead).toString('utf8').split('\n')[0] ?? '';
-    const header = JSON.parse(line) as { webhook?: { sha256?: unknown } };
-    return typeof header.webhook?.sha256 === 'string' ? header.webhook.sha256 : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    await file.close();
-  }
-}
-
-/** Whether a journal is at `path` (an earlier push of this input to this webhook). */
-export function journalExists(path: string): Promise<boolean> {
-  return exists(path);
-}
-
-async function exists(path: string): Promise<boolean> {
-  const file = await open(path, 'r').catch(() => undefined);
-  await file?.close();
-  return file !== undefined;
+  return { header, entries, complete };
 }

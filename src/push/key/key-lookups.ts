@@ -1,5 +1,4 @@
-import type { ApiClient } from '../../http/client.js';
-import { resolveTable } from '../../http/resolve-table.js';
+import { type ApiClient, resolveTable, paginate, type RateWindow } from '../../http/index.js';
 import {
   type Table,
   PAGE_LIMIT_MAX,
@@ -13,8 +12,6 @@ import {
   type FilterRule,
 } from '../../service/index.js';
 import { type KeyColumn, foldKey } from './record-key.js';
-import { paginate } from '../../http/paginate.js';
-import type { RateWindow } from '../../http/rate-limiter.js';
 
 // Looking keys up in the table: KeyLookups answers each question of a keyed push (--skip-existing,
 // reconciling, --wait settled) with the plan of fewest row requests (chooseLookupPlan): filter queries

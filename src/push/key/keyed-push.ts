@@ -1,13 +1,7 @@
-import type { ApiClient } from '../../http/client.js';
-import { resolveTable } from '../../http/resolve-table.js';
+import { type ApiClient, resolveTable } from '../../http/index.js';
 import type { Field, Table } from '../../service/index.js';
 import { keyColumn, type KeyColumn, type KeyedOptions, type PushedKeys, type KeyMapping } from './record-key.js';
 import { KeyLookups, type MirrorSource } from './key-lookups.js';
-
-// push/key/: push by key (--key). Public surface: prepareKeyed, KeyedPush and keyedOptions (this file);
-// the record key and PushedKeys (record-key.ts); KeyLookups (key-lookups.ts); markExisting
-// (--skip-existing, mark-existing.ts); KeyReconciler (reconcile.ts, which waits as intake-window.ts
-// says); TableLock (table-lock.ts).
 
 /** `--key FIELD[=COLUMN]` with `--table`, as the command gives it. */
 export interface KeyJob {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TdsError } from '../../core/errors.js';
+import { TdsError } from '../../core/index.js';
 import { INTAKE_MAX_MS } from '../../service/index.js';
 import { type Batch, recordsText } from '../plan/batch.js';
 import {

@@ -1,7 +1,7 @@
 import { CELL_MAX_CHARS, type ColumnType, type Field } from '../../service/index.js';
 import { exactText } from '../input/exact-numbers.js';
 import type { PlainObject, InputRecord } from '../input/input-record.js';
-import { UsageError } from '../../core/errors.js';
+import { UsageError } from '../../core/index.js';
 
 // The record key (--key): which field of a record it is and the column it fills, each record's key
 // read and compared as the service compares it, repeated and missing keys marked, the keys pushed.

@@ -3,7 +3,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { tryNamedLock, type ProcessLock } from '../../core/process-lock.js';
+import { tryNamedLock, type ProcessLock } from '../../core/index.js';
 import type { Table } from '../../service/index.js';
 
 /** How often a push waiting for the table tries the lock again. */

@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { InputRecord } from '../input/input-record.js';
 
-// push/plan/: batching. Public surface: Batch and batchRecords (this file), batchInput (the batches due),
-// the resume plan and batch selections (resume-plan.ts), PushTally (tally.ts).
-
 export interface BatchItem {
   record: number;
   json: string;
@@ -28,9 +25,11 @@ export interface Batch {
   sha256: string;
   /**
    * --key: an uncertain batch of an earlier run, to be reconciled by looking its keys up (not sent as it
-   * is): when it was journaled, and whether it was cut off while sending (not known to be answered)
+   * is): when it was journaled, and whether it was cut off while sending (not known to be answered);
+   * `changed`: not an uncertain request but a batch of an input that changed since an earlier run, which
+   * may hold records that run sent
    */
-  unreconciled?: { at: number; cutOff: boolean };
+  unreconciled?: { at: number; cutOff: boolean; changed?: true };
   /** --skip-existing: the records whose keys the table already holds */
   existing?: ReadonlySet<number>;
 }

@@ -1,4 +1,4 @@
-import { UsageError } from '../../core/errors.js';
+import { UsageError } from '../../core/index.js';
 import type { InputRecord, ReadStats } from '../input/input-record.js';
 import { keyedRecords, type KeyedOptions } from '../key/record-key.js';
 import { batchId, batchRecords, type Batch, type BatchEvent, type BatchLimits } from './batch.js';
@@ -83,7 +83,8 @@ export async function* dueBatches(events: AsyncIterable<BatchEvent>, options: Du
   const byKey = (batch: Batch, entry?: JournalEntry): Batch => {
     add(tally.toSend, batch);
     const unreconciled = entry ? { at: Date.parse(entry.at), cutOff: entry.state === 'sending' } : { at: index?.lastAt ?? 0, cutOff: true };
-    return { ...batch, unreconciled };
+    const uncertain = entry?.state === 'uncertain' || entry?.state === 'sending';
+    return { ...batch, unreconciled: uncertain ? unreconciled : { ...unreconciled, changed: true } };
   };
   const asItIs = (batch: Batch): Batch => {
     add(tally.toSend, batch);
@@ -139,8 +140,9 @@ async function countConcluded(
       options.onAccepted?.(decision.batch, Date.parse(decision.entry.at));
       return;
     case 'known':
+      // found in the table by an earlier run: already there, or (settled) sent by one of its requests
       if (decision.why === 'existing') tally.existing += decision.records;
-      else tally.reconciled += decision.records;
+      else tally.earlierRuns += decision.records;
       return;
     case 'confirmed':
       add(tally.already, decision.batch);

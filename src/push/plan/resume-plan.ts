@@ -1,4 +1,4 @@
-import { UsageError } from '../../core/errors.js';
+import { UsageError } from '../../core/index.js';
 import type { JournalEntry } from '../journal/journal-format.js';
 import { batchId, narrowBatch, splitBatch, type Batch } from './batch.js';
 

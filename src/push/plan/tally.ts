@@ -39,6 +39,8 @@ export class PushTally {
   existing = 0;
   /** --key: records of uncertain requests whose keys were then found in the table */
   reconciled = 0;
+  /** --key: records an earlier run sent, found in the table by key (an input changed since, or the journal's earlier finds) */
+  earlierRuns = 0;
 
   duplicate(record: number, of: number): void {
     this.duplicates.records += 1;
@@ -77,6 +79,7 @@ export class PushTally {
     all.duplicates.sample.push(...scan.duplicates.sample);
     all.existing = scan.existing + send.existing;
     all.reconciled = scan.reconciled + send.reconciled;
+    all.earlierRuns = scan.earlierRuns + send.earlierRuns;
     for (const part of [scan, send]) {
       all.rejected.records += part.rejected.records;
       all.rejected.oversized += part.rejected.oversized;

@@ -1,5 +1,4 @@
-import type { Context } from '../../core/context.js';
-import { TdsError } from '../../core/errors.js';
+import { type Context, TdsError } from '../../core/index.js';
 import type { ValidationResult, SendResult } from '../input-reads.js';
 import type { StopReason } from '../deliver/classify.js';
 import type { ReadStats } from '../input/input-record.js';
@@ -9,9 +8,8 @@ import { sourceName, type PushJob } from '../push-job.js';
 import { buildSummary, formatSummary, type PushSummary, type SummaryInput, formatRanges, rangesOf } from './summary.js';
 import type { WaitSummary } from '../wait/wait-rows.js';
 import type { KeyLookups } from '../key/key-lookups.js';
-
-// push/report/: what a push tells. Public surface: PushReport (this file: warnings, the summary printed,
-// the error a push ends with), the summary and record ranges (summary.ts).
+import { JOURNAL_KEEP_DAYS, journalFolder } from '../journal/journal-folder.js';
+import { dirname } from 'node:path';
 
 /** --key: what the summary tells of the keys. */
 export interface KeyReport {
@@ -45,7 +43,7 @@ export class PushReport {
   }
 
   dryRun(validation: ValidationResult, key?: KeyReport): void {
-    this.print(this.summary({ read: validation.stats.records, tally: validation.tally, notSent: null, ...keyPart(key) }));
+    this.print(this.summary({ read: validation.stats.records, tally: validation.tally, notSent: null, ...keyPart(key) }), false);
   }
 
   /** A checked file with nothing left to send (every batch dealt with before). */
@@ -55,8 +53,8 @@ export class PushReport {
       this.ctx.io.stderr.write(`nothing to send: every batch of ${source} was dealt with before (journal ${this.job.journal.path})\n`);
     }
     const summary = this.summary({ read: validation.stats.records, tally: validation.tally, notSent: 0, checkSeconds: validation.seconds });
-    this.print(summary);
     const incomplete = incompleteError({ summary, stops: [] });
+    this.print(summary, incomplete !== undefined);
     if (incomplete) throw incomplete;
   }
 
@@ -78,17 +76,18 @@ export class PushReport {
       wait,
       ...keyPart(key),
     });
-    this.print(summary);
     const failure = sent.stops.find((stop): stop is Extract<StopReason, { kind: 'failed' }> => stop.kind === 'failed');
+    const interrupted = sent.stops.some((stop) => stop.kind === 'interrupted');
+    const incomplete = incompleteError({ summary, stops: sent.stops });
+    this.print(summary, Boolean(failure || interrupted || this.ctx.signal.aborted || incomplete));
     if (failure) throw failure.error;
-    if (sent.stops.some((stop) => stop.kind === 'interrupted')) {
+    if (interrupted) {
       this.ctx.io.stderr.write(
         'interrupted: the batches in flight finished and were journaled; run the same command with --resume to send the rest\n',
       );
       throw new TdsError('INTERRUPTED', 'interrupted');
     }
     if (this.ctx.signal.aborted) throw new TdsError('INTERRUPTED', 'interrupted while waiting for the rows (everything was sent)');
-    const incomplete = incompleteError({ summary, stops: sent.stops });
     if (incomplete) throw incomplete;
   }
 
@@ -109,9 +108,19 @@ export class PushReport {
     });
   }
 
-  private print(summary: PushSummary): void {
-    if (this.job.report.json) this.ctx.io.stdout.write(`${JSON.stringify(summary)}\n`);
-    else this.ctx.io.stderr.write(formatSummary(summary));
+  /** The summary; the journal's line says whether it is kept for --resume or, complete, goes after a while (journal-folder.ts). */
+  private print(summary: PushSummary, journalKept: boolean): void {
+    const note = summary.journal && !summary.dryRun ? this.journalNote(summary.journal, journalKept) : undefined;
+    if (!this.job.report.json) return void this.ctx.io.stderr.write(formatSummary(summary, note));
+    this.ctx.io.stdout.write(`${JSON.stringify(summary)}\n`);
+    if (journalKept && note) this.ctx.io.stderr.write(`journal: ${summary.journal} (${note})\n`);
+  }
+
+  private journalNote(path: string, kept: boolean): string | undefined {
+    if (kept) return 'kept: the same command with --resume goes on from it';
+    const byDefault = this.job.journal.byDefault;
+    const inDataFolder = byDefault !== undefined && dirname(path) === journalFolder(byDefault.dataDir);
+    return inDataFolder ? `complete: removed once untouched for ${JOURNAL_KEEP_DAYS} days` : undefined;
   }
 }
 

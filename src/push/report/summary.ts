@@ -1,3 +1,4 @@
+import type { NetworkFigures } from '../deliver/in-flight.js';
 import type { LookupRequests } from '../key/key-lookups.js';
 import type { PushTally, UncertainBatch } from '../plan/tally.js';
 import type { WaitSummary } from '../wait/wait-rows.js';
@@ -19,6 +20,8 @@ export interface KeySummary {
   reconciled: number;
   /** the same count under the name of earlier releases, kept for their scripts (*settled* is an action cell's word) */
   settled: number;
+  /** records an earlier run sent, found in the table by key (an input that changed or grew since, or that run's finds): not sent again */
+  earlierRuns: number;
   /** how --skip-existing looked keys up */
   lookup: string | null;
   /** row requests of every key lookup */
@@ -62,8 +65,7 @@ export interface PushSummary {
   sendSeconds?: number;
   /** records sent per second of sending (dry run: read per second of the run) */
   recordsPerSecond: number;
-  /** the webhook's round trip as measured (ms) and the requests in flight the push arrived at */
-  network?: { roundTripMs: number; inFlight: number };
+  network?: NetworkFigures;
   /** the webhook's budget of submissions (webhook-budget): used, this run included, and left */
   budget?: { budget: number; used: number; left: number };
   uncertain: UncertainBatch[];
@@ -87,7 +89,7 @@ export interface SummaryInput {
   seconds: number;
   checkSeconds?: number;
   sendSeconds?: number;
-  network?: { roundTripMs: number; inFlight: number };
+  network?: NetworkFigures;
   /** the webhook's budget of submissions (webhook-budget): used, this run included, and left */
   budget?: { budget: number; used: number; left: number };
   journal?: string;
@@ -146,6 +148,7 @@ export function buildSummary(input: SummaryInput): PushSummary {
             existing: tally.existing,
             reconciled: tally.reconciled,
             settled: tally.reconciled,
+            earlierRuns: tally.earlierRuns,
             lookup: input.key.lookup,
             lookupRequests: Object.values(input.key.lookupRequests).reduce((sum, requests) => sum + requests, 0),
             lookupRequestsByUse: input.key.lookupRequests,
@@ -162,8 +165,8 @@ const perSecond = (rate: number): number => (rate < 10 ? Math.round(rate * 10) /
 /** `1 batch`, `2 batches`. */
 const count = (value: number, one: string, many: string): string => `${n(value)} ${value === 1 ? one : many}`;
 
-/** The human summary (stderr). */
-export function formatSummary(summary: PushSummary): string {
+/** The human summary (stderr); `journalNote` follows the journal's path (kept for --resume, or when it goes). */
+export function formatSummary(summary: PushSummary, journalNote?: string): string {
   const { records, batches } = summary;
   const lines = [
     summary.dryRun
@@ -200,15 +203,16 @@ export function formatSummary(summary: PushSummary): string {
     `${summary.seconds.toFixed(1)} s${phases.length ? ` (${phases.join('; ')})` : ''}${summary.sendSeconds === undefined ? `, ${rate}` : ''}`,
   );
   if (summary.network) {
-    const { roundTripMs, inFlight } = summary.network;
-    row('network', `round trip ${n(roundTripMs)} ms, ${inFlight} request${inFlight === 1 ? '' : 's'} in flight`);
+    const { roundTripMs, inFlight, allowed } = summary.network;
+    const most = inFlight === 1 ? '1 request in flight at a time' : `up to ${n(inFlight)} requests in flight at once`;
+    row('network', `round trip ${n(roundTripMs)} ms, ${most} (${n(allowed)} allowed)`);
   }
   if (summary.wait) waitRows(summary.wait, row);
   if (summary.budget) {
     const { budget, used, left } = summary.budget;
     row('webhook budget', `${n(used)} of ${n(budget)} submissions used, ${n(left)} left (webhook-budget)`);
   }
-  if (summary.journal) row('journal', summary.journal);
+  if (summary.journal) row('journal', `${summary.journal}${journalNote ? ` (${journalNote})` : ''}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -220,17 +224,21 @@ function keyRows(key: KeySummary, dryRun: boolean, row: (label: string, value: s
   );
   if (key.lookup !== null && dryRun) row('existing', `to be looked up: ${key.lookup}`);
   else if (key.lookup !== null) row('existing', `${n(key.existing)} already in the table (${key.lookup})`);
-  if (key.reconciled > 0) row('reconciled', `${n(key.reconciled)} of uncertain requests found in the table (not sent again)`);
+  if (key.earlierRuns > 0) row('sent before', `${n(key.earlierRuns)} records already in the table from an earlier run, not sent again`);
+  if (key.reconciled > 0) row('reconciled', `${n(key.reconciled)} of uncertain requests found in the table, not sent again`);
   if (key.lookupRequests > 0)
     row('key lookups', `${count(key.lookupRequests, 'row request', 'row requests')}${lookupUses(key.lookupRequestsByUse)}`);
 }
 
-/** What the key lookups' row requests were for: ` (1 for existing keys, 7 waiting for rows to settle)`. */
+/**
+ * What the key lookups' row requests were for: ` (1 for existing keys, 7 waiting for rows to settle)`. The
+ * reconciler's are `finding records sent before`: of uncertain requests, or of an input changed since an earlier run.
+ */
 function lookupUses(requests: LookupRequests): string {
   const parts = [
     requests.existing > 0 ? `${n(requests.existing)} for existing keys` : '',
     requests.check > 0 ? `${n(requests.check)} checking the keys show` : '',
-    requests.reconcile > 0 ? `${n(requests.reconcile)} reconciling uncertain requests` : '',
+    requests.reconcile > 0 ? `${n(requests.reconcile)} finding records sent before` : '',
     requests.wait > 0 ? `${n(requests.wait)} waiting for rows to settle` : '',
   ].filter(Boolean);
   return parts.length > 0 ? ` (${parts.join(', ')})` : '';

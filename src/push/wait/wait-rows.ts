@@ -1,19 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ApiClient } from '../../http/client.js';
-import { resolveTable } from '../../http/resolve-table.js';
-import type { Context } from '../../core/context.js';
+import { type ApiClient, resolveTable } from '../../http/index.js';
+import type { Context } from '../../core/index.js';
 import { type Table, UNFINISHED_STATUSES, type Field, type Row } from '../../service/index.js';
 import type { PushedKeys } from '../key/record-key.js';
 import type { PushJob } from '../push-job.js';
 import type { SendResult } from '../input-reads.js';
-import { startLiveLine } from '../../output/live-line.js';
+import { startLiveLine } from '../../output/index.js';
 import type { KeyedPush } from '../key/keyed-push.js';
 import { KeyedRowsFile, writePushedRows, type RowsOutput } from './write-rows.js';
 import type { KeyLookups } from '../key/key-lookups.js';
-
-// push/wait/: --wait. Public surface: waitAfterSending (this file: --wait polls the row count until the
-// rows sent are visible; --wait settled polls the pushed rows until their action cells are done) and
-// -o's rows (write-rows.ts: kept by key in a temporary file, written in input order).
 
 /** --wait: the rows visible (rowCount), or with --key the rows settled; with -o, the file written. */
 export type WaitSummary =

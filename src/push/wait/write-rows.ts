@@ -1,16 +1,19 @@
 import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAtomicFile, claimOutput } from '../../output/atomic-file.js';
-import type { DataFormat, ExportFormat } from '../../output/format.js';
+import { createAtomicFile, claimOutput, type DataFormat, type ExportFormat } from '../../output/index.js';
 import { createRecordWriter } from '../../output/page-encoder.js';
-import { writeParquetFile } from '../../parquet/staged-output.js';
-import { planRecord, statusFieldIds } from '../../records/record-plan.js';
-import { createRowShaper } from '../../records/row-shaper.js';
-import type { HeaderMode } from '../../records/shape-options.js';
-import { TruncationTally } from '../../records/truncation-tally.js';
-import { typedPlan, typedRowReader } from '../../records/typed-plan.js';
-import type { TypedValue } from '../../records/typed-values.js';
+import { writeParquetFile } from '../../parquet/index.js';
+import {
+  planRecord,
+  statusFieldIds,
+  createRowShaper,
+  type HeaderMode,
+  TruncationTally,
+  typedPlan,
+  typedRowReader,
+  type TypedValue,
+} from '../../records/index.js';
 import type { Field, Row } from '../../service/index.js';
 
 /** `-o FILE` of `--wait settled`. */

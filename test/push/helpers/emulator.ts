@@ -75,12 +75,16 @@ export function webhookRequests(emu: RunningEmulator): RequestLogEntry[] {
   return emu.requestLog.filter((entry) => entry.bucket === 'webhook');
 }
 
-/** The default journal of a push of the file at `path` (`FILE.<webhook fingerprint>.tds-journal`); undefined when there is none. */
-export async function journalOf(path: string): Promise<string | undefined> {
-  const pattern = new RegExp(`^${basename(path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.[0-9a-f]{8}\\.tds-journal$`);
-  const found = (await readdir(dirname(path))).filter((name) => pattern.test(name));
+/**
+ * The default journal of a push of the file at `path`, in the data folder's journals/ (`FILE.<16 hex>.tds-journal`);
+ * undefined when there is none. `dataDir`: the harness's (TDS_DATA_DIR, `data` in its folder, where its files are).
+ */
+export async function journalOf(path: string, dataDir = join(dirname(path), 'data')): Promise<string | undefined> {
+  const folder = join(dataDir, 'journals');
+  const pattern = new RegExp(`^${basename(path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.[0-9a-f]{16}\\.tds-journal$`);
+  const found = (await readdir(folder).catch(() => [] as string[])).filter((name) => pattern.test(name));
   expect(found.length, `journals of ${path}: ${found.join(', ')}`).toBeLessThanOrEqual(1);
-  return found[0] === undefined ? undefined : join(dirname(path), found[0]);
+  return found[0] === undefined ? undefined : join(folder, found[0]);
 }
 
 /** `n` small distinct records, `{"id": 1, "email": "u1@example.com", …}`. */

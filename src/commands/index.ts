@@ -1,0 +1,23 @@
+// src/commands/: each command's options and help (X.ts, loaded with the program) and its action
+// (X-action.ts, loaded only when it runs); program.ts assembles them. Shared here: a command's
+// connection to the service (connect.ts) and the advice for each failure reason (hints.ts, which main.ts
+// imports on its own: this file loads every command's definition). A command imports another folder only
+// through that folder's index.ts (npm run lint checks it).
+
+export { authCommand } from './auth.js';
+export { checkCommand } from './check.js';
+export { completionCommand } from './completion.js';
+export { configCommand } from './config.js';
+export { demoCommand } from './demo.js';
+export { diffCommand } from './diff.js';
+export { emulatorCommand } from './emulator.js';
+export { queryCommand, rowsCommand } from './export.js';
+export { hintsOf } from './hints.js';
+export { lakeCommand } from './lake.js';
+export { schemaCommand, tablesCommand, workspacesCommand } from './listings.js';
+export { mcpCommand } from './mcp.js';
+export { pushCommand } from './push.js';
+export { sqlCommand } from './sql.js';
+export { statsCommand } from './stats.js';
+export { syncCommand } from './sync.js';
+export { webhooksCommand } from './webhooks.js';
