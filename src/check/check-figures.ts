@@ -2,7 +2,7 @@ import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { type Database, type Step, interruptible, prepareOne, quoteIdent, quoteLiteral, sqlError } from '../duckdb/index.js';
 import type { StoredField, TableState } from '../mirror/index.js';
 import { fieldSql } from '../stats/index.js';
-import { judged, MAX_EXAMPLES, thresholdOf, type CheckResult } from './check-result.js';
+import { ageText, judged, MAX_EXAMPLES, thresholdOf, type CheckResult } from './check-result.js';
 import type { CheckSpec, DeclaredCheck } from './checks-file.js';
 
 // Each kind of check as DuckDB computes it over the mirror table: one aggregate for the figure, and a
@@ -94,7 +94,8 @@ export async function evaluateTable(
     if (!figure.ok && !figure.examples && faults && !examplesOf.has(faults)) examplesOf.set(faults, exampleIds(scope, faults));
     const examples = figure.ok ? [] : (figure.examples ?? (faults ? await examplesOf.get(faults)! : []));
     const status = judged(figure.ok, declared.severity);
-    results.push({ ...base, status, observed: figure.observed, examples, message: figure.message ?? null });
+    // a figure may say its threshold more precisely than the spec (stale: the recorded bound)
+    results.push({ ...base, threshold: figure.threshold, status, observed: figure.observed, examples, message: figure.message ?? null });
   }
   return results;
 }
@@ -157,6 +158,8 @@ function planOf(scope: TableScope, spec: CheckSpec): Plan {
       };
     case 'fresh':
       return { run: () => Promise.resolve(freshFigure(scope, spec, threshold)) };
+    case 'stale':
+      return { run: () => Promise.resolve(staleFigure(scope)) };
     case 'sql':
       return { run: () => sqlFigure(scope, spec, threshold) };
   }
@@ -199,6 +202,17 @@ function freshFigure(scope: TableScope, spec: Extract<CheckSpec, { kind: 'fresh'
   if (!scope.verifiedAt) throw new CheckProblem('not verified yet: no complete pass over the table is recorded');
   const age = Math.max(0, scope.now - Date.parse(scope.verifiedAt));
   return { observed: Math.round(age / 1000), threshold, ok: age <= spec.maxAge.ms };
+}
+
+/** The age of the table's last complete pass against the bound its follower recorded (max_stale), on the service's clock. */
+function staleFigure(scope: TableScope): Figure {
+  if (!scope.verifiedAt) throw new CheckProblem('not verified yet: no complete pass over the table is recorded');
+  const bound = scope.table.maxStaleMs;
+  if (bound === null) {
+    throw new CheckProblem('no bound recorded: `tds sync --follow` records its --max-stale; else check the age with fresh: {max_age: …}');
+  }
+  const age = Math.max(0, scope.now - Date.parse(scope.verifiedAt));
+  return { observed: Math.round(age / 1000), threshold: `≤ ${ageText(bound / 1000)} (max_stale)`, ok: age <= bound };
 }
 
 /** Over the cells' run states (`<key>.status`): the share failed of those that finished, or the cells stuck running. */

@@ -71,7 +71,7 @@ export function observedText(result: CheckResult): string {
   const { observed } = result;
   if (observed === null) return '–';
   if (typeof observed === 'string') return observed;
-  if (result.kind === 'activity' || result.kind === 'fresh') return ageText(observed);
+  if (result.kind === 'activity' || result.kind === 'fresh' || result.kind === 'stale') return ageText(observed);
   if (result.kind === 'fill' || result.kind === 'failure_rate') return `${(observed * 100).toFixed(1).replace(/\.0$/, '')} %`;
   return observed.toLocaleString('en-US');
 }
@@ -96,6 +96,8 @@ export function thresholdOf(spec: CheckSpec): string {
       return `≤ ${spec.maxQuiet.text}`;
     case 'fresh':
       return `≤ ${spec.maxAge.text}`;
+    case 'stale':
+      return '≤ its recorded bound';
     case 'sql':
       return `≤ ${spec.max} rows`;
   }

@@ -24,6 +24,8 @@ export type CheckSpec =
   | { kind: 'stuck'; column: string; maxAge: Span }
   | { kind: 'activity'; maxQuiet: Span }
   | { kind: 'fresh'; maxAge: Span }
+  /** verified_at within the bound its follower recorded (_tds_tables.max_stale). */
+  | { kind: 'stale' }
   | { kind: 'sql'; name: string; query: string; max: number; timeout: Span };
 
 export type CheckKind = CheckSpec['kind'] | 'schema';
@@ -49,7 +51,7 @@ export interface TableChecks {
 
 export { DEFAULT_CHECKS_FILE } from '../config/keys.js';
 
-export const CHECK_KINDS = ['rows', 'fill', 'unique', 'accepted', 'failure_rate', 'stuck', 'activity', 'fresh', 'sql'] as const;
+export const CHECK_KINDS = ['rows', 'fill', 'unique', 'accepted', 'failure_rate', 'stuck', 'activity', 'fresh', 'stale', 'sql'] as const;
 
 /** Nesting deeper than the format has (tables → table → checks → check → arguments → values) is refused before it is walked. */
 const MAX_DEPTH = 12;
@@ -179,6 +181,7 @@ const ARGUMENTS: Record<CheckSpec['kind'], string[]> = {
   stuck: ['column', 'max_age'],
   activity: ['max_quiet'],
   fresh: ['max_age'],
+  stale: [],
   sql: ['name', 'query', 'max', 'timeout'],
 };
 
@@ -223,6 +226,8 @@ function readSpec(reader: NodeReader, kind: CheckSpec['kind'], node: Node, where
       return { kind, maxQuiet: span('max_quiet') };
     case 'fresh':
       return { kind, maxAge: span('max_age') };
+    case 'stale':
+      return { kind };
     case 'sql':
       return {
         kind,

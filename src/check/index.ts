@@ -8,4 +8,4 @@ export { checksText, type CheckFormat } from './check-output.js';
 export { ageText, observedText, tally, tallyText, type CheckResult } from './check-result.js';
 export { DEFAULT_CHECKS_FILE, parseChecks, readChecksFile, type TableChecks } from './checks-file.js';
 export { FollowNotifier, notifyChanges, notifyTarget } from './notify.js';
-export { evaluateChecks, runChecks } from './run-checks.js';
+export { evaluateChecks, runChecks, type TableVerified } from './run-checks.js';

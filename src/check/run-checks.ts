@@ -47,6 +47,8 @@ export interface TableVerified {
   table: string;
   /** null: no complete pass recorded. */
   verifiedAt: string | null;
+  /** The bound its follower recorded (`_tds_tables.max_stale`, ms); null: none. */
+  maxStaleMs: number | null;
 }
 
 export interface CheckOutcome {
@@ -119,7 +121,7 @@ export async function evaluateChecks(
       results.push(...unreachable(table, error.message));
       continue;
     }
-    tablesVerified.push({ table: table.ref, verifiedAt: verified?.get(state.tableId) ?? null });
+    tablesVerified.push({ table: table.ref, verifiedAt: verified?.get(state.tableId) ?? null, maxStaleMs: state.maxStaleMs });
     const fields = await mirrorFields(db.connection, state.tableId);
     const scope: TableScope = {
       db,

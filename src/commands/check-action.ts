@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { type Context, TdsError, UsageError } from '../core/index.js';
 import { loadSettings, type Settings } from '../config/index.js';
 import { pickTable } from '../records/index.js';
-import { waitOn, syncBeforeReading } from '../mirror/index.js';
+import { waitOn, syncBeforeReading, staleFields, staleText } from '../mirror/index.js';
 import { checkOutputTarget, writeWhole } from '../output/index.js';
 import {
   checksText,
@@ -21,6 +21,7 @@ import {
   notifyChanges,
   notifyTarget,
   runChecks,
+  type TableVerified,
 } from '../check/index.js';
 import { requireService, withClient } from './connect.js';
 
@@ -52,16 +53,18 @@ export async function checkAction(ctx: Context, file: string | undefined, option
     signal: ctx.signal,
   });
   await writeWhole(ctx, (toFile) => Buffer.from(checksText(ctx, outcome.results, format, toFile)), output);
-  for (const { table, verifiedAt } of outcome.verified) ctx.io.stderr.write(`${table}: ${verifiedLine(verifiedAt, now)}\n`);
+  for (const verified of outcome.verified) ctx.io.stderr.write(`${verified.table}: ${verifiedLine(verified, now)}\n`);
   ctx.io.stderr.write(`checks: ${tallyText(outcome.results)}${output ? ` (written to ${output})` : ''}\n`);
   if (notify) await notifyChanges(ctx, outcome, notify, { db: settings.db, wait: waitOn(ctx) });
   throwIfFailed(outcome.results);
 }
 
-/** When a table was last verified, on the service's clock (`now`). */
-function verifiedLine(verifiedAt: string | null, now: number): string {
+/** When a table was last verified, on the service's clock (`now`), and whether that is past its recorded bound. */
+function verifiedLine({ verifiedAt, maxStaleMs }: TableVerified, now: number): string {
   if (verifiedAt === null) return 'not verified yet by a pass over every row';
-  return `last verified ${ageText(Math.max(0, now - Date.parse(verifiedAt)) / 1000)} ago (${verifiedAt.replace(/\.\d+Z$/, 'Z')})`;
+  const stale = staleText(staleFields({ verifiedAt, maxStaleMs }, now));
+  const line = `last verified ${ageText(Math.max(0, now - Date.parse(verifiedAt)) / 1000)} ago (${verifiedAt.replace(/\.\d+Z$/, 'Z')})`;
+  return stale ? `${line}; ${stale}` : line;
 }
 
 /** Exit 9 when a check failed or could not be evaluated (an `error` fails CI as a `fail` does). */

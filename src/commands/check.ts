@@ -29,6 +29,7 @@ or warn (severity: warn):
         - stuck: {column: Enrich, max_age: 2h}     # queued, waiting or running longer
         - activity: {max_quiet: 1d}                # the newest row is at most this old
         - fresh: {max_age: 1h}                     # the last complete pass (verified_at)
+        - stale: {}                                # verified_at within its follower's --max-stale
         - sql: {name: owners, query: "SELECT _id FROM leads WHERE Owner IS NULL", max: 0, timeout: 1m}
           severity: warn
 

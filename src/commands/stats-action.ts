@@ -29,11 +29,13 @@ export async function statsAction(ctx: Context, table: string, options: StatsOpt
   if (output) await checkOutputTarget(output);
   const settings = await loadSettings(ctx, command);
   let ref = table;
+  let now: number | undefined;
   if (options.sync) requireService(settings, 'tds stats syncs the table', 'profile the mirror as it is');
   if (options.sync) {
     ref = await withClient(ctx, settings, async (client) => {
       const found = pickTable((await client.tables()).tables, table);
       await syncBeforeReading(ctx, client, settings.db, [found.id]);
+      now = client.serviceNow();
       return found.id;
     });
   }
@@ -44,6 +46,7 @@ export async function statsAction(ctx: Context, table: string, options: StatsOpt
     format,
     ...(columns ? { columns } : {}),
     ...(output ? { output } : {}),
+    ...(now !== undefined ? { now } : {}),
   });
 }
 

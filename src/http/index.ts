@@ -14,9 +14,10 @@ export {
   parseLenient,
   serviceMessage,
   waitTooLong,
+  errorFromNetwork,
 } from './errors.js';
 export { paginate } from './paginate.js';
-export { proxyFor, proxySettings, shownProxy, type ProxySettings } from './proxy.js';
+export { PROXY_CODES, proxyFor, proxySettings, shownProxy, type ProxySettings } from './proxy.js';
 export { RateLimiter, serviceTimings, type RateLimitSlot, type RateWindow } from './rate-limiter.js';
 export { resolveTable, resolveWorkspace } from './resolve-table.js';
 export {

@@ -4,6 +4,7 @@ import { type Context, TdsError, UsageError, type FailureReason } from '../core/
 import type { Database } from '../duckdb/index.js';
 import type { ApiClient } from '../http/index.js';
 import { loadStates, namedStates, type TableState } from '../mirror/index.js';
+import { z } from 'zod';
 import { pickTable } from '../records/index.js';
 import type { Table } from '../service/index.js';
 
@@ -99,6 +100,14 @@ export class Session {
       throw error;
     });
     return this.client;
+  }
+
+  /**
+   * Now on the service's clock, as verified_at is, when this server has heard the service (a sync, a
+   * search); else this machine's: what a table's staleness is measured against.
+   */
+  async now(): Promise<number> {
+    return (await this.client?.catch(() => undefined))?.serviceNow() ?? Date.now();
   }
 
   async close(): Promise<void> {
@@ -260,6 +269,16 @@ export class MirrorAccess {
     });
   }
 }
+
+/** Beside `verifiedAt` in list_tables and describe_table: whether the table is past the bound its follower keeps (staleFields). */
+export const staleSchema = {
+  maxStale: z
+    .number()
+    .nullable()
+    .describe('the bound (seconds) its follower, sync --follow --max-stale, keeps verifiedAt within; null: none recorded'),
+  stale: z.boolean().describe('verifiedAt is older than maxStale: changes to old rows may not be in the mirror yet'),
+  staleFor: z.number().nullable().describe('seconds past maxStale; null when not stale'),
+};
 
 /** A table of the mirror, as _tds_tables and _tds_columns describe it. */
 export interface MirrorTable {

@@ -336,6 +336,7 @@ function newState(table: Table, options: PrepareOptions): TableState {
     lastSyncAt: null,
     verifiedAt: null,
     verify: null,
+    maxStaleMs: null,
     pass: null,
   };
 }

@@ -9,8 +9,7 @@ import { beginSync, endSync } from './history/history-objects.js';
 import type { MirrorAccess } from './mirror-db.js';
 import { MirrorWriter } from './mirror-writer.js';
 import { prepareTable } from './apply-schema.js';
-import { formatAge } from './sync-table.js';
-import { loadStates, type TableState, type VerifyState } from './table-state.js';
+import { formatAge, loadStates, type TableState, type VerifyState } from './table-state.js';
 
 // --follow's verification: between rounds, the followed tables are read again page by page, newest
 // first, with the spare share of the row-read limit, so that what a round cannot see (edits of old
@@ -88,13 +87,26 @@ export interface VerifyKeeps {
  * pages' and retries' alike) holds fewer than `ceiling`, which leaves room for as many as the recent rounds
  * read at most, and at least one (the first minute too); with the +1 of s × 60 + 1, a round that reads one
  * more than that still keeps to it.
+ *
+ * Behind (a table past its bound, or one the plan's spacing would leave past it before its pass ends): the
+ * pages go at the share's rate, not the plan's, spending what the share left unspent in the last window
+ * too, and they get as long between two rounds as the last round took (up to a window), not only --every:
+ * on a loaded machine a round of many tables takes seconds of its own, and pages that ran only in the
+ * --every between rounds left most of the share unused (issue 42). The plan running more than a page late
+ * gives the pages that time too.
  */
 export class VerifySchedule {
   private planAt = Infinity;
   private shareAt = -Infinity;
   private intervalMs = Infinity;
   private backoff = 1;
+  /** A page that met a 429 puts the next off until then, behind or not (afterPage). */
+  private heldUntil = -Infinity;
   private roundReads = 0;
+  /** A table is behind its bound (hurry). */
+  private behind = false;
+  /** How long the last round after the first took. */
+  private lastRoundMs = 0;
   /** The row requests of the last rounds, and until when each is remembered. */
   private rounds: { reads: number; until: number }[] = [];
 
@@ -103,8 +115,12 @@ export class VerifySchedule {
     private readonly timings: VerifyTimings,
   ) {}
 
-  /** The followed tables' pages (P) as the last listing gave them: the timings, and the pass the share can keep. */
-  plan(now: number, pages: number): VerifyKeeps {
+  /**
+   * The followed tables' pages (P) as the last listing gave them, and the largest table's (L): the timings, and the
+   * pass the share can keep. A table's verified_at is when its last pass began, and a pass begins once the
+   * others' had theirs: it ages up to P + L pages' spacing, which the plan keeps within 0.9 × --max-stale.
+   */
+  plan(now: number, pages: number, largest = 0): VerifyKeeps {
     const { shareMs, maxStaleMs } = this.timings;
     const passMs = 0.9 * maxStaleMs;
     if (pages === 0 || !Number.isFinite(passMs) || !Number.isFinite(shareMs)) {
@@ -115,8 +131,9 @@ export class VerifySchedule {
     // the room kept for a round is the rounds' when they come, and the pages' when they do not: not counted
     const roundsPart = (this.roundReads / elapsed) * shareMs;
     const atShareMs = roundsPart >= 1 ? Infinity : (pages * shareMs) / (1 - roundsPart);
-    if (this.intervalMs === Infinity) this.planAt = now + Math.max(shareMs, passMs / pages);
-    this.intervalMs = Math.max(shareMs, passMs / pages);
+    const spacing = Math.max(shareMs, passMs / (pages + largest));
+    if (this.intervalMs === Infinity) this.planAt = now + spacing;
+    this.intervalMs = spacing;
     return {
       keepsMs: Math.max(atShareMs, passMs),
       roundReads: Number.isFinite(atShareMs) ? Math.round(atShareMs / shareMs - pages) : Infinity,
@@ -129,9 +146,38 @@ export class VerifySchedule {
     return Number.isFinite(this.intervalMs) && this.intervalMs === this.timings.shareMs;
   }
 
-  /** When the next page is due by the plan and the share; Infinity when none is. It goes when the window also has room (`ceiling`). */
+  /** When the next page is due by the plan and the share (behind: the share, and a 429's backoff); Infinity when none is. It goes when the window also has room (`ceiling`). */
   get dueAt(): number {
-    return this.intervalMs === Infinity ? Infinity : Math.max(this.planAt, this.shareAt);
+    return this.intervalMs === Infinity ? Infinity : Math.max(this.behind ? this.heldUntil : this.planAt, this.shareAt);
+  }
+
+  /**
+   * How far back the share not spent counts at `now`: not at all, except while behind, when what the last
+   * window left unspent (a round that took long and read little) may be spent; `ceiling` keeps each window
+   * to the share.
+   */
+  private unspentFrom(now: number): number {
+    return this.behind ? now - (this.timings.windowMs - this.timings.shareMs) : now;
+  }
+
+  /** The plan's spacing of pages (ms; Infinity: no verification). */
+  get pageSpacing(): number {
+    return this.intervalMs;
+  }
+
+  /** Whether a table is behind its bound, or will be before its pass ends at the plan's spacing (Verifier.behind). */
+  hurry(behind: boolean): void {
+    this.behind = behind;
+  }
+
+  /**
+   * Until when pages may run before a round due at `roundAt` (`now`: the round before it just ended): then,
+   * or while behind (a table, or the plan by more than a page), until the last round's time again has passed.
+   */
+  pagesUntil(now: number, roundAt: number): number {
+    if (this.intervalMs === Infinity) return roundAt;
+    const late = this.behind || this.planAt + this.intervalMs < now;
+    return late ? Math.max(roundAt, now + Math.min(this.lastRoundMs, this.timings.windowMs)) : roundAt;
   }
 
   /**
@@ -145,22 +191,26 @@ export class VerifySchedule {
   }
 
   /**
-   * A round that began at `since` read `requests` rows pages: paid from the share (pages wait for them).
-   * The first round (`first`: it catches up since the last sync) tells nothing of the room the rounds to come need.
+   * A round that began at `since` read `requests` rows pages in `tookMs`: paid from the share (pages wait for them).
+   * The first round (`first`: it catches up since the last sync) tells nothing of the room or time the rounds to come need.
    */
-  spent(since: number, requests: number, first = false): void {
+  spent(since: number, requests: number, round: { first?: boolean; tookMs?: number } = {}): void {
+    const { first = false, tookMs = 0 } = round;
+    if (!first) this.lastRoundMs = tookMs;
     this.roundReads += requests;
     this.rounds = this.rounds.filter((round) => round.until > since);
     if (!first) this.rounds.push({ reads: requests, until: since + ROUNDS_REMEMBERED * this.timings.windowMs });
     if (requests === 0) return;
-    this.shareAt = Math.max(this.shareAt, since) + requests * this.timings.shareMs;
+    this.shareAt = Math.max(this.shareAt, this.unspentFrom(since)) + requests * this.timings.shareMs;
   }
 
   /** A page starts `now`: the next one's time on both clocks; the spacing this page was planned with. */
   paged(now: number): number {
     const spacing = this.intervalMs * this.backoff;
     this.planAt += spacing;
-    this.shareAt = Math.max(this.shareAt, now) + this.timings.shareMs;
+    // pages ahead of the plan while behind do not put the plan's next page off by more than one spacing
+    if (this.behind) this.planAt = Math.min(this.planAt, now + spacing);
+    this.shareAt = Math.max(this.shareAt, this.unspentFrom(now)) + this.timings.shareMs;
     return spacing;
   }
 
@@ -168,11 +218,12 @@ export class VerifySchedule {
   afterPage(now: number, limited: boolean, spacing: number): void {
     if (limited) {
       this.backoff = Math.min(MAX_BACKOFF, this.backoff * 2);
-      this.planAt = Math.max(this.planAt, now + this.intervalMs * this.backoff);
+      this.heldUntil = now + this.intervalMs * this.backoff;
     } else if (this.backoff > 1) {
       this.backoff /= 2;
-      this.planAt = Math.max(this.planAt, now + spacing / 2);
-    }
+      this.heldUntil = now + spacing / 2;
+    } else return;
+    this.planAt = Math.max(this.planAt, this.heldUntil);
   }
 }
 
@@ -182,6 +233,12 @@ export class Verifier {
   private warned = false;
   /** The tables said to be past --max-stale (once each). */
   private readonly saidStale = new Set<string>();
+  /** The followed tables past --max-stale when last looked at. */
+  stale: StaleTable[] = [];
+  /** The states were read once. */
+  private read = false;
+  /** The followed tables' states as last read. */
+  private followed: TableState[] = [];
 
   constructor(
     private readonly session: VerifySession,
@@ -197,12 +254,25 @@ export class Verifier {
     });
   }
 
-  /** The followed tables as the last listing gave them: the pages to read, and so the timings. */
-  plan(tables: readonly Table[]): void {
+  /**
+   * The followed tables as the last listing gave them: the pages to read, and so the timings; and their states
+   * (read again when the round wrote): the tables past the bound said, and whether verification is behind.
+   */
+  async plan(tables: readonly Table[], roundWrote = true): Promise<void> {
+    const pages = tables.reduce((sum, table) => sum + pagesOf(table), 0);
+    const largest = Math.max(0, ...tables.map(pagesOf));
+    this.sayTooLarge(pages, this.schedule.plan(performance.now(), pages, largest));
+    // an idle round leaves the file alone (readers that do not say they wait get in then): the states the last page read
+    if (roundWrote || !this.read) {
+      this.followed = followedStates(await this.session.mirror.use((db) => loadStates(db.connection)), tables);
+      this.read = true;
+    }
+    this.assess(this.followed, tables);
+  }
+
+  private sayTooLarge(pages: number, { keepsMs, roundReads, tooLarge }: VerifyKeeps): void {
     const { maxStaleMs, maxShare } = this.options;
     const { retryScale } = this.session.client.timings;
-    const pages = tables.reduce((sum, table) => sum + Math.max(1, Math.ceil(table.rowCount / PAGE_LIMIT_MAX)), 0);
-    const { keepsMs, roundReads, tooLarge } = this.schedule.plan(performance.now(), pages);
     if (maxStaleMs === undefined || !tooLarge || this.warned) return;
     this.warned = true;
     const said = `the followed tables are too large for --max-stale ${formatAge(maxStaleMs)} at --max-share ${maxShare}: `;
@@ -215,6 +285,35 @@ export class Verifier {
     this.session.say(
       `${said}their ${plural(pages, 'page')}${rounds} are verified every ${keeps}, so changes to old rows reach the mirror within ${keeps}`,
     );
+  }
+
+  /** The bound on the service's clock (ms): --max-stale at the rate scale; undefined: off. */
+  private get boundMs(): number | undefined {
+    const { maxStaleMs } = this.options;
+    return maxStaleMs === undefined ? undefined : maxStaleMs / this.session.client.timings.retryScale;
+  }
+
+  /** The tables past the bound said (once each), kept for the progress line, and the schedule told whether to hurry. */
+  private assess(followed: readonly TableState[], tables: readonly Table[]): void {
+    const bound = this.boundMs;
+    if (bound === undefined) return;
+    const now = this.session.client.serviceNow() ?? Date.now();
+    this.stale = staleTables(followed, now, bound, this.session.client.timings.retryScale);
+    this.sayStale();
+    this.schedule.hurry(behind(followed, tables, { now, boundMs: bound, spacingMs: this.schedule.pageSpacing }));
+  }
+
+  /** The followed tables past --max-stale now (on the service's clock, their states as last read): the follower's line shows them. */
+  staleNow(): StaleTable[] {
+    const bound = this.boundMs;
+    if (bound === undefined) return [];
+    const now = this.session.client.serviceNow() ?? Date.now();
+    return staleTables(this.followed, now, bound, this.session.client.timings.retryScale);
+  }
+
+  /** Until when pages may run before the round due at `roundAt` (performance.now() time; VerifySchedule.pagesUntil). */
+  pagesUntil(roundAt: number): number {
+    return this.schedule.pagesUntil(performance.now(), roundAt);
   }
 
   /** When the next page is due (performance.now() time): by the schedule, and when the row-read window has room for it; Infinity when none is. */
@@ -232,19 +331,17 @@ export class Verifier {
 
   /** A round that began at `since` (performance.now() time) read `requests` rows pages: they come out of the share verification may use. */
   spent(since: number, requests: number, first = false): void {
-    this.schedule.spent(since, requests, first);
+    this.schedule.spent(since, requests, { first, tookMs: performance.now() - since });
   }
 
   /**
    * A table whose verification fell behind --max-stale for a reason the plan did not foresee (a slow
    * machine, other clients' 429s) is said once; tables too large for the share were said as a whole.
    */
-  private sayStale(states: readonly TableState[]): void {
+  private sayStale(): void {
     const { maxStaleMs } = this.options;
     if (maxStaleMs === undefined || this.warned) return;
-    const { client } = this.session;
-    const scale = client.timings.retryScale;
-    for (const stale of staleTables(states, client.serviceNow() ?? Date.now(), maxStaleMs / scale, scale)) {
+    for (const stale of this.stale) {
       if (this.saidStale.has(stale.tableId)) continue;
       this.saidStale.add(stale.tableId);
       this.session.say(
@@ -259,9 +356,9 @@ export class Verifier {
     const limitedBefore = this.session.client.stats.rateLimited;
     try {
       const states = await this.session.mirror.use((db) => loadStates(db.connection));
-      const followed = states.filter((state) => state.pass === null && tables.some((table) => table.id === state.tableId));
-      this.sayStale(followed);
-      const state = followed.sort(verifyFirst)[0];
+      const followed = (this.followed = followedStates(states, tables));
+      this.assess(followed, tables);
+      const state = [...followed].sort(verifyFirst)[0];
       const table = state && tables.find((candidate) => candidate.id === state.tableId);
       if (state && table) await verifyPage(this.session, table, state, this.schedule.ceiling(performance.now()));
     } finally {
@@ -284,6 +381,33 @@ export function staleTables(states: readonly TableState[], now: number, boundMs:
     const age = now - Date.parse(state.verifiedAt);
     return age > boundMs ? [{ tableId: state.tableId, name: state.name, ageMs: age * scale }] : [];
   });
+}
+
+/** A table's pages (at least one: a verification reads an empty table's one page). */
+const pagesOf = (table: Table): number => Math.max(1, Math.ceil(table.rowCount / PAGE_LIMIT_MAX));
+
+/** The states of the followed tables, without a pass of a round under way. */
+const followedStates = (states: readonly TableState[], tables: readonly Table[]): TableState[] =>
+  states.filter((state) => state.pass === null && tables.some((table) => table.id === state.tableId));
+
+/**
+ * Whether a followed table is past its bound, or will be before verification, going at the plan's page
+ * spacing in its order (verifyFirst), has read its pages: its verified_at moves only when its pass ends.
+ * `now` and `boundMs` on the service's clock, `spacingMs` on this process's: both real milliseconds.
+ */
+export function behind(
+  followed: readonly TableState[],
+  tables: readonly Table[],
+  { now, boundMs, spacingMs }: { now: number; boundMs: number; spacingMs: number },
+): boolean {
+  if (!Number.isFinite(spacingMs)) return false;
+  let ahead = 0;
+  for (const state of [...followed].sort(verifyFirst)) {
+    const table = tables.find((candidate) => candidate.id === state.tableId);
+    ahead += table ? pagesOf(table) : 1;
+    if (state.verifiedAt === null || now + ahead * spacingMs - Date.parse(state.verifiedAt) > boundMs) return true;
+  }
+  return false;
 }
 
 const plural = (count: number, noun: string): string => `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;

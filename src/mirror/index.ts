@@ -19,7 +19,7 @@ export type { MirrorKeys } from './mirror-keys.js';
 export type { StoredField } from './schema-drift.js';
 export type { SyncProgress, SyncSummary } from './sync-report.js';
 export type { TableSyncResult } from './sync-table.js';
-export { loadStates, namedStates, type TableState } from './table-state.js';
+export { loadStates, namedStates, staleFields, staleText, type StaleFields, type TableState } from './table-state.js';
 
 /** `tds sync`: see sync-run.ts. */
 export async function runSync(ctx: Context, client: ApiClient, request: SyncRequest): Promise<void> {

@@ -50,7 +50,8 @@ const META_TABLES = [
     at_sync_macro VARCHAR,
     at_macro VARCHAR,
     verified_at TIMESTAMPTZ,
-    verify_pass VARCHAR
+    verify_pass VARCHAR,
+    max_stale INTERVAL
   )`,
   `CREATE TABLE IF NOT EXISTS _tds_columns (
     table_id VARCHAR NOT NULL,
@@ -365,10 +366,14 @@ export class HeldMirror implements MirrorAccess {
 
 const GIVE_WAY_STEP_MS = 10;
 
-/** The columns of verifications (issue 30), added to a mirror of format 2 made before them: none is the same as null. */
+/**
+ * The columns of verifications (issue 30) and of the bound a follower keeps (issue 42), added to a mirror
+ * of format 2 made before them: none is the same as null.
+ */
 async function addVerifyColumns(db: Database): Promise<void> {
   await db.connection.run('ALTER TABLE _tds_tables ADD COLUMN IF NOT EXISTS verified_at TIMESTAMPTZ');
   await db.connection.run('ALTER TABLE _tds_tables ADD COLUMN IF NOT EXISTS verify_pass VARCHAR');
+  await db.connection.run('ALTER TABLE _tds_tables ADD COLUMN IF NOT EXISTS max_stale INTERVAL');
 }
 
 /**

@@ -8,7 +8,8 @@ import type { Database } from '../duckdb/index.js';
 import { createRecordWriter } from '../output/page-encoder.js';
 import type { OutputRecord } from '../records/index.js';
 import { diffOfSync } from './diff/open-diff.js';
-import { loadStates } from './table-state.js';
+import { formatAge, loadStates, staleFields, staleText, type StaleFields } from './table-state.js';
+import type { StaleTable } from './follow-verify.js';
 
 // What a sync tells: its progress line on a terminal while it runs, its summary (a line per table, or
 // --json), and with --changes the records of what each sync changed (ChangesStream).
@@ -74,6 +75,25 @@ export async function startSyncProgress(
 const pagesOf = (rows: number): number => Math.ceil(rows / 100);
 
 /**
+ * The follower's line on a terminal while it waits for its next round or page: how many tables it
+ * follows, when the next round is, and each table past --max-stale (`maxStaleMs` as given; `stale` ages
+ * as --max-stale counts them).
+ */
+export function followLineText(follow: {
+  tables: number;
+  nextRoundMs: number;
+  maxStaleMs: number | undefined;
+  stale: readonly StaleTable[];
+}): string {
+  const next = `next round in ${Math.max(0, Math.ceil(follow.nextRoundMs / 1000))} s`;
+  const line = `following ${follow.tables} ${follow.tables === 1 ? 'table' : 'tables'} · ${next}`;
+  if (follow.stale.length === 0 || follow.maxStaleMs === undefined) return line;
+  const bound = formatAge(follow.maxStaleMs);
+  const stale = follow.stale.map((table) => `${table.name} (last verified ${formatAge(table.ageMs)} ago)`).join(', ');
+  return `${line} · stale, past --max-stale ${bound}: ${stale}`;
+}
+
+/**
  * The time left at the most: every table is read at the row-read limit they all share (`perMinute` requests, 100 rows
  * each), and a table's sync never reads more pages than the table has (an incremental one, fewer).
  */
@@ -88,17 +108,29 @@ function formatMinutes(minutes: number): string {
   return `${Math.floor(minutes / 60)}h ${Math.round(minutes % 60)}m`;
 }
 
-/** What `tds sync --json` prints: the mirror and a row per table. */
+/** What `tds sync --json` prints: the mirror and a row per table (beside `verifiedAt`, whether it is past its bound: StaleFields). */
 export interface SyncSummary {
   db: string;
-  tables: Array<Omit<TableSyncResult, 'startedAt' | 'seconds'> & { seconds: number }>;
+  tables: Array<Omit<TableSyncResult, 'startedAt' | 'seconds' | 'maxStaleMs'> & { seconds: number } & StaleFields>;
 }
 
-export function syncSummary(db: string, results: readonly TableSyncResult[]): SyncSummary {
+/** `now`: the service's clock (ms), which verifiedAt is on. */
+export function syncSummary(db: string, results: readonly TableSyncResult[], now: number): SyncSummary {
   return {
     db,
-    tables: results.map(({ startedAt: _startedAt, seconds, ...rest }) => ({ ...rest, seconds: Math.round(seconds * 100) / 100 })),
+    tables: results.map(({ startedAt: _startedAt, seconds, maxStaleMs, ...rest }) => ({
+      ...rest,
+      seconds: Math.round(seconds * 100) / 100,
+      ...staleFields({ verifiedAt: rest.verifiedAt, maxStaleMs }, now),
+    })),
   };
+}
+
+/** `verified …` as the summary and the follower's line say it: when, and past its bound by how much. */
+export function verifiedText(table: { verifiedAt: string | null } & StaleFields): string {
+  if (table.verifiedAt === null) return 'not verified yet';
+  const when = `verified ${table.verifiedAt.replace(/\.\d+Z$/, 'Z')}`;
+  return table.stale ? `${when} (${staleText(table)})` : when;
 }
 
 const n = (value: number): string => value.toLocaleString('en-US');
@@ -118,7 +150,7 @@ export function formatSyncSummary(summary: SyncSummary): string {
     ...(table.unfit > 0 ? [`${n(table.unfit)} values that did not fit (NULL)`] : []),
     ...(table.pruned !== null ? [`${n(table.pruned)} old ${table.pruned === 1 ? 'version' : 'versions'} pruned`] : []),
     `${table.seconds.toFixed(1)} s`,
-    table.verifiedAt === null ? 'not verified yet' : `verified ${table.verifiedAt.replace(/\.\d+Z$/, 'Z')}`,
+    verifiedText(table),
   ]);
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
   const lines = rows.map(

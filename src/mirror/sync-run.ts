@@ -12,12 +12,14 @@ import {
   formatSyncSummary,
   interruptedSync,
   missingRowsError,
+  followLineText,
   startSyncProgress,
   syncSummary,
   type SyncProgress,
 } from './sync-report.js';
 import { syncTable, type TableSyncOptions, type TableSyncResult } from './sync-table.js';
 import { loadStates, type TableState } from './table-state.js';
+import { startLiveLine } from '../output/index.js';
 import { takenNames } from './table-name.js';
 
 export interface SyncRequest {
@@ -108,7 +110,7 @@ export async function runSync(ctx: Context, client: ApiClient, request: SyncRequ
       throw error;
     }
     const firstRows = { since: started, rowRequests: client.stats.rowRequests - rowsBefore };
-    report(ctx, request, first);
+    report(session, first);
     // the hook opens the mirror itself
     await mirror.letGo();
     await request.afterRound?.(first);
@@ -143,28 +145,37 @@ async function followRounds(session: SyncSession, follow: FollowMemory, first: {
     { maxStaleMs: request.maxStaleMs, maxShare: request.maxShare ?? 0 },
   );
   verifier.spent(first.since, first.rowRequests, true);
-  verifier.plan(follow.tables);
+  await verifier.plan(follow.tables);
   const freeResults = finishedResultsCollector();
   for (;;) {
     const roundAt = performance.now() + request.followEveryMs!;
+    const pagesUntil = verifier.pagesUntil(roundAt);
     // never held across a wait: DuckDB's own CLI, which does not say it waits (someoneWaits), gets in then
-    while (verifier.dueAt <= roundAt) {
+    // on a terminal, the follower's line while it waits (the tables, the next round, the stale ones)
+    const line = (): string =>
+      followLineText({
+        tables: follow.tables.length,
+        nextRoundMs: roundAt - performance.now(),
+        maxStaleMs: request.maxStaleMs,
+        stale: verifier.staleNow(),
+      });
+    while (verifier.dueAt <= pagesUntil) {
       await mirror.letGo();
       freeResults();
-      if (!(await idle(ctx, verifier.dueAt - performance.now()))) return;
+      if (!(await idle(ctx, verifier.dueAt - performance.now(), line))) return;
       await verifier.page(follow.tables);
     }
     await mirror.letGo();
     freeResults();
-    if (!(await idle(ctx, roundAt - performance.now()))) return;
+    if (!(await idle(ctx, roundAt - performance.now(), line))) return;
     const since = performance.now();
     const rowsBefore = session.client.stats.rowRequests;
     const results = await followRound(session, follow, verifier.atShare);
     verifier.spent(since, session.client.stats.rowRequests - rowsBefore);
-    verifier.plan(follow.tables);
+    await verifier.plan(follow.tables, results.length > 0);
     const changed = results.filter(changedAnything);
     if (changed.length > 0) {
-      report(ctx, request, changed);
+      report(session, changed);
       await mirror.letGo();
       await request.afterRound?.(changed);
     }
@@ -313,7 +324,7 @@ async function syncOne(
     listedNow: true,
     deletionsByCount: oneShot,
     pendingLeftToVerification: !oneShot && request.maxStaleMs !== undefined && (request.maxShare ?? 0) > 0,
-    ...(oneShot && request.maxStaleMs !== undefined ? { maxStaleMs: request.maxStaleMs } : {}),
+    ...boundOptions(request, client.timings.retryScale),
     ...(request.pruneHistoryMs !== undefined ? { pruneHistoryMs: request.pruneHistoryMs } : {}),
     ...order,
   });
@@ -353,6 +364,16 @@ export async function eachAtOnce<T>(items: readonly T[], atOnce: number, work: (
   };
   await Promise.all(Array.from({ length: Math.min(atOnce, items.length) }, lane));
   if (failure) throw failure.error;
+}
+
+/**
+ * --max-stale as a table's sync takes it: one-shot, a full pass for a table verified longer ago; --follow, the
+ * bound it records (on the service's clock: at the rate scale).
+ */
+function boundOptions(request: SyncRequest, retryScale: number): Pick<TableSyncOptions, 'maxStaleMs' | 'followBoundMs'> {
+  const { maxStaleMs } = request;
+  if (request.followEveryMs !== undefined) return { followBoundMs: maxStaleMs === undefined ? null : maxStaleMs / retryScale };
+  return maxStaleMs === undefined ? {} : { maxStaleMs };
 }
 
 /** The tables to sync: named, by workspace, all, or (none named) those already in the mirror. */
@@ -399,17 +420,19 @@ async function namesInUse(db: Database, states: readonly TableState[]): Promise<
   return taken;
 }
 
-function report(ctx: Context, request: SyncRequest, results: readonly TableSyncResult[]): void {
-  const summary = syncSummary(request.db, results);
+function report({ ctx, client, request }: Pick<SyncSession, 'ctx' | 'client' | 'request'>, results: readonly TableSyncResult[]): void {
+  const summary = syncSummary(request.db, results, client.serviceNow() ?? Date.now());
   if (request.json) ctx.io.stdout.write(`${JSON.stringify(summary)}\n`);
   else ctx.io.stderr.write(formatSyncSummary(summary));
 }
 
 /**
- * Waits for the next round or page of --follow; false when Ctrl-C came meanwhile (a clean end). SIGTERM
- * (a service manager stopping it) ends it as interrupted: exit 143, which says a signal stopped it.
+ * Waits for the next round or page of --follow, showing `line` on a terminal meanwhile (gone while a
+ * round or page writes, which may say things on stderr); false when Ctrl-C came meanwhile (a clean end).
+ * SIGTERM (a service manager stopping it) ends it as interrupted: exit 143, which says a signal stopped it.
  */
-async function idle(ctx: Context, ms: number): Promise<boolean> {
+async function idle(ctx: Context, ms: number, line: () => string): Promise<boolean> {
+  const shown = ctx.io.stderrIsTTY ? await startLiveLine(ctx.io, line, 1000) : undefined;
   try {
     await sleep(Math.max(0, ms), undefined, { signal: ctx.signal });
     return true;
@@ -417,6 +440,8 @@ async function idle(ctx: Context, ms: number): Promise<boolean> {
     const reason: unknown = ctx.signal.reason;
     if (reason instanceof TdsError && reason.message === 'terminated') throw reason;
     return false;
+  } finally {
+    shown?.stop();
   }
 }
 

@@ -7,7 +7,7 @@ import { finishPass, newPass } from './pass.js';
 import type { MirrorAccess } from './mirror-db.js';
 import { prepareTable, type PrepareOptions, type PreparedTable } from './apply-schema.js';
 import { readPages, UnknownField, type PassProgress } from './read-pages.js';
-import { COMPLETE_PASS, saveState, type PassState, type TableState } from './table-state.js';
+import { COMPLETE_PASS, formatAge, saveState, type PassState, type TableState } from './table-state.js';
 import {
   beginSync,
   createMacros,
@@ -48,6 +48,8 @@ export interface TableSyncOptions extends Omit<PrepareOptions, 'db'> {
    */
   preparedBefore?: Promise<void>;
   onPrepared?(): void;
+  /** --follow: the bound it keeps verified_at within (ms of the service's clock; null: off), recorded as the table's max_stale. */
+  followBoundMs?: number | null;
 }
 
 /** What syncing one table did (a row of the summary, and of _tds_syncs). */
@@ -61,6 +63,8 @@ export interface TableSyncResult extends SyncEnded {
   startedAt: string;
   /** _tds_tables.verified_at after the sync. */
   verifiedAt: string | null;
+  /** _tds_tables.max_stale: the bound a follower keeps verified_at within (ms of the service's clock); null: none. */
+  maxStaleMs: number | null;
   /** Rows the service lists that the mirror lacks after the sync read every page it could (0: none). */
   missing: number;
 }
@@ -100,6 +104,7 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
     seconds: (performance.now() - started) / 1000,
     startedAt,
     verifiedAt: current.verifiedAt,
+    maxStaleMs: current.maxStaleMs,
     missing,
   });
   try {
@@ -136,6 +141,7 @@ async function beginTable(
     await options.preparedBefore;
     return await options.mirror.use(async (db) => {
       const prepared = await prepareTable(table, state, fields, { ...options, db });
+      if (options.followBoundMs !== undefined) prepared.current.maxStaleMs = options.followBoundMs;
       const passes = new SyncPasses(choosePass(prepared.current, options));
       const syncId = await begin(db.connection, prepared.current, {
         tableId: table.id,
@@ -312,28 +318,19 @@ async function readAll(
  */
 function choosePass(state: TableState, options: TableSyncOptions): PassState {
   if (state.pass && !options.full) return state.pass;
-  const stale = !options.full && state.lastSyncAt !== null && staleFor(state, options.maxStaleMs);
+  const now = options.client.serviceNow() ?? Date.now();
+  const stale = !options.full && state.lastSyncAt !== null && staleFor(state, options.maxStaleMs, now);
   if (stale) options.say(`${state.mirrorTable}: ${stale}: reading every row (--max-stale)`);
   state.pass = newPass(options.full || state.lastSyncAt === null || stale ? COMPLETE_PASS : 'incremental');
   return state.pass;
 }
 
-/** Why a table is older than --max-stale (its last verification), or false. */
-function staleFor(state: TableState, maxStaleMs: number | undefined): string | false {
+/** Why a table is older than --max-stale (its last verification) at `now` (the service's clock, as verified_at is), or false. */
+function staleFor(state: TableState, maxStaleMs: number | undefined, now: number): string | false {
   if (maxStaleMs === undefined) return false;
   if (state.verifiedAt === null) return 'never verified by a pass over every row';
-  const age = Date.now() - Date.parse(state.verifiedAt);
+  const age = now - Date.parse(state.verifiedAt);
   return age > maxStaleMs ? `last verified ${formatAge(age)} ago (${state.verifiedAt})` : false;
-}
-
-/** `3 h 20 min`, `45 min`, `12 s`. */
-export function formatAge(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 120) return `${s} s`;
-  const min = Math.round(s / 60);
-  if (min < 120) return `${min} min`;
-  const h = Math.floor(min / 60);
-  return h < 48 ? `${h} h ${min % 60} min` : `${Math.round(h / 24)} days`;
 }
 
 // `--prune-history`, and what it leaves the history able to answer for. A pruned version was alive from

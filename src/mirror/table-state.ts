@@ -55,6 +55,11 @@ export interface TableState {
   verifiedAt: string | null;
   /** A verification of --follow under way (see follow-verify.ts); null between them. */
   verify: VerifyState | null;
+  /**
+   * The bound the last follower kept `verifiedAt` within (its --max-stale, in ms of the service's clock);
+   * null: none recorded. Readers say a table stale by it (staleness).
+   */
+  maxStaleMs: number | null;
 }
 
 /** Where a verification of --follow stands: saved with each page it applies, so it continues after a stop. */
@@ -97,6 +102,7 @@ const COLUMNS = [
   'at_macro',
   'verified_at',
   'verify_pass',
+  'max_stale',
 ] as const;
 
 const iso = (value: unknown): string | null =>
@@ -122,7 +128,9 @@ export async function loadStates(connection: DuckDBConnection): Promise<TableSta
     "SELECT column_name FROM duckdb_columns() WHERE table_name = '_tds_tables' AND schema_name = 'main' AND database_name = current_database()",
   );
   const present = new Set(have.getRowObjectsJS().map((row) => String(row.column_name)));
-  const select = COLUMNS.map((column) => (present.has(column) ? column : `NULL AS ${column}`));
+  const select = COLUMNS.map((column) =>
+    !present.has(column) ? `NULL AS ${column}` : column === 'max_stale' ? 'epoch_ms(max_stale) AS max_stale' : column,
+  );
   const reader = await connection.runAndReadAll(`SELECT ${select.join(', ')} FROM _tds_tables ORDER BY mirror_table`);
   return reader.getRowObjectsJS().map((row) => ({
     tableId: String(row.table_id),
@@ -157,6 +165,7 @@ export async function loadStates(connection: DuckDBConnection): Promise<TableSta
     atMacro: text(row.at_macro),
     verifiedAt: iso(row.verified_at),
     verify: row.verify_pass === null || row.verify_pass === undefined ? null : (JSON.parse(String(row.verify_pass)) as VerifyState),
+    maxStaleMs: num(row.max_stale),
   }));
 }
 
@@ -191,10 +200,64 @@ export async function saveState(connection: DuckDBConnection, state: TableState)
     state.atMacro,
     state.verifiedAt,
     state.verify === null ? null : JSON.stringify(state.verify),
+    state.maxStaleMs,
   ];
   const casts = COLUMNS.map((column, i) =>
-    /_at$|_since$|watermark|pass_top|pass_oldest/.test(column) ? `$${i + 1}::TIMESTAMPTZ` : `$${i + 1}`,
+    column === 'max_stale'
+      ? `to_milliseconds($${i + 1}::DOUBLE)`
+      : /_at$|_since$|watermark|pass_top|pass_oldest/.test(column)
+        ? `$${i + 1}::TIMESTAMPTZ`
+        : `$${i + 1}`,
   );
   await connection.run('DELETE FROM _tds_tables WHERE table_id = $1', [state.tableId]);
   await connection.run(`INSERT INTO _tds_tables (${COLUMNS.join(', ')}) VALUES (${casts.join(', ')})`, values);
+}
+
+/** A table's verification against its recorded bound at a moment: what every reader of `verified_at` shows beside it. */
+export interface Staleness {
+  /** The recorded bound (ms of the service's clock); null: none. */
+  maxStaleMs: number | null;
+  /** The last complete pass began longer ago than the bound. */
+  stale: boolean;
+  /** How long past the bound it is (ms); null when not stale. */
+  staleForMs: number | null;
+}
+
+/** The table's staleness at `now` (ms of the service's clock): a table never verified, or without a bound, is not called stale. */
+export function staleness(state: Pick<TableState, 'verifiedAt' | 'maxStaleMs'>, now: number): Staleness {
+  const { verifiedAt, maxStaleMs } = state;
+  if (verifiedAt === null || maxStaleMs === null) return { maxStaleMs, stale: false, staleForMs: null };
+  const past = now - Date.parse(verifiedAt) - maxStaleMs;
+  return { maxStaleMs, stale: past > 0, staleForMs: past > 0 ? past : null };
+}
+
+/** Staleness as JSON outputs give it beside `verifiedAt` (seconds): `maxStale`, `stale`, `staleFor`. */
+export function staleFields(state: Pick<TableState, 'verifiedAt' | 'maxStaleMs'>, now: number): StaleFields {
+  const { maxStaleMs, stale, staleForMs } = staleness(state, now);
+  const seconds = (ms: number | null): number | null => (ms === null ? null : Math.round(ms / 100) / 10);
+  return { maxStale: seconds(maxStaleMs), stale, staleFor: seconds(staleForMs) };
+}
+
+export interface StaleFields {
+  /** The recorded bound in seconds; null: none. */
+  maxStale: number | null;
+  stale: boolean;
+  /** Seconds past the bound; null when not stale. */
+  staleFor: number | null;
+}
+
+/** `3 h 20 min`, `45 min`, `12 s`. */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 120) return `${min} min`;
+  const h = Math.floor(min / 60);
+  return h < 48 ? `${h} h ${min % 60} min` : `${Math.round(h / 24)} days`;
+}
+
+/** `stale: 6 min past its bound of 2 min`, or '' when not stale: what the terminal outputs add beside verified_at. */
+export function staleText(fields: StaleFields): string {
+  if (!fields.stale) return '';
+  return `stale: ${formatAge((fields.staleFor ?? 0) * 1000)} past its bound of ${formatAge((fields.maxStale ?? 0) * 1000)}`;
 }

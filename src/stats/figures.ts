@@ -4,7 +4,7 @@ import { fieldSql, type FieldSql, instantOf } from './field-sql.js';
 import { findMirrorTable, lakeFolderOf, mirrorFields, pickFields } from './mirror-catalog.js';
 import { type ColumnStats, type TableStats, RUN_STATES, type RunState, type TopValue, type ErrorCause } from './stats-report.js';
 import { TRUNCATED_KEY } from '../records/index.js';
-import type { StoredField } from '../mirror/index.js';
+import { staleFields, type StoredField } from '../mirror/index.js';
 import { causeSql, cutSql } from './error-cause.js';
 
 export interface StatsQuery {
@@ -16,6 +16,8 @@ export interface StatsQuery {
   top?: number;
   /** The mirror's path, for messages. */
   db: string;
+  /** Now on the service's clock (ms), which says a table stale (default: this machine's clock). */
+  now?: number;
 }
 
 export const DEFAULT_TOP = 5;
@@ -70,6 +72,7 @@ export async function tableStats(connection: DuckDBConnection, query: StatsQuery
       perDay: await perDay(connection, table),
       lastSync: state.lastSyncAt,
       verifiedAt: state.verifiedAt,
+      ...staleFields(state, query.now ?? Date.now()),
       lake: await lakeFolderOf(connection, state.tableId),
     },
     columns,

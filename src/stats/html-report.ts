@@ -2,6 +2,7 @@ import { count, daysText, instantText, percent, rangeText } from './figure-text.
 import { Html, html, dayColumns, fillBars, stackedBars, swatch } from './svg-charts.js';
 import { RUN_STATES, type ColumnStats, type TableStats, type RunState } from './stats-report.js';
 import { valuesText } from './terminal-report.js';
+import { staleText } from '../mirror/index.js';
 
 // `tds stats -o FILE.html`: one self-contained page (no script, no outside style, font or image; a
 // policy that forbids them all the same), every value escaped, charts as inline SVG.
@@ -28,6 +29,7 @@ export function renderHtmlReport(stats: TableStats): string {
             ${table.workspace} · ${count(table.rows)} rows · ${count(table.columns)} columns ·
             ${table.lastSync ? `synced ${instantText(table.lastSync)}` : 'never synced'}
             ${table.verifiedAt ? `(exact as of ${instantText(table.verifiedAt)})` : null}
+            ${table.stale ? html`<strong class="stale">${staleText(table)}</strong>` : null}
           </p>
           ${table.firstCreatedAt && table.lastCreatedAt ? html`<p class="facts">created ${rangeText(table.firstCreatedAt, table.lastCreatedAt)}</p>` : null}
         </header>

@@ -19,6 +19,8 @@ export interface StatsRequest {
   format: StatsFormat;
   /** -o FILE; stdout when undefined */
   output?: string;
+  /** Now on the service's clock, when the command synced first (staleness is measured on it, as verified_at is). */
+  now?: number;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function runStats(ctx: Context, request: StatsRequest): Promise<voi
       db: request.db,
       top: request.top,
       ...(request.columns ? { columns: request.columns } : {}),
+      ...(request.now !== undefined ? { now: request.now } : {}),
     });
     text = statsText(ctx, stats, request.format, request.output !== undefined);
   } finally {

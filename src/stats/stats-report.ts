@@ -1,3 +1,4 @@
+import type { StaleFields } from '../mirror/index.js';
 import type { ColumnType } from '../service/index.js';
 
 // What `tds stats` reports (docs/cli.md "Stats"): `{table, columns}`, the same for every output (the
@@ -7,7 +8,8 @@ import type { ColumnType } from '../service/index.js';
 export const RUN_STATES = ['success', 'failed', 'skipped', 'stopped', 'queued', 'waiting', 'running', 'manual', 'none'] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
-export interface TableFigures {
+/** With `verifiedAt`, whether the table is past the bound its follower keeps it within (`maxStale`, `stale`, `staleFor`). */
+export interface TableFigures extends StaleFields {
   /** The service's table ID. */
   id: string;
   name: string;

@@ -3,6 +3,7 @@ import { cellDisplay, renderTable, type TableColumn, displayWidth } from '../out
 import { count, daysText, fitText, instantText, rangeText, wrapParts, cutText, numberText, percent, valueText } from './figure-text.js';
 import { type TableStats, type ColumnStats, RUN_STATES, type RunState } from './stats-report.js';
 import { calendarDays } from './svg-charts.js';
+import { staleText } from '../mirror/index.js';
 
 // `tds stats` on a terminal: sections that read at a glance, sized to `width`, coloured when `color` is given.
 
@@ -31,6 +32,7 @@ function headerLines(stats: TableStats, width: number, color?: ChalkInstance): s
     `${count(table.columns)} ${table.columns === 1 ? 'column' : 'columns'}`,
     table.lastSync ? `synced ${instantText(table.lastSync)}` : 'never synced',
     ...(table.verifiedAt ? [`exact as of ${instantText(table.verifiedAt)}`] : []),
+    ...(table.stale ? [color ? color.yellow(staleText(table)) : staleText(table)] : []),
     `mirror table ${cellDisplay(table.mirrorTable)}`,
     ...(table.lake ? [`lake ${cellDisplay(table.lake)}`] : []),
   ];

@@ -83,5 +83,6 @@ export const DOCUMENTED_CHECKS: Array<[string, 'fail' | 'warn']> = [
   ['stuck Enrich', 'fail'],
   ['activity', 'fail'],
   ['fresh', 'fail'],
+  ['stale', 'fail'],
   ['sql owners', 'warn'],
 ];

@@ -78,6 +78,9 @@ describe('tds mcp: the tools', () => {
       rows: leads.rowCount,
       lastSync: null,
       verifiedAt: null,
+      maxStale: null,
+      stale: false,
+      staleFor: null,
       lake: null,
     });
     const columns = result.structured!.columns as Array<{ key: string; sqlType: string; role: string; type?: string; options?: string[] }>;

@@ -159,6 +159,25 @@ describe('a proxy that does not open the tunnel: the attempts --max-retries allo
     expect(asking.tunnels).toHaveLength(1);
   });
 
+  it.each([
+    ['before sending', ['-', '--input-format', 'ndjson']],
+    ['--check', ['--check']],
+  ])(
+    'push through a proxy that asks for credentials (407), %s: exit 3, how to give them, nothing sent, no second try',
+    async (_when, args) => {
+      const asking = await refusing(407);
+      const webhook = Object.values(emu.webhooks)[0]!;
+      const result = await runInProcess(['push', webhook, ...args, '--max-retries', '3'], { env: through(asking), input: '{"n":1}\n' });
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stderr).toMatch(
+        /^tds: checking the webhook http:\/\/127\.0\.0\.1:\d+\/v1\/webhook\/….{4}: the proxy http:\/\/127\.0\.0\.1:\d+ asks for authentication \(407\): give it as http:\/\/USER:PASSWORD@HOST:PORT in HTTP_PROXY$/m,
+      );
+      expect(result.stderr).not.toMatch(/max-retries|UND_ERR/);
+      expect(result.stderr).not.toContain(webhook);
+      expect(asking.tunnels).toHaveLength(1);
+    },
+  );
+
   it('credentials in the proxy URL go as Proxy-Authorization; refused (407), they are said to be, never shown', async () => {
     const asking = await refusing(407);
     const withCredentials = asking.url.replace('//', '//alice:s3cret@');

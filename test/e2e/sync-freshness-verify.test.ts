@@ -225,7 +225,7 @@ describe('verification: a re-run still running', () => {
     // on the second page: a round's incremental pass reads only the first
     await harness.admin('POST', `/tables/${tableId}/actions/rerun`, { rows: [ids[150]] });
     const printedIds = (follow: SpawnedTds) => records(follow.stdout()).map((record) => record._id);
-    // 3 pages, --max-stale 10m: a page every 1.8 s here
+    // 3 pages, --max-stale 10m: a page every 0.9 s here (its verified_at ages a pass and a wait as long again)
     const follow = harness.spawn([...FOLLOW, '--max-stale', '10m']);
     /** The syncs of the table by rounds (verification pages are syncs of their own, mode verify). */
     const roundsThatRead = async (): Promise<number> =>
@@ -293,7 +293,7 @@ describe('verification: what it says and who reads meanwhile', () => {
       records(follow.stdout())
         .filter((record) => record.change === change)
         .map((record) => record._id);
-    // 5 pages, --max-stale 10m: a page about every 1.1 s
+    // 5 pages, --max-stale 10m: a page about every 0.54 s (a pass and a wait as long again)
     const follow = harness.spawn([...FOLLOW, '--max-stale', '10m']);
     trying = harness.db;
     try {
@@ -443,9 +443,9 @@ describe("verification's share of the row-read limit", () => {
     const harness = await open({ readFaults: '429:0.15', faultSeed: 7 });
     await syncedOldTable(harness, 450);
     const since = harness.emu.requestLog.length;
-    // 5 pages, --max-stale 5m: a page every 54 s of the service (540 ms here)
-    const spacing = (0.9 * 300_000) / 5 / RATE_SCALE;
-    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--max-share', '0.5']);
+    // 5 pages, --max-stale 15m: a page every 81 s of the service (810 ms here): the table's pass and a wait as long again
+    const spacing = (0.9 * 900_000) / (5 + 5) / RATE_SCALE;
+    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '15m', '--max-share', '0.5']);
     // a faulted request is answered before its bucket is known: the path says it is a row read
     const reads = (): typeof harness.emu.requestLog =>
       harness.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /^\/v1\/tables\/[^/]+\/rows/.test(entry.path));

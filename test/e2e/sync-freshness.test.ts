@@ -165,7 +165,7 @@ describe('tds sync --follow: rounds and verification', () => {
     await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[301]] });
 
     const since = harness.emu.requestLog.length;
-    // 5 pages; --max-stale 10m at the rate scale (100) is 6 s here: a page every 1.1 s (the share alone would allow one every 20 ms)
+    // 5 pages; --max-stale 10m at the rate scale (100) is 6 s here: a page every 0.54 s (the share alone would allow one every 20 ms)
     const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '10m', '--max-share', '0.5', '--changes']);
     try {
       // every reader, again and again while the follower verifies (twice at least, ten times at most, until it
@@ -301,7 +301,7 @@ describe('tds sync --follow: stopped mid-verification', () => {
       await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[200]] });
       await addEveryTypeRows(harness, id, { count: 1, from: 700, createdAgoMs: () => 20 * DAY });
 
-      // a page every ~0.5 s here (--max-stale 5m at the rate scale over 5 pages)
+      // a page every ~0.27 s here (--max-stale 5m at the rate scale over 5 pages, and as many of a wait)
       const args = ['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--changes'];
       const first = harness.spawn(args);
       await vi.waitFor(

@@ -13,6 +13,8 @@ import { inFolder } from './working-directory.js';
 export interface InProcessOptions extends RunOptions {
   /** Aborting it interrupts the run as Ctrl-C interrupts a process (main.ts's first SIGINT). */
   interrupt?: AbortSignal;
+  /** What the run wrote so far, readable while it runs (a follower's first summary, say). */
+  output?: (written: { stdout(): string; stderr(): string }) => void;
 }
 
 /** Runs tds in-process; the options and result of runTds (`signal` is always null, as no process ends). */
@@ -20,6 +22,7 @@ export async function runInProcess(args: string[], options: InProcessOptions = {
   const env = runEnv(options.env);
   const streams = memoryStreams(options.input ?? '');
   const io = streamsIO({ ...streams, env }, { noColor: args.includes('--no-color') });
+  options.output?.({ stdout: streams.stdoutText, stderr: streams.stderrText });
   const controller = new AbortController();
   options.interrupt?.addEventListener('abort', () => controller.abort(new TdsError('INTERRUPTED', 'interrupted')), { once: true });
   return inFolder(options.cwd, async () => {

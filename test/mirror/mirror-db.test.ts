@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { HeldMirror } from '../../src/mirror/mirror-db.js';
+import { HeldMirror, openMirror } from '../../src/mirror/mirror-db.js';
+import { loadStates, saveState, staleFields } from '../../src/mirror/table-state.js';
+import { state } from './writer-fixture.js';
 import { test as it } from '../helpers/emulator-fixture.js';
 
 // Until a checkpoint, DuckDB holds in memory the rows a commit added to a table of the file, 512 KB a
@@ -37,5 +39,37 @@ describe('HeldMirror of a follower', () => {
     } finally {
       await mirror.close();
     }
+  });
+});
+
+describe('_tds_tables.max_stale (issue 42)', () => {
+  it('a mirror made before it reads without it (null) and gets it from the next writer; a state keeps its bound', async ({ tmp }) => {
+    const path = join(tmp, 'mirror.duckdb');
+    const made = await openMirror(path, { readOnly: false });
+    await saveState(made.connection, { ...state(), maxStaleMs: 90_000, pass: null });
+    await made.connection.run('ALTER TABLE _tds_tables DROP COLUMN max_stale');
+    made.close();
+    const reader = await openMirror(path, { readOnly: true });
+    expect((await loadStates(reader.connection)).map((one) => one.maxStaleMs)).toEqual([null]);
+    reader.close();
+    const writer = await openMirror(path, { readOnly: false });
+    try {
+      const [old] = await loadStates(writer.connection);
+      expect(old!.maxStaleMs).toBeNull();
+      await saveState(writer.connection, { ...old!, maxStaleMs: 1_500 });
+      expect((await loadStates(writer.connection)).map((one) => one.maxStaleMs)).toEqual([1_500]);
+    } finally {
+      writer.close();
+    }
+  });
+
+  it.each([
+    { name: 'no bound', verifiedAgoMs: 3_600_000, maxStaleMs: null, expected: { maxStale: null, stale: false, staleFor: null } },
+    { name: 'within it', verifiedAgoMs: 60_000, maxStaleMs: 120_000, expected: { maxStale: 120, stale: false, staleFor: null } },
+    { name: 'past it', verifiedAgoMs: 480_000, maxStaleMs: 120_000, expected: { maxStale: 120, stale: true, staleFor: 360 } },
+  ])('staleness: $name', ({ verifiedAgoMs, maxStaleMs, expected }) => {
+    const now = Date.parse('2026-05-01T12:00:00Z');
+    expect(staleFields({ verifiedAt: new Date(now - verifiedAgoMs).toISOString(), maxStaleMs }, now)).toEqual(expected);
+    expect(staleFields({ verifiedAt: null, maxStaleMs }, now).stale).toBe(false);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/http/rate-limiter.js';
-import { VerifySchedule } from '../../src/mirror/follow-verify.js';
+import { behind, VerifySchedule } from '../../src/mirror/follow-verify.js';
+import type { TableState } from '../../src/mirror/table-state.js';
+import type { Table } from '../../src/service/index.js';
 
 // The verification's schedule, times in and pages out, driven as sync --follow drives it: pages while one
 // is due before the next round, then the round (its row requests paid from the share), then a new plan.
@@ -14,6 +16,14 @@ const PAGES = 200;
 interface Run {
   maxStaleMs: number;
   minutes: number;
+  /** The share's spacing (default SHARE_MS). */
+  shareMs?: number;
+  /** --every (default 10 s). */
+  everyMs?: number;
+  /** How long each of a round's row requests takes with the round's own work (default 1 s). */
+  roundRequestMs?: number;
+  /** A table is past its bound throughout (Verifier.behind). */
+  behind?: boolean;
   /** How long page k takes. */
   pageMs?: (k: number) => number;
   /** The row requests round r reads (one every second, the client's own rate at the full limit); round 0 is the first. */
@@ -26,10 +36,13 @@ interface Run {
  * The run's clock, and the client's row-read limiter on it: the one log of every row request. A page goes at
  * its due time, or later when the window has no room under the schedule's ceiling (as Verifier.dueAt says).
  */
-async function simulate({ maxStaleMs, minutes, pageMs = () => 100, roundReads = () => 0, leavesMs = () => 0 }: Run) {
+async function simulate(run: Run) {
+  const { maxStaleMs, minutes, pageMs = () => 100, roundReads = () => 0, leavesMs = () => 0 } = run;
+  const { shareMs = SHARE_MS, everyMs = 10_000, roundRequestMs = 1_000 } = run;
   let now = 0;
   const limiter = new RateLimiter({ limit: 60, windowMs: MINUTE, now: () => now });
-  const schedule = new VerifySchedule(0, { shareMs: SHARE_MS, maxStaleMs, windowMs: MINUTE });
+  const schedule = new VerifySchedule(0, { shareMs, maxStaleMs, windowMs: MINUTE });
+  schedule.hurry(run.behind ?? false);
   const pages: number[] = [];
   const reads: number[] = [];
   /** One row request of `ms`, under `ceiling` (undefined: the limit): it waits for room as the client does. */
@@ -43,15 +56,16 @@ async function simulate({ maxStaleMs, minutes, pageMs = () => 100, roundReads = 
   };
   const round = async (r: number): Promise<void> => {
     const since = now;
-    for (let k = roundReads(r); k > 0; k -= 1) reads.push(await request(1_000));
-    schedule.spent(since, reads.filter((at) => at >= since).length, r === 0);
+    for (let k = roundReads(r); k > 0; k -= 1) reads.push(await request(roundRequestMs));
+    schedule.spent(since, reads.filter((at) => at >= since).length, { first: r === 0, tookMs: now - since });
   };
   await round(0);
   let keeps = schedule.plan(now, PAGES);
   for (let r = 1; now < minutes * MINUTE; r += 1) {
-    const roundAt = now + 10_000;
+    const roundAt = now + everyMs;
+    const pagesUntil = schedule.pagesUntil(now, roundAt);
     const dueAt = (): number => Math.max(schedule.dueAt, now + limiter.delayUntilFree(schedule.ceiling(now)));
-    while (dueAt() <= roundAt) {
+    while (dueAt() <= pagesUntil) {
       now = Math.max(now, dueAt());
       const spacing = schedule.paged(now);
       const k = pages.length;
@@ -149,9 +163,68 @@ describe('VerifySchedule', () => {
     expect(roomy).toMatchObject({ keepsMs: 540_000, tooLarge: false });
   });
 
+  it.each([
+    { name: 'a table past its bound', behind: true },
+    { name: 'the plan more than a page late', behind: false },
+  ])(
+    'rounds of 6 tables that take 12 s of a loaded machine, --every 1, --max-share 1: pages and rounds reach the share in every minute, never over it ($name)',
+    async ({ behind }) => {
+      // issue 42: the pages ran only in the second between two rounds, 2 of them, so 8 row requests every 13 s
+      const { requests, pages } = await simulate({
+        maxStaleMs: 120_000,
+        minutes: 10,
+        shareMs: 1_000,
+        everyMs: 1_000,
+        roundReads: () => 6,
+        roundRequestMs: 2_000,
+        behind,
+      });
+      expect(busiest(requests)).toBeLessThanOrEqual(61);
+      // minutes 1 to 9 (a minute can be short of the mean: the log's window echoes a burst a minute later):
+      // the share less the room kept for a round (6 of 60), less the time pages wait for it; before, 37 a minute
+      const inMinutes1to9 = requests.filter((at) => at >= MINUTE && at < 10 * MINUTE).length;
+      expect(inMinutes1to9 / 9).toBeGreaterThanOrEqual(behind ? 50 : 44);
+      expect(pages.length).toBeGreaterThan(behind ? 300 : 250);
+    },
+  );
+
+  it('behind, the share the last window left unspent is spent, and the plan does not hold pages back', () => {
+    // --max-stale 10m over 20 pages: the plan's spacing 27 s; the share's 2 s
+    const schedule = new VerifySchedule(0, { shareMs: SHARE_MS, maxStaleMs: 600_000, windowMs: MINUTE });
+    schedule.plan(0, 20);
+    expect(schedule.dueAt).toBe(27_000);
+    schedule.hurry(true);
+    expect(schedule.dueAt).toBe(-Infinity);
+    // a round that took 20 s and read 2 row requests: 8 spacings of the share left unspent in it
+    schedule.spent(10_000, 2, { tookMs: 20_000 });
+    const paged: number[] = [];
+    for (let now = 30_000; paged.length < 40; now += 100) {
+      if (schedule.dueAt <= now) paged.push((schedule.paged(now), now));
+    }
+    // the pages go at once until what the last window left is spent, then a share's spacing apart
+    expect(paged.filter((at) => at < 31_000).length).toBeGreaterThanOrEqual(10);
+    for (const [k, at] of paged.slice(-5).entries()) if (k > 0) expect(at - paged.at(-5 + k - 1)!).toBe(SHARE_MS);
+    // and between rounds they get as long as the last round took, not only --every
+    expect(schedule.pagesUntil(40_000, 41_000)).toBe(60_000);
+    schedule.hurry(false);
+    expect(schedule.pagesUntil(40_000, 41_000)).toBe(41_000);
+  });
+
+  it("behind, a page that met a 429 still puts the next off by twice the plan's spacing (other clients' traffic slows it)", () => {
+    const schedule = new VerifySchedule(0, { shareMs: SHARE_MS, maxStaleMs: 600_000, windowMs: MINUTE });
+    schedule.plan(0, 20);
+    schedule.hurry(true);
+    const spacing = schedule.paged(1_000);
+    schedule.afterPage(1_500, true, spacing);
+    expect(schedule.dueAt).toBe(1_500 + 2 * 27_000);
+    schedule.paged(schedule.dueAt);
+    schedule.afterPage(60_000, false, spacing);
+    expect(schedule.dueAt).toBe(60_000 + 27_000 / 2);
+  });
+
   it("the first round's reads fall in the first pass: the plan counts them all", () => {
     const schedule = new VerifySchedule(0, { shareMs: SHARE_MS, maxStaleMs: 120_000, windowMs: MINUTE });
-    schedule.spent(0, 20, true);
+    schedule.spent(0, 20, { first: true });
     expect(schedule.plan(20_000, PAGES)).toEqual({ keepsMs: (PAGES + 20) * SHARE_MS, roundReads: 20, tooLarge: true });
     // and the share waits for them: 20 spacings from when the round began
     expect(schedule.dueAt).toBe(20 * SHARE_MS);
@@ -175,5 +248,43 @@ describe('VerifySchedule', () => {
       schedule.spent(0, 3);
       expect(schedule.dueAt).toBe(Infinity);
     }
+  });
+});
+
+describe('behind: a followed table past its bound, or that will be before its pass ends', () => {
+  const NOW = Date.parse('2026-05-01T12:00:00Z');
+  const followed = (id: string, verifiedAgoMs: number | null, under = false): TableState =>
+    ({
+      tableId: id,
+      verifiedAt: verifiedAgoMs === null ? null : new Date(NOW - verifiedAgoMs).toISOString(),
+      verify: under ? { cursor: 'c', startedAt: null, edge: new Date(NOW).toISOString(), edgeIds: [] } : null,
+    }) as TableState;
+  const table = (id: string, rowCount: number): Table =>
+    ({ id, name: id, emoji: null, workspaceId: 'w', workspaceName: 'W', rowCount, fieldCount: 1 }) as Table;
+  // --max-stale 2m; the plan's spacing 5 s; A 1,000 rows (10 pages), B 100 (1 page)
+  const tables = [table('A', 1_000), table('B', 100)];
+  const at = { now: NOW, boundMs: 120_000, spacingMs: 5_000 };
+
+  it.each([
+    { name: 'both verified a minute ago: A in 50 s, B in 55 s', states: [followed('A', 60_000), followed('B', 59_000)], expected: false },
+    {
+      name: 'A verified 80 s ago: its 10 pages end past the bound',
+      states: [followed('A', 80_000), followed('B', 10_000)],
+      expected: true,
+    },
+    { name: 'B past the bound already', states: [followed('A', 0), followed('B', 121_000)], expected: true },
+    {
+      name: 'B waits for A under way (50 s) and reads its page (5 s)',
+      states: [followed('A', 0, true), followed('B', 70_000)],
+      expected: true,
+    },
+    { name: 'B first (verified longer ago): its page in 5 s', states: [followed('A', 30_000), followed('B', 70_000)], expected: false },
+    { name: 'a table never verified', states: [followed('A', null), followed('B', 0)], expected: true },
+  ])('$name: $expected', ({ states, expected }) => {
+    expect(behind(states, tables, at)).toBe(expected);
+  });
+
+  it('no verification (no spacing): never behind', () => {
+    expect(behind([followed('A', 999_000)], tables, { ...at, spacingMs: Infinity })).toBe(false);
   });
 });

@@ -64,6 +64,7 @@ export function state(pass: Partial<PassState> = {}): TableState {
     lastSyncAt: null,
     verifiedAt: null,
     verify: null,
+    maxStaleMs: null,
     ...NAMES,
     pass: {
       mode: 'full',

@@ -43,6 +43,10 @@ describe('tds stats: the figures of a table', () => {
       perDay: EXPECTED_PER_DAY,
       lastSync: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
       verifiedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      // a one-shot sync records no bound: never stale
+      maxStale: null,
+      stale: false,
+      staleFor: null,
       lake: null,
     });
   });

@@ -60,8 +60,9 @@ export function checkTablesTool(session: Session): Tool<typeof input> {
       const all = await checksOf(session, args);
       const wanted = args.tables ? new Set(args.tables) : undefined;
       const tables = wanted ? all.filter((table) => wanted.has(table.ref)) : all;
+      const now = await session.now();
       const { results, changes } = await session.mirror.read((db) =>
-        evaluateChecks(db, { db: session.mirror.path, tables, now: Date.now(), signal: call.signal }),
+        evaluateChecks(db, { db: session.mirror.path, tables, now, signal: call.signal }),
       );
       const summary = tally(results);
       return capRows(results, session.caps, (head, cutBy) => ({

@@ -4,7 +4,8 @@ import type { ApiClient } from '../../http/index.js';
 import { pickTable, META_KEYS, TRUNCATED_KEY, typedPlan, type ColumnRole } from '../../records/index.js';
 import type { TableStats } from '../../stats/index.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
-import { findMirrorTable, readCatalog, requireMirrorTable, type MirrorTable, type Session } from '../session.js';
+import { findMirrorTable, readCatalog, requireMirrorTable, staleSchema, type MirrorTable, type Session } from '../session.js';
+import { staleFields } from '../../mirror/index.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { loadFields, type StoredField } from '../../mirror/index.js';
 import type { Field } from '../../service/index.js';
@@ -17,6 +18,7 @@ const tableSummary = z.object({
   rows: z.number().nullable().describe("rows in the mirror at its last sync (mirrored), else the service's row count"),
   lastSync: z.string().nullable(),
   verifiedAt: z.string().nullable().describe('the mirror is exact as of this moment (its last pass over every row); null: not yet'),
+  ...staleSchema,
   lake: z.string().nullable().describe('the folder of its changes as Parquet (tds sync --lake), if any'),
 });
 type TableSummary = z.infer<typeof tableSummary>;
@@ -132,6 +134,7 @@ async function describeMirrored(session: Session, table: MirrorTable): Promise<D
       rows,
       lastSync: state.lastSyncAt,
       verifiedAt: state.verifiedAt,
+      ...staleFields(state, await session.now()),
       lake,
     },
     columns,
@@ -151,6 +154,9 @@ async function describeFromService(client: ApiClient, ref: string, mirrorNote: s
       rows: table.rowCount,
       lastSync: null,
       verifiedAt: null,
+      maxStale: null,
+      stale: false,
+      staleFor: null,
       lake: null,
     },
     columns: plannedColumns(fields),

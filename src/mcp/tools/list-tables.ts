@@ -3,7 +3,8 @@ import { TdsError } from '../../core/index.js';
 import { type ApiClient, resolveWorkspace } from '../../http/index.js';
 import type { Table } from '../../service/index.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
-import { readCatalog, type MirrorTable, type Session } from '../session.js';
+import { staleFields } from '../../mirror/index.js';
+import { readCatalog, staleSchema, type MirrorTable, type Session } from '../session.js';
 
 const tableEntry = z.object({
   id: z.string(),
@@ -12,10 +13,16 @@ const tableEntry = z.object({
   rows: z.number().nullable().describe("the service's row count (null: not known without the API key, or the table is gone)"),
   columns: z.number().nullable(),
   mirror: z
-    .object({ table: z.string(), rows: z.number().nullable(), lastSync: z.string().nullable(), verifiedAt: z.string().nullable() })
+    .object({
+      table: z.string(),
+      rows: z.number().nullable(),
+      lastSync: z.string().nullable(),
+      verifiedAt: z.string().nullable(),
+      ...staleSchema,
+    })
     .nullable()
     .describe(
-      'the mirror table (for query_sql), its rows at the last sync and when that was, and verifiedAt: exact as of then (its last pass over every row); null when not mirrored',
+      'the mirror table (for query_sql), its rows at the last sync and when that was, verifiedAt: exact as of then (its last pass over every row), and whether that is past the bound its follower keeps (stale); null when not mirrored',
     ),
 });
 type TableEntry = z.infer<typeof tableEntry>;
@@ -48,7 +55,7 @@ export function listTablesTool(session: Session): Tool<typeof input> {
       const service = await serviceTables(session, args.workspace, notes);
       const catalog = await readCatalog(session);
       if (catalog.note) notes.push(catalog.note);
-      const entries = merge(service, workspaceTables(catalog.tables, args.workspace));
+      const entries = merge(service, workspaceTables(catalog.tables, args.workspace), await session.now());
       const { result } = capRows(entries, session.caps, (tables, cutBy) => ({
         tables,
         table_count: entries.length,
@@ -80,8 +87,11 @@ function workspaceTables(tables: readonly MirrorTable[], workspace: string | und
   return tables.filter(({ state }) => state.workspaceId === workspace || state.workspaceName === workspace);
 }
 
-/** The service's tables with their mirror tables, then the mirror's tables the service no longer has (or that it did not list). */
-function merge(service: Table[] | undefined, mirrored: MirrorTable[]): TableEntry[] {
+/**
+ * The service's tables with their mirror tables, then the mirror's tables the service no longer has (or that it did not list);
+ * `now` (the service's clock when it answered) says which are stale.
+ */
+function merge(service: Table[] | undefined, mirrored: MirrorTable[], now: number): TableEntry[] {
   const byId = new Map(mirrored.map((table) => [table.state.tableId, table]));
   const entries: TableEntry[] = (service ?? []).map((table) => ({
     id: table.id,
@@ -89,7 +99,7 @@ function merge(service: Table[] | undefined, mirrored: MirrorTable[]): TableEntr
     workspace: table.workspaceName,
     rows: table.rowCount,
     columns: table.fieldCount,
-    mirror: mirrorOf(byId.get(table.id)),
+    mirror: mirrorOf(byId.get(table.id), now),
   }));
   const listed = new Set(entries.map((entry) => entry.id));
   for (const table of mirrored) {
@@ -100,18 +110,19 @@ function merge(service: Table[] | undefined, mirrored: MirrorTable[]): TableEntr
       workspace: table.state.workspaceName || null,
       rows: null,
       columns: table.columns,
-      mirror: mirrorOf(table),
+      mirror: mirrorOf(table, now),
     });
   }
   return entries;
 }
 
-function mirrorOf(table: MirrorTable | undefined): TableEntry['mirror'] {
+function mirrorOf(table: MirrorTable | undefined, now: number): TableEntry['mirror'] {
   if (!table) return null;
   return {
     table: table.state.mirrorTable,
     rows: table.state.rowCount,
     lastSync: table.state.lastSyncAt,
     verifiedAt: table.state.verifiedAt,
+    ...staleFields(table.state, now),
   };
 }

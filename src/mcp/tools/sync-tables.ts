@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TdsError } from '../../core/index.js';
-import { type Session, serviceTable } from '../session.js';
+import { type Session, serviceTable, staleSchema } from '../session.js';
 import { defineTool, type Tool, type ToolCall, type ProgressUpdate } from '../tool.js';
 import type { SyncProgress, SyncSummary } from '../../mirror/index.js';
 import type { Table } from '../../service/index.js';
@@ -23,6 +23,8 @@ const tableResult = z.object({
     .number()
     .describe('rows the service lists that the mirror still lacks after reading every page (0: none; else the sync fails)'),
   seconds: z.number(),
+  verifiedAt: z.string().nullable().describe('the mirror is exact as of this moment (its last pass over every row); null: not yet'),
+  ...staleSchema,
 });
 
 const input = z
@@ -46,7 +48,7 @@ export function syncTablesTool(session: Session): Tool<typeof input> {
       '100 rows); `full: true` reads every row again and deletes the rows the service no longer has. Row reads are spaced',
       "at the organization's limit (60 requests, 6,000 rows, a minute): a large table's first sync takes minutes, told",
       'by progress notifications when you send a progress token. Returns a summary per table (mirror table name for',
-      'query_sql, rows read, inserted, updated, deleted). One sync at a time; interrupted, it leaves the mirror',
+      'query_sql, rows read, inserted, updated, deleted; verifiedAt and whether it is stale). One sync at a time; interrupted, it leaves the mirror',
       'consistent and the next sync continues where it stopped.',
     ].join(' '),
     input,

@@ -35,6 +35,8 @@ export interface OpenedDiff {
   mirrorTable: string;
   /** _tds_tables.verified_at: rows created before it are exact as of then or later. */
   verifiedAt: string | null;
+  /** _tds_tables.max_stale: the bound its follower keeps verified_at within (ms); null: none. */
+  maxStaleMs: number | null;
   since: ResolvedMoment;
   until: ResolvedMoment;
   diff: TableDiff;
@@ -65,6 +67,7 @@ export async function openDiff(db: Database, request: DiffRequest): Promise<Open
     name: state.name,
     mirrorTable: state.mirrorTable,
     verifiedAt: state.verifiedAt,
+    maxStaleMs: state.maxStaleMs,
     since,
     until,
     diff: await diffOf(db, state, since.moment, until.moment),

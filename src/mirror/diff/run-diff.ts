@@ -6,6 +6,7 @@ import { renderTable, tableFit } from '../../output/table.js';
 import type { OutputRecord } from '../../records/index.js';
 import { returnFreedMemoryAtOnce } from '../../duckdb/index.js';
 import { openMirror, waitOn } from '../mirror-db.js';
+import { staleFields, staleText, type TableState } from '../table-state.js';
 import { openDiff, type DiffRequest, type OpenedDiff } from './open-diff.js';
 import type { DiffCounts, DiffRecord, KeyChanges } from './table-diff.js';
 export interface DiffCommandRequest extends DiffRequest {
@@ -40,7 +41,7 @@ export async function runDiff(ctx: Context, request: DiffCommandRequest): Promis
             toFile: Boolean(file),
           });
           ctx.io.stderr.write(
-            `${opened.mirrorTable}: ${count.toLocaleString('en-US')} ${count === 1 ? 'row differs' : 'rows differ'} between ${opened.since.label} and ${opened.until.label}; ${verifiedText(opened.verifiedAt)}\n`,
+            `${opened.mirrorTable}: ${count.toLocaleString('en-US')} ${count === 1 ? 'row differs' : 'rows differ'} between ${opened.since.label} and ${opened.until.label}; ${verifiedText(opened, Date.now())}\n`,
           );
         }
         await file?.commit();
@@ -64,9 +65,11 @@ async function* interruptible(ctx: Context, records: AsyncIterable<DiffRecord>):
   }
 }
 
-/** When the mirror table was last exact (docs/sync.md "Freshness"). */
-export function verifiedText(verifiedAt: string | null): string {
-  return verifiedAt === null ? 'not verified by a pass over every row yet' : `exact as of ${verifiedAt} (its last pass over every row)`;
+/** When the mirror table was last exact (docs/sync.md "Freshness"), and whether that is past its recorded bound at `now`. */
+export function verifiedText(table: Pick<TableState, 'verifiedAt' | 'maxStaleMs'>, now: number): string {
+  if (table.verifiedAt === null) return 'not verified by a pass over every row yet';
+  const stale = staleText(staleFields(table, now));
+  return `exact as of ${table.verifiedAt} (its last pass over every row)${stale ? `; ${stale}` : ''}`;
 }
 
 // The output of `tds diff`: NDJSON/JSON one record per row that differs; CSV/TSV and the terminal

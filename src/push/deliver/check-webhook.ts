@@ -1,5 +1,13 @@
 import { TdsError } from '../../core/index.js';
-import { type RateLimiter, waitTooLong, withRetries, MAX_RETRY_AFTER_MS, type RetryPolicy } from '../../http/index.js';
+import {
+  type RateLimiter,
+  errorFromNetwork,
+  PROXY_CODES,
+  waitTooLong,
+  withRetries,
+  MAX_RETRY_AFTER_MS,
+  type RetryPolicy,
+} from '../../http/index.js';
 import { attemptOutcome, describeResult } from './classify.js';
 import type { WebhookClient, WireResult } from './webhook-client.js';
 import type { WebhookTarget } from './webhook-target.js';
@@ -33,16 +41,18 @@ export async function checkWebhook(options: WebhookCheckOptions): Promise<number
     },
   });
   const detail = target.redact(describeResult(result));
-  if (decision?.why === 'wait-too-long')
-    throw waitTooLong(`checking the webhook ${target.displayUrl}`, decision.askedMs ?? 0, MAX_RETRY_AFTER_MS);
+  const what = `checking the webhook ${target.displayUrl}`;
+  // a proxy that refused the tunnel is said as the service client says it (a 407: exit 3, how to give credentials)
+  if (result.kind === 'failure' && result.proxy && PROXY_CODES.includes(result.code ?? '')) {
+    const { shown, error } = result.proxy;
+    throw errorFromNetwork({ what, error, attempts, retryable: decision?.why === 'exhausted', target: target.url.host, proxy: shown });
+  }
+  if (decision?.why === 'wait-too-long') throw waitTooLong(what, decision.askedMs ?? 0, MAX_RETRY_AFTER_MS);
   if (decision?.why === 'exhausted') {
-    throw new TdsError(
-      'GAVE_UP',
-      `checking the webhook ${target.displayUrl}: ${detail} after ${attempts.length} attempts; nothing was sent`,
-    );
+    throw new TdsError('GAVE_UP', `${what}: ${detail} after ${attempts.length} attempts; nothing was sent`);
   }
   if (decision) {
-    throw new TdsError('API', `checking the webhook ${target.displayUrl}: ${detail}; nothing was sent`, {
+    throw new TdsError('API', `${what}: ${detail}; nothing was sent`, {
       ...(result.kind === 'response' ? { status: result.status } : {}),
     });
   }

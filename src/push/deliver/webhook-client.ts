@@ -14,7 +14,15 @@ import type { WebhookTarget } from './webhook-target.js';
 /** What one request ended with: a response (any status), or a transport failure. */
 export type WireResult =
   | { kind: 'response'; status: number; headers: IncomingHttpHeaders; text: string; ms: number }
-  | { kind: 'failure'; code: string | undefined; message: string; ms: number; certificate?: string };
+  | {
+      kind: 'failure';
+      code: string | undefined;
+      message: string;
+      ms: number;
+      certificate?: string;
+      /** The proxy the request went through (as shownProxy shows it), and its transport error: http/errors.ts words a proxy's refusal. */
+      proxy?: { shown: string; error: unknown };
+    };
 
 export interface WebhookClientOptions {
   target: Pick<WebhookTarget, 'url' | 'displayUrl'>;
@@ -44,6 +52,7 @@ export class WebhookClient {
   private readonly origin: string;
   private readonly path: string;
   private readonly onPosted?: (result: WireResult) => void;
+  private readonly proxyShown?: string;
 
   constructor(options: WebhookClientOptions) {
     const { url, displayUrl } = options.target;
@@ -51,6 +60,7 @@ export class WebhookClient {
     this.path = url.pathname + url.search;
     if (options.onPosted) this.onPosted = options.onPosted;
     const proxy = options.proxy && proxyFor(url, options.proxy);
+    if (proxy) this.proxyShown = shownProxy(proxy);
     if (proxy) options.log?.(`sending to ${displayUrl} through the proxy ${shownProxy(proxy)} (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)`);
     this.transport = new Transport({
       origin: this.origin,
@@ -94,6 +104,7 @@ export class WebhookClient {
       ms,
       // the webhook's host is no secret (its path is)
       ...(isCertificateCode(code) ? { certificate: certificateProblem(code!, new URL(this.origin).host, failure) } : {}),
+      ...(this.proxyShown ? { proxy: { shown: this.proxyShown, error: failure } } : {}),
     };
   }
 }
