@@ -37,6 +37,7 @@ describe('the checks file', () => {
       - stuck: {column: Enrich, max_age: 2h}
       - activity: {max_quiet: 1d}
       - fresh: {max_age: 1h}
+      - stale: {}
       - sql: {name: owners, query: "SELECT _id FROM leads WHERE Owner IS NULL", max: 0}
         severity: warn
       - unique: {column: Email}
