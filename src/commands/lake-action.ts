@@ -61,8 +61,14 @@ export async function lakeCheckAction(ctx: Context, dir: string, options: LakeCh
   const db = await openMirror(settings.db, { readOnly: true, ...waitOn(ctx) });
   try {
     await requireMirror(db);
-    const checks = await checkLake(db.connection, root);
+    const { checks, notInLake } = await checkLake(db.connection, root);
+    if (checks.length === 0) {
+      throw new TdsError('NOT_FOUND', `the lake ${dir} holds none of the mirror's tables`, {
+        hint: 'give the folder that `tds sync --lake DIR` writes, or run `tds sync --lake DIR` first',
+      });
+    }
     if (options.json) ctx.io.stdout.write(`${JSON.stringify(checks)}\n`);
+    for (const table of notInLake) ctx.io.stderr.write(`${table}: not in this lake (never synced with --lake to it); not compared\n`);
     for (const check of checks) {
       for (const problem of check.problems)
         ctx.io.stderr.write(`${check.mirrorTable}: ${join(check.folder, problem.path)} is ${problem.problem}\n`);

@@ -40,7 +40,7 @@ export function lakeCommand(ctx: Context): Command {
     .option('--json', 'print the comparison as JSON on stdout')
     .addHelpText(
       'after',
-      '\nExit status 9 when a table differs, or a partition lacks its _SUCCESS or holds a file that is not Parquet.\n\nExample:\n  $ tds lake check ./lake --db tds.duckdb',
+      '\nExit status 9 when a table differs, or a partition lacks its _SUCCESS or holds a file that is not Parquet.\nA mirrored table never synced with --lake to this folder is named and not compared.\n\nExample:\n  $ tds lake check ./lake --db tds.duckdb',
     )
     .action(async (dir: string, options: LakeCheckOptions, command: Command) => {
       const { lakeCheckAction } = await import('./lake-action.js');

@@ -7,5 +7,5 @@
 // retyped column's older files.
 
 export { compactFolder } from './compact.js';
-export { checkLake, type TableCheck } from './lake-check.js';
+export { checkLake, type LakeCheck, type TableCheck } from './lake-check.js';
 export { folderIdentity, folderProblems, lakeFolder, writeLake } from './lake.js';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { versionColumns } from '../mirror/history/index.js';
 import { quoteIdent } from '../duckdb/index.js';
-import { folderProblems, folderState, lakeFolder, lakeTables, type LakeProblem } from './lake.js';
+import { folderIdentity, folderProblems, folderState, lakeFolder, lakeTables, type LakeProblem, type LakeTable } from './lake.js';
 import { lakeNowQuery } from './recipes.js';
 import { retypedColumns, type RetypedColumn } from './retyped-files.js';
 
@@ -10,7 +10,8 @@ import { retypedColumns, type RetypedColumn } from './retyped-files.js';
 // it) and compared with the mirror, table by table: the row count and a checksum of every value as
 // text, so a partition missing, doubled or wrong shows. Every column counts: a retyped one is compared
 // as the mirror's type, the older files' values converted as the mirror converted them. A folder that cannot be read whole (a partition
-// without `_SUCCESS`, a file cut short) is named as such, not read.
+// without `_SUCCESS`, a file cut short) is named as such, not read. A mirrored table that never went
+// to this lake (no folder, no sync recorded as reaching it) is not part of it: named, not compared.
 
 export interface TableCheck {
   mirrorTable: string;
@@ -25,11 +26,23 @@ export interface TableCheck {
   matches: boolean;
 }
 
-/** Every mirrored table compared with its folder in the lake at `dir`. */
-export async function checkLake(connection: DuckDBConnection, dir: string): Promise<TableCheck[]> {
+export interface LakeCheck {
+  checks: TableCheck[];
+  /** Mirror tables that never went to this lake (`tds sync --lake` of them never ran for it). */
+  notInLake: string[];
+}
+
+/** Every mirrored table the lake at `dir` holds (or should hold) compared with its folder. */
+export async function checkLake(connection: DuckDBConnection, dir: string): Promise<LakeCheck> {
   const checks: TableCheck[] = [];
+  const notInLake: string[] = [];
+  const reached = await tablesReachingLake(connection, dir);
   for (const table of await lakeTables(connection)) {
     const folder = join(dir, lakeFolder(table.mirrorTable));
+    if (!reached.has(table.tableId) && (await folderIdentity(folder)) === undefined) {
+      notInLake.push(table.mirrorTable);
+      continue;
+    }
     const version = await versionColumns(connection, table.mirrorTable);
     const columns = version.map((column) => column.key);
     const values = version.map((column) => `${column.sql} AS ${quoteIdent(column.key)}`).join(', ');
@@ -53,7 +66,17 @@ export async function checkLake(connection: DuckDBConnection, dir: string): Prom
       matches: lake !== null && mirror.rows === lake.rows && mirror.checksum === lake.checksum,
     });
   }
-  return checks;
+  return { checks, notInLake };
+}
+
+/** The tables a sync recorded as having written to this lake (a folder removed since still counts). */
+async function tablesReachingLake(connection: DuckDBConnection, dir: string): Promise<Set<LakeTable['tableId']>> {
+  const exists = await connection.runAndReadAll(
+    "SELECT 1 FROM duckdb_tables() WHERE table_name = '_tds_lake' AND schema_name = 'main' AND database_name = current_database()",
+  );
+  if (exists.getRows().length === 0) return new Set();
+  const reader = await connection.runAndReadAll('SELECT DISTINCT table_id FROM _tds_lake WHERE lake_dir = $1', [dir]);
+  return new Set(reader.getRowObjectsJS().map((row) => String(row.table_id)));
 }
 
 interface LakeSource {

@@ -127,6 +127,29 @@ describe('tds sync --lake', () => {
     expect((await harness.tds(['lake', 'check', lake])).code).toBe(0);
   });
 
+  it('a mirrored table never synced to the lake is named, not compared; one whose folder is gone differs', async () => {
+    const harness = await openHarness();
+    const lake = join(harness.dir, 'lake');
+    const inLake = await everyTypeTable(harness);
+    const mirrorOnly = await everyTypeTable(harness, 'Mirror Only');
+    await addEveryTypeRows(harness, inLake.id, { count: 3, from: 1 });
+    await addEveryTypeRows(harness, mirrorOnly.id, { count: 2, from: 1 });
+    expect((await harness.tds(['sync', mirrorOnly.id])).code).toBe(0);
+    expect((await harness.tds(['sync', inLake.id, '--lake', lake])).code).toBe(0);
+    const checked = await harness.tds(['lake', 'check', lake]);
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(checked.stderr).toMatch(/every_type: the lake matches the mirror \(3 rows\)/);
+    expect(checked.stderr).toMatch(/mirror_only: not in this lake \(never synced with --lake to it\); not compared/);
+    // a folder the mirror records as written and that is gone is a lake that differs, not one never made
+    await rm(join(lake, 'every_type'), { recursive: true });
+    const differs = await harness.tds(['lake', 'check', lake]);
+    expect(differs.code).toBe(9);
+    expect(differs.stderr).toMatch(/every_type: the lake differs: mirror 3 rows .* lake 0 rows/);
+    const empty = await harness.tds(['lake', 'check', join(harness.dir, 'no-lake')]);
+    expect(empty.code).not.toBe(0);
+    expect(empty.stderr).toMatch(/holds none of the mirror's tables/);
+  });
+
   it('compaction keeps now and as-of identical; --drop-changes removes what the snapshot holds', async () => {
     const harness = await openHarness();
     const lake = join(harness.dir, 'lake');
