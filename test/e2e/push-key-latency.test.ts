@@ -44,12 +44,14 @@ describe('push by key 50 ms away, at the row-read limit', () => {
   }) => {
     const harness = await openHarness({ ...KEY_EMULATOR, rateLimits: true, rateScale: RATE_SCALE, latency: { ms: 50, jitterMs: 0 } });
     const table = await webhookTable(harness, 'Codes', [{ label: 'Code', type: 'text', mapKey: 'code' }]);
-    // short text keys: `in` lists of about 110 a rule, so the first 10,000 keys (a window) are one query, the
-    // 500 after them another; the table holds 400 of the first window's (a chain of 4 pages), 100 of the
-    // second's, and 11,000 other rows (so that queries cost less than reading it whole, however many are found)
-    const codes = Array.from({ length: 10_500 }, (_, i) => `k${String(i + 1).padStart(5, '0')}`);
-    const held = codes.filter((_, i) => (i < 10_000 ? i % 25 === 0 : i % 5 === 0));
-    const others = Array.from({ length: 11_000 }, (_, i) => ({ Code: `other-${i}` }));
+    // keys of 13 characters: `in` lists of 62 a rule, so a window is the 11 batches (5,500 keys) that fill
+    // one query, the smallest window mark-existing.ts makes (keysPerQuery); the 500 after them are another
+    // window and query. The table holds 367 of the first window's keys (a chain of 4 pages), 100 of the
+    // second's, and 6,500 other rows (so that queries, up to 60 requests, cost less than reading it whole,
+    // 69 pages, however many are found)
+    const codes = Array.from({ length: 6000 }, (_, i) => `k${String(i + 1).padStart(12, '0')}`);
+    const held = codes.filter((_, i) => (i < 5500 ? i % 15 === 0 : i % 5 === 0));
+    const others = Array.from({ length: 6500 }, (_, i) => ({ Code: `other-${i}` }));
     await addRows(harness, table.id, [...others, ...held.map((code) => ({ Code: code }))]);
     const path = await harness.file('codes.ndjson', ndjson(codes.map((code) => ({ code }))));
     const since = harness.emu.requestLog.length;
@@ -72,7 +74,7 @@ describe('push by key 50 ms away, at the row-read limit', () => {
     expect(mostAtOnce(lookups)).toBeGreaterThan(1);
     expect(webhookPosts(harness.emu).reduce((sum, post) => sum + (post.objects ?? 0), 0)).toBe(codes.length - held.length);
     expectEachOnce(await columnValues(harness.emu, table.id, 'Code'), [...others.map((row) => row.Code), ...codes]);
-    // 10,000 records sent and their rows waited for, 50 ms away
+    // 5,533 records sent and their rows waited for, 50 ms away
   }, 60_000);
 });
 
