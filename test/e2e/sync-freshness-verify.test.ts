@@ -400,9 +400,9 @@ describe("verification's share of the row-read limit", () => {
     const harness = await open();
     const table = await syncedOldTable(harness, 450);
     const since = harness.emu.requestLog.length;
-    const share = 0.01;
+    const share = 0.05;
     const minute = 60_000 / RATE_SCALE;
-    /** One request's worth of the share: 60 a minute at 0.01, one every 100 s of the service (1 s here). */
+    /** One request's worth of the share: 3 a minute of the 60 at 0.05, one every 20 s of the service (200 ms here). */
     const shareMs = minute / (60 * share);
     const reads = (): typeof harness.emu.requestLog => harness.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
     // --max-stale asks far more than the share allows (5 pages in 1 s): verification reads at the share
@@ -443,9 +443,9 @@ describe("verification's share of the row-read limit", () => {
     const harness = await open({ readFaults: '429:0.15', faultSeed: 7 });
     await syncedOldTable(harness, 450);
     const since = harness.emu.requestLog.length;
-    // 5 pages, --max-stale 15m: a page every 81 s of the service (810 ms here): the table's pass and a wait as long again
-    const spacing = (0.9 * 900_000) / (5 + 5) / RATE_SCALE;
-    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '15m', '--max-share', '0.5']);
+    // 5 pages, --max-stale 5m: a page every 27 s of the service (270 ms here): the table's pass and a wait as long again
+    const spacing = (0.9 * 300_000) / (5 + 5) / RATE_SCALE;
+    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--max-share', '0.5']);
     // a faulted request is answered before its bucket is known: the path says it is a row read
     const reads = (): typeof harness.emu.requestLog =>
       harness.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /^\/v1\/tables\/[^/]+\/rows/.test(entry.path));
