@@ -201,7 +201,10 @@ export type ColumnEntry = z.infer<typeof columnEntry>;
 
 /** What the mirror table's columns are (DuckDB's own list, in order), with what _tds_columns says of their fields. */
 export async function mirroredColumns(connection: DuckDBConnection, tableId: string, mirrorTable: string): Promise<ColumnEntry[]> {
-  const [{ loadFields }, { META_KEYS, TRUNCATED_KEY }] = await Promise.all([import('../../mirror/index.js'), import('../../records/index.js')]);
+  const [{ loadFields }, { META_KEYS, TRUNCATED_KEY }] = await Promise.all([
+    import('../../mirror/index.js'),
+    import('../../records/index.js'),
+  ]);
   const builtInRole = (key: string): string => {
     if (key === '_id') return 'id';
     if ((META_KEYS as readonly string[]).includes(key)) return 'meta';
