@@ -2,7 +2,17 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { versionColumns } from '../mirror/history/index.js';
 import { quoteIdent } from '../duckdb/index.js';
-import { folderIdentity, folderProblems, folderState, lakeFolder, lakeTables, type LakeProblem, type LakeTable } from './lake.js';
+import {
+  folderColumns,
+  folderIdentity,
+  folderProblems,
+  folderState,
+  lakeFolder,
+  lakeTables,
+  type LakeProblem,
+  type LakeTable,
+} from './lake.js';
+import { lakeNameOf } from './lake-columns.js';
 import { lakeNowQuery } from './recipes.js';
 import { retypedColumns, type RetypedColumn } from './retyped-files.js';
 
@@ -39,11 +49,14 @@ export async function checkLake(connection: DuckDBConnection, dir: string): Prom
   const reached = await tablesReachingLake(connection, dir);
   for (const table of await lakeTables(connection)) {
     const folder = join(dir, lakeFolder(table.mirrorTable));
-    if (!reached.has(table.tableId) && (await folderIdentity(folder)) === undefined) {
+    const identity = await folderIdentity(folder);
+    if (!reached.has(table.tableId) && identity === undefined) {
       notInLake.push(table.mirrorTable);
       continue;
     }
-    const version = await versionColumns(connection, table.mirrorTable);
+    // the mirror's columns by the names the lake gives them (a relabelled field keeps its first name there)
+    const lakeName = lakeNameOf(await folderColumns(connection, folder, table.tableId, identity));
+    const version = (await versionColumns(connection, table.mirrorTable)).map((column) => ({ ...column, key: lakeName(column.key) }));
     const columns = version.map((column) => column.key);
     const values = version.map((column) => `${column.sql} AS ${quoteIdent(column.key)}`).join(', ');
     const mirror = await figures(connection, `(SELECT ${values} FROM ${quoteIdent(table.mirrorTable)})`, columns);

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { PRIVATE_FILE_MODE } from '../core/index.js';
 import { firstLine, quoteIdent, quoteLiteral } from '../duckdb/index.js';
 import { versionColumns, type VersionColumn } from '../mirror/history/index.js';
-import { commitPartition, SUCCESS_FILE } from './commit-partition.js';
+import { commitPartition, LAKE_FOLDER_MODE, SUCCESS_FILE } from './commit-partition.js';
+import { lakeColumns, lakeNameOf, relabelledColumns, type LakeColumns } from './lake-columns.js';
 import { tableReadme } from './recipes.js';
 import { retypedColumns } from './retyped-files.js';
 
@@ -74,9 +75,15 @@ export async function writeLake(connection: DuckDBConnection, request: LakeWrite
   await connection.run(LAKE_TABLE);
   const written: PartitionWritten[] = [];
   for (const table of await lakeTables(connection, request.tableId)) {
+    const folder = join(request.dir, lakeFolder(table.mirrorTable));
     const missing = await missingSyncs(connection, request.dir, table);
+    const known = await folderIdentity(folder);
+    const columns = await folderColumns(connection, folder, table.tableId, known);
+    const renamed = JSON.stringify(columns) !== JSON.stringify(known?.columns);
+    // the names are kept before a file uses them, so every partition after names each field the same
+    if (missing.length > 0 && renamed) await saveIdentity(folder, { ...identityOf(table), columns });
     for (const syncId of missing) {
-      const rows = await writePartition(connection, { dir: request.dir, table, syncId });
+      const rows = await writePartition(connection, { dir: request.dir, table, syncId, lakeName: lakeNameOf(columns) });
       await connection.run('INSERT OR REPLACE INTO _tds_lake VALUES ($1, $2, $3, $4, $5, $6, now())', [
         request.dir,
         syncId,
@@ -87,9 +94,33 @@ export async function writeLake(connection: DuckDBConnection, request: LakeWrite
       ]);
       if (rows > 0) written.push({ mirrorTable: table.mirrorTable, syncId, rows });
     }
-    if (missing.length > 0) await describeFolder(connection, join(request.dir, lakeFolder(table.mirrorTable)), table);
+    if (missing.length > 0 || (renamed && known !== undefined)) await describeFolder(connection, folder, { ...identityOf(table), columns });
   }
   return written;
+}
+
+/**
+ * The lake's names of a table's field columns (lake-columns.ts), as its folder's `_table.json` keeps
+ * them, with the fields the mirror has that no file of the folder has had yet.
+ */
+export async function folderColumns(
+  connection: DuckDBConnection,
+  folder: string,
+  tableId: string,
+  known: FolderIdentity | undefined,
+): Promise<LakeColumns> {
+  let newestFile: string | undefined;
+  if (known?.columns === undefined) {
+    const state = await folderState(folder);
+    const newest = state.changes.at(-1);
+    if (newest !== undefined) newestFile = join('changes', `${SYNC_PARTITION}=${newest}`, '*.parquet');
+    else if (state.snapshotAsOf !== undefined) newestFile = join('snapshot', `${SNAPSHOT_PARTITION}=${state.snapshotAsOf}`, '*.parquet');
+  }
+  return lakeColumns(connection, tableId, folder, known?.columns, newestFile);
+}
+
+function identityOf(table: FolderIdentity): FolderIdentity {
+  return { tableId: table.tableId, name: table.name, mirrorTable: table.mirrorTable };
 }
 
 /** The tables of the mirror (or the one asked for) with their history tables. */
@@ -162,12 +193,15 @@ interface PartitionTarget {
   dir: string;
   table: LakeTable;
   syncId: number;
+  /** The lake's name of a mirror column. */
+  lakeName: (mirrorKey: string) => string;
 }
 
 /** One partition of `<table>/changes/`; returns the rows written (0: no folder). */
 async function writePartition(connection: DuckDBConnection, target: PartitionTarget): Promise<number> {
   const changes = join(target.dir, lakeFolder(target.table.mirrorTable), 'changes');
-  const columns = await versionColumns(connection, target.table.mirrorTable, target.syncId);
+  const versions = await versionColumns(connection, target.table.mirrorTable, target.syncId);
+  const columns = versions.map((column) => ({ ...column, key: target.lakeName(column.key) }));
   return commitPartition({
     connection,
     query: partitionQuery(target.table, target.syncId, columns),
@@ -210,6 +244,8 @@ export interface FolderIdentity {
   tableId: string;
   name: string;
   mirrorTable: string;
+  /** Each field's column name in the lake, by field ID (lake-columns.ts); absent in folders written before. */
+  columns?: LakeColumns;
 }
 
 const IDENTITY_FILE = '_table.json';
@@ -220,6 +256,11 @@ export async function folderIdentity(folder: string): Promise<FolderIdentity | u
   } catch {
     return undefined;
   }
+}
+
+async function saveIdentity(folder: string, identity: FolderIdentity): Promise<void> {
+  await mkdir(folder, { recursive: true, mode: LAKE_FOLDER_MODE });
+  await writeFile(join(folder, IDENTITY_FILE), `${JSON.stringify(identity, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
 }
 
 /** What a table's folder holds now: its newest whole snapshot, and whether changes newer than it are there. */
@@ -276,8 +317,7 @@ export async function folderProblems(connection: DuckDBConnection, folder: strin
 export async function describeFolder(connection: DuckDBConnection, folder: string, table: FolderIdentity): Promise<void> {
   const state = await folderState(folder);
   if (state.snapshotAsOf === undefined && state.changes.length === 0) return;
-  const identity: FolderIdentity = { tableId: table.tableId, name: table.name, mirrorTable: table.mirrorTable };
-  await writeFile(join(folder, IDENTITY_FILE), `${JSON.stringify(identity, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
+  await saveIdentity(folder, { ...identityOf(table), ...(table.columns ? { columns: table.columns } : {}) });
   const files = [
     ...(state.changes.length > 0 ? [join(folder, 'changes', `${SYNC_PARTITION}=*`, '*.parquet')] : []),
     ...(state.snapshotAsOf !== undefined ? [join(folder, 'snapshot', `${SNAPSHOT_PARTITION}=${state.snapshotAsOf}`, '*.parquet')] : []),
@@ -297,6 +337,7 @@ export async function describeFolder(connection: DuckDBConnection, folder: strin
     ...(state.snapshotAsOf !== undefined ? { snapshotAsOf: state.snapshotAsOf } : {}),
     hasChanges: state.changes.length > 0,
     retyped: await retypedColumns(connection, folder, state),
+    relabelled: relabelledColumns(table.columns),
   });
   await writeFile(join(folder, 'README.md'), readme, { mode: PRIVATE_FILE_MODE });
 }

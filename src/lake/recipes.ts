@@ -18,6 +18,8 @@ export interface ReadmeTable {
   hasChanges: boolean;
   /** Columns whose older files hold another type: read back and converted as the mirror converted them. */
   retyped?: readonly RetypedColumn[];
+  /** Columns named by a field's earlier label (a field keeps its first name in the lake), with the mirror's key now. */
+  relabelled?: ReadonlyArray<{ lake: string; mirror: string }>;
 }
 
 /** The change partitions read together by name (FROM-able), retyped columns converted as the mirror does. */
@@ -78,6 +80,16 @@ export function lakeNowQuery(table: Omit<ReadmeTable, 'columns' | 'name'>): stri
   return duckdbAt({ ...table, name: '', columns: [] }, undefined).replace(/;$/, '');
 }
 
+const sqlName = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** Which lake columns the mirror now names otherwise: a field keeps the name it first had in the lake. */
+function relabelledNote(table: ReadmeTable): string {
+  const relabelled = table.relabelled ?? [];
+  if (relabelled.length === 0) return '';
+  const pairs = relabelled.map(({ lake, mirror }) => `\`${sqlName(lake)}\` is \`${sqlName(mirror)}\``).join(', ');
+  return `A field's column keeps the name it first had in this folder in every file, however the field is relabelled later (a new field whose name another field holds here gets \`Name (FIELD_ID)\`). The mirror names these columns otherwise now: ${pairs} (alias them to read the mirror's names, e.g. \`SELECT ${sqlName(relabelled[0]!.lake)} AS ${sqlName(relabelled[0]!.mirror)}\`).\n\n`;
+}
+
 /** The README of a table's folder. */
 export function tableReadme(table: ReadmeTable): string {
   const f = table.folder;
@@ -94,7 +106,7 @@ partition is whole when its \`_SUCCESS\` is there. Files written later can have 
 added later: read with union by name), and a retyped field keeps its old type in older files (the
 DuckDB queries below convert those values as the mirror did; elsewhere, declare the newest type and cast).
 
-${snapshotNote}Run these from the lake's folder (the one that holds \`${f}/\`).
+${relabelledNote(table)}${snapshotNote}Run these from the lake's folder (the one that holds \`${f}/\`).
 
 ## DuckDB
 

@@ -1,0 +1,103 @@
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteLiteral } from '../duckdb/index.js';
+
+// A field keeps one column name in the lake for its life: the name its column had when it first reached
+// the lake. The mirror renames a column when its field is relabelled; the lake cannot rename the columns
+// of files already written (nor should a partition written late differ from one written at once), so
+// every partition, whenever written, names the field's column the same, and a reader's union by name
+// keeps one column. The names are kept per field ID in the table folder's `_table.json`, so the folder
+// alone says them (`tds lake compact`, the README). A new field whose name another field holds in the
+// lake (one relabelled away from it, or removed) gets a distinct one, `Name (FIELD_ID)`.
+
+/**
+ * A column of a field in the lake, by its slot: the field's ID for its value column, `ID/status` and
+ * `ID/error` for an action field's other two.
+ */
+export interface LakeColumn {
+  /** The column's name in the lake's files, for the field's life. */
+  lake: string;
+  /** Its key in the mirror when last written (the field's current label, or name); absent once the mirror has no such column. */
+  mirror?: string;
+}
+
+export type LakeColumns = Record<string, LakeColumn>;
+
+/** A mirror column of a field, by slot. */
+interface MirrorSlot {
+  slot: string;
+  fieldId: string;
+  key: string;
+}
+
+/** The mirror's field columns of a table (removed fields' kept columns too), by slot. */
+async function mirrorSlots(connection: DuckDBConnection, tableId: string): Promise<MirrorSlot[]> {
+  const reader = await connection.runAndReadAll(
+    'SELECT field_id, key, status_key, error_key FROM _tds_columns WHERE table_id = $1 ORDER BY removed, position',
+    [tableId],
+  );
+  return reader.getRowObjectsJS().flatMap((row) => {
+    const fieldId = String(row.field_id);
+    const slots: MirrorSlot[] = [{ slot: fieldId, fieldId, key: String(row.key) }];
+    if (row.status_key !== null) slots.push({ slot: `${fieldId}/status`, fieldId, key: String(row.status_key) });
+    if (row.error_key !== null) slots.push({ slot: `${fieldId}/error`, fieldId, key: String(row.error_key) });
+    return slots;
+  });
+}
+
+/**
+ * The lake's names of the table's field columns: those `known` (from `_table.json`) kept, each new one
+ * named by its mirror key unless another column holds that name in the lake (DuckDB's names ignore
+ * case), then `key (FIELD_ID)`. Without `known` (a folder written before the names were kept), the
+ * names start from the newest file's columns.
+ */
+export async function lakeColumns(
+  connection: DuckDBConnection,
+  tableId: string,
+  folder: string,
+  known: LakeColumns | undefined,
+  newestFile: string | undefined,
+): Promise<LakeColumns> {
+  const slots = await mirrorSlots(connection, tableId);
+  const columns: LakeColumns = {};
+  const taken = new Set<string>();
+  const start = known ?? (await startingNames(connection, slots, newestFile === undefined ? undefined : join(folder, newestFile)));
+  const inMirror = new Set(slots.map(({ slot }) => slot));
+  for (const [slot, column] of Object.entries(start)) {
+    columns[slot] = inMirror.has(slot) ? { ...column } : { lake: column.lake };
+    taken.add(column.lake.toLowerCase());
+  }
+  for (const { slot, fieldId, key } of slots) {
+    const column = columns[slot];
+    if (column) {
+      column.mirror = key;
+      continue;
+    }
+    let lake = taken.has(key.toLowerCase()) ? `${key} (${fieldId})` : key;
+    for (let n = 2; taken.has(lake.toLowerCase()); n += 1) lake = `${key} (${fieldId} ${n})`;
+    taken.add(lake.toLowerCase());
+    columns[slot] = { lake, mirror: key };
+  }
+  return columns;
+}
+
+/** The names of a folder written before they were kept: each field whose mirror key is a column of the newest file keeps it. */
+async function startingNames(connection: DuckDBConnection, slots: readonly MirrorSlot[], newestFile: string | undefined): Promise<LakeColumns> {
+  if (newestFile === undefined) return {};
+  const described = await connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quoteLiteral(newestFile)})`);
+  const present = new Set(described.getRowObjectsJS().map((row) => String(row.column_name)));
+  return Object.fromEntries(slots.filter(({ key }) => present.has(key)).map(({ slot, key }) => [slot, { lake: key, mirror: key }]));
+}
+
+/** The lake's name of each mirror column (a column of no field, `_id` and such, keeps its own). */
+export function lakeNameOf(columns: LakeColumns): (mirrorKey: string) => string {
+  const byKey = new Map(Object.values(columns).flatMap((column) => (column.mirror === undefined ? [] : [[column.mirror, column.lake] as const])));
+  return (mirrorKey) => byKey.get(mirrorKey) ?? mirrorKey;
+}
+
+/** The columns whose lake name is not their mirror key, for the README. */
+export function relabelledColumns(columns: LakeColumns | undefined): Array<Required<LakeColumn>> {
+  return Object.values(columns ?? {}).filter(
+    (column): column is Required<LakeColumn> => column.mirror !== undefined && column.lake !== column.mirror,
+  );
+}
