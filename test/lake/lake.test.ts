@@ -313,3 +313,104 @@ describe('the lake: names and drift', () => {
     expect(await nowScores()).toEqual(['7', 'changed', 'high']);
   });
 });
+
+describe('a relabelled field in the lake', () => {
+  interface Created {
+    id: string;
+    name: string;
+    score: string;
+    rows: string[];
+  }
+
+  /** A table "Relabelled" of fields Name and Score with 6 rows. */
+  async function relabelledTable(harness: Harness): Promise<Created> {
+    const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string }> }>('POST', '/tables', {
+      workspace: 'Sales',
+      name: 'Relabelled',
+      fields: [
+        { label: 'Name', type: 'text' },
+        { label: 'Score', type: 'number' },
+      ],
+    });
+    const [name, score] = created.fields.map((field) => field.id);
+    const rows = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, {
+      rows: Array.from({ length: 6 }, (_, k) => ({ cells: { [name!]: `n${k}`, [score!]: k } })),
+    });
+    return { id: created.table.id, name: name!, score: score!, rows: rows.rows.map((row) => row.id) };
+  }
+
+  const syncLake = async (harness: Harness, id: string, lake: string, ...flags: string[]): Promise<void> => {
+    const synced = await harness.tds(['sync', id, ...flags, '--lake', lake]);
+    expect(synced.code, synced.stderr).toBe(0);
+  };
+
+  /**
+   * `tds lake check` exits 0, and the README's "now" query, run as written from the lake's folder, holds
+   * the mirror's values, each mirror column read from the lake column `lakeName` gives (its own name else),
+   * and no other column of a field.
+   */
+  async function expectLakeIsMirror(harness: Harness, lake: string, lakeName: Record<string, string>): Promise<string> {
+    const check = await harness.tds(['lake', 'check', lake]);
+    expect(check.code, check.stderr).toBe(0);
+    const readme = await readFile(join(lake, 'relabelled', 'README.md'), 'utf8');
+    const now = /-- now\n([^;]+);/.exec(readme)![1]!;
+    const copied = await harness.tds(['sql', '--files', `COPY (${now}) TO 'recipe.parquet' (FORMAT parquet)`], { cwd: lake });
+    expect(copied.code, copied.stderr).toBe(0);
+    const recipe = `read_parquet('${join(lake, 'recipe.parquet')}')`;
+    const mirror = (await sql<{ column_name: string }>(harness, 'DESCRIBE relabelled')).map((c) => c.column_name);
+    const quote = (key: string): string => `"${key.replace(/"/g, '""')}"`;
+    const fromLake = mirror.map((key) => `${quote(lakeName[key] ?? key)} AS ${quote(key)}`).join(', ');
+    const fromMirror = mirror.map(quote).join(', ');
+    expect(await difference(harness, `(SELECT ${fromLake} FROM ${recipe})`, `(SELECT ${fromMirror} FROM relabelled)`)).toBe(0);
+    const read = (await sql<{ column_name: string }>(harness, `DESCRIBE SELECT * FROM ${recipe}`)).map((c) => c.column_name);
+    const own = ['_change', '_valid_from', 'sync_id'];
+    expect(read.filter((key) => !own.includes(key)).sort()).toEqual(mirror.map((key) => lakeName[key] ?? key).sort());
+    await rm(join(lake, 'recipe.parquet'));
+    return readme;
+  }
+
+  it('relabelled between two --lake syncs: the lake keeps the first name in every file, the README says the mirror name', async () => {
+    const harness = await openHarness();
+    const lake = join(harness.dir, 'lake');
+    const table = await relabelledTable(harness);
+    await syncLake(harness, table.id, lake);
+    await harness.admin('PATCH', `/tables/${table.id}/fields/${table.name}`, { label: 'Title' });
+    await harness.admin('PATCH', `/tables/${table.id}/rows/${table.rows[0]}`, { cells: { [table.name]: 'edited' } });
+    await syncLake(harness, table.id, lake, '--full');
+    const readme = await expectLakeIsMirror(harness, lake, { Title: 'Name' });
+    expect(readme).toContain('`"Name"` is `"Title"`');
+    const columns = await sql<{ column_name: string }>(
+      harness,
+      `DESCRIBE SELECT * FROM read_parquet('${lake}/relabelled/changes/sync_id=2/*.parquet')`,
+    );
+    expect(columns.map((c) => c.column_name)).toContain('Name');
+  });
+
+  it('relabelled before a partition is written late: that partition names the field as the ones before it', async () => {
+    const harness = await openHarness();
+    const lake = join(harness.dir, 'lake');
+    const table = await relabelledTable(harness);
+    await syncLake(harness, table.id, lake);
+    // sync 2 without --lake; its partition is written by sync 3, after the relabel
+    await harness.admin('PATCH', `/tables/${table.id}/rows/${table.rows[1]}`, { cells: { [table.name]: 'before the relabel' } });
+    expect((await harness.tds(['sync', table.id, '--full'])).code).toBe(0);
+    await harness.admin('PATCH', `/tables/${table.id}/fields/${table.name}`, { label: 'Title' });
+    await harness.admin('PATCH', `/tables/${table.id}/rows/${table.rows[2]}`, { cells: { [table.name]: 'after the relabel' } });
+    await syncLake(harness, table.id, lake, '--full');
+    expect((await readdir(join(lake, 'relabelled', 'changes'))).sort()).toEqual(['sync_id=1', 'sync_id=2', 'sync_id=3']);
+    await expectLakeIsMirror(harness, lake, { Title: 'Name' });
+  });
+
+  it("a new field labelled as a relabelled field was: it takes a name of its own in the lake", async () => {
+    const harness = await openHarness();
+    const lake = join(harness.dir, 'lake');
+    const table = await relabelledTable(harness);
+    await syncLake(harness, table.id, lake);
+    await harness.admin('PATCH', `/tables/${table.id}/fields/${table.name}`, { label: 'Title' });
+    const added = await harness.admin<{ field: { id: string } }>('POST', `/tables/${table.id}/fields`, { label: 'Name', type: 'text' });
+    await harness.admin('PATCH', `/tables/${table.id}/rows/${table.rows[3]}`, { cells: { [added.field.id]: 'the new field' } });
+    await syncLake(harness, table.id, lake, '--full');
+    const readme = await expectLakeIsMirror(harness, lake, { Title: 'Name', Name: `Name (${added.field.id})` });
+    expect(readme).toContain(`\`"Name (${added.field.id})"\` is \`"Name"\``);
+  });
+});
