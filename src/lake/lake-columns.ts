@@ -82,7 +82,11 @@ export async function lakeColumns(
 }
 
 /** The names of a folder written before they were kept: each field whose mirror key is a column of the newest file keeps it. */
-async function startingNames(connection: DuckDBConnection, slots: readonly MirrorSlot[], newestFile: string | undefined): Promise<LakeColumns> {
+async function startingNames(
+  connection: DuckDBConnection,
+  slots: readonly MirrorSlot[],
+  newestFile: string | undefined,
+): Promise<LakeColumns> {
   if (newestFile === undefined) return {};
   const described = await connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quoteLiteral(newestFile)})`);
   const present = new Set(described.getRowObjectsJS().map((row) => String(row.column_name)));
@@ -91,7 +95,9 @@ async function startingNames(connection: DuckDBConnection, slots: readonly Mirro
 
 /** The lake's name of each mirror column (a column of no field, `_id` and such, keeps its own). */
 export function lakeNameOf(columns: LakeColumns): (mirrorKey: string) => string {
-  const byKey = new Map(Object.values(columns).flatMap((column) => (column.mirror === undefined ? [] : [[column.mirror, column.lake] as const])));
+  const byKey = new Map(
+    Object.values(columns).flatMap((column) => (column.mirror === undefined ? [] : [[column.mirror, column.lake] as const])),
+  );
   return (mirrorKey) => byKey.get(mirrorKey) ?? mirrorKey;
 }
 

@@ -401,7 +401,7 @@ describe('a relabelled field in the lake', () => {
     await expectLakeIsMirror(harness, lake, { Title: 'Name' });
   });
 
-  it("a new field labelled as a relabelled field was: it takes a name of its own in the lake", async () => {
+  it('a new field labelled as a relabelled field was: it takes a name of its own in the lake', async () => {
     const harness = await openHarness();
     const lake = join(harness.dir, 'lake');
     const table = await relabelledTable(harness);
