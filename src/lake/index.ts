@@ -4,7 +4,7 @@
 // lake), `compactFolder` (compact.ts: a table's changes rewritten into a snapshot) and `checkLake`
 // (lake-check.ts: a lake compared with its mirror). Inside: commit-partition.ts writes a partition's
 // file aside and renames it, recipes.ts the README of each table's folder, retyped-files.ts reads a
-// retyped column's older files.
+// retyped column's older files, lake-columns.ts the name each field's column keeps in the lake.
 
 export { compactFolder } from './compact.js';
 export { checkLake, type LakeCheck, type TableCheck } from './lake-check.js';
