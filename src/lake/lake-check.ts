@@ -2,17 +2,8 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { versionColumns } from '../mirror/history/index.js';
 import { quoteIdent } from '../duckdb/index.js';
-import {
-  folderColumns,
-  folderIdentity,
-  folderProblems,
-  folderState,
-  lakeFolder,
-  lakeTables,
-  type LakeProblem,
-  type LakeTable,
-} from './lake.js';
-import { lakeNameOf } from './lake-columns.js';
+import { folderIdentity, folderProblems, folderState, lakeFolder, lakeTables, type LakeProblem, type LakeTable } from './lake.js';
+import { lakeColumns, lakeNameOf } from './lake-columns.js';
 import { lakeNowQuery } from './recipes.js';
 import { retypedColumns, type RetypedColumn } from './retyped-files.js';
 
@@ -55,7 +46,7 @@ export async function checkLake(connection: DuckDBConnection, dir: string): Prom
       continue;
     }
     // the mirror's columns by the names the lake gives them (a relabelled field keeps its first name there)
-    const lakeName = lakeNameOf(await folderColumns(connection, folder, table.tableId, identity));
+    const lakeName = lakeNameOf(await lakeColumns(connection, table.tableId, identity?.columns));
     const version = (await versionColumns(connection, table.mirrorTable)).map((column) => ({ ...column, key: lakeName(column.key) }));
     const columns = version.map((column) => column.key);
     const values = version.map((column) => `${column.sql} AS ${quoteIdent(column.key)}`).join(', ');

@@ -1,6 +1,4 @@
-import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteLiteral } from '../duckdb/index.js';
 
 // A field keeps one column name in the lake for its life: the name its column had when it first reached
 // the lake. The mirror renames a column when its field is relabelled; the lake cannot rename the columns
@@ -48,22 +46,16 @@ async function mirrorSlots(connection: DuckDBConnection, tableId: string): Promi
 /**
  * The lake's names of the table's field columns: those `known` (from `_table.json`) kept, each new one
  * named by its mirror key unless another column holds that name in the lake (DuckDB's names ignore
- * case), then `key (FIELD_ID)`. Without `known` (a folder written before the names were kept), the
- * names start from the newest file's columns.
+ * case), then `key (FIELD_ID)`. Without `known` (a folder written before the names were kept), every
+ * field starts with its mirror key: the name its newest file gave it (files were named by the mirror's
+ * keys, and unique ones), unless it was relabelled since that file, which no file tells.
  */
-export async function lakeColumns(
-  connection: DuckDBConnection,
-  tableId: string,
-  folder: string,
-  known: LakeColumns | undefined,
-  newestFile: string | undefined,
-): Promise<LakeColumns> {
+export async function lakeColumns(connection: DuckDBConnection, tableId: string, known: LakeColumns | undefined): Promise<LakeColumns> {
   const slots = await mirrorSlots(connection, tableId);
   const columns: LakeColumns = {};
   const taken = new Set<string>();
-  const start = known ?? (await startingNames(connection, slots, newestFile === undefined ? undefined : join(folder, newestFile)));
   const inMirror = new Set(slots.map(({ slot }) => slot));
-  for (const [slot, column] of Object.entries(start)) {
+  for (const [slot, column] of Object.entries(known ?? {})) {
     columns[slot] = inMirror.has(slot) ? { ...column } : { lake: column.lake };
     taken.add(column.lake.toLowerCase());
   }
@@ -79,18 +71,6 @@ export async function lakeColumns(
     columns[slot] = { lake, mirror: key };
   }
   return columns;
-}
-
-/** The names of a folder written before they were kept: each field whose mirror key is a column of the newest file keeps it. */
-async function startingNames(
-  connection: DuckDBConnection,
-  slots: readonly MirrorSlot[],
-  newestFile: string | undefined,
-): Promise<LakeColumns> {
-  if (newestFile === undefined) return {};
-  const described = await connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quoteLiteral(newestFile)})`);
-  const present = new Set(described.getRowObjectsJS().map((row) => String(row.column_name)));
-  return Object.fromEntries(slots.filter(({ key }) => present.has(key)).map(({ slot, key }) => [slot, { lake: key, mirror: key }]));
 }
 
 /** The lake's name of each mirror column (a column of no field, `_id` and such, keeps its own). */

@@ -78,7 +78,7 @@ export async function writeLake(connection: DuckDBConnection, request: LakeWrite
     const folder = join(request.dir, lakeFolder(table.mirrorTable));
     const missing = await missingSyncs(connection, request.dir, table);
     const known = await folderIdentity(folder);
-    const columns = await folderColumns(connection, folder, table.tableId, known);
+    const columns = await lakeColumns(connection, table.tableId, known?.columns);
     const renamed = JSON.stringify(columns) !== JSON.stringify(known?.columns);
     // the names are kept before a file uses them, so every partition after names each field the same
     if (missing.length > 0 && renamed) await saveIdentity(folder, { ...identityOf(table), columns });
@@ -97,26 +97,6 @@ export async function writeLake(connection: DuckDBConnection, request: LakeWrite
     if (missing.length > 0 || (renamed && known !== undefined)) await describeFolder(connection, folder, { ...identityOf(table), columns });
   }
   return written;
-}
-
-/**
- * The lake's names of a table's field columns (lake-columns.ts), as its folder's `_table.json` keeps
- * them, with the fields the mirror has that no file of the folder has had yet.
- */
-export async function folderColumns(
-  connection: DuckDBConnection,
-  folder: string,
-  tableId: string,
-  known: FolderIdentity | undefined,
-): Promise<LakeColumns> {
-  let newestFile: string | undefined;
-  if (known?.columns === undefined) {
-    const state = await folderState(folder);
-    const newest = state.changes.at(-1);
-    if (newest !== undefined) newestFile = join('changes', `${SYNC_PARTITION}=${newest}`, '*.parquet');
-    else if (state.snapshotAsOf !== undefined) newestFile = join('snapshot', `${SNAPSHOT_PARTITION}=${state.snapshotAsOf}`, '*.parquet');
-  }
-  return lakeColumns(connection, tableId, folder, known?.columns, newestFile);
 }
 
 function identityOf(table: FolderIdentity): FolderIdentity {

@@ -1,4 +1,4 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { addEveryTypeRows } from '../e2e/sync-support.js';
@@ -398,6 +398,23 @@ describe('a relabelled field in the lake', () => {
     await harness.admin('PATCH', `/tables/${table.id}/rows/${table.rows[2]}`, { cells: { [table.name]: 'after the relabel' } });
     await syncLake(harness, table.id, lake, '--full');
     expect((await readdir(join(lake, 'relabelled', 'changes'))).sort()).toEqual(['sync_id=1', 'sync_id=2', 'sync_id=3']);
+    await expectLakeIsMirror(harness, lake, { Title: 'Name' });
+  });
+
+  it('a folder written before the names were kept gets them at its next sync, then keeps them across a relabel', async () => {
+    const harness = await openHarness();
+    const lake = join(harness.dir, 'lake');
+    const table = await relabelledTable(harness);
+    await syncLake(harness, table.id, lake);
+    const identityFile = join(lake, 'relabelled', '_table.json');
+    const { columns, ...older } = JSON.parse(await readFile(identityFile, 'utf8')) as { columns?: unknown };
+    expect(columns).toBeDefined();
+    await writeFile(identityFile, JSON.stringify(older));
+    await harness.admin('PATCH', `/tables/${table.id}/rows/${table.rows[4]}`, { cells: { [table.score]: 40 } });
+    await syncLake(harness, table.id, lake, '--full');
+    await harness.admin('PATCH', `/tables/${table.id}/fields/${table.name}`, { label: 'Title' });
+    await harness.admin('PATCH', `/tables/${table.id}/rows/${table.rows[5]}`, { cells: { [table.name]: 'after the relabel' } });
+    await syncLake(harness, table.id, lake, '--full');
     await expectLakeIsMirror(harness, lake, { Title: 'Name' });
   });
 
