@@ -53,92 +53,65 @@ const PART_BYTES = 2 * 2 ** 20;
 
 export class TableDiff {
   readonly keys: readonly string[];
+  /** The rows that differ (pairsSql); null when nothing can differ. */
   private readonly sql: string | null;
-  /** The IDs of the rows that may differ (candidateIdsSql). */
-  private readonly candidates: string | null;
 
   constructor(
     private readonly connection: DuckDBConnection,
-    private readonly tables: HistoryTables,
+    tables: HistoryTables,
     private readonly columns: readonly DiffKey[],
-    private readonly span: { since: Moment; until: Moment },
+    span: { since: Moment; until: Moment },
   ) {
     this.keys = columns.map((column) => column.key);
-    this.candidates = candidateIdsSql(tables, span.since, span.until);
-    this.sql = this.candidates === null ? null : pairsSql(tables, columns, span, this.candidates);
+    const candidates = candidateIdsSql(tables, span.since, span.until);
+    this.sql = candidates === null ? null : pairsSql(tables, columns, span, candidates);
   }
 
   /**
-   * The rows that differ, in the order of their latest `_updatedAt`, then `_id`. The versions of the
-   * candidates at both moments are copied once into a temporary table, with the bytes of their values;
-   * the order is sorted from narrow rows of it and cut into parts (PART_BYTES), and each part's versions
-   * are compared, written as JSON text (values as an export writes them) and sorted: DuckDB sorts only a
-   * part at a time (it keeps a sort's long strings in memory at many times their size), and the mirror
-   * table and its history are read once (a statement a part, each reading them again, cost half as much
-   * again over 100,000 rows of 1,000,000).
+   * The rows that differ, in the order of their latest `_updatedAt`, then `_id`. The candidates' two
+   * snapshots are joined once, and each row that differs is written as its record's JSON text (values
+   * as an export writes them) into a temporary table, unsorted; the order is sorted from narrow rows of
+   * it and cut into parts (PART_BYTES of text), and each part's records come sorted as one text: DuckDB
+   * sorts only a part at a time (it keeps a sort's long strings in memory at many times their size), the
+   * mirror table and its history are read once, and a part's records cross from DuckDB to JavaScript as
+   * one string (a string a value cost more than the comparison over 100,000 rows of 1,000,000).
    */
   async *records(): AsyncGenerator<DiffRecord> {
-    if (this.candidates === null) return;
+    if (this.sql === null) return;
     const suffix = Math.random().toString(36).slice(2, 10);
-    const versions = `temp.tds_diff_versions_${suffix}`;
+    const lines = `temp.tds_diff_lines_${suffix}`;
     const order = `temp.tds_diff_order_${suffix}`;
     try {
-      await this.connection.run(`CREATE TEMP TABLE ${versions.slice('temp.'.length)} AS ${this.versionsSql()}`);
-      await this.connection.run(`CREATE TEMP TABLE ${order.slice('temp.'.length)} AS ${this.orderSql(versions)}`);
-      await this.connection.run(`UPDATE ${versions} v SET part = o.part, place = o.place FROM ${order} o WHERE v."_id" = o."_id"`);
+      await this.connection.run(`CREATE TEMP TABLE ${lines.slice('temp.'.length)} AS ${this.linesSql()}`);
+      await this.connection.run(`CREATE TEMP TABLE ${order.slice('temp.'.length)} AS ${orderSql(lines)}`);
+      await this.connection.run(`UPDATE ${lines} l SET part = o.part, place = o.place FROM ${order} o WHERE l."_id" = o."_id"`);
       const last = await this.connection.runAndReadAll(`SELECT coalesce(max(part), -1)::BIGINT AS n FROM ${order}`);
       const parts = Number(last.getRowObjectsJS()[0]?.n ?? -1);
       for (let part = 0; part <= parts; part += 1) {
-        const of = (side: 'a' | 'b'): string =>
-          `SELECT * EXCLUDE (side, part, w) FROM ${versions} WHERE part = ${part} AND side = '${side}'`;
-        yield* this.partRecords(
-          `SELECT change, "_id", ${this.sideJson('b')} AS before, ${this.sideJson('a')} AS after ` +
-            `FROM (${comparedSql(this.columns, of('b'), of('a'), 'place')}) ORDER BY place`,
+        const result = await this.connection.runAndReadAll(
+          `SELECT string_agg(line, ',' ORDER BY place) AS records FROM ${lines} WHERE part = ${part}`,
         );
+        const text = result.getRowsJS()[0]?.[0];
+        if (typeof text === 'string') yield* JSON.parse(`[${text}]`) as DiffRecord[];
       }
     } finally {
       await this.connection.run(`DROP TABLE IF EXISTS ${order}`);
-      await this.connection.run(`DROP TABLE IF EXISTS ${versions}`);
+      await this.connection.run(`DROP TABLE IF EXISTS ${lines}`);
     }
-  }
-
-  /** The candidates' versions at both moments (`side` b and a), with the bytes of their values (`w`); `part` and `place` to come. */
-  private versionsSql(): string {
-    const bytes = ['64', ...this.columns.map((column) => `coalesce(strlen(CAST(${column.sql} AS VARCHAR)), 0)`)].join(' + ');
-    const columns = `NULL::BIGINT AS part, NULL::BIGINT AS place, ${bytes} AS w, ${versionColumns(this.columns)}`;
-    const only = '"_id" IN (SELECT "_id" FROM candidates)';
-    const side = (which: 'a' | 'b', moment: Moment): string =>
-      `SELECT '${which}' AS side, * FROM (${snapshotSql(this.tables, moment, columns, only)})`;
-    return `WITH candidates AS (${this.candidates}) ${side('b', this.span.since)} UNION ALL ${side('a', this.span.until)}`;
   }
 
   /**
-   * Each candidate's ID, part and place: the candidates in the records' order (place), cut where the
-   * bytes of their values (both sides) pass each PART_BYTES. Only narrow rows are sorted.
+   * Each row that differs: its record as JSON text (`line`), the bytes of that text (`w`) and its sort
+   * key (`k`, the latest `_updatedAt`); `part` and `place` to come.
    */
-  private orderSql(versions: string): string {
+  private linesSql(): string {
     const updatedAt = this.keys.indexOf('_updatedAt');
-    const key = updatedAt < 0 ? 'NULL' : `arg_max(v${updatedAt}, side = 'a')`;
-    const order = 'ORDER BY k, "_id"';
-    return (
-      `SELECT "_id", (floor(sum(w) OVER (${order} ROWS UNBOUNDED PRECEDING) / ${PART_BYTES}))::BIGINT AS part, ` +
-      `row_number() OVER (${order}) AS place FROM (SELECT "_id", ${key} AS k, sum(w) AS w FROM ${versions} GROUP BY "_id")`
-    );
-  }
-
-  /** The records a query of `change`, `_id`, `before` and `after` (JSON text) gives, a chunk at a time. */
-  private async *partRecords(query: string): AsyncGenerator<DiffRecord> {
-    const result = await this.connection.stream(query);
-    for await (const rows of result.yieldRowsJs()) {
-      for (const [change, id, before, after] of rows) {
-        yield {
-          change: change as Change,
-          _id: String(id),
-          before: change === 'added' ? null : (JSON.parse(String(before)) as Record<string, unknown>),
-          after: change === 'deleted' ? null : (JSON.parse(String(after)) as Record<string, unknown>),
-        };
-      }
-    }
+    const k = updatedAt < 0 ? 'NULL' : `coalesce(a${updatedAt}, b${updatedAt})`;
+    const line =
+      `'{"change":"' || change || '","_id":' || CAST(to_json("_id") AS VARCHAR) || ` +
+      `',"before":' || CASE WHEN change = 'added' THEN 'null' ELSE ${this.sideJson('b')} END || ` +
+      `',"after":' || CASE WHEN change = 'deleted' THEN 'null' ELSE ${this.sideJson('a')} END || '}'`;
+    return `SELECT NULL::BIGINT AS part, NULL::BIGINT AS place, ${k} AS k, "_id", line, 64 + strlen(line) AS w FROM (SELECT *, ${line} AS line FROM (${this.sql}))`;
   }
 
   /** One side of a record as JSON text: every key for a row added or deleted, the keys that differ for one updated. */
@@ -209,17 +182,28 @@ function pairsSql(
   return `WITH candidates AS (${candidates}) ${comparedSql(keys, snapshotSql(tables, since, columns, only), snapshotSql(tables, until, columns, only))}`;
 }
 
+/**
+ * Each row of `lines` (a table of `_id`, `k` and `w`) with its part and place: the rows in the records'
+ * order (place), cut where the bytes of their text pass each PART_BYTES. Only narrow rows are sorted.
+ */
+function orderSql(lines: string): string {
+  const order = 'ORDER BY k, "_id"';
+  return (
+    `SELECT "_id", (floor(sum(w) OVER (${order} ROWS UNBOUNDED PRECEDING) / ${PART_BYTES}))::BIGINT AS part, ` +
+    `row_number() OVER (${order}) AS place FROM ${lines}`
+  );
+}
+
 /** A version's `_id` and values (v0…, in the keys' order). */
 const versionColumns = (keys: readonly DiffKey[]): string => ['"_id"', ...keys.map((key, i) => `${key.sql} AS v${i}`)].join(', ');
 
-/** The rows of `before` and `after` (queries of `_id` and v0…) that differ, as pairsSql says; `carried`: a column of both, kept. */
-function comparedSql(keys: readonly DiffKey[], before: string, after: string, carried?: string): string {
+/** The rows of `before` and `after` (queries of `_id` and v0…) that differ, as pairsSql says. */
+function comparedSql(keys: readonly DiffKey[], before: string, after: string): string {
   const differs = keys.map((_, i) => `b.v${i} IS DISTINCT FROM a.v${i}`);
   return (
     `SELECT CASE WHEN b."_id" IS NULL THEN 'added' WHEN a."_id" IS NULL THEN 'deleted' ELSE 'updated' END AS change, ` +
     `coalesce(a."_id", b."_id") AS "_id", ${keys.map((_, i) => `b.v${i} AS b${i}`).join(', ')}, ${keys.map((_, i) => `a.v${i} AS a${i}`).join(', ')}, ` +
     `list_filter([${keys.map((_, i) => `CASE WHEN ${differs[i]} THEN ${i} END`).join(', ')}], x -> x IS NOT NULL) AS changed` +
-    (carried ? `, coalesce(a.${carried}, b.${carried}) AS ${carried}` : '') +
     ` FROM (${before}) b FULL OUTER JOIN (${after}) a ON b."_id" = a."_id" ` +
     `WHERE b."_id" IS NULL OR a."_id" IS NULL OR ${differs.join(' OR ')}`
   );
