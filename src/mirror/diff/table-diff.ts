@@ -51,6 +51,10 @@ export interface DiffKey {
  */
 const PART_BYTES = 2 * 2 ** 20;
 
+/** Column types whose values' JSON text is short and of about one width. */
+const FIXED_WIDTH =
+  /^(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|U?(TINY|SMALL|BIG)?INT|FLOAT|DOUBLE|DECIMAL.*|DATE|TIME|TIMESTAMP.*)$/;
+
 export class TableDiff {
   readonly keys: readonly string[];
   /** The rows that differ (pairsSql); null when nothing can differ. */
@@ -69,49 +73,70 @@ export class TableDiff {
 
   /**
    * The rows that differ, in the order of their latest `_updatedAt`, then `_id`. The candidates' two
-   * snapshots are joined once, and each row that differs is written as its record's JSON text (values
-   * as an export writes them) into a temporary table, unsorted; the order is sorted from narrow rows of
-   * it and cut into parts (PART_BYTES of text), and each part's records come sorted as one text: DuckDB
-   * sorts only a part at a time (it keeps a sort's long strings in memory at many times their size), the
-   * mirror table and its history are read once, and a part's records cross from DuckDB to JavaScript as
-   * one string (a string a value cost more than the comparison over 100,000 rows of 1,000,000).
+   * snapshots are joined once into a temporary table of the rows that differ, with the bytes of their
+   * values; the order is sorted from narrow rows of it and cut into parts (PART_BYTES), and each part's
+   * records are written as JSON text (values as an export writes them), sorted and joined into one
+   * string. DuckDB writes and sorts only a part at a time (it keeps a sort's long strings, and the
+   * copies a chunk of rows makes writing them, in memory at many times their size), the mirror table and
+   * its history are read once, and a part's records cross from DuckDB to JavaScript as one value (a
+   * value a cell cost more than the comparison over 100,000 rows of 1,000,000).
    */
   async *records(): AsyncGenerator<DiffRecord> {
     if (this.sql === null) return;
     const suffix = Math.random().toString(36).slice(2, 10);
-    const lines = `temp.tds_diff_lines_${suffix}`;
+    const pairs = `temp.tds_diff_pairs_${suffix}`;
     const order = `temp.tds_diff_order_${suffix}`;
     try {
-      await this.connection.run(`CREATE TEMP TABLE ${lines.slice('temp.'.length)} AS ${this.linesSql()}`);
-      await this.connection.run(`CREATE TEMP TABLE ${order.slice('temp.'.length)} AS ${orderSql(lines)}`);
-      await this.connection.run(`UPDATE ${lines} l SET part = o.part, place = o.place FROM ${order} o WHERE l."_id" = o."_id"`);
+      await this.connection.run(`CREATE TEMP TABLE ${pairs.slice('temp.'.length)} AS ${this.pairsWithBytesSql()}`);
+      await this.connection.run(`CREATE TEMP TABLE ${order.slice('temp.'.length)} AS ${orderSql(pairs)}`);
+      await this.connection.run(`UPDATE ${pairs} p SET part = o.part, place = o.place FROM ${order} o WHERE p."_id" = o."_id"`);
       const last = await this.connection.runAndReadAll(`SELECT coalesce(max(part), -1)::BIGINT AS n FROM ${order}`);
       const parts = Number(last.getRowObjectsJS()[0]?.n ?? -1);
       for (let part = 0; part <= parts; part += 1) {
         const result = await this.connection.runAndReadAll(
-          `SELECT string_agg(line, ',' ORDER BY place) AS records FROM ${lines} WHERE part = ${part}`,
+          `SELECT string_agg(${this.recordJson()}, ',' ORDER BY place) FROM ${pairs} WHERE part = ${part}`,
         );
         const text = result.getRowsJS()[0]?.[0];
         if (typeof text === 'string') yield* JSON.parse(`[${text}]`) as DiffRecord[];
       }
     } finally {
       await this.connection.run(`DROP TABLE IF EXISTS ${order}`);
-      await this.connection.run(`DROP TABLE IF EXISTS ${lines}`);
+      await this.connection.run(`DROP TABLE IF EXISTS ${pairs}`);
     }
   }
 
   /**
-   * Each row that differs: its record as JSON text (`line`), the bytes of that text (`w`) and its sort
-   * key (`k`, the latest `_updatedAt`); `part` and `place` to come.
+   * The rows that differ (pairsSql), keeping only the values their records carry (an updated row's
+   * changed ones; the others null), with their sort key (`k`, the latest `_updatedAt`) and about the
+   * bytes of those values (`w`: a string's own, 32 for a number, date or boolean); `part` and `place` to come.
    */
-  private linesSql(): string {
+  private pairsWithBytesSql(): string {
     const updatedAt = this.keys.indexOf('_updatedAt');
     const k = updatedAt < 0 ? 'NULL' : `coalesce(a${updatedAt}, b${updatedAt})`;
-    const line =
-      `'{"change":"' || change || '","_id":' || CAST(to_json("_id") AS VARCHAR) || ` +
-      `',"before":' || CASE WHEN change = 'added' THEN 'null' ELSE ${this.sideJson('b')} END || ` +
-      `',"after":' || CASE WHEN change = 'deleted' THEN 'null' ELSE ${this.sideJson('a')} END || '}'`;
-    return `SELECT NULL::BIGINT AS part, NULL::BIGINT AS place, ${k} AS k, "_id", line, 64 + strlen(line) AS w FROM (SELECT *, ${line} AS line FROM (${this.sql}))`;
+    const carried = (i: number): string => `change <> 'updated' OR list_contains(changed, ${i})`;
+    const bytes = this.columns.map(({ type }, i) => {
+      const [b, a] = [`b${i}`, `a${i}`].map((value) =>
+        FIXED_WIDTH.test(type) ? '32' : `coalesce(strlen(${type === 'VARCHAR' ? value : `CAST(${value} AS VARCHAR)`}), 0)`,
+      );
+      return `CASE WHEN ${carried(i)} THEN ${b} + ${a} ELSE 0 END`;
+    });
+    const values = (['b', 'a'] as const).flatMap((side) =>
+      this.columns.map((_, i) => `CASE WHEN ${carried(i)} THEN ${side}${i} END AS ${side}${i}`),
+    );
+    return (
+      `SELECT NULL::BIGINT AS part, NULL::BIGINT AS place, ${k} AS k, ${['64', ...bytes].join(' + ')} AS w, change, "_id", changed, ` +
+      `${values.join(', ')} FROM (${this.sql})`
+    );
+  }
+
+  /** A row's record as JSON text, which JSON.parse makes its DiffRecord. */
+  private recordJson(): string {
+    // one concat, not a chain of ||: each || copies what it joins, and DuckDB keeps every copy of a chunk of rows until the chunk is done
+    return (
+      `concat('{"change":"', change, '","_id":', CAST(to_json("_id") AS VARCHAR), ` +
+      `',"before":', CASE WHEN change = 'added' THEN 'null' ELSE ${this.sideJson('b')} END, ` +
+      `',"after":', CASE WHEN change = 'deleted' THEN 'null' ELSE ${this.sideJson('a')} END, '}')`
+    );
   }
 
   /** One side of a record as JSON text: every key for a row added or deleted, the keys that differ for one updated. */
@@ -124,7 +149,7 @@ export class TableDiff {
           : `CAST(to_json(${value}) AS VARCHAR)`;
       return `CASE WHEN change <> 'updated' OR list_contains(changed, ${i}) THEN ${quoteLiteral(`${JSON.stringify(key)}:`)} || coalesce(${json}, 'null') END`;
     });
-    return `'{' || concat_ws(',', ${entries.join(', ')}) || '}'`;
+    return `concat('{', concat_ws(',', ${entries.join(', ')}), '}')`;
   }
 
   /** Counts per change, and per key of the updated rows its changes (the `top` most frequent transitions). */
@@ -183,14 +208,14 @@ function pairsSql(
 }
 
 /**
- * Each row of `lines` (a table of `_id`, `k` and `w`) with its part and place: the rows in the records'
- * order (place), cut where the bytes of their text pass each PART_BYTES. Only narrow rows are sorted.
+ * Each row of `pairs` (a table of `_id`, `k` and `w`) with its part and place: the rows in the records'
+ * order (place), cut where the bytes of their values pass each PART_BYTES. Only narrow rows are sorted.
  */
-function orderSql(lines: string): string {
+function orderSql(pairs: string): string {
   const order = 'ORDER BY k, "_id"';
   return (
     `SELECT "_id", (floor(sum(w) OVER (${order} ROWS UNBOUNDED PRECEDING) / ${PART_BYTES}))::BIGINT AS part, ` +
-    `row_number() OVER (${order}) AS place FROM ${lines}`
+    `row_number() OVER (${order}) AS place FROM ${pairs}`
   );
 }
 
