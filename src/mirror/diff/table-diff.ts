@@ -44,10 +44,9 @@ export interface DiffKey {
   sql: string;
 }
 
-/** The diff of one mirror table between moments `since` and `until`, comparing `keys`. */
 /**
- * The bytes of values (both sides) that one sorted query of records() takes at most: DuckDB keeps what
- * it sorts in memory, long strings at many times their size (2,000 rows of 2 KB ran a sync's 64 MB out).
+ * The bytes of values (both sides) that one part of records() carries at most: DuckDB keeps what it
+ * sorts in memory, long strings at many times their size (2,000 rows of 2 KB ran a sync's 64 MB out).
  */
 const PART_BYTES = 2 * 2 ** 20;
 
@@ -55,6 +54,7 @@ const PART_BYTES = 2 * 2 ** 20;
 const FIXED_WIDTH =
   /^(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|U?(TINY|SMALL|BIG)?INT|FLOAT|DOUBLE|DECIMAL.*|DATE|TIME|TIMESTAMP.*)$/;
 
+/** The diff of one mirror table between moments `since` and `until`, comparing `keys`. */
 export class TableDiff {
   readonly keys: readonly string[];
   /** The rows that differ (pairsSql); null when nothing can differ. */
