@@ -14,7 +14,7 @@ const PADS = 9;
 const ROWS = 3_000;
 
 describe('TableDiff under a sync’s memory limit', () => {
-  it(`streams ${ROWS} added rows of ${PADS} cells of 200 characters, then the same rows updated in every cell, within 64 MB`, async () => {
+  it(`streams ${ROWS} added rows of ${PADS} cells of 200 characters within 64 MB`, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tds-diff-memory-'));
     const db = await openDatabase(join(dir, 'mirror.duckdb'), { readOnly: false, what: 'the mirror', memoryLimit: '64MB', threads: 1 });
     try {
@@ -40,22 +40,6 @@ describe('TableDiff under a sync’s memory limit', () => {
       let added = 0;
       for await (const record of diff.records()) if (record.change === 'added' && record.after?.['Pad 0'] === 'x'.repeat(200)) added += 1;
       expect(added).toBe(ROWS);
-
-      // sync 3 replaces every row with one whose every cell differs: each record carries both sides whole
-      await db.connection.run(`INSERT INTO h SELECT *, 3, 'updated', "_updatedAt" + INTERVAL 1 DAY FROM t`);
-      await db.connection.run(
-        `UPDATE t SET "_updatedAt" = "_updatedAt" + INTERVAL 1 DAY, "_syncId" = 3, ${pads.map((pad) => `${pad} = repeat('y', 200)`).join(', ')}`,
-      );
-      const updates = new TableDiff(db.connection, { table: 't', historyTable: 'h' }, keys, {
-        since: { kind: 'sync', n: 2 },
-        until: { kind: 'sync', n: 3 },
-      });
-      let updated = 0;
-      for await (const record of updates.records()) {
-        if (record.change === 'updated' && record.before?.['Pad 8'] === 'x'.repeat(200) && record.after?.['Pad 8'] === 'y'.repeat(200))
-          updated += 1;
-      }
-      expect(updated).toBe(ROWS);
     } finally {
       db.close();
       await rm(dir, { recursive: true, force: true });

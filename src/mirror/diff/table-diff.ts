@@ -44,99 +44,101 @@ export interface DiffKey {
   sql: string;
 }
 
+/** The diff of one mirror table between moments `since` and `until`, comparing `keys`. */
 /**
- * The bytes of values (both sides) that one part of records() carries at most: DuckDB keeps what it
- * sorts in memory, long strings at many times their size (2,000 rows of 2 KB ran a sync's 64 MB out).
+ * The bytes of values (both sides) that one sorted query of records() takes at most: DuckDB keeps what
+ * it sorts in memory, long strings at many times their size (2,000 rows of 2 KB ran a sync's 64 MB out).
  */
 const PART_BYTES = 2 * 2 ** 20;
 
-/** Column types whose values' JSON text is short and of about one width. */
-const FIXED_WIDTH =
-  /^(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|U?(TINY|SMALL|BIG)?INT|FLOAT|DOUBLE|DECIMAL.*|DATE|TIME|TIMESTAMP.*)$/;
-
-/** The diff of one mirror table between moments `since` and `until`, comparing `keys`. */
 export class TableDiff {
   readonly keys: readonly string[];
-  /** The rows that differ (pairsSql); null when nothing can differ. */
   private readonly sql: string | null;
+  /** The IDs of the rows that may differ (candidateIdsSql). */
+  private readonly candidates: string | null;
 
   constructor(
     private readonly connection: DuckDBConnection,
-    tables: HistoryTables,
+    private readonly tables: HistoryTables,
     private readonly columns: readonly DiffKey[],
-    span: { since: Moment; until: Moment },
+    private readonly span: { since: Moment; until: Moment },
   ) {
     this.keys = columns.map((column) => column.key);
-    const candidates = candidateIdsSql(tables, span.since, span.until);
-    this.sql = candidates === null ? null : pairsSql(tables, columns, span, candidates);
+    this.candidates = candidateIdsSql(tables, span.since, span.until);
+    this.sql = this.candidates === null ? null : pairsSql(tables, columns, span, this.candidates);
   }
 
   /**
-   * The rows that differ, in the order of their latest `_updatedAt`, then `_id`. The candidates' two
-   * snapshots are joined once into a temporary table of the rows that differ, with the bytes of their
-   * values; the order is sorted from narrow rows of it and cut into parts (PART_BYTES), and each part's
-   * records are written as JSON text (values as an export writes them), sorted and joined into one
-   * string. DuckDB writes and sorts only a part at a time (it keeps a sort's long strings, and the
-   * copies a chunk of rows makes writing them, in memory at many times their size), the mirror table and
-   * its history are read once, and a part's records cross from DuckDB to JavaScript as one value (a
-   * value a cell cost more than the comparison over 100,000 rows of 1,000,000).
+   * The rows that differ, in the order of their latest `_updatedAt`, then `_id`. The versions of the
+   * candidates at both moments are copied once into a temporary table, with the bytes of their values;
+   * the order is sorted from narrow rows of it and cut into parts (PART_BYTES), and each part's versions
+   * are compared, written as JSON text (values as an export writes them) and sorted: DuckDB sorts only a
+   * part at a time (it keeps a sort's long strings in memory at many times their size), and the mirror
+   * table and its history are read once (a statement a part, each reading them again, cost half as much
+   * again over 100,000 rows of 1,000,000).
    */
   async *records(): AsyncGenerator<DiffRecord> {
-    if (this.sql === null) return;
+    if (this.candidates === null) return;
     const suffix = Math.random().toString(36).slice(2, 10);
-    const pairs = `temp.tds_diff_pairs_${suffix}`;
+    const versions = `temp.tds_diff_versions_${suffix}`;
     const order = `temp.tds_diff_order_${suffix}`;
     try {
-      await this.connection.run(`CREATE TEMP TABLE ${pairs.slice('temp.'.length)} AS ${this.pairsWithBytesSql()}`);
-      await this.connection.run(`CREATE TEMP TABLE ${order.slice('temp.'.length)} AS ${orderSql(pairs)}`);
-      await this.connection.run(`UPDATE ${pairs} p SET part = o.part, place = o.place FROM ${order} o WHERE p."_id" = o."_id"`);
+      await this.connection.run(`CREATE TEMP TABLE ${versions.slice('temp.'.length)} AS ${this.versionsSql()}`);
+      await this.connection.run(`CREATE TEMP TABLE ${order.slice('temp.'.length)} AS ${this.orderSql(versions)}`);
+      await this.connection.run(`UPDATE ${versions} v SET part = o.part, place = o.place FROM ${order} o WHERE v."_id" = o."_id"`);
       const last = await this.connection.runAndReadAll(`SELECT coalesce(max(part), -1)::BIGINT AS n FROM ${order}`);
       const parts = Number(last.getRowObjectsJS()[0]?.n ?? -1);
       for (let part = 0; part <= parts; part += 1) {
-        const result = await this.connection.runAndReadAll(
-          `SELECT string_agg(${this.recordJson()}, ',' ORDER BY place) FROM ${pairs} WHERE part = ${part}`,
+        const of = (side: 'a' | 'b'): string =>
+          `SELECT * EXCLUDE (side, part, w) FROM ${versions} WHERE part = ${part} AND side = '${side}'`;
+        yield* this.partRecords(
+          `SELECT change, "_id", ${this.sideJson('b')} AS before, ${this.sideJson('a')} AS after ` +
+            `FROM (${comparedSql(this.columns, of('b'), of('a'), 'place')}) ORDER BY place`,
         );
-        const text = result.getRowsJS()[0]?.[0];
-        if (typeof text === 'string') yield* JSON.parse(`[${text}]`) as DiffRecord[];
       }
     } finally {
       await this.connection.run(`DROP TABLE IF EXISTS ${order}`);
-      await this.connection.run(`DROP TABLE IF EXISTS ${pairs}`);
+      await this.connection.run(`DROP TABLE IF EXISTS ${versions}`);
     }
   }
 
+  /** The candidates' versions at both moments (`side` b and a), with the bytes of their values (`w`); `part` and `place` to come. */
+  private versionsSql(): string {
+    const bytes = ['64', ...this.columns.map((column) => `coalesce(strlen(CAST(${column.sql} AS VARCHAR)), 0)`)].join(' + ');
+    const columns = `NULL::BIGINT AS part, NULL::BIGINT AS place, ${bytes} AS w, ${versionColumns(this.columns)}`;
+    const only = '"_id" IN (SELECT "_id" FROM candidates)';
+    const side = (which: 'a' | 'b', moment: Moment): string =>
+      `SELECT '${which}' AS side, * FROM (${snapshotSql(this.tables, moment, columns, only)})`;
+    return `WITH candidates AS (${this.candidates}) ${side('b', this.span.since)} UNION ALL ${side('a', this.span.until)}`;
+  }
+
   /**
-   * The rows that differ (pairsSql), keeping only the values their records carry (an updated row's
-   * changed ones; the others null), with their sort key (`k`, the latest `_updatedAt`) and about the
-   * bytes of those values (`w`: a string's own, 32 for a number, date or boolean); `part` and `place` to come.
+   * Each candidate's ID, part and place: the candidates in the records' order (place), cut where the
+   * bytes of their values (both sides) pass each PART_BYTES. Only narrow rows are sorted.
    */
-  private pairsWithBytesSql(): string {
+  private orderSql(versions: string): string {
     const updatedAt = this.keys.indexOf('_updatedAt');
-    const k = updatedAt < 0 ? 'NULL' : `coalesce(a${updatedAt}, b${updatedAt})`;
-    const carried = (i: number): string => `change <> 'updated' OR list_contains(changed, ${i})`;
-    const bytes = this.columns.map(({ type }, i) => {
-      const [b, a] = [`b${i}`, `a${i}`].map((value) =>
-        FIXED_WIDTH.test(type) ? '32' : `coalesce(strlen(${type === 'VARCHAR' ? value : `CAST(${value} AS VARCHAR)`}), 0)`,
-      );
-      return `CASE WHEN ${carried(i)} THEN ${b} + ${a} ELSE 0 END`;
-    });
-    const values = (['b', 'a'] as const).flatMap((side) =>
-      this.columns.map((_, i) => `CASE WHEN ${carried(i)} THEN ${side}${i} END AS ${side}${i}`),
-    );
+    const key = updatedAt < 0 ? 'NULL' : `arg_max(v${updatedAt}, side = 'a')`;
+    const order = 'ORDER BY k, "_id"';
     return (
-      `SELECT NULL::BIGINT AS part, NULL::BIGINT AS place, ${k} AS k, ${['64', ...bytes].join(' + ')} AS w, change, "_id", changed, ` +
-      `${values.join(', ')} FROM (${this.sql})`
+      `SELECT "_id", (floor(sum(w) OVER (${order} ROWS UNBOUNDED PRECEDING) / ${PART_BYTES}))::BIGINT AS part, ` +
+      `row_number() OVER (${order}) AS place FROM (SELECT "_id", ${key} AS k, sum(w) AS w FROM ${versions} GROUP BY "_id")`
     );
   }
 
-  /** A row's record as JSON text, which JSON.parse makes its DiffRecord. */
-  private recordJson(): string {
-    // one concat, not a chain of ||: each || copies what it joins, and DuckDB keeps every copy of a chunk of rows until the chunk is done
-    return (
-      `concat('{"change":"', change, '","_id":', CAST(to_json("_id") AS VARCHAR), ` +
-      `',"before":', CASE WHEN change = 'added' THEN 'null' ELSE ${this.sideJson('b')} END, ` +
-      `',"after":', CASE WHEN change = 'deleted' THEN 'null' ELSE ${this.sideJson('a')} END, '}')`
-    );
+  /** The records a query of `change`, `_id`, `before` and `after` (JSON text) gives, a chunk at a time. */
+  private async *partRecords(query: string): AsyncGenerator<DiffRecord> {
+    const result = await this.connection.stream(query);
+    for await (const rows of result.yieldRowsJs()) {
+      for (const [change, id, before, after] of rows) {
+        yield {
+          change: change as Change,
+          _id: String(id),
+          before: change === 'added' ? null : (JSON.parse(String(before)) as Record<string, unknown>),
+          after: change === 'deleted' ? null : (JSON.parse(String(after)) as Record<string, unknown>),
+        };
+      }
+    }
   }
 
   /** One side of a record as JSON text: every key for a row added or deleted, the keys that differ for one updated. */
@@ -149,7 +151,7 @@ export class TableDiff {
           : `CAST(to_json(${value}) AS VARCHAR)`;
       return `CASE WHEN change <> 'updated' OR list_contains(changed, ${i}) THEN ${quoteLiteral(`${JSON.stringify(key)}:`)} || coalesce(${json}, 'null') END`;
     });
-    return `concat('{', concat_ws(',', ${entries.join(', ')}), '}')`;
+    return `'{' || concat_ws(',', ${entries.join(', ')}) || '}'`;
   }
 
   /** Counts per change, and per key of the updated rows its changes (the `top` most frequent transitions). */
@@ -207,28 +209,17 @@ function pairsSql(
   return `WITH candidates AS (${candidates}) ${comparedSql(keys, snapshotSql(tables, since, columns, only), snapshotSql(tables, until, columns, only))}`;
 }
 
-/**
- * Each row of `pairs` (a table of `_id`, `k` and `w`) with its part and place: the rows in the records'
- * order (place), cut where the bytes of their values pass each PART_BYTES. Only narrow rows are sorted.
- */
-function orderSql(pairs: string): string {
-  const order = 'ORDER BY k, "_id"';
-  return (
-    `SELECT "_id", (floor(sum(w) OVER (${order} ROWS UNBOUNDED PRECEDING) / ${PART_BYTES}))::BIGINT AS part, ` +
-    `row_number() OVER (${order}) AS place FROM ${pairs}`
-  );
-}
-
 /** A version's `_id` and values (v0…, in the keys' order). */
 const versionColumns = (keys: readonly DiffKey[]): string => ['"_id"', ...keys.map((key, i) => `${key.sql} AS v${i}`)].join(', ');
 
-/** The rows of `before` and `after` (queries of `_id` and v0…) that differ, as pairsSql says. */
-function comparedSql(keys: readonly DiffKey[], before: string, after: string): string {
+/** The rows of `before` and `after` (queries of `_id` and v0…) that differ, as pairsSql says; `carried`: a column of both, kept. */
+function comparedSql(keys: readonly DiffKey[], before: string, after: string, carried?: string): string {
   const differs = keys.map((_, i) => `b.v${i} IS DISTINCT FROM a.v${i}`);
   return (
     `SELECT CASE WHEN b."_id" IS NULL THEN 'added' WHEN a."_id" IS NULL THEN 'deleted' ELSE 'updated' END AS change, ` +
     `coalesce(a."_id", b."_id") AS "_id", ${keys.map((_, i) => `b.v${i} AS b${i}`).join(', ')}, ${keys.map((_, i) => `a.v${i} AS a${i}`).join(', ')}, ` +
     `list_filter([${keys.map((_, i) => `CASE WHEN ${differs[i]} THEN ${i} END`).join(', ')}], x -> x IS NOT NULL) AS changed` +
+    (carried ? `, coalesce(a.${carried}, b.${carried}) AS ${carried}` : '') +
     ` FROM (${before}) b FULL OUTER JOIN (${after}) a ON b."_id" = a."_id" ` +
     `WHERE b."_id" IS NULL OR a."_id" IS NULL OR ${differs.join(' OR ')}`
   );
