@@ -78,7 +78,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (options.dataFile && parts.churn) await saveState(state, options.dataFile, clock.offsetMs);
   origin = await listen(server, host, options.port ?? DEFAULT_PORT);
   for (const [tableId, id] of state.webhookIds()) webhooks[tableId] = `${origin}${WEBHOOK_PATH_PREFIX}${id}`;
-  parts.churn?.start();
+  if (options.churnTicks !== 'manual') parts.churn?.start();
   return {
     baseUrl: `${origin}/v1`,
     apiKey: state.orgs[0]?.key ?? '',
@@ -93,6 +93,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       }),
     requestLog,
     flushIntake: () => intake.flushAll(),
+    churnFor: (ms) => parts.churn?.tick(ms),
     close: closer(server, releaseStalled, parts, options.dataFile),
   };
 }

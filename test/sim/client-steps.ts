@@ -5,6 +5,7 @@ import { runClient, spawnClient, type ClientRun } from './client.js';
 import type { Step } from './history.js';
 import { changesBetween, setsDiffer, unexpectedOutput, versionsDiffer, versionsOfSnapshot, type Ledger } from './invariants.js';
 import { pruneHorizons, type LakeView } from './lake-view.js';
+import { expectedStale, verifications, type ClockSpan } from './staleness.js';
 import {
   deliveredSyncs,
   ident,
@@ -58,6 +59,26 @@ export class ClientSteps {
     private readonly tmp: string,
     private readonly lake: LakeView,
   ) {}
+
+  /**
+   * Invariant 9: what a command said of a table's staleness (`said`), against the mirror's record now and the
+   * clock it measured on (read before and after it ran); a table that became stale during the command is not judged.
+   */
+  async judgeStale(what: string, said: ReadonlyArray<{ tableId: string; stale?: boolean | undefined }>, span: ClockSpan): Promise<void> {
+    if (said.length === 0) return;
+    const recorded = await verifications(this.world);
+    for (const { tableId, stale } of said) {
+      const verification = recorded.get(tableId);
+      const expected = verification && expectedStale(verification, span);
+      if (expected === undefined) continue;
+      this.ledger.check(
+        stale === expected,
+        9,
+        () =>
+          `${what} says ${tableId} is ${stale === undefined ? 'neither stale nor not' : stale ? 'stale' : 'not stale'}; verified ${new Date(verification!.verifiedAt!).toISOString()}, bound ${verification!.maxStaleMs} ms, clock ${new Date(span.from).toISOString()} to ${new Date(span.to).toISOString()}`,
+      );
+    }
+  }
 
   async sync(i: number, step: Extract<Step, { kind: 'sync' }>): Promise<void> {
     const { world } = this;
@@ -135,6 +156,10 @@ export class ClientSteps {
     if (run.code !== 0 || step.mode === 'follow') return;
 
     const summaries = step.changes ? await syncsSince(world, syncedBefore) : parseSyncSummary(run.stdout);
+    if (!step.changes) {
+      const span = { from: Date.parse(startedAt), to: Date.parse(await world.now()) };
+      await this.judgeStale(`tds ${run.args.join(' ')}`, summaries, span);
+    }
     const now = await mirroredTables(world);
     const versions = await mirrorVersions(world, now);
     const verified = await verifiedTimes(world);
@@ -356,7 +381,7 @@ export class ClientSteps {
     // the requests after the faulted one answer `latencyMs` later (slow answers beside a quick failure)
     const faultAt = Number(/@(\d+)$/.exec(step.fault)?.[1] ?? 0);
     if (faultAt > 0 && step.latencyMs > 0) await world.must('POST', '/hold', { after: faultAt + 1, ms: step.latencyMs });
-    const logFrom = world.harness.emu.requestLog.length;
+    const logFrom = world.emu.requestLog.length;
     let run: ClientRun;
     try {
       run = await runClient(world, args, { TDS_WEBHOOK_URL: table.webhookUrl });
@@ -369,7 +394,7 @@ export class ClientSteps {
       }
     }
     this.checkRun(run);
-    const posts = world.harness.emu.requestLog.slice(logFrom).filter((entry) => entry.bucket === 'webhook' && entry.method === 'POST');
+    const posts = world.emu.requestLog.slice(logFrom).filter((entry) => entry.bucket === 'webhook' && entry.method === 'POST');
     const t0 = posts[0]?.at ?? 0;
     this.log(
       `  push: exit ${run.code}; posts ${posts.map((entry) => `${Math.round(entry.at - t0)}+${Math.round(entry.durationMs)}:${entry.status}${entry.fault ? `(${entry.fault})` : ''}`).join(' ')}`,
@@ -425,15 +450,31 @@ export class ClientSteps {
   }
 
   async read(step: Extract<Step, { kind: 'read' }>): Promise<void> {
-    const mirrored = await mirroredTables(this.world);
+    const all = await mirroredTables(this.world);
+    // stats that syncs first names a table the service has
+    const mirrored = step.what === 'syncedStats' ? all.filter((table) => this.world.current.tables.has(table.tableId)) : all;
     if (mirrored.length === 0) return;
     const target = this.world.inSimOrder(mirrored)[step.table % mirrored.length]!;
-    const run =
-      step.what === 'sql'
-        ? await runClient(this.world, ['sql', `SELECT count(*) AS n FROM ${ident(target.mirrorTable)}`, '--format', 'json'])
-        : await runClient(this.world, ['stats', target.tableId, '--no-sync', '--format', 'json']);
+    if (step.what === 'sql') {
+      const run = await runClient(this.world, ['sql', `SELECT count(*) AS n FROM ${ident(target.mirrorTable)}`, '--format', 'json']);
+      this.checkRun(run);
+      this.ledger.check(run.code === 0, 8, () => `tds ${run.args.join(' ')} exited ${run.code}: ${lastLines(run.stderr)}`);
+      return;
+    }
+    // stats --no-sync measures staleness on this machine's clock, stats that syncs first on the service's
+    const synced = step.what === 'syncedStats';
+    const clock = synced
+      ? async (): Promise<number> => Date.parse(await this.world.now())
+      : (): Promise<number> => Promise.resolve(Date.now());
+    const from = await clock();
+    const run = await runClient(this.world, ['stats', target.tableId, ...(synced ? [] : ['--no-sync']), '--format', 'json']);
+    const to = await clock();
+    if (synced) this.lake.outOfDate([target.tableId]);
     this.checkRun(run);
     this.ledger.check(run.code === 0, 8, () => `tds ${run.args.join(' ')} exited ${run.code}: ${lastLines(run.stderr)}`);
+    if (run.code !== 0) return;
+    const { table } = JSON.parse(run.stdout) as { table: { id: string; stale?: boolean } };
+    await this.judgeStale(`tds ${run.args.join(' ')}`, [{ tableId: table.id, stale: table.stale }], { from, to });
   }
 
   /** Invariant 8 of one command: no unexpected failure, no stack trace, no process past its step. */
