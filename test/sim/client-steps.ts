@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runClient, spawnClient, type ClientRun } from './client.js';
 import type { Step } from './history.js';
+import { startedAfterUncertain } from './push-journal.js';
 import { changesBetween, setsDiffer, unexpectedOutput, versionsDiffer, versionsOfSnapshot, type Ledger } from './invariants.js';
 import { pruneHorizons, type LakeView } from './lake-view.js';
-import { expectedStale, verifications, type ClockSpan } from './staleness.js';
+import { judgeStale } from './staleness.js';
 import {
   deliveredSyncs,
   ident,
@@ -23,33 +24,6 @@ import type { SimTable, World } from './world.js';
 // The client's steps of a history: the real tds (sync in its modes, with kills, faults and --changes;
 // diff; push; readers), each followed by the invariants it can break.
 
-/**
- * The batches a plain push started after it knew of an uncertain answer (a 5xx or a reset after the body was
- * sent), as its own journal tells: a batch's \`sending\` line (fsynced before its POST starts, and checked
- * again after the fsync) written after the uncertain outcome's line, and the batch then answered. The
- * emulator's log cannot tell it: a request the client sent before it had read the 5xx may be logged after
- * the 5xx was answered, by any margin a loaded machine puts between the two.
- */
-async function startedAfterUncertain(journal: string): Promise<string[]> {
-  const text = await readFile(journal, 'utf8').catch(() => '');
-  const entries = text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { batch?: number; part?: string; state?: string })
-    .filter((entry) => entry.batch !== undefined && entry.state !== undefined);
-  const first = entries.findIndex((entry) => entry.state === 'uncertain');
-  if (first < 0) return [];
-  const name = (entry: { batch?: number; part?: string }): string => `${entry.batch}${entry.part ? `.${entry.part}` : ''}`;
-  const startedLate = new Set(
-    entries
-      .slice(first + 1)
-      .filter((entry) => entry.state === 'sending')
-      .map(name),
-  );
-  const answered = entries.filter((entry, index) => index > first && ['accepted', 'uncertain', 'rejected'].includes(entry.state!));
-  return [...new Set(answered.map(name).filter((batch) => startedLate.has(batch)))];
-}
-
 export class ClientSteps {
   constructor(
     private readonly world: World,
@@ -59,26 +33,6 @@ export class ClientSteps {
     private readonly tmp: string,
     private readonly lake: LakeView,
   ) {}
-
-  /**
-   * Invariant 9: what a command said of a table's staleness (`said`), against the mirror's record now and the
-   * clock it measured on (read before and after it ran); a table that became stale during the command is not judged.
-   */
-  async judgeStale(what: string, said: ReadonlyArray<{ tableId: string; stale?: boolean | undefined }>, span: ClockSpan): Promise<void> {
-    if (said.length === 0) return;
-    const recorded = await verifications(this.world);
-    for (const { tableId, stale } of said) {
-      const verification = recorded.get(tableId);
-      const expected = verification && expectedStale(verification, span);
-      if (expected === undefined) continue;
-      this.ledger.check(
-        stale === expected,
-        9,
-        () =>
-          `${what} says ${tableId} is ${stale === undefined ? 'neither stale nor not' : stale ? 'stale' : 'not stale'}; verified ${new Date(verification!.verifiedAt!).toISOString()}, bound ${verification!.maxStaleMs} ms, clock ${new Date(span.from).toISOString()} to ${new Date(span.to).toISOString()}`,
-      );
-    }
-  }
 
   async sync(i: number, step: Extract<Step, { kind: 'sync' }>): Promise<void> {
     const { world } = this;
@@ -158,7 +112,7 @@ export class ClientSteps {
     const summaries = step.changes ? await syncsSince(world, syncedBefore) : parseSyncSummary(run.stdout);
     if (!step.changes) {
       const span = { from: Date.parse(startedAt), to: Date.parse(await world.now()) };
-      await this.judgeStale(`tds ${run.args.join(' ')}`, summaries, span);
+      await judgeStale(this.world, this.ledger, `tds ${run.args.join(' ')}`, summaries, span);
     }
     const now = await mirroredTables(world);
     const versions = await mirrorVersions(world, now);
@@ -450,31 +404,27 @@ export class ClientSteps {
   }
 
   async read(step: Extract<Step, { kind: 'read' }>): Promise<void> {
-    const all = await mirroredTables(this.world);
-    // stats that syncs first names a table the service has
-    const mirrored = step.what === 'syncedStats' ? all.filter((table) => this.world.current.tables.has(table.tableId)) : all;
-    if (mirrored.length === 0) return;
-    const target = this.world.inSimOrder(mirrored)[step.table % mirrored.length]!;
-    if (step.what === 'sql') {
-      const run = await runClient(this.world, ['sql', `SELECT count(*) AS n FROM ${ident(target.mirrorTable)}`, '--format', 'json']);
-      this.checkRun(run);
-      this.ledger.check(run.code === 0, 8, () => `tds ${run.args.join(' ')} exited ${run.code}: ${lastLines(run.stderr)}`);
-      return;
-    }
-    // stats --no-sync measures staleness on this machine's clock, stats that syncs first on the service's
+    const { world } = this;
     const synced = step.what === 'syncedStats';
-    const clock = synced
-      ? async (): Promise<number> => Date.parse(await this.world.now())
-      : (): Promise<number> => Promise.resolve(Date.now());
+    // stats that syncs first names a table the service has
+    const mirrored = (await mirroredTables(world)).filter((table) => !synced || world.current.tables.has(table.tableId));
+    if (mirrored.length === 0) return;
+    const target = world.inSimOrder(mirrored)[step.table % mirrored.length]!;
+    const args =
+      step.what === 'sql'
+        ? ['sql', `SELECT count(*) AS n FROM ${ident(target.mirrorTable)}`, '--format', 'json']
+        : ['stats', target.tableId, ...(synced ? [] : ['--no-sync']), '--format', 'json'];
+    // stats measures staleness on the service's clock when it syncs first, else on this machine's
+    const clock = async (): Promise<number> => (synced ? Date.parse(await world.now()) : Date.now());
     const from = await clock();
-    const run = await runClient(this.world, ['stats', target.tableId, ...(synced ? [] : ['--no-sync']), '--format', 'json']);
-    const to = await clock();
+    const run = await runClient(world, args);
+    const span = { from, to: await clock() };
     if (synced) this.lake.outOfDate([target.tableId]);
     this.checkRun(run);
     this.ledger.check(run.code === 0, 8, () => `tds ${run.args.join(' ')} exited ${run.code}: ${lastLines(run.stderr)}`);
-    if (run.code !== 0) return;
+    if (run.code !== 0 || step.what === 'sql') return;
     const { table } = JSON.parse(run.stdout) as { table: { id: string; stale?: boolean } };
-    await this.judgeStale(`tds ${run.args.join(' ')}`, [{ tableId: table.id, stale: table.stale }], { from, to });
+    await judgeStale(world, this.ledger, `tds ${args.join(' ')}`, [{ tableId: table.id, stale: table.stale }], span);
   }
 
   /** Invariant 8 of one command: no unexpected failure, no stack trace, no process past its step. */

@@ -1,3 +1,4 @@
+import type { Ledger } from './invariants.js';
 import { query } from './mirror-view.js';
 import type { World } from './world.js';
 
@@ -38,4 +39,30 @@ const ROUNDING_MS = 2_000;
 export function expectedStale(verification: Verification, span: ClockSpan): boolean | undefined {
   const early = staleAt(verification, span.from - ROUNDING_MS);
   return early === staleAt(verification, span.to + ROUNDING_MS) ? early : undefined;
+}
+
+/**
+ * Invariant 9: what a command said of tables' staleness (`said`), against the mirror's record now and the
+ * clock it measured on (read before and after it ran); a table that became stale during the command is not judged.
+ */
+export async function judgeStale(
+  world: World,
+  ledger: Ledger,
+  what: string,
+  said: ReadonlyArray<{ tableId: string; stale?: boolean | undefined }>,
+  span: ClockSpan,
+): Promise<void> {
+  if (said.length === 0) return;
+  const recorded = await verifications(world);
+  for (const { tableId, stale } of said) {
+    const verification = recorded.get(tableId);
+    const expected = verification && expectedStale(verification, span);
+    if (expected === undefined) continue;
+    ledger.check(
+      stale === expected,
+      9,
+      () =>
+        `${what} says ${tableId} is ${stale === undefined ? 'neither stale nor not' : stale ? 'stale' : 'not stale'}; verified ${new Date(verification!.verifiedAt!).toISOString()}, bound ${verification!.maxStaleMs} ms, clock ${new Date(span.from).toISOString()} to ${new Date(span.to).toISOString()}`,
+    );
+  }
 }
