@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runClient, spawnClient, type ClientRun } from './client.js';
@@ -6,7 +7,7 @@ import type { Step } from './history.js';
 import { startedAfterUncertain } from './push-journal.js';
 import { changesBetween, setsDiffer, unexpectedOutput, versionsDiffer, versionsOfSnapshot, type Ledger } from './invariants.js';
 import { pruneHorizons, type LakeView } from './lake-view.js';
-import { judgeStale } from './staleness.js';
+import { judgeStale, verifications } from './staleness.js';
 import {
   deliveredSyncs,
   ident,
@@ -425,6 +426,19 @@ export class ClientSteps {
     if (run.code !== 0 || step.what === 'sql') return;
     const { table } = JSON.parse(run.stdout) as { table: { id: string; stale?: boolean } };
     await judgeStale(world, this.ledger, `tds ${args.join(' ')}`, [{ tableId: table.id, stale: table.stale }], span);
+  }
+
+  /**
+   * After the service's clock moved: stats (synced first) of the first table a follower recorded a bound for,
+   * so a follower, a move of the clock and a reader of staleness meet in most histories that have the first two.
+   */
+  async statsAfterClock(): Promise<void> {
+    const { world } = this;
+    if (!existsSync(world.harness.db)) return;
+    const recorded = await verifications(world);
+    const tables = world.inSimOrder(await mirroredTables(world)).filter((table) => world.current.tables.has(table.tableId));
+    const bounded = tables.findIndex((table) => (recorded.get(table.tableId)?.maxStaleMs ?? null) !== null);
+    if (bounded >= 0) await this.read({ kind: 'read', table: bounded, what: 'syncedStats' });
   }
 
   /** Invariant 8 of one command: no unexpected failure, no stack trace, no process past its step. */

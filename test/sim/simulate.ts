@@ -138,7 +138,7 @@ class Simulation {
       }
       case 'moveClock':
         await world.must('POST', '/clock', { advanceMs: step.hours * 3_600_000 });
-        return;
+        return this.client.statsAfterClock();
       case 'webhookRows': {
         const table = world.table(step.table, 'webhook');
         if (!table?.webhookUrl) return;
