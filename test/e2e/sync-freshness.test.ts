@@ -165,8 +165,8 @@ describe('tds sync --follow: rounds and verification', () => {
     await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[301]] });
 
     const since = harness.emu.requestLog.length;
-    // 5 pages; --max-stale 10m at the rate scale (100) is 6 s here: a page every 0.54 s (the share alone would allow one every 20 ms)
-    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '10m', '--max-share', '0.5', '--changes']);
+    // 5 pages; --max-stale 5m at the rate scale (100) is 3 s here: a page every 0.27 s (the share alone would allow one every 20 ms)
+    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--max-share', '0.5', '--changes']);
     try {
       // every reader, again and again while the follower verifies (twice at least, ten times at most, until it
       // has printed the changes): it holds the file only while it writes a page or a round
