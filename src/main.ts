@@ -59,9 +59,10 @@ export async function run(argv: string[], io: IO, signal: AbortSignal): Promise<
     io.stdout.write(`${TDS_VERSION}\n`);
     return EXIT.ok;
   }
-  // the tree (every command's options and help) is loaded only by a run that uses it
-  const { buildProgram } = await import('./program.js');
-  const program = buildProgram(ctx);
+  // a run that names one command builds the root and that command; the whole tree (every command's
+  // options and help) only a run that uses it: help, completion, no command or an unknown one
+  const { programFor } = await import('./commands/root.js');
+  const program = (await programFor(ctx, argv)) ?? (await import('./program.js')).buildProgram(ctx);
   program.hook('preAction', (_root, action) => {
     verbose = Boolean(action.optsWithGlobals().verbose);
   });

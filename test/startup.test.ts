@@ -2,15 +2,21 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { programFor, SINGLE_COMMANDS } from '../src/commands/root.js';
+import { buildProgram } from '../src/program.js';
+import { memoryContext } from './helpers/context.js';
 import { startEmulatorProcess, type EmulatorProcess } from './helpers/emulator-process.js';
 import { spawnTds } from './helpers/spawn-tds.js';
 
 // Each command loads only its own modules: `tds --version` not even the command tree; building the tree
-// (--help, completion) loads no command's implementation; `tds rows` loads the export path but not push or
-// the emulator; `tds sql` neither the terminal table nor diff; `tds mcp` answers `initialize` without the
-// code of its tools. A module load hook (node --import) lists every module the real bin/tds.js imports
-// (DuckDB's bindings are required, not imported: Node does not read their forty files for export names).
+// (--help, completion) loads no command's implementation; a run that names a command (`tds rows --help`)
+// builds that command alone, with the same help; `tds rows` loads the export path but not push or the
+// emulator; `tds sql` neither the terminal table nor diff; `tds mcp` answers `initialize` without the code
+// of its tools or any other command. A module load hook (node --import) lists every module the real
+// bin/tds.js imports (DuckDB's bindings are required, not imported: Node does not read their forty files
+// for export names).
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const IMPLEMENTATIONS = [
@@ -94,20 +100,71 @@ describe.concurrent('start-up', () => {
     expect(heavyPackages(loaded)).toEqual([]);
   });
 
+  it.each([['--help'], ['completion', 'bash']])(
+    'tds %s builds the command tree without loading any implementation',
+    async (...args: string[]) => {
+      const { code, loaded } = await loadedBy(args);
+      expect(code).toBe(0);
+      expect(loaded).toContain('dist/program.js');
+      expect(implementations(loaded)).toEqual([]);
+      expect(heavyPackages(loaded)).toEqual([]);
+    },
+  );
+
   it.each([
-    ['--help'],
     ['rows', '--help'],
     ['push', '--help'],
     ['sync', '--help'],
     ['sql', '--help'],
+    ['emulator', '--help'],
     ['config', 'path'],
-    ['completion', 'bash'],
-  ])('tds %s builds the command tree without loading any implementation', async (...args: string[]) => {
+  ])('tds %s builds its own command alone, without any implementation', async (...args: string[]) => {
     const { code, loaded } = await loadedBy(args);
     expect(code).toBe(0);
-    expect(loaded).toContain('dist/program.js');
+    expect(loaded).not.toContain('dist/program.js');
+    // the command's definition, none of the others' (the root and the hints are main's)
+    const own = { rows: 'export', push: 'push', sync: 'sync', sql: 'sql', emulator: 'emulator', config: 'config' }[args[0]!];
+    expect(loaded.filter((path) => /^dist\/commands\/(?!(hints|root)\.js$)/.test(path))).toEqual([`dist/commands/${own}.js`]);
     expect(implementations(loaded)).toEqual([]);
     expect(heavyPackages(loaded)).toEqual([]);
+  });
+
+  it('a command built alone is the command of the tree: the same name, options and help, for every command', async () => {
+    const tree = buildProgram(memoryContext().ctx);
+    expect([...SINGLE_COMMANDS, 'completion']).toEqual(tree.commands.map((command) => command.name()));
+    const helpOf = (program: Command, args: string[]): string => {
+      const run = memoryContext();
+      const target = args.reduce<Command>((at, name) => at.commands.find((command) => command.name() === name)!, program);
+      target.configureOutput({ writeOut: (text) => run.ctx.io.stdout.write(text) });
+      target.outputHelp();
+      return run.stdout();
+    };
+    const paths = tree.commands.flatMap((command) => [[command.name()], ...command.commands.map((sub) => [command.name(), sub.name()])]);
+    for (const path of paths.filter(([name]) => name !== 'completion')) {
+      const alone = await programFor(memoryContext().ctx, [...path, '--help']);
+      expect(
+        alone?.commands.map((command) => command.name()),
+        path.join(' '),
+      ).toEqual([path[0]]);
+      expect(helpOf(alone!, path), path.join(' ')).toBe(helpOf(buildProgram(memoryContext().ctx), path));
+    }
+  });
+
+  it.each([[['--help']], [['--profile', 'p', '--help', 'sql']], [['help', 'sql']], [['doctor']], [['sqll']], [['--bogus', 'sql']], [[]]])(
+    'tds %j is answered by the whole tree (help, an alias, an unknown command or option)',
+    async (argv: string[]) => {
+      expect(await programFor(memoryContext().ctx, argv)).toBeUndefined();
+    },
+  );
+
+  it.each([
+    [['sql', 'SELECT 1'], 'sql'],
+    [['--profile', 'mcp', 'mcp'], 'mcp'],
+    [['--timeout=5', '-v', '--no-color', 'rows', 'Leads'], 'rows'],
+    [['--base-url', 'http://127.0.0.1:1/v1', 'config', 'path'], 'config'],
+  ])('tds %j builds %s alone, past the root options and their values', async (argv: string[], name: string) => {
+    const program = await programFor(memoryContext().ctx, argv);
+    expect(program?.commands.map((command) => command.name())).toEqual([name]);
   });
 
   describe('tds rows', () => {
@@ -141,7 +198,7 @@ describe.concurrent('start-up', () => {
     expect(loaded.filter((path) => /^node_modules\/(cli-table3|node-emoji|emojilib|@duckdb)\//.test(path))).toEqual([]);
   });
 
-  it('tds mcp answers initialize without loading its tools’ code (the checks, stats, diff, DuckDB)', async () => {
+  it('tds mcp answers initialize without loading its tools’ code (the mirror, DuckDB, the HTTP client, push, …) or another command', async () => {
     const initialize = {
       jsonrpc: '2.0',
       id: 1,
@@ -152,7 +209,19 @@ describe.concurrent('start-up', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('"serverInfo"');
     expect(loaded).toContain('dist/mcp/serve.js');
-    expect(loaded.filter((path) => /^dist\/(check|stats|lake)\/|^dist\/mirror\/diff\//.test(path))).toEqual([]);
-    expect(loaded.filter((path) => /^node_modules\/(yaml|cli-table3|node-emoji|csv-stringify|@duckdb)\//.test(path))).toEqual([]);
+    // the SDK and zod (the tools' schemas) and the settings; each tool's code is loaded by its first call
+    expect(implementations(loaded).sort()).toEqual(['dist/commands/mcp-action.js', 'dist/config/settings.js']);
+    expect(
+      loaded.filter((path) => /^dist\/(check|stats|lake|mirror|duckdb|push|records|emulator|export|filter|parquet)\//.test(path)),
+    ).toEqual([]);
+    expect(
+      loaded.filter((path) =>
+        /^dist\/(program\.js$|http\/(?!(proxy|connection-settings)\.js$)|mcp\/(catalog|run-query|row-search)\.js$)/.test(path),
+      ),
+    ).toEqual([]);
+    expect(loaded.filter((path) => /^dist\/commands\/(?!(hints|root|mcp|mcp-action)\.js$)/.test(path))).toEqual([]);
+    expect(
+      loaded.filter((path) => /^node_modules\/(yaml|cli-table3|node-emoji|csv-stringify|csv-parse|undici|ora|@duckdb)\//.test(path)),
+    ).toEqual([]);
   });
 });

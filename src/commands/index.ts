@@ -1,7 +1,8 @@
 // src/commands/: each command's options and help (X.ts, loaded with the program) and its action
-// (X-action.ts, loaded only when it runs); program.ts assembles them. Shared here: a command's
-// connection to the service (connect.ts) and the advice for each failure reason (hints.ts, which main.ts
-// imports on its own: this file loads every command's definition). A command imports another folder only
+// (X-action.ts, loaded only when it runs); program.ts assembles them on the root command (root.ts). Shared
+// here: a command's connection to the service (connect.ts) and the advice for each failure reason (hints.ts).
+// main.ts imports hints.ts and root.ts on their own (this file loads every command's definition): a run
+// that names one command builds the root and that command alone (root.ts programFor). A command imports another folder only
 // through that folder's index.ts (npm run lint checks it).
 
 export { authCommand } from './auth.js';
@@ -17,6 +18,7 @@ export { lakeCommand } from './lake.js';
 export { schemaCommand, tablesCommand, workspacesCommand } from './listings.js';
 export { mcpCommand } from './mcp.js';
 export { pushCommand } from './push.js';
+export { finishProgram, rootCommand } from './root.js';
 export { sqlCommand } from './sql.js';
 export { statsCommand } from './stats.js';
 export { syncCommand } from './sync.js';

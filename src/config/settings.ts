@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { type Context, TdsError, UsageError, parseIntegerOption, parseNumberOption } from '../core/index.js';
 import type { Format } from '../output/index.js';
-import { proxySettings, type ProxySettings } from '../http/index.js';
+// the proxy rule alone: http/index.ts would load the client, which a command that reads settings may not use
+import { proxySettings, type ProxySettings } from '../http/proxy.js';
 import { configKey, DEFAULT_PROFILE, KEY_STORE, notifyConfigKey, webhookConfigKey, webhookUrls } from './keys.js';
 import { configFile, readConfig } from './store.js';
 import { readSecret } from './read-secret.js';

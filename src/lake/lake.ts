@@ -167,7 +167,7 @@ interface PartitionTarget {
 /** One partition of `<table>/changes/`; returns the rows written (0: no folder). */
 async function writePartition(connection: DuckDBConnection, target: PartitionTarget): Promise<number> {
   const changes = join(target.dir, lakeFolder(target.table.mirrorTable), 'changes');
-  const columns = await versionColumns(connection, target.table.mirrorTable);
+  const columns = await versionColumns(connection, target.table.mirrorTable, target.syncId);
   return commitPartition({
     connection,
     query: partitionQuery(target.table, target.syncId, columns),

@@ -3,7 +3,8 @@ import { planRecord, statusFieldIds, createRowShaper, type ShapeOptions, Truncat
 import type { QueryBody, Row, RowsPage } from '../service/index.js';
 import type { ApiClient } from '../http/index.js';
 import { capRows, truncation } from './tool.js';
-import { type Session, serviceTable } from './session.js';
+import type { Session } from './session.js';
+import { serviceTable } from './catalog.js';
 
 /** Records as an export makes them by default, with the `<key>.status` / `<key>.error` of action columns. */
 const SHAPE: ShapeOptions = { header: 'label', meta: true, system: true, cells: 'value', statusColumns: true };

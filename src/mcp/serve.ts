@@ -9,7 +9,6 @@ import { checkTablesTool } from './tools/check-tables.js';
 import { describeTableTool } from './tools/describe-table.js';
 import { diffTableTool } from './tools/diff-table.js';
 import { listTablesTool } from './tools/list-tables.js';
-import { pushRecordsTool } from './tools/push-records.js';
 import { querySqlTool } from './tools/query-sql.js';
 import { searchRowsTool } from './tools/search-rows.js';
 import { syncTablesTool } from './tools/sync-tables.js';
@@ -31,7 +30,7 @@ export async function serveMcp(ctx: Context, options: McpServeOptions): Promise<
   const running = new Set<Promise<unknown>>();
   const server = new McpServer({ name: 'tds', version: options.version }, { instructions: INSTRUCTIONS });
   const tools: string[] = [];
-  addTools(session, {
+  await addTools(session, {
     add: (tool) => {
       tools.push(tool.name);
       registerTool(server, session, tool, running);
@@ -161,8 +160,11 @@ interface ToolSink {
   add<S extends z.ZodObject>(tool: Tool<S>): void;
 }
 
-/** Every tool of docs/cli.md "MCP", in its order; push_records only with --allow-push. */
-function addTools(session: Session, sink: ToolSink): void {
+/**
+ * Every tool of docs/cli.md "MCP", in its order; push_records only with --allow-push (its definition
+ * names the push's own limits, so the push code is loaded only when it is offered).
+ */
+async function addTools(session: Session, sink: ToolSink): Promise<void> {
   sink.add(listTablesTool(session));
   sink.add(describeTableTool(session));
   sink.add(querySqlTool(session));
@@ -170,6 +172,6 @@ function addTools(session: Session, sink: ToolSink): void {
   sink.add(diffTableTool(session));
   sink.add(syncTablesTool(session));
   sink.add(searchRowsTool(session));
-  if (session.options.allowPush) sink.add(pushRecordsTool(session));
+  if (session.options.allowPush) sink.add((await import('./tools/push-records.js')).pushRecordsTool(session));
   sink.add(checkTablesTool(session));
 }

@@ -127,6 +127,35 @@ describe('tds sync --lake', () => {
     expect((await harness.tds(['lake', 'check', lake])).code).toBe(0);
   });
 
+  it('a partition written late holds the types of its sync: number, then date, then text, the first partition written after the first retype', async () => {
+    const harness = await openHarness();
+    const lake = join(harness.dir, 'lake');
+    const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string }> }>('POST', '/tables', {
+      workspace: 'Sales',
+      name: 'Retyped Twice',
+      fields: [
+        { label: 'A', type: 'text' },
+        { label: 'N', type: 'number' },
+      ],
+    });
+    const [a, n] = created.fields.map((field) => field.id);
+    const rows = Array.from({ length: 30 }, (_, k) => ({ cells: { [a!]: `a${k}`, [n!]: k } }));
+    await harness.admin('POST', `/tables/${created.table.id}/rows`, { rows });
+    expect((await harness.tds(['sync', created.table.id])).code).toBe(0);
+    await harness.admin('PATCH', `/tables/${created.table.id}/fields/${n}`, { type: 'date' });
+    // sync 1's partition is written now, after N became a date: it holds N as the number it was then
+    expect((await harness.tds(['sync', created.table.id, '--lake', lake])).code).toBe(0);
+    await harness.admin('PATCH', `/tables/${created.table.id}/fields/${n}`, { type: 'text' });
+    expect((await harness.tds(['sync', created.table.id, '--lake', lake])).code).toBe(0);
+    const types = await sql<{ t: string }>(
+      harness,
+      `SELECT DISTINCT typeof("N") AS t FROM read_parquet('${lake}/retyped_twice/changes/sync_id=1/*.parquet')`,
+    );
+    expect(types).toEqual([{ t: 'DOUBLE' }]);
+    const checked = await harness.tds(['lake', 'check', lake]);
+    expect(checked.code, checked.stderr).toBe(0);
+  });
+
   it('a mirrored table never synced to the lake is named, not compared; one whose folder is gone differs', async () => {
     const harness = await openHarness();
     const lake = join(harness.dir, 'lake');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TdsError } from '../../src/core/errors.js';
 import type { Database } from '../../src/duckdb/engine.js';
-import { runQuery, type QueryOptions } from '../../src/mcp/tools/query-sql.js';
+import { runQuery, type QueryOptions } from '../../src/mcp/run-query.js';
 import { openMirror } from '../../src/mirror/mirror-db.js';
 
 // query_sql's statement: in tds sql's sandbox (read-only, no file access, one statement), within a time

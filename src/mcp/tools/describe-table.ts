@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { TdsError } from '../../core/index.js';
 import type { ApiClient } from '../../http/index.js';
-import { pickTable, META_KEYS, TRUNCATED_KEY, typedPlan, type ColumnRole } from '../../records/index.js';
+import type { ColumnRole, TypedColumn } from '../../records/index.js';
 import type { TableStats } from '../../stats/index.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
-import { findMirrorTable, readCatalog, requireMirrorTable, staleSchema, type MirrorTable, type Session } from '../session.js';
-import { staleFields } from '../../mirror/index.js';
+import type { MirrorTable } from '../catalog.js';
+import { staleSchema, type Session } from '../session.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { loadFields, type StoredField } from '../../mirror/index.js';
+import type { StoredField } from '../../mirror/index.js';
 import type { Field } from '../../service/index.js';
 
 const tableSummary = z.object({
@@ -99,6 +99,8 @@ async function webhooksOf(session: Session, table: string): Promise<Array<z.infe
 }
 
 async function describe(session: Session, ref: string): Promise<Description> {
+  // loaded by the first call: the server answers `initialize` without the tools' code
+  const { findMirrorTable, readCatalog, requireMirrorTable } = await import('../catalog.js');
   const catalog = await readCatalog(session);
   const mirrored = findMirrorTable(catalog.tables, ref);
   if (mirrored) return describeMirrored(session, mirrored);
@@ -116,7 +118,7 @@ async function describe(session: Session, ref: string): Promise<Description> {
 async function describeMirrored(session: Session, table: MirrorTable): Promise<Description> {
   const { state } = table;
   // loaded by the first call that needs it: the server answers `initialize` without the tools' code
-  const { tableStats } = await import('../../stats/figures.js');
+  const [{ tableStats }, { staleFields }] = await Promise.all([import('../../stats/figures.js'), import('../../mirror/index.js')]);
   const { columns, rows, lake } = await session.mirror.read(async (db) => {
     const stats = await tableStats(db.connection, { table: state.tableId, db: session.mirror.path, top: 0 });
     return {
@@ -143,6 +145,7 @@ async function describeMirrored(session: Session, table: MirrorTable): Promise<D
 }
 
 async function describeFromService(client: ApiClient, ref: string, mirrorNote: string | undefined): Promise<Description> {
+  const { pickTable, typedPlan } = await import('../../records/index.js');
   const table = pickTable((await client.tables()).tables, ref);
   const { fields } = await client.schema(table.id);
   return {
@@ -159,7 +162,7 @@ async function describeFromService(client: ApiClient, ref: string, mirrorNote: s
       staleFor: null,
       lake: null,
     },
-    columns: plannedColumns(fields),
+    columns: plannedColumns(typedPlan(fields, { header: 'label' })),
     notes: [
       ...(mirrorNote ? [mirrorNote] : []),
       'not mirrored: the columns are those a sync would make; sync_tables mirrors it for query_sql, or read a few live rows with search_rows',
@@ -198,6 +201,16 @@ export type ColumnEntry = z.infer<typeof columnEntry>;
 
 /** What the mirror table's columns are (DuckDB's own list, in order), with what _tds_columns says of their fields. */
 export async function mirroredColumns(connection: DuckDBConnection, tableId: string, mirrorTable: string): Promise<ColumnEntry[]> {
+  const [{ loadFields }, { META_KEYS, TRUNCATED_KEY }] = await Promise.all([
+    import('../../mirror/index.js'),
+    import('../../records/index.js'),
+  ]);
+  const builtInRole = (key: string): string => {
+    if (key === '_id') return 'id';
+    if ((META_KEYS as readonly string[]).includes(key)) return 'meta';
+    if (key === TRUNCATED_KEY) return 'truncated';
+    return 'other';
+  };
   const fields = await loadFields(connection, tableId);
   const reader = await connection.runAndReadAll(
     'SELECT column_name, data_type FROM duckdb_columns() ' +
@@ -226,9 +239,9 @@ export async function mirroredColumns(connection: DuckDBConnection, tableId: str
   });
 }
 
-/** The columns a sync would give the table (for a table not mirrored yet), keys by label. */
-export function plannedColumns(fields: readonly Field[]): ColumnEntry[] {
-  return typedPlan(fields, { header: 'label' }).map((column) => ({
+/** The columns a sync would give the table (for a table not mirrored yet): its typed plan, keys by label. */
+export function plannedColumns(plan: ReadonlyArray<TypedColumn>): ColumnEntry[] {
+  return plan.map((column) => ({
     key: column.key,
     sqlType: column.type,
     role: column.role,
@@ -244,11 +257,4 @@ function fieldMembers(field: Pick<Field, 'id' | 'label' | 'name' | 'type' | 'opt
     fieldId: field.id,
     ...(field.options ? { options: field.options.map((option) => option.label) } : {}),
   };
-}
-
-function builtInRole(key: string): string {
-  if (key === '_id') return 'id';
-  if ((META_KEYS as readonly string[]).includes(key)) return 'meta';
-  if (key === TRUNCATED_KEY) return 'truncated';
-  return 'other';
 }

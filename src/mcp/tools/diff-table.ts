@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Change, DiffRecord } from '../../mirror/diff/index.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
-import { readCatalog, requireMirrorTable, type Session } from '../session.js';
+import type { Session } from '../session.js';
 
 const WHEN =
   'sync:N (the state after sync N; sync:-1 after the last sync, sync:-2 the one before), an ISO 8601 date-time, or a duration ago (90m, 2h, 3d)';
@@ -45,8 +45,9 @@ export function diffTableTool(session: Session): Tool<typeof input> {
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, call) {
-      const { state } = requireMirrorTable(await readCatalog(session), args.table);
       // loaded by the first call: the server answers `initialize` without the tools' code
+      const { readCatalog, requireMirrorTable } = await import('../catalog.js');
+      const { state } = requireMirrorTable(await readCatalog(session), args.table);
       const { openDiff } = await import('../../mirror/diff/open-diff.js');
       const diff = await session.mirror.read(async (db) => {
         const opened = await openDiff(db, {

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { TdsError } from '../../core/index.js';
-import { type ApiClient, resolveWorkspace } from '../../http/index.js';
+import type { ApiClient } from '../../http/index.js';
+import type { StaleFields, TableState } from '../../mirror/index.js';
 import type { Table } from '../../service/index.js';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
-import { staleFields } from '../../mirror/index.js';
-import { readCatalog, staleSchema, type MirrorTable, type Session } from '../session.js';
+import type { MirrorTable } from '../catalog.js';
+import { staleSchema, type Session } from '../session.js';
 
 const tableEntry = z.object({
   id: z.string(),
@@ -51,11 +52,14 @@ export function listTablesTool(session: Session): Tool<typeof input> {
     }),
     annotations: { readOnlyHint: true, openWorldHint: true },
     async run(args) {
+      // loaded by the first call: the server answers `initialize` without the tools' code
+      const [{ readCatalog }, { staleFields }] = await Promise.all([import('../catalog.js'), import('../../mirror/index.js')]);
       const notes: string[] = [];
       const service = await serviceTables(session, args.workspace, notes);
       const catalog = await readCatalog(session);
       if (catalog.note) notes.push(catalog.note);
-      const entries = merge(service, workspaceTables(catalog.tables, args.workspace), await session.now());
+      const now = await session.now();
+      const entries = merge(service, workspaceTables(catalog.tables, args.workspace), (state) => staleFields(state, now));
       const { result } = capRows(entries, session.caps, (tables, cutBy) => ({
         tables,
         table_count: entries.length,
@@ -78,6 +82,7 @@ async function serviceTables(session: Session, workspace: string | undefined, no
     notes.push(`only the mirror's tables are listed: ${error.message}`);
     return undefined;
   }
+  const { resolveWorkspace } = await import('../../http/index.js');
   const workspaceId = workspace === undefined ? undefined : (await resolveWorkspace(client, workspace)).id;
   return (await client.tables({ workspaceId })).tables;
 }
@@ -87,11 +92,14 @@ function workspaceTables(tables: readonly MirrorTable[], workspace: string | und
   return tables.filter(({ state }) => state.workspaceId === workspace || state.workspaceName === workspace);
 }
 
+/** Whether a mirror table is past the bound its follower keeps, by the service's clock when it answered. */
+type Staleness = (state: TableState) => StaleFields;
+
 /**
  * The service's tables with their mirror tables, then the mirror's tables the service no longer has (or that it did not list);
- * `now` (the service's clock when it answered) says which are stale.
+ * `stale` says which are stale.
  */
-function merge(service: Table[] | undefined, mirrored: MirrorTable[], now: number): TableEntry[] {
+function merge(service: Table[] | undefined, mirrored: MirrorTable[], stale: Staleness): TableEntry[] {
   const byId = new Map(mirrored.map((table) => [table.state.tableId, table]));
   const entries: TableEntry[] = (service ?? []).map((table) => ({
     id: table.id,
@@ -99,7 +107,7 @@ function merge(service: Table[] | undefined, mirrored: MirrorTable[], now: numbe
     workspace: table.workspaceName,
     rows: table.rowCount,
     columns: table.fieldCount,
-    mirror: mirrorOf(byId.get(table.id), now),
+    mirror: mirrorOf(byId.get(table.id), stale),
   }));
   const listed = new Set(entries.map((entry) => entry.id));
   for (const table of mirrored) {
@@ -110,19 +118,19 @@ function merge(service: Table[] | undefined, mirrored: MirrorTable[], now: numbe
       workspace: table.state.workspaceName || null,
       rows: null,
       columns: table.columns,
-      mirror: mirrorOf(table, now),
+      mirror: mirrorOf(table, stale),
     });
   }
   return entries;
 }
 
-function mirrorOf(table: MirrorTable | undefined, now: number): TableEntry['mirror'] {
+function mirrorOf(table: MirrorTable | undefined, stale: Staleness): TableEntry['mirror'] {
   if (!table) return null;
   return {
     table: table.state.mirrorTable,
     rows: table.state.rowCount,
     lastSync: table.state.lastSyncAt,
     verifiedAt: table.state.verifiedAt,
-    ...staleFields(table.state, now),
+    ...stale(table.state),
   };
 }

@@ -12,7 +12,8 @@ import {
   type WebhookTarget,
 } from '../../push/index.js';
 import { RATE_LIMITS, WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS, type Table } from '../../service/index.js';
-import { type Session, serviceTable } from '../session.js';
+import type { Session } from '../session.js';
+import { serviceTable } from '../catalog.js';
 import { defineTool, ToolFailure, type Tool, type ToolCall } from '../tool.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TdsError } from '../../core/index.js';
-import { type Session, serviceTable, staleSchema } from '../session.js';
+import { type Session, staleSchema } from '../session.js';
 import { defineTool, type Tool, type ToolCall, type ProgressUpdate } from '../tool.js';
 import type { SyncProgress, SyncSummary } from '../../mirror/index.js';
 import type { Table } from '../../service/index.js';
@@ -91,6 +91,7 @@ async function sync(session: Session, args: z.output<typeof input>, call: ToolCa
 /** The IDs of the tables named (mirror table names too), so the sync finds each as the agent meant it. */
 async function tableIds(session: Session, refs: string[]): Promise<string[]> {
   const { tables } = await (await session.service()).tables();
+  const { serviceTable } = await import('../catalog.js');
   const ids: string[] = [];
   for (const ref of refs) ids.push((await serviceTable(session, tables, ref)).id);
   return ids;

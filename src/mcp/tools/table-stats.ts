@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { capRows, truncation, defineTool, type Tool } from '../tool.js';
-import { readCatalog, requireMirrorTable, type Session } from '../session.js';
+import type { Session } from '../session.js';
 
 const input = z
   .object({
@@ -36,8 +36,9 @@ export function tableStatsTool(session: Session): Tool<typeof input> {
     }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args) {
-      const { state } = requireMirrorTable(await readCatalog(session), args.table);
       // loaded by the first call: the server answers `initialize` without the tools' code
+      const { readCatalog, requireMirrorTable } = await import('../catalog.js');
+      const { state } = requireMirrorTable(await readCatalog(session), args.table);
       const { tableStats } = await import('../../stats/figures.js');
       const stats = await session.mirror.read((db) =>
         tableStats(db.connection, { table: state.tableId, db: session.mirror.path, ...(args.columns ? { columns: args.columns } : {}) }),

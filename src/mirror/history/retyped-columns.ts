@@ -64,9 +64,12 @@ export async function loadArchives(connection: DuckDBConnection, tableId: string
 
 /**
  * The columns of a version as the table as it was gives them: each of the mirror table's columns (but
- * the kept ones) with the SQL that reads its value in a row of the table or of its history.
+ * the kept ones) with the SQL that reads its value in a row of the table or of its history. With
+ * `asOfSync`, in the types the fields had at that sync (a lake partition written late holds what it
+ * would have held when written at once): a column kept by a later retype is read, and older versions
+ * converted to its type.
  */
-export async function versionColumns(connection: DuckDBConnection, mirrorTable: string): Promise<VersionColumn[]> {
+export async function versionColumns(connection: DuckDBConnection, mirrorTable: string, asOfSync?: number): Promise<VersionColumn[]> {
   const columns = await tableColumns(connection, mirrorTable);
   const owner = await connection.runAndReadAll('SELECT table_id FROM _tds_tables WHERE mirror_table = $1', [mirrorTable]);
   const tableId = owner.getRowObjectsJS()[0]?.table_id;
@@ -78,14 +81,19 @@ export async function versionColumns(connection: DuckDBConnection, mirrorTable: 
   return columns
     .filter((column) => !kept.has(column.key))
     .map((column) => {
-      const older = archives.filter((archive) => keyOf.get(archive.fieldId) === column.key);
-      if (older.length === 0) return { ...column, sql: quoteIdent(column.key) };
-      const to = column.type === 'TIMESTAMP WITH TIME ZONE' ? 'TIMESTAMPTZ' : (column.type as SqlType);
+      const field = archives.filter((archive) => keyOf.get(archive.fieldId) === column.key);
+      // the column as it was at asOfSync: the first kept column whose versions reach that sync, else today's
+      const then = asOfSync === undefined ? undefined : field.find((archive) => archive.throughSync >= asOfSync);
+      const older = then === undefined ? field : field.filter((archive) => archive.throughSync < then.throughSync);
+      const current = then === undefined ? column : { key: column.key, type: duckdbTypeName(then.archiveType) };
+      const source = quoteIdent(then === undefined ? column.key : then.archiveKey);
+      if (older.length === 0) return { ...current, sql: source };
+      const to = then?.archiveType ?? (column.type === 'TIMESTAMP WITH TIME ZONE' ? 'TIMESTAMPTZ' : (column.type as SqlType));
       const cases = older.map(
         (archive) =>
           `WHEN ${quoteIdent(SYNC_ID_KEY)} <= ${archive.throughSync} THEN ${convertExpression(quoteIdent(archive.archiveKey), archive.archiveType, to)}`,
       );
-      return { ...column, sql: `CASE ${cases.join(' ')} ELSE ${quoteIdent(column.key)} END` };
+      return { ...current, sql: `CASE ${cases.join(' ')} ELSE ${source} END` };
     });
 }
 
@@ -96,6 +104,9 @@ export interface VersionColumn {
   /** reads the value of a version (a row of the table or of its history) */
   sql: string;
 }
+
+/** DuckDB's name of a type as `tableColumns` gives it. */
+const duckdbTypeName = (type: SqlType): string => (type === 'TIMESTAMPTZ' ? 'TIMESTAMP WITH TIME ZONE' : type);
 
 /** A double as JSON writes it: 5, not 5.0. */
 const numberText = (column: string): string =>
