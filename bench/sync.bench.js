@@ -6,15 +6,18 @@
 // 1. Emulator child with rate limits off, `--rows 1000000` and `--data FILE` (its state is saved on stop).
 //    `tds rows Generated --format csv -o FILE`, then a full `tds sync Generated --db FILE` into a fresh file,
 //    both with TDS_RATE_SCALE high enough that the client's limiter never waits.
-//    Targets: sync time and CPU <= 1.3x the export's (same run, same emulator); sync peak RSS <= 250 MB.
+//    Targets: sync time and CPU <= 1.3x the export's (same emulator); sync peak RSS <= 250 MB.
 // 1c. --lake (sync/lake.mjs): the same full sync with and without --lake, the lake's size, 1,000 rows more.
+//    Each ratio of 1, 1b and 1c is the median of paired, alternating runs (A B A B …: --repeat N pairs, at least 5,
+//    support.mjs pairedRuns), the load printed before and after; a peak RSS target is on the median too.
 // 2. Emulator child from the same --data file with its real limits (scale 1); 1,000 new rows added (admin
 //    route); `tds sync --db FILE` (incremental, the client's real limiter).
 //    Targets: <= 12 row requests (a re-export would need 10,000); wall time <= 15 s.
 // 1b. History, on the same emulator child and mirror as 1: a `--full` pass with no row changed; then
 //    CHANGED rows (100,000) changed through the emulator's admin route (PATCH, 32 at a time); the same
-//    `--full` pass again, which moves each replaced version into generated__history.
-//    Targets: the changed pass <= 1.2x the unchanged one (same run); its peak RSS <= 250 MB; the mirror
+//    `--full` pass again, which moves each replaced version into generated__history; then the two in pairs, each
+//    over a copy of the mirror as it was after the change or before it.
+//    Targets: the changed pass <= 1.2x the unchanged one; the peak RSS of each <= 250 MB; the mirror
 //    file after it <= 1.3x its size before it; the unchanged pass adds 0 rows (and 0 bytes) of history.
 //    Then `tds diff Generated -o FILE.ndjson` (the CHANGED updated rows): <= 2 s and <= 250 MB peak RSS.
 // 3. Emulator child from the --data file saved by 2 (real limits): `tds sync --follow --every 3` on the
@@ -42,7 +45,7 @@
 //    BENCH_FRESH_MAX_STALE_MIN, BENCH_FRESH_SEED (1), BENCH_LONG_MINUTES (60; 0 skips 6), BENCH_FOLLOWER_NODE_ARGS
 //    (sync/follower.mjs).
 //
-// Run: npm run bench -- sync     (exits 1 when a target is missed; traffic only to 127.0.0.1)
+// Run: npm run bench -- sync [--repeat N]     (exits 1 when a target is missed; traffic only to 127.0.0.1)
 // Env: BENCH_SKIP_FAR=1, BENCH_SYNC_LATENCIES (0,200), BENCH_ROWS (default 1000000), BENCH_CHANGED (100000), BENCH_ADDED (1000), BENCH_POLLS (3), BENCH_EVERY (seconds, 3),
 // BENCH_HEAP_SNAPSHOT_MB / BENCH_TRACE_GC (see memory-probe.mjs).
 // The phases are in sync/ (first-sync.mjs with history.mjs, incremental.mjs, idle-follow.mjs); each starts from

@@ -7,7 +7,6 @@ export const POLLS = Number(process.env.BENCH_POLLS ?? 3);
 export const EVERY_SECONDS = Number(process.env.BENCH_EVERY ?? 3);
 export const PAGE = 100;
 export const FAST = { TDS_RATE_SCALE: '1000000' }; // the client's limiter never waits (the emulator has no limits)
-export const PROGRESS_MS = 15_000;
 /** How far phase 3 (b) moves the emulator's clock: more than the sync's watermark margin (60 s). */
 export const AGE_MS = 120_000;
 

@@ -59,6 +59,11 @@ export interface EmulatorOptions {
   actionDelayMs?: number;
   /** Churn spec ("add:5/s,update:2/s,delete:0.1/s", optionally "table=NAME"): rows change over time. */
   churn?: string;
+  /**
+   * In-process only: 'timer' (default) churns as time passes; 'manual' churns only when told
+   * (RunningEmulator.churnFor), so a history that churns replays the same draws.
+   */
+  churnTicks?: 'timer' | 'manual';
   /** Admin routes under /_emulator answer even when the emulator does not listen on a loopback address. */
   admin?: boolean;
   /** Round trip added to every request of the service (--latency MS[,JITTER]); see NetworkDelay. */
@@ -89,6 +94,8 @@ export interface RunningEmulator {
   requestLog: RequestLogEntry[];
   /** Makes every webhook row the intake holds visible now. */
   flushIntake(): void;
+  /** Makes at once the changes churn makes in `ms` at its rates (nothing without a churn spec). */
+  churnFor(ms: number): void;
   /** Stops; saves to dataFile when given. */
   close(): Promise<void>;
 }

@@ -78,23 +78,28 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (options.dataFile && parts.churn) await saveState(state, options.dataFile, clock.offsetMs);
   origin = await listen(server, host, options.port ?? DEFAULT_PORT);
   for (const [tableId, id] of state.webhookIds()) webhooks[tableId] = `${origin}${WEBHOOK_PATH_PREFIX}${id}`;
-  parts.churn?.start();
+  if (options.churnTicks !== 'manual') parts.churn?.start();
   return {
     baseUrl: `${origin}/v1`,
     apiKey: state.orgs[0]?.key ?? '',
     apiKeys: Object.fromEntries(state.orgs.map((org) => [org.name, org.key])),
     webhooks,
-    webhookTables: () =>
-      state.tables.flatMap((record) => {
-        const url = webhooks[record.id];
-        if (!url) return [];
-        const { name, workspaceName } = state.describeTable(record);
-        return [{ workspace: workspaceName, table: name, url }];
-      }),
+    webhookTables: () => webhookTables(state, webhooks),
     requestLog,
     flushIntake: () => intake.flushAll(),
+    churnFor: (ms) => parts.churn?.tick(ms),
     close: closer(server, releaseStalled, parts, options.dataFile),
   };
+}
+
+/** Every webhook-fed table now, by workspace and name, with its webhook URL. */
+function webhookTables(state: EmulatorState, webhooks: Record<string, string>): ReturnType<RunningEmulator['webhookTables']> {
+  return state.tables.flatMap((record) => {
+    const url = webhooks[record.id];
+    if (!url) return [];
+    const { name, workspaceName } = state.describeTable(record);
+    return [{ workspace: workspaceName, table: name, url }];
+  });
 }
 
 /** The parts of an emulator that live apart from its HTTP server. */

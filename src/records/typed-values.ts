@@ -98,19 +98,13 @@ export function canonicalInstantMillis(text: string): number | undefined {
   ) {
     return undefined;
   }
-  // a character that is not a digit makes its field NaN, which no range check below lets through
-  const digit = (at: number): number => {
-    const value = text.charCodeAt(at) - DIGIT_0;
-    return value >= 0 && value <= 9 ? value : NaN;
-  };
-  const two = (at: number): number => digit(at) * 10 + digit(at + 1);
-  const year = two(0) * 100 + two(2);
-  const month = two(5);
-  const day = two(8);
-  const hour = two(11);
-  const minute = two(14);
-  const second = two(17);
-  const ms = digit(20) * 100 + two(21);
+  const year = twoDigits(text, 0) * 100 + twoDigits(text, 2);
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  const hour = twoDigits(text, 11);
+  const minute = twoDigits(text, 14);
+  const second = twoDigits(text, 17);
+  const ms = digitAt(text, 20) * 100 + twoDigits(text, 21);
   if (!(year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month))) return undefined;
   if (!(hour <= 23 && minute <= 59 && second <= 59 && ms >= 0)) return undefined;
   // days from 1970-01-01 (H. Hinnant's days_from_civil)
@@ -121,6 +115,17 @@ export function canonicalInstantMillis(text: string): number | undefined {
   const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
   const days = era * 146097 + dayOfEra - 719468;
   return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + ms;
+}
+
+// a character that is not a digit makes its field NaN, which no range check lets through (module-level, not
+// closures: the appender calls this for every instant of every row)
+function digitAt(text: string, at: number): number {
+  const value = text.charCodeAt(at) - DIGIT_0;
+  return value >= 0 && value <= 9 ? value : NaN;
+}
+
+function twoDigits(text: string, at: number): number {
+  return digitAt(text, at) * 10 + digitAt(text, at + 1);
 }
 
 function daysInMonth(year: number, month: number): number {

@@ -181,13 +181,23 @@ describe('tds push: webhook failures', () => {
   it('Ctrl-C mid-run: the batches in flight finish and are journaled (exit 130); --resume sends the rest, each record once', async ({
     openHarness,
   }) => {
-    harness = await openHarness();
+    // the batches after the fifth are held on their arrival until the SIGINT is sent: it comes mid-run
+    // however fast the run sends
+    let posts = 0;
+    let interrupted!: () => void;
+    const signalled = new Promise<void>((resolve) => (interrupted = resolve));
+    harness = await openHarness({
+      onArrival: async ({ method, path }) => {
+        if (method === 'POST' && path.startsWith('/v1/webhook/') && ++posts > 5) await signalled;
+      },
+    });
     const records = people(400);
     const path = await harness.file('p.ndjson', ndjson(records));
     const args = ['push', harness.inbox.url, path, '--batch-size', '5', '--rate', '20'];
     const run = harness.spawn(args, { env: { TDS_API_KEY: undefined } });
-    await waitUntil(() => webhookPosts(harness!.emu).length >= 5, 15_000, 'five batches sent');
+    await waitUntil(() => posts > 5, 15_000, 'a sixth batch sent');
     run.child.kill('SIGINT');
+    interrupted();
     const code = await run.exit;
     expect(code, run.stderr()).toBe(130);
     expect(run.stderr()).toContain('--resume');

@@ -122,7 +122,8 @@ describe('tds sync --changes: each change delivered', () => {
     expect(printed.length).toBeLessThan(450);
 
     // (b) edits, additions and deletions, each sync killed at a seeded moment: in its pass, or as it prints
-    for (let cycle = 0; cycle < 6; cycle += 1) {
+    // (seed 29: twice as it prints, then twice in its pass; the simulator's histories kill syncs with --changes at many more)
+    for (let cycle = 0; cycle < 4; cycle += 1) {
       const live = ids.filter(Boolean);
       for (let k = 0; k < 12; k += 1) {
         const id = live[Math.floor(random() * live.length)]!;

@@ -165,8 +165,8 @@ describe('tds sync --follow: rounds and verification', () => {
     await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[301]] });
 
     const since = harness.emu.requestLog.length;
-    // 5 pages; --max-stale 10m at the rate scale (100) is 6 s here: a page every 0.54 s (the share alone would allow one every 20 ms)
-    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '10m', '--max-share', '0.5', '--changes']);
+    // 5 pages; --max-stale 5m at the rate scale (100) is 3 s here: a page every 0.27 s (the share alone would allow one every 20 ms)
+    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--max-share', '0.5', '--changes']);
     try {
       // every reader, again and again while the follower verifies (twice at least, ten times at most, until it
       // has printed the changes): it holds the file only while it writes a page or a round
@@ -216,26 +216,22 @@ describe('tds sync --follow: rounds and verification', () => {
   }, 120_000);
 
   it('verification at the full share: a count that only fell costs a round no row request (verification finds the deletion once); a row added after it is read by the next round', async () => {
-    const harness = await openHarness();
-    const { id, ids } = await oldTable(harness, 1000);
+    // mid-pass: when a later page of a verification of the table (one with a cursor) arrives, however short the pass
+    let tableId = '';
+    let arrived: (() => void) | undefined;
+    const harness = await openHarness({
+      onArrival: ({ method, path }) => {
+        if (arrived && method === 'GET' && path.startsWith(`/v1/tables/${tableId}/rows`) && path.includes('cursor=')) arrived();
+      },
+    });
+    const midPass = () => new Promise<void>((resolve) => (arrived = resolve)).finally(() => (arrived = undefined));
+    const { id, ids } = await oldTable(harness, 250);
+    tableId = id;
     const other = await everyTypeTable(harness, 'Other');
     await addEveryTypeRows(harness, other.id, { count: 30, from: 1, createdAgoMs: () => DAY });
     await syncTables(harness, [id, other.id]);
-    // 11 pages; --max-stale 1s asks more than --max-share 0.05 allows: a page every 200 ms here, a pass in 2 s
+    // 3 pages; --max-stale 1s asks more than --max-share 0.05 allows: a page every 200 ms here, a pass in 0.6 s
     const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1s', '--max-share', '0.05', '--changes']);
-    const midPass = () =>
-      vi.waitFor(
-        async () => {
-          const result = await harness.tds([
-            'sql',
-            `SELECT verify_pass AS p FROM _tds_tables WHERE table_id = '${id}'`,
-            '--format',
-            'json',
-          ]);
-          expect((JSON.parse(result.stdout) as Array<{ p: string | null }>)[0]!.p).not.toBeNull();
-        },
-        { timeout: 30_000, interval: 20 },
-      );
     const ofTable = (entry: { bucket?: string; path: string }) => entry.bucket === 'rows' && entry.path.startsWith(`/v1/tables/${id}/`);
     const rowsSince = (since: number) => harness.emu.requestLog.slice(since).filter(ofTable);
     let since = 0;
@@ -244,8 +240,8 @@ describe('tds sync --follow: rounds and verification', () => {
     try {
       await midPass();
       since = harness.emu.requestLog.length;
-      await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[750]] });
-      await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(ids[750]), {
+      await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[150]] });
+      await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(ids[150]), {
         timeout: 60_000,
         interval: 20,
       });
@@ -271,15 +267,15 @@ describe('tds sync --follow: rounds and verification', () => {
       await follow.ended;
     }
     // every row read of the table after the deletion is a verification page: each pass starts at the newest
-    // row (no cursor) and reads the table's 10 pages; a round's read of the newest page would be one more
+    // row (no cursor) and reads the table's 3 pages; a round's read of the newest page would be one more
     const reads = harness.emu.requestLog.slice(since, until).filter(ofTable);
     const starts = reads.flatMap((entry, k) => (entry.path.includes('cursor=') ? [] : [k]));
     expect(starts.length).toBeGreaterThanOrEqual(2);
-    for (const [n, start] of starts.slice(0, -1).entries()) expect(starts[n + 1]! - start, follow.stderr()).toBe(10);
+    for (const [n, start] of starts.slice(0, -1).entries()) expect(starts[n + 1]! - start, follow.stderr()).toBe(3);
     const printed = records(follow.stdout());
-    expect(printed.filter((record) => record._id === ids[750]).map((record) => record.change)).toEqual(['deleted']);
+    expect(printed.filter((record) => record._id === ids[150]).map((record) => record.change)).toEqual(['deleted']);
     const history = await harness.tds(['sql', 'SELECT _id, _change FROM every_type__history', '--format', 'json']);
-    expect(JSON.parse(history.stdout)).toEqual([{ _id: ids[750], _change: 'deleted' }]);
+    expect(JSON.parse(history.stdout)).toEqual([{ _id: ids[150], _change: 'deleted' }]);
     // the added row came by a round (an incremental sync), not a verification page
     const addedBy = printed.find((record) => record._id === added[0])!;
     expect(addedBy.change).toBe('added');
@@ -293,7 +289,21 @@ describe('tds sync --follow: stopped mid-verification', () => {
   it.each(['SIGKILL', 'SIGTERM'] as const)(
     '%s in the middle of a verification: the next follower continues it; every change once in the mirror, history and --changes',
     async (signal) => {
-      const harness = await openHarness();
+      // the signal comes while a later page of the verification (one with a cursor) is held on its arrival:
+      // in the middle of the pass however fast its pages come
+      let armed = false;
+      let reached!: () => void;
+      let release!: () => void;
+      const midPass = new Promise<void>((resolve) => (reached = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const harness = await openHarness({
+        onArrival: async ({ method, path }) => {
+          if (!armed || method !== 'GET' || !/\/rows\?.*cursor=/.test(path)) return;
+          armed = false;
+          reached();
+          await released;
+        },
+      });
       const { id, ids } = await oldTable(harness, 450);
       await syncTables(harness, [id]);
       await harness.admin('PATCH', `/tables/${id}/rows/${ids[440]}`, { cells: { Name: 'Edited on page 1' } });
@@ -301,9 +311,11 @@ describe('tds sync --follow: stopped mid-verification', () => {
       await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[200]] });
       await addEveryTypeRows(harness, id, { count: 1, from: 700, createdAgoMs: () => 20 * DAY });
 
-      // a page every ~0.27 s here (--max-stale 5m at the rate scale over 5 pages, and as many of a wait)
-      const args = ['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--changes'];
+      // a page every ~0.11 s here (--max-stale 2m at the rate scale over 5 pages, and as many of a wait)
+      const args = ['sync', '--follow', '--every', '0.1', '--max-stale', '2m', '--changes'];
+      armed = true;
       const first = harness.spawn(args);
+      await midPass;
       await vi.waitFor(
         async () => {
           const state = await harness.tds(['sql', 'SELECT verify_pass FROM _tds_tables', '--format', 'json']);
@@ -313,6 +325,7 @@ describe('tds sync --follow: stopped mid-verification', () => {
         { timeout: 30_000, interval: 20 },
       );
       first.child.kill(signal);
+      release();
       const ended = await first.ended;
       if (signal === 'SIGTERM') expect(ended.code, first.stderr()).toBe(143);
       const before = records(first.stdout());

@@ -9,7 +9,7 @@ import { test as it } from '../helpers/emulator-fixture.js';
 // between used to kill it. Each try sends its first signal after a seeded number of timer turns once
 // the summary is on stderr, then one more every turn until the process has ended.
 
-const TRIES = 3;
+const TRIES = 2;
 /** The most timer turns before a try's first signal. */
 const MOST_TURNS = 8;
 const SUMMARY = /^synced .*\n {2}salaries +incremental .*\n/m;

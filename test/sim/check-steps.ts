@@ -9,6 +9,7 @@ import type { Ledger } from './invariants.js';
 import type { LakeView } from './lake-view.js';
 import { ident, mirroredTables, query } from './mirror-view.js';
 import type { NotifyReceiver, Received } from './notify-receiver.js';
+import { expectedStale, verifications, type ClockSpan } from './staleness.js';
 import type { World } from './world.js';
 
 // `tds check FILE --notify URL` in a simulated run (invariant 6, and issue 42's findings 3 to 5): a checks
@@ -61,6 +62,9 @@ export class CheckSteps {
     if (mirrored.length === 0) return;
     const tables = mirrored.slice(0, 2);
     const counts = new Map<string, number>();
+    // a stale check where a follower recorded a bound (without one it is an error, as a broken check is)
+    const recorded = await verifications(world);
+    const bounded = tables.filter((table) => (recorded.get(table.tableId)?.maxStaleMs ?? null) !== null).map((table) => table.tableId);
     const lines = ['tables:'];
     for (const [n, table] of tables.entries()) {
       const rows = world.current.tables.get(table.tableId)!.rows.size;
@@ -68,6 +72,7 @@ export class CheckSteps {
       counts.set(table.tableId, min);
       lines.push(`  ${table.tableId}:`, '    checks:', `      - rows: {min: ${min}}`, `      - fill: {column: A, min: ${step.fillMin}}`);
       lines.push('      - fresh: {max_age: 2h}');
+      if (bounded.includes(table.tableId)) lines.push('      - stale: {}');
       if (step.broken && n === 0) lines.push(`      - fill: {column: ${MISSING_COLUMN}, min: 0.5}`);
     }
     const file = join(world.harness.dir, `checks-${i}.yaml`);
@@ -78,11 +83,13 @@ export class CheckSteps {
     const { held } = this.receiver.script(step.receiver, step.killDuringPost);
     let run: ClientRun;
     const follower = step.killDuringPost ? undefined : await this.startFollower(i);
+    const from = Date.parse(await world.now());
     try {
       run = step.killDuringPost ? await this.killedDuringPost(args, held) : await runClient(world, args, { TMPDIR: this.tmp });
     } finally {
       await follower?.stop();
     }
+    const span = { from, to: Date.parse(await world.now()) };
     const received = this.receiver.finish();
     this.checkRun(run);
     if (run.killed) return this.judgeKilled(received);
@@ -93,6 +100,8 @@ export class CheckSteps {
     );
     const results = JSON.parse(run.stdout) as CheckResultLine[];
     await this.judgeResults(results, run, counts, step.broken);
+    // a follower may verify a table while tds checks it: the stale check judged where none ran
+    if (!follower) await this.judgeStale(results, bounded, span);
     this.judgeNotified(results, received, run);
   }
 
@@ -125,6 +134,30 @@ export class CheckSteps {
       6,
       () => `tds check exited ${run.code} with ${bad ? 'a check failed or in error' : 'every check passing or warning'}`,
     );
+  }
+
+  /**
+   * Invariant 9 of a check run: each stale check passes exactly when its table's verified_at is within its
+   * recorded bound on the service's clock (tds check hears the service before it checks), else fails.
+   */
+  private async judgeStale(results: CheckResultLine[], tableIds: readonly string[], span: ClockSpan): Promise<void> {
+    const recorded = await verifications(this.world);
+    for (const tableId of tableIds) {
+      const verification = recorded.get(tableId);
+      const result = results.find((candidate) => candidate.table === tableId && candidate.check.startsWith('stale'));
+      if (!verification) continue;
+      // not verified yet, or no bound recorded: the check cannot be evaluated
+      const unknown = verification.verifiedAt === null || verification.maxStaleMs === null;
+      const stale = unknown ? undefined : expectedStale(verification, span);
+      if (!unknown && stale === undefined) continue;
+      const expected = unknown ? 'error' : stale ? 'fail' : 'pass';
+      this.ledger.check(
+        result?.status === expected,
+        9,
+        () =>
+          `tds check: stale of ${tableId} is ${result?.status ?? 'absent'}, not ${expected} (verified ${verification.verifiedAt === null ? 'never' : new Date(verification.verifiedAt).toISOString()}, bound ${verification.maxStaleMs} ms, clock ${new Date(span.from).toISOString()} to ${new Date(span.to).toISOString()})`,
+      );
+    }
   }
 
   /**

@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runClient, spawnClient, type ClientRun } from './client.js';
 import type { Step } from './history.js';
+import { startedAfterUncertain } from './push-journal.js';
 import { changesBetween, setsDiffer, unexpectedOutput, versionsDiffer, versionsOfSnapshot, type Ledger } from './invariants.js';
 import { pruneHorizons, type LakeView } from './lake-view.js';
+import { judgeStale, verifications } from './staleness.js';
 import {
   deliveredSyncs,
   ident,
@@ -21,33 +24,6 @@ import type { SimTable, World } from './world.js';
 
 // The client's steps of a history: the real tds (sync in its modes, with kills, faults and --changes;
 // diff; push; readers), each followed by the invariants it can break.
-
-/**
- * The batches a plain push started after it knew of an uncertain answer (a 5xx or a reset after the body was
- * sent), as its own journal tells: a batch's \`sending\` line (fsynced before its POST starts, and checked
- * again after the fsync) written after the uncertain outcome's line, and the batch then answered. The
- * emulator's log cannot tell it: a request the client sent before it had read the 5xx may be logged after
- * the 5xx was answered, by any margin a loaded machine puts between the two.
- */
-async function startedAfterUncertain(journal: string): Promise<string[]> {
-  const text = await readFile(journal, 'utf8').catch(() => '');
-  const entries = text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { batch?: number; part?: string; state?: string })
-    .filter((entry) => entry.batch !== undefined && entry.state !== undefined);
-  const first = entries.findIndex((entry) => entry.state === 'uncertain');
-  if (first < 0) return [];
-  const name = (entry: { batch?: number; part?: string }): string => `${entry.batch}${entry.part ? `.${entry.part}` : ''}`;
-  const startedLate = new Set(
-    entries
-      .slice(first + 1)
-      .filter((entry) => entry.state === 'sending')
-      .map(name),
-  );
-  const answered = entries.filter((entry, index) => index > first && ['accepted', 'uncertain', 'rejected'].includes(entry.state!));
-  return [...new Set(answered.map(name).filter((batch) => startedLate.has(batch)))];
-}
 
 export class ClientSteps {
   constructor(
@@ -135,6 +111,10 @@ export class ClientSteps {
     if (run.code !== 0 || step.mode === 'follow') return;
 
     const summaries = step.changes ? await syncsSince(world, syncedBefore) : parseSyncSummary(run.stdout);
+    if (!step.changes) {
+      const span = { from: Date.parse(startedAt), to: Date.parse(await world.now()) };
+      await judgeStale(this.world, this.ledger, `tds ${run.args.join(' ')}`, summaries, span);
+    }
     const now = await mirroredTables(world);
     const versions = await mirrorVersions(world, now);
     const verified = await verifiedTimes(world);
@@ -356,7 +336,7 @@ export class ClientSteps {
     // the requests after the faulted one answer `latencyMs` later (slow answers beside a quick failure)
     const faultAt = Number(/@(\d+)$/.exec(step.fault)?.[1] ?? 0);
     if (faultAt > 0 && step.latencyMs > 0) await world.must('POST', '/hold', { after: faultAt + 1, ms: step.latencyMs });
-    const logFrom = world.harness.emu.requestLog.length;
+    const logFrom = world.emu.requestLog.length;
     let run: ClientRun;
     try {
       run = await runClient(world, args, { TDS_WEBHOOK_URL: table.webhookUrl });
@@ -369,7 +349,7 @@ export class ClientSteps {
       }
     }
     this.checkRun(run);
-    const posts = world.harness.emu.requestLog.slice(logFrom).filter((entry) => entry.bucket === 'webhook' && entry.method === 'POST');
+    const posts = world.emu.requestLog.slice(logFrom).filter((entry) => entry.bucket === 'webhook' && entry.method === 'POST');
     const t0 = posts[0]?.at ?? 0;
     this.log(
       `  push: exit ${run.code}; posts ${posts.map((entry) => `${Math.round(entry.at - t0)}+${Math.round(entry.durationMs)}:${entry.status}${entry.fault ? `(${entry.fault})` : ''}`).join(' ')}`,
@@ -425,15 +405,40 @@ export class ClientSteps {
   }
 
   async read(step: Extract<Step, { kind: 'read' }>): Promise<void> {
-    const mirrored = await mirroredTables(this.world);
+    const { world } = this;
+    const synced = step.what === 'syncedStats';
+    // stats that syncs first names a table the service has
+    const mirrored = (await mirroredTables(world)).filter((table) => !synced || world.current.tables.has(table.tableId));
     if (mirrored.length === 0) return;
-    const target = this.world.inSimOrder(mirrored)[step.table % mirrored.length]!;
-    const run =
+    const target = world.inSimOrder(mirrored)[step.table % mirrored.length]!;
+    const args =
       step.what === 'sql'
-        ? await runClient(this.world, ['sql', `SELECT count(*) AS n FROM ${ident(target.mirrorTable)}`, '--format', 'json'])
-        : await runClient(this.world, ['stats', target.tableId, '--no-sync', '--format', 'json']);
+        ? ['sql', `SELECT count(*) AS n FROM ${ident(target.mirrorTable)}`, '--format', 'json']
+        : ['stats', target.tableId, ...(synced ? [] : ['--no-sync']), '--format', 'json'];
+    // stats measures staleness on the service's clock when it syncs first, else on this machine's
+    const clock = async (): Promise<number> => (synced ? Date.parse(await world.now()) : Date.now());
+    const from = await clock();
+    const run = await runClient(world, args);
+    const span = { from, to: await clock() };
+    if (synced) this.lake.outOfDate([target.tableId]);
     this.checkRun(run);
     this.ledger.check(run.code === 0, 8, () => `tds ${run.args.join(' ')} exited ${run.code}: ${lastLines(run.stderr)}`);
+    if (run.code !== 0 || step.what === 'sql') return;
+    const { table } = JSON.parse(run.stdout) as { table: { id: string; stale?: boolean } };
+    await judgeStale(world, this.ledger, `tds ${args.join(' ')}`, [{ tableId: table.id, stale: table.stale }], span);
+  }
+
+  /**
+   * After the service's clock moved: stats (synced first) of the first table a follower recorded a bound for,
+   * so a follower, a move of the clock and a reader of staleness meet in most histories that have the first two.
+   */
+  async statsAfterClock(): Promise<void> {
+    const { world } = this;
+    if (!existsSync(world.harness.db)) return;
+    const recorded = await verifications(world);
+    const tables = world.inSimOrder(await mirroredTables(world)).filter((table) => world.current.tables.has(table.tableId));
+    const bounded = tables.findIndex((table) => (recorded.get(table.tableId)?.maxStaleMs ?? null) !== null);
+    if (bounded >= 0) await this.read({ kind: 'read', table: bounded, what: 'syncedStats' });
   }
 
   /** Invariant 8 of one command: no unexpected failure, no stack trace, no process past its step. */

@@ -73,7 +73,10 @@ export type Step =
       /** a webhook budget (the emulator's and tds's `webhook-budget`) in submissions; 0: none */
       budget?: number;
     }
-  | { kind: 'read'; table: number; what: 'sql' | 'stats' };
+  | { kind: 'read'; table: number; what: 'sql' | 'stats' | 'syncedStats' }
+  // the emulator: churn's changes over `ms` at its rates; a restart from its data file (churn before and after)
+  | { kind: 'churn'; ms: number }
+  | { kind: 'restart'; churnMs: number };
 
 export type PruneSpan = '1m' | '2h';
 /** How the notification receiver answers a check's POST: 204, 500, never (tds's bounded wait ends it), or a reset after the body. */
@@ -228,7 +231,16 @@ export const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('read' as const), table: index, what: fc.constantFrom('sql' as const, 'stats' as const) }),
+    arbitrary: fc.record({
+      kind: fc.constant('read' as const),
+      table: index,
+      what: fc.constantFrom('sql' as const, 'stats' as const, 'syncedStats' as const),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('churn' as const), ms: fc.integer({ min: 50, max: 3000 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('restart' as const), churnMs: fc.oneof(fc.constant(0), fc.integer({ min: 50, max: 3000 })) }),
   },
 );
 

@@ -1,7 +1,7 @@
 import type { Versions } from './mirror-view.js';
 import type { OracleRow, TableSnapshot } from './world.js';
 
-// The promises a simulated run checks after every step (docs/cli.md; the numbers are the issue's), and
+// The promises a simulated run checks after every step (docs/cli.md; the numbers are issue 41's, then 42's), and
 // the pure comparisons they rest on.
 
 export const INVARIANTS = {
@@ -13,6 +13,9 @@ export const INVARIANTS = {
   6: 'every status change of a check is notified until a receiver takes it, none without a change; a check in error exits 9',
   7: 'every pushed record is in the table exactly once (by key), reported uncertain, or the push exits 7 (a webhook budget); a plain push starts no batch after a 5xx',
   8: 'no unexpected failure, stack trace, hung or wedged command; files 0600, folders 0700',
+  // issue 42's findings 6 and 9
+  9: 'whatever says a table is stale says it exactly when its verified_at is older than its recorded bound, on the clock it measured on',
+  10: 'row IDs are unique for the life of a data file: no listing repeats an ID, no ID of a row gone comes back',
 } as const;
 
 export type InvariantId = keyof typeof INVARIANTS;

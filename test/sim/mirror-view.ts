@@ -65,6 +65,8 @@ export interface SyncSummaryTable {
   syncId: number;
   mode: string;
   complete: boolean;
+  /** past the bound its follower recorded (the --json summary's; the mirror's _tds_syncs does not say) */
+  stale?: boolean;
 }
 
 /** Each table's `_tds_changes.delivered_sync` (none before a first --changes). */

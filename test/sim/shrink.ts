@@ -11,7 +11,7 @@ export interface Shrunk {
   runs: number;
 }
 
-const SIZES = ['rows', 'count', 'records'] as const;
+const SIZES = ['rows', 'count', 'records', 'ms', 'churnMs'] as const;
 
 export async function shrink(
   history: History,

@@ -9,6 +9,7 @@ import { Ledger, versionsDiffer, versionsOfSnapshot, Violation } from './invaria
 import { LakeView, pruneHorizons } from './lake-view.js';
 import { ident, mirroredTables, mirrorVersions, versionsOf, type MirroredTable } from './mirror-view.js';
 import { NotifyReceiver } from './notify-receiver.js';
+import { RowIdHistory } from './row-ids.js';
 import { World, type Moment, type OracleField, type SimTable } from './world.js';
 
 // One history run against a fresh world: each step, then the invariants. The first broken promise ends
@@ -40,6 +41,7 @@ class Simulation {
   private readonly checks: CheckSteps;
   private tableSerial = 0;
   private readonly tmp: string;
+  private readonly rowIds = new RowIdHistory();
 
   constructor(
     private readonly world: World,
@@ -64,6 +66,7 @@ class Simulation {
         this.log(`step ${i}: ${describeStep(step)} (${Date.now() - started} ms)`);
         await this.world.must('POST', '/flush');
         await this.world.record(i);
+        await this.checkRowIds(step.kind === 'churn' || step.kind === 'restart');
         await this.afterEveryStep();
       } catch (error) {
         if (error instanceof Violation) {
@@ -135,7 +138,7 @@ class Simulation {
       }
       case 'moveClock':
         await world.must('POST', '/clock', { advanceMs: step.hours * 3_600_000 });
-        return;
+        return this.client.statsAfterClock();
       case 'webhookRows': {
         const table = world.table(step.table, 'webhook');
         if (!table?.webhookUrl) return;
@@ -157,6 +160,33 @@ class Simulation {
         return this.lake.compact();
       case 'check':
         return this.checks.check(i, step);
+      case 'churn':
+        world.churn(step.ms);
+        return;
+      case 'restart':
+        if (step.churnMs > 0) world.churn(step.churnMs);
+        await world.restart();
+        if (step.churnMs > 0) world.churn(step.churnMs);
+        return;
+    }
+  }
+
+  /**
+   * Invariant 10: the listing of every live table of the world (as the moment just recorded read it), and
+   * after churn, which changes every table of the service, the service's other tables too.
+   */
+  private async checkRowIds(everyTable: boolean): Promise<void> {
+    const { world } = this;
+    const ours = new Set(world.live().map((table) => table.id));
+    for (const id of ours) {
+      const broken = this.rowIds.observe(id, world.listed.get(id) ?? []);
+      this.ledger.check(broken === '', 10, () => broken);
+    }
+    if (!everyTable) return;
+    for (const id of await world.serviceTableIds()) {
+      if (ours.has(id)) continue;
+      const broken = this.rowIds.observe(id, await world.listRowIds(id));
+      this.ledger.check(broken === '', 10, () => broken);
     }
   }
 

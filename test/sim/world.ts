@@ -1,11 +1,17 @@
-import { adminRoute, openHarness, type Harness } from '../helpers/emulator-fixture.js';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { adminRoute, makeTempFolder, openHarness, type Harness } from '../helpers/emulator-fixture.js';
+import { RATE_SCALE } from '../helpers/rate-scale.js';
 import type { TableKind } from './history.js';
 
 // The world of a simulated run: the emulator in this process (the suite's one fixture), steered through its
 // /_emulator/ routes only, and the oracle, which keeps what the service held after every step. The world
 // is still between steps: actions wait for a step that finishes them, the webhook's intake shows rows
 // when a step flushes it, rate limits are off (the read faults a step sets are the only 429s), and no
-// timer of the emulator changes data.
+// timer of the emulator changes data: churn changes rows only when a step tells it (its draws follow the
+// fault seed, as `tds emulator --churn` does). The emulator keeps its state in a data file (--data), and a
+// step may restart it from that file, on the same port.
 
 /** A row as the oracle keeps it: its times and its cells' values by field ID. */
 export interface OracleRow {
@@ -52,6 +58,8 @@ const WORLD_OPTIONS = {
   // action cells wait (queued) until a step finishes them; from then on they settle at once
   actionDelayMs: 3_600_000,
   faultSeed: 7,
+  churn: 'add:20/s,update:10/s,delete:5/s',
+  churnTicks: 'manual' as const,
 };
 
 export class World {
@@ -65,14 +73,73 @@ export class World {
   /** each row's creation time and the moment it was first seen at (ms) */
   private readonly firstSeen = new Map<string, { createdAt: number; seenAt: number }>();
 
-  private constructor(readonly harness: Harness) {}
+  /** Each table's row IDs as the service listed them at the last snapshot (repeats kept). */
+  readonly listed = new Map<string, string[]>();
+  /** the emulator now: the harness's, or the one a restart started */
+  private emulator: RunningEmulator;
 
-  static async open(): Promise<World> {
-    return new World(await openHarness(WORLD_OPTIONS));
+  private constructor(
+    readonly harness: Harness,
+    /** the emulator's options (as the harness started it, with its data file) */
+    private readonly options: EmulatorOptions,
+    /** the folder of the emulator's data file */
+    private readonly dataDir: string,
+  ) {
+    this.emulator = harness.emu;
   }
 
-  close(): Promise<void> {
-    return this.harness.close();
+  static async open(): Promise<World> {
+    const dataDir = await makeTempFolder('sim-data');
+    const options: EmulatorOptions = { ...WORLD_OPTIONS, dataFile: join(dataDir, 'emulator.json') };
+    try {
+      return new World(await openHarness(options), options, dataDir);
+    } catch (error) {
+      await rm(dataDir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.emulator.close();
+      await this.harness.close();
+    } finally {
+      await rm(this.dataDir, { recursive: true, force: true });
+    }
+  }
+
+  /** The emulator in this process now. */
+  get emu(): RunningEmulator {
+    return this.emulator;
+  }
+
+  /**
+   * Stops the emulator (which saves its data file) and starts it again from that file on the same port, as
+   * `tds emulator --data FILE` restarted: the same address, key and webhook URLs for every client.
+   */
+  async restart(): Promise<void> {
+    const port = Number(new URL(this.harness.baseUrl).port);
+    await this.emulator.close();
+    // the harness's defaults (emulator-fixture.ts), then the world's
+    this.emulator = await startEmulator({ ingestDelayMs: 20, rateScale: RATE_SCALE, ...this.options, port });
+  }
+
+  /** Churn's changes over `ms` at its rates, made at once. */
+  churn(ms: number): void {
+    this.emulator.churnFor(ms);
+  }
+
+  /** Every table's ID the service lists (the demo seed's among them), through its key. */
+  async serviceTableIds(): Promise<string[]> {
+    const response = await fetch(`${this.harness.baseUrl}/tables`, { headers: { authorization: `Bearer ${this.harness.apiKey}` } });
+    if (!response.ok) throw new Error(`GET /v1/tables: ${response.status}`);
+    return ((await response.json()) as { tables: Array<{ id: string }> }).tables.map((table) => table.id);
+  }
+
+  /** A table's row IDs as the service lists them now, repeats kept (the snapshot route reads the table's rows as held). */
+  async listRowIds(tableId: string): Promise<string[]> {
+    const body = await this.must<{ rows: Array<{ id: string }> }>('GET', `/tables/${tableId}/snapshot`);
+    return body.rows.map((row) => row.id);
   }
 
   /** An /_emulator route: its status and body (a refusal is part of the history, not a failure of the run). */
@@ -130,6 +197,10 @@ export class World {
     const tables = new Map<string, TableSnapshot>();
     for (const table of this.live()) {
       const body = await this.must<{ fields: OracleField[]; rows: OracleRow[] }>('GET', `/tables/${table.id}/snapshot`);
+      this.listed.set(
+        table.id,
+        body.rows.map((row) => row.id),
+      );
       tables.set(table.id, {
         fields: body.fields.map(({ id, label, type }) => ({ id, label, type })),
         rows: new Map(body.rows.map((row) => [row.id, row])),

@@ -1,0 +1,148 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/duckdb/engine.js';
+import { TableDiff, type DiffKey, type DiffRecord } from '../../src/mirror/diff/table-diff.js';
+
+// The records of `tds diff` (and `tds sync --changes`, MCP's diff_table) as TableDiff streams them from
+// a mirror table T and its history H: each value as an export writes it, in the order of the rows'
+// latest `_updatedAt`, then `_id`.
+
+const COLUMNS = '"_id" VARCHAR PRIMARY KEY, "_createdAt" TIMESTAMPTZ, "_updatedAt" TIMESTAMPTZ, "_syncId" INTEGER';
+const HISTORY = `"_replacedBy" INTEGER, "_change" VARCHAR, "_replacedAt" TIMESTAMPTZ`;
+const META: DiffKey[] = [
+  { key: '_createdAt', type: 'TIMESTAMP WITH TIME ZONE', sql: '"_createdAt"' },
+  { key: '_updatedAt', type: 'TIMESTAMP WITH TIME ZONE', sql: '"_updatedAt"' },
+];
+
+let dir: string;
+let db: Database;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tds-table-diff-'));
+  db = await openDatabase(join(dir, 'mirror.duckdb'), { readOnly: false, what: 'the mirror', memoryLimit: '64MB', threads: 1 });
+});
+
+afterEach(async () => {
+  db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** T and H with the meta columns and `fields` (`"Label" TYPE`, …). */
+async function createTables(connection: DuckDBConnection, fields: string[]): Promise<void> {
+  const columns = [COLUMNS, ...fields].join(', ');
+  await connection.run(`CREATE TABLE t (${columns})`);
+  await connection.run(`CREATE TABLE h (${columns.replace(' PRIMARY KEY', '')}, ${HISTORY})`);
+}
+
+/** Sync 1 wrote `rows` versions; sync 2 replaced those with `_id` in `updated` by the values `change` gives. */
+const diffOfSync2 = (connection: DuckDBConnection, keys: DiffKey[]): TableDiff =>
+  new TableDiff(connection, { table: 't', historyTable: 'h' }, keys, { since: { kind: 'sync', n: 1 }, until: { kind: 'sync', n: 2 } });
+
+async function collect(records: AsyncIterable<DiffRecord>): Promise<DiffRecord[]> {
+  const all: DiffRecord[] = [];
+  for await (const record of records) all.push(record);
+  return all;
+}
+
+describe('TableDiff.records', () => {
+  it('writes each value as an export does, whatever its characters and type, in the order of the latest _updatedAt, then _id', async () => {
+    const { connection } = db;
+    const fields: [key: string, type: string][] = [
+      ['Text', 'VARCHAR'],
+      ['2024', 'DOUBLE'],
+      ['Big', 'BIGINT'],
+      ['Yes', 'BOOLEAN'],
+      ['Tags', 'VARCHAR[]'],
+      ['When', 'TIMESTAMP WITH TIME ZONE'],
+      ['Qu"ote é', 'VARCHAR'],
+    ];
+    const quoted = (key: string): string => `"${key.replaceAll('"', '""')}"`;
+    await createTables(
+      connection,
+      fields.map(([key, type]) => `${quoted(key)} ${type}`),
+    );
+    const keys: DiffKey[] = [...META, ...fields.map(([key, type]) => ({ key, type, sql: quoted(key) }))];
+    // r1 updated (every value), r2 deleted, r3 added, r4 unchanged, r5 updated at the same moment as r1 (then by _id)
+    const text = `'quote " backslash \\ tab ' || chr(9) || ' nl ' || chr(10) || ' ctl ' || chr(1) || ' del ' || chr(127) || ' ls ' || chr(8232) || ' emoji 🚀 é'`;
+    await connection.run(
+      `INSERT INTO h VALUES ('r1', '2026-01-01T00:00:00Z', '2026-01-01T00:00:01.5Z', 1, 'old', 3.0, 9007199254740993, false, ['a'], '1970-01-01T00:00:00Z', 'x', 2, 'updated', '2026-01-02T00:00:00.123456Z'),` +
+        ` ('r2', '2026-01-01T00:00:00Z', '2026-01-01T00:00:02Z', 1, 'gone', -0.0, -1, true, [], NULL, NULL, 2, 'deleted', '2026-01-02T00:00:00Z'),` +
+        ` ('r5', '2026-01-01T00:00:00Z', '2026-01-01T00:00:03Z', 1, 'same', 1e21, 0, NULL, NULL, NULL, 'y', 2, 'updated', '2026-01-02T00:00:00.123456Z')`,
+    );
+    await connection.run(
+      `INSERT INTO t VALUES ('r1', '2026-01-01T00:00:00Z', '2026-01-02T00:00:00.123456Z', 2, ${text}, 0.1, 42, true, ['a', NULL, 'b"c'], '2026-03-01T12:00:00.999Z', NULL),` +
+        ` ('r3', '2026-01-02T00:00:00Z', '2026-01-01T23:00:00Z', 2, NULL, 1.5e-7, NULL, NULL, NULL, '2026-01-02T00:00:00Z', 'z'),` +
+        ` ('r4', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 1, 'kept', 1, 1, true, NULL, NULL, NULL),` +
+        ` ('r5', '2026-01-01T00:00:00Z', '2026-01-02T00:00:00.123456Z', 2, 'same', 2.5, 0, NULL, NULL, NULL, 'y')`,
+    );
+    const records = await collect(diffOfSync2(connection, keys).records());
+    const text1 = 'quote " backslash \\ tab \t nl \n ctl \u0001 del \u007f ls \u2028 emoji 🚀 é';
+    expect(records.map((record) => JSON.stringify(record))).toEqual([
+      JSON.stringify({
+        change: 'deleted',
+        _id: 'r2',
+        before: {
+          _createdAt: '2026-01-01T00:00:00.000Z',
+          _updatedAt: '2026-01-01T00:00:02.000Z',
+          Text: 'gone',
+          2024: -0,
+          Big: -1,
+          Yes: true,
+          Tags: [],
+          When: null,
+          'Qu"ote é': null,
+        },
+        after: null,
+      }),
+      JSON.stringify({
+        change: 'added',
+        _id: 'r3',
+        before: null,
+        after: {
+          _createdAt: '2026-01-02T00:00:00.000Z',
+          _updatedAt: '2026-01-01T23:00:00.000Z',
+          Text: null,
+          2024: 1.5e-7,
+          Big: null,
+          Yes: null,
+          Tags: null,
+          When: '2026-01-02T00:00:00.000Z',
+          'Qu"ote é': 'z',
+        },
+      }),
+      JSON.stringify({
+        change: 'updated',
+        _id: 'r1',
+        before: {
+          _updatedAt: '2026-01-01T00:00:01.500Z',
+          Text: 'old',
+          2024: 3,
+          Big: 2 ** 53, // 9007199254740993 as JSON.parse reads it
+          Yes: false,
+          Tags: ['a'],
+          When: '1970-01-01T00:00:00.000Z',
+          'Qu"ote é': 'x',
+        },
+        after: {
+          _updatedAt: '2026-01-02T00:00:00.123Z',
+          Text: text1,
+          2024: 0.1,
+          Big: 42,
+          Yes: true,
+          Tags: ['a', null, 'b"c'],
+          When: '2026-03-01T12:00:00.999Z',
+          'Qu"ote é': null,
+        },
+      }),
+      JSON.stringify({
+        change: 'updated',
+        _id: 'r5',
+        before: { _updatedAt: '2026-01-01T00:00:03.000Z', 2024: 1e21 },
+        after: { _updatedAt: '2026-01-02T00:00:00.123Z', 2024: 2.5 },
+      }),
+    ]);
+  });
+});
