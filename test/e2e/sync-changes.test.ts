@@ -59,7 +59,8 @@ describe('tds sync --changes', () => {
     const both = await harness.tds(['sync', '--changes', '--json']);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--changes and --json both write to stdout/);
-  });
+    // 4 s alone; three syncs and two reads of the demo's tables took 30 s once beside the whole suite
+  }, 90_000);
 
   it('--follow under churn: a stream in which each change comes once, whole records to the last after Ctrl-C', async () => {
     // a small table (the demo's Salaries, 15 rows): an incremental sync reads it whole, deletions included
