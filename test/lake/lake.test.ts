@@ -42,6 +42,28 @@ async function difference(harness: Harness, a: string, b: string): Promise<numbe
   return Number(rows[0]!.n);
 }
 
+/** A table of a text field and a number field (labels given) with `count` rows: `n{k}` and k. */
+async function textAndNumberTable(
+  harness: Harness,
+  name: string,
+  [textLabel, numberLabel]: [string, string],
+  count: number,
+): Promise<{ id: string; text: string; number: string; rows: string[] }> {
+  const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string }> }>('POST', '/tables', {
+    workspace: 'Sales',
+    name,
+    fields: [
+      { label: textLabel, type: 'text' },
+      { label: numberLabel, type: 'number' },
+    ],
+  });
+  const [text, number] = created.fields.map((field) => field.id);
+  const rows = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, {
+    rows: Array.from({ length: count }, (_, k) => ({ cells: { [text!]: `n${k}`, [number!]: k } })),
+  });
+  return { id: created.table.id, text: text!, number: number!, rows: rows.rows.map((row) => row.id) };
+}
+
 const mirrorColumns = async (harness: Harness, table: string): Promise<string> =>
   (await sql<{ column_name: string }>(harness, `DESCRIBE ${table}`)).map((c) => `"${c.column_name.replace(/"/g, '""')}"`).join(', ');
 
@@ -130,23 +152,13 @@ describe('tds sync --lake', () => {
   it('a partition written late holds the types of its sync: number, then date, then text, the first partition written after the first retype', async () => {
     const harness = await openHarness();
     const lake = join(harness.dir, 'lake');
-    const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string }> }>('POST', '/tables', {
-      workspace: 'Sales',
-      name: 'Retyped Twice',
-      fields: [
-        { label: 'A', type: 'text' },
-        { label: 'N', type: 'number' },
-      ],
-    });
-    const [a, n] = created.fields.map((field) => field.id);
-    const rows = Array.from({ length: 30 }, (_, k) => ({ cells: { [a!]: `a${k}`, [n!]: k } }));
-    await harness.admin('POST', `/tables/${created.table.id}/rows`, { rows });
-    expect((await harness.tds(['sync', created.table.id])).code).toBe(0);
-    await harness.admin('PATCH', `/tables/${created.table.id}/fields/${n}`, { type: 'date' });
+    const table = await textAndNumberTable(harness, 'Retyped Twice', ['A', 'N'], 30);
+    expect((await harness.tds(['sync', table.id])).code).toBe(0);
+    await harness.admin('PATCH', `/tables/${table.id}/fields/${table.number}`, { type: 'date' });
     // sync 1's partition is written now, after N became a date: it holds N as the number it was then
-    expect((await harness.tds(['sync', created.table.id, '--lake', lake])).code).toBe(0);
-    await harness.admin('PATCH', `/tables/${created.table.id}/fields/${n}`, { type: 'text' });
-    expect((await harness.tds(['sync', created.table.id, '--lake', lake])).code).toBe(0);
+    expect((await harness.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
+    await harness.admin('PATCH', `/tables/${table.id}/fields/${table.number}`, { type: 'text' });
+    expect((await harness.tds(['sync', table.id, '--lake', lake])).code).toBe(0);
     const types = await sql<{ t: string }>(
       harness,
       `SELECT DISTINCT typeof("N") AS t FROM read_parquet('${lake}/retyped_twice/changes/sync_id=1/*.parquet')`,
@@ -324,19 +336,8 @@ describe('a relabelled field in the lake', () => {
 
   /** A table "Relabelled" of fields Name and Score with 6 rows. */
   async function relabelledTable(harness: Harness): Promise<Created> {
-    const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string }> }>('POST', '/tables', {
-      workspace: 'Sales',
-      name: 'Relabelled',
-      fields: [
-        { label: 'Name', type: 'text' },
-        { label: 'Score', type: 'number' },
-      ],
-    });
-    const [name, score] = created.fields.map((field) => field.id);
-    const rows = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, {
-      rows: Array.from({ length: 6 }, (_, k) => ({ cells: { [name!]: `n${k}`, [score!]: k } })),
-    });
-    return { id: created.table.id, name: name!, score: score!, rows: rows.rows.map((row) => row.id) };
+    const table = await textAndNumberTable(harness, 'Relabelled', ['Name', 'Score'], 6);
+    return { id: table.id, name: table.text, score: table.number, rows: table.rows };
   }
 
   const syncLake = async (harness: Harness, id: string, lake: string, ...flags: string[]): Promise<void> => {
