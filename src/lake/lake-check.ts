@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { versionColumns } from '../mirror/history/index.js';
+import { hasTable, versionColumns } from '../mirror/history/index.js';
 import { quoteIdent } from '../duckdb/index.js';
 import { folderIdentity, folderProblems, folderState, lakeFolder, lakeTables, type LakeProblem, type LakeTable } from './lake.js';
 import { lakeColumns, lakeNameOf } from './lake-columns.js';
@@ -75,10 +75,7 @@ export async function checkLake(connection: DuckDBConnection, dir: string): Prom
 
 /** The tables a sync recorded as having written to this lake (a folder removed since still counts). */
 async function tablesReachingLake(connection: DuckDBConnection, dir: string): Promise<Set<LakeTable['tableId']>> {
-  const exists = await connection.runAndReadAll(
-    "SELECT 1 FROM duckdb_tables() WHERE table_name = '_tds_lake' AND schema_name = 'main' AND database_name = current_database()",
-  );
-  if (exists.getRows().length === 0) return new Set();
+  if (!(await hasTable(connection, '_tds_lake'))) return new Set();
   const reader = await connection.runAndReadAll('SELECT DISTINCT table_id FROM _tds_lake WHERE lake_dir = $1', [dir]);
   return new Set(reader.getRowObjectsJS().map((row) => String(row.table_id)));
 }
