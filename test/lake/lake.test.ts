@@ -459,23 +459,16 @@ describe('a retyped field in the lake', () => {
   const RETYPES: Array<[from: string, to: string, written: 'on time' | 'late']> = [
     ['text', 'object', 'on time'],
     ['text', 'object', 'late'],
-    ['object', 'text', 'on time'],
     ['object', 'text', 'late'],
     ['number', 'object', 'on time'],
-    ['date', 'object', 'on time'],
-    ['boolean', 'object', 'late'],
-    ['object', 'number', 'on time'],
-    ['text', 'multi_select', 'on time'],
-    ['multi_select', 'text', 'on time'],
-    ['multi_select', 'object', 'late'],
+    ['date', 'object', 'late'],
+    ['select', 'multi_select', 'on time'],
+    ['multi_select', 'text', 'late'],
     ['object', 'multi_select', 'on time'],
-    ['select', 'multi_select', 'late'],
     ['number', 'date', 'on time'],
     ['date', 'number', 'late'],
-    ['boolean', 'date', 'on time'],
     ['number', 'boolean', 'on time'],
     ['text', 'number', 'on time'],
-    ['date', 'text', 'on time'],
   ];
 
   interface Retyped {
@@ -488,33 +481,42 @@ describe('a retyped field in the lake', () => {
     rows: string[];
   }
 
-  /** The README query after `-- TITLE` of each table's folder, run as written from the lake's folder: the tables whose rows differ from `mirror(table)`. */
+  /** `(a EXCEPT ALL b) UNION ALL (b EXCEPT ALL a)` of two relations, by each row's JSON text. */
+  const symmetricDifference = (a: string, b: string): string =>
+    `(SELECT to_json(x)::VARCHAR AS j FROM ${a} x EXCEPT ALL SELECT to_json(y)::VARCHAR FROM ${b} y)
+     UNION ALL (SELECT to_json(y)::VARCHAR FROM ${b} y EXCEPT ALL SELECT to_json(x)::VARCHAR FROM ${a} x)`;
+
+  /**
+   * Each table folder's README query after `-- TITLE` (42 read as the sync `asOf` gives), run as written
+   * from the lake's folder, all in one statement: the tables whose rows differ from `mirror(table)`, every
+   * column of the mirror's table compared.
+   */
   async function recipesNotMirror(
     harness: Harness,
     lake: string,
     tables: readonly Retyped[],
     title: string,
     mirror: (table: Retyped) => string,
-    asOf?: (table: Retyped) => Promise<number>,
-  ): Promise<string[]> {
-    const differing: string[] = [];
+    asOf?: (table: Retyped) => number,
+  ): Promise<Array<{ folder: string; rows: number }>> {
+    const columns = await mirrorColumns(harness, `(SELECT * FROM ${tables[0]!.folder}_at_sync(1000000000))`);
+    const counts: string[] = [];
     for (const table of tables) {
       const readme = await readFile(join(lake, table.folder, 'README.md'), 'utf8');
       const body = readme.slice(readme.indexOf('\n', readme.indexOf(`-- ${title}`)) + 1);
       const recipe = body.slice(0, body.indexOf(';\n'));
-      const query = asOf === undefined ? recipe : recipe.replace(/\b42\b/g, String(await asOf(table)));
-      const copied = await harness.tds(['sql', '--files', `COPY (${query}) TO 'recipe.parquet' (FORMAT parquet)`], { cwd: lake });
-      if (copied.code !== 0) {
-        differing.push(`${table.folder}: ${copied.stderr.trim()}`);
-        continue;
-      }
-      const columns = await mirrorColumns(harness, `(SELECT * FROM ${table.folder}_at_sync(1000000000))`);
-      const copy = `(SELECT ${columns} FROM read_parquet('${join(lake, 'recipe.parquet')}'))`;
-      const rows = await difference(harness, copy, `(SELECT ${columns} FROM ${mirror(table)})`);
-      if (rows !== 0) differing.push(`${table.folder}: ${rows} rows differ`);
-      await rm(join(lake, 'recipe.parquet'));
+      const query = asOf === undefined ? recipe : recipe.replace(/\b42\b/g, String(asOf(table)));
+      const differ = symmetricDifference(`(SELECT ${columns} FROM (${query}))`, `(SELECT ${columns} FROM ${mirror(table)})`);
+      counts.push(`SELECT '${table.folder}' AS folder, count(*)::INTEGER AS rows FROM (${differ})`);
     }
-    return differing;
+    const result = await harness.tds(
+      ['sql', '--files', `SELECT * FROM (${counts.join(' UNION ALL ')}) WHERE rows > 0`, '--format', 'json'],
+      {
+        cwd: lake,
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    return JSON.parse(result.stdout) as Array<{ folder: string; rows: number }>;
   }
 
   /** `tds lake check` exits 0 with every table matching, and each README's "now" reads the mirror. */
@@ -564,14 +566,14 @@ describe('a retyped field in the lake', () => {
     expect(retyped.code, retyped.stderr).toBe(0);
     await expectLakeIsMirror(harness, lake, tables);
     // as of each table's first sync, the partition of the older type
-    const firstSync = async (table: Retyped): Promise<number> =>
-      Math.min(
-        ...(await readdir(join(lake, table.folder, 'changes'))).map((name) => Number(/^sync_id=(\d+)$/.exec(name)?.[1] ?? Infinity)),
-      );
-    const atFirst = new Map<string, number>();
-    for (const table of tables) atFirst.set(table.folder, await firstSync(table));
-    const asOf = (table: Retyped): string => `${table.folder}_at_sync(${atFirst.get(table.folder)})`;
-    expect(await recipesNotMirror(harness, lake, tables, 'as of sync 42', asOf, (table) => firstSync(table))).toEqual([]);
+    const firstSync = new Map<string, number>();
+    for (const table of tables) {
+      const partitions = await readdir(join(lake, table.folder, 'changes'));
+      firstSync.set(table.folder, Math.min(...partitions.map((name) => Number(/^sync_id=(\d+)$/.exec(name)?.[1] ?? Infinity))));
+    }
+    const atFirst = (table: Retyped): number => firstSync.get(table.folder)!;
+    const mirrorAtFirst = (table: Retyped): string => `${table.folder}_at_sync(${atFirst(table)})`;
+    expect(await recipesNotMirror(harness, lake, tables, 'as of sync 42', mirrorAtFirst, atFirst)).toEqual([]);
 
     // compacted with the changes kept, then a sync after the snapshot
     const compact = await harness.tds(['lake', 'compact', lake]);
