@@ -528,61 +528,65 @@ describe('a retyped field in the lake', () => {
     expect(await recipesNotMirror(harness, lake, tables, 'now', now)).toEqual([]);
   }
 
-  it("every retype between the service's types: lake check, the README's queries and compaction read older files as the mirror converted them", async () => {
-    const harness = await openHarness();
-    const lake = join(harness.dir, 'lake');
-    const tables: Retyped[] = [];
-    for (const [from, to, written] of RETYPES) {
-      const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string }> }>('POST', '/tables', {
-        workspace: 'Sales',
-        name: `${from} to ${to} ${written}`,
-        fields: [
-          { label: 'Name', type: 'text' },
-          { label: 'A', ...withOptions(from) },
-        ],
-      });
-      const id = created.table.id;
-      const rows = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${id}/rows`, {
-        rows: VALUES[from]!.map((value, k) => ({ cells: { Name: `${from} ${k}`, A: value } })),
-      });
-      const folder = `${from}_to_${to}_${written.replace(' ', '_')}`;
-      tables.push({ folder, id, field: created.fields[1]!.id, to, written, rows: rows.rows.map((row) => row.id) });
-    }
-    const ids = (written?: string): string[] =>
-      tables.filter((table) => written === undefined || table.written === written).map((table) => table.id);
-    const onTime = await harness.tds(['sync', ...ids('on time'), '--lake', lake]);
-    expect(onTime.code, onTime.stderr).toBe(0);
-    const late = await harness.tds(['sync', ...ids('late')]);
-    expect(late.code, late.stderr).toBe(0);
+  it(
+    "every retype between the service's types: lake check, the README's queries and compaction read older files as the mirror converted them",
+    { timeout: 120_000 },
+    async () => {
+      const harness = await openHarness();
+      const lake = join(harness.dir, 'lake');
+      const tables: Retyped[] = [];
+      for (const [from, to, written] of RETYPES) {
+        const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string }> }>('POST', '/tables', {
+          workspace: 'Sales',
+          name: `${from} to ${to} ${written}`,
+          fields: [
+            { label: 'Name', type: 'text' },
+            { label: 'A', ...withOptions(from) },
+          ],
+        });
+        const id = created.table.id;
+        const rows = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${id}/rows`, {
+          rows: VALUES[from]!.map((value, k) => ({ cells: { Name: `${from} ${k}`, A: value } })),
+        });
+        const folder = `${from}_to_${to}_${written.replace(' ', '_')}`;
+        tables.push({ folder, id, field: created.fields[1]!.id, to, written, rows: rows.rows.map((row) => row.id) });
+      }
+      const ids = (written?: string): string[] =>
+        tables.filter((table) => written === undefined || table.written === written).map((table) => table.id);
+      const onTime = await harness.tds(['sync', ...ids('on time'), '--lake', lake]);
+      expect(onTime.code, onTime.stderr).toBe(0);
+      const late = await harness.tds(['sync', ...ids('late')]);
+      expect(late.code, late.stderr).toBe(0);
 
-    for (const table of tables) {
-      await harness.admin('PATCH', `/tables/${table.id}/fields/${table.field}`, withOptions(table.to));
-      await harness.admin('POST', `/tables/${table.id}/rows`, {
-        rows: VALUES[table.to]!.map((value, k) => ({ cells: { Name: `${table.to} ${k}`, A: value } })),
-      });
-      await harness.admin('PATCH', `/tables/${table.id}/rows/${table.rows[0]}`, { cells: { A: VALUES[table.to]![0] } });
-    }
-    const retyped = await harness.tds(['sync', ...ids(), '--lake', lake]);
-    expect(retyped.code, retyped.stderr).toBe(0);
-    await expectLakeIsMirror(harness, lake, tables);
-    // as of each table's first sync, the partition of the older type
-    const firstSync = new Map<string, number>();
-    for (const table of tables) {
-      const partitions = await readdir(join(lake, table.folder, 'changes'));
-      firstSync.set(table.folder, Math.min(...partitions.map((name) => Number(/^sync_id=(\d+)$/.exec(name)?.[1] ?? Infinity))));
-    }
-    const atFirst = (table: Retyped): number => firstSync.get(table.folder)!;
-    const mirrorAtFirst = (table: Retyped): string => `${table.folder}_at_sync(${atFirst(table)})`;
-    expect(await recipesNotMirror(harness, lake, tables, 'as of sync 42', mirrorAtFirst, atFirst)).toEqual([]);
+      for (const table of tables) {
+        await harness.admin('PATCH', `/tables/${table.id}/fields/${table.field}`, withOptions(table.to));
+        await harness.admin('POST', `/tables/${table.id}/rows`, {
+          rows: VALUES[table.to]!.map((value, k) => ({ cells: { Name: `${table.to} ${k}`, A: value } })),
+        });
+        await harness.admin('PATCH', `/tables/${table.id}/rows/${table.rows[0]}`, { cells: { A: VALUES[table.to]![0] } });
+      }
+      const retyped = await harness.tds(['sync', ...ids(), '--lake', lake]);
+      expect(retyped.code, retyped.stderr).toBe(0);
+      await expectLakeIsMirror(harness, lake, tables);
+      // as of each table's first sync, the partition of the older type
+      const firstSync = new Map<string, number>();
+      for (const table of tables) {
+        const partitions = await readdir(join(lake, table.folder, 'changes'));
+        firstSync.set(table.folder, Math.min(...partitions.map((name) => Number(/^sync_id=(\d+)$/.exec(name)?.[1] ?? Infinity))));
+      }
+      const atFirst = (table: Retyped): number => firstSync.get(table.folder)!;
+      const mirrorAtFirst = (table: Retyped): string => `${table.folder}_at_sync(${atFirst(table)})`;
+      expect(await recipesNotMirror(harness, lake, tables, 'as of sync 42', mirrorAtFirst, atFirst)).toEqual([]);
 
-    // compacted with the changes kept, then a sync after the snapshot
-    const compact = await harness.tds(['lake', 'compact', lake]);
-    expect(compact.code, compact.stderr).toBe(0);
-    for (const table of tables) {
-      await harness.admin('PATCH', `/tables/${table.id}/rows/${table.rows[1]}`, { cells: { Name: 'after the snapshot' } });
-    }
-    const after = await harness.tds(['sync', ...ids(), '--full', '--lake', lake]);
-    expect(after.code, after.stderr).toBe(0);
-    await expectLakeIsMirror(harness, lake, tables);
-  });
+      // compacted with the changes kept, then a sync after the snapshot
+      const compact = await harness.tds(['lake', 'compact', lake]);
+      expect(compact.code, compact.stderr).toBe(0);
+      for (const table of tables) {
+        await harness.admin('PATCH', `/tables/${table.id}/rows/${table.rows[1]}`, { cells: { Name: 'after the snapshot' } });
+      }
+      const after = await harness.tds(['sync', ...ids(), '--full', '--lake', lake]);
+      expect(after.code, after.stderr).toBe(0);
+      await expectLakeIsMirror(harness, lake, tables);
+    },
+  );
 });
