@@ -316,7 +316,9 @@ export async function describeFolder(connection: DuckDBConnection, folder: strin
   const own = new Set([CHANGE_COLUMN, VALID_FROM_COLUMN, VALID_TO_COLUMN, '_replacedBy', SYNC_PARTITION]);
   const retyped = await retypedFiles(connection, folder, state);
   // a retyped column is read in its newest type, not the one DuckDB would cast every file to
-  const readAs = new Map(retyped.columns.map((column) => [column.key, column.type === 'TIMESTAMPTZ' ? 'TIMESTAMP WITH TIME ZONE' : column.type]));
+  const readAs = new Map(
+    retyped.columns.map((column) => [column.key, column.type === 'TIMESTAMPTZ' ? 'TIMESTAMP WITH TIME ZONE' : column.type]),
+  );
   const columns = described
     .getRowObjectsJS()
     .map((row) => ({ key: String(row.column_name), type: readAs.get(String(row.column_name)) ?? String(row.column_type) }))

@@ -34,7 +34,9 @@ const partitionsRead = (folder: string, globs: readonly string[]): string => {
  */
 export function changesRead(folder: string, retyped?: RetypedFiles): string {
   if (!retyped || retyped.runs.length === 0) return partitionsRead(folder, ['*']);
-  const runs = retyped.runs.map((run) => `SELECT *${runReplace(run, retyped.columns)} FROM ${partitionsRead(folder, runGlobs(run.syncIds))}`);
+  const runs = retyped.runs.map(
+    (run) => `SELECT *${runReplace(run, retyped.columns)} FROM ${partitionsRead(folder, runGlobs(run.syncIds))}`,
+  );
   return `(${runs.join('\n  UNION ALL BY NAME\n  ')})`;
 }
 
@@ -99,6 +101,14 @@ function relabelledNote(table: ReadmeTable): string {
   return `A field's column keeps the name it first had in this folder in every file, however the field is relabelled later (a new field whose name another field holds here gets \`Name (FIELD_ID)\`). The mirror names these columns otherwise now: ${pairs} (alias them to read the mirror's names, e.g. \`SELECT ${sqlName(relabelled[0]!.lake)} AS ${sqlName(relabelled[0]!.mirror)}\`).\n\n`;
 }
 
+/** Why the DuckDB queries name the partitions, when a retyped field's files are read apart. */
+function retypedNote(table: ReadmeTable): string {
+  const columns = table.retyped?.columns ?? [];
+  if ((table.retyped?.runs.length ?? 0) === 0) return '';
+  const names = columns.map((column) => `\`${sqlName(column.key)}\` (${column.type} now)`).join(', ');
+  return `Retyped here: ${names}. DuckDB reading files of two types of a column together casts every value to one of them, which fails (text as JSON, text as a list, a number as a date) or is not what the mirror holds, so the DuckDB queries below read the partitions of each type apart, by number, and convert the older values as the mirror did. They name the partitions there are now: this README is written again with each new partition, so take the queries from it again after a sync.\n\n`;
+}
+
 /** The README of a table's folder. */
 export function tableReadme(table: ReadmeTable): string {
   const f = table.folder;
@@ -115,7 +125,7 @@ partition is whole when its \`_SUCCESS\` is there. Files written later can have 
 added later: read with union by name), and a retyped field keeps its old type in older files (the
 DuckDB queries below convert those values as the mirror did; elsewhere, declare the newest type and cast).
 
-${relabelledNote(table)}${snapshotNote}Run these from the lake's folder (the one that holds \`${f}/\`).
+${relabelledNote(table)}${retypedNote(table)}${snapshotNote}Run these from the lake's folder (the one that holds \`${f}/\`).
 
 ## DuckDB
 
