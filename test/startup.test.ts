@@ -64,6 +64,41 @@ const TREE_MODULES = [
   'dist/records/shape-options.js',
   'dist/service/index.js',
 ].sort();
+/**
+ * Every module of tds that `tds mcp` loads before it answers `initialize`: main.ts's, the root and the mcp command,
+ * core and the settings, the server and each tool's definition (each tool's work is loaded by its first call).
+ */
+const MCP_MODULES = [
+  'dist/main.js',
+  ...['hints', 'mcp', 'mcp-action', 'root'].map((name) => `dist/commands/${name}.js`),
+  ...['duration', 'errors', 'index', 'io', 'json-error', 'number-option', 'options', 'private-files', 'process-lock']
+    .concat(['redact', 'suggest', 'version'])
+    .map((name) => `dist/core/${name}.js`),
+  ...['index', 'keychain', 'keys', 'read-secret', 'settings', 'store'].map((name) => `dist/config/${name}.js`),
+  'dist/http/connection-settings.js',
+  'dist/http/proxy.js',
+  ...['index', 'serve', 'session', 'tool'].map((name) => `dist/mcp/${name}.js`),
+  ...['check-tables', 'describe-table', 'diff-table', 'list-tables', 'query-sql', 'search-rows', 'sync-tables', 'table-stats'].map(
+    (name) => `dist/mcp/tools/${name}.js`,
+  ),
+  'dist/output/format.js',
+  'dist/output/options.js',
+  'dist/output/write-error.js',
+  'dist/service/index.js',
+].sort();
+/** The packages a run loaded, by name. */
+const packagesOf = (loaded: string[]): Set<string> =>
+  new Set(
+    loaded
+      .filter((path) => path.startsWith('node_modules/'))
+      .map((path) =>
+        path
+          .split('/')
+          .slice(1, path.split('/')[1]!.startsWith('@') ? 3 : 2)
+          .join('/'),
+      ),
+  );
+
 /** Built-in modules that start-up has no use for (hashes, the HTTP stack, processes, compression). */
 const HEAVY_BUILTINS = /^node:(crypto|http|https|http2|child_process|worker_threads|zlib|stream\/web)$/;
 
@@ -148,9 +183,7 @@ describe.concurrent('start-up', () => {
       expect(heavyPackages(loaded)).toEqual([]);
       // exactly the tree's modules: a folder's index.ts or a module an action needs would add to these
       expect(loaded.filter((path) => path.startsWith('dist/')).sort()).toEqual(TREE_MODULES);
-      expect(new Set(loaded.filter((path) => path.startsWith('node_modules/')).map((path) => path.split('/')[1]))).toEqual(
-        new Set(['commander', 'chalk']),
-      );
+      expect(packagesOf(loaded)).toEqual(new Set(['commander', 'chalk']));
       expect(loaded.filter((path) => HEAVY_BUILTINS.test(path))).toEqual([]);
     },
   );
@@ -267,5 +300,10 @@ describe.concurrent('start-up', () => {
     expect(
       loaded.filter((path) => /^node_modules\/(yaml|cli-table3|node-emoji|csv-stringify|csv-parse|undici|ora|@duckdb)\//.test(path)),
     ).toEqual([]);
+    // exactly these of tds, and of the packages only commander, chalk, the SDK and zod
+    expect(loaded.filter((path) => path.startsWith('dist/')).sort()).toEqual(MCP_MODULES);
+    expect(packagesOf(loaded)).toEqual(
+      new Set(['commander', 'chalk', '@modelcontextprotocol/server', '@modelcontextprotocol/core', 'zod']),
+    );
   });
 });
