@@ -86,18 +86,9 @@ const MCP_MODULES = [
   'dist/output/write-error.js',
   'dist/service/index.js',
 ].sort();
-/** The packages a run loaded, by name. */
+/** The packages a run loaded, by name (`chalk`, `@modelcontextprotocol/core`). */
 const packagesOf = (loaded: string[]): Set<string> =>
-  new Set(
-    loaded
-      .filter((path) => path.startsWith('node_modules/'))
-      .map((path) =>
-        path
-          .split('/')
-          .slice(1, path.split('/')[1]!.startsWith('@') ? 3 : 2)
-          .join('/'),
-      ),
-  );
+  new Set(loaded.flatMap((path) => /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1] ?? []));
 
 /** Built-in modules that start-up has no use for (hashes, the HTTP stack, processes, compression). */
 const HEAVY_BUILTINS = /^node:(crypto|http|https|http2|child_process|worker_threads|zlib|stream\/web)$/;
