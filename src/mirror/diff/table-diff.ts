@@ -45,10 +45,11 @@ export interface DiffKey {
 }
 
 /**
- * The bytes of values (both sides) that one sorted query of records() takes at most: DuckDB keeps what
- * it sorts in memory, long strings at many times their size (2,000 rows of 2 KB ran a sync's 64 MB out).
+ * The bytes of records' JSON text that one part of records() holds at most: DuckDB keeps what it sorts in
+ * memory, long strings at many times their size (2,000 rows of 2 KB in one sort ran a sync's 64 MB out),
+ * and a part crosses to JavaScript as one string (2 MB parts grew the heap by 30 MB over 100,000 records).
  */
-const PART_BYTES = 2 * 2 ** 20;
+const PART_BYTES = 2 ** 19;
 /**
  * The bytes of values (both sides, estimated) that one join of the two sides takes at most: the rows
  * that differ are joined a slice of their IDs at a time, so the join fits a sync's 64 MB whatever the
@@ -100,14 +101,14 @@ export class TableDiff {
       const sorted = 'ORDER BY k, "_id"';
       await this.connection.run(
         `CREATE TEMP TABLE ${order} AS SELECT "_id", ` +
-          `(floor(sum(coalesce(strlen(before), 0) + coalesce(strlen(after), 0) + 64) OVER (${sorted} ROWS UNBOUNDED PRECEDING) / ${PART_BYTES}))::BIGINT AS part, ` +
+          `(floor(sum(strlen(record)) OVER (${sorted} ROWS UNBOUNDED PRECEDING) / ${PART_BYTES}))::BIGINT AS part, ` +
           `row_number() OVER (${sorted}) AS place FROM temp.${records}`,
       );
       await this.connection.run(`UPDATE temp.${records} r SET part = o.part, place = o.place FROM temp.${order} o WHERE r."_id" = o."_id"`);
       const last = await this.connection.runAndReadAll(`SELECT coalesce(max(part), -1)::BIGINT AS n FROM temp.${order}`);
       const parts = Number(last.getRowObjectsJS()[0]?.n ?? -1);
       for (let part = 0; part <= parts; part += 1) {
-        yield* this.partRecords(`SELECT change, "_id", before, after FROM temp.${records} WHERE part = ${part} ORDER BY place`);
+        yield* this.partRecords(`SELECT string_agg(record, chr(10) ORDER BY place) AS records FROM temp.${records} WHERE part = ${part}`);
       }
     } finally {
       await this.connection.run(`DROP TABLE IF EXISTS temp.${order}`);
@@ -148,14 +149,17 @@ export class TableDiff {
     return reader.getRowObjectsJS().map((row) => String(row.first));
   }
 
-  /** The rows that differ among those of `slice` (SQL condition on `_id`): `change`, `_id`, `k` (the order's key), `before` and `after` as JSON text. */
+  /**
+   * The rows that differ among those of `slice` (SQL condition on `_id`): `_id`, `k` (the order's key)
+   * and `record`, the record as JSON text (`change`, `_id`, `before`, `after`).
+   */
   private recordsSql(slice: string | undefined): string {
     const updatedAt = this.keys.indexOf('_updatedAt');
     const k = updatedAt < 0 ? 'NULL' : `coalesce(a${updatedAt}, b${updatedAt})`;
-    return (
-      `SELECT change, "_id", ${k} AS k, ${this.sideJson('b')} AS before, ${this.sideJson('a')} AS after, NULL::BIGINT AS part, NULL::BIGINT AS place ` +
-      `FROM (${this.comparedSql(slice)})`
-    );
+    const record =
+      `'{"change":"' || change || '","_id":' || CAST(to_json("_id") AS VARCHAR) || ` +
+      `',"before":' || coalesce(${this.sideJson('b')}, 'null') || ',"after":' || coalesce(${this.sideJson('a')}, 'null') || '}'`;
+    return `SELECT "_id", ${k} AS k, ${record} AS record, NULL::BIGINT AS part, NULL::BIGINT AS place FROM (${this.comparedSql(slice)})`;
   }
 
   /**
@@ -179,19 +183,16 @@ export class TableDiff {
     );
   }
 
-  /** The records a query of `change`, `_id`, `before` and `after` (JSON text) gives, a chunk at a time. */
+  /**
+   * The records of one part, from a query of one string: the part's records as JSON text, a line each
+   * (JSON text has no raw line break), null when the part has none. One string crosses from DuckDB, not
+   * three a record; each record is parsed as it is taken.
+   */
   private async *partRecords(query: string): AsyncGenerator<DiffRecord> {
-    const result = await this.connection.stream(query);
-    for await (const rows of result.yieldRowsJs()) {
-      for (const [change, id, before, after] of rows) {
-        yield {
-          change: change as Change,
-          _id: String(id),
-          before: change === 'added' ? null : (JSON.parse(String(before)) as Record<string, unknown>),
-          after: change === 'deleted' ? null : (JSON.parse(String(after)) as Record<string, unknown>),
-        };
-      }
-    }
+    const reader = await this.connection.runAndReadAll(query);
+    const text = reader.getRowsJS()[0]?.[0];
+    if (typeof text !== 'string') return;
+    for (const line of text.split('\n')) yield JSON.parse(line) as DiffRecord;
   }
 
   /** One side of a record as JSON text: every key for a row added or deleted, the keys that differ for one updated; NULL for the side a row lacks. */
