@@ -54,8 +54,13 @@ const PART_BYTES = 2 ** 19;
  * The bytes of values (both sides, estimated) that one join of the two sides takes at most: the rows
  * that differ are joined a slice of their IDs at a time, so the join fits a sync's 64 MB whatever the
  * number of rows that changed (100,000 rows of 1,000,000 in one join ran a diff's 128 MB out at times).
+ * A version wider than WIDE_BYTES counts WIDE_WEIGHT times: DuckDB writes the records' JSON a chunk of
+ * 2,048 rows at a time, each piece of it a string of its own, so a chunk of wide rows takes many times
+ * their size (8 MB of rows of 2 KB ran 64 MB out; 8 MB of rows of 250 bytes is a few chunks).
  */
 const SLICE_BYTES = 8 * 2 ** 20;
+const WIDE_BYTES = 512;
+const WIDE_WEIGHT = 8;
 
 /** The diff of one mirror table between moments `since` and `until`, comparing `keys`. */
 export class TableDiff {
@@ -143,7 +148,7 @@ export class TableDiff {
     ].join(' + ');
     const versions = `${this.sides!.before(`"_id", ${width} AS w`)} UNION ALL ${this.sides!.after(`"_id", ${width} AS w`)}`;
     const reader = await this.connection.runAndReadAll(
-      `SELECT min("_id") AS first FROM (SELECT "_id", floor(sum(w) OVER (ORDER BY "_id" ROWS UNBOUNDED PRECEDING) / ${SLICE_BYTES}) AS slice ` +
+      `SELECT min("_id") AS first FROM (SELECT "_id", floor(sum(CASE WHEN w > ${WIDE_BYTES} THEN w * ${WIDE_WEIGHT} ELSE w END) OVER (ORDER BY "_id" ROWS UNBOUNDED PRECEDING) / ${SLICE_BYTES}) AS slice ` +
         `FROM (${versions})) GROUP BY slice ORDER BY slice`,
     );
     return reader.getRowObjectsJS().map((row) => String(row.first));
@@ -156,9 +161,11 @@ export class TableDiff {
   private recordsSql(slice: string | undefined): string {
     const updatedAt = this.keys.indexOf('_updatedAt');
     const k = updatedAt < 0 ? 'NULL' : `coalesce(a${updatedAt}, b${updatedAt})`;
+    // one concat of every piece: a chain of || makes each longer prefix a string of its own, which on
+    // wide rows is many times the record's size in every chunk of rows
     const record =
-      `'{"change":"' || change || '","_id":' || CAST(to_json("_id") AS VARCHAR) || ` +
-      `',"before":' || coalesce(${this.sideJson('b')}, 'null') || ',"after":' || coalesce(${this.sideJson('a')}, 'null') || '}'`;
+      `concat('{"change":"', change, '","_id":', CAST(to_json("_id") AS VARCHAR), ` +
+      `',"before":', coalesce(${this.sideJson('b')}, 'null'), ',"after":', coalesce(${this.sideJson('a')}, 'null'), '}')`;
     return `SELECT "_id", ${k} AS k, ${record} AS record, NULL::BIGINT AS part, NULL::BIGINT AS place FROM (${this.comparedSql(slice)})`;
   }
 
@@ -203,9 +210,9 @@ export class TableDiff {
         type === 'TIMESTAMP WITH TIME ZONE'
           ? `'"' || strftime(${value} AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') || '"'`
           : `CAST(to_json(${value}) AS VARCHAR)`;
-      return `CASE WHEN d${i} THEN ${quoteLiteral(`${JSON.stringify(key)}:`)} || coalesce(${json}, 'null') END`;
+      return `CASE WHEN d${i} THEN concat(${quoteLiteral(`${JSON.stringify(key)}:`)}, coalesce(${json}, 'null')) END`;
     });
-    return `CASE WHEN ${side === 'b' ? 'had' : 'has'} THEN '{' || concat_ws(',', ${entries.join(', ')}) || '}' END`;
+    return `CASE WHEN ${side === 'b' ? 'had' : 'has'} THEN concat('{', concat_ws(',', ${entries.join(', ')}), '}') END`;
   }
 
   /** Counts per change, and per key of the updated rows its changes (the `top` most frequent transitions). */
