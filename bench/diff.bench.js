@@ -125,7 +125,10 @@ try {
   const ms = median(runs.map((run) => run.ms));
   const peakKb = median(runs.map((run) => run.peakKb));
   check(ms <= TARGET.seconds * 1000, `tds diff ${seconds(ms)} (median; target <= ${TARGET.seconds} s)`);
-  check(peakKb <= TARGET.peakMb * 1024, `tds diff peak RSS ${mb(peakKb)} (median; target <= ${TARGET.peakMb} MB); last run: ${runs.at(-1)?.memory}`);
+  check(
+    peakKb <= TARGET.peakMb * 1024,
+    `tds diff peak RSS ${mb(peakKb)} (median; target <= ${TARGET.peakMb} MB); last run: ${runs.at(-1)?.memory}`,
+  );
 } finally {
   await Promise.all(emulators.map((emu) => emu.stop()));
   rmSync(dir, { recursive: true, force: true });
