@@ -161,8 +161,7 @@ export class TableDiff {
   private recordsSql(slice: string | undefined): string {
     const updatedAt = this.keys.indexOf('_updatedAt');
     const k = updatedAt < 0 ? 'NULL' : `coalesce(a${updatedAt}, b${updatedAt})`;
-    // one concat of every piece: a chain of || makes each longer prefix a string of its own, which on
-    // wide rows is many times the record's size in every chunk of rows
+    // one concat of the pieces: a chain of || would make a string of each longer prefix
     const record =
       `concat('{"change":"', change, '","_id":', CAST(to_json("_id") AS VARCHAR), ` +
       `',"before":', coalesce(${this.sideJson('b')}, 'null'), ',"after":', coalesce(${this.sideJson('a')}, 'null'), '}')`;
