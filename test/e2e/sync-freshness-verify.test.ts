@@ -8,7 +8,7 @@ import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import type { SpawnedTds } from '../helpers/spawn-tds.js';
 import type { RequestLogEntry } from '../../src/emulator/index.js';
-import { addEveryTypeRows, DAY, expectMirrorEqualsService, syncTables } from './sync-support.js';
+import { addEveryTypeRows, DAY, expectMirrorEqualsService, followInProcess, syncTables, type InProcessFollower } from './sync-support.js';
 
 // Freshness (issue 30), the verification's hard cases: rows with equal creation times across a page
 // edge, rows that arrive through the webhook intake while a verification runs, a re-run of old rows,
@@ -66,7 +66,12 @@ function afterLimited(log: readonly RequestLogEntry[]): { retriedAt: number; nex
   return found;
 }
 
-async function stop(follow: SpawnedTds): Promise<void> {
+/** Stops a follower: Ctrl-C's interrupt in this process, SIGINT to a process. */
+async function stop(follow: SpawnedTds | InProcessFollower): Promise<void> {
+  if ('stop' in follow) {
+    await follow.stop();
+    return;
+  }
   follow.child.kill('SIGINT');
   await follow.ended;
 }
@@ -83,7 +88,7 @@ const FOLLOW = ['sync', '--follow', '--every', '0.1', '--changes'];
 
 /** Follows with --changes (--max-stale 2m) until a verification that began after `first` is complete; the records printed. */
 async function followUntilVerified(harness: Harness, first: number): Promise<ChangeRecord[]> {
-  const follow = harness.spawn([...FOLLOW, '--max-stale', '2m']);
+  const follow = followInProcess(harness, [...FOLLOW, '--max-stale', '2m']);
   try {
     await verifiedAfter(harness, first);
   } finally {
@@ -145,7 +150,7 @@ describe('verification: the hard cases', () => {
     await syncTables(harness, [tableId]);
     const first = await verifiedAt(harness);
 
-    const follow = harness.spawn([...FOLLOW, '--max-stale', '3m']);
+    const follow = followInProcess(harness, [...FOLLOW, '--max-stale', '3m']);
     const posted: string[] = [];
     try {
       await verifying(harness);
@@ -224,9 +229,9 @@ describe('verification: a re-run still running', () => {
     await syncTables(harness, [tableId]);
     // on the second page: a round's incremental pass reads only the first
     await harness.admin('POST', `/tables/${tableId}/actions/rerun`, { rows: [ids[150]] });
-    const printedIds = (follow: SpawnedTds) => records(follow.stdout()).map((record) => record._id);
+    const printedIds = (follow: InProcessFollower) => records(follow.stdout()).map((record) => record._id);
     // 3 pages, --max-stale 10m: a page every 0.9 s here (its verified_at ages a pass and a wait as long again)
-    const follow = harness.spawn([...FOLLOW, '--max-stale', '10m']);
+    const follow = followInProcess(harness, [...FOLLOW, '--max-stale', '10m']);
     /** The syncs of the table by rounds (verification pages are syncs of their own, mode verify). */
     const roundsThatRead = async (): Promise<number> =>
       (await sqlJson<{ n: number }>(harness, "SELECT count(*)::INT AS n FROM _tds_syncs WHERE mode <> 'verify'"))[0]!.n;
@@ -259,7 +264,7 @@ describe('verification: what it says and who reads meanwhile', () => {
     const since = harness.emu.requestLog.length;
     // 5 pages at 1 % of 60 a minute: a page every 100 s of the service; with the first round's row
     // request out of the same share (its schema read is no row request), every page once in 600 s
-    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1m', '--max-share', '0.01']);
+    const follow = followInProcess(harness, ['sync', '--follow', '--every', '0.1', '--max-stale', '1m', '--max-share', '0.01']);
     try {
       await vi.waitFor(() => expect(listings(harness, since)).toBeGreaterThanOrEqual(10), { timeout: 30_000, interval: 20 });
     } finally {
@@ -294,7 +299,7 @@ describe('verification: what it says and who reads meanwhile', () => {
         .filter((record) => record.change === change)
         .map((record) => record._id);
     // 5 pages, --max-stale 5m: a page about every 0.27 s (a pass and a wait as long again); each request waits
-    // for DuckDB's try however fast they come
+    // for DuckDB's try however fast they come. The follower is a process: DuckDB's lock is between processes.
     const follow = harness.spawn([...FOLLOW, '--max-stale', '5m']);
     trying = harness.db;
     try {
@@ -328,7 +333,8 @@ describe('verification: what it says and who reads meanwhile', () => {
     })();
     await syncTables(harness, [id]);
     await harness.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while MCP reads' } });
-    const follow = harness.spawn([...FOLLOW, '--max-stale', '5m']);
+    // the follower in this process, the MCP server a process of its own: the mirror's lock between two processes
+    const follow = followInProcess(harness, [...FOLLOW, '--max-stale', '5m']);
     const client = new Client({ name: 'tds-test', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({ command: process.execPath, args: [TDS_BIN, 'mcp'], env: harness.env, cwd: harness.dir, stderr: 'pipe' }),
@@ -407,7 +413,7 @@ describe("verification's share of the row-read limit", () => {
     const shareMs = minute / (60 * share);
     const reads = (): typeof harness.emu.requestLog => harness.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
     // --max-stale asks far more than the share allows (5 pages in 1 s): verification reads at the share
-    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1s', '--max-share', String(share)]);
+    const follow = followInProcess(harness, ['sync', '--follow', '--every', '0.1', '--max-stale', '1s', '--max-share', String(share)]);
     try {
       // verification alone: in any minute of the service, at most s × 60 + 1 row requests
       await vi.waitFor(() => expect(reads().length).toBeGreaterThanOrEqual(8), { timeout: 60_000, interval: 20 });
@@ -446,7 +452,7 @@ describe("verification's share of the row-read limit", () => {
     const since = harness.emu.requestLog.length;
     // 5 pages, --max-stale 5m: a page every 27 s of the service (270 ms here): the table's pass and a wait as long again
     const spacing = (0.9 * 300_000) / (5 + 5) / RATE_SCALE;
-    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--max-share', '0.5']);
+    const follow = followInProcess(harness, ['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--max-share', '0.5']);
     // a faulted request is answered before its bucket is known: the path says it is a row read
     const reads = (): typeof harness.emu.requestLog =>
       harness.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /^\/v1\/tables\/[^/]+\/rows/.test(entry.path));

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { RunResult } from '../helpers/cli.js';
 import type { Harness } from '../helpers/emulator-fixture.js';
 import { everyTypeCells, expectMirrorEqualsExport, exportRows, mirrorRows, typesByKey } from '../mirror/helpers.js';
 
@@ -46,4 +47,29 @@ export async function syncTables(harness: Harness, args: string[]): Promise<Sync
 /** How many row reads the emulator answered with 200 since request log entry `since`. */
 export function rowReadsSince(harness: Harness, since: number): number {
   return harness.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows' && entry.status === 200).length;
+}
+
+/** A `tds sync --follow …` run in this process: what it wrote so far, and `stop()`, Ctrl-C's interrupt, which resolves to how it ended. */
+export interface InProcessFollower {
+  stdout(): string;
+  stderr(): string;
+  stop(): Promise<RunResult>;
+}
+
+/**
+ * Starts `tds ARGS` (a follower) in this process, for tests where its streams tell all; a follower whose
+ * signal, or whose lock on the mirror against this process, is the point is spawned (harness.spawn).
+ */
+export function followInProcess(harness: Harness, args: string[]): InProcessFollower {
+  const interrupt = new AbortController();
+  let written: { stdout(): string; stderr(): string } = { stdout: () => '', stderr: () => '' };
+  const ended = harness.tds(args, { interrupt: interrupt.signal, output: (output) => (written = output), timeoutMs: 600_000 });
+  return {
+    stdout: () => written.stdout(),
+    stderr: () => written.stderr(),
+    stop: () => {
+      interrupt.abort();
+      return ended;
+    },
+  };
 }
