@@ -43,7 +43,7 @@ async function verifiedAfter(harness: Harness, after: number): Promise<void> {
 async function verifying(harness: Harness): Promise<void> {
   await vi.waitFor(
     async () => expect((await sqlJson<{ p: string | null }>(harness, 'SELECT verify_pass AS p FROM _tds_tables'))[0]!.p).not.toBeNull(),
-    { timeout: 30_000, interval: 20 },
+    { timeout: 30_000, interval: 100 },
   );
 }
 
