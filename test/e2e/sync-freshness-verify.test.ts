@@ -8,13 +8,14 @@ import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import type { SpawnedTds } from '../helpers/spawn-tds.js';
 import type { RequestLogEntry } from '../../src/emulator/index.js';
-import { addEveryTypeRows, DAY, expectMirrorEqualsService, followInProcess, syncTables, type InProcessFollower } from './sync-support.js';
+import { addEveryTypeRows, DAY, expectMirrorEqualsService, followInProcess, syncedNarrowTable, syncTables } from './sync-support.js';
 
 // Freshness (issue 30), the verification's hard cases: rows with equal creation times across a page
 // edge, rows that arrive through the webhook intake while a verification runs, a re-run of old rows,
 // the one "too large" message, MCP queries against a followed mirror, and whole lines on SIGTERM.
 
 type ChangeRecord = { change: string; _id: string; syncId: number };
+type InProcessFollower = ReturnType<typeof followInProcess>;
 
 const records = (stdout: string): ChangeRecord[] =>
   stdout
@@ -260,7 +261,7 @@ describe('verification: a re-run still running', () => {
 describe('verification: what it says and who reads meanwhile', () => {
   it('tables too large for --max-stale at the share: said once, with the staleness it can keep', async ({ open }) => {
     const harness = await open();
-    await syncedOldTable(harness, 450);
+    await syncedNarrowTable(harness, 450);
     const since = harness.emu.requestLog.length;
     // 5 pages at 1 % of 60 a minute: a page every 100 s of the service; with the first round's row
     // request out of the same share (its schema read is no row request), every page once in 600 s
@@ -405,7 +406,7 @@ describe("verification's share of the row-read limit", () => {
     open,
   }) => {
     const harness = await open();
-    const table = await syncedOldTable(harness, 450);
+    const table = await syncedNarrowTable(harness, 450);
     const since = harness.emu.requestLog.length;
     const share = 0.05;
     const minute = 60_000 / RATE_SCALE;
@@ -427,7 +428,7 @@ describe("verification's share of the row-read limit", () => {
       const cursorPages = (): number => reads().filter((entry) => entry.path.includes('cursor=')).length;
       for (let k = 0; k < 6; k += 1) {
         const before = reads().length;
-        await addEveryTypeRows(harness, table.id, { count: 1, from: 1000 + k });
+        await table.add(1);
         await vi.waitFor(() => expect(reads().length).toBeGreaterThan(before), { timeout: 30_000, interval: 5 });
       }
       const afterRounds = cursorPages();
@@ -448,7 +449,7 @@ describe("verification's share of the row-read limit", () => {
 
   it('a verification page that met a 429 (another client over the limit) puts the next page off by twice the spacing', async ({ open }) => {
     const harness = await open({ readFaults: '429:0.15', faultSeed: 7 });
-    await syncedOldTable(harness, 450);
+    await syncedNarrowTable(harness, 450);
     const since = harness.emu.requestLog.length;
     // 5 pages, --max-stale 5m: a page every 27 s of the service (270 ms here): the table's pass and a wait as long again
     const spacing = (0.9 * 300_000) / (5 + 5) / RATE_SCALE;

@@ -34,6 +34,23 @@ export async function expectMirrorEqualsService(harness: Harness, tableId: strin
   expectMirrorEqualsExport(await mirrorRows(harness, mirrorTable), await exportRows(harness, tableId), await typesByKey(harness, tableId));
 }
 
+/**
+ * A table of one text field, `count` rows created ten days ago a minute apart, mirrored by a first sync: for
+ * tests of verification's timings and messages, where only its pages count, not its columns. `add(n)` adds n rows now.
+ */
+export async function syncedNarrowTable(harness: Harness, count: number): Promise<{ id: string; add: (rows: number) => Promise<unknown> }> {
+  const { table } = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
+    workspace: 'Sales',
+    name: 'Old Rows',
+    fields: [{ label: 'Name', type: 'text' }],
+  });
+  const rows = (n: number, agoMs: (k: number) => number) =>
+    Array.from({ length: n }, (_, k) => ({ cells: { Name: `Row ${k}` }, createdAt: ago(agoMs(k)) }));
+  await harness.admin('POST', `/tables/${table.id}/rows`, { rows: rows(count, (k) => 10 * DAY - k * 60_000) });
+  await syncTables(harness, [table.id]);
+  return { id: table.id, add: (n) => harness.admin('POST', `/tables/${table.id}/rows`, { rows: rows(n, () => 0) }) };
+}
+
 /** A table's summary in `tds sync --json` (the figures a test reads). */
 export type SyncSummary = Record<string, unknown> & { name: string; mirrorTable: string; mode: string; complete: boolean; syncId: number };
 
