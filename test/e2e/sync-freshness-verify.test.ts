@@ -87,9 +87,12 @@ async function syncedOldTable(harness: Harness, count: number): Promise<{ id: st
 
 const FOLLOW = ['sync', '--follow', '--every', '0.1', '--changes'];
 
-/** Follows with --changes (--max-stale 2m) until a verification that began after `first` is complete; the records printed. */
+/**
+ * Follows with --changes (--max-stale 2m) until a verification that began after `first` is complete; the records printed.
+ * A follower whose mirror the test reads meanwhile is a process: DuckDB's lock keeps out readers of other processes only.
+ */
 async function followUntilVerified(harness: Harness, first: number): Promise<ChangeRecord[]> {
-  const follow = followInProcess(harness, [...FOLLOW, '--max-stale', '2m']);
+  const follow = harness.spawn([...FOLLOW, '--max-stale', '2m']);
   try {
     await verifiedAfter(harness, first);
   } finally {
@@ -151,7 +154,7 @@ describe('verification: the hard cases', () => {
     await syncTables(harness, [tableId]);
     const first = await verifiedAt(harness);
 
-    const follow = followInProcess(harness, [...FOLLOW, '--max-stale', '3m']);
+    const follow = harness.spawn([...FOLLOW, '--max-stale', '3m']);
     const posted: string[] = [];
     try {
       await verifying(harness);
@@ -230,9 +233,9 @@ describe('verification: a re-run still running', () => {
     await syncTables(harness, [tableId]);
     // on the second page: a round's incremental pass reads only the first
     await harness.admin('POST', `/tables/${tableId}/actions/rerun`, { rows: [ids[150]] });
-    const printedIds = (follow: InProcessFollower) => records(follow.stdout()).map((record) => record._id);
+    const printedIds = (follow: SpawnedTds) => records(follow.stdout()).map((record) => record._id);
     // 3 pages, --max-stale 10m: a page every 0.9 s here (its verified_at ages a pass and a wait as long again)
-    const follow = followInProcess(harness, [...FOLLOW, '--max-stale', '10m']);
+    const follow = harness.spawn([...FOLLOW, '--max-stale', '10m']);
     /** The syncs of the table by rounds (verification pages are syncs of their own, mode verify). */
     const roundsThatRead = async (): Promise<number> =>
       (await sqlJson<{ n: number }>(harness, "SELECT count(*)::INT AS n FROM _tds_syncs WHERE mode <> 'verify'"))[0]!.n;
@@ -334,8 +337,7 @@ describe('verification: what it says and who reads meanwhile', () => {
     })();
     await syncTables(harness, [id]);
     await harness.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while MCP reads' } });
-    // the follower in this process, the MCP server a process of its own: the mirror's lock between two processes
-    const follow = followInProcess(harness, [...FOLLOW, '--max-stale', '5m']);
+    const follow = harness.spawn([...FOLLOW, '--max-stale', '5m']);
     const client = new Client({ name: 'tds-test', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({ command: process.execPath, args: [TDS_BIN, 'mcp'], env: harness.env, cwd: harness.dir, stderr: 'pipe' }),

@@ -74,8 +74,9 @@ export interface InProcessFollower {
 }
 
 /**
- * Starts `tds ARGS` (a follower) in this process, for tests where its streams tell all; a follower whose
- * signal, or whose lock on the mirror against this process, is the point is spawned (harness.spawn).
+ * Starts `tds ARGS` (a follower) in this process, for tests where its streams tell all. A follower whose signal
+ * is the point, or whose mirror the test reads while it runs, is spawned (harness.spawn): DuckDB's lock keeps
+ * out the readers of other processes only, and a read in this process may meet a page half written.
  */
 export function followInProcess(harness: Harness, args: string[]): InProcessFollower {
   const interrupt = new AbortController();
