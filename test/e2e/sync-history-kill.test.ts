@@ -2,6 +2,8 @@ import { describe, expect, vi } from 'vitest';
 import { createPrng } from '../../src/emulator/seed/prng.js';
 import { exportRows } from '../mirror/helpers.js';
 import { diffRecords, expectedDiff, sqlRows, type Row } from './diff-support.js';
+import { ago, rowReadsSince } from './sync-support.js';
+import { addRows, makeTable, NAME_AND_NUMBER } from '../helpers/admin-tables.js';
 import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // SIGKILL and SIGINT at seeded random points of incremental and --full syncs, each followed by a sync
@@ -21,25 +23,17 @@ describe('tds sync: versions through kills', () => {
     const random = createPrng(2026);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
     const b = await openHarness();
-    const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {
-      workspace: 'Sales',
-      name: 'Churned',
-      fields: [
-        { label: 'Name', type: 'text' },
-        { label: 'N', type: 'number' },
-      ],
-    });
-    const tableId = created.table.id;
+    const { id: tableId } = await makeTable(b, 'Churned', NAME_AND_NUMBER);
     const rowsPath = `/tables/${tableId}/rows`;
-    const addRows = async (count: number, ago: (i: number) => number): Promise<void> => {
-      await b.admin('POST', rowsPath, {
-        rows: Array.from({ length: count }, (_, i) => ({
-          cells: { Name: `row ${random().toString(36).slice(2, 8)}`, N: i },
-          createdAt: new Date(Date.now() - ago(i)).toISOString(),
-        })),
-      });
+    const addRandomRows = async (count: number, msAgo: (i: number) => number): Promise<void> => {
+      const names = Array.from({ length: count }, () => `row ${random().toString(36).slice(2, 8)}`);
+      await addRows(
+        b,
+        tableId,
+        names.map((Name, i) => ({ cells: { Name, N: i }, createdAt: ago(msAgo(i)) })),
+      );
     };
-    await addRows(ROWS, (i) => (ROWS - i) * 3_600_000);
+    await addRandomRows(ROWS, (i) => (ROWS - i) * 3_600_000);
 
     /** Starts a sync and stops it with `signal` once the emulator has answered `after` of its row requests (if it has not ended by then). */
     const interrupted = async (args: string[], signal: 'SIGKILL' | 'SIGINT', after: number): Promise<void> => {
@@ -47,9 +41,7 @@ describe('tds sync: versions through kills', () => {
       const sync = b.spawn(['sync', ...args]);
       let done = false;
       void sync.ended.then(() => (done = true));
-      const answered = (): number =>
-        b.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows' && entry.status === 200).length;
-      await vi.waitFor(() => expect(done || answered() >= after).toBe(true), { timeout: 20_000, interval: 2 });
+      await vi.waitFor(() => expect(done || rowReadsSince(b, since) >= after).toBe(true), { timeout: 20_000, interval: 2 });
       if (!done) sync.child.kill(signal);
       const { code, signal: killed } = await sync.ended;
       if (signal === 'SIGINT') expect([0, 130]).toContain(code);
@@ -92,7 +84,7 @@ describe('tds sync: versions through kills', () => {
       const edited = full ? Array.from({ length: 8 }, () => pick(current)) : newest.slice(0, 40).filter(() => random() < 0.2);
       for (const id of new Set(edited)) await b.admin('PATCH', `${rowsPath}/${id}`, { cells: { N: Math.floor(random() * 1000) } });
       if (full) await b.admin('POST', `${rowsPath}/delete`, { ids: [pick(current), pick(current)] });
-      await addRows(3, (i) => 1_000 * (3 - i));
+      await addRandomRows(3, (i) => 1_000 * (3 - i));
       await interrupted(full ? ['--full'] : [], pick(['SIGKILL', 'SIGINT'] as const), 1 + Math.floor(random() * 7));
       await record(await completed(full));
     }
