@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { TdsError } from '../../src/core/errors.js';
@@ -7,6 +7,7 @@ import { runExport } from '../../src/export/run-export.js';
 import type { Row, RowsPage } from '../../src/service/index.js';
 import { context as fixtureContext, request } from './export-fixtures.js';
 import { test as it } from '../helpers/emulator-fixture.js';
+import { useTestFolder } from '../helpers/test-folder.js';
 
 // the fixtures' 23 rows, with quotes in every name and a cut note in every fifth row
 const rows: Row[] = Array.from({ length: 23 }, (_, i) => ({
@@ -51,11 +52,8 @@ function service(options: { fail?: (call: number) => Error | undefined; overlap?
 
 const context = () => fixtureContext({ verbose: true });
 
-let folder: string;
-it.beforeEach(({ tmp }) => {
-  folder = tmp;
-});
-const tempFile = async (name: string): Promise<string> => join(await mkdtemp(join(folder, 'run-export-')), name);
+const folder = useTestFolder();
+const tempFile = async (name: string): Promise<string> => join(await folder.make('run-export'), name);
 const ids = (csv: string): string[] =>
   csv
     .trim()
