@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { writeParquetRows } from '../../../src/push/wait/write-rows.js';
 import type { Field, Row } from '../../../src/service/index.js';
-import { readParquet } from '../../export/parquet-file.js';
+import { columnTypes, META_COLUMN_TYPES, readParquet } from '../../export/parquet-file.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 import { useTestFolder } from '../../helpers/test-folder.js';
 
@@ -41,11 +41,8 @@ describe('writeParquetRows', () => {
     const path = join(dir, 'pushed.parquet');
     expect(await writeParquetRows(path, 'label', FIELDS, rows())).toEqual({ rows: 3, unfit: 1 });
     const file = await readParquet(path);
-    expect(file.columns.map((column) => `${column.name} ${column.type}`)).toEqual([
-      '_id VARCHAR',
-      '_createdAt TIMESTAMP WITH TIME ZONE',
-      '_updatedAt TIMESTAMP WITH TIME ZONE',
-      '_createdByUserId VARCHAR',
+    expect(columnTypes(file)).toEqual([
+      ...META_COLUMN_TYPES,
       'Email VARCHAR',
       'Size DOUBLE',
       'Enrich JSON',
