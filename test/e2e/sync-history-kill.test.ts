@@ -4,25 +4,22 @@ import { exportRows } from '../mirror/helpers.js';
 import { diffRecords, expectedDiff, sqlRows, type Row } from './diff-support.js';
 import { ago, rowReadsSince } from './sync-support.js';
 import { addRows, makeTable, NAME_AND_NUMBER } from '../helpers/admin-tables.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 // SIGKILL and SIGINT at seeded random points of incremental and --full syncs, each followed by a sync
 // that completes: every version of every row that a sync could see is in the mirror (the table or its
 // history) exactly once, deletions once, and the table after each completed sync is what the service had.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
-
 const CYCLES = 4;
 const ROWS = 600;
 
 describe('tds sync: versions through kills', () => {
-  it('SIGKILL and SIGINT anywhere in a sync: every version once, the table as the service had it after each completed sync', async () => {
+  it('SIGKILL and SIGINT anywhere in a sync: every version once, the table as the service had it after each completed sync', async ({
+    open,
+  }) => {
     const random = createPrng(2026);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-    const b = await openHarness();
+    const b = await open();
     const { id: tableId } = await makeTable(b, 'Churned', NAME_AND_NUMBER);
     const rowsPath = `/tables/${tableId}/rows`;
     const addRandomRows = async (count: number, msAgo: (i: number) => number): Promise<void> => {

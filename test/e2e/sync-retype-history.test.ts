@@ -2,20 +2,15 @@ import { describe, expect } from 'vitest';
 import { diffRecords, sqlRows } from './diff-support.js';
 import { expectMirrorEqualsService, syncTables } from './sync-support.js';
 import { addRows, makeTable } from '../helpers/admin-tables.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 // A retype never rewrites history: retyped there and back, every version the mirror kept gives back
 // what the service held, value by value (T_at_sync, T_at, tds diff, --changes), and a value compared
 // across a retype is a change only when the service's value changed.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
-
 describe('a field retyped and back: history as the service held it', () => {
-  it('T_at_sync, T_at and tds diff give back each value across text → number → text and number → text', async () => {
-    const b = await openHarness();
+  it('T_at_sync, T_at and tds diff give back each value across text → number → text and number → text', async ({ open }) => {
+    const b = await open();
     const { id: tableId, fieldId: field } = await makeTable(b, 'Every Type', [
       { label: 'Code', type: 'text' },
       { label: 'Num', type: 'number' },
