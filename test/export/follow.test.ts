@@ -55,22 +55,16 @@ describe('newRowsSince', () => {
     expect(svc.calls).toEqual([{ cursor: undefined, limit: 5 }]);
   });
 
-  it('returns the rows created since, oldest first, in one request when they fit a page', async () => {
+  it.each([
+    ['returns the rows created since, oldest first, in one request when they fit a page', 3, [undefined]],
+    ['reads a burst of more than a page completely, page after page until a known row', 12, [undefined, '5', '10']],
+  ])('%s', async (_name, count, cursors) => {
     const rows = table(30);
     const known = knownOf(rows);
-    const added = grow(rows, 3);
+    const added = grow(rows, count);
     const svc = service(() => rows);
     expect(ids(await newRowsSince(svc.fetchPage, known, 5))).toEqual(ids(added));
-    expect(svc.calls).toHaveLength(1);
-  });
-
-  it('reads a burst of more than a page completely, page after page until a known row', async () => {
-    const rows = table(30);
-    const known = knownOf(rows);
-    const added = grow(rows, 12);
-    const svc = service(() => rows);
-    expect(ids(await newRowsSince(svc.fetchPage, known, 5))).toEqual(ids(added));
-    expect(svc.calls.map((call) => call.cursor)).toEqual([undefined, '5', '10']);
+    expect(svc.calls.map((call) => call.cursor)).toEqual(cursors);
   });
 
   it('rows created before the newest known row are not new: the walk stops there', async () => {
