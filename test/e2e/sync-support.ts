@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { addRows } from '../helpers/admin-tables.js';
 import type { RunResult } from '../helpers/cli.js';
 import type { Harness } from '../helpers/emulator-fixture.js';
 import { everyTypeCells, expectMirrorEqualsExport, exportRows, mirrorRows, typesByKey } from '../mirror/helpers.js';
@@ -25,8 +26,7 @@ export async function addEveryTypeRows(harness: Harness, tableId: string, { coun
     cells: everyTypeCells(from + k),
     ...(createdAgoMs ? { createdAt: ago(createdAgoMs(k)) } : {}),
   }));
-  const created = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${tableId}/rows`, { rows });
-  return created.rows.map((row) => row.id);
+  return addRows(harness, tableId, rows);
 }
 
 /** The mirror table equals a fresh export of the service's table, value by value. */

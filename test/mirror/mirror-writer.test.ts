@@ -25,6 +25,14 @@ import {
 
 useWriterDb();
 
+/** The first sync (TARGET's): a complete pass of rows a (n 1) and b (n 2), both of 2026-01-01. */
+async function firstSync(): Promise<void> {
+  const first = new MirrorWriter(db, TARGET, COLUMNS);
+  await first.open(NEW_PASS);
+  await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
+  await first.close();
+}
+
 describe('MirrorWriter', () => {
   it('inserts the groups of a pass into an empty table, and falls back to the upsert for a row it already has', async () => {
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
@@ -52,10 +60,7 @@ describe('MirrorWriter', () => {
   });
 
   it('upserts into a table that holds rows the pass did not insert; unchanged rows are kept unless rewritten', async () => {
-    const first = new MirrorWriter(db, TARGET, COLUMNS);
-    await first.open(NEW_PASS);
-    await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
-    await first.close();
+    await firstSync();
     await db.connection.run('DELETE FROM _tds_pass');
     // a new incremental pass: the table holds 2 rows, the pass inserted none
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
@@ -225,10 +230,7 @@ describe('MirrorWriter: versions', () => {
   }
 
   it('a row read with another _updatedAt moves the version the mirror held into the history, replaced by this sync at the new _updatedAt', async () => {
-    const first = new MirrorWriter(db, TARGET, COLUMNS);
-    await first.open(NEW_PASS);
-    await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
-    await first.close();
+    await firstSync();
     const next = new MirrorWriter(db, { ...TARGET, syncId: 8 }, COLUMNS);
     await next.open(NEW_PASS);
     const counts = await writeRows(
@@ -249,10 +251,7 @@ describe('MirrorWriter: versions', () => {
   });
 
   it('a full pass writes an unchanged row again only when its values differ, as the same version (its _syncId kept, no history)', async () => {
-    const first = new MirrorWriter(db, TARGET, COLUMNS);
-    await first.open(NEW_PASS);
-    await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
-    await first.close();
+    await firstSync();
     const full = new MirrorWriter(db, { ...TARGET, syncId: 9 }, COLUMNS);
     await full.open(NEW_PASS);
     // a: the same version with another value (a relabelled option, say); b: the same in every value
