@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runClient, spawnClient, type ClientRun } from './client.js';
+import { lastLines, runClient, spawnClient, type ClientRun } from './client.js';
 import type { Step } from './history.js';
 import { startedAfterUncertain } from './push-journal.js';
-import { changesBetween, setsDiffer, unexpectedOutput, versionsDiffer, versionsOfSnapshot, type Ledger } from './invariants.js';
-import { pruneHorizons, type LakeView } from './lake-view.js';
+import { diffStep } from './diff-step.js';
+import { unexpectedOutput, versionsDiffer, versionsOfSnapshot, type Ledger } from './invariants.js';
+import type { LakeView } from './lake-view.js';
 import { judgeStale, verifications } from './staleness.js';
 import {
   deliveredSyncs,
@@ -79,6 +80,8 @@ export class ClientSteps {
       if (step.fault) await world.must('POST', '/faults', { reads: '' });
     }
     this.checkRun(run);
+    const endedAt = await world.now();
+    for (const id of touched) if (!this.ledger.firstSyncEndedAt.has(id)) this.ledger.firstSyncEndedAt.set(id, endedAt);
     if (!step.lake || run.code !== 0 || run.killed || run.closed || step.mode === 'follow') this.lake.outOfDate(touched);
     if (step.changes) {
       this.ledger.replay.apply(run.stdout);
@@ -256,65 +259,8 @@ export class ClientSteps {
     );
   }
 
-  async diff(step: Extract<Step, { kind: 'diff' }>): Promise<void> {
-    const { world } = this;
-    const mirrored = await mirroredTables(world);
-    if (mirrored.length === 0) return;
-    const target = world.inSimOrder(mirrored)[step.table % mirrored.length]!;
-    const count = world.moments.length;
-    const since = step.since % count;
-    // the end of the span: a moment the mirror was exact at, where there is one after `since`
-    const exactAfter = Array.from({ length: count - since }, (_, k) => since + k).filter((moment) =>
-      this.ledger.exact.get(moment)?.has(target.tableId),
-    );
-    const until = exactAfter.length > 0 ? exactAfter[step.until % exactAfter.length]! : since + (step.until % (count - since));
-    const [a, b] = [world.moments[since]!, world.moments[until]!];
-    const run = await runClient(world, ['diff', target.tableId, '--since', a.at, '--until', b.at, '--format', 'ndjson']);
-    this.checkRun(run);
-    const first = this.ledger.firstSyncAt.get(target.tableId);
-    const beforeFirst = first !== undefined && Date.parse(a.at) < Date.parse(first);
-    const horizon = (await pruneHorizons(world)).get(target.tableId);
-    if (horizon && !beforeFirst && Date.parse(a.at) < horizon.from) {
-      // before what --prune-history kept: refused, naming the earliest moment the history answers for
-      const named = new Date(horizon.from).toISOString().slice(0, 16);
-      this.ledger.check(
-        run.code === 2 && run.stderr.replace(' ', 'T').includes(named.slice(0, 10)),
-        5,
-        () =>
-          `tds diff ${target.mirrorTable} --since ${a.at} (before the prune's horizon ${new Date(horizon.from).toISOString()}) exited ${run.code}: ${lastLines(run.stderr)}`,
-      );
-      return;
-    }
-    const exactAt = (moment: number): boolean => this.ledger.exact.get(moment)?.has(target.tableId) === true;
-    const judged = (beforeFirst || exactAt(since)) && exactAt(until) && a.tables.has(target.tableId) && b.tables.has(target.tableId);
-    if (!judged) return;
-    if (run.code === 2 && beforeFirst) return;
-    this.ledger.check(
-      run.code === 0,
-      5,
-      () => `tds diff ${target.mirrorTable} --since ${a.at} --until ${b.at} exited ${run.code}: ${lastLines(run.stderr)}`,
-    );
-    const ambiguous = (id: string): boolean => world.ambiguousAt(id, a.at) || world.ambiguousAt(id, b.at);
-    const keep = (row: { id: string }): boolean => !ambiguous(row.id);
-    const expected = changesBetween(
-      versionsOfSnapshot(a.tables.get(target.tableId)!, keep),
-      versionsOfSnapshot(b.tables.get(target.tableId)!, keep),
-    );
-    const actual = new Set(
-      run.stdout
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { change: string; _id: string })
-        .filter((record) => !ambiguous(record._id))
-        .map((record) => `${record.change}:${record._id}`),
-    );
-    const differs = setsDiffer(expected, actual);
-    const where = beforeFirst ? ' (a moment before the first sync, which the mirror did not see)' : '';
-    this.ledger.check(
-      differs === '',
-      5,
-      () => `tds diff ${target.mirrorTable} --since step ${a.step}${where} --until step ${b.step}: ${differs}`,
-    );
+  diff(step: Extract<Step, { kind: 'diff' }>): Promise<void> {
+    return diffStep(this.world, this.ledger, step, (run) => this.checkRun(run));
   }
 
   async push(i: number, step: Extract<Step, { kind: 'push' }>): Promise<void> {
@@ -449,5 +395,3 @@ export class ClientSteps {
     this.ledger.check(run.code !== 1 || run.killed, 8, () => `tds ${run.args.join(' ')} exited 1: ${lastLines(run.stderr)}`);
   }
 }
-
-export const lastLines = (text: string): string => text.trim().split('\n').slice(-3).join(' | ');

@@ -122,3 +122,6 @@ export async function spawnClient(world: World, args: string[], how: SpawnHow = 
     if (kill) await world.must('DELETE', '/hold');
   }
 }
+
+/** The last lines of a command's stderr, on one line: what a violation quotes. */
+export const lastLines = (text: string): string => text.trim().split('\n').slice(-3).join(' | ');
