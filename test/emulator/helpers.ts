@@ -94,6 +94,26 @@ export async function tableInfo(emu: RunningEmulator, name: string, workspaceNam
   return { table, fields: body.fields, id: Object.fromEntries(body.fields.map((field) => [field.name, field.id])) };
 }
 
+/** A seeded table of an emulator and the paths of its rows and its query. */
+export interface SeededTable {
+  emu: RunningEmulator;
+  info: TableInfo;
+  rowsPath: string;
+  queryPath: string;
+}
+
+/** The file's emulator (emulatorOptions with `options`) from the fixture's `openForFile`, and its table `name`. */
+export async function seededTable(
+  openForFile: (options?: HarnessOptions) => Promise<Harness>,
+  name: string,
+  options: HarnessOptions = {},
+): Promise<SeededTable> {
+  const emu = (await openForFile(emulatorOptions(options))).emu;
+  const info = await tableInfo(emu, name);
+  const rowsPath = `/tables/${info.table.id}/rows`;
+  return { emu, info, rowsPath, queryPath: `${rowsPath}/query` };
+}
+
 /** Every row of a GET …/rows or POST …/rows/query walk, following nextCursor. */
 export async function allRows(emu: RunningEmulator, tableId: string, query?: Record<string, unknown>, limit = 100): Promise<Row[]> {
   const rows: Row[] = [];

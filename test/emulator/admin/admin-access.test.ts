@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { adminAllowed, startEmulator } from '../../../src/emulator/index.js';
 import type { Field, RowsPage } from '../../../src/service/index.js';
-import { allRows, get, tableInfo, starter, type Start } from '../helpers.js';
+import { allRows, get, tableInfo, starter } from '../helpers.js';
 import { test as it, adminRoute } from '../../helpers/emulator-fixture.js';
 
 // Where the admin routes answer, and what --data keeps of their changes.
@@ -41,15 +41,9 @@ describe('admin access', () => {
 });
 
 describe('admin changes and --data', () => {
-  let dir: string;
-  let start: Start;
-  it.beforeEach(({ open, tmp }) => {
-    dir = tmp;
-    start = starter(open);
-  });
-
-  it('saves tables, rows, fields, the clock and changes of the generated table, and loads them', async () => {
-    const file = join(dir, 'state.json');
+  it('saves tables, rows, fields, the clock and changes of the generated table, and loads them', async ({ open, tmp }) => {
+    const start = starter(open);
+    const file = join(tmp, 'state.json');
     const first = await start({ dataFile: file, actionDelayMs: 60_000, rows: 2_000 });
     const created = await adminRoute(first, 'POST', '/tables', {
       workspace: 'Marketing',

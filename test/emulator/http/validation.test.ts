@@ -1,21 +1,15 @@
 import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { acceptedOperators } from '../../../src/service/index.js';
-import { call, get, post, tableInfo, type TableInfo, emulatorOptions } from '../helpers.js';
+import { call, get, post, seededTable, type TableInfo } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
 // docs/service-api.md 4.4 and 4.5 (parameters, body, filter size rules) and section 8 (size limits): 400s naming the limit.
 
 describe('validation', () => {
-  let emu: RunningEmulator;
-  let leads: TableInfo;
-  let rowsPath: string;
-  let queryPath: string;
+  let emu: RunningEmulator, leads: TableInfo, rowsPath: string, queryPath: string;
   it.beforeAll(async ({ openForFile }) => {
-    emu = (await openForFile(emulatorOptions())).emu;
-    leads = await tableInfo(emu, 'Leads');
-    rowsPath = `/tables/${leads.table.id}/rows`;
-    queryPath = `${rowsPath}/query`;
+    ({ emu, info: leads, rowsPath, queryPath } = await seededTable(openForFile, 'Leads'));
   });
 
   const expect400 = (reply: { status: number; body: unknown }, message: RegExp) => {

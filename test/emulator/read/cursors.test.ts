@@ -1,21 +1,15 @@
 import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import type { Row, RowsPage } from '../../../src/service/index.js';
-import { allRows, get, post, tableInfo, type TableInfo, emulatorOptions } from '../helpers.js';
+import { allRows, get, post, seededTable, tableInfo, type TableInfo } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
 // docs/service-api.md 4.6: pagination, cursor binding, order, and rows arriving between pages.
 
 describe('cursors and order', () => {
-  let emu: RunningEmulator;
-  let leads: TableInfo;
-  let rowsPath: string;
-  let queryPath: string;
+  let emu: RunningEmulator, leads: TableInfo, rowsPath: string, queryPath: string;
   it.beforeAll(async ({ openForFile }) => {
-    emu = (await openForFile(emulatorOptions({ ingestDelayMs: 60_000 }))).emu;
-    leads = await tableInfo(emu, 'Leads');
-    rowsPath = `/tables/${leads.table.id}/rows`;
-    queryPath = `${rowsPath}/query`;
+    ({ emu, info: leads, rowsPath, queryPath } = await seededTable(openForFile, 'Leads', { ingestDelayMs: 60_000 }));
   });
 
   const ids = (rows: Row[]) => rows.map((row) => row.id);

@@ -15,18 +15,15 @@ import { WEBHOOK_PATH_PREFIX } from '../../../src/emulator/http/route-table.js';
 import { buildSeed } from '../../../src/emulator/seed/index.js';
 import { createEmulatorServer } from '../../../src/emulator/http/server.js';
 import { WEBHOOK_MAX_BODY_BYTES, WEBHOOK_MAX_OBJECTS } from '../../../src/service/index.js';
-import { allRows, call, post, tableInfo, type TableInfo, emulatorOptions } from '../helpers.js';
+import { allRows, call, post, seededTable, tableInfo, type TableInfo } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
 // docs/service-api.md 4.7 and 4.8: body forms, limits, error shape, HEAD.
 
 describe('webhook', () => {
-  let emu: RunningEmulator;
-  let inbox: TableInfo;
-  let url: string;
+  let emu: RunningEmulator, inbox: TableInfo, url: string;
   it.beforeAll(async ({ openForFile }) => {
-    emu = (await openForFile(emulatorOptions({ ingestDelayMs: 60_000 }))).emu;
-    inbox = await tableInfo(emu, 'Inbox');
+    ({ emu, info: inbox } = await seededTable(openForFile, 'Inbox', { ingestDelayMs: 60_000 }));
     url = emu.webhooks[inbox.table.id]!;
   });
 
