@@ -3,15 +3,13 @@ import { lstat, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { emulatorRequests } from './read-support.js';
-import { exists, spawnedHarness, waitUntil } from './export-support.js';
+import { checkpointRows, exists, spawnedHarness, waitUntil } from './export-support.js';
 import { test as it } from '../helpers/emulator-fixture.js';
 
 // Issue 15, items 4, 8, 9 and 15 (part): two runs writing one -o FILE, a write the disk refuses, the
 // state a kill between the rename and the checkpoint's removal leaves, and -o onto what is not a file.
 
 const { emulator, tds, tempDir } = spawnedHarness('export-hardening-');
-const checkpointRows = async (path: string): Promise<number | undefined> =>
-  (await exists(path)) ? (JSON.parse(await readFile(path, 'utf8')) as { rows: number }).rows : undefined;
 
 /** A clean export of Leads to `path` from the emulator `run` talks to, to compare resumed files with. */
 async function wholeExport(path: string, run = tds): Promise<string> {
@@ -30,7 +28,7 @@ describe('two runs writing the same -o FILE (issue 15, item 4)', () => {
     const file = join(dir, 'leads.csv');
     const first = stalling.spawn(['rows', 'Leads', '--page-size', '20', '-o', file]);
     await waitUntil(async () => (await emulatorRequests(stalling)).some((entry) => entry.fault === 'stall'), 15_000, 'the stall');
-    await waitUntil(async () => (await checkpointRows(`${file}.tds-checkpoint`)) === 40, 15_000, 'two pages checkpointed');
+    await waitUntil(async () => (await checkpointRows(file)) === 40, 15_000, 'two pages checkpointed');
     const partial = await readFile(`${file}.partial`);
 
     const run = stalling.tds;
@@ -48,7 +46,7 @@ describe('two runs writing the same -o FILE (issue 15, item 4)', () => {
     expect(listing.stderr).toMatch(/^tds: another tds command is writing .*leads\.csv$/m);
     // Nothing of the first run was touched.
     expect(await readFile(`${file}.partial`)).toEqual(partial);
-    expect(await checkpointRows(`${file}.tds-checkpoint`)).toBe(40);
+    expect(await checkpointRows(file)).toBe(40);
     expect(first.child.exitCode).toBeNull();
 
     first.child.kill('SIGINT');

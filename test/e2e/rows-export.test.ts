@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process';
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { exists, spawnedHarness, waitUntil } from './export-support.js';
+import { spawnedHarness } from './export-support.js';
 import { emulatorRequests, type Target } from './read-support.js';
 import { TDS_BIN } from '../helpers/cli.js';
 import { test as it } from '../helpers/emulator-fixture.js';
 import { childEnv } from '../helpers/hermetic-env.js';
 
-// What a user sees of an export besides its records: limits, cut-cell warnings, interrupted and resumed
-// exports, a closed pipe, and progress on a terminal.
+// What a user sees of an export besides its records: limits, cut-cell warnings, a closed pipe, and
+// progress on a terminal (interrupted and resumed exports: rows-resume.test.ts).
 
 const { emulator, tds, tempDir } = spawnedHarness('rows-export-');
 const rowReads = async (target: Target) => (await emulatorRequests(target)).filter((entry) => /\/rows(\/query)?(\?|$)/.test(entry.path));
@@ -80,49 +80,5 @@ describe('tds rows: exports', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/\d+ rows · [\d,]+ rows\/s · \d+% of 250/);
     expect(result.stderr).toMatch(/250 rows written to .*leads\.csv in [\d.]+s/);
-  });
-});
-
-describe('tds rows: resume', () => {
-  it('after retries run out, --resume finishes a file identical to an uninterrupted export', async ({ open }) => {
-    // Read requests: 1 tables, 2 schema, 3-4 pages one and two, 5-7 page three and its two retries.
-    const faulty = await open({ spawned: { args: ['--read-faults', '500@5-7'] } });
-    const run = faulty.tds;
-    const dir = await tempDir();
-    const file = join(dir, 'leads.ndjson');
-    const failed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--max-retries', '2']);
-    expect(failed.code).toBe(6);
-    expect(failed.stderr).toMatch(/hint: .*40 rows are in .*leads\.ndjson\.partial: run the same command again with --resume/);
-    expect((await readdir(dir)).sort()).toEqual(['leads.ndjson.partial', 'leads.ndjson.tds-checkpoint']);
-
-    const resumed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
-    expect(resumed.code).toBe(0);
-    expect(await readdir(dir)).toEqual(['leads.ndjson']);
-    const whole = join(dir, 'whole.ndjson');
-    expect((await run(['rows', 'Leads', '--page-size', '20', '-o', whole])).code).toBe(0);
-    expect(await readFile(file, 'utf8')).toBe(await readFile(whole, 'utf8'));
-  });
-
-  it('after SIGINT (exit 130, .partial and checkpoint kept), --resume finishes a file identical to an uninterrupted export', async ({
-    open,
-  }) => {
-    // The fifth read request (page three) never gets an answer, so the export is surely mid-way when interrupted.
-    const stalling = await open({ spawned: { args: ['--read-faults', 'stall@5'] } });
-    const dir = await tempDir();
-    const file = join(dir, 'leads.csv');
-    const run = stalling.spawn(['rows', 'Leads', '--page-size', '20', '-o', file]);
-    await waitUntil(() => exists(`${file}.tds-checkpoint`), 15_000, 'a checkpoint');
-    run.child.kill('SIGINT');
-    expect(await run.exit).toBe(130);
-    expect(run.stderr()).toMatch(
-      /the export stopped after (20|40) rows; .*leads\.csv\.partial and .*leads\.csv\.tds-checkpoint are kept\nhint: run the same command again with --resume/,
-    );
-    expect((await readdir(dir)).sort()).toEqual(['leads.csv.partial', 'leads.csv.tds-checkpoint']);
-
-    const tds2 = stalling.tds;
-    expect((await tds2(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume'])).code).toBe(0);
-    const whole = join(dir, 'whole.csv');
-    expect((await tds2(['rows', 'Leads', '-o', whole])).code).toBe(0);
-    expect(await readFile(file, 'utf8')).toBe(await readFile(whole, 'utf8'));
   });
 });

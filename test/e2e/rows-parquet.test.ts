@@ -4,26 +4,17 @@ import { describe, expect } from 'vitest';
 import type { Field, Row } from '../../src/service/index.js';
 import { columnTypes, readParquet } from '../export/parquet-file.js';
 import { expectedMirrorValue } from '../mirror/helpers.js';
-import { exists, spawnedHarness, waitUntil } from './export-support.js';
-import { emulatorRequests, type Target } from './read-support.js';
+import { exists, logMark, pagesServedSince, spawnedHarness, waitUntil } from './export-support.js';
+import { emulatorRequests } from './read-support.js';
 import { EDGE_KEYS, LEADS_KEYS, allRows, parseNdjson, schemaOf, tableNamed, type Rec } from './rows-support.js';
 import { test as it } from '../helpers/emulator-fixture.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
 
 // `tds rows|query … -o FILE.parquet` end to end: the file read back by DuckDB equals the NDJSON export
-// value by value, with the mirror's types; the refusals; and exports interrupted by a failure, SIGINT or
-// SIGKILL, resumed into files equal to uninterrupted ones.
+// value by value, with the mirror's types; the refusals; and an export killed (SIGKILL) under the rate limit,
+// resumed into a file equal to an uninterrupted one (a failure and Ctrl-C: rows-resume.test.ts).
 
 const { emulator, tds, tempDir } = spawnedHarness('rows-parquet-');
-/** The position a later `pagesServedSince` counts from. */
-const logMark = async (target: Target) => (await emulatorRequests(target)).length;
-/**
- * Row pages served (200) since a mark: a resumed process cannot know the window a killed one used,
- * so a 429 and its retry are allowed and not counted.
- */
-const pagesServedSince = async (target: Target, mark: number) =>
-  (await emulatorRequests(target)).slice(mark).filter((entry) => /\/rows(\?|$)/.test(entry.path) && entry.status === 200).length;
-
 /** The Parquet type of a column type, as docs/cli.md "Sync" (column types) lists them (written out here, not taken from src). */
 const PARQUET_TYPE: Record<string, string> = {
   number: 'DOUBLE',
@@ -144,67 +135,7 @@ describe('tds rows -o FILE.parquet', () => {
   });
 });
 
-describe('tds rows -o FILE.parquet: interrupted and resumed', () => {
-  it('after retries run out (exit 6), --resume finishes a file equal to an uninterrupted export', async ({ open }) => {
-    // Read requests: 1 tables, 2 schema, 3-4 pages one and two, 5-7 page three and its two retries.
-    const faulty = await open({ spawned: { args: ['--read-faults', '500@5-7'] } });
-    const run = faulty.tds;
-    const dir = await tempDir();
-    const file = join(dir, 'leads.parquet');
-    const failed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--max-retries', '2']);
-    expect(failed.code).toBe(6);
-    expect(failed.stderr).toMatch(/hint: .*40 rows are in .*leads\.parquet\.tds-staging\.duckdb: run the same command again with --resume/);
-    expect((await readdir(dir)).sort()).toEqual([
-      'leads.parquet.tds-checkpoint',
-      'leads.parquet.tds-staging.duckdb',
-      'leads.parquet.tds-staging.duckdb.wal',
-    ]);
-
-    const before = await logMark(faulty);
-    const resumed = await run(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(await pagesServedSince(faulty, before)).toBe(11); // pages 3-13 of 250 rows
-    expect(await readdir(dir)).toEqual(['leads.parquet']);
-    const whole = join(dir, 'whole.parquet');
-    expect((await run(['rows', 'Leads', '-o', whole])).code).toBe(0);
-    expect(await readParquet(file)).toEqual(await readParquet(whole));
-  });
-
-  it('after SIGINT (exit 130, staging file and checkpoint kept), --resume finishes a file equal to an uninterrupted export', async ({
-    open,
-  }) => {
-    // The fifth read request (page three) never gets an answer, so the export is surely mid-way when interrupted.
-    const stalling = await open({ spawned: { args: ['--read-faults', 'stall@5'] } });
-    const dir = await tempDir();
-    const file = join(dir, 'leads.parquet');
-    // on a terminal the progress line says when both pages before the stall are written
-    const run = stalling.spawn(['rows', 'Leads', '--page-size', '20', '-o', file], { env: { TDS_FORCE_TTY: '1' } });
-    await waitUntil(() => /\b40 rows ·/.test(run.stderr()), 15_000, 'two pages written');
-    // rows are committed to the staging file about once a second: these are not yet, and no checkpoint counts them
-    expect(await exists(`${file}.tds-checkpoint`)).toBe(false);
-    run.child.kill('SIGINT');
-    expect(await run.exit).toBe(130);
-    expect(run.stderr()).toMatch(
-      /the export stopped after 40 rows; .*leads\.parquet\.tds-staging\.duckdb and .*leads\.parquet\.tds-checkpoint are kept\nhint: run the same command again with --resume/,
-    );
-    // Ctrl-C committed them first: the checkpoint counts all 40
-    expect(JSON.parse(await readFile(`${file}.tds-checkpoint`, 'utf8'))).toMatchObject({
-      rows: 40,
-      bytes: 40,
-      cursor: expect.any(String),
-    });
-
-    const again = stalling.tds;
-    const before = await logMark(stalling);
-    const resumed = await again(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(await pagesServedSince(stalling, before)).toBe(11);
-    const whole = join(dir, 'whole.parquet');
-    expect((await again(['rows', 'Leads', '-o', whole])).code).toBe(0);
-    expect(await readParquet(file)).toEqual(await readParquet(whole));
-    expect((await readdir(dir)).sort()).toEqual(['leads.parquet', 'whole.parquet']);
-  });
-
+describe('tds rows -o FILE.parquet: killed and resumed', () => {
   it('after SIGKILL mid-export under the rate limit, --resume finishes a file equal to an uninterrupted export', async ({ open }) => {
     // 100 pages of 15 rows at 60 requests a 3-second window (a fifth of the suite's rate scale, on both
     // sides): the burst, then 20 pages a second, so that the kill lands mid-export.
