@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, onTestFinished, vi } from 'vitest';
 import { readParquet } from '../export/parquet-file.js';
 import { checkpointRows, logMark, pagesServedSince, waitUntil } from './export-support.js';
-import { test as it } from '../helpers/emulator-fixture.js';
+import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // `tds rows -o FILE` interrupted (retries run out, Ctrl-C) and resumed, in a text format and in Parquet:
 // the same steps and checks for each, with what each format keeps beside FILE meanwhile.
@@ -48,28 +48,32 @@ const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\
 describe.each(FORMATS.map((format) => [format.extension, format] as const))('tds rows -o FILE.%s: interrupted and resumed', (_, format) => {
   const name = `leads.${format.extension}`;
 
+  /** `--resume` reads pages 3-13 of Leads alone (250 rows, 20 a page) into a file equal to an uninterrupted export, and leaves nothing else. */
+  async function expectResumedWhole(harness: Harness, dir: string): Promise<void> {
+    const file = join(dir, name);
+    const before = await logMark(harness);
+    const resumed = await harness.tds(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await pagesServedSince(harness, before)).toBe(11);
+    const whole = `whole.${format.extension}`;
+    expect((await harness.tds(['rows', 'Leads', '-o', join(dir, whole)])).code).toBe(0);
+    expect(await format.read(file)).toEqual(await format.read(join(dir, whole)));
+    expect((await readdir(dir)).sort()).toEqual([name, whole]);
+  }
+
   it('after retries run out (exit 6), --resume reads only the pages after the checkpoint into a file equal to an uninterrupted export', async ({
     open,
     tmp: dir,
   }) => {
     // Read requests: 1 tables, 2 schema, 3-4 pages one and two, 5-7 page three and its two retries.
     const faulty = await open({ spawned: { args: ['--read-faults', '500@5-7'] } });
-    const file = join(dir, name);
-    const failed = await faulty.tds(['rows', 'Leads', '--page-size', '20', '-o', file, '--max-retries', '2']);
+    const failed = await faulty.tds(['rows', 'Leads', '--page-size', '20', '-o', join(dir, name), '--max-retries', '2']);
     expect(failed.code).toBe(6);
     expect(failed.stderr).toMatch(
       new RegExp(`hint: .*40 rows are in .*${escaped(format.data(name))}: run the same command again with --resume`),
     );
     expect((await readdir(dir)).sort()).toEqual(format.kept(name));
-
-    const before = await logMark(faulty);
-    const resumed = await faulty.tds(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(await pagesServedSince(faulty, before)).toBe(11); // pages 3-13 of 250 rows
-    expect(await readdir(dir)).toEqual([name]);
-    const whole = join(dir, `whole.${format.extension}`);
-    expect((await faulty.tds(['rows', 'Leads', '-o', whole])).code).toBe(0);
-    expect(await format.read(file)).toEqual(await format.read(whole));
+    await expectResumedWhole(faulty, dir);
   });
 
   it('after Ctrl-C (exit 130, its rows committed and checkpointed, the files kept), --resume finishes a file equal to an uninterrupted export', async ({
@@ -111,13 +115,6 @@ describe.each(FORMATS.map((format) => [format.extension, format] as const))('tds
     });
     expect((await readdir(dir)).sort()).toEqual(format.kept(name));
 
-    const before = await logMark(stalling);
-    const resumed = await stalling.tds(['rows', 'Leads', '--page-size', '20', '-o', file, '--resume']);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(await pagesServedSince(stalling, before)).toBe(11);
-    const whole = join(dir, `whole.${format.extension}`);
-    expect((await stalling.tds(['rows', 'Leads', '-o', whole])).code).toBe(0);
-    expect(await format.read(file)).toEqual(await format.read(whole));
-    expect((await readdir(dir)).sort()).toEqual([name, `whole.${format.extension}`]);
+    await expectResumedWhole(stalling, dir);
   });
 });
