@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { afterEach, describe, expect, vi } from 'vitest';
-import { expectSameRecords, journalOf, ndjson, people, tablePayloads, webhookPosts, type PushHarness } from '../push/helpers/emulator.js';
+import { describe, expect, vi } from 'vitest';
+import { expectSameRecords, journalOf, ndjson, people, tablePayloads, webhookPosts } from '../push/helpers/emulator.js';
 import { accepted, postedObjects } from '../helpers/scripted-server.js';
 import { waitUntil } from './export-support.js';
 import { pushTest as it, scriptedWebhook } from './push-support.js';
@@ -9,14 +9,9 @@ import { LIMITED_RATE_SCALE } from '../helpers/rate-scale.js';
 // Failures of the webhook, end to end: every record must end up in the table exactly once when the
 // user follows what tds says. Waits are scaled down with TDS_RATE_SCALE (helpers/rate-scale.ts).
 
-let harness: PushHarness | undefined;
-afterEach(() => {
-  harness = undefined;
-});
-
 describe('tds push: webhook failures', () => {
   it('resends after 429s with and without retry-after: every record exactly once', async ({ openHarness }) => {
-    harness = await openHarness({ webhookFaults: '429@2,429bare@4,429@5' });
+    const harness = await openHarness({ webhookFaults: '429@2,429bare@4,429@5' });
     const records = people(50);
     const path = await harness.file('p.ndjson', ndjson(records));
     const result = await harness.tds(['push', harness.inbox.url, path, '--batch-size', '10', '--json', '-v']);
@@ -31,7 +26,7 @@ describe('tds push: webhook failures', () => {
     openHarness,
   }) => {
     // request 1 is the HEAD, so 500@4 hits the third batch (records 21–30)
-    harness = await openHarness({ webhookFaults: '500@4' });
+    const harness = await openHarness({ webhookFaults: '500@4' });
     const records = people(60);
     const path = await harness.file('p.ndjson', ndjson(records));
     const first = await harness.tds(['push', harness.inbox.url, path, '--batch-size', '10', '--concurrency', '1']);
@@ -70,7 +65,7 @@ describe('tds push: webhook failures', () => {
   it('after a 500, the batches in flight finish and no request starts once the 500 was answered', async ({ openHarness }) => {
     // POSTs 1 and 3 are held at the webhook until tds has journaled the 500 of POST 2, so tds knows of it
     // while two senders are about to be free; POST 2 is answered only once POST 3 arrived (all three in flight).
-    harness = await openHarness();
+    const harness = await openHarness();
     const path = await harness.file('p.ndjson', ndjson(people(60)));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -116,7 +111,7 @@ describe('tds push: webhook failures', () => {
       stored.push(...postedObjects(request));
       return accepted(request);
     });
-    harness = await openHarness();
+    const harness = await openHarness();
     const records = people(40);
     const path = await harness.file('p.ndjson', ndjson(records));
     const args = ['push', server.url, path, '--batch-size', '10', '--concurrency', '1'];
@@ -135,7 +130,7 @@ describe('tds push: webhook failures', () => {
   });
 
   it('makes a reset connection or a stalled response uncertain (after --timeout)', async ({ openHarness }) => {
-    harness = await openHarness({ webhookFaults: 'reset@3,stall@5' });
+    const harness = await openHarness({ webhookFaults: 'reset@3,stall@5' });
     const path = await harness.file('p.ndjson', ndjson(people(30)));
     const args = ['push', harness.inbox.url, path, '--batch-size', '10', '--concurrency', '1', '--timeout', '0.5'];
     const first = await harness.tds(args);
@@ -149,7 +144,7 @@ describe('tds push: webhook failures', () => {
   });
 
   it('resumes a stdin push from its --journal, and refuses a different stdin without sending', async ({ openHarness }) => {
-    harness = await openHarness({ webhookFaults: '503@4' });
+    const harness = await openHarness({ webhookFaults: '503@4' });
     const records = people(50);
     const args = [
       'push',
@@ -186,7 +181,7 @@ describe('tds push: webhook failures', () => {
     let posts = 0;
     let interrupted!: () => void;
     const signalled = new Promise<void>((resolve) => (interrupted = resolve));
-    harness = await openHarness({
+    const harness = await openHarness({
       onArrival: async ({ method, path }) => {
         if (method === 'POST' && path.startsWith('/v1/webhook/') && ++posts > 5) await signalled;
       },
@@ -221,7 +216,7 @@ describe('tds push: webhook failures', () => {
   it('keeps to the webhook rate limit at full speed (emulator and client at LIMITED_RATE_SCALE): each record once', async ({
     openHarness,
   }) => {
-    harness = await openHarness({ rateLimits: true, rateScale: LIMITED_RATE_SCALE });
+    const harness = await openHarness({ rateLimits: true, rateScale: LIMITED_RATE_SCALE });
     const records = people(1500);
     const path = await harness.file('p.ndjson', ndjson(records));
     const result = await harness.tds(['push', harness.inbox.url, path, '--batch-size', '5', '--json']);

@@ -1,30 +1,26 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect } from 'vitest';
-import { expectSameRecords, ndjson, people, tablePayloads, webhookPosts, type PushHarness } from '../push/helpers/emulator.js';
+import { describe, expect } from 'vitest';
+import { expectSameRecords, ndjson, people, tablePayloads, webhookPosts } from '../push/helpers/emulator.js';
 import { accepted, postedObjects } from '../helpers/scripted-server.js';
 import { waitUntil } from './export-support.js';
+import { holdArrival } from '../helpers/arrival-hold.js';
 import { pushTest as it, scriptedWebhook } from './push-support.js';
 
 // Regression tests of issue 15 (hardening) for push: a crash, a second run or a full disk must never
 // lose or duplicate a record, and no input may crash tds or change data on the way.
 
-let harness: PushHarness | undefined;
-afterEach(() => {
-  harness = undefined;
-});
-
 describe('a crash while batches wait for their rate-limit slot (item 1)', () => {
   it('journals as sending only the batches whose requests left, so --accept-uncertain loses nothing', async ({ openHarness }) => {
     // HEAD is webhook request 1, batch 1 is request 2; batch 2 (request 3) is taken in and never answered
-    harness = await openHarness({ webhookFaults: 'stall@3' });
+    const harness = await openHarness({ webhookFaults: 'stall@3' });
     const records = people(100);
     const path = await harness.file('in.ndjson', ndjson(records));
     const args = ['push', harness.inbox.url, path, '--batch-size', '10'];
     const run = harness.spawn([...args, '--rate', '2'], { env: { TDS_RATE_SCALE: undefined } }); // 2 a second, not scaled
     // batch 3 has left (after the stalled batch 2): the batches after it wait for their slot, at 2 a second
-    await waitUntil(() => webhookPosts(harness!.emu).length >= 3, 15_000, 'batch 3 sent');
+    await waitUntil(() => webhookPosts(harness.emu).length >= 3, 15_000, 'batch 3 sent');
     run.child.kill('SIGKILL');
     await run.exit;
 
@@ -49,7 +45,7 @@ describe('a crash while batches wait for their rate-limit slot (item 1)', () => 
     // batch 2 (request 3, after the HEAD) answers 500: uncertain; the user finds it missing and resends just that one
     const server = await scriptedWebhook((request) => (request.n === 3 ? { status: 500 } : accepted(request)));
     const records = people(40);
-    harness = await openHarness();
+    const harness = await openHarness();
     const path = await harness.file('in.ndjson', ndjson(records));
     const args = ['push', server.url, path, '--batch-size', '10', '--concurrency', '1'];
     const first = await harness.tds(args);
@@ -68,20 +64,8 @@ describe('two runs at once (item 2)', () => {
   it('a second --resume of the same journal exits 2 while the first holds it; every record arrives once', async ({ openHarness }) => {
     // the first resume's first batch is held on its arrival until the second resume has ended: the first
     // holds the journal then, however fast either runs
-    let holding = false;
-    let arrived!: () => void;
-    let release!: () => void;
-    const sending = new Promise<void>((resolve) => (arrived = resolve));
-    const released = new Promise<void>((resolve) => (release = resolve));
-    harness = await openHarness({
-      webhookFaults: '500@3',
-      onArrival: async ({ method, path }) => {
-        if (!holding || method !== 'POST' || !path.startsWith('/v1/webhook/')) return;
-        holding = false;
-        arrived();
-        await released;
-      },
-    });
+    const batch = holdArrival(({ method, path }) => method === 'POST' && path.startsWith('/v1/webhook/'));
+    const harness = await openHarness({ webhookFaults: '500@3', onArrival: batch.onArrival });
     // the first run stops at the 500 with at most 4 requests in flight (a window of its own choosing could
     // hold all 100 batches on loopback): most batches are left for the resumes
     const records = people(1000);
@@ -90,11 +74,11 @@ describe('two runs at once (item 2)', () => {
     const first = await harness.tds(args);
     expect(first.code, first.stderr).toBe(7);
 
-    holding = true;
+    batch.arm();
     const held = harness.spawn([...args, '--resume', '--accept-uncertain']);
-    await sending;
+    await batch.arrived;
     const second = await harness.tds([...args, '--resume', '--accept-uncertain']);
-    release();
+    batch.release();
     const code = await held.exit;
     expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toMatch(/another tds push is using the journal .*in\.ndjson\.[0-9a-f]{16}\.tds-journal/);
@@ -106,7 +90,7 @@ describe('two runs at once (item 2)', () => {
 describe('numbers and deep records (items 5 and 6)', () => {
   it('sends number literals exactly as read, never as the nearest double', async ({ openHarness }) => {
     const server = await scriptedWebhook(accepted);
-    harness = await openHarness();
+    const harness = await openHarness();
     const line = '{"id":9007199254740993,"a":123456789012345678901234567890,"b":1e400,"c":0.1}';
     const path = await harness.file('in.ndjson', `${line}\n`);
     const result = await harness.tds(['push', server.url, path]);
@@ -120,7 +104,7 @@ describe('numbers and deep records (items 5 and 6)', () => {
   });
 
   it('a record nested thousands of levels deep exits 2 naming the record, without a stack trace', async ({ openHarness }) => {
-    harness = await openHarness();
+    const harness = await openHarness();
     let deep = '{"a":1}';
     for (let i = 0; i < 5000; i += 1) deep = `{"x":${deep}}`;
     const path = await harness.file('deep.ndjson', `{"ok":1}\n${deep}\n`);
@@ -131,7 +115,7 @@ describe('numbers and deep records (items 5 and 6)', () => {
   });
 
   it('a line that is not JSON is placed by line and column, without quoting it', async ({ openHarness }) => {
-    harness = await openHarness();
+    const harness = await openHarness();
     const path = await harness.file('bad.ndjson', '{"a":1}\n{"token": tds_secret_value_123}\n');
     const result = await harness.tds(['push', harness.inbox.url, path, '--dry-run']);
     expect(result.code, result.stderr).toBe(2);
@@ -152,7 +136,7 @@ describe('a full disk under the journal (item 3)', () => {
     openHarness,
     skip,
   }) => {
-    harness = await openHarness();
+    const harness = await openHarness();
     const disk = join(harness.dir, 'disk');
     if (!(await tinyDisk(disk))) return skip();
     try {

@@ -2,6 +2,7 @@ import { describe, expect, vi } from 'vitest';
 import { everyTypeTable, exportRows, mirrorRows } from '../mirror/helpers.js';
 import { adminRoute, test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 import { addEveryTypeRows, DAY, expectMirrorEqualsService, followInProcess, syncTables } from './sync-support.js';
+import { holdArrival } from '../helpers/arrival-hold.js';
 
 // Freshness (issue 30): deletions found by a plain sync, verified_at and --max-stale, --follow rounds
 // that cost one listing and no row request when nothing moved, verification pages that bring edits
@@ -300,19 +301,8 @@ describe('tds sync --follow: stopped mid-verification', () => {
     async (signal) => {
       // the signal comes while a later page of the verification (one with a cursor) is held on its arrival:
       // in the middle of the pass however fast its pages come
-      let armed = false;
-      let reached!: () => void;
-      let release!: () => void;
-      const midPass = new Promise<void>((resolve) => (reached = resolve));
-      const released = new Promise<void>((resolve) => (release = resolve));
-      const harness = await openHarness({
-        onArrival: async ({ method, path }) => {
-          if (!armed || method !== 'GET' || !/\/rows\?.*cursor=/.test(path)) return;
-          armed = false;
-          reached();
-          await released;
-        },
-      });
+      const laterPage = holdArrival(({ method, path }) => method === 'GET' && /\/rows\?.*cursor=/.test(path));
+      const harness = await openHarness({ onArrival: laterPage.onArrival });
       const { id, ids } = await oldTable(harness, 450);
       await syncTables(harness, [id]);
       await harness.admin('PATCH', `/tables/${id}/rows/${ids[440]}`, { cells: { Name: 'Edited on page 1' } });
@@ -322,9 +312,9 @@ describe('tds sync --follow: stopped mid-verification', () => {
 
       // a page every ~0.11 s here (--max-stale 2m at the rate scale over 5 pages, and as many of a wait)
       const args = ['sync', '--follow', '--every', '0.1', '--max-stale', '2m', '--changes'];
-      armed = true;
+      laterPage.arm();
       const first = harness.spawn(args);
-      await midPass;
+      await laterPage.arrived;
       await vi.waitFor(
         async () => {
           const state = await harness.tds(['sql', 'SELECT verify_pass FROM _tds_tables', '--format', 'json']);
@@ -334,7 +324,7 @@ describe('tds sync --follow: stopped mid-verification', () => {
         { timeout: 30_000, interval: 100 },
       );
       first.child.kill(signal);
-      release();
+      laterPage.release();
       const ended = await first.ended;
       if (signal === 'SIGTERM') expect(ended.code, first.stderr()).toBe(143);
       const before = records(first.stdout());
