@@ -3,7 +3,7 @@ import { describe, expect, vi } from 'vitest';
 import { expectSameRecords, journalOf, ndjson, people, tablePayloads, webhookPosts } from '../push/helpers/emulator.js';
 import { accepted, postedObjects } from '../helpers/scripted-server.js';
 import { waitUntil } from './export-support.js';
-import { pushTest as it, scriptedWebhook } from './push-support.js';
+import { pushTest as it, scriptedWebhook, stdinPush } from './push-support.js';
 import { LIMITED_RATE_SCALE } from '../helpers/rate-scale.js';
 
 // Failures of the webhook, end to end: every record must end up in the table exactly once when the
@@ -146,19 +146,7 @@ describe('tds push: webhook failures', () => {
   it('resumes a stdin push from its --journal, and refuses a different stdin without sending', async ({ openHarness }) => {
     const harness = await openHarness({ webhookFaults: '503@4' });
     const records = people(50);
-    const args = [
-      'push',
-      harness.inbox.url,
-      '-',
-      '--input-format',
-      'ndjson',
-      '--journal',
-      'stdin.journal',
-      '--batch-size',
-      '10',
-      '--concurrency',
-      '1',
-    ];
+    const args = stdinPush(harness, 'stdin.journal');
     const first = await harness.tds(args, { input: ndjson(records) });
     expect(first.code, first.stderr).toBe(7);
     expect(first.stderr).toMatch(/records 21–30/);

@@ -1,7 +1,7 @@
 import { adminRoute } from '../helpers/emulator-fixture.js';
 import { expect } from 'vitest';
 import { ndjson, people } from '../push/helpers/emulator.js';
-import { addRows, KEY_EMULATOR } from './push-key-support.js';
+import { addRows, KEY_EMULATOR, keyedPush } from './push-key-support.js';
 import { pushTest as test } from './push-support.js';
 
 // Issue 20, nearby: the service's createdAt is on the service's clock, never compared with ours as it
@@ -22,7 +22,7 @@ test("--wait settled sees every row a push added when the service's clock runs 1
     expect((await adminRoute(harness, 'POST', '/clock', { offsetMs: -600_000 })).status).toBe(200);
     const path = await harness.file('leads.ndjson', ndjson(people(300)));
     // time for a first poll of the 3 pages on a loaded machine (with 1 s, a loaded run timed out after the first page)
-    const args = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '--wait-timeout', '3'];
+    const args = keyedPush(harness, path, '--wait', 'settled', '--wait-timeout', '3');
     const result = await harness.tds([...args, '-v', '--json']);
     expect(result.code, result.stderr).toBe(7);
     expect(result.stderr).toMatch(/waiting for the rows to settle: the 300 rows created since the push began read newest first/);

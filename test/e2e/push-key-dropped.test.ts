@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect } from 'vitest';
 import { ndjson, people } from '../push/helpers/emulator.js';
-import { KEY_EMULATOR } from './push-key-support.js';
+import { KEY_EMULATOR, keyedPush } from './push-key-support.js';
 import { harnessWithLimits, pushTest as test } from './push-support.js';
 
 // Issue 45: push by key names the records the service dropped (taken in with a 2xx, never shown) from its key
@@ -14,7 +14,7 @@ describe('tds push --key: rows the service dropped', () => {
     const harness = await harnessWithLimits(openHarness, { tableCapacity: 30 }, KEY_EMULATOR);
     const path = await harness.file('p.ndjson', ndjson(people(40)));
     const rejects = `${harness.dir}/rejects.ndjson`;
-    const args = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '10', '--concurrency', '1'];
+    const args = keyedPush(harness, path, '--batch-size', '10', '--concurrency', '1');
     const result = await harness.tds([...args, '--validate-first', '--rejects', rejects, '--json']);
     expect(result.code, result.stderr).toBe(7);
     expect(result.stderr).toContain('table "Inbox" holds 0 rows of its ceiling of 30 (table-capacity): 30 records of the 40 to send fit');
@@ -34,7 +34,7 @@ describe('tds push --key: rows the service dropped', () => {
   test('a webhook past a budget tds was not told of: the records past it by number, exit 7', async ({ openHarness }) => {
     const harness = await openHarness({ ...KEY_EMULATOR, webhookBudget: 25 });
     const path = await harness.file('p.ndjson', ndjson(people(40)));
-    const args = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '10', '--concurrency', '1'];
+    const args = keyedPush(harness, path, '--batch-size', '10', '--concurrency', '1');
     const result = await harness.tds(args);
     expect(result.code, result.stderr).toBe(7);
     expect(result.stderr).toMatch(/dropped +15 by the service: records 26–40/);
@@ -48,8 +48,7 @@ describe('tds push --key: rows the service dropped', () => {
   }) => {
     const harness = await harnessWithLimits(openHarness, { tableCapacity: 50 }, KEY_EMULATOR);
     const first = await harness.file('a.ndjson', ndjson(people(45)));
-    const push = (path: string) =>
-      harness.tds(['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '50']);
+    const push = (path: string) => harness.tds(keyedPush(harness, path, '--batch-size', '50'));
     expect((await push(first)).code).toBe(0);
     const second = await harness.file('b.ndjson', ndjson(people(3, 46)));
     const result = await push(second);

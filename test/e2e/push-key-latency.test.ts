@@ -3,7 +3,16 @@ import type { RequestLogEntry } from '../../src/emulator/index.js';
 import { RATE_LIMITS } from '../../src/service/index.js';
 import { RATE_SCALE, LIMITED_RATE_SCALE } from '../helpers/rate-scale.js';
 import { ndjson, people, webhookPosts } from '../push/helpers/emulator.js';
-import { addRows, columnValues, expectEachOnce, KEY_EMULATOR, mostAtOnce, mostInWindow, webhookTable } from './push-key-support.js';
+import {
+  addRows,
+  columnValues,
+  expectEachOnce,
+  KEY_EMULATOR,
+  mostAtOnce,
+  mostInWindow,
+  webhookTable,
+  keyedPush,
+} from './push-key-support.js';
 import { pushTest as test } from './push-support.js';
 
 // Push by key to a far service (the emulator's --latency), at the row-read limit: the key lookups
@@ -22,7 +31,7 @@ describe('push by key 50 ms away, at the row-read limit', () => {
       ...records.filter((_, i) => i % 2 === 0).map((record) => ({ Email: record.email })),
     ]);
     const path = await harness.file('leads.ndjson', ndjson(records));
-    const args = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--json'];
+    const args = keyedPush(harness, path, '--skip-existing', '--json');
     const result = await harness.tds(args);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).key.existing).toBe(1000);
@@ -90,7 +99,7 @@ describe('--wait settled at the row-read limit', () => {
     // 1,000 rows: a whole read of them is 10 row requests; the actions take two steps of 3 s (scaled)
     const records = people(1000);
     const path = await harness.file('leads.ndjson', ndjson(records));
-    const args = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '-o', 'out.csv', '--json'];
+    const args = keyedPush(harness, path, '--wait', 'settled', '-o', 'out.csv', '--json');
     const result = await harness.tds(args);
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { wait: { complete: boolean; settled: number; requests: number } };

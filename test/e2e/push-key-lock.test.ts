@@ -11,6 +11,7 @@ import {
   killAfterPosts,
   otherWriter,
   startTds,
+  keyedPush,
 } from './push-key-support.js';
 import { pushTest as test } from './push-support.js';
 
@@ -42,24 +43,12 @@ test('(issue 20) a second push by key into the same table waits for the first, n
   const harness = await openHarness(KEY_EMULATOR);
   try {
     // the first push reads stdin: it holds the table from before it reads until its rows show
-    const first = startTds(harness, [
-      'push',
-      harness.inbox.url,
-      '-',
-      '--input-format',
-      'ndjson',
-      '--key',
-      'email',
-      '--table',
-      'Inbox',
-      '--journal',
-      'a.journal',
-    ]);
+    const first = startTds(harness, keyedPush(harness, '-', '--input-format', 'ndjson', '--journal', 'a.journal'));
     // its second table read is the row count before its first request: it holds the table then, waiting for stdin
     await waitUntil(() => tableReads(harness) >= 2, 15_000, 'the first push to hold the table');
     // records 201–500: 201–300 overlap the first push's 1–300
     const path = await harness.file('b.ndjson', ndjson(people(300, 201)));
-    const second = startTds(harness, ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--json']);
+    const second = startTds(harness, keyedPush(harness, path, '--skip-existing', '--json'));
     const waiting =
       /another push by key into table "Inbox" \(\w+\) is running: PID (\d+), pushing stdin since \d\d:\d\d:\d\d; waiting for it to end/;
     await waitUntil(() => waiting.test(second.stderr()) || second.child.exitCode !== null, 15_000, 'the second push to wait');
@@ -93,11 +82,9 @@ test('(issue 20) after a push by key killed before its rows showed, the next one
       max: 1000,
       begin: () => webhookPosts(harness.emu).length > 0,
     });
-    expect(await killAfterPosts(harness, ['push', harness.inbox.url, a, '--key', 'email', '--table', 'Inbox'], 1)).toBe(
-      'killed after 1 posts',
-    );
+    expect(await killAfterPosts(harness, keyedPush(harness, a), 1)).toBe('killed after 1 posts');
     const b = await harness.file('b.ndjson', ndjson(people(300, 201)));
-    const result = await harness.tds(['push', harness.inbox.url, b, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--json'], {});
+    const result = await harness.tds(keyedPush(harness, b, '--skip-existing', '--json'), {});
     await other.stop();
     expect(result.code, result.stderr).toBe(0);
     expectEachOnce(await columnValues(harness.emu, harness.inbox.id, 'Email'), emails(1, 500));

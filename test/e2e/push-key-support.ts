@@ -96,6 +96,18 @@ export function seeded(seed: number): () => number {
   };
 }
 
+/** `tds push` of `input` (a path or `-`) into the harness's Inbox by record key `email`, with `more` arguments. */
+export const keyedPush = (harness: Pick<PushHarness, 'inbox'>, input: string, ...more: string[]): string[] => [
+  'push',
+  harness.inbox.url,
+  input,
+  '--key',
+  'email',
+  '--table',
+  'Inbox',
+  ...more,
+];
+
 /**
  * Runs tds and kills it (SIGKILL) once the emulator has seen `posts` more webhook POSTs (wherever the
  * run is then: journaling, waiting for an answer, reconciling); resolves with how it ended.

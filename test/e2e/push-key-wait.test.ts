@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect } from 'vitest';
 import { expectSameRecords, journalOf, ndjson, people, tablePayloads } from '../push/helpers/emulator.js';
 import { readParquet } from '../export/parquet-file.js';
-import { columnValues, expectEachOnce, KEY_EMULATOR, keyTest } from './push-key-support.js';
+import { columnValues, expectEachOnce, KEY_EMULATOR, keyTest, keyedPush } from './push-key-support.js';
 import { pushTest as test } from './push-support.js';
 
 // --wait settled and -o (CSV in, enriched CSV out), and the journal kept per input and webhook.
@@ -17,7 +17,7 @@ describe('--wait settled -o FILE', () => {
     'waits for the action columns, then writes the rows in input order with their statuses; a resumed run writes them again',
     async ({ pushHarness: harness }) => {
       const path = await harness.file('leads.csv', LEADS);
-      const args = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '-o', 'enriched.csv'];
+      const args = keyedPush(harness, path, '--wait', 'settled', '-o', 'enriched.csv');
       const result = await harness.tds(args);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/rows settled\s+3 of 3 \(3 visible\)/);
@@ -64,7 +64,7 @@ describe('--wait settled -o FILE', () => {
     'the same push by key run again sends nothing, and after a row is added sends only that row',
     async ({ pushHarness: harness }) => {
       const path = await harness.file('leads.csv', LEADS);
-      const args = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--skip-existing', '--wait', 'settled'];
+      const args = keyedPush(harness, path, '--skip-existing', '--wait', 'settled');
       const sent = async (): Promise<number> => {
         const result = await harness.tds([...args, '-o', 'enriched.csv', '--json']);
         expect(result.code, result.stderr).toBe(0);
@@ -89,7 +89,7 @@ describe('--wait settled -o FILE', () => {
     const harness = await openHarness({ ...KEY_EMULATOR, actionDelayMs: 600_000 });
     try {
       const path = await harness.file('leads.csv', LEADS);
-      const args = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--wait', 'settled', '--wait-timeout', '1'];
+      const args = keyedPush(harness, path, '--wait', 'settled', '--wait-timeout', '1');
       const result = await harness.tds([...args, '-o', 'enriched.ndjson', '--json']);
       expect(result.code, result.stderr).toBe(7);
       expect(result.stderr).toMatch(/3 of 3 rows had not settled after \d+ s \(0 not visible\); they are in enriched\.ndjson as they were/);
@@ -112,19 +112,7 @@ describe('--wait settled -o FILE', () => {
 
   keyTest('an output that cannot be written stops the push before anything is sent', async ({ pushHarness: harness }) => {
     const path = await harness.file('leads.csv', LEADS);
-    const args = [
-      'push',
-      harness.inbox.url,
-      path,
-      '--key',
-      'email',
-      '--table',
-      'Inbox',
-      '--wait',
-      'settled',
-      '-o',
-      'no/such/folder/out.csv',
-    ];
+    const args = keyedPush(harness, path, '--wait', 'settled', '-o', 'no/such/folder/out.csv');
     const result = await harness.tds(args);
     expect(result.code, result.stderr).toBe(2);
     expect(harness.emu.requestLog.filter((entry) => entry.bucket === 'webhook')).toEqual([]);

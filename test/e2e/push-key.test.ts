@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect } from 'vitest';
 import { journalOf, ndjson, people, webhookPosts } from '../push/helpers/emulator.js';
-import { columnValues, expectEachOnce, KEY_EMULATOR, keyTest, killAfterPosts, seeded } from './push-key-support.js';
+import { columnValues, expectEachOnce, KEY_EMULATOR, keyTest, killAfterPosts, seeded, keyedPush } from './push-key-support.js';
 import { pushTest as test } from './push-support.js';
 
 // Push by key (docs/cli.md "Push by key"), end to end against the emulator: each record's row exactly once
@@ -17,7 +17,7 @@ describe('uncertain batches are reconciled by key', () => {
     const harness = await openHarness({ ...KEY_EMULATOR, webhookFaults: faults });
     try {
       const path = await harness.file('leads.ndjson', ndjson(people(150)));
-      const args = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5', '--concurrency', '2'];
+      const args = keyedPush(harness, path, '--batch-size', '5', '--concurrency', '2');
       const result = await harness.tds(['--timeout', '1', ...args, '--json']);
       expect(result.code, result.stderr).toBe(0);
       const summary = JSON.parse(result.stdout) as { records: { uncertain: number }; key: { reconciled: number; settled: number } };
@@ -39,7 +39,7 @@ describe('uncertain batches are reconciled by key', () => {
     try {
       const path = await harness.file('leads.ndjson', ndjson(people(300)));
       // four in flight at most: a kill after 1–12 posts lands mid-run
-      const push = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5', '--concurrency', '4'];
+      const push = keyedPush(harness, path, '--batch-size', '5', '--concurrency', '4');
       const random = seeded(Number(process.env.KILL_SEED ?? 11));
       const runs: string[] = [];
       for (let kill = 0; kill < 4; kill += 1) {
@@ -63,7 +63,7 @@ describe('a push by key run again', () => {
     'killed, then run again without --resume on an input that changed: settled by its keys, each record once',
     async ({ pushHarness: harness }) => {
       const path = await harness.file('leads.ndjson', ndjson(people(60)));
-      const push = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '5'];
+      const push = keyedPush(harness, path, '--batch-size', '5');
       expect(await killAfterPosts(harness, push, 4)).toMatch(/^killed/);
       const before = (await columnValues(harness.emu, harness.inbox.id, 'Email')).length;
       // a record in front shifts every batch; two at the end are new
@@ -92,18 +92,7 @@ describe('keys in the input', () => {
     'a repeated key (ignoring case) is not sent and is listed with --verbose; missing and over-long keys are rejected (exit 7)',
     async ({ pushHarness: harness }) => {
       const path = await harness.file('dups.ndjson', ndjson(input));
-      const result = await harness.tds([
-        'push',
-        harness.inbox.url,
-        path,
-        '--key',
-        'email',
-        '--table',
-        'Inbox',
-        '--rejects',
-        'bad.ndjson',
-        '-v',
-      ]);
+      const result = await harness.tds(keyedPush(harness, path, '--rejects', 'bad.ndjson', '-v'));
       expect(result.code, result.stderr).toBe(7);
       expect(result.stderr).toMatch(/duplicates\s+2 \(same email: 2 repeats 1, 4 repeats 1\)/);
       expect(result.stderr).toContain(`record 2 not sent: its key "ada@example.COM" repeats record 1's`);
@@ -121,7 +110,7 @@ describe('keys in the input', () => {
 
   keyTest('--on-duplicate error exits 2 naming the first pair, before anything is sent', async ({ pushHarness: harness }) => {
     const path = await harness.file('dups.ndjson', ndjson(input.slice(0, 4)));
-    const result = await harness.tds(['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--on-duplicate', 'error']);
+    const result = await harness.tds(keyedPush(harness, path, '--on-duplicate', 'error'));
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/records 1 and 2 have the same key "ada@example.COM"/);
     expect(webhookPosts(harness.emu)).toEqual([]);

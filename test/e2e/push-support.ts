@@ -40,3 +40,18 @@ export async function harnessWithLimits(
   }
   return harness;
 }
+
+/** `tds push` of NDJSON on stdin into the harness's Inbox, journaled to `journal`, ten records a batch, one batch at a time. */
+export const stdinPush = (harness: Pick<PushHarness, 'inbox'>, journal: string): string[] => [
+  'push',
+  harness.inbox.url,
+  '-',
+  '--input-format',
+  'ndjson',
+  '--journal',
+  journal,
+  '--batch-size',
+  '10',
+  '--concurrency',
+  '1',
+];

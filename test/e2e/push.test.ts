@@ -10,7 +10,7 @@ import {
   webhookPosts,
   webhookRequests,
 } from '../push/helpers/emulator.js';
-import { pushTest as test } from './push-support.js';
+import { pushTest as test, stdinPush } from './push-support.js';
 
 // End to end: the command program (in-process, in the harness's folder) against the emulator, one
 // emulator per test, tests running concurrently.
@@ -90,19 +90,7 @@ describe.concurrent('tds push: input formats', () => {
     pushHarness: harness,
   }) => {
     const input = ndjson(people(25)) + '{"id": oops}\n' + ndjson(people(5, 26));
-    const args = [
-      'push',
-      harness.inbox.url,
-      '-',
-      '--input-format',
-      'ndjson',
-      '--batch-size',
-      '10',
-      '--concurrency',
-      '1',
-      '--journal',
-      's.journal',
-    ];
+    const args = stdinPush(harness, 's.journal');
     const result = await harness.tds(args, { input });
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/tds: stdin: line 26: not valid JSON/);
