@@ -48,70 +48,61 @@ async function serviceIds(body: Record<string, unknown>): Promise<string[]> {
   return ids;
 }
 
+/** `tds query --where WHERE` writes the rows, in order, that the service returns for `filters`. */
+async function expectSameRowsAsService(where: string, filters: unknown): Promise<void> {
+  expect(await cliIds(['--where', where])).toEqual(await serviceIds({ filters }));
+}
+
 describe.concurrent('tds query: operator families', () => {
-  it('text: = != contains doesNotContain startsWith', async () => {
-    const where = 'name contains "son" and name doesNotContain "ada" or name startsWith "Grace" or name = "00123" and name != "x"';
-    expect(await cliIds(['--where', where])).toEqual(
-      await serviceIds({
-        filters: any(
+  // each: a --where expression, and the same filter in the service's JSON (a function: the field IDs are read before the tests)
+  it.each<[string, string, () => unknown]>([
+    [
+      'text: = != contains doesNotContain startsWith',
+      'name contains "son" and name doesNotContain "ada" or name startsWith "Grace" or name = "00123" and name != "x"',
+      () =>
+        any(
           all(rule('name', 'contains', 'son'), rule('name', 'doesNotContain', 'ada')),
           rule('name', 'startsWith', 'Grace'),
           all(rule('name', '=', '00123'), rule('name', '!=', 'x')),
         ),
-      }),
-    );
-  });
-
-  it('text lists: in notIn containsAnyOf doesNotContainAnyOf', async () => {
-    const where =
-      'name containsAnyOf [lovelace, hopper, "o\'brien"] and name doesNotContainAnyOf [grace] or name in ["Smith, John", "00123"] and name notIn [nobody]';
-    expect(await cliIds(['--where', where])).toEqual(
-      await serviceIds({
-        filters: any(
+    ],
+    [
+      'text lists: in notIn containsAnyOf doesNotContainAnyOf',
+      'name containsAnyOf [lovelace, hopper, "o\'brien"] and name doesNotContainAnyOf [grace] or name in ["Smith, John", "00123"] and name notIn [nobody]',
+      () =>
+        any(
           all(rule('name', 'containsAnyOf', ['lovelace', 'hopper', "o'brien"]), rule('name', 'doesNotContainAnyOf', ['grace'])),
           all(rule('name', 'in', ['Smith, John', '00123']), rule('name', 'notIn', ['nobody'])),
         ),
-      }),
-    );
-  });
-
-  it('number: = != > >= < <= (values sent as numbers)', async () => {
-    const where =
-      'Employees > 100 and Employees <= 20000 and Employees != 500 or Employees = 31 or Employees >= 40000 and Employees < 45000';
-    expect(await cliIds(['--where', where])).toEqual(
-      await serviceIds({
-        filters: any(
+    ],
+    [
+      'number: = != > >= < <= (values sent as numbers)',
+      'Employees > 100 and Employees <= 20000 and Employees != 500 or Employees = 31 or Employees >= 40000 and Employees < 45000',
+      () =>
+        any(
           all(rule('employees', '>', 100), rule('employees', '<=', 20000), rule('employees', '!=', 500)),
           rule('employees', '=', 31),
           all(rule('employees', '>=', 40000), rule('employees', '<', 45000)),
         ),
-      }),
-    );
-  });
-
-  it('date: isDatePreset, between, <, >, = (dates as ISO 8601)', async () => {
-    const where =
+    ],
+    [
+      'date: isDatePreset, between, <, >, = (dates as ISO 8601)',
       '"Last Contacted" isDatePreset last7Days or "Last Contacted" between 2020-01-01..2020-12-31 or "Last Contacted" < 2019-06-01 ' +
-      'or "Last Contacted" > 2099-01-01T00:00:00Z or "Last Contacted" = 2025-03-03';
-    expect(await cliIds(['--where', where])).toEqual(
-      await serviceIds({
-        filters: any(
+        'or "Last Contacted" > 2099-01-01T00:00:00Z or "Last Contacted" = 2025-03-03',
+      () =>
+        any(
           rule('last_contacted', 'isDatePreset', 'last7Days'),
           rule('last_contacted', 'between', { start: '2020-01-01T00:00:00.000Z', end: '2020-12-31T23:59:59.999Z' }),
           rule('last_contacted', '<', '2019-06-01T00:00:00.000Z'),
           rule('last_contacted', '>', '2099-01-01T00:00:00Z'),
           rule('last_contacted', '=', '2025-03-03T00:00:00.000Z'),
         ),
-      }),
-    );
-  });
-
-  it('boolean, select by label or value, multi_select', async () => {
-    const where =
-      'Qualified = true and (Stage = "Closed Won" or Stage in [new, Contacted]) and Tags notIn [Newsletter] or Tags in [VIP] and Stage != qualified';
-    expect(await cliIds(['--where', where])).toEqual(
-      await serviceIds({
-        filters: any(
+    ],
+    [
+      'boolean, select by label or value, multi_select',
+      'Qualified = true and (Stage = "Closed Won" or Stage in [new, Contacted]) and Tags notIn [Newsletter] or Tags in [VIP] and Stage != qualified',
+      () =>
+        any(
           all(
             rule('qualified', '=', true),
             any(rule('stage', '=', 'closed_won'), rule('stage', 'in', ['new', 'contacted'])),
@@ -119,54 +110,50 @@ describe.concurrent('tds query: operator families', () => {
           ),
           all(rule('tags', 'in', ['vip']), rule('stage', '!=', 'qualified')),
         ),
-      }),
-    );
-  });
-
-  it('action run statuses: hasError hasNoError hasNotRun runConditionNotMet isFound isNotFound', async () => {
-    const [failedOrSkipped, notRun, found] = await Promise.all([
-      cliIds(['--where', 'Enrich hasError or Enrich runConditionNotMet']),
-      cliIds(['--where', 'Enrich hasNotRun or Enrich isNotFound']),
-      cliIds(['--where', 'Enrich hasNoError and Enrich isFound and Enrich contains software']),
-    ]);
-    expect(failedOrSkipped).toEqual(await serviceIds({ filters: any(rule('enrich', 'hasError'), rule('enrich', 'runConditionNotMet')) }));
-    expect(notRun).toEqual(await serviceIds({ filters: any(rule('enrich', 'hasNotRun'), rule('enrich', 'isNotFound')) }));
-    expect(found).toEqual(
-      await serviceIds({ filters: all(rule('enrich', 'hasNoError'), rule('enrich', 'isFound'), rule('enrich', 'contains', 'software')) }),
-    );
-  });
-
-  it('null and notNull on any column; email, url, image and formula text operators', async () => {
-    const where =
-      'Phone null or Logo notNull and email startsWith "ada" or Website contains "hooli" or Score containsAnyOf ["9.5", "42"] or Logo startsWith "https://img.example/logos/s"';
-    expect(await cliIds(['--where', where])).toEqual(
-      await serviceIds({
-        filters: any(
+    ],
+    [
+      'action run statuses: hasError, runConditionNotMet',
+      'Enrich hasError or Enrich runConditionNotMet',
+      () => any(rule('enrich', 'hasError'), rule('enrich', 'runConditionNotMet')),
+    ],
+    [
+      'action run statuses: hasNotRun, isNotFound',
+      'Enrich hasNotRun or Enrich isNotFound',
+      () => any(rule('enrich', 'hasNotRun'), rule('enrich', 'isNotFound')),
+    ],
+    [
+      'action run statuses: hasNoError, isFound (with a text operator)',
+      'Enrich hasNoError and Enrich isFound and Enrich contains software',
+      () => all(rule('enrich', 'hasNoError'), rule('enrich', 'isFound'), rule('enrich', 'contains', 'software')),
+    ],
+    [
+      'null and notNull on any column; email, url, image and formula text operators',
+      'Phone null or Logo notNull and email startsWith "ada" or Website contains "hooli" or Score containsAnyOf ["9.5", "42"] or Logo startsWith "https://img.example/logos/s"',
+      () =>
+        any(
           rule('phone', 'null'),
           all(rule('logo', 'notNull'), rule('email', 'startsWith', 'ada')),
           rule('website', 'contains', 'hooli'),
           rule('score', 'containsAnyOf', ['9.5', '42']),
           rule('logo', 'startsWith', 'https://img.example/logos/s'),
         ),
-      }),
-    );
+    ],
+  ])('%s', async (_, where, filters) => {
+    await expectSameRowsAsService(where, filters());
   });
 });
 
 describe.concurrent('tds query: combining', () => {
   it('nested parentheses four levels deep', async () => {
-    const where =
-      '(Employees > 1000 and (Stage = New or (Qualified = false and (Tags in [SMB] or Phone null)))) or Name startsWith "Linus"';
-    expect(await cliIds(['--where', where])).toEqual(
-      await serviceIds({
-        filters: any(
-          all(
-            rule('employees', '>', 1000),
-            any(rule('stage', '=', 'new'), all(rule('qualified', '=', false), any(rule('tags', 'in', ['smb']), rule('phone', 'null')))),
-          ),
-          rule('name', 'startsWith', 'Linus'),
+    await expectSameRowsAsService(
+      '(Employees > 1000 and (Stage = New or (Qualified = false and (Tags in [SMB] or Phone null)))) or Name startsWith "Linus"',
+      any(
+        all(
+          rule('employees', '>', 1000),
+          any(rule('stage', '=', 'new'), all(rule('qualified', '=', false), any(rule('tags', 'in', ['smb']), rule('phone', 'null')))),
         ),
-      }),
+        rule('name', 'startsWith', 'Linus'),
+      ),
     );
   });
 
