@@ -54,6 +54,21 @@ const wholeLines = (text: string): ChangeRecord[] =>
     .map((line) => JSON.parse(line) as ChangeRecord);
 
 /** Each row as the diff keys it (every value), by ID: the table at `until`. */
+/** `tds sync TABLE --changes` spawned, its reader gone once 300 bytes came: how it ended, and the whole lines it printed. */
+async function changesReadTo300Bytes(
+  harness: Harness,
+  table: string,
+): Promise<{ code: number | null; stderr: string; lines: ChangeRecord[] }> {
+  const cut = harness.spawn(['sync', table, '--changes']);
+  let got = 0;
+  cut.child.stdout!.on('data', (chunk: Buffer) => {
+    got += chunk.length;
+    if (got >= 300) cut.child.stdout!.destroy();
+  });
+  const code = await cut.exit;
+  return { code, stderr: cut.stderr(), lines: wholeLines(cut.stdout()) };
+}
+
 async function tableAt(harness: Harness, table: string, until: string): Promise<Map<string, Row>> {
   const records = await diffRecords(harness, [table, '--since', 'sync:0', '--until', until]);
   return new Map(records.map((record) => [record._id, record.after!]));
@@ -112,14 +127,9 @@ describe('tds sync --changes: each change delivered', () => {
 
     // (a) 450 rows added, the reader gone after 300 bytes: exit 0, the rest delivered by the next --changes
     await addRows(450, true);
-    const cut = b.spawn(['sync', 'Stream', '--changes']);
-    let got = 0;
-    cut.child.stdout!.on('data', (chunk: Buffer) => {
-      got += chunk.length;
-      if (got >= 300) cut.child.stdout!.destroy();
-    });
-    expect(await cut.exit, cut.stderr()).toBe(0);
-    printed.push(...wholeLines(cut.stdout()));
+    const cut = await changesReadTo300Bytes(b, 'Stream');
+    expect(cut.code, cut.stderr).toBe(0);
+    printed.push(...cut.lines);
     expect(printed.length).toBeLessThan(450);
 
     // (b) edits, additions and deletions, each sync killed at a seeded moment: in its pass, or as it prints
@@ -184,14 +194,9 @@ describe('tds sync --follow --changes: what an earlier run did not deliver comes
       rows: Array.from({ length: ROWS }, (_, i) => ({ cells: { Name: `row ${i}`, ...pad.cells } })),
     });
 
-    const cut = b.spawn(['sync', 'Backlog', '--changes']);
-    let got = 0;
-    cut.child.stdout!.on('data', (chunk: Buffer) => {
-      got += chunk.length;
-      if (got >= 300) cut.child.stdout!.destroy();
-    });
-    expect(await cut.exit, cut.stderr()).toBe(0);
-    const before = wholeLines(cut.stdout());
+    const cut = await changesReadTo300Bytes(b, 'Backlog');
+    expect(cut.code, cut.stderr).toBe(0);
+    const before = cut.lines;
     expect(before.length).toBeLessThan(ROWS);
 
     // nothing new on the service: what the follower (in this process: its streams tell all) prints is what the

@@ -8,20 +8,23 @@ import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import type { SpawnedTds } from '../helpers/spawn-tds.js';
 import type { RequestLogEntry } from '../../src/emulator/index.js';
-import { addEveryTypeRows, DAY, expectMirrorEqualsService, followInProcess, syncedNarrowTable, syncTables } from './sync-support.js';
+import {
+  addEveryTypeRows,
+  changeLines,
+  DAY,
+  expectMirrorEqualsService,
+  followInProcess,
+  idsOfChange,
+  syncedNarrowTable,
+  syncTables,
+  type ChangeLine,
+} from './sync-support.js';
 
 // Freshness (issue 30), the verification's hard cases: rows with equal creation times across a page
 // edge, rows that arrive through the webhook intake while a verification runs, a re-run of old rows,
 // the one "too large" message, MCP queries against a followed mirror, and whole lines on SIGTERM.
 
-type ChangeRecord = { change: string; _id: string; syncId: number };
 type InProcessFollower = ReturnType<typeof followInProcess>;
-
-const records = (stdout: string): ChangeRecord[] =>
-  stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as ChangeRecord);
 
 const listings = (harness: Harness, since: number): number =>
   harness.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /\/v1\/tables(\?|$)/.test(entry.path)).length;
@@ -91,14 +94,14 @@ const FOLLOW = ['sync', '--follow', '--every', '0.1', '--changes'];
  * Follows with --changes (--max-stale 2m) until a verification that began after `first` is complete; the records printed.
  * A follower whose mirror the test reads meanwhile is a process: DuckDB's lock keeps out readers of other processes only.
  */
-async function followUntilVerified(harness: Harness, first: number): Promise<ChangeRecord[]> {
+async function followUntilVerified(harness: Harness, first: number): Promise<ChangeLine[]> {
   const follow = harness.spawn([...FOLLOW, '--max-stale', '2m']);
   try {
     await verifiedAfter(harness, first);
   } finally {
     await stop(follow);
   }
-  return records(follow.stdout());
+  return changeLines(follow.stdout());
 }
 
 describe('verification: the hard cases', () => {
@@ -117,18 +120,8 @@ describe('verification: the hard cases', () => {
     await harness.admin('PATCH', `/tables/${table.id}/rows/${ids[165]}`, { cells: { Name: 'Edited at the edge too' } });
 
     const printed = await followUntilVerified(harness, first);
-    expect(
-      printed
-        .filter((record) => record.change === 'deleted')
-        .map((record) => record._id)
-        .sort(),
-    ).toEqual([ids[130], ids[175]].sort());
-    expect(
-      printed
-        .filter((record) => record.change === 'updated')
-        .map((record) => record._id)
-        .sort(),
-    ).toEqual([ids[140], ids[165]].sort());
+    expect(idsOfChange(printed, 'deleted')).toEqual([ids[130], ids[175]].sort());
+    expect(idsOfChange(printed, 'updated')).toEqual([ids[140], ids[165]].sort());
     await expectMirrorEqualsService(harness, table.id);
     const history = await sqlJson<{ _id: string; _change: string }>(harness, 'SELECT _id, _change FROM every_type__history ORDER BY _id');
     expect(history).toHaveLength(4);
@@ -184,7 +177,7 @@ describe('verification: the hard cases', () => {
     } finally {
       await stop(follow);
     }
-    const printed = records(follow.stdout());
+    const printed = changeLines(follow.stdout());
     expect(printed.filter((record) => record.change === 'deleted')).toEqual([]);
     const added = printed.filter((record) => record.change === 'added');
     expect(added).toHaveLength(20);
@@ -233,7 +226,7 @@ describe('verification: a re-run still running', () => {
     await syncTables(harness, [tableId]);
     // on the second page: a round's incremental pass reads only the first
     await harness.admin('POST', `/tables/${tableId}/actions/rerun`, { rows: [ids[150]] });
-    const printedIds = (follow: SpawnedTds) => records(follow.stdout()).map((record) => record._id);
+    const printedIds = (follow: SpawnedTds) => changeLines(follow.stdout()).map((record) => record._id);
     // 3 pages, --max-stale 10m: a page every 0.9 s here (its verified_at ages a pass and a wait as long again)
     const follow = harness.spawn([...FOLLOW, '--max-stale', '10m']);
     /** The syncs of the table by rounds (verification pages are syncs of their own, mode verify). */
@@ -299,7 +292,7 @@ describe('verification: what it says and who reads meanwhile', () => {
     await harness.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while DuckDB reads' } });
     const pageTries = (): number => tries.filter((one) => /\/rows(\?|$)/.test(one.path)).length;
     const printed = (change: string): string[] =>
-      records(follow.stdout())
+      changeLines(follow.stdout())
         .filter((record) => record.change === change)
         .map((record) => record._id);
     // 5 pages, --max-stale 5m: a page about every 0.27 s (a pass and a wait as long again); each request waits
@@ -343,7 +336,7 @@ describe('verification: what it says and who reads meanwhile', () => {
       new StdioClientTransport({ command: process.execPath, args: [TDS_BIN, 'mcp'], env: harness.env, cwd: harness.dir, stderr: 'pipe' }),
     );
     let succeeded = 0;
-    const editPrinted = (): boolean => records(follow.stdout()).some((record) => record._id === ids[10]);
+    const editPrinted = (): boolean => changeLines(follow.stdout()).some((record) => record._id === ids[10]);
     try {
       await verifying(harness);
       // queries from the verification's first page until it has brought the edited row (on its last page):

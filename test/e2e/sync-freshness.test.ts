@@ -1,7 +1,7 @@
 import { describe, expect, vi } from 'vitest';
 import { everyTypeTable, exportRows, mirrorRows } from '../mirror/helpers.js';
 import { adminRoute, test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
-import { addEveryTypeRows, DAY, expectMirrorEqualsService, followInProcess, syncTables } from './sync-support.js';
+import { addEveryTypeRows, changeLines, DAY, expectMirrorEqualsService, followInProcess, idsOfChange, syncTables } from './sync-support.js';
 import { holdArrival } from '../helpers/arrival-hold.js';
 
 // Freshness (issue 30): deletions found by a plain sync, verified_at and --max-stale, --follow rounds
@@ -29,13 +29,6 @@ const listings = (harness: Harness, since: number): number =>
   harness.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /\/v1\/tables(\?|$)/.test(entry.path)).length;
 const rowReads = (harness: Harness, since: number): number =>
   harness.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows').length;
-
-/** The NDJSON records a process printed (each line whole). */
-const records = (stdout: string): Array<{ change: string; _id: string; syncId: number }> =>
-  stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { change: string; _id: string; syncId: number });
 
 describe('tds sync: deletions and verified_at', () => {
   it('a plain sync finds rows deleted on the service by the count, with a full pass in the same sync and one line why', async () => {
@@ -124,7 +117,7 @@ describe('tds diff: the default span', () => {
     expect((await syncTables(harness, []))[0]).toMatchObject({ inserted: 0, updated: 0, deleted: 0 });
     const diff = await harness.tds(['diff', 'every_type', '--format', 'ndjson']);
     expect(diff.code, diff.stderr).toBe(0);
-    const changed = records(diff.stdout);
+    const changed = changeLines(diff.stdout);
     expect(changed.map((record) => [record.change, record._id])).toEqual([...added].sort().map((rowId) => ['added', rowId]));
     expect(diff.stderr).toMatch(
       new RegExp(`every_type: 3 rows differ between sync ${first!.syncId} and now; exact as of \\S+ \\(its last pass over every row\\)`),
@@ -172,7 +165,7 @@ describe('tds sync --follow: rounds and verification', () => {
       // every reader, again and again while the follower verifies (twice at least, ten times at most, until it
       // has printed the changes): it holds the file only while it writes a page or a round
       const changesPrinted = (): boolean => {
-        const all = records(follow.stdout());
+        const all = changeLines(follow.stdout());
         return all.filter((record) => record.change === 'deleted').length >= 2 && all.some((record) => record._id === ids[20]);
       };
       for (let k = 0; k < 2 || (k < 10 && !changesPrinted()); k += 1) {
@@ -187,14 +180,9 @@ describe('tds sync --follow: rounds and verification', () => {
       }
       await vi.waitFor(
         () => {
-          const all = records(follow.stdout());
-          expect(
-            all
-              .filter((record) => record.change === 'deleted')
-              .map((record) => record._id)
-              .sort(),
-          ).toEqual([ids[300], ids[301]].sort());
-          expect(all.filter((record) => record.change === 'updated').map((record) => record._id)).toContain(ids[20]);
+          const all = changeLines(follow.stdout());
+          expect(idsOfChange(all, 'deleted')).toEqual([ids[300], ids[301]].sort());
+          expect(idsOfChange(all, 'updated')).toContain(ids[20]);
         },
         { timeout: 100_000, interval: 50 },
       );
@@ -210,7 +198,7 @@ describe('tds sync --follow: rounds and verification', () => {
       follow.child.kill('SIGINT');
       await follow.ended;
     }
-    const printed = records(follow.stdout());
+    const printed = changeLines(follow.stdout());
     expect(printed.filter((record) => record._id === ids[20]).length).toBe(1);
     expect(printed.filter((record) => record._id === ids[300]).length).toBe(1);
     expect((await mirrorRows(harness, 'every_type')).map((row) => row._id)).toEqual((await exportRows(harness, id)).map((row) => row._id));
@@ -252,7 +240,7 @@ describe('tds sync --follow: rounds and verification', () => {
       await midPass();
       since = harness.emu.requestLog.length;
       await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[150]] });
-      await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(ids[150]), {
+      await vi.waitFor(() => expect(changeLines(follow.stdout()).map((record) => record._id)).toContain(ids[150]), {
         timeout: 60_000,
         interval: 20,
       });
@@ -263,13 +251,13 @@ describe('tds sync --follow: rounds and verification', () => {
       // a round reads the other table meanwhile; then the count is back where it was before the deletion,
       // and the round must still see that it rose
       const [otherRow] = await addEveryTypeRows(harness, other.id, { count: 1, from: 5000 });
-      await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(otherRow), {
+      await vi.waitFor(() => expect(changeLines(follow.stdout()).map((record) => record._id)).toContain(otherRow), {
         timeout: 60_000,
         interval: 20,
       });
       await midPass();
       added = await addEveryTypeRows(harness, id, { count: 1, from: 5000 });
-      await vi.waitFor(() => expect(records(follow.stdout()).map((record) => record._id)).toContain(added[0]), {
+      await vi.waitFor(() => expect(changeLines(follow.stdout()).map((record) => record._id)).toContain(added[0]), {
         timeout: 60_000,
         interval: 20,
       });
@@ -282,7 +270,7 @@ describe('tds sync --follow: rounds and verification', () => {
     const starts = reads.flatMap((entry, k) => (entry.path.includes('cursor=') ? [] : [k]));
     expect(starts.length).toBeGreaterThanOrEqual(2);
     for (const [n, start] of starts.slice(0, -1).entries()) expect(starts[n + 1]! - start, follow.stderr()).toBe(3);
-    const printed = records(follow.stdout());
+    const printed = changeLines(follow.stdout());
     expect(printed.filter((record) => record._id === ids[150]).map((record) => record.change)).toEqual(['deleted']);
     const history = await harness.tds(['sql', 'SELECT _id, _change FROM every_type__history', '--format', 'json']);
     expect(JSON.parse(history.stdout)).toEqual([{ _id: ids[150], _change: 'deleted' }]);
@@ -327,15 +315,15 @@ describe('tds sync --follow: stopped mid-verification', () => {
       laterPage.release();
       const ended = await first.ended;
       if (signal === 'SIGTERM') expect(ended.code, first.stderr()).toBe(143);
-      const before = records(first.stdout());
+      const before = changeLines(first.stdout());
 
       // the next follower in this process: its output tells all
       const second = followInProcess(harness, args);
       try {
         await vi.waitFor(
           () => {
-            const all = [...before, ...records(second.stdout())];
-            expect(all.filter((record) => record.change === 'deleted').map((record) => record._id)).toEqual([ids[200]]);
+            const all = [...before, ...changeLines(second.stdout())];
+            expect(idsOfChange(all, 'deleted')).toEqual([ids[200]]);
             expect(all.filter((record) => record._id === ids[20])).toHaveLength(1);
           },
           { timeout: 60_000, interval: 50 },
@@ -343,7 +331,7 @@ describe('tds sync --follow: stopped mid-verification', () => {
       } finally {
         await second.stop();
       }
-      const all = [...before, ...records(second.stdout())];
+      const all = [...before, ...changeLines(second.stdout())];
       for (const changed of [ids[440], ids[20], ids[200]]) expect(all.filter((record) => record._id === changed)).toHaveLength(1);
       await expectMirrorEqualsService(harness, id);
       const history = await harness.tds(['sql', 'SELECT _id, _change FROM every_type__history ORDER BY _id', '--format', 'json']);

@@ -91,3 +91,24 @@ export function followInProcess(harness: Harness, args: string[]): InProcessFoll
     },
   };
 }
+
+/** A `--changes` record as the freshness tests read it: its kind of change, row ID and sync. */
+export interface ChangeLine {
+  change: string;
+  _id: string;
+  syncId: number;
+}
+
+/** The `--changes` records a follower printed (each line whole). */
+export const changeLines = (stdout: string): ChangeLine[] =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as ChangeLine);
+
+/** The row IDs of the records of one kind of change, sorted. */
+export const idsOfChange = (records: readonly ChangeLine[], change: string): string[] =>
+  records
+    .filter((record) => record.change === change)
+    .map((record) => record._id)
+    .sort();
