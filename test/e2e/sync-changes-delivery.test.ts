@@ -2,17 +2,14 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, vi } from 'vitest';
 import { createPrng } from '../../src/emulator/seed/prng.js';
 import { diffRecords, type DiffRecord, type Row } from './diff-support.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, type Harness, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 import { followInProcess } from './sync-support.js';
 
 // `tds sync --changes` delivers every change at least once, each repeat the same record with the same
 // (syncId, _id): replaying every whole line that any run printed (a pipe closed early, a SIGKILL at a
 // seeded moment) onto the table as it stood before, repeats dropped, gives the mirror table.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 type ChangeRecord = DiffRecord & { table: string; tableId: string; syncId: number };
 

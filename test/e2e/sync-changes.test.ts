@@ -1,14 +1,11 @@
 import { describe, expect, vi } from 'vitest';
 import { ndjson, sqlRows, type DiffRecord } from './diff-support.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 
 // `tds sync --changes`: the diff records of each table's sync on stdout; with --follow under churn, a
 // stream in which each change comes once (replayed from an empty table, it gives the mirror table).
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 type ChangeRecord = DiffRecord & { table: string; tableId: string; syncId: number };
 

@@ -1,16 +1,13 @@
 import { readdir } from 'node:fs/promises';
 import { describe, expect, onTestFinished } from 'vitest';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
 
 // A service whose schema gives two fields one ID (the emulator never does: a proxy in front of it
 // makes the second field take the first one's ID) fails a sync with a clear error that names the
 // service's fault, before the mirror is written; never an unexpected failure.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 /** A proxy to `target` (…/v1) that rewrites each schema answer with `rewrite`: a scripted server whose script forwards. */
 async function schemaProxy(target: string, rewrite: (body: { fields: Array<{ id: string }> }) => void): Promise<string> {

@@ -1,15 +1,12 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, vi } from 'vitest';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 
 // `tds sync` refuses what it cannot do with a clear error and the right exit code: bad arguments and
 // mirrors, a mirror of a newer tds, a mirror another process is syncing.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 describe('tds sync: bad input', () => {
   it.each([

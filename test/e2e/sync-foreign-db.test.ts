@@ -4,15 +4,12 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect } from 'vitest';
 import { mirrorRows } from '../mirror/helpers.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 
 // A DuckDB file of another program is never written by tds; names the user gave objects in a mirror are
 // never taken by a mirror table (issue 20, item 7).
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 /** A DuckDB file made by "another program": these statements, nothing of tds. */
 async function theirDatabase(path: string, statements: string[]): Promise<void> {

@@ -1,6 +1,6 @@
 import { describe, expect, vi } from 'vitest';
 import { everyTypeTable, exportRows, mirrorRows } from '../mirror/helpers.js';
-import { adminRoute, test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { adminRoute, test as it, type Harness, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 import { addEveryTypeRows, changeLines, DAY, expectMirrorEqualsService, followInProcess, idsOfChange, syncTables } from './sync-support.js';
 import { holdArrival } from '../helpers/arrival-hold.js';
 
@@ -8,10 +8,7 @@ import { holdArrival } from '../helpers/arrival-hold.js';
 // that cost one listing and no row request when nothing moved, verification pages that bring edits
 // and deletions of old rows into the mirror and --changes once, and a followed mirror that readers read.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 async function tablesRow(harness: Harness): Promise<{ verified_at: string | null; row_count: number }> {
   const result = await harness.tds(['sql', 'SELECT verified_at::VARCHAR AS verified_at, row_count FROM _tds_tables', '--format', 'json']);

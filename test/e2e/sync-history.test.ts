@@ -1,13 +1,10 @@
 import { describe, expect } from 'vitest';
 import { sqlRows } from './diff-support.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, type Harness, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 
 // The history's edges: --prune-history, and the names of the history tables and macros.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 async function table(b: Harness, name: string): Promise<string> {
   const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {

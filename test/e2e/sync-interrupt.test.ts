@@ -2,15 +2,12 @@ import { describe, expect, vi } from 'vitest';
 import { everyTypeTable } from '../mirror/helpers.js';
 import { addEveryTypeRows, ago, expectMirrorEqualsService, rowReadsSince } from './sync-support.js';
 import { addRows, makeTable, NAME_AND_NUMBER } from '../helpers/admin-tables.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, type Harness, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 
 // Interruptions leave a consistent mirror that the next sync completes. The interrupted syncs are
 // processes (a signal is what is tested); the syncs before and after run in-process.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 /**
  * 10 pages of a table of two columns. The first group of rows is written at once, and the signal comes

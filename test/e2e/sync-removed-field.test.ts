@@ -2,15 +2,12 @@ import { describe, expect } from 'vitest';
 import { everyTypeTable } from '../mirror/helpers.js';
 import { addEveryTypeRows, DAY } from './sync-support.js';
 import { addRows, makeTable } from '../helpers/admin-tables.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, type Harness, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 
 // A removed field's column is kept with the values it had when the field was removed, whatever is
 // synced after (issue 20, item 8).
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 async function column(b: Harness, key: string): Promise<Map<string, unknown>> {
   const result = await b.tds(['sql', `SELECT _id, "${key}" AS v FROM every_type`, '--format', 'ndjson']);

@@ -1,14 +1,11 @@
 import { describe, expect, vi } from 'vitest';
 import { syncTables } from './sync-support.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, type Harness, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 
 // Issue 25: the demo's Leads had action cells seeded queued, waiting and running that never moved, so the
 // watermark stayed at the oldest of them and every "incremental" sync read the whole table.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 /** Leads' action cells that are not final, read from the service (every page). */
 async function pendingEnrich(b: Harness): Promise<number> {

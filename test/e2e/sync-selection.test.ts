@@ -1,15 +1,12 @@
 import { describe, expect } from 'vitest';
 import { sqlRows } from './diff-support.js';
 import { syncTables } from './sync-support.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, type Harness, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 
 // Which tables `tds sync` mirrors (TABLE…, --workspace, --all, or the mirror's own), how their mirror
 // tables are named, and what the _tds_* tables record of them: against the demo organization.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 /** The demo organization's tables: name and workspace, in the service's order. */
 async function serviceTables(b: Harness): Promise<Array<{ id: string; name: string; workspaceName: string }>> {

@@ -1,16 +1,13 @@
 import { describe, expect, vi } from 'vitest';
 import { everyTypeTable, exportRows, mirrorRows } from '../mirror/helpers.js';
 import { addEveryTypeRows, ago, DAY, expectMirrorEqualsService } from './sync-support.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, type Harness, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 
 // The watermark of incremental syncs: in the service's time; rows that show late, within the intake
 // window, are still read; a mirror short of the service's row count after reading down to it reads
 // further back (issue 20, item 2); and what an idle round of --follow costs.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 const HOUR = 3_600_000;
 
 async function tablesRow(b: Harness): Promise<{ row_count: number; service_row_count: number }> {

@@ -3,15 +3,12 @@ import { basename } from 'node:path';
 import { describe, expect } from 'vitest';
 import { everyTypeCells, everyTypeTable, mirrorRows } from '../mirror/helpers.js';
 import { addEveryTypeRows, DAY, expectMirrorEqualsService } from './sync-support.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 
 // `tds sync` end to end: the command program against an emulator whose data the tests change through its
 // admin routes, then the mirror compared with a fresh export of the same table, value by value.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 describe('tds sync: a mirror equal to the service', () => {
   it('first sync is full, with every column type (values that do not fit are NULL and counted)', async () => {

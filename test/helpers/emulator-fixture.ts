@@ -216,3 +216,18 @@ export const test = base.extend<{
     await rm(dir, { recursive: true, force: true });
   },
 });
+
+/**
+ * The running test's `open` (harnesses closed after it), for a file whose helpers or `it.each` tests open
+ * harnesses outside the fixture's arguments: called once at the top of the file.
+ */
+export function useOpenOfEachTest(): (options?: HarnessOptions) => Promise<Harness> {
+  let current: ((options?: HarnessOptions) => Promise<Harness>) | undefined;
+  test.beforeEach(({ open }) => {
+    current = open;
+  });
+  return (options) => {
+    if (!current) throw new Error("a test's open is set before each test, not while the file loads");
+    return current(options);
+  };
+}

@@ -3,15 +3,12 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { addEveryTypeRows } from '../e2e/sync-support.js';
 import { everyTypeTable } from '../mirror/helpers.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, type Harness, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 
 // A lake that is not as syncs left it: a part file cut short or overwritten, a partition whose `_SUCCESS`
 // went. `tds lake check` names what is wrong (exit 9); `tds lake compact` refuses (exit 2) and changes nothing.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 /** A lake of one table with two partitions (sync 1: 8 rows; sync 2: an edit). */
 async function twoPartitions(harness: Harness): Promise<{ lake: string; tableId: string }> {

@@ -7,15 +7,12 @@ import { quoteLiteral } from '../../src/duckdb/sql-text.js';
 import { commitPartition } from '../../src/lake/commit-partition.js';
 import { addEveryTypeRows } from '../e2e/sync-support.js';
 import { everyTypeTable } from '../mirror/helpers.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 
 // The lake's files on disk: private as the mirror is, `.partial` files a killed write left removed by the
 // next write, and a partition of wide rows written within a sync's memory limit.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 /** Every file and folder under `root`, with its mode. */
 async function modes(root: string): Promise<Array<{ path: string; mode: number; folder: boolean }>> {

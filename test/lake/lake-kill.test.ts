@@ -3,16 +3,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, vi } from 'vitest';
 import { createPrng } from '../../src/emulator/seed/prng.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 
 // SIGKILL at seeded moments of syncs with --lake (while pages are read and while the lake is written),
 // each followed by a sync that completes: no partial file where a reader looks, and the lake equal to
 // the mirror (tds lake check, which reads it as the README's SQL does).
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 const ROWS = 400;
 const CYCLES = 4;

@@ -4,15 +4,12 @@ import { describe, expect } from 'vitest';
 import { addEveryTypeRows } from '../e2e/sync-support.js';
 import { everyTypeTable } from '../mirror/helpers.js';
 import { lakeFolder } from '../../src/lake/lake.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { test as it, type Harness, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
 
 // `tds sync --lake DIR` and `tds lake`: the lake read back with DuckDB as a reader would (its own SQL
 // here, not the README's), compared with the mirror row for row, now and as of each sync.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
+const openHarness = useOpenOfEachTest();
 
 async function sql<T = Record<string, unknown>>(harness: Harness, query: string): Promise<T[]> {
   const result = await harness.tds(['sql', '--files', query, '--format', 'ndjson']);
