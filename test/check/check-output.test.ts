@@ -4,6 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, vi } from 'vitest';
 import type { CheckResult } from '../../src/check/check-result.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { sqlJson } from '../helpers/sql-json.js';
 import { terminalEnv } from '../helpers/hermetic-env.js';
 import { FIXTURE_NAME, makeFixture, writeChecks } from './fixture.js';
 import { expectJUnit, parseXml } from './junit-schema.js';
@@ -123,14 +124,10 @@ describe('tds check: output', () => {
   });
 
   it('each run is kept in _tds_checks, for tds sql', async () => {
-    const run = await harness.tds([
-      'sql',
+    const [row] = await sqlJson<{ runs: number; checks: number }>(
+      harness,
       'SELECT max(run) AS runs, count(DISTINCT "check") AS checks FROM _tds_checks',
-      '--format',
-      'json',
-    ]);
-    expect(run.code, run.stderr).toBe(0);
-    const [row] = JSON.parse(run.stdout) as Array<{ runs: number; checks: number }>;
+    );
     expect(row!.runs).toBeGreaterThanOrEqual(4);
   });
 

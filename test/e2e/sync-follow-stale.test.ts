@@ -2,6 +2,7 @@ import { describe, expect, vi } from 'vitest';
 import { everyTypeTable } from '../mirror/helpers.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { sqlJson } from '../helpers/sql-json.js';
 import { connectMcp } from './mcp-support.js';
 import { addEveryTypeRows, DAY, followInProcess, syncTables } from './sync-support.js';
 
@@ -14,12 +15,6 @@ import { addEveryTypeRows, DAY, followInProcess, syncTables } from './sync-suppo
 async function setBackAnHour(harness: Harness): Promise<void> {
   const set = await harness.tds(['sql', "UPDATE _tds_tables SET verified_at = now() - INTERVAL '1 hour'", '--write']);
   expect(set.code, set.stderr).toBe(0);
-}
-
-async function sqlJson<T>(harness: Harness, sql: string): Promise<T[]> {
-  const result = await harness.tds(['sql', sql, '--format', 'json']);
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as T[];
 }
 
 describe('sync --follow past --max-stale', () => {

@@ -6,6 +6,7 @@ import { everyTypeTable, exportRows, mirrorRows } from '../mirror/helpers.js';
 import { TDS_BIN } from '../helpers/cli.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { sqlJson } from '../helpers/sql-json.js';
 import type { SpawnedTds } from '../helpers/spawn-tds.js';
 import type { RequestLogEntry } from '../../src/emulator/index.js';
 import {
@@ -28,12 +29,6 @@ type InProcessFollower = ReturnType<typeof followInProcess>;
 
 const listings = (harness: Harness, since: number): number =>
   harness.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /\/v1\/tables(\?|$)/.test(entry.path)).length;
-
-async function sqlJson<T>(harness: Harness, sql: string): Promise<T[]> {
-  const result = await harness.tds(['sql', sql, '--format', 'json']);
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as T[];
-}
 
 const verifiedAt = async (harness: Harness): Promise<number> =>
   Date.parse((await sqlJson<{ v: string }>(harness, 'SELECT verified_at::VARCHAR AS v FROM _tds_tables'))[0]!.v);
