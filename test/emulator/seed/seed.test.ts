@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import type { Table } from '../../../src/service/index.js';
-import { allRows, get, NOW, post, tableInfo, emulatorOptions } from '../helpers.js';
+import { allRows, get, NOW, post, tableInfo, emulatorOptions, type TableInfo } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
 // The demo seed other tests depend on: names, sizes, emoji, keys; deterministic for a given clock.
@@ -35,22 +35,11 @@ describe('demo seed', () => {
   });
 
   it('maps the webhook-fed tables', async () => {
+    const columns = (info: TableInfo): string[] => info.fields.map((field) => `${field.label} ${field.type}`);
     const signups = await tableInfo(emu, 'Signups');
-    expect(signups.fields.map((field) => [field.label, field.type])).toEqual([
-      ['Payload', 'webhook'],
-      ['Email', 'email'],
-      ['Name', 'text'],
-      ['Plan', 'select'],
-      ['Seats', 'number'],
-      ['City', 'text'],
-    ]);
+    expect(columns(signups)).toEqual(['Payload webhook', 'Email email', 'Name text', 'Plan select', 'Seats number', 'City text']);
     const inbox = await tableInfo(emu, 'Inbox');
-    expect(inbox.fields.map((field) => [field.label, field.type])).toEqual([
-      ['Payload', 'webhook'],
-      ['Email', 'email'],
-      ['Domain', 'action'],
-      ['Company', 'action'],
-    ]);
+    expect(columns(inbox)).toEqual(['Payload webhook', 'Email email', 'Domain action', 'Company action']);
     expect(Object.keys(emu.webhooks).sort()).toEqual([signups.table.id, inbox.table.id].sort());
     const empty = await tableInfo(emu, 'Empty');
     expect(empty.fields.map((field) => field.type)).toEqual(['text', 'text']);
