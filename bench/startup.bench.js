@@ -10,16 +10,17 @@
 // Each figure runs paired with a baseline, alternating (A B A B …, --repeat N pairs, at least 5): `node -e 0`
 // (bare Node's own start-up, for `initialize` a Node that answers a line), or with BENCH_BASELINE=PATH/bin/tds.js
 // the same command from another build of tds (old against new: the ratio says what a change gained). Wall time is
-// the target; CPU time (user + system, at exit) is printed too, steadier on a busy machine.
+// the target; CPU time (user + system, at exit) is printed too, steadier on a busy machine, and the modules each
+// run loaded (files and built-ins, by a load hook in a run of its own), a count no load on the machine changes.
 //
 // Run: npm run bench -- startup [--repeat N]     (exits 1 when a target is missed; traffic only to 127.0.0.1)
 // Env: BENCH_BASELINE (another build's bin/tds.js to compare with).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
 import { TDS_BIN, cpuMsOf, median, pairedRuns, repeats, startEmulator, verdict } from './support.mjs';
 
@@ -47,17 +48,21 @@ function env(/** @type {Record<string, string>} */ extra = {}) {
 }
 
 let runs = 0;
+/** What a run adds to Node's command line and environment: nothing, or the load hook (modulesLoaded). @typedef {{ nodeOptions: string[], env: Record<string, string> }} Probe */
+/** @type {Probe} */
+const NO_PROBE = { nodeOptions: [], env: {} };
+
 /**
  * `node ARGS` to its exit: wall time, and CPU and peak RSS as cpu-at-exit.mjs saw them.
  * @param {string[]} args
  * @returns {Promise<Run>}
  */
-function toExit(args, extraEnv = {}) {
+function toExit(args, extraEnv = {}, probe = NO_PROBE) {
   const report = join(dir, `cpu-${(runs += 1)}.json`);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', CPU_AT_EXIT, ...args], {
+  const child = spawn(process.execPath, [...probe.nodeOptions, '--import', CPU_AT_EXIT, ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: env({ ...extraEnv, BENCH_CPU_AT_EXIT: report }),
+    env: env({ ...extraEnv, ...probe.env, BENCH_CPU_AT_EXIT: report }),
   });
   let stderr = '';
   child.stderr.on('data', (/** @type {Buffer} */ chunk) => (stderr += chunk.toString()));
@@ -77,9 +82,12 @@ function toExit(args, extraEnv = {}) {
  * @param {string[]} args
  * @returns {Promise<Run>}
  */
-function toFirstLine(args) {
+function toFirstLine(args, probe = NO_PROBE) {
   const started = performance.now();
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'], env: env({ TDS_DB: join(dir, 'none.duckdb') }) });
+  const child = spawn(process.execPath, [...probe.nodeOptions, ...args], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+    env: env({ TDS_DB: join(dir, 'none.duckdb'), ...probe.env }),
+  });
   child.stdin.write(INITIALIZE);
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`node ${args.join(' ')} exited with ${code} before answering`)));
@@ -93,12 +101,35 @@ function toFirstLine(args) {
   });
 }
 
+// A load hook (node --import) that appends each module's URL to BENCH_LOAD_LOG: what a run loaded.
+writeFileSync(
+  join(dir, 'load-hooks.mjs'),
+  `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) { appendFileSync(process.env.BENCH_LOAD_LOG, url + '\\n'); return next(url, context); }
+`,
+);
+writeFileSync(join(dir, 'load-register.mjs'), `import { register } from 'node:module';\nregister('./load-hooks.mjs', import.meta.url);\n`);
+const LOAD_HOOK = pathToFileURL(join(dir, 'load-register.mjs')).href;
+
+/**
+ * How many modules a run loads (ES modules and built-ins), in a run of its own with the load hook.
+ * @param {(probe: Probe) => Promise<Run>} measure
+ */
+async function modulesLoaded(measure) {
+  const log = join(dir, `loaded-${(runs += 1)}.txt`);
+  writeFileSync(log, '');
+  await measure({ nodeOptions: ['--import', LOAD_HOOK], env: { BENCH_LOAD_LOG: log } });
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((url) => url.startsWith('file:') || url.startsWith('node:')).length;
+}
+
 /** Bare Node answering one line: what any stdio server costs before its own code. */
 const ECHO_LINE = ['-e', "process.stdin.once('data', () => process.stdout.write('{}\\n')); process.stdin.on('end', () => process.exit(0))"];
 
 /**
  * One figure: `tds ARGS` paired with its baseline; checks the median wall time of this tds against `targetMs`.
- * @param {{ title: string, targetMs: number, measure: (bin: string | undefined) => Promise<Run> }} figure
+ * @param {{ title: string, targetMs: number, measure: (bin: string | undefined, probe?: Probe) => Promise<Run> }} figure
  */
 async function figure({ title, targetMs, measure }) {
   console.log(`\n${title}. Target: median <= ${targetMs} ms after spawn`);
@@ -125,6 +156,12 @@ async function figure({ title, targetMs, measure }) {
     `   CPU (median): ${BASELINE ? 'baseline tds' : 'bare node'} ${cpu(theirs)} ms, this tds ${cpu(ours)} ms` +
       (ours[0]?.rssKb ? `; peak RSS: ${rss(theirs)} MB, ${rss(ours)} MB` : ''),
   );
+  const label = BASELINE ? 'baseline tds' : 'bare node';
+  const [before, after] = [
+    await modulesLoaded((probe) => measure(BASELINE, probe)),
+    await modulesLoaded((probe) => measure(TDS_BIN, probe)),
+  ];
+  console.log(`   modules loaded (files and built-ins): ${label} ${before}, this tds ${after}`);
   check(median(pairs.b) <= targetMs, `${title}: ${Math.round(median(pairs.b))} ms after spawn (median; target <= ${targetMs} ms)`);
 }
 
@@ -142,23 +179,23 @@ try {
   await figure({
     title: '1. tds --version',
     targetMs: TARGET.versionMs,
-    measure: (bin) => toExit(bin ? [bin, '--version'] : ['-e', '0']),
+    measure: (bin, probe) => toExit(bin ? [bin, '--version'] : ['-e', '0'], {}, probe),
   });
   await figure({
     title: '1. tds --help',
     targetMs: TARGET.helpMs,
-    measure: (bin) => toExit(bin ? [bin, '--help'] : ['-e', '0']),
+    measure: (bin, probe) => toExit(bin ? [bin, '--help'] : ['-e', '0'], {}, probe),
   });
   await makeMirror();
   await figure({
     title: `2. tds sql "${SQL}" on the 250-row mirror`,
     targetMs: TARGET.sqlMs,
-    measure: (bin) => toExit(bin ? [bin, 'sql', SQL, '--db', mirror, '--format', 'csv'] : ['-e', '0']),
+    measure: (bin, probe) => toExit(bin ? [bin, 'sql', SQL, '--db', mirror, '--format', 'csv'] : ['-e', '0'], {}, probe),
   });
   await figure({
     title: '3. tds mcp: spawn to the answer of initialize',
     targetMs: TARGET.initializeMs,
-    measure: (bin) => toFirstLine(bin ? [bin, 'mcp'] : ECHO_LINE),
+    measure: (bin, probe) => toFirstLine(bin ? [bin, 'mcp'] : ECHO_LINE, probe),
   });
 } finally {
   await Promise.all(emulators.map((emu) => emu.stop()));

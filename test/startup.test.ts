@@ -31,6 +31,68 @@ const IMPLEMENTATIONS = [
 ];
 const HEAVY_PACKAGES = /^node_modules\/(undici|zod|ora|cli-table3|node-emoji|@duckdb|@modelcontextprotocol|csv-parse|yaml)\//;
 
+/**
+ * Every module of tds that the command tree loads (`tds --help`, completion), and no other: main.ts's own, the
+ * command definitions, and what they read of the other folders, through each folder's start-up surface
+ * (options.ts) and the few light files behind it. Every run that shows help pays for each one (an ES module
+ * costs its resolution, reading and compiling): a module that has to join this list must be light, and must
+ * not bring the module it was split from (an index, the code of an action) back.
+ */
+const TREE_MODULES = [
+  'dist/main.js',
+  'dist/program.js',
+  ...['auth', 'check', 'completion', 'config', 'demo', 'diff', 'emulator', 'export', 'hints', 'index', 'lake', 'listings', 'mcp']
+    .concat(['push', 'root', 'sql', 'stats', 'sync', 'webhooks'])
+    .map((name) => `dist/commands/${name}.js`),
+  ...['errors', 'io', 'number-option', 'options', 'redact', 'version'].map((name) => `dist/core/${name}.js`),
+  'dist/config/keys.js',
+  'dist/config/options.js',
+  'dist/emulator/churn/churn-rates.js',
+  'dist/emulator/faults/fault-spec.js',
+  'dist/emulator/http/latency.js',
+  'dist/emulator/options.js',
+  'dist/emulator/seed/prng.js',
+  'dist/export/export-request.js',
+  'dist/export/options.js',
+  'dist/http/connection-settings.js',
+  'dist/output/format.js',
+  'dist/output/options.js',
+  'dist/output/write-error.js',
+  'dist/push/deliver/in-flight.js',
+  'dist/push/options.js',
+  'dist/records/options.js',
+  'dist/records/shape-options.js',
+  'dist/service/index.js',
+].sort();
+/**
+ * Every module of tds that `tds mcp` loads before it answers `initialize`: main.ts's, the root and the mcp command,
+ * core and the settings, the server and each tool's definition (each tool's work is loaded by its first call).
+ */
+const MCP_MODULES = [
+  'dist/main.js',
+  ...['hints', 'mcp', 'mcp-action', 'root'].map((name) => `dist/commands/${name}.js`),
+  ...['duration', 'errors', 'index', 'io', 'json-error', 'number-option', 'options', 'private-files', 'process-lock']
+    .concat(['redact', 'suggest', 'version'])
+    .map((name) => `dist/core/${name}.js`),
+  ...['index', 'keychain', 'keys', 'read-secret', 'settings', 'store'].map((name) => `dist/config/${name}.js`),
+  'dist/http/connection-settings.js',
+  'dist/http/proxy.js',
+  ...['index', 'serve', 'session', 'tool'].map((name) => `dist/mcp/${name}.js`),
+  ...['check-tables', 'describe-table', 'diff-table', 'list-tables', 'query-sql', 'search-rows', 'sync-tables', 'table-stats'].map(
+    (name) => `dist/mcp/tools/${name}.js`,
+  ),
+  'dist/output/format.js',
+  'dist/output/options.js',
+  'dist/output/write-error.js',
+  'dist/service/index.js',
+].sort();
+/** The packages a run loaded, by name (`chalk`, `@modelcontextprotocol/core`). */
+const packagesOf = (loaded: string[]): Set<string> =>
+  new Set(loaded.flatMap((path) => /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1] ?? []));
+
+/** Built-in modules that start-up has no use for (hashes, the HTTP stack, processes, compression). */
+const HEAVY_BUILTINS = /^node:(crypto|http|https|http2|child_process|worker_threads|zlib|stream\/web)$/;
+
 let dir: string;
 let hook: string;
 let runs = 0;
@@ -55,7 +117,7 @@ register('./hooks.mjs', import.meta.url, { data: { log: process.env.TDS_TEST_LOA
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-/** Runs bin/tds.js and returns its exit code and the modules it loaded, as paths relative to the repository. */
+/** Runs bin/tds.js and returns its exit code and the modules it loaded: paths relative to the repository, and built-ins (`node:fs`). */
 async function loadedBy(
   args: string[],
   env: Record<string, string> = {},
@@ -71,8 +133,8 @@ async function loadedBy(
   const code = (await run.exit) ?? 1;
   const loaded = (await readFile(log, 'utf8'))
     .split('\n')
-    .filter((url) => url.startsWith('file:'))
-    .map((url) => fileURLToPath(url).slice(ROOT.length));
+    .filter((url) => url.startsWith('file:') || url.startsWith('node:'))
+    .map((url) => (url.startsWith('node:') ? url : fileURLToPath(url).slice(ROOT.length)));
   return { code, loaded, stdout: run.stdout() };
 }
 
@@ -98,16 +160,22 @@ describe.concurrent('start-up', () => {
     // main.ts's own imports only: no command's definition (hints.js is main's advice for a failure)
     expect(loaded.filter((path) => path === 'dist/program.js' || /^dist\/commands\/(?!hints\.js$)/.test(path))).toEqual([]);
     expect(heavyPackages(loaded)).toEqual([]);
+    expect(loaded.filter((path) => path.startsWith('dist/') && !TREE_MODULES.includes(path))).toEqual([]);
+    expect(loaded.filter((path) => HEAVY_BUILTINS.test(path))).toEqual([]);
   });
 
   it.each([['--help'], ['completion', 'bash']])(
-    'tds %s builds the command tree without loading any implementation',
+    'tds %s builds the command tree from the definitions and the folders’ start-up surfaces alone: no implementation, no index',
     async (...args: string[]) => {
       const { code, loaded } = await loadedBy(args);
       expect(code).toBe(0);
       expect(loaded).toContain('dist/program.js');
       expect(implementations(loaded)).toEqual([]);
       expect(heavyPackages(loaded)).toEqual([]);
+      // exactly the tree's modules: a folder's index.ts or a module an action needs would add to these
+      expect(loaded.filter((path) => path.startsWith('dist/')).sort()).toEqual(TREE_MODULES);
+      expect(packagesOf(loaded)).toEqual(new Set(['commander', 'chalk']));
+      expect(loaded.filter((path) => HEAVY_BUILTINS.test(path))).toEqual([]);
     },
   );
 
@@ -223,5 +291,10 @@ describe.concurrent('start-up', () => {
     expect(
       loaded.filter((path) => /^node_modules\/(yaml|cli-table3|node-emoji|csv-stringify|csv-parse|undici|ora|@duckdb)\//.test(path)),
     ).toEqual([]);
+    // exactly these of tds, and of the packages only commander, chalk, the SDK and zod
+    expect(loaded.filter((path) => path.startsWith('dist/')).sort()).toEqual(MCP_MODULES);
+    expect(packagesOf(loaded)).toEqual(
+      new Set(['commander', 'chalk', '@modelcontextprotocol/server', '@modelcontextprotocol/core', 'zod']),
+    );
   });
 });

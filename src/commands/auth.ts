@@ -1,7 +1,7 @@
 // `tds auth check`: the settings and where each comes from, then one request; its action is in auth-action.ts.
 
 import { Command } from 'commander';
-import type { Context } from '../core/index.js';
+import type { Context } from '../core/options.js';
 
 export function authCommand(ctx: Context): Command {
   const auth = new Command('auth')

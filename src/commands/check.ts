@@ -2,7 +2,7 @@
 // (--no-sync: the mirror as it is); its action is in check-action.ts.
 
 import { Command, Option } from 'commander';
-import type { Context } from '../core/index.js';
+import type { Context } from '../core/options.js';
 import type { CheckOptions } from './check-action.js';
 
 const CHECK_HELP = `

@@ -1,5 +1,5 @@
 import { Argument, Command } from 'commander';
-import type { Context } from '../core/index.js';
+import type { Context } from '../core/options.js';
 
 // `tds completion bash|zsh|fish`: scripts generated from the program itself, so they never drift.
 

@@ -1,8 +1,8 @@
 // Profiles and the key: `tds config` (set, get, unset, list, path); its actions are in config-action.ts.
 
 import { Command } from 'commander';
-import type { Context } from '../core/index.js';
-import { configKeyHelp } from '../config/index.js';
+import type { Context } from '../core/options.js';
+import { configKeyHelp } from '../config/options.js';
 
 const configHelp = (): string => `
 Keys:

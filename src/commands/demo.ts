@@ -2,7 +2,7 @@
 // in demo-steps.ts.
 
 import { Command } from 'commander';
-import type { Context } from '../core/index.js';
+import type { Context } from '../core/options.js';
 import type { DemoOptions } from './demo-action.js';
 
 /** `tds demo`: a guided tour of tds on an emulator started in-process. */

@@ -1,8 +1,8 @@
 // `tds diff` (options and help): what changed in a mirrored table between two moments; diff-action.ts runs it.
 
 import { Command, Option } from 'commander';
-import type { Context } from '../core/index.js';
-import { OUTPUT_FORMATS } from '../output/index.js';
+import type { Context } from '../core/options.js';
+import { OUTPUT_FORMATS } from '../output/options.js';
 import type { DiffOptions } from './diff-action.js';
 
 const DIFF_HELP = `

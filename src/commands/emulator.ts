@@ -1,7 +1,7 @@
 // `tds emulator`: the service on loopback, for tests and trials; its action is in emulator-action.ts.
 
 import { Command, Option } from 'commander';
-import { type Context, UsageError, parseIntegerOption, parseNumberOption } from '../core/index.js';
+import { type Context, UsageError, parseIntegerOption, parseNumberOption } from '../core/options.js';
 import {
   ChurnSpecError,
   parseChurnRates,
@@ -16,7 +16,7 @@ import {
   LatencySpecError,
   parseLatency,
   type LatencySpec,
-} from '../emulator/index.js';
+} from '../emulator/options.js';
 import type { EmulatorFlags } from './emulator-action.js';
 
 const HELP = `

@@ -1,10 +1,10 @@
 // The exports: `tds rows` and `tds query` (options and help); export-action.ts runs them.
 
 import { Command, Option } from 'commander';
-import { type Context, parseNumberOption, parseIntegerOption } from '../core/index.js';
-import { FOLLOW_EVERY_DEFAULT_S, SPREADSHEET_CELL_MAX_CHARS } from '../export/index.js';
-import { EXPORT_FORMATS } from '../output/index.js';
-import { CELLS_MODES, HEADER_MODES } from '../records/index.js';
+import { type Context, parseNumberOption, parseIntegerOption } from '../core/options.js';
+import { FOLLOW_EVERY_DEFAULT_S, SPREADSHEET_CELL_MAX_CHARS } from '../export/options.js';
+import { EXPORT_FORMATS } from '../output/options.js';
+import { CELLS_MODES, HEADER_MODES } from '../records/options.js';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN, SEARCH_MAX_CHARS } from '../service/index.js';
 
 export function rowsCommand(ctx: Context): Command {

@@ -3,7 +3,8 @@
 // here: a command's connection to the service (connect.ts) and the advice for each failure reason (hints.ts).
 // main.ts imports hints.ts and root.ts on their own (this file loads every command's definition): a run
 // that names one command builds the root and that command alone (root.ts programFor). A command imports another folder only
-// through that folder's index.ts (npm run lint checks it).
+// through that folder's index.ts, or, in a definition (X.ts), its options.ts: the start-up surface, what the
+// definitions read without the folder's code (npm run lint checks it; test/startup.test.ts, what they load).
 
 export { authCommand } from './auth.js';
 export { checkCommand } from './check.js';

@@ -2,7 +2,7 @@
 // actions are in lake-action.ts.
 
 import { Command } from 'commander';
-import type { Context } from '../core/index.js';
+import type { Context } from '../core/options.js';
 import type { LakeCheckOptions, LakeCompactOptions } from './lake-action.js';
 
 const LAKE_HELP = `

@@ -2,8 +2,8 @@
 // actions are in listings-action.ts, loaded only when one runs.
 
 import { Command, Option } from 'commander';
-import type { Context } from '../core/index.js';
-import { type ExportFormat, EXPORT_FORMATS } from '../output/index.js';
+import type { Context } from '../core/options.js';
+import { type ExportFormat, EXPORT_FORMATS } from '../output/options.js';
 import type { TablesOptions } from './listings-action.js';
 
 export function workspacesCommand(ctx: Context): Command {

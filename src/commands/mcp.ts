@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { type Context, parseIntegerOption } from '../core/index.js';
+import { type Context, parseIntegerOption } from '../core/options.js';
 import type { McpFlags } from './mcp-action.js';
 
 const HELP = `

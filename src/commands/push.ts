@@ -1,8 +1,8 @@
-import { JOURNAL_KEEP_DAYS, MAX_IN_FLIGHT, INPUT_FORMATS, parseInputEncoding } from '../push/index.js';
+import { JOURNAL_KEEP_DAYS, MAX_IN_FLIGHT, INPUT_FORMATS, parseInputEncoding } from '../push/options.js';
 import { Command, Option } from 'commander';
-import { type Context, parseIntegerOption, parseNumberOption } from '../core/index.js';
+import { type Context, parseIntegerOption, parseNumberOption } from '../core/options.js';
 import { RATE_LIMITS, WEBHOOK_MAX_OBJECTS } from '../service/index.js';
-import { HEADER_MODES } from '../records/index.js';
+import { HEADER_MODES } from '../records/options.js';
 import type { PushOptions } from './push-action.js';
 
 const WEBHOOK_RATE = RATE_LIMITS.webhook.requests;

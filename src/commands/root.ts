@@ -4,7 +4,7 @@
 // it loads no other command's definition.
 
 import { Command, Help, Option } from 'commander';
-import { parseIntegerOption, parseNumberOption, TDS_VERSION, type Context } from '../core/index.js';
+import { parseIntegerOption, parseNumberOption, TDS_VERSION, type Context } from '../core/options.js';
 
 const ROOT_EXAMPLES = `
 Examples:

@@ -1,8 +1,8 @@
 // `tds sql` (options and help): one SQL statement against the mirror; sql-action.ts runs it.
 
 import { Command, Option } from 'commander';
-import type { Context } from '../core/index.js';
-import { OUTPUT_FORMATS } from '../output/index.js';
+import type { Context } from '../core/options.js';
+import { OUTPUT_FORMATS } from '../output/options.js';
 import type { SqlOptions } from './sql-action.js';
 
 const SQL_HELP = `

@@ -2,7 +2,7 @@
 // mirror as it is); its action is in stats-action.ts.
 
 import { Command, Option } from 'commander';
-import { type Context, parseIntegerOption } from '../core/index.js';
+import { type Context, parseIntegerOption } from '../core/options.js';
 import type { StatsOptions } from './stats-action.js';
 
 const STATS_HELP = `

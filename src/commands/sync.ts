@@ -2,8 +2,8 @@
 // each round); its action is in sync-action.ts.
 
 import { Command, Option } from 'commander';
-import { type Context, parseNumberOption, parseShareOption } from '../core/index.js';
-import { HEADER_MODES } from '../records/index.js';
+import { type Context, parseNumberOption, parseShareOption } from '../core/options.js';
+import { HEADER_MODES } from '../records/options.js';
 import type { SyncOptions } from './sync-action.js';
 
 const HELP = `

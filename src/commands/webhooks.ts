@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { Context } from '../core/index.js';
+import type { Context } from '../core/options.js';
 import type { LedgerCount } from '../push/ledger/index.js';
 
 // `tds webhooks`: each webhook tds has pushed to, with what it took and what is left of its budget (issue 45).

@@ -1,6 +1,6 @@
-import { UsageError, parseIntegerOption, parseNumberOption, redactWebhookUrl } from '../core/index.js';
-import { OUTPUT_FORMATS } from '../output/index.js';
-// http/index.ts would load the client: the keys are read at start-up, by the command definitions
+import { UsageError, parseIntegerOption, parseNumberOption, redactWebhookUrl } from '../core/options.js';
+import { OUTPUT_FORMATS } from '../output/options.js';
+// read at start-up by the command definitions: light files only (http/index.ts would load the client)
 import { parseBaseUrl, checkKeyText } from '../http/connection-settings.js';
 
 /** The checks file when none is named (and the `checks` setting names none). */

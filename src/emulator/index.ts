@@ -8,7 +8,7 @@
 import type { EmulatorOptions, RunningEmulator } from './options.js';
 
 export { ChurnSpecError, parseChurnRates } from './churn/churn-rates.js';
-export { FAULT_KINDS, FaultSpecError, parseFaultSpec } from './faults/faults.js';
+export { FAULT_KINDS, FaultSpecError, parseFaultSpec } from './faults/fault-spec.js';
 export { LatencySpecError, parseLatency, type LatencySpec } from './http/latency.js';
 export { adminAllowed, isLoopbackHost } from './loopback.js';
 export {

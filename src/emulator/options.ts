@@ -1,7 +1,12 @@
-// The emulator's options and their defaults, the seeds it offers, and what a running emulator gives back.
-// Apart from the emulator itself (types only) so `tds emulator --help` loads them cheaply.
+// The emulator's options and their defaults, the seeds it offers, and what a running emulator gives back;
+// with the parsers of its specs (churn, faults, latency), the emulator's start-up surface: what `tds
+// emulator`'s definition reads, apart from the emulator itself so that the command tree loads it cheaply.
 
 import type { LatencySpec } from './http/latency.js';
+
+export { ChurnSpecError, parseChurnRates } from './churn/churn-rates.js';
+export { FAULT_KINDS, FaultSpecError, parseFaultSpec } from './faults/fault-spec.js';
+export { LatencySpecError, parseLatency, type LatencySpec } from './http/latency.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;

@@ -4,7 +4,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CursorCodec } from './read/cursor.js';
-import { FaultPlan, parseFaultSpec } from './faults/faults.js';
+import { parseFaultSpec } from './faults/fault-spec.js';
+import { FaultPlan } from './faults/faults.js';
 import { RateLimitEnforcer } from './faults/rate-limit.js';
 import { WEBHOOK_PATH_PREFIX } from './http/route-table.js';
 import { createEmulatorServer } from './http/server.js';

@@ -2,7 +2,7 @@
 // plain http:// only to a loopback host) and the API key's text.
 
 import { isIP } from 'node:net';
-import { UsageError } from '../core/index.js';
+import { UsageError } from '../core/options.js';
 
 export interface BaseUrl {
   /** `https://host:port`: the only origin the API key is ever sent to. */

@@ -474,12 +474,14 @@ async function applyPage(
       if (gone !== null) deleted = await deleteGone(inTransaction, current, { where: gone, syncId, foundGoneAt: verifyStarted });
     });
   } catch (error) {
-    await endSync(connection, syncId, { ...syncCounts(page, counts, 0, unfit), complete: false }).catch(() => undefined);
+    await endSync(connection, syncId, { ...syncCounts(page, counts, 0, unfit), complete: false }, session.client.serviceNow()).catch(
+      () => undefined,
+    );
     throw error;
   } finally {
     await writer.close().catch(() => undefined);
   }
-  await endSync(connection, syncId, { ...syncCounts(page, counts, deleted, unfit), complete: true });
+  await endSync(connection, syncId, { ...syncCounts(page, counts, deleted, unfit), complete: true }, session.client.serviceNow());
   if (counts.inserted + counts.updated + deleted > 0) await session.changed?.(db, table.id, syncId);
 }
 

@@ -167,7 +167,7 @@ async function checkFormat(db: Database, path: string, options: OpenMirror): Pro
       `the mirror ${path} was written by an earlier tds (mirror format 1): it has no history yet; the next tds sync upgrades it`,
     );
   }
-  if (!options.readOnly && !(version === 1 && options.keepFormat)) await addVerifyColumns(db);
+  if (!options.readOnly && !(version === 1 && options.keepFormat)) await addColumnsSinceFormat2(db);
 }
 
 /** The mirror as sync code reaches it: `use` runs `work` with the mirror open for writing. */
@@ -369,13 +369,14 @@ export class HeldMirror implements MirrorAccess {
 const GIVE_WAY_STEP_MS = 10;
 
 /**
- * The columns of verifications (issue 30) and of the bound a follower keeps (issue 42), added to a mirror
- * of format 2 made before them: none is the same as null.
+ * The columns of verifications (issue 30), of the bound a follower keeps (issue 42) and of a sync's end on
+ * the service's clock (issue 41), added to a mirror of format 2 made before them: none is the same as null.
  */
-async function addVerifyColumns(db: Database): Promise<void> {
+async function addColumnsSinceFormat2(db: Database): Promise<void> {
   await db.connection.run('ALTER TABLE _tds_tables ADD COLUMN IF NOT EXISTS verified_at TIMESTAMPTZ');
   await db.connection.run('ALTER TABLE _tds_tables ADD COLUMN IF NOT EXISTS verify_pass VARCHAR');
   await db.connection.run('ALTER TABLE _tds_tables ADD COLUMN IF NOT EXISTS max_stale INTERVAL');
+  await db.connection.run('ALTER TABLE _tds_syncs ADD COLUMN IF NOT EXISTS service_ended_at TIMESTAMPTZ');
 }
 
 /**

@@ -119,11 +119,13 @@ export async function syncTable(table: Table, state: TableState | undefined, opt
       pruned = await mirror.use((db) => pruneHistory(db.connection, current, pruneMs, serviceNow ?? new Date().toISOString()));
     }
   } catch (error) {
-    await mirror.use((db) => endSync(db.connection, syncId, { ...summary(false), deleted: 0 })).catch(() => undefined);
+    await mirror
+      .use((db) => endSync(db.connection, syncId, { ...summary(false), deleted: 0 }, options.client.serviceNow()))
+      .catch(() => undefined);
     throw error;
   }
   const done = summary(true);
-  await mirror.use((db) => endSync(db.connection, syncId, done));
+  await mirror.use((db) => endSync(db.connection, syncId, done, options.client.serviceNow()));
   return done;
 }
 

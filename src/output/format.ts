@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import { UsageError } from '../core/index.js';
+import { UsageError } from '../core/options.js';
 
 /** The formats of every command that prints data (listings, `default-format`). */
 export const OUTPUT_FORMATS = ['table', 'csv', 'tsv', 'ndjson', 'json'] as const;

@@ -1,4 +1,4 @@
-import { TdsError, type TdsErrorOptions } from '../core/index.js';
+import { TdsError, type TdsErrorOptions } from '../core/options.js';
 
 // A write the system refused (a full disk, a file-size limit, an I/O error): not a bug in tds, but a
 // failure with its own one-line message that names the target and the system's reason. Exit 1.

@@ -26,6 +26,8 @@ describe('tds diff from a moment before the first sync (issue 41)', () => {
     const ids = added.rows.map((row) => row.id);
     for (const id of ids.slice(0, 4)) await harness.admin('PATCH', `/tables/${tableId}/rows/${id}`, { cells: { Name: 'enriched' } });
     await syncTables(harness, [tableId]);
+    // the first sync's end is known to the second on the service's clock (its Date header), and counted at its latest
+    await harness.admin('POST', '/clock', { advanceMs: 2000 });
     for (const id of ids.slice(0, 2)) await harness.admin('PATCH', `/tables/${tableId}/rows/${id}`, { cells: { Name: 'enriched again' } });
     await syncTables(harness, []);
 
@@ -60,5 +62,36 @@ describe('tds diff from a moment before the first sync (issue 41)', () => {
     } finally {
       await closeMcp(mcp);
     }
+  });
+
+  // simulator seed 322 (test/sim/histories/diff-first-sync-judged-on-this-machines-clock.json): the first
+  // sync's end was judged on this machine's clock while moments are the service's
+  it('judges the first sync on the service clock: hours ahead of this machine, a moment before it is refused', async ({ open }) => {
+    const harness = await open();
+    await harness.admin('POST', '/clock', { advanceMs: 6 * 3_600_000 });
+    const created = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
+      workspace: 'Sales',
+      name: 'Leads Ahead',
+      fields: [{ label: 'Name', type: 'text' }],
+    });
+    const tableId = created.table.id;
+    const added = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${tableId}/rows`, {
+      rows: Array.from({ length: 4 }, (_, i) => ({
+        cells: { Name: `lead ${i}` },
+        createdAt: new Date(Date.now() - 86_400_000 + i).toISOString(),
+      })),
+    });
+    await harness.admin('PATCH', `/tables/${tableId}/rows/${added.rows[0]!.id}`, { cells: { Name: 'enriched' } });
+    await syncTables(harness, [tableId]);
+
+    // an hour after this machine's now: after the sync by this machine's clock, five hours before it by the service's
+    const moment = new Date(Date.now() + 3_600_000).toISOString();
+    const asked = await harness.tds(['diff', 'leads_ahead', '--since', moment, '--summary', '--format', 'json']);
+    expect(asked.code, asked.stdout).toBe(2);
+    const earliest = /it answers for (\S+) \(the end of the table's first sync\)/.exec(asked.stderr)![1]!;
+    expect(Date.parse(earliest)).toBeGreaterThan(Date.now() + 5 * 3_600_000);
+    const from = await harness.tds(['diff', 'leads_ahead', '--since', earliest, '--summary', '--format', 'json']);
+    expect(from.code, from.stderr).toBe(0);
+    expect(JSON.parse(from.stdout)).toMatchObject({ added: 0, updated: 0, deleted: 0 });
   });
 });

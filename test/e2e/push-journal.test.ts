@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { access, mkdir, readdir, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { JOURNAL_KEEP_DAYS } from '../../src/push/journal/journal-folder.js';
+import { JOURNAL_KEEP_DAYS } from '../../src/push/options.js';
 import { expectSameRecords, journalOf, ndjson, people, tablePayloads } from '../push/helpers/emulator.js';
 import { pushTest } from './push-support.js';
 

@@ -9,7 +9,8 @@ import { badRequest } from '../http/http-io.js';
 import type { RequestHold } from '../http/request-hold.js';
 import { NetworkDelay } from '../http/latency.js';
 import { ok, type Reply, type RouteCall } from '../http/route-table.js';
-import { FaultPlan, FaultSpecError, parseFaultSpec } from '../faults/faults.js';
+import { FaultSpecError, parseFaultSpec } from '../faults/fault-spec.js';
+import { FaultPlan } from '../faults/faults.js';
 import { publicField } from '../read/render-row.js';
 import type { IntakeLimitOptions } from '../webhook/limits.js';
 

@@ -6,7 +6,8 @@ import type { EmulatorState } from '../store/state.js';
 import type { RequestLogEntry } from '../options.js';
 import type { IntakeLimits } from './limits.js';
 import type { Socket } from 'node:net';
-import { isAfterAccept, sendFault } from '../faults/faults.js';
+import { isAfterAccept } from '../faults/fault-spec.js';
+import { sendFault } from '../faults/faults.js';
 import { enforceLimit } from '../faults/rate-limit.js';
 import type { Route, RouteCall } from '../http/route-table.js';
 

@@ -91,11 +91,17 @@ async function diffOf(db: Database, state: TableState, since: Moment, until: Mom
 
 /**
  * When the mirror first held the whole table: the end of its first sync that completed (a first sync
- * killed midway is completed by the next); null before one has.
+ * killed midway is completed by the next), on the service's clock as the history's moments are; a sync
+ * recorded before tds kept that (or read-only, before the column was added) has only this machine's.
+ * Null before one has.
  */
 async function firstSeen(db: Database, tableId: string): Promise<string | null> {
+  const have = await db.connection.runAndReadAll(
+    "SELECT 1 FROM duckdb_columns() WHERE table_name = '_tds_syncs' AND column_name = 'service_ended_at' AND database_name = current_database()",
+  );
+  const ended = have.getRowObjectsJS().length > 0 ? 'coalesce(service_ended_at, ended_at)' : 'ended_at';
   const reader = await db.connection.runAndReadAll(
-    'SELECT min(ended_at) AS seen FROM _tds_syncs WHERE table_id = $1 AND complete AND ended_at IS NOT NULL',
+    `SELECT min(${ended}) AS seen FROM _tds_syncs WHERE table_id = $1 AND complete AND ended_at IS NOT NULL`,
     [tableId],
   );
   const seen = reader.getRowObjectsJS()[0]?.seen;

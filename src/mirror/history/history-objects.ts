@@ -166,10 +166,36 @@ export async function beginSync(connection: DuckDBConnection, sync: SyncBegun): 
   return syncId;
 }
 
-export async function endSync(connection: DuckDBConnection, syncId: number, sync: SyncEnded): Promise<void> {
+/**
+ * The sync's row completed. `serviceNow`: now on the service's clock (ms; its Date header is to the
+ * second), undefined before any answer. ended_at is this machine's clock (the record of when it ran);
+ * service_ended_at is the latest the sync's end can be on the service's clock, which the history's
+ * moments are on: a diff judges the first moment the mirror answers for by it.
+ */
+export async function endSync(
+  connection: DuckDBConnection,
+  syncId: number,
+  sync: SyncEnded,
+  serviceNow: number | undefined,
+): Promise<void> {
+  const serviceEndedAt = new Date((serviceNow ?? Date.now()) + DATE_HEADER_RESOLUTION_MS).toISOString();
   await connection.run(
-    'UPDATE _tds_syncs SET ended_at = now(), mode = $2, complete = $3, requests = $4, rows_read = $5, inserted = $6, ' +
-      'updated = $7, deleted = $8, unfit = $9, pruned = $10 WHERE sync_id = $1',
-    [syncId, sync.mode, sync.complete, sync.requests, sync.rowsRead, sync.inserted, sync.updated, sync.deleted, sync.unfit, sync.pruned],
+    'UPDATE _tds_syncs SET ended_at = now(), service_ended_at = $11::TIMESTAMPTZ, mode = $2, complete = $3, requests = $4, ' +
+      'rows_read = $5, inserted = $6, updated = $7, deleted = $8, unfit = $9, pruned = $10 WHERE sync_id = $1',
+    [
+      syncId,
+      sync.mode,
+      sync.complete,
+      sync.requests,
+      sync.rowsRead,
+      sync.inserted,
+      sync.updated,
+      sync.deleted,
+      sync.unfit,
+      sync.pruned,
+      serviceEndedAt,
+    ],
   );
 }
+
+const DATE_HEADER_RESOLUTION_MS = 1000;

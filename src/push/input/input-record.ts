@@ -1,5 +1,6 @@
 import { formatFromPath } from '../../output/index.js';
 import { UsageError } from '../../core/index.js';
+import type { InputFormat } from '../options.js';
 
 /** A record as a reader parsed it. */
 export interface ParsedRecord {
@@ -51,9 +52,6 @@ export class InputError extends UsageError {
     this.place = place;
   }
 }
-
-export const INPUT_FORMATS = ['csv', 'tsv', 'ndjson', 'json'] as const;
-export type InputFormat = (typeof INPUT_FORMATS)[number];
 
 /** `--input-format` when given, else the file's extension; stdin needs the flag. */
 export function inputFormatOf(path: string, explicit: InputFormat | undefined): InputFormat {

@@ -1,18 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../../core/index.js';
-import {
-  InputError,
-  type InputRecord,
-  type ParsedRecord,
-  type ReadStats,
-  type InputFormat,
-  NestConflictError,
-  nestKeys,
-} from './input-record.js';
+import { InputError, type InputRecord, type ParsedRecord, type ReadStats, NestConflictError, nestKeys } from './input-record.js';
 import { stringifyExact } from './exact-numbers.js';
 import { readDelimited } from './read-delimited.js';
 import { readJson, readNdjson } from './read-json.js';
-import { asUtf8, checkedUtf8, decodeUtf8, type EncodingSign, type InputEncoding } from './utf8-text.js';
+import type { InputEncoding, InputFormat } from '../options.js';
+import { asUtf8, checkedUtf8, decodeUtf8, type EncodingSign } from './utf8-text.js';
 
 export interface ReadOptions {
   format: InputFormat;

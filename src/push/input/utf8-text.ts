@@ -1,43 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { UsageError } from '../../core/index.js';
+import type { InputEncoding } from '../options.js';
 import { InputError, type ReadStats } from './input-record.js';
 
 // The input's bytes as UTF-8 (decoded first when a byte-order mark or --encoding says it is not),
-// checked as UTF-8 and hashed (the journal knows a file by its hash) on the way.
-
-/** --encoding: what the input's bytes are (latin1 is read as cp1252, its superset, as browsers read it). */
-export const INPUT_ENCODINGS = ['utf-8', 'utf-16le', 'utf-16be', 'latin1', 'cp1252'] as const;
-export type InputEncoding = (typeof INPUT_ENCODINGS)[number];
-
-/** The names --encoding takes, ignoring case: each encoding's own and its usual aliases (Node's and the WHATWG's). */
-const ENCODING_NAMES: Record<string, InputEncoding> = {
-  'utf-8': 'utf-8',
-  utf8: 'utf-8',
-  'utf-16le': 'utf-16le',
-  utf16le: 'utf-16le',
-  'ucs-2': 'utf-16le',
-  ucs2: 'utf-16le',
-  'utf-16be': 'utf-16be',
-  utf16be: 'utf-16be',
-  latin1: 'latin1',
-  'iso-8859-1': 'latin1',
-  iso88591: 'latin1',
-  'iso8859-1': 'latin1',
-  cp1252: 'cp1252',
-  'windows-1252': 'cp1252',
-};
-
-/** --encoding NAME: the encoding it names, ignoring case and with its aliases; anything else is a usage error. */
-export function parseInputEncoding(raw: string): InputEncoding {
-  const encoding = ENCODING_NAMES[raw.trim().toLowerCase()];
-  if (encoding === undefined) {
-    throw new UsageError(`--encoding ${JSON.stringify(raw)} is not an encoding tds reads`, {
-      hint: 'name one of utf-8, utf-16le (ucs2), utf-16be, latin1 (iso-8859-1), cp1252 (windows-1252), in any case',
-    });
-  }
-  return encoding;
-}
+// checked as UTF-8 and hashed (the journal knows a file by its hash) on the way (the names --encoding takes: push/options.ts).
 
 const DECODERS: Record<Exclude<InputEncoding, 'utf-8'>, string> = {
   'utf-16le': 'utf-16le',

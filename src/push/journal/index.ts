@@ -12,5 +12,5 @@ export {
   type JournalHeader,
 } from './journal-format.js';
 export { journalConfirmed, JournalWriter } from './journal-writer.js';
-export { defaultJournalPath, journalExists, JOURNAL_KEEP_DAYS } from './journal-folder.js';
+export { defaultJournalPath, journalExists } from './journal-folder.js';
 export { priorJournal } from './prior-journal.js';

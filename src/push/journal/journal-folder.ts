@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, open, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { tryLock } from '../../core/process-lock.js';
+import { JOURNAL_KEEP_DAYS } from '../options.js';
 import { isCompletionLine } from './journal-format.js';
 
 // Where a push's journal is when --journal is not given: in tds's data folder (`journals/`), one per input
@@ -11,8 +12,6 @@ import { isCompletionLine } from './journal-format.js';
 // a completion line; such journals go once untouched for JOURNAL_KEEP_DAYS (MCP's push_records keeps its
 // journals as long), a journal of a push that did not complete never.
 
-/** How long a completed push's journal is kept after its last line: the same push run again within it sends nothing twice. */
-export const JOURNAL_KEEP_DAYS = 7;
 const KEEP_MS = JOURNAL_KEEP_DAYS * 86_400_000;
 
 /** The folder of the journals in tds's data folder (TDS_DATA_DIR, or the platform's: push/ledger's dataDir). */

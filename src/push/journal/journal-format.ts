@@ -1,4 +1,5 @@
-import type { InputFormat, ReadStats } from '../input/input-record.js';
+import type { ReadStats } from '../input/input-record.js';
+import type { InputFormat } from '../options.js';
 import { WEBHOOK_MAX_BODY_BYTES } from '../../service/index.js';
 import type { ReadOptions } from '../input/read-input.js';
 

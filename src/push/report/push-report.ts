@@ -9,7 +9,8 @@ import { buildSummary, formatSummary, type PushSummary, type SummaryInput, forma
 import type { WaitSummary } from '../wait/wait-rows.js';
 import type { DroppedRows } from '../wait/dropped-rows.js';
 import type { KeyLookups } from '../key/key-lookups.js';
-import { JOURNAL_KEEP_DAYS, journalFolder } from '../journal/journal-folder.js';
+import { journalFolder } from '../journal/journal-folder.js';
+import { JOURNAL_KEEP_DAYS } from '../options.js';
 import { dirname } from 'node:path';
 
 /** --key: what the summary tells of the keys. */

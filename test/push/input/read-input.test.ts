@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { InputError, type InputFormat } from '../../../src/push/input/input-record.js';
+import { InputError } from '../../../src/push/input/input-record.js';
+import type { InputFormat } from '../../../src/push/options.js';
 import { readRecords, type ReadOptions } from '../../../src/push/input/read-input.js';
 
 async function read(input: string | Buffer | (string | Buffer)[], options: Partial<ReadOptions> & { format: InputFormat }) {

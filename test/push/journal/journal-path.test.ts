@@ -4,13 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tryLock } from '../../../src/core/process-lock.js';
 import { entryOf, journalHeader } from '../../../src/push/journal/journal-format.js';
-import {
-  defaultJournalPath,
-  JOURNAL_KEEP_DAYS,
-  journalFolder,
-  prepareJournalFolder,
-  removeCompleted,
-} from '../../../src/push/journal/journal-folder.js';
+import { defaultJournalPath, journalFolder, prepareJournalFolder, removeCompleted } from '../../../src/push/journal/journal-folder.js';
+import { JOURNAL_KEEP_DAYS } from '../../../src/push/options.js';
 import { journalCompleted, JournalWriter } from '../../../src/push/journal/journal-writer.js';
 import { readJournal } from '../../../src/push/journal/prior-journal.js';
 import { makeBatch } from '../../../src/push/plan/batch.js';
