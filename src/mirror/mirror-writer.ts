@@ -91,6 +91,11 @@ export class MirrorWriter {
     await this.lanes[this.current]!.append(rows);
   }
 
+  /** Whether the table holds only the pass's rows (a group's rows are inserted as they are). */
+  get appendsOnly(): boolean {
+    return this.onlyNew;
+  }
+
   /** Rows appended since the last write. */
   get waiting(): number {
     return this.lanes[this.current]?.rows ?? 0;

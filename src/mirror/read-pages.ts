@@ -56,17 +56,22 @@ const GROUP_ROWS = 32_768;
 const GROUP_MS = 1_000;
 /**
  * Rows waiting for the database before reading pauses: DuckDB's commits set the speed of a fast read,
- * and a crash loses at most these (the next sync reads them again from the saved cursor). It stays
- * below 204,800, past which DuckDB's appender would hand rows appended straight into a table to it
- * outside their group's transaction (mirror-writer.ts). A first sync's rows wait in its appenders,
- * outside DuckDB's memory limit: groups twice as large (and as many rows waiting), measured on 1,000,000
- * rows in paired runs, took no less CPU and peaked 10-20 MB higher (255-262 MB).
+ * and a crash loses at most these (the next sync reads them again from the saved cursor). Twice this
+ * for a pass that only appends stays below 204,800, past which DuckDB's appender would hand rows
+ * appended straight into a table to it outside their group's transaction (mirror-writer.ts).
  */
 const MAX_WAITING_ROWS = 2 * GROUP_ROWS;
+/**
+ * A pass that only appends (its table holds only its rows: a first sync) is written in groups twice as
+ * large. Measured on 1,000,000 rows (paired runs): groups of 49,152 to 98,304 rows took a little less CPU
+ * than 32,768 and peaked 5-10 MB lower (255-263 MB); a whole row group of DuckDB's (122,880, which DuckDB
+ * writes straight to the file) took no less CPU and peaked at 296-304 MB.
+ */
+const APPEND_GROUP_ROWS = 2 * GROUP_ROWS;
 
 /** Whether `waiting` rows, read in the `sinceMs` since the last group was sealed, make a group now. */
-export function groupDue(waiting: number, sinceMs: number): boolean {
-  return waiting >= GROUP_ROWS || sinceMs >= GROUP_MS;
+export function groupDue(waiting: number, sinceMs: number, appendsOnly: boolean): boolean {
+  return waiting >= (appendsOnly ? APPEND_GROUP_ROWS : GROUP_ROWS) || sinceMs >= GROUP_MS;
 }
 
 /**
@@ -244,7 +249,7 @@ class GroupedWrites {
     const under = this.writing;
     if (this.due()) this.writing ??= this.drain();
     if (this.mirror.releasesEachUse) await this.writing;
-    else if (under && this.writer.waiting >= MAX_WAITING_ROWS) await under;
+    else if (under && this.writer.waiting >= (this.writer.appendsOnly ? 2 : 1) * MAX_WAITING_ROWS) await under;
     if (this.failure) throw this.failure;
   }
 
@@ -265,7 +270,7 @@ class GroupedWrites {
   }
 
   private due(): boolean {
-    return groupDue(this.writer.waiting, performance.now() - this.lastStart);
+    return groupDue(this.writer.waiting, performance.now() - this.lastStart, this.writer.appendsOnly);
   }
 
   /** Writes groups while enough rows wait (all of them when `ending`). */
