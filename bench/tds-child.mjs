@@ -15,8 +15,8 @@ import { MEMORY_PROBE, TDS_BIN, describeProbe, readProbe } from './support.mjs';
  */
 /**
  * How to run one child. env: its whole environment (see tdsEnv); probe: the name of its memory-probe report, written
- * to `dir`; sampleMs: how often VmHWM is read (50 ms unless given).
- * @typedef {{ env: NodeJS.ProcessEnv, dir: string, probe?: string, sampleMs?: number }} RunOptions
+ * to `dir`; sampleMs: how often VmHWM is read (50 ms unless given); bin: another build's bin/tds.js (this one's unless given).
+ * @typedef {{ env: NodeJS.ProcessEnv, dir: string, probe?: string, sampleMs?: number, bin?: string }} RunOptions
  */
 
 /**
@@ -41,11 +41,11 @@ export function tdsEnv({ dir, emulator, extra = {} }) {
  * @param {RunOptions} options
  * @returns {Promise<TdsRun>}
  */
-export function runTds(args, { env, dir, probe, sampleMs = 50 }) {
+export function runTds(args, { env, dir, probe, sampleMs = 50, bin = TDS_BIN }) {
   const probeFile = probe ? join(dir, `${probe}.memory.json`) : undefined;
   const startedAt = Date.now();
   const start = performance.now();
-  const child = spawn(process.execPath, [...(probeFile ? ['--import', MEMORY_PROBE] : []), TDS_BIN, ...args], {
+  const child = spawn(process.execPath, [...(probeFile ? ['--import', MEMORY_PROBE] : []), bin, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...env, ...(probeFile ? { BENCH_MEMORY_PROBE: probeFile } : {}) },
   });

@@ -82,6 +82,11 @@ export interface EmulatorOptions {
   onArrival?: (request: { method: string; path: string }) => Promise<void> | void;
   /** Clock (ms) for date presets and timestamps, before the admin clock offset; default Date.now. */
   now?: () => number;
+  /**
+   * In-process only: the clock (ms) of the rate limits' windows; default performance.now. A test that
+   * moves it itself decides which requests share a window, however slow the machine.
+   */
+  rateLimitNow?: () => number;
 }
 
 export interface RunningEmulator {

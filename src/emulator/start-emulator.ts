@@ -52,7 +52,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     now: clock.now,
     clock,
     cursors: new CursorCodec(),
-    limiter: new RateLimitEnforcer(options.rateLimits ?? true, rateScale),
+    limiter: new RateLimitEnforcer(options.rateLimits ?? true, rateScale, options.rateLimitNow),
     intake,
     limits: new IntakeLimits(
       {

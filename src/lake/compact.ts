@@ -15,7 +15,7 @@ import {
 } from './lake.js';
 import { commitPartition, removeStalePartials } from './commit-partition.js';
 import { changesRead, snapshotRead } from './recipes.js';
-import { retypedColumns, type RetypedColumn } from './retyped-files.js';
+import { retypedFiles, type RetypedFiles } from './retyped-files.js';
 
 // `tds lake compact`: a table's changes rewritten into one snapshot partition, `snapshot/as_of=<S>`,
 // with every version up to sync S and its two ends (`_valid_from`, `_valid_to`: the SCD2 pair) and
@@ -49,14 +49,15 @@ export async function compactFolder(connection: DuckDBConnection, folder: string
     return { folder, versions: 0, freed };
   }
   // the snapshot holds each retyped column in the type readers get, converted as the mirror converted it
-  const query = snapshotQuery(folder, state.snapshotAsOf, asOf, await retypedColumns(connection, folder, state));
+  const retyped = await retypedFiles(connection, folder, state);
+  const query = snapshotQuery(folder, state.snapshotAsOf, asOf, retyped);
   const versions = await commitPartition({
     connection,
     query,
     folder: join(folder, 'snapshot', `${SNAPSHOT_PARTITION}=${asOf}`),
     temporary: join(folder, 'snapshot', TEMPORARY),
     // rows as wide as the snapshot's, without computing its windows twice
-    sample: `SELECT * FROM ${changesRead(folder)}`,
+    sample: `SELECT * FROM ${changesRead(folder, retyped)}`,
   });
   for (const older of await wholePartitions(join(folder, 'snapshot'), SNAPSHOT_PARTITION)) {
     if (older < asOf) await rm(join(folder, 'snapshot', `${SNAPSHOT_PARTITION}=${older}`), { recursive: true, force: true });
@@ -72,7 +73,7 @@ export async function compactFolder(connection: DuckDBConnection, folder: string
  * event ordered by its sync and time; a version ends where the next event of its row begins
  * (a newer version, or a tombstone, which is itself no version).
  */
-function snapshotQuery(folder: string, previous: number | undefined, asOf: number, retyped: readonly RetypedColumn[]): string {
+function snapshotQuery(folder: string, previous: number | undefined, asOf: number, retyped: RetypedFiles): string {
   const changes =
     `SELECT * EXCLUDE (${SYNC_PARTITION}), ${SYNC_PARTITION} AS _event_sync FROM ${changesRead(folder, retyped)} ` +
     `WHERE ${SYNC_PARTITION} <= ${asOf}` +

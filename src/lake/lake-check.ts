@@ -5,7 +5,7 @@ import { quoteIdent } from '../duckdb/index.js';
 import { folderIdentity, folderProblems, folderState, lakeFolder, lakeTables, type LakeProblem, type LakeTable } from './lake.js';
 import { lakeColumns, lakeNameOf } from './lake-columns.js';
 import { lakeNowQuery } from './recipes.js';
-import { retypedColumns, type RetypedColumn } from './retyped-files.js';
+import { retypedFiles, type RetypedFiles } from './retyped-files.js';
 
 // `tds lake check`: the lake read back as a reader would (the newest snapshot, then the changes after
 // it) and compared with the mirror, table by table: the row count and a checksum of every value as
@@ -56,14 +56,14 @@ export async function checkLake(connection: DuckDBConnection, dir: string): Prom
     const empty = state.snapshotAsOf === undefined && state.changes.length === 0;
     const retyped =
       problems.length > 0 || empty
-        ? []
-        : await retypedColumns(connection, folder, state, new Map(version.map((column) => [column.key, column.type])));
+        ? { columns: [], runs: [] }
+        : await retypedFiles(connection, folder, state, new Map(version.map((column) => [column.key, column.type])));
     const lake =
       problems.length > 0 ? null : empty ? { rows: 0, checksum: '0' } : await lakeFigures(connection, { folder, state, columns, retyped });
     checks.push({
       mirrorTable: table.mirrorTable,
       folder,
-      retyped: retyped.map((column) => column.key),
+      retyped: retyped.columns.map((column) => column.key),
       mirror,
       lake,
       problems,
@@ -84,7 +84,7 @@ interface LakeSource {
   folder: string;
   state: Awaited<ReturnType<typeof folderState>>;
   columns: string[];
-  retyped: readonly RetypedColumn[];
+  retyped: RetypedFiles;
 }
 
 async function lakeFigures(

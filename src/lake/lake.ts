@@ -8,7 +8,7 @@ import { versionColumns, type VersionColumn } from '../mirror/history/index.js';
 import { commitPartition, LAKE_FOLDER_MODE, SUCCESS_FILE } from './commit-partition.js';
 import { lakeColumns, lakeNameOf, relabelledColumns, type LakeColumns } from './lake-columns.js';
 import { tableReadme } from './recipes.js';
-import { retypedColumns } from './retyped-files.js';
+import { retypedFiles } from './retyped-files.js';
 
 // The lake (`tds sync --lake DIR`): what each sync of a mirror table wrote, as Parquet files in Hive
 // partitions that Spark, Trino, BigQuery, Athena and DuckDB read without tds. This file writes
@@ -243,14 +243,22 @@ async function saveIdentity(folder: string, identity: FolderIdentity): Promise<v
   await writeFile(join(folder, IDENTITY_FILE), `${JSON.stringify(identity, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
 }
 
-/** What a table's folder holds now: its newest whole snapshot, and whether changes newer than it are there. */
-export async function folderState(folder: string): Promise<{ snapshotAsOf?: number; changes: number[] }> {
+/** What a table's folder holds now: its newest whole snapshot and its whole change partitions. */
+export interface FolderState {
+  snapshotAsOf?: number;
+  /** The change partitions newer than the snapshot (all of them without one). */
+  changes: number[];
+  /** The change partitions the snapshot holds too (compacted without --drop-changes). */
+  compacted: number[];
+}
+
+export async function folderState(folder: string): Promise<FolderState> {
   const snapshots = await wholePartitions(join(folder, 'snapshot'), SNAPSHOT_PARTITION);
   const snapshotAsOf = snapshots.at(-1);
-  const changes = (await wholePartitions(join(folder, 'changes'), SYNC_PARTITION)).filter(
-    (n) => snapshotAsOf === undefined || n > snapshotAsOf,
-  );
-  return snapshotAsOf === undefined ? { changes } : { snapshotAsOf, changes };
+  const whole = await wholePartitions(join(folder, 'changes'), SYNC_PARTITION);
+  const changes = whole.filter((n) => snapshotAsOf === undefined || n > snapshotAsOf);
+  const compacted = whole.filter((n) => snapshotAsOf !== undefined && n <= snapshotAsOf);
+  return snapshotAsOf === undefined ? { changes, compacted } : { snapshotAsOf, changes, compacted };
 }
 
 /** What keeps a table's folder from being read whole: a partition without `_SUCCESS`, a file that is not Parquet. */
@@ -306,9 +314,14 @@ export async function describeFolder(connection: DuckDBConnection, folder: strin
     `DESCRIBE SELECT * FROM read_parquet([${files.map(quoteLiteral).join(', ')}], union_by_name = true)`,
   );
   const own = new Set([CHANGE_COLUMN, VALID_FROM_COLUMN, VALID_TO_COLUMN, '_replacedBy', SYNC_PARTITION]);
+  const retyped = await retypedFiles(connection, folder, state);
+  // a retyped column is read in its newest type, not the one DuckDB would cast every file to
+  const readAs = new Map(
+    retyped.columns.map((column) => [column.key, column.type === 'TIMESTAMPTZ' ? 'TIMESTAMP WITH TIME ZONE' : column.type]),
+  );
   const columns = described
     .getRowObjectsJS()
-    .map((row) => ({ key: String(row.column_name), type: String(row.column_type) }))
+    .map((row) => ({ key: String(row.column_name), type: readAs.get(String(row.column_name)) ?? String(row.column_type) }))
     .filter((column) => !own.has(column.key));
   const readme = tableReadme({
     name: table.name,
@@ -316,7 +329,7 @@ export async function describeFolder(connection: DuckDBConnection, folder: strin
     columns,
     ...(state.snapshotAsOf !== undefined ? { snapshotAsOf: state.snapshotAsOf } : {}),
     hasChanges: state.changes.length > 0,
-    retyped: await retypedColumns(connection, folder, state),
+    retyped,
     relabelled: relabelledColumns(table.columns),
   });
   await writeFile(join(folder, 'README.md'), readme, { mode: PRIVATE_FILE_MODE });

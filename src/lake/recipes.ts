@@ -3,7 +3,7 @@
 // folder changes (a new partition, a compaction), so the SQL always fits what is there.
 
 import { quoteLiteral } from '../duckdb/index.js';
-import { changesReplace, snapshotReplace, type RetypedColumn } from './retyped-files.js';
+import { runGlobs, runReplace, snapshotReplace, type RetypedFiles } from './retyped-files.js';
 
 export interface ReadmeTable {
   /** The service table's name. */
@@ -17,22 +17,33 @@ export interface ReadmeTable {
   /** Whether partitions newer than the snapshot (or any, without one) are in `changes/`. */
   hasChanges: boolean;
   /** Columns whose older files hold another type: read back and converted as the mirror converted them. */
-  retyped?: readonly RetypedColumn[];
+  retyped?: RetypedFiles;
   /** Columns named by a field's earlier label (a field keeps its first name in the lake), with the mirror's key now. */
   relabelled?: ReadonlyArray<{ lake: string; mirror: string }>;
 }
 
-/** The change partitions read together by name (FROM-able), retyped columns converted as the mirror does. */
-export function changesRead(folder: string, retyped: readonly RetypedColumn[] = []): string {
-  const read = `read_parquet(${quoteLiteral(`${folder}/changes/sync_id=*/*.parquet`)}, hive_partitioning = true, union_by_name = true)`;
-  const replace = changesReplace(retyped);
-  return replace === '' ? read : `(SELECT *${replace} FROM ${read})`;
+/** Change partitions read together by name (FROM-able). */
+const partitionsRead = (folder: string, globs: readonly string[]): string => {
+  const files = globs.map((glob) => quoteLiteral(`${folder}/changes/sync_id=${glob}/*.parquet`));
+  return `read_parquet(${files.length === 1 ? files[0] : `[${files.join(', ')}]`}, hive_partitioning = true, union_by_name = true)`;
+};
+
+/**
+ * The change partitions read together by name (FROM-able); when a field was retyped, each run of
+ * partitions of one type read by itself, its older values converted as the mirror does.
+ */
+export function changesRead(folder: string, retyped?: RetypedFiles): string {
+  if (!retyped || retyped.runs.length === 0) return partitionsRead(folder, ['*']);
+  const runs = retyped.runs.map(
+    (run) => `SELECT *${runReplace(run, retyped.columns)} FROM ${partitionsRead(folder, runGlobs(run.syncIds))}`,
+  );
+  return `(${runs.join('\n  UNION ALL BY NAME\n  ')})`;
 }
 
 /** A snapshot partition (FROM-able), retyped columns converted as the mirror does. */
-export function snapshotRead(folder: string, asOf: number, retyped: readonly RetypedColumn[] = []): string {
+export function snapshotRead(folder: string, asOf: number, retyped?: RetypedFiles): string {
   const read = `read_parquet(${quoteLiteral(`${folder}/snapshot/as_of=${asOf}/*.parquet`)}, union_by_name = true)`;
-  const replace = snapshotReplace(retyped);
+  const replace = snapshotReplace(retyped?.columns ?? []);
   return replace === '' ? read : `(SELECT *${replace} FROM ${read})`;
 }
 
@@ -90,6 +101,14 @@ function relabelledNote(table: ReadmeTable): string {
   return `A field's column keeps the name it first had in this folder in every file, however the field is relabelled later (a new field whose name another field holds here gets \`Name (FIELD_ID)\`). The mirror names these columns otherwise now: ${pairs} (alias them to read the mirror's names, e.g. \`SELECT ${sqlName(relabelled[0]!.lake)} AS ${sqlName(relabelled[0]!.mirror)}\`).\n\n`;
 }
 
+/** Why the DuckDB queries name the partitions, when a retyped field's files are read apart. */
+function retypedNote(table: ReadmeTable): string {
+  const columns = table.retyped?.columns ?? [];
+  if ((table.retyped?.runs.length ?? 0) === 0) return '';
+  const names = columns.map((column) => `\`${sqlName(column.key)}\` (${column.type} now)`).join(', ');
+  return `Retyped here: ${names}. DuckDB reading files of two types of a column together casts every value to one of them, which fails (text as JSON, text as a list, a number as a date) or is not what the mirror holds, so the DuckDB queries below read the partitions of each type apart, by number, and convert the older values as the mirror did. They name the partitions there are now: this README is written again with each new partition, so take the queries from it again after a sync.\n\n`;
+}
+
 /** The README of a table's folder. */
 export function tableReadme(table: ReadmeTable): string {
   const f = table.folder;
@@ -106,7 +125,7 @@ partition is whole when its \`_SUCCESS\` is there. Files written later can have 
 added later: read with union by name), and a retyped field keeps its old type in older files (the
 DuckDB queries below convert those values as the mirror did; elsewhere, declare the newest type and cast).
 
-${relabelledNote(table)}${snapshotNote}Run these from the lake's folder (the one that holds \`${f}/\`).
+${relabelledNote(table)}${retypedNote(table)}${snapshotNote}Run these from the lake's folder (the one that holds \`${f}/\`).
 
 ## DuckDB
 

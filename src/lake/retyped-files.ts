@@ -5,21 +5,37 @@ import { convertExpression } from '../mirror/history/index.js';
 import type { SqlType } from '../records/index.js';
 
 // A retyped field keeps its old type in older files of the lake. Read together by name, DuckDB gives such
-// a column the files' common type by its own cast (a number 2 becomes the text "2.0"), where the mirror
-// converted it as the service's value would be typed ("2"). So the lake's DuckDB reads (the README's
-// recipes, `tds lake check`, `tds lake compact`) read each older file's values back in their own type and
-// convert them as the mirror does (convertExpression), into the type readers get: the newest file's, or
-// the mirror's when it is known.
+// a column one type for every file and casts each file's values to it as it reads them: a cast that
+// fails on a value (the text "hello" as JSON, text as a list, a number as a date) fails the whole read,
+// and one that succeeds is not the mirror's conversion (a number 2 becomes the text "2.0", where the
+// mirror converted it as the service's value would be typed, "2"). So the lake's DuckDB reads (the
+// README's recipes, `tds lake check`, `tds lake compact`) never read files of two types of a column in
+// one read_parquet: the change partitions go in runs, in sync order, within which each retyped column
+// has one type; each run is read by itself, its older values converted as the mirror converts them
+// (convertExpression) into the type readers get (the newest file's, or the mirror's when it is known),
+// and the runs are put together by name.
 
 /** A column whose type is not the same in every file of a table's folder. */
 export interface RetypedColumn {
   key: string;
   /** The type readers get. */
   type: SqlType;
-  /** The change partitions whose file holds the column in another type, by that type. */
-  older: Array<{ type: SqlType; syncIds: number[] }>;
   /** The snapshot's type of the column, when it is another. */
   snapshotType?: SqlType;
+}
+
+/** Change partitions next to each other in sync order whose files hold each retyped column in one type. */
+export interface PartitionRun {
+  syncIds: number[];
+  /** The retyped columns these files hold in another type than readers get, with that type. */
+  older: Array<{ key: string; type: SqlType }>;
+}
+
+/** How a table folder is read when a column's type is not the same in all its files. */
+export interface RetypedFiles {
+  columns: RetypedColumn[];
+  /** Every change partition of the folder, in runs (empty when no change file holds an older type). */
+  runs: PartitionRun[];
 }
 
 const SQL_TYPES: ReadonlySet<string> = new Set<SqlType>(['VARCHAR', 'DOUBLE', 'BOOLEAN', 'TIMESTAMPTZ', 'VARCHAR[]', 'JSON']);
@@ -31,48 +47,50 @@ function sqlType(described: string): SqlType | undefined {
 }
 
 /**
- * The columns of a table's folder whose type differs between its files (whole change partitions after
- * the snapshot, and the snapshot), each with the type readers get: `targets` (the mirror's) when it has
- * the key, else the type of the newest file that has the column.
+ * The columns of a table's folder whose type differs between its files (every whole change partition,
+ * those a snapshot holds too, and the snapshot), each with the type readers get: `targets` (the
+ * mirror's) when it has the key, else the type of the newest file that has the column; and the change
+ * partitions in the runs they are read in.
  */
-export async function retypedColumns(
+export async function retypedFiles(
   connection: DuckDBConnection,
   folder: string,
-  state: { snapshotAsOf?: number; changes: readonly number[] },
+  state: { snapshotAsOf?: number; compacted: readonly number[]; changes: readonly number[] },
   targets?: ReadonlyMap<string, string>,
-): Promise<RetypedColumn[]> {
+): Promise<RetypedFiles> {
+  const partitions = [...state.compacted, ...state.changes];
   const byFile = await typesByFile(connection, [
-    ...state.changes.map((syncId) => join(folder, 'changes', `sync_id=${syncId}`, '*.parquet')),
+    ...partitions.map((syncId) => join(folder, 'changes', `sync_id=${syncId}`, '*.parquet')),
     ...(state.snapshotAsOf === undefined ? [] : [join(folder, 'snapshot', `as_of=${state.snapshotAsOf}`, '*.parquet')]),
   ]);
   const snapshot = state.snapshotAsOf === undefined ? undefined : byFile.at(-1);
-  const changes = byFile.slice(0, state.changes.length);
+  const changes = byFile.slice(0, partitions.length);
   const keys = new Set(byFile.flatMap((types) => [...types.keys()]));
-  const retyped: RetypedColumn[] = [];
+  const columns: RetypedColumn[] = [];
   for (const key of keys) {
     const newest =
       [...changes]
         .reverse()
         .find((types) => types.has(key))
         ?.get(key) ?? snapshot?.get(key);
-    const target = sqlType(targets?.get(key) ?? '') ?? newest;
-    if (target === undefined) continue;
-    const older = new Map<SqlType, number[]>();
-    changes.forEach((types, i) => {
-      const type = types.get(key);
-      if (type !== undefined && type !== target) older.set(type, [...(older.get(type) ?? []), state.changes[i]!]);
-    });
+    const type = sqlType(targets?.get(key) ?? '') ?? newest;
+    if (type === undefined) continue;
     const snapshotType = snapshot?.get(key);
-    const snapshotDiffers = snapshotType !== undefined && snapshotType !== target;
-    if (older.size === 0 && !snapshotDiffers) continue;
-    retyped.push({
-      key,
-      type: target,
-      older: [...older].map(([type, syncIds]) => ({ type, syncIds })),
-      ...(snapshotDiffers ? { snapshotType } : {}),
-    });
+    const snapshotDiffers = snapshotType !== undefined && snapshotType !== type;
+    if (!changes.some((types) => (types.get(key) ?? type) !== type) && !snapshotDiffers) continue;
+    columns.push({ key, type, ...(snapshotDiffers ? { snapshotType } : {}) });
   }
-  return retyped;
+  const runs: PartitionRun[] = [];
+  changes.forEach((types, i) => {
+    const older = columns.flatMap(({ key, type }) => {
+      const held = types.get(key);
+      return held !== undefined && held !== type ? [{ key, type: held }] : [];
+    });
+    const last = runs.at(-1);
+    if (last && JSON.stringify(last.older) === JSON.stringify(older)) last.syncIds.push(partitions[i]!);
+    else runs.push({ syncIds: [partitions[i]!], older });
+  });
+  return { columns, runs: runs.some((run) => run.older.length > 0) ? runs : [] };
 }
 
 /**
@@ -111,40 +129,57 @@ async function typesByFile(connection: DuckDBConnection, files: readonly string[
   return result;
 }
 
-/** `sync_id` in the given partitions, as ranges. */
-function inSyncs(syncIds: readonly number[]): string {
-  const ranges: string[] = [];
-  const sorted = [...syncIds].sort((a, b) => a - b);
-  for (let i = 0; i < sorted.length;) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j += 1;
-    ranges.push(i === j ? `sync_id = ${sorted[i]}` : `sync_id BETWEEN ${sorted[i]} AND ${sorted[j]}`);
-    i = j + 1;
+/**
+ * Globs of the partition folders of a run: the decimal numbers from its first sync to its last in the
+ * fewest patterns (`sync_id=[1-9]`, `sync_id=1[0-4]`), those that hold a partition of the run. No other
+ * run's partition is between them, and a glob that matches no file fails DuckDB's read.
+ */
+export function runGlobs(syncIds: readonly number[]): string[] {
+  const first = syncIds[0]!;
+  const last = syncIds.at(-1)!;
+  const globs: string[] = [];
+  for (let digits = String(first).length; digits <= String(last).length; digits += 1) {
+    const from = Math.max(first, digits === 1 ? 0 : 10 ** (digits - 1));
+    const to = Math.min(last, 10 ** digits - 1);
+    globs.push(...sameLengthGlobs(String(from), String(to)));
   }
-  return ranges.join(' OR ');
+  return globs.filter((glob) => syncIds.some((syncId) => new RegExp(`^${glob}$`).test(String(syncId))));
 }
 
-/**
- * The `* REPLACE (…)` of a read of the change partitions together: each retyped column read back, file
- * by file, in its own type and converted as the mirror converts it ('' when nothing is retyped).
- */
-export function changesReplace(retyped: readonly RetypedColumn[]): string {
-  if (retyped.length === 0) return '';
-  const columns = retyped.map((column) => {
-    const name = quoteIdent(column.key);
-    const cases = column.older.map(
-      (older) => `WHEN ${inSyncs(older.syncIds)} THEN ${convertExpression(`TRY_CAST(${name} AS ${older.type})`, older.type, column.type)}`,
-    );
-    const current = `TRY_CAST(${name} AS ${column.type})`;
-    return `${cases.length > 0 ? `CASE ${cases.join(' ')} ELSE ${current} END` : current} AS ${name}`;
+/** The numbers from `low` to `high` (as many digits each) as patterns of digits and digit classes. */
+function sameLengthGlobs(low: string, high: string): string[] {
+  if (low === high) return [low];
+  if (low[0] === high[0]) return sameLengthGlobs(low.slice(1), high.slice(1)).map((glob) => low[0] + glob);
+  const rest = low.length - 1;
+  const globs: string[] = [];
+  let firstDigit = Number(low[0]);
+  let lastDigit = Number(high[0]);
+  if (low.slice(1) !== '0'.repeat(rest)) {
+    globs.push(...sameLengthGlobs(low.slice(1), '9'.repeat(rest)).map((glob) => low[0] + glob));
+    firstDigit += 1;
+  }
+  const highTail = high.slice(1) !== '9'.repeat(rest);
+  if (highTail) lastDigit -= 1;
+  if (firstDigit <= lastDigit) {
+    globs.push(`${firstDigit === lastDigit ? firstDigit : `[${firstDigit}-${lastDigit}]`}${'[0-9]'.repeat(rest)}`);
+  }
+  if (highTail) globs.push(...sameLengthGlobs('0'.repeat(rest), high.slice(1)).map((glob) => high[0] + glob));
+  return globs;
+}
+
+/** The `* REPLACE (…)` of a run's read: the columns its files hold in an older type, converted as the mirror converts them. */
+export function runReplace(run: PartitionRun, columns: readonly RetypedColumn[]): string {
+  const converted = run.older.map(({ key, type }) => {
+    const to = columns.find((column) => column.key === key)!.type;
+    return `${convertExpression(quoteIdent(key), type, to)} AS ${quoteIdent(key)}`;
   });
-  return ` REPLACE (${columns.join(', ')})`;
+  return converted.length === 0 ? '' : ` REPLACE (${converted.join(', ')})`;
 }
 
 /** The `* REPLACE (…)` of a read of the snapshot: its retyped columns converted as the mirror converts them. */
-export function snapshotReplace(retyped: readonly RetypedColumn[]): string {
-  const columns = retyped
+export function snapshotReplace(columns: readonly RetypedColumn[]): string {
+  const converted = columns
     .filter((column) => column.snapshotType !== undefined)
     .map((column) => `${convertExpression(quoteIdent(column.key), column.snapshotType!, column.type)} AS ${quoteIdent(column.key)}`);
-  return columns.length === 0 ? '' : ` REPLACE (${columns.join(', ')})`;
+  return converted.length === 0 ? '' : ` REPLACE (${converted.join(', ')})`;
 }

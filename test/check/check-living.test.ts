@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { CheckResult } from '../../src/check/check-result.js';
+import { addRows, EMAIL_AND_ENRICH, makeTable } from '../helpers/admin-tables.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import { startReceiver, writeChecks, type Receiver } from './fixture.js';
 
@@ -25,16 +26,8 @@ it.beforeAll(async ({ harness: fileHarness }) => {
   // an hour between steps: the action cells stay queued until the test settles them
   harness = fileHarness;
   receiver = await startReceiver();
-  const created = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
-    workspace: 'Sales',
-    name: 'Living',
-    fields: [
-      { label: 'Email', type: 'email' },
-      { label: 'Enrich', type: 'action', action: { from: 'Email', derive: 'domain' } },
-    ],
-  });
-  tableId = created.table.id;
-  await harness.admin('POST', `/tables/${tableId}/rows`, { rows: emails(10, true) });
+  tableId = (await makeTable(harness, 'Living', EMAIL_AND_ENRICH)).id;
+  await addRows(harness, tableId, emails(10, true));
   checks = await writeChecks(
     harness,
     'tables:\n  Living:\n    checks:\n      - stuck: {column: Enrich, max_age: 2h}\n      - failure_rate: {column: Enrich, max: 0.5, since: 1d}\n',
@@ -74,7 +67,7 @@ describe('tds check on the living emulator', () => {
     expect(settled.results[1]!.status).toBe('pass');
     expect(settled.results[1]!.observed).toBeLessThanOrEqual(0.5);
     expect(receiver.notifications()).toHaveLength(2);
-    await harness.admin('POST', `/tables/${tableId}/rows`, { rows: emails(20, false) });
+    await addRows(harness, tableId, emails(20, false));
     const failing = await check();
     expect(failing.code).toBe(9);
     expect(failing.results[1]).toMatchObject({ check: 'failure_rate Enrich', status: 'fail' });

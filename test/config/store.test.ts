@@ -1,14 +1,12 @@
-import { mkdtemp, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { readConfig, writeConfig, configDir, configFile } from '../../src/config/store.js';
 import { test as it } from '../helpers/emulator-fixture.js';
+import { useTestFolder } from '../helpers/test-folder.js';
 
-let folder: string;
-it.beforeEach(({ tmp }) => {
-  folder = tmp;
-});
-const tempDir = (): Promise<string> => mkdtemp(join(folder, 'config-'));
+const folder = useTestFolder();
+const tempDir = (): Promise<string> => folder.make('config');
 
 describe('config store', () => {
   it('reads a missing file as no profiles', async () => {

@@ -1,16 +1,13 @@
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import type { RunOptions } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import { expectNoSecret } from './read-support.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { useTestFolder } from '../helpers/test-folder.js';
 
-/** the folders of a test are made in its own temporary folder, removed after it */
-let folder: string;
-it.beforeEach(({ tmp }) => {
-  folder = tmp;
-});
+const folder = useTestFolder();
 
 // `tds config`: profiles on disk (mode 0600), secrets never from argv and shown only redacted,
 // and the read commands using what was saved.
@@ -25,7 +22,7 @@ const WEBHOOK = 'http://127.0.0.1:9/v1/webhook/Zq8fK2mLxP0aWbN7vR3sT6yU';
 
 /** tds with its own config folder and no TDS_BASE_URL / TDS_API_KEY. */
 async function configured() {
-  const dir = join(await mkdtemp(join(folder, 'config-e2e-')), 'tds');
+  const dir = join(await folder.make('config-e2e'), 'tds');
   const tds = async (args: string[], options: RunOptions = {}) => {
     const result = await runInProcess(args, { ...options, env: { TDS_CONFIG_DIR: dir, ...options.env } });
     expectNoSecret(result, emulator.apiKey);

@@ -73,6 +73,8 @@ it.beforeAll(async ({ openForFile }) => {
   types.set('Region', 'text').set('Remarks', 'text');
   const snapshot = async (shape: Partial<MirrorShape>): Promise<void> => {
     views.push(mirrorView(await exportRows(harness, tableId), { types, keys, renamed: { Notes: 'Remarks' }, ...shape }));
+    // a second on: a sync's end is known to the second on the service's clock, and counted at its latest
+    await harness.admin('POST', '/clock', { advanceMs: 1000 });
     moments.push(await clockNow());
   };
 

@@ -1,8 +1,8 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import type { Table } from '../../src/service/index.js';
-import type { Harness } from '../helpers/emulator-fixture.js';
+import { test, type Harness } from '../helpers/emulator-fixture.js';
 import { childEnv, type EnvOverrides } from '../helpers/hermetic-env.js';
 import { TDS_BIN } from '../helpers/spawn-tds.js';
 import { fetchJson, type Target } from './read-support.js';
@@ -89,6 +89,27 @@ export async function connectMcpWithTables(
     expect(synced.isError, synced.text).toBe(false);
   }
   return { mcp, tables };
+}
+
+/** What an MCP test file shares: its harness, one client connected to it, and the service's tables. */
+export interface McpFile {
+  harness: Harness;
+  mcp: McpClient;
+  tables: Table[];
+}
+
+/**
+ * One client for the file's tests: connected to the file's harness before them (connectMcpWithTables,
+ * with `options`), closed and checked after them. The members are set once the file's set-up has run.
+ */
+export function mcpForFile(options: McpOptions & { sync?: string[] } = {}): McpFile {
+  const file = {} as McpFile;
+  test.beforeAll(async ({ harness }) => {
+    file.harness = harness;
+    Object.assign(file, await connectMcpWithTables(harness, options));
+  });
+  afterAll(() => closeMcp(file.mcp));
+  return file;
 }
 
 /** Closes the client (when it connected) and checks that it saw nothing amiss on the wire all along. */

@@ -1,27 +1,18 @@
-import { afterAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Table } from '../../src/service/index.js';
-import { test as it, type Harness } from '../helpers/emulator-fixture.js';
-import { closeMcp, connectMcpWithTables, tableIn, type McpClient } from './mcp-support.js';
+import { test as it } from '../helpers/emulator-fixture.js';
+import { mcpForFile, tableIn } from './mcp-support.js';
 
 // `tds mcp` end to end: a real MCP client (the SDK's Client and stdio transport) spawns bin/tds.js mcp
 // against the emulator. Here the tools as listed, list_tables and describe_table before any mirror, the
 // arguments they refuse and their failures: a tool result with the command line's message.
 
-let harness: Harness;
-let mcp: McpClient;
-let tables: Table[];
-
-it.beforeAll(async ({ harness: fileHarness }) => {
-  harness = fileHarness;
-  ({ mcp, tables } = await connectMcpWithTables(harness));
-});
-afterAll(() => closeMcp(mcp));
-
-const named = (name: string, workspace?: string): Table => tableIn(tables, name, workspace);
+const file = mcpForFile();
+const named = (name: string, workspace?: string): Table => tableIn(file.tables, name, workspace);
 
 describe('tds mcp: the tools', () => {
   it('lists each tool with a description for the agent, a JSON Schema of its input and of its output', async () => {
-    const { tools } = await mcp.client.listTools();
+    const { tools } = await file.mcp.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
       'list_tables',
       'describe_table',
@@ -45,12 +36,12 @@ describe('tds mcp: the tools', () => {
   });
 
   it("list_tables: the organization's tables with their rows and columns, none mirrored yet", async () => {
-    const result = await mcp.call('list_tables');
+    const result = await file.mcp.call('list_tables');
     expect(result.isError, result.text).toBe(false);
     expect(JSON.parse(result.text)).toEqual(result.structured);
-    expect(result.structured).toMatchObject({ table_count: tables.length, mirror: harness.db, truncated: false });
+    expect(result.structured).toMatchObject({ table_count: file.tables.length, mirror: file.harness.db, truncated: false });
     expect(result.structured!.tables).toEqual(
-      tables.map((table) => ({
+      file.tables.map((table) => ({
         id: table.id,
         name: table.name,
         workspace: table.workspaceName,
@@ -59,15 +50,15 @@ describe('tds mcp: the tools', () => {
         mirror: null,
       })),
     );
-    expect(result.structured!.notes).toEqual([`there is no mirror at ${harness.db} yet: sync_tables makes it`]);
-    const sales = await mcp.call('list_tables', { workspace: 'Sales' });
+    expect(result.structured!.notes).toEqual([`there is no mirror at ${file.harness.db} yet: sync_tables makes it`]);
+    const sales = await file.mcp.call('list_tables', { workspace: 'Sales' });
     expect((sales.structured!.tables as Array<{ workspace: string }>).map((table) => table.workspace)).toEqual(
-      tables.filter((table) => table.workspaceName === 'Sales').map(() => 'Sales'),
+      file.tables.filter((table) => table.workspaceName === 'Sales').map(() => 'Sales'),
     );
   });
 
   it('describe_table: a table not mirrored, from the service, with the columns a sync would give it', async () => {
-    const result = await mcp.call('describe_table', { table: 'Leads' });
+    const result = await file.mcp.call('describe_table', { table: 'Leads' });
     expect(result.isError, result.text).toBe(false);
     const leads = named('Leads');
     expect(result.structured!.table).toEqual({
@@ -106,21 +97,21 @@ describe('tds mcp: the tools', () => {
       ['query_sql', { query: 'SELECT 1' }, /query|sql/],
     ];
     for (const [tool, args, names] of cases) {
-      const result = await mcp.call(tool, args);
+      const result = await file.mcp.call(tool, args);
       expect(result.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
       expect(result.text).toMatch(names);
     }
   });
 
   it('a failure is a tool result with the message and hint of the command line; the server goes on', async () => {
-    const result = await mcp.call('describe_table', { table: 'Nope' });
+    const result = await file.mcp.call('describe_table', { table: 'Nope' });
     expect(result).toMatchObject({ isError: true, structured: undefined });
-    const cli = await harness.tds(['schema', 'Nope']);
+    const cli = await file.harness.tds(['schema', 'Nope']);
     expect(cli.code).toBe(4);
     expect(result.text).toBe(cli.stderr.trimEnd());
-    const unknownWorkspace = await mcp.call('sync_tables', { tables: ['Nope'] });
+    const unknownWorkspace = await file.mcp.call('sync_tables', { tables: ['Nope'] });
     expect(unknownWorkspace.text).toMatch(/^tds: no table with ID or name "Nope" in this organization\nhint: /);
-    expect((await mcp.call('list_tables')).isError).toBe(false);
-    expect(mcp.wireErrors).toEqual([]);
+    expect((await file.mcp.call('list_tables')).isError).toBe(false);
+    expect(file.mcp.wireErrors).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { describe, expect } from 'vitest';
 import { readParquet } from '../export/parquet-file.js';
 import type { RunResult } from '../helpers/cli.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
+import { parseNdjson } from './rows-support.js';
 
 // Regression (issue 20, items 4 and 5): labels that differ only in case, that equal a generated key
 // (`_truncated`, `_syncId`, an action column's `<key>.status`), or that name an object's prototype
@@ -89,13 +90,7 @@ describe('odd labels: one set of keys in every output, every value kept', () => 
   it('NDJSON and JSON', async () => {
     const ndjson = await tds([...exportArgs(), '--format', 'ndjson']);
     expect(ndjson.code, ndjson.stderr).toBe(0);
-    expectRecords(
-      ndjson.stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
-      [...META, ...FIELD_KEYS],
-    );
+    expectRecords(parseNdjson(ndjson.stdout), [...META, ...FIELD_KEYS]);
     const json = await tds([...exportArgs(), '--format', 'json']);
     expect(json.code, json.stderr).toBe(0);
     expectRecords(JSON.parse(json.stdout) as Array<Record<string, unknown>>, [...META, ...FIELD_KEYS]);
@@ -152,12 +147,6 @@ describe('odd labels: one set of keys in every output, every value kept', () => 
     const select = names.map((name) => `"${name.replace(/"/g, '""')}"`).join(', ');
     const rows = await tds(['sql', `SELECT ${select} FROM odd_labels`, '--db', db, '--format', 'ndjson']);
     expect(rows.code, rows.stderr).toBe(0);
-    expectRecords(
-      rows.stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
-      [...META, ...FIELD_KEYS],
-    );
+    expectRecords(parseNdjson(rows.stdout), [...META, ...FIELD_KEYS]);
   });
 });

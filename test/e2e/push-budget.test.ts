@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { describe, expect } from 'vitest';
 import { expectSameRecords, journalOf, ndjson, people, tablePayloads, webhookPosts } from '../push/helpers/emulator.js';
-import { pushTest as it } from './push-support.js';
+import { harnessWithLimits, pushTest as it } from './push-support.js';
 
 // Issue 45: a webhook takes a budget of submissions in its lifetime (50,000 in production) and then drops
 // what it is sent while still answering success. tds counts each webhook's submissions in its ledger and
@@ -10,8 +10,7 @@ import { pushTest as it } from './push-support.js';
 
 describe('tds push: the webhook budget', () => {
   it('stops at the budget with exit 7 and what to do; --webhook NEW --resume sends the rest, nothing twice', async ({ openHarness }) => {
-    const harness = await openHarness({ webhookBudget: 500 });
-    expect((await harness.tds(['config', 'set', 'webhook-budget', '500'])).code).toBe(0);
+    const harness = await harnessWithLimits(openHarness, { webhookBudget: 500 });
     const records = people(600);
     const path = await harness.file('p.ndjson', ndjson(records));
     const args = ['push', harness.inbox.url, path, '--batch-size', '200'];
@@ -56,8 +55,7 @@ describe('tds push @NAME: a saved list of webhooks, filled in order', () => {
   it('goes on with the next webhook once the first has used its budget: each records which batches it took, nothing twice', async ({
     openHarness,
   }) => {
-    const harness = await openHarness({ webhookBudget: 500 });
-    expect((await harness.tds(['config', 'set', 'webhook-budget', '500'])).code).toBe(0);
+    const harness = await harnessWithLimits(openHarness, { webhookBudget: 500 });
     const { webhookUrl: second } = await harness.admin<{ webhookUrl: string }>('POST', `/tables/${harness.inbox.id}/webhooks`);
     const saved = await harness.tds(['config', 'set', 'webhook.inbox'], { input: `${harness.inbox.url}, ${second}\n` });
     expect(saved.code, saved.stderr).toBe(0);
@@ -109,8 +107,7 @@ describe('tds push @NAME: a saved list of webhooks, filled in order', () => {
   });
 
   it('stops with exit 7 only when the whole list is spent', async ({ openHarness }) => {
-    const harness = await openHarness({ webhookBudget: 100 });
-    expect((await harness.tds(['config', 'set', 'webhook-budget', '100'])).code).toBe(0);
+    const harness = await harnessWithLimits(openHarness, { webhookBudget: 100 });
     const { webhookUrl: second } = await harness.admin<{ webhookUrl: string }>('POST', `/tables/${harness.inbox.id}/webhooks`);
     expect((await harness.tds(['config', 'set', 'webhook.inbox'], { input: `${harness.inbox.url}\n` })).code).toBe(0);
     expect((await harness.tds(['config', 'set', 'webhook.inbox', '--add'], { input: `${second}\n` })).code).toBe(0);
@@ -129,8 +126,7 @@ describe('tds push --wait: rows the service dropped', () => {
   it('names the records a table at its row ceiling dropped, writes them to --rejects and exits 7, warning before it sends', async ({
     openHarness,
   }) => {
-    const harness = await openHarness({ tableCapacity: 300 });
-    expect((await harness.tds(['config', 'set', 'table-capacity', '300'])).code).toBe(0);
+    const harness = await harnessWithLimits(openHarness, { tableCapacity: 300 });
     const path = await harness.file('p.ndjson', ndjson(people(400)));
     const rejects = `${harness.dir}/rejects.ndjson`;
     const args = ['push', harness.inbox.url, path, '--batch-size', '100', '--concurrency', '1', '--table', 'Inbox', '--wait'];

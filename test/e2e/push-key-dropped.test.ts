@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect } from 'vitest';
 import { ndjson, people } from '../push/helpers/emulator.js';
 import { KEY_EMULATOR } from './push-key-support.js';
-import { pushTest as test } from './push-support.js';
+import { harnessWithLimits, pushTest as test } from './push-support.js';
 
 // Issue 45: push by key names the records the service dropped (taken in with a 2xx, never shown) from its key
 // lookups once the intake window has passed, as plain --wait does from the row count (push-budget.test.ts).
@@ -11,8 +11,7 @@ describe('tds push --key: rows the service dropped', () => {
   test('a table at its row ceiling: the records past it by number, in --rejects, exit 7, the likely cause; warned before', async ({
     openHarness,
   }) => {
-    const harness = await openHarness({ ...KEY_EMULATOR, tableCapacity: 30 });
-    expect((await harness.tds(['config', 'set', 'table-capacity', '30'])).code).toBe(0);
+    const harness = await harnessWithLimits(openHarness, { tableCapacity: 30 }, KEY_EMULATOR);
     const path = await harness.file('p.ndjson', ndjson(people(40)));
     const rejects = `${harness.dir}/rejects.ndjson`;
     const args = ['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '10', '--concurrency', '1'];
@@ -47,8 +46,7 @@ describe('tds push --key: rows the service dropped', () => {
   test('a table near its ceiling is warned about before pushing, with how many records fit, though the push fits', async ({
     openHarness,
   }) => {
-    const harness = await openHarness({ ...KEY_EMULATOR, tableCapacity: 50 });
-    expect((await harness.tds(['config', 'set', 'table-capacity', '50'])).code).toBe(0);
+    const harness = await harnessWithLimits(openHarness, { tableCapacity: 50 }, KEY_EMULATOR);
     const first = await harness.file('a.ndjson', ndjson(people(45)));
     const push = (path: string) =>
       harness.tds(['push', harness.inbox.url, path, '--key', 'email', '--table', 'Inbox', '--batch-size', '50']);

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { request } from 'undici';
 import { expect } from 'vitest';
 import type { RequestLogEntry, RunningEmulator } from '../../src/emulator/index.js';
+import type { FieldSpec } from '../helpers/admin-tables.js';
 import { type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { api, PUSH_EMULATOR, webhookPosts, type PushHarness } from '../push/helpers/emulator.js';
@@ -21,14 +22,6 @@ export const keyTest = pushTest.extend<{ pushHarness: PushHarness }>({
   pushHarness: async ({ openHarness }, use) => use(await openHarness(KEY_EMULATOR)),
 });
 
-export interface FieldDefinition {
-  label: string;
-  type: string;
-  mapKey?: string;
-  options?: Array<{ label: string; value: string }>;
-  action?: Record<string, unknown>;
-}
-
 export interface AdminTable {
   id: string;
   url: string;
@@ -36,7 +29,7 @@ export interface AdminTable {
 }
 
 /** A webhook-fed table made through the emulator's admin route. */
-export async function webhookTable(harness: Harness, name: string, fields: FieldDefinition[]): Promise<AdminTable> {
+export async function webhookTable(harness: Harness, name: string, fields: FieldSpec[]): Promise<AdminTable> {
   const reply = (await harness.admin('POST', '/tables', { workspace: 'Marketing', name, webhook: true, fields })) as {
     table: { id: string };
     fields: AdminTable['fields'];

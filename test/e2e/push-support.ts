@@ -1,4 +1,4 @@
-import { onTestFinished } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
 import { test, type HarnessOptions } from '../helpers/emulator-fixture.js';
 import { startScriptedServer, WEBHOOK_PATH, type Script, type ScriptedServer } from '../helpers/scripted-server.js';
 import { PUSH_EMULATOR, withWebhooks, type PushHarness } from '../push/helpers/emulator.js';
@@ -18,4 +18,25 @@ export async function scriptedWebhook(script: Script): Promise<ScriptedServer & 
   const server = await startScriptedServer(script);
   onTestFinished(() => server.close());
   return Object.assign(server, { url: `${server.origin}${WEBHOOK_PATH}` });
+}
+
+/** The limits a push harness's emulator enforces and tds is told of (`tds config set`), as a user would. */
+export interface KnownLimits {
+  webhookBudget?: number;
+  tableCapacity?: number;
+}
+
+/** A push harness (with `options`) whose emulator enforces `limits`, each saved in tds's config too. */
+export async function harnessWithLimits(
+  openHarness: (options?: HarnessOptions) => Promise<PushHarness>,
+  limits: KnownLimits,
+  options: HarnessOptions = {},
+): Promise<PushHarness> {
+  const harness = await openHarness({ ...options, ...limits });
+  const keys = { webhookBudget: 'webhook-budget', tableCapacity: 'table-capacity' } as const;
+  for (const [limit, value] of Object.entries(limits) as Array<[keyof KnownLimits, number]>) {
+    const saved = await harness.tds(['config', 'set', keys[limit], String(value)]);
+    expect(saved.code, saved.stderr).toBe(0);
+  }
+  return harness;
 }

@@ -1,18 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import type { Field, Row, Table } from '../../src/service/index.js';
 import {
   EDGE_KEYS,
   LEADS_KEYS,
-  allRows,
   asText,
   expectedRecords,
+  leadsWithRecords,
   parseDelimited,
   parseNdjson,
-  schemaOf,
-  tableNamed,
+  serviceTable,
   type Rec,
+  type ServiceTable,
 } from './rows-support.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
@@ -20,20 +19,16 @@ import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 let emulator: Harness;
 let tds: Harness['tds'];
-let leads: { table: Table; fields: Field[]; rows: Row[]; records: Rec[] };
-let edge: { table: Table; fields: Field[]; rows: Row[] };
+let leads: ServiceTable & { records: Rec[] };
+let edge: ServiceTable;
 
 it.override({ harnessOptions: { spawned: {} } });
 
 it.beforeAll(async ({ harness }) => {
   emulator = harness;
   tds = harness.tds;
-  const table = await tableNamed(emulator, 'Leads');
-  const fields = await schemaOf(emulator, table.id);
-  const rows = await allRows(emulator, table.id);
-  leads = { table, fields, rows, records: expectedRecords(rows, fields, { keys: LEADS_KEYS }) };
-  const edgeTable = await tableNamed(emulator, 'Edge Cases');
-  edge = { table: edgeTable, fields: await schemaOf(emulator, edgeTable.id), rows: await allRows(emulator, edgeTable.id) };
+  leads = await leadsWithRecords(emulator);
+  edge = await serviceTable(emulator, 'Edge Cases');
 });
 
 describe.concurrent('tds rows: formats', () => {

@@ -29,6 +29,25 @@ export async function allRows(target: Target, tableId: string): Promise<Row[]> {
   return rows;
 }
 
+/** A table as the service gives it: the table, its schema and every row. */
+export interface ServiceTable {
+  table: Table;
+  fields: Field[];
+  rows: Row[];
+}
+
+/** The table named `name`, its schema and its rows, as the service answers. */
+export async function serviceTable(target: Target, name: string): Promise<ServiceTable> {
+  const table = await tableNamed(target, name);
+  return { table, fields: await schemaOf(target, table.id), rows: await allRows(target, table.id) };
+}
+
+/** The demo's Leads as the service gives it, with the records `tds rows Leads` must write of it. */
+export async function leadsWithRecords(target: Target): Promise<ServiceTable & { records: Rec[] }> {
+  const leads = await serviceTable(target, 'Leads');
+  return { ...leads, records: expectedRecords(leads.rows, leads.fields, { keys: LEADS_KEYS }) };
+}
+
 /** Every row of POST …/rows/query for this body, following the cursors. */
 export async function queryRows(target: Target, tableId: string, body: Record<string, unknown>): Promise<Row[]> {
   const rows: Row[] = [];

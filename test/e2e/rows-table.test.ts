@@ -1,26 +1,22 @@
 import { describe, expect } from 'vitest';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import { displayWidth } from '../../src/output/table.js';
-import type { Field, Row, Table } from '../../src/service/index.js';
 import { emulatorRequests } from './read-support.js';
-import { LEADS_KEYS, allRows, expectedRecords, schemaOf, tableNamed, type Rec } from './rows-support.js';
+import { allRows, leadsWithRecords, schemaOf, tableNamed, type Rec, type ServiceTable } from './rows-support.js';
 
 // Issue 16: `tds rows|query --format table`. On a terminal (TDS_FORCE_TTY=1, LINES and COLUMNS give its
 // size): a screenful of rows sized to the terminal, with a footer and hints; piped: plain aligned text.
 
 let emulator: Harness;
 let tds: Harness['tds'];
-let leads: { table: Table; fields: Field[]; rows: Row[]; records: Rec[] };
+let leads: ServiceTable & { records: Rec[] };
 
 it.override({ harnessOptions: { spawned: {} } });
 
 it.beforeAll(async ({ harness }) => {
   emulator = harness;
   tds = harness.tds;
-  const table = await tableNamed(emulator, 'Leads');
-  const fields = await schemaOf(emulator, table.id);
-  const rows = await allRows(emulator, table.id);
-  leads = { table, fields, rows, records: expectedRecords(rows, fields, { keys: LEADS_KEYS }) };
+  leads = await leadsWithRecords(emulator);
 });
 
 const terminal = (lines: number, columns: number) => ({ env: { TDS_FORCE_TTY: '1', LINES: String(lines), COLUMNS: String(columns) } });

@@ -5,9 +5,9 @@ import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 // Issue 15, item 7: stdout that cannot be written (a full disk: /dev/full) is a one-line error and
 // exit 1 for every command; a pipe closed by its reader (`| head`) stays a normal exit.
 
+// one emulator for the file (in this process: the runs are the processes), which every run only reads
 let emulator: Harness;
 
-it.override({ harnessOptions: { spawned: {} } });
 it.beforeAll(({ harness }) => {
   emulator = harness;
 });

@@ -3,6 +3,7 @@ import { describe, expect, vi } from 'vitest';
 import { createPrng } from '../../src/emulator/seed/prng.js';
 import { diffRecords, type DiffRecord, type Row } from './diff-support.js';
 import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { followInProcess } from './sync-support.js';
 
 // `tds sync --changes` delivers every change at least once, each repeat the same record with the same
 // (syncId, _id): replaying every whole line that any run printed (a pipe closed early, a SIGKILL at a
@@ -193,15 +194,16 @@ describe('tds sync --follow --changes: what an earlier run did not deliver comes
     const before = wholeLines(cut.stdout());
     expect(before.length).toBeLessThan(ROWS);
 
-    // nothing new on the service: what the follower prints is what the cut run committed and did not deliver
-    const follow = b.spawn(['sync', 'Backlog', '--follow', '--every', '60', '--changes']);
+    // nothing new on the service: what the follower (in this process: its streams tell all) prints is what the
+    // cut run committed and did not deliver
+    const follow = followInProcess(b, ['sync', 'Backlog', '--follow', '--every', '60', '--changes']);
     await vi.waitFor(() => expect(follow.stderr()).toMatch(/synced /), { timeout: 30_000, interval: 10 });
-    follow.child.kill('SIGINT');
-    expect(await follow.exit, follow.stderr()).toBe(0);
-    const after = wholeLines(follow.stdout());
+    const followed = await follow.stop();
+    expect(followed.code, followed.stderr).toBe(0);
+    const after = wholeLines(followed.stdout);
     expect(after.length).toBeGreaterThan(0);
     expect(new Set([...before, ...after].map((record) => `${record.change} ${record._id}`))).toEqual(
       new Set(added.rows.map((row) => `added ${row.id}`)),
     );
-  });
+  }, 120_000);
 });

@@ -8,13 +8,14 @@ import { RATE_SCALE } from '../helpers/rate-scale.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import type { SpawnedTds } from '../helpers/spawn-tds.js';
 import type { RequestLogEntry } from '../../src/emulator/index.js';
-import { addEveryTypeRows, DAY, expectMirrorEqualsService, syncTables } from './sync-support.js';
+import { addEveryTypeRows, DAY, expectMirrorEqualsService, followInProcess, syncedNarrowTable, syncTables } from './sync-support.js';
 
 // Freshness (issue 30), the verification's hard cases: rows with equal creation times across a page
 // edge, rows that arrive through the webhook intake while a verification runs, a re-run of old rows,
 // the one "too large" message, MCP queries against a followed mirror, and whole lines on SIGTERM.
 
 type ChangeRecord = { change: string; _id: string; syncId: number };
+type InProcessFollower = ReturnType<typeof followInProcess>;
 
 const records = (stdout: string): ChangeRecord[] =>
   stdout
@@ -43,7 +44,7 @@ async function verifiedAfter(harness: Harness, after: number): Promise<void> {
 async function verifying(harness: Harness): Promise<void> {
   await vi.waitFor(
     async () => expect((await sqlJson<{ p: string | null }>(harness, 'SELECT verify_pass AS p FROM _tds_tables'))[0]!.p).not.toBeNull(),
-    { timeout: 30_000, interval: 20 },
+    { timeout: 30_000, interval: 100 },
   );
 }
 
@@ -66,7 +67,12 @@ function afterLimited(log: readonly RequestLogEntry[]): { retriedAt: number; nex
   return found;
 }
 
-async function stop(follow: SpawnedTds): Promise<void> {
+/** Stops a follower: Ctrl-C's interrupt in this process, SIGINT to a process. */
+async function stop(follow: SpawnedTds | InProcessFollower): Promise<void> {
+  if ('stop' in follow) {
+    await follow.stop();
+    return;
+  }
   follow.child.kill('SIGINT');
   await follow.ended;
 }
@@ -81,7 +87,10 @@ async function syncedOldTable(harness: Harness, count: number): Promise<{ id: st
 
 const FOLLOW = ['sync', '--follow', '--every', '0.1', '--changes'];
 
-/** Follows with --changes (--max-stale 2m) until a verification that began after `first` is complete; the records printed. */
+/**
+ * Follows with --changes (--max-stale 2m) until a verification that began after `first` is complete; the records printed.
+ * A follower whose mirror the test reads meanwhile is a process: DuckDB's lock keeps out readers of other processes only.
+ */
 async function followUntilVerified(harness: Harness, first: number): Promise<ChangeRecord[]> {
   const follow = harness.spawn([...FOLLOW, '--max-stale', '2m']);
   try {
@@ -255,11 +264,11 @@ describe('verification: a re-run still running', () => {
 describe('verification: what it says and who reads meanwhile', () => {
   it('tables too large for --max-stale at the share: said once, with the staleness it can keep', async ({ open }) => {
     const harness = await open();
-    await syncedOldTable(harness, 450);
+    await syncedNarrowTable(harness, 450);
     const since = harness.emu.requestLog.length;
     // 5 pages at 1 % of 60 a minute: a page every 100 s of the service; with the first round's row
     // request out of the same share (its schema read is no row request), every page once in 600 s
-    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1m', '--max-share', '0.01']);
+    const follow = followInProcess(harness, ['sync', '--follow', '--every', '0.1', '--max-stale', '1m', '--max-share', '0.01']);
     try {
       await vi.waitFor(() => expect(listings(harness, since)).toBeGreaterThanOrEqual(10), { timeout: 30_000, interval: 20 });
     } finally {
@@ -294,7 +303,7 @@ describe('verification: what it says and who reads meanwhile', () => {
         .filter((record) => record.change === change)
         .map((record) => record._id);
     // 5 pages, --max-stale 5m: a page about every 0.27 s (a pass and a wait as long again); each request waits
-    // for DuckDB's try however fast they come
+    // for DuckDB's try however fast they come. The follower is a process: DuckDB's lock is between processes.
     const follow = harness.spawn([...FOLLOW, '--max-stale', '5m']);
     trying = harness.db;
     try {
@@ -399,7 +408,7 @@ describe("verification's share of the row-read limit", () => {
     open,
   }) => {
     const harness = await open();
-    const table = await syncedOldTable(harness, 450);
+    const table = await syncedNarrowTable(harness, 450);
     const since = harness.emu.requestLog.length;
     const share = 0.05;
     const minute = 60_000 / RATE_SCALE;
@@ -407,7 +416,7 @@ describe("verification's share of the row-read limit", () => {
     const shareMs = minute / (60 * share);
     const reads = (): typeof harness.emu.requestLog => harness.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows');
     // --max-stale asks far more than the share allows (5 pages in 1 s): verification reads at the share
-    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1s', '--max-share', String(share)]);
+    const follow = followInProcess(harness, ['sync', '--follow', '--every', '0.1', '--max-stale', '1s', '--max-share', String(share)]);
     try {
       // verification alone: in any minute of the service, at most s × 60 + 1 row requests
       await vi.waitFor(() => expect(reads().length).toBeGreaterThanOrEqual(8), { timeout: 60_000, interval: 20 });
@@ -421,7 +430,7 @@ describe("verification's share of the row-read limit", () => {
       const cursorPages = (): number => reads().filter((entry) => entry.path.includes('cursor=')).length;
       for (let k = 0; k < 6; k += 1) {
         const before = reads().length;
-        await addEveryTypeRows(harness, table.id, { count: 1, from: 1000 + k });
+        await table.add(1);
         await vi.waitFor(() => expect(reads().length).toBeGreaterThan(before), { timeout: 30_000, interval: 5 });
       }
       const afterRounds = cursorPages();
@@ -442,11 +451,11 @@ describe("verification's share of the row-read limit", () => {
 
   it('a verification page that met a 429 (another client over the limit) puts the next page off by twice the spacing', async ({ open }) => {
     const harness = await open({ readFaults: '429:0.15', faultSeed: 7 });
-    await syncedOldTable(harness, 450);
+    await syncedNarrowTable(harness, 450);
     const since = harness.emu.requestLog.length;
     // 5 pages, --max-stale 5m: a page every 27 s of the service (270 ms here): the table's pass and a wait as long again
     const spacing = (0.9 * 300_000) / (5 + 5) / RATE_SCALE;
-    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--max-share', '0.5']);
+    const follow = followInProcess(harness, ['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--max-share', '0.5']);
     // a faulted request is answered before its bucket is known: the path says it is a row read
     const reads = (): typeof harness.emu.requestLog =>
       harness.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /^\/v1\/tables\/[^/]+\/rows/.test(entry.path));

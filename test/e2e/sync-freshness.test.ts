@@ -1,7 +1,7 @@
 import { describe, expect, vi } from 'vitest';
 import { everyTypeTable, exportRows, mirrorRows } from '../mirror/helpers.js';
 import { adminRoute, test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
-import { addEveryTypeRows, DAY, expectMirrorEqualsService, syncTables } from './sync-support.js';
+import { addEveryTypeRows, DAY, expectMirrorEqualsService, followInProcess, syncTables } from './sync-support.js';
 
 // Freshness (issue 30): deletions found by a plain sync, verified_at and --max-stale, --follow rounds
 // that cost one listing and no row request when nothing moved, verification pages that bring edits
@@ -139,7 +139,7 @@ describe('tds sync --follow: rounds and verification', () => {
     await addEveryTypeRows(harness, b.id, { count: 30, from: 1, createdAgoMs: () => DAY });
     await syncTables(harness, [a.id, b.id]);
 
-    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', 'off', '--json']);
+    const follow = followInProcess(harness, ['sync', '--follow', '--every', '0.1', '--max-stale', 'off', '--json']);
     try {
       await vi.waitFor(() => expect(follow.stdout()).toContain('\n'), { timeout: 20_000, interval: 20 });
       const since = harness.emu.requestLog.length;
@@ -150,8 +150,7 @@ describe('tds sync --follow: rounds and verification', () => {
       await vi.waitFor(() => expect(follow.stdout().split('\n').filter(Boolean).length).toBe(2), { timeout: 20_000, interval: 20 });
       expect(JSON.parse(follow.stdout().split('\n')[1]!).tables).toMatchObject([{ mirrorTable: 'other', inserted: 1 }]);
     } finally {
-      follow.child.kill('SIGINT');
-      await follow.ended;
+      await follow.stop();
     }
   });
 
@@ -165,7 +164,8 @@ describe('tds sync --follow: rounds and verification', () => {
     await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[301]] });
 
     const since = harness.emu.requestLog.length;
-    // 5 pages; --max-stale 5m at the rate scale (100) is 3 s here: a page every 0.27 s (the share alone would allow one every 20 ms)
+    // 5 pages; --max-stale 5m at the rate scale (100) is 3 s here: a page every 0.27 s (the share alone would allow one every 20 ms).
+    // The follower is a process apart from the readers (run in this one): the mirror's lock is between processes.
     const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--max-share', '0.5', '--changes']);
     try {
       // every reader, again and again while the follower verifies (twice at least, ten times at most, until it
@@ -231,7 +231,17 @@ describe('tds sync --follow: rounds and verification', () => {
     await addEveryTypeRows(harness, other.id, { count: 30, from: 1, createdAgoMs: () => DAY });
     await syncTables(harness, [id, other.id]);
     // 3 pages; --max-stale 1s asks more than --max-share 0.05 allows: a page every 200 ms here, a pass in 0.6 s
-    const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '1s', '--max-share', '0.05', '--changes']);
+    const follow = followInProcess(harness, [
+      'sync',
+      '--follow',
+      '--every',
+      '0.1',
+      '--max-stale',
+      '1s',
+      '--max-share',
+      '0.05',
+      '--changes',
+    ]);
     const ofTable = (entry: { bucket?: string; path: string }) => entry.bucket === 'rows' && entry.path.startsWith(`/v1/tables/${id}/`);
     const rowsSince = (since: number) => harness.emu.requestLog.slice(since).filter(ofTable);
     let since = 0;
@@ -263,8 +273,7 @@ describe('tds sync --follow: rounds and verification', () => {
         interval: 20,
       });
     } finally {
-      follow.child.kill('SIGINT');
-      await follow.ended;
+      await follow.stop();
     }
     // every row read of the table after the deletion is a verification page: each pass starts at the newest
     // row (no cursor) and reads the table's 3 pages; a round's read of the newest page would be one more
@@ -322,7 +331,7 @@ describe('tds sync --follow: stopped mid-verification', () => {
           expect(state.code, state.stderr).toBe(0);
           expect(JSON.parse(state.stdout)[0].verify_pass).not.toBeNull();
         },
-        { timeout: 30_000, interval: 20 },
+        { timeout: 30_000, interval: 100 },
       );
       first.child.kill(signal);
       release();
@@ -330,7 +339,8 @@ describe('tds sync --follow: stopped mid-verification', () => {
       if (signal === 'SIGTERM') expect(ended.code, first.stderr()).toBe(143);
       const before = records(first.stdout());
 
-      const second = harness.spawn(args);
+      // the next follower in this process: its output tells all
+      const second = followInProcess(harness, args);
       try {
         await vi.waitFor(
           () => {
@@ -341,8 +351,7 @@ describe('tds sync --follow: stopped mid-verification', () => {
           { timeout: 60_000, interval: 50 },
         );
       } finally {
-        second.child.kill('SIGINT');
-        await second.ended;
+        await second.stop();
       }
       const all = [...before, ...records(second.stdout())];
       for (const changed of [ids[440], ids[20], ids[200]]) expect(all.filter((record) => record._id === changed)).toHaveLength(1);

@@ -2,44 +2,35 @@ import { describe, expect, vi } from 'vitest';
 import { createPrng } from '../../src/emulator/seed/prng.js';
 import { exportRows } from '../mirror/helpers.js';
 import { diffRecords, expectedDiff, sqlRows, type Row } from './diff-support.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { ago, rowReadsSince } from './sync-support.js';
+import { addRows, makeTable, NAME_AND_NUMBER } from '../helpers/admin-tables.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 // SIGKILL and SIGINT at seeded random points of incremental and --full syncs, each followed by a sync
 // that completes: every version of every row that a sync could see is in the mirror (the table or its
 // history) exactly once, deletions once, and the table after each completed sync is what the service had.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
-
 const CYCLES = 4;
 const ROWS = 600;
 
 describe('tds sync: versions through kills', () => {
-  it('SIGKILL and SIGINT anywhere in a sync: every version once, the table as the service had it after each completed sync', async () => {
+  it('SIGKILL and SIGINT anywhere in a sync: every version once, the table as the service had it after each completed sync', async ({
+    open,
+  }) => {
     const random = createPrng(2026);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-    const b = await openHarness();
-    const created = await b.admin<{ table: { id: string } }>('POST', '/tables', {
-      workspace: 'Sales',
-      name: 'Churned',
-      fields: [
-        { label: 'Name', type: 'text' },
-        { label: 'N', type: 'number' },
-      ],
-    });
-    const tableId = created.table.id;
+    const b = await open();
+    const { id: tableId } = await makeTable(b, 'Churned', NAME_AND_NUMBER);
     const rowsPath = `/tables/${tableId}/rows`;
-    const addRows = async (count: number, ago: (i: number) => number): Promise<void> => {
-      await b.admin('POST', rowsPath, {
-        rows: Array.from({ length: count }, (_, i) => ({
-          cells: { Name: `row ${random().toString(36).slice(2, 8)}`, N: i },
-          createdAt: new Date(Date.now() - ago(i)).toISOString(),
-        })),
-      });
+    const addRandomRows = async (count: number, msAgo: (i: number) => number): Promise<void> => {
+      const names = Array.from({ length: count }, () => `row ${random().toString(36).slice(2, 8)}`);
+      await addRows(
+        b,
+        tableId,
+        names.map((Name, i) => ({ cells: { Name, N: i }, createdAt: ago(msAgo(i)) })),
+      );
     };
-    await addRows(ROWS, (i) => (ROWS - i) * 3_600_000);
+    await addRandomRows(ROWS, (i) => (ROWS - i) * 3_600_000);
 
     /** Starts a sync and stops it with `signal` once the emulator has answered `after` of its row requests (if it has not ended by then). */
     const interrupted = async (args: string[], signal: 'SIGKILL' | 'SIGINT', after: number): Promise<void> => {
@@ -47,9 +38,7 @@ describe('tds sync: versions through kills', () => {
       const sync = b.spawn(['sync', ...args]);
       let done = false;
       void sync.ended.then(() => (done = true));
-      const answered = (): number =>
-        b.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows' && entry.status === 200).length;
-      await vi.waitFor(() => expect(done || answered() >= after).toBe(true), { timeout: 20_000, interval: 2 });
+      await vi.waitFor(() => expect(done || rowReadsSince(b, since) >= after).toBe(true), { timeout: 20_000, interval: 2 });
       if (!done) sync.child.kill(signal);
       const { code, signal: killed } = await sync.ended;
       if (signal === 'SIGINT') expect([0, 130]).toContain(code);
@@ -92,7 +81,7 @@ describe('tds sync: versions through kills', () => {
       const edited = full ? Array.from({ length: 8 }, () => pick(current)) : newest.slice(0, 40).filter(() => random() < 0.2);
       for (const id of new Set(edited)) await b.admin('PATCH', `${rowsPath}/${id}`, { cells: { N: Math.floor(random() * 1000) } });
       if (full) await b.admin('POST', `${rowsPath}/delete`, { ids: [pick(current), pick(current)] });
-      await addRows(3, (i) => 1_000 * (3 - i));
+      await addRandomRows(3, (i) => 1_000 * (3 - i));
       await interrupted(full ? ['--full'] : [], pick(['SIGKILL', 'SIGINT'] as const), 1 + Math.floor(random() * 7));
       await record(await completed(full));
     }

@@ -1,6 +1,7 @@
 import { describe, expect, vi } from 'vitest';
 import { everyTypeTable } from '../mirror/helpers.js';
 import { addEveryTypeRows, ago, expectMirrorEqualsService, rowReadsSince } from './sync-support.js';
+import { addRows, makeTable, NAME_AND_NUMBER } from '../helpers/admin-tables.js';
 import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // Interruptions leave a consistent mirror that the next sync completes. The interrupted syncs are
@@ -21,17 +22,9 @@ const FREE_PAGES = 2;
 
 /** A table of a name and a number, and its rows, created from oldest to newest; the row IDs in that order. */
 async function plainTable(harness: Harness): Promise<{ id: string; ids: string[] }> {
-  const created = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
-    workspace: 'Sales',
-    name: 'Plain',
-    fields: [
-      { label: 'Name', type: 'text' },
-      { label: 'N', type: 'number' },
-    ],
-  });
+  const { id } = await makeTable(harness, 'Plain', NAME_AND_NUMBER);
   const rows = Array.from({ length: ROWS }, (_, i) => ({ cells: { Name: `row ${i}`, N: i }, createdAt: ago((ROWS - i) * 60_000) }));
-  const added = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, { rows });
-  return { id: created.table.id, ids: added.rows.map((row) => row.id) };
+  return { id, ids: await addRows(harness, id, rows) };
 }
 
 describe('tds sync: interruptions leave a consistent mirror that the next sync completes', () => {

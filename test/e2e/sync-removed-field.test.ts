@@ -1,5 +1,7 @@
 import { describe, expect } from 'vitest';
-import { everyTypeCells, everyTypeTable } from '../mirror/helpers.js';
+import { everyTypeTable } from '../mirror/helpers.js';
+import { addEveryTypeRows, DAY } from './sync-support.js';
+import { addRows, makeTable } from '../helpers/admin-tables.js';
 import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
 
 // A removed field's column is kept with the values it had when the field was removed, whatever is
@@ -24,14 +26,7 @@ describe('tds sync: a removed field', () => {
   it('its kept column keeps its values through incremental syncs that read rows again and through --full', async () => {
     const harness = await openHarness();
     const table = await everyTypeTable(harness);
-    const DAY = 86_400_000;
-    const created = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${table.id}/rows`, {
-      rows: Array.from({ length: 150 }, (_, i) => ({
-        cells: everyTypeCells(i),
-        createdAt: new Date(Date.now() - (150 - i) * DAY).toISOString(),
-      })),
-    });
-    const ids = created.rows.map((row) => row.id);
+    const ids = await addEveryTypeRows(harness, table.id, { count: 150, from: 0, createdAgoMs: (k) => (150 - k) * DAY });
     expect((await harness.tds(['sync', table.id])).code).toBe(0);
     const notes = await column(harness, 'Notes');
     const enrich = await column(harness, 'Enrich.status');
@@ -64,23 +59,16 @@ describe('tds sync: a removed field', () => {
 describe('a field removed and another added with its label', () => {
   it('the live field keeps the label in every output (export, mirror, diff, stats); the kept column takes " (2)"', async () => {
     const b = await openHarness();
-    const created = await b.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
-      workspace: 'Sales',
-      name: 'Flags',
-      fields: [
-        { label: 'Name', type: 'text' },
-        { label: 'Flag', type: 'boolean' },
-      ],
-    });
-    const tableId = created.table.id;
-    const rows = await b.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${tableId}/rows`, {
-      rows: [{ cells: { Name: 'a', Flag: true } }, { cells: { Name: 'b', Flag: false } }],
-    });
+    const table = await makeTable(b, 'Flags', [
+      { label: 'Name', type: 'text' },
+      { label: 'Flag', type: 'boolean' },
+    ]);
+    const tableId = table.id;
+    const rowIds = await addRows(b, tableId, [{ cells: { Name: 'a', Flag: true } }, { cells: { Name: 'b', Flag: false } }]);
     expect((await b.tds(['sync', tableId])).code).toBe(0);
-    await b.admin('DELETE', `/tables/${tableId}/fields/${created.fields.find((field) => field.label === 'Flag')!.id}`);
+    await b.admin('DELETE', `/tables/${tableId}/fields/${table.fieldId('Flag')}`);
     await b.admin('POST', `/tables/${tableId}/fields`, { label: 'Flag', type: 'text' });
-    for (const [i, row] of rows.rows.entries())
-      await b.admin('PATCH', `/tables/${tableId}/rows/${row.id}`, { cells: { Flag: `new ${i}` } });
+    for (const [i, rowId] of rowIds.entries()) await b.admin('PATCH', `/tables/${tableId}/rows/${rowId}`, { cells: { Flag: `new ${i}` } });
     const synced = await b.tds(['sync', tableId]);
     expect(synced.code, synced.stderr).toBe(0);
     expect(synced.stderr).toMatch(/column "Flag" renamed to "Flag \(2\)"/);

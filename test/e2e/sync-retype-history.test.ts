@@ -1,34 +1,26 @@
 import { describe, expect } from 'vitest';
 import { diffRecords, sqlRows } from './diff-support.js';
 import { expectMirrorEqualsService, syncTables } from './sync-support.js';
-import { test as it, type Harness, type HarnessOptions } from '../helpers/emulator-fixture.js';
+import { addRows, makeTable } from '../helpers/admin-tables.js';
+import { test as it } from '../helpers/emulator-fixture.js';
 
 // A retype never rewrites history: retyped there and back, every version the mirror kept gives back
 // what the service held, value by value (T_at_sync, T_at, tds diff, --changes), and a value compared
 // across a retype is a change only when the service's value changed.
 
-let openHarness: (options?: HarnessOptions) => Promise<Harness>;
-it.beforeEach(({ open }) => {
-  openHarness = open;
-});
-
 describe('a field retyped and back: history as the service held it', () => {
-  it('T_at_sync, T_at and tds diff give back each value across text → number → text and number → text', async () => {
-    const b = await openHarness();
-    const created = await b.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
-      workspace: 'Sales',
-      name: 'Every Type',
-      fields: [
-        { label: 'Code', type: 'text' },
-        { label: 'Num', type: 'number' },
-      ],
-    });
-    const tableId = created.table.id;
-    const field = (label: string): string => created.fields.find((candidate) => candidate.label === label)!.id;
-    const rows = await b.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${tableId}/rows`, {
-      rows: [{ cells: { Code: 'abc', Num: 2 } }, { cells: { Code: 'x', Num: 5 } }, { cells: { Code: 'same', Num: 1.5 } }],
-    });
-    const [one, two, three] = rows.rows.map((row) => row.id) as [string, string, string];
+  it('T_at_sync, T_at and tds diff give back each value across text → number → text and number → text', async ({ open }) => {
+    const b = await open();
+    const { id: tableId, fieldId: field } = await makeTable(b, 'Every Type', [
+      { label: 'Code', type: 'text' },
+      { label: 'Num', type: 'number' },
+    ]);
+    const rowIds = await addRows(b, tableId, [
+      { cells: { Code: 'abc', Num: 2 } },
+      { cells: { Code: 'x', Num: 5 } },
+      { cells: { Code: 'same', Num: 1.5 } },
+    ]);
+    const [one, two, three] = rowIds as [string, string, string];
     const [first] = await syncTables(b, [tableId]);
     const afterFirst = (await sqlRows(b, 'SELECT max("_updatedAt") AS t FROM every_type'))[0]!.t as string;
     await b.admin('PATCH', `/tables/${tableId}/rows/${one}`, { cells: { Code: 'def', Num: 3 } });

@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { sqlRows } from './diff-support.js';
 import { expectMirrorEqualsService, syncTables } from './sync-support.js';
+import { addRows, makeTable, type MadeTable } from '../helpers/admin-tables.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // Issue 41, case 2: several schema changes of one table between two syncs (a retype with an added,
@@ -9,33 +10,26 @@ import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 const ROWS = 30;
 
-interface Made {
-  id: string;
-  field: (label: string) => string;
-}
-
 /** A table of A (text), N (number) and B (text) with 30 rows, synced once. */
-async function syncedTable(harness: Harness): Promise<Made> {
-  const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
-    workspace: 'Sales',
-    name: 'Changes',
-    fields: [
-      { label: 'A', type: 'text' },
-      { label: 'N', type: 'number' },
-      { label: 'B', type: 'text' },
-    ],
-  });
-  const id = created.table.id;
-  const rows = Array.from({ length: ROWS }, (_, i) => ({ cells: { A: `a${i}`, N: i * 1.5, B: `b${i}` } }));
-  await harness.admin('POST', `/tables/${id}/rows`, { rows });
-  await syncTables(harness, [id]);
-  return { id, field: (label) => created.fields.find((candidate) => candidate.label === label)!.id };
+async function syncedTable(harness: Harness): Promise<MadeTable> {
+  const table = await makeTable(harness, 'Changes', [
+    { label: 'A', type: 'text' },
+    { label: 'N', type: 'number' },
+    { label: 'B', type: 'text' },
+  ]);
+  await addRows(
+    harness,
+    table.id,
+    Array.from({ length: ROWS }, (_, i) => ({ cells: { A: `a${i}`, N: i * 1.5, B: `b${i}` } })),
+  );
+  await syncTables(harness, [table.id]);
+  return table;
 }
 
-type Change = (harness: Harness, table: Made) => Promise<unknown>;
+type Change = (harness: Harness, table: MadeTable) => Promise<unknown>;
 const retype =
   (label: string, type: string): Change =>
-  (harness, { id, field }) =>
+  (harness, { id, fieldId: field }) =>
     harness.admin('PATCH', `/tables/${id}/fields/${field(label)}`, { type });
 const add =
   (label: string, type: string): Change =>
@@ -43,11 +37,11 @@ const add =
     harness.admin('POST', `/tables/${id}/fields`, { label, type });
 const relabel =
   (label: string, to: string): Change =>
-  (harness, { id, field }) =>
+  (harness, { id, fieldId: field }) =>
     harness.admin('PATCH', `/tables/${id}/fields/${field(label)}`, { label: to });
 const remove =
   (label: string): Change =>
-  (harness, { id, field }) =>
+  (harness, { id, fieldId: field }) =>
     harness.admin('DELETE', `/tables/${id}/fields/${field(label)}`);
 
 describe('tds sync: several schema changes of one table in one sync (issue 41)', () => {

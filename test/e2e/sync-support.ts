@@ -1,4 +1,6 @@
 import { expect } from 'vitest';
+import { addRows } from '../helpers/admin-tables.js';
+import type { RunResult } from '../helpers/cli.js';
 import type { Harness } from '../helpers/emulator-fixture.js';
 import { everyTypeCells, expectMirrorEqualsExport, exportRows, mirrorRows, typesByKey } from '../mirror/helpers.js';
 
@@ -24,13 +26,29 @@ export async function addEveryTypeRows(harness: Harness, tableId: string, { coun
     cells: everyTypeCells(from + k),
     ...(createdAgoMs ? { createdAt: ago(createdAgoMs(k)) } : {}),
   }));
-  const created = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${tableId}/rows`, { rows });
-  return created.rows.map((row) => row.id);
+  return addRows(harness, tableId, rows);
 }
 
 /** The mirror table equals a fresh export of the service's table, value by value. */
 export async function expectMirrorEqualsService(harness: Harness, tableId: string, mirrorTable = 'every_type'): Promise<void> {
   expectMirrorEqualsExport(await mirrorRows(harness, mirrorTable), await exportRows(harness, tableId), await typesByKey(harness, tableId));
+}
+
+/**
+ * A table of one text field, `count` rows created ten days ago a minute apart, mirrored by a first sync: for
+ * tests of verification's timings and messages, where only its pages count, not its columns. `add(n)` adds n rows now.
+ */
+export async function syncedNarrowTable(harness: Harness, count: number): Promise<{ id: string; add: (rows: number) => Promise<unknown> }> {
+  const { table } = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
+    workspace: 'Sales',
+    name: 'Old Rows',
+    fields: [{ label: 'Name', type: 'text' }],
+  });
+  const rows = (n: number, agoMs: (k: number) => number) =>
+    Array.from({ length: n }, (_, k) => ({ cells: { Name: `Row ${k}` }, createdAt: ago(agoMs(k)) }));
+  await harness.admin('POST', `/tables/${table.id}/rows`, { rows: rows(count, (k) => 10 * DAY - k * 60_000) });
+  await syncTables(harness, [table.id]);
+  return { id: table.id, add: (n) => harness.admin('POST', `/tables/${table.id}/rows`, { rows: rows(n, () => 0) }) };
 }
 
 /** A table's summary in `tds sync --json` (the figures a test reads). */
@@ -46,4 +64,30 @@ export async function syncTables(harness: Harness, args: string[]): Promise<Sync
 /** How many row reads the emulator answered with 200 since request log entry `since`. */
 export function rowReadsSince(harness: Harness, since: number): number {
   return harness.emu.requestLog.slice(since).filter((entry) => entry.bucket === 'rows' && entry.status === 200).length;
+}
+
+/** A `tds sync --follow …` run in this process: what it wrote so far, and `stop()`, Ctrl-C's interrupt, which resolves to how it ended. */
+export interface InProcessFollower {
+  stdout(): string;
+  stderr(): string;
+  stop(): Promise<RunResult>;
+}
+
+/**
+ * Starts `tds ARGS` (a follower) in this process, for tests where its streams tell all. A follower whose signal
+ * is the point, or whose mirror the test reads while it runs, is spawned (harness.spawn): DuckDB's lock keeps
+ * out the readers of other processes only, and a read in this process may meet a page half written.
+ */
+export function followInProcess(harness: Harness, args: string[]): InProcessFollower {
+  const interrupt = new AbortController();
+  let written: { stdout(): string; stderr(): string } = { stdout: () => '', stderr: () => '' };
+  const ended = harness.tds(args, { interrupt: interrupt.signal, output: (output) => (written = output), timeoutMs: 600_000 });
+  return {
+    stdout: () => written.stdout(),
+    stderr: () => written.stderr(),
+    stop: () => {
+      interrupt.abort();
+      return ended;
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, vi } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
@@ -14,6 +14,7 @@ import {
 } from '../../src/export/checkpoint.js';
 import { fileOutput } from '../../src/export/output.js';
 import { test as it } from '../helpers/emulator-fixture.js';
+import { useTestFolder } from '../helpers/test-folder.js';
 
 const fingerprint: ExportFingerprint = {
   tableId: 'tbl_1',
@@ -40,11 +41,8 @@ function state(rows: number): CheckpointState {
   };
 }
 
-let folder: string;
-it.beforeEach(({ tmp }) => {
-  folder = tmp;
-});
-const tempDir = (): Promise<string> => mkdtemp(join(folder, 'checkpoint-'));
+const folder = useTestFolder();
+const tempDir = (): Promise<string> => folder.make('checkpoint');
 
 describe('CheckpointWriter', () => {
   it('writes the latest state in the background, coalescing pages, and syncs the data on flush', async () => {

@@ -32,18 +32,28 @@ export interface Service {
   calls: Array<{ cursor: string | undefined; limit: number }>;
 }
 
-/** Pages of `source` (the service's order) by offset cursors. */
-export function service(source: () => readonly Row[] = () => rows): Service {
+export interface ServiceOptions {
+  /** the error to throw on the n-th call (from 1), if any */
+  fail?: (call: number) => Error | undefined;
+  /** rows a page after the first repeats of the page before it */
+  overlap?: number;
+}
+
+/** Pages of `source` (the service's order) by offset cursors, failing or overlapping as `options` say. */
+export function service(source: () => readonly Row[] = () => rows, options: ServiceOptions = {}): Service {
   const calls: Service['calls'] = [];
   return {
     calls,
     fetchPage: async (cursor, limit) => {
       calls.push({ cursor, limit });
+      const failure = options.fail?.(calls.length);
+      if (failure) throw failure;
       const all = source();
       const start = cursor === undefined ? 0 : Number(cursor);
+      const from = Math.max(0, start - (cursor === undefined ? 0 : (options.overlap ?? 0)));
       const end = Math.min(all.length, start + limit);
       const page: RowsPage = {
-        rows: all.slice(start, end),
+        rows: all.slice(from, end),
         limit,
         nextCursor: end < all.length ? String(end) : null,
         hasNextPage: end < all.length,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HashedStringSet } from '../../src/collections/hashed-string-set.js';
 import { follow, newRowsSince, remember, type Known } from '../../src/export/page-loop.js';
+import type { FetchPage } from '../../src/export/export-request.js';
 import { runExport } from '../../src/export/run-export.js';
 import type { Row } from '../../src/service/index.js';
 import { context, makeRow, request, service } from './export-fixtures.js';
@@ -33,6 +34,19 @@ function knownOf(rows: readonly Row[]): Known {
 
 const ids = (rows: readonly Row[]): string[] => rows.map((row) => row.id);
 
+/**
+ * The pages of `source`, calling `onRequest(n)` before the n-th page request (from 1) is answered; with
+ * `firstPagesOnly`, only the requests for a first page count (one a poll), the others are just answered.
+ */
+function polled(source: () => readonly Row[], onRequest: (n: number) => void, { firstPagesOnly = false } = {}): FetchPage {
+  const svc = service(source);
+  let requests = 0;
+  return async (cursor, limit) => {
+    if (!firstPagesOnly || cursor === undefined) onRequest((requests += 1));
+    return svc.fetchPage(cursor, limit);
+  };
+}
+
 describe('newRowsSince', () => {
   it('a look with nothing new costs exactly one request', async () => {
     const rows = table(30);
@@ -41,22 +55,16 @@ describe('newRowsSince', () => {
     expect(svc.calls).toEqual([{ cursor: undefined, limit: 5 }]);
   });
 
-  it('returns the rows created since, oldest first, in one request when they fit a page', async () => {
+  it.each([
+    ['returns the rows created since, oldest first, in one request when they fit a page', 3, [undefined]],
+    ['reads a burst of more than a page completely, page after page until a known row', 12, [undefined, '5', '10']],
+  ])('%s', async (_name, count, cursors) => {
     const rows = table(30);
     const known = knownOf(rows);
-    const added = grow(rows, 3);
+    const added = grow(rows, count);
     const svc = service(() => rows);
     expect(ids(await newRowsSince(svc.fetchPage, known, 5))).toEqual(ids(added));
-    expect(svc.calls).toHaveLength(1);
-  });
-
-  it('reads a burst of more than a page completely, page after page until a known row', async () => {
-    const rows = table(30);
-    const known = knownOf(rows);
-    const added = grow(rows, 12);
-    const svc = service(() => rows);
-    expect(ids(await newRowsSince(svc.fetchPage, known, 5))).toEqual(ids(added));
-    expect(svc.calls.map((call) => call.cursor)).toEqual([undefined, '5', '10']);
+    expect(svc.calls.map((call) => call.cursor)).toEqual(cursors);
   });
 
   it('rows created before the newest known row are not new: the walk stops there', async () => {
@@ -94,20 +102,18 @@ describe('follow', () => {
   it('writes new rows as they appear, each once, until the signal; then ends normally', async () => {
     const rows = table(10);
     const known = knownOf(rows);
-    const svc = service(() => rows);
     const run = context();
     const written: string[][] = [];
     const expected: string[] = [];
-    let polls = 0;
-    const fetchPage: typeof svc.fetchPage = async (cursor, limit) => {
-      if (cursor === undefined) {
-        polls += 1;
-        if (polls === 2) expected.push(...ids(grow(rows, 2)));
-        if (polls === 4) expected.push(...ids(grow(rows, 7)));
-        if (polls === 6) run.controller.abort();
-      }
-      return svc.fetchPage(cursor, limit);
-    };
+    const fetchPage = polled(
+      () => rows,
+      (poll) => {
+        if (poll === 2) expected.push(...ids(grow(rows, 2)));
+        if (poll === 4) expected.push(...ids(grow(rows, 7)));
+        if (poll === 6) run.controller.abort();
+      },
+      { firstPagesOnly: true },
+    );
     const count = await follow(run.ctx, fetchPage, known, {
       everyMs: 5,
       pageSize: 3,
@@ -137,17 +143,15 @@ describe('runExport with follow', () => {
   it('after the export (NDJSON), writes the rows created since, oldest first, none twice; Ctrl-C ends it with the count', async () => {
     const rows = table(12);
     const run = context();
-    const svc = service(() => rows);
-    let polls = 0;
     let added: Row[] = [];
-    const fetchPage: typeof svc.fetchPage = async (cursor, limit) => {
-      if (cursor === undefined) {
-        polls += 1;
-        if (polls === 3) added = grow(rows, 8);
-        if (polls === 5) run.controller.abort();
-      }
-      return svc.fetchPage(cursor, limit);
-    };
+    const fetchPage = polled(
+      () => rows,
+      (poll) => {
+        if (poll === 3) added = grow(rows, 8);
+        if (poll === 5) run.controller.abort();
+      },
+      { firstPagesOnly: true },
+    );
     const summary = await runExport(
       run.ctx,
       fetchPage,
@@ -165,14 +169,13 @@ describe('runExport with follow', () => {
   it('CSV: the header once, at the start', async () => {
     const rows = table(3);
     const run = context();
-    let polls = 0;
-    const svc = service(() => rows);
-    const fetchPage: typeof svc.fetchPage = async (cursor, limit) => {
-      polls += 1;
-      if (polls === 3) grow(rows, 2);
-      if (polls === 5) run.controller.abort();
-      return svc.fetchPage(cursor, limit);
-    };
+    const fetchPage = polled(
+      () => rows,
+      (request) => {
+        if (request === 3) grow(rows, 2);
+        if (request === 5) run.controller.abort();
+      },
+    );
     await runExport(run.ctx, fetchPage, request({ follow: { everyMs: 5 }, rowWindow: { requests: 60, perMs: 60 } }));
     const lines = run.stdout().trim().split('\n');
     expect(lines.filter((line) => line.startsWith('_id,'))).toHaveLength(1);
@@ -182,30 +185,28 @@ describe('runExport with follow', () => {
   it('cells the service cut in rows written while following are counted and reported at the end', async () => {
     const rows = table(2);
     const run = context();
-    let polls = 0;
-    const svc = service(() => rows);
-    const fetchPage: typeof svc.fetchPage = async (cursor, limit) => {
-      polls += 1;
-      if (polls === 2) {
-        const [added] = grow(rows, 1);
-        added!.cells.f_notes = { value: 'n'.repeat(200), isTruncated: true, valuePreview: 'n'.repeat(200) };
-      }
-      if (polls === 3) run.controller.abort();
-      return svc.fetchPage(cursor, limit);
-    };
+    const fetchPage = polled(
+      () => rows,
+      (request) => {
+        if (request === 2) {
+          const [added] = grow(rows, 1);
+          added!.cells.f_notes = { value: 'n'.repeat(200), isTruncated: true, valuePreview: 'n'.repeat(200) };
+        }
+        if (request === 3) run.controller.abort();
+      },
+    );
     await runExport(run.ctx, fetchPage, request({ follow: { everyMs: 5 }, rowWindow: { requests: 60, perMs: 60 } }));
     expect(run.stderr()).toBe('tds: warning: 1 cell was cut by the service at 200 characters (the cut text was kept): "Notes" 1\n');
   });
 
   it('--every faster than the row-read limit allows is slowed to it, and says so', async () => {
     const run = context();
-    let polls = 0;
-    const svc = service(() => table(2));
-    const fetchPage: typeof svc.fetchPage = async (cursor, limit) => {
-      polls += 1;
-      if (polls === 3) run.controller.abort();
-      return svc.fetchPage(cursor, limit);
-    };
+    const fetchPage = polled(
+      () => table(2),
+      (request) => {
+        if (request === 3) run.controller.abort();
+      },
+    );
     const started = Date.now();
     await runExport(run.ctx, fetchPage, request({ follow: { everyMs: 1 }, rowWindow: { requests: 60, perMs: 6000 } }));
     expect(Date.now() - started).toBeGreaterThanOrEqual(180); // two polls, 100 ms apart

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { describe, expect } from 'vitest';
 import { runExport } from '../../src/export/run-export.js';
 import { context, tempFile, useTempFolder } from './export-fixtures.js';
-import { readParquet } from './parquet-file.js';
+import { columnTypes, META_COLUMN_TYPES, readParquet } from './parquet-file.js';
 import { parquetRequest, table, tableService } from './parquet-fixtures.js';
 import { test as it } from '../helpers/emulator-fixture.js';
 
@@ -20,11 +20,8 @@ describe('tds rows --format parquet', () => {
     const summary = await runExport(ctx, tableService().fetchPage, parquetRequest(path));
     expect(summary).toMatchObject({ rows: 23, truncatedCells: 5 });
     const file = await readParquet(path);
-    expect(file.columns.map((column) => `${column.name} ${column.type}`)).toEqual([
-      '_id VARCHAR',
-      '_createdAt TIMESTAMP WITH TIME ZONE',
-      '_updatedAt TIMESTAMP WITH TIME ZONE',
-      '_createdByUserId VARCHAR',
+    expect(columnTypes(file)).toEqual([
+      ...META_COLUMN_TYPES,
       'Name VARCHAR',
       'Amount DOUBLE',
       'Active BOOLEAN',

@@ -15,6 +15,17 @@ export interface ParquetFile {
   rows: Array<Record<string, unknown>>;
 }
 
+/** The row meta columns a Parquet file of rows begins with, as `columnTypes` gives them. */
+export const META_COLUMN_TYPES = [
+  '_id VARCHAR',
+  '_createdAt TIMESTAMP WITH TIME ZONE',
+  '_updatedAt TIMESTAMP WITH TIME ZONE',
+  '_createdByUserId VARCHAR',
+];
+
+/** Each column of the file as `name type`. */
+export const columnTypes = (file: ParquetFile): string[] => file.columns.map((column) => `${column.name} ${column.type}`);
+
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /** SQL that gives a column's value as something JavaScript holds exactly. */

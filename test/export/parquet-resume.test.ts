@@ -2,6 +2,7 @@ import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describe, expect } from 'vitest';
 import { checkpointPath, type Checkpoint } from '../../src/export/checkpoint.js';
+import type { ExportRequest } from '../../src/export/export-request.js';
 import { runExport } from '../../src/export/run-export.js';
 import { stagingPath } from '../../src/parquet/staging-files.js';
 import { context, request, tempFile, useTempFolder } from './export-fixtures.js';
@@ -15,14 +16,18 @@ it.beforeEach(({ tmp }) => useTempFolder(tmp));
 // checkpoint that lags the staging file, a completed export told from one that is not, and staging
 // files a resume cannot use.
 
+/** An export to `output` whose service gives up (retries run out) on page request `call`; what it threw. */
+const exportGivingUp = (output: string, call: number, overrides: Partial<ExportRequest> = {}): Promise<unknown> =>
+  runExport(
+    context().ctx,
+    tableService({ fail: (n) => (n === call ? gaveUp() : undefined) }).fetchPage,
+    parquetRequest(output, overrides),
+  ).catch((error: unknown) => error);
+
 describe('tds rows --format parquet --resume', () => {
   it('resumes after retries ran out into a file equal to an uninterrupted export, counting what both runs found', async () => {
     const path = await tempFile('out.parquet');
-    const first = await runExport(
-      context().ctx,
-      tableService({ fail: (call) => (call === 3 ? gaveUp() : undefined) }).fetchPage,
-      parquetRequest(path),
-    ).catch((error: unknown) => error);
+    const first = await exportGivingUp(path, 3);
     expect(first).toMatchObject({
       code: 'GAVE_UP',
       hint: expect.stringMatching(/10 rows are in .*out\.parquet\.tds-staging\.duckdb: run the same command again with --resume/),
@@ -47,11 +52,7 @@ describe('tds rows --format parquet --resume', () => {
 
   it('a checkpoint that lags the staging file: --resume cuts the staging file back to the rows the checkpoint counts', async () => {
     const path = await tempFile('out.parquet');
-    await runExport(
-      context().ctx,
-      tableService({ fail: (call) => (call === 4 ? gaveUp() : undefined) }).fetchPage,
-      parquetRequest(path),
-    ).catch(() => undefined);
+    await exportGivingUp(path, 4);
     const checkpoint = JSON.parse(await readFile(checkpointPath(path), 'utf8')) as Checkpoint;
     expect(checkpoint.rows).toBe(15);
     // as if the process had been killed after the commit of rows 10-14, before the checkpoint that counts them was written
@@ -77,11 +78,7 @@ describe('tds rows --format parquet --resume', () => {
   it('a done checkpoint beside FILE is a completed export only once the staging file is gone (it is removed after the rename)', async () => {
     const path = await tempFile('out.parquet');
     await runExport(context().ctx, tableService().fetchPage, parquetRequest(path)); // FILE from an earlier export
-    await runExport(
-      context().ctx,
-      tableService({ fail: (call) => (call === 3 ? gaveUp() : undefined) }).fetchPage,
-      parquetRequest(path),
-    ).catch(() => undefined);
+    await exportGivingUp(path, 3);
     // as if killed after the checkpoint of the last page, before the copy and the rename: FILE is still the old one
     const checkpoint = JSON.parse(await readFile(checkpointPath(path), 'utf8')) as Checkpoint;
     await writeFile(checkpointPath(path), JSON.stringify({ ...checkpoint, done: true, cursor: null }));
@@ -96,11 +93,7 @@ describe('tds rows --format parquet --resume', () => {
   it('refuses to resume from a staging file that is missing, not DuckDB, or of other columns (exit 2, --restart)', async () => {
     const interrupted = async (): Promise<string> => {
       const path = await tempFile('out.parquet');
-      await runExport(
-        context().ctx,
-        tableService({ fail: (call) => (call === 3 ? gaveUp() : undefined) }).fetchPage,
-        parquetRequest(path),
-      ).catch(() => undefined);
+      await exportGivingUp(path, 3);
       return path;
     };
     const resume = (path: string): Promise<unknown> =>
@@ -122,11 +115,7 @@ describe('tds rows --format parquet --resume', () => {
 
     // the staging file of an export of other columns, beside this export's checkpoint
     const other = await tempFile('other.parquet');
-    await runExport(
-      context().ctx,
-      tableService({ fail: (call) => (call === 3 ? gaveUp() : undefined) }).fetchPage,
-      parquetRequest(other, { shape: { ...request().shape, meta: false } }),
-    ).catch(() => undefined);
+    await exportGivingUp(other, 3, { shape: { ...request().shape, meta: false } });
     const mixed = await interrupted();
     for (const suffix of ['', '.wal']) await writeFile(`${stagingPath(mixed)}${suffix}`, await readFile(`${stagingPath(other)}${suffix}`));
     expect(await resume(mixed)).toMatchObject({

@@ -1,12 +1,13 @@
-import { mkdtemp, readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { TdsError } from '../../src/core/errors.js';
 import type { FetchPage } from '../../src/export/export-request.js';
 import { runExport } from '../../src/export/run-export.js';
-import type { Row, RowsPage } from '../../src/service/index.js';
-import { context as fixtureContext, request } from './export-fixtures.js';
+import type { Row } from '../../src/service/index.js';
+import { context as fixtureContext, request, service as pagedService, type Service, type ServiceOptions } from './export-fixtures.js';
 import { test as it } from '../helpers/emulator-fixture.js';
+import { useTestFolder } from '../helpers/test-folder.js';
 
 // the fixtures' 23 rows, with quotes in every name and a cut note in every fifth row
 const rows: Row[] = Array.from({ length: 23 }, (_, i) => ({
@@ -21,41 +22,13 @@ const rows: Row[] = Array.from({ length: 23 }, (_, i) => ({
   },
 }));
 
-interface Service {
-  fetchPage: FetchPage;
-  calls: Array<{ cursor: string | undefined; limit: number }>;
-}
-
-/** Pages of `rows` by offset cursors; `fail(n)` throws on the n-th call; `overlap` repeats rows at page starts. */
-function service(options: { fail?: (call: number) => Error | undefined; overlap?: number } = {}): Service {
-  const calls: Service['calls'] = [];
-  return {
-    calls,
-    fetchPage: async (cursor, limit) => {
-      calls.push({ cursor, limit });
-      const failure = options.fail?.(calls.length);
-      if (failure) throw failure;
-      const start = cursor === undefined ? 0 : Number(cursor);
-      const from = Math.max(0, start - (cursor === undefined ? 0 : (options.overlap ?? 0)));
-      const end = Math.min(rows.length, start + limit);
-      const page: RowsPage = {
-        rows: rows.slice(from, end),
-        limit,
-        nextCursor: end < rows.length ? String(end) : null,
-        hasNextPage: end < rows.length,
-      };
-      return page;
-    },
-  };
-}
+/** Pages of these rows by offset cursors; `fail(n)` throws on the n-th call; `overlap` repeats rows at page starts. */
+const service = (options: ServiceOptions = {}): Service => pagedService(() => rows, options);
 
 const context = () => fixtureContext({ verbose: true });
 
-let folder: string;
-it.beforeEach(({ tmp }) => {
-  folder = tmp;
-});
-const tempFile = async (name: string): Promise<string> => join(await mkdtemp(join(folder, 'run-export-')), name);
+const folder = useTestFolder();
+const tempFile = async (name: string): Promise<string> => join(await folder.make('run-export'), name);
 const ids = (csv: string): string[] =>
   csv
     .trim()

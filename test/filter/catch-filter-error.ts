@@ -1,13 +1,5 @@
-import { expect } from 'vitest';
 import { FilterError } from '../../src/filter/errors.js';
+import { thrownBy } from '../helpers/thrown.js';
 
 /** The FilterError that `fn` throws; fails the test if it throws nothing or something else. */
-export function catchFilterError(fn: () => unknown): FilterError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(FilterError);
-    return error as FilterError;
-  }
-  throw new Error('expected a FilterError, but nothing was thrown');
-}
+export const catchFilterError = (fn: () => unknown): FilterError => thrownBy(FilterError, fn);

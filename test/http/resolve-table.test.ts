@@ -4,21 +4,14 @@ import { resolveTable } from '../../src/http/resolve-table.js';
 import { pickTable } from '../../src/records/table-ref.js';
 import { TdsError } from '../../src/core/errors.js';
 import { json, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { thrownBy } from '../helpers/thrown.js';
 import { TABLES } from './client-fixtures.js';
 
 const tables = TABLES.tables;
 let server: ScriptedServer | undefined;
 afterEach(async () => server?.close());
 
-function thrown(fn: () => unknown): TdsError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(TdsError);
-    return error as TdsError;
-  }
-  throw new Error('expected an error');
-}
+const thrown = (fn: () => unknown): TdsError => thrownBy(TdsError, fn);
 
 describe('pickTable', () => {
   it.each([

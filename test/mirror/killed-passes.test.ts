@@ -3,6 +3,7 @@ import { TdsError } from '../../src/core/errors.js';
 import { ApiClient } from '../../src/http/client.js';
 import { serviceTimings } from '../../src/http/rate-limiter.js';
 import { runSync, type SyncRequest } from '../../src/mirror/sync-run.js';
+import { addRows, makeTable, NAME_AND_NUMBER } from '../helpers/admin-tables.js';
 import { memoryContext } from '../helpers/context.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import { RATE_SCALE } from '../helpers/rate-scale.js';
@@ -16,21 +17,13 @@ const OLD_ROWS = 200;
 const ADDED = 250;
 
 async function plainTable(harness: Harness): Promise<string> {
-  const created = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
-    workspace: 'Sales',
-    name: 'Plain',
-    fields: [
-      { label: 'Name', type: 'text' },
-      { label: 'N', type: 'number' },
-    ],
-  });
-  const id = created.table.id;
+  const { id } = await makeTable(harness, 'Plain', NAME_AND_NUMBER);
   const at = Date.now() - 86_400_000;
   const rows = Array.from({ length: OLD_ROWS }, (_, i) => ({
     cells: { Name: `old ${i}`, N: i },
     createdAt: new Date(at + i * 1000).toISOString(),
   }));
-  await harness.admin('POST', `/tables/${id}/rows`, { rows });
+  await addRows(harness, id, rows);
   return id;
 }
 
@@ -81,9 +74,11 @@ describe('tds sync after syncs killed while rows were being added (issue 41)', (
     const tableId = await plainTable(harness);
     expect((await harness.tds(['sync', 'Plain'])).code).toBe(0);
     const add = (batch: number): Promise<unknown> =>
-      harness.admin('POST', `/tables/${tableId}/rows`, {
-        rows: Array.from({ length: ADDED }, (_, i) => ({ cells: { Name: `new ${batch}.${i}`, N: i } })),
-      });
+      addRows(
+        harness,
+        tableId,
+        Array.from({ length: ADDED }, (_, i) => ({ cells: { Name: `new ${batch}.${i}`, N: i } })),
+      );
     for (let kill = 0; kill < kills; kill += 1) {
       await add(kill);
       await killedSync(harness, 2, mode === '--full');

@@ -28,6 +28,14 @@ useWriterDb();
 /** A pass that began on an empty table, written through an inbox (as after a KeyRefused). */
 const INBOX_PASS = { ...NEW_PASS, straight: false };
 
+/** The first sync (TARGET's): a complete pass of rows a (n 1) and b (n 2), both of 2026-01-01. */
+async function firstSync(): Promise<void> {
+  const first = new MirrorWriter(db, TARGET, COLUMNS);
+  await first.open(NEW_PASS);
+  await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
+  await first.close();
+}
+
 describe('MirrorWriter', () => {
   it("appends the rows of a pass that began on an empty table straight into the table, the table's at their group's commit, with the sync's ID", async () => {
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
@@ -95,10 +103,7 @@ describe('MirrorWriter', () => {
   });
 
   it('upserts into a table that holds rows the pass did not insert; unchanged rows are kept unless rewritten', async () => {
-    const first = new MirrorWriter(db, TARGET, COLUMNS);
-    await first.open(NEW_PASS);
-    await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
-    await first.close();
+    await firstSync();
     await db.connection.run('DELETE FROM _tds_pass');
     // a new incremental pass: the table holds 2 rows, the pass inserted none
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
@@ -268,10 +273,7 @@ describe('MirrorWriter: versions', () => {
   }
 
   it('a row read with another _updatedAt moves the version the mirror held into the history, replaced by this sync at the new _updatedAt', async () => {
-    const first = new MirrorWriter(db, TARGET, COLUMNS);
-    await first.open(NEW_PASS);
-    await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
-    await first.close();
+    await firstSync();
     const next = new MirrorWriter(db, { ...TARGET, syncId: 8 }, COLUMNS);
     await next.open(NEW_PASS);
     const counts = await writeRows(
@@ -292,10 +294,7 @@ describe('MirrorWriter: versions', () => {
   });
 
   it('a full pass writes an unchanged row again only when its values differ, as the same version (its _syncId kept, no history)', async () => {
-    const first = new MirrorWriter(db, TARGET, COLUMNS);
-    await first.open(NEW_PASS);
-    await writeRows(first, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], state(), true);
-    await first.close();
+    await firstSync();
     const full = new MirrorWriter(db, { ...TARGET, syncId: 9 }, COLUMNS);
     await full.open(NEW_PASS);
     // a: the same version with another value (a relabelled option, say); b: the same in every value

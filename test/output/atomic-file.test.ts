@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
@@ -9,15 +9,13 @@ import { writeListing } from '../../src/output/table.js';
 import { OutputWriteError, describeWriteError } from '../../src/output/write-error.js';
 import { context, diskWithRoom } from '../export/export-fixtures.js';
 import { test as it } from '../helpers/emulator-fixture.js';
+import { useTestFolder } from '../helpers/test-folder.js';
 
 // Issue 15: -o FILE claimed before it is written (items 4 and 15), and refused writes reported in one
 // line (items 7 and 8).
 
-let folder: string;
-it.beforeEach(({ tmp }) => {
-  folder = tmp;
-});
-const tempDir = (): Promise<string> => mkdtemp(join(folder, 'claim-'));
+const folder = useTestFolder();
+const tempDir = (): Promise<string> => folder.make('claim');
 
 describe('checkOutputTarget', () => {
   it('accepts a missing file, a file in a missing folder, and a regular file', async () => {

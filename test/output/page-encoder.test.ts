@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { parse } from 'csv-parse/sync';
@@ -16,6 +16,7 @@ import {
 } from '../../src/output/page-encoder.js';
 import type { OutputRecord } from '../../src/records/row-shaper.js';
 import { test as it } from '../helpers/emulator-fixture.js';
+import { useTestFolder } from '../helpers/test-folder.js';
 
 /** What one createRecordWriter writes for all the records: the reference the pages must reproduce. */
 async function writerOutput(records: OutputRecord[], options: PageEncoderOptions, cuts: string[]): Promise<string> {
@@ -138,11 +139,7 @@ describe('delimited pages equal csv-stringify over the same rows', () => {
   });
 });
 
-/** the folders of a test are made in its own temporary folder, removed after it */
-let folder: string;
-it.beforeEach(({ tmp }) => {
-  folder = tmp;
-});
+const folder = useTestFolder();
 
 async function render(records: OutputRecord[], options: RecordWriterOptions): Promise<string> {
   const sink = new PassThrough();
@@ -267,7 +264,7 @@ describe('chooseFormat', () => {
 
 describe('createAtomicFile', () => {
   it('keeps data under .partial until commit, then renames', async () => {
-    const dir = await mkdtemp(join(folder, 'atomic-'));
+    const dir = await folder.make('atomic');
     const path = join(dir, 'out.csv');
     const file = await createAtomicFile(path);
     file.stream.write('a,b\n');
@@ -278,7 +275,7 @@ describe('createAtomicFile', () => {
   });
 
   it('abandon keeps the partial file and append continues it', async () => {
-    const dir = await mkdtemp(join(folder, 'atomic-'));
+    const dir = await folder.make('atomic');
     const path = join(dir, 'out.csv');
     const first = await createAtomicFile(path);
     first.stream.write('1\n');

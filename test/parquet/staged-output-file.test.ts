@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { writeParquetFile } from '../../src/parquet/staged-output.js';
@@ -6,12 +6,9 @@ import type { TypedColumn } from '../../src/records/typed-plan.js';
 import type { TypedValue } from '../../src/records/typed-values.js';
 import { readParquet } from '../export/parquet-file.js';
 import { test as it } from '../helpers/emulator-fixture.js';
+import { useTestFolder } from '../helpers/test-folder.js';
 
-/** the folders of a test are made in its own temporary folder, removed after it */
-let folder: string;
-it.beforeEach(({ tmp }) => {
-  folder = tmp;
-});
+const folder = useTestFolder();
 
 // Typed rows in, a Parquet file out, through the staging file and the COPY-out of an export (push's
 // --wait settled -o FILE.parquet writes its rows this way).
@@ -43,7 +40,7 @@ async function* batches(...sizes: number[]): AsyncGenerator<TypedValue[][]> {
 
 describe('writeParquetFile', () => {
   it('writes every row in order with its column’s type, and leaves nothing but FILE', async () => {
-    const dir = await mkdtemp(join(folder, 'write-parquet-'));
+    const dir = await folder.make('write-parquet');
     const path = join(dir, 'rows.parquet');
     await writeParquetFile(path, columns, batches(2, 0, 3));
     const file = await readParquet(path);
@@ -68,7 +65,7 @@ describe('writeParquetFile', () => {
   });
 
   it('keeps every value as the column’s type has it, whatever the column’s name: instants, big numbers, members, nulls', async () => {
-    const dir = await mkdtemp(join(folder, 'write-parquet-'));
+    const dir = await folder.make('write-parquet');
     const path = join(dir, 'rows.parquet');
     const hostile: TypedColumn[] = [
       { key: '_id', type: 'VARCHAR', role: 'id' },
@@ -97,7 +94,7 @@ describe('writeParquetFile', () => {
   });
 
   it('rows that fail to come leave FILE as it was, and neither FILE.partial nor the staging file', async () => {
-    const dir = await mkdtemp(join(folder, 'write-parquet-'));
+    const dir = await folder.make('write-parquet');
     const path = join(dir, 'rows.parquet');
     await writeFile(path, 'the earlier file');
     async function* failing(): AsyncGenerator<TypedValue[][]> {

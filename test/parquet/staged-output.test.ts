@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { openStagedOutput } from '../../src/parquet/staged-output.js';
@@ -6,12 +6,9 @@ import { stagingPath } from '../../src/parquet/staging-files.js';
 import type { TypedColumn } from '../../src/records/typed-plan.js';
 import { readParquet } from '../export/parquet-file.js';
 import { test as it } from '../helpers/emulator-fixture.js';
+import { useTestFolder } from '../helpers/test-folder.js';
 
-/** the folders of a test are made in its own temporary folder, removed after it */
-let folder: string;
-it.beforeEach(({ tmp }) => {
-  folder = tmp;
-});
+const folder = useTestFolder();
 
 const columns: TypedColumn[] = [
   { key: '_id', type: 'VARCHAR', role: 'id' },
@@ -22,7 +19,7 @@ describe('openStagedOutput', () => {
   // Regression: a Parquet export whose staging file could not be made (DuckDB refused its columns) left
   // FILE.tds-staging.duckdb behind.
   it('leaves no staging file when the staging table cannot be made', async () => {
-    const dir = await mkdtemp(join(folder, 'parquet-staging-'));
+    const dir = await folder.make('parquet-staging');
     const clashing: TypedColumn[] = [
       { key: '_id', type: 'VARCHAR', role: 'id' },
       { key: 'Email', type: 'VARCHAR', role: 'meta' },
@@ -35,7 +32,7 @@ describe('openStagedOutput', () => {
   // push --wait settled -o FILE.parquet has no checkpoint: a run killed while staging leaves its staging
   // file, and the next run starts afresh beside it.
   it('a new output replaces the staging file a killed run left', async () => {
-    const dir = await mkdtemp(join(folder, 'parquet-staging-'));
+    const dir = await folder.make('parquet-staging');
     const path = join(dir, 'out.parquet');
     const killed = await openStagedOutput(path, columns);
     await killed.add([['a', 1]]);
@@ -50,7 +47,7 @@ describe('openStagedOutput', () => {
   });
 
   it('a staging file that is not DuckDB’s, left where a new one goes, is replaced too', async () => {
-    const dir = await mkdtemp(join(folder, 'parquet-staging-'));
+    const dir = await folder.make('parquet-staging');
     const path = join(dir, 'out.parquet');
     await writeFile(stagingPath(path), 'not a database');
     const output = await openStagedOutput(path, columns);

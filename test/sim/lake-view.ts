@@ -116,7 +116,8 @@ export class LakeView {
 
   private async readAsOf(folder: string, syncId: number): Promise<Versions | undefined> {
     const sql = await this.recipe(folder, '-- as of sync 42');
-    return sql === undefined ? undefined : this.read(sql.replace(/\b42\b/g, String(syncId)));
+    // the query's 42s, not a partition's path (sync_id=42) that a retyped table's runs name
+    return sql === undefined ? undefined : this.read(sql.replace(/(?<!=)\b42\b/g, String(syncId)));
   }
 
   /** A query of the README's DuckDB section: the statement after the comment line that starts with `marker`. */

@@ -3,6 +3,7 @@ import type { TableStats } from '../../src/stats/stats-report.js';
 import { FIXTURE_NAME, FIXTURE_ROWS, makeFixture, type Fixture } from './fixture.js';
 import { EXPECTED_COLUMNS, EXPECTED_PER_DAY, expectedErrors } from './fixture-expected.js';
 import { terminalEnv } from '../helpers/hermetic-env.js';
+import { makeTable } from '../helpers/admin-tables.js';
 import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 
 // `tds stats` computes exact figures: a fixture table whose counts are known by construction, synced
@@ -103,15 +104,11 @@ describe('tds stats: the figures of a table', () => {
   });
 
   it('a table without rows: zeros and nulls, no days', async () => {
-    const created = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
-      workspace: 'Sales',
-      name: 'Empty',
-      fields: [
-        { label: 'Amount', type: 'number' },
-        { label: 'Run', type: 'action' },
-      ],
-    });
-    const result = await harness.tds(['stats', created.table.id, '--format', 'json']);
+    const created = await makeTable(harness, 'Empty', [
+      { label: 'Amount', type: 'number' },
+      { label: 'Run', type: 'action' },
+    ]);
+    const result = await harness.tds(['stats', created.id, '--format', 'json']);
     expect(result.code, result.stderr).toBe(0);
     const empty = JSON.parse(result.stdout) as TableStats;
     expect(empty.table).toMatchObject({ rows: 0, columns: 2, firstCreatedAt: null, lastCreatedAt: null, perDay: [] });
@@ -132,7 +129,7 @@ describe('tds stats: the figures of a table', () => {
       causes: null,
     });
     expect(empty.columns[1]).toMatchObject({ states: { success: 0, none: 0 }, errors: [], causes: 0 });
-    const terminal = await harness.tds(['stats', created.table.id, '--no-sync'], { env: terminalEnv(100) });
+    const terminal = await harness.tds(['stats', created.id, '--no-sync'], { env: terminalEnv(100) });
     expect(terminal.stdout).toMatch(/^Amount +number +░+ +0% +0 +0 +empty$/m);
   });
 

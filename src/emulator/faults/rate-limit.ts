@@ -44,6 +44,7 @@ export class RateLimitEnforcer {
   constructor(
     private readonly enabled: boolean,
     private readonly scale: number,
+    private readonly now: () => number = () => performance.now(),
   ) {
     for (const name of Object.keys(RATE_LIMITS) as RateLimitName[]) {
       this.windows[name] = new SlidingWindow(RATE_LIMITS[name].requests, RATE_LIMITS[name].perMs / scale);
@@ -53,7 +54,7 @@ export class RateLimitEnforcer {
   /** undefined when allowed, else the `retry-after` seconds to send. */
   check(name: RateLimitName, key: string): number | undefined {
     if (!this.enabled) return undefined;
-    const waitMs = this.windows[name]!.take(key, performance.now());
+    const waitMs = this.windows[name]!.take(key, this.now());
     return waitMs > 0 ? Math.max(1, Math.ceil((waitMs * this.scale) / 1000)) : undefined;
   }
 }

@@ -67,7 +67,8 @@ export class EmulatorState {
 
 /**
  * The emulator's clock: the real clock (or the one a test gives) plus an offset that the admin route sets.
- * Row creation times, updatedAt and date presets read it; timers and rate limits keep real time.
+ * Row creation times, updatedAt and date presets read it; timers and rate limits keep real time (a test may
+ * give the rate limits a clock of its own: EmulatorOptions.rateLimitNow).
  */
 export class EmulatorClock {
   constructor(

@@ -1,8 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { plainValue, quoteIdent, quoteLiteral } from '../../duckdb/index.js';
 import { REPLACED_AT_KEY, REPLACED_BY_KEY, SYNC_ID_KEY } from '../history/history-objects.js';
-// A table compared at two moments, in DuckDB: the rows whose versions may differ are found from a few
-// columns (candidateIdsSql below), both snapshots of those rows joined by `_id`, and only the rows that
+// A table compared at two moments, in DuckDB: the versions one snapshot holds and the other does not are
+// found from a few columns (onlyAtSql below), joined by `_id` a slice at a time, and only the rows that
 // differ come out, streamed a chunk at a time: memory stays flat whatever the table's size.
 
 export type Change = 'added' | 'updated' | 'deleted';
@@ -44,104 +44,164 @@ export interface DiffKey {
   sql: string;
 }
 
-/** The diff of one mirror table between moments `since` and `until`, comparing `keys`. */
 /**
- * The bytes of values (both sides) that one sorted query of records() takes at most: DuckDB keeps what
- * it sorts in memory, long strings at many times their size (2,000 rows of 2 KB ran a sync's 64 MB out).
+ * The bytes of records' JSON text that one part of records() holds at most: DuckDB keeps what it sorts in
+ * memory, long strings at many times their size (2,000 rows of 2 KB in one sort ran a sync's 64 MB out),
+ * and a part crosses to JavaScript as one string (2 MB parts grew the heap by 30 MB over 100,000 records).
  */
-const PART_BYTES = 2 * 2 ** 20;
+const PART_BYTES = 2 ** 19;
+/**
+ * The bytes of values (both sides, estimated) that one join of the two sides takes at most: the rows
+ * that differ are joined a slice of their IDs at a time, so the join fits a sync's 64 MB whatever the
+ * number of rows that changed (100,000 rows of 1,000,000 in one join ran a diff's 128 MB out at times).
+ * A version wider than WIDE_BYTES counts WIDE_WEIGHT times: DuckDB writes the records' JSON a chunk of
+ * 2,048 rows at a time, each piece of it a string of its own, so a chunk of wide rows takes many times
+ * their size (8 MB of rows of 2 KB ran 64 MB out; 8 MB of rows of 250 bytes is a few chunks).
+ */
+const SLICE_BYTES = 8 * 2 ** 20;
+const WIDE_BYTES = 512;
+const WIDE_WEIGHT = 8;
 
+/** The diff of one mirror table between moments `since` and `until`, comparing `keys`. */
 export class TableDiff {
   readonly keys: readonly string[];
-  private readonly sql: string | null;
-  /** The IDs of the rows that may differ (candidateIdsSql). */
-  private readonly candidates: string | null;
+  /** The versions in one snapshot and not the other (onlyAtSql), of the `since` side and the `until` side; null when nothing can differ. */
+  private readonly sides: {
+    before: (columns: string, where?: string) => string;
+    after: (columns: string, where?: string) => string;
+  } | null;
 
   constructor(
     private readonly connection: DuckDBConnection,
-    private readonly tables: HistoryTables,
+    tables: HistoryTables,
     private readonly columns: readonly DiffKey[],
-    private readonly span: { since: Moment; until: Moment },
+    span: { since: Moment; until: Moment },
   ) {
     this.keys = columns.map((column) => column.key);
-    this.candidates = candidateIdsSql(tables, span.since, span.until);
-    this.sql = this.candidates === null ? null : pairsSql(tables, columns, span, this.candidates);
+    const { since, until } = span;
+    this.sides = sameMoment(since, until)
+      ? null
+      : {
+          before: (columns, where) => onlyAtSql(tables, since, until, columns, where),
+          after: (columns, where) => onlyAtSql(tables, until, since, columns, where),
+        };
   }
 
   /**
-   * The rows that differ, in the order of their latest `_updatedAt`, then `_id`. The versions of the
-   * candidates at both moments are copied once into a temporary table, with the bytes of their values;
-   * the order is sorted from narrow rows of it and cut into parts (PART_BYTES), and each part's versions
-   * are compared, written as JSON text (values as an export writes them) and sorted: DuckDB sorts only a
-   * part at a time (it keeps a sort's long strings in memory at many times their size), and the mirror
-   * table and its history are read once (a statement a part, each reading them again, cost half as much
-   * again over 100,000 rows of 1,000,000).
+   * The rows that differ, in the order of their latest `_updatedAt`, then `_id`. Only the versions that
+   * one snapshot holds and the other does not are read (a version in both is the same row at both
+   * moments); the two sides are joined by `_id` a slice of IDs at a time (SLICE_BYTES), each differing
+   * row's record written as JSON text (values as an export writes them) into a temporary table; the
+   * order is sorted from its narrow columns and cut into parts (PART_BYTES), and each part's records are
+   * read sorted: DuckDB sorts only a part at a time (it keeps a sort's long strings in memory at many
+   * times their size).
    */
   async *records(): AsyncGenerator<DiffRecord> {
-    if (this.candidates === null) return;
+    if (this.sides === null) return;
     const suffix = Math.random().toString(36).slice(2, 10);
-    const versions = `temp.tds_diff_versions_${suffix}`;
-    const order = `temp.tds_diff_order_${suffix}`;
+    const records = `tds_diff_records_${suffix}`;
+    const order = `tds_diff_order_${suffix}`;
     try {
-      await this.connection.run(`CREATE TEMP TABLE ${versions.slice('temp.'.length)} AS ${this.versionsSql()}`);
-      await this.connection.run(`CREATE TEMP TABLE ${order.slice('temp.'.length)} AS ${this.orderSql(versions)}`);
-      await this.connection.run(`UPDATE ${versions} v SET part = o.part, place = o.place FROM ${order} o WHERE v."_id" = o."_id"`);
-      const last = await this.connection.runAndReadAll(`SELECT coalesce(max(part), -1)::BIGINT AS n FROM ${order}`);
+      await this.inSlices(records, (slice) => this.recordsSql(slice));
+      const sorted = 'ORDER BY k, "_id"';
+      await this.connection.run(
+        `CREATE TEMP TABLE ${order} AS SELECT "_id", ` +
+          `(floor(sum(strlen(record)) OVER (${sorted} ROWS UNBOUNDED PRECEDING) / ${PART_BYTES}))::BIGINT AS part, ` +
+          `row_number() OVER (${sorted}) AS place FROM temp.${records}`,
+      );
+      await this.connection.run(`UPDATE temp.${records} r SET part = o.part, place = o.place FROM temp.${order} o WHERE r."_id" = o."_id"`);
+      const last = await this.connection.runAndReadAll(`SELECT coalesce(max(part), -1)::BIGINT AS n FROM temp.${order}`);
       const parts = Number(last.getRowObjectsJS()[0]?.n ?? -1);
       for (let part = 0; part <= parts; part += 1) {
-        const of = (side: 'a' | 'b'): string =>
-          `SELECT * EXCLUDE (side, part, w) FROM ${versions} WHERE part = ${part} AND side = '${side}'`;
-        yield* this.partRecords(
-          `SELECT change, "_id", ${this.sideJson('b')} AS before, ${this.sideJson('a')} AS after ` +
-            `FROM (${comparedSql(this.columns, of('b'), of('a'), 'place')}) ORDER BY place`,
-        );
+        yield* this.partRecords(`SELECT string_agg(record, chr(10) ORDER BY place) AS records FROM temp.${records} WHERE part = ${part}`);
       }
     } finally {
-      await this.connection.run(`DROP TABLE IF EXISTS ${order}`);
-      await this.connection.run(`DROP TABLE IF EXISTS ${versions}`);
+      await this.connection.run(`DROP TABLE IF EXISTS temp.${order}`);
+      await this.connection.run(`DROP TABLE IF EXISTS temp.${records}`);
     }
   }
 
-  /** The candidates' versions at both moments (`side` b and a), with the bytes of their values (`w`); `part` and `place` to come. */
-  private versionsSql(): string {
-    const bytes = ['64', ...this.columns.map((column) => `coalesce(strlen(CAST(${column.sql} AS VARCHAR)), 0)`)].join(' + ');
-    const columns = `NULL::BIGINT AS part, NULL::BIGINT AS place, ${bytes} AS w, ${versionColumns(this.columns)}`;
-    const only = '"_id" IN (SELECT "_id" FROM candidates)';
-    const side = (which: 'a' | 'b', moment: Moment): string =>
-      `SELECT '${which}' AS side, * FROM (${snapshotSql(this.tables, moment, columns, only)})`;
-    return `WITH candidates AS (${this.candidates}) ${side('b', this.span.since)} UNION ALL ${side('a', this.span.until)}`;
+  /**
+   * Fills the temporary table `name` with what `sql` gives for each slice of the rows that may differ
+   * (a range of `_id`, as SQL; none when one slice holds them all).
+   */
+  private async inSlices(name: string, sql: (slice: string | undefined) => string): Promise<void> {
+    const starts = await this.sliceStarts();
+    const slice = (i: number): string | undefined => {
+      const from = i > 0 ? `"_id" >= ${quoteLiteral(starts[i]!)}` : undefined;
+      const to = i + 1 < starts.length ? `"_id" < ${quoteLiteral(starts[i + 1]!)}` : undefined;
+      return from && to ? `${from} AND ${to}` : (from ?? to);
+    };
+    await this.connection.run(`CREATE TEMP TABLE ${name} AS ${sql(slice(0))}`);
+    for (let i = 1; i < starts.length; i += 1) await this.connection.run(`INSERT INTO temp.${name} ${sql(slice(i))}`);
   }
 
   /**
-   * Each candidate's ID, part and place: the candidates in the records' order (place), cut where the
-   * bytes of their values (both sides) pass each PART_BYTES. Only narrow rows are sorted.
+   * The first `_id` of each slice: the IDs of the versions of both sides in order, cut where their values
+   * (estimated from their text's length) pass each SLICE_BYTES. A range of IDs, not a hash, so that each
+   * slice's scans compare `_id` with constants (a hash of every ID costs more than the join it slices).
    */
-  private orderSql(versions: string): string {
+  private async sliceStarts(): Promise<string[]> {
+    const width = [
+      '64',
+      ...this.columns.map(({ sql, type }) => (isText(type) ? `coalesce(strlen(CAST(${sql} AS VARCHAR)), 0)` : '16')),
+    ].join(' + ');
+    const versions = `${this.sides!.before(`"_id", ${width} AS w`)} UNION ALL ${this.sides!.after(`"_id", ${width} AS w`)}`;
+    const reader = await this.connection.runAndReadAll(
+      `SELECT min("_id") AS first FROM (SELECT "_id", floor(sum(CASE WHEN w > ${WIDE_BYTES} THEN w * ${WIDE_WEIGHT} ELSE w END) OVER (ORDER BY "_id" ROWS UNBOUNDED PRECEDING) / ${SLICE_BYTES}) AS slice ` +
+        `FROM (${versions})) GROUP BY slice ORDER BY slice`,
+    );
+    return reader.getRowObjectsJS().map((row) => String(row.first));
+  }
+
+  /**
+   * The rows that differ among those of `slice` (SQL condition on `_id`): `_id`, `k` (the order's key)
+   * and `record`, the record as JSON text (`change`, `_id`, `before`, `after`).
+   */
+  private recordsSql(slice: string | undefined): string {
     const updatedAt = this.keys.indexOf('_updatedAt');
-    const key = updatedAt < 0 ? 'NULL' : `arg_max(v${updatedAt}, side = 'a')`;
-    const order = 'ORDER BY k, "_id"';
+    const k = updatedAt < 0 ? 'NULL' : `coalesce(a${updatedAt}, b${updatedAt})`;
+    // one concat of the pieces: a chain of || would make a string of each longer prefix
+    const record =
+      `concat('{"change":"', change, '","_id":', CAST(to_json("_id") AS VARCHAR), ` +
+      `',"before":', coalesce(${this.sideJson('b')}, 'null'), ',"after":', coalesce(${this.sideJson('a')}, 'null'), '}')`;
+    return `SELECT "_id", ${k} AS k, ${record} AS record, NULL::BIGINT AS part, NULL::BIGINT AS place FROM (${this.comparedSql(slice)})`;
+  }
+
+  /**
+   * The rows of the two sides that differ, joined by `_id`: `change`, `_id`, the values before (b0…) and
+   * after (a0…) in the keys' order, and d0…, whether each key's value differs (every key of a row added or
+   * deleted); with `changed`, the indexes of the keys whose values differ.
+   */
+  private comparedSql(slice: string | undefined, changed = false): string {
+    const version = ['"_id"', ...this.columns.map(({ sql }, i) => `${sql} AS v${i}`)].join(', ');
+    const differs = this.columns.map((_, i) => `b.v${i} IS DISTINCT FROM a.v${i}`);
+    const one = 'b."_id" IS NULL OR a."_id" IS NULL';
     return (
-      `SELECT "_id", (floor(sum(w) OVER (${order} ROWS UNBOUNDED PRECEDING) / ${PART_BYTES}))::BIGINT AS part, ` +
-      `row_number() OVER (${order}) AS place FROM (SELECT "_id", ${key} AS k, sum(w) AS w FROM ${versions} GROUP BY "_id")`
+      `SELECT CASE WHEN b."_id" IS NULL THEN 'added' WHEN a."_id" IS NULL THEN 'deleted' ELSE 'updated' END AS change, ` +
+      `coalesce(a."_id", b."_id") AS "_id", b."_id" IS NOT NULL AS had, a."_id" IS NOT NULL AS has, ` +
+      `${this.columns.map((_, i) => `b.v${i} AS b${i}, a.v${i} AS a${i}, (${one} OR ${differs[i]}) AS d${i}`).join(', ')}` +
+      (changed
+        ? `, list_filter([${differs.map((d, i) => `CASE WHEN ${d} THEN ${i} END`).join(', ')}], x -> x IS NOT NULL) AS changed`
+        : '') +
+      ` FROM (${this.sides!.before(version, slice)}) b FULL OUTER JOIN (${this.sides!.after(version, slice)}) a ON b."_id" = a."_id" ` +
+      `WHERE ${one} OR ${differs.join(' OR ')}`
     );
   }
 
-  /** The records a query of `change`, `_id`, `before` and `after` (JSON text) gives, a chunk at a time. */
+  /**
+   * The records of one part, from a query of one string: the part's records as JSON text, a line each
+   * (JSON text has no raw line break), null when the part has none. One string crosses from DuckDB, not
+   * three a record; each record is parsed as it is taken.
+   */
   private async *partRecords(query: string): AsyncGenerator<DiffRecord> {
-    const result = await this.connection.stream(query);
-    for await (const rows of result.yieldRowsJs()) {
-      for (const [change, id, before, after] of rows) {
-        yield {
-          change: change as Change,
-          _id: String(id),
-          before: change === 'added' ? null : (JSON.parse(String(before)) as Record<string, unknown>),
-          after: change === 'deleted' ? null : (JSON.parse(String(after)) as Record<string, unknown>),
-        };
-      }
-    }
+    const reader = await this.connection.runAndReadAll(query);
+    const text = reader.getRowsJS()[0]?.[0];
+    if (typeof text !== 'string') return;
+    for (const line of text.split('\n')) yield JSON.parse(line) as DiffRecord;
   }
 
-  /** One side of a record as JSON text: every key for a row added or deleted, the keys that differ for one updated. */
+  /** One side of a record as JSON text: every key for a row added or deleted, the keys that differ for one updated; NULL for the side a row lacks. */
   private sideJson(side: 'a' | 'b'): string {
     const entries = this.columns.map(({ key, type }, i) => {
       const value = `${side}${i}`;
@@ -149,28 +209,28 @@ export class TableDiff {
         type === 'TIMESTAMP WITH TIME ZONE'
           ? `'"' || strftime(${value} AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') || '"'`
           : `CAST(to_json(${value}) AS VARCHAR)`;
-      return `CASE WHEN change <> 'updated' OR list_contains(changed, ${i}) THEN ${quoteLiteral(`${JSON.stringify(key)}:`)} || coalesce(${json}, 'null') END`;
+      return `CASE WHEN d${i} THEN concat(${quoteLiteral(`${JSON.stringify(key)}:`)}, coalesce(${json}, 'null')) END`;
     });
-    return `'{' || concat_ws(',', ${entries.join(', ')}) || '}'`;
+    return `CASE WHEN ${side === 'b' ? 'had' : 'has'} THEN concat('{', concat_ws(',', ${entries.join(', ')}), '}') END`;
   }
 
   /** Counts per change, and per key of the updated rows its changes (the `top` most frequent transitions). */
   async summary(top = 5): Promise<{ counts: DiffCounts; keys: KeyChanges[] }> {
     const counts: DiffCounts = { added: 0, updated: 0, deleted: 0 };
-    if (this.sql === null) return { counts, keys: [] };
-    const pairs = `temp.tds_diff_${Math.random().toString(36).slice(2, 10)}`;
-    await this.connection.run(`CREATE TEMP TABLE ${pairs.slice('temp.'.length)} AS ${this.sql}`);
+    if (this.sides === null) return { counts, keys: [] };
+    const pairs = `tds_diff_${Math.random().toString(36).slice(2, 10)}`;
     try {
-      const byChange = await this.connection.runAndReadAll(`SELECT change, count(*)::BIGINT AS n FROM ${pairs} GROUP BY change`);
+      await this.inSlices(pairs, (slice) => this.comparedSql(slice, true));
+      const byChange = await this.connection.runAndReadAll(`SELECT change, count(*)::BIGINT AS n FROM temp.${pairs} GROUP BY change`);
       for (const row of byChange.getRowObjectsJS()) counts[row.change as Change] = Number(row.n);
       const byKey = await this.connection.runAndReadAll(
-        `SELECT k, count(*)::BIGINT AS n FROM (SELECT unnest(changed) AS k FROM ${pairs} WHERE change = 'updated') GROUP BY k ORDER BY k`,
+        `SELECT k, count(*)::BIGINT AS n FROM (SELECT unnest(changed) AS k FROM temp.${pairs} WHERE change = 'updated') GROUP BY k ORDER BY k`,
       );
       const keys: KeyChanges[] = [];
-      for (const row of byKey.getRowObjectsJS()) keys.push(await this.transitions(pairs, Number(row.k), Number(row.n), top));
+      for (const row of byKey.getRowObjectsJS()) keys.push(await this.transitions(`temp.${pairs}`, Number(row.k), Number(row.n), top));
       return { counts, keys };
     } finally {
-      await this.connection.run(`DROP TABLE IF EXISTS ${pairs}`);
+      await this.connection.run(`DROP TABLE IF EXISTS temp.${pairs}`);
     }
   }
 
@@ -193,37 +253,8 @@ export class TableDiff {
   }
 }
 
-/**
- * The rows that differ between two moments: `change`, `_id`, the values before (b0…) and after (a0…)
- * in the keys' order, and `changed`, the indexes of the keys whose values differ; among the rows whose
- * IDs `candidates` (SQL) gives.
- */
-function pairsSql(
-  tables: HistoryTables,
-  keys: readonly DiffKey[],
-  { since, until }: { since: Moment; until: Moment },
-  candidates: string,
-): string {
-  const columns = versionColumns(keys);
-  const only = '"_id" IN (SELECT "_id" FROM candidates)';
-  return `WITH candidates AS (${candidates}) ${comparedSql(keys, snapshotSql(tables, since, columns, only), snapshotSql(tables, until, columns, only))}`;
-}
-
-/** A version's `_id` and values (v0…, in the keys' order). */
-const versionColumns = (keys: readonly DiffKey[]): string => ['"_id"', ...keys.map((key, i) => `${key.sql} AS v${i}`)].join(', ');
-
-/** The rows of `before` and `after` (queries of `_id` and v0…) that differ, as pairsSql says; `carried`: a column of both, kept. */
-function comparedSql(keys: readonly DiffKey[], before: string, after: string, carried?: string): string {
-  const differs = keys.map((_, i) => `b.v${i} IS DISTINCT FROM a.v${i}`);
-  return (
-    `SELECT CASE WHEN b."_id" IS NULL THEN 'added' WHEN a."_id" IS NULL THEN 'deleted' ELSE 'updated' END AS change, ` +
-    `coalesce(a."_id", b."_id") AS "_id", ${keys.map((_, i) => `b.v${i} AS b${i}`).join(', ')}, ${keys.map((_, i) => `a.v${i} AS a${i}`).join(', ')}, ` +
-    `list_filter([${keys.map((_, i) => `CASE WHEN ${differs[i]} THEN ${i} END`).join(', ')}], x -> x IS NOT NULL) AS changed` +
-    (carried ? `, coalesce(a.${carried}, b.${carried}) AS ${carried}` : '') +
-    ` FROM (${before}) b FULL OUTER JOIN (${after}) a ON b."_id" = a."_id" ` +
-    `WHERE b."_id" IS NULL OR a."_id" IS NULL OR ${differs.join(' OR ')}`
-  );
-}
+/** A column whose values' width varies with their text (the rest are counted at a fixed width). */
+const isText = (type: string): boolean => type === 'VARCHAR' || type === 'JSON' || type.endsWith('[]');
 
 // A mirror table at a moment, as SQL over the table (T, the current versions) and its history (H, the
 // versions replaced or deleted): the versions a sync had written and not yet replaced, or those
@@ -259,40 +290,30 @@ function membership(moment: Moment): { current: string; history: string | null }
   }
 }
 
-/** The table at `moment`: its columns `columns` (quoted keys), the rows restricted by `where` when given. */
-export function snapshotSql(tables: HistoryTables, moment: Moment, columns: string, where?: string): string {
-  const { current, history } = membership(moment);
+/**
+ * The versions the table holds at `moment` and not at `other`, its columns `columns`, restricted by
+ * `where` when given: the rows that may differ between the two, from their versions' narrow columns. A
+ * version held at both moments is the row's only one at each, so the row is the same at both; the
+ * comparison decides for the rest.
+ */
+export function onlyAtSql(tables: HistoryTables, moment: Moment, other: Moment, columns: string, where?: string): string {
+  const at = membership(moment);
+  const not = membership(other);
   const and = where ? ` AND ${where}` : '';
-  const fromCurrent = `SELECT ${columns} FROM ${quoteIdent(tables.table)} WHERE ${current}${and}`;
-  return history === null
-    ? fromCurrent
-    : `${fromCurrent} UNION ALL SELECT ${columns} FROM ${quoteIdent(tables.historyTable)} WHERE ${history}${and}`;
+  const selects: string[] = [];
+  if (not.current !== 'true')
+    selects.push(`SELECT ${columns} FROM ${quoteIdent(tables.table)} WHERE (${at.current}) AND (${not.current}) IS NOT TRUE${and}`);
+  if (at.history !== null) {
+    const notThen = not.history === null ? '' : ` AND (${not.history}) IS NOT TRUE`;
+    selects.push(`SELECT ${columns} FROM ${quoteIdent(tables.historyTable)} WHERE (${at.history})${notThen}${and}`);
+  }
+  return selects.length === 0 ? `SELECT ${columns} FROM ${quoteIdent(tables.table)} WHERE false` : selects.join(' UNION ALL ');
 }
 
-/**
- * The IDs of rows whose version may differ between two moments (a superset; the comparison decides),
- * without reading more than a few columns: a version is in one snapshot and not the other only if it
- * began or ended between them. For moments of different kinds (a sync and a time), the versions of one
- * snapshot that the other has not. Null when the moments are the same (nothing can differ).
- */
-export function candidateIdsSql(tables: HistoryTables, a: Moment, b: Moment): string | null {
-  const T = quoteIdent(tables.table);
-  const H = quoteIdent(tables.historyTable);
-  const kindOf = (moment: Moment, other: Moment): 'sync' | 'time' =>
-    moment.kind === 'now' ? (other.kind === 'time' ? 'time' : 'sync') : moment.kind;
-  const kind = kindOf(a, b);
-  if (kind !== kindOf(b, a)) {
-    const identity = `"_id", ${updatedAt}, ${syncId}`;
-    const sa = `(${snapshotSql(tables, a, identity)})`;
-    const sb = `(${snapshotSql(tables, b, identity)})`;
-    return `SELECT "_id" FROM ((${sa} EXCEPT ${sb}) UNION ALL (${sb} EXCEPT ${sa}))`;
-  }
-  const points = [a, b].map((moment) => (moment.kind === 'now' ? Infinity : moment.kind === 'sync' ? moment.n : Date.parse(moment.at)));
-  const [lo, hi] = [Math.min(...points), Math.max(...points)];
-  if (lo === hi) return null;
-  const text = (point: number): string => (kind === 'sync' ? String(point) : instant(new Date(point).toISOString()));
-  const between = (column: string): string =>
-    hi === Infinity ? `${column} > ${text(lo)}` : `${column} > ${text(lo)} AND ${column} <= ${text(hi)}`;
-  const [began, ended] = kind === 'sync' ? [syncId, replacedBy] : [updatedAt, replacedAt];
-  return `SELECT "_id" FROM ${T} WHERE ${between(began)} UNION SELECT "_id" FROM ${H} WHERE (${between(began)}) OR (${between(ended)})`;
+/** Whether two moments are the same (nothing can differ between them). */
+function sameMoment(a: Moment, b: Moment): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === 'sync' && b.kind === 'sync') return a.n === b.n;
+  if (a.kind === 'time' && b.kind === 'time') return Date.parse(a.at) === Date.parse(b.at);
+  return true;
 }

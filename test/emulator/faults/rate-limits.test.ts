@@ -1,21 +1,28 @@
 import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { RATE_LIMITS } from '../../../src/service/index.js';
-import { LIMITED_RATE_SCALE } from '../../helpers/rate-scale.js';
-import { call, get, sleep, tableByName, emulatorOptions } from '../helpers.js';
+import { RATE_SCALE } from '../../helpers/rate-scale.js';
+import { call, get, tableByName, emulatorOptions } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
 // docs/service-api.md section 8: sliding windows per organization / IP+key / IP, retry-after in service seconds.
-// A fifth of the suite's rate scale (20): a one-minute window lasts 3 s, long enough for a burst of requests
-// to land inside one window however loaded the machine; retry-after still says up to 60 (service) seconds.
+// The windows run on a clock of the test's own (the emulator's rateLimitNow): it stands still during a
+// burst, so every request of the burst falls in one window however slow the machine, and moves only when
+// the test moves it. At the suite's rate scale a one-minute window lasts 600 ms of that clock.
 
-const SCALE = LIMITED_RATE_SCALE;
+const SCALE = RATE_SCALE;
+/** The longest window (a minute of the service) on the test's clock. */
+const LONGEST_WINDOW_MS = Math.max(...Object.values(RATE_LIMITS).map((limit) => limit.perMs)) / SCALE;
 
 describe('rate limits (scaled)', () => {
   let emu: RunningEmulator;
-  // an emulator per test: each starts with empty windows
-  it.beforeEach(async ({ open }) => {
-    emu = (await open(emulatorOptions({ rateLimits: true, rateScale: SCALE }))).emu;
+  let clock = 0;
+  // one emulator for the file's limited tests: each test starts a longest window later, with every window empty
+  it.beforeAll(async ({ openForFile }) => {
+    emu = (await openForFile(emulatorOptions({ rateLimits: true, rateScale: SCALE, rateLimitNow: () => clock }))).emu;
+  });
+  it.beforeEach(() => {
+    clock += LONGEST_WINDOW_MS;
   });
 
   const burst = async (n: number, send: () => Promise<{ status: number }>) =>
@@ -28,16 +35,17 @@ describe('rate limits (scaled)', () => {
     const refused = await get(emu, rowsPath);
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({ statusCode: 429, error: 'API Error', message: expect.stringMatching(/60 row reads/) });
-    const retryAfter = Number(refused.headers['retry-after']);
-    expect(Number.isInteger(retryAfter)).toBe(true);
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(60);
+    // the burst came at one moment of the windows' clock: its oldest read leaves the window a whole minute later
+    expect(refused.headers['retry-after']).toBe('60');
     // the other bucket and the other organization are not affected
     expect((await get(emu, '/workspaces')).status).toBe(200);
     const globex = await tableByName(emu, 'Accounts', undefined, emu.apiKeys.Globex!);
     expect((await get(emu, `/tables/${globex.id}/rows`, { key: emu.apiKeys.Globex! })).status).toBe(200);
-    // waiting retry-after (scaled) frees a slot
-    await sleep((retryAfter * 1000) / SCALE + 20);
+    // a moment short of retry-after (scaled) the window is still full; at retry-after a slot is free
+    const retryAfterMs = (60 * 1000) / SCALE;
+    clock += retryAfterMs - 1;
+    expect((await get(emu, rowsPath)).status).toBe(429);
+    clock += 1;
     expect((await get(emu, rowsPath)).status).toBe(200);
   });
 
@@ -46,7 +54,7 @@ describe('rate limits (scaled)', () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(300);
     const refused = await get(emu, '/tables');
     expect(refused.status).toBe(429);
-    expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+    expect(refused.headers['retry-after']).toBe('60');
   });
 
   it('counts missing or wrong keys per IP and key', async () => {
@@ -56,13 +64,6 @@ describe('rate limits (scaled)', () => {
     expect(refused.status).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect((await get(emu, '/workspaces', { key: 'wrong-2' })).status).toBe(401);
-  });
-});
-
-describe('webhook rate limit', () => {
-  let emu: RunningEmulator;
-  it.beforeAll(async ({ openForFile }) => {
-    emu = (await openForFile(emulatorOptions({ rateLimits: true }))).emu;
   });
 
   it('allows 100 webhook requests a second per IP, then 429 with retry-after 1', async () => {

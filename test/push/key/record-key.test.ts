@@ -13,6 +13,7 @@ import {
 } from '../../../src/push/key/record-key.js';
 import { TdsError, UsageError } from '../../../src/core/errors.js';
 import { acceptedOperators, COLUMN_TYPES, type ColumnType, type Field } from '../../../src/service/index.js';
+import { thrownBy } from '../../helpers/thrown.js';
 
 /** recordKey of a JSON text, read as the JSON readers read it (exact number literals kept). */
 function keyOfJson(json: string, field: string): ReturnType<typeof recordKey> {
@@ -111,15 +112,7 @@ const FIELDS: Field[] = [
   field('f6', 'Done', 'done', 'boolean'),
 ];
 
-function usageError(run: () => unknown): UsageError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
-  }
-  throw new Error('expected a UsageError');
-}
+const usageError = (run: () => unknown): UsageError => thrownBy(UsageError, run);
 
 describe('keyColumn', () => {
   it('finds the column by ID, then label, then name', () => {

@@ -1,16 +1,13 @@
-import { mkdtemp, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { writeParquetRows } from '../../../src/push/wait/write-rows.js';
 import type { Field, Row } from '../../../src/service/index.js';
-import { readParquet } from '../../export/parquet-file.js';
+import { columnTypes, META_COLUMN_TYPES, readParquet } from '../../export/parquet-file.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
+import { useTestFolder } from '../../helpers/test-folder.js';
 
-/** the folders of a test are made in its own temporary folder, removed after it */
-let folder: string;
-it.beforeEach(({ tmp }) => {
-  folder = tmp;
-});
+const folder = useTestFolder();
 
 // --wait settled -o FILE.parquet: the pushed rows in the mirror's typed columns, written through the
 // staging file and the COPY-out of an export (src/parquet/), which leave nothing beside FILE.
@@ -40,15 +37,12 @@ async function* rows(): AsyncGenerator<Row> {
 
 describe('writeParquetRows', () => {
   it('writes the rows in order with typed columns, counts the values that do not fit, and leaves only FILE', async () => {
-    const dir = await mkdtemp(join(folder, 'push-parquet-'));
+    const dir = await folder.make('push-parquet');
     const path = join(dir, 'pushed.parquet');
     expect(await writeParquetRows(path, 'label', FIELDS, rows())).toEqual({ rows: 3, unfit: 1 });
     const file = await readParquet(path);
-    expect(file.columns.map((column) => `${column.name} ${column.type}`)).toEqual([
-      '_id VARCHAR',
-      '_createdAt TIMESTAMP WITH TIME ZONE',
-      '_updatedAt TIMESTAMP WITH TIME ZONE',
-      '_createdByUserId VARCHAR',
+    expect(columnTypes(file)).toEqual([
+      ...META_COLUMN_TYPES,
       'Email VARCHAR',
       'Size DOUBLE',
       'Enrich JSON',
