@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fetchJson } from './emulator-api.mjs';
+import { changeRows } from './sync/history.mjs';
 import { TDS_BIN, load, mb, median, n, pairedRuns, repeats, seconds, spread, startEmulator, verdict } from './support.mjs';
 import { mustSucceed, runTds, tdsEnv } from './tds-child.mjs';
 
@@ -49,14 +50,7 @@ async function makeMirror() {
   const table = listing.tables.find((t) => t.name === 'Generated');
   if (!table) throw new Error('no table Generated in the emulator');
   const ids = await sampleIds(env);
-  let next = 0;
-  const worker = async () => {
-    while (next < ids.length) {
-      const id = ids[next++];
-      await fetchJson(emu, 'PATCH', `/_emulator/tables/${table.id}/rows/${id}`, { cells: { Amount: -1 - next } });
-    }
-  };
-  await Promise.all(Array.from({ length: 32 }, worker));
+  await changeRows(emu, table, ids);
   mustSucceed(await runTds(['sync', 'Generated', '--db', mirror, '--full'], { env, dir }), 'tds sync --full');
   console.log(
     `the mirror: tds sync of ${n(ROWS)} rows in ${seconds(synced - started)}; ${n(ids.length)} changed and synced in ${seconds(performance.now() - synced)}`,

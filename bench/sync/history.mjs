@@ -142,10 +142,10 @@ async function diff(ctx, { table, changed }) {
 /**
  * Changes the Amount of each row (admin PATCH, 32 requests at a time).
  * @param {Emulator} emu
- * @param {Table} table
+ * @param {{ id: string }} table
  * @param {string[]} ids
  */
-async function changeRows(emu, table, ids) {
+export async function changeRows(emu, table, ids) {
   let next = 0;
   const worker = async () => {
     while (next < ids.length) {

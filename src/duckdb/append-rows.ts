@@ -45,12 +45,14 @@ export interface RowAppender {
 /**
  * An appender to `table` (on `connection`, the database's own by default), whose columns have `types`,
  * and one data chunk reused for every chunk until close(): many small batches (a page of rows each)
- * leave no native memory behind for the garbage collector.
+ * leave no native memory behind for the garbage collector. `lastColumn`: the table's last column is a
+ * BIGINT with this value in every row (not in the rows given; `types` ends with it).
  */
 export async function openRowAppender(
   db: Pick<Database, 'connection'>,
   table: { name: string; schema?: string; catalog?: string },
   types: readonly AppendType[],
+  lastColumn?: number,
 ): Promise<RowAppender> {
   const [duckdb, native] = await Promise.all([loadDuckDB(), loadBindings()]);
   const appender = await db.connection.createAppender(table.name, table.schema ?? 'main', table.catalog ?? null);
@@ -69,7 +71,7 @@ export async function openRowAppender(
                 : duckdb.VARCHAR,
     ),
   );
-  const writer = new ChunkWriter(native, db.connection, chunk, types);
+  const writer = new ChunkWriter(native, db.connection, chunk, types, lastColumn);
   // the chunk is filled across calls (a page of rows each) and appended when full or flushed: a chunk a
   // page would have DuckDB allocate and free its memory twenty times as often
   const appendFilled = (): void => {
@@ -150,6 +152,8 @@ class ChunkWriter {
     private readonly connection: DuckDBConnection,
     private readonly chunk: DuckDBDataChunk,
     private readonly types: readonly AppendType[],
+    /** The value of the last column in every row, when the rows do not hold it. */
+    private readonly lastColumn?: number,
   ) {
     this.masks = types.map(() => new Uint32Array(CHUNK_ROWS / 32).fill(0xffffffff));
     this.nulls = types.map(() => false);
@@ -177,6 +181,10 @@ class ChunkWriter {
       const vector = native.data_chunk_get_vector(raw, column);
       this.validity = this.masks[column]!;
       let nulls: boolean;
+      if (this.lastColumn !== undefined && column === types.length - 1) {
+        this.constant(vector, rows.length, this.lastColumn);
+        continue;
+      }
       switch (types[column]) {
         case 'DOUBLE':
           nulls = this.doubles(vector, rows, column);
@@ -260,6 +268,12 @@ class ChunkWriter {
     }
     this.native.copy_data_to_vector(vector, this.start * 8, this.words, 0, rows.length * 8);
     return nulls;
+  }
+
+  /** The same integer in every row (never null). */
+  private constant(vector: Vector, count: number, value: number): void {
+    for (let row = 0; row < count; row += 1) this.setInt64(row, value, 1);
+    this.native.copy_data_to_vector(vector, this.start * 8, this.words, 0, count * 8);
   }
 
   /** `value` × `scale` (a safe integer times 1 or 1000) as the int64 at `row`, exactly. */

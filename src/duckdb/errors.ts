@@ -25,6 +25,8 @@ export type DuckDBFailure =
   | 'no-database'
   /** A database file of a DuckDB storage version this one cannot read. */
   | 'other-version'
+  /** A row refused by a table's primary key: its key is in the table, or twice in what was written. */
+  | 'duplicate-key'
   | 'other';
 
 const FAILURES: Array<[DuckDBFailure, RegExp]> = [
@@ -39,6 +41,7 @@ const FAILURES: Array<[DuckDBFailure, RegExp]> = [
   ['no-database', /in read-only mode: database does not exist/],
   ['other-version', /Trying to read a database file with version number/],
   ['cannot-open-file', /^IO Error: Cannot open file/],
+  ['duplicate-key', /Duplicate key .* violates primary key constraint|PRIMARY KEY or UNIQUE constraint violation: duplicate key/],
 ];
 
 /** What a DuckDB error means; `other` for anything not listed (a syntax error, a conversion, …). */

@@ -240,6 +240,8 @@ export class HeldMirror implements MirrorAccess {
   /**
    * The work's connections: each has the mirror as its database while it is attached, and the sync's
    * own while it is not (so that what runs on them meanwhile, rows appended to an inbox, still runs).
+   * Rows appended straight into a mirror table wait in their appender while the file is let go: DuckDB
+   * finds the table again by its catalog's name (ATTACHED) when a group's transaction hands them over.
    */
   private connections: DuckDBConnection[];
 

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { openRowAppender, type RowAppender, type Database, quoteIdent, quoteLiteral } from '../duckdb/index.js';
-import { GroupUpsert, readTableColumns, type GroupCounts, type WriteTarget } from './group-upsert.js';
+import { duckdbFailure, openRowAppender, type RowAppender, type Database, quoteIdent, quoteLiteral } from '../duckdb/index.js';
+import { GroupUpsert, readTableColumns, type GroupCounts, type TableColumn, type WriteTarget } from './group-upsert.js';
+import { SYNC_ID_KEY } from './history/history-objects.js';
 
 export type { GroupCounts, WriteTarget } from './group-upsert.js';
 import type { TypedColumn, TypedValue } from '../records/index.js';
@@ -27,6 +28,12 @@ import { saveState, type TableState } from './table-state.js';
  * it), a group's rows are new ones: they are inserted from the inbox as they are, without a search of
  * the table for them (which grows with the table). The primary key still refuses a row the table has,
  * or one read twice in the group: that group is then rolled back and written the general way, from the same inbox.
+ *
+ * A pass that began on an empty table (a first sync) goes further: its rows are appended straight into
+ * the mirror table, with no inbox (each row's text copied once less), and a group's transaction hands
+ * them to the table. A group the primary key refuses then has no inbox to be written from: it is rolled
+ * back and the write fails with KeyRefused, and the pass reads its pages again from the progress last
+ * saved, written the general way (read-pages.ts).
  */
 export class MirrorWriter {
   private upsert?: GroupUpsert;
@@ -46,8 +53,11 @@ export class MirrorWriter {
     private readonly columns: readonly TypedColumn[],
   ) {}
 
-  /** `pass`: the pass the writes belong to, and the rows it has inserted so far (saved with its progress); none for a verification page. */
-  async open(pass?: { tableId: string; inserted: number }): Promise<void> {
+  /**
+   * `pass`: the pass the writes belong to, the rows it has inserted so far (saved with its progress), and
+   * `straight` false when its rows must not be appended straight into the table (after KeyRefused); none for a verification page.
+   */
+  async open(pass?: { tableId: string; inserted: number; straight?: boolean }): Promise<void> {
     const { connection } = this.db;
     const reader = await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM ${quoteIdent(this.target.table)}`);
     const rows = Number(reader.getRowObjectsJS()[0]?.n ?? 0);
@@ -58,9 +68,14 @@ export class MirrorWriter {
     if (this.onlyNew) await this.fitIndex(connection);
     const tableColumns = await readTableColumns(this.db.connection, this.target.table);
     this.upsert = new GroupUpsert(this.target, this.columns, tableColumns);
+    const straight =
+      pass !== undefined && pass.straight !== false && this.onlyNew && !this.notes && holdsPlanOnly(tableColumns, this.columns);
     // connections of their own: the database's is another table's while tables are synced at once (sync-run.ts)
     for (const connection of [await this.db.connect(), await this.db.connect()]) {
-      const lane = new Lane(this.db, connection, this.columns);
+      const into = straight
+        ? { catalog: await currentDatabase(connection), table: this.target.table, syncId: this.target.syncId }
+        : undefined;
+      const lane = new Lane(this.db, connection, this.columns, into);
       this.lanes.push(lane);
       await lane.makeTables();
     }
@@ -97,6 +112,7 @@ export class MirrorWriter {
     this.current = 1 - this.current;
     const total = lane.seal();
     try {
+      if (lane.straight) return await this.handOver(lane, state, total);
       if (this.onlyNew) {
         // the primary key refuses a row the mirror has: the general way then (which meets any other failure again)
         const counts = await lane.transaction(state, this.notes, () => this.insertNew(lane, total), also).catch(() => undefined);
@@ -131,13 +147,61 @@ export class MirrorWriter {
     await fitTableMemory(connection, this.tableRows);
   }
 
+  /** The rows appended straight into the table handed to it in the group's transaction; the key's refusal is KeyRefused. */
+  private async handOver(lane: Lane, state: TableState, total: number): Promise<GroupCounts> {
+    try {
+      return await lane.transaction(state, false, () => {
+        lane.handOver();
+        return Promise.resolve({ inserted: total, updated: 0 });
+      });
+    } catch (error) {
+      if (duckdbFailure(error) === 'duplicate-key') throw new KeyRefused();
+      throw error;
+    }
+  }
+
   private async insertNew(lane: Lane, total: number): Promise<GroupCounts> {
     await lane.connection.run(this.upsert!.insertNewSql(lane.typedRows(false)));
     return { inserted: total, updated: 0 };
   }
 }
 
-/** A connection with its own temporary inbox and stage (temporary tables belong to their connection). */
+/**
+ * Thrown by a write of rows appended straight into the table that the primary key refused (a row the
+ * table has, or one read twice: rows that moved while the pass read): nothing of the group was written,
+ * and its rows are gone; the pass reads them again from its saved progress, the general way.
+ */
+export class KeyRefused extends Error {
+  constructor() {
+    super('the primary key refused a row appended straight into the mirror table');
+  }
+}
+
+/** Whether a mirror table's columns are the plan's and then `_syncId`, in that order (no removed field's column kept). */
+function holdsPlanOnly(table: readonly TableColumn[], columns: readonly TypedColumn[]): boolean {
+  const keys = [...columns.map((column) => column.key), SYNC_ID_KEY];
+  return table.length === keys.length && table.every((column, i) => column.key === keys[i]);
+}
+
+async function currentDatabase(connection: DuckDBConnection): Promise<string> {
+  const reader = await connection.runAndReadAll('SELECT current_database() AS name');
+  return String(reader.getRowObjectsJS()[0]?.name);
+}
+
+/** A mirror table that rows are appended into straight, and the `_syncId` of each. */
+interface StraightInto {
+  catalog: string;
+  table: string;
+  syncId: number;
+}
+
+/**
+ * A connection with its own temporary inbox and stage (temporary tables belong to their connection), or
+ * with an appender straight into the mirror table (`into`): its rows wait in the appender, not yet the
+ * table's, until a group's transaction hands them over. DuckDB's appender hands its rows over by itself
+ * past 204,800 (its flush count), outside any transaction: a lane never holds that many
+ * (read-pages.ts MAX_WAITING_ROWS).
+ */
 class Lane {
   private readonly suffix = Math.random().toString(36).slice(2, 10);
   private readonly inboxName = `tds_inbox_${this.suffix}`;
@@ -149,7 +213,18 @@ class Lane {
     private readonly db: Database,
     readonly connection: DuckDBConnection,
     private readonly columns: readonly TypedColumn[],
+    private readonly into?: StraightInto,
   ) {}
+
+  /** Whether the rows go straight into the mirror table. */
+  get straight(): boolean {
+    return this.into !== undefined;
+  }
+
+  /** The rows appended straight, handed to the table (within the group's transaction). */
+  handOver(): void {
+    this.appender!.flush();
+  }
 
   private get inbox(): string {
     return `temp.${this.inboxName}`;
@@ -157,21 +232,27 @@ class Lane {
 
   /** Appends to the inbox (made with its appender by makeTables); a failure (a value DuckDB cannot cast) drops the group. */
   async append(rows: readonly (readonly TypedValue[])[]): Promise<void> {
+    // after a failed append (dropped, with the rows appended before it): appended straight, a new appender
+    if (!this.appender) await this.makeTables();
     try {
       await this.appender!.append(rows);
     } catch (error) {
       this.appender?.discard();
       this.appender = undefined;
-      await this.makeTables();
+      this.rows = 0;
+      // into the table, the next append opens another (when the mirror is attached again: the file may be let go now)
+      if (!this.into) await this.makeTables();
       throw error;
     }
     this.rows += rows.length;
   }
 
-  /** Hands the rows appended to the inbox, for a write; returns how many there are. */
+  /** Hands the rows appended to the inbox, for a write; returns how many there are. Rows appended straight stay in the appender. */
   seal(): number {
-    this.appender?.close();
-    this.appender = undefined;
+    if (!this.into) {
+      this.appender?.close();
+      this.appender = undefined;
+    }
     const rows = this.rows;
     this.rows = 0;
     return rows;
@@ -216,9 +297,19 @@ class Lane {
     return `SELECT DISTINCT ON (n0) ${values} FROM ${this.inbox} ORDER BY n0, rowid DESC`;
   }
 
-  /** The inbox (with its appender), empty: made anew for each group (a table keeps the memory of deleted rows until it is dropped). */
+  /** The inbox (with its appender), empty: made anew for each group (a table keeps the memory of deleted rows until it is dropped); or the appender into the table. */
   async makeTables(): Promise<void> {
     await this.dropTables();
+    if (this.into) {
+      const types = [...this.columns.map((column) => column.type), 'BIGINT' as const];
+      this.appender = await openRowAppender(
+        { connection: this.connection },
+        { name: this.into.table, catalog: this.into.catalog },
+        types,
+        this.into.syncId,
+      );
+      return;
+    }
     const columns = this.columns.map((column, i) => `n${i} ${column.type}`).join(', ');
     await this.connection.run(`CREATE TEMP TABLE ${this.inboxName} (${columns})`);
     this.appender = await openRowAppender(
@@ -234,7 +325,14 @@ class Lane {
     this.connection.closeSync();
   }
 
+  /** The inbox dropped; rows appended straight and not handed over are dropped too (never handed over outside a group's transaction). */
   private async dropTables(): Promise<void> {
+    if (this.into) {
+      this.appender?.discard();
+      this.appender = undefined;
+      this.rows = 0;
+      return;
+    }
     this.seal();
     await this.connection.run(`DROP TABLE IF EXISTS ${this.inbox}`);
   }

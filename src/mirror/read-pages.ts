@@ -4,7 +4,7 @@ import { type ApiClient, paginate } from '../http/index.js';
 import { typedRowReader, type TypedColumn, type TypedValue } from '../records/index.js';
 import { PAGE_LIMIT_MAX, type Row, type RowsPage, type Table } from '../service/index.js';
 import type { MirrorAccess } from './mirror-db.js';
-import { MirrorWriter } from './mirror-writer.js';
+import { KeyRefused, MirrorWriter } from './mirror-writer.js';
 import { reachesWatermark, serviceDate, unseenRows } from './pass.js';
 import { COMPLETE_PASS, type PassState, type TableState } from './table-state.js';
 
@@ -38,6 +38,8 @@ export interface ReadPagesOptions {
   syncId: number;
   /** Told the Date of each answer (the service's clock), as ISO text. */
   onServiceTime?(at: string): void;
+  /** false: no row is appended straight into the table (the pass reads again what the primary key refused so). */
+  straight?: boolean;
 }
 
 /** Pages requested ahead of the one being written in a full pass (an incremental pass stops at its watermark). */
@@ -54,14 +56,18 @@ const GROUP_ROWS = 32_768;
 const GROUP_MS = 1_000;
 /**
  * Rows waiting for the database before reading pauses: DuckDB's commits set the speed of a fast read,
- * and a crash loses at most these (the next sync reads them again from the saved cursor).
+ * and a crash loses at most these (the next sync reads them again from the saved cursor). Twice this
+ * for a pass that only appends stays below 204,800, past which DuckDB's appender would hand rows
+ * appended straight into a table to it outside their group's transaction (mirror-writer.ts).
  */
 const MAX_WAITING_ROWS = 2 * GROUP_ROWS;
 /**
  * A pass that only appends (its table holds only its rows: a first sync) is written in groups twice as
  * large. Measured on 1,000,000 rows (paired runs): groups of 49,152 to 98,304 rows took a little less CPU
  * than 32,768 and peaked 5-10 MB lower (255-263 MB); a whole row group of DuckDB's (122,880, which DuckDB
- * writes straight to the file) took no less CPU and peaked at 296-304 MB.
+ * writes straight to the file) took no less CPU and peaked at 296-304 MB. With the rows appended straight
+ * into the table (mirror-writer.ts), groups of 32,768 with at most 65,536 rows waiting peaked no lower
+ * and took 6-20 % more CPU (paired runs on a loaded machine).
  */
 const APPEND_GROUP_ROWS = 2 * GROUP_ROWS;
 
@@ -81,14 +87,22 @@ export async function readPages(options: ReadPagesOptions): Promise<void> {
   const { mirror } = options;
   const writer = await mirror.use(async (db) => {
     const opened = new MirrorWriter(db, target, options.columns);
-    await opened.open({ tableId: state.tableId, inserted: options.pass.inserted });
+    await opened.open({
+      tableId: state.tableId,
+      inserted: options.pass.inserted,
+      ...(options.straight === false ? { straight: false } : {}),
+    });
     return opened;
   });
   try {
     return await readInto(writer, options);
+  } catch (error) {
+    if (!(error instanceof KeyRefused)) throw error;
   } finally {
     await mirror.use(() => writer.close()).catch(() => undefined);
   }
+  // rows moved while the pass read them (a row read twice): the pages since the progress saved last, again, the general way
+  return readPages({ ...options, straight: false });
 }
 
 async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promise<void> {
@@ -134,7 +148,9 @@ async function readInto(writer: MirrorWriter, options: ReadPagesOptions): Promis
     return;
   } catch (error) {
     await group.writesDone();
-    if (error instanceof UnknownField) throw error;
+    // the pass goes back to the progress saved with the last group written (the group refused is not in the mirror)
+    if (error instanceof KeyRefused) Object.assign(pass, group.saved);
+    if (error instanceof UnknownField || error instanceof KeyRefused) throw error;
     // a saved cursor refused before any page came: it expired
     if (!fresh && error instanceof TdsError && error.status === 400) return restart(options, error);
     throw error;
@@ -207,12 +223,16 @@ class GroupedWrites {
   private failure: unknown;
   /** When the last group began (the first page is written at once, so the pass is saved early). */
   private lastStart = -Infinity;
+  /** The pass as the mirror has it saved: as it began here, then as the last group written saved it. */
+  saved: PassState;
 
   constructor(
     private readonly writer: MirrorWriter,
     private readonly state: TableState,
     private readonly mirror: MirrorAccess,
-  ) {}
+  ) {
+    this.saved = { ...state.pass! };
+  }
 
   async add(rows: TypedValue[][], cursor: string | null, onWritten: () => void): Promise<void> {
     if (this.failure) throw this.failure;
@@ -261,6 +281,7 @@ class GroupedWrites {
       while (this.callbacks.length > 0 && (ending || this.due())) {
         let callbacks: Array<() => void> = [];
         const pass = this.state.pass!;
+        let saving: PassState = pass;
         // the group's rows, its saved progress and its pages' callbacks are taken together: once the
         // mirror is held, between two appends
         const counts = await this.mirror.use(async () => {
@@ -269,8 +290,11 @@ class GroupedWrites {
           this.lastStart = performance.now();
           callbacks = this.callbacks;
           this.callbacks = [];
-          return this.writer.write({ ...this.state, pass: { ...pass } }, pass.mode === COMPLETE_PASS);
+          saving = { ...pass };
+          return this.writer.write({ ...this.state, pass: saving }, pass.mode === COMPLETE_PASS);
         });
+        // the write's transaction counted the group's rows into the progress it saved
+        this.saved = saving;
         pass.inserted += counts.inserted;
         pass.updated += counts.updated;
         for (const callback of callbacks) callback();

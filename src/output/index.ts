@@ -11,16 +11,7 @@ import type { FileOpener } from './atomic-file.js';
 import type { ListingLayout } from './table.js';
 
 export { checkOutputTarget, claimOutput, createAtomicFile, type AtomicFile, type FileOpener } from './atomic-file.js';
-export {
-  chooseExportFormat,
-  chooseFormat,
-  EXPORT_FORMATS,
-  formatFromPath,
-  OUTPUT_FORMATS,
-  type DataFormat,
-  type ExportFormat,
-  type Format,
-} from './format.js';
+export * from './options.js';
 export { startLiveLine, type LiveLine } from './live-line.js';
 export type { RecordColumn } from './record-table.js';
 export type { ListingLayout, TableColumn } from './table.js';

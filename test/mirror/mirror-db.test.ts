@@ -1,8 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
+import { createTableSql } from '../../src/mirror/apply-schema.js';
+import { createHistoryTable } from '../../src/mirror/history/history-objects.js';
 import { HeldMirror, openMirror } from '../../src/mirror/mirror-db.js';
+import { MirrorWriter } from '../../src/mirror/mirror-writer.js';
 import { loadStates, saveState, staleFields } from '../../src/mirror/table-state.js';
-import { state } from './writer-fixture.js';
+import { COLUMNS as COLUMNS_OF_T, NAMES, NEW_PASS, row, state, TABLE, TARGET } from './writer-fixture.js';
 import { test as it } from '../helpers/emulator-fixture.js';
 
 // Until a checkpoint, DuckDB holds in memory the rows a commit added to a table of the file, 512 KB a
@@ -71,5 +74,30 @@ describe('_tds_tables.max_stale (issue 42)', () => {
     const now = Date.parse('2026-05-01T12:00:00Z');
     expect(staleFields({ verifiedAt: new Date(now - verifiedAgoMs).toISOString(), maxStaleMs }, now)).toEqual(expected);
     expect(staleFields({ verifiedAt: null, maxStaleMs }, now).stale).toBe(false);
+  });
+});
+
+describe('HeldMirror of a one-shot sync', () => {
+  it('rows appended straight into a mirror table while the file was let go are handed to it by the next group', async ({ tmp }) => {
+    const mirror = await HeldMirror.open(join(tmp, 'mirror.duckdb'), { memoryLimit: '256MB', threads: 1 });
+    try {
+      const writer = await mirror.use(async (db) => {
+        await db.connection.run(createTableSql(TABLE, COLUMNS_OF_T, [{ key: '_syncId', type: 'BIGINT' }]));
+        await createHistoryTable(db.connection, TABLE, NAMES);
+        const opened = new MirrorWriter(db, TARGET, COLUMNS_OF_T);
+        await opened.open(NEW_PASS);
+        return opened;
+      });
+      await writer.append([row('a', '2026-01-01T00:00:00.000Z', 1)]);
+      await mirror.letGo();
+      await writer.append([row('b', '2026-01-01T00:00:00.000Z', 2)]);
+      expect(await mirror.use(() => writer.write(state(), true))).toEqual({ inserted: 2, updated: 0 });
+      await mirror.use(() => writer.close());
+      await mirror.letGo();
+      const ids = await mirror.use(async (db) => (await db.connection.runAndReadAll(`SELECT "_id" FROM ${TABLE} ORDER BY 1`)).getRows());
+      expect(ids).toEqual([['a'], ['b']]);
+    } finally {
+      await mirror.close();
+    }
   });
 });

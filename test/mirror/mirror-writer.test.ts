@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MirrorWriter } from '../../src/mirror/mirror-writer.js';
+import { KeyRefused, MirrorWriter } from '../../src/mirror/mirror-writer.js';
 import { finishPass, FROM_EMPTY } from '../../src/mirror/pass.js';
 import type { TypedValue } from '../../src/records/typed-values.js';
 import { loadStates } from '../../src/mirror/table-state.js';
@@ -19,11 +19,14 @@ import {
   writeRows,
 } from './writer-fixture.js';
 
-// The writer's two ways: rows inserted as they are while the table holds only the pass's rows, and the
-// upsert by `_id` otherwise (or when the primary key refuses a group); rows appended while a group is
-// written go to the next one.
+// The writer's ways: rows appended straight into the table by a pass that began on an empty one; rows
+// inserted as they are from an inbox while the table holds only the pass's rows; and the upsert by `_id`
+// otherwise (or when the primary key refuses a group); rows appended while a group is written go to the next one.
 
 useWriterDb();
+
+/** A pass that began on an empty table, written through an inbox (as after a KeyRefused). */
+const INBOX_PASS = { ...NEW_PASS, straight: false };
 
 /** The first sync (TARGET's): a complete pass of rows a (n 1) and b (n 2), both of 2026-01-01. */
 async function firstSync(): Promise<void> {
@@ -34,9 +37,49 @@ async function firstSync(): Promise<void> {
 }
 
 describe('MirrorWriter', () => {
-  it('inserts the groups of a pass into an empty table, and falls back to the upsert for a row it already has', async () => {
+  it("appends the rows of a pass that began on an empty table straight into the table, the table's at their group's commit, with the sync's ID", async () => {
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
     await writer.open(NEW_PASS);
+    const s = state();
+    await writer.append([row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)]);
+    expect(await contents()).toEqual([]);
+    expect(await writer.write(s, true)).toEqual({ inserted: 2, updated: 0 });
+    // the same pass continued by another run: still straight
+    await writer.close();
+    const next = new MirrorWriter(db, TARGET, COLUMNS);
+    await next.open({ ...NEW_PASS, inserted: 2 });
+    expect(await writeRows(next, [row('c', '2026-01-01T00:00:00.000Z', 3)], s, true)).toEqual({ inserted: 1, updated: 0 });
+    await next.close();
+    expect(await contents()).toEqual([
+      { _id: 'a', u: '2026-01-01 00:00:00+00', n: 1 },
+      { _id: 'b', u: '2026-01-01 00:00:00+00', n: 2 },
+      { _id: 'c', u: '2026-01-01 00:00:00+00', n: 3 },
+    ]);
+    const versions = await db.connection.runAndReadAll('SELECT DISTINCT "_syncId" FROM t');
+    expect(versions.getRows()).toEqual([[BigInt(TARGET.syncId)]]);
+    expect(await passIds()).toEqual([FROM_EMPTY]);
+    const [saved] = await loadStates(db.connection);
+    expect(saved?.pass).toMatchObject({ cursor: 'c1', inserted: 3 });
+  });
+
+  it.each([
+    ['a row the table has', [row('a', '2026-01-02T00:00:00.000Z', 10), row('c', '2026-01-01T00:00:00.000Z', 3)]],
+    ['a row twice in the group', [row('c', '2026-01-01T00:00:00.000Z', 3), row('c', '2026-01-02T00:00:00.000Z', 30)]],
+  ])('refuses with KeyRefused a group appended straight that holds %s, and writes nothing of it', async (_case, rows) => {
+    const writer = new MirrorWriter(db, TARGET, COLUMNS);
+    await writer.open(NEW_PASS);
+    const s = state();
+    await writeRows(writer, [row('a', '2026-01-01T00:00:00.000Z', 1)], s, true);
+    await expect(writeRows(writer, rows, state({ cursor: 'c2' }), true)).rejects.toBeInstanceOf(KeyRefused);
+    await writer.close();
+    expect(await contents()).toEqual([{ _id: 'a', u: '2026-01-01 00:00:00+00', n: 1 }]);
+    const [saved] = await loadStates(db.connection);
+    expect(saved?.pass).toMatchObject({ cursor: 'c1', inserted: 1 });
+  });
+
+  it('inserts the groups of a pass into an empty table, and falls back to the upsert for a row it already has', async () => {
+    const writer = new MirrorWriter(db, TARGET, COLUMNS);
+    await writer.open(INBOX_PASS);
     const s = state();
     expect(await writeRows(writer, [row('a', '2026-01-01T00:00:00.000Z', 1), row('b', '2026-01-01T00:00:00.000Z', 2)], s, true)).toEqual({
       inserted: 2,
@@ -97,7 +140,7 @@ describe('MirrorWriter', () => {
 
   it('keeps the copy read last of a row read twice in one group, counted once, in either way', async () => {
     const writer = new MirrorWriter(db, TARGET, COLUMNS);
-    await writer.open(NEW_PASS);
+    await writer.open(INBOX_PASS);
     const s = state();
     // an empty table: the primary key refuses the second copy, the group is written the general way
     expect(

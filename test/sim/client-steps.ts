@@ -16,6 +16,7 @@ import {
   mirroredTables,
   mirrorVersions,
   parseSyncSummary,
+  query,
   syncsSince,
   verifiedTimes,
   type MirroredTable,
@@ -80,8 +81,7 @@ export class ClientSteps {
       if (step.fault) await world.must('POST', '/faults', { reads: '' });
     }
     this.checkRun(run);
-    const endedAt = await world.now();
-    for (const id of touched) if (!this.ledger.firstSyncEndedAt.has(id)) this.ledger.firstSyncEndedAt.set(id, endedAt);
+    await this.noteFirstSyncEnd(touched);
     if (!step.lake || run.code !== 0 || run.killed || run.closed || step.mode === 'follow') this.lake.outOfDate(touched);
     if (step.changes) {
       this.ledger.replay.apply(run.stdout);
@@ -257,6 +257,16 @@ export class ClientSteps {
       () =>
         `wedged: \`tds ${first.args.join(' ')}\` exited ${first.code}, and a plain sync again ${again.code}: ${lastLines(again.stderr)}`,
     );
+  }
+
+  /** When the step that first completed a sync of each table ended (the service's clock). */
+  private async noteFirstSyncEnd(touched: readonly string[]): Promise<void> {
+    const open = touched.filter((id) => !this.ledger.firstSyncEndedAt.has(id));
+    if (open.length === 0) return;
+    const endedAt = await this.world.now();
+    const rows = await query(this.world, 'SELECT DISTINCT table_id FROM _tds_syncs WHERE complete AND ended_at IS NOT NULL');
+    const completed = new Set(rows.map((row) => String(row.table_id)));
+    for (const id of open) if (completed.has(id)) this.ledger.firstSyncEndedAt.set(id, endedAt);
   }
 
   diff(step: Extract<Step, { kind: 'diff' }>): Promise<void> {

@@ -143,7 +143,7 @@ export class Ledger {
   readonly syncs: KnownSync[] = [];
   /** the service's clock when the first sync that could touch each table began */
   readonly firstSyncAt = new Map<string, string>();
-  /** the service's clock when that sync's step ended */
+  /** the service's clock when the step ended that first completed a sync of each table */
   readonly firstSyncEndedAt = new Map<string, string>();
   /** per moment (index), the tables whose mirror equalled the oracle then */
   readonly exact = new Map<number, Set<string>>();
