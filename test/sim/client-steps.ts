@@ -262,7 +262,7 @@ export class ClientSteps {
   /** When the step that first completed a sync of each table ended (the service's clock). */
   private async noteFirstSyncEnd(touched: readonly string[]): Promise<void> {
     const open = touched.filter((id) => !this.ledger.firstSyncEndedAt.has(id));
-    if (open.length === 0) return;
+    if (open.length === 0 || !existsSync(this.world.harness.db)) return;
     const endedAt = await this.world.now();
     const rows = await query(this.world, 'SELECT DISTINCT table_id FROM _tds_syncs WHERE complete AND ended_at IS NOT NULL');
     const completed = new Set(rows.map((row) => String(row.table_id)));
