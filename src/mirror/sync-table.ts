@@ -223,8 +223,9 @@ class SyncPasses {
 type PassOptions = TableSyncOptions & { syncId: number; onServiceTime(at: string): void };
 
 /**
- * The sync's passes read, and ended. A plain sync whose incremental pass leaves the mirror holding more
- * rows than the service listed (rows were deleted) reads every row after it, saying why. One that
+ * The sync's passes read, and ended. A plain sync whose incremental pass, or a complete pass an earlier
+ * sync began, leaves the mirror holding more rows than the service listed (rows were deleted) reads
+ * every row after it, saying why. One that
  * leaves the mirror short of the service's count reads on: after a pass an earlier sync began (killed
  * midway), the rows created since that pass began are above its saved cursor, so an incremental pass
  * from the newest row follows it; a pass this sync began reads on below its watermark itself
@@ -252,9 +253,11 @@ async function readPasses(
     if (!options.listedNow) return { fields, current, deleted, missing: 0 };
     const extra = current.rowCount! - table.rowCount;
     const { mirrorTable } = current;
-    if (pass.mode === 'incremental' && options.deletionsByCount && extra > 0) {
+    // a complete pass an earlier sync began read its first pages then: rows deleted since are still held
+    if ((pass.mode === 'incremental' || continued) && options.deletionsByCount && extra > 0) {
+      const since = pass.mode === 'incremental' ? '' : ' since the pass an interrupted sync began read them';
       options.say(
-        `${mirrorTable}: the mirror holds ${extra.toLocaleString('en-US')} more ${extra === 1 ? 'row' : 'rows'} than the service lists: rows were deleted; reading every row to find them`,
+        `${mirrorTable}: the mirror holds ${extra.toLocaleString('en-US')} more ${extra === 1 ? 'row' : 'rows'} than the service lists: rows were deleted${since}; reading every row to find them`,
       );
       current.pass = passes.start(COMPLETE_PASS);
     } else if (extra < 0 && continued) {

@@ -121,4 +121,28 @@ describe('tds sync after syncs killed while rows were being added (issue 41)', (
     expect(JSON.parse(stdout()).tables[0]).toMatchObject({ mode: 'full', complete: true, missing: 7 });
     expect(await count(harness, 'SELECT count(*) FROM plain')).toBe(OLD_ROWS);
   });
+
+  // simulator seed 4010 (test/sim/histories/resumed-complete-pass-keeps-rows-deleted-since.json)
+  it('a first sync killed midway, then rows it had read deleted: the sync that completes its pass finds them gone', async ({ open }) => {
+    const harness = await open();
+    const tableId = await plainTable(harness);
+    await addRows(
+      harness,
+      tableId,
+      Array.from({ length: ADDED }, (_, i) => ({ cells: { Name: `new ${i}`, N: i } })),
+    );
+    await killedSync(harness, 2, false);
+    const read = await harness.tds(['sql', 'SELECT _id FROM plain ORDER BY _createdAt DESC LIMIT 3', '--format', 'csv']);
+    const gone = read.stdout.trim().split('\n').slice(1);
+    // the first page of a pass is written at once, before the next is asked for
+    expect(gone).toHaveLength(3);
+    await harness.admin('POST', `/tables/${tableId}/rows/delete`, { ids: gone });
+    const result = await harness.tds(['sync', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      /plain: the mirror holds 3 more rows than the service lists: rows were deleted since the pass an interrupted sync began read them; reading every row to find them/,
+    );
+    expect(await count(harness, 'SELECT count(*) FROM plain')).toBe(OLD_ROWS + ADDED - 3);
+    expect(await count(harness, `SELECT count(*) FROM plain WHERE _id IN (${gone.map((id) => `'${id}'`).join(', ')})`)).toBe(0);
+  });
 });
