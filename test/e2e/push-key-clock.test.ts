@@ -21,8 +21,9 @@ test("--wait settled sees every row a push added when the service's clock runs 1
     );
     expect((await adminRoute(harness, 'POST', '/clock', { offsetMs: -600_000 })).status).toBe(200);
     const path = await harness.file('leads.ndjson', ndjson(people(300)));
-    // time for a first poll of the 3 pages on a loaded machine (with 1 s, a loaded run timed out after the first page)
-    const args = keyedPush(harness, path, '--wait', 'settled', '--wait-timeout', '3');
+    // time for a first poll of the 3 pages on a loaded machine (with 1 s, and then with 3 s beside the simulator
+    // and the suite, a loaded run timed out after the first page)
+    const args = keyedPush(harness, path, '--wait', 'settled', '--wait-timeout', '10');
     const result = await harness.tds([...args, '-v', '--json']);
     expect(result.code, result.stderr).toBe(7);
     expect(result.stderr).toMatch(/waiting for the rows to settle: the 300 rows created since the push began read newest first/);
