@@ -3,7 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { hasTable, versionColumns } from '../mirror/history/index.js';
 import { quoteIdent } from '../duckdb/index.js';
 import { folderIdentity, folderProblems, folderState, lakeFolder, lakeTables, type LakeProblem, type LakeTable } from './lake.js';
-import { lakeColumns, lakeNameOf } from './lake-columns.js';
+import { inLakeNames, lakeColumns } from './lake-columns.js';
 import { lakeNowQuery } from './recipes.js';
 import { retypedFiles, type RetypedFiles } from './retyped-files.js';
 
@@ -46,8 +46,10 @@ export async function checkLake(connection: DuckDBConnection, dir: string): Prom
       continue;
     }
     // the mirror's columns by the names the lake gives them (a relabelled field keeps its first name there)
-    const lakeName = lakeNameOf(await lakeColumns(connection, table.tableId, identity?.columns));
-    const version = (await versionColumns(connection, table.mirrorTable)).map((column) => ({ ...column, key: lakeName(column.key) }));
+    const version = inLakeNames(
+      await versionColumns(connection, table.mirrorTable),
+      await lakeColumns(connection, table.tableId, identity?.columns),
+    );
     const columns = version.map((column) => column.key);
     const values = version.map((column) => `${column.sql} AS ${quoteIdent(column.key)}`).join(', ');
     const mirror = await figures(connection, `(SELECT ${values} FROM ${quoteIdent(table.mirrorTable)})`, columns);

@@ -1,4 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteLiteral } from '../duckdb/index.js';
+import type { VersionColumn } from '../mirror/history/index.js';
+import { TRUNCATED_KEY } from '../records/index.js';
 
 // A field keeps one column name in the lake for its life: the name its column had when it first reached
 // the lake. The mirror renames a column when its field is relabelled; the lake cannot rename the columns
@@ -73,12 +76,20 @@ export async function lakeColumns(connection: DuckDBConnection, tableId: string,
   return columns;
 }
 
-/** The lake's name of each mirror column (a column of no field, `_id` and such, keeps its own). */
-export function lakeNameOf(columns: LakeColumns): (mirrorKey: string) => string {
-  const byKey = new Map(
-    Object.values(columns).flatMap((column) => (column.mirror === undefined ? [] : [[column.mirror, column.lake] as const])),
+/**
+ * The mirror's columns as the lake has them: each by its lake name (a column of no field, `_id` and
+ * such, keeps its own), and the keys `_truncated` names likewise, so that a lake's row names its cut
+ * values by its own columns, whenever written (seed 5017 of the simulator).
+ */
+export function inLakeNames(versions: readonly VersionColumn[], columns: LakeColumns): VersionColumn[] {
+  const renamed = relabelledColumns(columns);
+  const byKey = new Map(renamed.map((column) => [column.mirror, column.lake]));
+  const cases = renamed.map((column) => `WHEN ${quoteLiteral(column.mirror)} THEN ${quoteLiteral(column.lake)}`).join(' ');
+  return versions.map((column) =>
+    column.key === TRUNCATED_KEY && renamed.length > 0
+      ? { ...column, sql: `list_transform(${column.sql}, k -> CASE k ${cases} ELSE k END)` }
+      : { ...column, key: byKey.get(column.key) ?? column.key },
   );
-  return (mirrorKey) => byKey.get(mirrorKey) ?? mirrorKey;
 }
 
 /** The columns whose lake name is not their mirror key, for the README. */

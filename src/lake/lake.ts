@@ -6,7 +6,7 @@ import { PRIVATE_FILE_MODE } from '../core/index.js';
 import { firstLine, quoteIdent, quoteLiteral } from '../duckdb/index.js';
 import { versionColumns, type VersionColumn } from '../mirror/history/index.js';
 import { commitPartition, LAKE_FOLDER_MODE, SUCCESS_FILE } from './commit-partition.js';
-import { lakeColumns, lakeNameOf, relabelledColumns, type LakeColumns } from './lake-columns.js';
+import { inLakeNames, lakeColumns, relabelledColumns, type LakeColumns } from './lake-columns.js';
 import { tableReadme } from './recipes.js';
 import { retypedFiles } from './retyped-files.js';
 
@@ -83,7 +83,7 @@ export async function writeLake(connection: DuckDBConnection, request: LakeWrite
     // the names are kept before a file uses them, so every partition after names each field the same
     if (missing.length > 0 && renamed) await saveIdentity(folder, { ...identityOf(table), columns });
     for (const syncId of missing) {
-      const rows = await writePartition(connection, { dir: request.dir, table, syncId, lakeName: lakeNameOf(columns) });
+      const rows = await writePartition(connection, { dir: request.dir, table, syncId, columns });
       await connection.run('INSERT OR REPLACE INTO _tds_lake VALUES ($1, $2, $3, $4, $5, $6, now())', [
         request.dir,
         syncId,
@@ -173,18 +173,17 @@ interface PartitionTarget {
   dir: string;
   table: LakeTable;
   syncId: number;
-  /** The lake's name of a mirror column. */
-  lakeName: (mirrorKey: string) => string;
+  /** The lake's names of the table's field columns. */
+  columns: LakeColumns;
 }
 
 /** One partition of `<table>/changes/`; returns the rows written (0: no folder). */
 async function writePartition(connection: DuckDBConnection, target: PartitionTarget): Promise<number> {
   const changes = join(target.dir, lakeFolder(target.table.mirrorTable), 'changes');
   const versions = await versionColumns(connection, target.table.mirrorTable, target.syncId);
-  const columns = versions.map((column) => ({ ...column, key: target.lakeName(column.key) }));
   return commitPartition({
     connection,
-    query: partitionQuery(target.table, target.syncId, columns),
+    query: partitionQuery(target.table, target.syncId, inLakeNames(versions, target.columns)),
     folder: join(changes, `${SYNC_PARTITION}=${target.syncId}`),
     temporary: join(changes, TEMPORARY),
   });

@@ -98,7 +98,7 @@ function relabelledNote(table: ReadmeTable): string {
   const relabelled = table.relabelled ?? [];
   if (relabelled.length === 0) return '';
   const pairs = relabelled.map(({ lake, mirror }) => `\`${sqlName(lake)}\` is \`${sqlName(mirror)}\``).join(', ');
-  return `A field's column keeps the name it first had in this folder in every file, however the field is relabelled later (a new field whose name another field holds here gets \`Name (FIELD_ID)\`). The mirror names these columns otherwise now: ${pairs} (alias them to read the mirror's names, e.g. \`SELECT ${sqlName(relabelled[0]!.lake)} AS ${sqlName(relabelled[0]!.mirror)}\`).\n\n`;
+  return `A field's column keeps the name it first had in this folder in every file, however the field is relabelled later (a new field whose name another field holds here gets \`Name (FIELD_ID)\`). The mirror names these columns otherwise now: ${pairs} (alias them to read the mirror's names, e.g. \`SELECT ${sqlName(relabelled[0]!.lake)} AS ${sqlName(relabelled[0]!.mirror)}\`); \`_truncated\` names the lake's.\n\n`;
 }
 
 /** Why the DuckDB queries name the partitions, when a retyped field's files are read apart. */

@@ -1,9 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/index.js';
 import { type Database, quoteIdent, quoteLiteral } from '../duckdb/index.js';
-import type { HeaderMode, TypedColumn, SqlType } from '../records/index.js';
+import { TRUNCATED_KEY, type HeaderMode, type TypedColumn, type SqlType } from '../records/index.js';
 import type { Field, Table } from '../service/index.js';
-import { createHistoryTable, createMacros, historyNames, SYNC_ID_KEY, type HistoryNames } from './history/history-objects.js';
+import { createHistoryTable, createMacros, historyNames, SYNC_ID_KEY, tableColumns, type HistoryNames } from './history/history-objects.js';
 import {
   archiveKeyOf,
   convertExpression,
@@ -71,6 +71,7 @@ export async function applySchema(
   }
   const lost = new Map<RetypedChange, number>();
   for (const [i, table] of tables.entries()) {
+    await renameTruncatedKeys(connection, table, plan.changes);
     const counts = await convert(connection, table, conversions.get(table)!);
     if (i === 0) for (const [change, count] of counts) lost.set(change, count);
   }
@@ -93,6 +94,21 @@ async function renameColumns(connection: DuckDBConnection, table: string, change
   const alter = `ALTER TABLE ${quoteIdent(table)} RENAME COLUMN`;
   for (const [i, [from]] of renames.entries()) await connection.run(`${alter} ${quoteIdent(from)} TO ${quoteIdent(`_tds_rename_${i}`)}`);
   for (const [i, [, to]] of renames.entries()) await connection.run(`${alter} ${quoteIdent(`_tds_rename_${i}`)} TO ${quoteIdent(to)}`);
+}
+
+/**
+ * `_truncated` names the keys of the cut values by the columns' names: a renamed value column is named
+ * anew in every version that names it (seed 5017 of the simulator: a lake compared after a relabel).
+ */
+async function renameTruncatedKeys(connection: DuckDBConnection, table: string, changes: readonly SchemaChange[]): Promise<void> {
+  const renames = changes.flatMap((change) => (change.kind === 'renamed' ? [[change.from.key, change.field.key] as const] : []));
+  if (renames.length === 0 || !(await tableColumns(connection, table)).some((column) => column.key === TRUNCATED_KEY)) return;
+  const cases = renames.map(([from, to]) => `WHEN ${quoteLiteral(from)} THEN ${quoteLiteral(to)}`).join(' ');
+  const truncated = quoteIdent(TRUNCATED_KEY);
+  await connection.run(
+    `UPDATE ${quoteIdent(table)} SET ${truncated} = list_transform(${truncated}, k -> CASE k ${cases} ELSE k END) ` +
+      `WHERE list_has_any(${truncated}, [${renames.map(([from]) => quoteLiteral(from)).join(', ')}])`,
+  );
 }
 
 async function addColumns(connection: DuckDBConnection, table: string, field: StoredField): Promise<void> {

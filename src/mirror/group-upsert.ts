@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteIdent } from '../duckdb/index.js';
-import type { TypedColumn } from '../records/index.js';
+import { quoteIdent, quoteLiteral } from '../duckdb/index.js';
+import { TRUNCATED_KEY, type TypedColumn } from '../records/index.js';
 import { CHANGE_KEY, REPLACED_AT_KEY, REPLACED_BY_KEY, SYNC_ID_KEY, tableColumns } from './history/history-objects.js';
 
 /** What one group of pages changed. */
@@ -35,7 +35,8 @@ export const readTableColumns = tableColumns;
  * - a row read again unchanged is not written (no version, no byte), unless `rewrite` (a full pass) and
  *   its values differ (new labels or types): then it is written again as the same version, its
  *   `_syncId` kept;
- * - a row written again keeps the values of the columns no field fills any more (a removed field's).
+ * - a row written again keeps the values of the columns no field fills any more (a removed field's),
+ *   and `_truncated` keeps naming those of them that were cut (the row read names only its fields').
  *
  * A row written again is updated in place, unless a list column of it changed (DuckDB moves such a row:
  * it is deleted and inserted again). The match also asks for the same `_createdAt` (which a row never
@@ -118,18 +119,33 @@ export class GroupUpsert {
    * is known, changed (another `_updatedAt`), the same in every value, the same in its list columns.
    */
   private matchSql(typedRows: string, byCreation: boolean): string {
+    const truncated = `n${this.planKeys.indexOf(TRUNCATED_KEY)}`;
+    const merged = this.truncatedWithKept(`s.${truncated}`);
+    const valueOf = (key: string): string => (key === TRUNCATED_KEY ? merged : `s.n${this.planKeys.indexOf(key)}`);
     const equal = (keys: readonly string[]): string =>
       keys
-        .map((key) => `s.n${this.planKeys.indexOf(key)} IS NOT DISTINCT FROM t.${quoteIdent(key)}`)
+        .map((key) => `${valueOf(key)} IS NOT DISTINCT FROM t.${quoteIdent(key)}`)
         .concat('true')
         .join(' AND ');
     const kept = this.keptKeys.map((key, i) => `t.${quoteIdent(key)} AS k${i}, `).join('');
     const on = `t."_id" = s.n0${byCreation ? ` AND t."_createdAt" = s.${this.newCreatedAt}` : ''}`;
+    const row = merged === `s.${truncated}` ? 's.*' : `s.* REPLACE (${merged} AS ${truncated})`;
     return (
-      `SELECT s.*, t.rowid AS o_row, t.${quoteIdent(SYNC_ID_KEY)} AS o_sync, ${kept}t."_id" IS NOT NULL AS known, ` +
+      `SELECT ${row}, t.rowid AS o_row, t.${quoteIdent(SYNC_ID_KEY)} AS o_sync, ${kept}t."_id" IS NOT NULL AS known, ` +
       `(t."_id" IS NOT NULL AND t."_updatedAt" IS DISTINCT FROM s.${this.newUpdatedAt}) AS changed, ` +
       `(${equal(this.planKeys.filter((key) => key !== '_id'))}) AS same, (${equal([...this.listKeys])}) AS lists_same ` +
       `FROM (${typedRows}) s LEFT JOIN ${quoteIdent(this.target.table)} t ON ${on}`
+    );
+  }
+
+  /** A row read's `_truncated` (`read`) with the kept columns the mirror's version names as cut (seed 5035 of the simulator). */
+  private truncatedWithKept(read: string): string {
+    if (this.keptKeys.length === 0 || !this.planKeys.includes(TRUNCATED_KEY)) return read;
+    const held = `t.${quoteIdent(TRUNCATED_KEY)}`;
+    const kept = `[${this.keptKeys.map(quoteLiteral).join(', ')}]`;
+    return (
+      `CASE WHEN list_has_any(${held}, ${kept}) ` +
+      `THEN list_concat(coalesce(${read}, []::VARCHAR[]), list_filter(${held}, k -> list_contains(${kept}, k))) ELSE ${read} END`
     );
   }
 

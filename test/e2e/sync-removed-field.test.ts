@@ -19,8 +19,20 @@ async function column(b: Harness, key: string): Promise<Map<string, unknown>> {
   return new Map(rows.map((row) => [row._id, row.v]));
 }
 
+/** The rows whose `_truncated` names `key`. */
+async function cutIn(b: Harness, key: string): Promise<string[]> {
+  const result = await b.tds([
+    'sql',
+    `SELECT _id FROM every_type WHERE list_contains(_truncated, '${key}') ORDER BY _id`,
+    '--format',
+    'csv',
+  ]);
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout.split('\n').slice(1).filter(Boolean);
+}
+
 describe('tds sync: a removed field', () => {
-  it('its kept column keeps its values through incremental syncs that read rows again and through --full', async () => {
+  it('its kept column keeps its values, and _truncated names those cut, through incremental syncs that read rows again and through --full', async () => {
     const harness = await openHarness();
     const table = await everyTypeTable(harness);
     const ids = await addEveryTypeRows(harness, table.id, { count: 150, from: 0, createdAgoMs: (k) => (150 - k) * DAY });
@@ -28,6 +40,8 @@ describe('tds sync: a removed field', () => {
     const notes = await column(harness, 'Notes');
     const enrich = await column(harness, 'Enrich.status');
     expect([...notes.values()].filter((value) => value !== null)).toHaveLength(150);
+    const cut = await cutIn(harness, 'Notes');
+    expect(cut.length).toBeGreaterThan(0);
 
     const field = (label: string): string => table.fields.find((candidate) => candidate.label === label)!.id;
     await harness.admin('DELETE', `/tables/${table.id}/fields/${field('Notes')}`);
@@ -45,11 +59,13 @@ describe('tds sync: a removed field', () => {
     };
     kept(await column(harness, 'Notes'), notes);
     kept(await column(harness, 'Enrich.status'), enrich);
+    expect(await cutIn(harness, 'Notes')).toEqual(cut);
 
     const full = await harness.tds(['sync', '--full', '--json']);
     expect(full.code, full.stderr).toBe(0);
     kept(await column(harness, 'Notes'), notes);
     kept(await column(harness, 'Enrich.status'), enrich);
+    expect(await cutIn(harness, 'Notes')).toEqual(cut);
   });
 });
 

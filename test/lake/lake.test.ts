@@ -428,4 +428,26 @@ describe('a relabelled field in the lake', () => {
     const readme = await expectLakeIsMirror(harness, lake, { Title: 'Name', Name: `Name (${added.field.id})` });
     expect(readme).toContain(`\`"Name (${added.field.id})"\` is \`"Name"\``);
   });
+
+  it('a relabelled field whose values were cut: the mirror names it anew in _truncated, the lake by its first name; lake check agrees', async () => {
+    const harness = await openHarness();
+    const lake = join(harness.dir, 'lake');
+    const table = await relabelledTable(harness);
+    const long = 'x'.repeat(250);
+    for (const row of table.rows.slice(0, 3))
+      await harness.admin('PATCH', `/tables/${table.id}/rows/${row}`, { cells: { [table.name]: long } });
+    await syncLake(harness, table.id, lake);
+    await harness.admin('PATCH', `/tables/${table.id}/fields/${table.name}`, { label: 'Title' });
+    await harness.admin('PATCH', `/tables/${table.id}/rows/${table.rows[0]}`, { cells: { [table.score]: 99 } });
+    await syncLake(harness, table.id, lake);
+    const cut = (from: string): Promise<Array<{ t: string[] }>> =>
+      sql<{ t: string[] }>(harness, `SELECT _truncated AS t FROM ${from} WHERE _truncated IS NOT NULL`);
+    // every version the mirror holds, the one replaced and those never read again, names the column by its key now
+    expect(await cut('(SELECT _truncated FROM relabelled UNION ALL SELECT _truncated FROM relabelled__history)')).toEqual(
+      Array.from({ length: 4 }, () => ({ t: ['Title'] })),
+    );
+    expect(await cut(changes(lake, 'relabelled'))).toEqual(Array.from({ length: 4 }, () => ({ t: ['Name'] })));
+    const check = await harness.tds(['lake', 'check', lake]);
+    expect(check.code, check.stderr).toBe(0);
+  });
 });
