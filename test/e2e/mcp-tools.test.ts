@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import type { Table } from '../../src/service/index.js';
 import { test as it } from '../helpers/emulator-fixture.js';
+import { NEVER_SYNCED } from '../helpers/never-synced.js';
 import { mcpForFile, tableIn } from './mcp-support.js';
 
 // `tds mcp` end to end: a real MCP client (the SDK's Client and stdio transport) spawns bin/tds.js mcp
@@ -67,12 +68,7 @@ describe('tds mcp: the tools', () => {
       workspace: 'Sales',
       mirrorTable: null,
       rows: leads.rowCount,
-      lastSync: null,
-      verifiedAt: null,
-      maxStale: null,
-      stale: false,
-      staleFor: null,
-      lake: null,
+      ...NEVER_SYNCED,
     });
     const columns = result.structured!.columns as Array<{ key: string; sqlType: string; role: string; type?: string; options?: string[] }>;
     expect(columns.slice(0, 4).map((column) => column.key)).toEqual(['_id', '_createdAt', '_updatedAt', '_createdByUserId']);

@@ -5,6 +5,7 @@ import { displayWidth } from '../../src/output/table.js';
 import type { ColumnStats, TableStats } from '../../src/stats/stats-report.js';
 import { STATE_COLOR } from '../../src/stats/html-report.js';
 import { renderTerminalReport } from '../../src/stats/terminal-report.js';
+import { NEVER_SYNCED } from '../helpers/never-synced.js';
 
 // The terminal sections from a stats object made here: many causes, a long hostile key, narrow widths.
 
@@ -44,12 +45,7 @@ const stats: TableStats = {
       { day: '2025-01-01', rows: 600 },
       { day: '2025-01-02', rows: 24 },
     ],
-    lastSync: null,
-    verifiedAt: null,
-    maxStale: null,
-    stale: false,
-    staleFor: null,
-    lake: null,
+    ...NEVER_SYNCED,
   },
   columns: [action],
 };
