@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { request } from 'undici';
 import type { Field, Row, RowsPage, Table } from '../../src/service/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -92,6 +93,37 @@ export async function tableInfo(emu: RunningEmulator, name: string, workspaceNam
   const table = await tableByName(emu, name, workspaceName);
   const { body } = await get<{ fields: Field[] }>(emu, `/tables/${table.id}/schema`);
   return { table, fields: body.fields, id: Object.fromEntries(body.fields.map((field) => [field.name, field.id])) };
+}
+
+/** A table as a state file holds it, without its organization and workspace (formatOneState gives them). */
+export interface SavedTable {
+  id: string;
+  name: string;
+  emoji?: string | null;
+  fields: Array<Field & { runsAction?: boolean }>;
+  rows?: SavedRow[];
+  /** A generated table's recipe, in place of its rows. */
+  generated?: { count: number; seed: number; startMs: number };
+}
+
+/** A row as a state file holds it. */
+export interface SavedRow {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  createdByUserId: string | null;
+  cells: Record<string, unknown>;
+}
+
+/**
+ * Writes a state file of format 1 (tds-emulator-state/1, which `dataFile` still loads): organization
+ * org_1, Acme, with the API key `key`; its workspace wsp_1, named `workspace`; and `tables` in it.
+ */
+export async function writeFormatOneState(file: string, state: { key: string; workspace: string; tables: SavedTable[] }): Promise<void> {
+  const org = { id: 'org_1', name: 'Acme', key: state.key };
+  const workspace = { id: 'wsp_1', orgId: org.id, name: state.workspace, isPrivate: false };
+  const tables = state.tables.map((table) => ({ orgId: org.id, workspaceId: workspace.id, emoji: null, ...table }));
+  await writeFile(file, JSON.stringify({ format: 'tds-emulator-state/1', orgs: [org], workspaces: [workspace], tables }));
 }
 
 /** A seeded table of an emulator and the paths of its rows and its query. */

@@ -1,10 +1,10 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { acceptedOperators, type Row } from '../../../src/service/index.js';
 import { FilterOracle, lower } from './filter-oracle.js';
-import { post, queryRows, emulatorOptions } from '../helpers.js';
+import { post, queryRows, emulatorOptions, writeFormatOneState, type SavedRow } from '../helpers.js';
+import { field } from '../../helpers/schemas.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
 // docs/service-api.md 4.5: number, boolean, date (presets relative to the emulator clock), select, multi_select and
@@ -172,34 +172,24 @@ describe('run-status operators on a column that runs an AI, whatever its type', 
     const harness = await openForFile(emulatorOptions({ seed: 'empty' }));
     dir = harness.dir;
     const file = join(dir, 'state.json');
-    const field = (id: string, label: string, runsAction?: boolean) => ({
-      id,
-      name: label.toLowerCase(),
-      label,
-      type: 'text',
-      options: null,
-      isSystem: false,
-      ...(runsAction ? { runsAction } : {}),
-    });
-    const row = (id: string, cell: Record<string, unknown>) => ({
+    const row = (id: string, cell: Record<string, unknown>): SavedRow => ({
       id,
       createdAt: '2025-05-01T00:00:00.000Z',
       updatedAt: '2025-05-01T00:00:00.000Z',
       createdByUserId: null,
       cells: { fld_summary: cell, fld_plain: { value: id } },
     });
-    const state = {
-      format: 'tds-emulator-state/1',
-      orgs: [{ id: 'org_1', name: 'Acme', key: 'tds_test_key' }],
-      workspaces: [{ id: 'wsp_1', orgId: 'org_1', name: 'AI', isPrivate: false }],
+    await writeFormatOneState(file, {
+      key: 'tds_test_key',
+      workspace: 'AI',
       tables: [
         {
           id: 'tbl_ai',
-          orgId: 'org_1',
-          workspaceId: 'wsp_1',
           name: 'Summaries',
-          emoji: null,
-          fields: [field('fld_summary', 'Summary', true), field('fld_plain', 'Plain')],
+          fields: [
+            { ...field('fld_summary', 'summary', 'Summary', 'text'), runsAction: true },
+            field('fld_plain', 'plain', 'Plain', 'text'),
+          ],
           rows: [
             row('row_a', { value: 'A short summary', status: 'success' }),
             row('row_b', { status: 'failed', errorMessage: 'The model timed out' }),
@@ -208,8 +198,7 @@ describe('run-status operators on a column that runs an AI, whatever its type', 
           ],
         },
       ],
-    };
-    await writeFile(file, JSON.stringify(state));
+    });
     emu = (await openForFile(emulatorOptions({ dataFile: file }))).emu;
   });
 

@@ -2,7 +2,8 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, vi } from 'vitest';
 import { StateFileError, startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { allRows, get, post, tableByName, starter, type Start } from '../helpers.js';
+import { allRows, get, post, tableByName, starter, writeFormatOneState, type Start } from '../helpers.js';
+import { field } from '../../helpers/schemas.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
 
 // `dataFile`: state loaded at start when the file exists, saved on close (the webhook rows the intake holds included).
@@ -88,43 +89,27 @@ describe('data file', () => {
 
   it('still loads a state file of format 1', async () => {
     const file = join(dir, 'v1.json');
-    const fields = [{ id: 'fld_a', name: 'a', label: 'A', type: 'text', options: null, isSystem: false }];
-    await writeFile(
-      file,
-      JSON.stringify({
-        format: 'tds-emulator-state/1',
-        orgs: [{ id: 'org_1', name: 'Acme', key: 'k1' }],
-        workspaces: [{ id: 'wsp_1', orgId: 'org_1', name: 'W', isPrivate: false }],
-        tables: [
-          {
-            id: 'tbl_1',
-            orgId: 'org_1',
-            workspaceId: 'wsp_1',
-            name: 'T',
-            emoji: null,
-            fields,
-            rows: [
-              {
-                id: 'row_1',
-                createdAt: '2025-01-01T00:00:00.000Z',
-                updatedAt: '2025-01-02T00:00:00.000Z',
-                createdByUserId: null,
-                cells: { fld_a: { value: 'x' } },
-              },
-            ],
-          },
-          {
-            id: 'tbl_2',
-            orgId: 'org_1',
-            workspaceId: 'wsp_1',
-            name: 'Generated',
-            emoji: ':zap:',
-            fields: [],
-            generated: { count: 30, seed: 42, startMs: 0 },
-          },
-        ],
-      }),
-    );
+    await writeFormatOneState(file, {
+      key: 'k1',
+      workspace: 'W',
+      tables: [
+        {
+          id: 'tbl_1',
+          name: 'T',
+          fields: [field('fld_a', 'a', 'A', 'text')],
+          rows: [
+            {
+              id: 'row_1',
+              createdAt: '2025-01-01T00:00:00.000Z',
+              updatedAt: '2025-01-02T00:00:00.000Z',
+              createdByUserId: null,
+              cells: { fld_a: { value: 'x' } },
+            },
+          ],
+        },
+        { id: 'tbl_2', name: 'Generated', emoji: ':zap:', fields: [], generated: { count: 30, seed: 42, startMs: 0 } },
+      ],
+    });
     const emu = await start({ dataFile: file });
     try {
       expect(emu.apiKey).toBe('k1');
