@@ -20,6 +20,13 @@ export interface MadeTable {
   fieldId(label: string): string;
 }
 
+/** Fields without options or an action, each from its label and type as one string: 'Label type' (the type after the last space). */
+export const plainFields = (...columns: string[]): FieldSpec[] =>
+  columns.map((column) => {
+    const space = column.lastIndexOf(' ');
+    return { label: column.slice(0, space), type: column.slice(space + 1) };
+  });
+
 /** The plain table of the sync and kill tests: Name (text) and N (number). */
 export const NAME_AND_NUMBER: FieldSpec[] = [
   { label: 'Name', type: 'text' },

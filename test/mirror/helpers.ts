@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { STAGE_FIELD, TAGS_FIELD } from '../helpers/field-specs.js';
 import type { Harness } from '../helpers/emulator-fixture.js';
+import { plainFields } from '../helpers/admin-tables.js';
 
 // The mirror's tests: a harness (emulator-fixture.ts: an emulator and tds against it), a table of
 // every column type, and the mirror compared with an export of the service, value by value.
@@ -18,21 +19,13 @@ export async function everyTypeTable(
       name,
       emoji: ':test_tube:',
       fields: [
-        { label: 'Name', type: 'text' },
-        { label: 'Amount', type: 'number' },
-        { label: 'Active', type: 'boolean' },
-        { label: 'Due', type: 'date' },
-        { label: 'Email', type: 'email' },
-        { label: 'Phone', type: 'phone_number' },
-        { label: 'Site', type: 'url' },
-        { label: 'Logo', type: 'image' },
+        ...plainFields('Name text', 'Amount number', 'Active boolean', 'Due date'),
+        ...plainFields('Email email', 'Phone phone_number', 'Site url', 'Logo image'),
         STAGE_FIELD,
         TAGS_FIELD,
-        { label: 'Address', type: 'object' },
-        { label: 'Score', type: 'formula' },
+        ...plainFields('Address object', 'Score formula'),
         { label: 'Enrich', type: 'action', action: { from: 'Email', derive: 'domain' } },
-        { label: 'Owner', type: 'member' },
-        { label: 'Notes', type: 'input' },
+        ...plainFields('Owner member', 'Notes input'),
       ],
     },
   );

@@ -1,5 +1,6 @@
 import { STAGE_FIELD, TAGS_FIELD } from '../helpers/field-specs.js';
 import type { Harness } from '../helpers/emulator-fixture.js';
+import { plainFields } from '../helpers/admin-tables.js';
 
 // A table whose figures are known by construction: 15 rows over three days, every run state, every
 // kind of value, two columns labelled "Email", a select value outside the options, multi_select
@@ -9,17 +10,10 @@ import type { Harness } from '../helpers/emulator-fixture.js';
 export const FIXTURE_NAME = 'Stats Fixture';
 
 const FIELDS = [
-  { label: 'Name', type: 'text' },
-  { label: 'Email', type: 'email' },
-  { label: 'Email', type: 'text' },
-  { label: 'Amount', type: 'number' },
-  { label: 'Active', type: 'boolean' },
-  { label: 'Due', type: 'date' },
+  ...plainFields('Name text', 'Email email', 'Email text', 'Amount number', 'Active boolean', 'Due date'),
   STAGE_FIELD,
   TAGS_FIELD,
-  { label: 'Address', type: 'object' },
-  { label: 'Notes', type: 'text' },
-  { label: 'Enrich', type: 'action' },
+  ...plainFields('Address object', 'Notes text', 'Enrich action'),
 ];
 
 const LONG = 'x'.repeat(300);
