@@ -4,6 +4,7 @@ import { describe, expect } from 'vitest';
 import { everyTypeCells, everyTypeTable, mirrorRows } from '../mirror/helpers.js';
 import { addEveryTypeRows, DAY, expectMirrorEqualsService } from './sync-support.js';
 import { test as it, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
+import { sqlJson } from '../helpers/sql-json.js';
 
 // `tds sync` end to end: the command program against an emulator whose data the tests change through its
 // admin routes, then the mirror compared with a fresh export of the same table, value by value.
@@ -28,26 +29,24 @@ describe('tds sync: a mirror equal to the service', () => {
     await expectMirrorEqualsService(harness, table.id);
     // the mirror and nothing beside it: no spill folder (FILE.tmp) or write-ahead log left
     expect((await readdir(harness.dir)).filter((name) => name.startsWith(basename(harness.db)))).toEqual([basename(harness.db)]);
-    const types = await harness.tds([
-      'sql',
+    const columns = await sqlJson<{ column_name: string; data_type: string }>(
+      harness,
       "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'every_type'",
-      '--format',
-      'json',
-    ]);
-    expect(JSON.parse(types.stdout)).toEqual(
+    );
+    expect(columns.map((column) => `${column.column_name} ${column.data_type}`)).toEqual(
       expect.arrayContaining([
-        { column_name: '_id', data_type: 'VARCHAR' },
-        { column_name: '_createdAt', data_type: 'TIMESTAMP WITH TIME ZONE' },
-        { column_name: 'Amount', data_type: 'DOUBLE' },
-        { column_name: 'Active', data_type: 'BOOLEAN' },
-        { column_name: 'Due', data_type: 'TIMESTAMP WITH TIME ZONE' },
-        { column_name: 'Tags', data_type: 'VARCHAR[]' },
-        { column_name: 'Address', data_type: 'JSON' },
-        { column_name: 'Enrich', data_type: 'JSON' },
-        { column_name: 'Enrich.status', data_type: 'VARCHAR' },
-        { column_name: 'Enrich.error', data_type: 'VARCHAR' },
-        { column_name: 'Owner', data_type: 'JSON' },
-        { column_name: '_truncated', data_type: 'VARCHAR[]' },
+        '_id VARCHAR',
+        '_createdAt TIMESTAMP WITH TIME ZONE',
+        'Amount DOUBLE',
+        'Active BOOLEAN',
+        'Due TIMESTAMP WITH TIME ZONE',
+        'Tags VARCHAR[]',
+        'Address JSON',
+        'Enrich JSON',
+        'Enrich.status VARCHAR',
+        'Enrich.error VARCHAR',
+        'Owner JSON',
+        '_truncated VARCHAR[]',
       ]),
     );
     const cut = await harness.tds([
