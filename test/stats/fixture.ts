@@ -1,6 +1,6 @@
 import { STAGE_FIELD, TAGS_FIELD } from '../helpers/field-specs.js';
 import type { Harness } from '../helpers/emulator-fixture.js';
-import { plainFields } from '../helpers/admin-tables.js';
+import { addRows, makeTable, plainFields } from '../helpers/admin-tables.js';
 
 // A table whose figures are known by construction: 15 rows over three days, every run state, every
 // kind of value, two columns labelled "Email", a select value outside the options, multi_select
@@ -105,23 +105,17 @@ export interface Fixture {
 }
 
 export async function makeFixture(harness: Harness, name = FIXTURE_NAME): Promise<Fixture> {
-  const created = await harness.admin<{ table: { id: string }; fields: Array<{ id: string; label: string }> }>('POST', '/tables', {
-    workspace: 'Sales',
-    name,
-    fields: FIELDS,
-  });
+  const table = await makeTable(harness, name, FIELDS);
   // by field ID: two columns share the label Email
-  const [firstEmail, secondEmail] = created.fields.filter((field) => field.label === 'Email').map((field) => field.id);
-  const idOf = (label: string): string => (label === 'Email' ? firstEmail! : created.fields.find((field) => field.label === label)!.id);
+  const secondEmail = table.fields.filter((field) => field.label === 'Email')[1]!.id;
   const rows = ROWS.map((cells, i) => ({
     createdAt: `${DAYS[Math.floor(i / 5)]}T${String(8 + (i % 5)).padStart(2, '0')}:00:00.000Z`,
     cells: {
-      ...Object.fromEntries(Object.entries(cells).map(([label, value]) => [idOf(label), value])),
-      ...(i < SECOND_EMAIL_ROWS ? { [secondEmail!]: 'same' } : {}),
+      ...Object.fromEntries(Object.entries(cells).map(([label, value]) => [table.fieldId(label), value])),
+      ...(i < SECOND_EMAIL_ROWS ? { [secondEmail]: 'same' } : {}),
     },
   }));
-  const added = await harness.admin<{ rows: Array<{ id: string }> }>('POST', `/tables/${created.table.id}/rows`, { rows });
-  return { tableId: created.table.id, ids: added.rows.map((row) => row.id) };
+  return { tableId: table.id, ids: await addRows(harness, table.id, rows) };
 }
 
 /** Rows of the fixture. */
