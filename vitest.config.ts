@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/helpers/slow-first-sequencer.js';
 
 /** Files that run the command program, in this process or as processes. */
 const E2E = ['test/e2e/**/*.test.ts', 'test/startup.test.ts'];
@@ -29,6 +30,8 @@ export default defineConfig({
     // spend much of their time waiting (on emulator processes, timers, the network): with one worker per
     // core the 2 cores were busy 69 % of the run, with one more 85 % and the run a sixth shorter.
     maxWorkers: availableParallelism() + 1,
+    // the slowest files first, with or without vitest's record of the last run (test/helpers/slow-first-sequencer.ts)
+    sequence: { sequencer: SlowFirstSequencer },
     // CI's log names every test with its result (a skipped or missing test shows), and if the run does not
     // exit after the tests, says which handles keep it alive, then ends with what failed or was flaky; at
     // a terminal, the compact default.
