@@ -9,6 +9,7 @@ import { test as it, type Harness } from '../helpers/emulator-fixture.js';
 import { sqlJson } from '../helpers/sql-json.js';
 import type { SpawnedTds } from '../helpers/spawn-tds.js';
 import type { RequestLogEntry } from '../../src/emulator/index.js';
+import { listings, rowReads, verifiedAfter, verifiedAt, verifying } from './verification-waits.js';
 import {
   addEveryTypeRows,
   changeLines,
@@ -26,25 +27,6 @@ import {
 // the one "too large" message, MCP queries against a followed mirror, and whole lines on SIGTERM.
 
 type InProcessFollower = ReturnType<typeof followInProcess>;
-
-const listings = (harness: Harness, since: number): number =>
-  harness.emu.requestLog.slice(since).filter((entry) => entry.method === 'GET' && /\/v1\/tables(\?|$)/.test(entry.path)).length;
-
-const verifiedAt = async (harness: Harness): Promise<number> =>
-  Date.parse((await sqlJson<{ v: string }>(harness, 'SELECT verified_at::VARCHAR AS v FROM _tds_tables'))[0]!.v);
-
-/** Waits until a verification that began after `after` (a verified_at) is complete. */
-async function verifiedAfter(harness: Harness, after: number): Promise<void> {
-  await vi.waitFor(async () => expect(await verifiedAt(harness)).toBeGreaterThan(after), { timeout: 60_000, interval: 100 });
-}
-
-/** Waits until a verification is under way (a page read, more to come). */
-async function verifying(harness: Harness): Promise<void> {
-  await vi.waitFor(
-    async () => expect((await sqlJson<{ p: string | null }>(harness, 'SELECT verify_pass AS p FROM _tds_tables'))[0]!.p).not.toBeNull(),
-    { timeout: 30_000, interval: 100 },
-  );
-}
 
 /** Whether DuckDB opens the file read-only at once, as a client of its own does: no wait, no retry. */
 async function opensReadOnly(path: string): Promise<boolean> {
@@ -86,13 +68,15 @@ async function syncedOldTable(harness: Harness, count: number): Promise<{ id: st
 const FOLLOW = ['sync', '--follow', '--every', '0.1', '--changes'];
 
 /**
- * Follows with --changes (--max-stale 2m) until a verification that began after `first` is complete; the records printed.
- * A follower whose mirror the test reads meanwhile is a process: DuckDB's lock keeps out readers of other processes only.
+ * Follows with --changes (--max-stale 2m) until a verification of a table of `pages` pages that began after `first`
+ * is complete; the records printed. A follower whose mirror the test reads meanwhile is a process: DuckDB's lock
+ * keeps out readers of other processes only.
  */
-async function followUntilVerified(harness: Harness, first: number): Promise<ChangeLine[]> {
+async function followUntilVerified(harness: Harness, first: number, pages: number): Promise<ChangeLine[]> {
+  const since = harness.emu.requestLog.length;
   const follow = harness.spawn([...FOLLOW, '--max-stale', '2m']);
   try {
-    await verifiedAfter(harness, first);
+    await verifiedAfter(harness, first, { since, pages });
   } finally {
     await stop(follow);
   }
@@ -114,7 +98,8 @@ describe('verification: the hard cases', () => {
     await harness.admin('PATCH', `/tables/${table.id}/rows/${ids[140]}`, { cells: { Name: 'Edited at the edge' } });
     await harness.admin('PATCH', `/tables/${table.id}/rows/${ids[165]}`, { cells: { Name: 'Edited at the edge too' } });
 
-    const printed = await followUntilVerified(harness, first);
+    // 250 rows: 3 pages
+    const printed = await followUntilVerified(harness, first, 3);
     expect(idsOfChange(printed, 'deleted')).toEqual([ids[130], ids[175]].sort());
     expect(idsOfChange(printed, 'updated')).toEqual([ids[140], ids[165]].sort());
     await expectMirrorEqualsService(harness, table.id);
@@ -142,15 +127,16 @@ describe('verification: the hard cases', () => {
     await syncTables(harness, [tableId]);
     const first = await verifiedAt(harness);
 
+    const since = harness.emu.requestLog.length;
     const follow = harness.spawn([...FOLLOW, '--max-stale', '3m']);
     const posted: string[] = [];
+    const addedPrinted = (): number => changeLines(follow.stdout()).filter((record) => record.change === 'added').length;
     try {
-      await verifying(harness);
-      const rowReads = (): number => harness.emu.requestLog.filter((entry) => entry.bucket === 'rows').length;
+      await verifying(harness, since);
       for (let batch = 0; batch < 4; batch += 1) {
         // a batch after each page the follower requests: the rows arrive at different points of its passes
-        const before = rowReads();
-        await vi.waitFor(() => expect(rowReads()).toBeGreaterThan(before), { timeout: 30_000, interval: 20 });
+        const before = rowReads(harness, 0).length;
+        await vi.waitFor(() => expect(rowReads(harness, 0).length).toBeGreaterThan(before), { timeout: 30_000, interval: 20 });
         const emails = Array.from({ length: 5 }, (_, k) => `new${batch}-${k}@x.example`);
         const response = await fetch(created.webhookUrl, {
           method: 'POST',
@@ -160,6 +146,8 @@ describe('verification: the hard cases', () => {
         expect(response.status).toBe(200);
         posted.push(...emails);
       }
+      // a row's record is printed once the page that brought it is written: the mirror is read after the 20
+      await vi.waitFor(() => expect(addedPrinted(), follow.stderr()).toBeGreaterThanOrEqual(20), { timeout: 30_000, interval: 20 });
       await vi.waitFor(
         async () => expect((await sqlJson<{ n: number }>(harness, 'SELECT count(*)::INT AS n FROM inbox'))[0]!.n).toBe(270),
         {
@@ -167,8 +155,8 @@ describe('verification: the hard cases', () => {
           interval: 50,
         },
       );
-      // and a whole verification after them judges none of them gone either
-      await verifiedAfter(harness, Math.max(first, await verifiedAt(harness)));
+      // and a whole verification after them judges none of them gone either (270 rows: 3 pages)
+      await verifiedAfter(harness, Math.max(first, await verifiedAt(harness)), { since: harness.emu.requestLog.length, pages: 3 });
     } finally {
       await stop(follow);
     }
@@ -188,7 +176,7 @@ describe('verification: the hard cases', () => {
     const rerun = [ids[3], ids[120], ids[240]];
     expect(await harness.admin('POST', `/tables/${table.id}/actions/rerun`, { field: 'Enrich', rows: rerun })).toEqual({ queued: 3 });
 
-    const printed = await followUntilVerified(harness, first);
+    const printed = await followUntilVerified(harness, first, 3);
     expect(printed.map((record) => [record.change, record._id]).sort()).toEqual(rerun.map((id) => ['updated', id]).sort());
     const history = await sqlJson<{ _id: string; _change: string }>(harness, 'SELECT _id, _change FROM every_type__history ORDER BY _id');
     expect(history).toEqual(rerun.sort().map((id) => ({ _id: id, _change: 'updated' })));
@@ -221,29 +209,35 @@ describe('verification: a re-run still running', () => {
     await syncTables(harness, [tableId]);
     // on the second page: a round's incremental pass reads only the first
     await harness.admin('POST', `/tables/${tableId}/actions/rerun`, { rows: [ids[150]] });
-    const printedIds = (follow: SpawnedTds) => changeLines(follow.stdout()).map((record) => record._id);
     // 3 pages, --max-stale 10m: a page every 0.9 s here (its verified_at ages a pass and a wait as long again)
-    const follow = harness.spawn([...FOLLOW, '--max-stale', '10m']);
-    /** The syncs of the table by rounds (verification pages are syncs of their own, mode verify). */
-    const roundsThatRead = async (): Promise<number> =>
-      (await sqlJson<{ n: number }>(harness, "SELECT count(*)::INT AS n FROM _tds_syncs WHERE mode <> 'verify'"))[0]!.n;
-    let roundSyncs = 0;
-    let since = 0;
+    const follow = followInProcess(harness, [...FOLLOW, '--max-stale', '10m']);
+    const printedIds = (): string[] => changeLines(follow.stdout()).map((record) => record._id);
+    /** The syncs of the table by rounds since `after` (verification pages are syncs of their own, mode verify). */
+    const roundsThatReadSince = async (after: string): Promise<number> =>
+      (
+        await sqlJson<{ n: number }>(
+          harness,
+          `SELECT count(*)::INT AS n FROM _tds_syncs WHERE mode <> 'verify' AND started_at > '${after}'::TIMESTAMPTZ`,
+        )
+      )[0]!.n;
+    // when the new row was seen printed: the follower runs in this process, on its clock (the syncs' started_at),
+    // and the mirror is read once it has stopped
+    let freshSeenAt = '';
     try {
-      await vi.waitFor(() => expect(printedIds(follow)).toContain(ids[150]), { timeout: 60_000, interval: 20 });
+      await vi.waitFor(() => expect(printedIds()).toContain(ids[150]), { timeout: 60_000, interval: 20 });
       // a new row moves the count: a round reads the newest page and ends its pass with the re-run row still queued
       const [fresh] = await add([row(1000, 0)]);
-      await vi.waitFor(() => expect(printedIds(follow)).toContain(fresh), { timeout: 30_000, interval: 20 });
-      roundSyncs = await roundsThatRead();
+      await vi.waitFor(() => expect(printedIds()).toContain(fresh), { timeout: 30_000, interval: 20 });
+      freshSeenAt = new Date().toISOString();
       // five rounds after it
-      since = harness.emu.requestLog.length;
+      const since = harness.emu.requestLog.length;
       await vi.waitFor(() => expect(listings(harness, since)).toBeGreaterThanOrEqual(5), { timeout: 30_000, interval: 20 });
     } finally {
       await stop(follow);
     }
     // had the watermark gone down to the re-run row, every round would read the table (two pages) until it
     // settles; the rows read after the new row are verification's pages alone
-    expect(await roundsThatRead(), follow.stderr()).toBe(roundSyncs);
+    expect(await roundsThatReadSince(freshSeenAt), follow.stderr()).toBe(0);
     const state = await sqlJson<{ p: string | null }>(harness, 'SELECT pending_since::VARCHAR AS p FROM _tds_tables');
     expect(state).toEqual([{ p: null }]);
   }, 120_000);
@@ -325,7 +319,9 @@ describe('verification: what it says and who reads meanwhile', () => {
     })();
     await syncTables(harness, [id]);
     await harness.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while MCP reads' } });
-    const follow = harness.spawn([...FOLLOW, '--max-stale', '5m']);
+    const since = harness.emu.requestLog.length;
+    // the follower in this process, the MCP server a process: DuckDB's lock is between the two
+    const follow = followInProcess(harness, [...FOLLOW, '--max-stale', '5m']);
     const client = new Client({ name: 'tds-test', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({ command: process.execPath, args: [TDS_BIN, 'mcp'], env: harness.env, cwd: harness.dir, stderr: 'pipe' }),
@@ -333,7 +329,12 @@ describe('verification: what it says and who reads meanwhile', () => {
     let succeeded = 0;
     const editPrinted = (): boolean => changeLines(follow.stdout()).some((record) => record._id === ids[10]);
     try {
-      await verifying(harness);
+      // a verification under way: its second page requested (a page with a cursor; the rounds read none here),
+      // so its first is written. The test reads the request log, not the mirror, while this process writes it
+      await vi.waitFor(() => expect(rowReads(harness, since).some((entry) => entry.path.includes('cursor='))).toBe(true), {
+        timeout: 30_000,
+        interval: 20,
+      });
       // queries from the verification's first page until it has brought the edited row (on its last page):
       // five at least, forty at most
       for (let k = 0; k < 5 || (k < 40 && !editPrinted()); k += 1) {
