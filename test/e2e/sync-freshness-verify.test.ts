@@ -10,6 +10,7 @@ import { sqlJson } from '../helpers/sql-json.js';
 import type { SpawnedTds } from '../helpers/spawn-tds.js';
 import type { RequestLogEntry } from '../../src/emulator/index.js';
 import { listings, rowReads, verifiedAfter, verifiedAt, verifying } from './verification-waits.js';
+import { syncedNarrowOldTable } from './narrow-old-table.js';
 import {
   addEveryTypeRows,
   changeLines,
@@ -277,7 +278,7 @@ describe('verification: what it says and who reads meanwhile', () => {
         if (trying !== undefined) tries.push({ path, opened: await opensReadOnly(trying) });
       },
     });
-    const { id, ids } = await syncedOldTable(harness, 450);
+    const { id, ids, add } = await syncedNarrowOldTable(harness, 450);
     await harness.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while DuckDB reads' } });
     const pageTries = (): number => tries.filter((one) => /\/rows(\?|$)/.test(one.path)).length;
     const printed = (change: string): string[] =>
@@ -298,7 +299,7 @@ describe('verification: what it says and who reads meanwhile', () => {
         { timeout: 60_000, interval: 50 },
       );
       // a round that reads 3 pages of new rows, written as they come
-      await addEveryTypeRows(harness, id, { count: 250, from: 1000 });
+      await add(250);
       await vi.waitFor(() => expect(printed('added')).toHaveLength(250), { timeout: 60_000, interval: 50 });
     } finally {
       trying = undefined;
@@ -310,14 +311,7 @@ describe('verification: what it says and who reads meanwhile', () => {
 
   it('an MCP query_sql against a mirror that sync --follow is following and verifying succeeds every time', async ({ open }) => {
     const harness = await open();
-    const { id, ids } = await (async () => {
-      const made = await everyTypeTable(harness);
-      return {
-        id: made.id,
-        ids: await addEveryTypeRows(harness, made.id, { count: 450, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 }),
-      };
-    })();
-    await syncTables(harness, [id]);
+    const { id, ids } = await syncedNarrowOldTable(harness, 450);
     await harness.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while MCP reads' } });
     const since = harness.emu.requestLog.length;
     // the follower in this process, the MCP server a process: DuckDB's lock is between the two
@@ -338,7 +332,7 @@ describe('verification: what it says and who reads meanwhile', () => {
       // queries from the verification's first page until it has brought the edited row (on its last page):
       // five at least, forty at most
       for (let k = 0; k < 5 || (k < 40 && !editPrinted()); k += 1) {
-        const result = await client.callTool({ name: 'query_sql', arguments: { sql: 'SELECT count(*) AS n FROM every_type' } });
+        const result = await client.callTool({ name: 'query_sql', arguments: { sql: 'SELECT count(*) AS n FROM old_names' } });
         const text = (result.content as Array<{ text?: string }>).map((block) => block.text ?? '').join('');
         expect(result.isError, text).not.toBe(true);
         succeeded += 1;
