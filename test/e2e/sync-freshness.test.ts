@@ -147,25 +147,33 @@ describe('tds sync --follow: rounds and verification', () => {
 
   it('verification brings an edited old row and a deleted one into the mirror, history and --changes once; readers read meanwhile', async () => {
     const harness = await openHarness();
-    const { id, ids } = await oldTable(harness, 450);
+    // 3 pages: the deletions on the second, the edited row on the last (the oldest), with the row added 20 days ago
+    const { id, ids } = await oldTable(harness, 250);
     await syncTables(harness, [id]);
     await harness.admin('PATCH', `/tables/${id}/rows/${ids[20]}`, { cells: { Name: 'Edited old row' } });
-    await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[300]] });
+    await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[100]] });
     await addEveryTypeRows(harness, id, { count: 1, from: 700, createdAgoMs: () => 20 * DAY });
-    await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[301]] });
+    await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[101]] });
 
     const since = harness.emu.requestLog.length;
-    // 5 pages; --max-stale 5m at the rate scale (100) is 3 s here: a page every 0.27 s (the share alone would allow one every 20 ms).
+    // --max-stale 5m at the rate scale (100) is 3 s here: a page every 0.45 s (the share alone would allow one every 20 ms).
     // The follower is a process apart from the readers (run in this one): the mirror's lock is between processes.
     const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--max-share', '0.5', '--changes']);
     try {
-      // every reader, again and again while the follower verifies (twice at least, ten times at most, until it
-      // has printed the changes): it holds the file only while it writes a page or a round
+      // every reader, each time the follower has asked for a page, which it writes next (twice at least, ten times at
+      // most, until it has printed the changes): it holds the file only while it writes a page or a round. Readers
+      // one after another, with no wait between them, would keep the follower out of the file until they stop.
       const changesPrinted = (): boolean => {
         const all = changeLines(follow.stdout());
         return all.filter((record) => record.change === 'deleted').length >= 2 && all.some((record) => record._id === ids[20]);
       };
+      let pagesAsked = 0;
       for (let k = 0; k < 2 || (k < 10 && !changesPrinted()); k += 1) {
+        await vi.waitFor(() => expect(changesPrinted() || rowReads(harness, since) > pagesAsked).toBe(true), {
+          timeout: 30_000,
+          interval: 20,
+        });
+        pagesAsked = rowReads(harness, since);
         for (const args of [
           ['sql', 'SELECT count(*) AS n FROM every_type', '--format', 'json'],
           ['stats', 'every_type', '--no-sync', '--format', 'json'],
@@ -178,7 +186,7 @@ describe('tds sync --follow: rounds and verification', () => {
       await vi.waitFor(
         () => {
           const all = changeLines(follow.stdout());
-          expect(idsOfChange(all, 'deleted')).toEqual([ids[300], ids[301]].sort());
+          expect(idsOfChange(all, 'deleted')).toEqual([ids[100], ids[101]].sort());
           expect(idsOfChange(all, 'updated')).toContain(ids[20]);
         },
         { timeout: 100_000, interval: 50 },
@@ -197,7 +205,7 @@ describe('tds sync --follow: rounds and verification', () => {
     }
     const printed = changeLines(follow.stdout());
     expect(printed.filter((record) => record._id === ids[20]).length).toBe(1);
-    expect(printed.filter((record) => record._id === ids[300]).length).toBe(1);
+    expect(printed.filter((record) => record._id === ids[100]).length).toBe(1);
     expect((await mirrorRows(harness, 'every_type')).map((row) => row._id)).toEqual((await exportRows(harness, id)).map((row) => row._id));
   }, 120_000);
 
