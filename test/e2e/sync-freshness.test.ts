@@ -296,14 +296,15 @@ describe('tds sync --follow: stopped mid-verification', () => {
       // in the middle of the pass however fast its pages come
       const laterPage = holdArrival(({ method, path }) => method === 'GET' && /\/rows\?.*cursor=/.test(path));
       const harness = await openHarness({ onArrival: laterPage.onArrival });
-      const { id, ids } = await oldTable(harness, 450);
+      // 3 pages: an edit on the first (written before the signal), a deletion on the second (the page held), an edit on the last
+      const { id, ids } = await oldTable(harness, 250);
       await syncTables(harness, [id]);
-      await harness.admin('PATCH', `/tables/${id}/rows/${ids[440]}`, { cells: { Name: 'Edited on page 1' } });
-      await harness.admin('PATCH', `/tables/${id}/rows/${ids[20]}`, { cells: { Name: 'Edited on page 5' } });
-      await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[200]] });
+      await harness.admin('PATCH', `/tables/${id}/rows/${ids[240]}`, { cells: { Name: 'Edited on page 1' } });
+      await harness.admin('PATCH', `/tables/${id}/rows/${ids[20]}`, { cells: { Name: 'Edited on page 3' } });
+      await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[100]] });
       await addEveryTypeRows(harness, id, { count: 1, from: 700, createdAgoMs: () => 20 * DAY });
 
-      // a page every ~0.11 s here (--max-stale 2m at the rate scale over 5 pages, and as many of a wait)
+      // a page every ~0.18 s here (--max-stale 2m at the rate scale over 3 pages, and as many of a wait)
       const args = ['sync', '--follow', '--every', '0.1', '--max-stale', '2m', '--changes'];
       laterPage.arm();
       const first = harness.spawn(args);
@@ -328,7 +329,7 @@ describe('tds sync --follow: stopped mid-verification', () => {
         await vi.waitFor(
           () => {
             const all = [...before, ...changeLines(second.stdout())];
-            expect(idsOfChange(all, 'deleted')).toEqual([ids[200]]);
+            expect(idsOfChange(all, 'deleted')).toEqual([ids[100]]);
             expect(all.filter((record) => record._id === ids[20])).toHaveLength(1);
           },
           { timeout: 60_000, interval: 50 },
@@ -337,14 +338,14 @@ describe('tds sync --follow: stopped mid-verification', () => {
         await second.stop();
       }
       const all = [...before, ...changeLines(second.stdout())];
-      for (const changed of [ids[440], ids[20], ids[200]]) expect(all.filter((record) => record._id === changed)).toHaveLength(1);
+      for (const changed of [ids[240], ids[20], ids[100]]) expect(all.filter((record) => record._id === changed)).toHaveLength(1);
       await expectMirrorEqualsService(harness, id);
       const history = await harness.tds(['sql', 'SELECT _id, _change FROM every_type__history ORDER BY _id', '--format', 'json']);
       expect(JSON.parse(history.stdout)).toEqual(
         [
           { _id: ids[20], _change: 'updated' },
-          { _id: ids[200], _change: 'deleted' },
-          { _id: ids[440], _change: 'updated' },
+          { _id: ids[100], _change: 'deleted' },
+          { _id: ids[240], _change: 'updated' },
         ].sort((a, b) => (a._id! < b._id! ? -1 : 1)),
       );
     },
