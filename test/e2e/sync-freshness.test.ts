@@ -150,9 +150,8 @@ describe('tds diff: the default span', () => {
 describe('tds sync --follow: rounds and verification', () => {
   it('an idle round costs one listing and no row request, whatever the tables; a new row comes by the next round', async () => {
     const harness = await openHarness();
-    const a = await oldTable(harness, 150);
-    const b = await everyTypeTable(harness, 'Other');
-    await addEveryTypeRows(harness, b.id, { count: 30, from: 1, createdAgoMs: () => DAY });
+    const a = await narrowTable(harness, 'Old Rows', 150, (k) => 10 * DAY - k * 60_000);
+    const b = await narrowTable(harness, 'Other', 30, () => DAY);
     await syncTables(harness, [a.id, b.id]);
 
     const follow = followInProcess(harness, ['sync', '--follow', '--every', '0.1', '--max-stale', 'off', '--json']);
@@ -162,7 +161,7 @@ describe('tds sync --follow: rounds and verification', () => {
       await vi.waitFor(() => expect(listings(harness, since)).toBeGreaterThanOrEqual(10), { timeout: 30_000, interval: 20 });
       expect(rowReads(harness, since)).toBe(0);
 
-      await addEveryTypeRows(harness, b.id, { count: 1, from: 500 });
+      await addRows(harness, b.id, [{ cells: { Name: 'New' } }]);
       await vi.waitFor(() => expect(follow.stdout().split('\n').filter(Boolean).length).toBe(2), { timeout: 20_000, interval: 20 });
       expect(JSON.parse(follow.stdout().split('\n')[1]!).tables).toMatchObject([{ mirrorTable: 'other', inserted: 1 }]);
     } finally {
@@ -173,11 +172,11 @@ describe('tds sync --follow: rounds and verification', () => {
   it('verification brings an edited old row and a deleted one into the mirror, history and --changes once; readers read meanwhile', async () => {
     const harness = await openHarness();
     // 3 pages: the deletions on the second, the edited row on the last (the oldest), with the row added 20 days ago
-    const { id, ids } = await oldTable(harness, 250);
+    const { id, ids } = await narrowTable(harness, 'Old Rows', 250, (k) => 10 * DAY - k * 60_000);
     await syncTables(harness, [id]);
     await harness.admin('PATCH', `/tables/${id}/rows/${ids[20]}`, { cells: { Name: 'Edited old row' } });
     await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[100]] });
-    await addEveryTypeRows(harness, id, { count: 1, from: 700, createdAgoMs: () => 20 * DAY });
+    await addRows(harness, id, [{ cells: { Name: 'Added old' }, createdAt: ago(20 * DAY) }]);
     await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[101]] });
 
     const since = harness.emu.requestLog.length;
@@ -200,9 +199,9 @@ describe('tds sync --follow: rounds and verification', () => {
         });
         pagesAsked = rowReads(harness, since);
         for (const args of [
-          ['sql', 'SELECT count(*) AS n FROM every_type', '--format', 'json'],
-          ['stats', 'every_type', '--no-sync', '--format', 'json'],
-          ['diff', 'every_type', '--summary', '--format', 'json'],
+          ['sql', 'SELECT count(*) AS n FROM old_rows', '--format', 'json'],
+          ['stats', 'old_rows', '--no-sync', '--format', 'json'],
+          ['diff', 'old_rows', '--summary', '--format', 'json'],
         ]) {
           const result = await harness.tds(args);
           expect(result.code, `${args[0]}: ${result.stderr}`).toBe(0);
@@ -231,7 +230,7 @@ describe('tds sync --follow: rounds and verification', () => {
     const printed = changeLines(follow.stdout());
     expect(printed.filter((record) => record._id === ids[20]).length).toBe(1);
     expect(printed.filter((record) => record._id === ids[100]).length).toBe(1);
-    expect((await mirrorRows(harness, 'every_type')).map((row) => row._id)).toEqual((await exportRows(harness, id)).map((row) => row._id));
+    expect((await mirrorRows(harness, 'old_rows')).map((row) => row._id)).toEqual((await exportRows(harness, id)).map((row) => row._id));
   }, 120_000);
 
   it('verification at the full share: a count that only fell costs a round no row request (verification finds the deletion once); a row added after it is read by the next round', async () => {
