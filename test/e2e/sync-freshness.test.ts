@@ -1,8 +1,18 @@
 import { describe, expect, vi } from 'vitest';
 import { everyTypeTable, exportRows, mirrorRows } from '../mirror/helpers.js';
 import { adminRoute, test as it, type Harness, useOpenOfEachTest } from '../helpers/emulator-fixture.js';
-import { addEveryTypeRows, changeLines, DAY, expectMirrorEqualsService, followInProcess, idsOfChange, syncTables } from './sync-support.js';
+import {
+  addEveryTypeRows,
+  ago,
+  changeLines,
+  DAY,
+  expectMirrorEqualsService,
+  followInProcess,
+  idsOfChange,
+  syncTables,
+} from './sync-support.js';
 import { holdArrival } from '../helpers/arrival-hold.js';
+import { addRows, makeTable, plainFields } from '../helpers/admin-tables.js';
 
 // Freshness (issue 30): deletions found by a plain sync, verified_at and --max-stale, --follow rounds
 // that cost one listing and no row request when nothing moved, verification pages that bring edits
@@ -20,6 +30,21 @@ async function oldTable(harness: Harness, count = 250): Promise<{ id: string; id
   const table = await everyTypeTable(harness);
   const ids = await addEveryTypeRows(harness, table.id, { count, from: 1, createdAgoMs: (k) => 10 * DAY - k * 60_000 });
   return { id: table.id, ids };
+}
+
+/**
+ * A table of one text field, `count` rows created `agoMs(k)` before now: for tests of verification's rounds and passes,
+ * where only its pages count, not its columns (a page of the every-type table costs the follower a third more).
+ */
+async function narrowTable(
+  harness: Harness,
+  name: string,
+  count: number,
+  agoMs: (k: number) => number,
+): Promise<{ id: string; ids: string[] }> {
+  const table = await makeTable(harness, name, plainFields('Name text'));
+  const rows = Array.from({ length: count }, (_, k) => ({ cells: { Name: `Row ${k}` }, createdAt: ago(agoMs(k)) }));
+  return { id: table.id, ids: await addRows(harness, table.id, rows) };
 }
 
 const listings = (harness: Harness, since: number): number =>
@@ -125,9 +150,8 @@ describe('tds diff: the default span', () => {
 describe('tds sync --follow: rounds and verification', () => {
   it('an idle round costs one listing and no row request, whatever the tables; a new row comes by the next round', async () => {
     const harness = await openHarness();
-    const a = await oldTable(harness, 150);
-    const b = await everyTypeTable(harness, 'Other');
-    await addEveryTypeRows(harness, b.id, { count: 30, from: 1, createdAgoMs: () => DAY });
+    const a = await narrowTable(harness, 'Old Rows', 150, (k) => 10 * DAY - k * 60_000);
+    const b = await narrowTable(harness, 'Other', 30, () => DAY);
     await syncTables(harness, [a.id, b.id]);
 
     const follow = followInProcess(harness, ['sync', '--follow', '--every', '0.1', '--max-stale', 'off', '--json']);
@@ -137,7 +161,7 @@ describe('tds sync --follow: rounds and verification', () => {
       await vi.waitFor(() => expect(listings(harness, since)).toBeGreaterThanOrEqual(10), { timeout: 30_000, interval: 20 });
       expect(rowReads(harness, since)).toBe(0);
 
-      await addEveryTypeRows(harness, b.id, { count: 1, from: 500 });
+      await addRows(harness, b.id, [{ cells: { Name: 'New' } }]);
       await vi.waitFor(() => expect(follow.stdout().split('\n').filter(Boolean).length).toBe(2), { timeout: 20_000, interval: 20 });
       expect(JSON.parse(follow.stdout().split('\n')[1]!).tables).toMatchObject([{ mirrorTable: 'other', inserted: 1 }]);
     } finally {
@@ -147,29 +171,37 @@ describe('tds sync --follow: rounds and verification', () => {
 
   it('verification brings an edited old row and a deleted one into the mirror, history and --changes once; readers read meanwhile', async () => {
     const harness = await openHarness();
-    const { id, ids } = await oldTable(harness, 450);
+    // 3 pages: the deletions on the second, the edited row on the last (the oldest), with the row added 20 days ago
+    const { id, ids } = await narrowTable(harness, 'Old Rows', 250, (k) => 10 * DAY - k * 60_000);
     await syncTables(harness, [id]);
     await harness.admin('PATCH', `/tables/${id}/rows/${ids[20]}`, { cells: { Name: 'Edited old row' } });
-    await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[300]] });
-    await addEveryTypeRows(harness, id, { count: 1, from: 700, createdAgoMs: () => 20 * DAY });
-    await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[301]] });
+    await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[100]] });
+    await addRows(harness, id, [{ cells: { Name: 'Added old' }, createdAt: ago(20 * DAY) }]);
+    await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[101]] });
 
     const since = harness.emu.requestLog.length;
-    // 5 pages; --max-stale 5m at the rate scale (100) is 3 s here: a page every 0.27 s (the share alone would allow one every 20 ms).
+    // --max-stale 5m at the rate scale (100) is 3 s here: a page every 0.45 s (the share alone would allow one every 20 ms).
     // The follower is a process apart from the readers (run in this one): the mirror's lock is between processes.
     const follow = harness.spawn(['sync', '--follow', '--every', '0.1', '--max-stale', '5m', '--max-share', '0.5', '--changes']);
     try {
-      // every reader, again and again while the follower verifies (twice at least, ten times at most, until it
-      // has printed the changes): it holds the file only while it writes a page or a round
+      // every reader, each time the follower has asked for a page, which it writes next (twice at least, ten times at
+      // most, until it has printed the changes): it holds the file only while it writes a page or a round. Readers
+      // one after another, with no wait between them, would keep the follower out of the file until they stop.
       const changesPrinted = (): boolean => {
         const all = changeLines(follow.stdout());
         return all.filter((record) => record.change === 'deleted').length >= 2 && all.some((record) => record._id === ids[20]);
       };
+      let pagesAsked = 0;
       for (let k = 0; k < 2 || (k < 10 && !changesPrinted()); k += 1) {
+        await vi.waitFor(() => expect(changesPrinted() || rowReads(harness, since) > pagesAsked).toBe(true), {
+          timeout: 30_000,
+          interval: 20,
+        });
+        pagesAsked = rowReads(harness, since);
         for (const args of [
-          ['sql', 'SELECT count(*) AS n FROM every_type', '--format', 'json'],
-          ['stats', 'every_type', '--no-sync', '--format', 'json'],
-          ['diff', 'every_type', '--summary', '--format', 'json'],
+          ['sql', 'SELECT count(*) AS n FROM old_rows', '--format', 'json'],
+          ['stats', 'old_rows', '--no-sync', '--format', 'json'],
+          ['diff', 'old_rows', '--summary', '--format', 'json'],
         ]) {
           const result = await harness.tds(args);
           expect(result.code, `${args[0]}: ${result.stderr}`).toBe(0);
@@ -178,7 +210,7 @@ describe('tds sync --follow: rounds and verification', () => {
       await vi.waitFor(
         () => {
           const all = changeLines(follow.stdout());
-          expect(idsOfChange(all, 'deleted')).toEqual([ids[300], ids[301]].sort());
+          expect(idsOfChange(all, 'deleted')).toEqual([ids[100], ids[101]].sort());
           expect(idsOfChange(all, 'updated')).toContain(ids[20]);
         },
         { timeout: 100_000, interval: 50 },
@@ -197,8 +229,8 @@ describe('tds sync --follow: rounds and verification', () => {
     }
     const printed = changeLines(follow.stdout());
     expect(printed.filter((record) => record._id === ids[20]).length).toBe(1);
-    expect(printed.filter((record) => record._id === ids[300]).length).toBe(1);
-    expect((await mirrorRows(harness, 'every_type')).map((row) => row._id)).toEqual((await exportRows(harness, id)).map((row) => row._id));
+    expect(printed.filter((record) => record._id === ids[100]).length).toBe(1);
+    expect((await mirrorRows(harness, 'old_rows')).map((row) => row._id)).toEqual((await exportRows(harness, id)).map((row) => row._id));
   }, 120_000);
 
   it('verification at the full share: a count that only fell costs a round no row request (verification finds the deletion once); a row added after it is read by the next round', async () => {
@@ -211,10 +243,9 @@ describe('tds sync --follow: rounds and verification', () => {
       },
     });
     const midPass = () => new Promise<void>((resolve) => (arrived = resolve)).finally(() => (arrived = undefined));
-    const { id, ids } = await oldTable(harness, 250);
+    const { id, ids } = await narrowTable(harness, 'Old Rows', 250, (k) => 10 * DAY - k * 60_000);
     tableId = id;
-    const other = await everyTypeTable(harness, 'Other');
-    await addEveryTypeRows(harness, other.id, { count: 30, from: 1, createdAgoMs: () => DAY });
+    const other = await narrowTable(harness, 'Other', 30, () => DAY);
     await syncTables(harness, [id, other.id]);
     // 3 pages; --max-stale 1s asks more than --max-share 0.05 allows: a page every 200 ms here, a pass in 0.6 s
     const follow = followInProcess(harness, [
@@ -247,13 +278,13 @@ describe('tds sync --follow: rounds and verification', () => {
       until = harness.emu.requestLog.length;
       // a round reads the other table meanwhile; then the count is back where it was before the deletion,
       // and the round must still see that it rose
-      const [otherRow] = await addEveryTypeRows(harness, other.id, { count: 1, from: 5000 });
+      const [otherRow] = await addRows(harness, other.id, [{ cells: { Name: 'New' } }]);
       await vi.waitFor(() => expect(changeLines(follow.stdout()).map((record) => record._id)).toContain(otherRow), {
         timeout: 60_000,
         interval: 20,
       });
       await midPass();
-      added = await addEveryTypeRows(harness, id, { count: 1, from: 5000 });
+      added = await addRows(harness, id, [{ cells: { Name: 'New' } }]);
       await vi.waitFor(() => expect(changeLines(follow.stdout()).map((record) => record._id)).toContain(added[0]), {
         timeout: 60_000,
         interval: 20,
@@ -269,14 +300,14 @@ describe('tds sync --follow: rounds and verification', () => {
     for (const [n, start] of starts.slice(0, -1).entries()) expect(starts[n + 1]! - start, follow.stderr()).toBe(3);
     const printed = changeLines(follow.stdout());
     expect(printed.filter((record) => record._id === ids[150]).map((record) => record.change)).toEqual(['deleted']);
-    const history = await harness.tds(['sql', 'SELECT _id, _change FROM every_type__history', '--format', 'json']);
+    const history = await harness.tds(['sql', 'SELECT _id, _change FROM old_rows__history', '--format', 'json']);
     expect(JSON.parse(history.stdout)).toEqual([{ _id: ids[150], _change: 'deleted' }]);
     // the added row came by a round (an incremental sync), not a verification page
     const addedBy = printed.find((record) => record._id === added[0])!;
     expect(addedBy.change).toBe('added');
     const mode = await harness.tds(['sql', `SELECT mode FROM _tds_syncs WHERE sync_id = ${addedBy.syncId}`, '--format', 'json']);
     expect(JSON.parse(mode.stdout)).toEqual([{ mode: 'incremental' }]);
-    expect((await mirrorRows(harness, 'every_type')).map((row) => row._id)).toEqual((await exportRows(harness, id)).map((row) => row._id));
+    expect((await mirrorRows(harness, 'old_rows')).map((row) => row._id)).toEqual((await exportRows(harness, id)).map((row) => row._id));
   }, 120_000);
 });
 
@@ -288,14 +319,15 @@ describe('tds sync --follow: stopped mid-verification', () => {
       // in the middle of the pass however fast its pages come
       const laterPage = holdArrival(({ method, path }) => method === 'GET' && /\/rows\?.*cursor=/.test(path));
       const harness = await openHarness({ onArrival: laterPage.onArrival });
-      const { id, ids } = await oldTable(harness, 450);
+      // 3 pages: an edit on the first (written before the signal), a deletion on the second (the page held), an edit on the last
+      const { id, ids } = await oldTable(harness, 250);
       await syncTables(harness, [id]);
-      await harness.admin('PATCH', `/tables/${id}/rows/${ids[440]}`, { cells: { Name: 'Edited on page 1' } });
-      await harness.admin('PATCH', `/tables/${id}/rows/${ids[20]}`, { cells: { Name: 'Edited on page 5' } });
-      await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[200]] });
+      await harness.admin('PATCH', `/tables/${id}/rows/${ids[240]}`, { cells: { Name: 'Edited on page 1' } });
+      await harness.admin('PATCH', `/tables/${id}/rows/${ids[20]}`, { cells: { Name: 'Edited on page 3' } });
+      await harness.admin('POST', `/tables/${id}/rows/delete`, { ids: [ids[100]] });
       await addEveryTypeRows(harness, id, { count: 1, from: 700, createdAgoMs: () => 20 * DAY });
 
-      // a page every ~0.11 s here (--max-stale 2m at the rate scale over 5 pages, and as many of a wait)
+      // a page every ~0.18 s here (--max-stale 2m at the rate scale over 3 pages, and as many of a wait)
       const args = ['sync', '--follow', '--every', '0.1', '--max-stale', '2m', '--changes'];
       laterPage.arm();
       const first = harness.spawn(args);
@@ -320,7 +352,7 @@ describe('tds sync --follow: stopped mid-verification', () => {
         await vi.waitFor(
           () => {
             const all = [...before, ...changeLines(second.stdout())];
-            expect(idsOfChange(all, 'deleted')).toEqual([ids[200]]);
+            expect(idsOfChange(all, 'deleted')).toEqual([ids[100]]);
             expect(all.filter((record) => record._id === ids[20])).toHaveLength(1);
           },
           { timeout: 60_000, interval: 50 },
@@ -329,14 +361,14 @@ describe('tds sync --follow: stopped mid-verification', () => {
         await second.stop();
       }
       const all = [...before, ...changeLines(second.stdout())];
-      for (const changed of [ids[440], ids[20], ids[200]]) expect(all.filter((record) => record._id === changed)).toHaveLength(1);
+      for (const changed of [ids[240], ids[20], ids[100]]) expect(all.filter((record) => record._id === changed)).toHaveLength(1);
       await expectMirrorEqualsService(harness, id);
       const history = await harness.tds(['sql', 'SELECT _id, _change FROM every_type__history ORDER BY _id', '--format', 'json']);
       expect(JSON.parse(history.stdout)).toEqual(
         [
           { _id: ids[20], _change: 'updated' },
-          { _id: ids[200], _change: 'deleted' },
-          { _id: ids[440], _change: 'updated' },
+          { _id: ids[100], _change: 'deleted' },
+          { _id: ids[240], _change: 'updated' },
         ].sort((a, b) => (a._id! < b._id! ? -1 : 1)),
       );
     },
