@@ -59,10 +59,13 @@ export async function run(argv: string[], io: IO, signal: AbortSignal): Promise<
     io.stdout.write(`${TDS_VERSION}\n`);
     return EXIT.ok;
   }
-  // a run that names one command builds the root and that command; the whole tree (every command's
-  // options and help) only a run that uses it: help, completion, no command or an unknown one
-  const { programFor } = await import('./commands/root.js');
-  const program = (await programFor(ctx, argv)) ?? (await import('./program.js')).buildProgram(ctx);
+  // the top-level help builds the root and each command's line of it; a run that names one command, the root
+  // and that command; the whole tree (every command's options and help) only a run that uses it: help of a
+  // command by `tds help CMD`, completion, an unknown command
+  const { helpProgram, onlyTopLevelHelp, programFor } = await import('./commands/root.js');
+  const program = onlyTopLevelHelp(argv)
+    ? helpProgram(ctx)
+    : ((await programFor(ctx, argv)) ?? (await import('./program.js')).buildProgram(ctx));
   program.hook('preAction', (_root, action) => {
     verbose = Boolean(action.optsWithGlobals().verbose);
   });

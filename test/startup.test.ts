@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { programFor, SINGLE_COMMANDS } from '../src/commands/root.js';
+import { helpProgram, programFor, SINGLE_COMMANDS } from '../src/commands/root.js';
 import { buildProgram } from '../src/program.js';
-import { memoryContext } from './helpers/context.js';
+import { memoryContext, type MemoryContextOptions } from './helpers/context.js';
+import type { Context } from '../src/core/index.js';
 import { startEmulatorProcess, type EmulatorProcess } from './helpers/emulator-process.js';
 import { spawnTds } from './helpers/spawn-tds.js';
 
 // Each command loads only its own modules: `tds --version` not even the command tree; building the tree
-// (--help, completion) loads no command's implementation; a run that names a command (`tds rows --help`)
+// (completion, `tds help CMD`) loads no command's implementation, and the top-level help not even the tree; a run that names a command (`tds rows --help`)
 // builds that command alone, with the same help; `tds rows` loads the export path but not push or the
 // emulator; `tds sql` neither the terminal table nor diff; `tds mcp` answers `initialize` without the code
 // of its tools or any other command. A module load hook (node --import) lists every module the real
@@ -32,7 +33,7 @@ const IMPLEMENTATIONS = [
 const HEAVY_PACKAGES = /^node_modules\/(undici|zod|ora|cli-table3|node-emoji|@duckdb|@modelcontextprotocol|csv-parse|yaml)\//;
 
 /**
- * Every module of tds that the command tree loads (`tds --help`, completion), and no other: main.ts's own, the
+ * Every module of tds that the command tree loads (completion, `tds help CMD`), and no other: main.ts's own, the
  * command definitions, and what they read of the other folders, through each folder's start-up surface
  * (options.ts) and the few light files behind it. Every run that shows help pays for each one (an ES module
  * costs its resolution, reading and compiling): a module that has to join this list must be light, and must
@@ -42,7 +43,7 @@ const TREE_MODULES = [
   'dist/main.js',
   'dist/program.js',
   ...['auth', 'check', 'completion', 'config', 'demo', 'diff', 'emulator', 'export', 'hints', 'index', 'lake', 'listings', 'mcp']
-    .concat(['push', 'root', 'sql', 'stats', 'sync', 'webhooks'])
+    .concat(['push', 'root', 'sql', 'stats', 'summaries', 'sync', 'webhooks'])
     .map((name) => `dist/commands/${name}.js`),
   ...['errors', 'io', 'number-option', 'options', 'redact', 'version'].map((name) => `dist/core/${name}.js`),
   'dist/config/keys.js',
@@ -70,7 +71,7 @@ const TREE_MODULES = [
  */
 const MCP_MODULES = [
   'dist/main.js',
-  ...['hints', 'mcp', 'mcp-action', 'root'].map((name) => `dist/commands/${name}.js`),
+  ...['hints', 'mcp', 'mcp-action', 'root', 'summaries'].map((name) => `dist/commands/${name}.js`),
   ...['duration', 'errors', 'index', 'io', 'json-error', 'number-option', 'options', 'private-files', 'process-lock']
     .concat(['redact', 'suggest', 'version'])
     .map((name) => `dist/core/${name}.js`),
@@ -164,7 +165,40 @@ describe.concurrent('start-up', () => {
     expect(loaded.filter((path) => HEAVY_BUILTINS.test(path))).toEqual([]);
   });
 
-  it.each([['--help'], ['completion', 'bash']])(
+  it.each([[['--help']], [['-h']], [[]]])(
+    "tds %j writes the top-level help from the commands' summaries: no definition, no tree",
+    async (args: string[]) => {
+      const { code, loaded } = await loadedBy(args);
+      expect(code).toBe(0);
+      expect(loaded.filter((path) => path === 'dist/program.js' || /^dist\/commands\/(?!(hints|root|summaries)\.js$)/.test(path))).toEqual(
+        [],
+      );
+      expect(implementations(loaded)).toEqual([]);
+      expect(packagesOf(loaded)).toEqual(new Set(['commander', 'chalk']));
+      expect(loaded.filter((path) => path.startsWith('dist/') && !TREE_MODULES.includes(path))).toEqual([]);
+    },
+  );
+
+  it("the top-level help from the summaries is the whole tree's, on a terminal and not", () => {
+    const contexts: MemoryContextOptions[] = [
+      {},
+      { env: { COLUMNS: '140' } },
+      { env: { COLUMNS: '60' } },
+      { stdoutIsTTY: true, terminalWidth: 120 },
+    ];
+    for (const options of contexts) {
+      const helpOf = (make: (ctx: Context) => Command): string => {
+        const run = memoryContext(options);
+        make(run.ctx).outputHelp();
+        return run.stdout();
+      };
+      const tree = helpOf(buildProgram);
+      expect(tree).toContain('push [options] [webhook] [file]');
+      expect(helpOf(helpProgram), JSON.stringify(options)).toBe(tree);
+    }
+  });
+
+  it.each([['completion', 'bash']])(
     'tds %s builds the command tree from the definitions and the folders’ start-up surfaces alone: no implementation, no index',
     async (...args: string[]) => {
       const { code, loaded } = await loadedBy(args);
@@ -192,7 +226,7 @@ describe.concurrent('start-up', () => {
     expect(loaded).not.toContain('dist/program.js');
     // the command's definition, none of the others' (the root and the hints are main's)
     const own = { rows: 'export', push: 'push', sync: 'sync', sql: 'sql', emulator: 'emulator', config: 'config' }[args[0]!];
-    expect(loaded.filter((path) => /^dist\/commands\/(?!(hints|root)\.js$)/.test(path))).toEqual([`dist/commands/${own}.js`]);
+    expect(loaded.filter((path) => /^dist\/commands\/(?!(hints|root|summaries)\.js$)/.test(path))).toEqual([`dist/commands/${own}.js`]);
     expect(implementations(loaded)).toEqual([]);
     expect(heavyPackages(loaded)).toEqual([]);
   });
@@ -287,7 +321,7 @@ describe.concurrent('start-up', () => {
         /^dist\/(program\.js$|http\/(?!(proxy|connection-settings)\.js$)|mcp\/(catalog|run-query|row-search)\.js$)/.test(path),
       ),
     ).toEqual([]);
-    expect(loaded.filter((path) => /^dist\/commands\/(?!(hints|root|mcp|mcp-action)\.js$)/.test(path))).toEqual([]);
+    expect(loaded.filter((path) => /^dist\/commands\/(?!(hints|root|summaries|mcp|mcp-action)\.js$)/.test(path))).toEqual([]);
     expect(
       loaded.filter((path) => /^node_modules\/(yaml|cli-table3|node-emoji|csv-stringify|csv-parse|undici|ora|@duckdb)\//.test(path)),
     ).toEqual([]);

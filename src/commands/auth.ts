@@ -2,11 +2,12 @@
 
 import { Command } from 'commander';
 import type { Context } from '../core/options.js';
+import { SUMMARIES } from './summaries.js';
 
 export function authCommand(ctx: Context): Command {
   const auth = new Command('auth')
     .alias('doctor')
-    .description('check the base URL, API key and subscription (`tds auth check`, or `tds doctor`)')
+    .description(SUMMARIES.auth.description)
     .addHelpText('after', '\nExamples:\n  $ tds auth check\n  $ tds doctor --profile staging');
 
   const check = new Command('check')

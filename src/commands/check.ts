@@ -4,6 +4,7 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../core/options.js';
 import type { CheckOptions } from './check-action.js';
+import { SUMMARIES } from './summaries.js';
 
 const CHECK_HELP = `
 Evaluates the checks of FILE (default: the \`checks\` setting, else tds-checks.yaml here) over the
@@ -55,7 +56,7 @@ Examples:
 
 export function checkCommand(ctx: Context): Command {
   return new Command('check')
-    .description('contracts and health checks over the mirror, for cron, CI and agents: exit 9 when one fails')
+    .description(SUMMARIES.check.description)
     .argument('[file]', 'the checks file (default: the `checks` setting, else tds-checks.yaml)')
     .option('--db <file>', 'the mirror file (default: TDS_DB, the `db` setting, or tds.duckdb here)')
     .option('--no-sync', 'use the mirror as it is (no request to the service)')

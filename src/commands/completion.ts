@@ -1,5 +1,6 @@
 import { Argument, Command } from 'commander';
 import type { Context } from '../core/options.js';
+import { SUMMARIES } from './summaries.js';
 
 // `tds completion bash|zsh|fish`: scripts generated from the program itself, so they never drift.
 
@@ -133,7 +134,7 @@ const SCRIPTS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
 
 export function completionCommand(ctx: Context): Command {
   return new Command('completion')
-    .description('print a shell completion script (bash, zsh or fish)')
+    .description(SUMMARIES.completion.description)
     .addArgument(new Argument('<shell>', 'the shell').choices(Object.keys(SCRIPTS)))
     .addHelpText(
       'after',

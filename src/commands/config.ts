@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import type { Context } from '../core/options.js';
 import { configKeyHelp } from '../config/options.js';
+import { SUMMARIES } from './summaries.js';
 
 const configHelp = (): string => `
 Keys:
@@ -20,9 +21,7 @@ Examples:
   $ tds config list --profile staging`;
 
 export function configCommand(ctx: Context): Command {
-  const config = new Command('config')
-    .description('manage profiles in the config file: base URL, API key, default format, saved webhooks')
-    .addHelpText('after', () => configHelp());
+  const config = new Command('config').description(SUMMARIES.config.description).addHelpText('after', () => configHelp());
 
   config
     .command('set')

@@ -4,11 +4,12 @@
 import { Command } from 'commander';
 import type { Context } from '../core/options.js';
 import type { DemoOptions } from './demo-action.js';
+import { SUMMARIES } from './summaries.js';
 
 /** `tds demo`: a guided tour of tds on an emulator started in-process. */
 export function demoCommand(ctx: Context): Command {
   return new Command('demo')
-    .description('start the emulator in-process and walk through the main jobs of tds, with real output')
+    .description(SUMMARIES.demo.description)
     .option('--dir <folder>', 'where the demo writes its files (default: a new temporary folder)')
     .option('--keep-running', 'leave the emulator running afterwards, and print how to use it from another terminal')
     .addHelpText(

@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import type { Context } from '../core/options.js';
 import { OUTPUT_FORMATS } from '../output/options.js';
 import type { DiffOptions } from './diff-action.js';
+import { SUMMARIES } from './summaries.js';
 
 const DIFF_HELP = `
 Compares a mirrored table at two moments, from the mirror alone (no request to the service): every
@@ -27,7 +28,7 @@ Examples:
 
 export function diffCommand(ctx: Context): Command {
   return new Command('diff')
-    .description('what changed in a mirrored table between two moments (from the mirror; see `tds sync`)')
+    .description(SUMMARIES.diff.description)
     .argument('<table>', 'the table: its ID or exact name, or its mirror table name')
     .option('--since <when>', 'from this moment: sync:N, sync:-2, an ISO time or a duration ago (default sync:-2)')
     .option('--until <when>', 'to this moment, as --since (default now)')

@@ -18,6 +18,7 @@ import {
   type LatencySpec,
 } from '../emulator/options.js';
 import type { EmulatorFlags } from './emulator-action.js';
+import { SUMMARIES } from './summaries.js';
 
 const HELP = `
 Prints one JSON line on stdout when ready: {"baseUrl", "apiKey", "webhooks": {tableId: url}};
@@ -80,7 +81,7 @@ Examples:
 
 export function emulatorCommand(ctx: Context): Command {
   return new Command('emulator')
-    .description('run the local emulator of the service (for offline use and tests)')
+    .description(SUMMARIES.emulator.description)
     .option('--host <host>', 'address to bind', DEFAULT_HOST)
     .option('--port <port>', 'port to listen on (0 = a free port)', parseIntegerOption('--port', 0, 65_535), DEFAULT_PORT)
     .addOption(new Option('--seed <name>', 'initial data').choices(SEED_NAMES).default('demo'))

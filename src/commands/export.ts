@@ -6,15 +6,10 @@ import { FOLLOW_EVERY_DEFAULT_S, SPREADSHEET_CELL_MAX_CHARS } from '../export/op
 import { EXPORT_FORMATS } from '../output/options.js';
 import { CELLS_MODES, HEADER_MODES } from '../records/options.js';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN, SEARCH_MAX_CHARS } from '../service/index.js';
+import { SUMMARIES } from './summaries.js';
 
 export function rowsCommand(ctx: Context): Command {
-  const command = new Command('rows')
-    .description(
-      'export every row of a table as CSV (default), TSV, NDJSON, JSON, Parquet (typed columns) or a table for the terminal, each row once, ' +
-        'written as pages arrive (GET /tables/{id}/rows); -o FILE is written atomically and can be resumed after an ' +
-        'interruption; --follow keeps writing the rows created afterwards',
-    )
-    .argument('<table>', 'table ID or exact name');
+  const command = new Command('rows').description(SUMMARIES.rows.description).argument('<table>', 'table ID or exact name');
   addExportOptions(command)
     .option('--follow', 'after the export, keep writing the rows created since, as they appear, until Ctrl-C (csv, tsv, ndjson)')
     .option(
@@ -52,10 +47,7 @@ interface QueryOptions {
 
 export function queryCommand(ctx: Context): Command {
   const command = new Command('query')
-    .description(
-      'export the rows that match column filters and a search (POST /tables/{id}/rows/query); the filters are ' +
-        'checked against the schema before any row is read; same output options as `tds rows`',
-    )
+    .description(SUMMARIES.query.description)
     .argument('<table>', 'table ID or exact name')
     .option(
       '--where <expr>',

@@ -4,6 +4,7 @@
 import { Command } from 'commander';
 import type { Context } from '../core/options.js';
 import type { LakeCheckOptions, LakeCompactOptions } from './lake-action.js';
+import { SUMMARIES } from './summaries.js';
 
 const LAKE_HELP = `
 The lake is the folder that \`tds sync --lake DIR\` (config key \`lake\`) writes: for each mirror table,
@@ -18,9 +19,7 @@ Examples:
   $ duckdb -c "SELECT count(*) FROM read_parquet('lake/leads/changes/*/*.parquet', hive_partitioning = true, union_by_name = true)"`;
 
 export function lakeCommand(ctx: Context): Command {
-  const lake = new Command('lake')
-    .description('the Parquet lake of `tds sync --lake`: compact it, check it against the mirror')
-    .addHelpText('after', LAKE_HELP);
+  const lake = new Command('lake').description(SUMMARIES.lake.description).addHelpText('after', LAKE_HELP);
   lake
     .command('compact')
     .description("rewrite tables' changes into one snapshot partition (snapshot/as_of=<sync>) with _valid_from and _valid_to")

@@ -5,18 +5,17 @@ import { Command, Option } from 'commander';
 import type { Context } from '../core/options.js';
 import { type ExportFormat, EXPORT_FORMATS } from '../output/options.js';
 import type { TablesOptions } from './listings-action.js';
+import { SUMMARIES } from './summaries.js';
 
 export function workspacesCommand(ctx: Context): Command {
-  const command = new Command('workspaces')
-    .description('list the workspaces of the organization, with their table counts (GET /workspaces)')
-    .addHelpText(
-      'after',
-      `
+  const command = new Command('workspaces').description(SUMMARIES.workspaces.description).addHelpText(
+    'after',
+    `
 Examples:
   $ tds workspaces
   $ tds workspaces --format json | jq -r '.[].name'
   $ tds workspaces -o workspaces.csv`,
-    );
+  );
   addOutputOptions(command).action(async (options: { format?: ExportFormat; output?: string }, cmd: Command) => {
     const { workspacesAction } = await import('./listings-action.js');
     await workspacesAction(ctx, options, cmd);
@@ -26,7 +25,7 @@ Examples:
 
 export function tablesCommand(ctx: Context): Command {
   const command = new Command('tables')
-    .description('list the tables of the organization, or of one workspace, with row and column counts (GET /tables)')
+    .description(SUMMARIES.tables.description)
     .option('-w, --workspace <id|name>', 'only the tables of this workspace (its ID or exact name)')
     .addHelpText(
       'after',
@@ -45,7 +44,7 @@ Examples:
 
 export function schemaCommand(ctx: Context): Command {
   const command = new Command('schema')
-    .description("show a table's columns: ID, label, name, type, options and system flag (GET /tables/{id}/schema)")
+    .description(SUMMARIES.schema.description)
     .argument('<table>', 'table ID or exact table name')
     .addHelpText(
       'after',

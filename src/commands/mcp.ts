@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { type Context, parseIntegerOption } from '../core/options.js';
 import type { McpFlags } from './mcp-action.js';
+import { SUMMARIES } from './summaries.js';
 
 const HELP = `
 Serves the Model Context Protocol on stdin and stdout for an agent (Claude Desktop, Claude Code,
@@ -30,7 +31,7 @@ Examples:
 
 export function mcpCommand(ctx: Context): Command {
   return new Command('mcp')
-    .description('serve the Model Context Protocol on stdin/stdout: the tables, the mirror and SQL for agents')
+    .description(SUMMARIES.mcp.description)
     .option('--db <file>', 'the mirror file (default: TDS_DB, the `db` setting, or tds.duckdb here)')
     .option('--checks <file>', "check_tables's checks file (default: TDS_CHECKS, the `checks` setting, or tds-checks.yaml here)")
     .option('--allow-push', 'add the push_records tool (push by key into webhooks saved with `tds config set webhook.NAME`)')

@@ -4,6 +4,7 @@ import { type Context, parseIntegerOption, parseNumberOption } from '../core/opt
 import { RATE_LIMITS, WEBHOOK_MAX_OBJECTS } from '../service/index.js';
 import { HEADER_MODES } from '../records/options.js';
 import type { PushOptions } from './push-action.js';
+import { SUMMARIES } from './summaries.js';
 
 const WEBHOOK_RATE = RATE_LIMITS.webhook.requests;
 
@@ -59,7 +60,7 @@ Examples:
 export function pushCommand(ctx: Context): Command {
   const command = withInputOptions(
     new Command('push')
-      .description('send CSV, TSV, NDJSON or JSON records into a table through its webhook, each record once')
+      .description(SUMMARIES.push.description)
       .argument('[webhook]', 'the webhook URL, or @NAME saved with `tds config set webhook.NAME`; default: TDS_WEBHOOK_URL')
       .argument('[file]', 'the input file, or - for stdin (the default)'),
   )

@@ -5,6 +5,7 @@
 
 import { Command, Help, Option } from 'commander';
 import { parseIntegerOption, parseNumberOption, TDS_VERSION, type Context } from '../core/options.js';
+import { SUMMARIES } from './summaries.js';
 
 const ROOT_EXAMPLES = `
 Examples:
@@ -108,6 +109,29 @@ function commandNamed(root: Command, argv: readonly string[]): string | undefine
     if ((option.required || option.optional) && flag === arg) i += 1;
   }
   return undefined;
+}
+
+/** The runs that only print the top-level help: `tds`, `tds --help`, `tds -h`. */
+export function onlyTopLevelHelp(argv: readonly string[]): boolean {
+  return argv.length === 0 || (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h'));
+}
+
+/**
+ * The program of the top-level help: the root with each command by its line of that help alone (summaries.ts),
+ * so `tds --help` loads no command's definition. It writes what the whole tree writes (a test compares them).
+ */
+export function helpProgram(ctx: Context): Command {
+  const root = rootCommand();
+  for (const [name, { description }] of Object.entries(SUMMARIES)) root.addCommand(new Command(name).description(description));
+  finishProgram(root, ctx);
+  const summaries: Partial<Record<string, { term: string }>> = SUMMARIES;
+  return root.configureHelp({
+    ...root.configureHelp(),
+    // commander's own `help [command]` keeps its term
+    subcommandTerm(this: Help, command: Command): string {
+      return summaries[command.name()]?.term ?? Help.prototype.subcommandTerm.call(this, command);
+    },
+  });
 }
 
 /** Help is wrapped at the terminal's width; not on a terminal, at COLUMNS or 80. */

@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import type { Context } from '../core/options.js';
 import { OUTPUT_FORMATS } from '../output/options.js';
 import type { SqlOptions } from './sql-action.js';
+import { SUMMARIES } from './summaries.js';
 
 const SQL_HELP = `
 The mirror (made by \`tds sync\`) holds one table per service table, named in lower snake case
@@ -29,7 +30,7 @@ Examples:
 
 export function sqlCommand(ctx: Context): Command {
   return new Command('sql')
-    .description('run one SQL statement (DuckDB) against the local mirror, printed like an export or written to a file')
+    .description(SUMMARIES.sql.description)
     .argument('[query]', 'the statement, or - to read it from stdin')
     .option('--db <file>', 'the mirror file (default: TDS_DB, the `db` setting, or tds.duckdb here)')
     .addOption(

@@ -4,6 +4,7 @@
 import { Command, Option } from 'commander';
 import { type Context, parseIntegerOption } from '../core/options.js';
 import type { StatsOptions } from './stats-action.js';
+import { SUMMARIES } from './summaries.js';
 
 const STATS_HELP = `
 Syncs the table into the mirror first (incrementally; a table not mirrored yet gets its first sync,
@@ -29,7 +30,7 @@ Examples:
 
 export function statsCommand(ctx: Context): Command {
   return new Command('stats')
-    .description("a table's profile from the mirror: fill, values, run states, failure causes; an HTML report with -o FILE.html")
+    .description(SUMMARIES.stats.description)
     .argument('<table>', 'table ID or exact name')
     .option('--db <file>', 'the mirror file (default: TDS_DB, the `db` setting, or tds.duckdb here)')
     .option('--no-sync', 'use the mirror as it is (no request to the service)')

@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { type Context, parseNumberOption, parseShareOption } from '../core/options.js';
 import { HEADER_MODES } from '../records/options.js';
 import type { SyncOptions } from './sync-action.js';
+import { SUMMARIES } from './summaries.js';
 
 const HELP = `
 The mirror is a DuckDB file: one table per service table (named from the table's name in lower
@@ -57,7 +58,7 @@ Examples:
 
 export function syncCommand(ctx: Context): Command {
   return new Command('sync')
-    .description('keep a local DuckDB mirror of tables current, reading only what changed (see also `tds sql`)')
+    .description(SUMMARIES.sync.description)
     .argument('[tables...]', 'table IDs or exact names (default: the tables already in the mirror)')
     .option('-w, --workspace <id|name>', 'add every table of this workspace (repeatable)', collect, [])
     .option('--all', 'every table of the organization')

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../core/options.js';
 import type { LedgerCount } from '../push/ledger/index.js';
+import { SUMMARIES } from './summaries.js';
 
 // `tds webhooks`: each webhook tds has pushed to, with what it took and what is left of its budget (issue 45).
 
@@ -21,7 +22,7 @@ Examples:
 
 export function webhooksCommand(ctx: Context): Command {
   return new Command('webhooks')
-    .description('each webhook saved or pushed to: its table, submissions, first and last use, and what is left of its budget')
+    .description(SUMMARIES.webhooks.description)
     .option('--json', 'print them as a JSON array on stdout')
     .addHelpText('after', HELP)
     .action(async (options: { json?: boolean }, command: Command) => {
