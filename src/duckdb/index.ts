@@ -18,5 +18,5 @@ export {
 } from './engine.js';
 export { duckdbFailure, FILES_HINT, firstLine, joinHints, messageOf, nameHint, sqlError, systemRefusal } from './errors.js';
 export type { FileAccess } from './file-access.js';
-export { quoteIdent, quoteLiteral } from './sql-text.js';
+export { quoteIdent, quoteLiteral, renameListItems } from './sql-text.js';
 export { interruptible, plainValue, prepareOne, runStatement, type ResultRecord, type Step } from './statement.js';

@@ -9,3 +9,9 @@ export function quoteIdent(name: string): string {
 export function quoteLiteral(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
+
+/** `list` (SQL of a VARCHAR[]) with each item that `renames` names replaced by its new text, the others kept. */
+export function renameListItems(list: string, renames: ReadonlyArray<readonly [from: string, to: string]>): string {
+  const cases = renames.map(([from, to]) => `WHEN ${quoteLiteral(from)} THEN ${quoteLiteral(to)}`).join(' ');
+  return `list_transform(${list}, k -> CASE k ${cases} ELSE k END)`;
+}

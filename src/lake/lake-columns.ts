@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteLiteral } from '../duckdb/index.js';
+import { renameListItems } from '../duckdb/index.js';
 import type { VersionColumn } from '../mirror/history/index.js';
 import { TRUNCATED_KEY } from '../records/index.js';
 
@@ -82,12 +82,11 @@ export async function lakeColumns(connection: DuckDBConnection, tableId: string,
  * values by its own columns, whenever written (seed 5017 of the simulator).
  */
 export function inLakeNames(versions: readonly VersionColumn[], columns: LakeColumns): VersionColumn[] {
-  const renamed = relabelledColumns(columns);
-  const byKey = new Map(renamed.map((column) => [column.mirror, column.lake]));
-  const cases = renamed.map((column) => `WHEN ${quoteLiteral(column.mirror)} THEN ${quoteLiteral(column.lake)}`).join(' ');
+  const renames = relabelledColumns(columns).map((column) => [column.mirror, column.lake] as const);
+  const byKey = new Map(renames);
   return versions.map((column) =>
-    column.key === TRUNCATED_KEY && renamed.length > 0
-      ? { ...column, sql: `list_transform(${column.sql}, k -> CASE k ${cases} ELSE k END)` }
+    column.key === TRUNCATED_KEY && renames.length > 0
+      ? { ...column, sql: renameListItems(column.sql, renames) }
       : { ...column, key: byKey.get(column.key) ?? column.key },
   );
 }

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UsageError } from '../core/index.js';
-import { type Database, quoteIdent, quoteLiteral } from '../duckdb/index.js';
+import { type Database, quoteIdent, quoteLiteral, renameListItems } from '../duckdb/index.js';
 import { TRUNCATED_KEY, type HeaderMode, type TypedColumn, type SqlType } from '../records/index.js';
 import type { Field, Table } from '../service/index.js';
 import { createHistoryTable, createMacros, historyNames, SYNC_ID_KEY, tableColumns, type HistoryNames } from './history/history-objects.js';
@@ -103,10 +103,9 @@ async function renameColumns(connection: DuckDBConnection, table: string, change
 async function renameTruncatedKeys(connection: DuckDBConnection, table: string, changes: readonly SchemaChange[]): Promise<void> {
   const renames = changes.flatMap((change) => (change.kind === 'renamed' ? [[change.from.key, change.field.key] as const] : []));
   if (renames.length === 0 || !(await tableColumns(connection, table)).some((column) => column.key === TRUNCATED_KEY)) return;
-  const cases = renames.map(([from, to]) => `WHEN ${quoteLiteral(from)} THEN ${quoteLiteral(to)}`).join(' ');
   const truncated = quoteIdent(TRUNCATED_KEY);
   await connection.run(
-    `UPDATE ${quoteIdent(table)} SET ${truncated} = list_transform(${truncated}, k -> CASE k ${cases} ELSE k END) ` +
+    `UPDATE ${quoteIdent(table)} SET ${truncated} = ${renameListItems(truncated, renames)} ` +
       `WHERE list_has_any(${truncated}, [${renames.map(([from]) => quoteLiteral(from)).join(', ')}])`,
   );
 }

@@ -121,7 +121,7 @@ export class GroupUpsert {
   private matchSql(typedRows: string, byCreation: boolean): string {
     const truncated = `n${this.planKeys.indexOf(TRUNCATED_KEY)}`;
     const merged = this.truncatedWithKept(`s.${truncated}`);
-    const valueOf = (key: string): string => (key === TRUNCATED_KEY ? merged : `s.n${this.planKeys.indexOf(key)}`);
+    const valueOf = (key: string): string => (key === TRUNCATED_KEY && merged ? merged : `s.n${this.planKeys.indexOf(key)}`);
     const equal = (keys: readonly string[]): string =>
       keys
         .map((key) => `${valueOf(key)} IS NOT DISTINCT FROM t.${quoteIdent(key)}`)
@@ -129,7 +129,7 @@ export class GroupUpsert {
         .join(' AND ');
     const kept = this.keptKeys.map((key, i) => `t.${quoteIdent(key)} AS k${i}, `).join('');
     const on = `t."_id" = s.n0${byCreation ? ` AND t."_createdAt" = s.${this.newCreatedAt}` : ''}`;
-    const row = merged === `s.${truncated}` ? 's.*' : `s.* REPLACE (${merged} AS ${truncated})`;
+    const row = merged ? `s.* REPLACE (${merged} AS ${truncated})` : 's.*';
     return (
       `SELECT ${row}, t.rowid AS o_row, t.${quoteIdent(SYNC_ID_KEY)} AS o_sync, ${kept}t."_id" IS NOT NULL AS known, ` +
       `(t."_id" IS NOT NULL AND t."_updatedAt" IS DISTINCT FROM s.${this.newUpdatedAt}) AS changed, ` +
@@ -138,9 +138,12 @@ export class GroupUpsert {
     );
   }
 
-  /** A row read's `_truncated` (`read`) with the kept columns the mirror's version names as cut (seed 5035 of the simulator). */
-  private truncatedWithKept(read: string): string {
-    if (this.keptKeys.length === 0 || !this.planKeys.includes(TRUNCATED_KEY)) return read;
+  /**
+   * A row read's `_truncated` (`read`) with the kept columns the mirror's version names as cut (seed 5035 of the
+   * simulator); undefined when the table keeps no column or has no `_truncated` (the row read's is the row's).
+   */
+  private truncatedWithKept(read: string): string | undefined {
+    if (this.keptKeys.length === 0 || !this.planKeys.includes(TRUNCATED_KEY)) return undefined;
     const held = `t.${quoteIdent(TRUNCATED_KEY)}`;
     const kept = `[${this.keptKeys.map(quoteLiteral).join(', ')}]`;
     return (
