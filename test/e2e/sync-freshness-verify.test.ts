@@ -10,7 +10,6 @@ import { sqlJson } from '../helpers/sql-json.js';
 import type { SpawnedTds } from '../helpers/spawn-tds.js';
 import type { RequestLogEntry } from '../../src/emulator/index.js';
 import { listings, rowReads, verifiedAfter, verifiedAt, verifying } from './verification-waits.js';
-import { syncedNarrowOldTable } from './narrow-old-table.js';
 import {
   addEveryTypeRows,
   changeLines,
@@ -278,7 +277,7 @@ describe('verification: what it says and who reads meanwhile', () => {
         if (trying !== undefined) tries.push({ path, opened: await opensReadOnly(trying) });
       },
     });
-    const { id, ids, add } = await syncedNarrowOldTable(harness, 450);
+    const { id, ids, add } = await syncedNarrowTable(harness, 450);
     await harness.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while DuckDB reads' } });
     const pageTries = (): number => tries.filter((one) => /\/rows(\?|$)/.test(one.path)).length;
     const printed = (change: string): string[] =>
@@ -311,7 +310,7 @@ describe('verification: what it says and who reads meanwhile', () => {
 
   it('an MCP query_sql against a mirror that sync --follow is following and verifying succeeds every time', async ({ open }) => {
     const harness = await open();
-    const { id, ids } = await syncedNarrowOldTable(harness, 450);
+    const { id, ids } = await syncedNarrowTable(harness, 450);
     await harness.admin('PATCH', `/tables/${id}/rows/${ids[10]}`, { cells: { Name: 'Edited while MCP reads' } });
     const since = harness.emu.requestLog.length;
     // the follower in this process, the MCP server a process: DuckDB's lock is between the two
@@ -332,7 +331,7 @@ describe('verification: what it says and who reads meanwhile', () => {
       // queries from the verification's first page until it has brought the edited row (on its last page):
       // five at least, forty at most
       for (let k = 0; k < 5 || (k < 40 && !editPrinted()); k += 1) {
-        const result = await client.callTool({ name: 'query_sql', arguments: { sql: 'SELECT count(*) AS n FROM old_names' } });
+        const result = await client.callTool({ name: 'query_sql', arguments: { sql: 'SELECT count(*) AS n FROM old_rows' } });
         const text = (result.content as Array<{ text?: string }>).map((block) => block.text ?? '').join('');
         expect(result.isError, text).not.toBe(true);
         succeeded += 1;

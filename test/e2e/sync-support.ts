@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { addRows } from '../helpers/admin-tables.js';
+import { addRows, makeTable, plainFields } from '../helpers/admin-tables.js';
 import type { RunResult } from '../helpers/cli.js';
 import type { Harness } from '../helpers/emulator-fixture.js';
 import { everyTypeCells, expectMirrorEqualsExport, exportRows, mirrorRows, typesByKey } from '../mirror/helpers.js';
@@ -35,20 +35,34 @@ export async function expectMirrorEqualsService(harness: Harness, tableId: strin
 }
 
 /**
- * A table of one text field, `count` rows created ten days ago a minute apart, mirrored by a first sync: for
- * tests of verification's timings and messages, where only its pages count, not its columns. `add(n)` adds n rows now.
+ * A table "Old Rows" of one text field (Name), `count` rows created ten days ago a minute apart, mirrored by a first
+ * sync: its ID and the rows' IDs; `add(n)` adds n rows now. For tests of verification and of who gets into the mirror
+ * while a follower writes it, which its columns do not change (a page of the every-type table costs a follower
+ * several times more to write).
  */
-export async function syncedNarrowTable(harness: Harness, count: number): Promise<{ id: string; add: (rows: number) => Promise<unknown> }> {
-  const { table } = await harness.admin<{ table: { id: string } }>('POST', '/tables', {
-    workspace: 'Sales',
-    name: 'Old Rows',
-    fields: [{ label: 'Name', type: 'text' }],
-  });
+export async function syncedNarrowTable(
+  harness: Harness,
+  count: number,
+): Promise<{ id: string; ids: string[]; add: (rows: number) => Promise<unknown> }> {
+  const { id } = await makeTable(harness, 'Old Rows', plainFields('Name text'));
   const rows = (n: number, agoMs: (k: number) => number) =>
     Array.from({ length: n }, (_, k) => ({ cells: { Name: `Row ${k}` }, createdAt: ago(agoMs(k)) }));
-  await harness.admin('POST', `/tables/${table.id}/rows`, { rows: rows(count, (k) => 10 * DAY - k * 60_000) });
-  await syncTables(harness, [table.id]);
-  return { id: table.id, add: (n) => harness.admin('POST', `/tables/${table.id}/rows`, { rows: rows(n, () => 0) }) };
+  const ids = await addRows(
+    harness,
+    id,
+    rows(count, (k) => 10 * DAY - k * 60_000),
+  );
+  await syncTables(harness, [id]);
+  return {
+    id,
+    ids,
+    add: (n) =>
+      addRows(
+        harness,
+        id,
+        rows(n, () => 0),
+      ),
+  };
 }
 
 /** A table's summary in `tds sync --json` (the figures a test reads). */
