@@ -2,14 +2,11 @@ import { lastLines, runClient, type ClientRun } from './client.js';
 import type { Step } from './history.js';
 import { changesBetween, setsDiffer, versionsOfSnapshot, type Ledger } from './invariants.js';
 import { pruneHorizons } from './lake-view.js';
-import { mirroredTables } from './mirror-view.js';
+import { DATE_RESOLUTION_MS, deletionsPlaced, deletionUnplaced, mirroredTables, versionsOf } from './mirror-view.js';
 import type { World } from './world.js';
 
 // The diff step: \`tds diff\` over a span of the history's moments, judged against the oracle's snapshots
 // (invariant 5): the difference of the two, or exit 2 naming the earliest moment the mirror answers for.
-
-/** The service's Date header is to the second. */
-const DATE_RESOLUTION_MS = 1000;
 
 export async function diffStep(
   world: World,
@@ -66,7 +63,10 @@ export async function diffStep(
     5,
     () => `tds diff ${target.mirrorTable} --since ${a.at} --until ${b.at} exited ${run.code}: ${lastLines(run.stderr)}`,
   );
-  const ambiguous = (id: string): boolean => world.ambiguousAt(id, a.at) || world.ambiguousAt(id, b.at);
+  const deletions = deletionsPlaced(target);
+  const placed = deletions ? (await versionsOf(world, new Map([['deleted', deletions]]))).get('deleted') : undefined;
+  const ambiguousAt = (id: string, at: string): boolean => world.ambiguousAt(id, at) || deletionUnplaced(placed, id, at);
+  const ambiguous = (id: string): boolean => ambiguousAt(id, a.at) || ambiguousAt(id, b.at);
   const keep = (row: { id: string }): boolean => !ambiguous(row.id);
   const expected = changesBetween(
     versionsOfSnapshot(a.tables.get(target.tableId)!, keep),

@@ -14,6 +14,7 @@ export interface MirroredTable {
   mirrorTable: string;
   atSyncMacro: string | null;
   atMacro: string | null;
+  historyTable: string | null;
 }
 
 /** A SQL identifier in double quotes. */
@@ -35,13 +36,42 @@ export class MirrorReadError extends Error {}
 /** The mirror's tables, or none when no sync made the file yet. */
 export async function mirroredTables(world: World): Promise<MirroredTable[]> {
   if (!existsSync(world.harness.db)) return [];
-  const rows = await query(world, 'SELECT table_id, mirror_table, at_sync_macro, at_macro FROM _tds_tables ORDER BY table_id');
+  const rows = await query(
+    world,
+    'SELECT table_id, mirror_table, at_sync_macro, at_macro, history_table FROM _tds_tables ORDER BY table_id',
+  );
   return rows.map((row) => ({
     tableId: String(row.table_id),
     mirrorTable: String(row.mirror_table),
     atSyncMacro: (row.at_sync_macro as string | null) ?? null,
     atMacro: (row.at_macro as string | null) ?? null,
+    historyTable: (row.history_table as string | null) ?? null,
   }));
+}
+
+/** The service's Date header, the clock tds reads the start of a pass by, is to the second. */
+export const DATE_RESOLUTION_MS = 1000;
+
+/**
+ * A FROM clause (for versionsOf) of the rows the table's history holds as deleted, each with when the
+ * history places its deletion (as its "version"): the start of the pass that found it gone, on the
+ * service's clock as its Date header gave it, cut down to the second.
+ */
+export function deletionsPlaced(table: MirroredTable): string | undefined {
+  if (!table.historyTable) return undefined;
+  return `(SELECT "_id", "_replacedAt" AS "_updatedAt" FROM ${ident(table.historyTable)} WHERE "_change" = 'deleted')`;
+}
+
+/**
+ * Whether `at` falls within the second the history placed the row's deletion in (`placed`: row ID →
+ * that start). The pass began somewhere in that second, so the history cannot say whether the row was
+ * still there at a moment within it (CLI.md: a deletion counts from the pass that found it); the oracle,
+ * which knows, is not compared there.
+ */
+export function deletionUnplaced(placed: Versions | undefined, id: string, at: string): boolean {
+  const start = placed?.get(id);
+  const moment = Date.parse(at);
+  return start !== undefined && start <= moment && moment < start + DATE_RESOLUTION_MS;
 }
 
 /** Versions of several row sets in one query: `sources` maps a name to a FROM clause. */

@@ -7,7 +7,7 @@ import { ClientSteps } from './client-steps.js';
 import { describeStep, LABELS, type History, type Step } from './history.js';
 import { Ledger, versionsDiffer, versionsOfSnapshot, Violation } from './invariants.js';
 import { LakeView, pruneHorizons } from './lake-view.js';
-import { ident, mirroredTables, mirrorVersions, versionsOf, type MirroredTable } from './mirror-view.js';
+import { deletionsPlaced, deletionUnplaced, ident, mirroredTables, mirrorVersions, versionsOf, type MirroredTable } from './mirror-view.js';
 import { NotifyReceiver } from './notify-receiver.js';
 import { RowIdHistory } from './row-ids.js';
 import { World, type Moment, type OracleField, type SimTable } from './world.js';
@@ -304,8 +304,11 @@ class Simulation {
       if (horizon && sync.syncId < horizon.fromSync) continue;
       sources.set(`sync ${sync.syncId}`, `${ident(table.atSyncMacro)}(${sync.syncId})`);
       const at = this.world.moments[sync.moment]!.at;
-      if (sync.exact && !(horizon && Date.parse(at) < horizon.from))
+      if (sync.exact && !(horizon && Date.parse(at) < horizon.from)) {
         sources.set(`at ${sync.syncId}`, `${ident(table.atMacro!)}('${at}'::TIMESTAMPTZ)`);
+        const deletions = deletionsPlaced(table);
+        if (deletions) sources.set(`deleted ${sync.tableId}`, deletions);
+      }
     }
     const found = await versionsOf(this.world, sources);
     for (const sync of this.ledger.syncs) {
@@ -316,7 +319,8 @@ class Simulation {
       const at = found.get(`at ${sync.syncId}`);
       if (!at) continue;
       const moment: Moment = this.world.moments[sync.moment]!;
-      const clear = (id: string): boolean => !this.world.ambiguousAt(id, moment.at);
+      const placed = found.get(`deleted ${sync.tableId}`);
+      const clear = (id: string): boolean => !this.world.ambiguousAt(id, moment.at) && !deletionUnplaced(placed, id, moment.at);
       const expected = versionsOfSnapshot(moment.tables.get(sync.tableId)!, (row) => clear(row.id));
       const fromMirror = new Map([...at].filter(([id]) => clear(id)));
       const atDiffers = versionsDiffer(expected, fromMirror);
