@@ -34,6 +34,7 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
   const stalled = new Set<Socket>();
   const emulatorTable = new RouteTable(deps.admin ? [...EMULATOR_ROUTES, ...ADMIN_ROUTES] : EMULATOR_ROUTES);
   const server = createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
+    deps.intake.showDue();
     const exchange: Exchange = { req, res, method: req.method ?? 'GET', ...splitUrl(req.url ?? '/') };
     const hit = exchange.path.startsWith('/_emulator/') ? emulatorTable.match(exchange.method, exchange.path) : undefined;
     const done = hit ? emulatorRoute(deps, hit, exchange) : serviceRoute(deps, stalled, exchange);

@@ -2,6 +2,9 @@ import { describe, expect, vi } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/index.js';
 import { call, post, sleep, tableByName, emulatorOptions } from '../helpers.js';
 import { test as it } from '../../helpers/emulator-fixture.js';
+import { Intake } from '../../../src/emulator/webhook/intake.js';
+import type { LiveRows } from '../../../src/emulator/store/live-rows.js';
+import type { TableRec } from '../../../src/emulator/store/model.js';
 
 // docs/service-api.md 4.7 rule 4: rows show a quiet delay after the last request, at most 6 x that while requests
 // keep arriving; rowCount counts only visible rows.
@@ -72,5 +75,28 @@ describe('asynchronous intake', () => {
     const flushed = await call(emu, 'POST', emu.baseUrl.replace('/v1', '/_emulator/flush'), { key: null });
     expect(flushed.status).toBe(200);
     expect(await rowCount()).toBe(start + 5);
+  });
+});
+
+describe('the intake before an answer', () => {
+  /** Blocks this thread `ms` milliseconds, as a busy event loop holds a timer past its time. */
+  const hold = (ms: number): void => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  };
+
+  it('shows the rows whose time has come before any request is answered, whether or not their timer has run', () => {
+    const arrived: number[] = [];
+    const live = { arrive: (_table: unknown, rows: readonly unknown[]) => void arrived.push(rows.length) } as unknown as LiveRows;
+    const intake = new Intake(20, Date.now, live);
+    const table = { id: 'tbl_1', fields: [] } as unknown as TableRec;
+    intake.add(table, Buffer.from(JSON.stringify([{ a: 1 }, { a: 2 }])));
+    intake.showDue();
+    expect(arrived).toEqual([]);
+    hold(30);
+    // no timer can have run: this test has not let go of the thread since the request
+    intake.showDue();
+    expect(arrived).toEqual([2]);
+    expect(intake.heldRows('tbl_1')).toBe(0);
   });
 });
