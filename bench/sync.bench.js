@@ -40,7 +40,7 @@
 //    a verification behind its schedule (a less loaded machine can take a higher scale).
 // 6. A long --follow (sync/long-follow.mjs): one hour at rate scale BENCH_LONG_SCALE (10) under --churn; peak RSS
 //    after the first 10 minutes grows <= 10 %, open file descriptors flat.
-//    BENCH_SYNC_ONLY=first runs 1 and 1b alone, BENCH_SYNC_ONLY=freshness runs 5 and 6 alone, BENCH_SYNC_ONLY=long-follow 6 alone (on 5's tables);
+//    BENCH_SYNC_ONLY=first runs 1 and 1b alone, BENCH_SYNC_ONLY=lake 1, 1b and 1c, BENCH_SYNC_ONLY=freshness runs 5 and 6 alone, BENCH_SYNC_ONLY=long-follow 6 alone (on 5's tables);
 //    BENCH_FRESH_CASES (abc: which of 5's cases), BENCH_FRESH_ROWS, BENCH_FRESH_CHANGES, BENCH_FRESH_SHARE_CHANGES,
 //    BENCH_FRESH_MAX_STALE_MIN, BENCH_FRESH_SEED (1), BENCH_LONG_MINUTES (60; 0 skips 6), BENCH_FOLLOWER_NODE_ARGS
 //    (sync/follower.mjs).
@@ -68,6 +68,7 @@ console.log(`load average before: ${load()} on ${availableParallelism()} CPUs`);
 try {
   const only = process.env.BENCH_SYNC_ONLY;
   if (only !== 'freshness' && only !== 'long-follow') await fullSync(ctx);
+  if (only === 'lake') await lakeSync(ctx);
   if (only === undefined || only === '') {
     if (process.env.BENCH_SKIP_LAKE !== '1') await lakeSync(ctx);
     await incrementalSync(ctx);
@@ -75,8 +76,8 @@ try {
     if (process.env.BENCH_SKIP_FAR !== '1') await farSync(ctx);
   }
   if (only === 'long-follow') await freshTables(ctx);
-  else if (only !== 'first') await freshness(ctx);
-  if (only !== 'first') await longFollow(ctx);
+  else if (only !== 'first' && only !== 'lake') await freshness(ctx);
+  if (only !== 'first' && only !== 'lake') await longFollow(ctx);
 } finally {
   // A phase that threw left children running; none outlives the bench.
   for (const cleanup of ctx.cleanups) cleanup();
