@@ -162,7 +162,11 @@ export async function watchIntake(targets: readonly Watched[], witnesses: readon
   const unseen = new Set(witnesses);
   const { visible } = options;
 
-  if (open().length > 0) await pause(Math.min(options.lastRequestAt + quietMs, ...open().map((state) => state.provenAt)) - Date.now());
+  if (open().length > 0) {
+    // a timer can wake a little early by this clock (Node counts from its loop's time, late on a busy loop)
+    const firstAt = Math.min(options.lastRequestAt + quietMs, ...open().map((state) => state.provenAt));
+    while (Date.now() < firstAt) await pause(firstAt - Date.now());
+  }
   while (open().length > 0) {
     const startedAt = Date.now();
     const count = await options.lookups.rowCount();
