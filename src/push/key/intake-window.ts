@@ -127,6 +127,19 @@ export interface Watch {
   proof?: MissingProof;
 }
 
+/**
+ * Waits until `deadline` by this clock (Date.now(), as the windows are counted): a timer can wake a little
+ * early by it (Node counts from its loop's time, which lags on a busy loop), and a window's end decides
+ * what is missing. Rejects with the signal's reason.
+ */
+export async function sleepUntil(deadline: number, signal: AbortSignal): Promise<void> {
+  while (Date.now() < deadline) {
+    await sleep(deadline - Date.now(), undefined, { signal }).catch(() => {
+      throw signal.reason;
+    });
+  }
+}
+
 interface State {
   watched: Watched;
   found: Set<string>;
@@ -163,9 +176,7 @@ export async function watchIntake(targets: readonly Watched[], witnesses: readon
   const { visible } = options;
 
   if (open().length > 0) {
-    // a timer can wake a little early by this clock (Node counts from its loop's time, late on a busy loop)
-    const firstAt = Math.min(options.lastRequestAt + quietMs, ...open().map((state) => state.provenAt));
-    while (Date.now() < firstAt) await pause(firstAt - Date.now());
+    await sleepUntil(Math.min(options.lastRequestAt + quietMs, ...open().map((state) => state.provenAt)), options.signal);
   }
   while (open().length > 0) {
     const startedAt = Date.now();

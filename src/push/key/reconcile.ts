@@ -4,6 +4,7 @@ import { INTAKE_MAX_MS } from '../../service/index.js';
 import { type Batch, recordsText } from '../plan/batch.js';
 import {
   serviceAheadAtLeast,
+  sleepUntil,
   type IntakeTiming,
   type SentRequest,
   type VisibleRow,
@@ -120,7 +121,7 @@ export class KeyReconciler {
     // `>=`: our clock is to the millisecond, and on a near network a request can end in the one it left in
     const last = this.taken.filter((taken) => taken.request.end >= latestStart);
     if (last.length === 0) {
-      await this.pause(this.earlierEnd + this.windowMs - Date.now());
+      await sleepUntil(this.earlierEnd + this.windowMs, this.options.signal);
       return this.checkKeysVisible();
     }
     // the first batch taken in, if not checked yet, is the one an error names

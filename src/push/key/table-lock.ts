@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tryNamedLock, type ProcessLock } from '../../core/index.js';
 import type { Table } from '../../service/index.js';
+import { sleepUntil } from './intake-window.js';
 
 /** How often a push waiting for the table tries the lock again. */
 const RETRY_MS = 200;
@@ -107,7 +108,7 @@ async function waitForLast(last: Note | undefined, table: string, options: Table
     `the last push by key into ${table} (PID ${last.pid}, ${last.input}) ended before its rows showed; ` +
       `waiting ${Math.ceil(ms / 1000)} s for the webhook to take them in`,
   );
-  await pause(ms, options.signal);
+  await sleepUntil(since + options.windowMs, options.signal);
 }
 
 async function readNote(path: string): Promise<Note | undefined> {
