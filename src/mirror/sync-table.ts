@@ -352,7 +352,8 @@ const PRUNED_TABLE = `CREATE TABLE IF NOT EXISTS _tds_pruned (
 
 /**
  * Drops the versions of the table's history replaced more than `olderThanMs` before `now` (the
- * service's clock, as `_replacedAt` is), but none that `--changes` has yet to deliver; notes the
+ * service's clock, as `_replacedAt` is), but none that `--changes` has yet to deliver or a lake of the
+ * table has yet to get (its partitions are written from the history); notes the
  * horizon and makes the macros again (they refuse a moment before it). Returns how many were dropped.
  */
 export async function pruneHistory(connection: DuckDBConnection, state: TableState, olderThanMs: number, now: string): Promise<number> {
@@ -361,7 +362,12 @@ export async function pruneHistory(connection: DuckDBConnection, state: TableSta
   const undelivered = (await hasTable(connection, '_tds_changes'))
     ? ` AND ${quoteIdent(REPLACED_BY_KEY)} <= coalesce((SELECT delivered_sync FROM _tds_changes WHERE table_id = ${quoteLiteral(state.tableId)}), ${quoteIdent(REPLACED_BY_KEY)})`
     : '';
-  const which = `${quoteIdent(REPLACED_AT_KEY)} < ${quoteLiteral(cutoff)}::TIMESTAMPTZ${undelivered}`;
+  // a lake that holds the table writes a sync's partition from the history (its tombstones and what each
+  // version replaced) at the next --lake sync: what a sync it lacks replaced stays until then
+  const unwritten = (await hasTable(connection, '_tds_lake'))
+    ? ` AND ${quoteIdent(REPLACED_BY_KEY)} <= coalesce((SELECT min(written) FROM (SELECT max(sync_id) AS written FROM _tds_lake WHERE table_id = ${quoteLiteral(state.tableId)} GROUP BY lake_dir)), ${quoteIdent(REPLACED_BY_KEY)})`
+    : '';
+  const which = `${quoteIdent(REPLACED_AT_KEY)} < ${quoteLiteral(cutoff)}::TIMESTAMPTZ${undelivered}${unwritten}`;
   await connection.run('BEGIN TRANSACTION');
   try {
     const reader = await connection.runAndReadAll(

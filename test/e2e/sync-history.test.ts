@@ -53,6 +53,33 @@ describe('tds sync --prune-history', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--prune-history "a while" is not a duration/);
   });
+
+  it('keeps what a sync replaced until the lake of the table has its partition (simulator seed 70)', async () => {
+    const harness = await openHarness();
+    const id = await table(harness, 'Deals');
+    const lake = `${harness.dir}/lake`;
+    expect((await harness.tds(['sync', id, '--lake', lake])).code).toBe(0);
+    const [gone] = await sqlRows(harness, 'SELECT "_id" FROM deals LIMIT 1');
+    await harness.admin('DELETE', `/tables/${id}/rows/${String(gone!._id)}`);
+    // a sync without --lake finds the row gone (as `tds check` and `tds stats` sync before they read)
+    expect((await harness.tds(['sync', id, '--full'])).code).toBe(0);
+    await harness.admin('POST', '/clock', { advanceMs: 10_000 });
+    const pruning = async (args: string[]): Promise<number> => {
+      const result = await harness.tds(['sync', id, '--prune-history', '1s', '--json', ...args]);
+      expect(result.code, result.stderr).toBe(0);
+      return (JSON.parse(result.stdout) as { tables: Array<{ pruned: number }> }).tables[0]!.pruned;
+    };
+    // the lake lacks the sync that found it gone: its tombstone is written from the history first
+    expect(await pruning(['--lake', lake])).toBe(0);
+    const tombstones = await sqlRows(harness, 'SELECT sync_id, rows FROM _tds_lake ORDER BY sync_id');
+    expect(tombstones.map((row) => [Number(row.sync_id), Number(row.rows)])).toEqual([
+      [1, 5],
+      [2, 1],
+      [3, 0],
+    ]);
+    // the lake has it now: the next prune drops it
+    expect(await pruning([])).toBe(1);
+  });
 });
 
 describe('a pruned history says what it no longer knows', () => {
