@@ -249,6 +249,17 @@ describe('KeyReconciler.checkDue and checkKeysVisible', () => {
   });
 });
 
+/** A run's two batches of two keys taken in: `a` left 40 ms ago, `b` after a ended, and took `bMs` (0: ended in the ms it left in). */
+function twoSent(bMs: number): { intake: FakeIntake; reconciler: KeyReconciler; a: SentRequest; b: SentRequest } {
+  const intake = new FakeIntake();
+  const { reconciler } = setup(intake);
+  const a = sentAgo(40);
+  const b = { start: a.end + 1, end: a.end + 1 + bMs };
+  reconciler.noteAccepted(batch(1, 1, 2), a);
+  reconciler.noteAccepted(batch(2, 3, 2), b);
+  return { intake, reconciler, a, b };
+}
+
 describe('KeyReconciler.rowsVisible (the end of a run)', () => {
   it("waits until the rows of the run's last requests show, even while other traffic holds the intake open past the quiet period", async () => {
     const intake = new FakeIntake();
@@ -268,12 +279,7 @@ describe('KeyReconciler.rowsVisible (the end of a run)', () => {
   });
 
   it('waits for the last request when it ended in the millisecond it left in (a near network)', async () => {
-    const intake = new FakeIntake();
-    const { reconciler } = setup(intake);
-    const a = sentAgo(40);
-    const b = { start: a.end + 1, end: a.end + 1 };
-    reconciler.noteAccepted(batch(1, 1, 2), a);
-    reconciler.noteAccepted(batch(2, 3, 2), b);
+    const { intake, reconciler, a, b } = twoSent(0);
     const flush = b.end + WINDOW / 2;
     intake.stored(['k1', 'k2', 'k3', 'k4'], a.end, flush);
     await reconciler.rowsVisible(b.end);
@@ -293,12 +299,7 @@ describe('KeyReconciler.rowsVisible (the end of a run)', () => {
   });
 
   it('(issue 45) keys of the last requests that never show, once an earlier batch of the run showed, were dropped: no failure', async () => {
-    const intake = new FakeIntake();
-    const { reconciler } = setup(intake);
-    const a = sentAgo(40);
-    const b = { start: a.end + 1, end: a.end + 20 };
-    reconciler.noteAccepted(batch(1, 1, 2), a);
-    reconciler.noteAccepted(batch(2, 3, 2), b);
+    const { intake, reconciler, a, b } = twoSent(19);
     intake.stored(['k1', 'k2'], a.end, a.end);
     await reconciler.rowsVisible(b.end);
     // decided once b's window had passed: the run names records 3–4 dropped after (dropped-rows.ts)
