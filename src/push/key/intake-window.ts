@@ -158,12 +158,7 @@ interface State {
  */
 export async function watchIntake(targets: readonly Watched[], witnesses: readonly Watched[], options: WatchOptions): Promise<Watch[]> {
   const { windowMs, quietMs, pollMs } = options.intake;
-  const pause = async (ms: number): Promise<void> => {
-    if (ms <= 0) return;
-    await sleep(ms, undefined, { signal: options.signal }).catch(() => {
-      throw options.signal.reason;
-    });
-  };
+  const pause = (ms: number): Promise<void> => sleepUntil(Date.now() + ms, options.signal);
   const states: State[] = targets.map((watched) => ({
     watched,
     found: new Set(),

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { TdsError } from '../../core/index.js';
 import { INTAKE_MAX_MS } from '../../service/index.js';
 import { type Batch, recordsText } from '../plan/batch.js';
@@ -215,15 +214,8 @@ export class KeyReconciler {
     for (;;) {
       if ((await this.options.lookups.rowCount()) - this.rowsBefore >= this.accepted) return true;
       if (Date.now() >= deadline) return false;
-      await this.pause(Math.min(1000, deadline - Date.now()));
+      await sleepUntil(Math.min(Date.now() + 1000, deadline), this.options.signal);
     }
-  }
-
-  private async pause(ms: number): Promise<void> {
-    if (ms <= 0) return;
-    await sleep(ms, undefined, { signal: this.options.signal }).catch(() => {
-      throw this.options.signal.reason;
-    });
   }
 
   private unfindable(which: string, reconciling: boolean): TdsError {

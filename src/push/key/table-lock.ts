@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { tryNamedLock, type ProcessLock } from '../../core/index.js';
 import type { Table } from '../../service/index.js';
 import { sleepUntil } from './intake-window.js';
@@ -59,7 +58,7 @@ export class TableLock {
     let lock = await tryNamedLock(name);
     if (!lock) options.say(holderText(await readNote(path), table));
     while (!lock) {
-      await pause(RETRY_MS, options.signal);
+      await sleepUntil(Date.now() + RETRY_MS, options.signal);
       lock = await tryNamedLock(name);
     }
     try {
@@ -129,12 +128,6 @@ async function writeNote(path: string, note: Note): Promise<void> {
   } catch {
     // another user's note: the lock still holds, only the note is not kept
   }
-}
-
-async function pause(ms: number, signal: AbortSignal): Promise<void> {
-  await sleep(ms, undefined, { signal }).catch(() => {
-    throw signal.reason;
-  });
 }
 
 function clock(iso: string): string {
