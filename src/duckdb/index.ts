@@ -11,7 +11,7 @@ export {
   finishedResultsCollector,
   MAX_PAUSE_MS,
   openDatabase,
-  returnFreedMemoryAtOnce,
+  returnFreedMemory,
   someoneWaits,
   type Database,
   type OpenOptions,

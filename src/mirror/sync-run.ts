@@ -1,7 +1,7 @@
 import { access, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Context, TdsError, UsageError } from '../core/index.js';
-import { finishedResultsCollector, returnFreedMemoryAtOnce, type Database } from '../duckdb/index.js';
+import { finishedResultsCollector, returnFreedMemory, type Database } from '../duckdb/index.js';
 import type { ApiClient } from '../http/index.js';
 import { pickTable, pickWorkspace, type HeaderMode } from '../records/index.js';
 import type { Field, Table } from '../service/index.js';
@@ -78,7 +78,7 @@ export function syncBeforeReading(ctx: Context, client: ApiClient, db: string, t
  * a summary per table; with --follow, again every --every seconds until Ctrl-C.
  */
 export async function runSync(ctx: Context, client: ApiClient, request: SyncRequest): Promise<void> {
-  returnFreedMemoryAtOnce();
+  returnFreedMemory(0);
   const lock = await claimMirror(ctx, request.db, request.whenBusy);
   if (!lock) return;
   const fresh = await access(request.db).then(

@@ -4,7 +4,7 @@ import { UsageError } from '../core/index.js';
 import {
   openRowAppender,
   type RowAppender,
-  returnFreedMemoryAtOnce,
+  returnFreedMemory,
   openDatabase,
   type Database,
   quoteIdent,
@@ -52,7 +52,7 @@ export interface Staging {
 /** Opens the staging file (a new one unless `resumeRows`), cut back to the rows a resumed checkpoint counts. */
 export async function openStaging(staging: string, columns: readonly TypedColumn[], resumeRows?: number): Promise<Staging> {
   if (resumeRows !== undefined) await checkStagingFile(staging);
-  returnFreedMemoryAtOnce();
+  returnFreedMemory(0);
   const db = await openDatabase(':memory:', {
     readOnly: false,
     what: 'the staging file',

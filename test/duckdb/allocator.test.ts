@@ -1,19 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { finishedResultsCollector, returnFreedMemoryAtOnce } from '../../src/duckdb/engine.js';
+import { finishedResultsCollector, returnFreedMemory } from '../../src/duckdb/engine.js';
 
-// The one place that tells DuckDB's allocator to return freed pages at once (a sync and a Parquet
-// staging file both call it before DuckDB loads).
+// The one place that tells DuckDB's allocator when to return freed pages (a sync and a Parquet staging
+// file at once, a diff after 20 ms; each calls it before DuckDB loads).
 
-describe('returnFreedMemoryAtOnce', () => {
-  it('sets jemalloc’s decay to 0 when the environment has no setting', () => {
+describe('returnFreedMemory', () => {
+  it('sets jemalloc’s decay when the environment has no setting', () => {
     const env: NodeJS.ProcessEnv = {};
-    returnFreedMemoryAtOnce(env);
+    returnFreedMemory(0, env);
     expect(env).toEqual({ DUCKDB_JE_MALLOC_CONF: 'dirty_decay_ms:0,muzzy_decay_ms:0' });
+    const later: NodeJS.ProcessEnv = {};
+    returnFreedMemory(20, later);
+    expect(later).toEqual({ DUCKDB_JE_MALLOC_CONF: 'dirty_decay_ms:20,muzzy_decay_ms:0' });
   });
 
   it('keeps a setting the user made', () => {
     const env: NodeJS.ProcessEnv = { DUCKDB_JE_MALLOC_CONF: 'narenas:1' };
-    returnFreedMemoryAtOnce(env);
+    returnFreedMemory(0, env);
     expect(env.DUCKDB_JE_MALLOC_CONF).toBe('narenas:1');
   });
 });

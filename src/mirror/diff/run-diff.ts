@@ -4,7 +4,7 @@ import { createRecordWriter } from '../../output/page-encoder.js';
 import { firstRows, resultCellText } from '../../output/record-table.js';
 import { renderTable, tableFit } from '../../output/table.js';
 import type { OutputRecord } from '../../records/index.js';
-import { returnFreedMemoryAtOnce } from '../../duckdb/index.js';
+import { returnFreedMemory } from '../../duckdb/index.js';
 import { openMirror, waitOn } from '../mirror-db.js';
 import { staleFields, staleText, type TableState } from '../table-state.js';
 import { openDiff, type DiffRequest, type OpenedDiff } from './open-diff.js';
@@ -17,13 +17,19 @@ export interface DiffCommandRequest extends DiffRequest {
   summary: boolean;
 }
 
-/** DuckDB's buffer pool for a diff: the join of two snapshots spills beside the mirror past it. */
-const MEMORY_LIMIT = '128MB';
+/**
+ * DuckDB's buffer pool for a diff: the join of two snapshots spills beside the mirror past it. The
+ * comparison keeps within a sync's 64 MB (table-diff.ts, as `sync --changes` runs it); freed pages go back
+ * to the system FREED_AFTER_MS after they are freed, not at once: over 100,000 updated rows of 1,000,000,
+ * 3.3 s and 238 MB peak with 128 MB returned at once, 2.3 s and 214-223 MB so (docs/performance.md).
+ */
+const MEMORY_LIMIT = '64MB';
+const FREED_AFTER_MS = 20;
 
 /** `tds diff`: the mirror opened read-only, the table compared at two moments, written to stdout or -o FILE. */
 export async function runDiff(ctx: Context, request: DiffCommandRequest): Promise<void> {
-  // the comparison's temporary tables are made and dropped: their memory goes back at once (peak RSS 230 MB, not 260-280)
-  returnFreedMemoryAtOnce();
+  // the comparison's temporary tables are made and dropped: their memory goes back soon (jemalloc's default keeps it 1 s: 290-300 MB)
+  returnFreedMemory(FREED_AFTER_MS);
   const db = await openMirror(request.db, { readOnly: true, memoryLimit: MEMORY_LIMIT, ...waitOn(ctx) });
   try {
     const opened = await openDiff(db, request);
