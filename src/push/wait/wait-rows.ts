@@ -268,7 +268,10 @@ export async function waitUntilSettled(options: SettledWaitOptions): Promise<Set
     };
     options.onPoll?.(state);
     const left = options.timeoutMs - (performance.now() - started);
-    if (pending.size === 0 || left <= 0) break;
+    if (pending.size === 0 || (left <= 0 && last)) break;
+    // the time ran out during a poll that stopped early (a slow service, a loaded machine): one more, at
+    // once, reading them all, or the end would report rows not seen that are there
+    if (left <= 0) continue;
     // spaced to the row-read limit: after a poll of N requests, N × (window / limit), so the polls alone
     // never spend a window's requests and a poll never waits for the next window
     const spaced = Math.max(options.intervalMs, (lookup.requests * limit.perMs) / limit.requests);

@@ -137,6 +137,35 @@ describe('waitUntilSettled', () => {
     expect(await store.get('c')).toBeUndefined();
   });
 
+  it('reads them all once more when the time ran out during a poll that stopped early', async () => {
+    // a poll stops at the first part holding a running row; this one outlasts the timeout
+    const parts = ['a', 'b', 'c'].map((key) => new Map([[key, row(key, { f_enrich: 'running' })]]));
+    let polls = 0;
+    const lookups = {
+      client: { timings: serviceTimings() },
+      requests: { existing: 0, check: 0, reconcile: 0, wait: 0 },
+      rows: async () => ({
+        plan: { kind: 'pages' as const, requests: 3, text: 'the newest rows' },
+        lookup: {
+          requests: 3,
+          find: async (_wanted: readonly string[], stopAt?: (part: Map<string, Row>) => boolean) => {
+            polls += 1;
+            await new Promise((done) => setTimeout(done, 40));
+            const seen = new Map<string, Row>();
+            for (const part of parts) {
+              for (const [key, value] of part) seen.set(key, value);
+              if (stopAt?.(part)) break;
+            }
+            return seen;
+          },
+        },
+      }),
+    } as unknown as KeyLookups;
+    const done = await wait(lookups, ['a', 'b', 'c'], { timeoutMs: 30, intervalMs: 5 }).result;
+    expect(polls).toBe(2);
+    expect(done).toMatchObject({ expected: 3, visible: 3, settled: 0, running: { Enrich: 3 }, complete: false });
+  });
+
   it('passes the push start on, so the newest rows can be read', async () => {
     const recent = { since: 1_700_000_000_000, rowsBefore: 42 };
     const { lookups, asked } = fakeLookups([{ a: row('a') }]);
