@@ -25,6 +25,11 @@ export default async function setup(): Promise<() => Promise<void>> {
     TMPDIR: temp,
     TMP: temp,
     TEMP: temp,
+    // DuckDB's allocator keeps freed pages a second, as by default: a sync and a diff set it to give them
+    // back sooner (duckdb/engine.ts returnFreedMemory) for a flat RSS, which no test measures, and a worker
+    // keeps the setting of its first such command for every file after it, each page given back a page
+    // fault (on a machine where those are dear, over a quarter of the suite's CPU went to the kernel)
+    DUCKDB_JE_MALLOC_CONF: 'dirty_decay_ms:1000,muzzy_decay_ms:1000',
   });
   return async () => {
     // a push by key that ends before its rows show leaves a note for the next push into that table, on
