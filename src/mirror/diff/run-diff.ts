@@ -21,7 +21,7 @@ export interface DiffCommandRequest extends DiffRequest {
  * DuckDB's buffer pool for a diff: the join of two snapshots spills beside the mirror past it. The
  * comparison keeps within a sync's 64 MB (table-diff.ts, as `sync --changes` runs it); freed pages go back
  * to the system FREED_AFTER_MS after they are freed, not at once: over 100,000 updated rows of 1,000,000,
- * 3.3 s and 238 MB peak with 128 MB returned at once, 2.3 s and 214-223 MB so (docs/performance.md).
+ * 3.4 s and 233 MB peak with 128 MB returned at once, 2.2 s and 226 MB so (paired, docs/performance.md).
  */
 const MEMORY_LIMIT = '64MB';
 const FREED_AFTER_MS = 20;
