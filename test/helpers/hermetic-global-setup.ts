@@ -25,7 +25,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     TMPDIR: temp,
     TMP: temp,
     TEMP: temp,
-    // DuckDB's allocator keeps freed pages a second, as by default: a sync and a diff set it to give them
+    // DuckDB's allocator keeps freed pages a second: a sync and a diff set it to give them
     // back sooner (duckdb/engine.ts returnFreedMemory) for a flat RSS, which no test measures, and a worker
     // keeps the setting of its first such command for every file after it, each page given back a page
     // fault (on a machine where those are dear, over a quarter of the suite's CPU went to the kernel)

@@ -28,7 +28,7 @@ const FREED_AFTER_MS = 20;
 
 /** `tds diff`: the mirror opened read-only, the table compared at two moments, written to stdout or -o FILE. */
 export async function runDiff(ctx: Context, request: DiffCommandRequest): Promise<void> {
-  // the comparison's temporary tables are made and dropped: their memory goes back soon (jemalloc's default keeps it 1 s: 290-300 MB)
+  // the comparison's temporary tables are made and dropped (kept as long as DuckDB's default keeps them: 290-300 MB)
   returnFreedMemory(FREED_AFTER_MS);
   const db = await openMirror(request.db, { readOnly: true, memoryLimit: MEMORY_LIMIT, ...waitOn(ctx) });
   try {
