@@ -4,7 +4,7 @@ import { EXIT, TdsError, exitCodeOf, type ExitCode, exitProcess } from './core/e
 import type { Context } from './core/context.js';
 import { hintsOf } from './commands/hints.js';
 import { OutputWriteError } from './output/write-error.js';
-import { TDS_VERSION } from './core/version.js';
+import { TDS_VERSION, VERSION_FLAGS } from './core/version.js';
 
 // The one place that turns an outcome into an exit code and calls process.exit.
 
@@ -54,7 +54,7 @@ export async function run(argv: string[], io: IO, signal: AbortSignal): Promise<
     },
     isVerbose: () => verbose,
   };
-  // `tds --version` alone is answered before the command tree is built: nothing else is loaded
+  // `tds --version` alone is answered before the command tree is built (bin/tds.js answers it sooner still)
   if (argv.length === 1 && VERSION_FLAGS.includes(argv[0]!)) {
     io.stdout.write(`${TDS_VERSION}\n`);
     return EXIT.ok;
@@ -93,9 +93,6 @@ function withProcessEnv<T>(env: NodeJS.ProcessEnv, start: () => T): T {
     process.env = own;
   }
 }
-
-/** The flags of commander's version option (program.ts). */
-const VERSION_FLAGS = ['--version', '-V'];
 
 /** Set by a SIGTERM that came first: the run ends as interrupted, with 143. */
 let terminated = false;
