@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { writeSync } from 'node:fs';
-import { TDS_VERSION, VERSION_FLAGS } from '#dist/core/version.js';
+import { TDS_VERSION, VERSION_FLAGS } from '#dist/bundle/version.js';
 
 const argv = process.argv.slice(2);
 // `tds --version` alone is answered before the rest of tds is loaded (about Node's own start-up). A write
 // that fails (`> /dev/full`) goes the whole way instead, which reports it as every command does.
 if (argv.length === 1 && VERSION_FLAGS.includes(argv[0] ?? '') && writesVersion()) process.exit(0);
 
-const { exitProcess, main } = await import('#dist/main.js');
+const { exitProcess, main } = await import('#dist/bundle/main.js');
 const code = await main(argv);
 // Let pending stdout writes drain before exiting (a large export piped to a slow reader).
 process.exitCode = code;

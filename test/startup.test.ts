@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,9 +16,8 @@ import { spawnTds } from './helpers/spawn-tds.js';
 // (completion, `tds help CMD`) loads no command's implementation, and the top-level help not even the tree; a run that names a command (`tds rows --help`)
 // builds that command alone, with the same help; `tds rows` loads the export path but not push or the
 // emulator; `tds sql` neither the terminal table nor diff; `tds mcp` answers `initialize` without the code
-// of its tools or any other command. A module load hook (node --import) lists every module the real
-// bin/tds.js imports (DuckDB's bindings are required, not imported: Node does not read their forty files
-// for export names).
+// of its tools or any other command. A module load hook (node --import) lists every file the real
+// bin/tds.js imports: files of its bundle (scripts/bundle.js), each read as the modules esbuild put in it.
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const IMPLEMENTATIONS = [
@@ -35,33 +35,30 @@ const HEAVY_PACKAGES = /^node_modules\/(undici|zod|ora|cli-table3|node-emoji|@du
 /**
  * Every module of tds that the command tree loads (completion, `tds help CMD`), and no other: main.ts's own, the
  * command definitions, and what they read of the other folders, through each folder's start-up surface
- * (options.ts) and the few light files behind it. Every run that shows help pays for each one (an ES module
- * costs its resolution, reading and compiling): a module that has to join this list must be light, and must
- * not bring the module it was split from (an index, the code of an action) back.
+ * (options.ts) and the few light files behind it. Every run that shows help pays for each one (its code is
+ * compiled and run): a module that has to join this list must be light, and must not bring the module it was
+ * split from (an index, the code of an action) back. Modules of re-exports alone (the surfaces themselves, an
+ * index) add no code to the bundle and are not listed: what they would bring shows as the modules it is.
  */
 const TREE_MODULES = [
   'dist/main.js',
   'dist/program.js',
-  ...['auth', 'check', 'completion', 'config', 'demo', 'diff', 'emulator', 'export', 'hints', 'index', 'lake', 'listings', 'mcp']
+  ...['auth', 'check', 'completion', 'config', 'demo', 'diff', 'emulator', 'export', 'hints', 'lake', 'listings', 'mcp']
     .concat(['push', 'root', 'sql', 'stats', 'summaries', 'sync', 'webhooks'])
     .map((name) => `dist/commands/${name}.js`),
-  ...['errors', 'io', 'number-option', 'options', 'redact', 'version'].map((name) => `dist/core/${name}.js`),
+  ...['errors', 'io', 'number-option', 'redact', 'version'].map((name) => `dist/core/${name}.js`),
   'dist/config/keys.js',
-  'dist/config/options.js',
   'dist/emulator/churn/churn-rates.js',
   'dist/emulator/faults/fault-spec.js',
   'dist/emulator/http/latency.js',
   'dist/emulator/options.js',
   'dist/emulator/seed/prng.js',
   'dist/export/export-request.js',
-  'dist/export/options.js',
   'dist/http/connection-settings.js',
   'dist/output/format.js',
-  'dist/output/options.js',
   'dist/output/write-error.js',
   'dist/push/deliver/in-flight.js',
   'dist/push/options.js',
-  'dist/records/options.js',
   'dist/records/shape-options.js',
   'dist/service/index.js',
 ].sort();
@@ -72,18 +69,17 @@ const TREE_MODULES = [
 const MCP_MODULES = [
   'dist/main.js',
   ...['hints', 'mcp', 'mcp-action', 'root', 'summaries'].map((name) => `dist/commands/${name}.js`),
-  ...['duration', 'errors', 'index', 'io', 'json-error', 'number-option', 'options', 'private-files', 'process-lock']
+  ...['duration', 'errors', 'io', 'json-error', 'number-option', 'private-files', 'process-lock']
     .concat(['redact', 'suggest', 'version'])
     .map((name) => `dist/core/${name}.js`),
   ...['index', 'keychain', 'keys', 'read-secret', 'settings', 'store'].map((name) => `dist/config/${name}.js`),
   'dist/http/connection-settings.js',
   'dist/http/proxy.js',
-  ...['index', 'serve', 'session', 'tool'].map((name) => `dist/mcp/${name}.js`),
+  ...['serve', 'session', 'tool'].map((name) => `dist/mcp/${name}.js`),
   ...['check-tables', 'describe-table', 'diff-table', 'list-tables', 'query-sql', 'search-rows', 'sync-tables', 'table-stats'].map(
     (name) => `dist/mcp/tools/${name}.js`,
   ),
   'dist/output/format.js',
-  'dist/output/options.js',
   'dist/output/write-error.js',
   'dist/service/index.js',
 ].sort();
@@ -132,12 +128,28 @@ async function loadedBy(
     ...(input !== undefined ? { input } : {}),
   });
   const code = (await run.exit) ?? 1;
-  const loaded = (await readFile(log, 'utf8'))
+  const files = (await readFile(log, 'utf8'))
     .split('\n')
     .filter((url) => url.startsWith('file:') || url.startsWith('node:'))
     .map((url) => (url.startsWith('node:') ? url : fileURLToPath(url).slice(ROOT.length)));
+  // tds runs from its bundle (scripts/bundle.js): nothing of node_modules is imported apart from it
+  expect(files.filter((path) => path.startsWith('node_modules/'))).toEqual([]);
+  const loaded = files.flatMap((path) => modulesIn(path) ?? [path]);
   return { code, loaded, stdout: run.stdout() };
 }
+
+/** The modules a file of the bundle holds (tsc's modules in dist/, and those of packages), as esbuild's account says. */
+function modulesIn(path: string): string[] | undefined {
+  bundled ??= JSON.parse(readFileSync(join(ROOT, 'dist/bundle/meta.json'), 'utf8')) as BundleAccount;
+  const inputs = bundled.outputs[path]?.inputs;
+  // a module of re-exports alone adds no code (esbuild counts 0 bytes of it, wherever it lists it)
+  return inputs && Object.entries(inputs).flatMap(([module, { bytesInOutput }]) => (bytesInOutput > 0 ? [module] : []));
+}
+
+interface BundleAccount {
+  outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+}
+let bundled: BundleAccount | undefined;
 
 const implementations = (loaded: string[]): string[] => loaded.filter((path) => IMPLEMENTATIONS.some((re) => re.test(path)));
 const heavyPackages = (loaded: string[]): string[] => loaded.filter((path) => HEAVY_PACKAGES.test(path));
@@ -286,7 +298,7 @@ describe.concurrent('start-up', () => {
     });
   });
 
-  it('tds sql on a small mirror loads neither the terminal table nor diff, and DuckDB without its export names', async () => {
+  it('tds sql on a small mirror loads neither the terminal table nor diff', async () => {
     const db = join(dir, 'small.duckdb');
     const made = await loadedBy(['sql', '--write', 'CREATE TABLE leads AS SELECT range AS n FROM range(250)', '--db', db]);
     expect(made.code).toBe(0);
@@ -295,7 +307,7 @@ describe.concurrent('start-up', () => {
     expect(stdout).toBe('n\n250\n');
     expect(loaded).toContain('dist/mirror/run-sql.js');
     expect(loaded.filter((path) => /^dist\/(output\/(record-)?table|mirror\/diff\/)/.test(path))).toEqual([]);
-    expect(loaded.filter((path) => /^node_modules\/(cli-table3|node-emoji|emojilib|@duckdb)\//.test(path))).toEqual([]);
+    expect(loaded.filter((path) => /^node_modules\/(cli-table3|node-emoji|emojilib)\//.test(path))).toEqual([]);
   });
 
   it('tds mcp answers initialize without loading its tools’ code (the mirror, DuckDB, the HTTP client, push, …) or another command', async () => {

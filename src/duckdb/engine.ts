@@ -1,6 +1,5 @@
 import { open, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -18,12 +17,11 @@ export type DuckDBModule = typeof import('@duckdb/node-api');
 let loaded: Promise<DuckDBModule> | undefined;
 
 /**
- * @duckdb/node-api is CommonJS of some forty files re-exported by its index: imported as ESM, Node first
- * reads every one of them to find their export names (its CJS lexer: most of a small `tds sql`'s CPU).
- * Required, it is only run.
+ * @duckdb/node-api, loaded by the first command that opens a database (in the bundle, a file of its own). It
+ * is CommonJS: its `default` is its exports, both as Node imports it and from the bundle (which has no other).
  */
 export function loadDuckDB(): Promise<DuckDBModule> {
-  return (loaded ??= Promise.resolve().then(() => createRequire(import.meta.url)('@duckdb/node-api') as DuckDBModule));
+  return (loaded ??= import('@duckdb/node-api').then((module) => module.default));
 }
 
 export interface OpenOptions {

@@ -142,7 +142,8 @@ export const IDLE_REUSE_MS = 4_000;
  * PROXY_ codes below; its credentials (the proxy URL's user name and password) go as Proxy-Authorization.
  */
 export async function originPool(origin: string, options: PoolOptions, proxy?: URL): Promise<Dispatcher> {
-  const { Client, Pool, ProxyAgent } = await import('undici');
+  // undici is CommonJS: its `default` is its exports, as Node imports it and from the bundle (scripts/bundle.js)
+  const { Client, Pool, ProxyAgent } = (await import('undici')).default;
   const { connections, timeoutMs, pipelining, idleReuseMs = IDLE_REUSE_MS } = options;
   const common = {
     connections,
