@@ -48,7 +48,7 @@ function buildPack() {
   const files = [
     'package.json',
     ...filesUnder(join(ROOT, 'bin')),
-    ...filesUnder(join(ROOT, 'dist')).filter((file) => !file.endsWith('.map')),
+    ...filesUnder(join(ROOT, 'dist', 'bundle')).filter((file) => !file.endsWith('meta.json')),
     ...productionPackages().flatMap((folder) => filesUnder(join(ROOT, folder))),
   ];
   /** @type {Array<{ path: string; mode: number; offset: number; size: number }>} */
