@@ -7,7 +7,8 @@
 // in docs/performance.md). The bundle is split where tds imports a module only when a command needs it
 // (`await import(…)`), so each command still loads only what it uses (test/startup.test.ts reads
 // dist/bundle/meta.json, esbuild's account of which modules each file holds, to check it).
-// Left out: the packages with native code, which Node loads from node_modules as before.
+// Left out: the packages with native code, which Node loads from node_modules as before; and Ajv, which the MCP SDK
+// loads for a use tds has not (scripts/mcp-sdk-shims.js).
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +35,14 @@ const result = await build({
   // at dist/bundle/, two folders down as dist/core/ is: `new URL('../../package.json', import.meta.url)` holds
   chunkNames: '[name]-[hash]',
   metafile: true,
+  plugins: [
+    {
+      name: 'mcp-sdk-shims',
+      setup(build) {
+        build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: join(ROOT, 'scripts', 'mcp-sdk-shims.js') }));
+      },
+    },
+  ],
   legalComments: 'none',
   // less for Node to read and V8 to parse (MCP `initialize` 5 % sooner, paired); names are kept for stack traces
   minifyWhitespace: true,
