@@ -41,8 +41,9 @@ describe('tds sync: versions through kills', () => {
       await vi.waitFor(() => expect(done || rowReadsSince(b, since) >= after).toBe(true), { timeout: 20_000, interval: 2 });
       if (!done) sync.child.kill(signal);
       const { code, signal: killed } = await sync.ended;
-      if (signal === 'SIGINT') expect([0, 130]).toContain(code);
-      else expect(code === 0 || killed === 'SIGKILL').toBe(true);
+      const ending = `exit ${String(code)}, signal ${String(killed)}; stderr: ${sync.stderr()}`;
+      if (signal === 'SIGINT') expect([0, 130], ending).toContain(code);
+      else expect(code === 0 || killed === 'SIGKILL', ending).toBe(true);
     };
     /** The sync after, which continues the pass the interrupted one began (a --full killed at once included). */
     const completed = async (full: boolean): Promise<number> => {
