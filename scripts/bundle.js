@@ -7,8 +7,8 @@
 // in docs/performance.md). The bundle is split where tds imports a module only when a command needs it
 // (`await import(…)`), so each command still loads only what it uses (test/startup.test.ts reads
 // dist/bundle/meta.json, esbuild's account of which modules each file holds, to check it).
-// Left out: the packages with native code, which Node loads from node_modules as before; and Ajv, which the MCP SDK
-// loads for a use tds has not (scripts/mcp-sdk-shims.js).
+// Left out: the packages with native code, which Node loads from node_modules as before; and Ajv, which
+// the MCP SDK loads for a use tds has not (scripts/mcp-sdk-shims.js).
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,7 @@ const result = await build({
   absWorkingDir: ROOT,
   // main.js the program; version.js what bin/tds.js reads for `tds --version` (then nothing else loads)
   entryPoints: { main: 'dist/main.js', version: 'dist/core/version.js' },
+  // two folders down, as dist/core/ is: `new URL('../../package.json', import.meta.url)` still finds it
   outdir: OUT,
   bundle: true,
   splitting: true,
@@ -32,7 +33,6 @@ const result = await build({
   external: NATIVE,
   // CommonJS packages in an ES module call `require` (their own dependencies, Node's built-ins): give them Node's
   banner: { js: "import { createRequire as tdsCreateRequire } from 'node:module';\nconst require = tdsCreateRequire(import.meta.url);" },
-  // at dist/bundle/, two folders down as dist/core/ is: `new URL('../../package.json', import.meta.url)` holds
   chunkNames: '[name]-[hash]',
   metafile: true,
   plugins: [
