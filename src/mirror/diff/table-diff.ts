@@ -52,15 +52,17 @@ export interface DiffKey {
 const PART_BYTES = 2 ** 19;
 /**
  * The bytes of values (both sides, estimated) that one join of the two sides takes at most: the rows
- * that differ are joined a slice of their IDs at a time, so the join fits a sync's 64 MB whatever the
- * number of rows that changed (100,000 rows of 1,000,000 in one join ran a diff's 128 MB out at times).
+ * that differ are joined a slice of their IDs at a time, so the join fits what a sync leaves it whatever
+ * the number of rows that changed (100,000 rows of 1,000,000 in one join ran a diff's 128 MB out at times):
+ * 64 MB, or beside a large table's index the index's headroom, 40 MB, less what the index has grown since.
  * A version wider than WIDE_BYTES counts WIDE_WEIGHT times: DuckDB writes the records' JSON a chunk of
  * 2,048 rows at a time, each piece of it a string of its own, so a chunk of wide rows takes many times
- * their size (8 MB of rows of 2 KB ran 64 MB out; 8 MB of rows of 250 bytes is a few chunks).
+ * their size (8 MB of rows of 2 KB ran 64 MB out; 8 MB of rows of 250 bytes is a few chunks). Counted 8
+ * times, 12,000 rows of 2 KB updated ran 36 MB out; 16 times, they fit 32 MB (diff-memory.test.ts).
  */
 const SLICE_BYTES = 8 * 2 ** 20;
 const WIDE_BYTES = 512;
-const WIDE_WEIGHT = 8;
+const WIDE_WEIGHT = 16;
 
 /** The diff of one mirror table between moments `since` and `until`, comparing `keys`. */
 export class TableDiff {
@@ -92,9 +94,10 @@ export class TableDiff {
    * one snapshot holds and the other does not are read (a version in both is the same row at both
    * moments); the two sides are joined by `_id` a slice of IDs at a time (SLICE_BYTES), each differing
    * row's record written as JSON text (values as an export writes them) into a temporary table; the
-   * order is sorted from its narrow columns and cut into parts (PART_BYTES), and each part's records are
-   * read sorted: DuckDB sorts only a part at a time (it keeps a sort's long strings in memory at many
-   * times their size).
+   * order is sorted from its narrow columns (the records' widths, kept as they were written: reading the
+   * records again to measure them held them all in memory, 45 MB of them more than a sync leaves) and cut
+   * into parts (PART_BYTES), and each part's records are read sorted: DuckDB sorts only a part at a time
+   * (it keeps a sort's long strings in memory at many times their size).
    */
   async *records(): AsyncGenerator<DiffRecord> {
     if (this.sides === null) return;
@@ -106,7 +109,7 @@ export class TableDiff {
       const sorted = 'ORDER BY k, "_id"';
       await this.connection.run(
         `CREATE TEMP TABLE ${order} AS SELECT "_id", ` +
-          `(floor(sum(strlen(record)) OVER (${sorted} ROWS UNBOUNDED PRECEDING) / ${PART_BYTES}))::BIGINT AS part, ` +
+          `(floor(sum(width) OVER (${sorted} ROWS UNBOUNDED PRECEDING) / ${PART_BYTES}))::BIGINT AS part, ` +
           `row_number() OVER (${sorted}) AS place FROM temp.${records}`,
       );
       await this.connection.run(`UPDATE temp.${records} r SET part = o.part, place = o.place FROM temp.${order} o WHERE r."_id" = o."_id"`);
@@ -155,8 +158,8 @@ export class TableDiff {
   }
 
   /**
-   * The rows that differ among those of `slice` (SQL condition on `_id`): `_id`, `k` (the order's key)
-   * and `record`, the record as JSON text (`change`, `_id`, `before`, `after`).
+   * The rows that differ among those of `slice` (SQL condition on `_id`): `_id`, `k` (the order's key),
+   * `record`, the record as JSON text (`change`, `_id`, `before`, `after`), and `width`, its length.
    */
   private recordsSql(slice: string | undefined): string {
     const updatedAt = this.keys.indexOf('_updatedAt');
@@ -165,7 +168,10 @@ export class TableDiff {
     const record =
       `concat('{"change":"', change, '","_id":', CAST(to_json("_id") AS VARCHAR), ` +
       `',"before":', coalesce(${this.sideJson('b')}, 'null'), ',"after":', coalesce(${this.sideJson('a')}, 'null'), '}')`;
-    return `SELECT "_id", ${k} AS k, ${record} AS record, NULL::BIGINT AS part, NULL::BIGINT AS place FROM (${this.comparedSql(slice)})`;
+    return (
+      `SELECT "_id", k, record, strlen(record) AS width, NULL::BIGINT AS part, NULL::BIGINT AS place ` +
+      `FROM (SELECT "_id", ${k} AS k, ${record} AS record FROM (${this.comparedSql(slice)}))`
+    );
   }
 
   /**
